@@ -1,0 +1,147 @@
+// The service worker: wiring only. Listeners are registered synchronously at the top level so
+// a worker woken by an event (a debugger event, a tab change, the alarm, a click) receives it.
+// Requests from the relay are executed from a fixed allow-list; everything else is forwarding.
+
+import { PROTOCOL_VERSION, type BrowserInfo, type HelloFrame, type RequestFrame } from '../../shared/protocol';
+import { badge } from './badge';
+import { RelayConnection, type LinkStatus } from './relay-connection';
+import { loadSettings } from './settings';
+import { TabAttachments } from './tab-attachments';
+
+const WAKE_ALARM = 'clawd-wake';
+
+async function browserInfo(): Promise<BrowserInfo> {
+  const userAgent = navigator.userAgent;
+  let version = userAgent.match(/Chrome\/([\d.]+)/)?.[1] ?? '0.0.0.0';
+  try {
+    // The user agent string is reduced to 156.0.0.0; the high-entropy list has the full version.
+    const uaData = (navigator as Navigator & { userAgentData?: { getHighEntropyValues(h: string[]): Promise<{ fullVersionList?: Array<{ brand: string; version: string }> }> } }).userAgentData;
+    const list = (await uaData?.getHighEntropyValues(['fullVersionList']))?.fullVersionList ?? [];
+    const brand = list.find((b) => b.brand === 'Google Chrome') ?? list.find((b) => b.brand === 'Chromium') ?? list.find((b) => !/Not/.test(b.brand));
+    if (brand) version = brand.version;
+  } catch {
+    // keep the reduced version
+  }
+  return { product: `Chrome/${version}`, userAgent, protocolVersion: '1.3' };
+}
+
+const connection: RelayConnection = new RelayConnection({
+  hello: async (): Promise<HelloFrame> => ({
+    type: 'hello',
+    protocol: PROTOCOL_VERSION,
+    extensionVersion: chrome.runtime.getManifest().version,
+    browser: await browserInfo(),
+    tabs: await attachments.announce(),
+  }),
+  welcome: (frame) => {
+    for (const { tabId, sessionId } of frame.sessions) void attachments.setSession(tabId, sessionId);
+  },
+  tabSession: (frame) => void attachments.setSession(frame.tabId, frame.sessionId),
+  request: (frame) => execute(frame),
+  status: (status, detail) => paintAttached(status, detail),
+});
+
+const attachments = new TabAttachments(connection);
+
+function paintAttached(status: LinkStatus, detail: string): void {
+  for (const tabId of attachments.tabIds) {
+    if (status === 'connected') void badge.attached(tabId);
+    else if (status === 'connecting') void badge.connecting(tabId);
+    else void badge.error(tabId, detail);
+  }
+}
+
+/** The allow-list of what the relay may ask for. */
+async function execute(frame: RequestFrame): Promise<unknown> {
+  switch (frame.op) {
+    case 'cdp':
+      return attachments.sendCommand(frame.tabId, frame.sessionId, frame.method, frame.params);
+    case 'createTab': {
+      const tab = await chrome.tabs.create({ url: frame.url, active: frame.active });
+      if (tab.id === undefined) throw new Error('Chrome created a tab without an id');
+      return { tab: await attachments.attach(tab.id) };
+    }
+    case 'closeTab':
+      await attachments.release(frame.tabId, 'target_closed');
+      await chrome.tabs.remove(frame.tabId);
+      return {};
+    case 'activateTab': {
+      const tab = await chrome.tabs.update(frame.tabId, { active: true });
+      if (tab?.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true });
+      return {};
+    }
+  }
+}
+
+async function toggle(tab: chrome.tabs.Tab): Promise<void> {
+  const tabId = tab.id;
+  if (tabId === undefined) return;
+  await attachments.ready;
+  if (attachments.has(tabId)) {
+    await attachments.release(tabId, 'toggle');
+    return;
+  }
+  void badge.connecting(tabId);
+  try {
+    await connection.ensureConnected(5_000);
+  } catch (error) {
+    void badge.error(tabId, (error as Error).message);
+    if (connection.status === 'unconfigured') void chrome.runtime.openOptionsPage();
+    return;
+  }
+  try {
+    connection.send({ type: 'tabAttached', tab: await attachments.attach(tabId) });
+  } catch (error) {
+    void badge.error(tabId, (error as Error).message);
+  }
+}
+
+chrome.action.onClicked.addListener((tab) => void toggle(tab));
+
+chrome.debugger.onEvent.addListener((source, method, params) => {
+  if (source.tabId === undefined) return;
+  connection.send({
+    type: 'event',
+    tabId: source.tabId,
+    ...(source.sessionId ? { sessionId: source.sessionId } : {}),
+    method,
+    ...(params ? { params: params as Record<string, unknown> } : {}),
+  });
+});
+
+chrome.debugger.onDetach.addListener((source, reason) => {
+  if (source.tabId !== undefined) void attachments.forget(source.tabId, reason);
+});
+
+chrome.tabs.onRemoved.addListener((tabId) => {
+  if (attachments.has(tabId)) void attachments.forget(tabId, 'target_closed');
+});
+
+chrome.tabs.onUpdated.addListener((tabId, change) => {
+  if (!attachments.has(tabId) || (change.url === undefined && change.title === undefined)) return;
+  connection.send({ type: 'tabUpdated', tabId, ...(change.url !== undefined ? { url: change.url } : {}), ...(change.title !== undefined ? { title: change.title } : {}) });
+});
+
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && ('relayPort' in changes || 'token' in changes)) void loadSettings().then((s) => connection.configure(s));
+});
+
+// chrome.alarms (30 s minimum) wakes a worker that went idle while the relay was down.
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === WAKE_ALARM) connection.wake();
+});
+void chrome.alarms.get(WAKE_ALARM).then((alarm) => {
+  if (!alarm) void chrome.alarms.create(WAKE_ALARM, { periodInMinutes: 0.5 });
+});
+
+// The options page asks for the live state.
+chrome.runtime.onMessage.addListener((message: unknown, _sender, reply) => {
+  if ((message as { type?: string })?.type !== 'status') return false;
+  reply({ status: connection.status, detail: connection.detail, attachedTabs: attachments.tabIds.length });
+  return false;
+});
+
+void (async () => {
+  await attachments.ready;
+  connection.configure(await loadSettings());
+})();

@@ -1,0 +1,23 @@
+// The toolbar badge per tab: `ON` (lobster orange) while the tab is handed to the agent, `…`
+// while the relay link is (re)connecting, `!` with the reason in the tooltip on an error, and
+// empty otherwise. The tooltip always says what a click will do.
+
+const COLORS = { on: '#FF4500', connecting: '#F2A900', error: '#D93025' } as const;
+const IDLE_TITLE = 'clawd: click to hand this tab to your agent';
+
+async function paint(tabId: number, text: string, color: string | undefined, title: string): Promise<void> {
+  try {
+    await chrome.action.setBadgeText({ tabId, text });
+    if (color) await chrome.action.setBadgeBackgroundColor({ tabId, color });
+    await chrome.action.setTitle({ tabId, title });
+  } catch {
+    // The tab closed meanwhile: there is no badge left to paint.
+  }
+}
+
+export const badge = {
+  attached: (tabId: number) => paint(tabId, 'ON', COLORS.on, 'clawd: your agent drives this tab. Click to take it back.'),
+  connecting: (tabId: number) => paint(tabId, '…', COLORS.connecting, 'clawd: connecting to the relay…'),
+  error: (tabId: number, reason: string) => paint(tabId, '!', COLORS.error, `clawd: ${reason}`),
+  clear: (tabId: number) => paint(tabId, '', undefined, IDLE_TITLE),
+};

@@ -1,0 +1,216 @@
+// The worker's WebSocket to the relay: connect with the token, say hello, wait for welcome,
+// keep the worker alive with an application-level ping (MV3 counts only real messages), notice
+// a silent relay, and reconnect with backoff and jitter. Frames sent while the link is down are
+// kept (bounded) and flushed after the next welcome, so an event that woke a sleeping worker is
+// not lost while the socket is still opening.
+
+import { LIMITS, TIMEOUTS } from '../../shared/defaults';
+import {
+  CLOSE,
+  parseRelayFrame,
+  type ExtensionFrame,
+  type HelloFrame,
+  type RequestFrame,
+  type TabSessionFrame,
+  type WelcomeFrame,
+  type WireError,
+} from '../../shared/protocol';
+import { checkRelay } from './connection-check';
+import type { Settings } from './settings';
+
+export type LinkStatus = 'unconfigured' | 'connecting' | 'connected' | 'error';
+
+export interface RelayConnectionHooks {
+  hello(): Promise<HelloFrame>;
+  welcome(frame: WelcomeFrame): void;
+  tabSession(frame: TabSessionFrame): void;
+  request(frame: RequestFrame): Promise<unknown>;
+  status(status: LinkStatus, detail: string): void;
+}
+
+/** Turns a rejection into the wire error the relay expects (Chrome's protocol errors kept whole). */
+export function toWireError(error: unknown): WireError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (message.startsWith('{')) {
+    try {
+      const cdp = JSON.parse(message) as { code: number; message: string; data?: string };
+      if (typeof cdp.code === 'number' && typeof cdp.message === 'string') return { code: 'cdp', message: cdp.message, cdp };
+    } catch {
+      // not Chrome's JSON after all
+    }
+  }
+  if (/not attached|No tab with id|No target with given id/i.test(message)) return { code: 'tab_gone', message };
+  return { code: 'extension_error', message };
+}
+
+export class RelayConnection {
+  #settings: Settings | undefined;
+  #ws: WebSocket | undefined;
+  #welcomed = false;
+  #attempt = 0;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #keepaliveTimer: ReturnType<typeof setInterval> | undefined;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #outbox: string[] = [];
+  #dropped = 0;
+  #waiters: Array<{ resolve(): void; reject(e: Error): void }> = [];
+  status: LinkStatus = 'unconfigured';
+  detail = 'not configured yet';
+
+  constructor(private readonly hooks: RelayConnectionHooks) {}
+
+  get connected(): boolean {
+    return this.#welcomed;
+  }
+
+  /** New settings: reconnect now if they changed (or if we were not connected). */
+  configure(settings: Settings): void {
+    const same = this.#settings?.relayPort === settings.relayPort && this.#settings?.token === settings.token;
+    this.#settings = settings;
+    if (same && (this.#ws || this.#retryTimer)) return;
+    this.#disconnect();
+    this.#attempt = 0;
+    this.#connect();
+  }
+
+  /** Nudge from an alarm or a click: connect now if idle or waiting to retry. */
+  wake(): void {
+    if (this.#ws || !this.#settings) return;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#connect();
+  }
+
+  /** Resolves once welcomed; rejects with the precise reason if that does not happen in time. */
+  ensureConnected(timeoutMs: number): Promise<void> {
+    if (this.#welcomed) return Promise.resolve();
+    this.wake();
+    return new Promise<void>((resolve, reject) => {
+      const waiter = { resolve, reject };
+      this.#waiters.push(waiter);
+      setTimeout(() => {
+        if (!this.#waiters.includes(waiter)) return;
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        reject(new Error(this.status === 'error' ? this.detail : `the relay did not answer within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+    });
+  }
+
+  /** Sends now, or keeps the frame for the next connection (replies are only useful now). */
+  send(frame: ExtensionFrame): void {
+    const text = JSON.stringify(frame);
+    if (this.#welcomed && this.#ws?.readyState === WebSocket.OPEN) {
+      this.#ws.send(text);
+      return;
+    }
+    if (frame.type === 'reply' || frame.type === 'ping') return;
+    this.#outbox.push(text);
+    if (this.#outbox.length > LIMITS.extensionEventBuffer) {
+      this.#outbox.shift();
+      this.#dropped++;
+    }
+  }
+
+  #setStatus(status: LinkStatus, detail: string): void {
+    this.status = status;
+    this.detail = detail;
+    this.hooks.status(status, detail);
+    if (status === 'connected' || status === 'error' || status === 'unconfigured') {
+      const waiters = this.#waiters;
+      this.#waiters = [];
+      for (const w of waiters) status === 'connected' ? w.resolve() : w.reject(new Error(detail));
+    }
+  }
+
+  #connect(): void {
+    const settings = this.#settings;
+    if (!settings) return;
+    if (settings.token === '') {
+      this.#setStatus('unconfigured', 'set the relay token in the extension options (run `clawd token`)');
+      return;
+    }
+    this.#setStatus('connecting', `connecting to 127.0.0.1:${settings.relayPort}`);
+    const ws = new WebSocket(`ws://127.0.0.1:${settings.relayPort}/extension?token=${encodeURIComponent(settings.token)}`);
+    this.#ws = ws;
+    ws.onopen = () => void this.#onOpen(ws);
+    ws.onmessage = (event) => this.#onMessage(ws, event);
+    ws.onclose = (event) => void this.#onClose(ws, event.code, event.reason);
+  }
+
+  async #onOpen(ws: WebSocket): Promise<void> {
+    try {
+      const hello = await this.hooks.hello();
+      if (ws === this.#ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(hello));
+    } catch (error) {
+      ws.close(CLOSE.normal, `hello failed: ${(error as Error).message}`.slice(0, 120));
+    }
+  }
+
+  #onMessage(ws: WebSocket, event: MessageEvent): void {
+    if (ws !== this.#ws) return;
+    this.#armIdle(ws);
+    const parsed = parseRelayFrame(typeof event.data === 'string' ? event.data : '');
+    if (!parsed.ok) {
+      ws.close(CLOSE.invalidFrame, parsed.error.slice(0, 120));
+      return;
+    }
+    const frame = parsed.frame;
+    switch (frame.type) {
+      case 'welcome':
+        this.#welcomed = true;
+        this.#attempt = 0;
+        this.hooks.welcome(frame);
+        for (const text of this.#outbox) ws.send(text);
+        if (this.#dropped > 0) console.warn(`clawd: ${this.#dropped} events were dropped while the relay was away`);
+        this.#outbox = [];
+        this.#dropped = 0;
+        this.#keepaliveTimer = setInterval(() => this.send({ type: 'ping' }), TIMEOUTS.keepaliveMs);
+        this.#setStatus('connected', `connected to 127.0.0.1:${this.#settings?.relayPort}`);
+        return;
+      case 'tabSession':
+        return this.hooks.tabSession(frame);
+      case 'pong':
+        return;
+      case 'request':
+        this.hooks.request(frame).then(
+          (result) => this.send({ type: 'reply', id: frame.id, result: result ?? {} }),
+          (error: unknown) => this.send({ type: 'reply', id: frame.id, error: toWireError(error) }),
+        );
+        return;
+    }
+  }
+
+  #armIdle(ws: WebSocket): void {
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => ws.close(CLOSE.idle, 'relay silent'), TIMEOUTS.extensionIdleMs);
+  }
+
+  async #onClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    if (ws !== this.#ws) return; // an older socket we replaced
+    this.#disconnect();
+    const settings = this.#settings;
+    if (!settings) return;
+    let detail = reason || `connection closed (${code})`;
+    if (code === CLOSE.versionMismatch) detail = `${reason}. Rebuild with \`npm run build\` and reload the extension.`;
+    else if (code === 1006 || code === 1002) detail = (await checkRelay(settings.relayPort, settings.token)).message;
+    // New settings or a wake-up may have started another socket while we asked the relay why.
+    if (this.#ws || this.#retryTimer || settings !== this.#settings) return;
+    this.#setStatus('error', detail);
+    const delay = Math.min(TIMEOUTS.reconnectMaxMs, TIMEOUTS.reconnectMinMs * 2 ** this.#attempt++) * (0.7 + Math.random() * 0.6);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#connect();
+    }, delay);
+  }
+
+  #disconnect(): void {
+    const ws = this.#ws;
+    this.#ws = undefined;
+    this.#welcomed = false;
+    clearInterval(this.#keepaliveTimer);
+    clearTimeout(this.#idleTimer);
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    if (ws && ws.readyState <= WebSocket.OPEN) ws.close(CLOSE.normal, 'reconnecting');
+  }
+}

@@ -1,0 +1,29 @@
+// The extension's settings, kept in chrome.storage.local and set from the options page: the
+// relay's port and the token from `clawd token`. The worker reconnects when either changes.
+
+import { DEFAULT_RELAY_PORT } from '../../shared/defaults';
+
+export interface Settings {
+  relayPort: number;
+  token: string;
+}
+
+export function normalizeSettings(raw: Record<string, unknown>): Settings {
+  const port = Number(raw.relayPort);
+  return {
+    relayPort: Number.isInteger(port) && port > 0 && port < 65536 ? port : DEFAULT_RELAY_PORT,
+    token: typeof raw.token === 'string' ? raw.token.trim() : '',
+  };
+}
+
+export async function loadSettings(): Promise<Settings> {
+  return normalizeSettings(await chrome.storage.local.get(['relayPort', 'token']));
+}
+
+export async function saveSettings(settings: Settings): Promise<void> {
+  await chrome.storage.local.set({ relayPort: settings.relayPort, token: settings.token });
+}
+
+export function relayHttpUrl(port: number): string {
+  return `http://127.0.0.1:${port}`;
+}

@@ -1,0 +1,179 @@
+// The relay's end of the `/extension` WebSocket. Validates every frame at the edge (bad JSON or
+// shape → close 1007, anything before hello → close 1008, another protocol version → 4001),
+// answers the extension's keepalive, drops a silent socket, and carries requests to the
+// extension with a labelled timeout. What the frames mean is the router's business.
+
+import type { RawData, WebSocket } from 'ws';
+import {
+  CLOSE,
+  PROTOCOL_VERSION,
+  parseExtensionFrame,
+  type EventFrame,
+  type HelloFrame,
+  type RelayFrame,
+  type RequestOp,
+  type RequestResults,
+  type TabAttachedFrame,
+  type TabDetachedFrame,
+  type TabSession,
+  type TabUpdatedFrame,
+} from '../../shared/protocol';
+import { ClawdError } from '../errors';
+import type { Logger } from '../log';
+import { PendingCalls } from './pending-calls';
+
+export interface ExtensionLinkHandlers {
+  /** The extension said hello; return the session id of each announced tab for the welcome. */
+  hello(link: ExtensionLink, frame: HelloFrame): TabSession[];
+  event(link: ExtensionLink, frame: EventFrame): void;
+  tabAttached(link: ExtensionLink, frame: TabAttachedFrame): void;
+  tabDetached(link: ExtensionLink, frame: TabDetachedFrame): void;
+  tabUpdated(link: ExtensionLink, frame: TabUpdatedFrame): void;
+  closed(link: ExtensionLink, code: number, reason: string): void;
+}
+
+export interface ExtensionLinkOptions {
+  relayVersion: string;
+  helloMs: number;
+  idleMs: number;
+  commandMs: number;
+  log: Logger;
+}
+
+/** WebSocket close reasons are limited to 123 bytes. */
+function clampReason(reason: string): string {
+  const bytes = Buffer.from(reason);
+  return bytes.length <= 123 ? reason : bytes.subarray(0, 120).toString() + '...';
+}
+
+export class ExtensionLink {
+  #hello: HelloFrame | undefined;
+  readonly #pending = new PendingCalls<unknown>();
+  #idleTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly handlers: ExtensionLinkHandlers,
+    private readonly options: ExtensionLinkOptions,
+  ) {
+    ws.on('message', this.#onMessage);
+    ws.on('close', this.#onClose);
+    ws.on('error', this.#onError);
+    this.#idleTimer = setTimeout(() => this.close(CLOSE.helloRequired, 'no hello received in time'), options.helloMs);
+  }
+
+  get hello(): HelloFrame | undefined {
+    return this.#hello;
+  }
+
+  get isOpen(): boolean {
+    return !this.#closed;
+  }
+
+  /** Sends a request to the extension; rejects on its error, on timeout, or when the link closes. */
+  request<K extends RequestOp['op']>(
+    op: Extract<RequestOp, { op: K }>,
+    label: string,
+    timeoutMs = this.options.commandMs,
+  ): Promise<RequestResults[K]> {
+    if (this.#closed) {
+      return Promise.reject(new ClawdError('extension_not_connected', `${label} was not sent: the extension is not connected`));
+    }
+    const { id, promise } = this.#pending.create(label, timeoutMs);
+    this.send({ type: 'request', id, ...op } as RelayFrame);
+    return promise as Promise<RequestResults[K]>;
+  }
+
+  send(frame: RelayFrame): void {
+    if (!this.#closed) this.ws.send(JSON.stringify(frame));
+  }
+
+  close(code: number = CLOSE.normal, reason = ''): void {
+    if (this.#closed) return;
+    this.ws.close(code, clampReason(reason));
+    this.#finish(code, reason);
+  }
+
+  readonly #onMessage = (data: RawData) => {
+    this.#armIdle();
+    const parsed = parseExtensionFrame(data.toString());
+    if (!parsed.ok) {
+      this.options.log.warn(`extension sent an invalid frame: ${parsed.error}`);
+      this.close(CLOSE.invalidFrame, parsed.error);
+      return;
+    }
+    const frame = parsed.frame;
+    if (!this.#hello && frame.type !== 'hello') {
+      this.close(CLOSE.helloRequired, `expected hello, got ${frame.type}`);
+      return;
+    }
+    switch (frame.type) {
+      case 'hello':
+        return this.#onHello(frame);
+      case 'reply':
+        if (frame.error) {
+          const { code, message, cdp } = frame.error;
+          const kind = code === 'tab_gone' ? 'target_closed' : 'extension_error';
+          this.#pending.reject(frame.id, new ClawdError(kind, message, cdp ? { cdp } : {}));
+        } else {
+          this.#pending.resolve(frame.id, frame.result ?? {});
+        }
+        return;
+      case 'event':
+        return this.handlers.event(this, frame);
+      case 'tabAttached':
+        return this.handlers.tabAttached(this, frame);
+      case 'tabDetached':
+        return this.handlers.tabDetached(this, frame);
+      case 'tabUpdated':
+        return this.handlers.tabUpdated(this, frame);
+      case 'ping':
+        return this.send({ type: 'pong' });
+    }
+  };
+
+  #onHello(frame: HelloFrame): void {
+    if (this.#hello) {
+      this.close(CLOSE.invalidFrame, 'hello sent twice');
+      return;
+    }
+    if (frame.protocol !== PROTOCOL_VERSION) {
+      this.close(
+        CLOSE.versionMismatch,
+        `version mismatch: relay speaks protocol ${PROTOCOL_VERSION}, extension ${frame.protocol}`,
+      );
+      return;
+    }
+    this.#hello = frame;
+    const sessions = this.handlers.hello(this, frame);
+    this.send({ type: 'welcome', protocol: PROTOCOL_VERSION, relayVersion: this.options.relayVersion, sessions });
+  }
+
+  #armIdle(): void {
+    if (!this.#hello) return; // the hello deadline stays armed until hello arrives
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(
+      () => this.close(CLOSE.idle, `silent for ${Math.round(this.options.idleMs / 1000)} s`),
+      this.options.idleMs,
+    );
+  }
+
+  readonly #onClose = (code: number, reason: Buffer) => this.#finish(code, reason.toString());
+
+  readonly #onError = (error: Error) => {
+    // ws reports protocol violations (e.g. a frame over maxPayload, close 1009) here before closing.
+    this.options.log.warn(`extension socket error: ${error.message}`);
+  };
+
+  #finish(code: number, reason: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#idleTimer);
+    this.ws.off('message', this.#onMessage);
+    this.#pending.rejectAll(
+      (label) => new ClawdError('extension_not_connected', `${label} failed: the extension disconnected before answering`),
+    );
+    this.handlers.closed(this, code, reason);
+  }
+}

@@ -1,0 +1,129 @@
+// The relay's HTTP face, shaped like Chrome's DevTools HTTP endpoints so CDP tools find their
+// way: `/json/version` (with a WebSocket URL that already carries the token), `/json/list`,
+// `/json/new`, `/json/activate/:id`, `/json/close/:id`, plus our `/extension/status` and the
+// token-free health check `GET|HEAD /`. Guards run first; errors share one JSON shape.
+
+import { Hono, type Context } from 'hono';
+import { PRODUCT_NAME } from '../../shared/defaults';
+import { PROTOCOL_VERSION } from '../../shared/protocol';
+import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
+import { accessGuard, hostGuard, type GuardPolicy } from '../http/guards';
+import type { Router } from './router';
+import type { TabRecord } from './target-registry';
+
+export interface RelayAppOptions {
+  router: Router;
+  version: string;
+  token: string;
+  extensionOrigin: string;
+  /** The listening port, known once the server is bound (tests bind port 0). */
+  port: () => number;
+}
+
+export function createRelayApp(options: RelayAppOptions): Hono {
+  const { router, token } = options;
+  const app = new Hono();
+  const policy = (): GuardPolicy => ({ token, port: options.port(), extensionOrigin: options.extensionOrigin, origins: 'no-web' });
+  const host = (c: Context) => c.req.header('host') ?? `127.0.0.1:${options.port()}`;
+  const wsBase = (c: Context) => `ws://${host(c)}`;
+  const tokenQuery = `token=${encodeURIComponent(token)}`;
+
+  app.onError((error, c) => c.json(httpErrorBody(error), httpStatusOf(error) as 500));
+  app.notFound((c) => c.json(httpErrorBody(new ClawdError('not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)), 404));
+  app.use('*', hostGuard(options.port));
+
+  // Health: no token, no secrets. The extension's options page uses it to tell "relay not
+  // running" from "wrong token" from "version mismatch".
+  app.on(['GET', 'HEAD'], '/', (c) =>
+    c.json({ ok: true, name: PRODUCT_NAME, version: options.version, protocol: PROTOCOL_VERSION, extensionConnected: router.extensionConnected }),
+  );
+
+  app.use('*', accessGuard(policy));
+
+  const version = (c: Context) => {
+    const info = router.browserInfo();
+    return c.json({
+      Browser: info?.product ?? 'Chrome (no browser has connected to the clawd relay yet)',
+      'Protocol-Version': info?.protocolVersion ?? '1.3',
+      'User-Agent': info?.userAgent ?? '',
+      'V8-Version': '',
+      'WebKit-Version': '',
+      webSocketDebuggerUrl: `${wsBase(c)}/cdp?${tokenQuery}`,
+    });
+  };
+  app.get('/json/version', version);
+  app.get('/json/version/', version);
+
+  const describe = (c: Context, tab: TabRecord) => ({
+    description: '',
+    devtoolsFrontendUrl: '',
+    id: tab.targetId,
+    title: tab.info.title,
+    type: tab.info.type,
+    url: tab.info.url,
+    webSocketDebuggerUrl: `${wsBase(c)}/devtools/page/${tab.targetId}?${tokenQuery}`,
+  });
+  const list = (c: Context) => c.json(router.tabs().map((tab) => describe(c, tab)));
+  for (const path of ['/json', '/json/', '/json/list', '/json/list/']) app.get(path, list);
+
+  const tabParam = (c: Context): TabRecord => {
+    const id = c.req.param('id') ?? '';
+    const tab = router.findTab(id);
+    if (!tab) throw new ClawdError('target_not_found', `No such target id: ${id}`);
+    return tab;
+  };
+  app.on(['GET', 'PUT'], '/json/activate/:id', async (c) => {
+    await router.activateTab(tabParam(c));
+    return c.text('Target activated');
+  });
+  app.on(['GET', 'PUT'], '/json/close/:id', async (c) => {
+    await router.closeTab(tabParam(c));
+    return c.text('Target is closing');
+  });
+
+  app.put('/json/new', async (c) => {
+    const tab = await router.createTab(newTabUrl(new URL(c.req.url)), true);
+    return c.json(describe(c, tab));
+  });
+  app.get('/json/new', () => {
+    throw new ClawdError('method_not_allowed', 'Using unsafe HTTP verb GET to invoke /json/new. This action supports only PUT verb.');
+  });
+
+  app.get('/extension/status', (c) =>
+    c.json({
+      connected: router.extensionConnected,
+      extensionVersion: router.extensionVersion ?? null,
+      browser: router.browserInfo()?.product ?? null,
+      attachedTabs: router.tabs().length,
+      clients: router.clients.size,
+    }),
+  );
+
+  return app;
+}
+
+/**
+ * The URL to open: `?url=<encoded>`, or Chrome's own form `/json/new?<url>` (the whole query).
+ * A token passed in the query is not part of the URL.
+ */
+export function newTabUrl(requestUrl: URL): string {
+  const explicit = requestUrl.searchParams.get('url');
+  const raw =
+    explicit ??
+    decodeURIComponent(
+      requestUrl.search
+        .slice(1)
+        .split('&')
+        .filter((part) => !part.startsWith('token='))
+        .join('&'),
+    );
+  if (raw === '') return 'about:blank';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ClawdError('bad_request', `Not a URL: ${JSON.stringify(raw)} (use /json/new?url=<encoded absolute URL>)`);
+  }
+  if (url.protocol === 'javascript:') throw new ClawdError('bad_request', 'javascript: URLs cannot be opened as tabs');
+  return url.href;
+}

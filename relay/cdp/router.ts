@@ -1,0 +1,384 @@
+// The relay's switchboard. It owns the one extension link, the CDP clients and the registry of
+// attached tabs; it sends each client command to the browser target (Browser.*, Target.*) or to
+// the tab forwarder (everything on a page or child session), and each extension frame to the
+// registry and the clients that should hear of it. Session ids are minted here, once per tab.
+//
+// When the extension's socket drops (worker restart, relay–extension hiccup), tabs are kept for
+// a grace period and commands wait briefly for it to come back; in-flight commands fail at once.
+
+import type { WebSocket } from 'ws';
+import { CLOSE, type AnnouncedTab, type BrowserInfo, type HelloFrame, type TabSession } from '../../shared/protocol';
+import { ClawdError } from '../errors';
+import type { Logger } from '../log';
+import { BrowserTarget, matchesFilter, pageTargetInfo, tabTargetInfo, type BrowserHub } from './browser-target';
+import { ClientSession, type Binding, type CdpCommand } from './client-session';
+import type { Subscription } from './debuggee-state';
+import { EventFence } from './event-fence';
+import { ExtensionLink, type ExtensionLinkHandlers } from './extension-link';
+import { TabForwarder, type TabChannel } from './tab-forwarder';
+import { TargetRegistry, mintId, type TabRecord } from './target-registry';
+
+export interface RouterOptions {
+  relayVersion: string;
+  log: Logger;
+  timeouts: {
+    commandMs: number;
+    reconnectWaitMs: number;
+    tabGraceMs: number;
+    eventFenceMs: number;
+    helloMs: number;
+    extensionIdleMs: number;
+  };
+  maxClientBufferedBytes: number;
+}
+
+interface LinkWaiter {
+  resolve(link: ExtensionLink): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+export class Router implements BrowserHub, TabChannel {
+  readonly registry = new TargetRegistry();
+  readonly browserTargetId = mintId();
+  readonly clients = new Set<ClientSession>();
+  readonly log: Logger;
+  #link: ExtensionLink | undefined;
+  #browser: BrowserInfo | undefined;
+  #graceTimer: NodeJS.Timeout | undefined;
+  readonly #linkWaiters = new Set<LinkWaiter>();
+  readonly #browserTarget = new BrowserTarget(this);
+  readonly #forwarder = new TabForwarder(this);
+  #closed = false;
+
+  constructor(private readonly options: RouterOptions) {
+    this.log = options.log;
+  }
+
+  get extensionConnected(): boolean {
+    return this.#link?.hello !== undefined;
+  }
+
+  get extensionVersion(): string | undefined {
+    return this.#link?.hello?.extensionVersion;
+  }
+
+  browserInfo(): BrowserInfo | undefined {
+    return this.#browser;
+  }
+
+  tabs(): TabRecord[] {
+    return this.registry.list();
+  }
+
+  findTab(targetId: string): TabRecord | undefined {
+    return this.registry.byTargetId(targetId);
+  }
+
+  // ---- the extension side ------------------------------------------------------------------
+
+  /** A new `/extension` socket passed the guards. It replaces any older one (a stale socket). */
+  attachExtension(ws: WebSocket): ExtensionLink {
+    const previous = this.#link;
+    const { timeouts } = this.options;
+    const link = new ExtensionLink(ws, this.#linkHandlers, {
+      relayVersion: this.options.relayVersion,
+      helloMs: timeouts.helloMs,
+      idleMs: timeouts.extensionIdleMs,
+      commandMs: timeouts.commandMs,
+      log: this.log,
+    });
+    this.#link = link;
+    previous?.close(CLOSE.replaced, 'replaced by a newer connection from the extension');
+    return link;
+  }
+
+  readonly #linkHandlers: ExtensionLinkHandlers = {
+    hello: (link, frame) => this.#onHello(link, frame),
+    event: (link, frame) => {
+      const tab = this.registry.byTabId(frame.tabId);
+      if (link === this.#link && tab) tab.fence.push(() => this.#forwarder.deliver(tab, frame));
+    },
+    tabAttached: (link, frame) => {
+      if (link === this.#link) this.#registerTab(link, frame.tab);
+    },
+    tabDetached: (link, frame) => {
+      const tab = this.registry.byTabId(frame.tabId);
+      if (link === this.#link && tab) this.#removeTab(tab, frame.reason);
+    },
+    tabUpdated: (link, frame) => {
+      const tab = this.registry.byTabId(frame.tabId);
+      if (link !== this.#link || !tab) return;
+      tab.info = { ...tab.info, url: frame.url ?? tab.info.url, title: frame.title ?? tab.info.title };
+      for (const client of this.clients) {
+        if (!client.discover) continue;
+        if (matchesFilter('tab', client.discover)) client.sendEvent('', 'Target.targetInfoChanged', { targetInfo: tabTargetInfo(tab) });
+        if (matchesFilter('page', client.discover)) client.sendEvent('', 'Target.targetInfoChanged', { targetInfo: pageTargetInfo(tab) });
+      }
+    },
+    closed: (link, code, reason) => {
+      if (link !== this.#link) return;
+      this.#link = undefined;
+      this.log.info(`extension disconnected (${code}${reason ? `: ${reason}` : ''})`);
+      if (this.registry.size > 0 && !this.#closed) {
+        clearTimeout(this.#graceTimer);
+        this.#graceTimer = setTimeout(() => {
+          this.log.info('extension did not come back: its tabs are detached');
+          for (const tab of this.registry.list()) this.#removeTab(tab, 'extension_gone');
+        }, this.options.timeouts.tabGraceMs);
+      }
+    },
+  };
+
+  #onHello(link: ExtensionLink, frame: HelloFrame): TabSession[] {
+    if (link !== this.#link) return [];
+    clearTimeout(this.#graceTimer);
+    this.#browser = frame.browser;
+    this.log.info(`extension ${frame.extensionVersion} connected (${frame.browser.product}, ${frame.tabs.length} attached tab(s))`);
+    const announced = new Set(frame.tabs.map((t) => t.tabId));
+    for (const tab of this.registry.list()) if (!announced.has(tab.tabId)) this.#removeTab(tab, 'not_reannounced');
+    const sessions = frame.tabs.map((t) => {
+      const { record, added } = this.#addTab(t);
+      // A tab this relay has never seen was attached under an earlier relay process: its
+      // debugger session may still have domains on. Reset what would hide state from newcomers.
+      if (added) this.#resetAdopted(record);
+      return { tabId: record.tabId, sessionId: record.sessionId };
+    });
+    for (const waiter of this.#linkWaiters) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(link);
+    }
+    this.#linkWaiters.clear();
+    return sessions;
+  }
+
+  #resetAdopted(tab: TabRecord): void {
+    const quietly = (method: string, params: Record<string, unknown> = {}) =>
+      this.send(tab, undefined, method, params).catch((e: Error) => this.log.debug(`reset ${method}: ${e.message}`));
+    queueMicrotask(() => {
+      void quietly('Runtime.disable');
+      void quietly('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: true });
+    });
+  }
+
+  #addTab(announced: AnnouncedTab): { record: TabRecord; added: boolean } {
+    const result = this.registry.add(announced, () => new EventFence(this.options.timeouts.eventFenceMs));
+    if (result.added) {
+      this.log.info(`tab ${announced.tabId} attached: ${announced.targetInfo.url}`);
+      this.#announceTab(result.record);
+    }
+    return result;
+  }
+
+  #registerTab(link: ExtensionLink, announced: AnnouncedTab): TabRecord {
+    const { record } = this.#addTab(announced);
+    link.send({ type: 'tabSession', tabId: record.tabId, sessionId: record.sessionId });
+    return record;
+  }
+
+  #announceTab(tab: TabRecord): void {
+    for (const client of this.clients) {
+      if (client.discover) {
+        if (matchesFilter('tab', client.discover)) client.sendEvent('', 'Target.targetCreated', { targetInfo: tabTargetInfo(tab) });
+        if (matchesFilter('page', client.discover)) client.sendEvent('', 'Target.targetCreated', { targetInfo: pageTargetInfo(tab) });
+      }
+      this.#browserTarget.autoAttachTab(client, tab);
+    }
+  }
+
+  #removeTab(tab: TabRecord, reason: string): void {
+    if (this.registry.remove(tab.tabId) !== tab) return; // also delivers events the fence held
+    this.log.info(`tab ${tab.tabId} detached (${reason})`);
+    for (const client of this.clients) {
+      const rank = (b: Binding) => (b.kind === 'child' ? 0 : b.kind === 'page' ? 1 : 2);
+      const doomed = [...client.bindings].filter(([, b]) => (b.kind === 'tab' ? b.tab : b.kind === 'browser' ? undefined : b.sub.tab) === tab);
+      doomed.sort(([, a], [, b]) => rank(a) - rank(b));
+      for (const [sessionId, binding] of doomed) {
+        client.bindings.delete(sessionId);
+        if (sessionId === '') continue;
+        const targetId =
+          binding.kind === 'child' ? (tab.children.get(sessionId)?.targetInfo.targetId ?? sessionId)
+          : binding.kind === 'tab' ? tab.tabTargetId
+          : tab.targetId;
+        if (binding.parent === '' || client.bindings.has(binding.parent)) {
+          client.sendEvent(binding.parent, 'Target.detachedFromTarget', { sessionId, targetId });
+        }
+      }
+      if (client.discover) {
+        if (matchesFilter('page', client.discover)) client.sendEvent('', 'Target.targetDestroyed', { targetId: tab.targetId });
+        if (matchesFilter('tab', client.discover)) client.sendEvent('', 'Target.targetDestroyed', { targetId: tab.tabTargetId });
+      }
+      // A page-scoped socket has lost its page: close it as Chrome does.
+      if (!client.bindings.has('')) client.close(1001, 'target closed');
+    }
+  }
+
+  /** Resolves with the extension link once it has said hello, waiting a bounded time for it. */
+  #awaitLink(label: string): Promise<ExtensionLink> {
+    const link = this.#link;
+    if (link?.hello) return Promise.resolve(link);
+    if (this.#closed) return Promise.reject(new ClawdError('extension_not_connected', `${label} was not sent: the relay is shutting down`));
+    const waitMs = this.options.timeouts.reconnectWaitMs;
+    return new Promise((resolve, reject) => {
+      const waiter: LinkWaiter = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.#linkWaiters.delete(waiter);
+          reject(
+            new ClawdError(
+              'extension_not_connected',
+              `${label} was not sent: the clawd extension is not connected (waited ${Math.round(waitMs / 1000)} s). Is the browser running with the extension loaded and its relay port and token set?`,
+            ),
+          );
+        }, waitMs),
+      };
+      this.#linkWaiters.add(waiter);
+    });
+  }
+
+  // ---- TabChannel: commands to a tab ------------------------------------------------------
+
+  send(tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>): Promise<unknown> {
+    const link = this.#link;
+    if (link?.hello) return this.#sendOn(link, tab, childId, method, params);
+    return this.#awaitLink(method).then((l) => this.#sendOn(l, tab, childId, method, params));
+  }
+
+  #sendOn(link: ExtensionLink, tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>): Promise<unknown> {
+    if (this.registry.byTabId(tab.tabId) !== tab) {
+      return Promise.reject(new ClawdError('target_closed', `${method} was not sent: tab ${tab.tabId} is no longer attached`));
+    }
+    const seq = tab.fence.begin();
+    const op = childId === undefined ? { op: 'cdp' as const, tabId: tab.tabId, method, params } : { op: 'cdp' as const, tabId: tab.tabId, sessionId: childId, method, params };
+    const reply = link.request(op, method);
+    // Release held events only after the caller has written this response to its client: the
+    // response is sent in the promise chain, setImmediate runs after that chain has drained.
+    const release = () => setImmediate(() => tab.fence.end(seq));
+    reply.then(release, release);
+    return reply;
+  }
+
+  // ---- BrowserHub: what Browser.* / Target.* need -----------------------------------------
+
+  async createTab(url: string, active: boolean): Promise<TabRecord> {
+    const link = await this.#awaitLink('Target.createTarget');
+    const { tab } = await link.request({ op: 'createTab', url, active }, `Target.createTarget (${url})`);
+    return this.#registerTab(link, tab);
+  }
+
+  async closeTab(tab: TabRecord): Promise<void> {
+    const link = await this.#awaitLink('Target.closeTarget');
+    await link.request({ op: 'closeTab', tabId: tab.tabId }, 'Target.closeTarget');
+  }
+
+  async activateTab(tab: TabRecord): Promise<void> {
+    const link = await this.#awaitLink('Target.activateTarget');
+    await link.request({ op: 'activateTab', tabId: tab.tabId }, 'Target.activateTarget');
+  }
+
+  attachPage(client: ClientSession, tab: TabRecord, parent: string): string {
+    // Every client gets the tab's own session id the first time; a second session on the same
+    // page for the same client (e.g. newCDPSession) needs an id of its own.
+    const sessionId = client.bindings.has(tab.sessionId) ? mintId() : tab.sessionId;
+    const sub: Subscription = { client, sessionId, tab };
+    tab.page.subscribers.add(sub);
+    client.bindings.set(sessionId, { kind: 'page', sub, parent });
+    client.sendEvent(parent, 'Target.attachedToTarget', { sessionId, targetInfo: pageTargetInfo(tab), waitingForDebugger: false });
+    return sessionId;
+  }
+
+  attachTabTarget(client: ClientSession, tab: TabRecord, parent: string): string {
+    const sessionId = mintId();
+    client.bindings.set(sessionId, { kind: 'tab', tab, parent, autoAttach: false });
+    client.sendEvent(parent, 'Target.attachedToTarget', { sessionId, targetInfo: tabTargetInfo(tab), waitingForDebugger: false });
+    return sessionId;
+  }
+
+  attachBrowser(client: ClientSession): string {
+    const sessionId = mintId();
+    client.bindings.set(sessionId, { kind: 'browser', parent: '' });
+    return sessionId;
+  }
+
+  detachSession(client: ClientSession, sessionId: string): void {
+    const binding = client.bindings.get(sessionId);
+    if (!binding || sessionId === '') return;
+    let targetId = this.browserTargetId;
+    if (binding.kind === 'page') {
+      targetId = binding.sub.tab.targetId;
+      this.#forwarder.dropPageSubscription(client, sessionId);
+    } else if (binding.kind === 'child') {
+      targetId = binding.sub.tab.children.get(sessionId)?.targetInfo.targetId ?? sessionId;
+      this.#forwarder.dropChildSubscription(client, sessionId);
+    } else if (binding.kind === 'tab') {
+      targetId = binding.tab.tabTargetId;
+      for (const [id, b] of [...client.bindings]) if (b.parent === sessionId) this.detachSession(client, id);
+    }
+    client.bindings.delete(sessionId);
+    if (binding.parent === '' || client.bindings.has(binding.parent)) {
+      client.sendEvent(binding.parent, 'Target.detachedFromTarget', { sessionId, targetId });
+    }
+  }
+
+  closeClientSoon(client: ClientSession): void {
+    setImmediate(() => client.close(1000, 'Browser.close'));
+  }
+
+  // ---- CDP clients --------------------------------------------------------------------------
+
+  /** A new client passed the guards. `page` scopes it to one tab (`/devtools/page/<id>`). */
+  addClient(ws: WebSocket, page?: TabRecord): ClientSession {
+    const client = new ClientSession(ws, this.#clientHandlers, { maxBufferedBytes: this.options.maxClientBufferedBytes, log: this.log });
+    if (page) {
+      const sub: Subscription = { client, sessionId: '', tab: page };
+      page.page.subscribers.add(sub);
+      client.bindings.set('', { kind: 'page', sub, parent: '' });
+    } else {
+      client.bindings.set('', { kind: 'browser', parent: '' });
+    }
+    this.clients.add(client);
+    this.log.debug(`client ${client.id} connected${page ? ` to tab ${page.tabId}` : ''}`);
+    return client;
+  }
+
+  readonly #clientHandlers = {
+    command: (client: ClientSession, cmd: CdpCommand) => this.#onCommand(client, cmd),
+    closed: (client: ClientSession) => {
+      this.clients.delete(client);
+      for (const [sessionId, binding] of [...client.bindings]) {
+        if (binding.kind === 'page') this.#forwarder.dropPageSubscription(client, sessionId);
+      }
+      client.bindings.clear();
+      this.log.debug(`client ${client.id} disconnected`);
+    },
+  };
+
+  #onCommand(client: ClientSession, cmd: CdpCommand): void {
+    const binding = client.bindings.get(cmd.sessionId);
+    let work: Promise<unknown>;
+    if (!binding) work = Promise.reject(new ClawdError('session_not_found', `Session with given id not found: ${cmd.sessionId}`));
+    else if (binding.kind === 'browser') work = this.#browserTarget.browserCommand(client, cmd);
+    else if (binding.kind === 'tab') work = this.#browserTarget.tabCommand(client, binding, cmd);
+    else work = this.#forwarder.command(client, binding, cmd);
+    work.then(
+      (result) => client.sendResult(cmd.id, cmd.sessionId, result),
+      (error: unknown) => client.sendError(cmd.id, cmd.sessionId, error),
+    );
+  }
+
+  /** Closes every socket and timer; pending waits fail with a clear error. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#graceTimer);
+    for (const waiter of this.#linkWaiters) {
+      clearTimeout(waiter.timer);
+      waiter.reject(new ClawdError('extension_not_connected', 'the relay is shutting down'));
+    }
+    this.#linkWaiters.clear();
+    for (const client of [...this.clients]) client.close(1001, 'relay shutting down');
+    this.#link?.close(CLOSE.goingAway, 'relay shutting down');
+    for (const tab of this.registry.list()) this.registry.remove(tab.tabId);
+  }
+}

@@ -1,0 +1,113 @@
+// The relay's model of the tabs the extension has attached: Chrome's tab id, the page target id,
+// the synthetic `tab` target Puppeteer expects above each page, and the relay session id that
+// clients use for the page. Pure bookkeeping, no sockets: the router decides when entries come
+// and go, this file only keeps the three indexes consistent.
+
+import { createHash, randomBytes } from 'node:crypto';
+import type { AnnouncedTab, TargetInfo } from '../../shared/protocol';
+import { DebuggeeState } from './debuggee-state';
+import type { EventFence } from './event-fence';
+
+export interface ChildTarget {
+  /** Chrome's own session id for the child (out-of-process iframe, worker). */
+  readonly sessionId: string;
+  /** The child session it was attached under; undefined when attached under the page. */
+  readonly parentId: string | undefined;
+  targetInfo: TargetInfo;
+  readonly state: DebuggeeState;
+}
+
+export interface TabRecord {
+  readonly tabId: number;
+  /** The page target's id, as Chrome reports it (stable across navigations). */
+  readonly targetId: string;
+  /** The `tab` target above the page (Chrome 112+ shape that Puppeteer attaches to). */
+  readonly tabTargetId: string;
+  /** The page session id every client gets for this tab; minted once, stable for the tab's life. */
+  readonly sessionId: string;
+  info: TargetInfo;
+  readonly page: DebuggeeState;
+  /** Added when a Target.attachedToTarget for a child is delivered, removed on its detach. */
+  readonly children: Map<string, ChildTarget>;
+  readonly fence: EventFence;
+}
+
+export function mintId(): string {
+  return randomBytes(16).toString('hex').toUpperCase();
+}
+
+/** Deterministic, so the same page keeps the same tab target id across relay restarts. */
+export function tabTargetIdFor(pageTargetId: string): string {
+  return createHash('sha256').update(`tab:${pageTargetId}`).digest('hex').slice(0, 32).toUpperCase();
+}
+
+export class TargetRegistry {
+  // Entries are added when the extension announces a tab (hello, toolbar attach, created tab)
+  // and removed when it reports the tab detached or the grace period after a disconnect ends.
+  readonly #byTabId = new Map<number, TabRecord>();
+  readonly #byTargetId = new Map<string, TabRecord>();
+  readonly #bySessionId = new Map<string, TabRecord>();
+
+  /**
+   * Registers an announced tab. A tab already known keeps its record and session id (a worker or
+   * socket restart re-announces it); otherwise the tab keeps the session id it announces, if that
+   * id is free, so clients of a restarted relay see the ids the extension remembered.
+   */
+  add(tab: AnnouncedTab, fence: () => EventFence): { record: TabRecord; added: boolean } {
+    const known = this.#byTabId.get(tab.tabId);
+    if (known && known.targetId === tab.targetInfo.targetId) {
+      known.info = { ...tab.targetInfo, attached: true };
+      return { record: known, added: false };
+    }
+    if (known) this.remove(known.tabId);
+    const proposed = tab.sessionId;
+    const sessionId = proposed && !this.#bySessionId.has(proposed) ? proposed : mintId();
+    const record: TabRecord = {
+      tabId: tab.tabId,
+      targetId: tab.targetInfo.targetId,
+      tabTargetId: tabTargetIdFor(tab.targetInfo.targetId),
+      sessionId,
+      info: { ...tab.targetInfo, attached: true },
+      page: new DebuggeeState(),
+      children: new Map(),
+      fence: fence(),
+    };
+    this.#byTabId.set(record.tabId, record);
+    this.#byTargetId.set(record.targetId, record);
+    this.#byTargetId.set(record.tabTargetId, record);
+    this.#bySessionId.set(record.sessionId, record);
+    return { record, added: true };
+  }
+
+  remove(tabId: number): TabRecord | undefined {
+    const record = this.#byTabId.get(tabId);
+    if (!record) return undefined;
+    this.#byTabId.delete(tabId);
+    this.#byTargetId.delete(record.targetId);
+    this.#byTargetId.delete(record.tabTargetId);
+    this.#bySessionId.delete(record.sessionId);
+    record.fence.close();
+    return record;
+  }
+
+  byTabId(tabId: number): TabRecord | undefined {
+    return this.#byTabId.get(tabId);
+  }
+
+  /** Finds a tab by its page target id or its tab target id. */
+  byTargetId(targetId: string): TabRecord | undefined {
+    return this.#byTargetId.get(targetId);
+  }
+
+  bySessionId(sessionId: string): TabRecord | undefined {
+    return this.#bySessionId.get(sessionId);
+  }
+
+  list(): TabRecord[] {
+    return [...this.#byTabId.values()];
+  }
+
+  get size(): number {
+    return this.#byTabId.size;
+  }
+}

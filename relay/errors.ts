@@ -1,0 +1,80 @@
+// Every failure a client can see has a stable code, listed here once and documented in
+// docs/errors.md. Code elsewhere throws ClawdError(code, message); only this file decides how
+// a code becomes an HTTP status or a CDP error object, so the mapping cannot drift per route.
+
+export const ERROR_CODES = {
+  // HTTP and upgrade guards
+  unauthorized: { http: 401, cdp: -32000 },
+  host_not_allowed: { http: 403, cdp: -32000 },
+  origin_not_allowed: { http: 403, cdp: -32000 },
+  not_found: { http: 404, cdp: -32000 },
+  method_not_allowed: { http: 405, cdp: -32000 },
+  bad_request: { http: 400, cdp: -32602 },
+  too_many_clients: { http: 503, cdp: -32000 },
+  // CDP framing (JSON-RPC codes Chrome itself uses)
+  parse_error: { http: 400, cdp: -32700 },
+  invalid_request: { http: 400, cdp: -32600 },
+  method_not_found: { http: 404, cdp: -32601 },
+  invalid_params: { http: 400, cdp: -32602 },
+  session_not_found: { http: 404, cdp: -32001 },
+  // the relay's own conditions
+  extension_not_connected: { http: 503, cdp: -32000 },
+  target_not_found: { http: 404, cdp: -32000 },
+  target_closed: { http: 410, cdp: -32000 },
+  command_timeout: { http: 504, cdp: -32000 },
+  extension_error: { http: 502, cdp: -32000 },
+  unsupported: { http: 501, cdp: -32000 },
+  // process and configuration
+  config_invalid: { http: 500, cdp: -32000 },
+  port_in_use: { http: 500, cdp: -32000 },
+  internal: { http: 500, cdp: -32000 },
+} as const satisfies Record<string, { http: number; cdp: number }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface CdpErrorObject {
+  code: number;
+  message: string;
+  data?: string;
+}
+
+export class ClawdError extends Error {
+  readonly code: ErrorCode;
+  /** Chrome's own protocol error, passed to CDP clients unchanged. */
+  readonly cdp: CdpErrorObject | undefined;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; cdp?: CdpErrorObject } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ClawdError';
+    this.code = code;
+    this.cdp = options.cdp;
+  }
+}
+
+export function isClawdError(error: unknown): error is ClawdError {
+  return error instanceof ClawdError;
+}
+
+/** Any thrown value as a ClawdError; unknown errors become `internal` with the original as cause. */
+export function asClawdError(error: unknown): ClawdError {
+  if (error instanceof ClawdError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ClawdError('internal', message, { cause: error });
+}
+
+export function httpStatusOf(error: unknown): number {
+  return ERROR_CODES[asClawdError(error).code].http;
+}
+
+/** The `{ error: { code, message } }` body every HTTP error response carries. */
+export function httpErrorBody(error: unknown): { error: { code: ErrorCode; message: string } } {
+  const e = asClawdError(error);
+  return { error: { code: e.code, message: e.message } };
+}
+
+/** The `error` member of a CDP response. Chrome's own errors pass through untouched. */
+export function cdpErrorOf(error: unknown): CdpErrorObject {
+  const e = asClawdError(error);
+  if (e.cdp) return e.cdp;
+  return { code: ERROR_CODES[e.code].cdp, message: e.message };
+}

@@ -1,0 +1,92 @@
+// The checks every request and upgrade passes before anything else runs: the Host header must
+// name loopback and our port (DNS rebinding), a web page's Origin is refused (any site could
+// otherwise open a WebSocket to localhost), and the token must match, compared in constant time.
+// Pure functions, so HTTP routes, WebSocket upgrades and the control API share one definition.
+
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
+
+export function isAllowedHost(host: string | undefined, port: number): boolean {
+  return host === `127.0.0.1:${port}` || host === `localhost:${port}` || host === `[::1]:${port}`;
+}
+
+export type OriginKind = 'none' | 'extension' | 'web';
+
+/** No Origin (a CLI, Playwright, Node) is fine; our extension is recognised; anything else is a web origin. */
+export function classifyOrigin(origin: string | undefined, extensionOrigin: string): OriginKind {
+  if (origin === undefined || origin === '') return 'none';
+  return origin === extensionOrigin ? 'extension' : 'web';
+}
+
+/** The token from `Authorization: Bearer <token>` or `?token=<token>`. */
+export function requestToken(authorization: string | undefined, url: URL): string | undefined {
+  const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1] ?? url.searchParams.get('token') ?? undefined;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Constant-time comparison; hashing first makes the lengths equal without leaking them. */
+export function tokenMatches(candidate: string | undefined, token: string): boolean {
+  if (candidate === undefined) return false;
+  return timingSafeEqual(digest(candidate), digest(token));
+}
+
+export interface GuardInput {
+  host: string | undefined;
+  origin: string | undefined;
+  authorization: string | undefined;
+  url: URL;
+}
+
+export interface GuardPolicy {
+  token: string;
+  port: number;
+  extensionOrigin: string;
+  /** 'extension': only our extension's origin may connect (the `/extension` socket). */
+  origins: 'extension' | 'no-web';
+}
+
+/** Returns the refusal for a request, or undefined when it may proceed. Order: host, origin, token. */
+export function refusal(input: GuardInput, policy: GuardPolicy): ClawdError | undefined {
+  if (!isAllowedHost(input.host, policy.port)) {
+    return new ClawdError('host_not_allowed', `Host ${JSON.stringify(input.host ?? '')} is not allowed: connect to 127.0.0.1:${policy.port}`);
+  }
+  const origin = classifyOrigin(input.origin, policy.extensionOrigin);
+  if (policy.origins === 'extension' ? origin !== 'extension' : origin === 'web') {
+    const who = policy.origins === 'extension' ? 'only the clawd extension may connect here' : 'requests from web pages are refused';
+    return new ClawdError('origin_not_allowed', `Origin ${JSON.stringify(input.origin ?? '')} is not allowed: ${who}`);
+  }
+  if (!tokenMatches(requestToken(input.authorization, input.url), policy.token)) {
+    const sent = requestToken(input.authorization, input.url) !== undefined;
+    return new ClawdError(
+      'unauthorized',
+      sent ? 'The token is wrong: run `clawd token` to see the current one' : 'A token is required: pass `Authorization: Bearer <token>` or `?token=<token>` (see `clawd token`)',
+    );
+  }
+  return undefined;
+}
+
+/** hono middleware: the Host check alone (the health check needs nothing more). */
+export function hostGuard(port: () => number): MiddlewareHandler {
+  return async function hostGuard(c, next) {
+    if (!isAllowedHost(c.req.header('host'), port())) {
+      const error = new ClawdError('host_not_allowed', `Host ${JSON.stringify(c.req.header('host') ?? '')} is not allowed: connect to 127.0.0.1:${port()}`);
+      return c.json(httpErrorBody(error), httpStatusOf(error) as 403);
+    }
+    await next();
+  };
+}
+
+/** hono middleware: origin and token, as `refusal` decides. */
+export function accessGuard(policy: () => GuardPolicy): MiddlewareHandler {
+  return async function accessGuard(c, next) {
+    const error = refusal(
+      { host: c.req.header('host'), origin: c.req.header('origin'), authorization: c.req.header('authorization'), url: new URL(c.req.url) },
+      policy(),
+    );
+    if (error) return c.json(httpErrorBody(error), httpStatusOf(error) as 401);
+    await next();
+  };
+}

@@ -1,0 +1,53 @@
+// `npm run build`: bundles the extension into dist/extension (manifest, worker, options page,
+// icons) and the Node side into the runnable bin dist/clawd.js, with esbuild.
+
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { writeIcons } from './icons.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const extOut = path.join(dist, 'extension');
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(path.join(extOut, 'icons'), { recursive: true });
+
+const started = performance.now();
+await Promise.all([
+  build({
+    entryPoints: { background: 'extension/src/background.ts', options: 'extension/src/options.ts' },
+    absWorkingDir: root,
+    outdir: extOut,
+    bundle: true,
+    format: 'esm',
+    target: 'chrome125',
+    platform: 'browser',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  }),
+  build({
+    entryPoints: ['relay/cli/bin.ts'],
+    absWorkingDir: root,
+    outfile: path.join(dist, 'clawd.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    banner: { js: '#!/usr/bin/env node' },
+    logLevel: 'warning',
+  }),
+]);
+
+const manifest = JSON.parse(readFileSync(path.join(root, 'extension/manifest.json'), 'utf8'));
+manifest.version = pkg.version;
+writeFileSync(path.join(extOut, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+copyFileSync(path.join(root, 'extension/options.html'), path.join(extOut, 'options.html'));
+writeIcons(path.join(extOut, 'icons'));
+chmodSync(path.join(dist, 'clawd.js'), 0o755);
+
+console.log(`built dist/clawd.js and dist/extension in ${Math.round(performance.now() - started)} ms`);

@@ -1,0 +1,237 @@
+// The wire protocol between the extension (MV3 worker) and the relay, over the `/extension`
+// WebSocket. Both sides import these types and validate every frame they receive with the
+// parsers below, so a malformed frame is a clear protocol error at the socket edge and never
+// a crash deep inside. Bump PROTOCOL_VERSION for any incompatible change: the relay refuses a
+// hello with another version (close code VERSION_MISMATCH), and the options page says so.
+//
+// The extension is a thin forwarder (design invariant 1): it announces attached tabs, forwards
+// debugger events and detaches, and executes a small allow-list of requests. The relay owns the
+// model: it mints session ids, answers Browser/Target methods itself, and routes per client.
+
+import type { Protocol } from 'devtools-protocol';
+
+export const PROTOCOL_VERSION = 1;
+
+/** Close codes on `/extension`, shown by the extension and the relay's logs. */
+export const CLOSE = {
+  normal: 1000,
+  goingAway: 1001,
+  /** Unparsable or ill-typed frame (RFC 6455: inconsistent data). */
+  invalidFrame: 1007,
+  /** A frame other than hello before the hello. */
+  helloRequired: 1008,
+  /** A newer connection from the extension replaced this one. */
+  replaced: 4000,
+  /** hello carried another protocol version. */
+  versionMismatch: 4001,
+  /** No frame within the idle bound (keepalive lost). */
+  idle: 4002,
+} as const;
+
+export type TargetInfo = Protocol.Target.TargetInfo;
+
+export interface BrowserInfo {
+  /** e.g. "Chrome/156.0.8078.73", as Browser.getVersion's `product`. */
+  product: string;
+  userAgent: string;
+  protocolVersion: string;
+}
+
+/** A tab the extension has attached with chrome.debugger. */
+export interface AnnouncedTab {
+  tabId: number;
+  /** The relay session id this tab was given before (kept across worker and relay restarts). */
+  sessionId?: string;
+  targetInfo: TargetInfo;
+}
+
+/** An error the extension reports for a request; `cdp` carries Chrome's own protocol error. */
+export interface WireError {
+  code: string;
+  message: string;
+  cdp?: { code: number; message: string; data?: string };
+}
+
+// ---- extension → relay -------------------------------------------------------------------
+
+export interface HelloFrame {
+  type: 'hello';
+  protocol: number;
+  extensionVersion: string;
+  browser: BrowserInfo;
+  tabs: AnnouncedTab[];
+}
+export interface ReplyFrame {
+  type: 'reply';
+  id: number;
+  result?: unknown;
+  error?: WireError;
+}
+/** A chrome.debugger event; `sessionId` is Chrome's child session (iframe, worker), if any. */
+export interface EventFrame {
+  type: 'event';
+  tabId: number;
+  sessionId?: string;
+  method: string;
+  params?: Record<string, unknown>;
+}
+export interface TabAttachedFrame {
+  type: 'tabAttached';
+  tab: AnnouncedTab;
+}
+export interface TabDetachedFrame {
+  type: 'tabDetached';
+  tabId: number;
+  /** chrome.debugger's reason (`target_closed`, `canceled_by_user`) or `toggle` for a click. */
+  reason: string;
+}
+export interface TabUpdatedFrame {
+  type: 'tabUpdated';
+  tabId: number;
+  url?: string;
+  title?: string;
+}
+export interface PingFrame {
+  type: 'ping';
+}
+export type ExtensionFrame =
+  | HelloFrame
+  | ReplyFrame
+  | EventFrame
+  | TabAttachedFrame
+  | TabDetachedFrame
+  | TabUpdatedFrame
+  | PingFrame;
+
+// ---- relay → extension -------------------------------------------------------------------
+
+export interface WelcomeFrame {
+  type: 'welcome';
+  protocol: number;
+  relayVersion: string;
+  sessions: TabSession[];
+}
+export interface TabSession {
+  tabId: number;
+  sessionId: string;
+}
+/** The relay assigned (or confirmed) the session id of a tab. */
+export interface TabSessionFrame extends TabSession {
+  type: 'tabSession';
+}
+export interface PongFrame {
+  type: 'pong';
+}
+export type RequestOp =
+  | { op: 'cdp'; tabId: number; sessionId?: string; method: string; params?: Record<string, unknown> }
+  | { op: 'createTab'; url: string; active: boolean }
+  | { op: 'closeTab'; tabId: number }
+  | { op: 'activateTab'; tabId: number };
+export type RequestFrame = { type: 'request'; id: number } & RequestOp;
+export type RelayFrame = WelcomeFrame | TabSessionFrame | PongFrame | RequestFrame;
+
+/** What each request op resolves with. */
+export interface RequestResults {
+  cdp: unknown;
+  createTab: { tab: AnnouncedTab };
+  closeTab: Record<string, never>;
+  activateTab: Record<string, never>;
+}
+
+// ---- validation ---------------------------------------------------------------------------
+
+export type Parsed<T> = { ok: true; frame: T } | { ok: false; error: string };
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStr = (v: unknown): v is string => typeof v === 'string';
+const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
+const optStr = (v: unknown) => v === undefined || isStr(v);
+const optObj = (v: unknown) => v === undefined || isObj(v);
+
+function isTargetInfo(v: unknown): v is TargetInfo {
+  return isObj(v) && isStr(v.targetId) && isStr(v.type) && isStr(v.url) && isStr(v.title);
+}
+function isAnnouncedTab(v: unknown): v is AnnouncedTab {
+  return isObj(v) && isInt(v.tabId) && optStr(v.sessionId) && isTargetInfo(v.targetInfo);
+}
+function isWireError(v: unknown): v is WireError {
+  if (!isObj(v) || !isStr(v.code) || !isStr(v.message)) return false;
+  return v.cdp === undefined || (isObj(v.cdp) && isInt(v.cdp.code) && isStr(v.cdp.message));
+}
+
+/** Each checker returns null when the frame is well-formed, or what is wrong with it. */
+const extensionChecks: Record<ExtensionFrame['type'], (f: Obj) => string | null> = {
+  hello: (f) =>
+    !isInt(f.protocol) ? 'protocol must be an integer'
+    : !isStr(f.extensionVersion) ? 'extensionVersion must be a string'
+    : !isObj(f.browser) || !isStr(f.browser.product) || !isStr(f.browser.userAgent) || !isStr(f.browser.protocolVersion)
+      ? 'browser must be {product, userAgent, protocolVersion}'
+    : !Array.isArray(f.tabs) || !f.tabs.every(isAnnouncedTab) ? 'tabs must be a list of {tabId, sessionId?, targetInfo}'
+    : null,
+  reply: (f) =>
+    !isInt(f.id) ? 'id must be an integer'
+    : f.error !== undefined && !isWireError(f.error) ? 'error must be {code, message, cdp?}'
+    : null,
+  event: (f) =>
+    !isInt(f.tabId) ? 'tabId must be an integer'
+    : !isStr(f.method) ? 'method must be a string'
+    : !optStr(f.sessionId) ? 'sessionId must be a string'
+    : !optObj(f.params) ? 'params must be an object'
+    : null,
+  tabAttached: (f) => (isAnnouncedTab(f.tab) ? null : 'tab must be {tabId, sessionId?, targetInfo}'),
+  tabDetached: (f) => (!isInt(f.tabId) ? 'tabId must be an integer' : !isStr(f.reason) ? 'reason must be a string' : null),
+  tabUpdated: (f) => (!isInt(f.tabId) ? 'tabId must be an integer' : !optStr(f.url) || !optStr(f.title) ? 'url and title must be strings' : null),
+  ping: () => null,
+};
+
+const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
+  welcome: (f) =>
+    !isInt(f.protocol) ? 'protocol must be an integer'
+    : !isStr(f.relayVersion) ? 'relayVersion must be a string'
+    : !Array.isArray(f.sessions) || !f.sessions.every((s) => isObj(s) && isInt(s.tabId) && isStr(s.sessionId))
+      ? 'sessions must be a list of {tabId, sessionId}'
+    : null,
+  tabSession: (f) => (isInt(f.tabId) && isStr(f.sessionId) ? null : 'tabSession needs tabId and sessionId'),
+  pong: () => null,
+  request: (f) => {
+    if (!isInt(f.id)) return 'id must be an integer';
+    switch (f.op) {
+      case 'cdp':
+        return isInt(f.tabId) && isStr(f.method) && optStr(f.sessionId) && optObj(f.params) ? null : 'cdp needs tabId, method, params?';
+      case 'createTab':
+        return isStr(f.url) && typeof f.active === 'boolean' ? null : 'createTab needs url and active';
+      case 'closeTab':
+      case 'activateTab':
+        return isInt(f.tabId) ? null : `${f.op} needs tabId`;
+      default:
+        return `unknown request op ${JSON.stringify(f.op)}`;
+    }
+  },
+};
+
+function parseWith<T extends { type: string }>(
+  raw: string,
+  checks: Record<string, (f: Obj) => string | null>,
+): Parsed<T> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return { ok: false, error: `not JSON: ${(error as Error).message}` };
+  }
+  if (!isObj(value)) return { ok: false, error: 'a frame must be a JSON object' };
+  const type = value.type;
+  const check = isStr(type) && Object.hasOwn(checks, type) ? checks[type] : undefined;
+  if (!check) return { ok: false, error: `unknown frame type ${JSON.stringify(type)}` };
+  const problem = check(value);
+  return problem ? { ok: false, error: `${type as string}: ${problem}` } : { ok: true, frame: value as unknown as T };
+}
+
+export function parseExtensionFrame(raw: string): Parsed<ExtensionFrame> {
+  return parseWith<ExtensionFrame>(raw, extensionChecks);
+}
+
+export function parseRelayFrame(raw: string): Parsed<RelayFrame> {
+  return parseWith<RelayFrame>(raw, relayChecks);
+}

@@ -1,0 +1,93 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../helpers/chromium';
+import { pngSize } from '../helpers/png';
+import { startE2e, type E2eSetup } from '../helpers/session';
+
+describe('Playwright drives an extension tab through the relay', () => {
+  let e2e: E2eSetup;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    e2e = await startE2e();
+    const tab = await e2e.browser.openTab(e2e.pages.url('/'));
+    await e2e.attach(tab);
+    browser = await chromium.connectOverCDP(e2e.relay.cdpHttpUrl);
+    page = await until('the attached page in Playwright', () => browser.contexts()[0]?.pages().find((p) => p.url() === e2e.pages.url('/')));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await e2e?.close();
+  });
+
+  it('reports the real browser version', () => {
+    expect(browser.version()).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+  });
+
+  it('navigates, fills, clicks and evaluates, and the page shows the result', async () => {
+    await page.goto(e2e.pages.url('/form'));
+    expect(await page.title()).toBe('form');
+    await page.fill('#name', 'lobster');
+    await page.click('#agree');
+    await page.click('#go');
+    expect(await page.textContent('#out')).toBe('clicked lobster');
+    expect(await page.isChecked('#agree')).toBe(true);
+    expect(await page.evaluate(() => document.querySelector<HTMLInputElement>('#name')!.value + ':' + (1 + 1))).toBe('lobster:2');
+  });
+
+  it('takes a screenshot of the page', async () => {
+    await page.goto(e2e.pages.url('/form'));
+    const shot = await page.screenshot();
+    const size = pngSize(shot);
+    expect(size.width).toBeGreaterThan(100);
+    expect(size.height).toBeGreaterThan(100);
+  });
+
+  it('reads the aria snapshot', async () => {
+    await page.goto(e2e.pages.url('/form'));
+    const snapshot = await page.locator('body').ariaSnapshot();
+    expect(snapshot).toContain('button "Go"');
+    expect(snapshot).toContain('checkbox "I agree"');
+  });
+
+  it('receives console messages', async () => {
+    await page.goto(e2e.pages.url('/console'));
+    const message = page.waitForEvent('console');
+    await page.click('#log');
+    expect((await message).text()).toBe('hello from the page 42');
+  });
+
+  it('opens a new page as a new attached tab and closes it', async () => {
+    const extra = await browser.contexts()[0]!.newPage();
+    await extra.goto(e2e.pages.url('/'));
+    expect(await extra.title()).toBe('home');
+    const listed = await e2e.json<Array<{ url: string }>>('/json/list');
+    expect(listed.some((t) => t.url === e2e.pages.url('/'))).toBe(true);
+    const before = (await e2e.browser.targets('page')).length;
+    await extra.close();
+    await until('the tab to close in the browser', async () => (await e2e.browser.targets('page')).length === before - 1);
+    expect((await e2e.json<Array<{ url: string }>>('/json/list')).some((t) => t.url === e2e.pages.url('/'))).toBe(false);
+  });
+
+  it('reads and clicks inside a cross-site iframe', async () => {
+    await page.goto(e2e.pages.url('/outer'));
+    const frame = await until('the cross-site frame', () => page.frames().find((f) => f.url() === e2e.pages.otherSiteUrl('/framed')));
+    expect(await frame.textContent('#state')).toBe('not clicked');
+    await frame.click('#inner');
+    expect(await frame.textContent('#state')).toBe('clicked in frame');
+    // It really is another site, in its own process: Chrome lists it as an iframe target, which
+    // the relay reaches only through a child session of the tab.
+    const iframes = await e2e.browser.targets('iframe');
+    expect(iframes.some((t) => t.url === e2e.pages.otherSiteUrl('/framed'))).toBe(true);
+  });
+
+  it('opens a raw CDP session on the page', async () => {
+    await page.goto(e2e.pages.url('/form'));
+    const session = await page.context().newCDPSession(page);
+    const { result } = await session.send('Runtime.evaluate', { expression: 'document.title', returnByValue: true });
+    expect(result.value).toBe('form');
+    await session.detach();
+    expect(await page.evaluate(() => document.title)).toBe('form');
+  });
+});

@@ -1,0 +1,214 @@
+// Real Chromium for end-to-end tests, launched the way a user's browser would run our extension:
+// the built dist/extension loaded unpacked, no Playwright attached to the browser (Playwright's
+// own connection keeps service workers alive and would hide worker restarts). The harness talks
+// raw CDP to the browser for what a user does by hand: clicking the toolbar button
+// (Extensions.triggerAction on the tab target), typing settings into the options, closing tabs.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EXTENSION_ID } from '../../shared/defaults';
+import { CdpClient } from './cdp-client';
+
+export const EXTENSION_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/extension');
+
+export function chromiumPath(): string {
+  const candidates = [process.env.CLAWD_TEST_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+  const found = candidates.find((c): c is string => !!c && existsSync(c));
+  if (!found) throw new Error('No Chromium found: install it (apt-get install -y chromium) or set CLAWD_TEST_CHROMIUM');
+  return found;
+}
+
+/** Flags this closed network and a root user need (see shared/docs/platform-facts.md). */
+export const CHROMIUM_FLAGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--disable-quic',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--password-store=basic',
+];
+
+export interface TargetInfo {
+  targetId: string;
+  type: string;
+  url: string;
+  title: string;
+  attached: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value as T;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    await sleep(everyMs);
+  }
+}
+
+export class TestBrowser {
+  private constructor(
+    readonly process: ChildProcess,
+    readonly cdp: CdpClient,
+    readonly wsEndpoint: string,
+    readonly userDataDir: string,
+  ) {}
+
+  /** Launches Chromium with the built extension and waits for its service worker. */
+  static async launch(options: { extension?: boolean } = {}): Promise<TestBrowser> {
+    const withExtension = options.extension ?? true;
+    if (withExtension && !existsSync(path.join(EXTENSION_DIR, 'manifest.json'))) {
+      throw new Error(`${EXTENSION_DIR} is missing: run npm run build first`);
+    }
+    const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'clawd-chromium-'));
+    const args = [
+      ...CHROMIUM_FLAGS,
+      `--user-data-dir=${userDataDir}`,
+      '--remote-debugging-port=0',
+      ...(withExtension ? [`--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`] : []),
+      'about:blank',
+    ];
+    const child = spawn(chromiumPath(), args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    let stderr = '';
+    const wsEndpoint = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`Chromium did not start within 20 s:\n${stderr.slice(-2000)}`)), 20_000);
+      child.stderr!.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        const match = stderr.match(/DevTools listening on (ws:\/\/\S+)/);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`Chromium exited (${code}) before listening:\n${stderr.slice(-2000)}`));
+      });
+    });
+    const cdp = await CdpClient.connect(wsEndpoint);
+    const browser = new TestBrowser(child, cdp, wsEndpoint, userDataDir);
+    if (withExtension) await until('the extension service worker', () => browser.workerTarget());
+    return browser;
+  }
+
+  get extensionId(): string {
+    return EXTENSION_ID;
+  }
+
+  async targets(type?: string): Promise<TargetInfo[]> {
+    const { targetInfos } = await this.cdp.send<{ targetInfos: TargetInfo[] }>('Target.getTargets', type ? { filter: [{ type }] } : {});
+    return type ? targetInfos : targetInfos.filter((t) => t.type !== 'browser' && t.type !== 'tab');
+  }
+
+  async workerTarget(): Promise<TargetInfo | undefined> {
+    return (await this.targets('service_worker')).find((t) => t.url.startsWith(`chrome-extension://${EXTENSION_ID}/`));
+  }
+
+  /**
+   * Evaluates in the extension's service worker, attaching afresh (the worker may have restarted).
+   * A worker target is listed a moment before its extension APIs exist, so wait for `chrome` first.
+   */
+  async swEval<T = unknown>(expression: string): Promise<T> {
+    const worker = await until('the extension service worker', () => this.workerTarget());
+    const { sessionId } = await this.cdp.send('Target.attachToTarget', { targetId: worker.targetId, flatten: true });
+    const evaluate = async (code: string) => {
+      const { result, exceptionDetails } = await this.cdp.send('Runtime.evaluate', { expression: code, awaitPromise: true, returnByValue: true }, sessionId);
+      if (exceptionDetails) throw new Error(`worker evaluation failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+      return result.value as T;
+    };
+    try {
+      await until('the worker to have its extension APIs', async () => (await evaluate("typeof chrome === 'object' && !!chrome.storage")) === true, 5_000, 25);
+      return await evaluate(expression);
+    } finally {
+      await this.cdp.send('Target.detachFromTarget', { sessionId }).catch(() => {});
+    }
+  }
+
+  /** What a user does on the options page: set the relay port and token. */
+  async configureExtension(relayPort: number, token: string): Promise<void> {
+    await this.swEval(`chrome.storage.local.set(${JSON.stringify({ relayPort, token })})`);
+  }
+
+  /** Opens a tab (as a user would) and returns its tab target id and page target id. */
+  async openTab(url: string): Promise<{ tabTargetId: string; pageTargetId: string }> {
+    const before = new Set((await this.targets('tab')).map((t) => t.targetId));
+    const { targetId } = await this.cdp.send<{ targetId: string }>('Target.createTarget', { url });
+    const tab = await until('the new tab target', async () => (await this.targets('tab')).find((t) => !before.has(t.targetId)));
+    return { tabTargetId: tab.targetId, pageTargetId: targetId };
+  }
+
+  /** The tab target of the first tab (the one Chromium opened at start). */
+  async firstTab(): Promise<{ tabTargetId: string; pageTargetId: string }> {
+    const tab = (await this.targets('tab'))[0];
+    const page = (await this.targets('page'))[0];
+    if (!tab || !page) throw new Error('no tab open');
+    return { tabTargetId: tab.targetId, pageTargetId: page.targetId };
+  }
+
+  /** A real toolbar click on that tab: fires chrome.action.onClicked in the extension. */
+  async clickToolbar(tabTargetId: string): Promise<void> {
+    await this.cdp.send('Extensions.triggerAction', { id: EXTENSION_ID, targetId: tabTargetId });
+  }
+
+  /** Chrome's tab id for a page target, as the extension sees it. */
+  async tabIdOf(pageTargetId: string): Promise<number> {
+    return until('the tab id', () =>
+      this.swEval<number | undefined>(`chrome.debugger.getTargets().then(ts => ts.find(t => t.id === ${JSON.stringify(pageTargetId)})?.tabId)`),
+    );
+  }
+
+  async badge(tabId: number): Promise<{ text: string; title: string }> {
+    return this.swEval(`Promise.all([chrome.action.getBadgeText({tabId: ${tabId}}), chrome.action.getTitle({tabId: ${tabId}})]).then(([text, title]) => ({text, title}))`);
+  }
+
+  /** Stops the extension's service worker on purpose; its next event starts a fresh one. */
+  async terminateWorker(): Promise<void> {
+    const worker = await this.workerTarget();
+    if (!worker) throw new Error('no service worker to terminate');
+    await this.cdp.send('Target.closeTarget', { targetId: worker.targetId });
+    await until('the worker to stop', async () => !(await this.workerTarget()) || undefined, 5_000);
+  }
+
+  /** A raw CDP session of the harness on a page (a second debugger client, as DevTools would be). */
+  async pageSession(pageTargetId: string): Promise<string> {
+    const { sessionId } = await this.cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: pageTargetId, flatten: true });
+    return sessionId;
+  }
+
+  async close(): Promise<void> {
+    await this.cdp.close().catch(() => {});
+    if (this.process.exitCode === null && this.process.pid) {
+      const exited = new Promise((r) => this.process.once('exit', r));
+      try {
+        process.kill(-this.process.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-this.process.pid!, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, 3_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(this.userDataDir, { recursive: true, force: true });
+  }
+}

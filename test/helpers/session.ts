@@ -1,0 +1,42 @@
+// The usual e2e set-up: a relay on a free port, Chromium with the built extension configured for
+// that relay (as a user would on the options page), and local test pages.
+
+import { TestBrowser, until } from './chromium';
+import { startPageServer, type PageServer } from './pages';
+import { startTestRelay, type TestRelay } from './relay';
+
+export interface E2eSetup {
+  relay: TestRelay;
+  browser: TestBrowser;
+  pages: PageServer;
+  /** GET a relay JSON route with the token. */
+  json<T = any>(path: string, init?: RequestInit): Promise<T>;
+  /** Clicks the toolbar on the tab and waits until the relay lists it; returns its page target id. */
+  attach(tab: { tabTargetId: string; pageTargetId: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startE2e(): Promise<E2eSetup> {
+  const [relay, browser, pages] = await Promise.all([startTestRelay(), TestBrowser.launch(), startPageServer()]);
+  await browser.configureExtension(relay.port, relay.token);
+  await until('the extension to connect', () => relay.relay.router.extensionConnected, 15_000);
+  const json = async (path: string, init?: RequestInit) => {
+    const res = await fetch(`${relay.relay.url}${path}`, { ...init, headers: { Authorization: `Bearer ${relay.token}`, ...init?.headers } });
+    if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+    return res.headers.get('content-type')?.includes('json') ? res.json() : res.text();
+  };
+  return {
+    relay,
+    browser,
+    pages,
+    json,
+    async attach(tab) {
+      await browser.clickToolbar(tab.tabTargetId);
+      await until('the tab in /json/list', async () => (await json<Array<{ id: string }>>('/json/list')).some((t) => t.id === tab.pageTargetId));
+      return tab.pageTargetId;
+    },
+    async close() {
+      await Promise.all([browser.close(), relay.close(), pages.close()]);
+    },
+  };
+}

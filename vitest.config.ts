@@ -1,0 +1,17 @@
+// Three tiers (docs/design.md): unit (pure logic), socket (real servers on port 0, scripted fake
+// extension and raw CDP clients), e2e (real Chromium with the built extension). `npm test` runs
+// all three after a build; e2e never skips: a missing Chromium fails loudly.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // Two cores: two files at once, each e2e file owning one Chromium.
+    maxWorkers: 2,
+    pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 10_000 } },
+      { extends: true, test: { name: 'socket', include: ['test/socket/**/*.test.ts'], testTimeout: 20_000 } },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 90_000, hookTimeout: 60_000 } },
+    ],
+  },
+});
