@@ -20,7 +20,7 @@ import {
 } from '../../shared/protocol';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
-import { PendingCalls } from './pending-calls';
+import { PendingCalls, type Settle } from './pending-calls';
 
 export interface ExtensionLinkHandlers {
   /** The extension said hello; return the session id of each announced tab for the welcome. */
@@ -71,18 +71,27 @@ export class ExtensionLink {
     return !this.#closed;
   }
 
-  /** Sends a request to the extension; rejects on its error, on timeout, or when the link closes. */
-  request<K extends RequestOp['op']>(
+  /**
+   * Sends a request to the extension. `settle` runs exactly once, synchronously when the answer
+   * is read (so answers keep their order), on timeout, or when the link closes.
+   */
+  requestWith<K extends RequestOp['op']>(
     op: Extract<RequestOp, { op: K }>,
     label: string,
+    settle: Settle<RequestResults[K]>,
     timeoutMs = this.options.commandMs,
-  ): Promise<RequestResults[K]> {
+  ): void {
     if (this.#closed) {
-      return Promise.reject(new ClawdError('extension_not_connected', `${label} was not sent: the extension is not connected`));
+      settle(new ClawdError('extension_not_connected', `${label} was not sent: the extension is not connected`));
+      return;
     }
-    const { id, promise } = this.#pending.create(label, timeoutMs);
+    const id = this.#pending.create(label, timeoutMs, settle as Settle<unknown>);
     this.send({ type: 'request', id, ...op } as RelayFrame);
-    return promise as Promise<RequestResults[K]>;
+  }
+
+  /** The promise form of requestWith, for requests whose answer order does not matter. */
+  request<K extends RequestOp['op']>(op: Extract<RequestOp, { op: K }>, label: string, timeoutMs = this.options.commandMs): Promise<RequestResults[K]> {
+    return new Promise((resolve, reject) => this.requestWith(op, label, (error, value) => (error ? reject(error) : resolve(value!)), timeoutMs));
   }
 
   send(frame: RelayFrame): void {

@@ -1,12 +1,18 @@
 // One registry for requests awaiting an answer: an id, a labelled timeout, and rejectAll for
 // when the other side goes away. Used for every request the relay sends to the extension, so
 // no caller can wait without a bound and a dropped socket fails every waiter at once.
+//
+// Calls settle through a callback run synchronously when the answer is read, not through a
+// promise: answers that arrive together must reach clients in the order they arrived, and
+// promise chains of different depths reorder them (measured: a Runtime.enable replay overtook
+// the earlier Page.getFrameTree response, and Playwright lost the page's main context).
 
 import { ClawdError } from '../errors';
 
+export type Settle<T> = (error: Error | undefined, value?: T) => void;
+
 interface Pending<T> {
-  resolve(value: T): void;
-  reject(error: Error): void;
+  settle: Settle<T>;
   timer: NodeJS.Timeout;
   label: string;
 }
@@ -16,19 +22,26 @@ export class PendingCalls<T = unknown> {
   readonly #calls = new Map<number, Pending<T>>();
 
   /**
-   * Registers a call and returns its id and promise. The promise rejects with `command_timeout`
-   * naming `label` after `timeoutMs`. The error is created here, at send time, so its stack
-   * points at the caller rather than at the socket handler that notices the silence.
+   * Registers a call and returns its id. `settle` runs once: with the answer, with the error,
+   * or with a `command_timeout` naming `label` after `timeoutMs`. The timeout error is created
+   * here, at send time, so its stack points at the caller rather than at a timer.
    */
-  create(label: string, timeoutMs: number): { id: number; promise: Promise<T> } {
+  create(label: string, timeoutMs: number, settle: Settle<T>): number {
     const id = this.#nextId++;
     const timeoutError = new ClawdError('command_timeout', `${label} got no answer within ${Math.round(timeoutMs / 1000)} s`);
+    const timer = setTimeout(() => {
+      this.#calls.delete(id);
+      settle(timeoutError);
+    }, timeoutMs);
+    this.#calls.set(id, { settle, timer, label });
+    return id;
+  }
+
+  /** The promise form, for callers that do not need arrival order. */
+  createPromise(label: string, timeoutMs: number): { id: number; promise: Promise<T> } {
+    let id = 0;
     const promise = new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#calls.delete(id);
-        reject(timeoutError);
-      }, timeoutMs);
-      this.#calls.set(id, { resolve, reject, timer, label });
+      id = this.create(label, timeoutMs, (error, value) => (error ? reject(error) : resolve(value as T)));
     });
     return { id, promise };
   }
@@ -39,13 +52,13 @@ export class PendingCalls<T = unknown> {
 
   resolve(id: number, value: T): boolean {
     const call = this.#take(id);
-    call?.resolve(value);
+    call?.settle(undefined, value);
     return call !== undefined;
   }
 
   reject(id: number, error: Error): boolean {
     const call = this.#take(id);
-    call?.reject(error);
+    call?.settle(error);
     return call !== undefined;
   }
 
@@ -54,7 +67,7 @@ export class PendingCalls<T = unknown> {
     const calls = [...this.#calls.values()];
     for (const call of calls) clearTimeout(call.timer);
     this.#calls.clear();
-    for (const call of calls) call.reject(why(call.label));
+    for (const call of calls) call.settle(why(call.label));
   }
 
   get size(): number {

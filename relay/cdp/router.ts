@@ -15,6 +15,7 @@ import { ClientSession, type Binding, type CdpCommand } from './client-session';
 import type { Subscription } from './debuggee-state';
 import { EventFence } from './event-fence';
 import { ExtensionLink, type ExtensionLinkHandlers } from './extension-link';
+import type { Settle } from './pending-calls';
 import { TabForwarder, type TabChannel } from './tab-forwarder';
 import { TargetRegistry, mintId, type TabRecord } from './target-registry';
 
@@ -239,24 +240,33 @@ export class Router implements BrowserHub, TabChannel {
 
   // ---- TabChannel: commands to a tab ------------------------------------------------------
 
-  send(tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>): Promise<unknown> {
+  forward(tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>): void {
     const link = this.#link;
-    if (link?.hello) return this.#sendOn(link, tab, childId, method, params);
-    return this.#awaitLink(method).then((l) => this.#sendOn(l, tab, childId, method, params));
+    if (link?.hello) return this.#forwardOn(link, tab, childId, method, params, settle);
+    this.#awaitLink(method).then(
+      (l) => this.#forwardOn(l, tab, childId, method, params, settle),
+      (error: Error) => settle(error),
+    );
   }
 
-  #sendOn(link: ExtensionLink, tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>): Promise<unknown> {
+  send(tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>): Promise<unknown> {
+    return new Promise((resolve, reject) => this.forward(tab, childId, method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  }
+
+  #forwardOn(link: ExtensionLink, tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>): void {
     if (this.registry.byTabId(tab.tabId) !== tab) {
-      return Promise.reject(new ClawdError('target_closed', `${method} was not sent: tab ${tab.tabId} is no longer attached`));
+      settle(new ClawdError('target_closed', `${method} was not sent: tab ${tab.tabId} is no longer attached`));
+      return;
     }
     const seq = tab.fence.begin();
     const op = childId === undefined ? { op: 'cdp' as const, tabId: tab.tabId, method, params } : { op: 'cdp' as const, tabId: tab.tabId, sessionId: childId, method, params };
-    const reply = link.request(op, method);
-    // Release held events only after the caller has written this response to its client: the
-    // response is sent in the promise chain, setImmediate runs after that chain has drained.
-    const release = () => setImmediate(() => tab.fence.end(seq));
-    reply.then(release, release);
-    return reply;
+    link.requestWith(op, method, (error, result) => {
+      try {
+        settle(error, result); // the response (and anything it replays) reaches the client first,
+      } finally {
+        tab.fence.end(seq); // then the events that overtook it.
+      }
+    });
   }
 
   // ---- BrowserHub: what Browser.* / Target.* need -----------------------------------------
@@ -356,15 +366,12 @@ export class Router implements BrowserHub, TabChannel {
 
   #onCommand(client: ClientSession, cmd: CdpCommand): void {
     const binding = client.bindings.get(cmd.sessionId);
-    let work: Promise<unknown>;
-    if (!binding) work = Promise.reject(new ClawdError('session_not_found', `Session with given id not found: ${cmd.sessionId}`));
-    else if (binding.kind === 'browser') work = this.#browserTarget.browserCommand(client, cmd);
-    else if (binding.kind === 'tab') work = this.#browserTarget.tabCommand(client, binding, cmd);
-    else work = this.#forwarder.command(client, binding, cmd);
-    work.then(
-      (result) => client.sendResult(cmd.id, cmd.sessionId, result),
-      (error: unknown) => client.sendError(cmd.id, cmd.sessionId, error),
-    );
+    const respond = (error: unknown, result?: unknown) =>
+      error ? client.sendError(cmd.id, cmd.sessionId, error) : client.sendResult(cmd.id, cmd.sessionId, result);
+    if (!binding) return respond(new ClawdError('session_not_found', `Session with given id not found: ${cmd.sessionId}`));
+    if (binding.kind === 'page' || binding.kind === 'child') return this.#forwarder.command(client, binding, cmd, respond);
+    const work = binding.kind === 'browser' ? this.#browserTarget.browserCommand(client, cmd) : this.#browserTarget.tabCommand(client, binding, cmd);
+    work.then((result) => respond(undefined, result), respond);
   }
 
   /** Closes every socket and timer; pending waits fail with a clear error. */

@@ -8,15 +8,24 @@ import type { Protocol } from 'devtools-protocol';
 import type { EventFrame } from '../../shared/protocol';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
+import type { Settle } from './pending-calls';
 import type { Binding, CdpCommand, ClientSession } from './client-session';
 import { DebuggeeState, type Subscription } from './debuggee-state';
 import type { ChildTarget, TabRecord } from './target-registry';
 
 export interface TabChannel {
-  /** Sends a CDP command to the tab (or a child session in it), ordered by the tab's event fence. */
+  /**
+   * Sends a CDP command to the tab (or a child session in it), ordered by the tab's event fence.
+   * `settle` runs synchronously when the answer is read, so answers reach clients in order.
+   */
+  forward(tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>): void;
+  /** The promise form, for the relay's own housekeeping commands. */
   send(tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>): Promise<unknown>;
   log: Logger;
 }
+
+/** Answers a client's command: an error, or the result. */
+export type Respond = (error: unknown, result?: unknown) => void;
 
 type Attached = Protocol.Target.AttachedToTargetEvent;
 
@@ -27,12 +36,18 @@ export class TabForwarder {
     return sub.childId === undefined ? sub.tab.page : sub.tab.children.get(sub.childId)?.state;
   }
 
-  /** Runs a client's command on a page or child session and returns the result to answer with. */
-  async command(client: ClientSession, binding: Extract<Binding, { kind: 'page' | 'child' }>, cmd: CdpCommand): Promise<unknown> {
+  /** Runs a client's command on a page or child session and answers it through `respond`. */
+  command(client: ClientSession, binding: Extract<Binding, { kind: 'page' | 'child' }>, cmd: CdpCommand, respond: Respond): void {
     const { sub } = binding;
     const state = this.stateOf(sub);
-    if (!state) throw new ClawdError('session_not_found', `Session ${cmd.sessionId} has detached`);
-    const send = (method: string, params: Record<string, unknown> = {}) => this.channel.send(sub.tab, sub.childId, method, params);
+    if (!state) return respond(new ClawdError('session_not_found', `Session ${cmd.sessionId} has detached`));
+    // Forwards a command; `then` runs on success, before the response goes out, in arrival order.
+    const forward = (method: string, params: Record<string, unknown>, then?: (result: unknown) => void) =>
+      this.channel.forward(sub.tab, sub.childId, method, params, (error, result) => {
+        if (error) return respond(error);
+        then?.(result);
+        respond(undefined, result);
+      });
     const dot = cmd.method.indexOf('.');
     const domain = cmd.method.slice(0, dot);
     const action = cmd.method.slice(dot + 1);
@@ -41,82 +56,78 @@ export class TabForwarder {
       // Chrome replays nothing for a second Runtime.enable on the same debugger session, so the
       // newcomer is shown the contexts the others already have, once its enable has answered
       // (after its earlier commands, e.g. Page.getFrameTree, as Playwright expects).
-      const result = await send(cmd.method, cmd.params);
-      state.enable(domain, sub);
-      for (const context of state.contexts.values()) client.sendEvent(sub.sessionId, 'Runtime.executionContextCreated', { context });
-      return result;
+      return forward(cmd.method, cmd.params, () => {
+        state.enable(domain, sub);
+        for (const context of state.contexts.values()) client.sendEvent(sub.sessionId, 'Runtime.executionContextCreated', { context });
+      });
     }
     if (action === 'enable') {
       state.enable(domain, sub);
-      return send(cmd.method, cmd.params);
+      return forward(cmd.method, cmd.params);
     }
     if (action === 'disable') {
-      return state.disable(domain, sub) ? send(cmd.method, cmd.params) : {};
+      return state.disable(domain, sub) ? forward(cmd.method, cmd.params) : respond(undefined, {});
     }
     switch (cmd.method) {
       case 'Target.setAutoAttach':
-        return this.#setAutoAttach(client, sub, state, cmd.params, send);
+        return this.#setAutoAttach(client, sub, state, cmd.params, forward, respond);
       case 'Target.detachFromTarget':
-        return this.#detachChild(client, sub, cmd.params, send);
-      case 'Page.addScriptToEvaluateOnNewDocument': {
-        const result = (await send(cmd.method, cmd.params)) as { identifier?: string };
-        if (typeof result.identifier === 'string') state.addScript(sub, result.identifier);
-        return result;
-      }
+        return this.#detachChild(client, sub, cmd.params, respond);
+      case 'Page.addScriptToEvaluateOnNewDocument':
+        return forward(cmd.method, cmd.params, (result) => {
+          const identifier = (result as { identifier?: unknown }).identifier;
+          if (typeof identifier === 'string') state.addScript(sub, identifier);
+        });
       case 'Page.removeScriptToEvaluateOnNewDocument':
         state.removeScript(sub, String(cmd.params.identifier));
-        return send(cmd.method, cmd.params);
+        return forward(cmd.method, cmd.params);
       default:
-        return send(cmd.method, cmd.params);
+        return forward(cmd.method, cmd.params);
     }
   }
 
-  async #setAutoAttach(
+  #setAutoAttach(
     client: ClientSession,
     sub: Subscription,
     state: DebuggeeState,
     params: Record<string, unknown>,
-    send: (method: string, params?: Record<string, unknown>) => Promise<unknown>,
-  ): Promise<unknown> {
+    forward: (method: string, params: Record<string, unknown>, then?: () => void) => void,
+    respond: Respond,
+  ): void {
     if (params.flatten !== true && params.autoAttach) {
-      throw new ClawdError('unsupported', 'Target.setAutoAttach: only flatten mode is supported through the clawd relay');
+      return respond(new ClawdError('unsupported', 'Target.setAutoAttach: only flatten mode is supported through the clawd relay'));
     }
     if (!params.autoAttach) {
       const last = state.autoAttach.delete(sub) && state.autoAttach.size === 0;
-      return last ? send('Target.setAutoAttach', params) : {};
+      return last ? forward('Target.setAutoAttach', params) : respond(undefined, {});
     }
-    const first = state.autoAttach.size === 0;
-    if (first) state.autoAttach.add(sub);
-    const result = await send('Target.setAutoAttach', params);
-    if (!first) {
-      // A repeated setAutoAttach re-announces nothing (measured): announce existing children.
+    if (state.autoAttach.size === 0) {
+      state.autoAttach.add(sub);
+      return forward('Target.setAutoAttach', params);
+    }
+    // A repeated setAutoAttach re-announces nothing (measured): announce existing children.
+    forward('Target.setAutoAttach', params, () => {
       state.autoAttach.add(sub);
       for (const child of sub.tab.children.values()) {
-        if (child.parentId === sub.childId && !client.bindings.has(child.sessionId)) {
-          this.#announceChild(client, sub, child, false);
-        }
+        if (child.parentId === sub.childId && !client.bindings.has(child.sessionId)) this.#announceChild(client, sub, child, false);
       }
-    }
-    return result;
+    });
   }
 
-  async #detachChild(
-    client: ClientSession,
-    sub: Subscription,
-    params: Record<string, unknown>,
-    send: (method: string, params?: Record<string, unknown>) => Promise<unknown>,
-  ): Promise<unknown> {
+  #detachChild(client: ClientSession, sub: Subscription, params: Record<string, unknown>, respond: Respond): void {
     const childId = typeof params.sessionId === 'string' ? params.sessionId : undefined;
     const binding = childId ? client.bindings.get(childId) : undefined;
     if (!childId || binding?.kind !== 'child' || binding.sub.tab !== sub.tab) {
-      throw new ClawdError('session_not_found', `No session with given id: ${childId ?? '(none)'}`);
+      return respond(new ClawdError('session_not_found', `No session with given id: ${childId ?? '(none)'}`));
     }
     const child = sub.tab.children.get(childId);
     this.dropChildSubscription(client, childId);
     if (child) client.sendEvent(binding.parent, 'Target.detachedFromTarget', { sessionId: childId, targetId: child.targetInfo.targetId });
     // Only the last client to let go really detaches Chrome's child session.
-    if (child && child.state.subscribers.size === 0) await send('Target.detachFromTarget', { sessionId: childId }).catch(() => {});
-    return {};
+    if (child && child.state.subscribers.size === 0) {
+      this.channel.send(sub.tab, undefined, 'Target.detachFromTarget', { sessionId: childId }).catch(() => {});
+    }
+    respond(undefined, {});
   }
 
   /** Delivers one tab event (already ordered by the fence) to the client sessions that want it. */

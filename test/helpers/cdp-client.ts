@@ -35,15 +35,14 @@ export class CdpClient {
     ws.on('message', (data) => {
       const message = JSON.parse(data.toString()) as CdpMessage;
       this.raw.push(message);
-      if (message.id !== undefined && this.#pending.has(message.id)) {
-        const call = this.#pending.get(message.id)!;
-        this.#pending.delete(message.id);
+      if (message.method) this.events.push(message);
+      for (const listener of [...this.#listeners]) listener(message);
+      const call = message.id !== undefined ? this.#pending.get(message.id) : undefined;
+      if (call) {
+        this.#pending.delete(message.id!);
         if (message.error) call.reject(new CdpError(call.method, message.error.code, message.error.message));
         else call.resolve(message.result);
-        return;
       }
-      if (message.method) this.events.push(message);
-      for (const listener of this.#listeners) listener(message);
     });
     this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
     ws.once('close', () => {

@@ -20,10 +20,10 @@ export async function startE2e(): Promise<E2eSetup> {
   const [relay, browser, pages] = await Promise.all([startTestRelay(), TestBrowser.launch(), startPageServer()]);
   await browser.configureExtension(relay.port, relay.token);
   await until('the extension to connect', () => relay.relay.router.extensionConnected, 15_000);
-  const json = async (path: string, init?: RequestInit) => {
+  const json = async <T = any>(path: string, init?: RequestInit): Promise<T> => {
     const res = await fetch(`${relay.relay.url}${path}`, { ...init, headers: { Authorization: `Bearer ${relay.token}`, ...init?.headers } });
     if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
-    return res.headers.get('content-type')?.includes('json') ? res.json() : res.text();
+    return (res.headers.get('content-type')?.includes('json') ? res.json() : res.text()) as Promise<T>;
   };
   return {
     relay,

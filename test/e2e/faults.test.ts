@@ -1,0 +1,100 @@
+import { chromium } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startRelayServer } from '../../relay/cdp/relay-server';
+import { CdpClient } from '../helpers/cdp-client';
+import { until } from '../helpers/chromium';
+import { startE2e, type E2eSetup } from '../helpers/session';
+
+/** Rejects if `promise` has not settled after `ms`: the behaviour under test is "does not hang". */
+function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} still pending after ${ms} ms`)), ms))]);
+}
+
+async function primarySessionId(e2e: E2eSetup, targetId: string): Promise<string> {
+  const client = await CdpClient.connect(e2e.relay.cdpWsUrl);
+  await client.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
+  const event = await client.waitForEvent('Target.attachedToTarget', (m) => m.params.targetInfo.targetId === targetId);
+  await client.close();
+  return event.params.sessionId;
+}
+
+describe('faults', () => {
+  let e2e: E2eSetup | undefined;
+  afterEach(async () => {
+    await e2e?.close();
+    e2e = undefined;
+  });
+
+  it('a restarted service worker reconnects and a connected Playwright keeps working on the same page', async () => {
+    e2e = await startE2e();
+    const tab = await e2e.browser.openTab(e2e.pages.url('/console'));
+    await e2e.attach(tab);
+    const sessionBefore = await primarySessionId(e2e, tab.pageTargetId);
+    const browser = await chromium.connectOverCDP(e2e.relay.cdpHttpUrl);
+    let disconnected = false;
+    browser.on('disconnected', () => (disconnected = true));
+    const page = await until('the page', () => browser.contexts()[0]?.pages()[0]);
+    let pageClosed = false;
+    page.on('close', () => (pageClosed = true));
+    expect(await page.evaluate(() => 6 * 7)).toBe(42);
+
+    await e2e.browser.terminateWorker();
+    await until('the relay to notice', () => !e2e!.relay.relay.router.extensionConnected);
+
+    // Any debugger event wakes a fresh worker (measured); here the page logs something. The event
+    // that woke it must still reach Playwright once the worker has reconnected.
+    const woke = page.waitForEvent('console');
+    const harness = await e2e.browser.pageSession(tab.pageTargetId);
+    await e2e.browser.cdp.send('Runtime.evaluate', { expression: 'console.log("wake up")' }, harness);
+    expect((await woke).text()).toBe('wake up');
+    await until('the extension to reconnect', () => e2e!.relay.relay.router.extensionConnected);
+
+    expect(await page.evaluate(() => document.title)).toBe('console');
+    await page.click('#log');
+    expect(await primarySessionId(e2e, tab.pageTargetId)).toBe(sessionBefore);
+    expect(disconnected).toBe(false);
+    expect(pageClosed).toBe(false);
+    await browser.close();
+  });
+
+  it('after a relay restart the extension reconnects within 5 s and its tabs reappear', async () => {
+    e2e = await startE2e();
+    const tab = await e2e.browser.openTab(e2e.pages.url('/form'));
+    await e2e.attach(tab);
+    const { port, token } = e2e.relay;
+    await e2e.relay.relay.close();
+
+    const restarted = await startRelayServer({ port, token });
+    try {
+      const started = Date.now();
+      await until('the extension to reconnect', () => restarted.router.extensionConnected, 5_000, 20);
+      await until('the tab to reappear', () => restarted.router.tabs().some((t) => t.targetId === tab.pageTargetId), 5_000 - (Date.now() - started), 20);
+      const browser = await chromium.connectOverCDP(`${restarted.url}/?token=${token}`);
+      const page = await until('the page', () => browser.contexts()[0]?.pages()[0]);
+      expect(await page.evaluate(() => document.title)).toBe('form');
+      await browser.close();
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('with the extension gone, a pending command fails at once and a new one within a bound, naming the method', async () => {
+    e2e = await startE2e();
+    const tab = await e2e.browser.openTab(e2e.pages.url('/'));
+    await e2e.attach(tab);
+    const client = await CdpClient.connect(e2e.relay.cdpWsUrl);
+    const { sessionId } = await client.send('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true });
+    const forever = client.send('Runtime.evaluate', { expression: 'new Promise(() => {})', awaitPromise: true }, sessionId);
+    forever.catch(() => {});
+    await new Promise((r) => setTimeout(r, 200)); // the command is in the tab by now
+
+    await e2e.browser.terminateWorker();
+    await expect(within(3_000, forever, 'the pending command')).rejects.toThrow(/Runtime\.evaluate.*extension disconnected/);
+
+    const later = client.send('DOM.getDocument', {}, sessionId);
+    await expect(within(10_000, later, 'the new command')).rejects.toThrow(/DOM\.getDocument was not sent: the clawd extension is not connected/);
+    // The client itself is still served.
+    expect((await client.send('Browser.getVersion')).product).toMatch(/^Chrome\//);
+    await client.close();
+  });
+});

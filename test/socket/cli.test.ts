@@ -1,0 +1,76 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, startCli } from '../helpers/cli';
+
+describe('the clawd command', () => {
+  const dirs: string[] = [];
+  const tempHome = () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'clawd-cli-'));
+    dirs.push(dir);
+    return path.join(dir, 'home');
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('prints the same token every time, creating the home on first use ($CLAWD_HOME)', async () => {
+    const home = tempHome();
+    const first = await runCli(['token'], { CLAWD_HOME: home });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^[A-Za-z0-9_-]{32}\n$/);
+    expect((await runCli(['token', '--home', home])).stdout).toBe(first.stdout);
+  });
+
+  it('serves the relay, says where everything is, and stops cleanly on SIGINT and SIGTERM', async () => {
+    const home = tempHome();
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const { child, match, stdout } = await startCli(['serve', '--relay-port', '0', '--home', home], /Relay \(CDP\)\s+(http:\/\/127\.0\.0\.1:\d+)[\s\S]*Token\s+(\S+)[\s\S]*Extension\s+(\S+)[\s\S]*Ctrl\+C/);
+      const [, url, token, extension] = match;
+      expect(token).toBe((await runCli(['token', '--home', home])).stdout.trim());
+      expect(path.isAbsolute(extension!)).toBe(true);
+      expect(existsSync(path.join(extension!, 'manifest.json'))).toBe(true);
+      expect(stdout()).toContain('Load unpacked');
+      expect(stdout()).toContain(`connectOverCDP('${url}/?token=${token}')`);
+      const health = await (await fetch(`${url}/`)).json();
+      expect(health).toMatchObject({ ok: true, name: 'clawd-browser', extensionConnected: false });
+      const version = await (await fetch(`${url}/json/version?token=${token}`)).json();
+      expect(version.webSocketDebuggerUrl).toBe(`${url!.replace('http', 'ws')}/cdp?token=${token}`);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill(signal);
+      expect(await exited).toBe(0);
+      await expect(fetch(`${url}/`)).rejects.toThrow();
+    }
+  });
+
+  it('names the port when it is taken', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      const result = await runCli(['serve', '--relay-port', String(port), '--home', tempHome()]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(`clawd: relay port ${port} on 127.0.0.1 is already in use (another clawd serve?); choose another port\n`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('answers bad usage with a one-line reason and exit code 2', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['bogus'], /^clawd: unknown command "bogus"\. See clawd --help\n$/],
+      [['serve', '--relay-port', 'abc'], /^clawd: --relay-port must be a port number from 0 to 65535, got "abc"\. See clawd --help\n$/],
+      [['token', '--nope'], /^clawd: Unknown option '--nope'.*See clawd --help\n$/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: clawd <command>');
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { parseExtensionFrame, parseRelayFrame } from '../../shared/protocol';
+
+const tab = { tabId: 1, targetInfo: { targetId: 'T', type: 'page', title: 't', url: 'https://a.test/' } };
+const hello = { type: 'hello', protocol: 1, extensionVersion: '1.0.0', browser: { product: 'Chrome/1', userAgent: 'ua', protocolVersion: '1.3' }, tabs: [tab] };
+
+describe('extension frames', () => {
+  it('accepts every well-formed frame type', () => {
+    const frames = [
+      hello,
+      { type: 'reply', id: 1, result: { a: 1 } },
+      { type: 'reply', id: 2, error: { code: 'cdp', message: 'm', cdp: { code: -32000, message: 'm' } } },
+      { type: 'event', tabId: 1, method: 'Page.loadEventFired', params: {} },
+      { type: 'event', tabId: 1, sessionId: 'S', method: 'Runtime.consoleAPICalled' },
+      { type: 'tabAttached', tab },
+      { type: 'tabDetached', tabId: 1, reason: 'target_closed' },
+      { type: 'tabUpdated', tabId: 1, title: 'x' },
+      { type: 'ping' },
+    ];
+    for (const frame of frames) expect(parseExtensionFrame(JSON.stringify(frame))).toEqual({ ok: true, frame });
+  });
+
+  it.each([
+    ['{oops', /^not JSON/],
+    ['[]', /must be a JSON object/],
+    ['"hello"', /must be a JSON object/],
+    [JSON.stringify({ type: 'warp' }), /unknown frame type "warp"/],
+    [JSON.stringify({ tabId: 1 }), /unknown frame type undefined/],
+    [JSON.stringify({ ...hello, protocol: '1' }), /hello: protocol must be an integer/],
+    [JSON.stringify({ ...hello, tabs: [{ tabId: 1 }] }), /hello: tabs must be a list/],
+    [JSON.stringify({ ...hello, browser: { product: 'x' } }), /hello: browser must be/],
+    [JSON.stringify({ type: 'reply', id: 1.5 }), /reply: id must be an integer/],
+    [JSON.stringify({ type: 'reply', id: 1, error: 'boom' }), /reply: error must be/],
+    [JSON.stringify({ type: 'event', tabId: 1 }), /event: method must be a string/],
+    [JSON.stringify({ type: 'event', tabId: 1, method: 'A.b', params: [] }), /event: params must be an object/],
+    [JSON.stringify({ type: 'tabDetached', tabId: 1 }), /tabDetached: reason must be a string/],
+    [JSON.stringify({ type: 'toString' }), /unknown frame type "toString"/],
+  ])('refuses %s', (raw, error) => {
+    const parsed = parseExtensionFrame(raw);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error).toMatch(error);
+  });
+});
+
+describe('relay frames', () => {
+  it('accepts requests of the allow-listed ops only', () => {
+    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 1, op: 'cdp', tabId: 1, method: 'A.b' })).ok).toBe(true);
+    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 2, op: 'createTab', url: 'about:blank', active: true })).ok).toBe(true);
+    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 3, op: 'closeTab', tabId: 1 })).ok).toBe(true);
+    const evil = parseRelayFrame(JSON.stringify({ type: 'request', id: 4, op: 'eval', code: '1' }));
+    expect(evil).toEqual({ ok: false, error: 'request: unknown request op "eval"' });
+    expect(parseRelayFrame(JSON.stringify({ type: 'welcome', protocol: 1, relayVersion: '1', sessions: [{ tabId: 1 }] })).ok).toBe(false);
+  });
+});
