@@ -85,6 +85,7 @@ export class RelayConnection {
   ensureConnected(timeoutMs: number): Promise<void> {
     if (this.#welcomed) return Promise.resolve();
     this.wake();
+    if (this.status === 'unconfigured') return Promise.reject(new Error(this.detail));
     return new Promise<void>((resolve, reject) => {
       const waiter = { resolve, reject };
       this.#waiters.push(waiter);

@@ -62,7 +62,15 @@ describe('faults', () => {
     const tab = await e2e.browser.openTab(e2e.pages.url('/form'));
     await e2e.attach(tab);
     const { port, token } = e2e.relay;
+    const tabId = await e2e.browser.tabIdOf(tab.pageTargetId);
     await e2e.relay.relay.close();
+    // While the relay is away the badge says so, with the reason, instead of a stale ON.
+    const away = await until('the badge to leave ON', async () => {
+      const b = await e2e!.browser.badge(tabId);
+      return b.text !== 'ON' ? b : undefined;
+    });
+    expect(['!', '…']).toContain(away.text);
+    expect(away.title).toMatch(/relay/);
 
     const restarted = await startRelayServer({ port, token });
     try {
@@ -73,6 +81,7 @@ describe('faults', () => {
       const page = await until('the page', () => browser.contexts()[0]?.pages()[0]);
       expect(await page.evaluate(() => document.title)).toBe('form');
       await browser.close();
+      await until('the badge to read ON again', async () => (await e2e!.browser.badge(tabId)).text === 'ON');
     } finally {
       await restarted.close();
     }

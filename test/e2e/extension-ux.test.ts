@@ -1,0 +1,128 @@
+import { chromium } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EXTENSION_ORIGIN } from '../../shared/defaults';
+import { CdpClient } from '../helpers/cdp-client';
+import { TestBrowser, until } from '../helpers/chromium';
+import { startTestRelay, type TestRelay } from '../helpers/relay';
+import { startE2e, type E2eSetup } from '../helpers/session';
+
+/** The relay session id a fresh CDP client is given for a page. */
+async function sessionIdOf(cdpWsUrl: string, targetId: string): Promise<string> {
+  const client = await CdpClient.connect(cdpWsUrl);
+  await client.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
+  const event = await client.waitForEvent('Target.attachedToTarget', (m) => m.params.targetInfo.targetId === targetId);
+  await client.close();
+  return event.params.sessionId;
+}
+
+describe('the extension as a user meets it', () => {
+  let e2e: E2eSetup;
+  beforeAll(async () => {
+    e2e = await startE2e();
+  });
+  afterAll(() => e2e?.close());
+
+  it('shows ! with the reason on a chrome:// page instead of failing silently', async () => {
+    const tab = await e2e.browser.openTab('chrome://version');
+    const tabId = await until('the chrome:// tab id', () =>
+      e2e.browser.swEval<number | undefined>(`chrome.tabs.query({}).then(ts => ts.find(t => (t.url || t.pendingUrl || '').startsWith('chrome://version'))?.id)`),
+    );
+    await e2e.browser.clickToolbar(tab.tabTargetId);
+    const badge = await until('the error badge and its reason', async () => {
+      const b = await e2e.browser.badge(tabId);
+      return b.text === '!' && b.title !== 'clawd: click to hand this tab to your agent' ? b : undefined;
+    });
+    expect(badge.title).toBe('clawd: browser pages (chrome://) cannot be handed to the agent: open a regular web page');
+    expect(e2e.relay.relay.router.tabs()).toHaveLength(0);
+  });
+
+  it('keeps the same session across a cross-site navigation', async () => {
+    const tab = await e2e.browser.openTab(e2e.pages.url('/form'));
+    await e2e.attach(tab);
+    const before = await sessionIdOf(e2e.relay.cdpWsUrl, tab.pageTargetId);
+    const browser = await chromium.connectOverCDP(e2e.relay.cdpHttpUrl);
+    try {
+      const page = await until('the page', () => browser.contexts()[0]?.pages().find((p) => p.url() === e2e.pages.url('/form')));
+      await page.goto(e2e.pages.otherSiteUrl('/console'));
+      expect(await page.evaluate(() => location.host)).toBe(`localhost:${e2e.pages.port}`);
+      await page.goto(e2e.pages.url('/'));
+      expect(await page.title()).toBe('home');
+    } finally {
+      await browser.close();
+    }
+    expect(await sessionIdOf(e2e.relay.cdpWsUrl, tab.pageTargetId)).toBe(before);
+    const listed = await e2e.json<Array<{ id: string; url: string; title: string }>>('/json/list');
+    await until('the list to show the new url', async () => {
+      const entry = (await e2e.json<Array<{ id: string; url: string }>>('/json/list')).find((t) => t.id === tab.pageTargetId);
+      return entry?.url === e2e.pages.url('/');
+    });
+    expect(listed.some((t) => t.id === tab.pageTargetId)).toBe(true);
+  });
+
+  it('detaches cleanly when the user closes an attached tab', async () => {
+    const tab = await e2e.browser.openTab(e2e.pages.url('/console'));
+    await e2e.attach(tab);
+    const browser = await chromium.connectOverCDP(e2e.relay.cdpHttpUrl);
+    try {
+      const page = await until('the page', () => browser.contexts()[0]?.pages().find((p) => p.url() === e2e.pages.url('/console')));
+      const closed = new Promise<void>((resolve) => page.once('close', () => resolve()));
+      await e2e.browser.cdp.send('Target.closeTarget', { targetId: tab.pageTargetId }); // the user closes the tab
+      await closed;
+      await until('the tab to leave /json/list', async () => !(await e2e.json<Array<{ id: string }>>('/json/list')).some((t) => t.id === tab.pageTargetId));
+      expect(browser.isConnected()).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('tells precisely what is wrong on the options page', async () => {
+    const tab = await e2e.browser.openTab(`${EXTENSION_ORIGIN}/options.html`);
+    const session = await e2e.browser.pageSession(tab.pageTargetId);
+    const evaluate = async (expression: string) =>
+      (await e2e.browser.cdp.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, session)).result.value;
+    await until('the options form to load the saved settings', async () => (await evaluate("document.getElementById('port').value")) === String(e2e.relay.port));
+    expect(await evaluate("document.getElementById('token').value")).toBe(e2e.relay.token);
+    const test = async (token: string) => {
+      await evaluate(`document.getElementById('result').textContent = ''; document.getElementById('token').value = ${JSON.stringify(token)}; document.getElementById('test').click()`);
+      return until('a verdict', async () => (await evaluate("document.getElementById('result').textContent")) || undefined);
+    };
+    expect(await test('not-the-token')).toBe('The relay rejected the token: paste the output of `clawd token` into the options.');
+    expect(await test(e2e.relay.token)).toMatch(/^Connected: clawd \S+ on port \d+ accepts this token\.$/);
+    expect(await until('the live status', async () => (await evaluate("document.getElementById('live').textContent")).startsWith('Status: connected') || undefined)).toBe(true);
+  });
+});
+
+describe('settings', () => {
+  let browser: TestBrowser | undefined;
+  const relays: TestRelay[] = [];
+  afterEach(async () => {
+    await browser?.close();
+    for (const r of relays.splice(0)) await r.close();
+    browser = undefined;
+  });
+
+  it('reconnects to the new relay when the port and token change', async () => {
+    const first = await startTestRelay();
+    const second = await startTestRelay();
+    relays.push(first, second);
+    browser = await TestBrowser.launch();
+    await browser.configureExtension(first.port, first.token);
+    await until('the first relay to have the extension', () => first.relay.router.extensionConnected);
+    await browser.configureExtension(second.port, second.token);
+    await until('the second relay to have the extension', () => second.relay.router.extensionConnected);
+    await until('the first relay to lose it', () => !first.relay.router.extensionConnected);
+  });
+
+  it('asks for the token on a click before it is configured, with ! and the options page', async () => {
+    browser = await TestBrowser.launch();
+    const tab = await browser.firstTab();
+    const tabId = await browser.tabIdOf(tab.pageTargetId);
+    await browser.clickToolbar(tab.tabTargetId);
+    const badge = await until('the error badge and its reason', async () => {
+      const b = await browser!.badge(tabId);
+      return b.text === '!' && b.title !== 'clawd: click to hand this tab to your agent' ? b : undefined;
+    });
+    expect(badge.title).toBe('clawd: set the relay token in the extension options (run `clawd token`)');
+    await until('the options page to open', async () => (await browser!.targets('page')).some((t) => t.url === `${EXTENSION_ORIGIN}/options.html`));
+  });
+});
