@@ -126,7 +126,9 @@ export type RequestOp =
   | { op: 'cdp'; tabId: number; sessionId?: string; method: string; params?: Record<string, unknown> }
   | { op: 'createTab'; url: string; active: boolean }
   | { op: 'closeTab'; tabId: number }
-  | { op: 'activateTab'; tabId: number };
+  | { op: 'activateTab'; tabId: number }
+  /** Detach and re-attach the debugger: clears every override, script and domain a client left. */
+  | { op: 'resetTab'; tabId: number };
 export type RequestFrame = { type: 'request'; id: number } & RequestOp;
 export type RelayFrame = WelcomeFrame | TabSessionFrame | PongFrame | RequestFrame;
 
@@ -136,6 +138,7 @@ export interface RequestResults {
   createTab: { tab: AnnouncedTab };
   closeTab: Record<string, never>;
   activateTab: Record<string, never>;
+  resetTab: Record<string, never>;
 }
 
 // ---- validation ---------------------------------------------------------------------------
@@ -203,6 +206,7 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
         return isStr(f.url) && typeof f.active === 'boolean' ? null : 'createTab needs url and active';
       case 'closeTab':
       case 'activateTab':
+      case 'resetTab':
         return isInt(f.tabId) ? null : `${f.op} needs tabId`;
       default:
         return `unknown request op ${JSON.stringify(f.op)}`;

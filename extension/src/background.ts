@@ -65,6 +65,9 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       await attachments.release(frame.tabId, 'target_closed');
       await chrome.tabs.remove(frame.tabId);
       return {};
+    case 'resetTab':
+      await attachments.reset(frame.tabId);
+      return {};
     case 'activateTab': {
       const tab = await chrome.tabs.update(frame.tabId, { active: true });
       if (tab?.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true });
@@ -76,7 +79,7 @@ async function execute(frame: RequestFrame): Promise<unknown> {
 async function toggle(tab: chrome.tabs.Tab): Promise<void> {
   const tabId = tab.id;
   if (tabId === undefined) return;
-  await attachments.ready;
+  await started; // a click may be what woke the worker: settings and tabs first
   if (attachments.has(tabId)) {
     await attachments.release(tabId, 'toggle');
     return;
@@ -141,7 +144,7 @@ chrome.runtime.onMessage.addListener((message: unknown, _sender, reply) => {
   return false;
 });
 
-void (async () => {
+const started = (async () => {
   await attachments.ready;
   connection.configure(await loadSettings());
 })();

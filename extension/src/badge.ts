@@ -5,14 +5,27 @@
 const COLORS = { on: '#FF4500', connecting: '#F2A900', error: '#D93025' } as const;
 const IDLE_TITLE = 'clawd: click to hand this tab to your agent';
 
-async function paint(tabId: number, text: string, color: string | undefined, title: string): Promise<void> {
-  try {
-    await chrome.action.setBadgeText({ tabId, text });
-    if (color) await chrome.action.setBadgeBackgroundColor({ tabId, color });
-    await chrome.action.setTitle({ tabId, title });
-  } catch {
-    // The tab closed meanwhile: there is no badge left to paint.
-  }
+// One paint at a time per tab, in the order asked: two overlapping paints (connecting, then an
+// error a moment later) would otherwise interleave and leave one's text with the other's title.
+const queues = new Map<number, Promise<void>>();
+
+function paint(tabId: number, text: string, color: string | undefined, title: string): Promise<void> {
+  const run = async () => {
+    try {
+      // Text last: whoever sees the new text also sees the reason in the tooltip.
+      await chrome.action.setTitle({ tabId, title });
+      if (color) await chrome.action.setBadgeBackgroundColor({ tabId, color });
+      await chrome.action.setBadgeText({ tabId, text });
+    } catch {
+      // The tab closed meanwhile: there is no badge left to paint.
+    }
+  };
+  const next = (queues.get(tabId) ?? Promise.resolve()).then(run);
+  queues.set(tabId, next);
+  void next.then(() => {
+    if (queues.get(tabId) === next) queues.delete(tabId);
+  });
+  return next;
 }
 
 export const badge = {

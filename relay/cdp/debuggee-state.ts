@@ -87,6 +87,7 @@ export class DebuggeeState {
 
   /** Keeps the context cache in step with the Runtime events delivered to clients. */
   observe(method: string, params: Record<string, unknown> | undefined): void {
+    if (!this.domains.get('Runtime')?.size) return; // only what a client with Runtime on has seen
     if (method === 'Runtime.executionContextCreated') {
       const context = params?.context as Protocol.Runtime.ExecutionContextDescription | undefined;
       if (context) this.contexts.set(context.id, context);
@@ -95,6 +96,14 @@ export class DebuggeeState {
     } else if (method === 'Runtime.executionContextsCleared') {
       this.contexts.clear();
     }
+  }
+
+  /** The debugger session was replaced by a fresh one: nothing is enabled any more. Subscribers stay. */
+  resetSession(): void {
+    this.domains.clear();
+    this.contexts.clear();
+    this.autoAttach.clear();
+    this.scripts.clear();
   }
 
   /** Forgets a subscription and says what the tab no longer needs because of it. */

@@ -140,9 +140,9 @@ export class Router implements BrowserHub, TabChannel {
     for (const tab of this.registry.list()) if (!announced.has(tab.tabId)) this.#removeTab(tab, 'not_reannounced');
     const sessions = frame.tabs.map((t) => {
       const { record, added } = this.#addTab(t);
-      // A tab this relay has never seen was attached under an earlier relay process: its
-      // debugger session may still have domains on. Reset what would hide state from newcomers.
-      if (added) this.#resetAdopted(record);
+      // A tab this relay has never seen was attached under an earlier relay process: whatever
+      // its old clients left on the debugger session goes, so newcomers start clean.
+      if (added) queueMicrotask(() => this.#resetIfUnused(record));
       return { tabId: record.tabId, sessionId: record.sessionId };
     });
     for (const waiter of this.#linkWaiters) {
@@ -153,13 +153,23 @@ export class Router implements BrowserHub, TabChannel {
     return sessions;
   }
 
-  #resetAdopted(tab: TabRecord): void {
-    const quietly = (method: string, params: Record<string, unknown> = {}) =>
-      this.send(tab, undefined, method, params).catch((e: Error) => this.log.debug(`reset ${method}: ${e.message}`));
-    queueMicrotask(() => {
-      void quietly('Runtime.disable');
-      void quietly('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: true });
-    });
+  /**
+   * When no client is left on a tab, its debugger session is replaced by a fresh one, so nothing
+   * an agent set (emulation, init scripts, interception, a paused debugger) stays on the user's
+   * page. Commands for the tab wait until the reset is done.
+   */
+  #resetIfUnused(tab: TabRecord): void {
+    const link = this.#link;
+    if (tab.page.subscribers.size > 0 || tab.reset || !link?.hello || this.registry.byTabId(tab.tabId) !== tab) return;
+    tab.page.resetSession();
+    tab.children.clear();
+    tab.reset = link
+      .request({ op: 'resetTab', tabId: tab.tabId }, `resetting tab ${tab.tabId}`)
+      .then(() => undefined)
+      .catch((error: Error) => this.log.debug(`reset of tab ${tab.tabId}: ${error.message}`))
+      .finally(() => {
+        tab.reset = undefined;
+      });
   }
 
   #addTab(announced: AnnouncedTab): { record: TabRecord; added: boolean } {
@@ -241,6 +251,10 @@ export class Router implements BrowserHub, TabChannel {
   // ---- TabChannel: commands to a tab ------------------------------------------------------
 
   forward(tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>): void {
+    if (tab.reset) {
+      void tab.reset.then(() => this.forward(tab, childId, method, params, settle));
+      return;
+    }
     const link = this.#link;
     if (link?.hello) return this.#forwardOn(link, tab, childId, method, params, settle);
     this.#awaitLink(method).then(
@@ -318,6 +332,7 @@ export class Router implements BrowserHub, TabChannel {
     if (binding.kind === 'page') {
       targetId = binding.sub.tab.targetId;
       this.#forwarder.dropPageSubscription(client, sessionId);
+      this.#resetIfUnused(binding.sub.tab);
     } else if (binding.kind === 'child') {
       targetId = binding.sub.tab.children.get(sessionId)?.targetInfo.targetId ?? sessionId;
       this.#forwarder.dropChildSubscription(client, sessionId);
@@ -357,7 +372,9 @@ export class Router implements BrowserHub, TabChannel {
     closed: (client: ClientSession) => {
       this.clients.delete(client);
       for (const [sessionId, binding] of [...client.bindings]) {
-        if (binding.kind === 'page') this.#forwarder.dropPageSubscription(client, sessionId);
+        if (binding.kind !== 'page') continue;
+        this.#forwarder.dropPageSubscription(client, sessionId);
+        this.#resetIfUnused(binding.sub.tab);
       }
       client.bindings.clear();
       this.log.debug(`client ${client.id} disconnected`);

@@ -184,30 +184,38 @@ export class TabForwarder {
     }
   }
 
-  /** Removes a client's view of a child (no events sent); its own grandchildren go with it. */
-  dropChildSubscription(client: ClientSession, childId: string): void {
+  /**
+   * Removes a client's view of a child (no events sent); its own grandchildren go with it.
+   * `cleanUp` false when the whole tab is about to get a fresh debugger session anyway.
+   */
+  dropChildSubscription(client: ClientSession, childId: string, cleanUp = true): void {
     const binding = client.bindings.get(childId);
     if (binding?.kind !== 'child') return;
     client.bindings.delete(childId);
     const tab = binding.sub.tab;
-    for (const other of tab.children.values()) if (other.parentId === childId) this.dropChildSubscription(client, other.sessionId);
+    for (const other of tab.children.values()) if (other.parentId === childId) this.dropChildSubscription(client, other.sessionId, cleanUp);
     const released = tab.children.get(childId)?.state.remove(binding.sub);
-    if (released) this.#cleanUp(binding.sub, released);
+    if (released && cleanUp) this.#cleanUp(binding.sub, released);
   }
 
-  /** Removes a client's page subscription and everything it saw below it. */
+  /**
+   * Removes a client's page subscription and everything it saw below it. When others remain,
+   * what only this client needed is undone; when it was the last, the caller resets the tab.
+   */
   dropPageSubscription(client: ClientSession, sessionId: string): void {
     const binding = client.bindings.get(sessionId);
     if (binding?.kind !== 'page') return;
     client.bindings.delete(sessionId);
     const tab = binding.sub.tab;
+    const released = tab.page.remove(binding.sub);
+    const othersRemain = tab.page.subscribers.size > 0;
     for (const child of tab.children.values()) {
       const childBinding = client.bindings.get(child.sessionId);
       if (childBinding?.kind === 'child' && child.parentId === undefined && childBinding.parent === sessionId) {
-        this.dropChildSubscription(client, child.sessionId);
+        this.dropChildSubscription(client, child.sessionId, othersRemain);
       }
     }
-    this.#cleanUp(binding.sub, tab.page.remove(binding.sub));
+    if (othersRemain) this.#cleanUp(binding.sub, released);
   }
 
   /** Tells the tab what nobody needs any more: disable domains, drop init scripts, stop auto-attach. */

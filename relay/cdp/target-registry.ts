@@ -30,6 +30,8 @@ export interface TabRecord {
   /** Added when a Target.attachedToTarget for a child is delivered, removed on its detach. */
   readonly children: Map<string, ChildTarget>;
   readonly fence: EventFence;
+  /** Set while the tab's debugger session is being replaced; commands wait for it. */
+  reset: Promise<void> | undefined;
 }
 
 export function mintId(): string {
@@ -71,6 +73,7 @@ export class TargetRegistry {
       page: new DebuggeeState(),
       children: new Map(),
       fence: fence(),
+      reset: undefined,
     };
     this.#byTabId.set(record.tabId, record);
     this.#byTargetId.set(record.targetId, record);

@@ -144,11 +144,24 @@ export class TestBrowser {
     await this.swEval(`chrome.storage.local.set(${JSON.stringify({ relayPort, token })})`);
   }
 
-  /** Opens a tab (as a user would) and returns its tab target id and page target id. */
+  /** Opens a tab as a user would, waiting until it has loaded; returns its tab and page target ids. */
   async openTab(url: string): Promise<{ tabTargetId: string; pageTargetId: string }> {
     const before = new Set((await this.targets('tab')).map((t) => t.targetId));
     const { targetId } = await this.cdp.send<{ targetId: string }>('Target.createTarget', { url });
     const tab = await until('the new tab target', async () => (await this.targets('tab')).find((t) => !before.has(t.targetId)));
+    if (!url.startsWith('chrome://')) {
+      const session = await this.pageSession(targetId);
+      try {
+        await until(`${url} to load`, async () => {
+          const { result } = await this.cdp.send('Runtime.evaluate', { expression: 'location.href + " " + document.readyState', returnByValue: true }, session);
+          return result.value === `${new URL(url).href} complete`;
+        });
+      } finally {
+        await this.cdp.send('Target.detachFromTarget', { sessionId: session }).catch(() => {});
+      }
+    } else {
+      await until(`${url} to load`, async () => (await this.targets('page')).some((t) => t.targetId === targetId && t.url.startsWith(url)));
+    }
     return { tabTargetId: tab.targetId, pageTargetId: targetId };
   }
 
@@ -181,7 +194,8 @@ export class TestBrowser {
     const worker = await this.workerTarget();
     if (!worker) throw new Error('no service worker to terminate');
     await this.cdp.send('Target.closeTarget', { targetId: worker.targetId });
-    await until('the worker to stop', async () => !(await this.workerTarget()) || undefined, 5_000);
+    // With a client attached, page events wake a fresh worker (a new target) almost at once.
+    await until('the worker to stop', async () => (await this.workerTarget())?.targetId !== worker.targetId || undefined, 5_000);
   }
 
   /** A raw CDP session of the harness on a page (a second debugger client, as DevTools would be). */

@@ -291,6 +291,60 @@ describe('CDP through the relay', () => {
     });
   });
 
+  describe('when clients leave', () => {
+    // Tabs announced at hello are new to this relay and get a fresh session first: start after that.
+    beforeEach(async () => {
+      await until('the adoption resets', () => ext.requests.filter((r) => r.op === 'resetTab').length === 2);
+      ext.requests.length = 0;
+    });
+
+    it('gives the tab a fresh debugger session once its last client has gone, not before', async () => {
+      const a = await autoAttached();
+      const b = await autoAttached();
+      await a.c.close();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(ext.requests.some((r) => r.op === 'resetTab')).toBe(false);
+      await b.c.close();
+      await until('the reset of both tabs', () => ext.requests.filter((r) => r.op === 'resetTab').length === 2);
+      expect(ext.requests.filter((r) => r.op === 'resetTab').map((r) => (r as { tabId: number }).tabId).sort()).toEqual([1, 2]);
+    });
+
+    it('holds a newcomer\'s commands until the reset is done, in order', async () => {
+      const a = await autoAttached();
+      let finishReset: () => void = () => {};
+      ext.handler = (r) => (r.op === 'resetTab' ? new Promise<object>((resolve) => (finishReset = () => resolve({}))) : { method: (r as { method?: string }).method });
+      await a.c.close();
+      await until('the reset to start', () => ext.requests.some((r) => r.op === 'resetTab'));
+      const b = await autoAttached();
+      const sb = b.sessions.get(TAB1.targetInfo.targetId)!;
+      const first = b.c.send('Page.enable', {}, sb);
+      const second = b.c.send('Runtime.evaluate', { expression: '1' }, sb);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(cdpOps(ext).some((r) => r.method === 'Runtime.evaluate')).toBe(false);
+      finishReset();
+      expect(await first).toEqual({ method: 'Page.enable' });
+      expect(await second).toEqual({ method: 'Runtime.evaluate' });
+      const after = cdpOps(ext).map((r) => r.method);
+      expect(after.indexOf('Page.enable')).toBeLessThan(after.indexOf('Runtime.evaluate'));
+    });
+
+    it('undoes only what the leaving client needed while others stay (its init scripts, its domains)', async () => {
+      const a = await autoAttached();
+      const b = await autoAttached();
+      const sa = a.sessions.get(TAB1.targetInfo.targetId)!;
+      await b.c.send('Page.enable', {}, b.sessions.get(TAB1.targetInfo.targetId));
+      ext.handler = (r) => (r.op === 'cdp' && r.method === 'Page.addScriptToEvaluateOnNewDocument' ? { identifier: '42' } : {});
+      await a.c.send('Page.enable', {}, sa);
+      await a.c.send('Fetch.enable', {}, sa);
+      await a.c.send('Page.addScriptToEvaluateOnNewDocument', { source: 'window.x = 1' }, sa);
+      await a.c.close();
+      await until('the clean-up', () => cdpOps(ext).some((r) => r.method === 'Fetch.disable'));
+      await until('the script removal', () => cdpOps(ext).some((r) => r.method === 'Page.removeScriptToEvaluateOnNewDocument' && r.params?.identifier === '42'));
+      expect(cdpOps(ext).some((r) => r.method === 'Page.disable')).toBe(false);
+      expect(ext.requests.some((r) => r.op === 'resetTab')).toBe(false);
+    });
+  });
+
   describe('child targets (out-of-process iframes)', () => {
     const child = { sessionId: 'CHILD-1', targetInfo: { targetId: 'FRAME-1', type: 'iframe', title: '', url: 'https://other.test/', attached: true, canAccessOpener: false }, waitingForDebugger: true };
 

@@ -24,8 +24,11 @@ describe('DebuggeeState', () => {
     expect(state.wants(b, 'Page.loadEventFired')).toBe(true);
   });
 
-  it('keeps the execution contexts clients have been shown', () => {
+  it('keeps the execution contexts clients with Runtime on have been shown', () => {
     const state = new DebuggeeState();
+    state.observe('Runtime.executionContextCreated', { context: { id: 9, origin: '', name: '', uniqueId: 'U9' } });
+    expect(state.contexts.size).toBe(0); // nobody has Runtime on: nothing to remember
+    state.enable('Runtime', sub(1));
     const context = (id: number) => ({ context: { id, origin: '', name: '', uniqueId: `U${id}` } });
     state.observe('Runtime.executionContextCreated', context(1));
     state.observe('Runtime.executionContextCreated', context(2));
