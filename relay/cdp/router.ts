@@ -1,20 +1,19 @@
-// The relay's switchboard. It owns the one extension link, the CDP clients and the registry of
-// attached tabs; it sends each client command to the browser target (Browser.*, Target.*) or to
-// the tab forwarder (everything on a page or child session), and each extension frame to the
-// registry and the clients that should hear of it. Session ids are minted here, once per tab.
-//
-// When the extension's socket drops (worker restart, relay–extension hiccup), tabs are kept for
-// a grace period and commands wait briefly for it to come back; in-flight commands fail at once.
+// The relay's switchboard. It owns the CDP clients and the registry of attached tabs; it sends
+// each client command to the browser target (Browser.*, Target.*) or to the tab forwarder
+// (everything on a page or child session), and each extension frame to the registry and the
+// clients that should hear of it. Session ids are minted here, once per tab. Whether the
+// extension is connected, and how long to wait for it, is ExtensionPresence's business.
 
 import type { WebSocket } from 'ws';
-import { CLOSE, type AnnouncedTab, type BrowserInfo, type HelloFrame, type TabSession } from '../../shared/protocol';
+import type { AnnouncedTab, BrowserInfo, HelloFrame, TabSession } from '../../shared/protocol';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import { BrowserTarget, matchesFilter, pageTargetInfo, tabTargetInfo, type BrowserHub } from './browser-target';
 import { ClientSession, type Binding, type CdpCommand } from './client-session';
 import type { Subscription } from './debuggee-state';
 import { EventFence } from './event-fence';
-import { ExtensionLink, type ExtensionLinkHandlers } from './extension-link';
+import type { ExtensionLink } from './extension-link';
+import { ExtensionPresence, type PresenceOptions } from './extension-presence';
 import type { Settle } from './pending-calls';
 import { TabForwarder, type TabChannel } from './tab-forwarder';
 import { TargetRegistry, mintId, type TabRecord } from './target-registry';
@@ -22,21 +21,8 @@ import { TargetRegistry, mintId, type TabRecord } from './target-registry';
 export interface RouterOptions {
   relayVersion: string;
   log: Logger;
-  timeouts: {
-    commandMs: number;
-    reconnectWaitMs: number;
-    tabGraceMs: number;
-    eventFenceMs: number;
-    helloMs: number;
-    extensionIdleMs: number;
-  };
+  timeouts: PresenceOptions['timeouts'] & { eventFenceMs: number };
   maxClientBufferedBytes: number;
-}
-
-interface LinkWaiter {
-  resolve(link: ExtensionLink): void;
-  reject(error: Error): void;
-  timer: NodeJS.Timeout;
 }
 
 export class Router implements BrowserHub, TabChannel {
@@ -44,28 +30,48 @@ export class Router implements BrowserHub, TabChannel {
   readonly browserTargetId = mintId();
   readonly clients = new Set<ClientSession>();
   readonly log: Logger;
-  #link: ExtensionLink | undefined;
-  #browser: BrowserInfo | undefined;
-  #graceTimer: NodeJS.Timeout | undefined;
-  readonly #linkWaiters = new Set<LinkWaiter>();
+  readonly #presence: ExtensionPresence;
   readonly #browserTarget = new BrowserTarget(this);
   readonly #forwarder = new TabForwarder(this);
-  #closed = false;
 
   constructor(private readonly options: RouterOptions) {
     this.log = options.log;
+    this.#presence = new ExtensionPresence(
+      {
+        hello: (link, frame) => this.#onHello(frame),
+        event: (_link, frame) => {
+          const tab = this.registry.byTabId(frame.tabId);
+          tab?.fence.push(() => this.#forwarder.deliver(tab, frame));
+        },
+        tabAttached: (link, frame) => void this.#registerTab(link, frame.tab),
+        tabDetached: (_link, frame) => {
+          const tab = this.registry.byTabId(frame.tabId);
+          if (tab) this.#removeTab(tab, frame.reason);
+        },
+        tabUpdated: (_link, frame) => {
+          const tab = this.registry.byTabId(frame.tabId);
+          if (!tab) return;
+          tab.info = { ...tab.info, url: frame.url ?? tab.info.url, title: frame.title ?? tab.info.title };
+          this.#tellDiscoverers(tab, 'Target.targetInfoChanged');
+        },
+        gone: () => {
+          for (const tab of this.registry.list()) this.#removeTab(tab, 'extension_gone');
+        },
+      },
+      { relayVersion: options.relayVersion, log: options.log, timeouts: options.timeouts },
+    );
   }
 
   get extensionConnected(): boolean {
-    return this.#link?.hello !== undefined;
+    return this.#presence.ready !== undefined;
   }
 
   get extensionVersion(): string | undefined {
-    return this.#link?.hello?.extensionVersion;
+    return this.#presence.ready?.hello?.extensionVersion;
   }
 
   browserInfo(): BrowserInfo | undefined {
-    return this.#browser;
+    return this.#presence.browser;
   }
 
   tabs(): TabRecord[] {
@@ -78,79 +84,21 @@ export class Router implements BrowserHub, TabChannel {
 
   // ---- the extension side ------------------------------------------------------------------
 
-  /** A new `/extension` socket passed the guards. It replaces any older one (a stale socket). */
+  /** A new `/extension` socket passed the guards. */
   attachExtension(ws: WebSocket): ExtensionLink {
-    const previous = this.#link;
-    const { timeouts } = this.options;
-    const link = new ExtensionLink(ws, this.#linkHandlers, {
-      relayVersion: this.options.relayVersion,
-      helloMs: timeouts.helloMs,
-      idleMs: timeouts.extensionIdleMs,
-      commandMs: timeouts.commandMs,
-      log: this.log,
-    });
-    this.#link = link;
-    previous?.close(CLOSE.replaced, 'replaced by a newer connection from the extension');
-    return link;
+    return this.#presence.attach(ws);
   }
 
-  readonly #linkHandlers: ExtensionLinkHandlers = {
-    hello: (link, frame) => this.#onHello(link, frame),
-    event: (link, frame) => {
-      const tab = this.registry.byTabId(frame.tabId);
-      if (link === this.#link && tab) tab.fence.push(() => this.#forwarder.deliver(tab, frame));
-    },
-    tabAttached: (link, frame) => {
-      if (link === this.#link) this.#registerTab(link, frame.tab);
-    },
-    tabDetached: (link, frame) => {
-      const tab = this.registry.byTabId(frame.tabId);
-      if (link === this.#link && tab) this.#removeTab(tab, frame.reason);
-    },
-    tabUpdated: (link, frame) => {
-      const tab = this.registry.byTabId(frame.tabId);
-      if (link !== this.#link || !tab) return;
-      tab.info = { ...tab.info, url: frame.url ?? tab.info.url, title: frame.title ?? tab.info.title };
-      for (const client of this.clients) {
-        if (!client.discover) continue;
-        if (matchesFilter('tab', client.discover)) client.sendEvent('', 'Target.targetInfoChanged', { targetInfo: tabTargetInfo(tab) });
-        if (matchesFilter('page', client.discover)) client.sendEvent('', 'Target.targetInfoChanged', { targetInfo: pageTargetInfo(tab) });
-      }
-    },
-    closed: (link, code, reason) => {
-      if (link !== this.#link) return;
-      this.#link = undefined;
-      this.log.info(`extension disconnected (${code}${reason ? `: ${reason}` : ''})`);
-      if (this.registry.size > 0 && !this.#closed) {
-        clearTimeout(this.#graceTimer);
-        this.#graceTimer = setTimeout(() => {
-          this.log.info('extension did not come back: its tabs are detached');
-          for (const tab of this.registry.list()) this.#removeTab(tab, 'extension_gone');
-        }, this.options.timeouts.tabGraceMs);
-      }
-    },
-  };
-
-  #onHello(link: ExtensionLink, frame: HelloFrame): TabSession[] {
-    if (link !== this.#link) return [];
-    clearTimeout(this.#graceTimer);
-    this.#browser = frame.browser;
-    this.log.info(`extension ${frame.extensionVersion} connected (${frame.browser.product}, ${frame.tabs.length} attached tab(s))`);
+  #onHello(frame: HelloFrame): TabSession[] {
     const announced = new Set(frame.tabs.map((t) => t.tabId));
     for (const tab of this.registry.list()) if (!announced.has(tab.tabId)) this.#removeTab(tab, 'not_reannounced');
-    const sessions = frame.tabs.map((t) => {
+    return frame.tabs.map((t) => {
       const { record, added } = this.#addTab(t);
       // A tab this relay has never seen was attached under an earlier relay process: whatever
       // its old clients left on the debugger session goes, so newcomers start clean.
       if (added) queueMicrotask(() => this.#resetIfUnused(record));
       return { tabId: record.tabId, sessionId: record.sessionId };
     });
-    for (const waiter of this.#linkWaiters) {
-      clearTimeout(waiter.timer);
-      waiter.resolve(link);
-    }
-    this.#linkWaiters.clear();
-    return sessions;
   }
 
   /**
@@ -159,8 +107,8 @@ export class Router implements BrowserHub, TabChannel {
    * page. Commands for the tab wait until the reset is done.
    */
   #resetIfUnused(tab: TabRecord): void {
-    const link = this.#link;
-    if (tab.page.subscribers.size > 0 || tab.reset || !link?.hello || this.registry.byTabId(tab.tabId) !== tab) return;
+    const link = this.#presence.ready;
+    if (tab.page.subscribers.size > 0 || tab.reset || !link || this.registry.byTabId(tab.tabId) !== tab) return;
     tab.page.resetSession();
     tab.children.clear();
     tab.reset = link
@@ -176,7 +124,8 @@ export class Router implements BrowserHub, TabChannel {
     const result = this.registry.add(announced, () => new EventFence(this.options.timeouts.eventFenceMs));
     if (result.added) {
       this.log.info(`tab ${announced.tabId} attached: ${announced.targetInfo.url}`);
-      this.#announceTab(result.record);
+      this.#tellDiscoverers(result.record, 'Target.targetCreated');
+      for (const client of this.clients) this.#browserTarget.autoAttachTab(client, result.record);
     }
     return result;
   }
@@ -187,13 +136,14 @@ export class Router implements BrowserHub, TabChannel {
     return record;
   }
 
-  #announceTab(tab: TabRecord): void {
+  /** Target.targetCreated / targetInfoChanged / targetDestroyed for the tab and page targets. */
+  #tellDiscoverers(tab: TabRecord, method: 'Target.targetCreated' | 'Target.targetInfoChanged' | 'Target.targetDestroyed'): void {
     for (const client of this.clients) {
-      if (client.discover) {
-        if (matchesFilter('tab', client.discover)) client.sendEvent('', 'Target.targetCreated', { targetInfo: tabTargetInfo(tab) });
-        if (matchesFilter('page', client.discover)) client.sendEvent('', 'Target.targetCreated', { targetInfo: pageTargetInfo(tab) });
+      if (!client.discover) continue;
+      for (const [type, info] of [['tab', tabTargetInfo(tab)], ['page', pageTargetInfo(tab)]] as const) {
+        if (!matchesFilter(type, client.discover)) continue;
+        client.sendEvent('', method, method === 'Target.targetDestroyed' ? { targetId: info.targetId } : { targetInfo: info });
       }
-      this.#browserTarget.autoAttachTab(client, tab);
     }
   }
 
@@ -215,37 +165,10 @@ export class Router implements BrowserHub, TabChannel {
           client.sendEvent(binding.parent, 'Target.detachedFromTarget', { sessionId, targetId });
         }
       }
-      if (client.discover) {
-        if (matchesFilter('page', client.discover)) client.sendEvent('', 'Target.targetDestroyed', { targetId: tab.targetId });
-        if (matchesFilter('tab', client.discover)) client.sendEvent('', 'Target.targetDestroyed', { targetId: tab.tabTargetId });
-      }
       // A page-scoped socket has lost its page: close it as Chrome does.
       if (!client.bindings.has('')) client.close(1001, 'target closed');
     }
-  }
-
-  /** Resolves with the extension link once it has said hello, waiting a bounded time for it. */
-  #awaitLink(label: string): Promise<ExtensionLink> {
-    const link = this.#link;
-    if (link?.hello) return Promise.resolve(link);
-    if (this.#closed) return Promise.reject(new ClawdError('extension_not_connected', `${label} was not sent: the relay is shutting down`));
-    const waitMs = this.options.timeouts.reconnectWaitMs;
-    return new Promise((resolve, reject) => {
-      const waiter: LinkWaiter = {
-        resolve,
-        reject,
-        timer: setTimeout(() => {
-          this.#linkWaiters.delete(waiter);
-          reject(
-            new ClawdError(
-              'extension_not_connected',
-              `${label} was not sent: the clawd extension is not connected (waited ${Math.round(waitMs / 1000)} s). Is the browser running with the extension loaded and its relay port and token set?`,
-            ),
-          );
-        }, waitMs),
-      };
-      this.#linkWaiters.add(waiter);
-    });
+    this.#tellDiscoverers(tab, 'Target.targetDestroyed');
   }
 
   // ---- TabChannel: commands to a tab ------------------------------------------------------
@@ -255,9 +178,9 @@ export class Router implements BrowserHub, TabChannel {
       void tab.reset.then(() => this.forward(tab, childId, method, params, settle));
       return;
     }
-    const link = this.#link;
-    if (link?.hello) return this.#forwardOn(link, tab, childId, method, params, settle);
-    this.#awaitLink(method).then(
+    const link = this.#presence.ready;
+    if (link) return this.#forwardOn(link, tab, childId, method, params, settle);
+    this.#presence.awaitLink(method).then(
       (l) => this.#forwardOn(l, tab, childId, method, params, settle),
       (error: Error) => settle(error),
     );
@@ -286,18 +209,18 @@ export class Router implements BrowserHub, TabChannel {
   // ---- BrowserHub: what Browser.* / Target.* need -----------------------------------------
 
   async createTab(url: string, active: boolean): Promise<TabRecord> {
-    const link = await this.#awaitLink('Target.createTarget');
+    const link = await this.#presence.awaitLink('Target.createTarget');
     const { tab } = await link.request({ op: 'createTab', url, active }, `Target.createTarget (${url})`);
     return this.#registerTab(link, tab);
   }
 
   async closeTab(tab: TabRecord): Promise<void> {
-    const link = await this.#awaitLink('Target.closeTarget');
+    const link = await this.#presence.awaitLink('Target.closeTarget');
     await link.request({ op: 'closeTab', tabId: tab.tabId }, 'Target.closeTarget');
   }
 
   async activateTab(tab: TabRecord): Promise<void> {
-    const link = await this.#awaitLink('Target.activateTarget');
+    const link = await this.#presence.awaitLink('Target.activateTarget');
     await link.request({ op: 'activateTab', tabId: tab.tabId }, 'Target.activateTarget');
   }
 
@@ -393,16 +316,8 @@ export class Router implements BrowserHub, TabChannel {
 
   /** Closes every socket and timer; pending waits fail with a clear error. */
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    clearTimeout(this.#graceTimer);
-    for (const waiter of this.#linkWaiters) {
-      clearTimeout(waiter.timer);
-      waiter.reject(new ClawdError('extension_not_connected', 'the relay is shutting down'));
-    }
-    this.#linkWaiters.clear();
+    this.#presence.close();
     for (const client of [...this.clients]) client.close(1001, 'relay shutting down');
-    this.#link?.close(CLOSE.goingAway, 'relay shutting down');
     for (const tab of this.registry.list()) this.registry.remove(tab.tabId);
   }
 }

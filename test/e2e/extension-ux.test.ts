@@ -1,19 +1,9 @@
 import { chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EXTENSION_ORIGIN } from '../../shared/defaults';
-import { CdpClient } from '../helpers/cdp-client';
 import { TestBrowser, until } from '../helpers/chromium';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
 import { startE2e, type E2eSetup } from '../helpers/session';
-
-/** The relay session id a fresh CDP client is given for a page. */
-async function sessionIdOf(cdpWsUrl: string, targetId: string): Promise<string> {
-  const client = await CdpClient.connect(cdpWsUrl);
-  await client.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
-  const event = await client.waitForEvent('Target.attachedToTarget', (m) => m.params.targetInfo.targetId === targetId);
-  await client.close();
-  return event.params.sessionId;
-}
 
 describe('the extension as a user meets it', () => {
   let e2e: E2eSetup;
@@ -39,7 +29,7 @@ describe('the extension as a user meets it', () => {
   it('keeps the same session across a cross-site navigation', async () => {
     const tab = await e2e.browser.openTab(e2e.pages.url('/form'));
     await e2e.attach(tab);
-    const before = await sessionIdOf(e2e.relay.cdpWsUrl, tab.pageTargetId);
+    const before = await e2e.sessionIdOf(tab.pageTargetId);
     const browser = await chromium.connectOverCDP(e2e.relay.cdpHttpUrl);
     try {
       const page = await until('the page', () => browser.contexts()[0]?.pages().find((p) => p.url() === e2e.pages.url('/form')));
@@ -50,7 +40,7 @@ describe('the extension as a user meets it', () => {
     } finally {
       await browser.close();
     }
-    expect(await sessionIdOf(e2e.relay.cdpWsUrl, tab.pageTargetId)).toBe(before);
+    expect(await e2e.sessionIdOf(tab.pageTargetId)).toBe(before);
     const listed = await e2e.json<Array<{ id: string; url: string; title: string }>>('/json/list');
     await until('the list to show the new url', async () => {
       const entry = (await e2e.json<Array<{ id: string; url: string }>>('/json/list')).find((t) => t.id === tab.pageTargetId);

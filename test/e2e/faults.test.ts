@@ -10,14 +10,6 @@ function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} still pending after ${ms} ms`)), ms))]);
 }
 
-async function primarySessionId(e2e: E2eSetup, targetId: string): Promise<string> {
-  const client = await CdpClient.connect(e2e.relay.cdpWsUrl);
-  await client.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
-  const event = await client.waitForEvent('Target.attachedToTarget', (m) => m.params.targetInfo.targetId === targetId);
-  await client.close();
-  return event.params.sessionId;
-}
-
 describe('faults', () => {
   let e2e: E2eSetup | undefined;
   afterEach(async () => {
@@ -29,7 +21,7 @@ describe('faults', () => {
     e2e = await startE2e();
     const tab = await e2e.browser.openTab(e2e.pages.url('/console'));
     await e2e.attach(tab);
-    const sessionBefore = await primarySessionId(e2e, tab.pageTargetId);
+    const sessionBefore = await e2e.sessionIdOf(tab.pageTargetId);
     const browser = await chromium.connectOverCDP(e2e.relay.cdpHttpUrl);
     let disconnected = false;
     browser.on('disconnected', () => (disconnected = true));
@@ -51,7 +43,7 @@ describe('faults', () => {
 
     expect(await page.evaluate(() => document.title)).toBe('console');
     await page.click('#log');
-    expect(await primarySessionId(e2e, tab.pageTargetId)).toBe(sessionBefore);
+    expect(await e2e.sessionIdOf(tab.pageTargetId)).toBe(sessionBefore);
     expect(disconnected).toBe(false);
     expect(pageClosed).toBe(false);
     await browser.close();

@@ -1,6 +1,7 @@
 // The usual e2e set-up: a relay on a free port, Chromium with the built extension configured for
 // that relay (as a user would on the options page), and local test pages.
 
+import { CdpClient } from './cdp-client';
 import { TestBrowser, until } from './chromium';
 import { startPageServer, type PageServer } from './pages';
 import { startTestRelay, type TestRelay } from './relay';
@@ -11,6 +12,8 @@ export interface E2eSetup {
   pages: PageServer;
   /** GET a relay JSON route with the token. */
   json<T = any>(path: string, init?: RequestInit): Promise<T>;
+  /** The relay session id a fresh CDP client is given for a page (stable for the tab's life). */
+  sessionIdOf(targetId: string): Promise<string>;
   /** Clicks the toolbar on the tab and waits until the relay lists it; returns its page target id. */
   attach(tab: { tabTargetId: string; pageTargetId: string }): Promise<string>;
   close(): Promise<void>;
@@ -30,6 +33,15 @@ export async function startE2e(): Promise<E2eSetup> {
     browser,
     pages,
     json,
+    async sessionIdOf(targetId) {
+      const client = await CdpClient.connect(relay.cdpWsUrl);
+      try {
+        await client.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
+        return (await client.waitForEvent('Target.attachedToTarget', (m) => m.params.targetInfo.targetId === targetId)).params.sessionId;
+      } finally {
+        await client.close();
+      }
+    },
     async attach(tab) {
       await browser.clickToolbar(tab.tabTargetId);
       await until('the tab in /json/list', async () => (await json<Array<{ id: string }>>('/json/list')).some((t) => t.id === tab.pageTargetId));

@@ -1,20 +1,13 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli';
+import { useTempDirs } from '../helpers/temp-dirs';
 
 describe('the clawd command', () => {
-  const dirs: string[] = [];
-  const tempHome = () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'clawd-cli-'));
-    dirs.push(dir);
-    return path.join(dir, 'home');
-  };
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
+  const temp = useTempDirs('clawd-cli-');
+  const tempHome = () => temp.home();
 
   it('prints the same token every time, creating the home on first use ($CLAWD_HOME)', async () => {
     const home = tempHome();

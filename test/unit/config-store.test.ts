@@ -1,19 +1,13 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig, resolveHome, writeConfig } from '../../relay/home/config-store';
+import { useTempDirs } from '../helpers/temp-dirs';
 
 describe('the home folder and config.json', () => {
-  const homes: string[] = [];
-  const tempHome = () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'clawd-home-'));
-    homes.push(dir);
-    return path.join(dir, 'home');
-  };
-  afterEach(() => {
-    for (const dir of homes.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
+  const temp = useTempDirs('clawd-home-');
+  const tempHome = () => temp.home();
 
   it('resolves --home, then $CLAWD_HOME, then ~/.clawd', () => {
     expect(resolveHome('/x/y', { CLAWD_HOME: '/z' })).toBe('/x/y');

@@ -1,0 +1,138 @@
+// Whether the extension is here, and how long we wait when it is not. Owns the current
+// `/extension` link (a newer socket replaces a stale one), the browser version from its hello,
+// the bounded wait of commands sent while it is away, and the grace period after which its tabs
+// are given up. Frames from a replaced link never reach the router.
+//
+// Measured: a debugger session outlives a service-worker restart, and any debugger or tab event
+// wakes a fresh worker, so the extension usually comes back with the same tabs within seconds.
+
+import type { WebSocket } from 'ws';
+import { CLOSE, type BrowserInfo, type HelloFrame, type TabSession } from '../../shared/protocol';
+import { ClawdError } from '../errors';
+import type { Logger } from '../log';
+import { ExtensionLink, type ExtensionLinkHandlers } from './extension-link';
+
+export interface PresenceHandlers extends Omit<ExtensionLinkHandlers, 'hello' | 'closed'> {
+  /** The extension said hello: register its tabs, return their session ids. */
+  hello(link: ExtensionLink, frame: HelloFrame): TabSession[];
+  /** The extension stayed away past the grace period: its tabs are gone. */
+  gone(): void;
+}
+
+export interface PresenceOptions {
+  relayVersion: string;
+  log: Logger;
+  timeouts: { helloMs: number; extensionIdleMs: number; commandMs: number; reconnectWaitMs: number; tabGraceMs: number };
+}
+
+interface LinkWaiter {
+  resolve(link: ExtensionLink): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+export class ExtensionPresence {
+  #link: ExtensionLink | undefined;
+  #browser: BrowserInfo | undefined;
+  #graceTimer: NodeJS.Timeout | undefined;
+  readonly #waiters = new Set<LinkWaiter>();
+  #closed = false;
+
+  constructor(
+    private readonly handlers: PresenceHandlers,
+    private readonly options: PresenceOptions,
+  ) {}
+
+  /** The link once it has said hello. */
+  get ready(): ExtensionLink | undefined {
+    return this.#link?.hello ? this.#link : undefined;
+  }
+
+  /** The last browser that said hello (kept while it reconnects). */
+  get browser(): BrowserInfo | undefined {
+    return this.#browser;
+  }
+
+  /** A new `/extension` socket passed the guards. It replaces any older one (a stale socket). */
+  attach(ws: WebSocket): ExtensionLink {
+    const previous = this.#link;
+    const { timeouts, relayVersion, log } = this.options;
+    const current = (link: ExtensionLink) => link === this.#link;
+    const link = new ExtensionLink(
+      ws,
+      {
+        hello: (l, frame) => (current(l) ? this.#onHello(l, frame) : []),
+        event: (l, frame) => current(l) && this.handlers.event(l, frame),
+        tabAttached: (l, frame) => current(l) && this.handlers.tabAttached(l, frame),
+        tabDetached: (l, frame) => current(l) && this.handlers.tabDetached(l, frame),
+        tabUpdated: (l, frame) => current(l) && this.handlers.tabUpdated(l, frame),
+        closed: (l, code, reason) => current(l) && this.#onClosed(code, reason),
+      },
+      { relayVersion, helloMs: timeouts.helloMs, idleMs: timeouts.extensionIdleMs, commandMs: timeouts.commandMs, log },
+    );
+    this.#link = link;
+    previous?.close(CLOSE.replaced, 'replaced by a newer connection from the extension');
+    return link;
+  }
+
+  #onHello(link: ExtensionLink, frame: HelloFrame): TabSession[] {
+    clearTimeout(this.#graceTimer);
+    this.#browser = frame.browser;
+    this.options.log.info(`extension ${frame.extensionVersion} connected (${frame.browser.product}, ${frame.tabs.length} attached tab(s))`);
+    const sessions = this.handlers.hello(link, frame);
+    for (const waiter of this.#waiters) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(link);
+    }
+    this.#waiters.clear();
+    return sessions;
+  }
+
+  #onClosed(code: number, reason: string): void {
+    this.#link = undefined;
+    this.options.log.info(`extension disconnected (${code}${reason ? `: ${reason}` : ''})`);
+    if (this.#closed) return;
+    clearTimeout(this.#graceTimer);
+    this.#graceTimer = setTimeout(() => {
+      this.options.log.info('extension did not come back: its tabs are detached');
+      this.handlers.gone();
+    }, this.options.timeouts.tabGraceMs);
+  }
+
+  /** Resolves with the link once it has said hello, waiting a bounded time for it. */
+  awaitLink(label: string): Promise<ExtensionLink> {
+    const ready = this.ready;
+    if (ready) return Promise.resolve(ready);
+    if (this.#closed) return Promise.reject(new ClawdError('extension_not_connected', `${label} was not sent: the relay is shutting down`));
+    const waitMs = this.options.timeouts.reconnectWaitMs;
+    return new Promise((resolve, reject) => {
+      const waiter: LinkWaiter = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.#waiters.delete(waiter);
+          reject(
+            new ClawdError(
+              'extension_not_connected',
+              `${label} was not sent: the clawd extension is not connected (waited ${Math.round(waitMs / 1000)} s). Is the browser running with the extension loaded and its relay port and token set?`,
+            ),
+          );
+        }, waitMs),
+      };
+      this.#waiters.add(waiter);
+    });
+  }
+
+  /** Closes the link and every timer; waits in progress fail with a clear error. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#graceTimer);
+    for (const waiter of this.#waiters) {
+      clearTimeout(waiter.timer);
+      waiter.reject(new ClawdError('extension_not_connected', 'the relay is shutting down'));
+    }
+    this.#waiters.clear();
+    this.#link?.close(CLOSE.goingAway, 'relay shutting down');
+  }
+}
