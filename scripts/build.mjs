@@ -1,5 +1,6 @@
 // `npm run build`: bundles the extension into dist/extension (manifest, worker, options page,
-// icons) and the Node side into the runnable bin dist/clawd.js, with esbuild.
+// icons), the Node side into the runnable bin dist/clawd.js, and the benchmark into
+// dist/bench.js, with esbuild.
 
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -39,6 +40,17 @@ await Promise.all([
     packages: 'external',
     sourcemap: 'linked',
     banner: { js: '#!/usr/bin/env node' },
+    logLevel: 'warning',
+  }),
+  build({
+    entryPoints: ['scripts/bench/main.ts'],
+    absWorkingDir: root,
+    outfile: path.join(dist, 'bench.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
     logLevel: 'warning',
   }),
 ]);

@@ -3,7 +3,7 @@
 // answers the extension's keepalive, drops a silent socket, and carries requests to the
 // extension with a labelled timeout. What the frames mean is the router's business.
 
-import type { RawData, WebSocket } from 'ws';
+import type { RawData } from 'ws';
 import {
   CLOSE,
   PROTOCOL_VERSION,
@@ -21,6 +21,19 @@ import {
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import { PendingCalls, type Settle } from './pending-calls';
+
+/**
+ * What the link needs of its socket: the subset of a `ws` WebSocket it uses, so an in-memory
+ * transport (the benchmark's in-process echo extension) can stand in for a real socket.
+ */
+export interface LinkSocket {
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  on(event: 'message', listener: (data: RawData) => void): unknown;
+  on(event: 'close', listener: (code: number, reason: Buffer) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  off(event: 'message', listener: (data: RawData) => void): unknown;
+}
 
 export interface ExtensionLinkHandlers {
   /** The extension said hello; return the session id of each announced tab for the welcome. */
@@ -53,7 +66,7 @@ export class ExtensionLink {
   #closed = false;
 
   constructor(
-    private readonly ws: WebSocket,
+    private readonly ws: LinkSocket,
     private readonly handlers: ExtensionLinkHandlers,
     private readonly options: ExtensionLinkOptions,
   ) {

@@ -6,11 +6,10 @@
 // Measured: a debugger session outlives a service-worker restart, and any debugger or tab event
 // wakes a fresh worker, so the extension usually comes back with the same tabs within seconds.
 
-import type { WebSocket } from 'ws';
 import { CLOSE, type BrowserInfo, type HelloFrame, type TabSession } from '../../shared/protocol';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
-import { ExtensionLink, type ExtensionLinkHandlers } from './extension-link';
+import { ExtensionLink, type ExtensionLinkHandlers, type LinkSocket } from './extension-link';
 
 export interface PresenceHandlers extends Omit<ExtensionLinkHandlers, 'hello' | 'closed'> {
   /** The extension said hello: register its tabs, return their session ids. */
@@ -54,7 +53,7 @@ export class ExtensionPresence {
   }
 
   /** A new `/extension` socket passed the guards. It replaces any older one (a stale socket). */
-  attach(ws: WebSocket): ExtensionLink {
+  attach(ws: LinkSocket): ExtensionLink {
     const previous = this.#link;
     const { timeouts, relayVersion, log } = this.options;
     const current = (link: ExtensionLink) => link === this.#link;

@@ -12,7 +12,7 @@ import { BrowserTarget, matchesFilter, pageTargetInfo, tabTargetInfo, type Brows
 import { ClientSession, type Binding, type CdpCommand } from './client-session';
 import type { Subscription } from './debuggee-state';
 import { EventFence } from './event-fence';
-import type { ExtensionLink } from './extension-link';
+import type { ExtensionLink, LinkSocket } from './extension-link';
 import { ExtensionPresence, type PresenceOptions } from './extension-presence';
 import type { Settle } from './pending-calls';
 import { TabForwarder, type TabChannel } from './tab-forwarder';
@@ -85,7 +85,7 @@ export class Router implements BrowserHub, TabChannel {
   // ---- the extension side ------------------------------------------------------------------
 
   /** A new `/extension` socket passed the guards. */
-  attachExtension(ws: WebSocket): ExtensionLink {
+  attachExtension(ws: LinkSocket): ExtensionLink {
     return this.#presence.attach(ws);
   }
 

@@ -12,7 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID } from '../../shared/defaults';
 import { CdpClient } from './cdp-client';
 
-export const EXTENSION_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/extension');
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** The built extension: beside this file's bundle (dist/bench.js) or from the sources (test/helpers). */
+export const EXTENSION_DIR =
+  [process.env.CLAWD_EXTENSION_DIR, path.resolve(here, '../../dist/extension'), path.resolve(here, 'extension')].find(
+    (dir): dir is string => !!dir && existsSync(path.join(dir, 'manifest.json')),
+  ) ?? path.resolve(here, '../../dist/extension');
 
 export function chromiumPath(): string {
   const candidates = [process.env.CLAWD_TEST_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -70,7 +75,7 @@ export class TestBrowser {
   ) {}
 
   /** Launches Chromium with the built extension and waits for its service worker. */
-  static async launch(options: { extension?: boolean } = {}): Promise<TestBrowser> {
+  static async launch(options: { extension?: boolean; args?: string[] } = {}): Promise<TestBrowser> {
     const withExtension = options.extension ?? true;
     if (withExtension && !existsSync(path.join(EXTENSION_DIR, 'manifest.json'))) {
       throw new Error(`${EXTENSION_DIR} is missing: run npm run build first`);
@@ -81,6 +86,7 @@ export class TestBrowser {
       `--user-data-dir=${userDataDir}`,
       '--remote-debugging-port=0',
       ...(withExtension ? [`--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`] : []),
+      ...(options.args ?? []),
       'about:blank',
     ];
     const child = spawn(chromiumPath(), args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });

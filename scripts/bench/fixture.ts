@@ -1,0 +1,116 @@
+// What every relay case needs: the real `clawd serve` in its own process (so its memory and
+// latency are the product's), Chromium with the built extension, a tab handed over by a real
+// toolbar click, and raw CDP sessions to that page through the relay and directly.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CdpClient } from '../../test/helpers/cdp-client';
+import { TestBrowser, until } from '../../test/helpers/chromium';
+
+export interface RelayProcess {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  token: string;
+  cdpWsUrl: string;
+  /** Resident and peak resident memory of the relay process, in MB (Linux). */
+  memory(): { rssMb: number; peakMb: number };
+  close(): Promise<void>;
+}
+
+const DIST = path.dirname(fileURLToPath(import.meta.url));
+
+export async function startRelayProcess(): Promise<RelayProcess> {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'clawd-bench-'));
+  const child = spawn(process.execPath, [path.join(DIST, 'clawd.js'), 'serve', '--relay-port', '0', '--home', home], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CLAWD_LOG: 'warn' } });
+  const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`clawd serve did not start:\n${out}`)), 15_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = out.match(/Relay \(CDP\)\s+(http:\/\/127\.0\.0\.1:(\d+))[\s\S]*Token\s+(\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`clawd serve exited (${code}):\n${out}`)));
+  });
+  const [, url, port, token] = match as unknown as [string, string, string, string];
+  return {
+    child,
+    url,
+    port: Number(port),
+    token,
+    cdpWsUrl: `ws://127.0.0.1:${port}/cdp?token=${token}`,
+    memory() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kb = (key: string) => Number(status.match(new RegExp(`${key}:\\s+(\\d+)`))?.[1] ?? NaN);
+      return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+    },
+    async close() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A local page server for the bench's pages. */
+export async function startBenchPages(pages: Record<string, string>): Promise<{ url(p: string): string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const body = pages[new URL(req.url ?? '/', 'http://x').pathname];
+    res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'text/html' }).end(body ?? 'not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: (p) => `http://127.0.0.1:${port}${p}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface BenchTab {
+  relay: RelayProcess;
+  browser: TestBrowser;
+  pageTargetId: string;
+  /** A raw CDP client through the relay, attached to the page. */
+  viaRelay: { client: CdpClient; sessionId: string };
+  /** A raw CDP client straight to the browser's own port, attached to the same page. */
+  direct: { client: CdpClient; sessionId: string };
+  close(): Promise<void>;
+}
+
+/** Chromium with the extension, one tab at `url` handed over by a toolbar click, two raw clients. */
+export async function openBenchTab(relay: RelayProcess, url: string): Promise<BenchTab> {
+  // A 1920×1080 window, so every session captures the same frame (an emulation override set on
+  // one CDP session does not apply to the extension's session).
+  const browser = await TestBrowser.launch({ args: ['--window-size=1920,1080'] });
+  await browser.configureExtension(relay.port, relay.token);
+  const tab = await browser.openTab(url);
+  const json = async () => (await (await fetch(`${relay.url}/json/list?token=${relay.token}`)).json()) as Array<{ id: string }>;
+  await until('the extension to connect', async () => ((await (await fetch(`${relay.url}/extension/status?token=${relay.token}`)).json()) as { connected: boolean }).connected, 15_000);
+  await browser.clickToolbar(tab.tabTargetId);
+  await until('the tab to be attached', async () => (await json()).some((t) => t.id === tab.pageTargetId));
+  const relayClient = await CdpClient.connect(relay.cdpWsUrl);
+  const relaySession = (await relayClient.send('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true })).sessionId;
+  const directClient = await CdpClient.connect(browser.wsEndpoint);
+  const directSession = (await directClient.send('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true })).sessionId;
+  return {
+    relay,
+    browser,
+    pageTargetId: tab.pageTargetId,
+    viaRelay: { client: relayClient, sessionId: relaySession },
+    direct: { client: directClient, sessionId: directSession },
+    async close() {
+      await relayClient.close();
+      await directClient.close();
+      await browser.close();
+    },
+  };
+}

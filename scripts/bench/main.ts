@@ -1,0 +1,116 @@
+// `npm run bench`: measures the relay against direct CDP on real Chromium, side by side in one
+// run on one machine, and prints a table (or `--json`). `--quick` runs few iterations: CI uses it
+// as a smoke run without thresholds, so the benchmark never rots. `--only a,b` picks cases.
+// Cases whose feature has not landed yet are listed as pending rather than left out.
+
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { cdpRtt } from './cases/cdp-rtt';
+import { eventFlood } from './cases/event-flood';
+import { fanOut } from './cases/fan-out';
+import { pwEvaluate } from './cases/pw-evaluate';
+import { relayHop } from './cases/relay-hop';
+import { NOISE_PAGE, screenshot } from './cases/screenshot';
+import { openBenchTab, startBenchPages, startRelayProcess, type BenchTab } from './fixture';
+import type { CaseResult } from './stats';
+
+const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'managed-start', 'fan-out'] as const;
+const PENDING: Record<string, string> = {
+  'snapshot-scale': 'needs the agent layer (snapshots with refs)',
+  'managed-start': 'needs managed profiles',
+};
+
+interface PendingCase {
+  name: string;
+  pending: string;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { json: { type: 'boolean' }, quick: { type: 'boolean' }, only: { type: 'string' } } });
+  const quick = values.quick ?? false;
+  const only = values.only ? new Set(values.only.split(',')) : undefined;
+  const wanted = (name: string) => !only || only.has(name);
+  const log = (line: string) => {
+    if (!values.json) process.stderr.write(`${line}\n`);
+  };
+
+  const cases: Array<CaseResult | PendingCase> = [];
+  const relay = await startRelayProcess();
+  const pages = await startBenchPages({ '/': '<!doctype html><title>bench</title><p>bench</p>', '/noise': NOISE_PAGE });
+  let chromiumVersion = 'unknown';
+  let tab: BenchTab | undefined;
+  try {
+    const needsTab = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'fan-out'].some(wanted);
+    if (needsTab) {
+      tab = await openBenchTab(relay, pages.url('/'));
+      chromiumVersion = (await tab.direct.client.send('Browser.getVersion')).product;
+    }
+    const run = async (name: string, fn: () => Promise<CaseResult>) => {
+      if (!wanted(name)) return;
+      log(`running ${name}${quick ? ' (quick)' : ''} …`);
+      cases.push(await fn());
+    };
+    if (tab) {
+      const t = tab;
+      await run('cdp-rtt', () => cdpRtt(t, quick));
+      await run('pw-evaluate', () => pwEvaluate(t, pages.url('/'), quick));
+      await run('event-flood', () => eventFlood(t, quick));
+      await run('fan-out', () => fanOut(t, quick));
+      if (wanted('screenshot')) {
+        await t.direct.client.send('Page.navigate', { url: pages.url('/noise') }, t.direct.sessionId);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await run('screenshot', () => screenshot(t, quick));
+      }
+    }
+  } finally {
+    await tab?.close();
+    await relay.close();
+    await pages.close();
+  }
+  if (wanted('relay-hop')) {
+    log(`running relay-hop${quick ? ' (quick)' : ''} …`);
+    cases.push(await relayHop(quick));
+  }
+  for (const name of Object.keys(PENDING)) if (wanted(name)) cases.push({ name, pending: PENDING[name]! });
+  cases.sort((a, b) => ALL.indexOf(a.name as (typeof ALL)[number]) - ALL.indexOf(b.name as (typeof ALL)[number]));
+
+  const machine = {
+    date: new Date().toISOString(),
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGB: Math.round(os.totalmem() / 1024 ** 3),
+    node: process.version,
+    chromium: chromiumVersion,
+    quick,
+  };
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ machine, cases }, null, 2) + '\n');
+    return 0;
+  }
+  const rows = cases.map((c) =>
+    'pending' in c
+      ? [c.name, '—', '—', '—', '—', '—', `pending: ${c.pending}`]
+      : [c.name, `${c.value} ${c.unit}`, c.baseline === undefined ? '—' : String(c.baseline), c.ratio === undefined ? '—' : `${c.ratio}×`, c.target, c.ok ? 'ok' : 'MISSED', Object.entries(c.details ?? {}).map(([k, v]) => `${k}=${v}`).join(' ')],
+  );
+  const header = ['case', 'value', 'baseline', 'ratio', 'target', '', 'details'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  process.stdout.write(
+    [
+      `clawd-browser bench — ${machine.date.slice(0, 10)}, ${machine.chromium}, ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGB} GB, Node ${machine.node}${quick ? ', quick' : ''}`,
+      line(header),
+      line(widths.map((w) => '-'.repeat(w))),
+      ...rows.map(line),
+      '',
+    ].join('\n'),
+  );
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    process.stderr.write(`bench failed: ${error.stack ?? error.message}\n`);
+    process.exit(1);
+  },
+);

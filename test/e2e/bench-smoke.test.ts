@@ -1,0 +1,33 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/bench.js');
+
+/** The benchmark's quick run, as a smoke test: it must run every case and report numbers. No thresholds. */
+describe('npm run bench -- --quick --json', () => {
+  it('runs every case against real Chromium and prints one JSON document', async () => {
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BENCH, '--quick', '--json']);
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (err += d));
+      child.once('exit', (c) => resolve({ code: c, stdout: out, stderr: err }));
+    });
+    expect(code, stderr).toBe(0);
+    const report = JSON.parse(stdout);
+    expect(report.machine).toMatchObject({ cpus: expect.any(Number), node: process.version, chromium: expect.stringMatching(/^Chrome\//), quick: true });
+    const names = report.cases.map((c: { name: string }) => c.name);
+    expect(names).toEqual(['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'managed-start', 'fan-out']);
+    for (const c of report.cases) {
+      if ('pending' in c) continue;
+      expect(c).toMatchObject({ unit: expect.any(String), value: expect.any(Number), target: expect.any(String), ok: expect.any(Boolean) });
+      expect(Number.isFinite(c.value), c.name).toBe(true);
+      if (c.ratio !== undefined) expect(c.ratio, c.name).toBeGreaterThan(0);
+    }
+    const lost = report.cases.filter((c: { details?: { lost?: number } }) => c.details?.lost !== undefined).map((c: { details: { lost: number } }) => c.details.lost);
+    expect(lost).toEqual([0, 0]); // event-flood and fan-out deliver every event, even in the quick run
+  }, 180_000);
+});
