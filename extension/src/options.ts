@@ -47,3 +47,5 @@ void loadSettings().then((settings) => {
 });
 void refreshLive();
 setInterval(() => void refreshLive(), 2_000);
+// Lets a test read a fresh status line without waiting for the next refresh.
+(globalThis as { refreshLiveForTests?: () => Promise<string | null> }).refreshLiveForTests = () => refreshLive().then(() => live.textContent);

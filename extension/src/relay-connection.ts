@@ -53,6 +53,11 @@ export class RelayConnection {
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   #outbox: string[] = [];
   #dropped = 0;
+  /**
+   * Set when another browser's extension took over the relay (close 4000). Reconnecting on our
+   * own would take it back, and the two would flap forever; only a click or new settings do.
+   */
+  #parked = false;
   #waiters: Array<{ resolve(): void; reject(e: Error): void }> = [];
   status: LinkStatus = 'unconfigured';
   detail = 'not configured yet';
@@ -68,14 +73,15 @@ export class RelayConnection {
     const same = this.#settings?.relayPort === settings.relayPort && this.#settings?.token === settings.token;
     this.#settings = settings;
     if (same && (this.#ws || this.#retryTimer)) return;
+    this.#parked = false;
     this.#disconnect();
     this.#attempt = 0;
     this.#connect();
   }
 
-  /** Nudge from an alarm or a click: connect now if idle or waiting to retry. */
+  /** Nudge from an alarm: connect now if idle or waiting to retry (not when another browser took over). */
   wake(): void {
-    if (this.#ws || !this.#settings) return;
+    if (this.#ws || !this.#settings || this.#parked) return;
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
     this.#connect();
@@ -84,6 +90,7 @@ export class RelayConnection {
   /** Resolves once welcomed; rejects with the precise reason if that does not happen in time. */
   ensureConnected(timeoutMs: number): Promise<void> {
     if (this.#welcomed) return Promise.resolve();
+    this.#parked = false; // the user asked for this browser
     this.wake();
     if (this.status === 'unconfigured') return Promise.reject(new Error(this.detail));
     return new Promise<void>((resolve, reject) => {
@@ -192,6 +199,11 @@ export class RelayConnection {
     const settings = this.#settings;
     if (!settings) return;
     let detail = reason || `connection closed (${code})`;
+    if (code === CLOSE.replaced) {
+      this.#parked = true;
+      this.#setStatus('error', 'another browser connected to the relay; click the clawd button to take it back');
+      return;
+    }
     if (code === CLOSE.versionMismatch) detail = `${reason}. Rebuild with \`npm run build\` and reload the extension.`;
     else if (code === 1006 || code === 1002) detail = (await checkRelay(settings.relayPort, settings.token)).message;
     // New settings or a wake-up may have started another socket while we asked the relay why.

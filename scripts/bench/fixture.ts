@@ -95,7 +95,7 @@ export async function openBenchTab(relay: RelayProcess, url: string): Promise<Be
   const tab = await browser.openTab(url);
   const json = async () => (await (await fetch(`${relay.url}/json/list?token=${relay.token}`)).json()) as Array<{ id: string }>;
   await until('the extension to connect', async () => ((await (await fetch(`${relay.url}/extension/status?token=${relay.token}`)).json()) as { connected: boolean }).connected, 15_000);
-  await browser.clickToolbar(tab.tabTargetId);
+  await browser.clickToolbar(tab);
   await until('the tab to be attached', async () => (await json()).some((t) => t.id === tab.pageTargetId));
   const relayClient = await CdpClient.connect(relay.cdpWsUrl);
   const relaySession = (await relayClient.send('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true })).sessionId;

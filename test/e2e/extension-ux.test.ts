@@ -17,7 +17,7 @@ describe('the extension as a user meets it', () => {
     const tabId = await until('the chrome:// tab id', () =>
       e2e.browser.swEval<number | undefined>(`chrome.tabs.query({}).then(ts => ts.find(t => (t.url || t.pendingUrl || '').startsWith('chrome://version'))?.id)`),
     );
-    await e2e.browser.clickToolbar(tab.tabTargetId);
+    await e2e.browser.clickToolbar(tab);
     const badge = await until('the error badge', async () => {
       const b = await e2e.browser.badge(tabId);
       return b.text === '!' ? b : undefined;
@@ -103,12 +103,37 @@ describe('settings', () => {
     await until('the first relay to lose it', () => !first.relay.router.extensionConnected);
   });
 
+  it('stands down when another browser connects to the same relay, and takes over again on a click', async () => {
+    const relay = await startTestRelay();
+    relays.push(relay);
+    browser = await TestBrowser.launch();
+    const other = await TestBrowser.launch();
+    try {
+      await browser.configureExtension(relay.port, relay.token);
+      await until('the first browser to connect', () => relay.relay.router.extensionConnected);
+      const page = await browser.openTab('data:text/html,<title>mine</title>');
+      expect(await browser.optionsStatus()).toMatch(/^Status: connected/);
+      await other.configureExtension(relay.port, relay.token);
+      // The second browser replaces the first, which must not fight back on its own.
+      await until('the second browser to take over', async () => /^Status: connected/.test(await other.optionsStatus()));
+      await new Promise((resolve) => setTimeout(resolve, 4_000)); // longer than the reconnect backoff
+      expect(await other.optionsStatus()).toMatch(/^Status: connected/);
+      expect(await browser.optionsStatus()).toMatch(/^Status: error \(another browser connected to the relay; click the clawd button to take it back\)/);
+      // The first browser's click takes the relay back and hands its tab over.
+      await browser.clickToolbar(page);
+      await until('the first browser\'s tab to be attached', () => relay.relay.router.tabs().some((t) => t.targetId === page.pageTargetId));
+      expect(await browser.optionsStatus()).toMatch(/^Status: connected/);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('asks for the token on a click before it is configured, with ! and the options page', async () => {
     browser = await TestBrowser.launch();
     // A real page: on an empty tab Chrome would open the options in that very tab.
     const tab = await browser.openTab('data:text/html,<title>a page</title>');
     const tabId = await browser.tabIdOf(tab.pageTargetId);
-    await browser.clickToolbar(tab.tabTargetId);
+    await browser.clickToolbar(tab);
     const badge = await until('the error badge', async () => {
       const b = await browser!.badge(tabId);
       return b.text === '!' ? b : undefined;

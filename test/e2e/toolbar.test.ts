@@ -21,7 +21,7 @@ describe('the toolbar button hands a tab to the agent', () => {
     expect(entry.webSocketDebuggerUrl).toContain(`/devtools/page/${tab.pageTargetId}`);
     await until('badge ON', async () => (await e2e.browser.badge(tabId)).text === 'ON');
 
-    await e2e.browser.clickToolbar(tab.tabTargetId);
+    await e2e.browser.clickToolbar(tab);
     await until('the tab to leave /json/list', async () => !(await e2e.json<Array<{ id: string }>>('/json/list')).some((t) => t.id === tab.pageTargetId));
     await until('badge cleared', async () => (await e2e.browser.badge(tabId)).text === '');
   });

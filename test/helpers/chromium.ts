@@ -179,9 +179,13 @@ export class TestBrowser {
     return { tabTargetId: tab.targetId, pageTargetId: page.targetId };
   }
 
-  /** A real toolbar click on that tab: fires chrome.action.onClicked in the extension. */
-  async clickToolbar(tabTargetId: string): Promise<void> {
-    await this.cdp.send('Extensions.triggerAction', { id: EXTENSION_ID, targetId: tabTargetId });
+  /**
+   * A real toolbar click on that tab: fires chrome.action.onClicked in the extension. A user
+   * clicks on the tab in front, and Chrome acts on the active tab, so the tab comes first.
+   */
+  async clickToolbar(tab: { tabTargetId: string; pageTargetId: string }): Promise<void> {
+    await this.cdp.send('Target.activateTarget', { targetId: tab.pageTargetId });
+    await this.cdp.send('Extensions.triggerAction', { id: EXTENSION_ID, targetId: tab.tabTargetId });
   }
 
   /** Chrome's tab id for a page target, as the extension sees it. */
@@ -193,6 +197,20 @@ export class TestBrowser {
 
   async badge(tabId: number): Promise<{ text: string; title: string }> {
     return this.swEval(`Promise.all([chrome.action.getBadgeText({tabId: ${tabId}}), chrome.action.getTitle({tabId: ${tabId}})]).then(([text, title]) => ({text, title}))`);
+  }
+
+  /** The live status line of the extension's options page, as a user reads it. */
+  async optionsStatus(): Promise<string> {
+    const url = `chrome-extension://${EXTENSION_ID}/options.html`;
+    const page = (await this.targets('page')).find((t) => t.url === url) ?? { targetId: (await this.openTab(url)).pageTargetId };
+    const session = await this.pageSession(page.targetId);
+    try {
+      // The page refreshes the line every 2 s; read it fresh.
+      const { result } = await this.cdp.send('Runtime.evaluate', { expression: 'refreshLiveForTests?.() ?? document.getElementById("live").textContent', awaitPromise: true, returnByValue: true }, session);
+      return result.value as string;
+    } finally {
+      await this.cdp.send('Target.detachFromTarget', { sessionId: session }).catch(() => {});
+    }
   }
 
   /** Stops the extension's service worker on purpose; its next event starts a fresh one. */

@@ -43,7 +43,7 @@ export async function startE2e(): Promise<E2eSetup> {
       }
     },
     async attach(tab) {
-      await browser.clickToolbar(tab.tabTargetId);
+      await browser.clickToolbar(tab);
       await until('the tab in /json/list', async () => (await json<Array<{ id: string }>>('/json/list')).some((t) => t.id === tab.pageTargetId));
       return tab.pageTargetId;
     },
