@@ -24,6 +24,17 @@ export const ERROR_CODES = {
   command_timeout: { http: 504, cdp: -32000 },
   extension_error: { http: 502, cdp: -32000 },
   unsupported: { http: 501, cdp: -32000 },
+  // profiles and their browsers
+  browser_disabled: { http: 503, cdp: -32000 },
+  profile_not_found: { http: 404, cdp: -32000 },
+  profile_exists: { http: 409, cdp: -32000 },
+  invalid_profile: { http: 400, cdp: -32602 },
+  target_ambiguous: { http: 409, cdp: -32000 },
+  not_running: { http: 409, cdp: -32000 },
+  attach_only: { http: 409, cdp: -32000 },
+  launch_failed: { http: 500, cdp: -32000 },
+  executable_not_found: { http: 503, cdp: -32000 },
+  upstream_error: { http: 502, cdp: -32000 },
   // process and configuration
   config_invalid: { http: 500, cdp: -32000 },
   port_in_use: { http: 500, cdp: -32000 },
@@ -63,7 +74,7 @@ export function asClawdError(error: unknown): ClawdError {
 }
 
 export function httpStatusOf(error: unknown): number {
-  return ERROR_CODES[asClawdError(error).code].http;
+  return ERROR_CODES[asClawdError(error).code]?.http ?? 500; // a code from a newer server is still an error
 }
 
 /** The `{ error: { code, message } }` body every HTTP error response carries. */
@@ -76,5 +87,5 @@ export function httpErrorBody(error: unknown): { error: { code: ErrorCode; messa
 export function cdpErrorOf(error: unknown): CdpErrorObject {
   const e = asClawdError(error);
   if (e.cdp) return e.cdp;
-  return { code: ERROR_CODES[e.code].cdp, message: e.message };
+  return { code: ERROR_CODES[e.code]?.cdp ?? -32000, message: e.message };
 }

@@ -1,14 +1,20 @@
-// Wiring only: one process, the relay listener (and, as the product grows, the control API),
-// one home and one token, and a clean shutdown that closes every socket and timer.
+// Wiring only: one process, two listeners (the relay and the control API), one home and one
+// token, the profiles' browsers, and a clean shutdown that closes every socket and timer and
+// stops the browsers this process launched.
 
-import { DEFAULT_RELAY_PORT } from '../shared/defaults';
+import { DEFAULT_CONTROL_PORT, DEFAULT_RELAY_PORT } from '../shared/defaults';
 import { startRelayServer, type RelayServer } from './cdp/relay-server';
+import { startControlServer, type ControlServer } from './control/control-server';
 import { loadConfig } from './home/config-store';
+import { removeServeState, writeServeState } from './home/serve-state';
 import type { Logger } from './log';
+import { ProfileService } from './profiles/profile-service';
+import { VERSION } from './version';
 
 export interface ServeOptions {
   home: string;
   relayPort?: number;
+  controlPort?: number;
   log: Logger;
 }
 
@@ -16,16 +22,38 @@ export interface RunningServer {
   readonly home: string;
   readonly token: string;
   readonly relay: RelayServer;
+  readonly control: ControlServer;
+  readonly profiles: ProfileService;
   close(): Promise<void>;
 }
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const config = await loadConfig(options.home);
+  const config = await loadConfig(options.home, { relayPort: options.relayPort });
   const relay = await startRelayServer({ port: options.relayPort ?? DEFAULT_RELAY_PORT, token: config.token, log: options.log });
+  const profiles = new ProfileService(options.home, config, relay, options.log);
+  let control: ControlServer;
+  try {
+    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles });
+  } catch (error) {
+    await relay.close();
+    throw error;
+  }
+  await writeServeState(options.home, { pid: process.pid, version: VERSION, controlUrl: control.url, relayUrl: relay.url });
+  let closing: Promise<void> | undefined;
   return {
     home: options.home,
     token: config.token,
     relay,
-    close: () => relay.close(),
+    control,
+    profiles,
+    close() {
+      closing ??= (async () => {
+        await control.close();
+        await profiles.close();
+        await relay.close();
+        await removeServeState(options.home);
+      })();
+      return closing;
+    },
   };
 }

@@ -1,5 +1,7 @@
-// The `clawd` command. `serve` runs the relay in this process; `token` prints the token.
-// Every failure ends with a one-line reason on stderr and a non-zero exit code.
+// The `clawd` command. `serve` runs the relay and the control API in this process; `token`
+// prints the token; `doctor` checks the set-up; the rest are clients of the control API. Every
+// failure ends with a one-line reason on stderr (details indented below it) and a non-zero exit:
+// 2 for bad usage, 1 for everything else.
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -11,23 +13,61 @@ import { loadConfig, resolveHome } from '../home/config-store';
 import { createLogger, logLevelFromEnv } from '../log';
 import { startServer } from '../server';
 import { VERSION } from '../version';
+import { runCommand, UsageError } from './commands';
+import { ControlClient } from './control-client';
+import { formatCheck, runDoctor } from './doctor';
 
-const HELP = `${PRODUCT_NAME} ${VERSION}: let AI agents drive a browser safely.
+const COMMON = `  --home DIR       home folder (default: $CLAWD_HOME, else ~/.clawd)
+  --profile NAME   the profile to act on (default: the config's defaultProfile)
+  --json           print the API's JSON instead of a summary
+  -h, --help       this help`;
 
-Usage: clawd <command> [options]
+const HELP: Record<string, string> = {
+  '': `${PRODUCT_NAME} ${VERSION}: let AI agents drive a browser safely.
 
-Commands:
-  serve     Start the relay: CDP for Playwright/Puppeteer, backed by the clawd extension.
-  token     Print the token clients and the extension must present.
+Usage: clawd <command> [options]      (clawd <command> --help for more)
+
+Server:
+  serve                 run the relay (CDP for your own tabs) and the control API
+  token                 print the token clients and the extension present
+  doctor                check the set-up, one line per check, with fixes
+
+Profiles and their browsers (clients of the running server):
+  status                the profile's browser: running, CDP, pid, paths
+  start | stop          launch or stop a managed profile's browser
+  profiles              all profiles
+  create-profile --name NAME [--color #RRGGBB] [--cdp-url URL] [--driver managed|remote|extension]
+  delete-profile --name NAME
+  reset-profile         stop this profile's stray browser processes (never other programs)
+  tabs                  list tabs
+  open URL | focus ID | close ID
+                        open a tab, or focus/close one by id or unique id prefix
 
 Options:
-  --home DIR          Home folder (default: $CLAWD_HOME, else ~/.clawd)
-  --relay-port PORT   Relay port for serve (default 18792; 0 picks a free one)
-  -h, --help          Show help
-  -v, --version       Show the version
-`;
+${COMMON}
+  -v, --version    the version
+`,
+  serve: `Usage: clawd serve [--relay-port N] [--control-port N] [--home DIR]
 
-class UsageError extends Error {}
+Runs the relay (default 127.0.0.1:18792) and the control API (default 127.0.0.1:18791) until
+Ctrl+C. Port 0 picks free ports. Prints where to load the extension and the token.
+`,
+  token: `Usage: clawd token [--home DIR]\n\nPrints the token (created on first run in the home's config.json).\n`,
+  doctor: `Usage: clawd doctor [--home DIR] [--json]\n\nChecks the control API, the token, the relay, the extension (with a real Runtime.evaluate on an\nattached tab), the browser executable and each managed profile's port. Exit code 1 if any fails.\n`,
+};
+const PER_COMMAND: Record<string, string> = {
+  status: 'clawd status [--profile NAME]',
+  start: 'clawd start [--profile NAME]',
+  stop: 'clawd stop [--profile NAME]',
+  profiles: 'clawd profiles',
+  'create-profile': 'clawd create-profile --name NAME [--color #RRGGBB] [--cdp-url URL] [--driver managed|remote|extension]',
+  'delete-profile': 'clawd delete-profile --name NAME',
+  'reset-profile': 'clawd reset-profile [--profile NAME]',
+  tabs: 'clawd tabs [--profile NAME]',
+  open: 'clawd open URL [--profile NAME]',
+  focus: 'clawd focus ID [--profile NAME]',
+  close: 'clawd close ID [--profile NAME]',
+};
 
 function parsePort(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -41,10 +81,10 @@ function extensionDir(): string {
   return path.join(path.dirname(fileURLToPath(import.meta.url)), 'extension');
 }
 
-async function serve(home: string, relayPort: number | undefined): Promise<void> {
+async function serve(home: string, relayPort: number | undefined, controlPort: number | undefined): Promise<void> {
   const log = createLogger(logLevelFromEnv());
-  const server = await startServer({ home, relayPort, log });
-  const { relay, token } = server;
+  const server = await startServer({ home, relayPort, controlPort, log });
+  const { relay, control, token } = server;
   const extension = extensionDir();
   const built = existsSync(path.join(extension, 'manifest.json'));
   process.stdout.write(
@@ -52,6 +92,7 @@ async function serve(home: string, relayPort: number | undefined): Promise<void>
       `${PRODUCT_NAME} ${VERSION} is running.`,
       '',
       `  Relay (CDP)  ${relay.url}`,
+      `  Control API  ${control.url}`,
       `  Token        ${token}`,
       `  Home         ${home}`,
       '',
@@ -83,6 +124,7 @@ async function serve(home: string, relayPort: number | undefined): Promise<void>
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
+/** Runs the CLI; resolves with the exit code, or -1 while `serve` keeps running. */
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
@@ -91,7 +133,14 @@ export async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         home: { type: 'string' },
+        profile: { type: 'string' },
+        json: { type: 'boolean' },
         'relay-port': { type: 'string' },
+        'control-port': { type: 'string' },
+        name: { type: 'string' },
+        color: { type: 'string' },
+        'cdp-url': { type: 'string' },
+        driver: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -101,35 +150,63 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const { values, positionals } = parsed;
-  const [command, ...rest] = positionals;
+  const [command, ...args] = positionals;
   if (values.version) {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  if (values.help || command === undefined || command === 'help') {
-    process.stdout.write(HELP);
+  if (command === undefined || command === 'help') {
+    process.stdout.write(HELP['']!);
     return command === undefined && !values.help ? 2 : 0;
   }
+  if (values.help) {
+    const usage = HELP[command] ?? (PER_COMMAND[command] ? `Usage: ${PER_COMMAND[command]}\n\nOptions:\n${COMMON}\n` : undefined);
+    if (!usage) {
+      process.stderr.write(`clawd: unknown command ${JSON.stringify(command)}. See clawd --help\n`);
+      return 2;
+    }
+    process.stdout.write(usage);
+    return 0;
+  }
+  const print = (line: string) => process.stdout.write(`${line}\n`);
   try {
-    if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
     const home = resolveHome(values.home);
     switch (command) {
       case 'serve':
-        await serve(home, parsePort(values['relay-port'], '--relay-port'));
-        return -1; // keeps running until a signal
+        if (args.length) throw new UsageError(`unexpected argument ${JSON.stringify(args[0])}`);
+        await serve(home, parsePort(values['relay-port'], '--relay-port'), parsePort(values['control-port'], '--control-port'));
+        return -1;
       case 'token':
-        process.stdout.write(`${(await loadConfig(home)).token}\n`);
+        if (args.length) throw new UsageError(`unexpected argument ${JSON.stringify(args[0])}`);
+        print((await loadConfig(home)).token);
         return 0;
-      default:
-        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+      case 'doctor': {
+        const checks = await runDoctor(home);
+        if (values.json) print(JSON.stringify({ ok: checks.every((c) => c.verdict !== 'fail'), checks }, null, 2));
+        else for (const check of checks) print(formatCheck(check));
+        return checks.some((c) => c.verdict === 'fail') ? 1 : 0;
+      }
+      default: {
+        if (!PER_COMMAND[command]) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+        const client = await ControlClient.locate(home);
+        await runCommand(command, args, values, {
+          client,
+          profile: values.profile,
+          json: values.json ?? false,
+          print,
+          progress: (line) => process.stderr.write(`${line}\n`),
+        });
+        return 0;
+      }
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`clawd: ${error.message}. See clawd --help\n`);
+      process.stderr.write(`clawd: ${error.message}. See clawd ${PER_COMMAND[command] || HELP[command] ? `${command} ` : ''}--help\n`);
       return 2;
     }
     const message = isClawdError(error) ? error.message : String((error as Error)?.message ?? error);
-    process.stderr.write(`clawd: ${message}\n`);
+    const [first, ...rest] = message.split('\n');
+    process.stderr.write(`clawd: ${first}\n${rest.map((l) => `  ${l}\n`).join('')}`);
     return 1;
   }
 }

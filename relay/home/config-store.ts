@@ -1,22 +1,30 @@
 // The home folder and its config.json: where it is ($CLAWD_HOME, else ~/.clawd, or --home), how
-// it is created (folder 0700, file 0600, a random token on first run), and how it is written
-// (temp file + fsync + rename, so a crash never leaves half a file). A file we cannot read is
-// an error naming the file and the problem, and it is never overwritten.
+// it is created (folder 0700, file 0600, a random token and the default profiles on first run),
+// and how it changes: every write is temp file + fsync + rename, so a crash never leaves half a
+// file, and read-modify-write runs under a lock file, so concurrent writers (two requests, two
+// processes) never lose each other's updates. A file we cannot read is an error naming the file,
+// the key and the value, and it is never overwritten.
 
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_RELAY_PORT } from '../../shared/defaults';
+import { firstFreePort, portRangeFromEnv } from '../browser/ports';
 import { ClawdError } from '../errors';
+import { RESERVED_PORTS, defaultBrowserConfig, parseBrowserConfig, type BrowserConfig } from '../profiles/config-schema';
 
 export interface ClawdConfig {
   /** Required on every relay and control request except the health check. */
   token: string;
-  /** Everything else in the file is kept as it is (later features add their keys). */
+  browser: BrowserConfig;
+  /** Keys this version does not know are kept as they are. */
   [key: string]: unknown;
 }
 
 export const CONFIG_FILE = 'config.json';
+const LOCK_STALE_MS = 10_000;
+const LOCK_WAIT_MS = 5_000;
 
 export function resolveHome(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
   const chosen = flag ?? env.CLAWD_HOME;
@@ -27,11 +35,11 @@ export function generateToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
-function configPath(home: string): string {
+export function configPath(home: string): string {
   return path.join(home, CONFIG_FILE);
 }
 
-/** Parses and checks the file's text; errors name the file and the key. */
+/** Parses and checks the file's text; errors name the file and the key. A missing `browser` section gets the defaults. */
 export function parseConfig(text: string, file: string): ClawdConfig {
   let value: unknown;
   try {
@@ -46,7 +54,8 @@ export function parseConfig(text: string, file: string): ClawdConfig {
   if (typeof config.token !== 'string' || config.token.length < 16) {
     throw new ClawdError('config_invalid', `${file}: "token" must be a string of at least 16 characters, got ${JSON.stringify(config.token)}`);
   }
-  return config as ClawdConfig;
+  const browser = config.browser === undefined ? defaultBrowserConfig() : parseBrowserConfig(config.browser, file);
+  return { ...config, token: config.token, browser };
 }
 
 /** Writes a complete temp file beside the config and returns its path. */
@@ -63,7 +72,7 @@ async function writeTemp(home: string, config: ClawdConfig): Promise<string> {
   return temp;
 }
 
-/** Writes the config atomically with mode 0600. */
+/** Writes the config atomically with mode 0600. Use updateConfig to change an existing one. */
 export async function writeConfig(home: string, config: ClawdConfig): Promise<void> {
   const temp = await writeTemp(home, config);
   try {
@@ -74,34 +83,90 @@ export async function writeConfig(home: string, config: ClawdConfig): Promise<vo
   }
 }
 
-/** Creates the config only if none exists (link fails on an existing name); false if one did. */
-async function createConfig(home: string, config: ClawdConfig): Promise<boolean> {
-  const temp = await writeTemp(home, config);
+// One queue per home within this process, so our own writers do not contend for the lock file.
+const queues = new Map<string, Promise<unknown>>();
+
+/** Runs `work` holding the home's lock file (exclusive across processes), waiting a bounded time for it. */
+async function withLock<T>(home: string, work: () => Promise<T>): Promise<T> {
+  const previous = queues.get(home) ?? Promise.resolve();
+  const run = previous.catch(() => undefined).then(async () => {
+    await fs.mkdir(home, { recursive: true, mode: 0o700 });
+    const lock = `${configPath(home)}.lock`;
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        await (await fs.open(lock, 'wx', 0o600)).close();
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const stat = await fs.stat(lock).catch(() => undefined);
+        if (stat && Date.now() - stat.mtimeMs > LOCK_STALE_MS) {
+          await fs.rm(lock, { force: true }); // left by a process that died mid-write
+          continue;
+        }
+        if (Date.now() > deadline) throw new ClawdError('internal', `${lock} is held by another clawd process; remove it if none is running`);
+        await new Promise((resolve) => setTimeout(resolve, 15));
+      }
+    }
+    try {
+      return await work();
+    } finally {
+      await fs.rm(lock, { force: true });
+    }
+  });
+  queues.set(home, run);
   try {
-    await fs.link(temp, configPath(home));
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
+    return await run;
   } finally {
-    await fs.rm(temp, { force: true });
+    if (queues.get(home) === run) queues.delete(home);
   }
 }
 
-/** Reads the config, creating the home folder and a fresh config with a random token on first run. */
-export async function loadConfig(home: string): Promise<ClawdConfig> {
-  const file = configPath(home);
-  let text: string;
+async function readConfigFile(home: string): Promise<string | undefined> {
   try {
-    text = await fs.readFile(file, 'utf8');
+    return await fs.readFile(configPath(home), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new ClawdError('config_invalid', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
-    }
-    // Two first runs at once must agree on one token: only one creation can win.
-    const config: ClawdConfig = { token: generateToken() };
-    if (await createConfig(home, config)) return config;
-    text = await fs.readFile(file, 'utf8');
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ClawdError('config_invalid', `cannot read ${configPath(home)}: ${(error as Error).message}`, { cause: error });
   }
-  return parseConfig(text, file);
+}
+
+async function firstRunConfig(relayPort: number): Promise<ClawdConfig> {
+  const defaults = defaultBrowserConfig(relayPort);
+  const range = portRangeFromEnv() ?? defaults.cdpPortRange;
+  const port = await firstFreePort(range, new Set(), RESERVED_PORTS);
+  const browser = defaultBrowserConfig(relayPort, port ?? range.from);
+  if (portRangeFromEnv()) browser.cdpPortRange = range;
+  return { token: generateToken(), browser };
+}
+
+/**
+ * Reads the config, creating the home and a fresh config on first run (token, `clawd` managed
+ * profile on the first free port of the range, `chrome` extension profile on `relayPort`).
+ */
+export async function loadConfig(home: string, options: { relayPort?: number } = {}): Promise<ClawdConfig> {
+  const text = await readConfigFile(home);
+  if (text !== undefined) return parseConfig(text, configPath(home));
+  return withLock(home, async () => {
+    const again = await readConfigFile(home); // another first run may have won the lock
+    if (again !== undefined) return parseConfig(again, configPath(home));
+    const config = await firstRunConfig(options.relayPort ?? DEFAULT_RELAY_PORT);
+    await writeConfig(home, config);
+    return config;
+  });
+}
+
+/**
+ * Read-modify-write under the lock: `change` gets the current config (re-read inside the lock)
+ * and returns the new one, which is validated before it is written. Returns what was written.
+ */
+export async function updateConfig(home: string, change: (config: ClawdConfig) => ClawdConfig | Promise<ClawdConfig>): Promise<ClawdConfig> {
+  return withLock(home, async () => {
+    const text = await readConfigFile(home);
+    const current = text === undefined ? await firstRunConfig(DEFAULT_RELAY_PORT) : parseConfig(text, configPath(home));
+    const next = await change(structuredClone(current));
+    const checked = parseConfig(JSON.stringify(next), configPath(home));
+    await writeConfig(home, checked);
+    return checked;
+  });
 }

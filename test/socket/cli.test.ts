@@ -20,7 +20,7 @@ describe('the clawd command', () => {
   it('serves the relay, says where everything is, and stops cleanly on SIGINT and SIGTERM', async () => {
     const home = tempHome();
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      const { child, match, stdout } = await startCli(['serve', '--relay-port', '0', '--home', home], /Relay \(CDP\)\s+(http:\/\/127\.0\.0\.1:\d+)[\s\S]*Token\s+(\S+)[\s\S]*Extension\s+(\S+)[\s\S]*Ctrl\+C/);
+      const { child, match, stdout } = await startCli(['serve', '--relay-port', '0', '--control-port', '0', '--home', home], /Relay \(CDP\)\s+(http:\/\/127\.0\.0\.1:\d+)[\s\S]*Token\s+(\S+)[\s\S]*Extension\s+(\S+)[\s\S]*Ctrl\+C/);
       const [, url, token, extension] = match;
       expect(token).toBe((await runCli(['token', '--home', home])).stdout.trim());
       expect(path.isAbsolute(extension!)).toBe(true);
@@ -43,7 +43,7 @@ describe('the clawd command', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as net.AddressInfo).port;
     try {
-      const result = await runCli(['serve', '--relay-port', String(port), '--home', tempHome()]);
+      const result = await runCli(['serve', '--relay-port', String(port), '--control-port', '0', '--home', tempHome()]);
       expect(result.code).toBe(1);
       expect(result.stderr).toBe(`clawd: relay port ${port} on 127.0.0.1 is already in use (another clawd serve?); choose another port\n`);
     } finally {
@@ -54,7 +54,7 @@ describe('the clawd command', () => {
   it('answers bad usage with a one-line reason and exit code 2', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['bogus'], /^clawd: unknown command "bogus"\. See clawd --help\n$/],
-      [['serve', '--relay-port', 'abc'], /^clawd: --relay-port must be a port number from 0 to 65535, got "abc"\. See clawd --help\n$/],
+      [['serve', '--relay-port', 'abc'], /^clawd: --relay-port must be a port number from 0 to 65535, got "abc"\. See clawd serve --help\n$/],
       [['token', '--nope'], /^clawd: Unknown option '--nope'.*See clawd --help\n$/],
     ];
     for (const [args, message] of cases) {

@@ -1,8 +1,9 @@
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, resolveHome, writeConfig } from '../../relay/home/config-store';
+import { loadConfig, resolveHome, updateConfig, writeConfig } from '../../relay/home/config-store';
+import { defaultBrowserConfig } from '../../relay/profiles/config-schema';
 import { useTempDirs } from '../helpers/temp-dirs';
 
 describe('the home folder and config.json', () => {
@@ -34,7 +35,7 @@ describe('the home folder and config.json', () => {
 
   it('names the file and the problem for a bad config, and leaves it untouched', async () => {
     const home = tempHome();
-    await writeConfig(home, { token: 'a'.repeat(20) });
+    await writeConfig(home, { token: 'a'.repeat(20), browser: defaultBrowserConfig() });
     const file = path.join(home, 'config.json');
     writeFileSync(file, '{"token": ');
     await expect(loadConfig(home)).rejects.toMatchObject({ code: 'config_invalid', message: expect.stringContaining(`${file} is not valid JSON`) });
@@ -43,9 +44,73 @@ describe('the home folder and config.json', () => {
     await expect(loadConfig(home)).rejects.toThrow(/"token" must be a string of at least 16 characters, got 42/);
   });
 
-  it('keeps keys it does not know when writing', async () => {
+  it('keeps keys it does not know, and fills in a missing browser section', async () => {
     const home = tempHome();
-    await writeConfig(home, { token: 'b'.repeat(20), later: { feature: true } });
-    expect(await loadConfig(home)).toEqual({ token: 'b'.repeat(20), later: { feature: true } });
+    mkdirSync(home);
+    writeFileSync(path.join(home, 'config.json'), JSON.stringify({ token: 'b'.repeat(20), later: { feature: true } }));
+    expect(await loadConfig(home)).toEqual({ token: 'b'.repeat(20), later: { feature: true }, browser: defaultBrowserConfig() });
+  });
+
+  it('creates the clawd and chrome profiles on first run', async () => {
+    const home = tempHome();
+    const { browser } = await loadConfig(home, { relayPort: 4321 });
+    expect(browser.defaultProfile).toBe('clawd');
+    expect(browser.profiles.clawd).toEqual({ driver: 'managed', cdpPort: expect.any(Number), color: '#FF4500' });
+    expect(browser.profiles.chrome).toEqual({ driver: 'extension', cdpUrl: 'http://127.0.0.1:4321', color: '#00AA00' });
+  });
+
+  it('loses no update when writers run at once', async () => {
+    const home = tempHome();
+    await loadConfig(home);
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        updateConfig(home, (config) => {
+          config.browser.profiles[`p${i}`] = { driver: 'managed', cdpPort: 30_000 + i, color: '#123456' };
+          return config;
+        }),
+      ),
+    );
+    const { profiles } = (await loadConfig(home)).browser;
+    expect(Object.keys(profiles).filter((n) => n.startsWith('p')).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `p${i}`).sort());
+    expect(readdirSync(home).sort()).toEqual(['config.json']);
+  });
+
+  it('waits while another process holds the lock, then writes', async () => {
+    const home = tempHome();
+    await loadConfig(home);
+    const lock = path.join(home, 'config.json.lock');
+    writeFileSync(lock, 'another process'); // what a second clawd process holds while it writes
+    let written = false;
+    const update = updateConfig(home, (config) => ({ ...config, marker: 1 })).then(() => (written = true));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(written).toBe(false);
+    rmSync(lock);
+    await update;
+    expect(JSON.parse(readFileSync(path.join(home, 'config.json'), 'utf8')).marker).toBe(1);
+  });
+
+  it('breaks a lock left by a process that died', async () => {
+    const home = tempHome();
+    await loadConfig(home);
+    const lock = path.join(home, 'config.json.lock');
+    writeFileSync(lock, 'dead process');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    await updateConfig(home, (config) => ({ ...config, marker: 2 }));
+    expect(JSON.parse(readFileSync(path.join(home, 'config.json'), 'utf8')).marker).toBe(2);
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('refuses to write a config that does not validate, and keeps the old one', async () => {
+    const home = tempHome();
+    await loadConfig(home);
+    const before = readFileSync(path.join(home, 'config.json'), 'utf8');
+    await expect(
+      updateConfig(home, (config) => {
+        config.browser.profiles.bad = { driver: 'managed', cdpPort: 70_000, color: '#123456' };
+        return config;
+      }),
+    ).rejects.toThrow(/browser\.profiles\.bad\.cdpPort must be an integer from 1 to 65535, got 70000/);
+    expect(readFileSync(path.join(home, 'config.json'), 'utf8')).toBe(before);
   });
 });

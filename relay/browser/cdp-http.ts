@@ -1,0 +1,82 @@
+// A client for the HTTP face of a CDP endpoint: Chrome's own `/json/*` on a managed profile's
+// port, our relay's (with the token) for the extension profile, or a remote browser's. Tab
+// operations are the same calls for every driver. Every request has a timeout.
+
+import WebSocket from 'ws';
+import { ClawdError } from '../errors';
+
+export interface CdpTarget {
+  id: string;
+  type: string;
+  title: string;
+  url: string;
+  webSocketDebuggerUrl?: string;
+}
+
+export interface CdpVersion {
+  Browser: string;
+  'Protocol-Version': string;
+  'User-Agent': string;
+  webSocketDebuggerUrl: string;
+}
+
+export class CdpHttp {
+  constructor(
+    readonly base: string,
+    private readonly headers: Record<string, string> = {},
+    private readonly timeoutMs = 5_000,
+  ) {}
+
+  async #request(method: string, path: string): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(new URL(path, this.base), { method, headers: this.headers, signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (error) {
+      throw new ClawdError('not_running', `nothing answers CDP at ${this.base} (${(error as Error).message})`, { cause: error });
+    }
+    if (response.status === 404) throw new ClawdError('target_not_found', `${this.base}${path}: ${(await response.text()).slice(0, 200)}`);
+    if (!response.ok) throw new ClawdError('upstream_error', `${this.base}${path} answered HTTP ${response.status}: ${(await response.text()).slice(0, 200)}`);
+    return response;
+  }
+
+  async version(): Promise<CdpVersion> {
+    return (await (await this.#request('GET', '/json/version')).json()) as CdpVersion;
+  }
+
+  /** The page targets (tabs). */
+  async list(): Promise<CdpTarget[]> {
+    const targets = (await (await this.#request('GET', '/json/list')).json()) as CdpTarget[];
+    return targets.filter((t) => t.type === 'page');
+  }
+
+  async open(url: string): Promise<CdpTarget> {
+    return (await (await this.#request('PUT', `/json/new?${encodeURIComponent(url)}`)).json()) as CdpTarget;
+  }
+
+  async activate(id: string): Promise<void> {
+    await this.#request('GET', `/json/activate/${encodeURIComponent(id)}`);
+  }
+
+  async close(id: string): Promise<void> {
+    await this.#request('GET', `/json/close/${encodeURIComponent(id)}`);
+  }
+
+  /** Ready = /json/version answers and its WebSocket opens (spec's two-step check). */
+  async isReady(handshakeMs = 2_000): Promise<CdpVersion | undefined> {
+    let version: CdpVersion;
+    try {
+      version = await this.version();
+    } catch {
+      return undefined;
+    }
+    const opened = await new Promise<boolean>((resolve) => {
+      const ws = new WebSocket(version.webSocketDebuggerUrl, { headers: this.headers, handshakeTimeout: handshakeMs });
+      ws.once('open', () => {
+        ws.close();
+        resolve(true);
+      });
+      ws.once('error', () => resolve(false));
+    });
+    return opened ? version : undefined;
+  }
+}

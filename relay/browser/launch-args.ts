@@ -1,0 +1,52 @@
+// The command line of a managed profile's Chromium (spec: dedicated user data dir and CDP port,
+// no first run, no sync, no background networking …). Adds --no-sandbox when running as root
+// (Chromium refuses to start otherwise) and --headless=new when Linux has no display; both are
+// reported in status so nobody wonders why.
+
+export interface LaunchChoice {
+  headless: boolean;
+  /** Why headless: 'config' or 'no display'. */
+  headlessReason?: string;
+  noSandbox: boolean;
+  /** Why no sandbox: 'config' or 'running as root'. */
+  noSandboxReason?: string;
+}
+
+export function decideLaunch(
+  config: { headless: boolean; noSandbox: boolean },
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+  uid: number | undefined = process.getuid?.(),
+): LaunchChoice {
+  const noDisplay = platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY;
+  const root = uid === 0;
+  return {
+    headless: config.headless || noDisplay,
+    ...(config.headless ? { headlessReason: 'config' } : noDisplay ? { headlessReason: 'no display' } : {}),
+    noSandbox: config.noSandbox || root,
+    ...(config.noSandbox ? { noSandboxReason: 'config' } : root ? { noSandboxReason: 'running as root' } : {}),
+  };
+}
+
+export function launchArgs(options: { userDataDir: string; cdpPort: number; choice: LaunchChoice; extraArgs: string[]; platform?: NodeJS.Platform }): string[] {
+  const args = [
+    `--remote-debugging-port=${options.cdpPort}`,
+    '--remote-debugging-address=127.0.0.1',
+    `--user-data-dir=${options.userDataDir}`,
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--disable-sync',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-quic',
+    '--disable-features=Translate,MediaRouter',
+    '--disable-session-crashed-bubble',
+    '--hide-crash-restore-bubble',
+    '--password-store=basic',
+  ];
+  if ((options.platform ?? process.platform) === 'linux') args.push('--disable-dev-shm-usage');
+  if (options.choice.headless) args.push('--headless=new', '--disable-gpu');
+  if (options.choice.noSandbox) args.push('--no-sandbox', '--disable-setuid-sandbox');
+  args.push(...options.extraArgs, 'about:blank');
+  return args;
+}

@@ -1,0 +1,167 @@
+// One managed profile's Chromium: launch, readiness, stop. Starts are serialised (two concurrent
+// starts share one launch); a browser that a previous `clawd serve` left running on this
+// profile's port and user data dir is adopted instead of fought; a port held by another program
+// is an error naming the port and, where we can tell, the pid. Ready means /json/version answers
+// and its WebSocket opens, within 15 s; a failed launch is killed and reported with the tail of
+// Chromium's stderr and a hint. Stop is SIGTERM to the process group, SIGKILL after 2.5 s.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ClawdError } from '../errors';
+import type { Logger } from '../log';
+import { CdpHttp, type CdpVersion } from './cdp-http';
+import { decorateProfile } from './decorate';
+import type { Executable } from './executable';
+import { launchArgs, type LaunchChoice } from './launch-args';
+import { isPortFree } from './ports';
+import { browserProcess, isAlive, listeningPid, terminate } from './processes';
+
+export interface ManagedBrowserOptions {
+  name: string;
+  userDataDir: string;
+  cdpPort: number;
+  color: string;
+  choice: LaunchChoice;
+  extraArgs: string[];
+  log: Logger;
+  readyTimeoutMs?: number;
+  stopGraceMs?: number;
+}
+
+export interface Started {
+  pid: number;
+  version: CdpVersion;
+  /** True when an already running browser of this profile was adopted. */
+  adopted: boolean;
+}
+
+const STDERR_LINES = 30;
+
+/** A next step for the usual launch failures, read from Chromium's stderr. */
+export function launchHint(stderr: string): string {
+  if (/without --no-sandbox|No usable sandbox/i.test(stderr)) return 'Chromium needs --no-sandbox here: set "noSandbox": true in the browser section of config.json';
+  if (/Missing X server|cannot open display|\$DISPLAY/i.test(stderr)) return 'There is no display: set "headless": true in the browser section of config.json';
+  if (/profile appears to be in use|SingletonLock/i.test(stderr)) return 'Another Chromium uses this profile: stop it, or run `clawd reset-profile`';
+  return 'Check browser.executablePath and browser.extraArgs in config.json, or try `clawd doctor`';
+}
+
+export class ManagedBrowser {
+  readonly cdp: CdpHttp;
+  #child: ChildProcess | undefined;
+  #adoptedPid: number | undefined;
+  #starting: Promise<Started> | undefined;
+  #stderr: string[] = [];
+
+  constructor(private readonly options: ManagedBrowserOptions) {
+    this.cdp = new CdpHttp(`http://127.0.0.1:${options.cdpPort}`, {}, 2_000);
+  }
+
+  /** The browser's main pid while it runs (ours or adopted). */
+  get pid(): number | undefined {
+    if (this.#child?.pid !== undefined && this.#child.exitCode === null && this.#child.signalCode === null) return this.#child.pid;
+    if (this.#adoptedPid !== undefined && isAlive(this.#adoptedPid)) return this.#adoptedPid;
+    return undefined;
+  }
+
+  get starting(): boolean {
+    return this.#starting !== undefined;
+  }
+
+  start(executable: Executable, progress: (message: string) => void = () => {}): Promise<Started> {
+    this.#starting ??= this.#start(executable, progress).finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  async #start(executable: Executable, progress: (message: string) => void): Promise<Started> {
+    const { cdpPort, userDataDir, name, log } = this.options;
+    const running = this.pid;
+    if (running !== undefined) {
+      const version = await this.cdp.isReady();
+      if (version) return { pid: running, version, adopted: false };
+    }
+    if (!(await isPortFree(cdpPort))) {
+      // Something listens already: a browser of ours from an earlier run (adopt it), or not ours.
+      const ours = await browserProcess(userDataDir, cdpPort);
+      const version = ours ? await this.cdp.isReady() : undefined;
+      if (ours && version) {
+        this.#adoptedPid = ours.pid;
+        log.info(`${name}: adopted the running browser (pid ${ours.pid}) on port ${cdpPort}`);
+        return { pid: ours.pid, version, adopted: true };
+      }
+      const holder = await listeningPid(cdpPort);
+      throw new ClawdError(
+        'port_in_use',
+        `CDP port ${cdpPort} of profile ${name} is in use by another program${holder ? ` (pid ${holder})` : ''}: stop it, or create a profile with another port`,
+      );
+    }
+    await decorateProfile(userDataDir, name, this.options.color);
+    const args = launchArgs({ userDataDir, cdpPort, choice: this.options.choice, extraArgs: this.options.extraArgs });
+    progress(`launching ${executable.path}`);
+    log.info(`${name}: launching ${executable.path} on CDP port ${cdpPort}`);
+    this.#stderr = [];
+    const child = spawn(executable.path, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: process.platform !== 'win32' });
+    this.#child = child;
+    this.#adoptedPid = undefined;
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => {
+      this.#stderr.push(...chunk.split('\n').filter((l) => l.trim() !== ''));
+      if (this.#stderr.length > STDERR_LINES) this.#stderr.splice(0, this.#stderr.length - STDERR_LINES);
+    });
+    child.once('exit', (code, signal) => log.info(`${name}: browser exited (${signal ?? code})`));
+    const spawnError = new Promise<never>((_, reject) => child.once('error', (error) => reject(error)));
+    spawnError.catch(() => {});
+
+    const deadline = Date.now() + (this.options.readyTimeoutMs ?? 15_000);
+    try {
+      for (;;) {
+        const version = await Promise.race([this.cdp.isReady(), spawnError]);
+        if (version) {
+          log.info(`${name}: ready (${version.Browser}, pid ${child.pid})`);
+          return { pid: child.pid!, version, adopted: false };
+        }
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`Chromium exited (${child.signalCode ?? child.exitCode}) before its CDP port answered`);
+        if (Date.now() > deadline) throw new Error(`CDP port ${cdpPort} did not answer within ${Math.round((this.options.readyTimeoutMs ?? 15_000) / 1000)} s`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } catch (error) {
+      await this.stop();
+      const tail = this.#stderr.slice(-12).join('\n');
+      throw new ClawdError('launch_failed', `could not start ${name}: ${(error as Error).message}. ${launchHint(tail)}${tail ? `\nChromium said:\n${tail}` : ''}`, { cause: error });
+    }
+  }
+
+  /** Stops the browser if it runs; true if there was one to stop. */
+  async stop(): Promise<boolean> {
+    const grace = this.options.stopGraceMs ?? 2_500;
+    const child = this.#child;
+    if (child && child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const group = process.platform === 'win32' ? child.pid : -child.pid; // the whole process tree
+      try {
+        process.kill(group, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(group, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, grace);
+      await exited;
+      clearTimeout(timer);
+      this.#child = undefined;
+      return true;
+    }
+    this.#child = undefined;
+    const adopted = this.#adoptedPid;
+    this.#adoptedPid = undefined;
+    if (adopted !== undefined && isAlive(adopted)) {
+      await terminate(adopted, grace);
+      return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,124 @@
+// `clawd doctor`: one line per check, each failure with what to do about it. It asks the running
+// server (found through serve.json) and looks at this machine itself: the control API, the token,
+// the relay, the extension and a real Runtime.evaluate on an attached tab, the browser
+// executable, and every managed profile's port (free, or held by our own browser).
+
+import path from 'node:path';
+import WebSocket from 'ws';
+import { DEFAULT_RELAY_PORT } from '../../shared/defaults';
+import { browserVersion, findExecutable } from '../browser/executable';
+import { isPortFree } from '../browser/ports';
+import { browserProcess, listeningPid } from '../browser/processes';
+import { loadConfig } from '../home/config-store';
+import { readServeState } from '../home/serve-state';
+
+export type Verdict = 'ok' | 'fail' | 'warn' | 'skip';
+export interface Check {
+  verdict: Verdict;
+  check: string;
+  detail: string;
+}
+
+const MARK: Record<Verdict, string> = { ok: '✓', fail: '✗', warn: '!', skip: '–' };
+
+export function formatCheck(c: Check): string {
+  return `${MARK[c.verdict]} ${c.check}: ${c.detail}`;
+}
+
+async function getJson(url: string, token?: string): Promise<{ status: number; body: any } | undefined> {
+  try {
+    const response = await fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(3_000) });
+    return { status: response.status, body: await response.json().catch(() => undefined) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Attaches to an attached tab through the relay and evaluates 6*7 there. */
+function evaluateThroughRelay(relayUrl: string, token: string, targetId: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`${relayUrl.replace(/^http/, 'ws')}/cdp?token=${encodeURIComponent(token)}`);
+    const timer = setTimeout(() => {
+      ws.terminate();
+      reject(new Error('no answer within 5 s'));
+    }, 5_000);
+    const finish = (fn: () => void) => {
+      clearTimeout(timer);
+      ws.close();
+      fn();
+    };
+    ws.once('error', (error) => finish(() => reject(error)));
+    ws.once('open', () => ws.send(JSON.stringify({ id: 1, method: 'Target.attachToTarget', params: { targetId, flatten: true } })));
+    ws.on('message', (data) => {
+      const m = JSON.parse(data.toString()) as { id?: number; result?: any; error?: { message: string } };
+      if (m.error) return finish(() => reject(new Error(m.error!.message)));
+      if (m.id === 1) ws.send(JSON.stringify({ id: 2, method: 'Runtime.evaluate', params: { expression: '6*7', returnByValue: true }, sessionId: m.result.sessionId }));
+      if (m.id === 2) finish(() => (m.result?.result?.value === 42 ? resolve('6*7 = 42') : reject(new Error(`unexpected answer ${JSON.stringify(m.result)}`))));
+    });
+  });
+}
+
+export async function runDoctor(home: string): Promise<Check[]> {
+  const checks: Check[] = [];
+  const add = (verdict: Verdict, check: string, detail: string) => checks.push({ verdict, check, detail });
+  const config = await loadConfig(home);
+  const state = await readServeState(home);
+  const controlUrl = process.env.CLAWD_CONTROL_URL || state?.controlUrl || 'http://127.0.0.1:18791';
+  const relayUrl = state?.relayUrl ?? `http://127.0.0.1:${DEFAULT_RELAY_PORT}`;
+
+  const health = await getJson(`${controlUrl}/`);
+  if (health?.body?.name === 'clawd-browser') add('ok', 'control API', `reachable at ${controlUrl} (clawd ${health.body.version})`);
+  else add('fail', 'control API', `nothing answers at ${controlUrl}: start the server with \`clawd serve\``);
+
+  const authed = health ? await getJson(`${controlUrl}/profiles`, config.token) : undefined;
+  if (!health) add('skip', 'token', 'not checked: the control API is down');
+  else if (authed?.status === 200 || authed?.status === 503) add('ok', 'token', `accepted (from ${path.join(home, 'config.json')})`);
+  else add('fail', 'token', `refused (HTTP ${authed?.status ?? 'no answer'}): this config.json's token differs from the server's; run the CLI with the server's --home`);
+
+  const relay = await getJson(`${relayUrl}/`);
+  if (relay?.body?.name === 'clawd-browser') add('ok', 'relay', `reachable at ${relayUrl}`);
+  else add('fail', 'relay', `nothing answers at ${relayUrl}: start the server with \`clawd serve\``);
+
+  const extension = relay ? await getJson(`${relayUrl}/extension/status`, config.token) : undefined;
+  const connected = extension?.body?.connected === true;
+  if (!relay) add('skip', 'extension', 'not checked: the relay is down');
+  else if (connected) add('ok', 'extension', `connected, version ${extension!.body.extensionVersion} (${extension!.body.browser})`);
+  else add('fail', 'extension', `not connected: load dist/extension in Chrome (chrome://extensions, Developer mode, Load unpacked), then set port ${new URL(relayUrl).port} and the token (clawd token) in its options`);
+
+  if (!connected) add('skip', 'tab evaluate', 'not checked: no extension');
+  else {
+    const list = await getJson(`${relayUrl}/json/list`, config.token);
+    const tab = (list?.body as Array<{ id: string; url: string }> | undefined)?.[0];
+    if (!tab) add('warn', 'tab evaluate', 'no tab is attached: click the clawd toolbar button on a tab to hand it over');
+    else {
+      try {
+        add('ok', 'tab evaluate', `${await evaluateThroughRelay(relayUrl, config.token, tab.id)} on ${tab.url}`);
+      } catch (error) {
+        add('fail', 'tab evaluate', `Runtime.evaluate on ${tab.url} failed: ${(error as Error).message}; reload the extension or click its button again`);
+      }
+    }
+  }
+
+  try {
+    const executable = findExecutable(config.browser.executablePath);
+    add('ok', 'browser', `${(await browserVersion(executable.path)) ?? 'found'} at ${executable.path} (${executable.source})`);
+  } catch (error) {
+    add('fail', 'browser', (error as Error).message);
+  }
+
+  for (const [name, profile] of Object.entries(config.browser.profiles)) {
+    if (profile.driver !== 'managed' || profile.cdpPort === undefined) continue;
+    const port = profile.cdpPort;
+    if (await isPortFree(port)) {
+      add('ok', `profile ${name}`, `CDP port ${port} is free`);
+      continue;
+    }
+    const ours = await browserProcess(path.join(home, 'profiles', name, 'user-data'), port);
+    if (ours) add('ok', `profile ${name}`, `CDP port ${port} is held by its own browser (pid ${ours.pid})`);
+    else {
+      const holder = await listeningPid(port);
+      add('fail', `profile ${name}`, `CDP port ${port} is held by another program${holder ? ` (pid ${holder})` : ''}: stop it, or delete and re-create the profile to get another port`);
+    }
+  }
+  return checks;
+}

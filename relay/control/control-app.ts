@@ -1,0 +1,94 @@
+// The control API (hono): lifecycle and tabs of profiles for agents and the `clawd` CLI. Thin:
+// parse, call the profile service, map errors (one mapping, relay/errors.ts). Every route takes
+// `?profile=` (default: browser.defaultProfile) and the token; `GET|HEAD /` without a token is a
+// bare health check, with the token it is the profile's status. A mutating request from a web
+// page (a web Origin, or Sec-Fetch-Site: cross-site) is refused.
+
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { PRODUCT_NAME } from '../../shared/defaults';
+import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
+import { accessGuard, hostGuard, requestToken, tokenMatches, type GuardPolicy } from '../http/guards';
+import type { ProfileService } from '../profiles/profile-service';
+
+export interface ControlAppOptions {
+  service: ProfileService;
+  token: string;
+  version: string;
+  extensionOrigin: string;
+  port: () => number;
+}
+
+/** Mutating requests a browser marks as coming from another site are refused (CSRF). */
+function crossSiteGuard(): MiddlewareHandler {
+  return async function crossSiteGuard(c, next) {
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.req.header('sec-fetch-site') === 'cross-site') {
+      const error = new ClawdError('origin_not_allowed', 'Cross-site requests are refused');
+      return c.json(httpErrorBody(error), 403);
+    }
+    await next();
+  };
+}
+
+async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw new ClawdError('bad_request', 'the request body must be a JSON object');
+}
+
+export function createControlApp(options: ControlAppOptions): Hono {
+  const { service, token } = options;
+  const app = new Hono();
+  const policy = (): GuardPolicy => ({ token, port: options.port(), extensionOrigin: options.extensionOrigin, origins: 'no-web' });
+  const profile = (c: Context) => service.resolve(c.req.query('profile'));
+
+  app.onError((error, c) => c.json(httpErrorBody(error), httpStatusOf(error) as 500));
+  app.notFound((c) => c.json(httpErrorBody(new ClawdError('not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)), 404));
+  app.use('*', hostGuard(options.port));
+
+  app.on(['GET', 'HEAD'], '/', async (c, next) => {
+    const authorized = tokenMatches(requestToken(c.req.header('authorization'), new URL(c.req.url)), token);
+    if (!authorized) return c.json({ ok: true, name: PRODUCT_NAME, version: options.version });
+    await next();
+  });
+  app.use('*', accessGuard(policy), crossSiteGuard(), bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json(httpErrorBody(new ClawdError('bad_request', 'request body over 1 MiB')), 400) }));
+
+  app.get('/', async (c) => c.json(await service.status(profile(c))));
+  app.post('/start', async (c) => c.json(await service.start(profile(c))));
+  app.post('/stop', async (c) => c.json(await service.stop(profile(c))));
+
+  app.get('/tabs', async (c) => {
+    const name = profile(c);
+    return c.json({ profile: name, tabs: await service.tabs(name) });
+  });
+  app.post('/tabs/open', async (c) => {
+    const name = profile(c);
+    return c.json(await service.openTab(name, (await jsonBody(c)).url));
+  });
+  app.post('/tabs/focus', async (c) => {
+    const name = profile(c);
+    const { targetId } = await jsonBody(c);
+    if (typeof targetId !== 'string' || targetId === '') throw new ClawdError('bad_request', 'targetId is required (an id or a unique prefix from GET /tabs)');
+    return c.json(await service.focusTab(name, targetId));
+  });
+  app.delete('/tabs/:targetId', async (c) => c.json(await service.closeTab(profile(c), c.req.param('targetId'))));
+
+  app.get('/profiles', async (c) => {
+    service.resolve(undefined); // 503 when disabled
+    return c.json({ defaultProfile: service.settings.defaultProfile, profiles: await service.list() });
+  });
+  app.post('/profiles/create', async (c) => {
+    service.resolve(undefined);
+    return c.json(await service.create(await jsonBody(c)), 201);
+  });
+  app.delete('/profiles/:name', async (c) => c.json(await service.remove(service.resolve(c.req.param('name')))));
+  app.post('/reset-profile', async (c) => c.json(await service.reset(profile(c))));
+
+  return app;
+}

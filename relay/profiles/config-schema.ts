@@ -1,0 +1,146 @@
+// The shape of config.json's `browser` section, its defaults, and its validation. Pure: no I/O.
+// Every problem is reported with the key's path and the value found, e.g.
+// `browser.profiles.work.cdpPort must be an integer from 1 to 65535, got "abc"`.
+
+import { DEFAULT_RELAY_PORT, LOOPBACK_HOST } from '../../shared/defaults';
+import { ClawdError } from '../errors';
+
+export type Driver = 'managed' | 'extension' | 'remote';
+
+export interface ProfileConfig {
+  driver: Driver;
+  /** Managed profiles: the CDP port, allocated once from the range and kept. */
+  cdpPort?: number;
+  /** Extension and remote profiles: where their CDP endpoint is. */
+  cdpUrl?: string;
+  color: string;
+}
+
+export interface BrowserConfig {
+  enabled: boolean;
+  defaultProfile: string;
+  headless: boolean;
+  noSandbox: boolean;
+  attachOnly: boolean;
+  executablePath?: string;
+  extraArgs: string[];
+  evaluateEnabled: boolean;
+  /** Managed CDP ports are allocated from this range (inclusive). */
+  cdpPortRange: { from: number; to: number };
+  profiles: Record<string, ProfileConfig>;
+}
+
+export const PROFILE_NAME_RULE = 'lowercase letters, digits and hyphens, starting with a letter or digit, at most 64 characters';
+const PROFILE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+export const DEFAULT_CDP_PORT_RANGE = { from: 18800, to: 18899 } as const;
+export const LOBSTER_ORANGE = '#FF4500';
+/** Colours for new profiles: the first one no profile uses yet. */
+export const PALETTE = [LOBSTER_ORANGE, '#0066CC', '#00AA00', '#9933CC', '#CC0066', '#FF9900', '#009999', '#666666'];
+/** Reserved for ad-hoc developer workflows (spec): never a managed profile's port. */
+export const RESERVED_PORTS = new Set([9222]);
+
+export function profileNameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string' || !PROFILE_NAME.test(name)) {
+    return `invalid profile name ${JSON.stringify(name)}: use ${PROFILE_NAME_RULE}`;
+  }
+  return undefined;
+}
+
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname;
+    return host === 'localhost' || host === '[::1]' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/** The `browser` section a first run writes: the managed `clawd` profile and the extension `chrome` profile. */
+export function defaultBrowserConfig(relayPort: number = DEFAULT_RELAY_PORT, clawdPort: number = DEFAULT_CDP_PORT_RANGE.from): BrowserConfig {
+  return {
+    enabled: true,
+    defaultProfile: 'clawd',
+    headless: false,
+    noSandbox: false,
+    attachOnly: false,
+    extraArgs: [],
+    evaluateEnabled: false,
+    cdpPortRange: { ...DEFAULT_CDP_PORT_RANGE },
+    profiles: {
+      clawd: { driver: 'managed', cdpPort: clawdPort, color: LOBSTER_ORANGE },
+      chrome: { driver: 'extension', cdpUrl: `http://${LOOPBACK_HOST}:${relayPort}`, color: '#00AA00' },
+    },
+  };
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Validates a parsed `browser` section; `file` names the file in messages. Missing keys take defaults. */
+export function parseBrowserConfig(value: unknown, file: string): BrowserConfig {
+  const fail = (key: string, rule: string, got: unknown): never => {
+    throw new ClawdError('config_invalid', `${file}: browser.${key} ${rule}, got ${JSON.stringify(got)}`);
+  };
+  if (!isObj(value)) fail('', 'must be an object', value);
+  const v = value as Obj;
+  const defaults = defaultBrowserConfig();
+  const bool = (key: keyof BrowserConfig) => {
+    const got = v[key];
+    if (got === undefined) return defaults[key] as boolean;
+    return typeof got === 'boolean' ? got : fail(key, 'must be true or false', got);
+  };
+  const port = (key: string, got: unknown) => (Number.isInteger(got) && (got as number) >= 1 && (got as number) <= 65535 ? (got as number) : fail(key, 'must be an integer from 1 to 65535', got));
+  const range = v.cdpPortRange === undefined ? defaults.cdpPortRange : isObj(v.cdpPortRange) ? { from: port('cdpPortRange.from', v.cdpPortRange.from), to: port('cdpPortRange.to', v.cdpPortRange.to) } : fail('cdpPortRange', 'must be {"from": port, "to": port}', v.cdpPortRange);
+  if (range.from > range.to) fail('cdpPortRange', 'must have from ≤ to', v.cdpPortRange);
+  if (v.executablePath !== undefined && typeof v.executablePath !== 'string') fail('executablePath', 'must be a path', v.executablePath);
+  if (v.extraArgs !== undefined && (!Array.isArray(v.extraArgs) || !v.extraArgs.every((a) => typeof a === 'string'))) fail('extraArgs', 'must be a list of strings', v.extraArgs);
+  if (!isObj(v.profiles)) fail('profiles', 'must be an object of named profiles', v.profiles);
+  const profiles: Record<string, ProfileConfig> = {};
+  for (const [name, raw] of Object.entries(v.profiles as Obj)) {
+    const key = `profiles.${name}`;
+    const problem = profileNameProblem(name);
+    if (problem) throw new ClawdError('config_invalid', `${file}: browser.profiles: ${problem}`);
+    if (!isObj(raw)) fail(key, 'must be an object', raw);
+    const p = raw as Obj;
+    const driver = p.driver ?? (p.cdpUrl ? 'remote' : 'managed');
+    if (driver !== 'managed' && driver !== 'extension' && driver !== 'remote') fail(`${key}.driver`, 'must be "managed", "extension" or "remote"', p.driver);
+    if (typeof p.color !== 'string' || !/^#[0-9A-Fa-f]{6}$/.test(p.color)) fail(`${key}.color`, 'must be a colour like "#FF4500"', p.color);
+    const profile: ProfileConfig = { driver: driver as Driver, color: (p.color as string).toUpperCase() };
+    if (driver === 'managed') {
+      profile.cdpPort = port(`${key}.cdpPort`, p.cdpPort);
+      if (RESERVED_PORTS.has(profile.cdpPort)) fail(`${key}.cdpPort`, 'must not be 9222 (reserved for ad-hoc debugging)', p.cdpPort);
+    } else {
+      if (typeof p.cdpUrl !== 'string' || !/^(https?|wss?):\/\//.test(p.cdpUrl)) fail(`${key}.cdpUrl`, 'must be an http(s) or ws(s) URL', p.cdpUrl);
+      profile.cdpUrl = p.cdpUrl as string;
+    }
+    profiles[name] = profile;
+  }
+  const defaultProfile = v.defaultProfile ?? defaults.defaultProfile;
+  if (typeof defaultProfile !== 'string' || !profiles[defaultProfile]) fail('defaultProfile', `must name one of the profiles (${Object.keys(profiles).join(', ')})`, defaultProfile);
+  const ports = new Map<number, string>();
+  for (const [name, profile] of Object.entries(profiles)) {
+    if (profile.cdpPort === undefined) continue;
+    const other = ports.get(profile.cdpPort);
+    if (other) fail(`profiles.${name}.cdpPort`, `must differ from profile ${other}'s`, profile.cdpPort);
+    ports.set(profile.cdpPort, name);
+  }
+  return {
+    enabled: bool('enabled'),
+    defaultProfile: defaultProfile as string,
+    headless: bool('headless'),
+    noSandbox: bool('noSandbox'),
+    attachOnly: bool('attachOnly'),
+    ...(typeof v.executablePath === 'string' ? { executablePath: v.executablePath } : {}),
+    extraArgs: (v.extraArgs as string[] | undefined) ?? [],
+    evaluateEnabled: bool('evaluateEnabled'),
+    cdpPortRange: range,
+    profiles,
+  };
+}
+
+/** The first colour of the palette no profile uses (cycling when all are taken). */
+export function nextColor(config: BrowserConfig): string {
+  const used = new Set(Object.values(config.profiles).map((p) => p.color.toUpperCase()));
+  return PALETTE.find((c) => !used.has(c)) ?? PALETTE[Object.keys(config.profiles).length % PALETTE.length]!;
+}

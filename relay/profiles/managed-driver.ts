@@ -1,0 +1,107 @@
+// A managed profile: our own Chromium with its own user data dir under the home and its own CDP
+// port. `attachOnly` makes it connect-only (never launch).
+
+import path from 'node:path';
+import type { Logger } from '../log';
+import type { CdpHttp } from '../browser/cdp-http';
+import { browserVersion, findExecutable } from '../browser/executable';
+import { decideLaunch } from '../browser/launch-args';
+import { ManagedBrowser } from '../browser/managed-browser';
+import { isPortFree } from '../browser/ports';
+import { browserProcess, listeningPid, processesUsing, terminate } from '../browser/processes';
+import { ClawdError } from '../errors';
+import type { BrowserConfig, ProfileConfig } from './config-schema';
+import type { ProfileDriver, ProfileStatus } from './profile-driver';
+
+export function profileDir(home: string, name: string): string {
+  return path.join(home, 'profiles', name);
+}
+
+export class ManagedDriver implements ProfileDriver {
+  readonly driver = 'managed' as const;
+  readonly userDataDir: string;
+  readonly cdp: CdpHttp;
+  readonly #browser: ManagedBrowser;
+  readonly #choice;
+
+  constructor(
+    readonly name: string,
+    private readonly profile: ProfileConfig & { cdpPort: number },
+    private readonly settings: BrowserConfig,
+    home: string,
+    log: Logger,
+  ) {
+    this.userDataDir = path.join(profileDir(home, name), 'user-data');
+    this.#choice = decideLaunch(settings);
+    this.#browser = new ManagedBrowser({ name, userDataDir: this.userDataDir, cdpPort: profile.cdpPort, color: profile.color, choice: this.#choice, extraArgs: settings.extraArgs, log });
+    this.cdp = this.#browser.cdp;
+  }
+
+  #executable() {
+    return findExecutable(this.settings.executablePath);
+  }
+
+  async status(enabled: boolean): Promise<ProfileStatus> {
+    let executablePath: string | null = null;
+    let browser: string | null = null;
+    try {
+      executablePath = this.#executable().path;
+      browser = (await browserVersion(executablePath)) ?? null;
+    } catch {
+      // reported by start and doctor; status stays answerable
+    }
+    let pid = this.#browser.pid ?? null;
+    const version = await this.cdp.isReady(1_000);
+    if (pid === null && version) {
+      // Running from an earlier `clawd serve`: ours if it uses this profile's user data dir.
+      pid = (await browserProcess(this.userDataDir, this.profile.cdpPort))?.pid ?? null;
+    }
+    const running = pid !== null;
+    return {
+      enabled,
+      profile: this.name,
+      driver: 'managed',
+      running,
+      cdpReady: running && version !== undefined,
+      pid,
+      cdpPort: this.profile.cdpPort,
+      cdpUrl: this.cdp.base,
+      executablePath,
+      browser: version?.Browser ?? browser,
+      headless: this.#choice.headless,
+      ...(this.#choice.headlessReason ? { headlessReason: this.#choice.headlessReason } : {}),
+      noSandbox: this.#choice.noSandbox,
+      ...(this.#choice.noSandboxReason ? { noSandboxReason: this.#choice.noSandboxReason } : {}),
+      userDataDir: this.userDataDir,
+      color: this.profile.color,
+      attachedTabs: null,
+      ...(running ? {} : { hint: `not running: start it with \`clawd start --profile ${this.name}\`` }),
+    };
+  }
+
+  async start(progress?: (message: string) => void): Promise<void> {
+    if (this.settings.attachOnly) {
+      if (await this.cdp.isReady()) return;
+      throw new ClawdError('attach_only', `attachOnly is set: clawd does not launch ${this.name}, and nothing answers on its CDP port ${this.profile.cdpPort}`);
+    }
+    await this.#browser.start(this.#executable(), progress);
+  }
+
+  stop(): Promise<boolean> {
+    return this.#browser.stop();
+  }
+
+  /**
+   * Stops only this profile's own browser processes (found by user data dir), never another
+   * program on the port, and says whether the port is free now and who holds it if not.
+   */
+  async reset(): Promise<{ stopped: number[]; portFree: boolean; note?: string }> {
+    await this.#browser.stop();
+    const ours = await processesUsing(this.userDataDir);
+    await Promise.all(ours.map((p) => terminate(p.pid, 2_500)));
+    const port = this.profile.cdpPort;
+    if (await isPortFree(port)) return { stopped: ours.map((p) => p.pid), portFree: true };
+    const holder = await listeningPid(port);
+    return { stopped: ours.map((p) => p.pid), portFree: false, note: `CDP port ${port} is held by another program${holder ? ` (pid ${holder})` : ''}; clawd left it alone` };
+  }
+}

@@ -1,0 +1,225 @@
+// Profiles and their browsers, as the control API and the CLI see them: resolve a profile by
+// name (or the default), report status, start and stop, list/open/focus/close tabs, create and
+// delete profiles, reset a managed profile's stray processes. Config changes go through the
+// locked updateConfig; the service keeps the current config and one driver per profile.
+
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { RESERVED_PORTS, isLoopbackUrl, nextColor, profileNameProblem, type BrowserConfig, type Driver, type ProfileConfig } from './config-schema';
+import { ExtensionDriver } from './extension-driver';
+import { ManagedDriver, profileDir } from './managed-driver';
+import type { ProfileDriver, ProfileStatus } from './profile-driver';
+import { RemoteDriver } from './remote-driver';
+import { firstFreePort, portRangeFromEnv } from '../browser/ports';
+import type { CdpTarget } from '../browser/cdp-http';
+import type { RelayServer } from '../cdp/relay-server';
+import { ClawdError } from '../errors';
+import { updateConfig, type ClawdConfig } from '../home/config-store';
+import type { Logger } from '../log';
+
+export interface Tab {
+  targetId: string;
+  title: string;
+  url: string;
+  type: string;
+}
+
+export interface CreateProfile {
+  name?: unknown;
+  color?: unknown;
+  cdpUrl?: unknown;
+  driver?: unknown;
+}
+
+const toTab = (t: CdpTarget): Tab => ({ targetId: t.id, title: t.title, url: t.url, type: t.type });
+
+/** An id or a unique prefix of one; ambiguous → 409 naming the candidates, unknown → 404. */
+export function matchTab(tabs: Tab[], idOrPrefix: string): Tab {
+  const exact = tabs.find((t) => t.targetId === idOrPrefix);
+  if (exact) return exact;
+  const matches = idOrPrefix === '' ? [] : tabs.filter((t) => t.targetId.toLowerCase().startsWith(idOrPrefix.toLowerCase()));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1) {
+    throw new ClawdError('target_ambiguous', `${JSON.stringify(idOrPrefix)} matches ${matches.length} tabs (${matches.map((t) => t.targetId.slice(0, 8)).join(', ')}): give more of the id`);
+  }
+  throw new ClawdError('target_not_found', `no tab with id ${JSON.stringify(idOrPrefix)}: list them with GET /tabs (clawd tabs)`);
+}
+
+/** What a tab may be opened on: the web, or a blank page. */
+export function checkOpenUrl(url: unknown): string {
+  if (typeof url !== 'string' || url === '') throw new ClawdError('bad_request', 'url is required, e.g. {"url": "https://example.com"}');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ClawdError('bad_request', `${JSON.stringify(url)} is not an absolute URL (include https://)`);
+  }
+  if (!['http:', 'https:'].includes(parsed.protocol) && parsed.href !== 'about:blank') {
+    throw new ClawdError('bad_request', `${parsed.protocol} URLs are refused: open http(s) pages or about:blank`);
+  }
+  return parsed.href;
+}
+
+export class ProfileService {
+  #config: ClawdConfig;
+  readonly #drivers = new Map<string, ProfileDriver>();
+
+  constructor(
+    private readonly home: string,
+    config: ClawdConfig,
+    private readonly relay: RelayServer,
+    private readonly log: Logger,
+  ) {
+    this.#config = config;
+  }
+
+  get settings(): BrowserConfig {
+    return this.#config.browser;
+  }
+
+  /** The profile a request names, or the default one; unknown → 404. Disabled → 503. */
+  resolve(name: string | undefined): string {
+    if (!this.settings.enabled) throw new ClawdError('browser_disabled', 'Browser disabled in settings (browser.enabled is false in config.json)');
+    const chosen = name === undefined || name === '' ? this.settings.defaultProfile : name;
+    if (!this.settings.profiles[chosen]) {
+      throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(chosen)}: the profiles are ${Object.keys(this.settings.profiles).join(', ')}`);
+    }
+    return chosen;
+  }
+
+  driver(name: string): ProfileDriver {
+    let driver = this.#drivers.get(name);
+    if (driver) return driver;
+    const profile = this.settings.profiles[name];
+    if (!profile) throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(name)}`);
+    driver =
+      profile.driver === 'managed' ? new ManagedDriver(name, profile as ProfileConfig & { cdpPort: number }, this.settings, this.home, this.log)
+      : profile.driver === 'extension' ? new ExtensionDriver(name, profile, this.relay, this.#config.token)
+      : new RemoteDriver(name, profile as ProfileConfig & { cdpUrl: string });
+    this.#drivers.set(name, driver);
+    return driver;
+  }
+
+  status(name: string): Promise<ProfileStatus> {
+    return this.driver(name).status(this.settings.enabled);
+  }
+
+  async list(): Promise<Array<ProfileStatus & { default: boolean }>> {
+    const names = Object.keys(this.settings.profiles);
+    const statuses = await Promise.all(names.map((n) => this.status(n)));
+    return statuses.map((s) => ({ ...s, default: s.profile === this.settings.defaultProfile }));
+  }
+
+  async start(name: string, progress?: (message: string) => void): Promise<ProfileStatus> {
+    await this.driver(name).start(progress);
+    return this.status(name);
+  }
+
+  async stop(name: string): Promise<{ stopped: boolean; status: ProfileStatus }> {
+    const stopped = await this.driver(name).stop();
+    return { stopped, status: await this.status(name) };
+  }
+
+  async #runningDriver(name: string): Promise<ProfileDriver> {
+    const driver = this.driver(name);
+    if (driver.driver === 'managed' && !(await driver.status(true)).running) {
+      throw new ClawdError('not_running', `profile ${name} is not running: start it first (POST /start, clawd start --profile ${name})`);
+    }
+    return driver;
+  }
+
+  async tabs(name: string): Promise<Tab[]> {
+    return (await (await this.#runningDriver(name)).cdp.list()).map(toTab);
+  }
+
+  async openTab(name: string, url: unknown): Promise<Tab> {
+    const target = checkOpenUrl(url);
+    return toTab(await (await this.#runningDriver(name)).cdp.open(target));
+  }
+
+  async focusTab(name: string, idOrPrefix: string): Promise<Tab> {
+    const tab = matchTab(await this.tabs(name), idOrPrefix);
+    await this.driver(name).cdp.activate(tab.targetId);
+    return tab;
+  }
+
+  async closeTab(name: string, idOrPrefix: string): Promise<Tab> {
+    const tab = matchTab(await this.tabs(name), idOrPrefix);
+    await this.driver(name).cdp.close(tab.targetId);
+    return tab;
+  }
+
+  /** A new profile: managed on the first free port of the range, or remote/extension with a cdpUrl. */
+  async create(input: CreateProfile): Promise<ProfileStatus> {
+    const problem = profileNameProblem(input.name);
+    if (problem) throw new ClawdError('invalid_profile', problem);
+    const name = input.name as string;
+    if (input.color !== undefined && (typeof input.color !== 'string' || !/^#[0-9A-Fa-f]{6}$/.test(input.color))) {
+      throw new ClawdError('invalid_profile', `color must look like "#0066CC", got ${JSON.stringify(input.color)}`);
+    }
+    if (input.cdpUrl !== undefined && (typeof input.cdpUrl !== 'string' || !/^(https?|wss?):\/\/[^/]+/.test(input.cdpUrl))) {
+      throw new ClawdError('invalid_profile', `cdpUrl must be an http(s) or ws(s) URL, got ${JSON.stringify(input.cdpUrl)}`);
+    }
+    const driver: Driver = input.driver === undefined ? (input.cdpUrl ? 'remote' : 'managed') : (input.driver as Driver);
+    if (!['managed', 'remote', 'extension'].includes(driver)) throw new ClawdError('invalid_profile', `driver must be "managed", "remote" or "extension", got ${JSON.stringify(input.driver)}`);
+    if (driver === 'managed' && input.cdpUrl !== undefined) {
+      throw new ClawdError('invalid_profile', 'a managed profile gets its own port: leave cdpUrl out, or use driver "remote" to attach to an existing browser');
+    }
+    if (driver !== 'managed' && input.cdpUrl === undefined && driver === 'remote') throw new ClawdError('invalid_profile', 'a remote profile needs cdpUrl');
+    const written = await updateConfig(this.home, async (config) => {
+      if (config.browser.profiles[name]) throw new ClawdError('profile_exists', `a profile named ${name} already exists`);
+      const profile: ProfileConfig = { driver, color: (input.color as string | undefined)?.toUpperCase() ?? nextColor(config.browser) };
+      if (driver === 'managed') {
+        const taken = new Set(Object.values(config.browser.profiles).flatMap((p) => (p.cdpPort === undefined ? [] : [p.cdpPort])));
+        const range = portRangeFromEnv() ?? config.browser.cdpPortRange;
+        const port = await firstFreePort(range, taken, RESERVED_PORTS);
+        if (port === undefined) throw new ClawdError('port_in_use', `no free CDP port left in ${range.from}–${range.to}: delete a profile or widen browser.cdpPortRange`);
+        profile.cdpPort = port;
+      } else {
+        profile.cdpUrl = (input.cdpUrl as string | undefined) ?? this.relay.url;
+      }
+      config.browser.profiles[name] = profile;
+      return config;
+    });
+    this.#config = written;
+    if (driver === 'remote' && !isLoopbackUrl(input.cdpUrl as string)) this.log.info(`profile ${name} attaches to ${input.cdpUrl as string}; clawd never launches it`);
+    return this.status(name);
+  }
+
+  /** Stops the profile's browser and removes its entry and its own folder under the home (nothing else). */
+  async remove(name: string): Promise<{ deleted: string; removed: string | null }> {
+    if (name === this.settings.defaultProfile) {
+      throw new ClawdError('invalid_profile', `${name} is the default profile: make another one the default (browser.defaultProfile) before deleting it`);
+    }
+    const driver = this.driver(name);
+    await driver.stop();
+    const written = await updateConfig(this.home, (config) => {
+      delete config.browser.profiles[name];
+      return config;
+    });
+    this.#config = written;
+    this.#drivers.delete(name);
+    let removed: string | null = null;
+    if (driver.driver === 'managed') {
+      const profilesRoot = path.join(this.home, 'profiles');
+      const dir = profileDir(this.home, name);
+      // Only ever this profile's own folder: a name is validated, but check the path anyway.
+      if (path.dirname(dir) === profilesRoot && path.basename(dir) === name) {
+        await fs.rm(dir, { recursive: true, force: true });
+        removed = dir;
+      }
+    }
+    return { deleted: name, removed };
+  }
+
+  async reset(name: string): Promise<{ profile: string; stopped: number[]; portFree: boolean; note?: string }> {
+    const driver = this.driver(name);
+    if (!(driver instanceof ManagedDriver)) throw new ClawdError('invalid_profile', `${name} is not a managed profile: there is nothing of clawd's to reset`);
+    return { profile: name, ...(await driver.reset()) };
+  }
+
+  /** Stops the browsers this process launched (server shutdown). */
+  async close(): Promise<void> {
+    await Promise.all([...this.#drivers.values()].filter((d) => d.driver === 'managed').map((d) => d.stop().catch(() => false)));
+  }
+}

@@ -1,0 +1,49 @@
+// A remote profile: a CDP endpoint someone else runs (a browserless or Playwright server, or a
+// tunnel). Attach only: clawd never launches or stops a remote browser.
+
+import { CdpHttp } from '../browser/cdp-http';
+import { ClawdError } from '../errors';
+import type { ProfileConfig } from './config-schema';
+import type { ProfileDriver, ProfileStatus } from './profile-driver';
+
+export class RemoteDriver implements ProfileDriver {
+  readonly driver = 'remote' as const;
+  readonly cdp: CdpHttp;
+
+  constructor(
+    readonly name: string,
+    private readonly profile: ProfileConfig & { cdpUrl: string },
+  ) {
+    this.cdp = new CdpHttp(profile.cdpUrl.replace(/^ws/, 'http'), {}, 5_000);
+  }
+
+  async status(enabled: boolean): Promise<ProfileStatus> {
+    const version = await this.cdp.isReady(2_000);
+    return {
+      enabled,
+      profile: this.name,
+      driver: 'remote',
+      running: version !== undefined,
+      cdpReady: version !== undefined,
+      pid: null,
+      cdpPort: null,
+      cdpUrl: this.profile.cdpUrl,
+      executablePath: null,
+      browser: version?.Browser ?? null,
+      headless: null,
+      userDataDir: null,
+      color: this.profile.color,
+      attachedTabs: null,
+      ...(version ? {} : { hint: `nothing answers CDP at ${this.profile.cdpUrl}: clawd only attaches to remote profiles, start that browser yourself` }),
+    };
+  }
+
+  async start(): Promise<void> {
+    if (await this.cdp.isReady()) return;
+    throw new ClawdError('attach_only', `remote profile ${this.name}: nothing answers CDP at ${this.profile.cdpUrl}, and clawd never launches a remote browser`);
+  }
+
+  async stop(): Promise<boolean> {
+    return false;
+  }
+}

@@ -1,0 +1,93 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDecoration } from '../../relay/browser/decorate';
+import { isAlive, processesUsing } from '../../relay/browser/processes';
+import { until } from '../helpers/chromium';
+import { startPageServer, type PageServer } from '../helpers/pages';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+describe('the managed clawd profile', () => {
+  let t: TestServer;
+  let pages: PageServer;
+  beforeAll(async () => {
+    [t, pages] = await Promise.all([startTestServer(), startPageServer()]);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await pages?.close();
+  });
+  const userDataDir = () => path.join(t.home, 'profiles', 'clawd', 'user-data');
+
+  it('starts, lists, opens, focuses and closes tabs, and stops, through the API', async () => {
+    const started = await t.api('POST', '/start');
+    expect(started.status).toBe(200);
+    expect(started.body).toMatchObject({ profile: 'clawd', running: true, cdpReady: true, pid: expect.any(Number), userDataDir: userDataDir(), browser: expect.stringMatching(/^Chrome\/\d+/) });
+    expect(started.body.userDataDir.startsWith(t.home)).toBe(true);
+    expect(await readDecoration(userDataDir())).toEqual({ name: 'clawd', color: '#FF4500' });
+
+    const opened = await t.api('POST', '/tabs/open', { body: { url: pages.url('/form') } });
+    expect(opened.body).toMatchObject({ targetId: expect.any(String), url: pages.url('/form'), type: 'page' });
+    const list = await until('the tab title', async () => {
+      const tabs = (await t.api('GET', '/tabs')).body.tabs as Array<{ targetId: string; title: string }>;
+      return tabs.find((tab) => tab.targetId === opened.body.targetId && tab.title === 'form') ? tabs : undefined;
+    });
+    expect(list.length).toBeGreaterThanOrEqual(2); // and the start page
+    const prefix = opened.body.targetId.slice(0, 10);
+    expect((await t.api('POST', '/tabs/focus', { body: { targetId: prefix } })).body.targetId).toBe(opened.body.targetId);
+    expect((await t.api('DELETE', `/tabs/${prefix}`)).body.targetId).toBe(opened.body.targetId);
+    await until('the tab to close', async () => !(await t.api('GET', '/tabs')).body.tabs.some((tab: { targetId: string }) => tab.targetId === opened.body.targetId));
+
+    const pid = started.body.pid as number;
+    const stopped = await t.api('POST', '/stop');
+    expect(stopped.body).toMatchObject({ stopped: true, status: { running: false, pid: null } });
+    expect(isAlive(pid)).toBe(false);
+
+    // Name and colour survive the restart.
+    const again = await t.api('POST', '/start');
+    expect(again.body.running).toBe(true);
+    expect(await readDecoration(userDataDir())).toEqual({ name: 'clawd', color: '#FF4500' });
+    await t.api('POST', '/stop');
+  });
+
+  it('does the same through the CLI, with progress while it starts', async () => {
+    const start = await t.cli(['start']);
+    expect(start.code, start.stderr).toBe(0);
+    expect(start.stderr).toMatch(/^starting clawd \(.+\d+\) …/);
+    expect(start.stdout).toMatch(/^clawd started in \d+\.\d s\nclawd \(managed\): running, CDP ready/);
+    const status = JSON.parse((await t.cli(['status', '--json'])).stdout);
+    expect(status).toMatchObject({ profile: 'clawd', running: true, userDataDir: userDataDir() });
+
+    const opened = await t.cli(['open', pages.url('/console')]);
+    expect(opened.stdout).toMatch(/^opened [0-9A-F]{8} {2}http:\/\/127\.0\.0\.1:\d+\/console\n$/);
+    const id = opened.stdout.split(' ')[1]!;
+    expect((await t.cli(['tabs'])).stdout).toContain(`${id}  `);
+    expect((await t.cli(['focus', id])).stdout).toMatch(new RegExp(`^focused ${id}`));
+    expect((await t.cli(['close', id])).code).toBe(0);
+    await until('the CLI to list the tab no more', async () => !(await t.cli(['tabs'])).stdout.includes(id));
+    const unknown = await t.cli(['close', 'ZZZZ']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^clawd: no tab with id "ZZZZ"/);
+
+    const stop = await t.cli(['stop']);
+    expect(stop.stdout).toBe('clawd stopped\n');
+    expect(JSON.parse((await t.cli(['status', '--json'])).stdout).running).toBe(false);
+  });
+
+  it('launches one browser for two concurrent starts', async () => {
+    const [a, b] = await Promise.all([t.api('POST', '/start'), t.api('POST', '/start')]);
+    expect(a.body.pid).toBe(b.body.pid);
+    const browsers = (await processesUsing(userDataDir())).filter((p) => !/\s--type=/.test(p.args));
+    expect(browsers.map((p) => p.pid)).toEqual([a.body.pid]);
+    await t.api('POST', '/stop');
+  });
+
+  it('notices a browser killed from outside, and the next start relaunches it', async () => {
+    const first = (await t.api('POST', '/start')).body.pid as number;
+    process.kill(-first, 'SIGKILL'); // the browser and its helpers, as a crash or `kill -9` would
+    await until('status to say not running', async () => (await t.api('GET', '/')).body.running === false);
+    const second = await t.api('POST', '/start');
+    expect(second.body).toMatchObject({ running: true, cdpReady: true });
+    expect(second.body.pid).not.toBe(first);
+    await t.api('POST', '/stop');
+  });
+});

@@ -1,0 +1,79 @@
+// A whole `clawd serve` (relay + control API) on free ports with a temp home, for socket and e2e
+// tests; managed CDP ports come from a free range chosen for this test process.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createLogger, silentLogger } from '../../relay/log';
+import { startServer, type RunningServer } from '../../relay/server';
+import { runCli, type CliResult } from './cli';
+
+/** A block of ports that were free a moment ago, well apart from the usual ones. */
+async function freePortBlock(size: number): Promise<string> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 20_000);
+    const free = await Promise.all(
+      Array.from({ length: size }, (_, i) => new Promise<boolean>((resolve) => {
+        const s = net.createServer();
+        s.once('error', () => resolve(false));
+        s.listen(base + i, '127.0.0.1', () => s.close(() => resolve(true)));
+      })),
+    );
+    if (free.every(Boolean)) return `${base}-${base + size - 1}`;
+  }
+  throw new Error('no free block of ports found');
+}
+
+export interface TestServer {
+  server: RunningServer;
+  home: string;
+  token: string;
+  controlUrl: string;
+  /** Calls the control API (with the token unless `token: null`). */
+  api<T = any>(method: string, path: string, options?: { profile?: string; body?: unknown; token?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: T }>;
+  /** Runs the built `clawd` CLI against this server. */
+  cli(args: string[], timeoutMs?: number): Promise<CliResult>;
+  /** Stops the server (keeps the home, for restart tests). */
+  stop(): Promise<void>;
+  /** Stops the server and removes the home. */
+  close(): Promise<void>;
+}
+
+export async function startTestServer(options: { home?: string } = {}): Promise<TestServer> {
+  process.env.CLAWD_CDP_PORTS ??= await freePortBlock(24);
+  const home = options.home ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'clawd-serve-')), 'home');
+  const log = process.env.CLAWD_TEST_LOG ? createLogger('debug') : silentLogger;
+  const server = await startServer({ home, relayPort: 0, controlPort: 0, log });
+  const controlUrl = server.control.url;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await server.close();
+  };
+  return {
+    server,
+    home,
+    token: server.token,
+    controlUrl,
+    async api(method, route, opts = {}) {
+      const url = new URL(controlUrl + route);
+      if (opts.profile) url.searchParams.set('profile', opts.profile);
+      const token = opts.token === undefined ? server.token : opts.token;
+      const response = await fetch(url, {
+        method,
+        headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(opts.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...opts.headers },
+        ...(opts.body !== undefined ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    },
+    cli: (args, timeoutMs) => runCli(args, { CLAWD_HOME: home }, timeoutMs),
+    stop,
+    async close() {
+      await stop();
+      rmSync(path.dirname(home), { recursive: true, force: true });
+    },
+  };
+}
