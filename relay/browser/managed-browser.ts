@@ -103,8 +103,13 @@ export class ManagedBrowser {
     const child = spawn(executable.path, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: process.platform !== 'win32' });
     this.#child = child;
     this.#adoptedPid = undefined;
+    // Chromium prints this the moment its endpoint is up: check readiness then, instead of
+    // polling a port that is not open yet (polling competes with the launch for the CPU).
+    let listening: () => void = () => {};
+    const listeningLine = new Promise<void>((resolve) => (listening = resolve));
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
+      if (chunk.includes('DevTools listening on')) listening();
       this.#stderr.push(...chunk.split('\n').filter((l) => l.trim() !== ''));
       if (this.#stderr.length > STDERR_LINES) this.#stderr.splice(0, this.#stderr.length - STDERR_LINES);
     });
@@ -115,6 +120,8 @@ export class ManagedBrowser {
     const deadline = Date.now() + (this.options.readyTimeoutMs ?? 15_000);
     try {
       for (;;) {
+        // The line, or a slow poll for browsers that do not print it.
+        await Promise.race([listeningLine, new Promise((resolve) => setTimeout(resolve, 250)), spawnError]);
         const version = await Promise.race([this.cdp.isReady(), spawnError]);
         if (version) {
           log.info(`${name}: ready (${version.Browser}, pid ${child.pid})`);
@@ -122,7 +129,7 @@ export class ManagedBrowser {
         }
         if (child.exitCode !== null || child.signalCode !== null) throw new Error(`Chromium exited (${child.signalCode ?? child.exitCode}) before its CDP port answered`);
         if (Date.now() > deadline) throw new Error(`CDP port ${cdpPort} did not answer within ${Math.round((this.options.readyTimeoutMs ?? 15_000) / 1000)} s`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await new Promise((resolve) => setTimeout(resolve, 25));
       }
     } catch (error) {
       await this.stop();

@@ -14,6 +14,7 @@ import { TestBrowser, until } from '../../test/helpers/chromium';
 export interface RelayProcess {
   child: ChildProcess;
   url: string;
+  controlUrl: string;
   port: number;
   token: string;
   cdpWsUrl: string;
@@ -32,7 +33,7 @@ export async function startRelayProcess(): Promise<RelayProcess> {
     const timer = setTimeout(() => reject(new Error(`clawd serve did not start:\n${out}`)), 15_000);
     child.stdout!.on('data', (d) => {
       out += d;
-      const m = out.match(/Relay \(CDP\)\s+(http:\/\/127\.0\.0\.1:(\d+))[\s\S]*Token\s+(\S+)/);
+      const m = out.match(/Relay \(CDP\)\s+(http:\/\/127\.0\.0\.1:(\d+))[\s\S]*Control API\s+(\S+)[\s\S]*Token\s+(\S+)/);
       if (m) {
         clearTimeout(timer);
         resolve(m);
@@ -40,10 +41,11 @@ export async function startRelayProcess(): Promise<RelayProcess> {
     });
     child.once('exit', (code) => reject(new Error(`clawd serve exited (${code}):\n${out}`)));
   });
-  const [, url, port, token] = match as unknown as [string, string, string, string];
+  const [, url, port, controlUrl, token] = match as unknown as [string, string, string, string, string];
   return {
     child,
     url,
+    controlUrl,
     port: Number(port),
     token,
     cdpWsUrl: `ws://127.0.0.1:${port}/cdp?token=${token}`,

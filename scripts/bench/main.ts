@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { cdpRtt } from './cases/cdp-rtt';
 import { eventFlood } from './cases/event-flood';
 import { fanOut } from './cases/fan-out';
+import { managedStart } from './cases/managed-start';
 import { pwEvaluate } from './cases/pw-evaluate';
 import { relayHop } from './cases/relay-hop';
 import { NOISE_PAGE, screenshot } from './cases/screenshot';
@@ -17,7 +18,6 @@ import type { CaseResult } from './stats';
 const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'managed-start', 'fan-out'] as const;
 const PENDING: Record<string, string> = {
   'snapshot-scale': 'needs the agent layer (snapshots with refs)',
-  'managed-start': 'needs managed profiles',
 };
 
 interface PendingCase {
@@ -66,6 +66,15 @@ async function main(): Promise<number> {
     await tab?.close();
     await relay.close();
     await pages.close();
+  }
+  if (wanted('managed-start')) {
+    const server = await startRelayProcess();
+    try {
+      log(`running managed-start${quick ? ' (quick)' : ''} …`);
+      cases.push(await managedStart(server, quick));
+    } finally {
+      await server.close();
+    }
   }
   if (wanted('relay-hop')) {
     log(`running relay-hop${quick ? ' (quick)' : ''} …`);
