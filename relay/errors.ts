@@ -35,6 +35,14 @@ export const ERROR_CODES = {
   launch_failed: { http: 500, cdp: -32000 },
   executable_not_found: { http: 503, cdp: -32000 },
   upstream_error: { http: 502, cdp: -32000 },
+  // the agent layer (snapshots, refs, actions)
+  ref_unknown: { http: 400, cdp: -32602 },
+  ref_stale: { http: 409, cdp: -32000 },
+  element_ambiguous: { http: 409, cdp: -32000 },
+  not_interactable: { http: 409, cdp: -32000 },
+  action_failed: { http: 422, cdp: -32000 },
+  action_timeout: { http: 408, cdp: -32000 },
+  evaluate_disabled: { http: 403, cdp: -32000 },
   // process and configuration
   config_invalid: { http: 500, cdp: -32000 },
   port_in_use: { http: 500, cdp: -32000 },

@@ -5,6 +5,7 @@
 import { DEFAULT_CONTROL_PORT, DEFAULT_RELAY_PORT } from '../shared/defaults';
 import { startRelayServer, type RelayServer } from './cdp/relay-server';
 import { startControlServer, type ControlServer } from './control/control-server';
+import { AgentService } from './agent/agent-service';
 import { loadConfig } from './home/config-store';
 import { removeServeState, writeServeState } from './home/serve-state';
 import type { Logger } from './log';
@@ -31,9 +32,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const config = await loadConfig(options.home, { relayPort: options.relayPort });
   const relay = await startRelayServer({ port: options.relayPort ?? DEFAULT_RELAY_PORT, token: config.token, log: options.log });
   const profiles = new ProfileService(options.home, config, relay, options.log);
+  const agent = new AgentService(profiles, options.home, options.log);
   let control: ControlServer;
   try {
-    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles });
+    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent });
   } catch (error) {
     await relay.close();
     throw error;
@@ -49,6 +51,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     close() {
       closing ??= (async () => {
         await control.close();
+        await agent.close();
         await profiles.close();
         await relay.close();
         await removeServeState(options.home);

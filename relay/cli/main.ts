@@ -13,6 +13,7 @@ import { loadConfig, resolveHome } from '../home/config-store';
 import { createLogger, logLevelFromEnv } from '../log';
 import { startServer } from '../server';
 import { VERSION } from '../version';
+import { AGENT_USAGE, runAgentCommand } from './agent-commands';
 import { runCommand, UsageError } from './commands';
 import { ControlClient } from './control-client';
 import { formatCheck, runDoctor } from './doctor';
@@ -42,6 +43,15 @@ Profiles and their browsers (clients of the running server):
   tabs                  list tabs
   open URL | focus ID | close ID
                         open a tab, or focus/close one by id or unique id prefix
+
+Driving a tab (refs come from snapshot; --target ID picks the tab, --timeout MS bounds an action):
+  snapshot              the page with refs e1, e2, … (--format ai|role|aria, --interactive, --compact,
+                        --depth N, --max-chars N, --selector CSS, --frame REF)
+  navigate URL          screenshot [--full-page] [--ref REF] [--labels]      pdf
+  click REF [--double]  type REF TEXT [--submit]  press KEY  hover REF  drag REF REF
+  select REF VALUE…     fill --fields JSON        resize W H  wait --text T …
+  evaluate --fn F [--ref REF]     console [--level L]
+  upload PATH… [--ref REF]        dialog --accept|--dismiss [--prompt-text T]   (arm, then act)
 
 Options:
 ${COMMON}
@@ -141,6 +151,38 @@ export async function main(argv: string[]): Promise<number> {
         color: { type: 'string' },
         'cdp-url': { type: 'string' },
         driver: { type: 'string' },
+        // the agent commands
+        target: { type: 'string' },
+        timeout: { type: 'string' },
+        format: { type: 'string' },
+        limit: { type: 'string' },
+        'max-chars': { type: 'string' },
+        interactive: { type: 'boolean' },
+        compact: { type: 'boolean' },
+        depth: { type: 'string' },
+        selector: { type: 'string' },
+        frame: { type: 'string' },
+        'full-page': { type: 'boolean' },
+        ref: { type: 'string' },
+        element: { type: 'string' },
+        type: { type: 'string' },
+        labels: { type: 'boolean' },
+        double: { type: 'boolean' },
+        button: { type: 'string' },
+        modifiers: { type: 'string' },
+        submit: { type: 'boolean' },
+        slowly: { type: 'boolean' },
+        fields: { type: 'string' },
+        accept: { type: 'boolean' },
+        dismiss: { type: 'boolean' },
+        'prompt-text': { type: 'string' },
+        text: { type: 'string' },
+        'text-gone': { type: 'string' },
+        url: { type: 'string' },
+        'load-state': { type: 'string' },
+        fn: { type: 'string' },
+        time: { type: 'string' },
+        level: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -160,7 +202,8 @@ export async function main(argv: string[]): Promise<number> {
     return command === undefined && !values.help ? 2 : 0;
   }
   if (values.help) {
-    const usage = HELP[command] ?? (PER_COMMAND[command] ? `Usage: ${PER_COMMAND[command]}\n\nOptions:\n${COMMON}\n` : undefined);
+    const line = PER_COMMAND[command] ?? AGENT_USAGE[command];
+    const usage = HELP[command] ?? (line ? `Usage: ${line}\n\nOptions:\n${COMMON}${AGENT_USAGE[command] ? '\n  --target ID      the tab (default: the last one used)\n  --timeout MS     how long an action may wait (0.5–60 s, default 8 s)' : ''}\n` : undefined);
     if (!usage) {
       process.stderr.write(`clawd: unknown command ${JSON.stringify(command)}. See clawd --help\n`);
       return 2;
@@ -187,21 +230,17 @@ export async function main(argv: string[]): Promise<number> {
         return checks.some((c) => c.verdict === 'fail') ? 1 : 0;
       }
       default: {
-        if (!PER_COMMAND[command]) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+        const agent = AGENT_USAGE[command] !== undefined;
+        if (!PER_COMMAND[command] && !agent) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
         const client = await ControlClient.locate(home);
-        await runCommand(command, args, values, {
-          client,
-          profile: values.profile,
-          json: values.json ?? false,
-          print,
-          progress: (line) => process.stderr.write(`${line}\n`),
-        });
+        const context = { client, profile: values.profile, json: values.json ?? false, print, progress: (line: string) => process.stderr.write(`${line}\n`) };
+        await (agent ? runAgentCommand(command, args, values, context) : runCommand(command, args, values, context));
         return 0;
       }
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`clawd: ${error.message}. See clawd ${PER_COMMAND[command] || HELP[command] ? `${command} ` : ''}--help\n`);
+      process.stderr.write(`clawd: ${error.message}. See clawd ${PER_COMMAND[command] || HELP[command] || AGENT_USAGE[command] ? `${command} ` : ''}--help\n`);
       return 2;
     }
     const message = isClawdError(error) ? error.message : String((error as Error)?.message ?? error);

@@ -9,10 +9,14 @@ import { bodyLimit } from 'hono/body-limit';
 import { PRODUCT_NAME } from '../../shared/defaults';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
 import { accessGuard, hostGuard, requestToken, tokenMatches, type GuardPolicy } from '../http/guards';
+import type { AgentService } from '../agent/agent-service';
 import type { ProfileService } from '../profiles/profile-service';
+import { registerAgentRoutes } from './agent-routes';
+import { jsonBody } from './request-body';
 
 export interface ControlAppOptions {
   service: ProfileService;
+  agent: AgentService;
   token: string;
   version: string;
   extensionOrigin: string;
@@ -28,18 +32,6 @@ function crossSiteGuard(): MiddlewareHandler {
     }
     await next();
   };
-}
-
-async function jsonBody(c: Context): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
-  if (text.trim() === '') return {};
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // fall through
-  }
-  throw new ClawdError('bad_request', 'the request body must be a JSON object');
 }
 
 export function createControlApp(options: ControlAppOptions): Hono {
@@ -89,6 +81,7 @@ export function createControlApp(options: ControlAppOptions): Hono {
   });
   app.delete('/profiles/:name', async (c) => c.json(await service.remove(service.resolve(c.req.param('name')))));
   app.post('/reset-profile', async (c) => c.json(await service.reset(profile(c))));
+  registerAgentRoutes(app, service, options.agent);
 
   return app;
 }

@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { EXTENSION_ORIGIN, LOOPBACK_HOST } from '../../shared/defaults';
 import { listen } from '../cdp/relay-server';
+import type { AgentService } from '../agent/agent-service';
 import type { ProfileService } from '../profiles/profile-service';
 import { VERSION } from '../version';
 import { createControlApp } from './control-app';
@@ -14,10 +15,10 @@ export interface ControlServer {
   close(): Promise<void>;
 }
 
-export async function startControlServer(options: { port: number; token: string; service: ProfileService; host?: string }): Promise<ControlServer> {
+export async function startControlServer(options: { port: number; token: string; service: ProfileService; agent: AgentService; host?: string }): Promise<ControlServer> {
   const host = options.host ?? LOOPBACK_HOST;
   let port = options.port;
-  const app = createControlApp({ service: options.service, token: options.token, version: VERSION, extensionOrigin: EXTENSION_ORIGIN, port: () => port });
+  const app = createControlApp({ service: options.service, agent: options.agent, token: options.token, version: VERSION, extensionOrigin: EXTENSION_ORIGIN, port: () => port });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   port = await listen(server, port, host, 'control API');
   let closing: Promise<void> | undefined;

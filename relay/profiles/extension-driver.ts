@@ -18,7 +18,10 @@ export class ExtensionDriver implements ProfileDriver {
     token: string,
   ) {
     this.cdp = new CdpHttp(relay.url, { Authorization: `Bearer ${token}` }, 10_000);
+    this.playwright = { url: relay.url, headers: { Authorization: `Bearer ${token}` } };
   }
+
+  readonly playwright: { url: string; headers: Record<string, string> };
 
   async status(enabled: boolean): Promise<ProfileStatus> {
     const router = this.relay.router;

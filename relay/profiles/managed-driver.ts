@@ -35,7 +35,10 @@ export class ManagedDriver implements ProfileDriver {
     this.#choice = decideLaunch(settings);
     this.#browser = new ManagedBrowser({ name, userDataDir: this.userDataDir, cdpPort: profile.cdpPort, color: profile.color, choice: this.#choice, extraArgs: settings.extraArgs, log });
     this.cdp = this.#browser.cdp;
+    this.playwright = { url: this.cdp.base };
   }
+
+  readonly playwright: { url: string };
 
   #executable() {
     return findExecutable(this.settings.executablePath);

@@ -36,8 +36,10 @@ export interface ProfileStatus {
 export interface ProfileDriver {
   readonly name: string;
   readonly driver: Driver;
-  /** The endpoint tab operations (and, later, Playwright) use. */
+  /** The endpoint tab operations use. */
   readonly cdp: CdpHttp;
+  /** Where Playwright connects (connectOverCDP), with any headers it needs. */
+  readonly playwright: { url: string; headers?: Record<string, string> };
   status(enabled: boolean): Promise<ProfileStatus>;
   /** Makes the browser available; `progress` receives steps worth showing on a long wait. */
   start(progress?: (message: string) => void): Promise<void>;

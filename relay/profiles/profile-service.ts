@@ -45,17 +45,17 @@ export function matchTab(tabs: Tab[], idOrPrefix: string): Tab {
   throw new ClawdError('target_not_found', `no tab with id ${JSON.stringify(idOrPrefix)}: list them with GET /tabs (clawd tabs)`);
 }
 
-/** What a tab may be opened on: the web, or a blank page. */
+/** What a tab may be opened on or navigated to: the web, or a blank page. */
 export function checkOpenUrl(url: unknown): string {
   if (typeof url !== 'string' || url === '') throw new ClawdError('bad_request', 'url is required, e.g. {"url": "https://example.com"}');
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new ClawdError('bad_request', `${JSON.stringify(url)} is not an absolute URL (include https://)`);
+    throw new ClawdError('bad_request', `url ${JSON.stringify(url)} is not an absolute URL (include https://)`);
   }
   if (!['http:', 'https:'].includes(parsed.protocol) && parsed.href !== 'about:blank') {
-    throw new ClawdError('bad_request', `${parsed.protocol} URLs are refused: open http(s) pages or about:blank`);
+    throw new ClawdError('bad_request', `url: ${parsed.protocol} URLs are refused; use http(s) pages or about:blank`);
   }
   return parsed.href;
 }

@@ -15,7 +15,10 @@ export class RemoteDriver implements ProfileDriver {
     private readonly profile: ProfileConfig & { cdpUrl: string },
   ) {
     this.cdp = new CdpHttp(profile.cdpUrl.replace(/^ws/, 'http'), {}, 5_000);
+    this.playwright = { url: profile.cdpUrl };
   }
+
+  readonly playwright: { url: string };
 
   async status(enabled: boolean): Promise<ProfileStatus> {
     const version = await this.cdp.isReady(2_000);

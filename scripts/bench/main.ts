@@ -12,13 +12,12 @@ import { managedStart } from './cases/managed-start';
 import { pwEvaluate } from './cases/pw-evaluate';
 import { relayHop } from './cases/relay-hop';
 import { NOISE_PAGE, screenshot } from './cases/screenshot';
+import { manyPage, snapshotScale } from './cases/snapshot-scale';
 import { openBenchTab, startBenchPages, startRelayProcess, type BenchTab } from './fixture';
 import type { CaseResult } from './stats';
 
 const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'managed-start', 'fan-out'] as const;
-const PENDING: Record<string, string> = {
-  'snapshot-scale': 'needs the agent layer (snapshots with refs)',
-};
+const PENDING: Record<string, string> = {};
 
 interface PendingCase {
   name: string;
@@ -36,7 +35,10 @@ async function main(): Promise<number> {
 
   const cases: Array<CaseResult | PendingCase> = [];
   const relay = await startRelayProcess();
-  const pages = await startBenchPages({ '/': '<!doctype html><title>bench</title><p>bench</p>', '/noise': NOISE_PAGE });
+  const pages = await startBenchPages({
+    '/': '<!doctype html><title>bench</title><p>bench</p>',
+    '/noise': NOISE_PAGE,
+  });
   let chromiumVersion = 'unknown';
   let tab: BenchTab | undefined;
   try {
@@ -67,12 +69,20 @@ async function main(): Promise<number> {
     await relay.close();
     await pages.close();
   }
-  if (wanted('managed-start')) {
+  if (wanted('managed-start') || wanted('snapshot-scale')) {
     const server = await startRelayProcess();
+    const many = await startBenchPages(Object.fromEntries([1_000, 5_000, 20_000].map((n) => [`/many${n}`, manyPage(n)])));
     try {
-      log(`running managed-start${quick ? ' (quick)' : ''} …`);
-      cases.push(await managedStart(server, quick));
+      if (wanted('managed-start')) {
+        log(`running managed-start${quick ? ' (quick)' : ''} …`);
+        cases.push(await managedStart(server, quick));
+      }
+      if (wanted('snapshot-scale')) {
+        log(`running snapshot-scale${quick ? ' (quick)' : ''} …`);
+        cases.push(await snapshotScale(server, (n) => many.url(`/many${n}`), quick));
+      }
     } finally {
+      await many.close();
       await server.close();
     }
   }

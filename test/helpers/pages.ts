@@ -25,13 +25,64 @@ const PAGES: Record<string, (port: number) => string> = {
   '/framed': () => `<!doctype html><title>framed</title>
     <p id="state">not clicked</p>
     <button id="inner" onclick="document.getElementById('state').textContent = 'clicked in frame'">inner button</button>`,
+  '/upload': () => `<!doctype html><title>upload</title>
+    <input id="file" type="file" onchange="document.getElementById('got').textContent = [...this.files].map(f => f.name + ':' + f.size).join(',')">
+    <p id="got">nothing</p>`,
+  '/agent-form': () => `<!doctype html><title>agent form</title>
+    <form id="f" onsubmit="event.preventDefault(); document.getElementById('result').textContent = 'submitted ' + new URLSearchParams(new FormData(this))">
+      <label>Name <input name="name" id="name"></label>
+      <label>Email <input name="email" id="email" type="email"></label>
+      <label><input type="checkbox" name="agree" id="agree" value="yes"> Agree</label>
+      <fieldset><legend>Size</legend>
+        <label><input type="radio" name="size" value="small"> Small</label>
+        <label><input type="radio" name="size" value="large"> Large</label>
+      </fieldset>
+      <label>Color <select name="color" id="color"><option value="red">Red</option><option value="green">Green</option><option value="blue">Blue</option></select></label>
+      <label>Attachment <input type="file" id="file" onchange="document.getElementById('got').textContent = [...this.files].map(f => f.name + ':' + f.size).join(',')"></label>
+      <p id="got">no file</p>
+      <button type="submit">Send</button>
+    </form>
+    <p id="result">not submitted</p>
+    <p id="keys" tabindex="0">keys:</p>
+    <div id="hover" onmouseover="this.textContent = 'hovered'">hover me</div>
+    <button id="later" onclick="setTimeout(() => { const p = document.createElement('p'); p.id = 'arrived'; p.textContent = 'arrived later'; document.body.append(p); document.getElementById('going').remove(); }, 300)">Later</button>
+    <p id="going">going away</p>
+    <script>document.addEventListener('keydown', (e) => { if (e.target.tagName !== 'INPUT') document.getElementById('keys').textContent += ' ' + e.key; });</script>`,
+  '/dialogs': () => `<!doctype html><title>dialogs</title>
+    <button onclick="alert('hello'); document.getElementById('answer').textContent = 'alert closed'">Alert</button>
+    <button onclick="document.getElementById('answer').textContent = 'confirm ' + confirm('sure?')">Confirm</button>
+    <button onclick="document.getElementById('answer').textContent = 'prompt ' + prompt('name?', 'nobody')">Prompt</button>
+    <p id="answer">none</p>`,
+  '/drag': () => `<!doctype html><title>drag</title>
+    <div id="source" draggable="true" role="button" aria-label="Source" style="width:80px;height:40px;background:#fa0">drag me</div>
+    <div id="target" role="region" aria-label="Target" style="width:160px;height:80px;margin-top:40px;border:2px dashed #333"
+      ondragover="event.preventDefault()" ondrop="event.preventDefault(); this.textContent = 'dropped'">drop here</div>`,
+  '/long': () => `<!doctype html><title>long</title><h1>Top</h1>${'<p>filler paragraph</p>'.repeat(300)}<button id="bottom" onclick="this.textContent = 'bottom clicked'">Bottom</button>`,
+  '/replace': () => `<!doctype html><title>replace</title>
+    <button id="victim" onclick="document.getElementById('log').textContent += ' victim'">Save</button>
+    <button onclick="const b = document.getElementById('victim'); const n = b.cloneNode(true); n.onclick = () => document.getElementById('log').textContent += ' impostor'; b.replaceWith(n)">Swap</button>
+    <p id="log">log:</p>`,
+  '/covered': () => `<!doctype html><title>covered</title>
+    <button id="under" onclick="this.textContent = 'reached'">Under</button>
+    <div id="overlay" style="position:fixed;inset:0;background:rgba(0,0,0,.3)">cookie banner</div>`,
   '/outer': (port) => `<!doctype html><title>outer</title><h1>outer</h1>
     <iframe id="frame" src="http://localhost:${port}/framed" width="400" height="200"></iframe>`,
 };
 
+/** `/many?n=5000`: that many interactive elements, for snapshot size limits. */
+function manyPage(n: number): string {
+  const items = Array.from({ length: n }, (_, i) => (i % 2 ? `<a href="#i${i}">link ${i}</a>` : `<button>button ${i}</button>`));
+  return `<!doctype html><title>many</title><main><h1>Many</h1><ul>${items.map((item) => `<li><div><span>${item}</span></div></li>`).join('')}</ul></main>`;
+}
+
 export async function startPageServer(): Promise<PageServer> {
   const server = http.createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const url = new URL(req.url ?? '/', 'http://x');
+    const path = url.pathname;
+    if (path === '/many') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(manyPage(Number(url.searchParams.get('n') ?? 100)));
+      return;
+    }
     const page = PAGES[path];
     if (!page) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');

@@ -69,7 +69,7 @@ describe('URLs a tab may open', () => {
     expect(checkOpenUrl('https://example.com')).toBe('https://example.com/');
     expect(checkOpenUrl('about:blank')).toBe('about:blank');
   });
-  it.each([['javascript:alert(1)', /javascript: URLs are refused/], ['file:///etc/passwd', /file: URLs are refused/], ['example.com', /not an absolute URL/], [undefined, /url is required/]])('refuses %j', (url, message) => {
+  it.each([['javascript:alert(1)', /url: javascript: URLs are refused/], ['file:///etc/passwd', /url: file: URLs are refused/], ['example.com', /not an absolute URL/], [undefined, /url is required/]])('refuses %j', (url, message) => {
     expect(() => checkOpenUrl(url)).toThrow(message);
   });
 });

@@ -1,0 +1,152 @@
+// The shape of POST /act, checked before anything touches the page: an unknown kind, a missing
+// ref or field of the wrong type is a 400 naming the field. Timeouts are clamped, not refused
+// (0.5–60 s, default 8 s); `wait.timeMs` is capped at 30 s.
+
+import { ClawdError } from '../errors';
+import { refParam } from './ref-store';
+
+export const ACT_KINDS = ['click', 'type', 'press', 'hover', 'drag', 'select', 'fill', 'wait', 'resize', 'close', 'evaluate', 'scrollIntoView'] as const;
+export type ActKind = (typeof ACT_KINDS)[number];
+
+const BUTTONS = ['left', 'right', 'middle'] as const;
+const MODIFIERS = ['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift'] as const;
+const LOAD_STATES = ['load', 'domcontentloaded', 'networkidle'] as const;
+
+export interface FillField {
+  ref: string;
+  type?: string;
+  value: string | number | boolean;
+}
+
+export type ActRequest = { targetId?: string; timeoutMs: number } & (
+  | { kind: 'click'; ref: string; doubleClick: boolean; button?: (typeof BUTTONS)[number]; modifiers?: Array<(typeof MODIFIERS)[number]> }
+  | { kind: 'type'; ref: string; text: string; submit: boolean; slowly: boolean }
+  | { kind: 'press'; key: string; ref?: string }
+  | { kind: 'hover' | 'scrollIntoView'; ref: string }
+  | { kind: 'drag'; startRef: string; endRef: string }
+  | { kind: 'select'; ref: string; values: string[] }
+  | { kind: 'fill'; fields: FillField[] }
+  | { kind: 'wait'; timeMs?: number; text?: string; textGone?: string; selector?: string; url?: string; loadState?: (typeof LOAD_STATES)[number]; fn?: string }
+  | { kind: 'resize'; width: number; height: number }
+  | { kind: 'close' }
+  | { kind: 'evaluate'; fn: string; ref?: string }
+);
+
+export const DEFAULT_TIMEOUT_MS = 8_000;
+export const MAX_WAIT_MS = 30_000;
+
+export function clampTimeout(value: unknown, fallback = DEFAULT_TIMEOUT_MS): number {
+  const ms = typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+  return Math.min(60_000, Math.max(500, Math.round(ms)));
+}
+
+const bad = (message: string) => new ClawdError('bad_request', message);
+
+function str(body: Record<string, unknown>, field: string, required: true): string;
+function str(body: Record<string, unknown>, field: string, required?: false): string | undefined;
+function str(body: Record<string, unknown>, field: string, required = false): string | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) {
+    if (required) throw bad(`${field} is required`);
+    return undefined;
+  }
+  if (typeof value !== 'string') throw bad(`${field} must be a string, got ${JSON.stringify(value)}`);
+  if (required && value === '') throw bad(`${field} must not be empty`);
+  return value;
+}
+
+function bool(body: Record<string, unknown>, field: string): boolean {
+  const value = body[field];
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw bad(`${field} must be true or false, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function oneOf<T extends string>(body: Record<string, unknown>, field: string, allowed: readonly T[]): T | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || !allowed.includes(value as T)) throw bad(`${field} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as T;
+}
+
+function int(body: Record<string, unknown>, field: string, min: number, max: number): number {
+  const value = body[field];
+  if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) throw bad(`${field} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  return value as number;
+}
+
+export function parseAct(body: Record<string, unknown>): ActRequest {
+  const kind = body.kind;
+  if (typeof kind !== 'string' || !(ACT_KINDS as readonly string[]).includes(kind)) {
+    throw bad(`kind ${kind === undefined ? 'is required' : `${JSON.stringify(kind)} is unknown`}: use one of ${ACT_KINDS.join(', ')}`);
+  }
+  const base = { ...(str(body, 'targetId') ? { targetId: str(body, 'targetId')! } : {}), timeoutMs: clampTimeout(body.timeoutMs) };
+  switch (kind as ActKind) {
+    case 'click': {
+      const modifiers = body.modifiers;
+      if (modifiers !== undefined && (!Array.isArray(modifiers) || !modifiers.every((m) => (MODIFIERS as readonly unknown[]).includes(m)))) {
+        throw bad(`modifiers must be a list of ${MODIFIERS.join(', ')}, got ${JSON.stringify(modifiers)}`);
+      }
+      const button = oneOf(body, 'button', BUTTONS);
+      return { ...base, kind: 'click', ref: refParam(body.ref), doubleClick: bool(body, 'doubleClick'), ...(button ? { button } : {}), ...(modifiers ? { modifiers: modifiers as Array<(typeof MODIFIERS)[number]> } : {}) };
+    }
+    case 'type':
+      return { ...base, kind: 'type', ref: refParam(body.ref), text: str(body, 'text') ?? (() => { throw bad('text is required'); })(), submit: bool(body, 'submit'), slowly: bool(body, 'slowly') };
+    case 'press':
+      return { ...base, kind: 'press', key: str(body, 'key', true), ...(body.ref !== undefined ? { ref: refParam(body.ref) } : {}) };
+    case 'hover':
+    case 'scrollIntoView':
+      return { ...base, kind: kind as 'hover' | 'scrollIntoView', ref: refParam(body.ref) };
+    case 'drag':
+      return { ...base, kind: 'drag', startRef: refParam(body.startRef, 'startRef'), endRef: refParam(body.endRef, 'endRef') };
+    case 'select': {
+      const values = body.values ?? (typeof body.value === 'string' ? [body.value] : undefined);
+      if (!Array.isArray(values) || values.length === 0 || !values.every((v) => typeof v === 'string')) throw bad(`values must be a non-empty list of option values or labels, got ${JSON.stringify(values)}`);
+      return { ...base, kind: 'select', ref: refParam(body.ref), values: values as string[] };
+    }
+    case 'fill': {
+      const fields = body.fields;
+      if (!Array.isArray(fields) || fields.length === 0) throw bad('fields must be a non-empty list of { ref, value, type? }');
+      return {
+        ...base,
+        kind: 'fill',
+        fields: fields.map((f: unknown, i) => {
+          if (typeof f !== 'object' || f === null) throw bad(`fields[${i}] must be { ref, value, type? }`);
+          const field = f as Record<string, unknown>;
+          const value = field.value;
+          if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw bad(`fields[${i}].value must be a string, number or boolean`);
+          const type = str(field, 'type');
+          return { ref: refParam(field.ref, `fields[${i}].ref`), value, ...(type ? { type } : {}) };
+        }),
+      };
+    }
+    case 'wait': {
+      const timeMs = body.timeMs;
+      if (timeMs !== undefined && (typeof timeMs !== 'number' || timeMs < 0)) throw bad(`timeMs must be a number of milliseconds, got ${JSON.stringify(timeMs)}`);
+      const request = {
+        ...base,
+        kind: 'wait' as const,
+        ...(timeMs !== undefined ? { timeMs: Math.min(MAX_WAIT_MS, timeMs as number) } : {}),
+        ...(str(body, 'text') !== undefined ? { text: str(body, 'text')! } : {}),
+        ...(str(body, 'textGone') !== undefined ? { textGone: str(body, 'textGone')! } : {}),
+        ...(str(body, 'selector') !== undefined ? { selector: str(body, 'selector')! } : {}),
+        ...(str(body, 'url') !== undefined ? { url: str(body, 'url')! } : {}),
+        ...(oneOf(body, 'loadState', LOAD_STATES) ? { loadState: oneOf(body, 'loadState', LOAD_STATES)! } : {}),
+        ...(str(body, 'fn') !== undefined ? { fn: str(body, 'fn')! } : {}),
+      };
+      if (Object.keys(request).length === Object.keys(base).length + 1) throw bad('wait needs one of timeMs, text, textGone, selector, url, loadState, fn');
+      return request;
+    }
+    case 'resize':
+      return { ...base, kind: 'resize', width: int(body, 'width', 100, 10_000), height: int(body, 'height', 100, 10_000) };
+    case 'close':
+      return { ...base, kind: 'close' };
+    case 'evaluate':
+      return { ...base, kind: 'evaluate', fn: str(body, 'fn', true), ...(body.ref !== undefined ? { ref: refParam(body.ref) } : {}) };
+  }
+}
+
+/** Does this source text define a function (rather than being an expression)? */
+export function isFunctionSource(source: string): boolean {
+  return /^\s*(async\s+)?(function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)/.test(source);
+}

@@ -1,0 +1,102 @@
+// Carrying out a checked /act request on a page. Every element comes from `resolve(ref)`, which
+// refuses stale refs, so an action lands on the element the snapshot showed or not at all.
+
+import type { Locator, Page } from 'playwright-core';
+import { ClawdError } from '../errors';
+import { isFunctionSource, type ActRequest } from './act-request';
+
+export interface ActContext {
+  page: Page;
+  resolve(ref: string): Promise<Locator>;
+  /** Throws when evaluate is not allowed on this profile. */
+  checkEvaluate(): void;
+}
+
+/**
+ * Playwright sends a function to the page as its source text (String(fn)). A stand-in whose
+ * toString() is the agent's source does the same without ever running that text in this process.
+ */
+export function pageFunction(source: string): () => unknown {
+  const stand = () => undefined;
+  Object.defineProperty(stand, 'toString', { value: () => source });
+  return stand;
+}
+
+export async function runAct(ctx: ActContext, request: ActRequest): Promise<Record<string, unknown>> {
+  const { page } = ctx;
+  const timeout = request.timeoutMs;
+  switch (request.kind) {
+    case 'click': {
+      const target = await ctx.resolve(request.ref);
+      const options = { timeout, ...(request.button ? { button: request.button } : {}), ...(request.modifiers ? { modifiers: request.modifiers } : {}) };
+      await (request.doubleClick ? target.dblclick(options) : target.click(options));
+      return {};
+    }
+    case 'type': {
+      const target = await ctx.resolve(request.ref);
+      if (request.slowly) {
+        await target.click({ timeout });
+        await target.pressSequentially(request.text, { delay: 75, timeout });
+      } else {
+        await target.fill(request.text, { timeout });
+      }
+      if (request.submit) await target.press('Enter', { timeout });
+      return {};
+    }
+    case 'press':
+      if (request.ref) await (await ctx.resolve(request.ref)).press(request.key, { timeout });
+      else await page.keyboard.press(request.key);
+      return {};
+    case 'hover':
+      await (await ctx.resolve(request.ref)).hover({ timeout });
+      return {};
+    case 'scrollIntoView':
+      await (await ctx.resolve(request.ref)).scrollIntoViewIfNeeded({ timeout });
+      return {};
+    case 'drag': {
+      const [from, to] = [await ctx.resolve(request.startRef), await ctx.resolve(request.endRef)];
+      await from.dragTo(to, { timeout });
+      return {};
+    }
+    case 'select':
+      return { selected: await (await ctx.resolve(request.ref)).selectOption(request.values, { timeout }) };
+    case 'fill': {
+      for (const field of request.fields) {
+        const target = await ctx.resolve(field.ref);
+        if (field.type === 'checkbox' || field.type === 'radio' || typeof field.value === 'boolean') await target.setChecked(Boolean(field.value), { timeout });
+        else await target.fill(String(field.value), { timeout });
+      }
+      return { filled: request.fields.length };
+    }
+    case 'wait': {
+      if (request.timeMs !== undefined) await page.waitForTimeout(request.timeMs);
+      if (request.text !== undefined) await page.getByText(request.text).first().waitFor({ state: 'visible', timeout });
+      if (request.textGone !== undefined) await page.getByText(request.textGone).first().waitFor({ state: 'hidden', timeout });
+      if (request.selector !== undefined) await page.locator(request.selector).first().waitFor({ state: 'visible', timeout });
+      if (request.url !== undefined) {
+        const wanted = request.url;
+        await page.waitForURL((url) => url.href === wanted || url.href.includes(wanted), { timeout });
+      }
+      if (request.loadState !== undefined) await page.waitForLoadState(request.loadState, { timeout });
+      if (request.fn !== undefined) {
+        ctx.checkEvaluate();
+        await page.waitForFunction(isFunctionSource(request.fn) ? pageFunction(request.fn) : request.fn, undefined, { timeout });
+      }
+      return {};
+    }
+    case 'resize':
+      await page.setViewportSize({ width: request.width, height: request.height });
+      return { viewport: { width: request.width, height: request.height } };
+    case 'close':
+      await page.close();
+      return {};
+    case 'evaluate': {
+      ctx.checkEvaluate();
+      if (request.ref) {
+        if (!isFunctionSource(request.fn)) throw new ClawdError('bad_request', 'fn: with ref, fn must be a function of the element, e.g. (el) => el.textContent');
+        return { result: await (await ctx.resolve(request.ref)).evaluate(pageFunction(request.fn) as never, undefined, { timeout }) };
+      }
+      return { result: await page.evaluate(isFunctionSource(request.fn) ? pageFunction(request.fn) : request.fn) };
+    }
+  }
+}

@@ -1,0 +1,105 @@
+// What the agent layer remembers about each Playwright page: its CDP target id (pages are found
+// by the ids /tabs shows), and the last console messages (500), page errors (200) and network
+// requests (500). Listeners are installed once per page and go with it. Dialogs nobody armed a
+// hook for are dismissed on managed pages (a headless page would hang on them) and left to the
+// user on extension tabs (it is their browser); either way they are recorded.
+
+import type { Browser, ConsoleMessage, Dialog, Page } from 'playwright-core';
+import { ClawdError } from '../errors';
+import { matchTab } from '../profiles/profile-service';
+
+export interface ConsoleEntry {
+  type: string;
+  text: string;
+  url?: string;
+  line?: number;
+  time: string;
+}
+
+export interface PageState {
+  console: ConsoleEntry[];
+  errors: ConsoleEntry[];
+  requests: Array<{ method: string; url: string; status?: number; failure?: string; time: string }>;
+  /** A hook armed for the next dialog (see hooks.ts). */
+  dialogArm?: (dialog: Dialog) => boolean;
+}
+
+const LIMITS = { console: 500, errors: 200, requests: 500 };
+
+function push<T>(list: T[], item: T, max: number): void {
+  list.push(item);
+  if (list.length > max) list.splice(0, list.length - max);
+}
+
+export class PageTracker {
+  readonly #states = new WeakMap<Page, PageState>();
+  readonly #targetIds = new WeakMap<Page, Promise<string>>();
+
+  /** The page's state, installing its listeners the first time. */
+  state(page: Page, dialogs: 'dismiss' | 'leave'): PageState {
+    let state = this.#states.get(page);
+    if (state) return state;
+    const fresh: PageState = { console: [], errors: [], requests: [] };
+    state = fresh;
+    this.#states.set(page, fresh);
+    const now = () => new Date().toISOString();
+    page.on('console', (message: ConsoleMessage) => {
+      const location = message.location();
+      push(fresh.console, { type: message.type(), text: message.text(), ...(location.url ? { url: location.url, line: location.lineNumber } : {}), time: now() }, LIMITS.console);
+    });
+    page.on('pageerror', (error) => push(fresh.errors, { type: 'pageerror', text: error.message, time: now() }, LIMITS.errors));
+    page.on('requestfinished', (request) => {
+      void request.response().then((response) => push(fresh.requests, { method: request.method(), url: request.url(), ...(response ? { status: response.status() } : {}), time: now() }, LIMITS.requests));
+    });
+    page.on('requestfailed', (request) => push(fresh.requests, { method: request.method(), url: request.url(), failure: request.failure()?.errorText ?? 'failed', time: now() }, LIMITS.requests));
+    // A listener is always present so Playwright never auto-dismisses a user's dialog unasked.
+    page.on('dialog', (dialog: Dialog) => {
+      push(fresh.console, { type: 'dialog', text: `${dialog.type()}: ${dialog.message()}`, time: now() }, LIMITS.console);
+      if (fresh.dialogArm?.(dialog)) return;
+      if (dialogs === 'dismiss') void dialog.dismiss().catch(() => {});
+    });
+    return fresh;
+  }
+
+  /** The CDP target id of a page (the id /tabs and /json/list show), asked once. */
+  targetId(page: Page): Promise<string> {
+    let id = this.#targetIds.get(page);
+    if (!id) {
+      id = (async () => {
+        const session = await page.context().newCDPSession(page);
+        try {
+          const { targetInfo } = (await session.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
+          return targetInfo.targetId;
+        } finally {
+          await session.detach().catch(() => {});
+        }
+      })();
+      this.#targetIds.set(page, id);
+      id.catch(() => this.#targetIds.delete(page));
+    }
+    return id;
+  }
+
+  /**
+   * The page with that target id (or unique prefix); without one, `preferred` if open, else the
+   * first. A tab opened a moment ago may be listed by /tabs before Playwright has attached to it,
+   * so an id that is not found yet is looked for again for up to 2 s.
+   */
+  async find(browser: Browser, targetId: string | undefined, preferred: string | undefined): Promise<{ page: Page; targetId: string }> {
+    const deadline = Date.now() + 2_000;
+    for (;;) {
+      const pages = browser.contexts().flatMap((c) => c.pages());
+      const ids = await Promise.all(pages.map((p) => this.targetId(p).catch(() => '')));
+      const tabs = pages.map((_, i) => ({ targetId: ids[i]!, title: '', url: pages[i]!.url(), type: 'page' })).filter((t) => t.targetId !== '');
+      try {
+        if (tabs.length === 0) throw new ClawdError('target_not_found', 'this profile has no open tab: open one first (POST /tabs/open, clawd open URL)');
+        const wanted = targetId ?? (preferred && ids.includes(preferred) ? preferred : tabs[0]!.targetId);
+        const tab = matchTab(tabs, wanted);
+        return { page: pages[ids.indexOf(tab.targetId)]!, targetId: tab.targetId };
+      } catch (error) {
+        if ((error as ClawdError).code !== 'target_not_found' || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
+}

@@ -1,0 +1,71 @@
+// One Playwright connection per CDP endpoint (a managed profile's port, the relay, a remote
+// browser), reused across requests. A connection that drops is forgotten and the next request
+// reconnects, with up to three attempts of growing timeouts.
+
+import type { Browser } from 'playwright-core';
+import { ClawdError } from '../errors';
+import type { Logger } from '../log';
+
+export interface Endpoint {
+  url: string;
+  headers?: Record<string, string>;
+}
+
+export class PlaywrightConnections {
+  readonly #browsers = new Map<string, Promise<Browser>>();
+
+  constructor(private readonly log: Logger) {}
+
+  #connected = new Set<string>();
+
+  /** A live connection exists to this endpoint (so the browser is up). */
+  isConnected(url: string): boolean {
+    return this.#connected.has(url);
+  }
+
+  browser(endpoint: Endpoint): Promise<Browser> {
+    let pending = this.#browsers.get(endpoint.url);
+    if (!pending) {
+      pending = this.#connect(endpoint);
+      this.#browsers.set(endpoint.url, pending);
+      pending.then(
+        (browser) => {
+          this.#connected.add(endpoint.url);
+          browser.on('disconnected', () => {
+            if (this.#browsers.get(endpoint.url) !== pending) return;
+            this.#browsers.delete(endpoint.url);
+            this.#connected.delete(endpoint.url);
+            this.log.debug(`playwright: disconnected from ${endpoint.url}`);
+          });
+        },
+        () => this.#browsers.delete(endpoint.url),
+      );
+    }
+    return pending;
+  }
+
+  async #connect(endpoint: Endpoint): Promise<Browser> {
+    // Loaded on first use: every `clawd` command shares this bundle, and only the server drives pages.
+    const { chromium } = await import('playwright-core');
+    let lastError: unknown;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const browser = await chromium.connectOverCDP(endpoint.url, { timeout: 5_000 + attempt * 2_000, ...(endpoint.headers ? { headers: endpoint.headers } : {}) });
+        this.log.debug(`playwright: connected to ${endpoint.url}`);
+        return browser;
+      } catch (error) {
+        lastError = error;
+        await new Promise((resolve) => setTimeout(resolve, 200 * (attempt + 1)));
+      }
+    }
+    throw new ClawdError('not_running', `could not connect Playwright to ${endpoint.url} after 3 attempts: ${(lastError as Error).message.split('\n')[0]}`, { cause: lastError });
+  }
+
+  /** Disconnects every browser (it stays running: connectOverCDP's close only disconnects). */
+  async close(): Promise<void> {
+    const all = [...this.#browsers.values()];
+    this.#browsers.clear();
+    this.#connected.clear();
+    await Promise.all(all.map((pending) => pending.then((b) => b.close(), () => undefined)));
+  }
+}

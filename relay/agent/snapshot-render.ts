@@ -1,0 +1,176 @@
+// Turns Playwright's AI aria snapshot (as JSON: role, name, ref, attributes, children) into the
+// text agents read. Pure, so formats, filters and truncation are unit-tested without a browser.
+//
+// - `ai`: the whole tree with every element's ref, in Playwright's YAML-like shape.
+// - `role`: refs only on interactive roles and named content roles, numbered e1, e2, … in
+//   document order; `[nth=k]` marks the k-th repeat of the same role and name.
+// - `compact` lifts the children of unnamed structure (generic, group, …) into their parent;
+//   `interactive` lists only actionable elements, flat; `depth` cuts the tree; `limit` caps lines.
+
+export interface AriaNode {
+  role: string;
+  name?: string;
+  ref?: string;
+  children?: Array<AriaNode | string>;
+  level?: number;
+  checked?: boolean | 'mixed';
+  disabled?: boolean;
+  expanded?: boolean;
+  pressed?: boolean | 'mixed';
+  selected?: boolean;
+  url?: string;
+  text?: string;
+  [key: string]: unknown;
+}
+
+/** What a ref stands for: the element Playwright knows it by, and what it looked like. */
+export interface RefTarget {
+  /** Playwright's own ref for the element (resolved with page.getByRef). */
+  pw: string;
+  role: string;
+  name: string;
+  /** The k-th element with the same role and name in this snapshot (0 for the first). */
+  nth: number;
+}
+
+export interface RenderOptions {
+  format: 'ai' | 'role';
+  interactive?: boolean;
+  compact?: boolean;
+  depth?: number;
+  /** Maximum number of lines. */
+  limit?: number;
+}
+
+export interface Rendered {
+  text: string;
+  refs: Map<string, RefTarget>;
+  lines: number;
+  /** Lines left out by `limit` or `depth`. */
+  omitted: number;
+}
+
+export const INTERACTIVE_ROLES = new Set([
+  'button', 'link', 'textbox', 'checkbox', 'radio', 'combobox', 'listbox', 'menuitem', 'menuitemcheckbox',
+  'menuitemradio', 'option', 'searchbox', 'slider', 'spinbutton', 'switch', 'tab', 'treeitem',
+]);
+
+/** Content roles that get a ref when they have a name: worth pointing at (screenshots, scrolling). */
+export const NAMED_CONTENT_ROLES = new Set([
+  'heading', 'img', 'figure', 'cell', 'gridcell', 'columnheader', 'rowheader', 'listitem', 'article', 'region',
+  'dialog', 'alertdialog', 'alert', 'tabpanel', 'table', 'grid', 'tree', 'form', 'navigation', 'iframe',
+]);
+
+/** Structure with nothing to say when unnamed: `compact` lifts its children instead. */
+const STRUCTURAL_ROLES = new Set(['generic', 'group', 'none', 'presentation', 'list', 'paragraph', 'section', 'div', 'Section', 'rowgroup', 'row']);
+
+function quote(text: string): string {
+  return JSON.stringify(text);
+}
+
+function attributes(node: AriaNode): string {
+  const parts: string[] = [];
+  if (node.checked !== undefined) parts.push(node.checked === 'mixed' ? '[checked=mixed]' : node.checked ? '[checked]' : '');
+  if (node.disabled) parts.push('[disabled]');
+  if (node.expanded !== undefined) parts.push(node.expanded ? '[expanded]' : '');
+  if (node.level !== undefined) parts.push(`[level=${node.level}]`);
+  if (node.pressed !== undefined) parts.push(node.pressed === 'mixed' ? '[pressed=mixed]' : node.pressed ? '[pressed]' : '');
+  if (node.selected) parts.push('[selected]');
+  return parts.filter(Boolean).join(' ');
+}
+
+function wantsRef(node: AriaNode, options: RenderOptions): boolean {
+  if (!node.ref) return false;
+  if (options.interactive) return INTERACTIVE_ROLES.has(node.role);
+  if (options.format === 'ai') return true;
+  return INTERACTIVE_ROLES.has(node.role) || (NAMED_CONTENT_ROLES.has(node.role) && !!node.name);
+}
+
+export function renderSnapshot(roots: Array<AriaNode | string>, options: RenderOptions): Rendered {
+  const lines: string[] = [];
+  const refs = new Map<string, RefTarget>();
+  const seen = new Map<string, number>(); // role + name → how many so far
+  let omitted = 0;
+  let counter = 0;
+  const limit = options.limit ?? Infinity;
+  const push = (line: string) => {
+    if (lines.length >= limit) omitted++;
+    else lines.push(line);
+  };
+
+  const refFor = (node: AriaNode): string | undefined => {
+    if (!wantsRef(node, options)) return undefined;
+    const key = `${node.role}\u0000${node.name ?? ''}`;
+    const nth = seen.get(key) ?? 0;
+    seen.set(key, nth + 1);
+    const ref = options.format === 'ai' ? node.ref! : `e${++counter}`;
+    refs.set(ref, { pw: node.ref!, role: node.role, name: node.name ?? '', nth });
+    return ref;
+  };
+
+  const describe = (node: AriaNode, ref: string | undefined): string => {
+    const nth = ref && options.format === 'role' ? refs.get(ref)!.nth : 0;
+    return [node.role, node.name ? quote(node.name) : '', attributes(node), ref ? `[ref=${ref}]` : '', nth > 0 ? `[nth=${nth}]` : '']
+      .filter(Boolean)
+      .join(' ');
+  };
+
+  const visit = (item: AriaNode | string, indent: number, depth: number): void => {
+    const pad = '  '.repeat(indent);
+    if (typeof item === 'string') {
+      if (!options.interactive) push(`${pad}- text: ${quote(item)}`);
+      return;
+    }
+    if (options.depth !== undefined && depth > options.depth) {
+      omitted++;
+      return;
+    }
+    const ref = refFor(item);
+    const children = item.children ?? [];
+    if (options.interactive) {
+      if (ref) push(`- ${describe(item, ref)}`);
+      for (const child of children) visit(child, 0, depth + 1);
+      return;
+    }
+    const lift = options.compact && !ref && !item.name && STRUCTURAL_ROLES.has(item.role);
+    if (lift) {
+      if (item.text !== undefined) push(`${pad}- text: ${quote(item.text)}`);
+      for (const child of children) visit(child, indent, depth + 1);
+      return;
+    }
+    const head = describe(item, ref);
+    const extras: string[] = [];
+    if (item.url !== undefined) extras.push(`${pad}  - /url: ${quote(item.url)}`);
+    if (children.length === 0 && extras.length === 0) {
+      push(item.text !== undefined ? `${pad}- ${head}: ${quote(item.text)}` : `${pad}- ${head}`);
+      return;
+    }
+    push(`${pad}- ${head}:`);
+    for (const extra of extras) push(extra);
+    if (item.text !== undefined) push(`${pad}  - text: ${quote(item.text)}`);
+    for (const child of children) visit(child, indent + 1, depth + 1);
+  };
+
+  for (const root of roots) visit(root, 0, 0);
+  return { text: lines.join('\n'), refs, lines: lines.length, omitted };
+}
+
+/** Cuts text to `maxChars` on a line boundary, saying so in the text. */
+export function truncate(text: string, maxChars: number | undefined): { text: string; truncated: boolean } {
+  if (maxChars === undefined || text.length <= maxChars) return { text, truncated: false };
+  const cut = text.lastIndexOf('\n', maxChars);
+  const kept = text.slice(0, cut > 0 ? cut : maxChars);
+  const left = text.length - kept.length;
+  return {
+    text: `${kept}\n… truncated: ${left} more characters (narrow it with interactive=1, compact=1, depth, selector or frame, or raise maxChars)`,
+    truncated: true,
+  };
+}
+
+/** `e12`, `@e12`, `ref=e12` and `12` all name ref e12; frame refs look like `f1e3`. */
+export function normalizeRef(raw: unknown): string | undefined {
+  if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
+  const match = String(raw).trim().match(/^(?:@|ref=)?(f\d+e\d+|e\d+|\d+)$/);
+  if (!match) return undefined;
+  return /^\d+$/.test(match[1]!) ? `e${match[1]}` : match[1];
+}

@@ -1,0 +1,360 @@
+// One contract for the agent API, run against both drivers: a managed profile and an
+// extension-attached tab. Every action is checked by reading the page back through the test's
+// own CDP session, not by the absence of an error.
+
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extensionDriver, managedDriver, type AgentDriver } from '../helpers/agent-drivers';
+import { until } from '../helpers/chromium';
+import { startPageServer, type PageServer } from '../helpers/pages';
+
+interface Snapshot {
+  snapshot: string;
+  refs: Record<string, { role: string; name: string; nth?: number }>;
+  truncated: boolean;
+  stats: { chars: number; lines: number; refs: number };
+  url: string;
+  title: string;
+}
+
+const drivers = [
+  ['managed', managedDriver],
+  ['extension', extensionDriver],
+] as const;
+
+describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
+  let pages: PageServer;
+  let d: AgentDriver;
+
+  beforeAll(async () => {
+    pages = await startPageServer();
+    d = await makeDriver(pages);
+  });
+  afterAll(async () => {
+    await d?.close();
+    await pages?.close();
+  });
+
+  const navigate = async (route: string) => {
+    const res = await d.api('POST', '/navigate', { url: pages.url(route), targetId: d.targetId });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body;
+  };
+  const snapshot = async (query = '') => {
+    const res = await d.api<Snapshot>('GET', `/snapshot?targetId=${d.targetId}${query}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body;
+  };
+  /** The ref the snapshot gave the element with this role and name. */
+  const refOf = (snap: Snapshot, role: string, name: string) => {
+    const entry = Object.entries(snap.refs).find(([, r]) => r.role === role && r.name === name);
+    if (!entry) throw new Error(`no ${role} "${name}" in snapshot:\n${snap.snapshot}`);
+    return entry[0];
+  };
+  /** The ref of an unnamed element by the text the snapshot shows for it (e.g. \`- generic [ref=e5]: hover me\`). */
+  const refByText = (snap: Snapshot, text: string) => {
+    const line = snap.snapshot.split('\n').find((l) => l.endsWith(`: ${JSON.stringify(text)}`) || l.endsWith(`: ${text}`));
+    const ref = line?.match(/\[ref=((?:f\d+)?e\d+)\]/)?.[1];
+    if (!ref) throw new Error(`no element showing ${JSON.stringify(text)} in snapshot:\n${snap.snapshot}`);
+    return ref;
+  };
+  const act = async (body: Record<string, unknown>) => d.api('POST', '/act', { targetId: d.targetId, ...body });
+  const actOk = async (body: Record<string, unknown>) => {
+    const res = await act(body);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body;
+  };
+  const text = (selector: string) => d.inPage<string>(`document.querySelector(${JSON.stringify(selector)}).textContent`);
+
+  it('navigates and snapshots the page with refs', async () => {
+    expect(await navigate('/agent-form')).toMatchObject({ ok: true, targetId: d.targetId, url: pages.url('/agent-form'), title: 'agent form', status: 200 });
+    const ai = await snapshot();
+    expect(ai).toMatchObject({ url: pages.url('/agent-form'), title: 'agent form', truncated: false });
+    // Playwright's refs: the document's prefix (a new one after each navigation) and a number.
+    expect(ai.snapshot).toMatch(/textbox "Name" \[ref=(f\d+)?e\d+\]/);
+    const role = await snapshot('&format=role');
+    expect(role.snapshot).toMatch(/^- .*\n/);
+    expect(Object.keys(role.refs)[0]).toBe('e1');
+    expect(role.refs).toMatchObject({ [refOf(role, 'button', 'Send')]: { role: 'button', name: 'Send' } });
+    expect(role.stats.refs).toBe(Object.keys(role.refs).length);
+    const aria = await snapshot('&format=aria');
+    expect(aria.snapshot).toContain('textbox "Name"');
+    expect(aria.refs).toEqual({});
+  });
+
+  it('types, fills, selects and clicks, and the form has the values', async () => {
+    await navigate('/agent-form');
+    const snap = await snapshot('&format=role');
+    await actOk({ kind: 'type', ref: refOf(snap, 'textbox', 'Name'), text: 'Ada' });
+    expect(await d.inPage('document.getElementById("name").value')).toBe('Ada');
+    await actOk({ kind: 'type', ref: `@${refOf(snap, 'textbox', 'Name')}`, text: 'lobster', slowly: true });
+    expect(await d.inPage('document.getElementById("name").value')).toBe('Adalobster');
+    await actOk({
+      kind: 'fill',
+      fields: [
+        { ref: refOf(snap, 'textbox', 'Name'), value: 'Grace' },
+        { ref: refOf(snap, 'textbox', 'Email'), value: 'grace@example.test' },
+        { ref: refOf(snap, 'checkbox', 'Agree'), type: 'checkbox', value: true },
+        { ref: `ref=${refOf(snap, 'radio', 'Large')}`, value: true },
+      ],
+    });
+    expect(await actOk({ kind: 'select', ref: refOf(snap, 'combobox', 'Color'), values: ['blue'] })).toMatchObject({ selected: ['blue'] });
+    await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Send') });
+    expect(await text('#result')).toBe('submitted name=Grace&email=grace%40example.test&agree=yes&size=large&color=blue');
+  });
+
+  it('submits with type --submit, presses keys, hovers and double-clicks', async () => {
+    await navigate('/agent-form');
+    const snap = await snapshot('&format=role');
+    await actOk({ kind: 'type', ref: refOf(snap, 'textbox', 'Email'), text: 'x@y.test', submit: true });
+    expect(await text('#result')).toBe('submitted name=&email=x%40y.test&color=red');
+    await d.inPage('document.getElementById("keys").focus()');
+    await actOk({ kind: 'press', key: 'a' });
+    await actOk({ kind: 'press', key: 'ArrowDown' });
+    expect(await text('#keys')).toBe('keys: a ArrowDown');
+    const ai = await snapshot();
+    await actOk({ kind: 'hover', ref: refByText(ai, 'hover me') });
+    expect(await text('#hover')).toBe('hovered');
+    await d.inPage('window.__clicks = 0; document.getElementById("keys").addEventListener("dblclick", () => window.__clicks++)');
+    await actOk({ kind: 'click', ref: refByText(ai, 'keys: a ArrowDown'), doubleClick: true });
+    expect(await d.inPage('window.__clicks')).toBe(1);
+  });
+
+  it('drags one element onto another', async () => {
+    await navigate('/drag');
+    const snap = await snapshot('&format=role');
+    await actOk({ kind: 'drag', startRef: refOf(snap, 'button', 'Source'), endRef: refOf(snap, 'region', 'Target') });
+    expect(await text('#target')).toBe('dropped');
+  });
+
+  it('waits for text to come and go, for a selector, a URL and a load state', async () => {
+    await navigate('/agent-form');
+    const snap = await snapshot('&format=role');
+    await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Later') });
+    expect(await actOk({ kind: 'wait', text: 'arrived later' })).toMatchObject({ ok: true });
+    expect(await d.inPage('!!document.getElementById("arrived")')).toBe(true);
+    await actOk({ kind: 'wait', textGone: 'going away', selector: '#arrived', loadState: 'load', url: '/agent-form', timeMs: 10 });
+    expect(await d.inPage('!!document.getElementById("going")')).toBe(false);
+    const slow = await act({ kind: 'wait', text: 'never shows', timeoutMs: 600 });
+    expect(slow.status).toBe(408);
+    expect(slow.body.error.message).toMatch(/^wait: timed out after 0\.6 s waiting for/);
+  });
+
+  it('resizes the viewport and scrolls an element into view', async () => {
+    await navigate('/long');
+    await actOk({ kind: 'resize', width: 640, height: 480 });
+    expect(await d.inPage('[innerWidth, innerHeight]')).toEqual([640, 480]);
+    const snap = await snapshot('&format=role');
+    expect(await d.inPage('scrollY')).toBe(0);
+    await actOk({ kind: 'scrollIntoView', ref: refOf(snap, 'button', 'Bottom') });
+    expect(await d.inPage('scrollY')).toBeGreaterThan(1000);
+    await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Bottom') });
+    expect(await text('#bottom')).toBe('bottom clicked');
+  });
+
+  it('reads and clicks inside a cross-site iframe by ref', async () => {
+    await navigate('/outer');
+    const snap = await until('the frame in the snapshot', async () => {
+      const s = await snapshot();
+      return s.snapshot.includes('button "inner button"') ? s : undefined;
+    });
+    const inner = refOf(snap, 'button', 'inner button');
+    const documentOf = (ref: string) => ref.replace(/e\d+$/, '');
+    expect(documentOf(inner)).not.toBe(documentOf(refOf(snap, 'heading', 'outer'))); // another document: the iframe's
+    await actOk({ kind: 'click', ref: inner });
+    const iframe = refOf(snap, 'iframe', '');
+    const frameOnly = await snapshot(`&frame=${iframe}`);
+    expect(frameOnly.snapshot).toContain('clicked in frame');
+    expect(frameOnly.snapshot).not.toContain('heading "outer"');
+  });
+
+  it('takes screenshots: viewport, full page, one element, with labels', async () => {
+    await navigate('/long');
+    await actOk({ kind: 'resize', width: 800, height: 600 });
+    const png = (body: { path: string }) => readFileSync(body.path);
+    const plain = (await d.api('POST', '/screenshot', { targetId: d.targetId })).body;
+    expect(plain).toMatchObject({ type: 'png', width: 800, height: 600 });
+    expect(path.dirname(plain.path)).toBe(path.join(d.server.home, 'screenshots'));
+    expect(png(plain).subarray(1, 4).toString()).toBe('PNG');
+    expect(statSync(plain.path).size).toBe(plain.bytes);
+    const full = (await d.api('POST', '/screenshot', { targetId: d.targetId, fullPage: true, type: 'jpeg' })).body;
+    expect(full.type).toBe('jpeg');
+    expect(full.width).toBeGreaterThan(750); // the page's width (without a scrollbar)
+    expect(full.height).toBeGreaterThan(3000);
+    expect(png(full)[0]).toBe(0xff);
+    const snap = await snapshot('&format=role');
+    const element = (await d.api('POST', '/screenshot', { targetId: d.targetId, ref: refOf(snap, 'heading', 'Top') })).body;
+    expect(element.width).toBeGreaterThan(10);
+    expect(element.height).toBeLessThan(100);
+    const labelled = (await d.api('POST', '/screenshot', { targetId: d.targetId, labels: true })).body;
+    expect(labelled.labels).toBeGreaterThan(0);
+    expect(await d.inPage('document.getElementById("__clawd_labels")')).toBe(null);
+  });
+
+  it('keeps the console, filtered by level', async () => {
+    await navigate('/console');
+    const snap = await snapshot('&format=role');
+    await actOk({ kind: 'click', ref: refOf(snap, 'button', 'log') });
+    await d.inPage('console.error("broken thing")');
+    const all = await until('the console messages', async () => {
+      const res = (await d.api('GET', `/console?targetId=${d.targetId}`)).body;
+      return res.messages.some((m: { text: string }) => m.text === 'broken thing') ? res : undefined;
+    });
+    expect(all.messages.map((m: { text: string }) => m.text)).toContain('hello from the page 42');
+    const errors = (await d.api('GET', `/console?targetId=${d.targetId}&level=error`)).body;
+    expect(errors.messages.map((m: { text: string }) => m.text)).toEqual(['broken thing']);
+  });
+
+  it('uploads a file through an armed file-chooser hook', async () => {
+    await navigate('/agent-form');
+    const file = path.join(os.tmpdir(), `clawd-upload-${process.pid}.txt`);
+    writeFileSync(file, 'lobster!');
+    const snap = await snapshot('&format=role');
+    const res = await d.api('POST', '/hooks/file-chooser', { targetId: d.targetId, paths: [file], ref: refOf(snap, 'button', 'Attachment') });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ ok: true, armed: 'file-chooser', files: [file] });
+    expect(await text('#got')).toBe(`${path.basename(file)}:8`);
+    // Armed first, clicked afterwards: the same.
+    expect((await d.api('POST', '/hooks/file-chooser', { targetId: d.targetId, paths: [file] })).body).toMatchObject({ armed: 'file-chooser' });
+    await d.inPage('document.getElementById("got").textContent = "again?"');
+    await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Attachment') });
+    await until('the second upload', async () => (await text('#got')) === `${path.basename(file)}:8`);
+  });
+
+  it('answers dialogs through armed hooks', async () => {
+    await navigate('/dialogs');
+    const snap = await snapshot('&format=role');
+    const prompt = await d.api('POST', '/hooks/dialog', { targetId: d.targetId, accept: true, promptText: 'Grace', ref: refOf(snap, 'button', 'Prompt') });
+    expect(prompt.body).toMatchObject({ ok: true, dialog: { type: 'prompt', message: 'name?' } });
+    expect(await text('#answer')).toBe('prompt Grace');
+    await d.api('POST', '/hooks/dialog', { targetId: d.targetId, accept: false });
+    await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Confirm') });
+    expect(await text('#answer')).toBe('confirm false');
+    await d.api('POST', '/hooks/dialog', { targetId: d.targetId, accept: true });
+    await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Alert') });
+    expect(await text('#answer')).toBe('alert closed');
+    // The last arm wins.
+    await d.api('POST', '/hooks/dialog', { targetId: d.targetId, accept: true });
+    await d.api('POST', '/hooks/dialog', { targetId: d.targetId, accept: false });
+    await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Confirm') });
+    expect(await text('#answer')).toBe('confirm false');
+  });
+
+  it('says an element is covered, and what to do, instead of clicking the overlay', async () => {
+    await navigate('/covered');
+    const snap = await snapshot('&format=role');
+    const covered = await act({ kind: 'click', ref: refOf(snap, 'button', 'Under'), timeoutMs: 1_000 });
+    expect(covered.status).toBe(409);
+    expect(covered.body.error).toEqual({ code: 'not_interactable', message: expect.stringMatching(/^click e\d+: not visible or covered \(by <div id="overlay".*\): scroll it into view or close the overlay$/) });
+    expect(await text('#under')).toBe('Under');
+  });
+
+  it('refuses a ref after a navigation and after its element was replaced, and leaves the page alone', async () => {
+    await navigate('/replace');
+    const snap = await snapshot('&format=role');
+    const save = refOf(snap, 'button', 'Save');
+    await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Swap') });
+    const replaced = await act({ kind: 'click', ref: save });
+    expect(replaced).toEqual({ status: 409, body: { error: { code: 'ref_stale', message: `ref ${save} is stale: take a new snapshot` } } });
+    expect(await text('#log')).toBe('log:');
+
+    // The same element, but it no longer is what the snapshot showed: refused too.
+    const renamed = refOf(await snapshot('&format=role'), 'button', 'Save');
+    await d.inPage('document.getElementById("victim").textContent = "Delete"');
+    expect((await act({ kind: 'click', ref: renamed })).body.error.code).toBe('ref_stale');
+    expect(await text('#log')).toBe('log:');
+    await d.inPage('document.getElementById("victim").textContent = "Save"');
+
+    const fresh = await snapshot('&format=role');
+    const again = refOf(fresh, 'button', 'Save');
+    await navigate('/replace');
+    const navigated = await act({ kind: 'click', ref: again });
+    expect(navigated.status).toBe(409);
+    expect(navigated.body.error.message).toBe(`ref ${again} is stale: take a new snapshot`);
+    expect(await text('#log')).toBe('log:');
+  });
+
+  it('answers bad requests with 400 naming the field', async () => {
+    await navigate('/agent-form');
+    const snap = await snapshot('&format=role');
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ kind: 'teleport' }, /^kind "teleport" is unknown: use one of click, type/],
+      [{}, /^kind is required/],
+      [{ kind: 'click' }, /^ref is required/],
+      [{ kind: 'click', ref: 'button' }, /^ref "button" is not a ref/],
+      [{ kind: 'type', ref: 'e1' }, /^text is required/],
+      [{ kind: 'drag', startRef: 'e1' }, /^endRef is required/],
+      [{ kind: 'resize', width: 5, height: 500 }, /^width must be an integer from 100/],
+      [{ kind: 'click', ref: 'e999' }, /^unknown ref e999/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await act(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.message).toMatch(message);
+    }
+    const js = await d.api('POST', '/navigate', { targetId: d.targetId, url: 'javascript:alert(1)' });
+    expect(js).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/^url: javascript: URLs are refused/) } } });
+    const missing = await d.api('POST', '/hooks/file-chooser', { targetId: d.targetId, paths: ['/no/such/file.txt'] });
+    expect(missing).toMatchObject({ status: 400, body: { error: { message: 'paths[0] "/no/such/file.txt" does not exist or is not a file' } } });
+    // Timeouts out of range are clamped, not refused.
+    expect(await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Send'), timeoutMs: 9_999_999 })).toMatchObject({ timeoutMs: 60_000 });
+    expect(await actOk({ kind: 'wait', loadState: 'load', timeoutMs: 1 })).toMatchObject({ timeoutMs: 500 });
+  });
+
+  it('keeps a huge page within maxChars, and interactive+compact is smaller', async () => {
+    await navigate('/many?n=5000');
+    const capped = await snapshot('&format=role&maxChars=20000');
+    expect(capped.truncated).toBe(true);
+    expect(capped.snapshot.length).toBeLessThanOrEqual(20_200);
+    expect(capped.snapshot).toMatch(/… truncated: \d+ more characters/);
+    const role = await snapshot('&format=role');
+    const small = await snapshot('&format=role&interactive=1&compact=1');
+    expect(role.truncated).toBe(false);
+    expect(small.stats.refs).toBe(5000);
+    expect(small.stats.chars).toBeLessThan(role.stats.chars);
+  });
+
+  it(kind === 'managed' ? 'evaluates and prints a PDF on a managed profile' : 'refuses evaluate on the extension profile by default, saying how to allow it', async () => {
+    await navigate('/agent-form');
+    const snap = await snapshot('&format=role');
+    const evaluated = await act({ kind: 'evaluate', fn: '() => document.title' });
+    const onRef = await act({ kind: 'evaluate', fn: '(el) => el.tagName', ref: refOf(snap, 'button', 'Send') });
+    const waitFn = await act({ kind: 'wait', fn: '() => true' });
+    if (kind === 'managed') {
+      expect(evaluated.body).toMatchObject({ ok: true, result: 'agent form' });
+      expect(onRef.body).toMatchObject({ ok: true, result: 'BUTTON' });
+      expect(waitFn.status).toBe(200);
+      const pdf = (await d.api('POST', '/pdf', { targetId: d.targetId })).body;
+      expect(readFileSync(pdf.path).subarray(0, 5).toString()).toBe('%PDF-');
+      expect(path.dirname(pdf.path)).toBe(path.join(d.server.home, 'pdfs'));
+    } else {
+      for (const refused of [evaluated, onRef, waitFn]) {
+        expect(refused.status).toBe(403);
+        expect(refused.body.error).toEqual({ code: 'evaluate_disabled', message: expect.stringContaining('set "evaluateEnabled": true in the browser section of config.json') });
+      }
+    }
+  });
+
+  it('closes a tab by act close', async () => {
+    const extra = (await d.api('POST', '/tabs/open', { url: pages.url('/') })).body;
+    await until('the new tab in /tabs', async () => (await d.api('GET', '/tabs')).body.tabs.some((t: { targetId: string }) => t.targetId === extra.targetId));
+    await actOk({ kind: 'close', targetId: extra.targetId });
+    await until('the tab to be gone', async () => !(await d.api('GET', '/tabs')).body.tabs.some((t: { targetId: string }) => t.targetId === extra.targetId));
+  });
+});
+
+describe('evaluate on the extension profile, once enabled', () => {
+  it('works', async () => {
+    const pages = await startPageServer();
+    const d = await extensionDriver(pages, { evaluateEnabled: true });
+    try {
+      await d.api('POST', '/navigate', { url: pages.url('/agent-form'), targetId: d.targetId });
+      expect((await d.api('POST', '/act', { kind: 'evaluate', fn: '() => document.title', targetId: d.targetId })).body).toMatchObject({ ok: true, result: 'agent form' });
+    } finally {
+      await d.close();
+      await pages.close();
+    }
+  });
+});

@@ -1,0 +1,77 @@
+// The two ways the agent API reaches a page, set up for the contract suite: a managed profile
+// (our Chromium) and an extension-attached tab (the user's browser, through the relay). Each
+// gives the same handle: the control API scoped to its profile, and an independent way for the
+// test to read the page back (its own CDP session, not the API under test).
+
+import { CdpClient } from './cdp-client';
+import { TestBrowser, until } from './chromium';
+import type { PageServer } from './pages';
+import { startTestServer, type TestServer } from './server';
+
+export interface AgentDriver {
+  name: 'managed' | 'extension';
+  profile: string;
+  server: TestServer;
+  /** The tab the suite works in. */
+  targetId: string;
+  api<T = any>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** Evaluates in the page through the harness's own CDP session. */
+  inPage<T = any>(expression: string): Promise<T>;
+  close(): Promise<void>;
+}
+
+async function harness(cdp: CdpClient, targetId: string) {
+  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId, flatten: true });
+  return async <T>(expression: string): Promise<T> => {
+    const { result, exceptionDetails } = await cdp.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId);
+    if (exceptionDetails) throw new Error(`in page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+    return result.value as T;
+  };
+}
+
+function scoped(server: TestServer, profile: string) {
+  return <T>(method: string, route: string, body?: unknown) => server.api<T>(method, route, { profile, ...(body !== undefined ? { body } : {}) });
+}
+
+export async function managedDriver(pages: PageServer): Promise<AgentDriver> {
+  const server = await startTestServer();
+  const api = scoped(server, 'clawd');
+  const started = await api<{ cdpUrl: string }>('POST', '/start');
+  const opened = await api<{ targetId: string }>('POST', '/tabs/open', { url: pages.url('/') });
+  const version = await (await fetch(`${started.body.cdpUrl}/json/version`)).json();
+  const cdp = await CdpClient.connect(version.webSocketDebuggerUrl);
+  return {
+    name: 'managed',
+    profile: 'clawd',
+    server,
+    targetId: opened.body.targetId,
+    api,
+    inPage: await harness(cdp, opened.body.targetId),
+    async close() {
+      await cdp.close();
+      await server.close();
+    },
+  };
+}
+
+export async function extensionDriver(pages: PageServer, options: { evaluateEnabled?: boolean } = {}): Promise<AgentDriver> {
+  const server = await startTestServer({ ...(options.evaluateEnabled ? { evaluateEnabled: true } : {}) });
+  const browser = await TestBrowser.launch();
+  await browser.configureExtension(server.server.relay.port, server.token);
+  await until('the extension to connect', () => server.server.relay.router.extensionConnected, 15_000);
+  const tab = await browser.openTab(pages.url('/'));
+  await browser.clickToolbar(tab);
+  await until('the tab to be attached', () => server.server.relay.router.tabs().some((t) => t.targetId === tab.pageTargetId));
+  return {
+    name: 'extension',
+    profile: 'chrome',
+    server,
+    targetId: tab.pageTargetId,
+    api: scoped(server, 'chrome'),
+    inPage: await harness(browser.cdp, tab.pageTargetId),
+    async close() {
+      await server.close();
+      await browser.close();
+    },
+  };
+}
