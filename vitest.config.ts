@@ -1,4 +1,4 @@
-// Three tiers (docs/design.md): unit (pure logic), socket (real servers on port 0, scripted fake
+// Three tiers (DEVELOPERS.md): unit (pure logic), socket (real servers on port 0, scripted fake
 // extension and raw CDP clients), e2e (real Chromium with the built extension). `npm test` runs
 // all three after a build; e2e never skips: a missing Chromium fails loudly.
 import { defineConfig } from 'vitest/config';

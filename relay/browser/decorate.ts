@@ -3,7 +3,7 @@
 // launch, merging into what Chromium wrote (measured on Chromium 156: it keeps `name`,
 // `profile_color_seed` and `browser.theme.user_color` across restarts and derives the other
 // colours). The clean-exit flags stop a visible browser from offering to restore pages after we
-// stopped it with SIGTERM (it records exit_type "SessionEnded").
+// had to stop it with a signal (after SIGTERM it records exit_type "SessionEnded").
 
 import { promises as fs } from 'node:fs';
 import path from 'node:path';

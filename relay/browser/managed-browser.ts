@@ -3,7 +3,7 @@
 // profile's port and user data dir is adopted instead of fought; a port held by another program
 // is an error naming the port and, where we can tell, the pid. Ready means /json/version answers
 // and its WebSocket opens, within 15 s; a failed launch is killed and reported with the tail of
-// Chromium's stderr and a hint. Stop is SIGTERM to the process group, SIGKILL after 2.5 s.
+// Chromium's stderr and a hint. Stop asks Chromium to close (`Browser.close`), then signals.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ClawdError } from '../errors';
@@ -13,7 +13,8 @@ import { decorateProfile } from './decorate';
 import type { Executable } from './executable';
 import { launchArgs, type LaunchChoice } from './launch-args';
 import { isPortFree } from './ports';
-import { browserProcess, isAlive, listeningPid, terminate } from './processes';
+import { browserProcess, isAlive, listeningPid } from './processes';
+import { removeSingletonLeftovers, removeStaleSingleton, requestBrowserClose } from './shutdown';
 
 export interface ManagedBrowserOptions {
   name: string;
@@ -95,6 +96,7 @@ export class ManagedBrowser {
         `CDP port ${cdpPort} of profile ${name} is in use by another program${holder ? ` (pid ${holder})` : ''}: stop it, or create a profile with another port`,
       );
     }
+    if (await removeStaleSingleton(userDataDir).catch(() => false)) log.info(`${name}: removed the lock a crashed browser left`);
     await decorateProfile(userDataDir, name, this.options.color);
     const args = launchArgs({ userDataDir, cdpPort, choice: this.options.choice, extraArgs: this.options.extraArgs });
     progress(`launching ${executable.path}`);
@@ -138,37 +140,59 @@ export class ManagedBrowser {
     }
   }
 
-  /** Stops the browser if it runs; true if there was one to stop. */
+  /**
+   * Stops the browser if it runs; true if there was one to stop. `Browser.close` first (a clean
+   * exit, see shutdown.ts), SIGTERM to the process group if it is still there after the grace
+   * period, SIGKILL after another; bounded by about three graces in all.
+   */
   async stop(): Promise<boolean> {
     const grace = this.options.stopGraceMs ?? 2_500;
     const child = this.#child;
-    if (child && child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      const group = process.platform === 'win32' ? child.pid : -child.pid; // the whole process tree
-      try {
-        process.kill(group, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      const timer = setTimeout(() => {
-        try {
-          process.kill(group, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }, grace);
-      await exited;
-      clearTimeout(timer);
-      this.#child = undefined;
-      return true;
-    }
+    const pid = this.pid;
     this.#child = undefined;
-    const adopted = this.#adoptedPid;
     this.#adoptedPid = undefined;
-    if (adopted !== undefined && isAlive(adopted)) {
-      await terminate(adopted, grace);
-      return true;
+    if (pid === undefined) return false;
+    const gone: Promise<unknown> = child?.pid === pid ? new Promise((resolve) => child.once('exit', resolve)) : untilDead(pid, 4 * grace);
+    const version = await this.cdp.version().catch(() => undefined);
+    const asked = version ? await requestBrowserClose(version.webSocketDebuggerUrl, grace) : false;
+    if (!asked || !(await settlesWithin(gone, grace))) {
+      // Our own child: the whole process tree. An adopted browser: just its main process.
+      const target = child?.pid === pid && process.platform !== 'win32' ? -pid : pid;
+      signal(target, 'SIGTERM');
+      if (!(await settlesWithin(gone, grace))) {
+        signal(target, 'SIGKILL');
+        await settlesWithin(gone, grace);
+      }
     }
-    return false;
+    await removeSingletonLeftovers(this.options.userDataDir).catch((error) => this.options.log.debug(`${this.options.name}: leftovers: ${(error as Error).message}`));
+    return true;
+  }
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
+  }
+}
+
+/** True if the promise settles within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true, () => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Resolves once a process that is not our child is gone (polled: there is no exit event for it); rejects after `ms`. */
+async function untilDead(pid: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) throw new Error(`pid ${pid} still runs`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

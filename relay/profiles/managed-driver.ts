@@ -9,6 +9,7 @@ import { decideLaunch } from '../browser/launch-args';
 import { ManagedBrowser } from '../browser/managed-browser';
 import { isPortFree } from '../browser/ports';
 import { browserProcess, listeningPid, processesUsing, terminate } from '../browser/processes';
+import { removeSingletonLeftovers } from '../browser/shutdown';
 import { ClawdError } from '../errors';
 import type { BrowserConfig, ProfileConfig } from './config-schema';
 import type { ProfileDriver, ProfileStatus } from './profile-driver';
@@ -102,6 +103,8 @@ export class ManagedDriver implements ProfileDriver {
     await this.#browser.stop();
     const ours = await processesUsing(this.userDataDir);
     await Promise.all(ours.map((p) => terminate(p.pid, 2_500)));
+    // Nothing uses the profile now: what killed processes left behind can go.
+    if (ours.length > 0) await removeSingletonLeftovers(this.userDataDir).catch(() => {});
     const port = this.profile.cdpPort;
     if (await isPortFree(port)) return { stopped: ours.map((p) => p.pid), portFree: true };
     const holder = await listeningPid(port);

@@ -1,13 +1,14 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPageServer, type PageServer } from '../helpers/pages';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { useTempDirs } from '../helpers/temp-dirs';
 
 describe('driving a tab from the clawd CLI', () => {
   let t: TestServer;
   let pages: PageServer;
+  const temp = useTempDirs('clawd-cli-');
   beforeAll(async () => {
     [t, pages] = await Promise.all([startTestServer(), startPageServer()]);
     expect((await t.cli(['start'])).code).toBe(0);
@@ -62,8 +63,7 @@ describe('driving a tab from the clawd CLI', () => {
 
   it('uploads and answers a dialog through hooks', async () => {
     await ok(['navigate', pages.url('/agent-form')]);
-    const file = path.join(os.tmpdir(), `clawd-cli-upload-${process.pid}.txt`);
-    writeFileSync(file, 'abc');
+    const file = temp.file('clawd-cli-upload.txt', 'abc');
     const snap = await ok(['snapshot', '--format', 'role']);
     expect(await ok(['upload', file, '--ref', refNumber(snap, /button "Attachment"/)])).toBe(`uploaded ${file} via ${refNumber(snap, /button "Attachment"/)}\n`);
     expect(await inPage('document.getElementById("got").textContent')).toBe(`${path.basename(file)}:3`);

@@ -2,13 +2,13 @@
 // extension-attached tab. Every action is checked by reading the page back through the test's
 // own CDP session, not by the absence of an error.
 
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extensionDriver, managedDriver, type AgentDriver } from '../helpers/agent-drivers';
 import { until } from '../helpers/chromium';
 import { startPageServer, type PageServer } from '../helpers/pages';
+import { useTempDirs } from '../helpers/temp-dirs';
 
 interface Snapshot {
   snapshot: string;
@@ -27,6 +27,7 @@ const drivers = [
 describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
   let pages: PageServer;
   let d: AgentDriver;
+  const temp = useTempDirs('clawd-agent-');
 
   beforeAll(async () => {
     pages = await startPageServer();
@@ -209,8 +210,7 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
 
   it('uploads a file through an armed file-chooser hook', async () => {
     await navigate('/agent-form');
-    const file = path.join(os.tmpdir(), `clawd-upload-${process.pid}.txt`);
-    writeFileSync(file, 'lobster!');
+    const file = temp.file('clawd-upload.txt', 'lobster!');
     const snap = await snapshot('&format=role');
     const res = await d.api('POST', '/hooks/file-chooser', { targetId: d.targetId, paths: [file], ref: refOf(snap, 'button', 'Attachment') });
     expect(res.status, JSON.stringify(res.body)).toBe(200);

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDecoration } from '../../relay/browser/decorate';
@@ -17,6 +18,7 @@ describe('the managed clawd profile', () => {
     await pages?.close();
   });
   const userDataDir = () => path.join(t.home, 'profiles', 'clawd', 'user-data');
+  const exitType = () => JSON.parse(readFileSync(path.join(userDataDir(), 'Default', 'Preferences'), 'utf8')).profile.exit_type;
 
   it('starts, lists, opens, focuses and closes tabs, and stops, through the API', async () => {
     const started = await t.api('POST', '/start');
@@ -38,9 +40,13 @@ describe('the managed clawd profile', () => {
     await until('the tab to close', async () => !(await t.api('GET', '/tabs')).body.tabs.some((tab: { targetId: string }) => tab.targetId === opened.body.targetId));
 
     const pid = started.body.pid as number;
+    const singletonFolder = path.dirname(readlinkSync(path.join(userDataDir(), 'SingletonSocket')));
     const stopped = await t.api('POST', '/stop');
     expect(stopped.body).toMatchObject({ stopped: true, status: { running: false, pid: null } });
     expect(isAlive(pid)).toBe(false);
+    // A clean shutdown: Chromium recorded a normal exit, and nothing is left in the temp dir.
+    expect(exitType()).toBe('Normal');
+    expect(existsSync(singletonFolder)).toBe(false);
 
     // Name and colour survive the restart.
     const again = await t.api('POST', '/start');
@@ -83,11 +89,13 @@ describe('the managed clawd profile', () => {
 
   it('notices a browser killed from outside, and the next start relaunches it', async () => {
     const first = (await t.api('POST', '/start')).body.pid as number;
+    const singletonFolder = path.dirname(readlinkSync(path.join(userDataDir(), 'SingletonSocket')));
     process.kill(-first, 'SIGKILL'); // the browser and its helpers, as a crash or `kill -9` would
     await until('status to say not running', async () => (await t.api('GET', '/')).body.running === false);
     const second = await t.api('POST', '/start');
     expect(second.body).toMatchObject({ running: true, cdpReady: true });
     expect(second.body.pid).not.toBe(first);
+    expect(existsSync(singletonFolder)).toBe(false); // the killed browser's leftovers went before the relaunch
     await t.api('POST', '/stop');
   });
 });

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID } from '../../shared/defaults';
+import { removeSingletonLeftovers } from '../../relay/browser/shutdown';
 import { CdpClient } from './cdp-client';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -247,6 +248,8 @@ export class TestBrowser {
       await exited;
       clearTimeout(timer);
     }
+    // A signalled Chromium leaves its singleton folder in the temp dir; the product's cleanup removes it.
+    await removeSingletonLeftovers(this.userDataDir);
     rmSync(this.userDataDir, { recursive: true, force: true });
   }
 }

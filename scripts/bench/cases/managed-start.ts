@@ -9,6 +9,7 @@ import { CdpHttp } from '../../../relay/browser/cdp-http';
 import { findExecutable } from '../../../relay/browser/executable';
 import { decideLaunch, launchArgs } from '../../../relay/browser/launch-args';
 import { firstFreePort } from '../../../relay/browser/ports';
+import { removeSingletonLeftovers } from '../../../relay/browser/shutdown';
 import type { RelayProcess } from '../fixture';
 import { median, round, type CaseResult } from '../stats';
 
@@ -29,6 +30,7 @@ async function rawSpawnMs(): Promise<number> {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     process.kill(-child.pid!, 'SIGKILL');
     await exited;
+    await removeSingletonLeftovers(dir);
     rmSync(dir, { recursive: true, force: true });
   }
 }
