@@ -109,11 +109,24 @@ export class ManagedBrowser {
     // polling a port that is not open yet (polling competes with the launch for the CPU).
     let listening: () => void = () => {};
     const listeningLine = new Promise<void>((resolve) => (listening = resolve));
+    let webSocketUrl: string | undefined;
+    let partial = ''; // a chunk may end mid-line
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
-      if (chunk.includes('DevTools listening on')) listening();
-      this.#stderr.push(...chunk.split('\n').filter((l) => l.trim() !== ''));
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const url = line.match(/DevTools listening on (ws:\/\/\S+)/)?.[1];
+        if (url) {
+          webSocketUrl = url;
+          listening();
+        }
+        if (line.trim() !== '') this.#stderr.push(line);
+      }
       if (this.#stderr.length > STDERR_LINES) this.#stderr.splice(0, this.#stderr.length - STDERR_LINES);
+    });
+    child.stderr!.once('end', () => {
+      if (partial.trim() !== '') this.#stderr.push(partial);
     });
     child.once('exit', (code, signal) => log.info(`${name}: browser exited (${signal ?? code})`));
     const spawnError = new Promise<never>((_, reject) => child.once('error', (error) => reject(error)));
@@ -124,7 +137,7 @@ export class ManagedBrowser {
       for (;;) {
         // The line, or a slow poll for browsers that do not print it.
         await Promise.race([listeningLine, new Promise((resolve) => setTimeout(resolve, 250)), spawnError]);
-        const version = await Promise.race([this.cdp.isReady(), spawnError]);
+        const version = await Promise.race([this.cdp.isReady(2_000, webSocketUrl), spawnError]);
         if (version) {
           log.info(`${name}: ready (${version.Browser}, pid ${child.pid})`);
           return { pid: child.pid!, version, adopted: false };

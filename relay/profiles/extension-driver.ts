@@ -52,7 +52,9 @@ export class ExtensionDriver implements ProfileDriver {
   }
 
   /** The relay runs in this process: there is nothing to start. */
-  async start(): Promise<void> {}
+  async start(): Promise<undefined> {
+    return undefined;
+  }
 
   /** The user's browser is theirs: clawd never stops it. */
   async stop(): Promise<boolean> {

@@ -3,7 +3,7 @@
 
 import path from 'node:path';
 import type { Logger } from '../log';
-import type { CdpHttp } from '../browser/cdp-http';
+import type { CdpHttp, CdpVersion } from '../browser/cdp-http';
 import { browserVersion, findExecutable } from '../browser/executable';
 import { decideLaunch } from '../browser/launch-args';
 import { ManagedBrowser } from '../browser/managed-browser';
@@ -45,7 +45,7 @@ export class ManagedDriver implements ProfileDriver {
     return findExecutable(this.settings.executablePath);
   }
 
-  async status(enabled: boolean): Promise<ProfileStatus> {
+  async status(enabled: boolean, confirmed?: CdpVersion): Promise<ProfileStatus> {
     let executablePath: string | null = null;
     let browser: string | null = null;
     try {
@@ -55,7 +55,9 @@ export class ManagedDriver implements ProfileDriver {
       // reported by start and doctor; status stays answerable
     }
     let pid = this.#browser.pid ?? null;
-    const version = await this.cdp.isReady(1_000);
+    // A browser that answered a moment ago while starting is still busy starting: asking it again
+    // costs tens of milliseconds for nothing (measured by the managed-start bench).
+    const version = confirmed && pid !== null ? confirmed : await this.cdp.isReady(1_000);
     if (pid === null && version) {
       // Running from an earlier `clawd serve`: ours if it uses this profile's user data dir.
       pid = (await browserProcess(this.userDataDir, this.profile.cdpPort))?.pid ?? null;
@@ -83,12 +85,13 @@ export class ManagedDriver implements ProfileDriver {
     };
   }
 
-  async start(progress?: (message: string) => void): Promise<void> {
+  async start(progress?: (message: string) => void): Promise<CdpVersion | undefined> {
     if (this.settings.attachOnly) {
-      if (await this.cdp.isReady()) return;
+      const version = await this.cdp.isReady();
+      if (version) return version;
       throw new ClawdError('attach_only', `attachOnly is set: clawd does not launch ${this.name}, and nothing answers on its CDP port ${this.profile.cdpPort}`);
     }
-    await this.#browser.start(this.#executable(), progress);
+    return (await this.#browser.start(this.#executable(), progress)).version;
   }
 
   stop(): Promise<boolean> {

@@ -3,7 +3,7 @@
 // endpoint, attach only). Tab operations go through each driver's CDP HTTP endpoint, so they are
 // one code path for all three.
 
-import type { CdpHttp } from '../browser/cdp-http';
+import type { CdpHttp, CdpVersion } from '../browser/cdp-http';
 import type { Driver } from './config-schema';
 
 export interface ProfileStatus {
@@ -40,9 +40,13 @@ export interface ProfileDriver {
   readonly cdp: CdpHttp;
   /** Where Playwright connects (connectOverCDP), with any headers it needs. */
   readonly playwright: { url: string; headers?: Record<string, string> };
-  status(enabled: boolean): Promise<ProfileStatus>;
-  /** Makes the browser available; `progress` receives steps worth showing on a long wait. */
-  start(progress?: (message: string) => void): Promise<void>;
+  /** `confirmed`: what a `start` just now got from the endpoint, so status need not ask again. */
+  status(enabled: boolean, confirmed?: CdpVersion): Promise<ProfileStatus>;
+  /**
+   * Makes the browser available; `progress` receives steps worth showing on a long wait.
+   * Resolves with the endpoint's version when it checked it on the way.
+   */
+  start(progress?: (message: string) => void): Promise<CdpVersion | undefined>;
   /** Stops what we started; false when there was nothing of ours to stop. */
   stop(): Promise<boolean>;
 }

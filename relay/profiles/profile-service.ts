@@ -111,8 +111,9 @@ export class ProfileService {
   }
 
   async start(name: string, progress?: (message: string) => void): Promise<ProfileStatus> {
-    await this.driver(name).start(progress);
-    return this.status(name);
+    const driver = this.driver(name);
+    const confirmed = await driver.start(progress);
+    return driver.status(this.settings.enabled, confirmed);
   }
 
   async stop(name: string): Promise<{ stopped: boolean; status: ProfileStatus }> {

@@ -1,7 +1,7 @@
 // A remote profile: a CDP endpoint someone else runs (a browserless or Playwright server, or a
 // tunnel). Attach only: clawd never launches or stops a remote browser.
 
-import { CdpHttp } from '../browser/cdp-http';
+import { CdpHttp, type CdpVersion } from '../browser/cdp-http';
 import { ClawdError } from '../errors';
 import type { ProfileConfig } from './config-schema';
 import type { ProfileDriver, ProfileStatus } from './profile-driver';
@@ -20,8 +20,8 @@ export class RemoteDriver implements ProfileDriver {
 
   readonly playwright: { url: string };
 
-  async status(enabled: boolean): Promise<ProfileStatus> {
-    const version = await this.cdp.isReady(2_000);
+  async status(enabled: boolean, confirmed?: CdpVersion): Promise<ProfileStatus> {
+    const version = confirmed ?? (await this.cdp.isReady(2_000));
     return {
       enabled,
       profile: this.name,
@@ -41,8 +41,9 @@ export class RemoteDriver implements ProfileDriver {
     };
   }
 
-  async start(): Promise<void> {
-    if (await this.cdp.isReady()) return;
+  async start(): Promise<CdpVersion> {
+    const version = await this.cdp.isReady();
+    if (version) return version;
     throw new ClawdError('attach_only', `remote profile ${this.name}: nothing answers CDP at ${this.profile.cdpUrl}, and clawd never launches a remote browser`);
   }
 

@@ -27,7 +27,7 @@ const DIST = path.dirname(fileURLToPath(import.meta.url));
 
 export async function startRelayProcess(): Promise<RelayProcess> {
   const home = mkdtempSync(path.join(os.tmpdir(), 'clawd-bench-'));
-  const child = spawn(process.execPath, [path.join(DIST, 'clawd.js'), 'serve', '--relay-port', '0', '--control-port', '0', '--home', home], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CLAWD_LOG: 'warn' } });
+  const child = spawn(process.execPath, [path.join(DIST, 'clawd.js'), 'serve', '--relay-port', '0', '--control-port', '0', '--home', home], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CLAWD_LOG: 'warn' } });
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`clawd serve did not start:\n${out}`)), 15_000);

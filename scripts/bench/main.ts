@@ -13,6 +13,7 @@ import { pwEvaluate } from './cases/pw-evaluate';
 import { relayHop } from './cases/relay-hop';
 import { NOISE_PAGE, screenshot } from './cases/screenshot';
 import { manyPage, snapshotScale } from './cases/snapshot-scale';
+import { browserVersion, findExecutable } from '../../relay/browser/executable';
 import { openBenchTab, startBenchPages, startRelayProcess, type BenchTab } from './fixture';
 import type { CaseResult } from './stats';
 
@@ -46,6 +47,13 @@ async function main(): Promise<number> {
     if (needsTab) {
       tab = await openBenchTab(relay, pages.url('/'));
       chromiumVersion = (await tab.direct.client.send('Browser.getVersion')).product;
+    } else {
+      // No bench tab for these cases: ask the executable the managed profiles launch.
+      try {
+        chromiumVersion = (await browserVersion(findExecutable(undefined).path)) ?? chromiumVersion;
+      } catch {
+        // No browser found: the managed case reports that itself.
+      }
     }
     const run = async (name: string, fn: () => Promise<CaseResult>) => {
       if (!wanted(name)) return;
