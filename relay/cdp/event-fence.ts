@@ -37,7 +37,8 @@ export class EventFence {
 
   /** The command's response has been delivered; releases the events that waited for it. */
   end(seq: number): void {
-    if (this.#inFlight.delete(seq)) this.#flush();
+    // Most answers find nothing held: skip the flush (and its timer churn) then.
+    if (this.#inFlight.delete(seq) && this.#head < this.#queue.length) this.#flush();
   }
 
   /** An event arrived: deliver it now if nothing is in flight and nothing is held. */
@@ -64,10 +65,10 @@ export class EventFence {
     this.#closed = true;
   }
 
+  /** A Set iterates in insertion order and sequence numbers only grow: the first is the oldest. */
   #oldestInFlight(): number {
-    let oldest = Infinity;
-    for (const seq of this.#inFlight) if (seq < oldest) oldest = seq;
-    return oldest;
+    for (const seq of this.#inFlight) return seq;
+    return Infinity;
   }
 
   #flush(): void {

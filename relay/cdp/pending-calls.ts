@@ -39,7 +39,9 @@ export class PendingCalls<T = unknown> {
   create(label: string, timeoutMs: number, settle: Settle<T>): number {
     const id = this.#nextId++;
     this.#calls.set(id, { settle, deadline: this.now() + timeoutMs, label, timeoutMs });
-    this.#sweeper ??= setInterval(() => this.#sweep(), Math.min(SWEEP_MS, timeoutMs));
+    // unref: an idle sweeper lingers one period before it stops itself; it must not hold the
+    // process open (a pending call always has a socket that does).
+    this.#sweeper ??= setInterval(() => this.#sweep(), Math.min(SWEEP_MS, timeoutMs)).unref();
     return id;
   }
 
@@ -83,8 +85,9 @@ export class PendingCalls<T = unknown> {
   #take(id: number): Pending<T> | undefined {
     const call = this.#calls.get(id);
     if (!call) return undefined;
+    // The sweeper stops itself once it finds nothing pending: stopping it here would clear and
+    // re-arm an interval on every call of a sequential caller.
     this.#calls.delete(id);
-    if (this.#calls.size === 0) this.#stopSweeping();
     return call;
   }
 

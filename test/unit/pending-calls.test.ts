@@ -42,6 +42,22 @@ describe('PendingCalls', () => {
     }
   });
 
+  it('still times out a call made after the sweeper found nothing to do and stopped', async () => {
+    vi.useFakeTimers();
+    try {
+      const calls = new PendingCalls(() => Date.now());
+      const first = calls.create('A.a', 1_000, () => {});
+      calls.resolve(first, undefined);
+      vi.advanceTimersByTime(5_000); // idle: the sweeper stops itself
+      expect(vi.getTimerCount()).toBe(0);
+      const { promise } = calls.createPromise('B.b', 1_000);
+      vi.advanceTimersByTime(1_300);
+      await expect(promise).rejects.toMatchObject({ code: 'command_timeout' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('fails everything at once when the other side goes away', async () => {
     const calls = new PendingCalls();
     const a = calls.createPromise('A.a', 60_000);
