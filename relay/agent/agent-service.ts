@@ -25,6 +25,9 @@ type Body = Record<string, unknown>;
 
 /** A snapshot of a very large page (thousands of elements) takes seconds on a busy machine. */
 const SNAPSHOT_TIMEOUT_MS = 30_000;
+const SCREENSHOT_TIMEOUT_MS = 20_000;
+/** How long a capture on a user's browser may stall before its tab is brought to the front. */
+const BACKGROUND_CAPTURE_MS = 3_000;
 
 const LEVELS: Record<string, number> = { debug: 0, trace: 0, log: 1, info: 1, dir: 1, dirxml: 1, table: 1, dialog: 1, warning: 2, error: 3, assert: 3, pageerror: 3 };
 
@@ -96,9 +99,10 @@ export class AgentService {
         text = await this.#axTree(page, options.limit ?? 2_000);
       } else {
         const json = (await (query.selector ? page.locator(query.selector).first() : page).ariaSnapshotJSON({ mode: 'ai', timeout: SNAPSHOT_TIMEOUT_MS })) as unknown as AriaNode[] | AriaNode;
-        let roots: Array<AriaNode | string> = Array.isArray(json) ? json : [json];
-        if (query.frame !== undefined) roots = this.#frameSubtree(roots, query.frame);
-        const rendered = renderSnapshot(roots, { format, ...options });
+        const roots: Array<AriaNode | string> = Array.isArray(json) ? json : [json];
+        const within = query.frame !== undefined ? this.#frameRef(key, query.frame) : undefined;
+        const rendered = renderSnapshot(roots, { format, ...options, ...(within ? { within } : {}) });
+        if (within && !rendered.found) throw new ClawdError('ref_stale', `frame ${normalizeRef(query.frame)} is stale: that iframe is gone; take a new snapshot`);
         this.#refs.set(key, { format, refs: rendered.refs });
         refs = rendered.refs;
         text = rendered.text;
@@ -119,21 +123,17 @@ export class AgentService {
     };
   }
 
-  /** The iframe with that ref, shown alone (its contents keep their page-wide refs). */
-  #frameSubtree(roots: Array<AriaNode | string>, frame: string): Array<AriaNode | string> {
+  /**
+   * Playwright's ref of the iframe a `frame` parameter names: one of the iframe refs of this
+   * tab's last snapshot (refs are numbered over the whole page, so any snapshot's will do).
+   */
+  #frameRef(key: string, frame: string): string {
     const ref = normalizeRef(frame);
-    const find = (nodes: Array<AriaNode | string>): AriaNode | undefined => {
-      for (const node of nodes) {
-        if (typeof node === 'string') continue;
-        if (node.ref === ref && node.role === 'iframe') return node;
-        const inner = find(node.children ?? []);
-        if (inner) return inner;
-      }
-      return undefined;
-    };
-    const iframe = ref ? find(roots) : undefined;
-    if (!iframe) throw new ClawdError('bad_request', `frame ${JSON.stringify(frame)} is not the ref of an iframe on this page: take a snapshot and use an iframe's ref`);
-    return iframe.children ?? [];
+    const target = ref ? this.#refs.get(key)?.refs.get(ref) : undefined;
+    if (!target || target.role !== 'iframe') {
+      throw new ClawdError('bad_request', `frame ${JSON.stringify(frame)} is not the ref of an iframe in this tab's last snapshot: take a snapshot and use an iframe's ref`);
+    }
+    return target.pw;
   }
 
   /** The accessibility tree as Chromium has it, flat and indented: for debugging, no refs. */
@@ -193,14 +193,33 @@ export class AgentService {
     const type = body.type ?? 'png';
     if (type !== 'png' && type !== 'jpeg') throw new ClawdError('bad_request', `type must be png or jpeg, got ${JSON.stringify(type)}`);
     if (body.element !== undefined && typeof body.element !== 'string') throw new ClawdError('bad_request', 'element must be a CSS selector');
-    const { page, targetId, key } = await this.#page(profile, typeof body.targetId === 'string' ? body.targetId : undefined);
+    const { page, targetId, key, driver } = await this.#page(profile, typeof body.targetId === 'string' ? body.targetId : undefined);
     const ref = body.ref !== undefined ? refParam(body.ref) : undefined;
     const entry = this.#refs.get(key);
-    const options = { type, ...(type === 'jpeg' ? { quality: 80 } : {}), timeout: 20_000 } as const;
-    const shoot = async () => {
+    const capture = async (timeout: number) => {
+      const options = { type, ...(type === 'jpeg' ? { quality: 80 } : {}), timeout } as const;
       if (ref) return (await resolveRef(page, entry, ref)).screenshot(options);
       if (typeof body.element === 'string') return page.locator(body.element).first().screenshot(options);
       return page.screenshot({ ...options, fullPage: body.fullPage === true });
+    };
+    // Headless Chromium commits no frames for a tab behind another in its window: its capture
+    // hangs (measured: about every other time). The agent's own browser brings the tab to the
+    // front first. A user's browser is left as it is unless the capture stalls (headed Chrome
+    // captures background tabs), and the answer says when the tab was brought forward.
+    let broughtToFront = false;
+    const shoot = async () => {
+      if (driver.driver === 'managed') {
+        await page.bringToFront();
+        return capture(SCREENSHOT_TIMEOUT_MS);
+      }
+      try {
+        return await capture(BACKGROUND_CAPTURE_MS);
+      } catch (error) {
+        if ((error as Error).name !== 'TimeoutError') throw error;
+        await page.bringToFront();
+        broughtToFront = true;
+        return capture(SCREENSHOT_TIMEOUT_MS);
+      }
     };
     let buffer: Buffer;
     let labels: number | undefined;
@@ -217,7 +236,7 @@ export class AgentService {
       throw toAgentError(error, { what: `screenshot${ref ? ` of ${ref}` : ''}` });
     }
     const file = await saveCapture(path.join(this.home, 'screenshots'), profile, type === 'jpeg' ? 'jpg' : 'png', buffer);
-    return { path: file, type, ...imageSize(buffer), bytes: buffer.length, targetId, ...(labels !== undefined ? { labels } : {}) };
+    return { path: file, type, ...imageSize(buffer), bytes: buffer.length, targetId, ...(labels !== undefined ? { labels } : {}), ...(broughtToFront ? { broughtToFront } : {}) };
   }
 
   async console(profile: string, query: Query): Promise<Record<string, unknown>> {

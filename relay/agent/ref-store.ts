@@ -14,7 +14,7 @@ import { normalizeRef, type RefTarget } from './snapshot-render';
 
 export interface SnapshotRefs {
   format: 'ai' | 'role';
-  /** Refs are always page-wide (iframe contents carry refs like f1e2), whatever part was shown. */
+  /** Refs are always numbered over the whole page (iframes included), whatever part was shown. */
   refs: Map<string, RefTarget>;
 }
 

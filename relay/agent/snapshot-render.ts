@@ -2,8 +2,11 @@
 // text agents read. Pure, so formats, filters and truncation are unit-tested without a browser.
 //
 // - `ai`: the whole tree with every element's ref, in Playwright's YAML-like shape.
-// - `role`: refs only on interactive roles and named content roles, numbered e1, e2, … in
-//   document order; `[nth=k]` marks the k-th repeat of the same role and name.
+// - `role`: refs only on interactive roles and named content roles; `[nth=k]` marks the k-th
+//   repeat of the same role and name.
+// Either way refs are ours, e1, e2, … in document order over the whole page (iframes included),
+// each mapped to Playwright's own ref for the element. Playwright's refs are not shown: they
+// gain a per-document prefix (f2e3 after a navigation, f1e2 inside an iframe).
 // - `compact` lifts the children of unnamed structure (generic, group, …) into their parent;
 //   `interactive` lists only actionable elements, flat; `depth` cuts the tree; `limit` caps lines.
 
@@ -40,6 +43,11 @@ export interface RenderOptions {
   depth?: number;
   /** Maximum number of lines. */
   limit?: number;
+  /**
+   * Playwright's ref of one node (an iframe) whose contents alone are shown. Refs are still
+   * numbered over the whole tree, so they match a full snapshot of the same page.
+   */
+  within?: string;
 }
 
 export interface Rendered {
@@ -48,6 +56,8 @@ export interface Rendered {
   lines: number;
   /** Lines left out by `limit` or `depth`. */
   omitted: number;
+  /** With `within`: whether that node was in the tree. */
+  found?: boolean;
 }
 
 export const INTERACTIVE_ROLES = new Set([
@@ -103,7 +113,7 @@ export function renderSnapshot(roots: Array<AriaNode | string>, options: RenderO
     const key = `${node.role}\u0000${node.name ?? ''}`;
     const nth = seen.get(key) ?? 0;
     seen.set(key, nth + 1);
-    const ref = options.format === 'ai' ? node.ref! : `e${++counter}`;
+    const ref = `e${++counter}`;
     refs.set(ref, { pw: node.ref!, role: node.role, name: node.name ?? '', nth });
     return ref;
   };
@@ -115,6 +125,19 @@ export function renderSnapshot(roots: Array<AriaNode | string>, options: RenderO
       .join(' ');
   };
 
+  let found = false;
+  // Outside the shown part (beside `within`, below `depth`): number the refs, print nothing.
+  const pass = (item: AriaNode | string, seek: boolean): void => {
+    if (typeof item === 'string') return;
+    refFor(item);
+    if (seek && item.ref !== undefined && item.ref === options.within) {
+      found = true;
+      for (const child of item.children ?? []) visit(child, 0, 0);
+      return;
+    }
+    for (const child of item.children ?? []) pass(child, seek);
+  };
+
   const visit = (item: AriaNode | string, indent: number, depth: number): void => {
     const pad = '  '.repeat(indent);
     if (typeof item === 'string') {
@@ -123,6 +146,7 @@ export function renderSnapshot(roots: Array<AriaNode | string>, options: RenderO
     }
     if (options.depth !== undefined && depth > options.depth) {
       omitted++;
+      pass(item, false);
       return;
     }
     const ref = refFor(item);
@@ -151,8 +175,11 @@ export function renderSnapshot(roots: Array<AriaNode | string>, options: RenderO
     for (const child of children) visit(child, indent + 1, depth + 1);
   };
 
-  for (const root of roots) visit(root, 0, 0);
-  return { text: lines.join('\n'), refs, lines: lines.length, omitted };
+  for (const root of roots) {
+    if (options.within === undefined) visit(root, 0, 0);
+    else pass(root, true);
+  }
+  return { text: lines.join('\n'), refs, lines: lines.length, omitted, ...(options.within !== undefined ? { found } : {}) };
 }
 
 /** Cuts text to `maxChars` on a line boundary, saying so in the text. */
@@ -167,10 +194,10 @@ export function truncate(text: string, maxChars: number | undefined): { text: st
   };
 }
 
-/** `e12`, `@e12`, `ref=e12` and `12` all name ref e12; frame refs look like `f1e3`. */
+/** `e12`, `@e12`, `ref=e12` and `12` all name ref e12. */
 export function normalizeRef(raw: unknown): string | undefined {
   if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
-  const match = String(raw).trim().match(/^(?:@|ref=)?(f\d+e\d+|e\d+|\d+)$/);
+  const match = String(raw).trim().match(/^(?:@|ref=)?(e\d+|\d+)$/);
   if (!match) return undefined;
   return /^\d+$/.test(match[1]!) ? `e${match[1]}` : match[1];
 }

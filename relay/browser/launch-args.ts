@@ -45,7 +45,9 @@ export function launchArgs(options: { userDataDir: string; cdpPort: number; choi
     '--password-store=basic',
   ];
   if ((options.platform ?? process.platform) === 'linux') args.push('--disable-dev-shm-usage');
-  if (options.choice.headless) args.push('--headless=new', '--disable-gpu');
+  // Headless windows default to 800×600 (a 780×437 page): narrow enough for many sites to serve
+  // their phone layout to the agent. browser.extraArgs can set another size (the last one wins).
+  if (options.choice.headless) args.push('--headless=new', '--disable-gpu', '--window-size=1280,900');
   if (options.choice.noSandbox) args.push('--no-sandbox', '--disable-setuid-sandbox');
   args.push(...options.extraArgs, 'about:blank');
   return args;

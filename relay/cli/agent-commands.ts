@@ -65,8 +65,9 @@ export async function runAgentCommand(command: string, args: string[], o: Option
     }
     case 'screenshot': {
       const body = { ...common, ...(o['full-page'] ? { fullPage: true } : {}), ...(str('ref') ? { ref: str('ref') } : {}), ...(str('element') ? { element: str('element') } : {}), ...(str('type') ? { type: str('type') } : {}), ...(o.labels ? { labels: true } : {}) };
-      const shot = await client.call<{ path: string; width: number; height: number }>('POST', '/screenshot', { profile, body });
-      return out(shot, () => [`${shot.path}  (${shot.width}×${shot.height})`]);
+      const shot = await client.call<{ path: string; width: number; height: number; labels?: number; broughtToFront?: boolean }>('POST', '/screenshot', { profile, body });
+      const notes = [shot.labels !== undefined ? `${shot.labels} labels` : '', shot.broughtToFront ? 'the tab was brought to the front' : ''].filter(Boolean);
+      return out(shot, () => [`${shot.path}  (${shot.width}×${shot.height}${notes.length ? `; ${notes.join('; ')}` : ''})`]);
     }
     case 'navigate': {
       need(1, 'a URL');

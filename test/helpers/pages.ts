@@ -24,7 +24,7 @@ const PAGES: Record<string, (port: number) => string> = {
     <button id="log" onclick="console.log('hello from the page', 42)">log</button>`,
   '/framed': () => `<!doctype html><title>framed</title>
     <p id="state">not clicked</p>
-    <button id="inner" onclick="document.getElementById('state').textContent = 'clicked in frame'">inner button</button>`,
+    <button id="inner" onclick="this.n = (this.n || 0) + 1; document.getElementById('state').textContent = 'clicked in frame' + (this.n > 1 ? ' ' + this.n : '')">inner button</button>`,
   '/upload': () => `<!doctype html><title>upload</title>
     <input id="file" type="file" onchange="document.getElementById('got').textContent = [...this.files].map(f => f.name + ':' + f.size).join(',')">
     <p id="got">nothing</p>`,

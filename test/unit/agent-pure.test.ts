@@ -24,7 +24,7 @@ const tree: AriaNode[] = [
 ];
 
 describe('snapshot formats', () => {
-  it('ai: the whole tree with Playwright\'s refs', () => {
+  it('ai: the whole tree with every element\'s ref', () => {
     const { text, refs } = renderSnapshot(tree, { format: 'ai' });
     expect(text).toBe(
       [
@@ -72,6 +72,31 @@ describe('snapshot formats', () => {
     expect(limited.omitted).toBeGreaterThan(0);
   });
 
+  it('numbers refs itself: Playwright\'s per-document prefixes never show', () => {
+    const page: AriaNode[] = [
+      {
+        role: 'generic',
+        ref: 'f2e1',
+        children: [
+          { role: 'button', name: 'Out', ref: 'f2e2' },
+          { role: 'iframe', ref: 'f2e3', children: [{ role: 'button', name: 'In', ref: 'f3e1' }, { role: 'link', name: 'Deep', ref: 'f3e2' }] },
+          { role: 'link', name: 'After', ref: 'f2e4' },
+        ],
+      },
+    ];
+    const full = renderSnapshot(page, { format: 'ai' });
+    expect(full.text).not.toMatch(/ref=f\d/);
+    expect([...full.refs].map(([ref, t]) => `${ref}=${t.pw}`)).toEqual(['e1=f2e1', 'e2=f2e2', 'e3=f2e3', 'e4=f3e1', 'e5=f3e2', 'e6=f2e4']);
+    // One iframe's contents alone, numbered as in the full snapshot; every ref stays known.
+    const inner = renderSnapshot(page, { format: 'ai', within: 'f2e3' });
+    expect(inner.text).toBe(['- button "In" [ref=e4]', '- link "Deep" [ref=e5]'].join('\n'));
+    expect(inner.found).toBe(true);
+    expect(inner.refs.get('e6')?.pw).toBe('f2e4');
+    expect(renderSnapshot(page, { format: 'ai', within: 'f9e9' }).found).toBe(false);
+    // A depth cut hides lines, not numbers.
+    expect(renderSnapshot(page, { format: 'ai', depth: 1 }).refs.get('e6')?.pw).toBe('f2e4');
+  });
+
   it('truncates at a line boundary and says so', () => {
     const { text, truncated } = truncate('line one\nline two\nline three', 15);
     expect(truncated).toBe(true);
@@ -81,8 +106,7 @@ describe('snapshot formats', () => {
 
   it('reads refs in every spelling', () => {
     for (const spelling of ['e12', '@e12', 'ref=e12', '12', ' e12 ', 12]) expect(normalizeRef(spelling)).toBe('e12');
-    expect(normalizeRef('f2e7')).toBe('f2e7');
-    for (const bad of ['button', 'e', 'x12', '', undefined, null, {}]) expect(normalizeRef(bad)).toBeUndefined();
+    for (const bad of ['button', 'e', 'x12', 'f2e7', '', undefined, null, {}]) expect(normalizeRef(bad)).toBeUndefined();
   });
 });
 

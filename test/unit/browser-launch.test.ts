@@ -19,7 +19,7 @@ describe('launch decisions', () => {
     const args = launchArgs({ userDataDir: '/h/profiles/clawd/user-data', cdpPort: 18800, choice: { headless: true, noSandbox: false }, extraArgs: ['--lang=en'], platform: 'linux' });
     expect(args).toContain('--user-data-dir=/h/profiles/clawd/user-data');
     expect(args).toContain('--remote-debugging-port=18800');
-    expect(args).toEqual(expect.arrayContaining(['--no-first-run', '--disable-sync', '--disable-background-networking', '--headless=new', '--lang=en']));
+    expect(args).toEqual(expect.arrayContaining(['--no-first-run', '--disable-sync', '--disable-background-networking', '--headless=new', '--window-size=1280,900', '--lang=en']));
     expect(args).not.toContain('--no-sandbox');
     expect(args.at(-1)).toBe('about:blank');
     expect(args.join(' ')).not.toContain('9222');
