@@ -26,6 +26,8 @@ type Body = Record<string, unknown>;
 /** A snapshot of a very large page (thousands of elements) takes seconds on a busy machine. */
 const SNAPSHOT_TIMEOUT_MS = 30_000;
 const SCREENSHOT_TIMEOUT_MS = 20_000;
+/** How long a hook's click may take to open the chooser or dialog it was armed for. */
+const AFTER_CLICK_MS = 5_000;
 /** How long a capture on a user's browser may stall before its tab is brought to the front. */
 const BACKGROUND_CAPTURE_MS = 3_000;
 
@@ -288,7 +290,7 @@ export class AgentService {
   }
 
   /** Arms a hook; with `ref`, clicks it and waits for the hook to be answered. */
-  async #arm(profile: string, body: Body, arm: (page: Page, timeoutMs: number, driver: ProfileDriver) => Promise<Record<string, unknown>>, hook: string): Promise<Record<string, unknown>> {
+  async #arm(profile: string, body: Body, arm: (page: Page, timeoutMs: number, driver: ProfileDriver) => Promise<Record<string, unknown>>, hook: 'file-chooser' | 'dialog'): Promise<Record<string, unknown>> {
     const timeoutMs = armTimeout(body.timeoutMs);
     const ref = body.ref !== undefined ? refParam(body.ref) : undefined;
     const { page, targetId, key, driver } = await this.#page(profile, typeof body.targetId === 'string' ? body.targetId : undefined);
@@ -298,12 +300,27 @@ export class AgentService {
       answered.catch((error: Error) => this.log.debug(`${hook} hook: ${error.message}`));
       return { armed: hook, targetId, timeoutMs };
     }
+    answered.catch(() => {});
     try {
       await target.click({ timeout: clampTimeout(body.clickTimeoutMs) });
+    } catch (error) {
+      this.#hooks.disarm(page, hook);
+      throw toAgentError(error, { what: `${hook} hook, clicking ${ref}` });
+    }
+    // A click that opens a chooser or dialog does so at once: a click that opened nothing must
+    // not leave the hook armed for minutes, for some later click to meet.
+    let timer: NodeJS.Timeout | undefined;
+    const opened = await Promise.race([answered.then(() => true, () => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), AFTER_CLICK_MS)))]);
+    clearTimeout(timer);
+    if (!opened) {
+      this.#hooks.disarm(page, hook);
+      const what = hook === 'dialog' ? 'dialog' : 'file chooser';
+      throw new ClawdError('action_failed', `clicking ${ref} opened no ${what} within ${AFTER_CLICK_MS / 1000} s, so the hook was disarmed: use the ref of the element that opens the ${what}${hook === 'file-chooser' ? ' (the file input, or its button)' : ''}`);
+    }
+    try {
       return { ok: true, armed: hook, targetId, ...(await answered) };
     } catch (error) {
-      answered.catch(() => {});
-      throw toAgentError(error, { what: `${hook} hook, clicking ${ref}` });
+      throw toAgentError(error, { what: `${hook} hook` });
     }
   }
 

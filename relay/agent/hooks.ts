@@ -21,6 +21,11 @@ export class Hooks {
   readonly #choosers = new WeakMap<Page, Arm>();
   readonly #dialogs = new WeakMap<Page, Arm>();
 
+  /** Withdraws the page's armed hook of that kind, if any (its promise rejects). */
+  disarm(page: Page, hook: 'file-chooser' | 'dialog'): void {
+    (hook === 'dialog' ? this.#dialogs : this.#choosers).get(page)?.cancel('disarmed');
+  }
+
   /** Resolves with the file names once the next chooser got them. */
   armFileChooser(page: Page, paths: string[], timeoutMs: number): Promise<string[]> {
     this.#choosers.get(page)?.cancel('replaced by a newer file-chooser hook');

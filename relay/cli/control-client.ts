@@ -25,19 +25,21 @@ export class ControlClient {
   async call<T = any>(method: string, path: string, options: { profile?: string; body?: unknown; timeoutMs?: number } = {}): Promise<T> {
     const url = new URL(this.url + path);
     if (options.profile) url.searchParams.set('profile', options.profile);
+    // A safety net only: the server bounds every action itself (at most 60 s, plus its own steps).
+    const timeoutMs = options.timeoutMs ?? 90_000;
     let response: Response;
     try {
       response = await fetch(url, {
         method,
         headers: { Authorization: `Bearer ${this.token}`, ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
         ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-        signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
       const timedOut = (error as Error).name === 'TimeoutError';
       throw new ClawdError(
         timedOut ? 'command_timeout' : 'not_running',
-        timedOut ? `the clawd server at ${this.url} did not answer ${method} ${path} in time` : `cannot reach the clawd server at ${this.url}: start it with \`clawd serve\``,
+        timedOut ? `the clawd server at ${this.url} did not answer ${method} ${path} within ${Math.round(timeoutMs / 1000)} s` : `cannot reach the clawd server at ${this.url}: start it with \`clawd serve\``,
         { cause: error },
       );
     }

@@ -230,6 +230,22 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     await until('the second upload', async () => (await text('#got')) === `${path.basename(file)}:8`);
   });
 
+  it('refuses a hook whose ref opens no chooser, and leaves nothing armed behind', async () => {
+    await navigate('/agent-form');
+    const file = temp.file('clawd-stray.txt', 'stray');
+    const snap = await snapshot('&format=role');
+    const wrong = await d.api('POST', '/hooks/file-chooser', { targetId: d.targetId, paths: [file], ref: refOf(snap, 'button', 'Later') });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.error.message).toMatch(/^clicking e\d+ opened no file chooser within 5 s, so the hook was disarmed/);
+    // A later click on the chooser's button is not answered by the withdrawn hook: only the
+    // file of the next hook ever reaches the input.
+    await d.inPage('window.__files = []; document.getElementById("file").addEventListener("change", (e) => __files.push([...e.target.files].map((f) => f.name).join()))');
+    await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Attachment') });
+    const right = await d.api('POST', '/hooks/file-chooser', { targetId: d.targetId, paths: [temp.file('clawd-right.txt', 'right')], ref: refOf(snap, 'button', 'Attachment') });
+    expect(right.body).toMatchObject({ ok: true });
+    expect(await d.inPage('window.__files')).toEqual(['clawd-right.txt']);
+  });
+
   it('answers dialogs through armed hooks', async () => {
     await navigate('/dialogs');
     const snap = await snapshot('&format=role');
