@@ -67,6 +67,10 @@ export class AgentService {
     if (driver.driver === 'managed' && !this.#connections.isConnected(driver.playwright.url) && !(await driver.status(true)).running) {
       throw new ClawdError('not_running', `profile ${profile} is not running: start it first (POST /start, clawd start --profile ${profile})`);
     }
+    if (driver.driver === 'extension' && !this.#connections.isConnected(driver.playwright.url)) {
+      const status = await driver.status(true);
+      if (!status.running) throw new ClawdError('extension_not_connected', status.hint ?? `the clawd extension is not connected to the relay`);
+    }
     const browser = await this.#connections.browser(driver.playwright);
     const found = await this.#tracker.find(browser, targetId, this.#lastTarget.get(profile));
     this.#tracker.state(found.page, driver.driver === 'extension' ? 'leave' : 'dismiss');

@@ -30,6 +30,8 @@ describe('the chrome profile: extension tabs through the same API and CLI', () =
     expect(doctor.stdout).toMatch(/^✓ profile clawd: CDP port \d+ is free$/m);
     const status = (await t.api('POST', '/start', { profile: 'chrome' })).body;
     expect(status).toMatchObject({ driver: 'extension', running: false, hint: expect.stringContaining('extension is not connected') });
+    const snapshot = await t.api('GET', '/snapshot', { profile: 'chrome' });
+    expect(snapshot).toMatchObject({ status: 503, body: { error: { code: 'extension_not_connected', message: status.hint } } });
   });
 
   it('lists, opens, focuses and closes the tabs the user handed over', async () => {
