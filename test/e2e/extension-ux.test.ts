@@ -17,6 +17,9 @@ describe('the extension as a user meets it', () => {
     const tabId = await until('the chrome:// tab id', () =>
       e2e.browser.swEval<number | undefined>(`chrome.tabs.query({}).then(ts => ts.find(t => (t.url || t.pendingUrl || '').startsWith('chrome://version'))?.id)`),
     );
+    // Chrome resets a tab's badge and title when its navigation commits: click once it has loaded,
+    // or the reset can land between the badge and title reads.
+    await until('the chrome:// tab to load', () => e2e.browser.swEval<boolean>(`chrome.tabs.get(${tabId}).then(t => t.status === 'complete')`));
     await e2e.browser.clickToolbar(tab);
     const badge = await until('the error badge', async () => {
       const b = await e2e.browser.badge(tabId);
