@@ -3,6 +3,7 @@
 
 import type { Locator, Page } from 'playwright-core';
 import { ClawdError } from '../errors';
+import { seconds, within } from '../time-limit';
 import { isFunctionSource, type ActRequest } from './act-request';
 
 export interface ActContext {
@@ -20,6 +21,11 @@ export function pageFunction(source: string): () => unknown {
   const stand = () => undefined;
   Object.defineProperty(stand, 'toString', { value: () => source });
   return stand;
+}
+
+/** Bounds a page call that takes no timeout of its own by the action's timeout. */
+function bounded<T>(work: Promise<T>, request: ActRequest, awaited: string): Promise<T> {
+  return within(work, request.timeoutMs, () => new ClawdError('action_timeout', `${request.kind}: timed out after ${seconds(request.timeoutMs)} waiting for ${awaited}`));
 }
 
 export async function runAct(ctx: ActContext, request: ActRequest): Promise<Record<string, unknown>> {
@@ -45,7 +51,7 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Reco
     }
     case 'press':
       if (request.ref) await (await ctx.resolve(request.ref)).press(request.key, { timeout });
-      else await page.keyboard.press(request.key);
+      else await bounded(page.keyboard.press(request.key), request, `the page to take the key ${request.key}`);
       return {};
     case 'hover':
       await (await ctx.resolve(request.ref)).hover({ timeout });
@@ -85,18 +91,21 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Reco
       return {};
     }
     case 'resize':
-      await page.setViewportSize({ width: request.width, height: request.height });
+      await bounded(page.setViewportSize({ width: request.width, height: request.height }), request, 'the browser to resize the viewport');
       return { viewport: { width: request.width, height: request.height } };
     case 'close':
-      await page.close();
+      await bounded(page.close(), request, 'the tab to close');
       return {};
     case 'evaluate': {
       ctx.checkEvaluate();
       if (request.ref) {
         if (!isFunctionSource(request.fn)) throw new ClawdError('bad_request', 'fn: with ref, fn must be a function of the element, e.g. (el) => el.textContent');
-        return { result: await (await ctx.resolve(request.ref)).evaluate(pageFunction(request.fn) as never, undefined, { timeout }) };
+        const element = await ctx.resolve(request.ref);
+        // Playwright's timeout covers finding the element, not the function: an agent's function
+        // that never settles is bounded here.
+        return { result: await bounded(element.evaluate(pageFunction(request.fn) as never, undefined, { timeout }), request, "the function's result") };
       }
-      return { result: await page.evaluate(isFunctionSource(request.fn) ? pageFunction(request.fn) : request.fn) };
+      return { result: await bounded(page.evaluate(isFunctionSource(request.fn) ? pageFunction(request.fn) : request.fn), request, "the function's result") };
     }
   }
 }

@@ -3,6 +3,7 @@
 // events", …); that reason decides the code and the advice. One mapping, here.
 
 import { ClawdError, isClawdError } from '../errors';
+import { seconds as inSeconds } from '../time-limit';
 
 export interface AgentErrorContext {
   /** What was being done, e.g. "click e12". */
@@ -17,7 +18,7 @@ export function toAgentError(error: unknown, context: AgentErrorContext): ClawdE
   const first = message.split('\n')[0]!.replace(/^\w+(\.\w+)*: /, '');
   const log = message.toLowerCase();
   const limit = Number(message.match(/Timeout (\d+)ms exceeded/)?.[1] ?? context.timeoutMs ?? NaN);
-  const seconds = Number.isFinite(limit) ? `${Math.round(limit / 100) / 10} s` : 'its time limit';
+  const seconds = Number.isFinite(limit) ? inSeconds(limit) : 'its time limit';
   const fail = (code: ConstructorParameters<typeof ClawdError>[0], text: string) => new ClawdError(code, text, { cause: error });
 
   const many = message.match(/resolved to (\d+) elements/);

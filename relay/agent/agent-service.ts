@@ -7,6 +7,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { ClawdError, isClawdError } from '../errors';
+import { within } from '../time-limit';
 import type { Logger } from '../log';
 import type { ProfileDriver } from '../profiles/profile-driver';
 import { checkOpenUrl, type ProfileService } from '../profiles/profile-service';
@@ -32,6 +33,9 @@ const AFTER_CLICK_MS = 5_000;
 const BACKGROUND_CAPTURE_MS = 3_000;
 
 const LEVELS: Record<string, number> = { debug: 0, trace: 0, log: 1, info: 1, dir: 1, dirxml: 1, table: 1, dialog: 1, warning: 2, error: 3, assert: 3, pageerror: 3 };
+
+/** The page's title, or '' when the page does not answer in time (it is informational). */
+const titleOf = (page: Page): Promise<string> => within(page.title(), 5_000, () => new Error('no title')).catch(() => '');
 
 function flag(value: string | undefined, field: string): boolean {
   if (value === undefined || value === '' || value === '0' || value === 'false') return false;
@@ -121,7 +125,7 @@ export class AgentService {
       format,
       targetId,
       url: page.url(),
-      title: await page.title(),
+      title: await titleOf(page),
       snapshot,
       refs: Object.fromEntries([...refs].map(([ref, t]) => [ref, { role: t.role, name: t.name, ...(t.nth > 0 ? { nth: t.nth } : {}) }])),
       stats: { chars: snapshot.length, lines: snapshot === '' ? 0 : snapshot.split('\n').length, refs: refs.size },
@@ -189,7 +193,7 @@ export class AgentService {
     const { page, targetId } = await this.#page(profile, typeof body.targetId === 'string' ? body.targetId : undefined);
     try {
       const response = await page.goto(url, { timeout, waitUntil: 'load' });
-      return { ok: true, targetId, url: page.url(), title: await page.title(), status: response?.status() ?? null };
+      return { ok: true, targetId, url: page.url(), title: await titleOf(page), status: response?.status() ?? null };
     } catch (error) {
       throw toAgentError(error, { what: `navigate to ${url}`, timeoutMs: timeout });
     }

@@ -7,6 +7,7 @@
 import type { Browser, ConsoleMessage, Dialog, Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { matchTab } from '../profiles/profile-service';
+import { within } from '../time-limit';
 
 export interface ConsoleEntry {
   type: string;
@@ -24,6 +25,8 @@ export interface PageState {
   dialogArm?: (dialog: Dialog) => boolean;
 }
 
+/** Asking a tab its id is one CDP round trip. */
+const TARGET_ID_MS = 5_000;
 const LIMITS = { console: 500, errors: 200, requests: 500 };
 
 function push<T>(list: T[], item: T, max: number): void {
@@ -65,7 +68,8 @@ export class PageTracker {
   targetId(page: Page): Promise<string> {
     let id = this.#targetIds.get(page);
     if (!id) {
-      id = (async () => {
+      // Bounded: a page that never answers would otherwise hold up finding every other page.
+      const asked = (async () => {
         const session = await page.context().newCDPSession(page);
         try {
           const { targetInfo } = (await session.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
@@ -74,6 +78,7 @@ export class PageTracker {
           await session.detach().catch(() => {});
         }
       })();
+      id = within(asked, TARGET_ID_MS, () => new ClawdError('command_timeout', `the browser did not say which tab ${page.url()} is within ${TARGET_ID_MS / 1000} s`));
       this.#targetIds.set(page, id);
       id.catch(() => this.#targetIds.delete(page));
     }

@@ -10,6 +10,7 @@
 
 import type { Locator, Page } from 'playwright-core';
 import { ClawdError } from '../errors';
+import { seconds, within } from '../time-limit';
 import { normalizeRef, type RefTarget } from './snapshot-render';
 
 export interface SnapshotRefs {
@@ -19,6 +20,8 @@ export interface SnapshotRefs {
 }
 
 const MAX_TARGETS = 50;
+/** Checking a ref takes milliseconds; a page that does not answer in this long is stuck. */
+const REF_CHECK_MS = 10_000;
 const UNADDRESSABLE_ROLES = new Set(['generic', 'iframe', 'none', 'presentation']);
 
 export class RefStore {
@@ -64,7 +67,7 @@ export async function resolveRef(page: Page, entry: SnapshotRefs | undefined, re
   const asShown = UNADDRESSABLE_ROLES.has(target.role)
     ? element
     : element.and(target.name ? page.getByRole(target.role as never, { name: target.name, exact: true }) : page.getByRole(target.role as never));
-  const count = await asShown.count().catch(() => 0);
+  const count = await within(asShown.count().catch(() => 0), REF_CHECK_MS, () => new ClawdError('action_timeout', `ref ${ref}: the page did not answer within ${seconds(REF_CHECK_MS)} while the ref was checked; try again, or take a new snapshot`));
   if (count !== 1) throw new ClawdError('ref_stale', `ref ${ref} is stale: take a new snapshot`);
   return asShown;
 }

@@ -349,6 +349,14 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
       expect(evaluated.body).toMatchObject({ ok: true, result: 'agent form' });
       expect(onRef.body).toMatchObject({ ok: true, result: 'BUTTON' });
       expect(waitFn.status).toBe(200);
+      // An agent's function that never settles is bounded by the action's timeout, and the tab
+      // stays usable.
+      const stuck = await act({ kind: 'evaluate', fn: '() => new Promise(() => {})', timeoutMs: 600 });
+      expect(stuck.status).toBe(408);
+      expect(stuck.body.error.message).toBe("evaluate: timed out after 0.6 s waiting for the function's result");
+      const stuckOnRef = await act({ kind: 'evaluate', fn: '(el) => new Promise(() => {})', ref: refOf(snap, 'button', 'Send'), timeoutMs: 600 });
+      expect(stuckOnRef.status).toBe(408);
+      expect((await act({ kind: 'evaluate', fn: '() => 6 * 7' })).body).toMatchObject({ ok: true, result: 42 });
       const pdf = (await d.api('POST', '/pdf', { targetId: d.targetId })).body;
       expect(readFileSync(pdf.path).subarray(0, 5).toString()).toBe('%PDF-');
       expect(path.dirname(pdf.path)).toBe(path.join(d.server.home, 'pdfs'));
