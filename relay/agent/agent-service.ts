@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { ClawdError, isClawdError } from '../errors';
-import { within } from '../time-limit';
+import { seconds, within } from '../time-limit';
 import type { Logger } from '../log';
 import type { ProfileDriver } from '../profiles/profile-driver';
 import { checkOpenUrl, type ProfileService } from '../profiles/profile-service';
@@ -150,7 +150,9 @@ export class AgentService {
   async #axTree(page: Page, limit: number): Promise<string> {
     const session = await page.context().newCDPSession(page);
     try {
-      const { nodes } = (await session.send('Accessibility.getFullAXTree')) as {
+      // A busy page can keep the accessibility tree waiting as long as it likes.
+      const asked = session.send('Accessibility.getFullAXTree');
+      const { nodes } = (await within(asked, SNAPSHOT_TIMEOUT_MS, () => new ClawdError('action_timeout', `snapshot: the page did not give its accessibility tree within ${seconds(SNAPSHOT_TIMEOUT_MS)}`))) as {
         nodes: Array<{ nodeId: string; parentId?: string; ignored: boolean; role?: { value?: string }; name?: { value?: string } }>;
       };
       const depthOf = new Map<string, number>();
