@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../helpers/chromium';
 import { pngSize } from '../helpers/png';
 import { startE2e, type E2eSetup } from '../helpers/session';
+import { useTempDirs } from '../helpers/temp-dirs';
 
 describe('Playwright drives an extension tab through the relay', () => {
+  const temp = useTempDirs('clawd-pw-');
   let e2e: E2eSetup;
   let browser: Browser;
   let page: Page;
@@ -89,5 +91,16 @@ describe('Playwright drives an extension tab through the relay', () => {
     expect(result.value).toBe('form');
     await session.detach();
     expect(await page.evaluate(() => document.title)).toBe('form');
+  });
+
+  // Older Chromium refused DOM.setFileInputFiles from an extension unless it answered an
+  // intercepted file chooser; both of Playwright's upload paths must work for a relay client.
+  it('uploads files with setInputFiles and through a file chooser', async () => {
+    await page.goto(e2e.pages.url('/upload'));
+    await page.setInputFiles('#file', temp.file('direct.txt', 'hello'));
+    expect(await page.textContent('#got')).toBe('direct.txt:5');
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#file')]);
+    await chooser.setFiles(temp.file('chosen.txt', 'lobster!'));
+    expect(await page.textContent('#got')).toBe('chosen.txt:8');
   });
 });
