@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { ClawdError, isClawdError } from '../errors';
-import { seconds, within } from '../time-limit';
+import { seconds, settlesWithin, within } from '../time-limit';
 import type { Logger } from '../log';
 import type { ProfileDriver } from '../profiles/profile-driver';
 import { checkOpenUrl, type ProfileService } from '../profiles/profile-service';
@@ -319,13 +319,11 @@ export class AgentService {
     }
     // A click that opens a chooser or dialog does so at once: a click that opened nothing must
     // not leave the hook armed for minutes, for some later click to meet.
-    let timer: NodeJS.Timeout | undefined;
-    const opened = await Promise.race([answered.then(() => true, () => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), AFTER_CLICK_MS)))]);
-    clearTimeout(timer);
-    if (!opened) {
+    // A hook that failed has settled too: its error is answered below.
+    if (!(await settlesWithin(answered.catch(() => {}), AFTER_CLICK_MS))) {
       this.#hooks.disarm(page, hook);
       const what = hook === 'dialog' ? 'dialog' : 'file chooser';
-      throw new ClawdError('action_failed', `clicking ${ref} opened no ${what} within ${AFTER_CLICK_MS / 1000} s, so the hook was disarmed: use the ref of the element that opens the ${what}${hook === 'file-chooser' ? ' (the file input, or its button)' : ''}`);
+      throw new ClawdError('action_failed', `clicking ${ref} opened no ${what} within ${seconds(AFTER_CLICK_MS)}, so the hook was disarmed: use the ref of the element that opens the ${what}${hook === 'file-chooser' ? ' (the file input, or its button)' : ''}`);
     }
     try {
       return { ok: true, armed: hook, targetId, ...(await answered) };

@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { ClawdError } from '../errors';
-import { within } from '../time-limit';
+import { seconds, within } from '../time-limit';
 import type { AriaNode } from './snapshot-render';
 
 export const MAX_LABELS = 150;
@@ -85,7 +85,7 @@ const DRAW_LABELS = `(({ items, scroll }) => {
 
 /** Takes `shot` with the labels drawn on the page, and always removes them afterwards. */
 export async function withLabels(page: Page, boxes: Array<{ label: string; box: Box }>, shot: () => Promise<Buffer>): Promise<{ buffer: Buffer; labels: number }> {
-  const inPage = (script: string) => within(page.evaluate(script), LABELS_MS, () => new ClawdError('action_timeout', `screenshot: the page did not answer within ${LABELS_MS / 1000} s while labels were drawn`));
+  const inPage = (script: string) => within(page.evaluate(script), LABELS_MS, () => new ClawdError('action_timeout', `screenshot: the page did not answer within ${seconds(LABELS_MS)} while labels were drawn`));
   const viewport = (await inPage('({ width: innerWidth, height: innerHeight, x: scrollX, y: scrollY })')) as { width: number; height: number; x: number; y: number };
   const visible = boxes.filter(({ box }) => box.x < viewport.width && box.y < viewport.height && box.x + box.width > 0 && box.y + box.height > 0).slice(0, MAX_LABELS);
   await inPage(`${DRAW_LABELS}(${JSON.stringify({ items: visible, scroll: { x: viewport.x, y: viewport.y } })})`);

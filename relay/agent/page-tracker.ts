@@ -7,7 +7,7 @@
 import type { Browser, ConsoleMessage, Dialog, Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { matchTab } from '../profiles/profile-service';
-import { within } from '../time-limit';
+import { seconds, within } from '../time-limit';
 
 export interface ConsoleEntry {
   type: string;
@@ -78,7 +78,7 @@ export class PageTracker {
           await session.detach().catch(() => {});
         }
       })();
-      id = within(asked, TARGET_ID_MS, () => new ClawdError('command_timeout', `the browser did not say which tab ${page.url()} is within ${TARGET_ID_MS / 1000} s`));
+      id = within(asked, TARGET_ID_MS, () => new ClawdError('command_timeout', `the browser did not say which tab ${page.url()} is within ${seconds(TARGET_ID_MS)}`));
       this.#targetIds.set(page, id);
       id.catch(() => this.#targetIds.delete(page));
     }

@@ -15,6 +15,7 @@ import { launchArgs, type LaunchChoice } from './launch-args';
 import { isPortFree } from './ports';
 import { browserProcess, isAlive, listeningPid } from './processes';
 import { removeSingletonLeftovers, removeStaleSingleton, requestBrowserClose } from './shutdown';
+import { settlesWithin } from '../time-limit';
 
 export interface ManagedBrowserOptions {
   name: string;
@@ -187,17 +188,6 @@ function signal(pid: number, name: NodeJS.Signals): void {
     process.kill(pid, name);
   } catch {
     // already gone
-  }
-}
-
-/** True if the promise settles within `ms`. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true, () => false), timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
