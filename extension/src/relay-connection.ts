@@ -64,10 +64,6 @@ export class RelayConnection {
 
   constructor(private readonly hooks: RelayConnectionHooks) {}
 
-  get connected(): boolean {
-    return this.#welcomed;
-  }
-
   /** New settings: reconnect now if they changed (or if we were not connected). */
   configure(settings: Settings): void {
     const same = this.#settings?.relayPort === settings.relayPort && this.#settings?.token === settings.token;

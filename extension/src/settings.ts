@@ -23,7 +23,3 @@ export async function loadSettings(): Promise<Settings> {
 export async function saveSettings(settings: Settings): Promise<void> {
   await chrome.storage.local.set({ relayPort: settings.relayPort, token: settings.token });
 }
-
-export function relayHttpUrl(port: number): string {
-  return `http://127.0.0.1:${port}`;
-}

@@ -2,8 +2,7 @@
 // ref or field of the wrong type is a 400 naming the field. Timeouts are clamped, not refused
 // (0.5–60 s, default 8 s); `wait.timeMs` is capped at 30 s.
 
-import { ClawdError } from '../errors';
-import { refParam } from './ref-store';
+import { bad, bool, int, oneOf, refParam, str } from './request-fields';
 
 export const ACT_KINDS = ['click', 'type', 'press', 'hover', 'drag', 'select', 'fill', 'wait', 'resize', 'close', 'evaluate', 'scrollIntoView'] as const;
 export type ActKind = (typeof ACT_KINDS)[number];
@@ -38,41 +37,6 @@ export const MAX_WAIT_MS = 30_000;
 export function clampTimeout(value: unknown, fallback = DEFAULT_TIMEOUT_MS): number {
   const ms = typeof value === 'number' && Number.isFinite(value) ? value : fallback;
   return Math.min(60_000, Math.max(500, Math.round(ms)));
-}
-
-const bad = (message: string) => new ClawdError('bad_request', message);
-
-function str(body: Record<string, unknown>, field: string, required: true): string;
-function str(body: Record<string, unknown>, field: string, required?: false): string | undefined;
-function str(body: Record<string, unknown>, field: string, required = false): string | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) {
-    if (required) throw bad(`${field} is required`);
-    return undefined;
-  }
-  if (typeof value !== 'string') throw bad(`${field} must be a string, got ${JSON.stringify(value)}`);
-  if (required && value === '') throw bad(`${field} must not be empty`);
-  return value;
-}
-
-function bool(body: Record<string, unknown>, field: string): boolean {
-  const value = body[field];
-  if (value === undefined || value === null) return false;
-  if (typeof value !== 'boolean') throw bad(`${field} must be true or false, got ${JSON.stringify(value)}`);
-  return value;
-}
-
-function oneOf<T extends string>(body: Record<string, unknown>, field: string, allowed: readonly T[]): T | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || !allowed.includes(value as T)) throw bad(`${field} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
-  return value as T;
-}
-
-function int(body: Record<string, unknown>, field: string, min: number, max: number): number {
-  const value = body[field];
-  if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) throw bad(`${field} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
-  return value as number;
 }
 
 export function parseAct(body: Record<string, unknown>): ActRequest {

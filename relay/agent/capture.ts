@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { seconds, within } from '../time-limit';
+import type { LabelBox } from './snapshot-engine';
 import type { AriaNode } from './snapshot-render';
 
 export const MAX_LABELS = 150;
@@ -42,19 +43,14 @@ export async function saveCapture(dir: string, profile: string, extension: strin
   return file;
 }
 
-interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+type Box = LabelBox['box'];
 
 /**
  * Each labelled ref's box, from a fresh snapshot with boxes (refs are stable per element). The
  * contents of iframes are skipped: their boxes are in the iframe's own coordinates.
  */
-export function labelBoxes(roots: Array<AriaNode | string>, labels: Map<string, string>): Array<{ label: string; box: Box }> {
-  const found: Array<{ label: string; box: Box }> = [];
+export function labelBoxes(roots: Array<AriaNode | string>, labels: Map<string, string>): LabelBox[] {
+  const found: LabelBox[] = [];
   const visit = (node: AriaNode | string) => {
     if (typeof node === 'string') return;
     const label = node.ref ? labels.get(node.ref) : undefined;
@@ -84,7 +80,7 @@ const DRAW_LABELS = `(({ items, scroll }) => {
 })`;
 
 /** Takes `shot` with the labels drawn on the page, and always removes them afterwards. */
-export async function withLabels(page: Page, boxes: Array<{ label: string; box: Box }>, shot: () => Promise<Buffer>): Promise<{ buffer: Buffer; labels: number }> {
+export async function withLabels(page: Page, boxes: LabelBox[], shot: () => Promise<Buffer>): Promise<{ buffer: Buffer; labels: number }> {
   const inPage = (script: string) => within(page.evaluate(script), LABELS_MS, () => new ClawdError('action_timeout', `screenshot: the page did not answer within ${seconds(LABELS_MS)} while labels were drawn`));
   const viewport = (await inPage('({ width: innerWidth, height: innerHeight, x: scrollX, y: scrollY })')) as { width: number; height: number; x: number; y: number };
   const visible = boxes.filter(({ box }) => box.x < viewport.width && box.y < viewport.height && box.x + box.width > 0 && box.y + box.height > 0).slice(0, MAX_LABELS);

@@ -6,7 +6,7 @@
 
 import type { Browser, ConsoleMessage, Dialog, Page } from 'playwright-core';
 import { ClawdError } from '../errors';
-import { matchTab } from '../profiles/profile-service';
+import { matchTab } from '../profiles/tabs';
 import { seconds, within } from '../time-limit';
 
 export interface ConsoleEntry {

@@ -1,16 +1,16 @@
 // The browser-level CDP the relay answers itself. chrome.debugger refuses Browser.* and most of
 // Target.* (measured), so the relay plays the browser: versions, target discovery, auto-attach,
-// attach/detach, creating, closing and activating tabs. Also the synthetic `tab` target session
-// that Puppeteer attaches to before it reaches the page (Chrome 112+ target shape).
+// attach/detach (through the session table), creating, closing and activating tabs. Also the
+// synthetic `tab` target session that Puppeteer attaches to before it reaches the page.
 
-import type { Protocol } from 'devtools-protocol';
 import type { BrowserInfo } from '../../shared/protocol';
 import { ClawdError } from '../errors';
-import type { Binding, CdpCommand, ClientSession, TargetFilterEntry } from './client-session';
+import type { CdpCommand, ClientSession } from './client-session';
+import type { SessionTable, TabTargetBinding } from './session-table';
+import { DEFAULT_FILTER, allTargetInfos, browserTargetInfo, filterParam, matchesFilter, pageTargetInfo, tabTargetInfo } from './target-info';
 import type { TabRecord } from './target-registry';
 
-type TargetInfo = Protocol.Target.TargetInfo;
-
+/** The tabs, and what the extension does for them: what Browser.* and Target.* need besides the session table. */
 export interface BrowserHub {
   readonly browserTargetId: string;
   browserInfo(): BrowserInfo | undefined;
@@ -20,53 +20,6 @@ export interface BrowserHub {
   createTab(url: string, active: boolean): Promise<TabRecord>;
   closeTab(tab: TabRecord): Promise<void>;
   activateTab(tab: TabRecord): Promise<void>;
-  /** Attaches the client to the tab's page, announcing it on `parent`; returns the session id. */
-  attachPage(client: ClientSession, tab: TabRecord, parent: string): string;
-  attachTabTarget(client: ClientSession, tab: TabRecord, parent: string): string;
-  attachBrowser(client: ClientSession): string;
-  /** Detaches one of the client's sessions and announces it on the session's parent. */
-  detachSession(client: ClientSession, sessionId: string): void;
-  /** Closes the client's socket once the current response has gone out. */
-  closeClientSoon(client: ClientSession): void;
-}
-
-/** Chrome's default when a Target method gets no filter: everything but browser and tab targets. */
-export const DEFAULT_FILTER: TargetFilterEntry[] = [{ type: 'browser', exclude: true }, { type: 'tab', exclude: true }, {}];
-
-/** Chrome's TargetFilter: the first entry whose type matches decides; no match excludes. */
-export function matchesFilter(type: string, filter: TargetFilterEntry[] = DEFAULT_FILTER): boolean {
-  for (const entry of filter) {
-    if (entry.type === undefined || entry.type === type) return !entry.exclude;
-  }
-  return false;
-}
-
-function filterParam(value: unknown): TargetFilterEntry[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value) || !value.every((e) => typeof e === 'object' && e !== null)) {
-    throw new ClawdError('invalid_params', 'filter must be a list of {type?, exclude?}');
-  }
-  return value as TargetFilterEntry[];
-}
-
-export function pageTargetInfo(tab: TabRecord): TargetInfo {
-  return { ...tab.info, attached: true, canAccessOpener: tab.info.canAccessOpener ?? false };
-}
-
-export function tabTargetInfo(tab: TabRecord): TargetInfo {
-  const { title, url, browserContextId } = tab.info;
-  return { targetId: tab.tabTargetId, type: 'tab', title, url, attached: true, canAccessOpener: false, browserContextId };
-}
-
-export function browserTargetInfo(id: string): TargetInfo {
-  return { targetId: id, type: 'browser', title: '', url: '', attached: true, canAccessOpener: false };
-}
-
-/** Every target the relay exposes, in the order a real browser lists them. */
-export function allTargetInfos(hub: Pick<BrowserHub, 'browserTargetId' | 'tabs'>): TargetInfo[] {
-  const infos = [browserTargetInfo(hub.browserTargetId)];
-  for (const tab of hub.tabs()) infos.push(tabTargetInfo(tab), pageTargetInfo(tab));
-  return infos;
 }
 
 const notConnected = () =>
@@ -76,11 +29,15 @@ const notConnected = () =>
   );
 
 export class BrowserTarget {
-  constructor(private readonly hub: BrowserHub) {}
+  constructor(
+    private readonly hub: BrowserHub,
+    private readonly table: SessionTable,
+  ) {}
 
   /** A command on the client's root or on a session from Target.attachToBrowserTarget. */
   async browserCommand(client: ClientSession, cmd: CdpCommand): Promise<unknown> {
-    const { hub } = this;
+    const { hub, table } = this;
+    const root = table.root(client);
     const p = cmd.params;
     switch (cmd.method) {
       case 'Browser.getVersion': {
@@ -92,14 +49,14 @@ export class BrowserTarget {
         // Downloads stay the user's: their own browser keeps its own download settings.
         return {};
       case 'Browser.close':
-        // Closes this client's connection, never the user's browser.
-        hub.closeClientSoon(client);
+        // Closes this client's connection (once this answer has gone out), never the user's browser.
+        setImmediate(() => client.close(1000, 'Browser.close'));
         return {};
       case 'Target.setDiscoverTargets': {
-        client.discover = p.discover ? (filterParam(p.filter) ?? DEFAULT_FILTER) : undefined;
-        if (client.discover) {
-          for (const info of allTargetInfos(hub)) {
-            if (matchesFilter(info.type, client.discover)) client.sendEvent(cmd.sessionId, 'Target.targetCreated', { targetInfo: info });
+        root.discover = p.discover ? (filterParam(p.filter) ?? DEFAULT_FILTER) : undefined;
+        if (root.discover) {
+          for (const info of allTargetInfos(hub.browserTargetId, hub.tabs())) {
+            if (matchesFilter(info.type, root.discover)) client.sendEvent(cmd.sessionId, 'Target.targetCreated', { targetInfo: info });
           }
         }
         return {};
@@ -107,8 +64,8 @@ export class BrowserTarget {
       case 'Target.setAutoAttach':
         return this.#setAutoAttach(client, cmd);
       case 'Target.getTargets': {
-        const filter = filterParam(p.filter) ?? client.discover ?? DEFAULT_FILTER;
-        return { targetInfos: allTargetInfos(hub).filter((t) => matchesFilter(t.type, filter)) };
+        const filter = filterParam(p.filter) ?? root.discover ?? DEFAULT_FILTER;
+        return { targetInfos: allTargetInfos(hub.browserTargetId, hub.tabs()).filter((t) => matchesFilter(t.type, filter)) };
       }
       case 'Target.getTargetInfo': {
         const targetId = p.targetId;
@@ -119,11 +76,11 @@ export class BrowserTarget {
       case 'Target.attachToTarget': {
         if (p.flatten !== true) throw new ClawdError('unsupported', 'Target.attachToTarget: only flatten mode is supported through the clawd relay');
         const tab = this.#tab(p.targetId);
-        const sessionId = p.targetId === tab.tabTargetId ? hub.attachTabTarget(client, tab, cmd.sessionId) : hub.attachPage(client, tab, cmd.sessionId);
+        const sessionId = p.targetId === tab.tabTargetId ? table.attachTabTarget(client, tab, cmd.sessionId) : table.attachPage(client, tab, cmd.sessionId);
         return { sessionId };
       }
       case 'Target.attachToBrowserTarget':
-        return { sessionId: hub.attachBrowser(client) };
+        return { sessionId: table.attachBrowser(client) };
       case 'Target.detachFromTarget':
         return this.#detach(client, cmd);
       case 'Target.createTarget': {
@@ -154,12 +111,11 @@ export class BrowserTarget {
   }
 
   /** A command on a synthetic tab target session. */
-  async tabCommand(client: ClientSession, binding: Extract<Binding, { kind: 'tab' }>, cmd: CdpCommand): Promise<unknown> {
+  async tabCommand(client: ClientSession, binding: TabTargetBinding, cmd: CdpCommand): Promise<unknown> {
     switch (cmd.method) {
       case 'Target.setAutoAttach': {
         binding.autoAttach = cmd.params.autoAttach === true;
-        const hasPage = [...client.bindings.values()].some((b) => b.kind === 'page' && b.parent === cmd.sessionId);
-        if (binding.autoAttach && !hasPage) this.hub.attachPage(client, binding.tab, cmd.sessionId);
+        if (binding.autoAttach && !this.table.hasPageUnder(client, cmd.sessionId)) this.table.attachPage(client, binding.tab, cmd.sessionId);
         return {};
       }
       case 'Runtime.runIfWaitingForDebugger':
@@ -175,35 +131,31 @@ export class BrowserTarget {
 
   #setAutoAttach(client: ClientSession, cmd: CdpCommand): unknown {
     const p = cmd.params;
+    const root = this.table.root(client);
     if (!p.autoAttach) {
-      client.autoAttach = undefined;
+      root.autoAttach = undefined;
       return {};
     }
     if (p.flatten !== true) throw new ClawdError('unsupported', 'Target.setAutoAttach: only flatten mode is supported through the clawd relay');
-    client.autoAttach = filterParam(p.filter) ?? DEFAULT_FILTER;
+    root.autoAttach = filterParam(p.filter) ?? DEFAULT_FILTER;
     for (const tab of this.hub.tabs()) this.autoAttachTab(client, tab);
     return {};
   }
 
   /** Announces a tab to a client that asked for root auto-attach, unless it already has it. */
   autoAttachTab(client: ClientSession, tab: TabRecord): void {
-    if (!client.autoAttach) return;
-    const already = [...client.bindings.values()].some((b) => b.parent === '' && ((b.kind === 'tab' && b.tab === tab) || (b.kind === 'page' && b.sub.tab === tab)));
-    if (already) return;
-    if (matchesFilter('page', client.autoAttach)) this.hub.attachPage(client, tab, '');
-    else if (matchesFilter('tab', client.autoAttach)) this.hub.attachTabTarget(client, tab, '');
+    const filter = this.table.root(client).autoAttach;
+    if (!filter || this.table.holdsAtRoot(client, tab)) return;
+    if (matchesFilter('page', filter)) this.table.attachPage(client, tab, '');
+    else if (matchesFilter('tab', filter)) this.table.attachTabTarget(client, tab, '');
   }
 
   #detach(client: ClientSession, cmd: CdpCommand): unknown {
     const { sessionId, targetId } = cmd.params;
     let target = typeof sessionId === 'string' ? sessionId : undefined;
-    if (target === undefined && typeof targetId === 'string') {
-      for (const [id, b] of client.bindings) {
-        if ((b.kind === 'page' && b.sub.tab.targetId === targetId) || (b.kind === 'tab' && b.tab.tabTargetId === targetId)) target = id;
-      }
-    }
-    if (!target || target === '' || !client.bindings.has(target)) throw new ClawdError('session_not_found', `No session with given id: ${String(sessionId ?? targetId)}`);
-    this.hub.detachSession(client, target);
+    if (target === undefined && typeof targetId === 'string') target = this.table.sessionFor(client, targetId);
+    if (!target || target === '' || !this.table.binding(client, target)) throw new ClawdError('session_not_found', `No session with given id: ${String(sessionId ?? targetId)}`);
+    this.table.detach(client, target);
     return {};
   }
 

@@ -1,25 +1,11 @@
-// One CDP client on `/cdp` (or a page-scoped `/devtools/page/<id>` socket): validates each
-// incoming frame at the edge, keeps the table of session ids this client knows, and serialises
-// what goes back. Malformed frames get a CDP error and the client stays usable. What a command
-// means is decided by the router; this file only knows the client's own bookkeeping.
+// One CDP client on `/cdp` (or a page-scoped `/devtools/page/<id>` socket): the socket edge.
+// Validates each incoming frame, serialises what goes back, and closes a client that stops
+// reading. Malformed frames get a CDP error and the client stays usable. Which session ids the
+// client holds is the session table's; what a command means is the switchboard's.
 
 import type { RawData, WebSocket } from 'ws';
 import { ClawdError, cdpErrorOf } from '../errors';
 import type { Logger } from '../log';
-import type { Subscription, SubscriberClient } from './debuggee-state';
-import type { TabRecord } from './target-registry';
-
-/** What a session id means for this client. `parent` is the session its attach was announced on. */
-export type Binding =
-  | { kind: 'browser'; parent: string }
-  | { kind: 'tab'; tab: TabRecord; parent: string; autoAttach: boolean }
-  | { kind: 'page'; sub: Subscription; parent: string }
-  | { kind: 'child'; sub: Subscription; parent: string };
-
-export interface TargetFilterEntry {
-  type?: string;
-  exclude?: boolean;
-}
 
 export interface CdpCommand {
   id: number;
@@ -68,16 +54,8 @@ export function parseCdpCommand(raw: string): ParsedCommand {
 
 let nextClientId = 1;
 
-export class ClientSession implements SubscriberClient {
+export class ClientSession {
   readonly id = nextClientId++;
-  // Session ids this client may use. '' is its root, set by the router right after construction:
-  // the browser for /cdp, the page for a page-scoped socket. Other entries are added by attaches
-  // and removed by detaches or when their tab goes away.
-  readonly bindings = new Map<string, Binding>();
-  /** Root Target.setAutoAttach: new tabs are attached and announced to this client. */
-  autoAttach: TargetFilterEntry[] | undefined;
-  /** Root Target.setDiscoverTargets: this client gets targetCreated/Destroyed/InfoChanged. */
-  discover: TargetFilterEntry[] | undefined;
   #closed = false;
 
   constructor(
@@ -88,10 +66,6 @@ export class ClientSession implements SubscriberClient {
     ws.on('message', this.#onMessage);
     ws.on('close', this.#onClose);
     ws.on('error', this.#onError);
-  }
-
-  get isOpen(): boolean {
-    return !this.#closed;
   }
 
   sendResult(id: number, sessionId: string, result: unknown): void {

@@ -1,27 +1,34 @@
 // What one debugger session (a tab's page, or a child iframe/worker inside it) has been asked
 // to do, and by which client session. chrome.debugger gives the extension ONE session per tab,
 // shared by every CDP client; this file lets the relay pretend each client has its own:
-// enables are reference-counted, events are filtered to the clients that enabled their domain,
-// and a newcomer can be shown the state it missed (measured: a second Runtime.enable on the
-// same debugger session replays nothing, so a late client never saw an execution context).
+// enables and started streams are reference-counted, events go to the clients that asked for
+// them, and a newcomer can be shown the state it missed (measured: a second Runtime.enable on
+// the same debugger session replays nothing, so a late client never saw an execution context).
+// Generic over the subscriber, so it knows nothing of clients or sockets.
 
 import type { Protocol } from 'devtools-protocol';
-import type { TabRecord } from './target-registry';
 
-/** A client's view of one debuggee: which client, under which session id. */
-export interface Subscription {
-  readonly client: SubscriberClient;
-  /** The id this client uses for the debuggee ('' for a page-scoped /devtools/page socket). */
-  readonly sessionId: string;
-  readonly tab: TabRecord;
-  /** Chrome's child session id when the debuggee is a child target. */
-  readonly childId?: string;
-}
+/**
+ * Commands that start something on the debuggee that runs until it is stopped, other than a
+ * domain's `enable` (domains are counted on their own). The stream's events go only to the
+ * subscribers that started it — a viewer's screencast frames must reach the viewer even when
+ * another client has `Page` enabled and the viewer has not — and the stream is stopped when
+ * the last of them leaves.
+ */
+export const STREAMS: Readonly<Record<string, { stop: string; events: readonly string[] }>> = {
+  'Page.startScreencast': { stop: 'Page.stopScreencast', events: ['Page.screencastFrame', 'Page.screencastVisibilityChanged'] },
+};
 
-/** The part of a client session the state needs: delivering an event under a session id. */
-export interface SubscriberClient {
-  readonly id: number;
-  sendEvent(sessionId: string, method: string, params: unknown): void;
+/** Stop command → the start command it ends. */
+const STOPS = new Map(Object.entries(STREAMS).map(([start, { stop }]) => [stop, start]));
+/** Event → the start command whose stream it belongs to. */
+const STREAM_OF_EVENT = new Map(Object.entries(STREAMS).flatMap(([start, { events }]) => events.map((event) => [event, start] as const)));
+
+/** The stream a command starts or stops, if it is one. */
+export function streamCommand(method: string): { start: string; stops: boolean } | undefined {
+  if (Object.hasOwn(STREAMS, method)) return { start: method, stops: false };
+  const start = STOPS.get(method);
+  return start ? { start, stops: true } : undefined;
 }
 
 export interface Released {
@@ -31,57 +38,68 @@ export interface Released {
   scripts: string[];
   /** The last auto-attach request went away. */
   autoAttach: boolean;
+  /** Stop commands of streams nobody runs any more (e.g. `Page.stopScreencast`). */
+  stops: string[];
 }
 
-export class DebuggeeState {
+export class DebuggeeState<S> {
   // Added on attach (auto-attach, attachToTarget, a delivered child attach); removed on detach
-  // or when the client disconnects.
-  readonly subscribers = new Set<Subscription>();
+  // or when the client disconnects. Only the session table changes it.
+  readonly subscribers = new Set<S>();
   // domain → subscriptions that sent X.enable without a later X.disable.
-  readonly domains = new Map<string, Set<Subscription>>();
+  readonly domains = new Map<string, Set<S>>();
+  // stream start command → subscriptions that started it without stopping it.
+  readonly streams = new Map<string, Set<S>>();
   // Execution contexts as delivered to clients; meaningful while anyone has Runtime enabled.
   readonly contexts = new Map<number, Protocol.Runtime.ExecutionContextDescription>();
   // Subscriptions that asked for Target.setAutoAttach here.
-  readonly autoAttach = new Set<Subscription>();
+  readonly autoAttach = new Set<S>();
   // Page.addScriptToEvaluateOnNewDocument identifiers each subscription added.
-  readonly scripts = new Map<Subscription, Set<string>>();
+  readonly scripts = new Map<S, Set<string>>();
 
   /** Records an enable; true when nobody had the domain enabled before. */
-  enable(domain: string, sub: Subscription): boolean {
-    let set = this.domains.get(domain);
-    if (!set) this.domains.set(domain, (set = new Set()));
-    const first = set.size === 0;
-    set.add(sub);
-    return first;
+  enable(domain: string, sub: S): boolean {
+    return addTo(this.domains, domain, sub);
   }
 
   /** Records a disable; true when it was the last enable, so the tab should really disable it. */
-  disable(domain: string, sub: Subscription): boolean {
-    const set = this.domains.get(domain);
-    if (!set) return true;
-    set.delete(sub);
-    if (set.size > 0) return false;
-    if (domain === 'Runtime') this.contexts.clear();
-    return true;
+  disable(domain: string, sub: S): boolean {
+    const last = removeFrom(this.domains, domain, sub);
+    if (last && domain === 'Runtime') this.contexts.clear();
+    return last;
   }
 
-  hasEnabled(domain: string, sub: Subscription): boolean {
-    return this.domains.get(domain)?.has(sub) ?? false;
+  /** Records that `sub` started a stream; true when nobody ran it before. */
+  startStream(start: string, sub: S): boolean {
+    return addTo(this.streams, start, sub);
   }
 
-  /** Whether an event should reach `sub`: only clients that enabled its domain, when anyone did. */
-  wants(sub: Subscription, method: string): boolean {
+  /** Records that `sub` stopped a stream; true when nobody runs it any more, so the tab should stop it. */
+  stopStream(start: string, sub: S): boolean {
+    return removeFrom(this.streams, start, sub);
+  }
+
+  /**
+   * Whether an event should reach `sub`: a stream's events go to those who started it; a domain's
+   * to those who enabled it, when anyone did; everything else to everyone.
+   */
+  wants(sub: S, method: string): boolean {
+    const stream = STREAM_OF_EVENT.get(method);
+    if (stream !== undefined) {
+      const owners = this.streams.get(stream);
+      if (owners && owners.size > 0) return owners.has(sub);
+    }
     const set = this.domains.get(method.slice(0, method.indexOf('.')));
     return !set || set.size === 0 || set.has(sub);
   }
 
-  addScript(sub: Subscription, identifier: string): void {
+  addScript(sub: S, identifier: string): void {
     let set = this.scripts.get(sub);
     if (!set) this.scripts.set(sub, (set = new Set()));
     set.add(identifier);
   }
 
-  removeScript(sub: Subscription, identifier: string): void {
+  removeScript(sub: S, identifier: string): void {
     this.scripts.get(sub)?.delete(identifier);
   }
 
@@ -98,18 +116,19 @@ export class DebuggeeState {
     }
   }
 
-  /** The debugger session was replaced by a fresh one: nothing is enabled any more. Subscribers stay. */
+  /** The debugger session was replaced by a fresh one: nothing is enabled or running. Subscribers stay. */
   resetSession(): void {
     this.domains.clear();
+    this.streams.clear();
     this.contexts.clear();
     this.autoAttach.clear();
     this.scripts.clear();
   }
 
   /** Forgets a subscription and says what the tab no longer needs because of it. */
-  remove(sub: Subscription): Released {
+  remove(sub: S): Released {
     this.subscribers.delete(sub);
-    const released: Released = { domains: [], scripts: [...(this.scripts.get(sub) ?? [])], autoAttach: false };
+    const released: Released = { domains: [], scripts: [...(this.scripts.get(sub) ?? [])], autoAttach: false, stops: [] };
     this.scripts.delete(sub);
     for (const [domain, set] of this.domains) {
       if (set.delete(sub) && set.size === 0) {
@@ -117,7 +136,27 @@ export class DebuggeeState {
         if (domain === 'Runtime') this.contexts.clear();
       }
     }
+    for (const [start, set] of this.streams) {
+      if (set.delete(sub) && set.size === 0) released.stops.push(STREAMS[start]!.stop);
+    }
     released.autoAttach = this.autoAttach.delete(sub) && this.autoAttach.size === 0;
     return released;
   }
+}
+
+/** Adds `sub` under `key`; true when it is the first there. */
+function addTo<S>(map: Map<string, Set<S>>, key: string, sub: S): boolean {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  const first = set.size === 0;
+  set.add(sub);
+  return first;
+}
+
+/** Removes `sub` from under `key`; true when nobody is left there (or nobody was). */
+function removeFrom<S>(map: Map<string, Set<S>>, key: string, sub: S): boolean {
+  const set = map.get(key);
+  if (!set) return true;
+  set.delete(sub);
+  return set.size === 0;
 }

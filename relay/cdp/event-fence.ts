@@ -52,10 +52,6 @@ export class EventFence {
     this.#flush();
   }
 
-  get held(): number {
-    return this.#queue.length - this.#head;
-  }
-
   /** Delivers what is held (e.g. before the tab is removed) and stops. */
   close(): void {
     if (this.#closed) return;

@@ -1,7 +1,7 @@
 // The relay's end of the `/extension` WebSocket. Validates every frame at the edge (bad JSON or
 // shape → close 1007, anything before hello → close 1008, another protocol version → 4001),
 // answers the extension's keepalive, drops a silent socket, and carries requests to the
-// extension with a labelled timeout. What the frames mean is the router's business.
+// extension with a labelled timeout. What the frames mean is the switchboard's business.
 
 import type { RawData } from 'ws';
 import {
@@ -78,10 +78,6 @@ export class ExtensionLink {
 
   get hello(): HelloFrame | undefined {
     return this.#hello;
-  }
-
-  get isOpen(): boolean {
-    return !this.#closed;
   }
 
   /**

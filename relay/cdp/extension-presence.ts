@@ -1,7 +1,7 @@
 // Whether the extension is here, and how long we wait when it is not. Owns the current
 // `/extension` link (a newer socket replaces a stale one), the browser version from its hello,
 // the bounded wait of commands sent while it is away, and the grace period after which its tabs
-// are given up. Frames from a replaced link never reach the router.
+// are given up. Frames from a replaced link never reach the switchboard.
 //
 // Measured: a debugger session outlives a service-worker restart, and any debugger or tab event
 // wakes a fresh worker, so the extension usually comes back with the same tabs within seconds.

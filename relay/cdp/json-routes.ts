@@ -8,11 +8,11 @@ import { PRODUCT_NAME } from '../../shared/defaults';
 import { PROTOCOL_VERSION } from '../../shared/protocol';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
 import { accessGuard, hostGuard, type GuardPolicy } from '../http/guards';
-import type { Router } from './router';
+import type { Switchboard } from './switchboard';
 import type { TabRecord } from './target-registry';
 
 export interface RelayAppOptions {
-  router: Router;
+  switchboard: Switchboard;
   version: string;
   token: string;
   extensionOrigin: string;
@@ -21,7 +21,7 @@ export interface RelayAppOptions {
 }
 
 export function createRelayApp(options: RelayAppOptions): Hono {
-  const { router, token } = options;
+  const { switchboard, token } = options;
   const app = new Hono();
   const policy = (): GuardPolicy => ({ token, port: options.port(), extensionOrigin: options.extensionOrigin, origins: 'no-web' });
   const host = (c: Context) => c.req.header('host') ?? `127.0.0.1:${options.port()}`;
@@ -35,13 +35,13 @@ export function createRelayApp(options: RelayAppOptions): Hono {
   // Health: no token, no secrets. The extension's options page uses it to tell "relay not
   // running" from "wrong token" from "version mismatch".
   app.on(['GET', 'HEAD'], '/', (c) =>
-    c.json({ ok: true, name: PRODUCT_NAME, version: options.version, protocol: PROTOCOL_VERSION, extensionConnected: router.extensionConnected }),
+    c.json({ ok: true, name: PRODUCT_NAME, version: options.version, protocol: PROTOCOL_VERSION, extensionConnected: switchboard.extensionConnected }),
   );
 
   app.use('*', accessGuard(policy));
 
   const version = (c: Context) => {
-    const info = router.browserInfo();
+    const info = switchboard.browserInfo();
     return c.json({
       Browser: info?.product ?? 'Chrome (no browser has connected to the clawd relay yet)',
       'Protocol-Version': info?.protocolVersion ?? '1.3',
@@ -63,26 +63,26 @@ export function createRelayApp(options: RelayAppOptions): Hono {
     url: tab.info.url,
     webSocketDebuggerUrl: `${wsBase(c)}/devtools/page/${tab.targetId}?${tokenQuery}`,
   });
-  const list = (c: Context) => c.json(router.tabs().map((tab) => describe(c, tab)));
+  const list = (c: Context) => c.json(switchboard.tabs().map((tab) => describe(c, tab)));
   for (const path of ['/json', '/json/', '/json/list', '/json/list/']) app.get(path, list);
 
   const tabParam = (c: Context): TabRecord => {
     const id = c.req.param('id') ?? '';
-    const tab = router.findTab(id);
+    const tab = switchboard.findTab(id);
     if (!tab) throw new ClawdError('target_not_found', `No such target id: ${id}`);
     return tab;
   };
   app.on(['GET', 'PUT'], '/json/activate/:id', async (c) => {
-    await router.activateTab(tabParam(c));
+    await switchboard.activateTab(tabParam(c));
     return c.text('Target activated');
   });
   app.on(['GET', 'PUT'], '/json/close/:id', async (c) => {
-    await router.closeTab(tabParam(c));
+    await switchboard.closeTab(tabParam(c));
     return c.text('Target is closing');
   });
 
   app.put('/json/new', async (c) => {
-    const tab = await router.createTab(newTabUrl(new URL(c.req.url)), true);
+    const tab = await switchboard.createTab(newTabUrl(new URL(c.req.url)), true);
     return c.json(describe(c, tab));
   });
   app.get('/json/new', () => {
@@ -91,11 +91,11 @@ export function createRelayApp(options: RelayAppOptions): Hono {
 
   app.get('/extension/status', (c) =>
     c.json({
-      connected: router.extensionConnected,
-      extensionVersion: router.extensionVersion ?? null,
-      browser: router.browserInfo()?.product ?? null,
-      attachedTabs: router.tabs().length,
-      clients: router.clients.size,
+      connected: switchboard.extensionConnected,
+      extensionVersion: switchboard.extensionVersion ?? null,
+      browser: switchboard.browserInfo()?.product ?? null,
+      attachedTabs: switchboard.tabs().length,
+      clients: switchboard.clientCount,
     }),
   );
 

@@ -54,10 +54,6 @@ export class PendingCalls<T = unknown> {
     return { id, promise };
   }
 
-  has(id: number): boolean {
-    return this.#calls.has(id);
-  }
-
   resolve(id: number, value: T): boolean {
     const call = this.#take(id);
     call?.settle(undefined, value);

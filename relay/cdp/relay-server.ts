@@ -10,10 +10,11 @@ import { WebSocketServer } from 'ws';
 import { EXTENSION_ORIGIN, LIMITS, LOOPBACK_HOST, TIMEOUTS } from '../../shared/defaults';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
 import { refusal, type GuardPolicy } from '../http/guards';
+import { closerOf, listen } from '../http/listen';
 import { silentLogger, type Logger } from '../log';
 import { VERSION } from '../version';
 import { createRelayApp } from './json-routes';
-import { Router, type RouterOptions } from './router';
+import { Switchboard, type SwitchboardOptions } from './switchboard';
 
 export interface RelayServerOptions {
   /** 0 picks a free port (tests). */
@@ -22,7 +23,7 @@ export interface RelayServerOptions {
   host?: string;
   extensionOrigin?: string;
   log?: Logger;
-  timeouts?: Partial<RouterOptions['timeouts']>;
+  timeouts?: Partial<SwitchboardOptions['timeouts']>;
   maxClients?: number;
 }
 
@@ -30,30 +31,8 @@ export interface RelayServer {
   readonly port: number;
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
-  readonly router: Router;
+  readonly switchboard: Switchboard;
   close(): Promise<void>;
-}
-
-/** Listens, resolving once bound; a port in use is a clear `port_in_use` error. */
-export function listen(server: Server, port: number, host: string, what: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      server.off('listening', onListening);
-      if (error.code === 'EADDRINUSE') {
-        reject(new ClawdError('port_in_use', `${what} port ${port} on ${host} is already in use (another clawd serve?); choose another port`, { cause: error }));
-      } else {
-        reject(new ClawdError('internal', `${what} could not listen on ${host}:${port}: ${error.message}`, { cause: error }));
-      }
-    };
-    const onListening = () => {
-      server.off('error', onError);
-      const address = server.address();
-      resolve(typeof address === 'object' && address ? address.port : port);
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen(port, host);
-  });
 }
 
 /** Answers an upgrade we refuse with a plain HTTP response and closes the socket. */
@@ -72,7 +51,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const maxClients = options.maxClients ?? LIMITS.maxClients;
   let port = options.port;
 
-  const router = new Router({
+  const switchboard = new Switchboard({
     relayVersion: VERSION,
     log,
     timeouts: {
@@ -86,7 +65,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     },
     maxClientBufferedBytes: LIMITS.clientMaxBuffered,
   });
-  const app = createRelayApp({ router, version: VERSION, token: options.token, extensionOrigin, port: () => port });
+  const app = createRelayApp({ switchboard, version: VERSION, token: options.token, extensionOrigin, port: () => port });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   const extensionWss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.extensionMaxPayload, perMessageDeflate: false });
   const clientWss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.clientMaxPayload, perMessageDeflate: false });
@@ -106,15 +85,15 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       return refuseUpgrade(socket, refused);
     }
     if (isExtension) {
-      extensionWss.handleUpgrade(req, socket, head, (ws) => router.attachExtension(ws));
+      extensionWss.handleUpgrade(req, socket, head, (ws) => switchboard.attachExtension(ws));
       return;
     }
-    if (router.clients.size >= maxClients) {
+    if (switchboard.clientCount >= maxClients) {
       return refuseUpgrade(socket, new ClawdError('too_many_clients', `The relay already serves ${maxClients} CDP clients`));
     }
-    const page = pageMatch ? router.findTab(decodeURIComponent(pageMatch[1]!)) : undefined;
+    const page = pageMatch ? switchboard.findTab(decodeURIComponent(pageMatch[1]!)) : undefined;
     if (pageMatch && !page) return refuseUpgrade(socket, new ClawdError('target_not_found', `No such target id: ${pageMatch[1]}`));
-    clientWss.handleUpgrade(req, socket, head, (ws) => router.addClient(ws, page));
+    clientWss.handleUpgrade(req, socket, head, (ws) => switchboard.addClient(ws, page));
   };
   server.on('upgrade', onUpgrade);
 
@@ -122,21 +101,15 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const url = `http://${host}:${port}`;
   log.debug(`relay listening on ${url}`);
 
-  let closing: Promise<void> | undefined;
   return {
     port,
     url,
-    router,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.off('upgrade', onUpgrade);
-        router.close();
-        extensionWss.close();
-        clientWss.close();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    switchboard,
+    close: closerOf(server, () => {
+      server.off('upgrade', onUpgrade);
+      switchboard.close();
+      extensionWss.close();
+      clientWss.close();
+    }),
   };
 }

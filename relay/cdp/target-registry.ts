@@ -1,21 +1,12 @@
 // The relay's model of the tabs the extension has attached: Chrome's tab id, the page target id,
-// the synthetic `tab` target Puppeteer expects above each page, and the relay session id that
-// clients use for the page. Pure bookkeeping, no sockets: the router decides when entries come
-// and go, this file only keeps the three indexes consistent.
+// the synthetic `tab` target Puppeteer expects above each page, the relay session id that
+// clients use for the page, and the tab's event fence. Pure bookkeeping, no sockets: the
+// switchboard decides when entries come and go, this file only keeps the indexes consistent.
+// Who is attached to a tab, and its child targets, are the session table's (session-table.ts).
 
 import { createHash, randomBytes } from 'node:crypto';
 import type { AnnouncedTab, TargetInfo } from '../../shared/protocol';
-import { DebuggeeState } from './debuggee-state';
 import type { EventFence } from './event-fence';
-
-export interface ChildTarget {
-  /** Chrome's own session id for the child (out-of-process iframe, worker). */
-  readonly sessionId: string;
-  /** The child session it was attached under; undefined when attached under the page. */
-  readonly parentId: string | undefined;
-  targetInfo: TargetInfo;
-  readonly state: DebuggeeState;
-}
 
 export interface TabRecord {
   readonly tabId: number;
@@ -26,12 +17,7 @@ export interface TabRecord {
   /** The page session id every client gets for this tab; minted once, stable for the tab's life. */
   readonly sessionId: string;
   info: TargetInfo;
-  readonly page: DebuggeeState;
-  /** Added when a Target.attachedToTarget for a child is delivered, removed on its detach. */
-  readonly children: Map<string, ChildTarget>;
   readonly fence: EventFence;
-  /** Set while the tab's debugger session is being replaced; commands wait for it. */
-  reset: Promise<void> | undefined;
 }
 
 export function mintId(): string {
@@ -70,10 +56,7 @@ export class TargetRegistry {
       tabTargetId: tabTargetIdFor(tab.targetInfo.targetId),
       sessionId,
       info: { ...tab.targetInfo, attached: true },
-      page: new DebuggeeState(),
-      children: new Map(),
       fence: fence(),
-      reset: undefined,
     };
     this.#byTabId.set(record.tabId, record);
     this.#byTargetId.set(record.targetId, record);
@@ -93,6 +76,11 @@ export class TargetRegistry {
     return record;
   }
 
+  /** Whether `tab` is still the registered record for its tab (not removed, not replaced). */
+  holds(tab: TabRecord): boolean {
+    return this.#byTabId.get(tab.tabId) === tab;
+  }
+
   byTabId(tabId: number): TabRecord | undefined {
     return this.#byTabId.get(tabId);
   }
@@ -102,15 +90,7 @@ export class TargetRegistry {
     return this.#byTargetId.get(targetId);
   }
 
-  bySessionId(sessionId: string): TabRecord | undefined {
-    return this.#bySessionId.get(sessionId);
-  }
-
   list(): TabRecord[] {
     return [...this.#byTabId.values()];
-  }
-
-  get size(): number {
-    return this.#byTabId.size;
   }
 }

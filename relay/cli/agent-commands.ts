@@ -1,149 +1,264 @@
 // The CLI's agent commands (spec's quick reference): snapshot, screenshot, navigate, resize,
 // click, type, press, hover, drag, select, upload, fill, dialog, wait, evaluate, console, pdf.
-// Each is one control-API call; refs may be written e12, @e12, ref=e12 or just 12.
+// Each is one control-API call; refs may be written e12, @e12, ref=e12 or just 12. Every one
+// takes --target ID and --timeout MS besides its own flags (added by command-table.ts).
 
-import type { CommandContext } from './commands';
-import { UsageError } from './commands';
+import { noArguments, output, stringFlag, UsageError, type CliCommand, type CommandContext, type FlagValues, type Flags } from './cli-command';
 
-type Options = Record<string, string | boolean | undefined>;
-
-export const AGENT_USAGE: Record<string, string> = {
-  snapshot: 'clawd snapshot [--format ai|role|aria] [--interactive] [--compact] [--depth N] [--limit N] [--max-chars N] [--selector CSS] [--frame REF]',
-  screenshot: 'clawd screenshot [--full-page] [--ref REF | --element CSS] [--type png|jpeg] [--labels]',
-  navigate: 'clawd navigate URL',
-  resize: 'clawd resize WIDTH HEIGHT',
-  click: 'clawd click REF [--double] [--button left|right|middle] [--modifiers Shift,Alt]',
-  type: 'clawd type REF TEXT [--submit] [--slowly]',
-  press: 'clawd press KEY [--ref REF]',
-  hover: 'clawd hover REF',
-  drag: 'clawd drag START_REF END_REF',
-  select: 'clawd select REF VALUE [VALUE …]',
-  upload: 'clawd upload PATH [PATH …] [--ref REF]   (arms the next file chooser; with --ref, clicks it)',
-  fill: `clawd fill --fields '[{"ref":"e1","value":"Ada"},{"ref":"e2","value":true}]'`,
-  dialog: 'clawd dialog --accept | --dismiss [--prompt-text TEXT] [--ref REF]   (arms the next dialog)',
-  wait: 'clawd wait [--text T] [--text-gone T] [--selector CSS] [--url U] [--load-state load|domcontentloaded|networkidle] [--fn F] [--time MS]',
-  evaluate: "clawd evaluate --fn '(el) => el.textContent' [--ref REF]",
-  console: 'clawd console [--level debug|info|warning|error]',
-  pdf: 'clawd pdf',
-};
-
-const int = (value: string | undefined, what: string) => {
+const number = (value: string | undefined, what: string) => {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isFinite(n)) throw new UsageError(`${what} must be a number, got ${JSON.stringify(value)}`);
   return n;
 };
 
-export async function runAgentCommand(command: string, args: string[], o: Options, ctx: CommandContext): Promise<void> {
-  const { client, profile } = ctx;
-  const str = (key: string) => (typeof o[key] === 'string' ? (o[key] as string) : undefined);
-  const target = str('target');
-  const timeoutMs = int(str('timeout'), '--timeout');
-  const common = { ...(target ? { targetId: target } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
-  const out = (value: unknown, human: () => string[]) => {
-    if (ctx.json) ctx.print(JSON.stringify(value, null, 2));
-    else for (const line of human()) ctx.print(line);
-  };
-  const need = (count: number, what: string) => {
-    if (args.length < count) throw new UsageError(`${command} needs ${what}`);
-  };
-  const act = async (body: Record<string, unknown>, human: (result: any) => string[]) => {
-    const result = await client.call('POST', '/act', { profile, body: { ...common, ...body } });
-    out(result, () => human(result));
-  };
+/** What every agent request carries from the common flags: the tab and the action's bound. */
+function common(flags: FlagValues): Record<string, unknown> {
+  const target = stringFlag(flags, 'target');
+  const timeoutMs = number(stringFlag(flags, 'timeout'), '--timeout');
+  return { ...(target ? { targetId: target } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
+}
 
-  switch (command) {
-    case 'snapshot': {
+function need(command: string, args: string[], count: number, what: string): void {
+  if (args.length < count) throw new UsageError(`${command} needs ${what}`);
+}
+
+/** POST /act with the common fields, printing `human(result)` (or the JSON). */
+async function act(ctx: CommandContext, flags: FlagValues, body: Record<string, unknown>, human: (result: any) => string[]): Promise<void> {
+  const result = await (await ctx.client()).call('POST', '/act', { profile: ctx.profile, body: { ...common(flags), ...body } });
+  output(ctx, result, () => human(result));
+}
+
+const REF_FLAG = { ref: { type: 'string', value: 'REF', help: 'the element, by its ref from the snapshot' } } as const satisfies Flags;
+
+/** An /act command: `body` builds the action from the arguments and flags. */
+function action(name: string, usage: string, summary: string, flags: Flags, build: (args: string[], flags: FlagValues) => { body: Record<string, unknown>; human: (result: any) => string[] }): CliCommand {
+  return {
+    name,
+    group: 'agent',
+    usage,
+    summary,
+    flags,
+    run: (args, values, ctx) => {
+      const { body, human } = build(args, values);
+      return act(ctx, values, body, human);
+    },
+  };
+}
+
+export const AGENT_COMMANDS: CliCommand[] = [
+  {
+    name: 'snapshot',
+    group: 'agent',
+    usage: 'snapshot [--format ai|role|aria] [--interactive] [--compact] [--depth N] [--limit N] [--max-chars N] [--selector CSS] [--frame REF]',
+    summary: 'the page with refs e1, e2, …',
+    flags: {
+      format: { type: 'string', value: 'F', help: 'ai (default), role or aria' },
+      interactive: { type: 'boolean', help: 'only actionable elements, flat' },
+      compact: { type: 'boolean', help: 'lift the children of unnamed structure' },
+      depth: { type: 'string', value: 'N', help: 'cut the tree below this depth' },
+      limit: { type: 'string', value: 'N', help: 'at most this many lines' },
+      'max-chars': { type: 'string', value: 'N', help: 'at most this many characters' },
+      selector: { type: 'string', value: 'CSS', help: 'only the part of the page under this element' },
+      frame: { type: 'string', value: 'REF', help: 'only the contents of this iframe' },
+    },
+    async run(args, flags, ctx) {
+      noArguments(args);
       const query = new URLSearchParams();
       for (const [flag, param] of [['format', 'format'], ['limit', 'limit'], ['max-chars', 'maxChars'], ['depth', 'depth'], ['selector', 'selector'], ['frame', 'frame'], ['target', 'targetId']] as const) {
-        if (str(flag) !== undefined) query.set(param, str(flag)!);
+        const value = stringFlag(flags, flag);
+        if (value !== undefined) query.set(param, value);
       }
-      if (o.interactive) query.set('interactive', '1');
-      if (o.compact) query.set('compact', '1');
-      const snap = await client.call<{ snapshot: string; truncated: boolean; stats: { chars: number; refs: number }; url: string }>('GET', `/snapshot?${query}`, { profile });
-      return out(snap, () => [snap.snapshot, ...(snap.truncated ? [`(truncated at ${snap.stats.chars} characters)`] : [])]);
-    }
-    case 'screenshot': {
-      const body = { ...common, ...(o['full-page'] ? { fullPage: true } : {}), ...(str('ref') ? { ref: str('ref') } : {}), ...(str('element') ? { element: str('element') } : {}), ...(str('type') ? { type: str('type') } : {}), ...(o.labels ? { labels: true } : {}) };
-      const shot = await client.call<{ path: string; width: number; height: number; labels?: number; broughtToFront?: boolean }>('POST', '/screenshot', { profile, body });
+      if (flags.interactive) query.set('interactive', '1');
+      if (flags.compact) query.set('compact', '1');
+      const snap = await (await ctx.client()).call<{ snapshot: string; truncated: boolean; stats: { chars: number; refs: number }; url: string }>('GET', `/snapshot?${query}`, { profile: ctx.profile });
+      output(ctx, snap, () => [snap.snapshot, ...(snap.truncated ? [`(truncated at ${snap.stats.chars} characters)`] : [])]);
+    },
+  },
+  {
+    name: 'screenshot',
+    group: 'agent',
+    usage: 'screenshot [--full-page] [--ref REF | --element CSS] [--type png|jpeg] [--labels]',
+    summary: 'a PNG or JPEG of the viewport, the full page or one element, saved under the home',
+    flags: {
+      'full-page': { type: 'boolean', help: 'the whole page, not just the viewport' },
+      ...REF_FLAG,
+      element: { type: 'string', value: 'CSS', help: 'one element, by CSS selector' },
+      type: { type: 'string', value: 'T', help: 'png (default) or jpeg' },
+      labels: { type: 'boolean', help: "draw each ref of the last snapshot on the shot" },
+    },
+    async run(args, flags, ctx) {
+      noArguments(args);
+      const [ref, element, type] = [stringFlag(flags, 'ref'), stringFlag(flags, 'element'), stringFlag(flags, 'type')];
+      const body = { ...common(flags), ...(flags['full-page'] ? { fullPage: true } : {}), ...(ref ? { ref } : {}), ...(element ? { element } : {}), ...(type ? { type } : {}), ...(flags.labels ? { labels: true } : {}) };
+      const shot = await (await ctx.client()).call<{ path: string; width: number; height: number; labels?: number; broughtToFront?: boolean }>('POST', '/screenshot', { profile: ctx.profile, body });
       const notes = [shot.labels !== undefined ? `${shot.labels} labels` : '', shot.broughtToFront ? 'the tab was brought to the front' : ''].filter(Boolean);
-      return out(shot, () => [`${shot.path}  (${shot.width}×${shot.height}${notes.length ? `; ${notes.join('; ')}` : ''})`]);
-    }
-    case 'navigate': {
-      need(1, 'a URL');
-      const result = await client.call<{ url: string; title: string }>('POST', '/navigate', { profile, body: { ...common, url: args[0] } });
-      return out(result, () => [`${result.url}  ${result.title}`]);
-    }
-    case 'resize':
-      need(2, 'WIDTH HEIGHT');
-      return act({ kind: 'resize', width: int(args[0], 'WIDTH'), height: int(args[1], 'HEIGHT') }, () => [`viewport ${args[0]}×${args[1]}`]);
-    case 'click': {
-      need(1, 'a ref');
-      const modifiers = str('modifiers')?.split(',').map((m) => m.trim());
-      return act({ kind: 'click', ref: args[0], ...(o.double ? { doubleClick: true } : {}), ...(str('button') ? { button: str('button') } : {}), ...(modifiers ? { modifiers } : {}) }, () => [`clicked ${args[0]}`]);
-    }
-    case 'type':
-      need(2, 'a ref and the text');
-      return act({ kind: 'type', ref: args[0], text: args.slice(1).join(' '), submit: o.submit === true, slowly: o.slowly === true }, () => [`typed into ${args[0]}`]);
-    case 'press':
-      need(1, 'a key, e.g. Enter');
-      return act({ kind: 'press', key: args[0], ...(str('ref') ? { ref: str('ref') } : {}) }, () => [`pressed ${args[0]}`]);
-    case 'hover':
-      need(1, 'a ref');
-      return act({ kind: 'hover', ref: args[0] }, () => [`hovering ${args[0]}`]);
-    case 'drag':
-      need(2, 'START_REF END_REF');
-      return act({ kind: 'drag', startRef: args[0], endRef: args[1] }, () => [`dragged ${args[0]} onto ${args[1]}`]);
-    case 'select':
-      need(2, 'a ref and at least one value');
-      return act({ kind: 'select', ref: args[0], values: args.slice(1) }, (r) => [`selected ${(r.selected as string[]).join(', ')}`]);
-    case 'fill': {
+      output(ctx, shot, () => [`${shot.path}  (${shot.width}×${shot.height}${notes.length ? `; ${notes.join('; ')}` : ''})`]);
+    },
+  },
+  {
+    name: 'navigate',
+    group: 'agent',
+    usage: 'navigate URL',
+    summary: 'load a URL in the tab and wait for it',
+    flags: {},
+    async run(args, flags, ctx) {
+      need('navigate', args, 1, 'a URL');
+      const result = await (await ctx.client()).call<{ url: string; title: string }>('POST', '/navigate', { profile: ctx.profile, body: { ...common(flags), url: args[0] } });
+      output(ctx, result, () => [`${result.url}  ${result.title}`]);
+    },
+  },
+  action('resize', 'resize WIDTH HEIGHT', "set the viewport's size", {}, (args) => {
+    need('resize', args, 2, 'WIDTH HEIGHT');
+    return { body: { kind: 'resize', width: number(args[0], 'WIDTH'), height: number(args[1], 'HEIGHT') }, human: () => [`viewport ${args[0]}×${args[1]}`] };
+  }),
+  action(
+    'click',
+    'click REF [--double] [--button left|right|middle] [--modifiers Shift,Alt]',
+    'click an element',
+    {
+      double: { type: 'boolean', help: 'a double click' },
+      button: { type: 'string', value: 'B', help: 'left (default), right or middle' },
+      modifiers: { type: 'string', value: 'KEYS', help: 'keys held during the click, e.g. Shift,Alt' },
+    },
+    (args, flags) => {
+      need('click', args, 1, 'a ref');
+      const button = stringFlag(flags, 'button');
+      const modifiers = stringFlag(flags, 'modifiers')?.split(',').map((m) => m.trim());
+      return { body: { kind: 'click', ref: args[0], ...(flags.double ? { doubleClick: true } : {}), ...(button ? { button } : {}), ...(modifiers ? { modifiers } : {}) }, human: () => [`clicked ${args[0]}`] };
+    },
+  ),
+  action(
+    'type',
+    'type REF TEXT [--submit] [--slowly]',
+    'type text into a field',
+    { submit: { type: 'boolean', help: 'press Enter afterwards' }, slowly: { type: 'boolean', help: 'one key at a time, as a person types' } },
+    (args, flags) => {
+      need('type', args, 2, 'a ref and the text');
+      return { body: { kind: 'type', ref: args[0], text: args.slice(1).join(' '), submit: flags.submit === true, slowly: flags.slowly === true }, human: () => [`typed into ${args[0]}`] };
+    },
+  ),
+  action('press', 'press KEY [--ref REF]', 'press a key (on an element, or the page)', REF_FLAG, (args, flags) => {
+    need('press', args, 1, 'a key, e.g. Enter');
+    const ref = stringFlag(flags, 'ref');
+    return { body: { kind: 'press', key: args[0], ...(ref ? { ref } : {}) }, human: () => [`pressed ${args[0]}`] };
+  }),
+  action('hover', 'hover REF', 'move the mouse over an element', {}, (args) => {
+    need('hover', args, 1, 'a ref');
+    return { body: { kind: 'hover', ref: args[0] }, human: () => [`hovering ${args[0]}`] };
+  }),
+  action('drag', 'drag START_REF END_REF', 'drag one element onto another', {}, (args) => {
+    need('drag', args, 2, 'START_REF END_REF');
+    return { body: { kind: 'drag', startRef: args[0], endRef: args[1] }, human: () => [`dragged ${args[0]} onto ${args[1]}`] };
+  }),
+  action('select', 'select REF VALUE [VALUE …]', 'choose options of a select, by value or label', {}, (args) => {
+    need('select', args, 2, 'a ref and at least one value');
+    return { body: { kind: 'select', ref: args[0], values: args.slice(1) }, human: (r) => [`selected ${(r.selected as string[]).join(', ')}`] };
+  }),
+  action(
+    'fill',
+    `fill --fields '[{"ref":"e1","value":"Ada"},{"ref":"e2","value":true}]'`,
+    'fill several fields at once (text, checkboxes, radios)',
+    { fields: { type: 'string', value: 'JSON', help: 'a list of {"ref", "value", "type"?}' } },
+    (_args, flags) => {
       let fields: unknown;
       try {
-        fields = JSON.parse(str('fields') ?? '');
+        fields = JSON.parse(stringFlag(flags, 'fields') ?? '');
       } catch {
         throw new UsageError(`fill needs --fields with a JSON list, e.g. '[{"ref":"e1","value":"Ada"}]'`);
       }
-      return act({ kind: 'fill', fields }, (r) => [`filled ${r.filled} field(s)`]);
-    }
-    case 'wait': {
-      const body = {
-        kind: 'wait',
-        ...(str('text') !== undefined ? { text: str('text') } : {}),
-        ...(str('text-gone') !== undefined ? { textGone: str('text-gone') } : {}),
-        ...(str('selector') !== undefined ? { selector: str('selector') } : {}),
-        ...(str('url') !== undefined ? { url: str('url') } : {}),
-        ...(str('load-state') !== undefined ? { loadState: str('load-state') } : {}),
-        ...(str('fn') !== undefined ? { fn: str('fn') } : {}),
-        ...(str('time') !== undefined ? { timeMs: int(str('time'), '--time') } : {}),
-      };
-      return act(body, () => ['done']);
-    }
-    case 'evaluate':
-      if (str('fn') === undefined) throw new UsageError('evaluate needs --fn');
-      return act({ kind: 'evaluate', fn: str('fn'), ...(str('ref') ? { ref: str('ref') } : {}) }, (r) => [JSON.stringify(r.result ?? null)]);
-    case 'upload': {
-      need(1, 'at least one file path');
-      const body = { ...common, paths: args, ...(str('ref') ? { ref: str('ref') } : {}) };
-      const result = await client.call('POST', '/hooks/file-chooser', { profile, body });
-      return out(result, () => [str('ref') ? `uploaded ${args.join(', ')} via ${str('ref')}` : `armed: the next file chooser gets ${args.join(', ')}`]);
-    }
-    case 'dialog': {
-      if (!o.accept && !o.dismiss) throw new UsageError('dialog needs --accept or --dismiss');
-      const body = { ...common, accept: o.accept === true, ...(str('prompt-text') !== undefined ? { promptText: str('prompt-text') } : {}), ...(str('ref') ? { ref: str('ref') } : {}) };
-      const result = await client.call<{ dialog?: { type: string; message: string } }>('POST', '/hooks/dialog', { profile, body });
-      return out(result, () => [result.dialog ? `${o.accept ? 'accepted' : 'dismissed'} ${result.dialog.type} "${result.dialog.message}"` : `armed: the next dialog is ${o.accept ? 'accepted' : 'dismissed'}`]);
-    }
-    case 'console': {
-      const query = new URLSearchParams({ ...(str('level') ? { level: str('level')! } : {}), ...(target ? { targetId: target } : {}) });
-      const result = await client.call<{ messages: Array<{ type: string; text: string }>; errors: Array<{ text: string }> }>('GET', `/console?${query}`, { profile });
-      return out(result, () => [...result.messages.map((m) => `[${m.type}] ${m.text}`), ...result.errors.map((e) => `[pageerror] ${e.text}`)]);
-    }
-    case 'pdf': {
-      const result = await client.call<{ path: string }>('POST', '/pdf', { profile, body: common, timeoutMs: 60_000 });
-      return out(result, () => [result.path]);
-    }
-    default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
-  }
-}
+      return { body: { kind: 'fill', fields }, human: (r) => [`filled ${r.filled} field(s)`] };
+    },
+  ),
+  {
+    name: 'upload',
+    group: 'agent',
+    usage: 'upload PATH [PATH …] [--ref REF]',
+    summary: 'arm the next file chooser with these files; with --ref, click it',
+    flags: REF_FLAG,
+    async run(args, flags, ctx) {
+      need('upload', args, 1, 'at least one file path');
+      const ref = stringFlag(flags, 'ref');
+      const body = { ...common(flags), paths: args, ...(ref ? { ref } : {}) };
+      const result = await (await ctx.client()).call('POST', '/hooks/file-chooser', { profile: ctx.profile, body });
+      output(ctx, result, () => [ref ? `uploaded ${args.join(', ')} via ${ref}` : `armed: the next file chooser gets ${args.join(', ')}`]);
+    },
+  },
+  {
+    name: 'dialog',
+    group: 'agent',
+    usage: 'dialog --accept | --dismiss [--prompt-text TEXT] [--ref REF]',
+    summary: 'arm the next alert, confirm or prompt; with --ref, click it',
+    flags: {
+      accept: { type: 'boolean', help: 'accept the dialog' },
+      dismiss: { type: 'boolean', help: 'dismiss it' },
+      'prompt-text': { type: 'string', value: 'TEXT', help: "a prompt's answer" },
+      ...REF_FLAG,
+    },
+    async run(args, flags, ctx) {
+      noArguments(args);
+      if (!flags.accept && !flags.dismiss) throw new UsageError('dialog needs --accept or --dismiss');
+      const [promptText, ref] = [stringFlag(flags, 'prompt-text'), stringFlag(flags, 'ref')];
+      const body = { ...common(flags), accept: flags.accept === true, ...(promptText !== undefined ? { promptText } : {}), ...(ref ? { ref } : {}) };
+      const result = await (await ctx.client()).call<{ dialog?: { type: string; message: string } }>('POST', '/hooks/dialog', { profile: ctx.profile, body });
+      output(ctx, result, () => [result.dialog ? `${flags.accept ? 'accepted' : 'dismissed'} ${result.dialog.type} "${result.dialog.message}"` : `armed: the next dialog is ${flags.accept ? 'accepted' : 'dismissed'}`]);
+    },
+  },
+  action(
+    'wait',
+    'wait [--text T] [--text-gone T] [--selector CSS] [--url U] [--load-state load|domcontentloaded|networkidle] [--fn F] [--time MS]',
+    'wait for text, an element, a URL, a load state, a function or a time',
+    {
+      text: { type: 'string', value: 'T', help: 'until this text is visible' },
+      'text-gone': { type: 'string', value: 'T', help: 'until this text is gone' },
+      selector: { type: 'string', value: 'CSS', help: 'until this element is visible' },
+      url: { type: 'string', value: 'U', help: 'until the URL is or contains this' },
+      'load-state': { type: 'string', value: 'S', help: 'load, domcontentloaded or networkidle' },
+      fn: { type: 'string', value: 'F', help: 'until this function returns true in the page' },
+      time: { type: 'string', value: 'MS', help: 'this many milliseconds (at most 30 s)' },
+    },
+    (_args, flags) => {
+      const given = (flag: string, field: string, value = stringFlag(flags, flag)) => (value !== undefined ? { [field]: value } : {});
+      const time = number(stringFlag(flags, 'time'), '--time');
+      const body = { kind: 'wait', ...given('text', 'text'), ...given('text-gone', 'textGone'), ...given('selector', 'selector'), ...given('url', 'url'), ...given('load-state', 'loadState'), ...given('fn', 'fn'), ...(time !== undefined ? { timeMs: time } : {}) };
+      return { body, human: () => ['done'] };
+    },
+  ),
+  action(
+    'evaluate',
+    "evaluate --fn '(el) => el.textContent' [--ref REF]",
+    'run a function in the page (or on an element) and print its result',
+    { fn: { type: 'string', value: 'F', help: 'the function (or expression)' }, ...REF_FLAG },
+    (_args, flags) => {
+      const [fn, ref] = [stringFlag(flags, 'fn'), stringFlag(flags, 'ref')];
+      if (fn === undefined) throw new UsageError('evaluate needs --fn');
+      return { body: { kind: 'evaluate', fn, ...(ref ? { ref } : {}) }, human: (r) => [JSON.stringify(r.result ?? null)] };
+    },
+  ),
+  {
+    name: 'console',
+    group: 'agent',
+    usage: 'console [--level debug|info|warning|error]',
+    summary: "the tab's console messages and page errors",
+    flags: { level: { type: 'string', value: 'L', help: 'the least level shown: debug (default), info, warning or error' } },
+    async run(args, flags, ctx) {
+      noArguments(args);
+      const [level, target] = [stringFlag(flags, 'level'), stringFlag(flags, 'target')];
+      const query = new URLSearchParams({ ...(level ? { level } : {}), ...(target ? { targetId: target } : {}) });
+      const result = await (await ctx.client()).call<{ messages: Array<{ type: string; text: string }>; errors: Array<{ text: string }> }>('GET', `/console?${query}`, { profile: ctx.profile });
+      output(ctx, result, () => [...result.messages.map((m) => `[${m.type}] ${m.text}`), ...result.errors.map((e) => `[pageerror] ${e.text}`)]);
+    },
+  },
+  {
+    name: 'pdf',
+    group: 'agent',
+    usage: 'pdf',
+    summary: 'print the page to a PDF, saved under the home',
+    flags: {},
+    async run(args, flags, ctx) {
+      noArguments(args);
+      const result = await (await ctx.client()).call<{ path: string }>('POST', '/pdf', { profile: ctx.profile, body: common(flags), timeoutMs: 60_000 });
+      output(ctx, result, () => [result.path]);
+    },
+  },
+];

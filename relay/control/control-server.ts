@@ -3,7 +3,7 @@
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { EXTENSION_ORIGIN, LOOPBACK_HOST } from '../../shared/defaults';
-import { listen } from '../cdp/relay-server';
+import { closerOf, listen } from '../http/listen';
 import type { AgentService } from '../agent/agent-service';
 import type { ProfileService } from '../profiles/profile-service';
 import { VERSION } from '../version';
@@ -21,16 +21,5 @@ export async function startControlServer(options: { port: number; token: string;
   const app = createControlApp({ service: options.service, agent: options.agent, token: options.token, version: VERSION, extensionOrigin: EXTENSION_ORIGIN, port: () => port });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   port = await listen(server, port, host, 'control API');
-  let closing: Promise<void> | undefined;
-  return {
-    port,
-    url: `http://${host}:${port}`,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+  return { port, url: `http://${host}:${port}`, close: closerOf(server) };
 }

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { DEFAULT_RELAY_PORT } from '../../shared/defaults';
 import { firstFreePort, portRangeFromEnv } from '../browser/ports';
 import { ClawdError } from '../errors';
-import { RESERVED_PORTS, defaultBrowserConfig, parseBrowserConfig, type BrowserConfig } from '../profiles/config-schema';
+import { RESERVED_PORTS, defaultBrowserConfig, parseBrowserConfig, type BrowserConfig } from './config-schema';
 
 export interface ClawdConfig {
   /** Required on every relay and control request except the health check. */

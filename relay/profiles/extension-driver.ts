@@ -4,7 +4,7 @@
 
 import { CdpHttp } from '../browser/cdp-http';
 import type { RelayServer } from '../cdp/relay-server';
-import type { ProfileConfig } from './config-schema';
+import type { ProfileConfig } from '../home/config-schema';
 import type { ProfileDriver, ProfileStatus } from './profile-driver';
 
 export class ExtensionDriver implements ProfileDriver {
@@ -24,9 +24,9 @@ export class ExtensionDriver implements ProfileDriver {
   readonly playwright: { url: string; headers: Record<string, string> };
 
   async status(enabled: boolean): Promise<ProfileStatus> {
-    const router = this.relay.router;
-    const connected = router.extensionConnected;
-    const tabs = router.tabs().length;
+    const switchboard = this.relay.switchboard;
+    const connected = switchboard.extensionConnected;
+    const tabs = switchboard.tabs().length;
     return {
       enabled,
       profile: this.name,
@@ -37,12 +37,12 @@ export class ExtensionDriver implements ProfileDriver {
       cdpPort: this.relay.port,
       cdpUrl: this.relay.url,
       executablePath: null,
-      browser: router.browserInfo()?.product ?? null,
+      browser: switchboard.browserInfo()?.product ?? null,
       headless: null,
       userDataDir: null,
       color: this.profile.color,
       attachedTabs: tabs,
-      extension: { connected, version: router.extensionVersion ?? null },
+      extension: { connected, version: switchboard.extensionVersion ?? null },
       ...(!connected
         ? { hint: `the clawd extension is not connected: load dist/extension in Chrome and set its relay port (${this.relay.port}) and token in its options` }
         : tabs === 0

@@ -11,7 +11,7 @@ import { isPortFree } from '../browser/ports';
 import { browserProcess, listeningPid, processesUsing, terminate } from '../browser/processes';
 import { removeSingletonLeftovers } from '../browser/shutdown';
 import { ClawdError } from '../errors';
-import type { BrowserConfig, ProfileConfig } from './config-schema';
+import type { BrowserConfig, ProfileConfig } from '../home/config-schema';
 import type { ProfileDriver, ProfileStatus } from './profile-driver';
 
 export function profileDir(home: string, name: string): string {

@@ -4,7 +4,7 @@
 // one code path for all three.
 
 import type { CdpHttp, CdpVersion } from '../browser/cdp-http';
-import type { Driver } from './config-schema';
+import type { Driver } from '../home/config-schema';
 
 export interface ProfileStatus {
   enabled: boolean;

@@ -5,7 +5,7 @@
 
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { RESERVED_PORTS, isLoopbackUrl, nextColor, profileNameProblem, type BrowserConfig, type Driver, type ProfileConfig } from './config-schema';
+import { RESERVED_PORTS, isLoopbackUrl, nextColor, profileNameProblem, type BrowserConfig, type Driver, type ProfileConfig } from '../home/config-schema';
 import { ExtensionDriver } from './extension-driver';
 import { ManagedDriver, profileDir } from './managed-driver';
 import type { ProfileDriver, ProfileStatus } from './profile-driver';
@@ -16,13 +16,7 @@ import type { RelayServer } from '../cdp/relay-server';
 import { ClawdError } from '../errors';
 import { updateConfig, type ClawdConfig } from '../home/config-store';
 import type { Logger } from '../log';
-
-export interface Tab {
-  targetId: string;
-  title: string;
-  url: string;
-  type: string;
-}
+import { checkOpenUrl, matchTab, type Tab } from './tabs';
 
 export interface CreateProfile {
   name?: unknown;
@@ -32,33 +26,6 @@ export interface CreateProfile {
 }
 
 const toTab = (t: CdpTarget): Tab => ({ targetId: t.id, title: t.title, url: t.url, type: t.type });
-
-/** An id or a unique prefix of one; ambiguous → 409 naming the candidates, unknown → 404. */
-export function matchTab(tabs: Tab[], idOrPrefix: string): Tab {
-  const exact = tabs.find((t) => t.targetId === idOrPrefix);
-  if (exact) return exact;
-  const matches = idOrPrefix === '' ? [] : tabs.filter((t) => t.targetId.toLowerCase().startsWith(idOrPrefix.toLowerCase()));
-  if (matches.length === 1) return matches[0]!;
-  if (matches.length > 1) {
-    throw new ClawdError('target_ambiguous', `${JSON.stringify(idOrPrefix)} matches ${matches.length} tabs (${matches.map((t) => t.targetId.slice(0, 8)).join(', ')}): give more of the id`);
-  }
-  throw new ClawdError('target_not_found', `no tab with id ${JSON.stringify(idOrPrefix)}: list them with GET /tabs (clawd tabs)`);
-}
-
-/** What a tab may be opened on or navigated to: the web, or a blank page. */
-export function checkOpenUrl(url: unknown): string {
-  if (typeof url !== 'string' || url === '') throw new ClawdError('bad_request', 'url is required, e.g. {"url": "https://example.com"}');
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ClawdError('bad_request', `url ${JSON.stringify(url)} is not an absolute URL (include https://)`);
-  }
-  if (!['http:', 'https:'].includes(parsed.protocol) && parsed.href !== 'about:blank') {
-    throw new ClawdError('bad_request', `url: ${parsed.protocol} URLs are refused; use http(s) pages or about:blank`);
-  }
-  return parsed.href;
-}
 
 export class ProfileService {
   #config: ClawdConfig;

@@ -3,7 +3,7 @@
 
 import { CdpHttp, type CdpVersion } from '../browser/cdp-http';
 import { ClawdError } from '../errors';
-import type { ProfileConfig } from './config-schema';
+import type { ProfileConfig } from '../home/config-schema';
 import type { ProfileDriver, ProfileStatus } from './profile-driver';
 
 export class RemoteDriver implements ProfileDriver {

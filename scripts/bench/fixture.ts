@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CdpClient } from '../../test/helpers/cdp-client';
-import { TestBrowser, until } from '../../test/helpers/chromium';
+import { TestBrowser } from '../../test/helpers/chromium';
+import { until } from '../../test/helpers/waits';
 
 export interface RelayProcess {
   child: ChildProcess;

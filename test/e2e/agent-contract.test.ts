@@ -1,12 +1,13 @@
 // One contract for the agent API, run against both drivers: a managed profile and an
 // extension-attached tab. Every action is checked by reading the page back through the test's
-// own CDP session, not by the absence of an error.
+// own CDP session, not by the absence of an error. One file, longer than most, because the
+// contract is one suite run per driver.
 
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extensionDriver, managedDriver, type AgentDriver } from '../helpers/agent-drivers';
-import { until } from '../helpers/chromium';
+import { until } from '../helpers/waits';
 import { startPageServer, type PageServer } from '../helpers/pages';
 import { useTempDirs } from '../helpers/temp-dirs';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestBrowser, until } from '../helpers/chromium';
+import { TestBrowser } from '../helpers/chromium';
+import { until } from '../helpers/waits';
 import { startPageServer, type PageServer } from '../helpers/pages';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -36,7 +37,7 @@ describe('the chrome profile: extension tabs through the same API and CLI', () =
 
   it('lists, opens, focuses and closes the tabs the user handed over', async () => {
     await browser.configureExtension(relay().port, t.token);
-    await until('the extension to connect', () => relay().router.extensionConnected);
+    await until('the extension to connect', () => relay().switchboard.extensionConnected);
     const none = (await t.api('POST', '/start', { profile: 'chrome' })).body;
     expect(none).toMatchObject({ running: true, attachedTabs: 0, extension: { connected: true, version: expect.any(String) }, hint: expect.stringContaining('click the clawd toolbar button') });
 

@@ -1,7 +1,8 @@
 import { chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EXTENSION_ORIGIN } from '../../shared/defaults';
-import { TestBrowser, until } from '../helpers/chromium';
+import { TestBrowser } from '../helpers/chromium';
+import { quiet, until } from '../helpers/waits';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
 import { startE2e, type E2eSetup } from '../helpers/session';
 
@@ -26,7 +27,7 @@ describe('the extension as a user meets it', () => {
       return b.text === '!' ? b : undefined;
     });
     expect(badge.title).toBe('clawd: browser pages (chrome://) cannot be handed to the agent: open a regular web page');
-    expect(e2e.relay.relay.router.tabs()).toHaveLength(0);
+    expect(e2e.relay.relay.switchboard.tabs()).toHaveLength(0);
   });
 
   it('keeps the same session across a cross-site navigation', async () => {
@@ -100,10 +101,10 @@ describe('settings', () => {
     relays.push(first, second);
     browser = await TestBrowser.launch();
     await browser.configureExtension(first.port, first.token);
-    await until('the first relay to have the extension', () => first.relay.router.extensionConnected);
+    await until('the first relay to have the extension', () => first.relay.switchboard.extensionConnected);
     await browser.configureExtension(second.port, second.token);
-    await until('the second relay to have the extension', () => second.relay.router.extensionConnected);
-    await until('the first relay to lose it', () => !first.relay.router.extensionConnected);
+    await until('the second relay to have the extension', () => second.relay.switchboard.extensionConnected);
+    await until('the first relay to lose it', () => !first.relay.switchboard.extensionConnected);
   });
 
   it('stands down when another browser connects to the same relay, and takes over again on a click', async () => {
@@ -113,18 +114,18 @@ describe('settings', () => {
     const other = await TestBrowser.launch();
     try {
       await browser.configureExtension(relay.port, relay.token);
-      await until('the first browser to connect', () => relay.relay.router.extensionConnected);
+      await until('the first browser to connect', () => relay.relay.switchboard.extensionConnected);
       const page = await browser.openTab('data:text/html,<title>mine</title>');
       expect(await browser.optionsStatus()).toMatch(/^Status: connected/);
       await other.configureExtension(relay.port, relay.token);
       // The second browser replaces the first, which must not fight back on its own.
       await until('the second browser to take over', async () => /^Status: connected/.test(await other.optionsStatus()));
-      await new Promise((resolve) => setTimeout(resolve, 4_000)); // longer than the reconnect backoff
+      await quiet(4_000); // longer than the reconnect backoff
       expect(await other.optionsStatus()).toMatch(/^Status: connected/);
       expect(await browser.optionsStatus()).toMatch(/^Status: error \(another browser connected to the relay; click the clawd button to take it back\)/);
       // The first browser's click takes the relay back and hands its tab over.
       await browser.clickToolbar(page);
-      await until('the first browser\'s tab to be attached', () => relay.relay.router.tabs().some((t) => t.targetId === page.pageTargetId));
+      await until('the first browser\'s tab to be attached', () => relay.relay.switchboard.tabs().some((t) => t.targetId === page.pageTargetId));
       expect(await browser.optionsStatus()).toMatch(/^Status: connected/);
     } finally {
       await other.close();

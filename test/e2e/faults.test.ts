@@ -2,13 +2,8 @@ import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRelayServer } from '../../relay/cdp/relay-server';
 import { CdpClient } from '../helpers/cdp-client';
-import { until } from '../helpers/chromium';
+import { quiet, until, within } from '../helpers/waits';
 import { startE2e, type E2eSetup } from '../helpers/session';
-
-/** Rejects if `promise` has not settled after `ms`: the behaviour under test is "does not hang". */
-function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
-  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} still pending after ${ms} ms`)), ms))]);
-}
 
 describe('faults', () => {
   let e2e: E2eSetup | undefined;
@@ -31,7 +26,7 @@ describe('faults', () => {
     expect(await page.evaluate(() => 6 * 7)).toBe(42);
 
     await e2e.browser.terminateWorker();
-    await until('the relay to notice', () => !e2e!.relay.relay.router.extensionConnected);
+    await until('the relay to notice', () => !e2e!.relay.relay.switchboard.extensionConnected);
 
     // Any debugger event wakes a fresh worker (measured); here the page logs something. The event
     // that woke it must still reach Playwright once the worker has reconnected.
@@ -39,7 +34,7 @@ describe('faults', () => {
     const harness = await e2e.browser.pageSession(tab.pageTargetId);
     await e2e.browser.cdp.send('Runtime.evaluate', { expression: 'console.log("wake up")' }, harness);
     expect((await woke).text()).toBe('wake up');
-    await until('the extension to reconnect', () => e2e!.relay.relay.router.extensionConnected);
+    await until('the extension to reconnect', () => e2e!.relay.relay.switchboard.extensionConnected);
 
     expect(await page.evaluate(() => document.title)).toBe('console');
     await page.click('#log');
@@ -67,8 +62,8 @@ describe('faults', () => {
     const restarted = await startRelayServer({ port, token });
     try {
       const started = Date.now();
-      await until('the extension to reconnect', () => restarted.router.extensionConnected, 5_000, 20);
-      await until('the tab to reappear', () => restarted.router.tabs().some((t) => t.targetId === tab.pageTargetId), 5_000 - (Date.now() - started), 20);
+      await until('the extension to reconnect', () => restarted.switchboard.extensionConnected, 5_000, 20);
+      await until('the tab to reappear', () => restarted.switchboard.tabs().some((t) => t.targetId === tab.pageTargetId), 5_000 - (Date.now() - started), 20);
       const browser = await chromium.connectOverCDP(`${restarted.url}/?token=${token}`);
       const page = await until('the page', () => browser.contexts()[0]?.pages()[0]);
       expect(await page.evaluate(() => document.title)).toBe('form');
@@ -87,7 +82,7 @@ describe('faults', () => {
     const { sessionId } = await client.send('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true });
     const forever = client.send('Runtime.evaluate', { expression: 'new Promise(() => {})', awaitPromise: true }, sessionId);
     forever.catch(() => {});
-    await new Promise((r) => setTimeout(r, 200)); // the command is in the tab by now
+    await quiet(200); // the command is in the tab by now
 
     await e2e.browser.terminateWorker();
     await expect(within(3_000, forever, 'the pending command')).rejects.toThrow(/Runtime\.evaluate.*extension disconnected/);

@@ -1,6 +1,6 @@
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../helpers/chromium';
+import { until } from '../helpers/waits';
 import { startE2e, type E2eSetup } from '../helpers/session';
 
 describe("an agent's session leaves the user's tab as it found it", () => {

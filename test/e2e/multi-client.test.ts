@@ -1,7 +1,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import puppeteer, { type Browser as PuppeteerBrowser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../helpers/chromium';
+import { until } from '../helpers/waits';
 import { startE2e, type E2eSetup } from '../helpers/session';
 
 describe('several CDP clients share one extension tab', () => {

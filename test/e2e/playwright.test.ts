@@ -1,6 +1,6 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../helpers/chromium';
+import { until } from '../helpers/waits';
 import { pngSize } from '../helpers/png';
 import { startE2e, type E2eSetup } from '../helpers/session';
 import { useTempDirs } from '../helpers/temp-dirs';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../helpers/chromium';
+import { until } from '../helpers/waits';
 import { startE2e, type E2eSetup } from '../helpers/session';
 
 describe('the toolbar button hands a tab to the agent', () => {

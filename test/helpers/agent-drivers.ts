@@ -4,7 +4,8 @@
 // test to read the page back (its own CDP session, not the API under test).
 
 import { CdpClient } from './cdp-client';
-import { TestBrowser, until } from './chromium';
+import { TestBrowser } from './chromium';
+import { until } from './waits';
 import type { PageServer } from './pages';
 import { startTestServer, type TestServer } from './server';
 
@@ -58,10 +59,10 @@ export async function extensionDriver(pages: PageServer, options: { evaluateEnab
   const server = await startTestServer({ ...(options.evaluateEnabled ? { evaluateEnabled: true } : {}) });
   const browser = await TestBrowser.launch();
   await browser.configureExtension(server.server.relay.port, server.token);
-  await until('the extension to connect', () => server.server.relay.router.extensionConnected, 15_000);
+  await until('the extension to connect', () => server.server.relay.switchboard.extensionConnected, 15_000);
   const tab = await browser.openTab(pages.url('/'));
   await browser.clickToolbar(tab);
-  await until('the tab to be attached', () => server.server.relay.router.tabs().some((t) => t.targetId === tab.pageTargetId));
+  await until('the tab to be attached', () => server.server.relay.switchboard.tabs().some((t) => t.targetId === tab.pageTargetId));
   return {
     name: 'extension',
     profile: 'chrome',

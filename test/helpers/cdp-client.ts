@@ -3,6 +3,7 @@
 // against the protocol rather than against itself.
 
 import WebSocket from 'ws';
+import { nextMatching } from './waits';
 
 export interface CdpMessage {
   id?: number;
@@ -84,18 +85,7 @@ export class CdpClient {
 
   /** The next message (not one already received) that matches. */
   waitForNext(predicate: (m: CdpMessage) => boolean, what = 'message', timeoutMs = 5_000): Promise<CdpMessage> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        off();
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
-      }, timeoutMs);
-      const off = this.onMessage((m) => {
-        if (!predicate(m)) return;
-        clearTimeout(timer);
-        off();
-        resolve(m);
-      });
-    });
+    return nextMatching((listener) => this.onMessage(listener), predicate, what, timeoutMs);
   }
 
   close(): Promise<void> {

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID } from '../../shared/defaults';
 import { removeSingletonLeftovers } from '../../relay/browser/shutdown';
 import { CdpClient } from './cdp-client';
+import { until } from './waits';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The built extension: beside this file's bundle (dist/bench.js) or from the sources (test/helpers). */
@@ -48,23 +49,6 @@ export interface TargetInfo {
   url: string;
   title: string;
   attached: boolean;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value as T;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
-    await sleep(everyMs);
-  }
 }
 
 export class TestBrowser {

@@ -13,6 +13,7 @@ import {
   type RequestFrame,
   type WireError,
 } from '../../shared/protocol';
+import { nextMatching } from './waits';
 
 export type RequestHandler = (request: RequestFrame) => unknown | Promise<unknown>;
 
@@ -99,20 +100,12 @@ export class FakeExtension {
 
   /** The next frame from the relay (not one already received) that matches. */
   next(predicate: (f: RelayFrame) => boolean, timeoutMs = 5_000): Promise<RelayFrame> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.ws.off('message', listener);
-        reject(new Error('timed out waiting for a frame from the relay'));
-      }, timeoutMs);
-      const listener = (data: WebSocket.RawData) => {
-        const frame = JSON.parse(data.toString()) as RelayFrame;
-        if (!predicate(frame)) return;
-        clearTimeout(timer);
-        this.ws.off('message', listener);
-        resolve(frame);
-      };
+    const subscribe = (deliver: (frame: RelayFrame) => void) => {
+      const listener = (data: WebSocket.RawData) => deliver(JSON.parse(data.toString()) as RelayFrame);
       this.ws.on('message', listener);
-    });
+      return () => void this.ws.off('message', listener);
+    };
+    return nextMatching(subscribe, predicate, 'a frame from the relay', timeoutMs);
   }
 
   close(): Promise<void> {

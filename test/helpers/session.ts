@@ -2,7 +2,8 @@
 // that relay (as a user would on the options page), and local test pages.
 
 import { CdpClient } from './cdp-client';
-import { TestBrowser, until } from './chromium';
+import { TestBrowser } from './chromium';
+import { until } from './waits';
 import { startPageServer, type PageServer } from './pages';
 import { startTestRelay, type TestRelay } from './relay';
 
@@ -22,7 +23,7 @@ export interface E2eSetup {
 export async function startE2e(): Promise<E2eSetup> {
   const [relay, browser, pages] = await Promise.all([startTestRelay(), TestBrowser.launch(), startPageServer()]);
   await browser.configureExtension(relay.port, relay.token);
-  await until('the extension to connect', () => relay.relay.router.extensionConnected, 15_000);
+  await until('the extension to connect', () => relay.relay.switchboard.extensionConnected, 15_000);
   const json = async <T = any>(path: string, init?: RequestInit): Promise<T> => {
     const res = await fetch(`${relay.relay.url}${path}`, { ...init, headers: { Authorization: `Bearer ${relay.token}`, ...init?.headers } });
     if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);

@@ -1,7 +1,11 @@
+// CDP through the relay against a scripted extension: the browser target the relay plays, page
+// and child sessions, per-client views, ordering, clean-up when clients leave, and the extension
+// going away. One file because its cases share one set-up; each describe block is one topic.
+
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestFrame } from '../../shared/protocol';
 import { CdpClient } from '../helpers/cdp-client';
-import { until } from '../helpers/chromium';
+import { quiet, until } from '../helpers/waits';
 import { FakeExtension, fakeTab } from '../helpers/fake-extension';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
 
@@ -180,7 +184,7 @@ describe('CDP through the relay', () => {
       ext.event(1, 'Page.frameNavigated', { frame: { id: 'F', url: 'https://a.test/' } });
       const got = await a.waitForEvent('Page.frameNavigated');
       expect(got.sessionId).toBe(sessionId);
-      await new Promise((r) => setTimeout(r, 50));
+      await quiet(50);
       expect(b.events.some((e) => e.method === 'Page.frameNavigated')).toBe(false);
     });
 
@@ -192,7 +196,7 @@ describe('CDP through the relay', () => {
       await a.c.send('Network.enable', {}, sa);
       ext.event(1, 'Network.requestWillBeSent', { requestId: 'R1' });
       await a.c.waitForEvent('Network.requestWillBeSent');
-      await new Promise((r) => setTimeout(r, 50));
+      await quiet(50);
       expect(b.c.events.some((e) => e.method === 'Network.requestWillBeSent')).toBe(false);
 
       await b.c.send('Network.enable', {}, sb);
@@ -302,7 +306,7 @@ describe('CDP through the relay', () => {
       const a = await autoAttached();
       const b = await autoAttached();
       await a.c.close();
-      await new Promise((r) => setTimeout(r, 50));
+      await quiet(50);
       expect(ext.requests.some((r) => r.op === 'resetTab')).toBe(false);
       await b.c.close();
       await until('the reset of both tabs', () => ext.requests.filter((r) => r.op === 'resetTab').length === 2);
@@ -319,7 +323,7 @@ describe('CDP through the relay', () => {
       const sb = b.sessions.get(TAB1.targetInfo.targetId)!;
       const first = b.c.send('Page.enable', {}, sb);
       const second = b.c.send('Runtime.evaluate', { expression: '1' }, sb);
-      await new Promise((r) => setTimeout(r, 50));
+      await quiet(50);
       expect(cdpOps(ext).some((r) => r.method === 'Runtime.evaluate')).toBe(false);
       finishReset();
       expect(await first).toEqual({ method: 'Page.enable' });
@@ -342,6 +346,29 @@ describe('CDP through the relay', () => {
       await until('the script removal', () => cdpOps(ext).some((r) => r.method === 'Page.removeScriptToEvaluateOnNewDocument' && r.params?.identifier === '42'));
       expect(cdpOps(ext).some((r) => r.method === 'Page.disable')).toBe(false);
       expect(ext.requests.some((r) => r.op === 'resetTab')).toBe(false);
+    });
+
+    it("stops a client's screencast when it leaves while others stay, and sends its frames to it alone", async () => {
+      const player = await autoAttached();
+      const viewer = await autoAttached();
+      const sp = player.sessions.get(TAB1.targetInfo.targetId)!;
+      const sv = viewer.sessions.get(TAB1.targetInfo.targetId)!;
+      await player.c.send('Page.enable', {}, sp);
+      // The viewer never enables Page: its frames must reach it all the same, and not the player.
+      await viewer.c.send('Page.startScreencast', { format: 'jpeg' }, sv);
+      ext.event(1, 'Page.screencastFrame', { data: 'AAAA', sessionId: 1, metadata: {} });
+      ext.event(1, 'Page.loadEventFired', { timestamp: 1 });
+      expect((await viewer.c.waitForEvent('Page.screencastFrame')).sessionId).toBe(sv);
+      await player.c.waitForEvent('Page.loadEventFired');
+      expect(player.c.events.some((e) => e.method === 'Page.screencastFrame')).toBe(false);
+
+      await viewer.c.close();
+      await until('the screencast to be stopped', () => cdpOps(ext).some((r) => r.method === 'Page.stopScreencast'));
+      expect(cdpOps(ext).some((r) => r.method === 'Page.disable')).toBe(false);
+      expect(ext.requests.some((r) => r.op === 'resetTab')).toBe(false);
+      // The player stays and is served.
+      ext.handler = (r) => (r.op === 'cdp' && r.method === 'Runtime.evaluate' ? { result: { type: 'number', value: 2 } } : {});
+      expect(await player.c.send('Runtime.evaluate', { expression: '1+1' }, sp)).toEqual({ result: { type: 'number', value: 2 } });
     });
   });
 

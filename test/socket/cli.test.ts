@@ -55,7 +55,9 @@ describe('the clawd command', () => {
     const cases: Array<[string[], RegExp]> = [
       [['bogus'], /^clawd: unknown command "bogus"\. See clawd --help\n$/],
       [['serve', '--relay-port', 'abc'], /^clawd: --relay-port must be a port number from 0 to 65535, got "abc"\. See clawd serve --help\n$/],
-      [['token', '--nope'], /^clawd: Unknown option '--nope'.*See clawd --help\n$/],
+      [['token', '--nope'], /^clawd: token does not take --nope; it takes --home, --help\. See clawd token --help\n$/],
+      [['snapshot', '--double'], /^clawd: snapshot does not take --double; it takes --format, --interactive, .*--target, --timeout, --profile, --json, --home, --help\. See clawd snapshot --help\n$/],
+      [['snapshot', '--format'], /^clawd: Option '--format <value>' argument missing\. See clawd snapshot --help\n$/],
     ];
     for (const [args, message] of cases) {
       const result = await runCli(args);
@@ -65,5 +67,12 @@ describe('the clawd command', () => {
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: clawd <command>');
+    // Every command is in the overview, with the arguments it needs.
+    for (const line of ['  type REF TEXT ', '  open URL ', '  serve ', '  pdf ']) expect(help.stdout).toContain(line);
+    const clickHelp = await runCli(['click', '--help']);
+    expect(clickHelp.code).toBe(0);
+    expect(clickHelp.stdout).toMatch(/^Usage: clawd click REF \[--double\]/);
+    expect(clickHelp.stdout).toContain('--modifiers KEYS');
+    expect(clickHelp.stdout).toContain('--target ID');
   });
 });

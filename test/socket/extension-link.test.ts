@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLOSE } from '../../shared/protocol';
 import { CdpClient } from '../helpers/cdp-client';
-import { until } from '../helpers/chromium';
+import { quiet, until } from '../helpers/waits';
 import { FakeExtension, fakeTab } from '../helpers/fake-extension';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
 
@@ -54,7 +54,7 @@ describe('the /extension socket', () => {
     }
     // The relay is still up and takes the next extension.
     const ok = await FakeExtension.connect(t.port, t.token);
-    expect(t.relay.router.extensionConnected).toBe(true);
+    expect(t.relay.switchboard.extensionConnected).toBe(true);
     await ok.close();
   });
 
@@ -87,7 +87,7 @@ describe('the /extension socket', () => {
     const old = await FakeExtension.connect(t.port, t.token, [fakeTab(1)]);
     const fresh = await FakeExtension.connect(t.port, t.token, [fakeTab(1)]);
     expect((await old.closed).code).toBe(CLOSE.replaced);
-    expect(t.relay.router.tabs().map((tab) => tab.tabId)).toEqual([1]);
+    expect(t.relay.switchboard.tabs().map((tab) => tab.tabId)).toEqual([1]);
     const client = await CdpClient.connect(t.cdpWsUrl);
     const { sessionId } = await client.send('Target.attachToTarget', { targetId: fakeTab(1).targetInfo.targetId, flatten: true });
     fresh.handler = () => ({ result: { type: 'number', value: 3 } });
@@ -106,7 +106,7 @@ describe('the /extension socket', () => {
 
     // Back within the grace period, announcing the tab with the session id it was given.
     ext = await FakeExtension.connect(t.port, t.token, [{ ...fakeTab(1), sessionId: params.sessionId }]);
-    await new Promise((r) => setTimeout(r, 600));
+    await quiet(600);
     expect(client.events.some((e) => e.method === 'Target.detachedFromTarget')).toBe(false);
     ext.handler = () => ({ ok: true });
     expect(await client.send('Page.bringToFront', {}, params.sessionId)).toEqual({ ok: true });
@@ -115,7 +115,7 @@ describe('the /extension socket', () => {
     await ext.close();
     const detached = await client.waitForEvent('Target.detachedFromTarget', undefined, 3_000);
     expect(detached.params).toEqual({ sessionId: params.sessionId, targetId: fakeTab(1).targetInfo.targetId });
-    await until('the tab to leave the list', () => t.relay.router.tabs().length === 0);
+    await until('the tab to leave the list', () => t.relay.switchboard.tabs().length === 0);
     await client.close();
   });
 

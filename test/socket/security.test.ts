@@ -36,7 +36,7 @@ describe('the relay refuses what it must', () => {
     const client = await CdpClient.connect(t.cdpWsUrl);
     expect((await client.send('Browser.getVersion')).product).toBe('Chrome/156.0.1.2');
     await client.close();
-    expect(t.relay.router.extensionConnected).toBe(true);
+    expect(t.relay.switchboard.extensionConnected).toBe(true);
   });
 
   const ws = (path: string, query = `token=${'x'}`) => `ws://127.0.0.1:${t.port}${path}?${query}`;
@@ -83,7 +83,7 @@ describe('the relay refuses what it must', () => {
     }
     expect(await upgradeStatus(ws('/extension', `token=${t.token}`))).toBe(403);
     // The real extension is still the connected one.
-    expect(t.relay.router.extensionConnected).toBe(true);
+    expect(t.relay.switchboard.extensionConnected).toBe(true);
   });
 
   it('refuses a Host that is not loopback with our port (DNS rebinding), for HTTP and upgrades', async () => {

@@ -5,6 +5,7 @@ import { toAgentError } from '../../relay/agent/agent-errors';
 import { imageSize, labelBoxes } from '../../relay/agent/capture';
 import { armTimeout } from '../../relay/agent/hooks';
 import { RefStore } from '../../relay/agent/ref-store';
+import type { RefIndex } from '../../relay/agent/snapshot-engine';
 import { normalizeRef, renderSnapshot, truncate, type AriaNode } from '../../relay/agent/snapshot-render';
 
 const tree: AriaNode[] = [
@@ -192,9 +193,10 @@ describe('captures', () => {
 describe('refs per target', () => {
   it('remembers the last 50 targets, least recently used go first', () => {
     const store = new RefStore();
-    for (let i = 0; i < 50; i++) store.set(`t${i}`, { format: 'role', refs: new Map() });
+    const index = {} as RefIndex; // the store keeps indexes; it never looks inside them
+    for (let i = 0; i < 50; i++) store.set(`t${i}`, index);
     store.get('t0'); // used again: now the most recent
-    store.set('t50', { format: 'role', refs: new Map() });
+    store.set('t50', index);
     expect(store.size).toBe(50);
     expect(store.get('t0')).toBeDefined();
     expect(store.get('t1')).toBeUndefined();

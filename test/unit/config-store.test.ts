@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, resolveHome, updateConfig, writeConfig } from '../../relay/home/config-store';
-import { defaultBrowserConfig } from '../../relay/profiles/config-schema';
+import { defaultBrowserConfig } from '../../relay/home/config-schema';
 import { useTempDirs } from '../helpers/temp-dirs';
+import { quiet } from '../helpers/waits';
 
 describe('the home folder and config.json', () => {
   const temp = useTempDirs('clawd-home-');
@@ -82,7 +83,7 @@ describe('the home folder and config.json', () => {
     writeFileSync(lock, 'another process'); // what a second clawd process holds while it writes
     let written = false;
     const update = updateConfig(home, (config) => ({ ...config, marker: 1 })).then(() => (written = true));
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await quiet(150);
     expect(written).toBe(false);
     rmSync(lock);
     await update;

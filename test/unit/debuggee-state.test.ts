@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { DebuggeeState, type Subscription } from '../../relay/cdp/debuggee-state';
+import { DebuggeeState } from '../../relay/cdp/debuggee-state';
 
-const sub = (id: number): Subscription => ({ client: { id, sendEvent() {} }, sessionId: `S${id}`, tab: {} as never });
+/** The state knows nothing of its subscribers but their identity. */
+type Sub = { id: number };
+const sub = (id: number): Sub => ({ id });
 
 describe('DebuggeeState', () => {
   it('reference-counts enables: only the last disable really disables', () => {
-    const state = new DebuggeeState();
+    const state = new DebuggeeState<Sub>();
     const a = sub(1);
     const b = sub(2);
     expect(state.enable('Network', a)).toBe(true);
@@ -15,7 +17,7 @@ describe('DebuggeeState', () => {
   });
 
   it("routes a domain's events to the subscriptions that enabled it; others get everything else", () => {
-    const state = new DebuggeeState();
+    const state = new DebuggeeState<Sub>();
     const a = sub(1);
     const b = sub(2);
     state.enable('Network', a);
@@ -25,7 +27,7 @@ describe('DebuggeeState', () => {
   });
 
   it('keeps the execution contexts clients with Runtime on have been shown', () => {
-    const state = new DebuggeeState();
+    const state = new DebuggeeState<Sub>();
     state.observe('Runtime.executionContextCreated', { context: { id: 9, origin: '', name: '', uniqueId: 'U9' } });
     expect(state.contexts.size).toBe(0); // nobody has Runtime on: nothing to remember
     state.enable('Runtime', sub(1));
@@ -39,7 +41,7 @@ describe('DebuggeeState', () => {
   });
 
   it('says what a leaving subscription leaves behind', () => {
-    const state = new DebuggeeState();
+    const state = new DebuggeeState<Sub>();
     const a = sub(1);
     const b = sub(2);
     for (const s of [a, b]) state.subscribers.add(s);
@@ -49,8 +51,34 @@ describe('DebuggeeState', () => {
     state.autoAttach.add(a);
     state.addScript(a, '7');
     state.observe('Runtime.executionContextCreated', { context: { id: 1, origin: '', name: '', uniqueId: 'U1' } });
-    expect(state.remove(a)).toEqual({ domains: ['Runtime'], scripts: ['7'], autoAttach: true });
+    expect(state.remove(a)).toEqual({ domains: ['Runtime'], scripts: ['7'], autoAttach: true, stops: [] });
     expect(state.contexts.size).toBe(0);
-    expect(state.remove(b)).toEqual({ domains: ['Page'], scripts: [], autoAttach: false });
+    expect(state.remove(b)).toEqual({ domains: ['Page'], scripts: [], autoAttach: false, stops: [] });
+  });
+
+  it("sends a stream's events only to those who started it, whatever domains others enabled", () => {
+    const state = new DebuggeeState<Sub>();
+    const player = sub(1);
+    const viewer = sub(2);
+    state.enable('Page', player);
+    expect(state.startStream('Page.startScreencast', viewer)).toBe(true);
+    expect(state.wants(viewer, 'Page.screencastFrame')).toBe(true);
+    expect(state.wants(player, 'Page.screencastFrame')).toBe(false);
+    // The viewer did not enable Page: the domain's other events stay the player's.
+    expect(state.wants(viewer, 'Page.loadEventFired')).toBe(false);
+    expect(state.wants(player, 'Page.loadEventFired')).toBe(true);
+  });
+
+  it('stops a started stream when its client leaves while other clients stay, and only then', () => {
+    const state = new DebuggeeState<Sub>();
+    const [a, b, c] = [sub(1), sub(2), sub(3)];
+    for (const s of [a, b, c]) state.subscribers.add(s);
+    state.startStream('Page.startScreencast', a);
+    state.startStream('Page.startScreencast', b);
+    // b stops its own view: a still watches, so the tab must not stop the screencast.
+    expect(state.stopStream('Page.startScreencast', b)).toBe(false);
+    expect(state.remove(c).stops).toEqual([]);
+    expect(state.remove(a)).toEqual({ domains: [], scripts: [], autoAttach: false, stops: ['Page.stopScreencast'] });
+    expect(state.subscribers).toEqual(new Set([b]));
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultBrowserConfig, isLoopbackUrl, nextColor, parseBrowserConfig, profileNameProblem } from '../../relay/profiles/config-schema';
-import { checkOpenUrl, matchTab } from '../../relay/profiles/profile-service';
+import { defaultBrowserConfig, isLoopbackUrl, nextColor, parseBrowserConfig, profileNameProblem } from '../../relay/home/config-schema';
+import { checkOpenUrl, matchTab } from '../../relay/profiles/tabs';
 
 describe('profile names', () => {
   it.each(['clawd', 'work', 'my-project-1', '0day', 'a'.repeat(64)])('accepts %s', (name) => expect(profileNameProblem(name)).toBeUndefined());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FILTER, matchesFilter } from '../../relay/cdp/browser-target';
+import { DEFAULT_FILTER, matchesFilter } from '../../relay/cdp/target-info';
 
 describe("Chrome's target filter", () => {
   it('by default takes pages and leaves browser and tab targets out', () => {

@@ -1,7 +1,7 @@
 // pw-evaluate: Playwright's page.evaluate(() => 1) through the relay vs connected straight to
 // the browser, alternating, medians.
 import { chromium, type Page } from 'playwright-core';
-import { until } from '../../../test/helpers/chromium';
+import { until } from '../../../test/helpers/waits';
 import type { BenchTab } from '../fixture';
 import { alternate, median, percentile, round, type CaseResult } from '../stats';
 

@@ -4,7 +4,7 @@
 import { WebSocketServer } from 'ws';
 import { startRelayServer } from '../../../relay/cdp/relay-server';
 import { CdpClient } from '../../../test/helpers/cdp-client';
-import { until } from '../../../test/helpers/chromium';
+import { until } from '../../../test/helpers/waits';
 import { InMemoryEchoExtension } from '../echo-extension';
 import { alternate, median, percentile, round, type CaseResult } from '../stats';
 
@@ -12,9 +12,9 @@ export async function relayHop(quick: boolean): Promise<CaseResult> {
   const token = 'bench-token-bench-token';
   const relay = await startRelayServer({ port: 0, token });
   const extension = new InMemoryEchoExtension();
-  relay.router.attachExtension(extension);
+  relay.switchboard.attachExtension(extension);
   extension.hello();
-  await until('the echo extension to say hello', () => relay.router.extensionConnected);
+  await until('the echo extension to say hello', () => relay.switchboard.extensionConnected);
   const echo = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
   echo.on('connection', (ws) => ws.on('message', (data) => ws.send(`{"id":${JSON.parse(data.toString()).id},"result":{}}`)));
   await new Promise((resolve) => echo.once('listening', resolve));

@@ -1,0 +1,148 @@
+// The agent API's requests other than /act (see act-request.ts), parsed into types at the edge:
+// a query string or JSON body goes in, a typed request comes out or a 400 naming the field. The
+// agent service takes only these types, so any door (HTTP today, MCP and the CLI next) hands it
+// the same thing. Checks against the world (does that file exist?) happen later, in the service.
+
+import path from 'node:path';
+import { checkOpenUrl } from '../profiles/tabs';
+import { clampTimeout } from './act-request';
+import { armTimeout } from './hooks';
+import { bad, bool, count, flag, refParam, str, type Fields } from './request-fields';
+
+export const SNAPSHOT_FORMATS = ['ai', 'role', 'aria'] as const;
+export type SnapshotFormat = (typeof SNAPSHOT_FORMATS)[number];
+export const CONSOLE_LEVELS = ['debug', 'info', 'log', 'warning', 'error'] as const;
+export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];
+
+/** Every agent request may name the tab; without one, the profile's last-used tab. */
+export interface TabRequest {
+  targetId?: string;
+}
+
+export interface SnapshotRequest extends TabRequest {
+  format: SnapshotFormat;
+  interactive: boolean;
+  compact: boolean;
+  depth?: number;
+  limit?: number;
+  maxChars?: number;
+  /** Only the part of the page under this CSS selector. */
+  selector?: string;
+  /** Only the contents of this iframe (the ref of an iframe in the tab's last snapshot). */
+  frame?: string;
+}
+
+export interface ScreenshotRequest extends TabRequest {
+  type: 'png' | 'jpeg';
+  fullPage: boolean;
+  /** Each ref of the last snapshot drawn on, for the shot. */
+  labels: boolean;
+  /** One element: by ref, or by CSS selector. */
+  ref?: string;
+  element?: string;
+}
+
+export interface NavigateRequest extends TabRequest {
+  url: string;
+  timeoutMs: number;
+}
+
+export interface ConsoleRequest extends TabRequest {
+  level: ConsoleLevel;
+}
+
+export type PdfRequest = TabRequest;
+
+/** What every hook request carries: how long it stays armed, and optionally the ref to click. */
+export interface HookRequest extends TabRequest {
+  timeoutMs: number;
+  ref?: string;
+  clickTimeoutMs: number;
+}
+
+export interface FileChooserRequest extends HookRequest {
+  /** Absolute paths. */
+  paths: string[];
+}
+
+export interface DialogRequest extends HookRequest {
+  accept: boolean;
+  promptText?: string;
+}
+
+function tab(fields: Fields): TabRequest {
+  const targetId = str(fields, 'targetId');
+  return targetId ? { targetId } : {};
+}
+
+function optionalRef(fields: Fields): { ref?: string } {
+  return fields.ref === undefined || fields.ref === null ? {} : { ref: refParam(fields.ref) };
+}
+
+export function parseSnapshot(fields: Fields): SnapshotRequest {
+  const format = fields.format ?? 'ai';
+  if (!SNAPSHOT_FORMATS.includes(format as SnapshotFormat)) throw bad(`format must be ai, role or aria, got ${JSON.stringify(format)}`);
+  const depth = count(fields, 'depth', 0, 1_000);
+  const limit = count(fields, 'limit', 1, 100_000);
+  const maxChars = count(fields, 'maxChars', 100, 10_000_000);
+  const selector = str(fields, 'selector');
+  const frame = str(fields, 'frame');
+  return {
+    ...tab(fields),
+    format: format as SnapshotFormat,
+    interactive: flag(fields, 'interactive'),
+    compact: flag(fields, 'compact'),
+    ...(depth !== undefined ? { depth } : {}),
+    ...(limit !== undefined ? { limit } : {}),
+    ...(maxChars !== undefined ? { maxChars } : {}),
+    ...(selector ? { selector } : {}),
+    ...(frame !== undefined ? { frame } : {}),
+  };
+}
+
+export function parseScreenshot(fields: Fields): ScreenshotRequest {
+  const type = fields.type ?? 'png';
+  if (type !== 'png' && type !== 'jpeg') throw bad(`type must be png or jpeg, got ${JSON.stringify(type)}`);
+  if (fields.element !== undefined && typeof fields.element !== 'string') throw bad('element must be a CSS selector');
+  return {
+    ...tab(fields),
+    type,
+    fullPage: bool(fields, 'fullPage'),
+    labels: bool(fields, 'labels'),
+    ...optionalRef(fields),
+    ...(typeof fields.element === 'string' ? { element: fields.element } : {}),
+  };
+}
+
+export function parseNavigate(fields: Fields): NavigateRequest {
+  return { ...tab(fields), url: checkOpenUrl(fields.url), timeoutMs: clampTimeout(fields.timeoutMs, 20_000) };
+}
+
+export function parseConsole(fields: Fields): ConsoleRequest {
+  const level = fields.level ?? 'debug';
+  if (!CONSOLE_LEVELS.includes(level as ConsoleLevel)) throw bad(`level must be debug, info, warning or error, got ${JSON.stringify(level)}`);
+  return { ...tab(fields), level: level as ConsoleLevel };
+}
+
+export function parsePdf(fields: Fields): PdfRequest {
+  return tab(fields);
+}
+
+function hook(fields: Fields): HookRequest {
+  return { ...tab(fields), timeoutMs: armTimeout(fields.timeoutMs), clickTimeoutMs: clampTimeout(fields.clickTimeoutMs), ...optionalRef(fields) };
+}
+
+export function parseFileChooser(fields: Fields): FileChooserRequest {
+  const paths = fields.paths;
+  if (!Array.isArray(paths) || paths.length === 0 || !paths.every((p) => typeof p === 'string' && p !== '')) {
+    throw bad('paths must be a non-empty list of file paths');
+  }
+  return { ...hook(fields), paths: paths.map((p) => path.resolve(p as string)) };
+}
+
+export function parseDialog(fields: Fields): DialogRequest {
+  if (typeof fields.accept !== 'boolean') throw bad('accept must be true or false');
+  const promptText = fields.promptText;
+  if (promptText !== undefined && typeof promptText !== 'string') throw bad('promptText must be a string');
+  return { ...hook(fields), accept: fields.accept, ...(promptText !== undefined ? { promptText } : {}) };
+}

@@ -1,0 +1,61 @@
+// Which Playwright page an agent request is about: the profile's driver must be up (a clear
+// error when a managed profile is stopped or the extension is away), then the tab the request
+// names (an id or unique prefix), else the tab the profile last acted on, else its first tab.
+// Each page's tracker state is installed on the way, so console and dialogs are recorded from
+// the first request on.
+
+import type { Page } from 'playwright-core';
+import { ClawdError } from '../errors';
+import type { Logger } from '../log';
+import type { ProfileDriver } from '../profiles/profile-driver';
+import type { ProfileService } from '../profiles/profile-service';
+import { PageTracker, type PageState } from './page-tracker';
+import { PlaywrightConnections } from './pw-connections';
+
+/** The page a request acts on, and who it belongs to. */
+export interface AgentPage {
+  page: Page;
+  targetId: string;
+  driver: ProfileDriver;
+  /** Unique per profile and tab: where the tab's refs are kept. */
+  tab: string;
+  /** Its console, errors and armed dialog. */
+  state: PageState;
+}
+
+export class PageFinder {
+  readonly #connections: PlaywrightConnections;
+  readonly #tracker = new PageTracker();
+  /** The tab each profile last acted on: the default when a request names none. */
+  readonly #lastTarget = new Map<string, string>();
+
+  constructor(
+    private readonly profiles: ProfileService,
+    log: Logger,
+  ) {
+    this.#connections = new PlaywrightConnections(log);
+  }
+
+  async find(profile: string, targetId: string | undefined): Promise<AgentPage> {
+    const driver = this.profiles.driver(profile);
+    const connected = this.#connections.isConnected(driver.playwright.url);
+    if (driver.driver === 'managed' && !connected && !(await driver.status(true)).running) {
+      throw new ClawdError('not_running', `profile ${profile} is not running: start it first (POST /start, clawd start --profile ${profile})`);
+    }
+    if (driver.driver === 'extension' && !connected) {
+      const status = await driver.status(true);
+      if (!status.running) throw new ClawdError('extension_not_connected', status.hint ?? `the clawd extension is not connected to the relay`);
+    }
+    const browser = await this.#connections.browser(driver.playwright);
+    const found = await this.#tracker.find(browser, targetId, this.#lastTarget.get(profile));
+    // Dialogs nobody armed a hook for: dismissed in the agent's own browser (a headless page
+    // would hang on them), left to the person in their own browser.
+    const state = this.#tracker.state(found.page, driver.driver === 'extension' ? 'leave' : 'dismiss');
+    this.#lastTarget.set(profile, found.targetId);
+    return { ...found, driver, tab: `${profile}\u0000${found.targetId}`, state };
+  }
+
+  close(): Promise<void> {
+    return this.#connections.close();
+  }
+}

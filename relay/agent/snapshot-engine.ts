@@ -1,0 +1,46 @@
+// What a snapshot engine is: something that reads a page into text for an agent and, when it
+// hands out refs, knows how to turn each ref back into exactly the element it showed. Engines
+// are interchangeable behind this interface (Playwright's aria snapshot for `ai`/`role`,
+// Chromium's accessibility tree for `aria`), so a new engine brings its own refs and its own
+// resolution, and two engines can be compared on the same tab.
+
+import type { Locator, Page } from 'playwright-core';
+import type { SnapshotRequest } from './agent-requests';
+
+/** What a ref stood for when the snapshot was taken (shown to agents beside the text). */
+export interface RefInfo {
+  role: string;
+  name: string;
+  /** The k-th element with the same role and name in this snapshot (0 for the first). */
+  nth: number;
+}
+
+export interface LabelBox {
+  label: string;
+  box: { x: number; y: number; width: number; height: number };
+}
+
+/** The refs one snapshot handed out, and how to find their elements again. */
+export interface RefIndex {
+  readonly size: number;
+  get(ref: string): RefInfo | undefined;
+  entries(): IterableIterator<[string, RefInfo]>;
+  /** The element the ref showed, or `ref_stale` (it changed or went) / `ref_unknown`. Nothing happens on the page. */
+  resolve(page: Page, ref: string): Promise<Locator>;
+  /** Where each ref's element is now, for drawing labels on a screenshot (iframe contents left out). */
+  labelBoxes(page: Page): Promise<LabelBox[]>;
+}
+
+export interface EngineSnapshot {
+  text: string;
+  /** Undefined for an engine that hands out no refs (the tab's earlier refs stay valid). */
+  refs: RefIndex | undefined;
+}
+
+export interface SnapshotEngine {
+  /**
+   * Reads the page. `previous` is the tab's last ref index (from any engine), for requests that
+   * point into an earlier snapshot (e.g. `frame`). Throws ClawdErrors an agent can act on.
+   */
+  take(page: Page, request: SnapshotRequest, previous: RefIndex | undefined): Promise<EngineSnapshot>;
+}

@@ -1,0 +1,224 @@
+// The relay's switchboard: wires the parts and keeps the flow one-way.
+//   command: ClientSession → Switchboard (looks up the session in the SessionTable) → BrowserTarget
+//            for Browser.*/Target.* on browser and tab-target sessions, or TabCommands → TabLink →
+//            ExtensionLink for page and child sessions; the answer settles straight back.
+//   event:   ExtensionLink → ExtensionPresence → Switchboard → the tab's EventFence →
+//            TabCommands.deliver → the client sessions that want it.
+// It also turns the extension's tab frames into registry and session-table changes, and
+// resets a tab's debugger session when its last client leaves.
+
+import type { WebSocket } from 'ws';
+import type { AnnouncedTab, BrowserInfo, HelloFrame, TabSession } from '../../shared/protocol';
+import { ClawdError } from '../errors';
+import type { Logger } from '../log';
+import { BrowserTarget, type BrowserHub } from './browser-target';
+import { ClientSession, type CdpCommand } from './client-session';
+import { EventFence } from './event-fence';
+import type { ExtensionLink, LinkSocket } from './extension-link';
+import { ExtensionPresence, type PresenceOptions } from './extension-presence';
+import { SessionTable } from './session-table';
+import { TabCommands } from './tab-commands';
+import { TabLink } from './tab-link';
+import { matchesFilter, pageTargetInfo, tabTargetInfo } from './target-info';
+import { TargetRegistry, mintId, type TabRecord } from './target-registry';
+
+export interface SwitchboardOptions {
+  relayVersion: string;
+  log: Logger;
+  timeouts: PresenceOptions['timeouts'] & { eventFenceMs: number };
+  maxClientBufferedBytes: number;
+}
+
+type TargetEvent = 'Target.targetCreated' | 'Target.targetInfoChanged' | 'Target.targetDestroyed';
+
+export class Switchboard implements BrowserHub {
+  readonly browserTargetId = mintId();
+  readonly #log: Logger;
+  readonly #registry = new TargetRegistry();
+  readonly #presence: ExtensionPresence;
+  readonly #table: SessionTable;
+  readonly #link: TabLink;
+  readonly #commands: TabCommands;
+  readonly #browserTarget: BrowserTarget;
+
+  constructor(private readonly options: SwitchboardOptions) {
+    this.#log = options.log;
+    this.#presence = new ExtensionPresence(
+      {
+        hello: (_link, frame) => this.#onHello(frame),
+        event: (_link, frame) => {
+          const tab = this.#registry.byTabId(frame.tabId);
+          tab?.fence.push(() => this.#commands.deliver(tab, frame));
+        },
+        tabAttached: (link, frame) => void this.#registerTab(link, frame.tab),
+        tabDetached: (_link, frame) => {
+          const tab = this.#registry.byTabId(frame.tabId);
+          if (tab) this.#removeTab(tab, frame.reason);
+        },
+        tabUpdated: (_link, frame) => {
+          const tab = this.#registry.byTabId(frame.tabId);
+          if (!tab) return;
+          tab.info = { ...tab.info, url: frame.url ?? tab.info.url, title: frame.title ?? tab.info.title };
+          this.#tellDiscoverers(tab, 'Target.targetInfoChanged');
+        },
+        gone: () => {
+          for (const tab of this.#registry.list()) this.#removeTab(tab, 'extension_gone');
+        },
+      },
+      { relayVersion: options.relayVersion, log: options.log, timeouts: options.timeouts },
+    );
+    this.#link = new TabLink(this.#presence, this.#registry, this.#log);
+    this.#table = new SessionTable(this.browserTargetId, {
+      released: (sub, released) => this.#commands.cleanUp(sub, released),
+      unused: (tab) => this.#resetIfUnused(tab),
+    });
+    this.#commands = new TabCommands(this.#table, this.#link, this.#log);
+    this.#browserTarget = new BrowserTarget(this, this.#table);
+  }
+
+  get extensionConnected(): boolean {
+    return this.#presence.ready !== undefined;
+  }
+
+  get extensionVersion(): string | undefined {
+    return this.#presence.ready?.hello?.extensionVersion;
+  }
+
+  get clientCount(): number {
+    return this.#table.clientCount;
+  }
+
+  browserInfo(): BrowserInfo | undefined {
+    return this.#presence.browser;
+  }
+
+  tabs(): TabRecord[] {
+    return this.#registry.list();
+  }
+
+  findTab(targetId: string): TabRecord | undefined {
+    return this.#registry.byTargetId(targetId);
+  }
+
+  // ---- the extension side ------------------------------------------------------------------
+
+  /** A new `/extension` socket passed the guards. */
+  attachExtension(ws: LinkSocket): ExtensionLink {
+    return this.#presence.attach(ws);
+  }
+
+  #onHello(frame: HelloFrame): TabSession[] {
+    const announced = new Set(frame.tabs.map((t) => t.tabId));
+    for (const tab of this.#registry.list()) if (!announced.has(tab.tabId)) this.#removeTab(tab, 'not_reannounced');
+    return frame.tabs.map((t) => {
+      const { record, added } = this.#addTab(t);
+      // A tab this relay has never seen was attached under an earlier relay process: whatever
+      // its old clients left on the debugger session goes, so newcomers start clean.
+      if (added) queueMicrotask(() => this.#resetIfUnused(record));
+      return { tabId: record.tabId, sessionId: record.sessionId };
+    });
+  }
+
+  /**
+   * When no client is left on a tab, its debugger session is replaced by a fresh one, so nothing
+   * an agent set (emulation, init scripts, interception, a paused debugger) stays on the user's
+   * page. Commands for the tab wait until the reset is done.
+   */
+  #resetIfUnused(tab: TabRecord): void {
+    if (!this.#table.isUsed(tab) && this.#link.reset(tab)) this.#table.resetTab(tab);
+  }
+
+  #addTab(announced: AnnouncedTab): { record: TabRecord; added: boolean } {
+    const known = this.#registry.byTabId(announced.tabId);
+    if (known && known.targetId !== announced.targetInfo.targetId) this.#removeTab(known, 'replaced by another page');
+    const result = this.#registry.add(announced, () => new EventFence(this.options.timeouts.eventFenceMs));
+    if (result.added) {
+      this.#table.addTab(result.record);
+      this.#log.info(`tab ${announced.tabId} attached: ${announced.targetInfo.url}`);
+      this.#tellDiscoverers(result.record, 'Target.targetCreated');
+      for (const client of this.#table.clients()) this.#browserTarget.autoAttachTab(client, result.record);
+    }
+    return result;
+  }
+
+  #registerTab(link: ExtensionLink, announced: AnnouncedTab): TabRecord {
+    const { record } = this.#addTab(announced);
+    link.send({ type: 'tabSession', tabId: record.tabId, sessionId: record.sessionId });
+    return record;
+  }
+
+  /** Target.targetCreated / targetInfoChanged / targetDestroyed for the tab and page targets. */
+  #tellDiscoverers(tab: TabRecord, method: TargetEvent): void {
+    for (const client of this.#table.clients()) {
+      const filter = this.#table.root(client).discover;
+      if (!filter) continue;
+      for (const [type, info] of [['tab', tabTargetInfo(tab)], ['page', pageTargetInfo(tab)]] as const) {
+        if (!matchesFilter(type, filter)) continue;
+        client.sendEvent('', method, method === 'Target.targetDestroyed' ? { targetId: info.targetId } : { targetInfo: info });
+      }
+    }
+  }
+
+  #removeTab(tab: TabRecord, reason: string): void {
+    // A replaced record (same tab id, new page target) was removed by the registry already.
+    if (this.#registry.remove(tab.tabId) !== tab) return; // also delivers events the fence held
+    this.#log.info(`tab ${tab.tabId} detached (${reason})`);
+    this.#table.dropTab(tab);
+    this.#tellDiscoverers(tab, 'Target.targetDestroyed');
+  }
+
+  // ---- BrowserHub: what the extension does for Target.* ------------------------------------
+
+  async createTab(url: string, active: boolean): Promise<TabRecord> {
+    const link = await this.#presence.awaitLink('Target.createTarget');
+    const { tab } = await link.request({ op: 'createTab', url, active }, `Target.createTarget (${url})`);
+    return this.#registerTab(link, tab);
+  }
+
+  async closeTab(tab: TabRecord): Promise<void> {
+    const link = await this.#presence.awaitLink('Target.closeTarget');
+    await link.request({ op: 'closeTab', tabId: tab.tabId }, 'Target.closeTarget');
+  }
+
+  async activateTab(tab: TabRecord): Promise<void> {
+    const link = await this.#presence.awaitLink('Target.activateTarget');
+    await link.request({ op: 'activateTab', tabId: tab.tabId }, 'Target.activateTarget');
+  }
+
+  // ---- CDP clients --------------------------------------------------------------------------
+
+  /** A new client passed the guards. `page` scopes it to one tab (`/devtools/page/<id>`). */
+  addClient(ws: WebSocket, page?: TabRecord): ClientSession {
+    const client = new ClientSession(
+      ws,
+      {
+        command: (c, cmd) => this.#onCommand(c, cmd),
+        closed: (c) => {
+          this.#table.dropClient(c);
+          this.#log.debug(`client ${c.id} disconnected`);
+        },
+      },
+      { maxBufferedBytes: this.options.maxClientBufferedBytes, log: this.#log },
+    );
+    this.#table.addClient(client, page);
+    this.#log.debug(`client ${client.id} connected${page ? ` to tab ${page.tabId}` : ''}`);
+    return client;
+  }
+
+  #onCommand(client: ClientSession, cmd: CdpCommand): void {
+    const binding = this.#table.binding(client, cmd.sessionId);
+    const respond = (error: unknown, result?: unknown) =>
+      error ? client.sendError(cmd.id, cmd.sessionId, error) : client.sendResult(cmd.id, cmd.sessionId, result);
+    if (!binding) return respond(new ClawdError('session_not_found', `Session with given id not found: ${cmd.sessionId}`));
+    if (binding.kind === 'page' || binding.kind === 'child') return this.#commands.command(binding, cmd, respond);
+    const work = binding.kind === 'browser' ? this.#browserTarget.browserCommand(client, cmd) : this.#browserTarget.tabCommand(client, binding, cmd);
+    work.then((result) => respond(undefined, result), respond);
+  }
+
+  /** Closes every socket and timer; pending waits fail with a clear error. */
+  close(): void {
+    this.#presence.close();
+    for (const client of [...this.#table.clients()]) client.close(1001, 'relay shutting down');
+    for (const tab of this.#registry.list()) this.#registry.remove(tab.tabId);
+  }
+}

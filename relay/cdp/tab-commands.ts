@@ -1,0 +1,156 @@
+// Commands on a page or child session, and the events coming back from the tab. Most commands
+// go straight to the tab link; the few that change per-client state are recorded in the
+// debuggee's state so each client sees what it would see alone on a real Chrome: its own
+// Runtime contexts and child targets (replayed for a late-comer), events only for the domains
+// it enabled and the streams it started, and nothing disabled or stopped under another
+// client's feet. When a client lets go, what only it needed is undone here (`cleanUp`).
+
+import type { Protocol } from 'devtools-protocol';
+import type { EventFrame } from '../../shared/protocol';
+import { ClawdError } from '../errors';
+import type { Logger } from '../log';
+import type { CdpCommand } from './client-session';
+import { streamCommand, type DebuggeeState, type Released } from './debuggee-state';
+import type { SessionTable, Subscription } from './session-table';
+import type { TabLink } from './tab-link';
+import type { TabRecord } from './target-registry';
+
+/** Answers a client's command: an error, or the result. */
+export type Respond = (error: unknown, result?: unknown) => void;
+
+/** Chrome's session id of the debuggee a subscription is on (undefined: the page itself). */
+const childIdOf = (sub: Subscription): string | undefined => (sub.kind === 'child' ? sub.child.sessionId : undefined);
+
+export class TabCommands {
+  constructor(
+    private readonly table: SessionTable,
+    private readonly link: TabLink,
+    private readonly log: Logger,
+  ) {}
+
+  /** Runs a client's command on a page or child session and answers it through `respond`. */
+  command(sub: Subscription, cmd: CdpCommand, respond: Respond): void {
+    const state = this.table.stateOf(sub);
+    // Forwards a command; `then` runs on success, before the response goes out, in arrival order.
+    const forward = (method: string, params: Record<string, unknown>, then?: (result: unknown) => void) =>
+      this.link.send(sub.tab, childIdOf(sub), method, params, (error, result) => {
+        if (error) return respond(error);
+        then?.(result);
+        respond(undefined, result);
+      });
+    const dot = cmd.method.indexOf('.');
+    const domain = cmd.method.slice(0, dot);
+    const action = cmd.method.slice(dot + 1);
+
+    if (action === 'enable' && domain === 'Runtime' && state.domains.get('Runtime')?.size) {
+      // Chrome replays nothing for a second Runtime.enable on the same debugger session, so the
+      // newcomer is shown the contexts the others already have, once its enable has answered
+      // (after its earlier commands, e.g. Page.getFrameTree, as Playwright expects).
+      return forward(cmd.method, cmd.params, () => {
+        state.enable(domain, sub);
+        for (const context of state.contexts.values()) sub.client.sendEvent(sub.sessionId, 'Runtime.executionContextCreated', { context });
+      });
+    }
+    if (action === 'enable') {
+      state.enable(domain, sub);
+      return forward(cmd.method, cmd.params);
+    }
+    if (action === 'disable') {
+      return state.disable(domain, sub) ? forward(cmd.method, cmd.params) : respond(undefined, {});
+    }
+    const stream = streamCommand(cmd.method);
+    if (stream && !stream.stops) {
+      state.startStream(stream.start, sub);
+      return forward(cmd.method, cmd.params);
+    }
+    if (stream) {
+      // Another client's stream keeps running: this client just stops receiving it.
+      return state.stopStream(stream.start, sub) ? forward(cmd.method, cmd.params) : respond(undefined, {});
+    }
+    switch (cmd.method) {
+      case 'Target.setAutoAttach':
+        return this.#setAutoAttach(sub, state, cmd.params, forward, respond);
+      case 'Target.detachFromTarget':
+        return this.#detachChild(sub, cmd.params, respond);
+      case 'Page.addScriptToEvaluateOnNewDocument':
+        return forward(cmd.method, cmd.params, (result) => {
+          const identifier = (result as { identifier?: unknown }).identifier;
+          if (typeof identifier === 'string') state.addScript(sub, identifier);
+        });
+      case 'Page.removeScriptToEvaluateOnNewDocument':
+        state.removeScript(sub, String(cmd.params.identifier));
+        return forward(cmd.method, cmd.params);
+      default:
+        return forward(cmd.method, cmd.params);
+    }
+  }
+
+  #setAutoAttach(
+    sub: Subscription,
+    state: DebuggeeState<Subscription>,
+    params: Record<string, unknown>,
+    forward: (method: string, params: Record<string, unknown>, then?: () => void) => void,
+    respond: Respond,
+  ): void {
+    if (params.flatten !== true && params.autoAttach) {
+      return respond(new ClawdError('unsupported', 'Target.setAutoAttach: only flatten mode is supported through the clawd relay'));
+    }
+    if (!params.autoAttach) {
+      const last = state.autoAttach.delete(sub) && state.autoAttach.size === 0;
+      return last ? forward('Target.setAutoAttach', params) : respond(undefined, {});
+    }
+    if (state.autoAttach.size === 0) {
+      state.autoAttach.add(sub);
+      return forward('Target.setAutoAttach', params);
+    }
+    forward('Target.setAutoAttach', params, () => {
+      state.autoAttach.add(sub);
+      this.table.announceChildren(sub);
+    });
+  }
+
+  #detachChild(sub: Subscription, params: Record<string, unknown>, respond: Respond): void {
+    const childId = typeof params.sessionId === 'string' ? params.sessionId : undefined;
+    const binding = childId ? this.table.binding(sub.client, childId) : undefined;
+    if (!childId || binding?.kind !== 'child' || binding.tab !== sub.tab) {
+      return respond(new ClawdError('session_not_found', `No session with given id: ${childId ?? '(none)'}`));
+    }
+    this.table.detach(sub.client, childId);
+    // Only the last client to let go really detaches Chrome's child session.
+    if (binding.child.state.subscribers.size === 0 && this.table.child(sub.tab, childId) === binding.child) {
+      this.link.request(sub.tab, undefined, 'Target.detachFromTarget', { sessionId: childId }).catch(() => {});
+    }
+    respond(undefined, {});
+  }
+
+  /** Delivers one tab event (already ordered by the fence) to the client sessions that want it. */
+  deliver(tab: TabRecord, frame: EventFrame): void {
+    const state = this.table.debuggee(tab, frame.sessionId);
+    if (!state) {
+      this.log.debug(`dropped ${frame.method} for unknown session ${frame.sessionId ?? ''} of tab ${tab.tabId}`);
+      return;
+    }
+    const params = frame.params ?? {};
+    if (frame.method === 'Target.attachedToTarget') return this.table.addChild(tab, frame.sessionId, params as unknown as Protocol.Target.AttachedToTargetEvent);
+    if (frame.method === 'Target.detachedFromTarget') return this.table.childDetached(tab, params.sessionId as string);
+    if (frame.method === 'Target.targetInfoChanged' && params.targetInfo) this.table.updateChild(tab, params.targetInfo as Protocol.Target.TargetInfo);
+    state.observe(frame.method, params);
+    if (state.subscribers.size === 0) return;
+    const json = JSON.stringify(params);
+    for (const sub of state.subscribers) {
+      if (state.wants(sub, frame.method)) sub.client.sendEventJson(sub.sessionId, frame.method, json);
+    }
+  }
+
+  /** Tells the tab what nobody needs any more: drop init scripts, stop auto-attach and streams, disable domains. */
+  cleanUp(sub: Subscription, released: Released): void {
+    const send = (method: string, params: Record<string, unknown> = {}) =>
+      this.link.request(sub.tab, childIdOf(sub), method, params).catch((error: Error) => {
+        this.log.debug(`clean-up ${method} on tab ${sub.tab.tabId}: ${error.message}`);
+      });
+    for (const identifier of released.scripts) void send('Page.removeScriptToEvaluateOnNewDocument', { identifier });
+    if (released.autoAttach) void send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: true });
+    for (const stop of released.stops) void send(stop);
+    for (const domain of released.domains) void send(`${domain}.disable`);
+  }
+}

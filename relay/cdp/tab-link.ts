@@ -1,0 +1,79 @@
+// The relay's way to a tab through the extension: one CDP command on a tab's page or child
+// session, ordered by the tab's event fence, waiting (bounded) for the extension when it is
+// away and for a debugger-session reset in progress. Also the reset itself. The last hop of a
+// command before ExtensionLink; it calls nothing back.
+
+import { ClawdError } from '../errors';
+import type { Logger } from '../log';
+import type { ExtensionLink } from './extension-link';
+import type { ExtensionPresence } from './extension-presence';
+import type { Settle } from './pending-calls';
+import type { TabRecord, TargetRegistry } from './target-registry';
+
+export class TabLink {
+  // Added while a tab's debugger session is being replaced; commands for the tab wait for it.
+  // Removed when the reset settles.
+  readonly #resets = new Map<TabRecord, Promise<void>>();
+
+  constructor(
+    private readonly presence: ExtensionPresence,
+    private readonly registry: TargetRegistry,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * Sends a CDP command to the tab (or Chrome's child session `childId` in it). `settle` runs
+   * synchronously when the answer is read, so answers reach clients in the order they came.
+   */
+  send(tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>): void {
+    const reset = this.#resets.get(tab);
+    if (reset) {
+      void reset.then(() => this.send(tab, childId, method, params, settle));
+      return;
+    }
+    const link = this.presence.ready;
+    if (link) return this.#sendOn(link, tab, childId, method, params, settle);
+    this.presence.awaitLink(method).then(
+      (l) => this.#sendOn(l, tab, childId, method, params, settle),
+      (error: Error) => settle(error),
+    );
+  }
+
+  /** The promise form, for the relay's own housekeeping commands. */
+  request(tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown> = {}): Promise<unknown> {
+    return new Promise((resolve, reject) => this.send(tab, childId, method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  }
+
+  /**
+   * Replaces the tab's debugger session with a fresh one (nothing an agent set stays on the
+   * user's page). False when there is nothing to do now: a reset is under way, the extension is
+   * away, or the tab is gone.
+   */
+  reset(tab: TabRecord): boolean {
+    const link = this.presence.ready;
+    if (this.#resets.has(tab) || !link || !this.registry.holds(tab)) return false;
+    const done = link
+      .request({ op: 'resetTab', tabId: tab.tabId }, `resetting tab ${tab.tabId}`)
+      .then(() => undefined)
+      .catch((error: Error) => this.log.debug(`reset of tab ${tab.tabId}: ${error.message}`))
+      .finally(() => this.#resets.delete(tab));
+    this.#resets.set(tab, done);
+    return true;
+  }
+
+  #sendOn(link: ExtensionLink, tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>): void {
+    if (!this.registry.holds(tab)) {
+      settle(new ClawdError('target_closed', `${method} was not sent: tab ${tab.tabId} is no longer attached`));
+      return;
+    }
+    const seq = tab.fence.begin();
+    const op = childId === undefined ? { op: 'cdp' as const, tabId: tab.tabId, method, params } : { op: 'cdp' as const, tabId: tab.tabId, sessionId: childId, method, params };
+    link.requestWith(op, method, (error, result) => {
+      try {
+        settle(error, result); // the response (and anything it replays) reaches the client first,
+      } finally {
+        tab.fence.end(seq); // then the events that overtook it.
+      }
+    });
+  }
+}

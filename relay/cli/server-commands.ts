@@ -1,0 +1,114 @@
+// The CLI's commands that work without a running server: `serve` runs the relay and the control
+// API in this process, `token` prints the token, `doctor` checks the set-up.
+
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PRODUCT_NAME } from '../../shared/defaults';
+import { loadConfig } from '../home/config-store';
+import { createLogger, logLevelFromEnv } from '../log';
+import { startServer } from '../server';
+import { VERSION } from '../version';
+import { noArguments, stringFlag, UsageError, type CliCommand } from './cli-command';
+import { formatCheck, runDoctor } from './doctor';
+
+function parsePort(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`${flag} must be a port number from 0 to 65535, got ${JSON.stringify(value)}`);
+  return port;
+}
+
+/** dist/extension beside the bundled bin. */
+function extensionDir(): string {
+  return path.join(path.dirname(fileURLToPath(import.meta.url)), 'extension');
+}
+
+async function serve(home: string, relayPort: number | undefined, controlPort: number | undefined): Promise<void> {
+  const log = createLogger(logLevelFromEnv());
+  const server = await startServer({ home, relayPort, controlPort, log });
+  const { relay, control, token } = server;
+  const extension = extensionDir();
+  const built = existsSync(path.join(extension, 'manifest.json'));
+  process.stdout.write(
+    [
+      `${PRODUCT_NAME} ${VERSION} is running.`,
+      '',
+      `  Relay (CDP)  ${relay.url}`,
+      `  Control API  ${control.url}`,
+      `  Token        ${token}`,
+      `  Home         ${home}`,
+      '',
+      `  Playwright   chromium.connectOverCDP('${relay.url}/?token=${token}')`,
+      '',
+      `  Extension    ${extension}${built ? '' : '   (not built yet: run npm run build)'}`,
+      '    Load it once: open chrome://extensions, turn on Developer mode, click "Load unpacked" and',
+      "    pick the folder above. In the extension's options set the relay port and paste the token,",
+      '    then click its toolbar button on a tab to hand that tab to your agent.',
+      '',
+      'Press Ctrl+C to stop.',
+      '',
+    ].join('\n'),
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1); // a second Ctrl+C does not wait
+    stopping = true;
+    log.info(`${signal}: stopping`);
+    server.close().then(
+      () => process.exit(0),
+      (error: Error) => {
+        log.error(`shutdown failed: ${error.message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+export const SERVER_COMMANDS: CliCommand[] = [
+  {
+    name: 'serve',
+    group: 'server',
+    usage: 'serve [--relay-port N] [--control-port N]',
+    summary: 'run the relay (CDP for your own tabs) and the control API',
+    details: 'Runs the relay (default 127.0.0.1:18792) and the control API (default 127.0.0.1:18791) until\nCtrl+C. Port 0 picks free ports. Prints where to load the extension and the token.',
+    flags: {
+      'relay-port': { type: 'string', value: 'N', help: 'the relay port (0: a free one)' },
+      'control-port': { type: 'string', value: 'N', help: 'the control API port (0: a free one)' },
+    },
+    async run(args, flags, ctx) {
+      noArguments(args);
+      await serve(ctx.home, parsePort(stringFlag(flags, 'relay-port'), '--relay-port'), parsePort(stringFlag(flags, 'control-port'), '--control-port'));
+      return -1;
+    },
+  },
+  {
+    name: 'token',
+    group: 'server',
+    usage: 'token',
+    summary: 'print the token clients and the extension present',
+    details: "Prints the token (created on first run in the home's config.json).",
+    flags: {},
+    async run(args, _flags, ctx) {
+      noArguments(args);
+      ctx.print((await loadConfig(ctx.home)).token);
+    },
+  },
+  {
+    name: 'doctor',
+    group: 'server',
+    usage: 'doctor',
+    summary: 'check the set-up, one line per check, with fixes',
+    details: "Checks the control API, the token, the relay, the extension (with a real Runtime.evaluate on an\nattached tab), the browser executable and each managed profile's port. Exit code 1 if any fails.",
+    flags: { json: { type: 'boolean', help: 'the checks as JSON' } },
+    async run(args, _flags, ctx) {
+      noArguments(args);
+      const checks = await runDoctor(ctx.home);
+      if (ctx.json) ctx.print(JSON.stringify({ ok: checks.every((c) => c.verdict !== 'fail'), checks }, null, 2));
+      else for (const check of checks) ctx.print(formatCheck(check));
+      return checks.some((c) => c.verdict === 'fail') ? 1 : 0;
+    },
+  },
+];
