@@ -1,14 +1,15 @@
 // Carrying out a checked /act request on a page. Every element comes from `resolve(ref)`, which
 // refuses stale refs, so an action lands on the element the snapshot showed or not at all.
 
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { seconds, within } from '../time-limit';
 import { isFunctionSource, type ActRequest } from './act-request';
+import type { ActTarget } from './snapshot-engine';
 
 export interface ActContext {
   page: Page;
-  resolve(ref: string): Promise<Locator>;
+  resolve(ref: string): Promise<ActTarget>;
   /** Throws when evaluate is not allowed on this profile. */
   checkEvaluate(): void;
 }
@@ -42,7 +43,8 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Reco
       const target = await ctx.resolve(request.ref);
       if (request.slowly) {
         await target.click({ timeout });
-        await target.pressSequentially(request.text, { delay: 75, timeout });
+        // A handle (the agent snapshot's refs) has no pressSequentially; its type() is the same act.
+        await ('pressSequentially' in target ? target.pressSequentially(request.text, { delay: 75, timeout }) : target.type(request.text, { delay: 75, timeout }));
       } else {
         await target.fill(request.text, { timeout });
       }
@@ -61,7 +63,15 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Reco
       return {};
     case 'drag': {
       const [from, to] = [await ctx.resolve(request.startRef), await ctx.resolve(request.endRef)];
-      await from.dragTo(to, { timeout });
+      if ('dragTo' in from && 'dragTo' in to) {
+        await from.dragTo(to, { timeout });
+        return {};
+      }
+      // Handles have no dragTo: the same moves Playwright makes, pointer down on one, up on the other.
+      await from.hover({ timeout });
+      await page.mouse.down();
+      await to.hover({ timeout });
+      await page.mouse.up();
       return {};
     }
     case 'select':
@@ -103,7 +113,8 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Reco
         const element = await ctx.resolve(request.ref);
         // Playwright's timeout covers finding the element, not the function: an agent's function
         // that never settles is bounded here.
-        return { result: await bounded(element.evaluate(pageFunction(request.fn) as never, undefined, { timeout }), request, "the function's result") };
+        const evaluated = 'dragTo' in element ? element.evaluate(pageFunction(request.fn) as never, undefined, { timeout }) : element.evaluate(pageFunction(request.fn) as never);
+        return { result: await bounded(evaluated, request, "the function's result") };
       }
       return { result: await bounded(page.evaluate(isFunctionSource(request.fn) ? pageFunction(request.fn) : request.fn), request, "the function's result") };
     }

@@ -9,7 +9,7 @@ import { clampTimeout } from './act-request';
 import { armTimeout } from './hooks';
 import { bad, bool, count, flag, refParam, str, type Fields } from './request-fields';
 
-export const SNAPSHOT_FORMATS = ['ai', 'role', 'aria'] as const;
+export const SNAPSHOT_FORMATS = ['agent', 'ai', 'role', 'aria'] as const;
 export type SnapshotFormat = (typeof SNAPSHOT_FORMATS)[number];
 export const CONSOLE_LEVELS = ['debug', 'info', 'log', 'warning', 'error'] as const;
 export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];
@@ -30,6 +30,8 @@ export interface SnapshotRequest extends TabRequest {
   selector?: string;
   /** Only the contents of this iframe (the ref of an iframe in the tab's last snapshot). */
   frame?: string;
+  /** `agent` format: only what follows this ref's line (the continuation of a cut snapshot). */
+  after?: string;
 }
 
 export interface ScreenshotRequest extends TabRequest {
@@ -80,8 +82,10 @@ function optionalRef(fields: Fields): { ref?: string } {
 }
 
 export function parseSnapshot(fields: Fields): SnapshotRequest {
-  const format = fields.format ?? 'ai';
-  if (!SNAPSHOT_FORMATS.includes(format as SnapshotFormat)) throw bad(`format must be ai, role or aria, got ${JSON.stringify(format)}`);
+  const format = fields.format === undefined || fields.format === '' ? 'agent' : fields.format;
+  if (!SNAPSHOT_FORMATS.includes(format as SnapshotFormat)) throw bad(`format must be agent, ai, role or aria, got ${JSON.stringify(format)}`);
+  const after = fields.after === undefined || fields.after === '' ? undefined : refParam(fields.after, 'after');
+  if (after !== undefined && format !== 'agent') throw bad('after works with the agent format (the default)');
   const depth = count(fields, 'depth', 0, 1_000);
   const limit = count(fields, 'limit', 1, 100_000);
   const maxChars = count(fields, 'maxChars', 100, 10_000_000);
@@ -97,6 +101,7 @@ export function parseSnapshot(fields: Fields): SnapshotRequest {
     ...(maxChars !== undefined ? { maxChars } : {}),
     ...(selector ? { selector } : {}),
     ...(frame !== undefined ? { frame } : {}),
+    ...(after !== undefined ? { after } : {}),
   };
 }
 

@@ -4,11 +4,12 @@
 // dialog, because waiting for an event that is already on screen is a race. Both kinds share
 // one skeleton (#arm: one arm per page, a deadline, a withdrawal) and one click-and-wait.
 
-import type { Dialog, FileChooser, Locator, Page } from 'playwright-core';
+import type { Dialog, FileChooser, Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { seconds, settlesWithin } from '../time-limit';
 import { toAgentError } from './agent-errors';
 import type { PageState } from './page-tracker';
+import type { ActTarget } from './snapshot-engine';
 
 export const MAX_ARM_MS = 120_000;
 /** How long a hook's click may take to open the chooser or dialog it was armed for. */
@@ -68,7 +69,7 @@ export class Hooks {
    * chooser or dialog does so at once: one that opened nothing must not leave the hook armed for
    * minutes, for some later click to meet, so the hook is withdrawn after a few seconds.
    */
-  async clickAndAwait<T>(page: Page, kind: HookKind, answered: Promise<T>, target: Locator, ref: string, clickTimeoutMs: number): Promise<T> {
+  async clickAndAwait<T>(page: Page, kind: HookKind, answered: Promise<T>, target: ActTarget, ref: string, clickTimeoutMs: number): Promise<T> {
     answered.catch(() => {}); // answered below; a click that fails first must not leave it unhandled
     try {
       await target.click({ timeout: clickTimeoutMs });

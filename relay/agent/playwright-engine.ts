@@ -12,7 +12,7 @@ import { ClawdError } from '../errors';
 import { seconds, within } from '../time-limit';
 import type { SnapshotRequest } from './agent-requests';
 import { labelBoxes } from './capture';
-import type { EngineSnapshot, LabelBox, RefIndex, RefInfo, SnapshotEngine } from './snapshot-engine';
+import type { EngineSnapshot, LabelBox, RefIndex, RefInfo, SnapshotContext, SnapshotEngine } from './snapshot-engine';
 import { normalizeRef, renderSnapshot, type AriaNode, type RefTarget } from './snapshot-render';
 
 /** A snapshot of a very large page (thousands of elements) takes seconds on a busy machine. */
@@ -66,7 +66,7 @@ class PlaywrightRefs implements RefIndex {
 }
 
 export class PlaywrightEngine implements SnapshotEngine {
-  async take(page: Page, request: SnapshotRequest, previous: RefIndex | undefined): Promise<EngineSnapshot> {
+  async take(page: Page, request: SnapshotRequest, { previous }: SnapshotContext): Promise<EngineSnapshot> {
     const format = request.format === 'role' ? 'role' : 'ai';
     const roots = await ariaJson(request.selector ? page.locator(request.selector).first() : page);
     const inside = request.frame !== undefined ? frameRef(previous, request.frame) : undefined;

@@ -5,12 +5,11 @@
 // the tab to the front first. A user's browser is left as it is unless the capture stalls
 // (headed Chrome captures background tabs), and the answer says when the tab was brought forward.
 
-import type { Locator } from 'playwright-core';
 import { toAgentError } from './agent-errors';
 import type { ScreenshotRequest } from './agent-requests';
 import { withLabels } from './capture';
 import type { AgentPage } from './page-finder';
-import type { LabelBox } from './snapshot-engine';
+import type { ActTarget, LabelBox } from './snapshot-engine';
 
 const SCREENSHOT_TIMEOUT_MS = 20_000;
 /** How long a capture on a user's browser may stall before its tab is brought to the front. */
@@ -25,7 +24,7 @@ export interface Shot {
 
 /** What the shot needs from the snapshot side: the ref's element, the refs' boxes. */
 export interface ShotRefs {
-  resolve(ref: string): Promise<Locator>;
+  resolve(ref: string): Promise<ActTarget>;
   labelBoxes(): Promise<LabelBox[]>;
 }
 

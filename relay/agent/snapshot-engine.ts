@@ -4,8 +4,11 @@
 // Chromium's accessibility tree for `aria`), so a new engine brings its own refs and its own
 // resolution, and two engines can be compared on the same tab.
 
-import type { Locator, Page } from 'playwright-core';
+import type { ElementHandle, Locator, Page } from 'playwright-core';
 import type { SnapshotRequest } from './agent-requests';
+
+/** What an action acts on: a locator that re-checks the element, or a handle pinned to it. */
+export type ActTarget = Locator | ElementHandle;
 
 /** What a ref stood for when the snapshot was taken (shown to agents beside the text). */
 export interface RefInfo {
@@ -26,21 +29,34 @@ export interface RefIndex {
   get(ref: string): RefInfo | undefined;
   entries(): IterableIterator<[string, RefInfo]>;
   /** The element the ref showed, or `ref_stale` (it changed or went) / `ref_unknown`. Nothing happens on the page. */
-  resolve(page: Page, ref: string): Promise<Locator>;
+  resolve(page: Page, ref: string): Promise<ActTarget>;
   /** Where each ref's element is now, for drawing labels on a screenshot (iframe contents left out). */
   labelBoxes(page: Page): Promise<LabelBox[]>;
 }
 
-export interface EngineSnapshot {
+/** One line of a snapshot, for engines that hand back lines (the front renders and budgets them). */
+export interface SnapshotLine {
+  depth: number;
   text: string;
+  ref?: string;
+}
+
+export interface EngineSnapshot {
+  /** The rendered snapshot; '' when `lines` are given instead. */
+  text: string;
+  lines?: SnapshotLine[];
   /** Undefined for an engine that hands out no refs (the tab's earlier refs stay valid). */
   refs: RefIndex | undefined;
 }
 
+export interface SnapshotContext {
+  /** Unique per profile and tab (refs are kept per tab). */
+  tab: string;
+  /** The tab's last ref index (from any engine), for requests that point into it (e.g. `frame`). */
+  previous: RefIndex | undefined;
+}
+
 export interface SnapshotEngine {
-  /**
-   * Reads the page. `previous` is the tab's last ref index (from any engine), for requests that
-   * point into an earlier snapshot (e.g. `frame`). Throws ClawdErrors an agent can act on.
-   */
-  take(page: Page, request: SnapshotRequest, previous: RefIndex | undefined): Promise<EngineSnapshot>;
+  /** Reads the page. Throws ClawdErrors an agent can act on. */
+  take(page: Page, request: SnapshotRequest, context: SnapshotContext): Promise<EngineSnapshot>;
 }

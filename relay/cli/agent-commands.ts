@@ -50,29 +50,31 @@ export const AGENT_COMMANDS: CliCommand[] = [
   {
     name: 'snapshot',
     group: 'agent',
-    usage: 'snapshot [--format ai|role|aria] [--interactive] [--compact] [--depth N] [--limit N] [--max-chars N] [--selector CSS] [--frame REF]',
+    usage: 'snapshot [--format agent|ai|role|aria] [--interactive] [--max-chars N] [--after REF] [--depth N] [--limit N] [--selector CSS] [--frame REF]',
     summary: 'the page with refs e1, e2, …',
     flags: {
-      format: { type: 'string', value: 'F', help: 'ai (default), role or aria' },
+      format: { type: 'string', value: 'F', help: 'agent (default), ai, role or aria' },
       interactive: { type: 'boolean', help: 'only actionable elements, flat' },
-      compact: { type: 'boolean', help: 'lift the children of unnamed structure' },
+      'max-chars': { type: 'string', value: 'N', help: 'at most this many characters (agent: 40000 by default)' },
+      after: { type: 'string', value: 'REF', help: 'only what follows this ref (the rest of a cut snapshot)' },
+      compact: { type: 'boolean', help: 'ai/role: lift the children of unnamed structure' },
       depth: { type: 'string', value: 'N', help: 'cut the tree below this depth' },
       limit: { type: 'string', value: 'N', help: 'at most this many lines' },
-      'max-chars': { type: 'string', value: 'N', help: 'at most this many characters' },
       selector: { type: 'string', value: 'CSS', help: 'only the part of the page under this element' },
       frame: { type: 'string', value: 'REF', help: 'only the contents of this iframe' },
     },
     async run(args, flags, ctx) {
       noArguments(args);
       const query = new URLSearchParams();
-      for (const [flag, param] of [['format', 'format'], ['limit', 'limit'], ['max-chars', 'maxChars'], ['depth', 'depth'], ['selector', 'selector'], ['frame', 'frame'], ['target', 'targetId']] as const) {
+      for (const [flag, param] of [['format', 'format'], ['limit', 'limit'], ['max-chars', 'maxChars'], ['after', 'after'], ['depth', 'depth'], ['selector', 'selector'], ['frame', 'frame'], ['target', 'targetId']] as const) {
         const value = stringFlag(flags, flag);
         if (value !== undefined) query.set(param, value);
       }
       if (flags.interactive) query.set('interactive', '1');
       if (flags.compact) query.set('compact', '1');
-      const snap = await (await ctx.client()).call<{ snapshot: string; truncated: boolean; stats: { chars: number; refs: number }; url: string }>('GET', `/snapshot?${query}`, { profile: ctx.profile });
-      output(ctx, snap, () => [snap.snapshot, ...(snap.truncated ? [`(truncated at ${snap.stats.chars} characters)`] : [])]);
+      const snap = await (await ctx.client()).call<{ snapshot: string; truncated: boolean; next?: string; stats: { chars: number; refs: number }; url: string }>('GET', `/snapshot?${query}`, { profile: ctx.profile });
+      // The agent format marks its own cut (and names where to continue) in the text.
+      output(ctx, snap, () => [snap.snapshot, ...(snap.truncated && !snap.next ? [`(truncated at ${snap.stats.chars} characters)`] : [])]);
     },
   },
   {

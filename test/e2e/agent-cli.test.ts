@@ -45,6 +45,11 @@ describe('driving a tab from the clawd CLI', () => {
     const unknown = await t.cli(['click', '999']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^clawd: unknown ref e999/);
+    // The default format, and its refs work the same way.
+    const agent = await ok(['snapshot']);
+    expect(agent).toMatch(/^- textbox "Name" \[ref=e\d+\]: "Ada Lovelace"$/m);
+    await ok(['type', refNumber(agent, /textbox "Name"/), '!']);
+    expect(await inPage('document.getElementById("name").value')).toBe('!');
   });
 
   it('presses, hovers, waits, resizes, drags', async () => {

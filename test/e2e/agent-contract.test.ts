@@ -5,13 +5,13 @@
 
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extensionDriver, managedDriver, type AgentDriver } from '../helpers/agent-drivers';
+import { describe, expect, it } from 'vitest';
+import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
 import { until } from '../helpers/waits';
-import { startPageServer, type PageServer } from '../helpers/pages';
 import { useTempDirs } from '../helpers/temp-dirs';
 
 interface Snapshot {
+  format: string;
   snapshot: string;
   refs: Record<string, { role: string; name: string; nth?: number }>;
   truncated: boolean;
@@ -26,26 +26,17 @@ const drivers = [
 ] as const;
 
 describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
-  let pages: PageServer;
-  let d: AgentDriver;
+  const ctx = useAgentDriver(makeDriver);
   const temp = useTempDirs('clawd-agent-');
 
-  beforeAll(async () => {
-    pages = await startPageServer();
-    d = await makeDriver(pages);
-  });
-  afterAll(async () => {
-    await d?.close();
-    await pages?.close();
-  });
 
   const navigate = async (route: string) => {
-    const res = await d.api('POST', '/navigate', { url: pages.url(route), targetId: d.targetId });
+    const res = await ctx.d.api('POST', '/navigate', { url: ctx.pages.url(route), targetId: ctx.d.targetId });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body;
   };
   const snapshot = async (query = '') => {
-    const res = await d.api<Snapshot>('GET', `/snapshot?targetId=${d.targetId}${query}`);
+    const res = await ctx.d.api<Snapshot>('GET', `/snapshot?targetId=${ctx.d.targetId}${query}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body;
   };
@@ -62,24 +53,39 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     if (!ref) throw new Error(`no element showing ${JSON.stringify(text)} in snapshot:\n${snap.snapshot}`);
     return ref;
   };
-  const act = async (body: Record<string, unknown>) => d.api('POST', '/act', { targetId: d.targetId, ...body });
+  const act = async (body: Record<string, unknown>) => ctx.d.api('POST', '/act', { targetId: ctx.d.targetId, ...body });
   const actOk = async (body: Record<string, unknown>) => {
     const res = await act(body);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body;
   };
-  const text = (selector: string) => d.inPage<string>(`document.querySelector(${JSON.stringify(selector)}).textContent`);
+  const text = (selector: string) => ctx.d.inPage<string>(`document.querySelector(${JSON.stringify(selector)}).textContent`);
 
   it('navigates and snapshots the page with refs', async () => {
-    expect(await navigate('/agent-form')).toMatchObject({ ok: true, targetId: d.targetId, url: pages.url('/agent-form'), title: 'agent form', status: 200 });
-    const ai = await snapshot();
-    expect(ai).toMatchObject({ url: pages.url('/agent-form'), title: 'agent form', truncated: false });
+    expect(await navigate('/agent-form')).toMatchObject({ ok: true, targetId: ctx.d.targetId, url: ctx.pages.url('/agent-form'), title: 'agent form', status: 200 });
+    // The default, for agents: actionable elements with refs, nothing unnamed and structural.
+    const agent = await snapshot();
+    expect(agent).toMatchObject({ format: 'agent', url: ctx.pages.url('/agent-form'), title: 'agent form', truncated: false });
+    expect(agent.snapshot).toMatch(/^- textbox "Name" \[ref=e\d+\]$/m);
+    expect(agent.snapshot).toMatch(/^- combobox "Color" \[ref=e\d+\]: "Red"$/m);
+    expect(agent.snapshot).not.toMatch(/generic/);
+    const refsInText = [...agent.snapshot.matchAll(/\[ref=(\w+)\]/g)].map((m) => m[1]);
+    expect(refsInText).toEqual(Object.keys(agent.refs));
+    // An unchanged page keeps its refs; a new document gets new ones, never an old number again.
+    expect((await snapshot()).snapshot).toBe(agent.snapshot);
+    await navigate('/agent-form');
+    const renewed = await snapshot();
+    expect(renewed.snapshot.replace(/ref=e\d+/g, 'ref')).toBe(agent.snapshot.replace(/ref=e\d+/g, 'ref'));
+    expect(Object.keys(renewed.refs).filter((ref) => ref in agent.refs)).toEqual([]);
+
+    const ai = await snapshot('&format=ai');
+    expect(ai).toMatchObject({ format: 'ai', truncated: false });
     // e1, e2, … in document order, whatever prefix Playwright gives this document after a navigation.
     expect(ai.snapshot).toMatch(/textbox "Name" \[ref=e\d+\]/);
     expect(Object.keys(ai.refs)).toEqual(Object.keys(ai.refs).map((_, i) => `e${i + 1}`));
     expect([...ai.snapshot.matchAll(/\[ref=(\w+)\]/g)].map((m) => m[1])).toEqual(Object.keys(ai.refs));
     await navigate('/agent-form'); // again: a new document
-    const again = await snapshot();
+    const again = await snapshot('&format=ai');
     expect(again.snapshot).toBe(ai.snapshot);
     const role = await snapshot('&format=role');
     expect(role.snapshot).toMatch(/^- .*\n/);
@@ -95,9 +101,9 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     await navigate('/agent-form');
     const snap = await snapshot('&format=role');
     await actOk({ kind: 'type', ref: refOf(snap, 'textbox', 'Name'), text: 'Ada' });
-    expect(await d.inPage('document.getElementById("name").value')).toBe('Ada');
+    expect(await ctx.d.inPage('document.getElementById("name").value')).toBe('Ada');
     await actOk({ kind: 'type', ref: `@${refOf(snap, 'textbox', 'Name')}`, text: 'lobster', slowly: true });
-    expect(await d.inPage('document.getElementById("name").value')).toBe('Adalobster');
+    expect(await ctx.d.inPage('document.getElementById("name").value')).toBe('Adalobster');
     await actOk({
       kind: 'fill',
       fields: [
@@ -117,16 +123,16 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     const snap = await snapshot('&format=role');
     await actOk({ kind: 'type', ref: refOf(snap, 'textbox', 'Email'), text: 'x@y.test', submit: true });
     expect(await text('#result')).toBe('submitted name=&email=x%40y.test&color=red');
-    await d.inPage('document.getElementById("keys").focus()');
+    await ctx.d.inPage('document.getElementById("keys").focus()');
     await actOk({ kind: 'press', key: 'a' });
     await actOk({ kind: 'press', key: 'ArrowDown' });
     expect(await text('#keys')).toBe('keys: a ArrowDown');
-    const ai = await snapshot();
+    const ai = await snapshot('&format=ai'); // refs on every element, plain ones too
     await actOk({ kind: 'hover', ref: refByText(ai, 'hover me') });
     expect(await text('#hover')).toBe('hovered');
-    await d.inPage('window.__clicks = 0; document.getElementById("keys").addEventListener("dblclick", () => window.__clicks++)');
+    await ctx.d.inPage('window.__clicks = 0; document.getElementById("keys").addEventListener("dblclick", () => window.__clicks++)');
     await actOk({ kind: 'click', ref: refByText(ai, 'keys: a ArrowDown'), doubleClick: true });
-    expect(await d.inPage('window.__clicks')).toBe(1);
+    expect(await ctx.d.inPage('window.__clicks')).toBe(1);
   });
 
   it('drags one element onto another', async () => {
@@ -141,9 +147,9 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     const snap = await snapshot('&format=role');
     await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Later') });
     expect(await actOk({ kind: 'wait', text: 'arrived later' })).toMatchObject({ ok: true });
-    expect(await d.inPage('!!document.getElementById("arrived")')).toBe(true);
+    expect(await ctx.d.inPage('!!document.getElementById("arrived")')).toBe(true);
     await actOk({ kind: 'wait', textGone: 'going away', selector: '#arrived', loadState: 'load', url: '/agent-form', timeMs: 10 });
-    expect(await d.inPage('!!document.getElementById("going")')).toBe(false);
+    expect(await ctx.d.inPage('!!document.getElementById("going")')).toBe(false);
     const slow = await act({ kind: 'wait', text: 'never shows', timeoutMs: 600 });
     expect(slow.status).toBe(408);
     expect(slow.body.error.message).toMatch(/^wait: timed out after 0\.6 s waiting for/);
@@ -152,11 +158,11 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
   it('resizes the viewport and scrolls an element into view', async () => {
     await navigate('/long');
     await actOk({ kind: 'resize', width: 640, height: 480 });
-    expect(await d.inPage('[innerWidth, innerHeight]')).toEqual([640, 480]);
+    expect(await ctx.d.inPage('[innerWidth, innerHeight]')).toEqual([640, 480]);
     const snap = await snapshot('&format=role');
-    expect(await d.inPage('scrollY')).toBe(0);
+    expect(await ctx.d.inPage('scrollY')).toBe(0);
     await actOk({ kind: 'scrollIntoView', ref: refOf(snap, 'button', 'Bottom') });
-    expect(await d.inPage('scrollY')).toBeGreaterThan(1000);
+    expect(await ctx.d.inPage('scrollY')).toBeGreaterThan(1000);
     await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Bottom') });
     expect(await text('#bottom')).toBe('bottom clicked');
   });
@@ -183,36 +189,36 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     await navigate('/long');
     await actOk({ kind: 'resize', width: 800, height: 600 });
     const png = (body: { path: string }) => readFileSync(body.path);
-    const plain = (await d.api('POST', '/screenshot', { targetId: d.targetId })).body;
+    const plain = (await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId })).body;
     expect(plain).toMatchObject({ type: 'png', width: 800, height: 600 });
-    expect(path.dirname(plain.path)).toBe(path.join(d.server.home, 'screenshots'));
+    expect(path.dirname(plain.path)).toBe(path.join(ctx.d.server.home, 'screenshots'));
     expect(png(plain).subarray(1, 4).toString()).toBe('PNG');
     expect(statSync(plain.path).size).toBe(plain.bytes);
-    const full = (await d.api('POST', '/screenshot', { targetId: d.targetId, fullPage: true, type: 'jpeg' })).body;
+    const full = (await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, fullPage: true, type: 'jpeg' })).body;
     expect(full.type).toBe('jpeg');
     expect(full.width).toBeGreaterThan(750); // the page's width (without a scrollbar)
     expect(full.height).toBeGreaterThan(3000);
     expect(png(full)[0]).toBe(0xff);
     const snap = await snapshot('&format=role');
-    const element = (await d.api('POST', '/screenshot', { targetId: d.targetId, ref: refOf(snap, 'heading', 'Top') })).body;
+    const element = (await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, ref: refOf(snap, 'heading', 'Top') })).body;
     expect(element.width).toBeGreaterThan(10);
     expect(element.height).toBeLessThan(100);
-    const labelled = (await d.api('POST', '/screenshot', { targetId: d.targetId, labels: true })).body;
+    const labelled = (await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, labels: true })).body;
     expect(labelled.labels).toBeGreaterThan(0);
-    expect(await d.inPage('document.getElementById("__clawd_labels")')).toBe(null);
+    expect(await ctx.d.inPage('document.getElementById("__clawd_labels")')).toBe(null);
   });
 
   it('keeps the console, filtered by level', async () => {
     await navigate('/console');
     const snap = await snapshot('&format=role');
     await actOk({ kind: 'click', ref: refOf(snap, 'button', 'log') });
-    await d.inPage('console.error("broken thing")');
+    await ctx.d.inPage('console.error("broken thing")');
     const all = await until('the console messages', async () => {
-      const res = (await d.api('GET', `/console?targetId=${d.targetId}`)).body;
+      const res = (await ctx.d.api('GET', `/console?targetId=${ctx.d.targetId}`)).body;
       return res.messages.some((m: { text: string }) => m.text === 'broken thing') ? res : undefined;
     });
     expect(all.messages.map((m: { text: string }) => m.text)).toContain('hello from the page 42');
-    const errors = (await d.api('GET', `/console?targetId=${d.targetId}&level=error`)).body;
+    const errors = (await ctx.d.api('GET', `/console?targetId=${ctx.d.targetId}&level=error`)).body;
     expect(errors.messages.map((m: { text: string }) => m.text)).toEqual(['broken thing']);
   });
 
@@ -220,13 +226,13 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     await navigate('/agent-form');
     const file = temp.file('clawd-upload.txt', 'lobster!');
     const snap = await snapshot('&format=role');
-    const res = await d.api('POST', '/hooks/file-chooser', { targetId: d.targetId, paths: [file], ref: refOf(snap, 'button', 'Attachment') });
+    const res = await ctx.d.api('POST', '/hooks/file-chooser', { targetId: ctx.d.targetId, paths: [file], ref: refOf(snap, 'button', 'Attachment') });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ ok: true, armed: 'file-chooser', files: [file] });
     expect(await text('#got')).toBe(`${path.basename(file)}:8`);
     // Armed first, clicked afterwards: the same.
-    expect((await d.api('POST', '/hooks/file-chooser', { targetId: d.targetId, paths: [file] })).body).toMatchObject({ armed: 'file-chooser' });
-    await d.inPage('document.getElementById("got").textContent = "again?"');
+    expect((await ctx.d.api('POST', '/hooks/file-chooser', { targetId: ctx.d.targetId, paths: [file] })).body).toMatchObject({ armed: 'file-chooser' });
+    await ctx.d.inPage('document.getElementById("got").textContent = "again?"');
     await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Attachment') });
     await until('the second upload', async () => (await text('#got')) === `${path.basename(file)}:8`);
   });
@@ -235,33 +241,33 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     await navigate('/agent-form');
     const file = temp.file('clawd-stray.txt', 'stray');
     const snap = await snapshot('&format=role');
-    const wrong = await d.api('POST', '/hooks/file-chooser', { targetId: d.targetId, paths: [file], ref: refOf(snap, 'button', 'Later') });
+    const wrong = await ctx.d.api('POST', '/hooks/file-chooser', { targetId: ctx.d.targetId, paths: [file], ref: refOf(snap, 'button', 'Later') });
     expect(wrong.status).toBe(422);
     expect(wrong.body.error.message).toMatch(/^clicking e\d+ opened no file chooser within 5 s, so the hook was disarmed/);
     // A later click on the chooser's button is not answered by the withdrawn hook: only the
     // file of the next hook ever reaches the input.
-    await d.inPage('window.__files = []; document.getElementById("file").addEventListener("change", (e) => __files.push([...e.target.files].map((f) => f.name).join()))');
+    await ctx.d.inPage('window.__files = []; document.getElementById("file").addEventListener("change", (e) => __files.push([...e.target.files].map((f) => f.name).join()))');
     await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Attachment') });
-    const right = await d.api('POST', '/hooks/file-chooser', { targetId: d.targetId, paths: [temp.file('clawd-right.txt', 'right')], ref: refOf(snap, 'button', 'Attachment') });
+    const right = await ctx.d.api('POST', '/hooks/file-chooser', { targetId: ctx.d.targetId, paths: [temp.file('clawd-right.txt', 'right')], ref: refOf(snap, 'button', 'Attachment') });
     expect(right.body).toMatchObject({ ok: true });
-    expect(await d.inPage('window.__files')).toEqual(['clawd-right.txt']);
+    expect(await ctx.d.inPage('window.__files')).toEqual(['clawd-right.txt']);
   });
 
   it('answers dialogs through armed hooks', async () => {
     await navigate('/dialogs');
     const snap = await snapshot('&format=role');
-    const prompt = await d.api('POST', '/hooks/dialog', { targetId: d.targetId, accept: true, promptText: 'Grace', ref: refOf(snap, 'button', 'Prompt') });
+    const prompt = await ctx.d.api('POST', '/hooks/dialog', { targetId: ctx.d.targetId, accept: true, promptText: 'Grace', ref: refOf(snap, 'button', 'Prompt') });
     expect(prompt.body).toMatchObject({ ok: true, dialog: { type: 'prompt', message: 'name?' } });
     expect(await text('#answer')).toBe('prompt Grace');
-    await d.api('POST', '/hooks/dialog', { targetId: d.targetId, accept: false });
+    await ctx.d.api('POST', '/hooks/dialog', { targetId: ctx.d.targetId, accept: false });
     await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Confirm') });
     expect(await text('#answer')).toBe('confirm false');
-    await d.api('POST', '/hooks/dialog', { targetId: d.targetId, accept: true });
+    await ctx.d.api('POST', '/hooks/dialog', { targetId: ctx.d.targetId, accept: true });
     await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Alert') });
     expect(await text('#answer')).toBe('alert closed');
     // The last arm wins.
-    await d.api('POST', '/hooks/dialog', { targetId: d.targetId, accept: true });
-    await d.api('POST', '/hooks/dialog', { targetId: d.targetId, accept: false });
+    await ctx.d.api('POST', '/hooks/dialog', { targetId: ctx.d.targetId, accept: true });
+    await ctx.d.api('POST', '/hooks/dialog', { targetId: ctx.d.targetId, accept: false });
     await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Confirm') });
     expect(await text('#answer')).toBe('confirm false');
   });
@@ -286,10 +292,10 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
 
     // The same element, but it no longer is what the snapshot showed: refused too.
     const renamed = refOf(await snapshot('&format=role'), 'button', 'Save');
-    await d.inPage('document.getElementById("victim").textContent = "Delete"');
+    await ctx.d.inPage('document.getElementById("victim").textContent = "Delete"');
     expect((await act({ kind: 'click', ref: renamed })).body.error.code).toBe('ref_stale');
     expect(await text('#log')).toBe('log:');
-    await d.inPage('document.getElementById("victim").textContent = "Save"');
+    await ctx.d.inPage('document.getElementById("victim").textContent = "Save"');
 
     const fresh = await snapshot('&format=role');
     const again = refOf(fresh, 'button', 'Save');
@@ -318,9 +324,9 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.message).toMatch(message);
     }
-    const js = await d.api('POST', '/navigate', { targetId: d.targetId, url: 'javascript:alert(1)' });
+    const js = await ctx.d.api('POST', '/navigate', { targetId: ctx.d.targetId, url: 'javascript:alert(1)' });
     expect(js).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/^url: javascript: URLs are refused/) } } });
-    const missing = await d.api('POST', '/hooks/file-chooser', { targetId: d.targetId, paths: ['/no/such/file.txt'] });
+    const missing = await ctx.d.api('POST', '/hooks/file-chooser', { targetId: ctx.d.targetId, paths: ['/no/such/file.txt'] });
     expect(missing).toMatchObject({ status: 400, body: { error: { message: 'paths[0] "/no/such/file.txt" does not exist or is not a file' } } });
     // Timeouts out of range are clamped, not refused.
     expect(await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Send'), timeoutMs: 9_999_999 })).toMatchObject({ timeoutMs: 60_000 });
@@ -358,9 +364,9 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
       const stuckOnRef = await act({ kind: 'evaluate', fn: '(el) => new Promise(() => {})', ref: refOf(snap, 'button', 'Send'), timeoutMs: 600 });
       expect(stuckOnRef.status).toBe(408);
       expect((await act({ kind: 'evaluate', fn: '() => 6 * 7' })).body).toMatchObject({ ok: true, result: 42 });
-      const pdf = (await d.api('POST', '/pdf', { targetId: d.targetId })).body;
+      const pdf = (await ctx.d.api('POST', '/pdf', { targetId: ctx.d.targetId })).body;
       expect(readFileSync(pdf.path).subarray(0, 5).toString()).toBe('%PDF-');
-      expect(path.dirname(pdf.path)).toBe(path.join(d.server.home, 'pdfs'));
+      expect(path.dirname(pdf.path)).toBe(path.join(ctx.d.server.home, 'pdfs'));
     } else {
       for (const refused of [evaluated, onRef, waitFn]) {
         expect(refused.status).toBe(403);
@@ -374,39 +380,33 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     // until the tab is brought to the front.
     await navigate('/agent-form');
     await snapshot();
-    const front = (await d.api('POST', '/tabs/open', { url: pages.url('/') })).body;
+    const front = (await ctx.d.api('POST', '/tabs/open', { url: ctx.pages.url('/') })).body;
     try {
       for (let i = 0; i < 3; i++) {
-        const plain = await d.api('POST', '/screenshot', { targetId: d.targetId });
+        const plain = await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId });
         expect(plain.status, JSON.stringify(plain.body)).toBe(200);
         expect(readFileSync(plain.body.path).subarray(1, 4).toString()).toBe('PNG');
       }
-      const labelled = await d.api('POST', '/screenshot', { targetId: d.targetId, labels: true });
+      const labelled = await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, labels: true });
       expect(labelled.status, JSON.stringify(labelled.body)).toBe(200);
       expect(labelled.body.labels).toBeGreaterThan(0);
     } finally {
-      await d.api('DELETE', `/tabs/${front.targetId}`);
+      await ctx.d.api('DELETE', `/tabs/${front.targetId}`);
     }
   });
 
   it('closes a tab by act close', async () => {
-    const extra = (await d.api('POST', '/tabs/open', { url: pages.url('/') })).body;
-    await until('the new tab in /tabs', async () => (await d.api('GET', '/tabs')).body.tabs.some((t: { targetId: string }) => t.targetId === extra.targetId));
+    const extra = (await ctx.d.api('POST', '/tabs/open', { url: ctx.pages.url('/') })).body;
+    await until('the new tab in /tabs', async () => (await ctx.d.api('GET', '/tabs')).body.tabs.some((t: { targetId: string }) => t.targetId === extra.targetId));
     await actOk({ kind: 'close', targetId: extra.targetId });
-    await until('the tab to be gone', async () => !(await d.api('GET', '/tabs')).body.tabs.some((t: { targetId: string }) => t.targetId === extra.targetId));
+    await until('the tab to be gone', async () => !(await ctx.d.api('GET', '/tabs')).body.tabs.some((t: { targetId: string }) => t.targetId === extra.targetId));
   });
 });
 
 describe('evaluate on the extension profile, once enabled', () => {
+  const ctx = useAgentDriver((pages) => extensionDriver(pages, { evaluateEnabled: true }));
   it('works', async () => {
-    const pages = await startPageServer();
-    const d = await extensionDriver(pages, { evaluateEnabled: true });
-    try {
-      await d.api('POST', '/navigate', { url: pages.url('/agent-form'), targetId: d.targetId });
-      expect((await d.api('POST', '/act', { kind: 'evaluate', fn: '() => document.title', targetId: d.targetId })).body).toMatchObject({ ok: true, result: 'agent form' });
-    } finally {
-      await d.close();
-      await pages.close();
-    }
+    await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/agent-form'), targetId: ctx.d.targetId });
+    expect((await ctx.d.api('POST', '/act', { kind: 'evaluate', fn: '() => document.title', targetId: ctx.d.targetId })).body).toMatchObject({ ok: true, result: 'agent form' });
   });
 });

@@ -3,10 +3,11 @@
 // gives the same handle: the control API scoped to its profile, and an independent way for the
 // test to read the page back (its own CDP session, not the API under test).
 
+import { afterAll, beforeAll } from 'vitest';
 import { CdpClient } from './cdp-client';
 import { TestBrowser } from './chromium';
 import { until } from './waits';
-import type { PageServer } from './pages';
+import { startPageServer, type PageServer } from './pages';
 import { startTestServer, type TestServer } from './server';
 
 export interface AgentDriver {
@@ -73,6 +74,35 @@ export async function extensionDriver(pages: PageServer, options: { evaluateEnab
     async close() {
       await server.close();
       await browser.close();
+    },
+  };
+}
+
+/** A driver and the test pages, for one describe block: made before its tests, closed after. */
+export interface DriverContext {
+  readonly pages: PageServer;
+  readonly d: AgentDriver;
+}
+
+export function useAgentDriver(make: (pages: PageServer) => Promise<AgentDriver>): DriverContext {
+  let pages: PageServer | undefined;
+  let driver: AgentDriver | undefined;
+  beforeAll(async () => {
+    pages = await startPageServer();
+    driver = await make(pages);
+  });
+  afterAll(async () => {
+    await driver?.close();
+    await pages?.close();
+  });
+  return {
+    get pages() {
+      if (!pages) throw new Error('the page server is made in beforeAll');
+      return pages;
+    },
+    get d() {
+      if (!driver) throw new Error('the driver is made in beforeAll');
+      return driver;
     },
   };
 }

@@ -3,6 +3,7 @@
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SNAPSHOT_PAGES } from './snapshot-fixtures';
 
 export interface PageServer {
   port: number;
@@ -83,7 +84,7 @@ export async function startPageServer(): Promise<PageServer> {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(manyPage(Number(url.searchParams.get('n') ?? 100)));
       return;
     }
-    const page = PAGES[path];
+    const page = PAGES[path] ?? SNAPSHOT_PAGES[path];
     if (!page) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;

@@ -1,0 +1,194 @@
+// The `agent` snapshot, the default: one synchronous walk per frame (in-page/page-walker.ts)
+// instead of Playwright's aria snapshot, a fraction of its time and size. Each frame keeps its
+// ref registry in an object only our JSHandle reaches (nothing is written into the DOM or the
+// page's globals); the frames' lines are stitched below their iframes here.
+//
+// Refs: a ref stays the same while its element keeps its role and name, gets a new number when
+// either changes, and numbers are never reused within a tab's life (the counter lives here, per
+// tab, and survives navigations). Resolving a ref hands back an ElementHandle of exactly that
+// element after checking its role and name again, or refuses it as stale: an action can land
+// on the element the snapshot showed or nowhere.
+
+import type { Frame, JSHandle, Page } from 'playwright-core';
+import { ClawdError } from '../errors';
+import { seconds, within } from '../time-limit';
+import type { SnapshotRequest } from './agent-requests';
+import { createRegistry, inPage, type InPageRequest, type WalkLine, type WalkResult } from './in-page/page-walker';
+import { SNAPSHOT_TIMEOUT_MS } from './playwright-engine';
+import type { ActTarget, EngineSnapshot, LabelBox, RefIndex, RefInfo, SnapshotContext, SnapshotEngine, SnapshotLine } from './snapshot-engine';
+
+/** Longest text line (a paragraph is cut to this, marked with …). */
+const TEXT_MAX = 100;
+/** Checking a ref takes milliseconds; a page that does not answer in this long is stuck. */
+const REF_CHECK_MS = 10_000;
+
+
+interface AgentRef extends RefInfo {
+  frame: Frame;
+}
+
+/** Errors that mean the frame's document (and with it our registry) is gone. */
+const GONE = /Execution context was destroyed|Cannot find context|JSHandle is disposed|Target (page, context or browser )?(has been )?closed|frame (was|got) detached|has been detached/i;
+
+class AgentRefs implements RefIndex {
+  constructor(
+    private readonly engine: AgentEngine,
+    readonly refs: Map<string, AgentRef>,
+    /** iframe ref → the frame inside it, for `frame=`. */
+    readonly frames: Map<string, Frame>,
+    /** Every ref below this number was handed out in this tab before. */
+    readonly nextRef: number,
+  ) {}
+
+  get size(): number {
+    return this.refs.size;
+  }
+
+  get(ref: string): RefInfo | undefined {
+    const entry = this.refs.get(ref);
+    return entry && { role: entry.role, name: entry.name, nth: 0 };
+  }
+
+  *entries(): IterableIterator<[string, RefInfo]> {
+    for (const [ref, { role, name }] of this.refs) yield [ref, { role, name, nth: 0 }];
+  }
+
+  async resolve(_page: Page, ref: string): Promise<ActTarget> {
+    const entry = this.refs.get(ref);
+    if (!entry) {
+      const number = Number(ref.slice(1));
+      if (number < this.nextRef) throw new ClawdError('ref_stale', `ref ${ref} is stale: take a new snapshot`);
+      throw new ClawdError('ref_unknown', `unknown ref ${ref}: the last snapshot of this tab has ${this.refs.size} refs; use one of them, or take a new snapshot`);
+    }
+    const found = await this.engine.call(entry.frame, { kind: 'resolve', ref }, 'handle', `ref ${ref}`).catch((error: unknown) => {
+      if (error instanceof Error && GONE.test(error.message)) return undefined;
+      throw error;
+    });
+    const element = found?.asElement();
+    if (!element) {
+      await found?.dispose();
+      throw new ClawdError('ref_stale', `ref ${ref} is stale: take a new snapshot`);
+    }
+    return element;
+  }
+
+  async labelBoxes(page: Page): Promise<LabelBox[]> {
+    const main = page.mainFrame();
+    const refs = [...this.refs].filter(([, e]) => e.frame === main).map(([ref]) => ref);
+    const boxes = (await this.engine.call(main, { kind: 'boxes', refs }, 'value', 'labels')) as Array<[string, number, number, number, number]>;
+    return boxes.map(([label, x, y, width, height]) => ({ label, box: { x, y, width, height } }));
+  }
+}
+
+export class AgentEngine implements SnapshotEngine {
+  // One registry per frame document; replaced when the frame navigates (the old one is gone).
+  readonly #registries = new WeakMap<Frame, Promise<JSHandle<unknown>>>();
+  // The next ref number of each tab: refs are never reused within a tab's life.
+  readonly #counters = new Map<string, number>();
+
+  async take(page: Page, request: SnapshotRequest, context: SnapshotContext): Promise<EngineSnapshot> {
+    let nextRef = this.#counters.get(context.tab) ?? 1;
+    const previous = context.previous instanceof AgentRefs ? context.previous : undefined;
+    // A snapshot of part of the page (one frame, one selector) keeps the refs of the rest valid.
+    const partial = request.frame !== undefined || request.selector !== undefined;
+    const refs = new Map<string, AgentRef>(partial && previous ? previous.refs : []);
+    const frames = new Map<string, Frame>(partial && previous ? previous.frames : []);
+    const walkFrame = async (frame: Frame, selector: string | undefined): Promise<SnapshotLine[]> => {
+      const json = (await this.call(frame, { kind: 'walk', nextRef, textMax: TEXT_MAX, ...(selector ? { selector } : {}) }, 'value', 'snapshot')) as string;
+      const result = JSON.parse(json) as WalkResult;
+      if (result.missing) throw new ClawdError('bad_request', `selector ${JSON.stringify(selector)} matches nothing on the page`);
+      nextRef = result.nextRef;
+      this.#counters.set(context.tab, nextRef);
+      for (const [ref, role, name] of result.refs) refs.set(ref, { role, name, nth: 0, frame });
+      const children = await this.#childFrames(frame, result.lines);
+      const out: SnapshotLine[] = [];
+      for (const line of dropEmptyContainers(result.lines)) {
+        out.push({ depth: line.d, text: line.s, ...(line.r ? { ref: line.r } : {}) });
+        const child = line.f && line.r ? children.get(line.r) : undefined;
+        if (!child) continue;
+        frames.set(line.r!, child);
+        const inner = await walkFrame(child, undefined).catch((error: unknown) => {
+          if (error instanceof Error && GONE.test(error.message)) return [];
+          throw error;
+        });
+        for (const l of inner) out.push({ ...l, depth: l.depth + line.d + 1 });
+      }
+      return out;
+    };
+
+    let lines: SnapshotLine[];
+    if (request.frame !== undefined) {
+      const frame = previous?.frames.get(request.frame);
+      if (!frame) throw new ClawdError('bad_request', `frame ${JSON.stringify(request.frame)} is not the ref of an iframe in this tab's last snapshot: take a snapshot and use an iframe's ref`);
+      if (frame.isDetached()) throw new ClawdError('ref_stale', `frame ${request.frame} is stale: that iframe is gone; take a new snapshot`);
+      lines = await walkFrame(frame, undefined);
+    } else {
+      lines = await walkFrame(page.mainFrame(), request.selector);
+    }
+    return { text: '', lines, refs: new AgentRefs(this, refs, frames, nextRef) };
+  }
+
+  /** Which child frame sits in which iframe line of `frame`. */
+  async #childFrames(frame: Frame, lines: WalkLine[]): Promise<Map<string, Frame>> {
+    const found = new Map<string, Frame>();
+    if (!lines.some((l) => l.f)) return found;
+    // Independent round trips: asked together (a news page carries a dozen ad frames).
+    await Promise.all(
+      frame.childFrames().map(async (child) => {
+        const element = await child.frameElement().catch(() => undefined);
+        if (!element) return;
+        try {
+          const ref = (await this.call(frame, { kind: 'refOf', element: element as unknown as Element }, 'value', 'snapshot')) as string | null;
+          if (ref) found.set(ref, child);
+        } finally {
+          await element.dispose().catch(() => {});
+        }
+      }),
+    );
+    return found;
+  }
+
+  /** Runs `inPage` against the frame's registry (made on first use, remade once if the document changed). */
+  call(frame: Frame, request: InPageRequest, as: 'value', what: string): Promise<unknown>;
+  call(frame: Frame, request: InPageRequest, as: 'handle', what: string): Promise<JSHandle>;
+  async call(frame: Frame, request: InPageRequest, as: 'value' | 'handle', what: string): Promise<unknown> {
+    // Playwright's evaluate types recurse through the registry's DOM types: the function is typed here.
+    const fn = inPage as unknown as (registry: unknown, request: unknown) => unknown;
+    const run = async () => {
+      const registry = await this.#registry(frame);
+      return as === 'value' ? registry.evaluate(fn, request as unknown) : registry.evaluateHandle(fn, request as unknown);
+    };
+    const bounded = (work: Promise<unknown>) =>
+      within(work, request.kind === 'resolve' ? REF_CHECK_MS : SNAPSHOT_TIMEOUT_MS, () => new ClawdError('action_timeout', `${what}: the page did not answer within ${seconds(request.kind === 'resolve' ? REF_CHECK_MS : SNAPSHOT_TIMEOUT_MS)}`));
+    try {
+      return await bounded(run());
+    } catch (error) {
+      // A resolve in a new document must not find refs of the old one: only a walk starts afresh.
+      if (!(error instanceof Error) || !GONE.test(error.message) || request.kind === 'resolve' || frame.isDetached()) throw error;
+      this.#registries.delete(frame);
+      return bounded(run());
+    }
+  }
+
+  #registry(frame: Frame): Promise<JSHandle<unknown>> {
+    let registry = this.#registries.get(frame);
+    if (!registry) {
+      registry = frame.evaluateHandle(createRegistry as () => unknown);
+      this.#registries.set(frame, registry);
+      registry.catch(() => this.#registries.delete(frame));
+    }
+    return registry;
+  }
+}
+
+/** Orientation lines (landmarks, rows, groups) are shown only when something is below them. */
+function dropEmptyContainers(lines: WalkLine[]): WalkLine[] {
+  const kept: WalkLine[] = [];
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!;
+    const next = kept[kept.length - 1];
+    if (line.c && !(next && next.d > line.d)) continue;
+    kept.push(line);
+  }
+  return kept.reverse();
+}

@@ -1,0 +1,74 @@
+// Turning an engine's snapshot lines into the text an agent reads: the `interactive`, `depth`
+// and `limit` filters, indentation, and the character budget. Pure, so it is unit-tested
+// without a browser.
+//
+// The budget never drops a ref silently: the text is cut on a line boundary, the cut is
+// marked, and the mark names the ref to continue after (`after=<ref>`). `after` shows only the
+// lines that follow that ref's line.
+
+import { ClawdError } from '../errors';
+import type { SnapshotLine } from './snapshot-engine';
+
+export interface LineOptions {
+  interactive: boolean;
+  depth?: number;
+  limit?: number;
+  maxChars?: number;
+  /** Show only what follows this ref's line. */
+  after?: string;
+}
+
+export interface RenderedLines {
+  text: string;
+  /** The lines shown (after every filter and the budget). */
+  shown: SnapshotLine[];
+  truncated: boolean;
+  /** Where the next part starts, when cut. */
+  next?: string;
+}
+
+export function renderLine(line: SnapshotLine): string {
+  return `${'  '.repeat(line.depth)}- ${line.text}`;
+}
+
+export function renderLines(all: SnapshotLine[], options: LineOptions): RenderedLines {
+  let lines = all;
+  if (options.after !== undefined) {
+    const at = lines.findIndex((l) => l.ref === options.after);
+    if (at < 0) throw new ClawdError('ref_stale', `after=${options.after}: that ref is not on the page any more; take a snapshot without after`);
+    lines = lines.slice(at + 1);
+  }
+  if (options.interactive) lines = lines.filter((l) => l.ref !== undefined).map((l) => ({ ...l, depth: 0 }));
+  if (options.depth !== undefined) lines = lines.filter((l) => l.depth <= options.depth!);
+  let truncated = false;
+  if (options.limit !== undefined && lines.length > options.limit) {
+    lines = lines.slice(0, options.limit);
+    truncated = true;
+  }
+  const texts = lines.map(renderLine);
+  const max = options.maxChars;
+  let total = texts.reduce((sum, t) => sum + t.length + 1, 0) - (texts.length ? 1 : 0);
+  if (max === undefined || total <= max) {
+    return { text: texts.join('\n'), shown: lines, truncated, ...(truncated ? { next: lastRef(lines) } : {}) };
+  }
+  // Keep whole lines within the budget; the kept part must end past at least one ref, so
+  // `after` can always continue (a page that opens with more text than the budget runs over).
+  let kept = 0;
+  let used = 0;
+  while (kept < lines.length && used + texts[kept]!.length + 1 <= max) used += texts[kept++]!.length + 1;
+  if (!lines.slice(0, kept).some((l) => l.ref)) {
+    const firstRef = lines.findIndex((l) => l.ref !== undefined);
+    if (firstRef >= 0) kept = firstRef + 1;
+  }
+  const shown = lines.slice(0, kept);
+  const next = lastRef(shown);
+  const left = lines.length - kept;
+  total = lines.slice(kept).filter((l) => l.ref).length;
+  const mark = `- … cut at ${max} characters: ${left} more lines, ${total} more refs${next ? `; continue with after=${next}` : ''}`;
+  return { text: [...texts.slice(0, kept), mark].join('\n'), shown, truncated: true, ...(next ? { next } : {}) };
+}
+
+function lastRef(lines: SnapshotLine[]): string | undefined {
+  for (let i = lines.length - 1; i >= 0; i--) if (lines[i]!.ref) return lines[i]!.ref;
+  return undefined;
+}

@@ -1,0 +1,148 @@
+// The default `agent` snapshot on fixture pages, on both drivers: what each page shows (refs
+// written as [ref]), and that acting by those refs works in shadow roots and in same- and
+// cross-origin frames. Also the character budget: a cut is marked and `after` continues it,
+// so no ref is ever dropped unseen.
+
+import { describe, expect, it } from 'vitest';
+import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
+import { until } from '../helpers/waits';
+
+interface Snapshot {
+  format: string;
+  snapshot: string;
+  refs: Record<string, { role: string; name: string }>;
+  truncated: boolean;
+  next?: string;
+  stats: { chars: number; lines: number; refs: number };
+}
+
+const drivers = [
+  ['managed', managedDriver],
+  ['extension', extensionDriver],
+] as const;
+
+/** The snapshot with ref numbers hidden, as lines. */
+const shape = (snap: Snapshot) => snap.snapshot.replace(/\[ref=e\d+\]/g, '[ref]').split('\n');
+
+describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver) => {
+  const ctx = useAgentDriver(makeDriver);
+
+
+  const open = async (route: string) => {
+    const res = await ctx.d.api('POST', '/navigate', { url: ctx.pages.url(route), targetId: ctx.d.targetId });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  };
+  const snapshot = async (query = '') => {
+    const res = await ctx.d.api<Snapshot>('GET', `/snapshot?targetId=${ctx.d.targetId}${query}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body;
+  };
+  const refOf = (snap: Snapshot, role: string, name: string, nth = 0) => {
+    const found = Object.entries(snap.refs).filter(([, r]) => r.role === role && r.name === name);
+    if (!found[nth]) throw new Error(`no ${role} "${name}" in:\n${snap.snapshot}`);
+    return found[nth]![0];
+  };
+  const click = async (ref: string) => {
+    const res = await ctx.d.api('POST', '/act', { kind: 'click', ref, targetId: ctx.d.targetId });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  };
+
+  it('reads open shadow roots and what their slots show', async () => {
+    await open('/snap/shadow');
+    expect(shape(await snapshot())).toEqual(['- button "Shadow button" [ref]', '- link "light link" [ref]', '- textbox "Shadow input" [ref]']);
+    const snap = await snapshot();
+    await click(refOf(snap, 'button', 'Shadow button'));
+    await ctx.d.api('POST', '/act', { kind: 'type', ref: refOf(snap, 'textbox', 'Shadow input'), text: 'in the shadow', targetId: ctx.d.targetId });
+    expect(await ctx.d.inPage("document.getElementById('host').shadowRoot.querySelector('input').value")).toBe('in the shadow');
+  });
+
+  it('nests same- and cross-origin frames below their iframes, and acts inside both', async () => {
+    await open('/snap/frames');
+    const snap = await until('both frames in the snapshot', async () => {
+      const s = await snapshot();
+      return s.snapshot.split('button "Inner"').length === 3 ? s : undefined;
+    });
+    expect(shape(snap)).toEqual(['- heading "Frames" [level=1]', '- iframe "Same" [ref]:', '  - button "Inner" [ref]', '- iframe "Other" [ref]:', '  - button "Inner" [ref]']);
+    await click(refOf(snap, 'button', 'Inner', 0));
+    await click(refOf(snap, 'button', 'Inner', 1));
+    const after = await snapshot();
+    expect(shape(after).filter((l) => l.includes('Pressed'))).toEqual(['  - button "Pressed" [ref]', '  - button "Pressed" [ref]']);
+    // One frame alone, by its iframe's ref; the refs are the same numbers as in the whole page.
+    const other = await snapshot(`&frame=${refOf(after, 'iframe', 'Other')}`);
+    expect(shape(other)).toEqual(['- button "Pressed" [ref]']);
+    expect(Object.keys(other.refs)).toEqual([refOf(after, 'button', 'Pressed', 1)]);
+  });
+
+  it('leaves out what is hidden (closed menus, display, visibility, aria-hidden, templates) and shows it once open', async () => {
+    await open('/snap/hidden');
+    const snap = await snapshot();
+    expect(shape(snap)).toEqual(['- navigation "Main":', '  - button "Menu" [collapsed] [ref]', '- button "Shown again" [ref]']);
+    await click(refOf(snap, 'button', 'Menu'));
+    expect(shape(await snapshot())).toEqual(['- navigation "Main":', '  - button "Menu" [expanded] [ref]', '  - link "Hidden item" [ref]', '- button "Shown again" [ref]']);
+  });
+
+  it('names icon-only controls by aria-label, ::before/::after content and title', async () => {
+    await open('/snap/icons');
+    expect(shape(await snapshot())).toEqual(['- button "Close" [ref]', '- button "Search" [ref]', '- button "Next" [ref]', '- link "Home" [ref]']);
+  });
+
+  it('names fields by label for=, a wrapping label, aria-labelledby and placeholder', async () => {
+    await open('/snap/labels');
+    expect(shape(await snapshot())).toEqual([
+      '- textbox "First name" [ref]',
+      '- textbox "Wrapped" [ref]',
+      '- text: "Via labelledby"',
+      '- textbox "Via labelledby" [ref]',
+      '- textbox "Only a placeholder" [ref]',
+      '- checkbox "Remember me" [checked] [ref]',
+    ]);
+  });
+
+  it('shows a contenteditable as a textbox with its text, and types into it', async () => {
+    await open('/snap/editable');
+    const snap = await snapshot();
+    expect(shape(snap)).toEqual(['- textbox "Notes" [ref]: "hello world"', '- text: "plain paragraph"']);
+    await click(refOf(snap, 'textbox', 'Notes'));
+    await ctx.d.api('POST', '/act', { kind: 'press', key: 'End', targetId: ctx.d.targetId });
+    await ctx.d.api('POST', '/act', { kind: 'type', ref: refOf(snap, 'textbox', 'Notes'), text: ' again', slowly: true, targetId: ctx.d.targetId });
+    expect(shape(await snapshot())[0]).toBe('- textbox "Notes" [ref]: "hello world again"');
+  });
+
+  it('shows a closed <details> by its summary, and its contents once opened', async () => {
+    await open('/snap/details');
+    const snap = await snapshot();
+    expect(shape(snap)).toEqual(['- button "More" [collapsed] [ref]']);
+    await click(refOf(snap, 'button', 'More'));
+    expect(shape(await snapshot())).toEqual(['- button "More" [expanded] [ref]', '- text: "Folded text"', '- button "Inside" [ref]']);
+  });
+
+  it('shows an open <dialog> with what is in it, and not a closed one', async () => {
+    await open('/snap/dialog');
+    expect(shape(await snapshot())).toEqual(['- dialog "Confirm":', '  - heading "Confirm" [level=2]', '  - text: "Really?"', '  - button "OK" [ref]']);
+  });
+
+  it('cuts a large page at the budget, says so, and continues after the last ref shown: no ref is lost', async () => {
+    await open('/many?n=3000');
+    const seen = new Set<string>();
+    let query = '&maxChars=20000';
+    let parts = 0;
+    for (;;) {
+      const part = await snapshot(query);
+      parts++;
+      expect(part.snapshot.length).toBeLessThanOrEqual(20_200);
+      for (const ref of Object.keys(part.refs)) {
+        expect(seen.has(ref), `${ref} shown twice`).toBe(false);
+        seen.add(ref);
+      }
+      if (!part.truncated) break;
+      expect(part.snapshot).toMatch(new RegExp(`- … cut at 20000 characters: \\d+ more lines, \\d+ more refs; continue with after=${part.next}$`));
+      query = `&maxChars=20000&after=${part.next}`;
+    }
+    expect(parts).toBeGreaterThan(2);
+    expect(seen.size).toBe(3000);
+    // The default budget keeps a snapshot readable in one step.
+    const whole = await snapshot();
+    expect(whole.truncated).toBe(true);
+    expect(whole.snapshot.length).toBeLessThanOrEqual(40_200);
+  });
+});
