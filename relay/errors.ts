@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   upstream_error: { http: 502, cdp: -32000 },
   // the agent layer (snapshots, refs, actions)
   ref_unknown: { http: 400, cdp: -32602 },
+  snapshot_unknown: { http: 400, cdp: -32602 },
   ref_stale: { http: 409, cdp: -32000 },
   element_ambiguous: { http: 409, cdp: -32000 },
   not_interactable: { http: 409, cdp: -32000 },

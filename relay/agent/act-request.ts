@@ -17,7 +17,10 @@ export interface FillField {
   value: string | number | boolean;
 }
 
-export type ActRequest = { targetId?: string; timeoutMs: number } & (
+/** What the answer of an action carries of the page after it: what changed, or all of it. */
+export const ACT_SNAPSHOTS = ['diff', 'full'] as const;
+
+export type ActRequest = { targetId?: string; timeoutMs: number; snapshot?: (typeof ACT_SNAPSHOTS)[number] } & (
   | { kind: 'click'; ref: string; doubleClick: boolean; button?: (typeof BUTTONS)[number]; modifiers?: Array<(typeof MODIFIERS)[number]> }
   | { kind: 'type'; ref: string; text: string; submit: boolean; slowly: boolean }
   | { kind: 'press'; key: string; ref?: string }
@@ -44,7 +47,8 @@ export function parseAct(body: Record<string, unknown>): ActRequest {
   if (typeof kind !== 'string' || !(ACT_KINDS as readonly string[]).includes(kind)) {
     throw bad(`kind ${kind === undefined ? 'is required' : `${JSON.stringify(kind)} is unknown`}: use one of ${ACT_KINDS.join(', ')}`);
   }
-  const base = { ...(str(body, 'targetId') ? { targetId: str(body, 'targetId')! } : {}), timeoutMs: clampTimeout(body.timeoutMs) };
+  const snapshot = oneOf(body, 'snapshot', ACT_SNAPSHOTS);
+  const base = { ...(str(body, 'targetId') ? { targetId: str(body, 'targetId')! } : {}), timeoutMs: clampTimeout(body.timeoutMs), ...(snapshot ? { snapshot } : {}) };
   switch (kind as ActKind) {
     case 'click': {
       const modifiers = body.modifiers;

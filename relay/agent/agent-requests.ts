@@ -6,7 +6,6 @@
 import path from 'node:path';
 import { checkOpenUrl } from '../profiles/tabs';
 import { clampTimeout } from './act-request';
-import { armTimeout } from './hooks';
 import { bad, bool, count, flag, refParam, str, type Fields } from './request-fields';
 
 export const SNAPSHOT_FORMATS = ['agent', 'ai', 'role', 'aria'] as const;
@@ -32,6 +31,8 @@ export interface SnapshotRequest extends TabRequest {
   frame?: string;
   /** `agent` format: only what follows this ref's line (the continuation of a cut snapshot). */
   after?: string;
+  /** `agent` format: only what changed since that snapshot of this tab (its `id`). */
+  since?: string;
 }
 
 export interface ScreenshotRequest extends TabRequest {
@@ -86,6 +87,9 @@ export function parseSnapshot(fields: Fields): SnapshotRequest {
   if (!SNAPSHOT_FORMATS.includes(format as SnapshotFormat)) throw bad(`format must be agent, ai, role or aria, got ${JSON.stringify(format)}`);
   const after = fields.after === undefined || fields.after === '' ? undefined : refParam(fields.after, 'after');
   if (after !== undefined && format !== 'agent') throw bad('after works with the agent format (the default)');
+  const since = fields.since === undefined || fields.since === '' ? undefined : fields.since;
+  if (since !== undefined && (typeof since !== 'string' || !/^s\d+$/.test(since))) throw bad(`since must be the id of an earlier snapshot, like s12, got ${JSON.stringify(since)}`);
+  if (since !== undefined && format !== 'agent') throw bad('since works with the agent format (the default)');
   const depth = count(fields, 'depth', 0, 1_000);
   const limit = count(fields, 'limit', 1, 100_000);
   const maxChars = count(fields, 'maxChars', 100, 10_000_000);
@@ -102,6 +106,7 @@ export function parseSnapshot(fields: Fields): SnapshotRequest {
     ...(selector ? { selector } : {}),
     ...(frame !== undefined ? { frame } : {}),
     ...(after !== undefined ? { after } : {}),
+    ...(since !== undefined ? { since } : {}),
   };
 }
 
@@ -131,6 +136,13 @@ export function parseConsole(fields: Fields): ConsoleRequest {
 
 export function parsePdf(fields: Fields): PdfRequest {
   return tab(fields);
+}
+
+/** How long a hook stays armed: 2 minutes by default and at most, half a second at least. */
+export const MAX_ARM_MS = 120_000;
+
+export function armTimeout(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.min(MAX_ARM_MS, Math.max(500, Math.round(value))) : MAX_ARM_MS;
 }
 
 function hook(fields: Fields): HookRequest {

@@ -49,9 +49,9 @@ export class AgentService {
   async act(profile: string, request: ActRequest): Promise<Record<string, unknown>> {
     const { page, targetId, driver, tab } = await this.#pages.find(profile, request.targetId);
     const resolve = (ref: string) => this.#snapshots.resolve(page, tab, ref);
+    let extra: Record<string, unknown>;
     try {
-      const extra = await runAct({ page, resolve, checkEvaluate: () => this.#checkEvaluate(driver.driver, driver.name) }, request);
-      return { ok: true, kind: request.kind, targetId, url: page.isClosed() ? null : page.url(), timeoutMs: request.timeoutMs, ...extra };
+      extra = await runAct({ page, resolve, checkEvaluate: () => this.#checkEvaluate(driver.driver, driver.name) }, request);
     } catch (error) {
       if (isClawdError(error)) throw error;
       // The element went away while the action waited for it: that is a stale ref, not a timeout.
@@ -61,6 +61,12 @@ export class AgentService {
       }
       throw toAgentError(error, { what: `${request.kind}${refsOf(request).length ? ` ${refsOf(request).join(' → ')}` : ''}`, timeoutMs: request.timeoutMs });
     }
+    const answer = { ok: true, kind: request.kind, targetId, url: page.isClosed() ? null : page.url(), timeoutMs: request.timeoutMs, ...extra };
+    if (!request.snapshot || page.isClosed()) return answer;
+    // The page as the action left it: what changed since the tab's last snapshot, or all of it.
+    const since = request.snapshot === 'diff' ? this.#snapshots.lastId(tab) : undefined;
+    const snapshot = await this.#snapshots.take(page, tab, { format: 'agent', interactive: false, compact: false, ...(since ? { since } : {}) }, `snapshot of ${targetId}`);
+    return { ...answer, snapshot };
   }
 
   #checkEvaluate(driver: string, name: string): void {

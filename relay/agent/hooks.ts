@@ -11,16 +11,11 @@ import { toAgentError } from './agent-errors';
 import type { PageState } from './page-tracker';
 import type { ActTarget } from './snapshot-engine';
 
-export const MAX_ARM_MS = 120_000;
 /** How long a hook's click may take to open the chooser or dialog it was armed for. */
 const AFTER_CLICK_MS = 5_000;
 
 export type HookKind = 'file-chooser' | 'dialog';
 const NOUN: Record<HookKind, string> = { 'file-chooser': 'file chooser', dialog: 'dialog' };
-
-export function armTimeout(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? Math.min(MAX_ARM_MS, Math.max(500, Math.round(value))) : MAX_ARM_MS;
-}
 
 interface Arm {
   cancel(reason: string): void;

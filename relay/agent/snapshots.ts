@@ -1,6 +1,8 @@
 // Snapshots for agents, whatever engine takes them: picks the engine for the requested format,
 // keeps each tab's latest refs (so actions, labels and `frame` find them), renders and budgets
 // the text, and shapes the answer. Resolving a ref goes to the index that handed it out.
+// `agent` snapshots get an id per tab (s1, s2, …); the last three of each recent tab are kept so
+// `since=<id>` can answer only what changed.
 
 import type { Page } from 'playwright-core';
 import { ClawdError } from '../errors';
@@ -11,11 +13,16 @@ import { AxTreeEngine } from './ax-tree-engine';
 import { PlaywrightEngine, SNAPSHOT_TIMEOUT_MS } from './playwright-engine';
 import { RefStore } from './ref-store';
 import type { ActTarget, LabelBox, RefInfo, SnapshotEngine } from './snapshot-engine';
+import { diffSnapshots } from './snapshot-diff';
+import type { SnapshotLine } from './snapshot-engine';
 import { renderLines } from './snapshot-lines';
 import { truncate } from './snapshot-render';
 
 /** The `agent` format's budget when the request sets none: what an agent can read in one step. */
 export const DEFAULT_MAX_CHARS = 40_000;
+/** Snapshots kept per tab for `since`, and how many tabs keep them (least recently used go). */
+const KEPT_PER_TAB = 3;
+const KEPT_TABS = 10;
 
 export interface SnapshotResult {
   format: SnapshotFormat;
@@ -25,10 +32,23 @@ export interface SnapshotResult {
   truncated: boolean;
   /** When cut: the ref to pass as `after` for the rest. */
   next?: string;
+  /** `agent` format: this snapshot's id, for a later `since`. */
+  id?: string;
+  /** With `since`: what changed, counted (the lines are the snapshot text). */
+  diff?: { since: string; added: number; removed: number; changed: number };
+}
+
+interface Kept {
+  id: string;
+  lines: SnapshotLine[];
 }
 
 export class Snapshots {
   readonly #refs = new RefStore();
+  // The last `agent` snapshots of recent tabs, least recently used tab first.
+  readonly #history = new Map<string, Kept[]>();
+  // Each tab's last snapshot number: ids are not reused within the relay's life.
+  readonly #ids = new Map<string, number>();
   readonly #engines: Record<SnapshotFormat, SnapshotEngine>;
 
   constructor() {
@@ -49,11 +69,24 @@ export class Snapshots {
     let truncated: boolean;
     let next: string | undefined;
     let shownRefs: string[];
+    let id: string | undefined;
+    let diff: SnapshotResult['diff'];
     if (taken.lines) {
       const { interactive, depth, limit, after } = request;
-      const rendered = renderLines(taken.lines, { interactive, depth, limit, after, maxChars: request.maxChars ?? DEFAULT_MAX_CHARS });
-      ({ text: snapshot, truncated, next } = rendered);
-      shownRefs = rendered.shown.flatMap((l) => (l.ref ? [l.ref] : []));
+      const maxChars = request.maxChars ?? DEFAULT_MAX_CHARS;
+      const full = renderLines(taken.lines, { interactive, depth }).shown;
+      const before = request.since !== undefined ? this.#kept(tab, request.since) : undefined;
+      id = this.#keep(tab, full);
+      if (before) {
+        const changes = diffSnapshots(before, full);
+        ({ text: snapshot, truncated } = cutLines(changes.lines, maxChars));
+        diff = { since: request.since!, added: changes.added, removed: changes.removed, changed: changes.changed };
+        shownRefs = [...snapshot.matchAll(/^[+~] .*\[ref=(e\d+)\]/gm)].map((m) => m[1]!);
+      } else {
+        const rendered = renderLines(taken.lines, { interactive, depth, limit, after, maxChars });
+        ({ text: snapshot, truncated, next } = rendered);
+        shownRefs = rendered.shown.flatMap((l) => (l.ref ? [l.ref] : []));
+      }
     } else {
       ({ text: snapshot, truncated } = truncate(taken.text, request.maxChars));
       shownRefs = [...(taken.refs?.entries() ?? [])].map(([ref]) => ref);
@@ -70,7 +103,32 @@ export class Snapshots {
       stats: { chars: snapshot.length, lines: snapshot === '' ? 0 : snapshot.split('\n').length, refs: shownRefs.length },
       truncated,
       ...(next ? { next } : {}),
+      ...(id ? { id } : {}),
+      ...(diff ? { diff } : {}),
     };
+  }
+
+  /** The id of the tab's last `agent` snapshot, if it is kept. */
+  lastId(tab: string): string | undefined {
+    return this.#history.get(tab)?.at(-1)?.id;
+  }
+
+  #keep(tab: string, lines: SnapshotLine[]): string {
+    const number = (this.#ids.get(tab) ?? 0) + 1;
+    this.#ids.set(tab, number);
+    const id = `s${number}`;
+    const kept = [...(this.#history.get(tab) ?? []), { id, lines }].slice(-KEPT_PER_TAB);
+    this.#history.delete(tab);
+    this.#history.set(tab, kept);
+    while (this.#history.size > KEPT_TABS) this.#history.delete(this.#history.keys().next().value!);
+    return id;
+  }
+
+  /** The lines of a kept snapshot, or `snapshot_unknown`. Checked before the new one is kept. */
+  #kept(tab: string, id: string): SnapshotLine[] {
+    const found = this.#history.get(tab)?.find((k) => k.id === id);
+    if (!found) throw new ClawdError('snapshot_unknown', `snapshot ${id} is not kept for this tab any more (the last ${KEPT_PER_TAB} are): take a full snapshot`);
+    return found.lines;
   }
 
   /** The element a ref of the tab's latest snapshot showed, or a clear refusal. */
@@ -86,4 +144,13 @@ export class Snapshots {
     if (!index) return Promise.reject(new ClawdError('ref_unknown', 'labels: this tab has no snapshot yet; take one first, its refs are what gets labelled'));
     return index.labelBoxes(page);
   }
+}
+
+/** Diff lines within the budget, the cut marked. */
+function cutLines(lines: string[], maxChars: number): { text: string; truncated: boolean } {
+  let used = 0;
+  let kept = 0;
+  while (kept < lines.length && used + lines[kept]!.length + 1 <= maxChars) used += lines[kept++]!.length + 1;
+  if (kept === lines.length) return { text: lines.join('\n'), truncated: false };
+  return { text: [...lines.slice(0, kept), `… cut at ${maxChars} characters: ${lines.length - kept} more changed lines; take a full snapshot`].join('\n'), truncated: true };
 }

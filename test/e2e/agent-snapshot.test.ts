@@ -8,6 +8,8 @@ import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent
 import { until } from '../helpers/waits';
 
 interface Snapshot {
+  id?: string;
+  diff?: { since: string; added: number; removed: number; changed: number };
   format: string;
   snapshot: string;
   refs: Record<string, { role: string; name: string }>;
@@ -144,5 +146,23 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     const whole = await snapshot();
     expect(whole.truncated).toBe(true);
     expect(whole.snapshot.length).toBeLessThanOrEqual(40_200);
+  });
+
+  it('answers only what changed: after typing into one field of a large page, one line', async () => {
+    await open('/snap/big-form');
+    const first = await snapshot();
+    expect(first.truncated).toBe(true); // the page is far over the budget …
+    const field = refOf(first, 'textbox', 'Search');
+    const typed = await ctx.d.api('POST', '/act', { kind: 'type', ref: field, text: 'lobster', snapshot: 'diff', targetId: ctx.d.targetId });
+    expect(typed.status, JSON.stringify(typed.body)).toBe(200);
+    // … and its diff is the one line that changed, with the same ref.
+    expect(typed.body.snapshot).toMatchObject({ diff: { since: first.id, added: 0, removed: 0, changed: 1 }, truncated: false });
+    expect(typed.body.snapshot.snapshot).toBe(`~ - textbox "Search" [ref=${field}]: "lobster"`);
+    await click(refOf(first, 'button', 'Go'));
+    const since = await snapshot(`&since=${typed.body.snapshot.id}`);
+    expect(since.snapshot.split('\n')).toEqual(['+ - text: "searched lobster"', '- - text: "idle"']);
+    expect(since.diff).toMatchObject({ added: 1, removed: 1, changed: 0 });
+    const unknown = await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}&since=s999999`);
+    expect(unknown).toMatchObject({ status: 400, body: { error: { code: 'snapshot_unknown' } } });
   });
 });

@@ -42,6 +42,11 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
   '/snap/dialog': () => `<!doctype html><title>dialog</title>
     <dialog open aria-labelledby="dt"><h2 id="dt">Confirm</h2><p>Really?</p><button>OK</button></dialog>
     <dialog><button>Never shown</button></dialog>`,
+  // A large page with one field: typing into it must change one line of the snapshot.
+  '/snap/big-form': () => `<!doctype html><title>big form</title>
+    <label>Search <input id="q"></label> <button onclick="document.getElementById('status').textContent = 'searched ' + document.getElementById('q').value">Go</button>
+    <p id="status">idle</p>
+    <ul>${Array.from({ length: 3000 }, (_, i) => `<li><a href="#r${i}">result ${i}</a></li>`).join('')}</ul>`,
   // Buttons for the mutation fuzz: each element carries a uid the page records when clicked;
   // names are unique when made (clones keep the name of what they copy, on purpose).
   '/snap/fuzz': () => `<!doctype html><title>fuzz</title><div id="list"></div><p id="log"></p>

@@ -3,7 +3,7 @@ import { clampTimeout, isFunctionSource, parseAct } from '../../relay/agent/act-
 import { pageFunction } from '../../relay/agent/actions';
 import { toAgentError } from '../../relay/agent/agent-errors';
 import { imageSize, labelBoxes } from '../../relay/agent/capture';
-import { armTimeout } from '../../relay/agent/hooks';
+import { armTimeout } from '../../relay/agent/agent-requests';
 import { RefStore } from '../../relay/agent/ref-store';
 import type { RefIndex } from '../../relay/agent/snapshot-engine';
 import { normalizeRef, renderSnapshot, truncate, type AriaNode } from '../../relay/agent/snapshot-render';
