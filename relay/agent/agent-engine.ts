@@ -21,6 +21,12 @@ import type { ActTarget, EngineSnapshot, LabelBox, RefIndex, RefInfo, SnapshotCo
 const TEXT_MAX = 100;
 /** Checking a ref takes milliseconds; a page that does not answer in this long is stuck. */
 const REF_CHECK_MS = 10_000;
+/**
+ * How long a child frame may take to answer. Measured: a frame that never committed a document
+ * (URL '') never gets an execution context, and an evaluate in it waits forever; such a frame is
+ * shown as an iframe with nothing below it rather than holding up the whole snapshot.
+ */
+const CHILD_FRAME_MS = 2_000;
 
 
 interface AgentRef extends RefInfo {
@@ -107,8 +113,8 @@ export class AgentEngine implements SnapshotEngine {
         const child = line.f && line.r ? children.get(line.r) : undefined;
         if (!child) continue;
         frames.set(line.r!, child);
-        const inner = await walkFrame(child, undefined).catch((error: unknown) => {
-          if (error instanceof Error && GONE.test(error.message)) return [];
+        const inner = await within(walkFrame(child, undefined), CHILD_FRAME_MS, () => new Error('frame did not answer')).catch((error: unknown) => {
+          if (error instanceof Error && (GONE.test(error.message) || error.message === 'frame did not answer')) return [];
           throw error;
         });
         for (const l of inner) out.push({ ...l, depth: l.depth + line.d + 1 });
@@ -134,8 +140,11 @@ export class AgentEngine implements SnapshotEngine {
     if (!lines.some((l) => l.f)) return found;
     // Independent round trips: asked together (a news page carries a dozen ad frames).
     await Promise.all(
-      frame.childFrames().map(async (child) => {
-        const element = await child.frameElement().catch(() => undefined);
+      // A frame with no document yet has nothing to show (and would never answer).
+      frame.childFrames().filter((child) => child.url() !== '' && !child.isDetached()).map(async (child) => {
+        // Made now, side by side, rather than one by one as each frame is walked.
+        void this.#registry(child).catch(() => {});
+        const element = await within(child.frameElement(), CHILD_FRAME_MS, () => new Error('no frame element')).catch(() => undefined);
         if (!element) return;
         try {
           const ref = (await this.call(frame, { kind: 'refOf', element: element as unknown as Element }, 'value', 'snapshot')) as string | null;

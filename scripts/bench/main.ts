@@ -12,12 +12,13 @@ import { managedStart } from './cases/managed-start';
 import { pwEvaluate } from './cases/pw-evaluate';
 import { relayHop } from './cases/relay-hop';
 import { NOISE_PAGE, screenshot } from './cases/screenshot';
+import { snapshotCorpus } from './cases/snapshot-corpus';
 import { manyPage, snapshotScale } from './cases/snapshot-scale';
 import { browserVersion, findExecutable } from '../../relay/browser/executable';
 import { openBenchTab, startBenchPages, startRelayProcess, type BenchTab } from './fixture';
 import type { CaseResult } from './stats';
 
-const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'managed-start', 'fan-out'] as const;
+const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'managed-start', 'fan-out'] as const;
 const PENDING: Record<string, string> = {};
 
 interface PendingCase {
@@ -77,7 +78,7 @@ async function main(): Promise<number> {
     await relay.close();
     await pages.close();
   }
-  if (wanted('managed-start') || wanted('snapshot-scale')) {
+  if (wanted('managed-start') || wanted('snapshot-scale') || wanted('snapshot-corpus')) {
     const server = await startRelayProcess();
     const many = await startBenchPages(Object.fromEntries([1_000, 5_000, 20_000].map((n) => [`/many${n}`, manyPage(n)])));
     try {
@@ -88,6 +89,10 @@ async function main(): Promise<number> {
       if (wanted('snapshot-scale')) {
         log(`running snapshot-scale${quick ? ' (quick)' : ''} …`);
         cases.push(await snapshotScale(server, (n) => many.url(`/many${n}`), quick));
+      }
+      if (wanted('snapshot-corpus')) {
+        log(`running snapshot-corpus${quick ? ' (quick)' : ''} …`);
+        cases.push(await snapshotCorpus(server, quick));
       }
     } finally {
       await many.close();

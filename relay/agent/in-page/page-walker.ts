@@ -395,6 +395,11 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       const actionable = shown && (INTERACTIVE.has(shownRole) || shownRole === 'clickable' || editable);
       let childDepth = depth;
       let childQuiet = quiet;
+      if (shownRole === 'iframe') {
+        // Tracking pixels and parked ad slots (a pixel or less across) hold nothing to act on.
+        const box = el.getBoundingClientRect();
+        if (box.width <= 1 || box.height <= 1) return;
+      }
       if (actionable || shownRole === 'iframe') {
         flush();
         const name = nameOf(el, shownRole);
