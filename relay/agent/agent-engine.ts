@@ -134,25 +134,28 @@ export class AgentEngine implements SnapshotEngine {
     return { text: '', lines, refs: new AgentRefs(this, refs, frames, nextRef) };
   }
 
-  /** Which child frame sits in which iframe line of `frame`. */
+  /**
+   * Which child frame sits in which iframe line of `frame`: each shown iframe's element, asked
+   * for its content frame (side by side). Frames in iframes that are not shown cost nothing.
+   */
   async #childFrames(frame: Frame, lines: WalkLine[]): Promise<Map<string, Frame>> {
     const found = new Map<string, Frame>();
-    if (!lines.some((l) => l.f)) return found;
-    // Independent round trips: asked together (a news page carries a dozen ad frames).
     await Promise.all(
-      // A frame with no document yet has nothing to show (and would never answer).
-      frame.childFrames().filter((child) => child.url() !== '' && !child.isDetached()).map(async (child) => {
-        // Made now, side by side, rather than one by one as each frame is walked.
-        void this.#registry(child).catch(() => {});
-        const element = await within(child.frameElement(), CHILD_FRAME_MS, () => new Error('no frame element')).catch(() => undefined);
-        if (!element) return;
-        try {
-          const ref = (await this.call(frame, { kind: 'refOf', element: element as unknown as Element }, 'value', 'snapshot')) as string | null;
-          if (ref) found.set(ref, child);
-        } finally {
-          await element.dispose().catch(() => {});
-        }
-      }),
+      lines
+        .filter((line) => line.f && line.r)
+        .map(async ({ r: ref }) => {
+          const handle = await this.call(frame, { kind: 'resolve', ref: ref! }, 'handle', 'snapshot').catch(() => undefined);
+          const element = handle?.asElement();
+          try {
+            const child = element ? await within(element.contentFrame(), CHILD_FRAME_MS, () => new Error('no content frame')).catch(() => null) : null;
+            // A frame with no document yet has nothing to show (and would never answer).
+            if (!child || child.url() === '' || child.isDetached()) return;
+            found.set(ref!, child);
+            void this.#registry(child).catch(() => {}); // made now, side by side, not as each frame is walked
+          } finally {
+            await handle?.dispose().catch(() => {});
+          }
+        }),
     );
     return found;
   }

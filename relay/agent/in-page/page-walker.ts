@@ -36,8 +36,7 @@ export interface WalkLine {
 export type InPageRequest =
   | { kind: 'walk'; nextRef: number; selector?: string; textMax: number }
   | { kind: 'resolve'; ref: string }
-  | { kind: 'boxes'; refs: string[] }
-  | { kind: 'refOf'; element: Element };
+  | { kind: 'boxes'; refs: string[] };
 
 /** What a walk answers (as a JSON string). */
 export interface WalkResult {
@@ -495,7 +494,5 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       }
       return boxes;
     }
-    case 'refOf':
-      return reg.idOf.get(req.element) ?? null;
   }
 }
