@@ -14,6 +14,11 @@ export class ControlClient {
     readonly state: ServeState | undefined,
   ) {}
 
+  /** A client of the control API at `url` (e.g. a server this process runs itself). */
+  static at(url: string, token: string): ControlClient {
+    return new ControlClient(url.replace(/\/$/, ''), token, undefined);
+  }
+
   static async locate(home: string, env: NodeJS.ProcessEnv = process.env): Promise<ControlClient> {
     const config = await loadConfig(home);
     const state = await readServeState(home);

@@ -11,6 +11,7 @@ import { startServer } from '../server';
 import { VERSION } from '../version';
 import { noArguments, stringFlag, UsageError, type CliCommand } from './cli-command';
 import { formatCheck, runDoctor } from './doctor';
+import { runMcpStdio } from '../mcp/mcp-stdio';
 
 function parsePort(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -81,6 +82,32 @@ export const SERVER_COMMANDS: CliCommand[] = [
     async run(args, flags, ctx) {
       noArguments(args);
       await serve(ctx.home, parsePort(stringFlag(flags, 'relay-port'), '--relay-port'), parsePort(stringFlag(flags, 'control-port'), '--control-port'));
+      return -1;
+    },
+  },
+  {
+    name: 'mcp',
+    group: 'server',
+    usage: 'mcp [--profile NAME] [--relay-port N] [--control-port N]',
+    summary: 'MCP over stdio for agents (uses a running clawd serve, or runs one while connected)',
+    details:
+      'Speaks the Model Context Protocol on stdin/stdout (logs on stderr). When a clawd serve is running for\nthe home, its tools are clients of it; otherwise this process runs the server while the MCP client\nstays connected, and stops it and its browsers when the client goes. MCP client configuration:\n  {"command": "npx", "args": ["clawd-browser", "mcp"]}',
+    flags: {
+      profile: { type: 'string', value: 'NAME', help: "the profile the tools use by default (default: the config's defaultProfile)" },
+      'relay-port': { type: 'string', value: 'N', help: 'when it runs its own server: the relay port (default 18792, a free one if taken)' },
+      'control-port': { type: 'string', value: 'N', help: 'when it runs its own server: the control API port (default 18791, a free one if taken)' },
+    },
+    async run(args, flags, ctx) {
+      noArguments(args);
+      const log = createLogger(logLevelFromEnv());
+      const ports = { relayPort: parsePort(stringFlag(flags, 'relay-port'), '--relay-port'), controlPort: parsePort(stringFlag(flags, 'control-port'), '--control-port') };
+      runMcpStdio({ home: ctx.home, profile: stringFlag(flags, 'profile'), log, ...ports }).then(
+        () => process.exit(0),
+        (error: Error) => {
+          log.error(`clawd mcp: ${error.message}`);
+          process.exit(1);
+        },
+      );
       return -1;
     },
   },

@@ -11,6 +11,8 @@ import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
 import { accessGuard, hostGuard, requestToken, tokenMatches, type GuardPolicy } from '../http/guards';
 import type { AgentService } from '../agent/agent-service';
 import type { ProfileService } from '../profiles/profile-service';
+import { ControlClient } from '../cli/control-client';
+import { McpHttpSessions } from '../mcp/mcp-http';
 import { registerAgentRoutes } from './agent-routes';
 import { jsonBody } from './request-body';
 
@@ -34,7 +36,7 @@ function crossSiteGuard(): MiddlewareHandler {
   };
 }
 
-export function createControlApp(options: ControlAppOptions): Hono {
+export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: McpHttpSessions } {
   const { service, token } = options;
   const app = new Hono();
   const policy = (): GuardPolicy => ({ token, port: options.port(), extensionOrigin: options.extensionOrigin, origins: 'no-web' });
@@ -82,6 +84,9 @@ export function createControlApp(options: ControlAppOptions): Hono {
   app.delete('/profiles/:name', async (c) => c.json(await service.remove(service.resolve(c.req.param('name')))));
   app.post('/reset-profile', async (c) => c.json(await service.reset(profile(c))));
   registerAgentRoutes(app, service, options.agent);
+  // MCP's tools call this very API over loopback, so they answer exactly as HTTP and the CLI do.
+  const mcp = new McpHttpSessions({ call: (...args) => ControlClient.at(`http://127.0.0.1:${options.port()}`, token).call(...args) });
+  app.all('/mcp', async (c) => mcp.handle(c.req.raw, c.req.query('profile')));
 
-  return app;
+  return { app, mcp };
 }

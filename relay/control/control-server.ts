@@ -18,8 +18,8 @@ export interface ControlServer {
 export async function startControlServer(options: { port: number; token: string; service: ProfileService; agent: AgentService; host?: string }): Promise<ControlServer> {
   const host = options.host ?? LOOPBACK_HOST;
   let port = options.port;
-  const app = createControlApp({ service: options.service, agent: options.agent, token: options.token, version: VERSION, extensionOrigin: EXTENSION_ORIGIN, port: () => port });
+  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, token: options.token, version: VERSION, extensionOrigin: EXTENSION_ORIGIN, port: () => port });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   port = await listen(server, port, host, 'control API');
-  return { port, url: `http://${host}:${port}`, close: closerOf(server) };
+  return { port, url: `http://${host}:${port}`, close: closerOf(server, () => void mcp.close()) };
 }

@@ -84,6 +84,8 @@ export async function startPageServer(): Promise<PageServer> {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(manyPage(Number(url.searchParams.get('n') ?? 100)));
       return;
     }
+    // Chromium asks every site for its icon; a 404 would land in the page's console as an error.
+    if (path === '/favicon.ico') return void res.writeHead(204).end();
     const page = PAGES[path] ?? SNAPSHOT_PAGES[path];
     if (!page) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');

@@ -26,7 +26,7 @@ describe('the control API', () => {
 
   it('refuses every other route without the token (401) and a cross-site POST (403)', async () => {
     t = await startTestServer();
-    for (const [method, route] of [['GET', '/tabs'], ['POST', '/start'], ['GET', '/profiles'], ['POST', '/profiles/create'], ['DELETE', '/tabs/x']] as const) {
+    for (const [method, route] of [['GET', '/tabs'], ['POST', '/start'], ['GET', '/profiles'], ['POST', '/profiles/create'], ['DELETE', '/tabs/x'], ['POST', '/mcp']] as const) {
       const res = await t.api(method, route, { token: null });
       expect(res.status, `${method} ${route}`).toBe(401);
       expect(res.body.error.code).toBe('unauthorized');
@@ -34,6 +34,8 @@ describe('the control API', () => {
     const port = new URL(t.controlUrl).port;
     const evil = await rawRequest(Number(port), '/start', { method: 'POST', headers: { host: `127.0.0.1:${port}`, origin: 'https://evil.example', authorization: `Bearer ${t.token}` } });
     expect(evil.status).toBe(403);
+    const evilMcp = await rawRequest(Number(port), '/mcp', { method: 'POST', headers: { host: `127.0.0.1:${port}`, origin: 'https://evil.example', authorization: `Bearer ${t.token}` } });
+    expect(evilMcp.status).toBe(403);
     const crossSite = await rawRequest(Number(port), '/profiles/create', { method: 'POST', headers: { host: `127.0.0.1:${port}`, 'sec-fetch-site': 'cross-site', authorization: `Bearer ${t.token}` } });
     expect(crossSite.status).toBe(403);
     expect((await rawRequest(Number(port), '/', { headers: { host: 'evil.example' } })).status).toBe(403);

@@ -1,0 +1,171 @@
+// `clawd mcp` driven by the official MCP SDK client over stdio, as an agent's host would run it:
+// against a running server on a managed profile and on an extension-attached tab, and alone on a
+// fresh home with no server, where it must run one and leave nothing behind when the client goes.
+
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it } from 'vitest';
+import { processesUsing } from '../../relay/browser/processes';
+import { extensionDriver, managedDriver, useAgentDriver, type AgentDriver } from '../helpers/agent-drivers';
+import { CLAWD_BIN } from '../helpers/cli';
+import { until } from '../helpers/waits';
+
+interface ToolResult {
+  content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
+  isError?: boolean;
+}
+
+async function connect(args: string[]): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const client = new Client({ name: 'clawd-test', version: '1' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLAWD_BIN, 'mcp', ...args], env: { ...process.env } as Record<string, string>, stderr: 'ignore' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** An MCP client of the driver's server: `clawd mcp` over stdio, or the control API's /mcp. */
+async function connectTo(d: AgentDriver, over: 'stdio' | 'http'): Promise<Client> {
+  if (over === 'stdio') return (await connect(['--home', d.server.home, '--profile', d.profile])).client;
+  const client = new Client({ name: 'clawd-test', version: '1' });
+  const url = new URL(`${d.server.controlUrl}/mcp?profile=${d.profile}`);
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${d.server.token}` } } }));
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
+const text = (result: ToolResult) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+/** The ref of the line with this role and name in a snapshot answer. */
+const refIn = (snapshot: string, role: string, name: string) => {
+  const ref = snapshot.split('\n').find((l) => l.includes(`${role} "${name}"`))?.match(/\[ref=(e\d+)\]/)?.[1];
+  if (!ref) throw new Error(`no ${role} "${name}" in:\n${snapshot}`);
+  return ref;
+};
+
+describe.each([
+  ['managed', 'stdio', managedDriver],
+  ['managed', 'http', managedDriver],
+  ['extension', 'stdio', extensionDriver],
+  ['extension', 'http', extensionDriver],
+] as const)('MCP with a running server, on a %s profile, over %s', (_kind, over, makeDriver) => {
+  const ctx = useAgentDriver(makeDriver);
+
+  it('lists tools with schemas, fills and submits a form by refs, and shows what the page says', { timeout: 60_000 }, async () => {
+    const client = await connectTo(ctx.d, over);
+    try {
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name);
+      for (const name of ['snapshot', 'navigate', 'click', 'type', 'fill', 'select', 'screenshot', 'upload', 'dialog', 'tabs', 'status']) expect(names).toContain(name);
+      for (const tool of tools) expect(tool.inputSchema.type, tool.name).toBe('object');
+      expect(tools.find((t) => t.name === 'click')!.inputSchema.required).toContain('ref');
+
+      const targetId = ctx.d.targetId;
+      expect(text(await call(client, 'navigate', { url: ctx.pages.url('/agent-form'), targetId }))).toMatch(/^loaded .*agent-form — agent form \(HTTP 200\)$/);
+      const snap = text(await call(client, 'snapshot', { targetId }));
+      expect(snap).toMatch(/^page: agent form — http.*\/agent-form · snapshot s\d+\n- textbox "Name" \[ref=e\d+\]/);
+      const filled = await call(client, 'fill', {
+        targetId,
+        fields: [
+          { ref: refIn(snap, 'textbox', 'Name'), value: 'Ada' },
+          { ref: refIn(snap, 'checkbox', 'Agree'), value: true },
+        ],
+      });
+      expect(text(filled)).toBe('filled 2 field(s)');
+      const sent = await call(client, 'click', { targetId, ref: refIn(snap, 'button', 'Send'), snapshot: 'diff' });
+      // The answer carries what changed, so the agent needs no second call.
+      expect(text(sent)).toMatch(/^clicked e\d+\npage: .*changes since s\d+: /);
+      expect(text(sent)).toContain('+ - text: "submitted name=Ada&email=&agree=yes&color=red"');
+      expect(await ctx.d.inPage('document.getElementById("result").textContent')).toBe('submitted name=Ada&email=&agree=yes&color=red');
+
+      const shot = await call(client, 'screenshot', { targetId });
+      expect(shot.isError).toBeFalsy();
+      const image = shot.content.find((c) => c.type === 'image');
+      expect(image?.mimeType).toBe('image/png');
+      expect(Buffer.from(image!.data!, 'base64').subarray(1, 4).toString()).toBe('PNG');
+      expect(text(shot)).toMatch(/^saved .*\.png \(\d+×\d+\)$/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a stale ref and bad arguments with isError and the reason, and leaves the page alone', { timeout: 60_000 }, async () => {
+    const client = await connectTo(ctx.d, over);
+    try {
+      const targetId = ctx.d.targetId;
+      await call(client, 'navigate', { url: ctx.pages.url('/replace'), targetId });
+      const save = refIn(text(await call(client, 'snapshot', { targetId })), 'button', 'Save');
+      await ctx.d.inPage('document.getElementById("victim").textContent = "Delete"');
+      const stale = await call(client, 'click', { targetId, ref: save });
+      expect(stale.isError).toBe(true);
+      expect(text(stale)).toBe(`ref ${save} is stale: take a new snapshot (ref_stale)`);
+      expect(await ctx.d.inPage('document.getElementById("log").textContent')).toBe('log:');
+      const bad = await call(client, 'click', { targetId });
+      expect(bad.isError).toBe(true);
+      expect(text(bad)).toMatch(/ref/);
+      expect(text(bad)).toMatch(/Input validation error/);
+      const wrongType = await call(client, 'fill', { targetId, fields: [{ ref: 'e1', value: { nested: true } }] });
+      expect(wrongType.isError).toBe(true);
+      expect(text(wrongType)).toMatch(/fields/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('two MCP clients at once', () => {
+  const ctx = useAgentDriver(managedDriver);
+
+  it('stdio and HTTP each work on their own tab', { timeout: 60_000 }, async () => {
+    const [stdio, http] = await Promise.all([connectTo(ctx.d, 'stdio'), connectTo(ctx.d, 'http')]);
+    try {
+      const opened = text(await call(http, 'tabs', { action: 'open', url: ctx.pages.url('/form') }));
+      const second = opened.match(/^opened (\S+)/)![1]!;
+      const [a, b] = await Promise.all([
+        call(stdio, 'navigate', { url: ctx.pages.url('/agent-form'), targetId: ctx.d.targetId }).then(() => call(stdio, 'snapshot', { targetId: ctx.d.targetId })),
+        call(http, 'snapshot', { targetId: second }),
+      ]);
+      expect(text(a)).toContain('button "Send"');
+      expect(text(b)).toContain('button "Go"');
+      expect(text(b)).not.toContain('button "Send"');
+      const go = refIn(text(b), 'button', 'Go');
+      expect(text(await call(http, 'click', { targetId: second, ref: go }))).toBe(`clicked ${go}`);
+      const clicked = await call(stdio, 'click', { targetId: ctx.d.targetId, ref: refIn(text(a), 'button', 'Send') });
+      expect(clicked.isError).toBeFalsy();
+      expect(await ctx.d.inPage('document.getElementById("result").textContent')).toBe('submitted name=&email=&color=red');
+    } finally {
+      await Promise.all([stdio.close(), http.close()]);
+    }
+  });
+});
+
+describe('clawd mcp over stdio with no server running', () => {
+  it('runs its own server for the session, drives a managed browser, and leaves nothing behind', { timeout: 90_000 }, async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'clawd-mcp-'));
+    const home = path.join(root, 'home');
+    try {
+      const { client, transport } = await connect(['--home', home, '--relay-port', '0', '--control-port', '0']);
+      const pid = transport.pid!;
+      expect(text(await call(client, 'start'))).toMatch(/^clawd \(managed\) is running/);
+      await call(client, 'navigate', { url: 'about:blank' });
+      expect(text(await call(client, 'tabs'))).toContain('about:blank');
+      const userDataDir = path.join(home, 'profiles', 'clawd', 'user-data');
+      expect((await processesUsing(userDataDir)).length).toBeGreaterThan(0);
+      expect(existsSync(path.join(home, 'serve.json'))).toBe(true);
+      await client.close();
+      await until('clawd mcp to exit', () => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      }, 20_000);
+      expect(await processesUsing(userDataDir)).toEqual([]);
+      expect(existsSync(path.join(home, 'serve.json'))).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
