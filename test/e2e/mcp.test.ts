@@ -2,7 +2,7 @@
 // against a running server on a managed profile and on an extension-attached tab, and alone on a
 // fresh home with no server, where it must run one and leave nothing behind when the client goes.
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -152,7 +152,8 @@ describe('clawd mcp over stdio with no server running', () => {
       expect(text(await call(client, 'tabs'))).toContain('about:blank');
       const userDataDir = path.join(home, 'profiles', 'clawd', 'user-data');
       expect((await processesUsing(userDataDir)).length).toBeGreaterThan(0);
-      expect(existsSync(path.join(home, 'serve.json'))).toBe(true);
+      const { controlUrl, relayUrl } = JSON.parse(readFileSync(path.join(home, 'serve.json'), 'utf8')) as { controlUrl: string; relayUrl: string };
+      expect((await fetch(`${controlUrl}/`)).ok).toBe(true);
       await client.close();
       await until('clawd mcp to exit', () => {
         try {
@@ -164,6 +165,8 @@ describe('clawd mcp over stdio with no server running', () => {
       }, 20_000);
       expect(await processesUsing(userDataDir)).toEqual([]);
       expect(existsSync(path.join(home, 'serve.json'))).toBe(false);
+      // Nothing listens on its ports any more.
+      for (const url of [controlUrl, relayUrl]) await expect(fetch(`${url}/`), url).rejects.toThrow();
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
