@@ -2,7 +2,7 @@
 // ref or field of the wrong type is a 400 naming the field. Timeouts are clamped, not refused
 // (0.5–60 s, default 8 s); `wait.timeMs` is capped at 30 s.
 
-import { bad, bool, int, oneOf, refParam, str } from './request-fields';
+import { bad, bool, int, oneOf, refParam, sessionField, str } from './request-fields';
 
 export const ACT_KINDS = ['click', 'type', 'press', 'hover', 'drag', 'select', 'fill', 'wait', 'resize', 'close', 'evaluate', 'scrollIntoView'] as const;
 export type ActKind = (typeof ACT_KINDS)[number];
@@ -20,7 +20,7 @@ export interface FillField {
 /** What the answer of an action carries of the page after it: what changed, or all of it. */
 export const ACT_SNAPSHOTS = ['diff', 'full'] as const;
 
-export type ActRequest = { targetId?: string; timeoutMs: number; snapshot?: (typeof ACT_SNAPSHOTS)[number] } & (
+export type ActRequest = { targetId?: string; session?: string; timeoutMs: number; snapshot?: (typeof ACT_SNAPSHOTS)[number] } & (
   | { kind: 'click'; ref: string; doubleClick: boolean; button?: (typeof BUTTONS)[number]; modifiers?: Array<(typeof MODIFIERS)[number]> }
   | { kind: 'type'; ref: string; text: string; submit: boolean; slowly: boolean }
   | { kind: 'press'; key: string; ref?: string }
@@ -48,7 +48,8 @@ export function parseAct(body: Record<string, unknown>): ActRequest {
     throw bad(`kind ${kind === undefined ? 'is required' : `${JSON.stringify(kind)} is unknown`}: use one of ${ACT_KINDS.join(', ')}`);
   }
   const snapshot = oneOf(body, 'snapshot', ACT_SNAPSHOTS);
-  const base = { ...(str(body, 'targetId') ? { targetId: str(body, 'targetId')! } : {}), timeoutMs: clampTimeout(body.timeoutMs), ...(snapshot ? { snapshot } : {}) };
+  const session = sessionField(body);
+  const base = { ...(str(body, 'targetId') ? { targetId: str(body, 'targetId')! } : {}), ...(session ? { session } : {}), timeoutMs: clampTimeout(body.timeoutMs), ...(snapshot ? { snapshot } : {}) };
   switch (kind as ActKind) {
     case 'click': {
       const modifiers = body.modifiers;

@@ -5,17 +5,20 @@
 
 import path from 'node:path';
 import { checkOpenUrl } from '../profiles/tabs';
+import { MAX_HANDOFF_WAIT_MS } from './tab-control';
 import { clampTimeout } from './act-request';
-import { bad, bool, count, flag, refParam, str, type Fields } from './request-fields';
+import { bad, bool, count, flag, refParam, sessionField, str, type Fields } from './request-fields';
 
 export const SNAPSHOT_FORMATS = ['agent', 'ai', 'role', 'aria'] as const;
 export type SnapshotFormat = (typeof SNAPSHOT_FORMATS)[number];
 export const CONSOLE_LEVELS = ['debug', 'info', 'log', 'warning', 'error'] as const;
 export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];
 
-/** Every agent request may name the tab; without one, the profile's last-used tab. */
+/** Every agent request may name the tab (default: the profile's last-used tab) and the agent session making it. */
 export interface TabRequest {
   targetId?: string;
+  /** The agent session (X-Clawd-Session or `session`): a tab it changes is held for it. */
+  session?: string;
 }
 
 export interface SnapshotRequest extends TabRequest {
@@ -75,7 +78,8 @@ export interface DialogRequest extends HookRequest {
 
 function tab(fields: Fields): TabRequest {
   const targetId = str(fields, 'targetId');
-  return targetId ? { targetId } : {};
+  const session = sessionField(fields);
+  return { ...(targetId ? { targetId } : {}), ...(session ? { session } : {}) };
 }
 
 function optionalRef(fields: Fields): { ref?: string } {
@@ -162,4 +166,28 @@ export function parseDialog(fields: Fields): DialogRequest {
   const promptText = fields.promptText;
   if (promptText !== undefined && typeof promptText !== 'string') throw bad('promptText must be a string');
   return { ...hook(fields), accept: fields.accept, ...(promptText !== undefined ? { promptText } : {}) };
+}
+
+export interface HandoffRequest extends TabRequest {
+  /** What the person should do, shown to them. */
+  reason: string;
+  /** The hand-over ends by itself after this long. */
+  timeoutMs?: number;
+}
+
+export interface HandoffWaitRequest extends TabRequest {
+  timeoutMs: number;
+}
+
+export function parseHandoff(fields: Fields): HandoffRequest {
+  const timeoutMs = count(fields, 'timeoutMs', 1_000, MAX_HANDOFF_WAIT_MS);
+  return { ...tab(fields), reason: str(fields, 'reason', true), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
+}
+
+export function parseHandoffWait(fields: Fields): HandoffWaitRequest {
+  return { ...tab(fields), timeoutMs: count(fields, 'timeoutMs', 0, MAX_HANDOFF_WAIT_MS) ?? MAX_HANDOFF_WAIT_MS };
+}
+
+export function parseTab(fields: Fields): TabRequest {
+  return tab(fields);
 }

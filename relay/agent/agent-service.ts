@@ -14,12 +14,13 @@ import type { ProfileService } from '../profiles/profile-service';
 import type { ActRequest } from './act-request';
 import { runAct } from './actions';
 import { toAgentError } from './agent-errors';
-import type { ConsoleRequest, DialogRequest, FileChooserRequest, HookRequest, NavigateRequest, PdfRequest, ScreenshotRequest, SnapshotRequest } from './agent-requests';
+import type { ConsoleRequest, DialogRequest, FileChooserRequest, HandoffRequest, HandoffWaitRequest, HookRequest, NavigateRequest, PdfRequest, ScreenshotRequest, SnapshotRequest, TabRequest } from './agent-requests';
 import { imageSize, saveCapture } from './capture';
 import { Hooks, type HookKind } from './hooks';
 import { PageFinder, type AgentPage } from './page-finder';
 import { takeScreenshot } from './screenshots';
 import { Snapshots } from './snapshots';
+import { TabControl, type HolderView } from './tab-control';
 
 const LEVELS: Record<string, number> = { debug: 0, trace: 0, log: 1, info: 1, dir: 1, dirxml: 1, table: 1, dialog: 1, warning: 2, error: 3, assert: 3, pageerror: 3 };
 const MIN_LEVEL = { debug: 0, info: 1, log: 1, warning: 2, error: 3 } as const;
@@ -31,6 +32,7 @@ export class AgentService {
   readonly #pages: PageFinder;
   readonly #snapshots = new Snapshots();
   readonly #hooks = new Hooks();
+  readonly #control = new TabControl();
 
   constructor(
     private readonly profiles: ProfileService,
@@ -48,6 +50,7 @@ export class AgentService {
 
   async act(profile: string, request: ActRequest): Promise<Record<string, unknown>> {
     const { page, targetId, driver, tab } = await this.#pages.find(profile, request.targetId);
+    this.#control.change(tab, request.session);
     const resolve = (ref: string) => this.#snapshots.resolve(page, tab, ref);
     let extra: Record<string, unknown>;
     try {
@@ -79,7 +82,8 @@ export class AgentService {
   }
 
   async navigate(profile: string, request: NavigateRequest): Promise<Record<string, unknown>> {
-    const { page, targetId } = await this.#pages.find(profile, request.targetId);
+    const { page, targetId, tab } = await this.#pages.find(profile, request.targetId);
+    this.#control.change(tab, request.session);
     try {
       const response = await page.goto(request.url, { timeout: request.timeoutMs, waitUntil: 'load' });
       return { ok: true, targetId, url: page.url(), title: await titleOf(page), status: response?.status() ?? null };
@@ -144,6 +148,7 @@ export class AgentService {
   async #arm(profile: string, request: HookRequest, kind: HookKind, arm: (found: AgentPage) => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
     const found = await this.#pages.find(profile, request.targetId);
     const { page, tab, targetId } = found;
+    this.#control.change(tab, request.session);
     const target = request.ref ? await this.#snapshots.resolve(page, tab, request.ref) : undefined;
     const answered = arm(found);
     if (!target || !request.ref) {
@@ -154,7 +159,36 @@ export class AgentService {
     return { ok: true, armed: kind, targetId, ...answer };
   }
 
+  /** Who holds a tab (for GET /tabs), if anyone. */
+  holderOf(profile: string, targetId: string): HolderView | undefined {
+    return this.#control.holder(`${profile}\u0000${targetId}`);
+  }
+
+  async releaseHold(profile: string, request: TabRequest): Promise<Record<string, unknown>> {
+    const { targetId, tab } = await this.#pages.find(profile, request.targetId);
+    return { targetId, released: this.#control.release(tab, request.session) };
+  }
+
+  /** Gives the tab to the person until they give it back (or the agent ends it, or it times out). */
+  async handOff(profile: string, request: HandoffRequest): Promise<Record<string, unknown>> {
+    const { targetId, tab } = await this.#pages.find(profile, request.targetId);
+    this.#control.handOff(tab, request.reason, request.timeoutMs);
+    return { handedOff: true, targetId, reason: request.reason, ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}) };
+  }
+
+  async waitForHandback(profile: string, request: HandoffWaitRequest): Promise<Record<string, unknown>> {
+    const { page, targetId, tab } = await this.#pages.find(profile, request.targetId);
+    const returned = await this.#control.wait(tab, request.timeoutMs);
+    return { targetId, returned, url: page.isClosed() ? null : page.url(), title: page.isClosed() ? null : await titleOf(page) };
+  }
+
+  async endHandoff(profile: string, request: TabRequest, by: 'person' | 'agent'): Promise<Record<string, unknown>> {
+    const { targetId, tab } = await this.#pages.find(profile, request.targetId);
+    return { targetId, ended: this.#control.giveBack(tab, by) };
+  }
+
   async close(): Promise<void> {
+    this.#control.close();
     await this.#pages.close();
   }
 }

@@ -72,3 +72,11 @@ export function refParam(raw: unknown, field = 'ref'): string {
   }
   return ref;
 }
+
+/** An agent session's name: 1–64 letters, digits, ".", "_" or "-". */
+export function sessionField(fields: Fields): string | undefined {
+  const session = str(fields, 'session');
+  if (session === undefined || session === '') return undefined;
+  if (!/^[\w.-]{1,64}$/.test(session)) throw bad(`session must be 1–64 letters, digits, ".", "_" or "-", got ${JSON.stringify(session)}`);
+  return session;
+}

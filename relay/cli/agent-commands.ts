@@ -15,8 +15,9 @@ const number = (value: string | undefined, what: string) => {
 /** What every agent request carries from the common flags: the tab and the action's bound. */
 function common(flags: FlagValues): Record<string, unknown> {
   const target = stringFlag(flags, 'target');
+  const session = stringFlag(flags, 'session');
   const timeoutMs = number(stringFlag(flags, 'timeout'), '--timeout');
-  return { ...(target ? { targetId: target } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
+  return { ...(target ? { targetId: target } : {}), ...(session ? { session } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
 }
 
 function need(command: string, args: string[], count: number, what: string): void {
@@ -249,6 +250,28 @@ export const AGENT_COMMANDS: CliCommand[] = [
       const query = new URLSearchParams({ ...(level ? { level } : {}), ...(target ? { targetId: target } : {}) });
       const result = await (await ctx.client()).call<{ messages: Array<{ type: string; text: string }>; errors: Array<{ text: string }> }>('GET', `/console?${query}`, { profile: ctx.profile });
       output(ctx, result, () => [...result.messages.map((m) => `[${m.type}] ${m.text}`), ...result.errors.map((e) => `[pageerror] ${e.text}`)]);
+    },
+  },
+  {
+    name: 'handoff',
+    group: 'agent',
+    usage: 'handoff REASON… [--wait] [--timeout MS]',
+    summary: 'give the tab to the person (log-ins, CAPTCHAs); --wait until they give it back',
+    details:
+      'Hands the tab over: until it comes back, every agent call that would change it is refused with\n423 user_in_control and the reason. With --wait, waits (at most 10 minutes, or --timeout) and exits 0\nwhen the tab is given back, 1 when the wait runs out.',
+    flags: { wait: { type: 'boolean', help: 'wait until the tab is given back' } },
+    async run(args, flags, ctx) {
+      need('handoff', args, 1, 'the reason the person reads, e.g. "Log in, then press Done"');
+      const client = await ctx.client();
+      const { timeoutMs, ...where } = common(flags);
+      const given = await client.call<{ targetId: string }>('POST', '/handoff', { profile: ctx.profile, body: { ...where, reason: args.join(' '), ...(timeoutMs !== undefined ? { timeoutMs } : {}) } });
+      if (!flags.wait) return output(ctx, given, () => [`handed ${given.targetId.slice(0, 8)} to the person`]);
+      ctx.progress('waiting for the tab to be given back …');
+      const wait = (timeoutMs as number | undefined) ?? 600_000;
+      const query = new URLSearchParams({ targetId: given.targetId, timeoutMs: String(wait) });
+      const back = await client.call<{ returned: string; url: string | null }>('GET', `/handoff/wait?${query}`, { profile: ctx.profile, timeoutMs: wait + 10_000 });
+      output(ctx, back, () => [back.returned === 'timeout' ? 'not given back in time' : `given back (${back.returned})${back.url ? `: ${back.url}` : ''}`]);
+      return back.returned === 'timeout' ? 1 : 0;
     },
   },
   {

@@ -26,6 +26,7 @@ const GROUP_FLAGS: Record<CommandGroup, Flags> = {
   agent: {
     target: { type: 'string', value: 'ID', help: 'the tab (default: the last one used)' },
     timeout: { type: 'string', value: 'MS', help: 'how long an action may wait (0.5–60 s, default 8 s)' },
+    session: { type: 'string', value: 'NAME', help: 'the agent session: a tab it changes is held for it' },
     ...OF_A_PROFILE,
     ...EVERY,
   },

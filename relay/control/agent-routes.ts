@@ -1,22 +1,35 @@
-// The agent routes of the control API: snapshot, act, navigate, screenshot, console, pdf and the
-// arming hooks. Thin: resolve the profile, parse the query or body into the typed request (a 400
+// The agent routes of the control API: snapshot, act, navigate, screenshot, console, pdf, the
+// arming hooks, and who controls a tab (holds, hand-over). Thin: resolve the profile, parse the query or body into the typed request (a 400
 // naming the field), call the agent service, answer its JSON.
 
 import type { Context, Hono } from 'hono';
 import { parseAct } from '../agent/act-request';
-import { parseConsole, parseDialog, parseFileChooser, parseNavigate, parsePdf, parseScreenshot, parseSnapshot } from '../agent/agent-requests';
+import { parseConsole, parseDialog, parseFileChooser, parseHandoff, parseHandoffWait, parseNavigate, parsePdf, parseScreenshot, parseSnapshot, parseTab } from '../agent/agent-requests';
 import type { AgentService } from '../agent/agent-service';
 import type { ProfileService } from '../profiles/profile-service';
 import { jsonBody } from './request-body';
 
+/** The request's fields with the agent session of the X-Clawd-Session header, unless the fields name one. */
+function withSession(c: Context, fields: Record<string, unknown>): Record<string, unknown> {
+  const header = c.req.header('x-clawd-session');
+  return header !== undefined && fields.session === undefined ? { ...fields, session: header } : fields;
+}
+
 export function registerAgentRoutes(app: Hono, profiles: ProfileService, agent: AgentService): void {
   const profile = (c: Context) => profiles.resolve(c.req.query('profile'));
+  const body = async (c: Context) => withSession(c, await jsonBody(c));
+  const query = (c: Context) => withSession(c, c.req.query());
   app.get('/snapshot', async (c) => c.json(await agent.snapshot(profile(c), parseSnapshot(c.req.query()))));
   app.get('/console', async (c) => c.json(await agent.console(profile(c), parseConsole(c.req.query()))));
-  app.post('/act', async (c) => c.json(await agent.act(profile(c), parseAct(await jsonBody(c)))));
-  app.post('/navigate', async (c) => c.json(await agent.navigate(profile(c), parseNavigate(await jsonBody(c)))));
+  app.post('/act', async (c) => c.json(await agent.act(profile(c), parseAct(await body(c)))));
+  app.post('/navigate', async (c) => c.json(await agent.navigate(profile(c), parseNavigate(await body(c)))));
   app.post('/screenshot', async (c) => c.json(await agent.screenshot(profile(c), parseScreenshot(await jsonBody(c)))));
   app.post('/pdf', async (c) => c.json(await agent.pdf(profile(c), parsePdf(await jsonBody(c)))));
-  app.post('/hooks/file-chooser', async (c) => c.json(await agent.fileChooser(profile(c), parseFileChooser(await jsonBody(c)))));
-  app.post('/hooks/dialog', async (c) => c.json(await agent.dialog(profile(c), parseDialog(await jsonBody(c)))));
+  app.post('/hooks/file-chooser', async (c) => c.json(await agent.fileChooser(profile(c), parseFileChooser(await body(c)))));
+  app.post('/hooks/dialog', async (c) => c.json(await agent.dialog(profile(c), parseDialog(await body(c)))));
+  // Who controls a tab: agent sessions' holds, and hand-over to the person.
+  app.delete('/tabs/:targetId/hold', async (c) => c.json(await agent.releaseHold(profile(c), parseTab({ ...query(c), targetId: c.req.param('targetId') }))));
+  app.post('/handoff', async (c) => c.json(await agent.handOff(profile(c), parseHandoff(await body(c)))));
+  app.get('/handoff/wait', async (c) => c.json(await agent.waitForHandback(profile(c), parseHandoffWait(query(c)))));
+  app.delete('/handoff', async (c) => c.json(await agent.endHandoff(profile(c), parseTab(query(c)), 'agent')));
 }

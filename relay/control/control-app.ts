@@ -59,7 +59,11 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
 
   app.get('/tabs', async (c) => {
     const name = profile(c);
-    return c.json({ profile: name, tabs: await service.tabs(name) });
+    const tabs = (await service.tabs(name)).map((tab) => {
+      const holder = options.agent.holderOf(name, tab.targetId);
+      return holder ? { ...tab, holder } : tab;
+    });
+    return c.json({ profile: name, tabs });
   });
   app.post('/tabs/open', async (c) => {
     const name = profile(c);

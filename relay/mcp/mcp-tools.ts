@@ -26,6 +26,7 @@ export interface ToolDefinition {
 const where = {
   profile: z.string().optional().describe('the clawd profile (default: the one clawd mcp was started with, else the config default)'),
   targetId: z.string().optional().describe('the tab: an id or a unique prefix from the tabs tool (default: the tab last used)'),
+  session: z.string().optional().describe('your agent session name: a tab you change is held for you, and other sessions may not change it'),
 };
 const ref = z.string().describe('a ref from the latest snapshot, like e12');
 const timeoutMs = z.number().optional().describe('how long the action may wait, in ms (0.5–60 s, default 8 s)');
@@ -35,6 +36,7 @@ const after = z.enum(['diff', 'full']).optional().describe('answer with the page
 function common(args: Record<string, any>): Record<string, unknown> {
   return {
     ...(args.targetId ? { targetId: args.targetId } : {}),
+    ...(args.session ? { session: args.session } : {}),
     ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
     ...(args.snapshot ? { snapshot: args.snapshot } : {}),
   };
@@ -50,7 +52,7 @@ function snapshotText(snap: any): string {
 /** An act call and its short answer, plus the page after it when asked. */
 function act(kind: string, describe: (args: Record<string, any>, result: any) => string) {
   return async (args: Record<string, any>, api: ControlApi, profile: string | undefined): Promise<ToolAnswer> => {
-    const { profile: _p, targetId: _t, timeoutMs: _m, snapshot: _s, ...rest } = args;
+    const { profile: _p, targetId: _t, timeoutMs: _m, snapshot: _s, session: _n, ...rest } = args;
     const result = await api.call('POST', '/act', { profile: args.profile ?? profile, body: { kind, ...rest, ...common(args) } });
     const line = describe(args, result);
     return { text: result.snapshot ? `${line}\n${snapshotText(result.snapshot)}` : line };
@@ -159,6 +161,19 @@ export const TOOLS: ToolDefinition[] = [
       const { profile: _p, ...body } = args;
       const result = await api.call('POST', '/hooks/dialog', { profile: args.profile ?? profile, body });
       return { text: result.dialog ? `${args.accept ? 'accepted' : 'dismissed'} ${result.dialog.type} "${result.dialog.message}"` : `armed: the next dialog is ${args.accept ? 'accepted' : 'dismissed'}` };
+    },
+  },
+  {
+    name: 'handoff',
+    description: 'Give the tab to the person when you cannot go on (a log-in, a CAPTCHA, a payment): say what they should do. With wait, answers when they give it back (then take a new snapshot).',
+    input: { ...where, reason: z.string().describe('what the person should do, e.g. "Log in, then press Done"'), wait: z.boolean().optional(), timeoutMs: z.number().int().min(1_000).max(600_000).optional().describe('end the hand-over after this long') },
+    async run(args, api, profile) {
+      const p = args.profile ?? profile;
+      const given = await api.call('POST', '/handoff', { profile: p, body: { reason: args.reason, ...common(args) } });
+      if (!args.wait) return { text: `handed ${given.targetId} to the person: "${args.reason}"` };
+      const query = new URLSearchParams({ targetId: given.targetId, timeoutMs: String(args.timeoutMs ?? 600_000) });
+      const back = await api.call('GET', `/handoff/wait?${query}`, { profile: p, timeoutMs: (args.timeoutMs ?? 600_000) + 10_000 });
+      return { text: back.returned === 'timeout' ? 'the person did not give the tab back in time' : `the tab is back (${back.returned}): ${back.title ?? ''} ${back.url ?? ''}`.trim() };
     },
   },
   {

@@ -1,0 +1,142 @@
+// Who may change a tab: one model for every driver. A tab is free, held by an agent session, or
+// handed over to the person. An agent call that names a session takes a free tab when it changes
+// it and keeps it while it stays active (a hold lapses after `idleMs` without a call); another
+// session's changing calls are refused with 423 `tab_held`, naming the holder, while reads pass.
+// A hand-over gives the tab to the person: every agent's changing call is refused with 423
+// `user_in_control` until it is given back, and an agent can wait for that, bounded.
+// Holds expire by time checked on use, so the only timers are those of waiting agents, owned here.
+
+import { ClawdError } from '../errors';
+
+export const DEFAULT_HOLD_IDLE_MS = 10 * 60_000;
+export const MAX_HANDOFF_WAIT_MS = 10 * 60_000;
+
+export type HandoffEnd = 'person' | 'agent' | 'timeout';
+
+interface AgentHold {
+  kind: 'agent';
+  session: string;
+  lastUsed: number;
+}
+
+interface Waiter {
+  resolve(end: HandoffEnd): void;
+  timer: NodeJS.Timeout;
+}
+
+interface PersonHold {
+  kind: 'person';
+  reason: string;
+  since: number;
+  /** The hold the hand-over interrupted is gone: the agent asks again once the tab is back. */
+  waiters: Set<Waiter>;
+  /** When the hand-over ends by itself, if the agent gave it a time limit. */
+  expires: number | undefined;
+}
+
+/** What `GET /tabs` shows of a tab's holder. */
+export type HolderView = { kind: 'agent'; session: string } | { kind: 'person'; reason: string; since: string };
+
+export class TabControl {
+  // Tab key (profile and target id) → its holder. Added by a session's changing call or a
+  // hand-over; removed when released, expired (noticed on the next look) or given back.
+  readonly #holds = new Map<string, AgentHold | PersonHold>();
+
+  constructor(
+    private readonly idleMs = DEFAULT_HOLD_IDLE_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Before a call that changes the tab: refused while the person has it or another session
+   * holds it; a named session takes (or keeps) the tab.
+   */
+  change(tab: string, session: string | undefined): void {
+    const hold = this.#current(tab);
+    if (hold?.kind === 'person') {
+      throw new ClawdError('user_in_control', `the person has this tab: "${hold.reason}". Wait until they give it back (GET /handoff/wait), then take a new snapshot`);
+    }
+    if (hold && hold.session !== session) {
+      throw new ClawdError('tab_held', `the tab is held by the agent session "${hold.session}"${session ? '' : ' (this call names no session)'}: use another tab, or wait until it is released (DELETE /tabs/:id/hold) or idle for ${Math.round(this.idleMs / 60_000)} minutes`);
+    }
+    if (session !== undefined) this.#holds.set(tab, { kind: 'agent', session, lastUsed: this.now() });
+  }
+
+  /** Releases a session's hold (any session's, when none is named); false when there was none. */
+  release(tab: string, session: string | undefined): boolean {
+    const hold = this.#current(tab);
+    if (hold?.kind !== 'agent') return false;
+    if (session !== undefined && hold.session !== session) throw new ClawdError('tab_held', `the tab is held by the agent session "${hold.session}", not "${session}"`);
+    this.#holds.delete(tab);
+    return true;
+  }
+
+  holder(tab: string): HolderView | undefined {
+    const hold = this.#current(tab);
+    if (!hold) return undefined;
+    return hold.kind === 'agent' ? { kind: 'agent', session: hold.session } : { kind: 'person', reason: hold.reason, since: new Date(hold.since).toISOString() };
+  }
+
+  /** Gives the tab to the person, ending any agent's hold on it. */
+  handOff(tab: string, reason: string, timeoutMs: number | undefined): void {
+    const previous = this.#current(tab);
+    if (previous?.kind === 'person') this.#end(tab, previous, 'agent');
+    this.#holds.set(tab, { kind: 'person', reason, since: this.now(), waiters: new Set(), expires: timeoutMs === undefined ? undefined : this.now() + timeoutMs });
+  }
+
+  /** The hand-over ends: the person gave the tab back, or the agent took it back. False when there was none. */
+  giveBack(tab: string, by: 'person' | 'agent'): boolean {
+    const hold = this.#current(tab);
+    if (hold?.kind !== 'person') return false;
+    this.#end(tab, hold, by);
+    return true;
+  }
+
+  /** Resolves when the hand-over of `tab` ends, or with 'timeout' after `timeoutMs`. */
+  wait(tab: string, timeoutMs: number): Promise<HandoffEnd | 'none'> {
+    const hold = this.#current(tab);
+    if (hold?.kind !== 'person') return Promise.resolve('none');
+    const bound = Math.min(timeoutMs, MAX_HANDOFF_WAIT_MS, hold.expires === undefined ? Infinity : Math.max(0, hold.expires - this.now()));
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        resolve,
+        timer: setTimeout(() => {
+          hold.waiters.delete(waiter);
+          // A hand-over with a time limit ends with it; otherwise only this wait does.
+          if (hold.expires !== undefined && this.now() >= hold.expires && this.#holds.get(tab) === hold) this.#end(tab, hold, 'timeout');
+          resolve('timeout');
+        }, bound),
+      };
+      hold.waiters.add(waiter);
+    });
+  }
+
+  /** Ends every wait (the server is stopping). */
+  close(): void {
+    for (const [tab, hold] of this.#holds) if (hold.kind === 'person') this.#end(tab, hold, 'timeout');
+    this.#holds.clear();
+  }
+
+  #end(tab: string, hold: PersonHold, by: HandoffEnd): void {
+    if (this.#holds.get(tab) === hold) this.#holds.delete(tab);
+    for (const waiter of hold.waiters) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(by);
+    }
+    hold.waiters.clear();
+  }
+
+  /** The tab's hold, once lapsed holds and expired hand-overs are forgotten. */
+  #current(tab: string): AgentHold | PersonHold | undefined {
+    const hold = this.#holds.get(tab);
+    if (hold?.kind === 'agent' && this.now() - hold.lastUsed > this.idleMs) {
+      this.#holds.delete(tab);
+      return undefined;
+    }
+    if (hold?.kind === 'person' && hold.expires !== undefined && this.now() >= hold.expires) {
+      this.#end(tab, hold, 'timeout');
+      return undefined;
+    }
+    return hold;
+  }
+}

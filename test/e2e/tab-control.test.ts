@@ -1,0 +1,74 @@
+// Who controls a tab, through the control API on a managed profile: two agent sessions (one
+// holds the tab, the other is refused changes but may read), and a hand-over to the person
+// (every change refused with the reason until it comes back; waiting for it is bounded).
+
+import { describe, expect, it } from 'vitest';
+import { managedDriver, useAgentDriver } from '../helpers/agent-drivers';
+import { until } from '../helpers/waits';
+
+describe('who controls a tab', () => {
+  const ctx = useAgentDriver(managedDriver);
+  const api = (method: string, route: string, body?: unknown) => ctx.d.api(method, route, body);
+  const log = () => ctx.d.inPage<string>('document.getElementById("log").textContent');
+  const refOf = (snap: { refs: Record<string, { role: string; name: string }> }, name: string) => Object.entries(snap.refs).find(([, r]) => r.name === name)![0];
+
+  it('holds a tab for the session that changes it: another session may read, not change, until it is released', async () => {
+    const targetId = ctx.d.targetId;
+    await api('POST', '/navigate', { url: ctx.pages.url('/replace'), targetId, session: 'alpha' });
+    const snap = (await api('GET', `/snapshot?targetId=${targetId}`)).body;
+    const save = refOf(snap, 'Save');
+    expect((await api('POST', '/act', { kind: 'click', ref: save, targetId, session: 'alpha' })).status).toBe(200);
+    expect(await log()).toBe('log: victim');
+
+    const refused = await api('POST', '/act', { kind: 'click', ref: save, targetId, session: 'beta' });
+    expect(refused.status).toBe(423);
+    expect(refused.body.error).toMatchObject({ code: 'tab_held', message: expect.stringContaining('held by the agent session "alpha"') });
+    expect(await log()).toBe('log: victim');
+    const anonymous = await api('POST', '/navigate', { url: ctx.pages.url('/'), targetId });
+    expect(anonymous.body.error?.code).toBe('tab_held');
+    expect((await ctx.d.server.api('GET', `/snapshot?targetId=${targetId}`, { profile: ctx.d.profile, headers: { 'X-Clawd-Session': 'beta' } })).status).toBe(200);
+    const tabs = (await api('GET', '/tabs')).body.tabs as Array<{ targetId: string; holder?: unknown }>;
+    expect(tabs.find((t) => t.targetId === targetId)?.holder).toEqual({ kind: 'agent', session: 'alpha' });
+
+    expect((await api('DELETE', `/tabs/${targetId}/hold?session=alpha`)).body).toMatchObject({ released: true });
+    const now = await ctx.d.server.api('POST', '/act', { profile: ctx.d.profile, body: { kind: 'click', ref: save, targetId }, headers: { 'X-Clawd-Session': 'beta' } });
+    expect(now.status).toBe(200);
+    expect(await log()).toBe('log: victim victim');
+    await api('DELETE', `/tabs/${targetId}/hold`);
+  });
+
+  it('hands the tab to the person: changes are refused with the reason until it is given back, and the wait says so', async () => {
+    const targetId = ctx.d.targetId;
+    await api('POST', '/navigate', { url: ctx.pages.url('/replace'), targetId });
+    const save = refOf((await api('GET', `/snapshot?targetId=${targetId}`)).body, 'Save');
+    expect((await api('POST', '/handoff', { targetId, reason: 'Log in, then press Done' })).body).toMatchObject({ handedOff: true, targetId });
+    const refused = await api('POST', '/act', { kind: 'click', ref: save, targetId });
+    expect(refused.status).toBe(423);
+    expect(refused.body.error).toMatchObject({ code: 'user_in_control', message: expect.stringContaining('"Log in, then press Done"') });
+    expect(await log()).toBe('log:');
+    expect(((await api('GET', '/tabs')).body.tabs as Array<{ targetId: string; holder?: { kind: string } }>).find((t) => t.targetId === targetId)?.holder?.kind).toBe('person');
+
+    const waiting = api('GET', `/handoff/wait?targetId=${targetId}&timeoutMs=20000`);
+    expect((await api('DELETE', `/handoff?targetId=${targetId}`)).body).toMatchObject({ ended: true });
+    expect((await waiting).body).toMatchObject({ returned: 'agent', url: ctx.pages.url('/replace'), title: 'replace' });
+    expect((await api('POST', '/act', { kind: 'click', ref: save, targetId })).status).toBe(200);
+
+    await api('POST', '/handoff', { targetId, reason: 'solve the puzzle', timeoutMs: 1_000 });
+    expect((await api('GET', `/handoff/wait?targetId=${targetId}`)).body).toMatchObject({ returned: 'timeout' });
+    expect((await api('POST', '/act', { kind: 'click', ref: save, targetId })).status).toBe(200);
+    expect((await api('POST', '/handoff', { targetId })).body.error).toMatchObject({ code: 'bad_request', message: 'reason is required' });
+  });
+
+  it('clawd handoff --wait exits 0 when the tab is given back, 1 when the wait runs out', { timeout: 60_000 }, async () => {
+    const targetId = ctx.d.targetId;
+    const waiting = ctx.d.server.cli(['handoff', 'Log', 'in', '--wait', '--target', targetId, '--profile', ctx.d.profile], 30_000);
+    await until('the hand-over', async () => ((await api('GET', '/tabs')).body.tabs as Array<{ holder?: { kind: string } }>).some((t) => t.holder?.kind === 'person'));
+    await api('DELETE', `/handoff?targetId=${targetId}`);
+    const back = await waiting;
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stdout).toMatch(/^given back \(agent\)/);
+    const late = await ctx.d.server.cli(['handoff', 'nobody', 'comes', '--wait', '--timeout', '1000', '--target', targetId, '--profile', ctx.d.profile], 30_000);
+    expect(late.code).toBe(1);
+    expect(late.stdout).toBe('not given back in time\n');
+  });
+});
