@@ -3,7 +3,7 @@
 // against the protocol rather than against itself.
 
 import WebSocket from 'ws';
-import { nextMatching } from './waits';
+import { nextMatching, within } from './waits';
 
 export interface CdpMessage {
   id?: number;
@@ -23,6 +23,9 @@ export class CdpError extends Error {
     super(`${method}: ${message} (${code})`);
   }
 }
+
+/** Under the e2e tests' 60 s limit, so a stuck harness call names itself; over every bound the tests give the relay. */
+const SEND_BOUND_MS = 45_000;
 
 export class CdpClient {
   #nextId = 1;
@@ -64,7 +67,9 @@ export class CdpClient {
   send<T = any>(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<T> {
     const id = this.#nextId++;
     this.ws.send(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }));
-    return new Promise((resolve, reject) => this.#pending.set(id, { method, resolve, reject }));
+    const answered = new Promise<T>((resolve, reject) => this.#pending.set(id, { method, resolve, reject }));
+    // A harness call that never answers fails by name rather than as the test's own timeout.
+    return within(SEND_BOUND_MS, answered, `${method} (sent by the test's CDP client)`);
   }
 
   sendRaw(text: string): void {
