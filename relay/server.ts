@@ -6,6 +6,7 @@ import { DEFAULT_CONTROL_PORT, DEFAULT_RELAY_PORT } from '../shared/defaults';
 import { startRelayServer, type RelayServer } from './cdp/relay-server';
 import { startControlServer, type ControlServer } from './control/control-server';
 import { AgentService } from './agent/agent-service';
+import { EventBus } from './events/event-bus';
 import { loadConfig } from './home/config-store';
 import { removeServeState, writeServeState } from './home/serve-state';
 import type { Logger } from './log';
@@ -32,10 +33,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const config = await loadConfig(options.home, { relayPort: options.relayPort });
   const relay = await startRelayServer({ port: options.relayPort ?? DEFAULT_RELAY_PORT, token: config.token, log: options.log });
   const profiles = new ProfileService(options.home, config, relay, options.log);
-  const agent = new AgentService(profiles, options.home, options.log);
+  const events = new EventBus();
+  const agent = new AgentService(profiles, options.home, options.log, events);
   let control: ControlServer;
   try {
-    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent });
+    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent, events });
   } catch (error) {
     await relay.close();
     throw error;
@@ -51,6 +53,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     close() {
       closing ??= (async () => {
         await control.close();
+        events.close();
         await agent.close();
         await profiles.close();
         await relay.close();

@@ -20,7 +20,8 @@ import { Hooks, type HookKind } from './hooks';
 import { PageFinder, type AgentPage } from './page-finder';
 import { takeScreenshot } from './screenshots';
 import { Snapshots } from './snapshots';
-import { TabControl, type HolderView } from './tab-control';
+import { EventBus } from '../events/event-bus';
+import { DEFAULT_HOLD_IDLE_MS, TabControl, type HolderView } from './tab-control';
 
 const LEVELS: Record<string, number> = { debug: 0, trace: 0, log: 1, info: 1, dir: 1, dirxml: 1, table: 1, dialog: 1, warning: 2, error: 3, assert: 3, pageerror: 3 };
 const MIN_LEVEL = { debug: 0, info: 1, log: 1, warning: 2, error: 3 } as const;
@@ -32,14 +33,21 @@ export class AgentService {
   readonly #pages: PageFinder;
   readonly #snapshots = new Snapshots();
   readonly #hooks = new Hooks();
-  readonly #control = new TabControl();
+  readonly #control: TabControl;
 
   constructor(
     private readonly profiles: ProfileService,
     private readonly home: string,
     private readonly log: Logger,
+    private readonly events: EventBus = new EventBus(),
   ) {
     this.#pages = new PageFinder(profiles, log);
+    this.#control = new TabControl(DEFAULT_HOLD_IDLE_MS, Date.now, (change) => {
+      const [profile = '', targetId = ''] = change.tab.split('\u0000');
+      if (change.kind === 'hold') events.emit({ type: 'hold', profile, targetId, state: change.state, session: change.session });
+      else if (change.state === 'started') events.emit({ type: 'handoff', profile, targetId, state: 'started', reason: change.reason });
+      else events.emit({ type: 'handoff', profile, targetId, state: 'ended', by: change.by });
+    });
   }
 
   async snapshot(profile: string, request: SnapshotRequest): Promise<Record<string, unknown>> {
@@ -86,6 +94,7 @@ export class AgentService {
     this.#control.change(tab, request.session);
     try {
       const response = await page.goto(request.url, { timeout: request.timeoutMs, waitUntil: 'load' });
+      this.events.emit({ type: 'tab', profile, targetId, state: 'navigated', url: page.url() });
       return { ok: true, targetId, url: page.url(), title: await titleOf(page), status: response?.status() ?? null };
     } catch (error) {
       throw toAgentError(error, { what: `navigate to ${request.url}`, timeoutMs: request.timeoutMs });

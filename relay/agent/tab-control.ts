@@ -37,6 +37,12 @@ interface PersonHold {
 /** What `GET /tabs` shows of a tab's holder. */
 export type HolderView = { kind: 'agent'; session: string } | { kind: 'person'; reason: string; since: string };
 
+/** What changed in who controls a tab, for the event stream. */
+export type ControlChange =
+  | { kind: 'hold'; tab: string; state: 'taken' | 'released'; session: string }
+  | { kind: 'handoff'; tab: string; state: 'started'; reason: string }
+  | { kind: 'handoff'; tab: string; state: 'ended'; by: HandoffEnd };
+
 export class TabControl {
   // Tab key (profile and target id) → its holder. Added by a session's changing call or a
   // hand-over; removed when released, expired (noticed on the next look) or given back.
@@ -45,6 +51,7 @@ export class TabControl {
   constructor(
     private readonly idleMs = DEFAULT_HOLD_IDLE_MS,
     private readonly now: () => number = Date.now,
+    private readonly changed: (change: ControlChange) => void = () => {},
   ) {}
 
   /**
@@ -59,7 +66,9 @@ export class TabControl {
     if (hold && hold.session !== session) {
       throw new ClawdError('tab_held', `the tab is held by the agent session "${hold.session}"${session ? '' : ' (this call names no session)'}: use another tab, or wait until it is released (DELETE /tabs/:id/hold) or idle for ${Math.round(this.idleMs / 60_000)} minutes`);
     }
-    if (session !== undefined) this.#holds.set(tab, { kind: 'agent', session, lastUsed: this.now() });
+    if (session === undefined) return;
+    if (!hold) this.changed({ kind: 'hold', tab, state: 'taken', session });
+    this.#holds.set(tab, { kind: 'agent', session, lastUsed: this.now() });
   }
 
   /** Releases a session's hold (any session's, when none is named); false when there was none. */
@@ -68,6 +77,7 @@ export class TabControl {
     if (hold?.kind !== 'agent') return false;
     if (session !== undefined && hold.session !== session) throw new ClawdError('tab_held', `the tab is held by the agent session "${hold.session}", not "${session}"`);
     this.#holds.delete(tab);
+    this.changed({ kind: 'hold', tab, state: 'released', session: hold.session });
     return true;
   }
 
@@ -81,7 +91,9 @@ export class TabControl {
   handOff(tab: string, reason: string, timeoutMs: number | undefined): void {
     const previous = this.#current(tab);
     if (previous?.kind === 'person') this.#end(tab, previous, 'agent');
+    if (previous?.kind === 'agent') this.changed({ kind: 'hold', tab, state: 'released', session: previous.session });
     this.#holds.set(tab, { kind: 'person', reason, since: this.now(), waiters: new Set(), expires: timeoutMs === undefined ? undefined : this.now() + timeoutMs });
+    this.changed({ kind: 'handoff', tab, state: 'started', reason });
   }
 
   /** The hand-over ends: the person gave the tab back, or the agent took it back. False when there was none. */
@@ -113,12 +125,15 @@ export class TabControl {
 
   /** Ends every wait (the server is stopping). */
   close(): void {
-    for (const [tab, hold] of this.#holds) if (hold.kind === 'person') this.#end(tab, hold, 'timeout');
+    for (const [tab, hold] of [...this.#holds]) if (hold.kind === 'person') this.#end(tab, hold, 'timeout');
     this.#holds.clear();
   }
 
   #end(tab: string, hold: PersonHold, by: HandoffEnd): void {
-    if (this.#holds.get(tab) === hold) this.#holds.delete(tab);
+    if (this.#holds.get(tab) === hold) {
+      this.#holds.delete(tab);
+      this.changed({ kind: 'handoff', tab, state: 'ended', by });
+    }
     for (const waiter of hold.waiters) {
       clearTimeout(waiter.timer);
       waiter.resolve(by);
@@ -131,6 +146,7 @@ export class TabControl {
     const hold = this.#holds.get(tab);
     if (hold?.kind === 'agent' && this.now() - hold.lastUsed > this.idleMs) {
       this.#holds.delete(tab);
+      this.changed({ kind: 'hold', tab, state: 'released', session: hold.session });
       return undefined;
     }
     if (hold?.kind === 'person' && hold.expires !== undefined && this.now() >= hold.expires) {

@@ -270,7 +270,8 @@ export const AGENT_COMMANDS: CliCommand[] = [
       const wait = (timeoutMs as number | undefined) ?? 600_000;
       const query = new URLSearchParams({ targetId: given.targetId, timeoutMs: String(wait) });
       const back = await client.call<{ returned: string; url: string | null }>('GET', `/handoff/wait?${query}`, { profile: ctx.profile, timeoutMs: wait + 10_000 });
-      output(ctx, back, () => [back.returned === 'timeout' ? 'not given back in time' : `given back (${back.returned})${back.url ? `: ${back.url}` : ''}`]);
+      // 'none': it came back before the wait began.
+      output(ctx, back, () => [back.returned === 'timeout' ? 'not given back in time' : `given back${back.returned === 'none' ? '' : ` (${back.returned})`}${back.url ? `: ${back.url}` : ''}`]);
       return back.returned === 'timeout' ? 1 : 0;
     },
   },

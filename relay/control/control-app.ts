@@ -6,10 +6,12 @@
 
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { streamSSE } from 'hono/streaming';
 import { PRODUCT_NAME } from '../../shared/defaults';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
 import { accessGuard, hostGuard, requestToken, tokenMatches, type GuardPolicy } from '../http/guards';
 import type { AgentService } from '../agent/agent-service';
+import type { EventBus } from '../events/event-bus';
 import type { ProfileService } from '../profiles/profile-service';
 import { ControlClient } from '../cli/control-client';
 import { McpHttpSessions } from '../mcp/mcp-http';
@@ -19,11 +21,15 @@ import { jsonBody } from './request-body';
 export interface ControlAppOptions {
   service: ProfileService;
   agent: AgentService;
+  events: EventBus;
   token: string;
   version: string;
   extensionOrigin: string;
   port: () => number;
 }
+
+/** Events a subscriber of /events may fall behind by before its stream is ended. */
+const EVENTS_QUEUE = 1_000;
 
 /** Mutating requests a browser marks as coming from another site are refused (CSRF). */
 function crossSiteGuard(): MiddlewareHandler {
@@ -54,8 +60,55 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   app.use('*', accessGuard(policy), crossSiteGuard(), bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json(httpErrorBody(new ClawdError('bad_request', 'request body over 1 MiB')), 400) }));
 
   app.get('/', async (c) => c.json(await service.status(profile(c))));
-  app.post('/start', async (c) => c.json(await service.start(profile(c))));
-  app.post('/stop', async (c) => c.json(await service.stop(profile(c))));
+  app.post('/start', async (c) => {
+    const name = profile(c);
+    const status = await service.start(name);
+    options.events.emit({ type: 'browser', profile: name, state: 'started' });
+    return c.json(status);
+  });
+  app.post('/stop', async (c) => {
+    const name = profile(c);
+    const result = await service.stop(name);
+    if (result.stopped) options.events.emit({ type: 'browser', profile: name, state: 'stopped' });
+    return c.json(result);
+  });
+  // What happened, as server-sent events, so a UI needs no polling. A subscriber that falls more
+  // than EVENTS_QUEUE behind is dropped (its stream ends) rather than queued for without bound.
+  app.get('/events', (c) =>
+    streamSSE(c, async (stream) => {
+      const queue: string[] = [];
+      let wake: (() => void) | undefined;
+      const unsubscribe = options.events.subscribe((event) => {
+        queue.push(JSON.stringify(event));
+        wake?.();
+      });
+      stream.onAbort(() => wake?.());
+      try {
+        await stream.writeSSE({ event: 'ready', data: '{}' });
+        while (!stream.aborted && queue.length <= EVENTS_QUEUE) {
+          const next = queue.shift();
+          if (next !== undefined) {
+            const type = (JSON.parse(next) as { type: string }).type;
+            await stream.writeSSE({ event: type, data: next });
+            continue;
+          }
+          // Idle: a comment now and then keeps proxies and clients from timing out.
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(done, 15_000);
+            function done() {
+              clearTimeout(timer);
+              wake = undefined;
+              resolve();
+            }
+            wake = done;
+          });
+          if (queue.length === 0 && !stream.aborted) await stream.write(': idle\n\n');
+        }
+      } finally {
+        unsubscribe();
+      }
+    }),
+  );
 
   app.get('/tabs', async (c) => {
     const name = profile(c);
@@ -67,7 +120,9 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   });
   app.post('/tabs/open', async (c) => {
     const name = profile(c);
-    return c.json(await service.openTab(name, (await jsonBody(c)).url));
+    const tab = await service.openTab(name, (await jsonBody(c)).url);
+    options.events.emit({ type: 'tab', profile: name, targetId: tab.targetId, state: 'opened', url: tab.url });
+    return c.json(tab);
   });
   app.post('/tabs/focus', async (c) => {
     const name = profile(c);
@@ -75,7 +130,12 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
     if (typeof targetId !== 'string' || targetId === '') throw new ClawdError('bad_request', 'targetId is required (an id or a unique prefix from GET /tabs)');
     return c.json(await service.focusTab(name, targetId));
   });
-  app.delete('/tabs/:targetId', async (c) => c.json(await service.closeTab(profile(c), c.req.param('targetId'))));
+  app.delete('/tabs/:targetId', async (c) => {
+    const name = profile(c);
+    const tab = await service.closeTab(name, c.req.param('targetId'));
+    options.events.emit({ type: 'tab', profile: name, targetId: tab.targetId, state: 'closed' });
+    return c.json(tab);
+  });
 
   app.get('/profiles', async (c) => {
     service.resolve(undefined); // 503 when disabled

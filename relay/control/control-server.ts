@@ -5,6 +5,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { EXTENSION_ORIGIN, LOOPBACK_HOST } from '../../shared/defaults';
 import { closerOf, listen } from '../http/listen';
 import type { AgentService } from '../agent/agent-service';
+import type { EventBus } from '../events/event-bus';
 import type { ProfileService } from '../profiles/profile-service';
 import { VERSION } from '../version';
 import { createControlApp } from './control-app';
@@ -15,10 +16,10 @@ export interface ControlServer {
   close(): Promise<void>;
 }
 
-export async function startControlServer(options: { port: number; token: string; service: ProfileService; agent: AgentService; host?: string }): Promise<ControlServer> {
+export async function startControlServer(options: { port: number; token: string; service: ProfileService; agent: AgentService; events: EventBus; host?: string }): Promise<ControlServer> {
   const host = options.host ?? LOOPBACK_HOST;
   let port = options.port;
-  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, token: options.token, version: VERSION, extensionOrigin: EXTENSION_ORIGIN, port: () => port });
+  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, events: options.events, token: options.token, version: VERSION, extensionOrigin: EXTENSION_ORIGIN, port: () => port });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   port = await listen(server, port, host, 'control API');
   return { port, url: `http://${host}:${port}`, close: closerOf(server, () => void mcp.close()) };

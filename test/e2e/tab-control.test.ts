@@ -66,9 +66,54 @@ describe('who controls a tab', () => {
     await api('DELETE', `/handoff?targetId=${targetId}`);
     const back = await waiting;
     expect(back.code, back.stderr).toBe(0);
-    expect(back.stdout).toMatch(/^given back \(agent\)/);
+    // (agent), or nothing when the tab was back before the CLI's wait began.
+    expect(back.stdout).toMatch(/^given back( \(agent\))?: http/);
     const late = await ctx.d.server.cli(['handoff', 'nobody', 'comes', '--wait', '--timeout', '1000', '--target', targetId, '--profile', ctx.d.profile], 30_000);
     expect(late.code).toBe(1);
     expect(late.stdout).toBe('not given back in time\n');
+  });
+
+  it('tells GET /events subscribers about holds, hand-overs, tabs and navigations, as they happen', { timeout: 60_000 }, async () => {
+    const targetId = ctx.d.targetId;
+    const response = await fetch(`${ctx.d.server.controlUrl}/events?profile=${ctx.d.profile}`, { headers: { Authorization: `Bearer ${ctx.d.server.token}` } });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const seen: Array<{ event: string; data: any }> = [];
+    const reader = response.body!.getReader();
+    let buffer = '';
+    const reading = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += Buffer.from(value).toString();
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = block.match(/^event: (.*)$/m)?.[1];
+          const data = block.match(/^data: (.*)$/m)?.[1];
+          if (event && data) seen.push({ event, data: JSON.parse(data) });
+        }
+      }
+    })().catch(() => {});
+    try {
+      await until('the stream to be ready', () => seen.some((e) => e.event === 'ready'));
+      await api('POST', '/navigate', { url: ctx.pages.url('/'), targetId, session: 'gamma' });
+      await api('POST', '/handoff', { targetId, reason: 'check the page' });
+      await api('DELETE', `/handoff?targetId=${targetId}`);
+      await until('the events', () => seen.filter((e) => e.event === 'handoff').length === 2);
+      const mine = seen.filter((e) => e.event !== 'ready' && e.data.targetId === targetId).map((e) => [e.event, e.data.state, e.data.session ?? e.data.reason ?? e.data.by ?? e.data.url]);
+      expect(mine).toEqual([
+        ['hold', 'taken', 'gamma'],
+        ['tab', 'navigated', ctx.pages.url('/')],
+        ['hold', 'released', 'gamma'],
+        ['handoff', 'started', 'check the page'],
+        ['handoff', 'ended', 'agent'],
+      ]);
+      const unauthorized = await fetch(`${ctx.d.server.controlUrl}/events`);
+      expect(unauthorized.status).toBe(401);
+    } finally {
+      await reader.cancel().catch(() => {});
+      await reading;
+    }
   });
 });
