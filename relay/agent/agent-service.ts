@@ -168,6 +168,16 @@ export class AgentService {
     return { ok: true, armed: kind, targetId, ...answer };
   }
 
+  /** Before a tab is closed through the API: refused like any change while another holds it. */
+  checkClose(profile: string, targetId: string, session: string | undefined): void {
+    this.#control.change(`${profile}\u0000${targetId}`, session);
+  }
+
+  /** After a tab is closed: nobody holds it any more. */
+  forgetTab(profile: string, targetId: string): void {
+    this.#control.forget(`${profile}\u0000${targetId}`);
+  }
+
   /** Who holds a tab (for GET /tabs), if anyone. */
   holderOf(profile: string, targetId: string): HolderView | undefined {
     return this.#control.holder(`${profile}\u0000${targetId}`);

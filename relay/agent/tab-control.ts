@@ -81,6 +81,16 @@ export class TabControl {
     return true;
   }
 
+  /** The tab is gone: its hold goes, and anyone waiting for it to come back hears 'agent'. */
+  forget(tab: string): void {
+    const hold = this.#holds.get(tab);
+    if (hold?.kind === 'person') this.#end(tab, hold, 'agent');
+    else if (hold) {
+      this.#holds.delete(tab);
+      this.changed({ kind: 'hold', tab, state: 'released', session: hold.session });
+    }
+  }
+
   holder(tab: string): HolderView | undefined {
     const hold = this.#current(tab);
     if (!hold) return undefined;

@@ -15,6 +15,8 @@ import type { EventBus } from '../events/event-bus';
 import type { ProfileService } from '../profiles/profile-service';
 import { ControlClient } from '../cli/control-client';
 import { McpHttpSessions } from '../mcp/mcp-http';
+import { sessionField } from '../agent/request-fields';
+import { matchTab } from '../profiles/tabs';
 import { registerAgentRoutes } from './agent-routes';
 import { jsonBody } from './request-body';
 
@@ -132,7 +134,11 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   });
   app.delete('/tabs/:targetId', async (c) => {
     const name = profile(c);
-    const tab = await service.closeTab(name, c.req.param('targetId'));
+    // Closing is a change like any other: refused while another session or the person holds the tab.
+    const wanted = matchTab(await service.tabs(name), c.req.param('targetId'));
+    options.agent.checkClose(name, wanted.targetId, sessionField({ session: c.req.header('x-clawd-session') ?? c.req.query('session') }));
+    const tab = await service.closeTab(name, wanted.targetId);
+    options.agent.forgetTab(name, tab.targetId);
     options.events.emit({ type: 'tab', profile: name, targetId: tab.targetId, state: 'closed' });
     return c.json(tab);
   });

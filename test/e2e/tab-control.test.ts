@@ -30,6 +30,12 @@ describe('who controls a tab', () => {
     const tabs = (await api('GET', '/tabs')).body.tabs as Array<{ targetId: string; holder?: unknown }>;
     expect(tabs.find((t) => t.targetId === targetId)?.holder).toEqual({ kind: 'agent', session: 'alpha' });
 
+    // Closing the tab is a change too; a tab of its own the session may close.
+    const other = (await api('POST', '/tabs/open', { url: ctx.pages.url('/') })).body.targetId as string;
+    await api('POST', '/navigate', { url: ctx.pages.url('/form'), targetId: other, session: 'alpha' });
+    expect((await ctx.d.server.api('DELETE', `/tabs/${other}`, { profile: ctx.d.profile, headers: { 'X-Clawd-Session': 'beta' } })).body.error?.code).toBe('tab_held');
+    expect((await api('DELETE', `/tabs/${other}?session=alpha`)).status).toBe(200);
+
     expect((await api('DELETE', `/tabs/${targetId}/hold?session=alpha`)).body).toMatchObject({ released: true });
     const now = await ctx.d.server.api('POST', '/act', { profile: ctx.d.profile, body: { kind: 'click', ref: save, targetId }, headers: { 'X-Clawd-Session': 'beta' } });
     expect(now.status).toBe(200);
