@@ -31,9 +31,20 @@ export interface RunningServer {
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const config = await loadConfig(options.home, { relayPort: options.relayPort });
-  const relay = await startRelayServer({ port: options.relayPort ?? DEFAULT_RELAY_PORT, token: config.token, log: options.log });
-  const profiles = new ProfileService(options.home, config, relay, options.log);
   const events = new EventBus();
+  // The relay starts before the profile service exists; its tab hook asks for the names late.
+  let extensionProfiles = (): string[] => [];
+  const relay = await startRelayServer({
+    port: options.relayPort ?? DEFAULT_RELAY_PORT,
+    token: config.token,
+    log: options.log,
+    // The person's tabs, as each extension profile sees them.
+    onTabChange: ({ targetId, url, state, reason }) => {
+      for (const profile of extensionProfiles()) events.emit({ type: 'tab', profile, targetId, state, url, ...(reason ? { reason } : {}) });
+    },
+  });
+  const profiles = new ProfileService(options.home, config, relay, options.log);
+  extensionProfiles = () => profiles.profilesOf('extension');
   const agent = new AgentService(profiles, options.home, options.log, events);
   let control: ControlServer;
   try {

@@ -25,6 +25,7 @@ export interface RelayServerOptions {
   log?: Logger;
   timeouts?: Partial<SwitchboardOptions['timeouts']>;
   maxClients?: number;
+  onTabChange?: SwitchboardOptions['onTabChange'];
 }
 
 export interface RelayServer {
@@ -64,6 +65,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       ...options.timeouts,
     },
     maxClientBufferedBytes: LIMITS.clientMaxBuffered,
+    ...(options.onTabChange ? { onTabChange: options.onTabChange } : {}),
   });
   const app = createRelayApp({ switchboard, version: VERSION, token: options.token, extensionOrigin, port: () => port });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;

@@ -22,9 +22,19 @@ import { TabLink } from './tab-link';
 import { matchesFilter, pageTargetInfo, tabTargetInfo } from './target-info';
 import { TargetRegistry, mintId, type TabRecord } from './target-registry';
 
+/** A tab of the person's browser was handed to the relay (attached) or left it (detached). */
+export interface TabChange {
+  targetId: string;
+  url: string;
+  state: 'attached' | 'detached';
+  reason?: string;
+}
+
 export interface SwitchboardOptions {
   relayVersion: string;
   log: Logger;
+  /** Told of every attached and detached tab (the server's event stream). */
+  onTabChange?: (change: TabChange) => void;
   timeouts: PresenceOptions['timeouts'] & { eventFenceMs: number };
   maxClientBufferedBytes: number;
 }
@@ -135,6 +145,7 @@ export class Switchboard implements BrowserHub {
     if (result.added) {
       this.#table.addTab(result.record);
       this.#log.info(`tab ${announced.tabId} attached: ${announced.targetInfo.url}`);
+      this.options.onTabChange?.({ targetId: result.record.targetId, url: result.record.info.url, state: 'attached' });
       this.#tellDiscoverers(result.record, 'Target.targetCreated');
       for (const client of this.#table.clients()) this.#browserTarget.autoAttachTab(client, result.record);
     }
@@ -163,6 +174,7 @@ export class Switchboard implements BrowserHub {
     // A replaced record (same tab id, new page target) was removed by the registry already.
     if (this.#registry.remove(tab.tabId) !== tab) return; // also delivers events the fence held
     this.#log.info(`tab ${tab.tabId} detached (${reason})`);
+    this.options.onTabChange?.({ targetId: tab.targetId, url: tab.info.url, state: 'detached', reason });
     this.#table.dropTab(tab);
     this.#tellDiscoverers(tab, 'Target.targetDestroyed');
   }

@@ -44,6 +44,11 @@ export class ProfileService {
     return this.#config.browser;
   }
 
+  /** The profiles a driver serves (the extension's tabs belong to every extension profile). */
+  profilesOf(driver: Driver): string[] {
+    return Object.entries(this.#config.browser.profiles).filter(([, p]) => p.driver === driver).map(([name]) => name);
+  }
+
   /** The profile a request names, or the default one; unknown → 404. Disabled → 503. */
   resolve(name: string | undefined): string {
     if (!this.settings.enabled) throw new ClawdError('browser_disabled', 'Browser disabled in settings (browser.enabled is false in config.json)');

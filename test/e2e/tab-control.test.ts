@@ -3,7 +3,7 @@
 // (every change refused with the reason until it comes back; waiting for it is bounded).
 
 import { describe, expect, it } from 'vitest';
-import { managedDriver, useAgentDriver } from '../helpers/agent-drivers';
+import { extensionDriver, managedDriver, useAgentDriver, type AgentDriver } from '../helpers/agent-drivers';
 import { until } from '../helpers/waits';
 
 describe('who controls a tab', () => {
@@ -81,26 +81,7 @@ describe('who controls a tab', () => {
 
   it('tells GET /events subscribers about holds, hand-overs, tabs and navigations, as they happen', { timeout: 60_000 }, async () => {
     const targetId = ctx.d.targetId;
-    const response = await fetch(`${ctx.d.server.controlUrl}/events?profile=${ctx.d.profile}`, { headers: { Authorization: `Bearer ${ctx.d.server.token}` } });
-    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const seen: Array<{ event: string; data: any }> = [];
-    const reader = response.body!.getReader();
-    let buffer = '';
-    const reading = (async () => {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buffer += Buffer.from(value).toString();
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = block.match(/^event: (.*)$/m)?.[1];
-          const data = block.match(/^data: (.*)$/m)?.[1];
-          if (event && data) seen.push({ event, data: JSON.parse(data) });
-        }
-      }
-    })().catch(() => {});
+    const { seen, close } = await subscribe(ctx.d);
     try {
       await until('the stream to be ready', () => seen.some((e) => e.event === 'ready'));
       await api('POST', '/navigate', { url: ctx.pages.url('/'), targetId, session: 'gamma' });
@@ -118,8 +99,57 @@ describe('who controls a tab', () => {
       const unauthorized = await fetch(`${ctx.d.server.controlUrl}/events`);
       expect(unauthorized.status).toBe(401);
     } finally {
-      await reader.cancel().catch(() => {});
-      await reading;
+      await close();
     }
   });
 });
+
+describe('events of the person\'s own tabs', () => {
+  const ctx = useAgentDriver(extensionDriver);
+
+  it('tells GET /events when a tab of the person\'s browser is attached and detached', { timeout: 60_000 }, async () => {
+    const { seen, close } = await subscribe(ctx.d);
+    try {
+      await until('the stream to be ready', () => seen.some((e) => e.event === 'ready'));
+      const relay = ctx.d.server.server.relay;
+      const opened = await (await fetch(`${relay.url}/json/new?url=about:blank`, { method: 'PUT', headers: { Authorization: `Bearer ${ctx.d.server.token}` } })).json();
+      await until('the attach event', () => seen.some((e) => e.event === 'tab' && e.data.state === 'attached' && e.data.targetId === opened.id));
+      await fetch(`${relay.url}/json/close/${opened.id}`, { headers: { Authorization: `Bearer ${ctx.d.server.token}` } });
+      await until('the detach event', () => seen.some((e) => e.event === 'tab' && e.data.state === 'detached' && e.data.targetId === opened.id));
+      expect(seen.find((e) => e.data.targetId === opened.id)?.data).toMatchObject({ profile: 'chrome', state: 'attached' });
+    } finally {
+      await close();
+    }
+  });
+});
+
+/** Reads GET /events of the driver's server as it comes: every event, with its JSON data. */
+async function subscribe(d: AgentDriver): Promise<{ seen: Array<{ event: string; data: any }>; close(): Promise<void> }> {
+  const response = await fetch(`${d.server.controlUrl}/events?profile=${d.profile}`, { headers: { Authorization: `Bearer ${d.server.token}` } });
+  expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const seen: Array<{ event: string; data: any }> = [];
+  const reader = response.body!.getReader();
+  let buffer = '';
+  const reading = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += Buffer.from(value).toString();
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = block.match(/^event: (.*)$/m)?.[1];
+        const data = block.match(/^data: (.*)$/m)?.[1];
+        if (event && data) seen.push({ event, data: JSON.parse(data) });
+      }
+    }
+  })().catch(() => {});
+  return {
+    seen,
+    async close() {
+      await reader.cancel().catch(() => {});
+      await reading;
+    },
+  };
+}
