@@ -118,14 +118,17 @@ export class TabControl {
   wait(tab: string, timeoutMs: number): Promise<HandoffEnd | 'none'> {
     const hold = this.#current(tab);
     if (hold?.kind !== 'person') return Promise.resolve('none');
-    const bound = Math.min(timeoutMs, MAX_HANDOFF_WAIT_MS, hold.expires === undefined ? Infinity : Math.max(0, hold.expires - this.now()));
+    const left = hold.expires === undefined ? Infinity : Math.max(0, hold.expires - this.now());
+    const bound = Math.min(timeoutMs, MAX_HANDOFF_WAIT_MS, left);
+    // When the hand-over's own limit comes first, this wait's timer is its end (a timer can fire a
+    // millisecond before the clock says the limit is reached; the hand-over must not outlive it).
+    const endsHandoff = left <= Math.min(timeoutMs, MAX_HANDOFF_WAIT_MS);
     return new Promise((resolve) => {
       const waiter: Waiter = {
         resolve,
         timer: setTimeout(() => {
           hold.waiters.delete(waiter);
-          // A hand-over with a time limit ends with it; otherwise only this wait does.
-          if (hold.expires !== undefined && this.now() >= hold.expires && this.#holds.get(tab) === hold) this.#end(tab, hold, 'timeout');
+          if (endsHandoff && this.#holds.get(tab) === hold) this.#end(tab, hold, 'timeout');
           resolve('timeout');
         }, bound),
       };

@@ -81,6 +81,7 @@ describe('who controls a tab', () => {
 
   it('tells GET /events subscribers about holds, hand-overs, tabs and navigations, as they happen', { timeout: 60_000 }, async () => {
     const targetId = ctx.d.targetId;
+    await api('DELETE', `/handoff?targetId=${targetId}`); // whatever an earlier test left
     const { seen, close } = await subscribe(ctx.d);
     try {
       await until('the stream to be ready', () => seen.some((e) => e.event === 'ready'));
