@@ -35,7 +35,9 @@ export async function snapshotCorpus(relay: RelayProcess, quick: boolean): Promi
   // Playwright MCP writes snapshots of navigations to files: into a temp dir, not the checkout.
   const outputDir = mkdtempSync(path.join(os.tmpdir(), 'clawd-bench-mcp-'));
   const mcp = new Client({ name: 'clawd-bench', version: '1' });
-  await mcp.connect(new StdioClientTransport({ command: process.execPath, args: [cli, '--cdp-endpoint', status.cdpUrl, '--output-dir', outputDir], cwd: outputDir, stderr: 'ignore' }));
+  // Its temp files too (it leaves a pw-… folder behind when its client goes): removed with outputDir.
+  const env = { ...(process.env as Record<string, string>), TMPDIR: outputDir };
+  await mcp.connect(new StdioClientTransport({ command: process.execPath, args: [cli, '--cdp-endpoint', status.cdpUrl, '--output-dir', outputDir], cwd: outputDir, env, stderr: 'ignore' }));
   const call = async (name: string, args: Record<string, unknown>) => {
     const result = (await mcp.callTool({ name, arguments: args })) as ToolText;
     if (result.isError) throw new Error(`Playwright MCP ${name}: ${textOf(result).slice(0, 300)}`);
