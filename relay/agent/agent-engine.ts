@@ -99,11 +99,16 @@ export class AgentEngine implements SnapshotEngine {
     const partial = request.frame !== undefined || request.selector !== undefined;
     const refs = new Map<string, AgentRef>(partial && previous ? previous.refs : []);
     const frames = new Map<string, Frame>(partial && previous ? previous.frames : []);
+    // A child frame that answers after its 2 s is left behind: what it says then must not touch
+    // this snapshot's refs or the tab's counter (a late, lower counter would give numbers twice).
+    let finished = false;
+    const abandoned = new Set<Frame>();
     const walkFrame = async (frame: Frame, selector: string | undefined): Promise<SnapshotLine[]> => {
       const json = (await this.call(frame, { kind: 'walk', nextRef, textMax: TEXT_MAX, ...(selector ? { selector } : {}) }, 'value', 'snapshot')) as string;
+      if (finished || abandoned.has(frame)) return [];
       const result = JSON.parse(json) as WalkResult;
       if (result.missing) throw new ClawdError('bad_request', `selector ${JSON.stringify(selector)} matches nothing on the page`);
-      nextRef = result.nextRef;
+      nextRef = Math.max(nextRef, result.nextRef);
       this.#counters.set(context.tab, nextRef);
       for (const [ref, role, name] of result.refs) refs.set(ref, { role, name, nth: 0, frame });
       const children = await this.#childFrames(frame, result.lines);
@@ -114,8 +119,11 @@ export class AgentEngine implements SnapshotEngine {
         if (!child) continue;
         frames.set(line.r!, child);
         const inner = await within(walkFrame(child, undefined), CHILD_FRAME_MS, () => new Error('frame did not answer')).catch((error: unknown) => {
-          if (error instanceof Error && (GONE.test(error.message) || error.message === 'frame did not answer')) return [];
-          throw error;
+          if (!(error instanceof Error) || !(GONE.test(error.message) || error.message === 'frame did not answer')) throw error;
+          // Its registry may have numbered elements this snapshot never shows: a fresh one next time.
+          abandoned.add(child);
+          this.#registries.delete(child);
+          return [];
         });
         for (const l of inner) out.push({ ...l, depth: l.depth + line.d + 1 });
       }
@@ -131,6 +139,7 @@ export class AgentEngine implements SnapshotEngine {
     } else {
       lines = await walkFrame(page.mainFrame(), request.selector);
     }
+    finished = true;
     return { text: '', lines, refs: new AgentRefs(this, refs, frames, nextRef) };
   }
 

@@ -31,15 +31,21 @@ export function renderLine(line: SnapshotLine): string {
   return `${'  '.repeat(line.depth)}- ${line.text}`;
 }
 
-export function renderLines(all: SnapshotLine[], options: LineOptions): RenderedLines {
+/** The lines `interactive` and `depth` keep (what a diff compares, before any budget). */
+export function filterLines(all: SnapshotLine[], options: Pick<LineOptions, 'interactive' | 'depth'>): SnapshotLine[] {
   let lines = all;
+  if (options.interactive) lines = lines.filter((l) => l.ref !== undefined).map((l) => ({ ...l, depth: 0 }));
+  if (options.depth !== undefined) lines = lines.filter((l) => l.depth <= options.depth!);
+  return lines;
+}
+
+export function renderLines(all: SnapshotLine[], options: LineOptions): RenderedLines {
+  let lines = filterLines(all, options);
   if (options.after !== undefined) {
     const at = lines.findIndex((l) => l.ref === options.after);
     if (at < 0) throw new ClawdError('ref_stale', `after=${options.after}: that ref is not on the page any more; take a snapshot without after`);
     lines = lines.slice(at + 1);
   }
-  if (options.interactive) lines = lines.filter((l) => l.ref !== undefined).map((l) => ({ ...l, depth: 0 }));
-  if (options.depth !== undefined) lines = lines.filter((l) => l.depth <= options.depth!);
   let truncated = false;
   if (options.limit !== undefined && lines.length > options.limit) {
     lines = lines.slice(0, options.limit);

@@ -15,7 +15,7 @@ import { RefStore } from './ref-store';
 import type { ActTarget, LabelBox, RefInfo, SnapshotEngine } from './snapshot-engine';
 import { diffSnapshots } from './snapshot-diff';
 import type { SnapshotLine } from './snapshot-engine';
-import { renderLines } from './snapshot-lines';
+import { filterLines, renderLines } from './snapshot-lines';
 import { truncate } from './snapshot-render';
 
 /** The `agent` format's budget when the request sets none: what an agent can read in one step. */
@@ -74,7 +74,7 @@ export class Snapshots {
     if (taken.lines) {
       const { interactive, depth, limit, after } = request;
       const maxChars = request.maxChars ?? DEFAULT_MAX_CHARS;
-      const full = renderLines(taken.lines, { interactive, depth }).shown;
+      const full = filterLines(taken.lines, { interactive, depth });
       const before = request.since !== undefined ? this.#kept(tab, request.since) : undefined;
       id = this.#keep(tab, full);
       if (before) {
@@ -83,7 +83,8 @@ export class Snapshots {
         diff = { since: request.since!, added: changes.added, removed: changes.removed, changed: changes.changed };
         shownRefs = [...snapshot.matchAll(/^[+~] .*\[ref=(e\d+)\]/gm)].map((m) => m[1]!);
       } else {
-        const rendered = renderLines(taken.lines, { interactive, depth, limit, after, maxChars });
+        // `full` is filtered already: the render only cuts it.
+        const rendered = renderLines(full, { interactive: false, limit, after, maxChars });
         ({ text: snapshot, truncated, next } = rendered);
         shownRefs = rendered.shown.flatMap((l) => (l.ref ? [l.ref] : []));
       }

@@ -78,10 +78,10 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   // than EVENTS_QUEUE behind is dropped (its stream ends) rather than queued for without bound.
   app.get('/events', (c) =>
     streamSSE(c, async (stream) => {
-      const queue: string[] = [];
+      const queue: Array<{ event: string; data: string }> = [];
       let wake: (() => void) | undefined;
       const unsubscribe = options.events.subscribe((event) => {
-        queue.push(JSON.stringify(event));
+        queue.push({ event: event.type, data: JSON.stringify(event) });
         wake?.();
       });
       stream.onAbort(() => wake?.());
@@ -90,8 +90,7 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
         while (!stream.aborted && queue.length <= EVENTS_QUEUE) {
           const next = queue.shift();
           if (next !== undefined) {
-            const type = (JSON.parse(next) as { type: string }).type;
-            await stream.writeSSE({ event: type, data: next });
+            await stream.writeSSE(next);
             continue;
           }
           // Idle: a comment now and then keeps proxies and clients from timing out.

@@ -26,10 +26,6 @@ export class EventBus {
     return () => void this.#listeners.delete(listener);
   }
 
-  get size(): number {
-    return this.#listeners.size;
-  }
-
   close(): void {
     this.#listeners.clear();
   }

@@ -6,8 +6,9 @@
 // Nothing is written into the DOM or onto the page's globals.
 //
 // `inPage` is shipped to the page by Playwright as its source text, so it must be
-// self-contained: every helper is nested inside it. This is the one file of the relay that
-// sees DOM types (the reference above); it runs only in the page.
+// self-contained: every helper is nested inside it — which is why this file is longer than our
+// usual one and cannot be split by role. It is the one file of the relay that sees DOM types
+// (the reference above); it runs only in the page.
 
 /** What a ref stood for when it was given: the element, and its role and name then. */
 export interface RegistryEntry {
@@ -100,87 +101,45 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     return style(el).display === 'none';
   };
 
+  // Tags whose implicit role does not depend on attributes or context.
+  const TAG_ROLES: Record<string, string> = {
+    button: 'button', summary: 'button', textarea: 'textbox', option: 'option', h1: 'heading', h2: 'heading', h3: 'heading',
+    h4: 'heading', h5: 'heading', h6: 'heading', nav: 'navigation', main: 'main', aside: 'complementary', form: 'form',
+    section: 'region', dialog: 'dialog', details: 'group', fieldset: 'group', optgroup: 'group', table: 'table', tr: 'row',
+    td: 'cell', ul: 'list', ol: 'list', li: 'listitem', iframe: 'iframe', frame: 'iframe', progress: 'progressbar',
+    meter: 'meter', hr: 'separator', p: 'paragraph', label: 'label', legend: 'legend',
+  };
+  // Roles that say nothing by themselves: such an element shows as `clickable` when it acts like one.
+  const PLAIN = new Set(['generic', 'none', 'presentation', 'paragraph', 'listitem']);
+
   function implicitRole(el: Element): string {
     const tag = el.localName;
+    const fixed = TAG_ROLES[tag];
+    if (fixed) return fixed;
     switch (tag) {
       case 'a':
       case 'area':
         return el.hasAttribute('href') ? 'link' : 'generic';
-      case 'button':
-        return 'button';
-      case 'summary':
-        return 'button';
       case 'input': {
         const type = ((el as HTMLInputElement).type || 'text').toLowerCase();
         if (type === 'hidden') return 'none';
-        if (['button', 'submit', 'reset', 'image'].includes(type)) return 'button';
-        if (type === 'checkbox') return 'checkbox';
-        if (type === 'radio') return 'radio';
+        if (['button', 'submit', 'reset', 'image', 'file'].includes(type)) return 'button';
+        if (type === 'checkbox' || type === 'radio') return type;
         if (type === 'range') return 'slider';
         if (type === 'number') return 'spinbutton';
         if (type === 'search') return el.hasAttribute('list') ? 'combobox' : 'searchbox';
-        if (['email', 'tel', 'text', 'url', 'password', ''].includes(type)) return el.hasAttribute('list') ? 'combobox' : 'textbox';
-        if (type === 'file') return 'button';
-        return 'textbox';
+        return el.hasAttribute('list') ? 'combobox' : 'textbox';
       }
       case 'select':
         return (el as HTMLSelectElement).multiple || (el as HTMLSelectElement).size > 1 ? 'listbox' : 'combobox';
-      case 'textarea':
-        return 'textbox';
-      case 'option':
-        return 'option';
       case 'img':
         return el.getAttribute('alt') === '' ? 'none' : 'img';
-      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6':
-        return 'heading';
-      case 'nav':
-        return 'navigation';
-      case 'main':
-        return 'main';
       case 'header':
         return el.closest('article, aside, main, nav, section') ? 'generic' : 'banner';
       case 'footer':
         return el.closest('article, aside, main, nav, section') ? 'generic' : 'contentinfo';
-      case 'aside':
-        return 'complementary';
-      case 'form':
-        return 'form';
-      case 'section':
-        return 'region';
-      case 'dialog':
-        return 'dialog';
-      case 'details':
-      case 'fieldset':
-      case 'optgroup':
-        return 'group';
-      case 'table':
-        return 'table';
-      case 'tr':
-        return 'row';
-      case 'td':
-        return 'cell';
       case 'th':
         return el.getAttribute('scope') === 'row' ? 'rowheader' : 'columnheader';
-      case 'ul':
-      case 'ol':
-        return 'list';
-      case 'li':
-        return 'listitem';
-      case 'iframe':
-      case 'frame':
-        return 'iframe';
-      case 'progress':
-        return 'progressbar';
-      case 'meter':
-        return 'meter';
-      case 'hr':
-        return 'separator';
-      case 'p':
-        return 'paragraph';
-      case 'label':
-        return 'label';
-      case 'legend':
-        return 'legend';
       default:
         return 'generic';
     }
@@ -387,7 +346,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       const editable = role === 'textbox' && el instanceof HTMLElement && el.isContentEditable;
       const focusable = el.hasAttribute('tabindex') && Number(el.getAttribute('tabindex')) >= 0;
       let shownRole = role;
-      if ((role === 'generic' || role === 'none' || role === 'presentation' || role === 'paragraph' || role === 'listitem') && shown) {
+      if (PLAIN.has(role) && shown) {
         const parentCursor = el.parentElement ? style(el.parentElement).cursor : '';
         if ((st.cursor === 'pointer' && parentCursor !== 'pointer') || focusable) shownRole = 'clickable';
       }
@@ -479,8 +438,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       const el = entry?.el.deref();
       if (!entry || !el || !el.isConnected) return 'gone';
       const role = roleOf(el);
-      const plain = role === 'generic' || role === 'none' || role === 'presentation' || role === 'paragraph' || role === 'listitem';
-      const shownRole = entry.role === 'clickable' && plain ? 'clickable' : role;
+      const shownRole = entry.role === 'clickable' && PLAIN.has(role) ? 'clickable' : role;
       if (shownRole !== entry.role || nameOf(el, shownRole) !== entry.name) return 'changed';
       return el;
     }
