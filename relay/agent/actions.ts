@@ -63,15 +63,8 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Reco
       return {};
     case 'drag': {
       const [from, to] = [await ctx.resolve(request.startRef), await ctx.resolve(request.endRef)];
-      if ('dragTo' in from && 'dragTo' in to) {
-        await from.dragTo(to, { timeout });
-        return {};
-      }
-      // Handles have no dragTo: the same moves Playwright makes, pointer down on one, up on the other.
-      await from.hover({ timeout });
-      await page.mouse.down();
-      await to.hover({ timeout });
-      await page.mouse.up();
+      // Playwright awaits Chrome's drag interception without its timeout: bound the whole drag.
+      await bounded(drag(page, from, to, timeout), request, 'the drop');
       return {};
     }
     case 'select':
@@ -119,4 +112,13 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Reco
       return { result: await bounded(page.evaluate(isFunctionSource(request.fn) ? pageFunction(request.fn) : request.fn), request, "the function's result") };
     }
   }
+}
+
+async function drag(page: Page, from: ActTarget, to: ActTarget, timeout: number): Promise<void> {
+  if ('dragTo' in from && 'dragTo' in to) return from.dragTo(to, { timeout });
+  // Handles have no dragTo: the same moves Playwright makes, pointer down on one, up on the other.
+  await from.hover({ timeout });
+  await page.mouse.down();
+  await to.hover({ timeout });
+  await page.mouse.up();
 }

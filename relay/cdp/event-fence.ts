@@ -8,6 +8,16 @@
 // command that was in flight when it arrived has answered, or `windowMs` has passed, whichever
 // comes first. Events keep their order among themselves.
 
+/**
+ * Events Chrome emits while it is still handling the command that caused them, and that a client
+ * stops listening for once a *later* command answers. Playwright listens for Input.dragIntercepted
+ * (caused by a pointer move) only until its drag probe, a Runtime.evaluate sent after the move,
+ * answers. chrome.debugger can deliver the event after the move's answer; the fence would then hold
+ * it behind the probe and put it after the probe's answer, where nobody listens: the drag hung for
+ * good. These go out the moment they arrive.
+ */
+export const UNFENCED_EVENTS: ReadonlySet<string> = new Set(['Input.dragIntercepted']);
+
 interface Held {
   deliver(): void;
   /** The last command sequence number issued when the event arrived. */

@@ -13,7 +13,7 @@ import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import { BrowserTarget, type BrowserHub } from './browser-target';
 import { ClientSession, type CdpCommand } from './client-session';
-import { EventFence } from './event-fence';
+import { EventFence, UNFENCED_EVENTS } from './event-fence';
 import type { ExtensionLink, LinkSocket } from './extension-link';
 import { ExtensionPresence, type PresenceOptions } from './extension-presence';
 import { SessionTable } from './session-table';
@@ -58,7 +58,9 @@ export class Switchboard implements BrowserHub {
         hello: (_link, frame) => this.#onHello(frame),
         event: (_link, frame) => {
           const tab = this.#registry.byTabId(frame.tabId);
-          tab?.fence.push(() => this.#commands.deliver(tab, frame));
+          if (!tab) return;
+          if (UNFENCED_EVENTS.has(frame.method)) this.#commands.deliver(tab, frame);
+          else tab.fence.push(() => this.#commands.deliver(tab, frame));
         },
         tabAttached: (link, frame) => void this.#registerTab(link, frame.tab),
         tabDetached: (_link, frame) => {

@@ -269,6 +269,24 @@ describe('CDP through the relay', () => {
       expect(order).toEqual(['response', 'Runtime.executionContextCreated']);
     });
 
+    it('delivers Input.dragIntercepted at once, ahead of the answer to the drag probe that followed the move', async () => {
+      const { c, sessions } = await autoAttached();
+      const session = sessions.get(TAB1.targetInfo.targetId);
+      // chrome.debugger's other reordering: the move answers first, its event comes while the
+      // probe Playwright sends next is in flight. Playwright stops listening when the probe answers.
+      ext.handler = (r) => {
+        if (r.op !== 'cdp' || r.method !== 'Runtime.evaluate') return {};
+        ext.event(1, 'Input.dragIntercepted', { data: { items: [], dragOperationsMask: 1 } });
+        return new Promise((resolve) => setTimeout(() => resolve({ result: { type: 'boolean', value: true } }), 20));
+      };
+      await c.send('Input.setInterceptDrags', { enabled: true }, session);
+      await c.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: 5, y: 5, button: 'left', buttons: 1 }, session);
+      const order: string[] = [];
+      c.onMessage((m) => order.push(m.method ?? 'response'));
+      await c.send('Runtime.evaluate', { expression: 'window.__cleanupDrag?.()' }, session);
+      expect(order).toEqual(['Input.dragIntercepted', 'response']);
+    });
+
     it('does not hold events forever behind a command that waits on them (a dialog)', async () => {
       const { c, sessions } = await autoAttached();
       ext.handler = (r) => {
