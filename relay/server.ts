@@ -48,7 +48,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const agent = new AgentService(profiles, options.home, options.log, events);
   let control: ControlServer;
   try {
-    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent, events });
+    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent, events, log: options.log });
   } catch (error) {
     await relay.close();
     throw error;

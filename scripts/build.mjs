@@ -1,5 +1,5 @@
 // `npm run build`: bundles the extension into dist/extension (manifest, worker, options page,
-// icons), the Node side into the runnable bin dist/clawd.js, and the benchmark into
+// icons), the live view page into dist/view, the Node side into the runnable bin dist/clawd.js, and the benchmark into
 // dist/bench.js, with esbuild.
 
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +27,17 @@ await Promise.all([
     target: 'chrome125',
     platform: 'browser',
     sourcemap: 'linked',
+    logLevel: 'warning',
+  }),
+  build({
+    entryPoints: { app: 'view/src/main.ts' },
+    absWorkingDir: root,
+    outdir: path.join(dist, 'view'),
+    bundle: true,
+    format: 'esm',
+    target: 'chrome110',
+    platform: 'browser',
+    minify: true,
     logLevel: 'warning',
   }),
   build({
@@ -59,7 +70,8 @@ const manifest = JSON.parse(readFileSync(path.join(root, 'extension/manifest.jso
 manifest.version = pkg.version;
 writeFileSync(path.join(extOut, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
 copyFileSync(path.join(root, 'extension/options.html'), path.join(extOut, 'options.html'));
+copyFileSync(path.join(root, 'view/index.html'), path.join(dist, 'view', 'index.html'));
 writeIcons(path.join(extOut, 'icons'));
 chmodSync(path.join(dist, 'clawd.js'), 0o755);
 
-console.log(`built dist/clawd.js and dist/extension in ${Math.round(performance.now() - started)} ms`);
+console.log(`built dist/clawd.js, dist/extension and dist/view in ${Math.round(performance.now() - started)} ms`);

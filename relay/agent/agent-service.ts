@@ -206,6 +206,14 @@ export class AgentService {
     return { targetId, ended: this.#control.giveBack(tab, by) };
   }
 
+  /** The live view's side of who controls a tab (relay/view/live-views.ts). */
+  readonly view = {
+    viewPage: (profile: string, targetId: string | undefined) => this.#pages.find(profile, targetId, false),
+    holder: (tab: string) => this.#control.holder(tab) ?? null,
+    personTakes: (tab: string) => this.#control.takeOver(tab),
+    personDone: (tab: string) => void this.#control.giveBack(tab, 'person'),
+  };
+
   async close(): Promise<void> {
     this.#control.close();
     await this.#pages.close();

@@ -36,7 +36,8 @@ export class PageFinder {
     this.#connections = new PlaywrightConnections(log);
   }
 
-  async find(profile: string, targetId: string | undefined): Promise<AgentPage> {
+  /** `remember`: the found tab becomes the profile's default (not when a person merely watches it). */
+  async find(profile: string, targetId: string | undefined, remember = true): Promise<AgentPage> {
     const driver = this.profiles.driver(profile);
     const connected = this.#connections.isConnected(driver.playwright.url);
     if (driver.driver === 'managed' && !connected && !(await driver.status(true)).running) {
@@ -51,7 +52,7 @@ export class PageFinder {
     // Dialogs nobody armed a hook for: dismissed in the agent's own browser (a headless page
     // would hang on them), left to the person in their own browser.
     const state = this.#tracker.state(found.page, driver.driver === 'extension' ? 'leave' : 'dismiss');
-    this.#lastTarget.set(profile, found.targetId);
+    if (remember) this.#lastTarget.set(profile, found.targetId);
     return { ...found, driver, tab: `${profile}\u0000${found.targetId}`, state };
   }
 

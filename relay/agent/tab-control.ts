@@ -106,6 +106,11 @@ export class TabControl {
     this.changed({ kind: 'handoff', tab, state: 'started', reason });
   }
 
+  /** The person takes the tab in the live view: an agent's hold ends, a hand-over already running stays. */
+  takeOver(tab: string): void {
+    if (this.#current(tab)?.kind !== 'person') this.handOff(tab, 'The person took over in the live view', undefined);
+  }
+
   /** The hand-over ends: the person gave the tab back, or the agent took it back. False when there was none. */
   giveBack(tab: string, by: 'person' | 'agent'): boolean {
     const hold = this.#current(tab);

@@ -3,13 +3,12 @@
 // for clients of one tab. Every upgrade passes the same guards as HTTP before ws touches it.
 
 import type { IncomingMessage, Server } from 'node:http';
-import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
 import { WebSocketServer } from 'ws';
 import { EXTENSION_ORIGIN, LIMITS, LOOPBACK_HOST, TIMEOUTS } from '../../shared/defaults';
-import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
-import { refusal, type GuardPolicy } from '../http/guards';
+import { ClawdError } from '../errors';
+import { refusal, refuseUpgrade, type GuardPolicy } from '../http/guards';
 import { closerOf, listen } from '../http/listen';
 import { silentLogger, type Logger } from '../log';
 import { VERSION } from '../version';
@@ -34,15 +33,6 @@ export interface RelayServer {
   readonly url: string;
   readonly switchboard: Switchboard;
   close(): Promise<void>;
-}
-
-/** Answers an upgrade we refuse with a plain HTTP response and closes the socket. */
-function refuseUpgrade(socket: Duplex, error: ClawdError): void {
-  const status = httpStatusOf(error);
-  const body = JSON.stringify(httpErrorBody(error));
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
 }
 
 export async function startRelayServer(options: RelayServerOptions): Promise<RelayServer> {

@@ -276,6 +276,23 @@ export const AGENT_COMMANDS: CliCommand[] = [
     },
   },
   {
+    name: 'view',
+    group: 'agent',
+    usage: 'view [--profile P] [--target ID]',
+    summary: 'print a link that opens the live view, signed in (valid once, for a minute)',
+    details:
+      'The live view shows a tab live and lets you act in it: take over from an agent, log in, then press\n"Done — give it back". The link carries a one-time code in its #fragment (never sent to a server);\nopening it trades the code for a cookie, so the token never reaches the browser.',
+    flags: {},
+    async run(args, flags, ctx) {
+      noArguments(args);
+      const link = await (await ctx.client()).call<{ url: string; expiresInMs: number }>('POST', '/view/codes', { profile: ctx.profile });
+      const target = stringFlag(flags, 'target');
+      const where = new URLSearchParams({ ...(stringFlag(flags, 'profile') ? { profile: ctx.profile } : {}), ...(target ? { target } : {}) });
+      const url = `${link.url}${where.size ? `&${where}` : ''}`;
+      output(ctx, { ...link, url }, () => [url]);
+    },
+  },
+  {
     name: 'pdf',
     group: 'agent',
     usage: 'pdf',

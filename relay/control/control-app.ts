@@ -2,7 +2,8 @@
 // parse, call the profile service, map errors (one mapping, relay/errors.ts). Every route takes
 // `?profile=` (default: browser.defaultProfile) and the token; `GET|HEAD /` without a token is a
 // bare health check, with the token it is the profile's status. A mutating request from a web
-// page (a web Origin, or Sec-Fetch-Site: cross-site) is refused.
+// page (a web Origin, or Sec-Fetch-Site: cross-site) is refused, except the live view's own page
+// on its own routes (relay/view/view-routes.ts).
 
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -19,6 +20,8 @@ import { sessionField } from '../agent/request-fields';
 import { matchTab } from '../profiles/tabs';
 import { registerAgentRoutes } from './agent-routes';
 import { jsonBody } from './request-body';
+import type { ViewAuth } from '../view/view-auth';
+import { isViewPath, registerViewRoutes, viewGuard } from '../view/view-routes';
 
 export interface ControlAppOptions {
   service: ProfileService;
@@ -28,6 +31,7 @@ export interface ControlAppOptions {
   version: string;
   extensionOrigin: string;
   port: () => number;
+  viewAuth: ViewAuth;
 }
 
 /** Events a subscriber of /events may fall behind by before its stream is ended. */
@@ -59,7 +63,10 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
     if (!authorized) return c.json({ ok: true, name: PRODUCT_NAME, version: options.version });
     await next();
   });
-  app.use('*', accessGuard(policy), crossSiteGuard(), bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json(httpErrorBody(new ClawdError('bad_request', 'request body over 1 MiB')), 400) }));
+  // The live view's routes take its session cookie and its own origin; every other route refuses web origins.
+  const guardAgents = accessGuard(policy);
+  const guardView = viewGuard({ token, port: options.port, auth: options.viewAuth });
+  app.use('*', (c, next) => (isViewPath(new URL(c.req.url).pathname) ? guardView(c, next) : guardAgents(c, next)), crossSiteGuard(), bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json(httpErrorBody(new ClawdError('bad_request', 'request body over 1 MiB')), 400) }));
 
   app.get('/', async (c) => c.json(await service.status(profile(c))));
   app.post('/start', async (c) => {
@@ -153,6 +160,7 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   app.delete('/profiles/:name', async (c) => c.json(await service.remove(service.resolve(c.req.param('name')))));
   app.post('/reset-profile', async (c) => c.json(await service.reset(profile(c))));
   registerAgentRoutes(app, service, options.agent);
+  registerViewRoutes(app, { token, port: options.port, auth: options.viewAuth, service, agent: options.agent });
   // MCP's tools call this very API over loopback, so they answer exactly as HTTP and the CLI do.
   const mcp = new McpHttpSessions({ call: (...args) => ControlClient.at(`http://127.0.0.1:${options.port()}`, token).call(...args) });
   app.all('/mcp', async (c) => mcp.handle(c.req.raw, c.req.query('profile')));

@@ -1,4 +1,5 @@
-// The control API's listener: loopback only, port 18791 by default (--control-port).
+// The control API's listener: loopback only, port 18791 by default (--control-port), and the
+// owner of the live view's sockets and sessions, which live and die with it.
 
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
@@ -9,18 +10,40 @@ import type { EventBus } from '../events/event-bus';
 import type { ProfileService } from '../profiles/profile-service';
 import { VERSION } from '../version';
 import { createControlApp } from './control-app';
+import type { Logger } from '../log';
+import { LiveViews } from '../view/live-views';
+import { ViewAuth } from '../view/view-auth';
+import { attachViewSocket } from '../view/view-routes';
 
 export interface ControlServer {
   readonly port: number;
   readonly url: string;
+  /** The live view's sockets and screencasts. */
+  readonly views: LiveViews;
   close(): Promise<void>;
 }
 
-export async function startControlServer(options: { port: number; token: string; service: ProfileService; agent: AgentService; events: EventBus; host?: string }): Promise<ControlServer> {
+export async function startControlServer(options: { port: number; token: string; service: ProfileService; agent: AgentService; events: EventBus; log: Logger; host?: string }): Promise<ControlServer> {
   const host = options.host ?? LOOPBACK_HOST;
   let port = options.port;
-  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, events: options.events, token: options.token, version: VERSION, extensionOrigin: EXTENSION_ORIGIN, port: () => port });
+  const viewAuth = new ViewAuth();
+  const views = new LiveViews(options.agent.view, options.events, options.log);
+  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, events: options.events, token: options.token, version: VERSION, extensionOrigin: EXTENSION_ORIGIN, port: () => port, viewAuth });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
+  const detachSocket = attachViewSocket(server, { token: options.token, port: () => port, auth: viewAuth, views, service: options.service });
   port = await listen(server, port, host, 'control API');
-  return { port, url: `http://${host}:${port}`, close: closerOf(server, () => void mcp.close()) };
+  const closeServer = closerOf(server, () => {
+    void mcp.close();
+    detachSocket();
+    viewAuth.close();
+  });
+  return {
+    port,
+    url: `http://${host}:${port}`,
+    views,
+    close: async () => {
+      await views.close();
+      await closeServer();
+    },
+  };
 }

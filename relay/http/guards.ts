@@ -4,8 +4,11 @@
 // Pure functions, so HTTP routes, WebSocket upgrades and the control API share one definition.
 
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { MiddlewareHandler } from 'hono';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
+
 
 export function isAllowedHost(host: string | undefined, port: number): boolean {
   return host === `127.0.0.1:${port}` || host === `localhost:${port}` || host === `[::1]:${port}`;
@@ -89,4 +92,38 @@ export function accessGuard(policy: () => GuardPolicy): MiddlewareHandler {
     if (error) return c.json(httpErrorBody(error), httpStatusOf(error) as 401);
     await next();
   };
+}
+
+/** Answers an upgrade we refuse with a plain HTTP response and closes the socket. */
+export function refuseUpgrade(socket: Duplex, error: ClawdError): void {
+  const status = httpStatusOf(error);
+  const body = JSON.stringify(httpErrorBody(error));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** The control API's own origin: the live view's page, and the only web origin let in (on its routes). */
+export function isSelfOrigin(origin: string | undefined, port: number): boolean {
+  return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}` || origin === `http://[::1]:${port}`;
+}
+
+export interface ViewGuardInput extends GuardInput {
+  /** True when the request carries a live view session (its cookie). */
+  viewSession: boolean;
+}
+
+/**
+ * The live view's routes: no Origin or the control API's own; then the token or a view session,
+ * unless `open` (the page itself and its code exchange, which carry neither yet).
+ */
+export function viewRefusal(input: ViewGuardInput, policy: { token: string; port: number; open: boolean }): ClawdError | undefined {
+  if (!isAllowedHost(input.host, policy.port)) {
+    return new ClawdError('host_not_allowed', `Host ${JSON.stringify(input.host ?? '')} is not allowed: connect to 127.0.0.1:${policy.port}`);
+  }
+  if (input.origin !== undefined && input.origin !== '' && !isSelfOrigin(input.origin, policy.port)) {
+    return new ClawdError('origin_not_allowed', `Origin ${JSON.stringify(input.origin)} is not allowed: only the live view's own page may call this`);
+  }
+  if (policy.open || input.viewSession || tokenMatches(requestToken(input.authorization, input.url), policy.token)) return undefined;
+  return new ClawdError('unauthorized', 'Open the live view with the link `clawd view` prints (it signs this browser in), or pass the token');
 }

@@ -66,6 +66,15 @@ const PAGES: Record<string, (port: number) => string> = {
   '/covered': () => `<!doctype html><title>covered</title>
     <button id="under" onclick="this.textContent = 'reached'">Under</button>
     <div id="overlay" style="position:fixed;inset:0;background:rgba(0,0,0,.3)">cookie banner</div>`,
+  // The live view's test page: a fixed colour block to find in the picture, a button, an input,
+  // room to scroll, and ?animate=1 for a page that paints every frame (the bench's frame rate).
+  '/live': () => `<!doctype html><title>live</title>
+    <style>body { margin: 0; height: 4000px; font: 16px sans-serif; }</style>
+    <div id="block" style="position:fixed;left:0;top:0;width:200px;height:200px;background:rgb(0,200,0)"></div>
+    <button id="press" style="position:absolute;left:300px;top:40px;width:200px;height:60px" onclick="document.getElementById('out').textContent = 'pressed ' + (++this.n || (this.n = 1))">Press</button>
+    <input id="field" style="position:absolute;left:300px;top:140px;width:300px;height:40px">
+    <p id="out" style="position:absolute;left:300px;top:200px">not pressed</p>
+    <script>if (location.search.includes('animate')) { const b = document.getElementById('block'); (function tick(t) { b.style.background = 'hsl(' + (t / 5 % 360) + ',80%,50%)'; requestAnimationFrame(tick); })(0); }</script>`,
   '/outer': (port) => `<!doctype html><title>outer</title><h1>outer</h1>
     <iframe id="frame" src="http://localhost:${port}/framed" width="400" height="200"></iframe>`,
 };

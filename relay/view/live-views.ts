@@ -1,0 +1,174 @@
+// The live view's sockets: one per person watching a tab. Each joins the tab's shared
+// screencast (tab-screencast.ts), hears who controls the tab (the event bus) and where the page
+// went, and sends the person's input to the tab — only while the person holds it. Input on a
+// free tab takes it for the person; while an agent holds it the view is watch-only until the
+// person presses "Take over". Owns every socket, screencast and listener it starts (close()).
+
+import type { Page } from 'playwright-core';
+import type { WebSocket } from 'ws';
+import { parseViewMessage, type ViewHolder, type ViewMessage, type ViewUpdate } from '../../shared/view-protocol';
+import { ClawdError, isClawdError } from '../errors';
+import type { EventBus } from '../events/event-bus';
+import type { Logger } from '../log';
+import { checkOpenUrl } from '../profiles/tabs';
+import { TabScreencast, type ViewerSink } from './tab-screencast';
+import { inputCommand, isActing } from './view-input';
+
+/** What the live view needs from the agent layer. */
+export interface ViewAgent {
+  /** The tab's page and key, without making it the profile's default tab. */
+  viewPage(profile: string, targetId: string | undefined): Promise<{ page: Page; targetId: string; tab: string }>;
+  holder(tab: string): ViewHolder;
+  /** The person takes the tab (ending an agent's hold). */
+  personTakes(tab: string): void;
+  /** The person gives the tab back. */
+  personDone(tab: string): void;
+}
+
+/** A socket's send buffer beyond which frames wait (the ack window normally keeps it far below). */
+const MAX_SOCKET_BUFFER = 8 * 1024 * 1024;
+
+export class LiveViews {
+  // Tab key → its screencast, while it has viewers.
+  readonly #casts = new Map<string, TabScreencast>();
+  // Every open viewer socket (with its place in a screencast once it has one), closed by close().
+  readonly #sockets = new Map<WebSocket, { cast: TabScreencast; sink: ViewerSink } | undefined>();
+
+  constructor(
+    private readonly agent: ViewAgent,
+    private readonly events: EventBus,
+    private readonly log: Logger,
+  ) {}
+
+  /** The screencast of a tab, if someone watches it (tests and the bench read its stats). */
+  screencast(tab: string): TabScreencast | undefined {
+    return this.#casts.get(tab);
+  }
+
+  /** What each viewer costs the server right now: bytes in its socket, frames held for it. */
+  viewerStats(): Array<{ buffered: number; held: number }> {
+    return [...this.#sockets].map(([ws, place]) => ({ buffered: ws.bufferedAmount, held: place ? place.cast.held(place.sink) : 0 }));
+  }
+
+  /** Serves one viewer on an accepted socket until it closes. */
+  async serve(ws: WebSocket, profile: string, requested: string | undefined): Promise<void> {
+    this.#sockets.set(ws, undefined);
+    // Until the viewer is set up, closing only forgets the socket; then it undoes everything.
+    let cleanUp = () => void this.#sockets.delete(ws);
+    ws.on('close', () => cleanUp());
+    const send = (update: ViewUpdate) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(update));
+    let found: { page: Page; targetId: string; tab: string };
+    try {
+      found = await this.agent.viewPage(profile, requested);
+    } catch (error) {
+      const e = isClawdError(error) ? error : new ClawdError('internal', (error as Error).message);
+      send({ t: 'error', code: e.code, message: e.message });
+      ws.close(1011, e.code);
+      return;
+    }
+    const { page, targetId, tab } = found;
+    const sink: ViewerSink = {
+      frame: (bytes) => {
+        if (ws.readyState === ws.OPEN && ws.bufferedAmount < MAX_SOCKET_BUFFER) ws.send(bytes, { binary: true });
+      },
+      update: send,
+    };
+    const cast = await this.#castFor(page, tab);
+    if (ws.readyState !== ws.OPEN) return this.#release(tab, cast, sink);
+    const pageInfo = async () => send({ t: 'page', url: page.url(), title: await page.title().catch(() => '') });
+    const onNavigated = (frame: ReturnType<Page['mainFrame']>) => void (frame === page.mainFrame() && pageInfo());
+    const onClose = () => {
+      send({ t: 'status', state: 'closed', message: 'The tab was closed.' });
+      ws.close(1000, 'tab closed');
+    };
+    page.on('framenavigated', onNavigated);
+    page.on('close', onClose);
+    const [eventProfile, eventTarget] = [profile, targetId];
+    const unsubscribe = this.events.subscribe((event) => {
+      if ((event.type === 'hold' || event.type === 'handoff') && event.profile === eventProfile && event.targetId === eventTarget) send({ t: 'control', holder: this.agent.holder(tab) });
+    });
+    send({ t: 'control', holder: this.agent.holder(tab) });
+    void pageInfo();
+    this.#sockets.set(ws, { cast, sink });
+    cast.join(sink);
+
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return send({ t: 'error', code: 'bad_request', message: 'the view sends JSON text messages only' });
+      let message: ViewMessage;
+      try {
+        message = parseViewMessage(data.toString());
+      } catch (error) {
+        return send({ t: 'error', code: 'bad_request', message: (error as Error).message });
+      }
+      void this.#onMessage(message, { page, tab, cast, sink, send }).catch((error: Error) => {
+        send({ t: 'error', code: isClawdError(error) ? error.code : 'internal', message: error.message });
+      });
+    });
+    cleanUp = () => {
+      this.#sockets.delete(ws);
+      unsubscribe();
+      page.off('framenavigated', onNavigated);
+      page.off('close', onClose);
+      this.#release(tab, cast, sink);
+    };
+  }
+
+  /** A viewer leaves its tab's screencast; the last one out stops it. */
+  #release(tab: string, cast: TabScreencast, sink: ViewerSink): void {
+    if (cast.leave(sink) && this.#casts.get(tab) === cast) {
+      this.#casts.delete(tab);
+      void cast.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const ws of this.#sockets.keys()) ws.terminate();
+    this.#sockets.clear();
+    const casts = [...this.#casts.values()];
+    this.#casts.clear();
+    await Promise.all(casts.map((cast) => cast.close()));
+  }
+
+  async #castFor(page: Page, tab: string): Promise<TabScreencast> {
+    const existing = this.#casts.get(tab);
+    if (existing) return existing;
+    const session = await page.context().newCDPSession(page);
+    const raced = this.#casts.get(tab); // another viewer of the same tab got there first
+    if (raced) {
+      void session.detach().catch(() => {});
+      return raced;
+    }
+    const cast = new TabScreencast(session, this.log);
+    this.#casts.set(tab, cast);
+    return cast;
+  }
+
+  async #onMessage(message: ViewMessage, v: { page: Page; tab: string; cast: TabScreencast; sink: ViewerSink; send: (u: ViewUpdate) => void }): Promise<void> {
+    if (message.t === 'ack') return v.cast.ack(v.sink);
+    if (message.t === 'size') return v.cast.resize(v.sink, message);
+    if (message.t === 'take') return this.agent.personTakes(v.tab);
+    if (message.t === 'done') return this.agent.personDone(v.tab);
+    if (!this.#mayAct(v.tab, message)) return;
+    if (message.t === 'nav') return this.#navigate(v.page, message);
+    const command = inputCommand(message);
+    if (command) await v.cast.input(command.method, command.params);
+  }
+
+  /** Input goes through while the person holds the tab; acting on a free tab takes it. */
+  #mayAct(tab: string, message: ViewMessage): boolean {
+    const holder = this.agent.holder(tab);
+    if (holder?.kind === 'person') return true;
+    if (!isActing(message)) return false; // hovering over a tab that is not yours does nothing
+    if (holder?.kind === 'agent') throw new ClawdError('tab_held', `watch-only: the agent session "${holder.session}" holds this tab. Press "Take over" to act.`);
+    this.agent.personTakes(tab);
+    return true;
+  }
+
+  async #navigate(page: Page, message: ViewMessage & { t: 'nav' }): Promise<void> {
+    const options = { timeout: 20_000, waitUntil: 'commit' as const };
+    if (message.action === 'back') await page.goBack(options);
+    else if (message.action === 'forward') await page.goForward(options);
+    else if (message.action === 'reload') await page.reload(options);
+    else await page.goto(checkOpenUrl(message.url), options);
+  }
+}

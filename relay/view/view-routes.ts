@@ -1,0 +1,113 @@
+// The live view's part of the control API: the page and its script, the code-for-cookie
+// exchange, the tab list the page shows, and the `/view/ws` socket. These routes (and /events)
+// accept the view session as well as the token, and the control API's own origin as the only
+// web origin; every other route keeps refusing web origins (control-app.ts).
+
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Hono, MiddlewareHandler } from 'hono';
+import { WebSocketServer } from 'ws';
+import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
+import { refuseUpgrade, viewRefusal } from '../http/guards';
+import type { AgentService } from '../agent/agent-service';
+import type { ProfileService } from '../profiles/profile-service';
+import type { LiveViews } from './live-views';
+import { viewAsset } from './view-assets';
+import { sessionCookie, type ViewAuth } from './view-auth';
+import { jsonBody } from '../control/request-body';
+
+/** Routes the page loads before it has a session. */
+const OPEN_PATHS = new Set(['/view', '/view/app.js', '/view/login']);
+/** Routes the view session opens besides those (the token opens them too). */
+const SESSION_PATHS = new Set(['/view/api/tabs', '/view/ws', '/events']);
+
+export function isViewPath(path: string): boolean {
+  return OPEN_PATHS.has(path) || SESSION_PATHS.has(path);
+}
+
+export interface ViewRouteOptions {
+  token: string;
+  port: () => number;
+  auth: ViewAuth;
+}
+
+/** The guard for the live view's routes (host, own origin, token or view session). */
+export function viewGuard(options: ViewRouteOptions): MiddlewareHandler {
+  return async function viewGuard(c, next) {
+    const url = new URL(c.req.url);
+    const refused = viewRefusal(
+      { host: c.req.header('host'), origin: c.req.header('origin'), authorization: c.req.header('authorization'), url, viewSession: options.auth.hasSession(c.req.header('cookie')) },
+      { token: options.token, port: options.port(), open: OPEN_PATHS.has(url.pathname) },
+    );
+    if (refused) return c.json(httpErrorBody(refused), httpStatusOf(refused) as 401);
+    await next();
+  };
+}
+
+/** Headers for the page: nothing from elsewhere, no Referer, never framed. */
+function pageHeaders(port: number): Record<string, string> {
+  const self = `127.0.0.1:${port} localhost:${port}`;
+  const ws = self.split(' ').map((h) => `ws://${h}`).join(' ');
+  return {
+    'Content-Security-Policy': `default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'; connect-src 'self' ${ws}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+  };
+}
+
+export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { service: ProfileService; agent: AgentService }): void {
+  const { auth, service, agent } = options;
+  app.get('/view', (c) => c.html(viewAsset('index.html'), 200, pageHeaders(options.port())));
+  app.get('/view/app.js', (c) => c.body(viewAsset('app.js'), 200, { 'Content-Type': 'text/javascript; charset=utf-8', ...pageHeaders(options.port()) }));
+  // The code from the link's fragment, once, for a cookie scripts cannot read.
+  app.post('/view/login', async (c) => {
+    const { code } = await jsonBody(c);
+    const session = typeof code === 'string' ? auth.redeem(code) : undefined;
+    if (!session) throw new ClawdError('unauthorized', 'This link was used already or is older than a minute: run `clawd view` for a new one');
+    return c.json({ ok: true }, 200, { 'Set-Cookie': sessionCookie(session.session, session.maxAgeSeconds), 'Cache-Control': 'no-store' });
+  });
+  // For `clawd view` (token only: this route is not a view route).
+  app.post('/view/codes', async (c) => {
+    const { code, expiresInMs } = auth.code();
+    return c.json({ code, expiresInMs, url: `http://127.0.0.1:${options.port()}/view#code=${code}` });
+  });
+  // Every running profile's tabs and who holds each: what the page lists.
+  app.get('/view/api/tabs', async (c) => {
+    const profiles = await service.list();
+    const listed = await Promise.all(
+      profiles.map(async (p) => {
+        const tabs = p.running ? await service.tabs(p.profile).catch(() => []) : [];
+        return { profile: p.profile, driver: p.driver, running: p.running, default: p.default, tabs: tabs.map((t) => ({ ...t, holder: agent.view.holder(`${p.profile}\u0000${t.targetId}`) })) };
+      }),
+    );
+    return c.json({ profiles: listed });
+  });
+}
+
+/** Serves `/view/ws` upgrades on the control API's server, after the same guard. */
+export function attachViewSocket(server: Server, options: ViewRouteOptions & { views: LiveViews; service: ProfileService }): () => void {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const onUpgrade = (req: import('node:http').IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => {});
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== '/view/ws') return refuseUpgrade(socket, new ClawdError('not_found', `No WebSocket endpoint at ${url.pathname}`));
+    const refused = viewRefusal(
+      { host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization, url, viewSession: options.auth.hasSession(req.headers.cookie) },
+      { token: options.token, port: options.port(), open: false },
+    );
+    if (refused) return refuseUpgrade(socket, refused);
+    let profile: string;
+    try {
+      profile = options.service.resolve(url.searchParams.get('profile') ?? undefined);
+    } catch (error) {
+      return refuseUpgrade(socket, error instanceof ClawdError ? error : new ClawdError('bad_request', String(error)));
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => void options.views.serve(ws, profile, url.searchParams.get('targetId') ?? undefined));
+  };
+  server.on('upgrade', onUpgrade);
+  return () => {
+    server.off('upgrade', onUpgrade);
+    wss.close();
+  };
+}

@@ -1,0 +1,205 @@
+// The live view as a person uses it: a second Chromium (driven by Playwright, playing the
+// person) opens the link `clawd view` prints and watches the tab an agent drives — managed
+// (headless) and extension-attached. Every check reads the tab back through the harness's own
+// CDP session: the picture shows the page, a click on the picture presses the button, typing
+// fills the input (non-ASCII too), the wheel scrolls; hand-over and take-over follow one model.
+
+import { chromium, type Browser, type Page } from 'playwright-core';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeFrame } from '../../shared/view-protocol';
+import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
+import { CHROMIUM_FLAGS, chromiumPath } from '../helpers/chromium';
+import { until } from '../helpers/waits';
+
+type Rgb = [number, number, number];
+
+function usePerson(): { readonly browser: Browser } {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS.filter((f) => !f.startsWith('--headless')) });
+  });
+  afterAll(async () => browser?.close());
+  return {
+    get browser() {
+      if (!browser) throw new Error('the person browser is made in beforeAll');
+      return browser;
+    },
+  };
+}
+
+const drivers = [
+  ['managed', managedDriver],
+  ['extension', extensionDriver],
+] as const;
+
+describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
+  const ctx = useAgentDriver(makeDriver);
+  const person = usePerson();
+  let view: Page;
+  let viewport: { width: number; height: number };
+
+  const field = () => ctx.d.inPage<string>('document.getElementById("field").value');
+  const out = () => ctx.d.inPage<string>('document.getElementById("out").textContent');
+  const act = (body: Record<string, unknown>) => ctx.d.api('POST', '/act', { targetId: ctx.d.targetId, ...body });
+  const pressRef = async () => {
+    const snap = (await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`)).body as { refs: Record<string, { name: string }> };
+    return Object.entries(snap.refs).find(([, r]) => r.name === 'Press')![0];
+  };
+  /** Where a point of the tab's page is on the person's screen. */
+  const onScreen = async (x: number, y: number) => {
+    const box = (await view.locator('#screen').boundingBox())!;
+    return { x: box.x + (x * box.width) / viewport.width, y: box.y + (y * box.height) / viewport.height };
+  };
+  const pixel = (x: number, y: number) =>
+    view.evaluate(
+      ([px, py, width]) => {
+        const canvas = document.getElementById('screen') as HTMLCanvasElement;
+        const scale = canvas.width / width!;
+        const d = canvas.getContext('2d')!.getImageData(Math.round(px! * scale), Math.round(py! * scale), 1, 1).data;
+        return [d[0], d[1], d[2]] as Rgb;
+      },
+      [x, y, viewport.width],
+    );
+  const near = (a: Rgb, b: Rgb) => a.every((v, i) => Math.abs(v - b[i]!) < 40);
+  const holder = async () => ((await ctx.d.api('GET', '/tabs')).body.tabs as Array<{ targetId: string; holder?: { kind: string } }>).find((t) => t.targetId === ctx.d.targetId)?.holder;
+
+  beforeAll(async () => {
+    await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/live'), targetId: ctx.d.targetId });
+    viewport = await ctx.d.inPage('({ width: innerWidth, height: innerHeight })');
+    const printed = await ctx.d.server.cli(['view', '--profile', ctx.d.profile, '--target', ctx.d.targetId]);
+    expect(printed.code, printed.stderr).toBe(0);
+    const link = printed.stdout.trim();
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/view#code=[\w-]+&profile=\w+&target=\w+$/);
+    view = await person.browser.newPage({ viewport: { width: 900, height: 800 } });
+    await view.goto(link);
+  });
+
+  it('shows the tab, and the picture follows what the agent changes', async () => {
+    await until('the first picture', async () => near(await pixel(100, 100), [0, 200, 0]), 10_000);
+    expect(view.url()).not.toContain('code='); // the one-time code leaves the address bar
+    await ctx.d.inPage('document.getElementById("block").style.background = "rgb(0, 0, 220)"');
+    await until('the new picture', async () => near(await pixel(100, 100), [0, 0, 220]), 5_000);
+    expect(await view.locator('#address').inputValue()).toBe(ctx.pages.url('/live'));
+  });
+
+  it('clicks, types (non-ASCII too) and scrolls in the tab; acting takes the tab, Done gives it back', async () => {
+    const press = await onScreen(400, 70);
+    await view.mouse.click(press.x, press.y);
+    await until('the button pressed', async () => (await out()) === 'pressed 1');
+    expect(await holder()).toMatchObject({ kind: 'person' });
+    const refused = await act({ kind: 'click', ref: await pressRef() });
+    expect(refused.status).toBe(423);
+    expect(refused.body.error.code).toBe('user_in_control');
+
+    const input = await onScreen(450, 160);
+    await view.mouse.click(input.x, input.y);
+    await view.keyboard.type('héllo 日本');
+    await view.keyboard.press('Backspace');
+    await until('the text typed', async () => (await field()) === 'héllo 日');
+
+    const middle = await onScreen(viewport.width / 2, viewport.height / 2);
+    await view.mouse.move(middle.x, middle.y);
+    await view.mouse.wheel(0, 600);
+    await until('the page scrolled', async () => (await ctx.d.inPage<number>('scrollY')) > 100);
+
+    await view.getByRole('button', { name: 'Done — give it back' }).click();
+    await until('the tab given back', async () => (await holder()) === undefined);
+    expect((await act({ kind: 'click', ref: await pressRef() })).status).toBe(200);
+    expect(await out()).toBe('pressed 2');
+  });
+
+  it('hands over with a reason; the person acts and gives it back; `clawd handoff --wait` exits 0', async () => {
+    await ctx.d.inPage('scrollTo(0, 0); document.getElementById("field").value = ""');
+    const waiting = ctx.d.server.cli(['handoff', 'Log in, then press Done', '--wait', '--profile', ctx.d.profile, '--target', ctx.d.targetId], 60_000);
+    await until('the reason shown', async () => (await view.locator('#reason').textContent()) === 'Log in, then press Done', 10_000);
+    const refused = await act({ kind: 'click', ref: await pressRef() });
+    expect(refused.status).toBe(423);
+    expect(refused.body.error).toMatchObject({ code: 'user_in_control', message: expect.stringContaining('Log in, then press Done') });
+    expect(await out()).toBe('pressed 2');
+
+    const input = await onScreen(450, 160);
+    await view.mouse.click(input.x, input.y);
+    await view.keyboard.type('secret');
+    await until('the person typed', async () => (await field()) === 'secret');
+    await view.getByRole('button', { name: 'Done — give it back' }).click();
+    const result = await waiting;
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+    expect(result.stdout).toContain('given back (person)');
+    expect((await act({ kind: 'click', ref: await pressRef() })).status).toBe(200);
+  });
+
+  it('is watch-only while an agent session holds the tab, until the person takes over', async () => {
+    expect((await act({ kind: 'click', ref: await pressRef(), session: 'alpha' })).status).toBe(200);
+    const before = await out();
+    const press = await onScreen(400, 70);
+    await view.mouse.click(press.x, press.y);
+    await until('watch-only shown', async () => (await view.locator('#notice').textContent())?.includes('watch-only'), 5_000);
+    expect(await out()).toBe(before);
+
+    await view.getByRole('button', { name: 'Take over' }).click();
+    await until('the person holds the tab', async () => (await holder())?.kind === 'person');
+    expect((await act({ kind: 'click', ref: await pressRef(), session: 'alpha' })).body.error.code).toBe('user_in_control');
+    const moved = await onScreen(400, 70); // the control bar now says more: the picture may have moved
+    await view.mouse.click(moved.x, moved.y);
+    await until('the person pressed', async () => (await out()) !== before);
+    await view.getByRole('button', { name: 'Done — give it back' }).click();
+    await until('the tab given back', async () => (await holder()) === undefined);
+  });
+
+  it('navigates from the address bar, back and forward; refuses what POST /navigate refuses', async () => {
+    const path = () => ctx.d.inPage<string>('location.pathname');
+    await view.locator('#address').fill(ctx.pages.url('/form'));
+    await view.locator('#address').press('Enter');
+    await until('the tab on /form', async () => (await path()) === '/form');
+    await until('the address bar to follow', async () => (await view.locator('#address').inputValue()) === ctx.pages.url('/form'));
+    await view.getByRole('button', { name: 'Back', exact: true }).click();
+    await until('the tab back on /live', async () => (await path()) === '/live');
+    await view.getByRole('button', { name: 'Forward', exact: true }).click();
+    await until('the tab forward on /form', async () => (await path()) === '/form');
+    await view.locator('#address').fill('file:///etc/passwd');
+    await view.locator('#address').press('Enter');
+    await until('the refusal shown', async () => /http/.test((await view.locator('#notice').textContent()) ?? ''), 5_000);
+    expect(await path()).toBe('/form');
+    await view.getByRole('button', { name: 'Done — give it back' }).click();
+    await until('the tab given back', async () => (await holder()) === undefined);
+  });
+});
+
+describe('live view viewers', () => {
+  const ctx = useAgentDriver(managedDriver);
+
+  it('a viewer that stops reading holds at most one frame, and another keeps getting frames', async () => {
+    await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/live?animate=1'), targetId: ctx.d.targetId });
+    const url = `${ctx.d.server.controlUrl.replace('http', 'ws')}/view/ws?profile=clawd&targetId=${ctx.d.targetId}`;
+    const open = (onFrame: (ws: WebSocket, data: Buffer) => void) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(url, { headers: { Authorization: `Bearer ${ctx.d.server.token}` } });
+        ws.on('message', (data, binary) => binary && onFrame(ws, data as Buffer));
+        ws.once('open', () => resolve(ws));
+        ws.once('error', reject);
+      });
+    let slowFrames = 0;
+    const slow = await open(() => slowFrames++); // never acks
+    let fastFrames = 0;
+    const fast = await open((ws, data) => {
+      expect(decodeFrame(data).metadata.deviceWidth).toBeGreaterThan(0);
+      fastFrames++;
+      ws.send(JSON.stringify({ t: 'ack' }));
+    });
+    try {
+      await until('the acking viewer to get 30 frames', () => fastFrames >= 30, 20_000);
+      const stats = ctx.d.server.server.control.views.viewerStats();
+      expect(stats).toHaveLength(2);
+      expect(slowFrames).toBeLessThanOrEqual(2);
+      for (const s of stats) {
+        expect(s.held).toBeLessThanOrEqual(1);
+        expect(s.buffered).toBeLessThan(1024 * 1024);
+      }
+    } finally {
+      slow.close();
+      fast.close();
+    }
+    await until('the screencast to stop with its last viewer', () => ctx.d.server.server.control.views.viewerStats().length === 0);
+  });
+});

@@ -1,0 +1,197 @@
+// The live view page: signs in with the one-time code from the link's #fragment (then drops it
+// from the address bar), lists the running profiles' tabs, and shows the chosen one through
+// `/view/ws`: frames on the canvas (screen.ts), who controls the tab, and the buttons to take it,
+// give it back and navigate. `/events` keeps the tab list current without polling.
+
+import type { ViewHolder, ViewMessage, ViewUpdate } from '../../shared/view-protocol';
+import { Screen } from './screen';
+
+interface ListedTab {
+  targetId: string;
+  title: string;
+  url: string;
+}
+interface ListedProfile {
+  profile: string;
+  driver: string;
+  running: boolean;
+  default: boolean;
+  tabs: ListedTab[];
+}
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const ui = {
+  app: $('app'),
+  signin: $('signin'),
+  signinWhy: $('signin-why'),
+  tab: $<HTMLSelectElement>('tab'),
+  control: $('control'),
+  who: $('who'),
+  reason: $('reason'),
+  take: $<HTMLButtonElement>('take'),
+  done: $<HTMLButtonElement>('done'),
+  nav: $<HTMLFormElement>('nav'),
+  address: $<HTMLInputElement>('address'),
+  status: $('status'),
+  notice: $('notice'),
+};
+let noticeTimer: number | undefined;
+
+let socket: WebSocket | undefined;
+const send = (message: ViewMessage) => {
+  if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+};
+const screen = new Screen($<HTMLCanvasElement>('screen'), $<HTMLTextAreaElement>('keys'), send);
+
+/** profile and target from the fragment (the code is removed from it once used). */
+function fragment(): URLSearchParams {
+  return new URLSearchParams(location.hash.slice(1));
+}
+
+async function signIn(): Promise<boolean> {
+  const params = fragment();
+  const code = params.get('code');
+  if (code) {
+    params.delete('code');
+    history.replaceState(null, '', `${location.pathname}${params.size ? `#${params}` : ''}`);
+    const res = await fetch('/view/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code }) });
+    if (!res.ok) {
+      ui.signinWhy.textContent = ((await res.json()) as { error?: { message?: string } }).error?.message ?? 'This link did not work.';
+      return false;
+    }
+  }
+  return true;
+}
+
+async function listTabs(): Promise<ListedProfile[] | undefined> {
+  const res = await fetch('/view/api/tabs');
+  if (res.status === 401) return undefined;
+  return ((await res.json()) as { profiles: ListedProfile[] }).profiles;
+}
+
+function fillPicker(profiles: ListedProfile[]): void {
+  const current = ui.tab.value || (() => {
+    const p = fragment();
+    return p.get('target') ? `${p.get('profile') ?? ''}|${p.get('target')}` : '';
+  })();
+  ui.tab.replaceChildren();
+  for (const p of profiles.filter((x) => x.running && x.tabs.length > 0)) {
+    const group = document.createElement('optgroup');
+    group.label = `${p.profile} (${p.driver})`;
+    for (const t of p.tabs) group.append(new Option(t.title || t.url || t.targetId, `${p.profile}|${t.targetId}`));
+    ui.tab.append(group);
+  }
+  if (ui.tab.options.length === 0) {
+    ui.tab.append(new Option('No tabs: start a profile or attach a tab', ''));
+    ui.status.textContent = 'No tab to show yet.';
+    ui.status.hidden = false;
+    return;
+  }
+  const options = [...ui.tab.options];
+  const target = current.split('|')[1];
+  const wanted = options.find((o) => o.value === current) ?? (target ? options.find((o) => o.value.endsWith(`|${target}`)) : undefined);
+  ui.tab.value = (wanted ?? options[0]!).value;
+}
+
+function showHolder(holder: ViewHolder): void {
+  ui.control.dataset.kind = holder?.kind ?? 'none';
+  ui.take.hidden = holder?.kind === 'person';
+  ui.done.hidden = holder?.kind !== 'person';
+  if (!holder) {
+    ui.who.textContent = 'Nobody is driving this tab. Acting in the picture takes it.';
+    ui.reason.textContent = '';
+  } else if (holder.kind === 'agent') {
+    ui.who.textContent = `The agent session "${holder.session}" is driving this tab: you are watching.`;
+    ui.reason.textContent = '';
+  } else {
+    ui.who.textContent = 'You are in control.';
+    ui.reason.textContent = holder.reason;
+  }
+}
+
+function onUpdate(update: ViewUpdate): void {
+  if (update.t === 'control') showHolder(update.holder);
+  else if (update.t === 'page') {
+    if (document.activeElement !== ui.address) ui.address.value = update.url;
+    document.title = `${update.title || update.url} — clawd live view`;
+  } else if (update.t === 'status') {
+    ui.status.hidden = update.state === 'live';
+    ui.status.textContent = update.message;
+  } else {
+    // A refusal (watch-only, a bad address) is a notice that fades; the picture stays usable.
+    ui.notice.textContent = update.message;
+    clearTimeout(noticeTimer);
+    noticeTimer = window.setTimeout(() => (ui.notice.textContent = ''), 5_000);
+  }
+}
+
+function connect(): void {
+  socket?.close();
+  const [profile, targetId] = ui.tab.value.split('|');
+  if (!targetId) return;
+  history.replaceState(null, '', `${location.pathname}#${new URLSearchParams({ profile: profile!, target: targetId })}`);
+  ui.status.hidden = false;
+  ui.status.textContent = 'Connecting…';
+  const ws = new WebSocket(`ws://${location.host}/view/ws?${new URLSearchParams({ profile: profile!, targetId })}`);
+  ws.binaryType = 'arraybuffer';
+  socket = ws;
+  ws.onopen = () => send({ t: 'size', ...screen.wantedSize() });
+  ws.onmessage = (event) => {
+    if (typeof event.data === 'string') onUpdate(JSON.parse(event.data) as ViewUpdate);
+    else screen.draw(event.data as ArrayBuffer);
+  };
+  ws.onclose = (event) => {
+    if (socket !== ws) return;
+    ui.status.hidden = false;
+    ui.status.textContent = event.reason ? `Disconnected: ${event.reason}.` : 'Disconnected.';
+  };
+}
+
+function wire(): void {
+  ui.tab.addEventListener('change', connect);
+  ui.take.addEventListener('click', () => send({ t: 'take' }));
+  ui.done.addEventListener('click', () => send({ t: 'done' }));
+  $('back').addEventListener('click', () => send({ t: 'nav', action: 'back' }));
+  $('forward').addEventListener('click', () => send({ t: 'nav', action: 'forward' }));
+  $('reload').addEventListener('click', () => send({ t: 'nav', action: 'reload' }));
+  ui.nav.addEventListener('submit', (e) => {
+    e.preventDefault();
+    let url = ui.address.value.trim();
+    if (url && !/^[a-z]+:/i.test(url)) url = `https://${url}`;
+    send({ t: 'nav', action: 'go', url });
+  });
+  let resizeTimer: number | undefined;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = window.setTimeout(() => send({ t: 'size', ...screen.wantedSize() }), 250);
+  });
+  // Tabs come and go: refresh the list on what /events says, a moment after it says it.
+  const events = new EventSource('/events');
+  let refresh: number | undefined;
+  const later = () => {
+    clearTimeout(refresh);
+    refresh = window.setTimeout(async () => {
+      const profiles = await listTabs();
+      if (!profiles) return;
+      const before = ui.tab.value;
+      fillPicker(profiles);
+      if (ui.tab.value !== before) connect();
+    }, 300);
+  };
+  for (const type of ['browser', 'tab']) events.addEventListener(type, later);
+}
+
+async function start(): Promise<void> {
+  const signedIn = await signIn();
+  const profiles = signedIn ? await listTabs() : undefined;
+  if (!profiles) {
+    ui.signin.hidden = false;
+    return;
+  }
+  ui.app.hidden = false;
+  fillPicker(profiles);
+  wire();
+  connect();
+}
+
+void start();
