@@ -6,7 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, updateConfig } from '../../relay/home/config-store';
-import { createLogger, silentLogger } from '../../relay/log';
+import { createLogger, silentLogger, type Logger } from '../../relay/log';
 import { startServer, type RunningServer } from '../../relay/server';
 import { runCli, type CliResult } from './cli';
 
@@ -41,14 +41,14 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { home?: string; evaluateEnabled?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(options: { home?: string; evaluateEnabled?: boolean; log?: Logger } = {}): Promise<TestServer> {
   process.env.CLAWD_CDP_PORTS ??= await freePortBlock(24);
   const home = options.home ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'clawd-serve-')), 'home');
   if (options.evaluateEnabled !== undefined) {
     await loadConfig(home);
     await updateConfig(home, (config) => ({ ...config, browser: { ...config.browser, evaluateEnabled: options.evaluateEnabled! } }));
   }
-  const log = process.env.CLAWD_TEST_LOG ? createLogger('debug') : silentLogger;
+  const log = options.log ?? (process.env.CLAWD_TEST_LOG ? createLogger('debug') : silentLogger);
   const server = await startServer({ home, relayPort: 0, controlPort: 0, log });
   const controlUrl = server.control.url;
   let stopped = false;

@@ -1,23 +1,9 @@
-import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EXTENSION_ORIGIN } from '../../shared/defaults';
 import { CdpClient } from '../helpers/cdp-client';
 import { FakeExtension, fakeTab } from '../helpers/fake-extension';
-import { rawRequest } from '../helpers/http';
+import { rawRequest, upgradeStatus } from '../helpers/http';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
-
-/** Attempts a WebSocket upgrade and returns the HTTP status of the refusal (or 101). */
-function upgradeStatus(url: string, headers: Record<string, string> = {}, origin?: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers, origin, perMessageDeflate: false });
-    ws.once('open', () => {
-      ws.close();
-      resolve(101);
-    });
-    ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-    ws.once('error', (error) => reject(error));
-  });
-}
 
 describe('the relay refuses what it must', () => {
   let t: TestRelay;

@@ -1,0 +1,105 @@
+// The live view's pure parts: its messages parsed at the socket edge, canvas points mapped to
+// the page, keys turned into CDP key events, one-time codes, and a screencast's per-viewer flow
+// control (a scripted CDP session stands in for the tab).
+
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import type { CDPSession } from 'playwright-core';
+import { canvasToPage, decodeFrame, encodeFrame, parseViewMessage } from '../../shared/view-protocol';
+import { silentLogger } from '../../relay/log';
+import { TabScreencast, type ViewerSink } from '../../relay/view/tab-screencast';
+import { ViewAuth } from '../../relay/view/view-auth';
+import { inputCommand, keyCodeOf } from '../../relay/view/view-input';
+
+describe('view messages', () => {
+  it('parses what the page sends and names what is wrong', () => {
+    expect(parseViewMessage('{"t":"mouse","type":"mousePressed","x":10,"y":20,"button":"left","buttons":1,"clickCount":1}')).toEqual({ t: 'mouse', type: 'mousePressed', x: 10, y: 20, button: 'left', buttons: 1, clickCount: 1, modifiers: 0 });
+    expect(parseViewMessage('{"t":"text","text":"日本"}')).toEqual({ t: 'text', text: '日本' });
+    expect(() => parseViewMessage('nope')).toThrow('not JSON');
+    expect(() => parseViewMessage('{"t":"shell"}')).toThrow('unknown message "shell"');
+    expect(() => parseViewMessage('{"t":"mouse","type":"mousePressed","x":"1","y":2}')).toThrow('x must be a number');
+    expect(() => parseViewMessage('{"t":"wheel","x":1e9,"y":2}')).toThrow('x must be a number');
+    expect(() => parseViewMessage('{"t":"key","type":"keyPress","key":"a"}')).toThrow('key.type');
+    expect(() => parseViewMessage('{"t":"nav","action":"go"}')).toThrow('url must be a string');
+  });
+
+  it('maps a canvas point to the page through the frame metadata, and frames round-trip', () => {
+    const metadata = { deviceWidth: 1280, deviceHeight: 800, pageScaleFactor: 1, offsetTop: 0, scrollOffsetX: 0, scrollOffsetY: 500 };
+    expect(canvasToPage({ x: 320, y: 100 }, { width: 640, height: 400 }, metadata)).toEqual({ x: 640, y: 200 });
+    expect(canvasToPage({ x: 320, y: 100 }, { width: 640, height: 400 }, { ...metadata, pageScaleFactor: 2 })).toEqual({ x: 320, y: 100 });
+    const decoded = decodeFrame(encodeFrame(metadata, new Uint8Array([0xff, 0xd8, 1, 2])));
+    expect(decoded.metadata).toEqual(metadata);
+    expect([...decoded.jpeg]).toEqual([0xff, 0xd8, 1, 2]);
+  });
+
+  it('turns keys into key events Chrome acts on, text into insertText', () => {
+    expect(keyCodeOf('Enter')).toBe(13);
+    expect(keyCodeOf('a')).toBe(65);
+    expect(inputCommand({ t: 'key', type: 'keyDown', key: 'Enter', code: 'Enter', modifiers: 0 })?.params).toMatchObject({ type: 'keyDown', text: '\r', windowsVirtualKeyCode: 13 });
+    expect(inputCommand({ t: 'key', type: 'keyDown', key: 'a', code: 'KeyA', modifiers: 2 })?.params).toMatchObject({ type: 'rawKeyDown', windowsVirtualKeyCode: 65, modifiers: 2 });
+    expect(inputCommand({ t: 'key', type: 'keyDown', key: 'a', code: 'KeyA', modifiers: 2 })?.params).not.toHaveProperty('text');
+    expect(inputCommand({ t: 'text', text: 'héllo' })).toEqual({ method: 'Input.insertText', params: { text: 'héllo' } });
+    expect(inputCommand({ t: 'take' })).toBeUndefined();
+  });
+});
+
+describe('ViewAuth', () => {
+  it('redeems a code once, within its minute, for a session the cookie carries', () => {
+    let now = 0;
+    const auth = new ViewAuth(() => now);
+    const { code } = auth.code();
+    const session = auth.redeem(code)!;
+    expect(session.session).not.toBe(code);
+    expect(auth.redeem(code)).toBeUndefined();
+    expect(auth.hasSession(`a=b; clawd_view=${session.session}`)).toBe(true);
+    expect(auth.hasSession('clawd_view=other')).toBe(false);
+    const late = auth.code().code;
+    now += 61_000;
+    expect(auth.redeem(late)).toBeUndefined();
+    now += 13 * 60 * 60_000;
+    expect(auth.hasSession(`clawd_view=${session.session}`)).toBe(false);
+  });
+});
+
+describe('TabScreencast', () => {
+  class FakeSession extends EventEmitter {
+    sent: Array<{ method: string; params?: unknown }> = [];
+    async send(method: string, params?: unknown) {
+      this.sent.push({ method, params });
+      return {};
+    }
+    async detach() {}
+  }
+  const frame = (session: FakeSession, n: number) =>
+    session.emit('Page.screencastFrame', { data: Buffer.from([n]).toString('base64'), sessionId: n, metadata: { deviceWidth: 100, deviceHeight: 50, pageScaleFactor: 1, offsetTop: 0, scrollOffsetX: 0, scrollOffsetY: 0 } });
+  const sink = () => {
+    const got: number[] = [];
+    const viewer: ViewerSink = { frame: (bytes) => got.push(decodeFrame(bytes).jpeg[0]!), update: () => {} };
+    return { got, viewer };
+  };
+
+  it('acks every frame, sends each viewer at most two unacked, keeps only the newest for it', async () => {
+    const session = new FakeSession();
+    const cast = new TabScreencast(session as unknown as CDPSession, silentLogger);
+    const slow = sink();
+    const fast = sink();
+    cast.join(slow.viewer);
+    cast.join(fast.viewer);
+    await Promise.resolve();
+    expect(session.sent[0]).toMatchObject({ method: 'Page.startScreencast', params: { format: 'jpeg' } });
+    for (let n = 1; n <= 6; n++) {
+      frame(session, n);
+      cast.ack(fast.viewer);
+    }
+    expect(session.sent.filter((s) => s.method === 'Page.screencastFrameAck')).toHaveLength(6);
+    expect(fast.got).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(slow.got).toEqual([1, 2]);
+    expect(cast.held(slow.viewer)).toBe(1);
+    cast.ack(slow.viewer);
+    expect(slow.got).toEqual([1, 2, 6]); // the newest, not the backlog
+    expect(cast.leave(slow.viewer)).toBe(false);
+    expect(cast.leave(fast.viewer)).toBe(true);
+    await cast.close();
+    expect(session.sent.at(-1)?.method).toBe('Page.stopScreencast');
+  });
+});
