@@ -32,8 +32,9 @@ export interface RunningServer {
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const config = await loadConfig(options.home, { relayPort: options.relayPort });
   const events = new EventBus();
-  // The relay starts before the profile service exists; its tab hook asks for the names late.
+  // The relay starts before the profile service and agent exist; its hooks reach them late.
   let extensionProfiles = (): string[] => [];
+  let handBack = (_targetId: string): void => {};
   const relay = await startRelayServer({
     port: options.relayPort ?? DEFAULT_RELAY_PORT,
     token: config.token,
@@ -42,10 +43,19 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     onTabChange: ({ targetId, url, state, reason }) => {
       for (const profile of extensionProfiles()) events.emit({ type: 'tab', profile, targetId, state, url, ...(reason ? { reason } : {}) });
     },
+    onHandBack: (targetId) => handBack(targetId),
   });
   const profiles = new ProfileService(options.home, config, relay, options.log);
   extensionProfiles = () => profiles.profilesOf('extension');
   const agent = new AgentService(profiles, options.home, options.log, events);
+  // A hand-over of a person's own tab shows on its toolbar badge; a click there gives it back.
+  handBack = (targetId) => {
+    for (const profile of extensionProfiles()) agent.view.personDone(`${profile}\u0000${targetId}`);
+  };
+  events.subscribe((event) => {
+    if (event.type !== 'handoff' || !extensionProfiles().includes(event.profile)) return;
+    relay.switchboard.showHandoff(event.targetId, event.state === 'started' ? event.reason : undefined);
+  });
   let control: ControlServer;
   try {
     control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent, events, log: options.log });

@@ -10,7 +10,7 @@
 
 import type { Protocol } from 'devtools-protocol';
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** Close codes on `/extension`, shown by the extension and the relay's logs. */
 export const CLOSE = {
@@ -94,6 +94,11 @@ export interface TabUpdatedFrame {
 export interface PingFrame {
   type: 'ping';
 }
+/** The person gave a handed-over tab back with the toolbar button. */
+export interface HandBackFrame {
+  type: 'handBack';
+  tabId: number;
+}
 export type ExtensionFrame =
   | HelloFrame
   | ReplyFrame
@@ -101,7 +106,8 @@ export type ExtensionFrame =
   | TabAttachedFrame
   | TabDetachedFrame
   | TabUpdatedFrame
-  | PingFrame;
+  | PingFrame
+  | HandBackFrame;
 
 // ---- relay → extension -------------------------------------------------------------------
 
@@ -128,7 +134,9 @@ export type RequestOp =
   | { op: 'closeTab'; tabId: number }
   | { op: 'activateTab'; tabId: number }
   /** Detach and re-attach the debugger: clears every override, script and domain a client left. */
-  | { op: 'resetTab'; tabId: number };
+  | { op: 'resetTab'; tabId: number }
+  /** The agent handed the tab to the person (with the reason shown on the badge), or it is back (no reason). */
+  | { op: 'showHandoff'; tabId: number; reason?: string };
 export type RequestFrame = { type: 'request'; id: number } & RequestOp;
 export type RelayFrame = WelcomeFrame | TabSessionFrame | PongFrame | RequestFrame;
 
@@ -139,6 +147,7 @@ export interface RequestResults {
   closeTab: Record<string, never>;
   activateTab: Record<string, never>;
   resetTab: Record<string, never>;
+  showHandoff: Record<string, never>;
 }
 
 // ---- validation ---------------------------------------------------------------------------
@@ -186,6 +195,7 @@ const extensionChecks: Record<ExtensionFrame['type'], (f: Obj) => string | null>
   tabDetached: (f) => (!isInt(f.tabId) ? 'tabId must be an integer' : !isStr(f.reason) ? 'reason must be a string' : null),
   tabUpdated: (f) => (!isInt(f.tabId) ? 'tabId must be an integer' : !optStr(f.url) || !optStr(f.title) ? 'url and title must be strings' : null),
   ping: () => null,
+  handBack: (f) => (isInt(f.tabId) ? null : 'tabId must be an integer'),
 };
 
 const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
@@ -208,6 +218,8 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
       case 'activateTab':
       case 'resetTab':
         return isInt(f.tabId) ? null : `${f.op} needs tabId`;
+      case 'showHandoff':
+        return isInt(f.tabId) && optStr(f.reason) ? null : 'showHandoff needs tabId and reason?';
       default:
         return `unknown request op ${JSON.stringify(f.op)}`;
     }

@@ -4,6 +4,7 @@
 
 import { PROTOCOL_VERSION, type BrowserInfo, type HelloFrame, type RequestFrame } from '../../shared/protocol';
 import { badge } from './badge';
+import { HandOvers } from './hand-overs';
 import { RelayConnection, type LinkStatus } from './relay-connection';
 import { loadSettings } from './settings';
 import { TabAttachments } from './tab-attachments';
@@ -42,6 +43,7 @@ const connection: RelayConnection = new RelayConnection({
 });
 
 const attachments = new TabAttachments(connection);
+const handOvers = new HandOvers();
 
 function paintAttached(status: LinkStatus, detail: string): void {
   for (const tabId of attachments.tabIds) {
@@ -49,6 +51,7 @@ function paintAttached(status: LinkStatus, detail: string): void {
     else if (status === 'connecting') void badge.connecting(tabId);
     else void badge.error(tabId, detail);
   }
+  if (status === 'connected') handOvers.repaint();
 }
 
 /** The allow-list of what the relay may ask for. */
@@ -68,6 +71,9 @@ async function execute(frame: RequestFrame): Promise<unknown> {
     case 'resetTab':
       await attachments.reset(frame.tabId);
       return {};
+    case 'showHandoff':
+      await handOvers.show(frame.tabId, frame.reason);
+      return {};
     case 'activateTab': {
       const tab = await chrome.tabs.update(frame.tabId, { active: true });
       if (tab?.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true });
@@ -80,6 +86,12 @@ async function toggle(tab: chrome.tabs.Tab): Promise<void> {
   const tabId = tab.id;
   if (tabId === undefined) return;
   await started; // a click may be what woke the worker: settings and tabs first
+  // A tab the agent handed to the person: the click gives it back, the tab stays attached.
+  if (attachments.has(tabId) && (await handOvers.end(tabId))) {
+    void badge.attached(tabId);
+    connection.send({ type: 'handBack', tabId });
+    return;
+  }
   if (attachments.has(tabId)) {
     await attachments.release(tabId, 'toggle');
     return;
@@ -113,10 +125,12 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 });
 
 chrome.debugger.onDetach.addListener((source, reason) => {
+  if (source.tabId !== undefined) void handOvers.end(source.tabId);
   if (source.tabId !== undefined) void attachments.forget(source.tabId, reason);
 });
 
 chrome.tabs.onRemoved.addListener((tabId) => {
+  void handOvers.end(tabId);
   if (attachments.has(tabId)) void attachments.forget(tabId, 'target_closed');
 });
 
@@ -145,6 +159,6 @@ chrome.runtime.onMessage.addListener((message: unknown, _sender, reply) => {
 });
 
 const started = (async () => {
-  await attachments.ready;
+  await Promise.all([attachments.ready, handOvers.ready]);
   connection.configure(await loadSettings());
 })();

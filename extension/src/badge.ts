@@ -1,8 +1,9 @@
-// The toolbar badge per tab: `ON` (lobster orange) while the tab is handed to the agent, `…`
+// The toolbar badge per tab: `ON` (lobster orange) while the tab is handed to the agent, `YOU`
+// (blue) while the agent has handed it back to the person for a moment (the reason in the tooltip), `…`
 // while the relay link is (re)connecting, `!` with the reason in the tooltip on an error, and
 // empty otherwise. The tooltip always says what a click will do.
 
-const COLORS = { on: '#FF4500', connecting: '#F2A900', error: '#D93025' } as const;
+const COLORS = { on: '#FF4500', you: '#1971C2', connecting: '#F2A900', error: '#D93025' } as const;
 const IDLE_TITLE = 'clawd: click to hand this tab to your agent';
 
 // One paint at a time per tab, in the order asked: two overlapping paints (connecting, then an
@@ -30,6 +31,7 @@ function paint(tabId: number, text: string, color: string | undefined, title: st
 
 export const badge = {
   attached: (tabId: number) => paint(tabId, 'ON', COLORS.on, 'clawd: your agent drives this tab. Click to take it back.'),
+  handedOver: (tabId: number, reason: string) => paint(tabId, 'YOU', COLORS.you, `clawd: your agent asks you: ${reason} — click here when done to give the tab back.`),
   connecting: (tabId: number) => paint(tabId, '…', COLORS.connecting, 'clawd: connecting to the relay…'),
   error: (tabId: number, reason: string) => paint(tabId, '!', COLORS.error, `clawd: ${reason}`),
   clear: (tabId: number) => paint(tabId, '', undefined, IDLE_TITLE),

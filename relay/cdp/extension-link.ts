@@ -9,6 +9,7 @@ import {
   PROTOCOL_VERSION,
   parseExtensionFrame,
   type EventFrame,
+  type HandBackFrame,
   type HelloFrame,
   type RelayFrame,
   type RequestOp,
@@ -42,6 +43,7 @@ export interface ExtensionLinkHandlers {
   tabAttached(link: ExtensionLink, frame: TabAttachedFrame): void;
   tabDetached(link: ExtensionLink, frame: TabDetachedFrame): void;
   tabUpdated(link: ExtensionLink, frame: TabUpdatedFrame): void;
+  handBack(link: ExtensionLink, frame: HandBackFrame): void;
   closed(link: ExtensionLink, code: number, reason: string): void;
 }
 
@@ -148,6 +150,8 @@ export class ExtensionLink {
         return this.handlers.tabUpdated(this, frame);
       case 'ping':
         return this.send({ type: 'pong' });
+      case 'handBack':
+        return this.handlers.handBack(this, frame);
     }
   };
 

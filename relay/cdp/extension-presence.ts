@@ -65,6 +65,7 @@ export class ExtensionPresence {
         tabAttached: (l, frame) => current(l) && this.handlers.tabAttached(l, frame),
         tabDetached: (l, frame) => current(l) && this.handlers.tabDetached(l, frame),
         tabUpdated: (l, frame) => current(l) && this.handlers.tabUpdated(l, frame),
+        handBack: (l, frame) => current(l) && this.handlers.handBack(l, frame),
         closed: (l, code, reason) => current(l) && this.#onClosed(code, reason),
       },
       { relayVersion, helloMs: timeouts.helloMs, idleMs: timeouts.extensionIdleMs, commandMs: timeouts.commandMs, log },

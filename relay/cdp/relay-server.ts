@@ -25,6 +25,7 @@ export interface RelayServerOptions {
   timeouts?: Partial<SwitchboardOptions['timeouts']>;
   maxClients?: number;
   onTabChange?: SwitchboardOptions['onTabChange'];
+  onHandBack?: SwitchboardOptions['onHandBack'];
 }
 
 export interface RelayServer {
@@ -56,6 +57,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     },
     maxClientBufferedBytes: LIMITS.clientMaxBuffered,
     ...(options.onTabChange ? { onTabChange: options.onTabChange } : {}),
+    ...(options.onHandBack ? { onHandBack: options.onHandBack } : {}),
   });
   const app = createRelayApp({ switchboard, version: VERSION, token: options.token, extensionOrigin, port: () => port });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;

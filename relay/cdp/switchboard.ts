@@ -35,6 +35,8 @@ export interface SwitchboardOptions {
   log: Logger;
   /** Told of every attached and detached tab (the server's event stream). */
   onTabChange?: (change: TabChange) => void;
+  /** The person gave a handed-over tab back with the toolbar button. */
+  onHandBack?: (targetId: string) => void;
   timeouts: PresenceOptions['timeouts'] & { eventFenceMs: number };
   maxClientBufferedBytes: number;
 }
@@ -63,6 +65,10 @@ export class Switchboard implements BrowserHub {
           else tab.fence.push(() => this.#commands.deliver(tab, frame));
         },
         tabAttached: (link, frame) => void this.#registerTab(link, frame.tab),
+        handBack: (_link, frame) => {
+          const tab = this.#registry.byTabId(frame.tabId);
+          if (tab) this.options.onHandBack?.(tab.targetId);
+        },
         tabDetached: (_link, frame) => {
           const tab = this.#registry.byTabId(frame.tabId);
           if (tab) this.#removeTab(tab, frame.reason);
@@ -192,6 +198,16 @@ export class Switchboard implements BrowserHub {
   async closeTab(tab: TabRecord): Promise<void> {
     const link = await this.#presence.awaitLink('Target.closeTarget');
     await link.request({ op: 'closeTab', tabId: tab.tabId }, 'Target.closeTarget');
+  }
+
+  /** Shows the person, on the tab's toolbar badge, that the agent handed them the tab (or that it is back). */
+  showHandoff(targetId: string, reason: string | undefined): void {
+    const tab = this.#registry.byTargetId(targetId);
+    const link = this.#presence.ready;
+    if (!tab || !link) return;
+    link.request({ op: 'showHandoff', tabId: tab.tabId, ...(reason !== undefined ? { reason } : {}) }, 'showHandoff').catch((error: Error) => {
+      this.#log.debug(`showHandoff on tab ${tab.tabId}: ${error.message}`);
+    });
   }
 
   async activateTab(tab: TabRecord): Promise<void> {

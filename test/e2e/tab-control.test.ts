@@ -122,6 +122,26 @@ describe('events of the person\'s own tabs', () => {
       await close();
     }
   });
+
+  it('shows a hand-over on the tab\'s badge; a toolbar click gives the tab back and keeps it attached', { timeout: 60_000 }, async () => {
+    const [browser, tab] = [ctx.d.browser!, ctx.d.tab!];
+    const tabId = await browser.tabIdOf(ctx.d.targetId);
+    await until('badge ON', async () => (await browser.badge(tabId)).text === 'ON');
+    expect((await ctx.d.api('POST', '/handoff', { targetId: ctx.d.targetId, reason: 'Solve the CAPTCHA' })).status).toBe(200);
+    await until('badge YOU', async () => (await browser.badge(tabId)).text === 'YOU');
+    expect((await browser.badge(tabId)).title).toContain('Solve the CAPTCHA');
+    const waiting = ctx.d.api('GET', `/handoff/wait?targetId=${ctx.d.targetId}&timeoutMs=20000`);
+    await browser.clickToolbar(tab);
+    expect((await waiting).body).toMatchObject({ returned: 'person' });
+    await until('badge ON again', async () => (await browser.badge(tabId)).text === 'ON');
+    expect(ctx.d.server.server.relay.switchboard.tabs().some((t) => t.targetId === ctx.d.targetId)).toBe(true);
+
+    // Given back from the live view (or by the agent), the badge follows too.
+    await ctx.d.api('POST', '/handoff', { targetId: ctx.d.targetId, reason: 'Log in' });
+    await until('badge YOU', async () => (await browser.badge(tabId)).text === 'YOU');
+    await ctx.d.api('DELETE', `/handoff?targetId=${ctx.d.targetId}`);
+    await until('badge ON again', async () => (await browser.badge(tabId)).text === 'ON');
+  });
 });
 
 /** Reads GET /events of the driver's server as it comes: every event, with its JSON data. */

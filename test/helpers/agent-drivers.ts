@@ -17,6 +17,9 @@ export interface AgentDriver {
   /** The tab the suite works in. */
   targetId: string;
   api<T = any>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** The person's browser and the tab in it (extension driver only): for the toolbar and badge. */
+  browser?: TestBrowser;
+  tab?: { tabTargetId: string; pageTargetId: string };
   /** Evaluates in the page through the harness's own CDP session. */
   inPage<T = any>(expression: string): Promise<T>;
   close(): Promise<void>;
@@ -69,6 +72,8 @@ export async function extensionDriver(pages: PageServer, options: { evaluateEnab
     profile: 'chrome',
     server,
     targetId: tab.pageTargetId,
+    browser,
+    tab,
     api: scoped(server, 'chrome'),
     inPage: await harness(browser.cdp, tab.pageTargetId),
     async close() {

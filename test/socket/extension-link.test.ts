@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLOSE } from '../../shared/protocol';
+import { CLOSE, PROTOCOL_VERSION } from '../../shared/protocol';
 import { CdpClient } from '../helpers/cdp-client';
 import { quiet, until } from '../helpers/waits';
 import { FakeExtension, fakeTab } from '../helpers/fake-extension';
@@ -12,7 +12,7 @@ describe('the /extension socket', () => {
   it('takes the browser version and tabs from hello and serves them on /json', async () => {
     t = await startTestRelay();
     const ext = await FakeExtension.connect(t.port, t.token, [fakeTab(7, { title: 'Seven', url: 'https://seven.test/' })]);
-    expect(ext.welcome).toMatchObject({ type: 'welcome', protocol: 1, sessions: [{ tabId: 7, sessionId: expect.stringMatching(/^[0-9A-F]{32}$/) }] });
+    expect(ext.welcome).toMatchObject({ type: 'welcome', protocol: PROTOCOL_VERSION, sessions: [{ tabId: 7, sessionId: expect.stringMatching(/^[0-9A-F]{32}$/) }] });
 
     for (const path of ['/json/version', '/json/version/']) {
       const version = await (await fetch(`${t.relay.url}${path}?token=${t.token}`)).json();
@@ -64,7 +64,7 @@ describe('the /extension socket', () => {
     ext.send({ type: 'hello', protocol: 99, extensionVersion: '9', browser: { product: 'Chrome/1', userAgent: 'x', protocolVersion: '1.3' }, tabs: [] });
     const closed = await ext.closed;
     expect(closed.code).toBe(CLOSE.versionMismatch);
-    expect(closed.reason).toBe('version mismatch: relay speaks protocol 1, extension 99');
+    expect(closed.reason).toBe(`version mismatch: relay speaks protocol ${PROTOCOL_VERSION}, extension 99`);
   });
 
   it('closes a socket that never says hello', async () => {

@@ -4,6 +4,7 @@ import { CdpClient } from '../helpers/cdp-client';
 import { FakeExtension, fakeTab } from '../helpers/fake-extension';
 import { rawRequest, upgradeStatus } from '../helpers/http';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
+import { PROTOCOL_VERSION } from '../../shared/protocol';
 
 describe('the relay refuses what it must', () => {
   let t: TestRelay;
@@ -32,7 +33,7 @@ describe('the relay refuses what it must', () => {
       const res = await rawRequest(t.port, '/', { method, headers: { host: `127.0.0.1:${t.port}` } });
       expect(res.status).toBe(200);
       if (method === 'GET') {
-        expect(res.json()).toEqual({ ok: true, name: 'clawd-browser', version: expect.any(String), protocol: 1, extensionConnected: true });
+        expect(res.json()).toEqual({ ok: true, name: 'clawd-browser', version: expect.any(String), protocol: PROTOCOL_VERSION, extensionConnected: true });
         expect(res.body).not.toContain(t.token);
       }
     }

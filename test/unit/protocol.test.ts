@@ -16,6 +16,7 @@ describe('extension frames', () => {
       { type: 'tabDetached', tabId: 1, reason: 'target_closed' },
       { type: 'tabUpdated', tabId: 1, title: 'x' },
       { type: 'ping' },
+      { type: 'handBack', tabId: 1 },
     ];
     for (const frame of frames) expect(parseExtensionFrame(JSON.stringify(frame))).toEqual({ ok: true, frame });
   });
@@ -35,6 +36,7 @@ describe('extension frames', () => {
     [JSON.stringify({ type: 'event', tabId: 1, method: 'A.b', params: [] }), /event: params must be an object/],
     [JSON.stringify({ type: 'tabDetached', tabId: 1 }), /tabDetached: reason must be a string/],
     [JSON.stringify({ type: 'toString' }), /unknown frame type "toString"/],
+    [JSON.stringify({ type: 'handBack', tabId: '1' }), /handBack: tabId must be an integer/],
   ])('refuses %s', (raw, error) => {
     const parsed = parseExtensionFrame(raw);
     expect(parsed.ok).toBe(false);
@@ -47,6 +49,9 @@ describe('relay frames', () => {
     expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 1, op: 'cdp', tabId: 1, method: 'A.b' })).ok).toBe(true);
     expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 2, op: 'createTab', url: 'about:blank', active: true })).ok).toBe(true);
     expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 3, op: 'closeTab', tabId: 1 })).ok).toBe(true);
+    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 5, op: 'showHandoff', tabId: 1, reason: 'Log in' })).ok).toBe(true);
+    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 6, op: 'showHandoff', tabId: 1 })).ok).toBe(true);
+    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 7, op: 'showHandoff', tabId: 1, reason: 3 })).ok).toBe(false);
     const evil = parseRelayFrame(JSON.stringify({ type: 'request', id: 4, op: 'eval', code: '1' }));
     expect(evil).toEqual({ ok: false, error: 'request: unknown request op "eval"' });
     expect(parseRelayFrame(JSON.stringify({ type: 'welcome', protocol: 1, relayVersion: '1', sessions: [{ tabId: 1 }] })).ok).toBe(false);
