@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { cdpRtt } from './cases/cdp-rtt';
 import { eventFlood } from './cases/event-flood';
 import { fanOut } from './cases/fan-out';
+import { liveView } from './cases/live-view';
 import { managedStart } from './cases/managed-start';
 import { pwEvaluate } from './cases/pw-evaluate';
 import { relayHop } from './cases/relay-hop';
@@ -18,7 +19,7 @@ import { browserVersion, findExecutable } from '../../relay/browser/executable';
 import { openBenchTab, startBenchPages, startRelayProcess, type BenchTab } from './fixture';
 import type { CaseResult } from './stats';
 
-const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'managed-start', 'fan-out'] as const;
+const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'managed-start', 'fan-out'] as const;
 const PENDING: Record<string, string> = {};
 
 interface PendingCase {
@@ -78,7 +79,7 @@ async function main(): Promise<number> {
     await relay.close();
     await pages.close();
   }
-  if (wanted('managed-start') || wanted('snapshot-scale') || wanted('snapshot-corpus')) {
+  if (wanted('managed-start') || wanted('snapshot-scale') || wanted('snapshot-corpus') || wanted('live-view')) {
     const server = await startRelayProcess();
     const many = await startBenchPages(Object.fromEntries([1_000, 5_000, 20_000].map((n) => [`/many${n}`, manyPage(n)])));
     try {
@@ -93,6 +94,10 @@ async function main(): Promise<number> {
       if (wanted('snapshot-corpus')) {
         log(`running snapshot-corpus${quick ? ' (quick)' : ''} …`);
         cases.push(await snapshotCorpus(server, quick));
+      }
+      if (wanted('live-view')) {
+        log(`running live-view${quick ? ' (quick)' : ''} …`);
+        cases.push(await liveView(server, quick));
       }
     } finally {
       await many.close();
