@@ -168,6 +168,45 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
 
 describe('live view viewers', () => {
   const ctx = useAgentDriver(managedDriver);
+  const person = usePerson();
+
+  it('fits a phone-sized screen and works from the keyboard alone', async () => {
+    await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/live'), targetId: ctx.d.targetId });
+    const link = (await ctx.d.server.cli(['view', '--profile', 'clawd', '--target', ctx.d.targetId])).stdout.trim();
+    const phone = await person.browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, hasTouch: true, isMobile: true });
+    try {
+      await phone.goto(link);
+      await until('the first picture', async () => Number(await phone.locator('#screen').getAttribute('data-frames')) > 0, 10_000);
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
+      const canvas = (await phone.locator('#screen').boundingBox())!;
+      expect(canvas.width).toBeLessThanOrEqual(390);
+      expect(canvas.height).toBeGreaterThan(100);
+
+      // Tab reaches every control, in order, then the picture.
+      const reached: string[] = [];
+      for (let i = 0; i < 9; i++) {
+        await phone.keyboard.press('Tab');
+        reached.push(await phone.evaluate(() => document.activeElement?.id ?? ''));
+      }
+      expect(reached).toEqual(['tab', 'take', 'back', 'forward', 'reload', 'address', 'go', 'keys', 'keys']);
+      // In the picture keys go to the tab: that Tab did not move focus, it took the free tab for
+      // the person; Shift+Escape leaves the picture for the "Done" button.
+      const holder = async () => ((await ctx.d.api('GET', '/tabs')).body.tabs as Array<{ targetId: string; holder?: { kind: string } }>).find((t) => t.targetId === ctx.d.targetId)?.holder;
+      await until('the person holds the tab', async () => (await holder())?.kind === 'person');
+      await phone.keyboard.press('Shift+Escape');
+      expect(await phone.evaluate(() => document.activeElement?.id)).toBe('done');
+      await phone.keyboard.press('Enter');
+      await until('the tab given back', async () => (await holder()) === undefined);
+      await phone.locator('#take').focus();
+      await phone.keyboard.press('Enter');
+      await until('taken over by keyboard', async () => (await holder())?.kind === 'person');
+      await phone.locator('#done').focus();
+      await phone.keyboard.press('Enter');
+      await until('the tab given back', async () => (await holder()) === undefined);
+    } finally {
+      await phone.close();
+    }
+  });
 
   it('a viewer that stops reading holds at most one frame, and another keeps getting frames', async () => {
     await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/live?animate=1'), targetId: ctx.d.targetId });

@@ -3,7 +3,7 @@
 // control (a scripted CDP session stands in for the tab).
 
 import { EventEmitter } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { CDPSession } from 'playwright-core';
 import { canvasToPage, decodeFrame, encodeFrame, parseViewMessage } from '../../shared/view-protocol';
 import { silentLogger } from '../../relay/log';
@@ -101,5 +101,26 @@ describe('TabScreencast', () => {
     expect(cast.leave(fast.viewer)).toBe(true);
     await cast.close();
     expect(session.sent.at(-1)?.method).toBe('Page.stopScreencast');
+  });
+
+  it('says when a tab shows no picture (no first frame, or hidden), and live again when it does', async () => {
+    vi.useFakeTimers();
+    try {
+      const session = new FakeSession();
+      const cast = new TabScreencast(session as unknown as CDPSession, silentLogger);
+      const states: string[] = [];
+      cast.join({ frame: () => {}, update: (u) => u.t === 'status' && states.push(u.state) });
+      await vi.advanceTimersByTimeAsync(2_900);
+      expect(states).toEqual(['waiting']);
+      await vi.advanceTimersByTimeAsync(200);
+      expect(states).toEqual(['waiting', 'hidden']);
+      frame(session, 1);
+      session.emit('Page.screencastVisibilityChanged', { visible: false });
+      session.emit('Page.screencastVisibilityChanged', { visible: true });
+      expect(states).toEqual(['waiting', 'hidden', 'live', 'hidden', 'live']);
+      await cast.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -41,7 +41,7 @@ let socket: WebSocket | undefined;
 const send = (message: ViewMessage) => {
   if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
 };
-const screen = new Screen($<HTMLCanvasElement>('screen'), $<HTMLTextAreaElement>('keys'), send);
+const screen = new Screen($<HTMLCanvasElement>('screen'), $<HTMLTextAreaElement>('keys'), send, () => (ui.done.hidden ? ui.take : ui.done).focus());
 
 /** profile and target from the fragment (the code is removed from it once used). */
 function fragment(): URLSearchParams {

@@ -29,6 +29,8 @@ export class Screen {
     private readonly canvas: HTMLCanvasElement,
     private readonly keys: HTMLTextAreaElement,
     private readonly send: (message: ViewMessage) => void,
+    /** Shift+Escape: the person leaves the picture for the page's own controls. */
+    leave: () => void,
   ) {
     canvas.addEventListener('mousedown', (e) => {
       e.preventDefault();
@@ -51,7 +53,8 @@ export class Screen {
     canvas.addEventListener('focus', () => keys.focus({ preventScroll: true }));
     keys.addEventListener('keydown', (e) => {
       if (e.key === 'Escape' && e.shiftKey) {
-        (document.getElementById('done') as HTMLElement | null)?.focus();
+        e.preventDefault();
+        leave();
         return;
       }
       if (!isKey(e)) return;
