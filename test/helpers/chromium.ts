@@ -60,21 +60,23 @@ export class TestBrowser {
   ) {}
 
   /** Launches Chromium with the built extension and waits for its service worker. */
-  static async launch(options: { extension?: boolean; args?: string[] } = {}): Promise<TestBrowser> {
+  /** `display`: run headed on that X display (e.g. Xvfb's), where a background tab really is hidden. */
+  static async launch(options: { extension?: boolean; args?: string[]; display?: string } = {}): Promise<TestBrowser> {
     const withExtension = options.extension ?? true;
     if (withExtension && !existsSync(path.join(EXTENSION_DIR, 'manifest.json'))) {
       throw new Error(`${EXTENSION_DIR} is missing: run npm run build first`);
     }
     const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'clawd-chromium-'));
     const args = [
-      ...CHROMIUM_FLAGS,
+      ...CHROMIUM_FLAGS.filter((flag) => !(options.display && flag.startsWith('--headless'))),
       `--user-data-dir=${userDataDir}`,
       '--remote-debugging-port=0',
       ...(withExtension ? [`--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`] : []),
       ...(options.args ?? []),
       'about:blank',
     ];
-    const child = spawn(chromiumPath(), args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    const env = options.display ? { ...process.env, DISPLAY: options.display } : process.env;
+    const child = spawn(chromiumPath(), args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true, env });
     let stderr = '';
     const wsEndpoint = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`Chromium did not start within 20 s:\n${stderr.slice(-2000)}`)), 20_000);
