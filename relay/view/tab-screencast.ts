@@ -13,7 +13,10 @@ export const IN_FLIGHT = 2;
 /** Without a first frame for this long, the tab is probably not painting (a background tab). */
 const FIRST_FRAME_MS = 3_000;
 const MAX_SIDE = 1920;
-const QUALITY = 70;
+/** JPEG quality for a canvas this many device pixels wide: a small screen shows detail less, a large one costs more bytes. */
+export function qualityFor(width: number): number {
+  return width <= 800 ? 80 : width <= 1400 ? 70 : 60;
+}
 
 /** Where a viewer's frames and updates go (its WebSocket). */
 export interface ViewerSink {
@@ -126,7 +129,7 @@ export class TabScreencast {
     this.#running = size;
     try {
       if (!first) await this.session.send('Page.stopScreencast');
-      await this.session.send('Page.startScreencast', { format: 'jpeg', quality: QUALITY, maxWidth: size.width, maxHeight: size.height, everyNthFrame: 1 });
+      await this.session.send('Page.startScreencast', { format: 'jpeg', quality: qualityFor(size.width), maxWidth: size.width, maxHeight: size.height, everyNthFrame: 1 });
     } catch (error) {
       if (!this.#closed) this.log.debug(`screencast start: ${(error as Error).message}`);
       return;

@@ -208,6 +208,24 @@ describe('live view viewers', () => {
     }
   });
 
+  it('shows a remote profile\'s tab too, and the page lists tabs as they open (from /events)', async () => {
+    const status = (await ctx.d.api('GET', '/')).body as { cdpUrl: string };
+    expect((await ctx.d.server.api('POST', '/profiles/create', { body: { name: 'far', cdpUrl: status.cdpUrl } })).status).toBe(201);
+    const link = (await ctx.d.server.cli(['view', '--profile', 'far', '--target', ctx.d.targetId])).stdout.trim();
+    const page = await person.browser.newPage();
+    try {
+      await page.goto(link);
+      await until('the remote tab picked', async () => (await page.locator('#tab').inputValue()) === `far|${ctx.d.targetId}`);
+      await until('the first picture of the remote tab', async () => Number(await page.locator('#screen').getAttribute('data-frames')) > 0, 10_000);
+      const opened = (await ctx.d.api('POST', '/tabs/open', { url: ctx.pages.url('/form') })).body.targetId as string;
+      await until('the new tab listed', async () => (await page.locator('#tab option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).includes(`clawd|${opened}`));
+      await ctx.d.api('DELETE', `/tabs/${opened}`);
+    } finally {
+      await page.close();
+      await ctx.d.server.api('DELETE', '/profiles/far');
+    }
+  });
+
   it('a viewer that stops reading holds at most one frame, and another keeps getting frames', async () => {
     await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/live?animate=1'), targetId: ctx.d.targetId });
     const url = `${ctx.d.server.controlUrl.replace('http', 'ws')}/view/ws?profile=clawd&targetId=${ctx.d.targetId}`;

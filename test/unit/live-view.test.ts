@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { CDPSession } from 'playwright-core';
 import { canvasToPage, decodeFrame, encodeFrame, parseViewMessage } from '../../shared/view-protocol';
 import { silentLogger } from '../../relay/log';
-import { TabScreencast, type ViewerSink } from '../../relay/view/tab-screencast';
+import { qualityFor, TabScreencast, type ViewerSink } from '../../relay/view/tab-screencast';
 import { ViewAuth } from '../../relay/view/view-auth';
 import { inputCommand, keyCodeOf } from '../../relay/view/view-input';
 
@@ -86,12 +86,17 @@ describe('TabScreencast', () => {
     cast.join(slow.viewer);
     cast.join(fast.viewer);
     await Promise.resolve();
-    expect(session.sent[0]).toMatchObject({ method: 'Page.startScreencast', params: { format: 'jpeg' } });
+    expect(session.sent[0]).toMatchObject({ method: 'Page.startScreencast', params: { format: 'jpeg', maxWidth: 1280, maxHeight: 800, quality: qualityFor(1280) } });
+    cast.resize(fast.viewer, { width: 780, height: 1600 }); // a phone: the screencast follows the largest viewer
+    await Promise.resolve();
+    expect(session.sent.filter((s) => s.method === 'Page.startScreencast').at(-1)).toMatchObject({ params: { maxWidth: 780, maxHeight: 1600, quality: 80 } });
+    session.sent = [];
     for (let n = 1; n <= 6; n++) {
       frame(session, n);
       cast.ack(fast.viewer);
     }
     expect(session.sent.filter((s) => s.method === 'Page.screencastFrameAck')).toHaveLength(6);
+    expect(qualityFor(1920)).toBeLessThan(qualityFor(1280));
     expect(fast.got).toEqual([1, 2, 3, 4, 5, 6]);
     expect(slow.got).toEqual([1, 2]);
     expect(cast.held(slow.viewer)).toBe(1);
