@@ -264,9 +264,10 @@ export const AGENT_COMMANDS: CliCommand[] = [
       need('handoff', args, 1, 'the reason the person reads, e.g. "Log in, then press Done"');
       const client = await ctx.client();
       const { timeoutMs, ...where } = common(flags);
-      const given = await client.call<{ targetId: string }>('POST', '/handoff', { profile: ctx.profile, body: { ...where, reason: args.join(' '), ...(timeoutMs !== undefined ? { timeoutMs } : {}) } });
-      if (!flags.wait) return output(ctx, given, () => [`handed ${given.targetId.slice(0, 8)} to the person`]);
-      ctx.progress('waiting for the tab to be given back …');
+      const given = await client.call<{ targetId: string; viewUrl: string }>('POST', '/handoff', { profile: ctx.profile, body: { ...where, reason: args.join(' '), ...(timeoutMs !== undefined ? { timeoutMs } : {}) } });
+      const handed = `handed ${given.targetId.slice(0, 8)} to the person; they can act in it at ${given.viewUrl}`;
+      if (!flags.wait) return output(ctx, given, () => [handed]);
+      ctx.progress(`${handed}\nwaiting for the tab to be given back …`);
       const wait = (timeoutMs as number | undefined) ?? 600_000;
       const query = new URLSearchParams({ targetId: given.targetId, timeoutMs: String(wait) });
       const back = await client.call<{ returned: string; url: string | null }>('GET', `/handoff/wait?${query}`, { profile: ctx.profile, timeoutMs: wait + 10_000 });

@@ -8,6 +8,7 @@ import { parseConsole, parseDialog, parseFileChooser, parseHandoff, parseHandoff
 import type { AgentService } from '../agent/agent-service';
 import type { ProfileService } from '../profiles/profile-service';
 import { jsonBody } from './request-body';
+import { MAX_HANDOFF_WAIT_MS } from '../agent/tab-control';
 
 /** The request's fields with the agent session of the X-Clawd-Session header, unless the fields name one. */
 function withSession(c: Context, fields: Record<string, unknown>): Record<string, unknown> {
@@ -15,7 +16,10 @@ function withSession(c: Context, fields: Record<string, unknown>): Record<string
   return header !== undefined && fields.session === undefined ? { ...fields, session: header } : fields;
 }
 
-export function registerAgentRoutes(app: Hono, profiles: ProfileService, agent: AgentService): void {
+/** A signed-in live view link to a tab, valid (once) for `ttlMs`: given with a hand-over. */
+export type ViewLinker = (tab: { profile: string; targetId: string }, ttlMs: number) => string;
+
+export function registerAgentRoutes(app: Hono, profiles: ProfileService, agent: AgentService, viewLinkFor: ViewLinker): void {
   const profile = (c: Context) => profiles.resolve(c.req.query('profile'));
   const body = async (c: Context) => withSession(c, await jsonBody(c));
   const query = (c: Context) => withSession(c, c.req.query());
@@ -29,7 +33,13 @@ export function registerAgentRoutes(app: Hono, profiles: ProfileService, agent: 
   app.post('/hooks/dialog', async (c) => c.json(await agent.dialog(profile(c), parseDialog(await body(c)))));
   // Who controls a tab: agent sessions' holds, and hand-over to the person.
   app.delete('/tabs/:targetId/hold', async (c) => c.json(await agent.releaseHold(profile(c), parseTab({ ...query(c), targetId: c.req.param('targetId') }))));
-  app.post('/handoff', async (c) => c.json(await agent.handOff(profile(c), parseHandoff(await body(c)))));
+  // The answer carries a live view link for the person, valid as long as the hand-over (≤ 10 min).
+  app.post('/handoff', async (c) => {
+    const request = parseHandoff(await body(c));
+    const given = await agent.handOff(profile(c), request);
+    const viewUrl = viewLinkFor({ profile: profile(c), targetId: given.targetId as string }, request.timeoutMs ?? MAX_HANDOFF_WAIT_MS);
+    return c.json({ ...given, viewUrl });
+  });
   app.get('/handoff/wait', async (c) => c.json(await agent.waitForHandback(profile(c), parseHandoffWait(query(c)))));
   app.delete('/handoff', async (c) => c.json(await agent.endHandoff(profile(c), parseTab(query(c)), 'agent')));
 }

@@ -21,7 +21,7 @@ import { matchTab } from '../profiles/tabs';
 import { registerAgentRoutes } from './agent-routes';
 import { jsonBody } from './request-body';
 import type { ViewAuth } from '../view/view-auth';
-import { isViewPath, registerViewRoutes, viewGuard } from '../view/view-routes';
+import { isViewPath, registerViewRoutes, viewGuard, viewLink } from '../view/view-routes';
 
 export interface ControlAppOptions {
   service: ProfileService;
@@ -159,8 +159,9 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   });
   app.delete('/profiles/:name', async (c) => c.json(await service.remove(service.resolve(c.req.param('name')))));
   app.post('/reset-profile', async (c) => c.json(await service.reset(profile(c))));
-  registerAgentRoutes(app, service, options.agent);
-  registerViewRoutes(app, { token, port: options.port, auth: options.viewAuth, service, agent: options.agent });
+  const view = { token, port: options.port, auth: options.viewAuth };
+  registerAgentRoutes(app, service, options.agent, (tab, ttlMs) => viewLink(view, tab, ttlMs).url);
+  registerViewRoutes(app, { ...view, service, agent: options.agent });
   // MCP's tools call this very API over loopback, so they answer exactly as HTTP and the CLI do.
   const mcp = new McpHttpSessions({ call: (...args) => ControlClient.at(`http://127.0.0.1:${options.port()}`, token).call(...args) });
   app.all('/mcp', async (c) => mcp.handle(c.req.raw, c.req.query('profile')));

@@ -49,6 +49,15 @@ function snapshotText(snap: any): string {
   return `${head.join(' · ')}\n${snap.snapshot === '' ? '(nothing changed)' : snap.snapshot}`;
 }
 
+/** Waits (bounded, 10 minutes at most) for a hand-over to end, in words. */
+async function waitForHandback(api: ControlApi, profile: string | undefined, targetId: string | undefined, timeoutMs: number | undefined): Promise<string> {
+  const wait = timeoutMs ?? 600_000;
+  const query = new URLSearchParams({ ...(targetId ? { targetId } : {}), timeoutMs: String(wait) });
+  const back = await api.call('GET', `/handoff/wait?${query}`, { profile, timeoutMs: wait + 10_000 });
+  if (back.returned === 'timeout') return 'the person did not give the tab back in time';
+  return `the tab is back (${back.returned === 'none' ? 'it was not handed over' : back.returned}): ${back.title ?? ''} ${back.url ?? ''}`.trim();
+}
+
 /** An act call and its short answer, plus the page after it when asked. */
 function act(kind: string, describe: (args: Record<string, any>, result: any) => string) {
   return async (args: Record<string, any>, api: ControlApi, profile: string | undefined): Promise<ToolAnswer> => {
@@ -165,15 +174,21 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'handoff',
-    description: 'Give the tab to the person when you cannot go on (a log-in, a CAPTCHA, a payment): say what they should do. With wait, answers when they give it back (then take a new snapshot).',
+    description: 'Give the tab to the person when you cannot go on (a log-in, a CAPTCHA, a payment): say what they should do. Answers with a live view link to pass on to them (it works once); then call handoff_wait. With wait, answers only when they give it back (then take a new snapshot).',
     input: { ...where, reason: z.string().describe('what the person should do, e.g. "Log in, then press Done"'), wait: z.boolean().optional(), timeoutMs: z.number().int().min(1_000).max(600_000).optional().describe('end the hand-over after this long') },
     async run(args, api, profile) {
       const p = args.profile ?? profile;
       const given = await api.call('POST', '/handoff', { profile: p, body: { reason: args.reason, ...common(args) } });
-      if (!args.wait) return { text: `handed ${given.targetId} to the person: "${args.reason}"` };
-      const query = new URLSearchParams({ targetId: given.targetId, timeoutMs: String(args.timeoutMs ?? 600_000) });
-      const back = await api.call('GET', `/handoff/wait?${query}`, { profile: p, timeoutMs: (args.timeoutMs ?? 600_000) + 10_000 });
-      return { text: back.returned === 'timeout' ? 'the person did not give the tab back in time' : `the tab is back (${back.returned}): ${back.title ?? ''} ${back.url ?? ''}`.trim() };
+      if (!args.wait) return { text: `handed ${given.targetId} to the person: "${args.reason}". Give them this link to act in the tab: ${given.viewUrl}` };
+      return { text: await waitForHandback(api, p, given.targetId, args.timeoutMs) };
+    },
+  },
+  {
+    name: 'handoff_wait',
+    description: 'Wait until the person gives the tab back after a handoff (at most 10 minutes); then take a new snapshot.',
+    input: { ...where, timeoutMs: z.number().int().min(1_000).max(600_000).optional() },
+    async run(args, api, profile) {
+      return { text: await waitForHandback(api, args.profile ?? profile, args.targetId, args.timeoutMs) };
     },
   },
   {

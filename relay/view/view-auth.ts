@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
 
 export const VIEW_COOKIE = 'clawd_view';
 const CODE_TTL_MS = 60_000;
+/** The longest a code may wait: a hand-over's link lives as long as the hand-over, at most this. */
+export const MAX_CODE_TTL_MS = 10 * 60_000;
 const SESSION_TTL_MS = 12 * 60 * 60_000;
 /** Codes minted and not yet used or expired; more than this means something is minting in a loop. */
 const MAX_CODES = 100;
@@ -23,13 +25,14 @@ export class ViewAuth {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** A code that opens one view session, once, within a minute. */
-  code(): { code: string; expiresInMs: number } {
+  /** A code that opens one view session, once, within a minute (or `ttlMs`, at most 10 minutes). */
+  code(ttlMs = CODE_TTL_MS): { code: string; expiresInMs: number } {
     this.#sweep();
     if (this.#codes.size >= MAX_CODES) this.#codes.delete(this.#codes.keys().next().value!);
     const code = mint();
-    this.#codes.set(code, this.now() + CODE_TTL_MS);
-    return { code, expiresInMs: CODE_TTL_MS };
+    const expiresInMs = Math.min(Math.max(ttlMs, 1_000), MAX_CODE_TTL_MS);
+    this.#codes.set(code, this.now() + expiresInMs);
+    return { code, expiresInMs };
   }
 
   /** Trades a code for a session id; undefined when the code is unknown, used or expired. */

@@ -56,6 +56,13 @@ function pageHeaders(port: number): Record<string, string> {
   };
 }
 
+/** A signed-in link to the live view, optionally of one tab: its one-time code in the #fragment. */
+export function viewLink(options: ViewRouteOptions, tab?: { profile: string; targetId: string }, ttlMs?: number): { url: string; code: string; expiresInMs: number } {
+  const { code, expiresInMs } = options.auth.code(ttlMs);
+  const where = tab ? `&${new URLSearchParams({ profile: tab.profile, target: tab.targetId })}` : '';
+  return { url: `http://127.0.0.1:${options.port()}/view#code=${code}${where}`, code, expiresInMs };
+}
+
 export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { service: ProfileService; agent: AgentService }): void {
   const { auth, service, agent } = options;
   app.get('/view', (c) => c.html(viewAsset('index.html'), 200, pageHeaders(options.port())));
@@ -68,10 +75,7 @@ export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { serv
     return c.json({ ok: true }, 200, { 'Set-Cookie': sessionCookie(session.session, session.maxAgeSeconds), 'Cache-Control': 'no-store' });
   });
   // For `clawd view` (token only: this route is not a view route).
-  app.post('/view/codes', async (c) => {
-    const { code, expiresInMs } = auth.code();
-    return c.json({ code, expiresInMs, url: `http://127.0.0.1:${options.port()}/view#code=${code}` });
-  });
+  app.post('/view/codes', async (c) => c.json(viewLink(options)));
   // Every running profile's tabs and who holds each: what the page lists.
   app.get('/view/api/tabs', async (c) => {
     const profiles = await service.list();

@@ -112,6 +112,21 @@ describe.each([
       await client.close();
     }
   });
+
+  it('hands the tab over with a live view link for the person, and waits for it to come back', { timeout: 60_000 }, async () => {
+    const client = await connectTo(ctx.d, over);
+    try {
+      const targetId = ctx.d.targetId;
+      const handed = text(await call(client, 'handoff', { targetId, reason: 'Log in, then press Done', timeoutMs: 1_500 }));
+      expect(handed).toMatch(new RegExp(`Give them this link to act in the tab: http://127\\.0\\.0\\.1:\\d+/view#code=[\\w-]+&profile=${ctx.d.profile}&target=${targetId}$`));
+      // Nobody comes: the wait ends with the hand-over's own limit, and the tab is free again.
+      expect(text(await call(client, 'handoff_wait', { targetId, timeoutMs: 20_000 }))).toBe('the person did not give the tab back in time');
+      expect(((await ctx.d.api('GET', '/tabs')).body.tabs as Array<{ targetId: string; holder?: unknown }>).find((t) => t.targetId === targetId)?.holder).toBeUndefined();
+      expect(text(await call(client, 'handoff_wait', { targetId }))).toMatch(/^the tab is back \(it was not handed over\)/);
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('two MCP clients at once', () => {

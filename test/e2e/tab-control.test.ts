@@ -47,7 +47,11 @@ describe('who controls a tab', () => {
     const targetId = ctx.d.targetId;
     await api('POST', '/navigate', { url: ctx.pages.url('/replace'), targetId });
     const save = refOf((await api('GET', `/snapshot?targetId=${targetId}`)).body, 'Save');
-    expect((await api('POST', '/handoff', { targetId, reason: 'Log in, then press Done' })).body).toMatchObject({ handedOff: true, targetId });
+    expect((await api('POST', '/handoff', { targetId, reason: 'Log in, then press Done' })).body).toMatchObject({
+      handedOff: true,
+      targetId,
+      viewUrl: expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/view#code=[\\w-]+&profile=clawd&target=${targetId}$`)),
+    });
     const refused = await api('POST', '/act', { kind: 'click', ref: save, targetId });
     expect(refused.status).toBe(423);
     expect(refused.body.error).toMatchObject({ code: 'user_in_control', message: expect.stringContaining('"Log in, then press Done"') });

@@ -58,6 +58,11 @@ describe('ViewAuth', () => {
     expect(auth.redeem(late)).toBeUndefined();
     now += 13 * 60 * 60_000;
     expect(auth.hasSession(`clawd_view=${session.session}`)).toBe(false);
+    // A hand-over's link lives as long as the hand-over, never past 10 minutes.
+    const handover = auth.code(5 * 60_000).code;
+    expect(auth.code(60 * 60_000).expiresInMs).toBe(10 * 60_000);
+    now += 4 * 60_000;
+    expect(auth.redeem(handover)).toBeDefined();
   });
 });
 
