@@ -18,6 +18,8 @@ export interface ServeOptions {
   relayPort?: number;
   controlPort?: number;
   log: Logger;
+  /** How long a take-over nobody watches stays the person's (default 30 s; tests shorten it). */
+  takeoverGraceMs?: number;
 }
 
 export interface RunningServer {
@@ -58,7 +60,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   let control: ControlServer;
   try {
-    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent, events, log: options.log });
+    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent, events, log: options.log, ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}) });
   } catch (error) {
     await relay.close();
     throw error;

@@ -21,7 +21,7 @@ export type ViewMessage =
   | { t: 'done' };
 
 /** Who holds the tab, as the view shows it. */
-export type ViewHolder = { kind: 'agent'; session: string } | { kind: 'person'; reason: string; since: string } | null;
+export type ViewHolder = { kind: 'agent'; session: string } | { kind: 'person'; reason: string; since: string; takenOver?: true } | null;
 
 /** To the page (JSON). Frames go as binary messages: see `encodeFrame`. */
 export type ViewUpdate =

@@ -32,10 +32,12 @@ interface PersonHold {
   waiters: Set<Waiter>;
   /** When the hand-over ends by itself, if the agent gave it a time limit. */
   expires: number | undefined;
+  /** The person took the tab in the live view; no agent asked for it. */
+  takenOver: boolean;
 }
 
 /** What `GET /tabs` shows of a tab's holder. */
-export type HolderView = { kind: 'agent'; session: string } | { kind: 'person'; reason: string; since: string };
+export type HolderView = { kind: 'agent'; session: string } | { kind: 'person'; reason: string; since: string; takenOver?: true };
 
 /** What changed in who controls a tab, for the event stream. */
 export type ControlChange =
@@ -94,21 +96,22 @@ export class TabControl {
   holder(tab: string): HolderView | undefined {
     const hold = this.#current(tab);
     if (!hold) return undefined;
-    return hold.kind === 'agent' ? { kind: 'agent', session: hold.session } : { kind: 'person', reason: hold.reason, since: new Date(hold.since).toISOString() };
+    if (hold.kind === 'agent') return { kind: 'agent', session: hold.session };
+    return { kind: 'person', reason: hold.reason, since: new Date(hold.since).toISOString(), ...(hold.takenOver ? { takenOver: true as const } : {}) };
   }
 
   /** Gives the tab to the person, ending any agent's hold on it. */
-  handOff(tab: string, reason: string, timeoutMs: number | undefined): void {
+  handOff(tab: string, reason: string, timeoutMs: number | undefined, takenOver = false): void {
     const previous = this.#current(tab);
     if (previous?.kind === 'person') this.#end(tab, previous, 'agent');
     if (previous?.kind === 'agent') this.changed({ kind: 'hold', tab, state: 'released', session: previous.session });
-    this.#holds.set(tab, { kind: 'person', reason, since: this.now(), waiters: new Set(), expires: timeoutMs === undefined ? undefined : this.now() + timeoutMs });
+    this.#holds.set(tab, { kind: 'person', reason, since: this.now(), waiters: new Set(), expires: timeoutMs === undefined ? undefined : this.now() + timeoutMs, takenOver });
     this.changed({ kind: 'handoff', tab, state: 'started', reason });
   }
 
   /** The person takes the tab in the live view: an agent's hold ends, a hand-over already running stays. */
   takeOver(tab: string): void {
-    if (this.#current(tab)?.kind !== 'person') this.handOff(tab, 'The person took over in the live view', undefined);
+    if (this.#current(tab)?.kind !== 'person') this.handOff(tab, 'The person took over in the live view', undefined, true);
   }
 
   /** The hand-over ends: the person gave the tab back, or the agent took it back. False when there was none. */

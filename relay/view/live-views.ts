@@ -5,12 +5,13 @@
 // person presses "Take over". Owns every socket, screencast and listener it starts (close()).
 
 import type { Page } from 'playwright-core';
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { parseViewMessage, type ViewHolder, type ViewMessage, type ViewUpdate } from '../../shared/view-protocol';
 import { ClawdError, isClawdError } from '../errors';
 import type { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
 import { checkOpenUrl } from '../profiles/tabs';
+import { within } from '../time-limit';
 import { TabScreencast, type ViewerSink } from './tab-screencast';
 import { inputCommand, isActing } from './view-input';
 
@@ -27,17 +28,26 @@ export interface ViewAgent {
 
 /** A socket's send buffer beyond which frames wait (the ack window normally keeps it far below). */
 const MAX_SOCKET_BUFFER = 8 * 1024 * 1024;
+/**
+ * A tab the person took over (no agent asked) goes back this long after their last view of it
+ * closed, unless they come back: a closed browser tab must not keep agents out for good. A
+ * hand-over an agent asked for stays until it is given back or its own limit.
+ */
+export const ABANDONED_TAKEOVER_MS = 30_000;
 
 export class LiveViews {
   // Tab key → its screencast, while it has viewers.
   readonly #casts = new Map<string, TabScreencast>();
   // Every open viewer socket (with its place in a screencast once it has one), closed by close().
   readonly #sockets = new Map<WebSocket, { cast: TabScreencast; sink: ViewerSink } | undefined>();
+  // Tab key → the timer that gives back a take-over nobody watches any more; cleared when a viewer returns.
+  readonly #abandoned = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly agent: ViewAgent,
     private readonly events: EventBus,
     private readonly log: Logger,
+    private readonly abandonedMs = ABANDONED_TAKEOVER_MS,
   ) {}
 
   /** The screencast of a tab, if someone watches it (tests and the bench read its stats). */
@@ -56,26 +66,35 @@ export class LiveViews {
     // Until the viewer is set up, closing only forgets the socket; then it undoes everything.
     let cleanUp = () => void this.#sockets.delete(ws);
     ws.on('close', () => cleanUp());
+    // The page speaks as soon as the socket opens (its size, a take-over): kept until set up.
+    const early: Array<{ data: RawData; isBinary: boolean }> = [];
+    let onMessage = (data: RawData, isBinary: boolean): void => {
+      if (early.length < 100) early.push({ data, isBinary });
+    };
+    ws.on('message', (data, isBinary) => onMessage(data, isBinary));
     const send = (update: ViewUpdate) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(update));
-    let found: { page: Page; targetId: string; tab: string };
+    let found: { page: Page; targetId: string; tab: string; cast: TabScreencast };
     try {
-      found = await this.agent.viewPage(profile, requested);
+      const { page, targetId, tab } = await this.agent.viewPage(profile, requested);
+      found = { page, targetId, tab, cast: await this.#castFor(page, tab) };
     } catch (error) {
-      const e = isClawdError(error) ? error : new ClawdError('internal', (error as Error).message);
+      // Not running, no such tab, or the tab closed while we looked: the viewer hears why.
+      const e = isClawdError(error) ? error : new ClawdError('target_closed', (error as Error).message);
       send({ t: 'error', code: e.code, message: e.message });
       ws.close(1011, e.code);
       return;
     }
-    const { page, targetId, tab } = found;
+    const { page, targetId, tab, cast } = found;
     const sink: ViewerSink = {
       frame: (bytes) => {
         if (ws.readyState === ws.OPEN && ws.bufferedAmount < MAX_SOCKET_BUFFER) ws.send(bytes, { binary: true });
       },
       update: send,
     };
-    const cast = await this.#castFor(page, tab);
     if (ws.readyState !== ws.OPEN) return this.#release(tab, cast, sink);
-    const pageInfo = async () => send({ t: 'page', url: page.url(), title: await page.title().catch(() => '') });
+    clearTimeout(this.#abandoned.get(tab));
+    this.#abandoned.delete(tab);
+    const pageInfo = async () => send({ t: 'page', url: page.url(), title: await within(page.title(), 2_000, () => new Error('no title')).catch(() => '') });
     const onNavigated = (frame: ReturnType<Page['mainFrame']>) => void (frame === page.mainFrame() && pageInfo());
     const onClose = () => {
       send({ t: 'status', state: 'closed', message: 'The tab was closed.' });
@@ -92,18 +111,19 @@ export class LiveViews {
     this.#sockets.set(ws, { cast, sink });
     cast.join(sink);
 
-    ws.on('message', (data, isBinary) => {
-      if (isBinary) return send({ t: 'error', code: 'bad_request', message: 'the view sends JSON text messages only' });
+    onMessage = (data, isBinary) => {
+      if (isBinary) return void send({ t: 'error', code: 'bad_request', message: 'the view sends JSON text messages only' });
       let message: ViewMessage;
       try {
         message = parseViewMessage(data.toString());
       } catch (error) {
-        return send({ t: 'error', code: 'bad_request', message: (error as Error).message });
+        return void send({ t: 'error', code: 'bad_request', message: (error as Error).message });
       }
       void this.#onMessage(message, { page, tab, cast, sink, send }).catch((error: Error) => {
         send({ t: 'error', code: isClawdError(error) ? error.code : 'internal', message: error.message });
       });
-    });
+    };
+    for (const { data, isBinary } of early.splice(0)) onMessage(data, isBinary);
     cleanUp = () => {
       this.#sockets.delete(ws);
       unsubscribe();
@@ -113,15 +133,27 @@ export class LiveViews {
     };
   }
 
-  /** A viewer leaves its tab's screencast; the last one out stops it. */
+  /** A viewer leaves its tab's screencast; the last one out stops it (and starts the take-over's grace). */
   #release(tab: string, cast: TabScreencast, sink: ViewerSink): void {
     if (cast.leave(sink) && this.#casts.get(tab) === cast) {
       this.#casts.delete(tab);
       void cast.close();
+      if (this.agent.holder(tab)?.kind !== 'person') return;
+      clearTimeout(this.#abandoned.get(tab));
+      this.#abandoned.set(
+        tab,
+        setTimeout(() => {
+          this.#abandoned.delete(tab);
+          const holder = this.agent.holder(tab);
+          if (!this.#casts.has(tab) && holder?.kind === 'person' && holder.takenOver) this.agent.personDone(tab);
+        }, this.abandonedMs),
+      );
     }
   }
 
   async close(): Promise<void> {
+    for (const timer of this.#abandoned.values()) clearTimeout(timer);
+    this.#abandoned.clear();
     for (const ws of this.#sockets.keys()) ws.terminate();
     this.#sockets.clear();
     const casts = [...this.#casts.values()];

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeFrame } from '../../shared/view-protocol';
 import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
 import { CHROMIUM_FLAGS, chromiumPath } from '../helpers/chromium';
-import { until } from '../helpers/waits';
+import { quiet, until } from '../helpers/waits';
 
 type Rgb = [number, number, number];
 
@@ -258,5 +258,55 @@ describe('live view viewers', () => {
       fast.close();
     }
     await until('the screencast to stop with its last viewer', () => ctx.d.server.server.control.views.viewerStats().length === 0);
+  });
+});
+
+describe('a take-over nobody watches', () => {
+  const ctx = useAgentDriver((pages) => managedDriver(pages, { takeoverGraceMs: 300 }));
+  const holder = async () => ((await ctx.d.api('GET', '/tabs')).body.tabs as Array<{ targetId: string; holder?: { kind: string; takenOver?: boolean } }>).find((t) => t.targetId === ctx.d.targetId)?.holder;
+  const watch = () =>
+    new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(`${ctx.d.server.controlUrl.replace('http', 'ws')}/view/ws?profile=clawd&targetId=${ctx.d.targetId}`, { headers: { Authorization: `Bearer ${ctx.d.server.token}` } });
+      ws.once('open', () => resolve(ws)).once('error', reject);
+    });
+
+  it('answers a malformed message with a reason and keeps the view going', async () => {
+    const viewer = await watch();
+    const updates: Array<{ t: string; code?: string; message?: string }> = [];
+    let frames = 0;
+    viewer.on('message', (data, binary) => {
+      if (!binary) return void updates.push(JSON.parse(data.toString()));
+      frames++;
+      viewer.send('{"t":"ack"}');
+    });
+    try {
+      viewer.send('nope');
+      viewer.send(JSON.stringify({ t: 'mouse', type: 'mousePressed', x: 'left', y: 1 }));
+      viewer.send(Buffer.from([1, 2, 3]));
+      await until('three refusals', () => updates.filter((u) => u.t === 'error').length === 3);
+      expect(updates.filter((u) => u.t === 'error').map((u) => u.message)).toEqual(['not JSON', 'x must be a number from -100000 to 100000', 'the view sends JSON text messages only']);
+      expect(await holder()).toBeUndefined(); // nothing reached the tab
+      await until('the first frame', () => frames > 0);
+      const seen = frames;
+      await ctx.d.inPage('document.body.style.background = "rgb(1, 2, 3)"');
+      await until('frames still coming', () => frames > seen);
+    } finally {
+      viewer.close();
+    }
+  });
+
+  it('goes back to the agents soon after its last view closes; a hand-over an agent asked for stays', async () => {
+    const viewer = await watch();
+    viewer.send(JSON.stringify({ t: 'take' }));
+    await until('the person took over', async () => (await holder())?.takenOver === true);
+    viewer.close();
+    await until('the take-over given back', async () => (await holder()) === undefined, 5_000);
+
+    await ctx.d.api('POST', '/handoff', { targetId: ctx.d.targetId, reason: 'Log in' });
+    const again = await watch();
+    again.close();
+    await quiet(1_000); // over three times the grace: an asked-for hand-over outlives it
+    expect(await holder()).toMatchObject({ kind: 'person', reason: 'Log in' });
+    await ctx.d.api('DELETE', `/handoff?targetId=${ctx.d.targetId}`);
   });
 });

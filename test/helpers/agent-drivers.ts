@@ -38,8 +38,8 @@ function scoped(server: TestServer, profile: string) {
   return <T>(method: string, route: string, body?: unknown) => server.api<T>(method, route, { profile, ...(body !== undefined ? { body } : {}) });
 }
 
-export async function managedDriver(pages: PageServer): Promise<AgentDriver> {
-  const server = await startTestServer();
+export async function managedDriver(pages: PageServer, serverOptions: Parameters<typeof startTestServer>[0] = {}): Promise<AgentDriver> {
+  const server = await startTestServer(serverOptions);
   const api = scoped(server, 'clawd');
   const started = await api<{ cdpUrl: string }>('POST', '/start');
   const opened = await api<{ targetId: string }>('POST', '/tabs/open', { url: pages.url('/') });

@@ -41,7 +41,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { home?: string; evaluateEnabled?: boolean; log?: Logger } = {}): Promise<TestServer> {
+export async function startTestServer(options: { home?: string; evaluateEnabled?: boolean; log?: Logger; takeoverGraceMs?: number } = {}): Promise<TestServer> {
   process.env.CLAWD_CDP_PORTS ??= await freePortBlock(24);
   const home = options.home ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'clawd-serve-')), 'home');
   if (options.evaluateEnabled !== undefined) {
@@ -49,7 +49,7 @@ export async function startTestServer(options: { home?: string; evaluateEnabled?
     await updateConfig(home, (config) => ({ ...config, browser: { ...config.browser, evaluateEnabled: options.evaluateEnabled! } }));
   }
   const log = options.log ?? (process.env.CLAWD_TEST_LOG ? createLogger('debug') : silentLogger);
-  const server = await startServer({ home, relayPort: 0, controlPort: 0, log });
+  const server = await startServer({ home, relayPort: 0, controlPort: 0, log, ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}) });
   const controlUrl = server.control.url;
   let stopped = false;
   const stop = async () => {

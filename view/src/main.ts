@@ -103,8 +103,11 @@ function showHolder(holder: ViewHolder): void {
   } else if (holder.kind === 'agent') {
     ui.who.textContent = `The agent session "${holder.session}" is driving this tab: you are watching.`;
     ui.reason.textContent = '';
+  } else if (holder.takenOver) {
+    ui.who.textContent = 'You took over this tab: agents wait until you press Done.';
+    ui.reason.textContent = '';
   } else {
-    ui.who.textContent = 'You are in control.';
+    ui.who.textContent = 'Your agent handed you this tab:';
     ui.reason.textContent = holder.reason;
   }
 }
