@@ -78,7 +78,9 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
   it('shows the tab, and the picture follows what the agent changes', async () => {
     await until('the first picture', async () => near(await pixel(100, 100), [0, 200, 0]), 10_000);
     expect(view.url()).not.toContain('code='); // the one-time code leaves the address bar
-    await ctx.d.inPage('document.getElementById("block").style.background = "rgb(0, 0, 220)"');
+    const snap = (await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`)).body as { refs: Record<string, { name: string }> };
+    const paint = Object.entries(snap.refs).find(([, r]) => r.name === 'Paint')![0];
+    expect((await act({ kind: 'click', ref: paint })).status).toBe(200);
     await until('the new picture', async () => near(await pixel(100, 100), [0, 0, 220]), 5_000);
     expect(await view.locator('#address').inputValue()).toBe(ctx.pages.url('/live'));
   });

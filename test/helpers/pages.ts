@@ -74,6 +74,7 @@ const PAGES: Record<string, (port: number) => string> = {
     <button id="press" style="position:absolute;left:300px;top:40px;width:200px;height:60px" onclick="document.getElementById('out').textContent = 'pressed ' + (++this.n || (this.n = 1))">Press</button>
     <input id="field" style="position:absolute;left:300px;top:140px;width:300px;height:40px">
     <p id="out" style="position:absolute;left:300px;top:200px">not pressed</p>
+    <button id="paint" style="position:absolute;left:300px;top:260px" onclick="document.getElementById('block').style.background = 'rgb(0, 0, 220)'">Paint</button>
     <script>if (location.search.includes('animate')) { const b = document.getElementById('block'); (function tick(t) { b.style.background = 'hsl(' + (t / 5 % 360) + ',80%,50%)'; requestAnimationFrame(tick); })(0); }</script>`,
   '/outer': (port) => `<!doctype html><title>outer</title><h1>outer</h1>
     <iframe id="frame" src="http://localhost:${port}/framed" width="400" height="200"></iframe>`,
