@@ -1,9 +1,17 @@
 // Starting and stopping our loopback HTTP listeners (the relay and the control API): a port in
-// use is a clear `port_in_use` error, and a close ends open connections at once and can be
-// called any number of times.
+// use is a clear `port_in_use` error, idle keep-alive connections outlive every common client's
+// own idle limit, and a close ends open connections at once and can be called any number of times.
 
 import type { Server } from 'node:http';
 import { ClawdError } from '../errors';
+
+/**
+ * How long an idle keep-alive connection stays open. Node's default (5 s) races clients that
+ * reuse a socket after 4–5 s idle (undici, Node's agent, browsers): the server closes it as the
+ * request goes out and a POST fails with "other side closed". Clients give up on idle sockets
+ * long before this, so the close is always theirs.
+ */
+export const KEEP_ALIVE_MS = 65_000;
 
 /** Listens, resolving with the bound port once listening; a port in use is a clear `port_in_use` error. */
 export function listen(server: Server, port: number, host: string, what: string): Promise<number> {
@@ -23,6 +31,8 @@ export function listen(server: Server, port: number, host: string, what: string)
     };
     server.once('error', onError);
     server.once('listening', onListening);
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
+    server.headersTimeout = KEEP_ALIVE_MS + 1_000; // must exceed keepAliveTimeout
     server.listen(port, host);
   });
 }
