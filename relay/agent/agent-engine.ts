@@ -14,7 +14,7 @@ import { ClawdError } from '../errors';
 import { seconds, within } from '../time-limit';
 import type { SnapshotRequest } from './agent-requests';
 import { createRegistry, inPage, type InPageRequest, type WalkLine, type WalkResult } from './in-page/page-walker';
-import { SNAPSHOT_TIMEOUT_MS } from './playwright-engine';
+import { SNAPSHOT_TIMEOUT_MS } from './agent-requests';
 import type { ActTarget, EngineSnapshot, LabelBox, RefIndex, RefInfo, SnapshotContext, SnapshotEngine, SnapshotLine } from './snapshot-engine';
 
 /** Longest text line (a paragraph is cut to this, marked with …). */

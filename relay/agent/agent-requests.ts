@@ -10,6 +10,8 @@ import { clampTimeout } from './act-request';
 import { bad, bool, count, flag, refParam, sessionField, str, type Fields } from './request-fields';
 
 export const SNAPSHOT_FORMATS = ['agent', 'ai', 'role', 'aria'] as const;
+/** A snapshot's bound unless the request sets one: generous, a long article takes a while. */
+export const SNAPSHOT_TIMEOUT_MS = 30_000;
 export type SnapshotFormat = (typeof SNAPSHOT_FORMATS)[number];
 export const CONSOLE_LEVELS = ['debug', 'info', 'log', 'warning', 'error'] as const;
 export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];
@@ -36,6 +38,8 @@ export interface SnapshotRequest extends TabRequest {
   after?: string;
   /** `agent` format: only what changed since that snapshot of this tab (its `id`). */
   since?: string;
+  /** The whole snapshot's bound (default 30 s). */
+  timeoutMs: number;
 }
 
 export interface ScreenshotRequest extends TabRequest {
@@ -111,6 +115,7 @@ export function parseSnapshot(fields: Fields): SnapshotRequest {
     ...(frame !== undefined ? { frame } : {}),
     ...(after !== undefined ? { after } : {}),
     ...(since !== undefined ? { since } : {}),
+    timeoutMs: count(fields, 'timeoutMs', 500, 60_000) ?? SNAPSHOT_TIMEOUT_MS,
   };
 }
 

@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { ClawdError, isClawdError } from '../errors';
-import { within } from '../time-limit';
+import { seconds, within } from '../time-limit';
 import type { Logger } from '../log';
 import type { ProfileService } from '../profiles/profile-service';
 import type { ActRequest } from './act-request';
@@ -17,7 +17,7 @@ import { toAgentError } from './agent-errors';
 import type { ConsoleRequest, DialogRequest, FileChooserRequest, HandoffRequest, HandoffWaitRequest, HookRequest, NavigateRequest, PdfRequest, ScreenshotRequest, SnapshotRequest, TabRequest } from './agent-requests';
 import { imageSize, saveCapture } from './capture';
 import { Hooks, type HookKind } from './hooks';
-import { PageFinder, type AgentPage } from './page-finder';
+import { crashed, PageFinder, type AgentPage } from './page-finder';
 import { takeScreenshot } from './screenshots';
 import { Snapshots } from './snapshots';
 import { EventBus } from '../events/event-bus';
@@ -25,6 +25,9 @@ import { DEFAULT_HOLD_IDLE_MS, TabControl, type HolderView } from './tab-control
 
 const LEVELS: Record<string, number> = { debug: 0, trace: 0, log: 1, info: 1, dir: 1, dirxml: 1, table: 1, dialog: 1, warning: 2, error: 3, assert: 3, pageerror: 3 };
 const MIN_LEVEL = { debug: 0, info: 1, log: 1, warning: 2, error: 3 } as const;
+
+/** How far past its `timeoutMs` a call may run before the outer bound answers for Playwright's own. */
+const BOUND_GRACE_MS = 300;
 
 /** The page's title, or '' when the page does not answer in time (it is informational). */
 const titleOf = (page: Page): Promise<string> => within(page.title(), 5_000, () => new Error('no title')).catch(() => '');
@@ -51,33 +54,56 @@ export class AgentService {
   }
 
   async snapshot(profile: string, request: SnapshotRequest): Promise<Record<string, unknown>> {
-    const { page, targetId, tab } = await this.#pages.find(profile, request.targetId);
-    const { format, ...rest } = await this.#snapshots.take(page, tab, request, `snapshot of ${targetId}`);
-    return { format, targetId, url: page.url(), title: await titleOf(page), ...rest };
+    const found = await this.#pages.find(profile, request.targetId);
+    const { page, targetId, tab } = found;
+    const what = `snapshot of ${targetId}`;
+    return this.#bounded(found, what, request.timeoutMs, async () => {
+      const { format, ...rest } = await this.#snapshots.take(page, tab, request, what);
+      return { format, targetId, url: page.url(), title: await titleOf(page), ...rest };
+    });
   }
 
   async act(profile: string, request: ActRequest): Promise<Record<string, unknown>> {
-    const { page, targetId, driver, tab } = await this.#pages.find(profile, request.targetId);
+    const found = await this.#pages.find(profile, request.targetId);
+    const { page, targetId, driver, tab } = found;
     this.#control.change(tab, request.session);
+    const refs = refsOf(request);
+    const what = `${request.kind}${refs.length ? ` ${refs.join(' → ')}` : ''}`;
     const resolve = (ref: string) => this.#snapshots.resolve(page, tab, ref);
-    let extra: Record<string, unknown>;
-    try {
-      extra = await runAct({ page, resolve, checkEvaluate: () => this.#checkEvaluate(driver.driver, driver.name) }, request);
-    } catch (error) {
-      if (isClawdError(error)) throw error;
-      // The element went away while the action waited for it: that is a stale ref, not a timeout.
-      for (const ref of refsOf(request)) {
-        const stale = await resolve(ref).then(() => false, (e: unknown) => isClawdError(e) && e.code === 'ref_stale');
-        if (stale) throw new ClawdError('ref_stale', `ref ${ref} is stale: take a new snapshot`);
+    return this.#bounded(found, what, request.timeoutMs, async () => {
+      let extra: Record<string, unknown>;
+      try {
+        extra = await runAct({ page, resolve, checkEvaluate: () => this.#checkEvaluate(driver.driver, driver.name) }, request);
+      } catch (error) {
+        if (isClawdError(error) || found.state.crashed) throw error;
+        // The element went away while the action waited for it: that is a stale ref, not a timeout.
+        for (const ref of refs) {
+          const stale = await resolve(ref).then(() => false, (e: unknown) => isClawdError(e) && e.code === 'ref_stale');
+          if (stale) throw new ClawdError('ref_stale', `ref ${ref} is stale: take a new snapshot`);
+        }
+        throw toAgentError(error, { what, timeoutMs: request.timeoutMs });
       }
-      throw toAgentError(error, { what: `${request.kind}${refsOf(request).length ? ` ${refsOf(request).join(' → ')}` : ''}`, timeoutMs: request.timeoutMs });
+      const answer = { ok: true, kind: request.kind, targetId, url: page.isClosed() ? null : page.url(), timeoutMs: request.timeoutMs, ...extra };
+      if (!request.snapshot || page.isClosed()) return answer;
+      // The page as the action left it: what changed since the tab's last snapshot, or all of it.
+      const since = request.snapshot === 'diff' ? this.#snapshots.lastId(tab) : undefined;
+      const snapshot = await this.#snapshots.take(page, tab, { format: 'agent', interactive: false, compact: false, timeoutMs: request.timeoutMs, ...(since ? { since } : {}) }, `snapshot of ${targetId}`);
+      return { ...answer, snapshot };
+    });
+  }
+
+  /**
+   * A whole agent call within the caller's bound (Playwright's own timeouts cover only part of
+   * it: a ref check or an evaluation in a page whose script is stuck waits as long as the page).
+   * Playwright's more precise timeout wins when it comes first; a crash is named as one.
+   */
+  async #bounded<T>(found: AgentPage, what: string, timeoutMs: number, work: () => Promise<T>): Promise<T> {
+    try {
+      return await within(work(), timeoutMs + BOUND_GRACE_MS, () => new ClawdError('action_timeout', `${what}: timed out after ${seconds(timeoutMs)} waiting for the page to answer (is a script stuck in it?)`));
+    } catch (error) {
+      if (found.state.crashed) throw crashed(found.targetId);
+      throw error;
     }
-    const answer = { ok: true, kind: request.kind, targetId, url: page.isClosed() ? null : page.url(), timeoutMs: request.timeoutMs, ...extra };
-    if (!request.snapshot || page.isClosed()) return answer;
-    // The page as the action left it: what changed since the tab's last snapshot, or all of it.
-    const since = request.snapshot === 'diff' ? this.#snapshots.lastId(tab) : undefined;
-    const snapshot = await this.#snapshots.take(page, tab, { format: 'agent', interactive: false, compact: false, ...(since ? { since } : {}) }, `snapshot of ${targetId}`);
-    return { ...answer, snapshot };
   }
 
   #checkEvaluate(driver: string, name: string): void {
@@ -90,15 +116,19 @@ export class AgentService {
   }
 
   async navigate(profile: string, request: NavigateRequest): Promise<Record<string, unknown>> {
-    const { page, targetId, tab } = await this.#pages.find(profile, request.targetId);
+    const found = await this.#pages.find(profile, request.targetId);
+    const { page, targetId, tab } = found;
     this.#control.change(tab, request.session);
-    try {
-      const response = await page.goto(request.url, { timeout: request.timeoutMs, waitUntil: 'load' });
-      this.events.emit({ type: 'tab', profile, targetId, state: 'navigated', url: page.url() });
-      return { ok: true, targetId, url: page.url(), title: await titleOf(page), status: response?.status() ?? null };
-    } catch (error) {
-      throw toAgentError(error, { what: `navigate to ${request.url}`, timeoutMs: request.timeoutMs });
-    }
+    const what = `navigate to ${request.url}`;
+    return this.#bounded(found, what, request.timeoutMs, async () => {
+      try {
+        const response = await page.goto(request.url, { timeout: request.timeoutMs, waitUntil: 'load' });
+        this.events.emit({ type: 'tab', profile, targetId, state: 'navigated', url: page.url() });
+        return { ok: true, targetId, url: page.url(), title: await titleOf(page), status: response?.status() ?? null };
+      } catch (error) {
+        throw found.state.crashed ? error : toAgentError(error, { what, timeoutMs: request.timeoutMs });
+      }
+    });
   }
 
   async screenshot(profile: string, request: ScreenshotRequest): Promise<Record<string, unknown>> {

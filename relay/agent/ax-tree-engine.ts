@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { seconds, within } from '../time-limit';
 import type { SnapshotRequest } from './agent-requests';
-import { SNAPSHOT_TIMEOUT_MS } from './playwright-engine';
+import { SNAPSHOT_TIMEOUT_MS } from './agent-requests';
 import type { EngineSnapshot, SnapshotEngine } from './snapshot-engine';
 
 interface AxNode {

@@ -23,6 +23,11 @@ export interface AgentPage {
   state: PageState;
 }
 
+/** What an agent hears about a tab whose page crashed (the tab itself stays, showing Chrome's "Aw, Snap!"). */
+export function crashed(targetId: string): ClawdError {
+  return new ClawdError('target_crashed', `tab ${targetId} crashed (its page stopped working): close it (DELETE /tabs/${targetId}) and open a new tab (POST /tabs/open)`);
+}
+
 export class PageFinder {
   readonly #connections: PlaywrightConnections;
   readonly #tracker = new PageTracker();
@@ -52,6 +57,7 @@ export class PageFinder {
     // Dialogs nobody armed a hook for: dismissed in the agent's own browser (a headless page
     // would hang on them), left to the person in their own browser.
     const state = this.#tracker.state(found.page, driver.driver === 'extension' ? 'leave' : 'dismiss');
+    if (state.crashed) throw crashed(found.targetId);
     if (remember) this.#lastTarget.set(profile, found.targetId);
     return { ...found, driver, tab: `${profile}\u0000${found.targetId}`, state };
   }

@@ -23,6 +23,8 @@ export interface PageState {
   requests: Array<{ method: string; url: string; status?: number; failure?: string; time: string }>;
   /** A hook armed for the next dialog (see hooks.ts). */
   dialogArm?: (dialog: Dialog) => boolean;
+  /** The page's renderer died (Inspector.targetCrashed): Playwright's page is gone for good. */
+  crashed: boolean;
 }
 
 /** Asking a tab its id is one CDP round trip. */
@@ -42,7 +44,7 @@ export class PageTracker {
   state(page: Page, dialogs: 'dismiss' | 'leave'): PageState {
     let state = this.#states.get(page);
     if (state) return state;
-    const fresh: PageState = { console: [], errors: [], requests: [] };
+    const fresh: PageState = { console: [], errors: [], requests: [], crashed: false };
     state = fresh;
     this.#states.set(page, fresh);
     const now = () => new Date().toISOString();
@@ -50,6 +52,7 @@ export class PageTracker {
       const location = message.location();
       push(fresh.console, { type: message.type(), text: message.text(), ...(location.url ? { url: location.url, line: location.lineNumber } : {}), time: now() }, LIMITS.console);
     });
+    page.on('crash', () => (fresh.crashed = true));
     page.on('pageerror', (error) => push(fresh.errors, { type: 'pageerror', text: error.message, time: now() }, LIMITS.errors));
     page.on('requestfinished', (request) => {
       void request.response().then((response) => push(fresh.requests, { method: request.method(), url: request.url(), ...(response ? { status: response.status() } : {}), time: now() }, LIMITS.requests));

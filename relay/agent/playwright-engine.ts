@@ -10,13 +10,12 @@
 import type { Locator, Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { seconds, within } from '../time-limit';
-import type { SnapshotRequest } from './agent-requests';
+import { SNAPSHOT_TIMEOUT_MS, type SnapshotRequest } from './agent-requests';
 import { labelBoxes } from './capture';
 import type { EngineSnapshot, LabelBox, RefIndex, RefInfo, SnapshotContext, SnapshotEngine } from './snapshot-engine';
 import { normalizeRef, renderSnapshot, type AriaNode, type RefTarget } from './snapshot-render';
 
 /** A snapshot of a very large page (thousands of elements) takes seconds on a busy machine. */
-export const SNAPSHOT_TIMEOUT_MS = 30_000;
 /** Checking a ref takes milliseconds; a page that does not answer in this long is stuck. */
 const REF_CHECK_MS = 10_000;
 const UNADDRESSABLE_ROLES = new Set(['generic', 'iframe', 'none', 'presentation']);

@@ -10,7 +10,7 @@ import { AgentEngine } from './agent-engine';
 import { toAgentError } from './agent-errors';
 import type { SnapshotFormat, SnapshotRequest } from './agent-requests';
 import { AxTreeEngine } from './ax-tree-engine';
-import { PlaywrightEngine, SNAPSHOT_TIMEOUT_MS } from './playwright-engine';
+import { PlaywrightEngine } from './playwright-engine';
 import { RefStore } from './ref-store';
 import type { ActTarget, LabelBox, RefInfo, SnapshotEngine } from './snapshot-engine';
 import { diffSnapshots } from './snapshot-diff';
@@ -62,7 +62,7 @@ export class Snapshots {
     try {
       taken = await this.#engines[request.format].take(page, request, { tab, previous: this.#refs.get(tab) });
     } catch (error) {
-      throw toAgentError(error, { what, timeoutMs: SNAPSHOT_TIMEOUT_MS });
+      throw toAgentError(error, { what, timeoutMs: request.timeoutMs });
     }
     if (taken.refs) this.#refs.set(tab, taken.refs);
     let snapshot: string;

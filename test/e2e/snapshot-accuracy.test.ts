@@ -82,8 +82,8 @@ describe('snapshot accuracy against Chromium’s accessibility tree, on the corp
       // The join key between the engines' elements and Chromium's nodes (a test-only attribute).
       await page.evaluate(() => document.querySelectorAll('*').forEach((el, i) => el.setAttribute('data-k', String(i))));
       const view = await chromiumView(session);
-      const agent = await measure(page, new AgentEngine(), { format: 'agent', interactive: false, compact: false }, view);
-      const playwright = await measure(page, new PlaywrightEngine(), { format: 'ai', interactive: false, compact: false }, view);
+      const agent = await measure(page, new AgentEngine(), { format: 'agent', interactive: false, compact: false, timeoutMs: 30_000 }, view);
+      const playwright = await measure(page, new PlaywrightEngine(), { format: 'ai', interactive: false, compact: false, timeoutMs: 30_000 }, view);
       for (const [key, tally] of [['agent', agent], ['playwright', playwright]] as const) {
         totals[key].compared += tally.compared;
         totals[key].agreed += tally.agreed;

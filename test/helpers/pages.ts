@@ -76,6 +76,10 @@ const PAGES: Record<string, (port: number) => string> = {
     <p id="out" style="position:absolute;left:300px;top:200px">not pressed</p>
     <button id="paint" style="position:absolute;left:300px;top:260px" onclick="document.getElementById('block').style.background = 'rgb(0, 0, 220)'">Paint</button>
     <script>if (location.search.includes('animate')) { const b = document.getElementById('block'); (function tick(t) { b.style.background = 'hsl(' + (t / 5 % 360) + ',80%,50%)'; requestAnimationFrame(tick); })(0); }</script>`,
+  // A page whose main thread a click hangs for good (a script stuck in a loop).
+  '/stuck': () => `<!doctype html><title>stuck</title>
+    <button onclick="for (;;) {}">Hang</button>
+    <button onclick="this.textContent = 'clicked'">Other</button>`,
   '/outer': (port) => `<!doctype html><title>outer</title><h1>outer</h1>
     <iframe id="frame" src="http://localhost:${port}/framed" width="400" height="200"></iframe>`,
 };

@@ -1,0 +1,77 @@
+// When a page misbehaves, the agent API says what really happened and keeps its bounds, on a
+// managed profile and on an extension tab: a crashed tab answers target_crashed (never "stale
+// ref"), a page whose script is stuck answers within the caller's timeoutMs, and other tabs are
+// served meanwhile.
+
+import { describe, expect, it } from 'vitest';
+import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
+import { CdpClient } from '../helpers/cdp-client';
+import { until } from '../helpers/waits';
+
+describe.each([
+  ['managed', managedDriver],
+  ['extension', extensionDriver],
+] as const)('a misbehaving page on a %s profile', (kind, makeDriver) => {
+  const ctx = useAgentDriver(makeDriver);
+  const refOf = (snap: { refs: Record<string, { name: string }> }, name: string) => Object.entries(snap.refs).find(([, r]) => r.name === name)![0];
+  /** A second tab of the profile, for the page that misbehaves. */
+  const openTab = async (route: string) => {
+    const opened = await ctx.d.api('POST', '/tabs/open', { url: ctx.pages.url(route) });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+    return opened.body.targetId as string;
+  };
+  /** The browser's own CDP (not through clawd): what crashes or hangs the page behind the API's back. */
+  const browserCdp = async (): Promise<CdpClient> => {
+    if (kind === 'extension') return ctx.d.browser!.cdp;
+    const { cdpUrl } = (await ctx.d.api('GET', '/')).body as { cdpUrl: string };
+    return CdpClient.connect((await (await fetch(`${cdpUrl}/json/version`)).json()).webSocketDebuggerUrl);
+  };
+
+  it('answers target_crashed for a crashed tab, and another tab keeps working', async () => {
+    const targetId = await openTab('/form');
+    const snap = (await ctx.d.api('GET', `/snapshot?targetId=${targetId}`)).body;
+    const cdp = await browserCdp();
+    try {
+      const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+      void cdp.send('Page.crash', {}, sessionId).catch(() => {}); // the renderer dies: no answer comes
+      await until('the agent layer to hear of the crash', async () => (await ctx.d.api('GET', `/snapshot?targetId=${targetId}`)).status === 410);
+    } finally {
+      if (kind === 'managed') await cdp.close();
+    }
+    const act = await ctx.d.api('POST', '/act', { targetId, kind: 'click', ref: refOf(snap, 'Go') });
+    expect(act.status).toBe(410);
+    expect(act.body.error).toMatchObject({ code: 'target_crashed', message: expect.stringContaining('crashed') });
+    expect((await ctx.d.api('GET', `/snapshot?targetId=${targetId}`)).body.error.code).toBe('target_crashed');
+    expect((await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`)).status).toBe(200);
+    expect((await ctx.d.api('DELETE', `/tabs/${targetId}`)).status).toBe(200);
+  });
+
+  it('answers within the caller\'s bound when a script is stuck, and serves other tabs meanwhile', async () => {
+    const targetId = await openTab('/stuck');
+    const snap = (await ctx.d.api('GET', `/snapshot?targetId=${targetId}`)).body;
+    // The bound is the contract here: `timeoutMs` plus at most a second.
+    const timed = async <T>(work: Promise<T>) => {
+      const started = Date.now();
+      const result = await work;
+      return { result, ms: Date.now() - started };
+    };
+    // The click that hangs the page, and the other tab served while it waits.
+    const [hang, other] = await Promise.all([
+      timed(ctx.d.api('POST', '/act', { targetId, kind: 'click', ref: refOf(snap, 'Hang'), timeoutMs: 2_000 })),
+      ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`),
+    ]);
+    expect(hang.result.status).toBe(408);
+    expect(hang.result.body.error).toMatchObject({ code: 'action_timeout', message: expect.stringMatching(/^click e\d+: timed out after 2 s/) });
+    expect(hang.ms).toBeLessThan(3_000);
+    expect(other.status).toBe(200);
+    // The next call on the stuck page (its ref check cannot answer) keeps its own bound.
+    const act = await timed(ctx.d.api('POST', '/act', { targetId, kind: 'click', ref: refOf(snap, 'Other'), timeoutMs: 2_000 }));
+    expect(act.result.status).toBe(408);
+    expect(act.ms).toBeLessThan(3_000);
+    const snapshot = await timed(ctx.d.api('GET', `/snapshot?targetId=${targetId}&timeoutMs=3000`));
+    expect(snapshot.result.status).toBe(408);
+    expect(snapshot.ms).toBeLessThan(4_000);
+    expect((await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`)).status).toBe(200);
+    await ctx.d.api('DELETE', `/tabs/${targetId}`);
+  });
+});
