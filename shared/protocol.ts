@@ -43,6 +43,11 @@ export interface AnnouncedTab {
   /** The relay session id this tab was given before (kept across worker and relay restarts). */
   sessionId?: string;
   targetInfo: TargetInfo;
+  /**
+   * The debugger was attached afresh to a tab the relay may know (back from a chrome:// page,
+   * after an extension reload): whatever clients set up on the old session is gone.
+   */
+  reattached?: boolean;
 }
 
 /** An error the extension reports for a request; `cdp` carries Chrome's own protocol error. */
@@ -94,6 +99,15 @@ export interface TabUpdatedFrame {
 export interface PingFrame {
   type: 'ping';
 }
+/**
+ * Chrome detached the debugger because the tab went to a page it cannot attach to (chrome://…);
+ * the tab stays the person's choice and is attached again (tabAttached, reattached) when it is back on the web.
+ */
+export interface TabParkedFrame {
+  type: 'tabParked';
+  tabId: number;
+  url: string;
+}
 /** The person gave a handed-over tab back with the toolbar button. */
 export interface HandBackFrame {
   type: 'handBack';
@@ -107,7 +121,8 @@ export type ExtensionFrame =
   | TabDetachedFrame
   | TabUpdatedFrame
   | PingFrame
-  | HandBackFrame;
+  | HandBackFrame
+  | TabParkedFrame;
 
 // ---- relay → extension -------------------------------------------------------------------
 
@@ -165,7 +180,7 @@ function isTargetInfo(v: unknown): v is TargetInfo {
   return isObj(v) && isStr(v.targetId) && isStr(v.type) && isStr(v.url) && isStr(v.title);
 }
 function isAnnouncedTab(v: unknown): v is AnnouncedTab {
-  return isObj(v) && isInt(v.tabId) && optStr(v.sessionId) && isTargetInfo(v.targetInfo);
+  return isObj(v) && isInt(v.tabId) && optStr(v.sessionId) && isTargetInfo(v.targetInfo) && (v.reattached === undefined || typeof v.reattached === 'boolean');
 }
 function isWireError(v: unknown): v is WireError {
   if (!isObj(v) || !isStr(v.code) || !isStr(v.message)) return false;
@@ -196,6 +211,7 @@ const extensionChecks: Record<ExtensionFrame['type'], (f: Obj) => string | null>
   tabUpdated: (f) => (!isInt(f.tabId) ? 'tabId must be an integer' : !optStr(f.url) || !optStr(f.title) ? 'url and title must be strings' : null),
   ping: () => null,
   handBack: (f) => (isInt(f.tabId) ? null : 'tabId must be an integer'),
+  tabParked: (f) => (!isInt(f.tabId) ? 'tabId must be an integer' : !isStr(f.url) ? 'url must be a string' : null),
 };
 
 const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {

@@ -7,7 +7,7 @@ import { badge } from './badge';
 import { HandOvers } from './hand-overs';
 import { RelayConnection, type LinkStatus } from './relay-connection';
 import { loadSettings } from './settings';
-import { TabAttachments } from './tab-attachments';
+import { attachRefusal, TabAttachments } from './tab-attachments';
 
 const WAKE_ALARM = 'clawd-wake';
 
@@ -124,9 +124,21 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   });
 });
 
+/**
+ * Chrome detached a tab. Closed, or the person cancelled the infobar: it is gone. Still open on a
+ * page we cannot attach to (chrome://settings): parked until it is back on the web.
+ */
+async function onDetached(tabId: number, reason: string): Promise<void> {
+  await started;
+  const tab = reason === 'target_closed' ? await chrome.tabs.get(tabId).catch(() => undefined) : undefined;
+  const url = tab?.pendingUrl || tab?.url;
+  if (tab && url && attachRefusal(url)) return attachments.park(tabId, url);
+  void handOvers.end(tabId);
+  await attachments.forget(tabId, reason);
+}
+
 chrome.debugger.onDetach.addListener((source, reason) => {
-  if (source.tabId !== undefined) void handOvers.end(source.tabId);
-  if (source.tabId !== undefined) void attachments.forget(source.tabId, reason);
+  if (source.tabId !== undefined) void onDetached(source.tabId, reason);
 });
 
 chrome.tabs.onRemoved.addListener((tabId) => {
@@ -134,14 +146,28 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   if (attachments.has(tabId)) void attachments.forget(tabId, 'target_closed');
 });
 
-chrome.tabs.onUpdated.addListener((tabId, change) => {
-  if (!attachments.has(tabId) || (change.url === undefined && change.title === undefined)) return;
+chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
+  if (!attachments.has(tabId)) return;
+  // A parked tab back on the web is attached again; one still on a browser page stays parked.
+  const url = change.url ?? tab.pendingUrl ?? tab.url;
+  if (attachments.isParked(tabId)) {
+    if (url && !attachRefusal(url) && /^(https?|file|about|data):/.test(url)) void attachments.resume(tabId);
+    else if (change.status === 'complete' && url) void badge.paused(tabId, url); // a navigation resets the tab's badge
+    return;
+  }
+  if (change.status === 'complete' && connection.status === 'connected') void (handOvers.has(tabId) ? handOvers.repaint() : badge.attached(tabId));
+  if (change.url === undefined && change.title === undefined) return;
   connection.send({ type: 'tabUpdated', tabId, ...(change.url !== undefined ? { url: change.url } : {}), ...(change.title !== undefined ? { title: change.title } : {}) });
 });
 
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && ('relayPort' in changes || 'token' in changes)) void loadSettings().then((s) => connection.configure(s));
 });
+
+// An update or reload of the extension starts the new worker only for events it listens to:
+// these make it start at once, reconnect and attach the person's tabs again.
+chrome.runtime.onInstalled.addListener(() => connection.wake());
+chrome.runtime.onStartup.addListener(() => connection.wake());
 
 // chrome.alarms (30 s minimum) wakes a worker that went idle while the relay was down.
 chrome.alarms.onAlarm.addListener((alarm) => {

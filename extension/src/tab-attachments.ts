@@ -1,7 +1,11 @@
-// The tabs this extension has attached with chrome.debugger, mirrored in chrome.storage.session
-// so a restarted worker knows them. Measured: a debugger session outlives its service worker
-// (the tab stays attached, and a fresh worker can send commands at once), so after a restart
-// the tabs are simply re-announced under the session ids the relay gave them.
+// The tabs the person handed to the agent, and their debugger sessions, mirrored in
+// chrome.storage.local so a restarted worker — or a reloaded, updated extension — knows them.
+// Measured: a debugger session outlives its service worker (after a worker restart the tabs are
+// simply re-announced), but not an extension reload, after which each tab is attached again and
+// announced as `reattached`. Stored tabs are checked against Chrome's own target ids, so after
+// a browser restart (new ids) nothing is attached that the person did not choose in this run.
+// A tab that goes to a page the debugger cannot attach to (chrome://…) is parked, not
+// forgotten: it is attached again when it is back on the web.
 
 import type { AnnouncedTab, ExtensionFrame, TargetInfo } from '../../shared/protocol';
 import { badge } from './badge';
@@ -10,6 +14,8 @@ interface StoredTab {
   tabId: number;
   targetId: string;
   sessionId?: string;
+  /** The page it is showing that cannot be attached to, while parked. */
+  parked?: string;
 }
 
 const STORAGE_KEY = 'attachedTabs';
@@ -44,12 +50,60 @@ export class TabAttachments {
   }
 
   async #load(): Promise<void> {
-    const stored = (await chrome.storage.session.get(STORAGE_KEY))[STORAGE_KEY];
-    if (Array.isArray(stored)) for (const tab of stored as StoredTab[]) this.#tabs.set(tab.tabId, tab);
+    const stored = (await chrome.storage.local.get(STORAGE_KEY))[STORAGE_KEY];
+    if (!Array.isArray(stored)) return;
+    const targets = await chrome.debugger.getTargets();
+    for (const tab of stored as StoredTab[]) {
+      const target = targets.find((t) => t.tabId === tab.tabId && (t.id === tab.targetId || tab.parked !== undefined));
+      if (!target) continue; // closed, or another browser run: not the tab the person chose
+      this.#tabs.set(tab.tabId, tab);
+    }
+    await this.#persist();
   }
 
   #persist(): Promise<void> {
-    return chrome.storage.session.set({ [STORAGE_KEY]: [...this.#tabs.values()] });
+    return chrome.storage.local.set({ [STORAGE_KEY]: [...this.#tabs.values()] });
+  }
+
+  isParked(tabId: number): boolean {
+    return this.#tabs.get(tabId)?.parked !== undefined;
+  }
+
+  /** Chrome detached the tab for a page we cannot attach to: keep it, pause it, tell the relay. */
+  async park(tabId: number, url: string): Promise<void> {
+    await this.ready;
+    const tab = this.#tabs.get(tabId);
+    if (!tab) return;
+    tab.parked = url;
+    await this.#persist();
+    void badge.paused(tabId, url);
+    this.out.send({ type: 'tabParked', tabId, url });
+  }
+
+  /** A parked tab is back on the web: attach again, under the same relay session. */
+  async resume(tabId: number): Promise<void> {
+    await this.ready;
+    const tab = this.#tabs.get(tabId);
+    if (!tab || tab.parked === undefined) return;
+    tab.parked = undefined;
+    try {
+      this.out.send({ type: 'tabAttached', tab: await this.#reattach(tab) });
+    } catch (error) {
+      await this.forget(tabId, `could not attach again: ${(error as Error).message}`);
+    }
+  }
+
+  async #reattach(tab: StoredTab): Promise<AnnouncedTab> {
+    try {
+      await chrome.debugger.attach({ tabId: tab.tabId }, '1.3');
+    } catch (error) {
+      if (!/already attached/i.test((error as Error).message)) throw error;
+    }
+    const targetInfo = await this.#targetInfo(tab.tabId);
+    tab.targetId = targetInfo.targetId;
+    await this.#persist();
+    void badge.attached(tab.tabId);
+    return { tabId: tab.tabId, ...(tab.sessionId ? { sessionId: tab.sessionId } : {}), targetInfo, reattached: true };
   }
 
   async #targetInfo(tabId: number): Promise<TargetInfo> {
@@ -93,8 +147,11 @@ export class TabAttachments {
     await this.ready;
     const announced: AnnouncedTab[] = [];
     for (const tab of [...this.#tabs.values()]) {
+      if (tab.parked !== undefined) continue; // announced when it is back on the web
       try {
-        announced.push({ tabId: tab.tabId, sessionId: tab.sessionId, targetInfo: await this.#targetInfo(tab.tabId) });
+        // Still attached after a worker restart; attached afresh after a reload or an update.
+        const targetInfo = await this.#targetInfo(tab.tabId).catch(() => undefined);
+        announced.push(targetInfo ? { tabId: tab.tabId, sessionId: tab.sessionId, targetInfo } : await this.#reattach(tab));
       } catch {
         this.#tabs.delete(tab.tabId);
       }

@@ -7,6 +7,7 @@
 // Generic over the subscriber, so it knows nothing of clients or sockets.
 
 import type { Protocol } from 'devtools-protocol';
+import { SetupLog } from './setup-log';
 
 /**
  * Commands that start something on the debuggee that runs until it is stopped, other than a
@@ -56,6 +57,8 @@ export class DebuggeeState<S> {
   readonly autoAttach = new Set<S>();
   // Page.addScriptToEvaluateOnNewDocument identifiers each subscription added.
   readonly scripts = new Map<S, Set<string>>();
+  // What each subscription set up, to replay on a fresh debugger session (setup-log.ts).
+  setup = new SetupLog<S>();
 
   /** Records an enable; true when nobody had the domain enabled before. */
   enable(domain: string, sub: S): boolean {
@@ -123,13 +126,16 @@ export class DebuggeeState<S> {
     this.contexts.clear();
     this.autoAttach.clear();
     this.scripts.clear();
+    this.setup = new SetupLog<S>();
   }
 
   /** Forgets a subscription and says what the tab no longer needs because of it. */
   remove(sub: S): Released {
     this.subscribers.delete(sub);
-    const released: Released = { domains: [], scripts: [...(this.scripts.get(sub) ?? [])], autoAttach: false, stops: [] };
+    const scripts = [...(this.scripts.get(sub) ?? [])].map((id) => this.setup.current(id));
+    const released: Released = { domains: [], scripts, autoAttach: false, stops: [] };
     this.scripts.delete(sub);
+    this.setup.forget(sub);
     for (const [domain, set] of this.domains) {
       if (set.delete(sub) && set.size === 0) {
         released.domains.push(domain);

@@ -17,6 +17,7 @@ import {
   type TabAttachedFrame,
   type TabDetachedFrame,
   type TabSession,
+  type TabParkedFrame,
   type TabUpdatedFrame,
 } from '../../shared/protocol';
 import { ClawdError } from '../errors';
@@ -44,6 +45,7 @@ export interface ExtensionLinkHandlers {
   tabDetached(link: ExtensionLink, frame: TabDetachedFrame): void;
   tabUpdated(link: ExtensionLink, frame: TabUpdatedFrame): void;
   handBack(link: ExtensionLink, frame: HandBackFrame): void;
+  tabParked(link: ExtensionLink, frame: TabParkedFrame): void;
   closed(link: ExtensionLink, code: number, reason: string): void;
 }
 
@@ -152,6 +154,8 @@ export class ExtensionLink {
         return this.send({ type: 'pong' });
       case 'handBack':
         return this.handlers.handBack(this, frame);
+      case 'tabParked':
+        return this.handlers.tabParked(this, frame);
     }
   };
 

@@ -66,6 +66,7 @@ export class ExtensionPresence {
         tabDetached: (l, frame) => current(l) && this.handlers.tabDetached(l, frame),
         tabUpdated: (l, frame) => current(l) && this.handlers.tabUpdated(l, frame),
         handBack: (l, frame) => current(l) && this.handlers.handBack(l, frame),
+        tabParked: (l, frame) => current(l) && this.handlers.tabParked(l, frame),
         closed: (l, code, reason) => current(l) && this.#onClosed(code, reason),
       },
       { relayVersion, helloMs: timeouts.helloMs, idleMs: timeouts.extensionIdleMs, commandMs: timeouts.commandMs, log },

@@ -166,6 +166,18 @@ export class SessionTable {
     sessions.children.clear();
   }
 
+  /**
+   * Chrome replaced the tab's debugger session under its clients (a chrome:// detour, an
+   * extension reload): the children died with it (announced), the contexts are gone; what the
+   * clients enabled and set stays recorded, to be replayed.
+   */
+  sessionReplaced(tab: TabRecord): void {
+    const sessions = this.#tabs.get(tab);
+    if (!sessions) return;
+    for (const child of [...sessions.children.values()]) if (child.parentId === undefined) this.childDetached(tab, child.sessionId);
+    sessions.page.contexts.clear();
+  }
+
   isUsed(tab: TabRecord): boolean {
     return (this.#tabs.get(tab)?.page.subscribers.size ?? 0) > 0;
   }

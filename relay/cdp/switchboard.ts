@@ -65,6 +65,15 @@ export class Switchboard implements BrowserHub {
           else tab.fence.push(() => this.#commands.deliver(tab, frame));
         },
         tabAttached: (link, frame) => void this.#registerTab(link, frame.tab),
+        tabParked: (_link, frame) => {
+          const tab = this.#registry.byTabId(frame.tabId);
+          if (!tab) return;
+          this.#log.info(`tab ${tab.tabId} paused on ${frame.url}`);
+          tab.parked = frame.url;
+          tab.info = { ...tab.info, url: frame.url };
+          this.#commands.parked(tab, frame.url);
+          this.#tellDiscoverers(tab, 'Target.targetInfoChanged');
+        },
         handBack: (_link, frame) => {
           const tab = this.#registry.byTabId(frame.tabId);
           if (tab) this.options.onHandBack?.(tab.targetId);
@@ -150,6 +159,16 @@ export class Switchboard implements BrowserHub {
     const known = this.#registry.byTabId(announced.tabId);
     if (known && known.targetId !== announced.targetInfo.targetId) this.#removeTab(known, 'replaced by another page');
     const result = this.#registry.add(announced, () => new EventFence(this.options.timeouts.eventFenceMs));
+    if (!result.added && announced.reattached) {
+      // The same tab on a fresh debugger session: its clients carry on under the same session id.
+      result.record.parked = undefined;
+      result.record.info = announced.targetInfo;
+      this.#log.info(`tab ${announced.tabId} attached again: ${announced.targetInfo.url}`);
+      this.#tellDiscoverers(result.record, 'Target.targetInfoChanged');
+      // After the current frame's handling: a hello's welcome goes out before the replay's commands.
+      const record = result.record;
+      queueMicrotask(() => void this.#commands.resync(record));
+    }
     if (result.added) {
       this.#table.addTab(result.record);
       this.#log.info(`tab ${announced.tabId} attached: ${announced.targetInfo.url}`);

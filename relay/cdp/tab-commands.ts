@@ -11,6 +11,7 @@ import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import type { CdpCommand } from './client-session';
 import { streamCommand, type DebuggeeState, type Released } from './debuggee-state';
+import { isSetup } from './setup-log';
 import type { SessionTable, Subscription } from './session-table';
 import type { TabLink } from './tab-link';
 import type { TabRecord } from './target-registry';
@@ -42,20 +43,23 @@ export class TabCommands {
     const domain = cmd.method.slice(0, dot);
     const action = cmd.method.slice(dot + 1);
 
+    const record = () => state.setup.record(sub, cmd.method, cmd.params);
     if (action === 'enable' && domain === 'Runtime' && state.domains.get('Runtime')?.size) {
       // Chrome replays nothing for a second Runtime.enable on the same debugger session, so the
       // newcomer is shown the contexts the others already have, once its enable has answered
       // (after its earlier commands, e.g. Page.getFrameTree, as Playwright expects).
       return forward(cmd.method, cmd.params, () => {
         state.enable(domain, sub);
+        record();
         for (const context of state.contexts.values()) sub.client.sendEvent(sub.sessionId, 'Runtime.executionContextCreated', { context });
       });
     }
     if (action === 'enable') {
       state.enable(domain, sub);
-      return forward(cmd.method, cmd.params);
+      return forward(cmd.method, cmd.params, record);
     }
     if (action === 'disable') {
+      state.setup.undo(sub, `${domain}.enable`);
       return state.disable(domain, sub) ? forward(cmd.method, cmd.params) : respond(undefined, {});
     }
     const stream = streamCommand(cmd.method);
@@ -75,13 +79,19 @@ export class TabCommands {
       case 'Page.addScriptToEvaluateOnNewDocument':
         return forward(cmd.method, cmd.params, (result) => {
           const identifier = (result as { identifier?: unknown }).identifier;
-          if (typeof identifier === 'string') state.addScript(sub, identifier);
+          if (typeof identifier !== 'string') return;
+          state.addScript(sub, identifier);
+          state.setup.record(sub, cmd.method, cmd.params, identifier);
         });
-      case 'Page.removeScriptToEvaluateOnNewDocument':
-        state.removeScript(sub, String(cmd.params.identifier));
-        return forward(cmd.method, cmd.params);
+      case 'Page.removeScriptToEvaluateOnNewDocument': {
+        // After a replay the tab knows the script by another identifier than the client does.
+        const identifier = String(cmd.params.identifier);
+        state.removeScript(sub, identifier);
+        state.setup.undo(sub, identifier);
+        return forward(cmd.method, { ...cmd.params, identifier: state.setup.current(identifier) });
+      }
       default:
-        return forward(cmd.method, cmd.params);
+        return isSetup(cmd.method) ? forward(cmd.method, cmd.params, record) : forward(cmd.method, cmd.params);
     }
   }
 
@@ -96,9 +106,11 @@ export class TabCommands {
       return respond(new ClawdError('unsupported', 'Target.setAutoAttach: only flatten mode is supported through the clawd relay'));
     }
     if (!params.autoAttach) {
+      state.setup.undo(sub, 'Target.setAutoAttach');
       const last = state.autoAttach.delete(sub) && state.autoAttach.size === 0;
       return last ? forward('Target.setAutoAttach', params) : respond(undefined, {});
     }
+    state.setup.record(sub, 'Target.setAutoAttach', params);
     if (state.autoAttach.size === 0) {
       state.autoAttach.add(sub);
       return forward('Target.setAutoAttach', params);
@@ -140,6 +152,59 @@ export class TabCommands {
     for (const sub of state.subscribers) {
       if (state.wants(sub, frame.method)) sub.client.sendEventJson(sub.sessionId, frame.method, json);
     }
+  }
+
+  /**
+   * Chrome gave the tab a fresh debugger session while clients were on it: they are told the
+   * old document's contexts are gone and where the tab is now (a navigation, as Playwright
+   * expects), and what they had set up is replayed — Page first, then the rest in order, then
+   * the init scripts' isolated worlds for the current document. Other commands wait meanwhile.
+   */
+  resync(tab: TabRecord): Promise<void> {
+    this.table.sessionReplaced(tab);
+    const state = this.table.debuggee(tab, undefined);
+    if (!state) return Promise.resolve();
+    const tell = this.#teller(state);
+    return this.link.resync(tab, async (send) => {
+      const commands = state.setup.commands();
+      const runtime = (state.domains.get('Runtime')?.size ?? 0) > 0;
+      if (runtime) tell('Runtime.executionContextsCleared', {});
+      const pageEnable = commands.find((c) => c.method === 'Page.enable');
+      if (pageEnable) await send('Page.enable', pageEnable.params);
+      const { frameTree } = (await send('Page.getFrameTree')) as { frameTree: { frame: { id: string } & Record<string, unknown> } };
+      if (pageEnable) tell('Page.frameNavigated', { frame: frameTree.frame, type: 'Navigation' });
+      for (const command of commands) {
+        if (command === pageEnable) continue;
+        const result = (await send(command.method, command.params).catch((error: Error) => this.log.debug(`replay of ${command.method} on tab ${tab.tabId}: ${error.message}`))) as { identifier?: string } | undefined;
+        if (command.identifier !== undefined && typeof result?.identifier === 'string') state.setup.alias(command.identifier, result.identifier);
+      }
+      // Init scripts run in their worlds on new documents only; the current one needs them made.
+      const worlds = new Set(commands.map((c) => c.params.worldName).filter((w): w is string => typeof w === 'string' && w !== ''));
+      if (runtime) for (const worldName of worlds) await send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName, grantUniveralAccess: true }).catch(() => {});
+    });
+  }
+
+  /**
+   * Chrome detached the tab for a page that cannot be automated (chrome://…): to its clients the
+   * page navigated there and its documents' contexts and frames are gone, as on a real
+   * navigation; a `page.evaluate` then waits for the tab's return instead of failing.
+   */
+  parked(tab: TabRecord, url: string): void {
+    this.table.sessionReplaced(tab);
+    const state = this.table.debuggee(tab, undefined);
+    if (!state) return;
+    const tell = this.#teller(state);
+    if ((state.domains.get('Runtime')?.size ?? 0) > 0) tell('Runtime.executionContextsCleared', {});
+    const frame = { id: tab.targetId, loaderId: `clawd-parked-${Date.now()}`, url, domainAndRegistry: '', securityOrigin: new URL(url).origin, mimeType: 'text/html', secureContextType: 'Secure', crossOriginIsolatedContextType: 'NotIsolated', gatedAPIFeatures: [] };
+    if ((state.domains.get('Page')?.size ?? 0) > 0) tell('Page.frameNavigated', { frame, type: 'Navigation' });
+  }
+
+  /** Sends an event the relay makes up to the page's subscribers that want it, as if Chrome had. */
+  #teller(state: DebuggeeState<Subscription>): (method: string, params: Record<string, unknown>) => void {
+    return (method, params) => {
+      state.observe(method, params);
+      for (const sub of state.subscribers) if (state.wants(sub, method)) sub.client.sendEvent(sub.sessionId, method, params);
+    };
   }
 
   /** Tells the tab what nobody needs any more: drop init scripts, stop auto-attach and streams, disable domains. */

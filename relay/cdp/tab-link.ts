@@ -26,6 +26,10 @@ export class TabLink {
    * synchronously when the answer is read, so answers reach clients in the order they came.
    */
   send(tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>): void {
+    if (tab.parked !== undefined) {
+      settle(new ClawdError('target_paused', `${method}: the tab is showing ${tab.parked}, which cannot be automated; it comes back when the tab returns to a web page`));
+      return;
+    }
     const reset = this.#resets.get(tab);
     if (reset) {
       void reset.then(() => this.send(tab, childId, method, params, settle));
@@ -56,9 +60,33 @@ export class TabLink {
       .request({ op: 'resetTab', tabId: tab.tabId }, `resetting tab ${tab.tabId}`)
       .then(() => undefined)
       .catch((error: Error) => this.log.debug(`reset of tab ${tab.tabId}: ${error.message}`))
-      .finally(() => this.#resets.delete(tab));
+      .finally(() => {
+        if (this.#resets.get(tab) === done) this.#resets.delete(tab);
+      });
     this.#resets.set(tab, done);
     return true;
+  }
+
+  /**
+   * Runs `work` on a tab whose debugger session Chrome replaced, with every other command for
+   * the tab held until it is done; `work` sends through its own sender, past the hold.
+   */
+  resync(tab: TabRecord, work: (send: (method: string, params?: Record<string, unknown>) => Promise<unknown>) => Promise<void>): Promise<void> {
+    const send = (method: string, params: Record<string, unknown> = {}) =>
+      new Promise<unknown>((resolve, reject) => {
+        const link = this.presence.ready;
+        if (!link) return reject(new ClawdError('extension_not_connected', `${method} was not sent: the extension is away`));
+        this.#sendOn(link, tab, undefined, method, params, (error, result) => (error ? reject(error) : resolve(result)));
+      });
+    const previous = this.#resets.get(tab) ?? Promise.resolve();
+    const done = previous
+      .then(() => work(send))
+      .catch((error: Error) => this.log.warn(`resync of tab ${tab.tabId}: ${error.message}`))
+      .finally(() => {
+        if (this.#resets.get(tab) === done) this.#resets.delete(tab);
+      });
+    this.#resets.set(tab, done);
+    return done;
   }
 
   #sendOn(link: ExtensionLink, tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>): void {

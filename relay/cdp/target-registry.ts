@@ -18,6 +18,11 @@ export interface TabRecord {
   readonly sessionId: string;
   info: TargetInfo;
   readonly fence: EventFence;
+  /**
+   * Set while the tab shows a page the debugger cannot attach to (chrome://…): Chrome detached
+   * it, the person's consent stands, and commands fail at once until the tab is back on the web.
+   */
+  parked?: string;
 }
 
 export function mintId(): string {

@@ -5,7 +5,7 @@
 // (Extensions.triggerAction on the tab target), typing settings into the options, closing tabs.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,6 +67,10 @@ export class TestBrowser {
       throw new Error(`${EXTENSION_DIR} is missing: run npm run build first`);
     }
     const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'clawd-chromium-'));
+    // Developer mode on, as for anyone who loaded the extension unpacked: without it Chrome 137+
+    // disables an unpacked extension on reload (DISABLE_UNSUPPORTED_DEVELOPER_EXTENSION).
+    mkdirSync(path.join(userDataDir, 'Default'), { recursive: true });
+    writeFileSync(path.join(userDataDir, 'Default', 'Preferences'), JSON.stringify({ extensions: { ui: { developer_mode: true } } }));
     const args = [
       ...CHROMIUM_FLAGS.filter((flag) => !(options.display && flag.startsWith('--headless'))),
       `--user-data-dir=${userDataDir}`,
