@@ -40,10 +40,14 @@ await Promise.all([
     minify: true,
     logLevel: 'warning',
   }),
+  // Split: a client command loads only its own code; the server, MCP and doctor come in chunks
+  // (and with them Playwright, hono and ws) when `serve`, `mcp` or `doctor` imports them.
   build({
-    entryPoints: ['relay/cli/bin.ts'],
+    entryPoints: { clawd: 'relay/cli/bin.ts' },
     absWorkingDir: root,
-    outfile: path.join(dist, 'clawd.js'),
+    outdir: dist,
+    chunkNames: 'chunks/[name]-[hash]',
+    splitting: true,
     bundle: true,
     format: 'esm',
     platform: 'node',

@@ -1,5 +1,7 @@
 // The CLI's commands that work without a running server: `serve` runs the relay and the control
-// API in this process, `token` prints the token, `doctor` checks the set-up.
+// API in this process, `token` prints the token, `doctor` checks the set-up. The server, MCP and
+// doctor code (Playwright, hono, ws…) is imported when one of these commands runs, so every
+// other command starts in the time Node itself takes (the build splits it into chunks).
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -7,11 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { PRODUCT_NAME } from '../../shared/defaults';
 import { loadConfig } from '../home/config-store';
 import { createLogger, logLevelFromEnv } from '../log';
-import { startServer } from '../server';
 import { VERSION } from '../version';
 import { noArguments, stringFlag, UsageError, type CliCommand } from './cli-command';
-import { formatCheck, runDoctor } from './doctor';
-import { runMcpStdio } from '../mcp/mcp-stdio';
 
 function parsePort(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -20,13 +19,15 @@ function parsePort(value: string | undefined, flag: string): number | undefined 
   return port;
 }
 
-/** dist/extension beside the bundled bin. */
+/** dist/extension beside the bundled bin (this code may sit in dist/ or in dist/chunks/). */
 function extensionDir(): string {
-  return path.join(path.dirname(fileURLToPath(import.meta.url)), 'extension');
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return [path.join(here, 'extension'), path.join(here, '..', 'extension')].find((dir) => existsSync(path.join(dir, 'manifest.json'))) ?? path.join(here, 'extension');
 }
 
 async function serve(home: string, relayPort: number | undefined, controlPort: number | undefined): Promise<void> {
   const log = createLogger(logLevelFromEnv());
+  const { startServer } = await import('../server');
   const server = await startServer({ home, relayPort, controlPort, log });
   const { relay, control, token } = server;
   const extension = extensionDir();
@@ -70,6 +71,19 @@ async function serve(home: string, relayPort: number | undefined, controlPort: n
 
 export const SERVER_COMMANDS: CliCommand[] = [
   {
+    name: 'extension-path',
+    group: 'server',
+    usage: 'extension-path',
+    summary: 'print the folder of the built extension (to load it unpacked in Chrome)',
+    flags: {},
+    async run(args, _flags, ctx) {
+      noArguments(args);
+      const dir = extensionDir();
+      if (!existsSync(path.join(dir, 'manifest.json'))) throw new Error(`the extension is not built (${dir} has no manifest.json): run \`npm run build\``);
+      ctx.print(dir);
+    },
+  },
+  {
     name: 'serve',
     group: 'server',
     usage: 'serve [--relay-port N] [--control-port N]',
@@ -101,7 +115,9 @@ export const SERVER_COMMANDS: CliCommand[] = [
       noArguments(args);
       const log = createLogger(logLevelFromEnv());
       const ports = { relayPort: parsePort(stringFlag(flags, 'relay-port'), '--relay-port'), controlPort: parsePort(stringFlag(flags, 'control-port'), '--control-port') };
-      runMcpStdio({ home: ctx.home, profile: stringFlag(flags, 'profile'), log, ...ports }).then(
+      import('../mcp/mcp-stdio')
+        .then(({ runMcpStdio }) => runMcpStdio({ home: ctx.home, profile: stringFlag(flags, 'profile'), log, ...ports }))
+        .then(
         () => process.exit(0),
         (error: Error) => {
           log.error(`clawd mcp: ${error.message}`);
@@ -132,6 +148,7 @@ export const SERVER_COMMANDS: CliCommand[] = [
     flags: { json: { type: 'boolean', help: 'the checks as JSON' } },
     async run(args, _flags, ctx) {
       noArguments(args);
+      const { formatCheck, runDoctor } = await import('./doctor');
       const checks = await runDoctor(ctx.home);
       if (ctx.json) ctx.print(JSON.stringify({ ok: checks.every((c) => c.verdict !== 'fail'), checks }, null, 2));
       else for (const check of checks) ctx.print(formatCheck(check));

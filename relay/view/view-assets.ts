@@ -1,6 +1,6 @@
 // The live view's page and script, as `npm run build` leaves them in dist/view. Found next to the
-// running bundle (dist/clawd.js) or, when the server runs from sources (tests), in the repo's
-// dist/. Read once, on first use.
+// running bundle (dist/clawd.js, or a chunk in dist/chunks) or, when the server runs from
+// sources (tests), in the repo's dist/. Read once, on first use.
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { ClawdError } from '../errors';
 export type ViewAsset = 'index.html' | 'app.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const candidates = [path.join(here, 'view'), path.join(here, '..', '..', 'dist', 'view')];
+const candidates = [path.join(here, 'view'), path.join(here, '..', 'view'), path.join(here, '..', '..', 'dist', 'view')];
 const cache = new Map<ViewAsset, string>();
 
 export function viewAsset(name: ViewAsset): string {

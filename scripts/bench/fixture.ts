@@ -14,6 +14,8 @@ import { until } from '../../test/helpers/waits';
 
 export interface RelayProcess {
   child: ChildProcess;
+  /** The serve's home (the CLI finds the server through it). */
+  home: string;
   url: string;
   controlUrl: string;
   port: number;
@@ -45,6 +47,7 @@ export async function startRelayProcess(): Promise<RelayProcess> {
   const [, url, port, controlUrl, token] = match as unknown as [string, string, string, string, string];
   return {
     child,
+    home,
     url,
     controlUrl,
     port: Number(port),

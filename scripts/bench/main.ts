@@ -7,6 +7,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { cdpRtt } from './cases/cdp-rtt';
 import { eventFlood } from './cases/event-flood';
+import { cli } from './cases/cli';
 import { fanOut } from './cases/fan-out';
 import { liveView } from './cases/live-view';
 import { managedStart } from './cases/managed-start';
@@ -19,7 +20,7 @@ import { browserVersion, findExecutable } from '../../relay/browser/executable';
 import { openBenchTab, startBenchPages, startRelayProcess, type BenchTab } from './fixture';
 import type { CaseResult } from './stats';
 
-const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'managed-start', 'fan-out'] as const;
+const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'managed-start', 'fan-out'] as const;
 const PENDING: Record<string, string> = {};
 
 interface PendingCase {
@@ -79,7 +80,7 @@ async function main(): Promise<number> {
     await relay.close();
     await pages.close();
   }
-  if (wanted('managed-start') || wanted('snapshot-scale') || wanted('snapshot-corpus') || wanted('live-view')) {
+  if (wanted('managed-start') || wanted('snapshot-scale') || wanted('snapshot-corpus') || wanted('live-view') || wanted('cli')) {
     const server = await startRelayProcess();
     const many = await startBenchPages(Object.fromEntries([1_000, 5_000, 20_000].map((n) => [`/many${n}`, manyPage(n)])));
     try {
@@ -98,6 +99,10 @@ async function main(): Promise<number> {
       if (wanted('live-view')) {
         log(`running live-view${quick ? ' (quick)' : ''} …`);
         cases.push(await liveView(server, quick));
+      }
+      if (wanted('cli')) {
+        log(`running cli${quick ? ' (quick)' : ''} …`);
+        cases.push(await cli(server, quick));
       }
     } finally {
       await many.close();

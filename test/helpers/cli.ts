@@ -11,9 +11,10 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000): Promise<CliResult> {
+/** `bin`: another clawd than the repo's build (an installed package's). */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000, bin = CLAWD_BIN): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLAWD_BIN, ...args], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -30,9 +31,9 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 
 }
 
 /** Starts a long-running command and resolves once its stdout matches `ready`. */
-export function startCli(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; stdout: () => string; match: RegExpMatchArray }> {
+export function startCli(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}, bin = CLAWD_BIN): Promise<{ child: ChildProcess; stdout: () => string; match: RegExpMatchArray }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLAWD_BIN, ...args], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => {
