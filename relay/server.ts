@@ -2,7 +2,7 @@
 // token, the profiles' browsers, and a clean shutdown that closes every socket and timer and
 // stops the browsers this process launched.
 
-import { DEFAULT_CONTROL_PORT, DEFAULT_RELAY_PORT } from '../shared/defaults';
+import { DEFAULT_CONTROL_PORT, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN } from '../shared/defaults';
 import { startRelayServer, type RelayServer } from './cdp/relay-server';
 import { startControlServer, type ControlServer } from './control/control-server';
 import { AgentService } from './agent/agent-service';
@@ -37,8 +37,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // The relay starts before the profile service and agent exist; its hooks reach them late.
   let extensionProfiles = (): string[] => [];
   let handBack = (_targetId: string): void => {};
+  // Our extension: the pinned development id, and the ids config lists (a store install).
+  const extensionOrigins = [EXTENSION_ORIGIN, ...(config.relay?.extensionIds ?? []).map((id) => `chrome-extension://${id}`)];
   const relay = await startRelayServer({
     port: options.relayPort ?? DEFAULT_RELAY_PORT,
+    extensionOrigins,
     token: config.token,
     log: options.log,
     // The person's tabs, as each extension profile sees them.
@@ -60,7 +63,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   let control: ControlServer;
   try {
-    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent, events, log: options.log, ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}) });
+    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent, events, log: options.log, extensionOrigins, ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}) });
   } catch (error) {
     await relay.close();
     throw error;

@@ -15,7 +15,7 @@ export interface RelayAppOptions {
   switchboard: Switchboard;
   version: string;
   token: string;
-  extensionOrigin: string;
+  extensionOrigins: readonly string[];
   /** The listening port, known once the server is bound (tests bind port 0). */
   port: () => number;
 }
@@ -23,7 +23,7 @@ export interface RelayAppOptions {
 export function createRelayApp(options: RelayAppOptions): Hono {
   const { switchboard, token } = options;
   const app = new Hono();
-  const policy = (): GuardPolicy => ({ token, port: options.port(), extensionOrigin: options.extensionOrigin, origins: 'no-web' });
+  const policy = (): GuardPolicy => ({ token, port: options.port(), extensionOrigins: options.extensionOrigins, origins: 'no-web' });
   const host = (c: Context) => c.req.header('host') ?? `127.0.0.1:${options.port()}`;
   const wsBase = (c: Context) => `ws://${host(c)}`;
   const tokenQuery = `token=${encodeURIComponent(token)}`;

@@ -20,7 +20,7 @@ export interface RelayServerOptions {
   port: number;
   token: string;
   host?: string;
-  extensionOrigin?: string;
+  extensionOrigins?: readonly string[];
   log?: Logger;
   timeouts?: Partial<SwitchboardOptions['timeouts']>;
   maxClients?: number;
@@ -39,7 +39,7 @@ export interface RelayServer {
 export async function startRelayServer(options: RelayServerOptions): Promise<RelayServer> {
   const host = options.host ?? LOOPBACK_HOST;
   const log = options.log ?? silentLogger;
-  const extensionOrigin = options.extensionOrigin ?? EXTENSION_ORIGIN;
+  const extensionOrigins = options.extensionOrigins ?? [EXTENSION_ORIGIN];
   const maxClients = options.maxClients ?? LIMITS.maxClients;
   let port = options.port;
 
@@ -59,7 +59,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     ...(options.onTabChange ? { onTabChange: options.onTabChange } : {}),
     ...(options.onHandBack ? { onHandBack: options.onHandBack } : {}),
   });
-  const app = createRelayApp({ switchboard, version: VERSION, token: options.token, extensionOrigin, port: () => port });
+  const app = createRelayApp({ switchboard, version: VERSION, token: options.token, extensionOrigins, port: () => port });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   const extensionWss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.extensionMaxPayload, perMessageDeflate: false });
   const clientWss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.clientMaxPayload, perMessageDeflate: false });
@@ -72,7 +72,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     const pageMatch = path.match(/^\/devtools\/page\/([^/]+)$/);
     const isClient = path === '/cdp' || path.startsWith('/devtools/browser') || pageMatch !== null;
     if (!isExtension && !isClient) return refuseUpgrade(socket, new ClawdError('not_found', `No WebSocket endpoint at ${path}`));
-    const policy: GuardPolicy = { token: options.token, port, extensionOrigin, origins: isExtension ? 'extension' : 'no-web' };
+    const policy: GuardPolicy = { token: options.token, port, extensionOrigins, origins: isExtension ? 'extension' : 'no-web' };
     const refused = refusal({ host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization, url }, policy);
     if (refused) {
       log.warn(`refused ${path} upgrade: ${refused.message}`);

@@ -29,7 +29,7 @@ export interface ControlAppOptions {
   events: EventBus;
   token: string;
   version: string;
-  extensionOrigin: string;
+  extensionOrigins: readonly string[];
   port: () => number;
   viewAuth: ViewAuth;
 }
@@ -51,7 +51,7 @@ function crossSiteGuard(): MiddlewareHandler {
 export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: McpHttpSessions } {
   const { service, token } = options;
   const app = new Hono();
-  const policy = (): GuardPolicy => ({ token, port: options.port(), extensionOrigin: options.extensionOrigin, origins: 'no-web' });
+  const policy = (): GuardPolicy => ({ token, port: options.port(), extensionOrigins: options.extensionOrigins, origins: 'no-web' });
   const profile = (c: Context) => service.resolve(c.req.query('profile'));
 
   app.onError((error, c) => c.json(httpErrorBody(error), httpStatusOf(error) as 500));

@@ -23,12 +23,12 @@ export interface ControlServer {
   close(): Promise<void>;
 }
 
-export async function startControlServer(options: { port: number; token: string; service: ProfileService; agent: AgentService; events: EventBus; log: Logger; host?: string; takeoverGraceMs?: number }): Promise<ControlServer> {
+export async function startControlServer(options: { port: number; token: string; service: ProfileService; agent: AgentService; events: EventBus; log: Logger; host?: string; takeoverGraceMs?: number; extensionOrigins?: readonly string[] }): Promise<ControlServer> {
   const host = options.host ?? LOOPBACK_HOST;
   let port = options.port;
   const viewAuth = new ViewAuth();
   const views = new LiveViews(options.agent.view, options.events, options.log, options.takeoverGraceMs);
-  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, events: options.events, token: options.token, version: VERSION, extensionOrigin: EXTENSION_ORIGIN, port: () => port, viewAuth });
+  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, events: options.events, token: options.token, version: VERSION, extensionOrigins: options.extensionOrigins ?? [EXTENSION_ORIGIN], port: () => port, viewAuth });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   const detachSocket = attachViewSocket(server, { token: options.token, port: () => port, auth: viewAuth, views, service: options.service });
   port = await listen(server, port, host, 'control API');

@@ -17,9 +17,9 @@ export function isAllowedHost(host: string | undefined, port: number): boolean {
 export type OriginKind = 'none' | 'extension' | 'web';
 
 /** No Origin (a CLI, Playwright, Node) is fine; our extension is recognised; anything else is a web origin. */
-export function classifyOrigin(origin: string | undefined, extensionOrigin: string): OriginKind {
+export function classifyOrigin(origin: string | undefined, extensionOrigins: readonly string[]): OriginKind {
   if (origin === undefined || origin === '') return 'none';
-  return origin === extensionOrigin ? 'extension' : 'web';
+  return extensionOrigins.includes(origin) ? 'extension' : 'web';
 }
 
 /** The token from `Authorization: Bearer <token>` or `?token=<token>`. */
@@ -46,7 +46,8 @@ export interface GuardInput {
 export interface GuardPolicy {
   token: string;
   port: number;
-  extensionOrigin: string;
+  /** Our extension's origins: the pinned development id's, and any listed in config (a store build). */
+  extensionOrigins: readonly string[];
   /** 'extension': only our extension's origin may connect (the `/extension` socket). */
   origins: 'extension' | 'no-web';
 }
@@ -56,7 +57,7 @@ export function refusal(input: GuardInput, policy: GuardPolicy): ClawdError | un
   if (!isAllowedHost(input.host, policy.port)) {
     return new ClawdError('host_not_allowed', `Host ${JSON.stringify(input.host ?? '')} is not allowed: connect to 127.0.0.1:${policy.port}`);
   }
-  const origin = classifyOrigin(input.origin, policy.extensionOrigin);
+  const origin = classifyOrigin(input.origin, policy.extensionOrigins);
   if (policy.origins === 'extension' ? origin !== 'extension' : origin === 'web') {
     const who = policy.origins === 'extension' ? 'only the clawd extension may connect here' : 'requests from web pages are refused';
     return new ClawdError('origin_not_allowed', `Origin ${JSON.stringify(input.origin ?? '')} is not allowed: ${who}`);

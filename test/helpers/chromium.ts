@@ -5,6 +5,7 @@
 // (Extensions.triggerAction on the tab target), typing settings into the options, closing tabs.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,12 @@ export const EXTENSION_DIR =
   [process.env.CLAWD_EXTENSION_DIR, path.resolve(here, '../../dist/extension'), path.resolve(here, 'extension')].find(
     (dir): dir is string => !!dir && existsSync(path.join(dir, 'manifest.json')),
   ) ?? path.resolve(here, '../../dist/extension');
+
+/** The id Chrome gives an unpacked extension without a `key`: from the SHA-256 of its folder's path, digits as a–p. */
+export function unpackedExtensionId(dir: string): string {
+  const hex = createHash('sha256').update(path.resolve(dir)).digest('hex').slice(0, 32);
+  return [...hex].map((c) => String.fromCharCode(97 + parseInt(c, 16))).join('');
+}
 
 export function chromiumPath(): string {
   const candidates = [process.env.CLAWD_TEST_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -57,14 +64,20 @@ export class TestBrowser {
     readonly cdp: CdpClient,
     readonly wsEndpoint: string,
     readonly userDataDir: string,
+    /** The loaded extension's id: the pinned one, or the one Chrome derived for a build without a key. */
+    readonly extensionId: string = EXTENSION_ID,
   ) {}
 
   /** Launches Chromium with the built extension and waits for its service worker. */
-  /** `display`: run headed on that X display (e.g. Xvfb's), where a background tab really is hidden. */
-  static async launch(options: { extension?: boolean; args?: string[]; display?: string } = {}): Promise<TestBrowser> {
+  /**
+   * `display`: run headed on that X display (e.g. Xvfb's), where a background tab really is hidden.
+   * `extensionDir`: another build of the extension (the store zip, unpacked), `extensionId` its id.
+   */
+  static async launch(options: { extension?: boolean; args?: string[]; display?: string; extensionDir?: string; extensionId?: string } = {}): Promise<TestBrowser> {
     const withExtension = options.extension ?? true;
-    if (withExtension && !existsSync(path.join(EXTENSION_DIR, 'manifest.json'))) {
-      throw new Error(`${EXTENSION_DIR} is missing: run npm run build first`);
+    const extensionDir = options.extensionDir ?? EXTENSION_DIR;
+    if (withExtension && !existsSync(path.join(extensionDir, 'manifest.json'))) {
+      throw new Error(`${extensionDir} is missing: run npm run build first`);
     }
     const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'clawd-chromium-'));
     // Developer mode on, as for anyone who loaded the extension unpacked: without it Chrome 137+
@@ -75,7 +88,7 @@ export class TestBrowser {
       ...CHROMIUM_FLAGS.filter((flag) => !(options.display && flag.startsWith('--headless'))),
       `--user-data-dir=${userDataDir}`,
       '--remote-debugging-port=0',
-      ...(withExtension ? [`--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`] : []),
+      ...(withExtension ? [`--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`] : []),
       ...(options.args ?? []),
       'about:blank',
     ];
@@ -98,13 +111,9 @@ export class TestBrowser {
       });
     });
     const cdp = await CdpClient.connect(wsEndpoint);
-    const browser = new TestBrowser(child, cdp, wsEndpoint, userDataDir);
+    const browser = new TestBrowser(child, cdp, wsEndpoint, userDataDir, options.extensionId ?? EXTENSION_ID);
     if (withExtension) await until('the extension service worker', () => browser.workerTarget());
     return browser;
-  }
-
-  get extensionId(): string {
-    return EXTENSION_ID;
   }
 
   async targets(type?: string): Promise<TargetInfo[]> {
@@ -113,7 +122,7 @@ export class TestBrowser {
   }
 
   async workerTarget(): Promise<TargetInfo | undefined> {
-    return (await this.targets('service_worker')).find((t) => t.url.startsWith(`chrome-extension://${EXTENSION_ID}/`));
+    return (await this.targets('service_worker')).find((t) => t.url.startsWith(`chrome-extension://${this.extensionId}/`));
   }
 
   /**
@@ -176,7 +185,7 @@ export class TestBrowser {
    */
   async clickToolbar(tab: { tabTargetId: string; pageTargetId: string }): Promise<void> {
     await this.cdp.send('Target.activateTarget', { targetId: tab.pageTargetId });
-    await this.cdp.send('Extensions.triggerAction', { id: EXTENSION_ID, targetId: tab.tabTargetId });
+    await this.cdp.send('Extensions.triggerAction', { id: this.extensionId, targetId: tab.tabTargetId });
   }
 
   /** Chrome's tab id for a page target, as the extension sees it. */
@@ -192,7 +201,7 @@ export class TestBrowser {
 
   /** The live status line of the extension's options page, as a user reads it. */
   async optionsStatus(): Promise<string> {
-    const url = `chrome-extension://${EXTENSION_ID}/options.html`;
+    const url = `chrome-extension://${this.extensionId}/options.html`;
     const page = (await this.targets('page')).find((t) => t.url === url) ?? { targetId: (await this.openTab(url)).pageTargetId };
     const session = await this.pageSession(page.targetId);
     try {

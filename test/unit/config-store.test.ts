@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, uti
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, resolveHome, updateConfig, writeConfig } from '../../relay/home/config-store';
+import { loadConfig, parseConfig, resolveHome, updateConfig, writeConfig } from '../../relay/home/config-store';
 import { defaultBrowserConfig } from '../../relay/home/config-schema';
 import { useTempDirs } from '../helpers/temp-dirs';
 import { quiet } from '../helpers/waits';
@@ -43,6 +43,13 @@ describe('the home folder and config.json', () => {
     expect(readFileSync(file, 'utf8')).toBe('{"token": ');
     writeFileSync(file, '{"token": 42}');
     await expect(loadConfig(home)).rejects.toThrow(/"token" must be a string of at least 16 characters, got 42/);
+  });
+
+  it('takes a list of extension ids for relay.extensionIds, and names a bad one', () => {
+    const token = 'x'.repeat(24);
+    expect(parseConfig(JSON.stringify({ token, relay: { extensionIds: ['abcdefghijklmnopabcdefghijklmnop'] } }), 'config.json').relay).toEqual({ extensionIds: ['abcdefghijklmnopabcdefghijklmnop'] });
+    expect(() => parseConfig(JSON.stringify({ token, relay: { extensionIds: ['not-an-id'] } }), 'config.json')).toThrow(/relay\.extensionIds must be a list of Chrome extension ids .* got \["not-an-id"\]/);
+    expect(() => parseConfig(JSON.stringify({ token, relay: 'x' }), 'config.json')).toThrow('"relay" must be an object');
   });
 
   it('keeps keys it does not know, and fills in a missing browser section', async () => {

@@ -14,11 +14,11 @@ describe('guards', () => {
   });
 
   it('tells no origin, our extension and web origins apart', () => {
-    expect(classifyOrigin(undefined, EXT)).toBe('none');
-    expect(classifyOrigin(EXT, EXT)).toBe('extension');
-    expect(classifyOrigin('chrome-extension://other', EXT)).toBe('web');
-    expect(classifyOrigin('null', EXT)).toBe('web');
-    expect(classifyOrigin('http://127.0.0.1:18792', EXT)).toBe('web');
+    expect(classifyOrigin(undefined, [EXT])).toBe('none');
+    expect(classifyOrigin(EXT, [EXT])).toBe('extension');
+    expect(classifyOrigin('chrome-extension://other', [EXT])).toBe('web');
+    expect(classifyOrigin('null', [EXT])).toBe('web');
+    expect(classifyOrigin('http://127.0.0.1:18792', [EXT])).toBe('web');
   });
 
   it('reads the token from a Bearer header or the query, and compares whole tokens only', () => {
@@ -33,7 +33,7 @@ describe('guards', () => {
   });
 
   it('checks host, then origin, then token, with a message that says what to do', () => {
-    const policy = { token: 'tok-tok-tok-tok-1', port: 1, extensionOrigin: EXT, origins: 'no-web' as const };
+    const policy = { token: 'tok-tok-tok-tok-1', port: 1, extensionOrigins: [EXT], origins: 'no-web' as const };
     const input = (o: Partial<Parameters<typeof refusal>[0]>) => ({ host: '127.0.0.1:1', origin: undefined, authorization: 'Bearer tok-tok-tok-tok-1', url: new URL('http://h/'), ...o });
     expect(refusal(input({}), policy)).toBeUndefined();
     expect(refusal(input({ host: 'evil:1', origin: 'https://evil' }), policy)?.code).toBe('host_not_allowed');
