@@ -11,6 +11,7 @@ import { loadConfig } from './home/config-store';
 import { removeServeState, writeServeState } from './home/serve-state';
 import type { Logger } from './log';
 import { ProfileService } from './profiles/profile-service';
+import { Pairing } from './pairing/pairing';
 import { VERSION } from './version';
 
 export interface ServeOptions {
@@ -28,6 +29,8 @@ export interface RunningServer {
   readonly relay: RelayServer;
   readonly control: ControlServer;
   readonly profiles: ProfileService;
+  /** One-time links that pair the extension with this server. */
+  readonly pairing: Pairing;
   close(): Promise<void>;
 }
 
@@ -39,9 +42,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let handBack = (_targetId: string): void => {};
   // Our extension: the pinned development id, and the ids config lists (a store install).
   const extensionOrigins = [EXTENSION_ORIGIN, ...(config.relay?.extensionIds ?? []).map((id) => `chrome-extension://${id}`)];
+  // Pairing links carry the relay's port, known once it listens.
+  let relayPort = 0;
+  const pairing = new Pairing(config.token, extensionOrigins, () => relayPort);
   const relay = await startRelayServer({
     port: options.relayPort ?? DEFAULT_RELAY_PORT,
     extensionOrigins,
+    pairing,
     token: config.token,
     log: options.log,
     // The person's tabs, as each extension profile sees them.
@@ -50,6 +57,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     },
     onHandBack: (targetId) => handBack(targetId),
   });
+  relayPort = relay.port;
   const profiles = new ProfileService(options.home, config, relay, options.log);
   extensionProfiles = () => profiles.profilesOf('extension');
   const agent = new AgentService(profiles, options.home, options.log, events);
@@ -63,7 +71,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   let control: ControlServer;
   try {
-    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent, events, log: options.log, extensionOrigins, ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}) });
+    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent, events, log: options.log, extensionOrigins, pairing, ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}) });
   } catch (error) {
     await relay.close();
     throw error;
@@ -76,6 +84,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     relay,
     control,
     profiles,
+    pairing,
     close() {
       closing ??= (async () => {
         await control.close();
@@ -83,6 +92,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         await agent.close();
         await profiles.close();
         await relay.close();
+        pairing.close();
         await removeServeState(options.home);
       })();
       return closing;

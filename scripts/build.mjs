@@ -19,7 +19,7 @@ mkdirSync(path.join(extOut, 'icons'), { recursive: true });
 const started = performance.now();
 await Promise.all([
   build({
-    entryPoints: { background: 'extension/src/background.ts', options: 'extension/src/options.ts' },
+    entryPoints: { background: 'extension/src/background.ts', options: 'extension/src/options.ts', pair: 'extension/src/pair.ts' },
     absWorkingDir: root,
     outdir: extOut,
     bundle: true,
@@ -74,6 +74,7 @@ const manifest = JSON.parse(readFileSync(path.join(root, 'extension/manifest.jso
 manifest.version = pkg.version;
 writeFileSync(path.join(extOut, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
 copyFileSync(path.join(root, 'extension/options.html'), path.join(extOut, 'options.html'));
+copyFileSync(path.join(root, 'extension/pair.html'), path.join(extOut, 'pair.html'));
 copyFileSync(path.join(root, 'view/index.html'), path.join(dist, 'view', 'index.html'));
 writeIcons(path.join(extOut, 'icons'));
 chmodSync(path.join(dist, 'clawd.js'), 0o755);

@@ -7,7 +7,7 @@ import { Hono, type Context } from 'hono';
 import { PRODUCT_NAME } from '../../shared/defaults';
 import { PROTOCOL_VERSION } from '../../shared/protocol';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
-import { accessGuard, hostGuard, type GuardPolicy } from '../http/guards';
+import { accessGuard, classifyOrigin, hostGuard, type GuardPolicy } from '../http/guards';
 import type { Switchboard } from './switchboard';
 import type { TabRecord } from './target-registry';
 
@@ -18,6 +18,8 @@ export interface RelayAppOptions {
   extensionOrigins: readonly string[];
   /** The listening port, known once the server is bound (tests bind port 0). */
   port: () => number;
+  /** One-time pairing codes (pairing.ts); without it, pairing is off. */
+  pairing?: { claim(code: unknown): string | undefined };
 }
 
 export function createRelayApp(options: RelayAppOptions): Hono {
@@ -37,6 +39,18 @@ export function createRelayApp(options: RelayAppOptions): Hono {
   app.on(['GET', 'HEAD'], '/', (c) =>
     c.json({ ok: true, name: PRODUCT_NAME, version: options.version, protocol: PROTOCOL_VERSION, extensionConnected: switchboard.extensionConnected }),
   );
+
+  // The extension's pair page trades a one-time code for the token: our extension's origin
+  // only (no token yet, by design); a web page, or anything without that origin, is refused.
+  app.post('/pair/claim', async (c) => {
+    if (classifyOrigin(c.req.header('origin'), options.extensionOrigins) !== 'extension') {
+      throw new ClawdError('origin_not_allowed', 'only the clawd extension can pair with the relay');
+    }
+    const body = (await c.req.json().catch(() => ({}))) as { code?: unknown };
+    const token = options.pairing?.claim(body.code);
+    if (!token) throw new ClawdError('unauthorized', 'this pairing link was used already, is older than 10 minutes, or was never issued: run `clawd pair` for a new one');
+    return c.json({ token, relayPort: options.port() });
+  });
 
   app.use('*', accessGuard(policy));
 

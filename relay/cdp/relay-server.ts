@@ -12,7 +12,7 @@ import { refusal, refuseUpgrade, type GuardPolicy } from '../http/guards';
 import { closerOf, listen } from '../http/listen';
 import { silentLogger, type Logger } from '../log';
 import { VERSION } from '../version';
-import { createRelayApp } from './json-routes';
+import { createRelayApp, type RelayAppOptions } from './json-routes';
 import { Switchboard, type SwitchboardOptions } from './switchboard';
 
 export interface RelayServerOptions {
@@ -26,6 +26,7 @@ export interface RelayServerOptions {
   maxClients?: number;
   onTabChange?: SwitchboardOptions['onTabChange'];
   onHandBack?: SwitchboardOptions['onHandBack'];
+  pairing?: RelayAppOptions['pairing'];
 }
 
 export interface RelayServer {
@@ -59,7 +60,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     ...(options.onTabChange ? { onTabChange: options.onTabChange } : {}),
     ...(options.onHandBack ? { onHandBack: options.onHandBack } : {}),
   });
-  const app = createRelayApp({ switchboard, version: VERSION, token: options.token, extensionOrigins, port: () => port });
+  const app = createRelayApp({ switchboard, version: VERSION, token: options.token, extensionOrigins, port: () => port, ...(options.pairing ? { pairing: options.pairing } : {}) });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   const extensionWss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.extensionMaxPayload, perMessageDeflate: false });
   const clientWss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.clientMaxPayload, perMessageDeflate: false });

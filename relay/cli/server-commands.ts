@@ -32,6 +32,7 @@ async function serve(home: string, relayPort: number | undefined, controlPort: n
   const { relay, control, token } = server;
   const extension = extensionDir();
   const built = existsSync(path.join(extension, 'manifest.json'));
+  const pair = server.pairing.links().links[0];
   process.stdout.write(
     [
       `${PRODUCT_NAME} ${VERSION} is running.`,
@@ -45,8 +46,10 @@ async function serve(home: string, relayPort: number | undefined, controlPort: n
       '',
       `  Extension    ${extension}${built ? '' : '   (not built yet: run npm run build)'}`,
       '    Load it once: open chrome://extensions, turn on Developer mode, click "Load unpacked" and',
-      "    pick the folder above. In the extension's options set the relay port and paste the token,",
-      '    then click its toolbar button on a tab to hand that tab to your agent.',
+      '    pick the folder above. Then pair it: open this link in that browser and confirm (it works',
+      '    once, for 10 minutes; `clawd pair` prints a new one), or paste the token in its options:',
+      `  Pair         ${pair}`,
+      '    Then click its toolbar button on a tab to hand that tab to your agent.',
       '',
       'Press Ctrl+C to stop.',
       '',
@@ -81,6 +84,20 @@ export const SERVER_COMMANDS: CliCommand[] = [
       const dir = extensionDir();
       if (!existsSync(path.join(dir, 'manifest.json'))) throw new Error(`the extension is not built (${dir} has no manifest.json): run \`npm run build\``);
       ctx.print(dir);
+    },
+  },
+  {
+    name: 'pair',
+    group: 'server',
+    usage: 'pair',
+    summary: 'print a link that pairs the extension with the running server (no token to copy)',
+    details:
+      'Open the link in the browser where the clawd extension is installed and confirm in the page it\nshows: the extension gets the token from the relay and connects. The link works once, for 10\nminutes. With relay.extensionIds in config, one link per known extension id.',
+    flags: {},
+    async run(args, _flags, ctx) {
+      noArguments(args);
+      const { links } = await (await ctx.client()).call<{ links: string[] }>('POST', '/pair/codes');
+      for (const link of links) ctx.print(link);
     },
   },
   {

@@ -21,6 +21,7 @@ import { matchTab } from '../profiles/tabs';
 import { registerAgentRoutes } from './agent-routes';
 import { jsonBody } from './request-body';
 import type { ViewAuth } from '../view/view-auth';
+import type { Pairing } from '../pairing/pairing';
 import { isViewPath, registerViewRoutes, viewGuard, viewLink } from '../view/view-routes';
 
 export interface ControlAppOptions {
@@ -32,6 +33,7 @@ export interface ControlAppOptions {
   extensionOrigins: readonly string[];
   port: () => number;
   viewAuth: ViewAuth;
+  pairing: Pairing;
 }
 
 /** Events a subscriber of /events may fall behind by before its stream is ended. */
@@ -158,6 +160,8 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
     return c.json(await service.create(await jsonBody(c)), 201);
   });
   app.delete('/profiles/:name', async (c) => c.json(await service.remove(service.resolve(c.req.param('name')))));
+  // For `clawd pair`: links to the extension's pair page with a fresh one-time code.
+  app.post('/pair/codes', (c) => c.json(options.pairing.links()));
   app.post('/reset-profile', async (c) => c.json(await service.reset(profile(c))));
   const view = { token, port: options.port, auth: options.viewAuth };
   registerAgentRoutes(app, service, options.agent, (tab, ttlMs) => viewLink(view, tab, ttlMs).url);

@@ -13,6 +13,7 @@ import { createControlApp } from './control-app';
 import type { Logger } from '../log';
 import { LiveViews } from '../view/live-views';
 import { ViewAuth } from '../view/view-auth';
+import type { Pairing } from '../pairing/pairing';
 import { attachViewSocket } from '../view/view-routes';
 
 export interface ControlServer {
@@ -23,12 +24,12 @@ export interface ControlServer {
   close(): Promise<void>;
 }
 
-export async function startControlServer(options: { port: number; token: string; service: ProfileService; agent: AgentService; events: EventBus; log: Logger; host?: string; takeoverGraceMs?: number; extensionOrigins?: readonly string[] }): Promise<ControlServer> {
+export async function startControlServer(options: { port: number; token: string; service: ProfileService; agent: AgentService; events: EventBus; log: Logger; host?: string; takeoverGraceMs?: number; extensionOrigins?: readonly string[]; pairing: Pairing }): Promise<ControlServer> {
   const host = options.host ?? LOOPBACK_HOST;
   let port = options.port;
   const viewAuth = new ViewAuth();
   const views = new LiveViews(options.agent.view, options.events, options.log, options.takeoverGraceMs);
-  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, events: options.events, token: options.token, version: VERSION, extensionOrigins: options.extensionOrigins ?? [EXTENSION_ORIGIN], port: () => port, viewAuth });
+  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, events: options.events, token: options.token, version: VERSION, extensionOrigins: options.extensionOrigins ?? [EXTENSION_ORIGIN], port: () => port, viewAuth, pairing: options.pairing });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   const detachSocket = attachViewSocket(server, { token: options.token, port: () => port, auth: viewAuth, views, service: options.service });
   port = await listen(server, port, host, 'control API');

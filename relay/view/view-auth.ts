@@ -5,42 +5,32 @@
 // sites cannot ride it. The token itself never reaches the browser.
 // Expiry is checked on use: no timers to own.
 
-import { randomBytes } from 'node:crypto';
+import { mintSecret, OneTimeCodes } from '../http/one-time-codes';
 
 export const VIEW_COOKIE = 'clawd_view';
 const CODE_TTL_MS = 60_000;
 /** The longest a code may wait: a hand-over's link lives as long as the hand-over, at most this. */
 export const MAX_CODE_TTL_MS = 10 * 60_000;
 const SESSION_TTL_MS = 12 * 60 * 60_000;
-/** Codes minted and not yet used or expired; more than this means something is minting in a loop. */
-const MAX_CODES = 100;
-
-const mint = () => randomBytes(24).toString('base64url');
 
 export class ViewAuth {
-  // code → expiry; removed when redeemed or found expired.
-  readonly #codes = new Map<string, number>();
+  readonly #codes: OneTimeCodes;
   // session id → expiry; removed when found expired or on close().
   readonly #sessions = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = Date.now) {
+    this.#codes = new OneTimeCodes(CODE_TTL_MS, MAX_CODE_TTL_MS, 100, now);
+  }
 
   /** A code that opens one view session, once, within a minute (or `ttlMs`, at most 10 minutes). */
   code(ttlMs = CODE_TTL_MS): { code: string; expiresInMs: number } {
-    this.#sweep();
-    if (this.#codes.size >= MAX_CODES) this.#codes.delete(this.#codes.keys().next().value!);
-    const code = mint();
-    const expiresInMs = Math.min(Math.max(ttlMs, 1_000), MAX_CODE_TTL_MS);
-    this.#codes.set(code, this.now() + expiresInMs);
-    return { code, expiresInMs };
+    return this.#codes.mint(ttlMs);
   }
 
   /** Trades a code for a session id; undefined when the code is unknown, used or expired. */
   redeem(code: string): { session: string; maxAgeSeconds: number } | undefined {
-    const expires = this.#codes.get(code);
-    this.#codes.delete(code);
-    if (expires === undefined || this.now() > expires) return undefined;
-    const session = mint();
+    if (!this.#codes.redeem(code)) return undefined;
+    const session = mintSecret();
     this.#sessions.set(session, this.now() + SESSION_TTL_MS);
     return { session, maxAgeSeconds: SESSION_TTL_MS / 1000 };
   }
@@ -61,11 +51,6 @@ export class ViewAuth {
   close(): void {
     this.#codes.clear();
     this.#sessions.clear();
-  }
-
-  #sweep(): void {
-    const now = this.now();
-    for (const [code, expires] of this.#codes) if (now > expires) this.#codes.delete(code);
   }
 }
 

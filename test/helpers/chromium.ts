@@ -159,8 +159,9 @@ export class TestBrowser {
       const session = await this.pageSession(targetId);
       try {
         await until(`${url} to load`, async () => {
-          const { result } = await this.cdp.send('Runtime.evaluate', { expression: 'location.href + " " + document.readyState', returnByValue: true }, session);
-          return result.value === `${new URL(url).href} complete`;
+          // Without the fragment: a page may drop it (the pair page removes its one-time code).
+          const { result } = await this.cdp.send('Runtime.evaluate', { expression: 'location.href.split("#")[0] + " " + document.readyState', returnByValue: true }, session);
+          return result.value === `${new URL(url).href.split('#')[0]} complete`;
         });
       } finally {
         await this.cdp.send('Target.detachFromTarget', { sessionId: session }).catch(() => {});
