@@ -4,7 +4,8 @@
 
 import { bad, bool, int, oneOf, refParam, sessionField, str } from './request-fields';
 
-export const ACT_KINDS = ['click', 'type', 'press', 'hover', 'drag', 'select', 'fill', 'wait', 'resize', 'close', 'evaluate', 'scrollIntoView'] as const;
+export const ACT_KINDS = ['click', 'type', 'press', 'hover', 'drag', 'select', 'fill', 'wait', 'resize', 'close', 'evaluate', 'scrollIntoView', 'scroll', 'focus'] as const;
+export const SCROLL_DIRECTIONS = ['up', 'down', 'left', 'right'] as const;
 export type ActKind = (typeof ACT_KINDS)[number];
 
 const BUTTONS = ['left', 'right', 'middle'] as const;
@@ -24,7 +25,8 @@ export type ActRequest = { targetId?: string; session?: string; timeoutMs: numbe
   | { kind: 'click'; ref: string; doubleClick: boolean; button?: (typeof BUTTONS)[number]; modifiers?: Array<(typeof MODIFIERS)[number]> }
   | { kind: 'type'; ref: string; text: string; submit: boolean; slowly: boolean }
   | { kind: 'press'; key: string; ref?: string }
-  | { kind: 'hover' | 'scrollIntoView'; ref: string }
+  | { kind: 'hover' | 'scrollIntoView' | 'focus'; ref: string }
+  | { kind: 'scroll'; direction: (typeof SCROLL_DIRECTIONS)[number]; amount: number | 'page'; ref?: string }
   | { kind: 'drag'; startRef: string; endRef: string }
   | { kind: 'select'; ref: string; values: string[] }
   | { kind: 'fill'; fields: FillField[] }
@@ -65,7 +67,14 @@ export function parseAct(body: Record<string, unknown>): ActRequest {
       return { ...base, kind: 'press', key: str(body, 'key', true), ...(body.ref !== undefined ? { ref: refParam(body.ref) } : {}) };
     case 'hover':
     case 'scrollIntoView':
-      return { ...base, kind: kind as 'hover' | 'scrollIntoView', ref: refParam(body.ref) };
+    case 'focus':
+      return { ...base, kind: kind as 'hover' | 'scrollIntoView' | 'focus', ref: refParam(body.ref) };
+    case 'scroll': {
+      const direction = oneOf(body, 'direction', SCROLL_DIRECTIONS);
+      if (!direction) throw bad('direction is required: up, down, left or right');
+      const amount = body.amount === undefined || body.amount === 'page' ? 'page' : int(body, 'amount', 1, 100_000);
+      return { ...base, kind: 'scroll', direction, amount, ...(body.ref !== undefined ? { ref: refParam(body.ref) } : {}) };
+    }
     case 'drag':
       return { ...base, kind: 'drag', startRef: refParam(body.startRef, 'startRef'), endRef: refParam(body.endRef, 'endRef') };
     case 'select': {

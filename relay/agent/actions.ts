@@ -61,6 +61,19 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Reco
     case 'scrollIntoView':
       await (await ctx.resolve(request.ref)).scrollIntoViewIfNeeded({ timeout });
       return {};
+    case 'focus':
+      await (await ctx.resolve(request.ref)).focus();
+      return {};
+    case 'scroll': {
+      // The element's nearest scrollable container, or the page; the answer says where it is
+      // now and whether it reached the end, so "scroll until the end" needs no guessing.
+      const args = { direction: request.direction, amount: request.amount };
+      const target = request.ref ? await ctx.resolve(request.ref) : undefined;
+      // A Locator's and an ElementHandle's evaluate differ in their types, not in what they do.
+      const onElement = target as unknown as { evaluate(fn: typeof scrollIn, arg: typeof args): Promise<ScrollPosition> } | undefined;
+      const position = await bounded(onElement ? onElement.evaluate(scrollIn, args) : page.evaluate(scrollIn, args), request, 'the page to scroll');
+      return { scroll: position };
+    }
     case 'drag': {
       const [from, to] = [await ctx.resolve(request.startRef), await ctx.resolve(request.endRef)];
       // Playwright awaits Chrome's drag interception without its timeout: bound the whole drag.
@@ -121,4 +134,41 @@ async function drag(page: Page, from: ActTarget, to: ActTarget, timeout: number)
   await page.mouse.down();
   await to.hover({ timeout });
   await page.mouse.up();
+}
+
+interface ScrollPosition {
+  x: number;
+  y: number;
+  maxX: number;
+  maxY: number;
+  atEnd: boolean;
+}
+
+/** Runs in the page: scrolls the nearest scrollable container of `element` (or the page). */
+function scrollIn(element: unknown, options?: { direction: string; amount: number | 'page' }): ScrollPosition {
+  // Called as page.evaluate(fn, args) (no element) or handle.evaluate(fn, args) (element first).
+  const opts = (options ?? element) as { direction: string; amount: number | 'page' };
+  const start = options ? (element as Element) : undefined;
+  const doc = (globalThis as unknown as { document: Document }).document;
+  const page = (doc.scrollingElement ?? doc.documentElement) as Element;
+  let box: Element = page;
+  for (let el: Element | null = start ?? null; el && el !== page; el = el.parentElement) {
+    const style = getComputedStyle(el);
+    const scrollsY = /(auto|scroll|overlay)/.test(style.overflowY) && el.scrollHeight > el.clientHeight;
+    const scrollsX = /(auto|scroll|overlay)/.test(style.overflowX) && el.scrollWidth > el.clientWidth;
+    if ((opts.direction === 'up' || opts.direction === 'down' ? scrollsY : scrollsX)) {
+      box = el;
+      break;
+    }
+  }
+  const vertical = opts.direction === 'up' || opts.direction === 'down';
+  const view = box === page ? (vertical ? innerHeight : innerWidth) : vertical ? box.clientHeight : box.clientWidth;
+  const distance = (opts.amount === 'page' ? Math.round(view * 0.9) : opts.amount) * (opts.direction === 'up' || opts.direction === 'left' ? -1 : 1);
+  box.scrollBy({ top: vertical ? distance : 0, left: vertical ? 0 : distance, behavior: 'instant' });
+  const maxX = box.scrollWidth - (box === page ? innerWidth : box.clientWidth);
+  const maxY = box.scrollHeight - (box === page ? innerHeight : box.clientHeight);
+  const x = Math.round(box.scrollLeft);
+  const y = Math.round(box.scrollTop);
+  const atEnd = { down: y >= maxY - 1, up: y <= 0, right: x >= maxX - 1, left: x <= 0 }[opts.direction as 'down'] ?? false;
+  return { x, y, maxX: Math.max(0, maxX), maxY: Math.max(0, maxY), atEnd };
 }

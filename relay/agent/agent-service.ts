@@ -260,10 +260,12 @@ function refsOf(request: ActRequest): string[] {
     case 'type':
     case 'hover':
     case 'scrollIntoView':
+    case 'focus':
     case 'select':
       return [request.ref];
     case 'press':
     case 'evaluate':
+    case 'scroll':
       return request.ref ? [request.ref] : [];
     default:
       return [];

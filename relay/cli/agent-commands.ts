@@ -1,5 +1,5 @@
 // The CLI's agent commands (spec's quick reference): snapshot, screenshot, navigate, resize,
-// click, type, press, hover, drag, select, upload, fill, dialog, wait, evaluate, console, pdf.
+// click, type, press, focus, scroll, hover, drag, select, upload, fill, dialog, wait, evaluate, console, pdf.
 // Each is one control-API call; refs may be written e12, @e12, ref=e12 or just 12. Every one
 // takes --target ID and --timeout MS besides its own flags (added by command-table.ts).
 
@@ -146,6 +146,26 @@ export const AGENT_COMMANDS: CliCommand[] = [
     const ref = stringFlag(flags, 'ref');
     return { body: { kind: 'press', key: args[0], ...(ref ? { ref } : {}) }, human: () => [`pressed ${args[0]}`] };
   }),
+  // `focus ID` focuses a tab (profile-commands.ts); an element is focused by ref with this one.
+  action('focus-ref', 'focus-ref REF', 'focus an element without clicking it', {}, (args) => {
+    need('focus-ref', args, 1, 'a ref');
+    return { body: { kind: 'focus', ref: args[0] }, human: () => [`focused ${args[0]}`] };
+  }),
+  action(
+    'scroll',
+    'scroll up|down|left|right [--amount N|page] [--ref REF]',
+    'scroll the page (or the element\'s scrollable container); says where it is and whether it reached the end',
+    { amount: { type: 'string', value: 'N', help: 'pixels, or "page" (the default)' }, ref: { type: 'string', value: 'REF', help: 'scroll the container of this element' } },
+    (args, flags) => {
+      need('scroll', args, 1, 'a direction: up, down, left or right');
+      const amount = stringFlag(flags, 'amount');
+      const ref = stringFlag(flags, 'ref');
+      return {
+        body: { kind: 'scroll', direction: args[0], ...(amount && amount !== 'page' ? { amount: Number(amount) } : {}), ...(ref ? { ref } : {}) },
+        human: (r: { scroll: { x: number; y: number; atEnd: boolean } }) => [`at ${r.scroll.x},${r.scroll.y}${r.scroll.atEnd ? ' (the end)' : ''}`],
+      };
+    },
+  ),
   action('hover', 'hover REF', 'move the mouse over an element', {}, (args) => {
     need('hover', args, 1, 'a ref');
     return { body: { kind: 'hover', ref: args[0] }, human: () => [`hovering ${args[0]}`] };

@@ -108,6 +108,13 @@ export const TOOLS: ToolDefinition[] = [
   },
   { name: 'select', description: 'Choose options of a select by value or label.', input: { ...where, ref, values: z.array(z.string()).min(1), timeoutMs, snapshot: after }, run: act('select', (_a, r) => `selected ${(r.selected ?? []).join(', ')}`) },
   { name: 'press', description: 'Press a key (Enter, Escape, ArrowDown, a…), on an element by ref or on the page.', input: { ...where, key: z.string(), ref: ref.optional(), timeoutMs, snapshot: after }, run: act('press', (a) => `pressed ${a.key}`) },
+  { name: 'focus', description: 'Focus an element by its ref, without clicking it.', input: { ...where, ref, timeoutMs, snapshot: after }, run: act('focus', (a) => `focused ${a.ref}`) },
+  {
+    name: 'scroll',
+    description: 'Scroll the page, or the scrollable container of an element by ref. Answers where it is and whether it reached the end (to load more, scroll until the end).',
+    input: { ...where, direction: z.enum(['up', 'down', 'left', 'right']), amount: z.union([z.number().int().min(1), z.literal('page')]).optional().describe('pixels, or "page" (default)'), ref: ref.optional(), timeoutMs, snapshot: after },
+    run: act('scroll', (_a, r) => `scrolled to ${r.scroll.x},${r.scroll.y}${r.scroll.atEnd ? ' (the end)' : ''}`),
+  },
   { name: 'hover', description: 'Move the mouse over an element by its ref.', input: { ...where, ref, timeoutMs, snapshot: after }, run: act('hover', (a) => `hovering ${a.ref}`) },
   { name: 'drag', description: 'Drag one element onto another, by refs.', input: { ...where, startRef: ref, endRef: ref, timeoutMs, snapshot: after }, run: act('drag', (a) => `dragged ${a.startRef} onto ${a.endRef}`) },
   {

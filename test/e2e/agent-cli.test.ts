@@ -52,7 +52,7 @@ describe('driving a tab from the clawd CLI', () => {
     expect(await inPage('document.getElementById("name").value')).toBe('!');
   });
 
-  it('presses, hovers, waits, resizes, drags', async () => {
+  it('presses, hovers, waits, resizes, drags, scrolls, focuses', async () => {
     await ok(['navigate', pages.url('/agent-form')]);
     const snap = await ok(['snapshot', '--format', 'role']);
     await ok(['click', refNumber(snap, /button "Later"/)]);
@@ -64,6 +64,11 @@ describe('driving a tab from the clawd CLI', () => {
     const drag = await ok(['snapshot', '--format', 'role']);
     await ok(['drag', refNumber(drag, /button "Source"/), refNumber(drag, /region "Target"/)]);
     expect(await inPage('document.getElementById("target").textContent')).toBe('dropped');
+    await ok(['navigate', pages.url('/scrolling')]);
+    const scrolling = await ok(['snapshot', '--format', 'role']);
+    expect(await ok(['scroll', 'down', '--amount', '300'])).toBe('at 0,300\n');
+    await ok(['focus-ref', refNumber(scrolling, /textbox "Field"/)]);
+    expect(await inPage('document.activeElement.id')).toBe('field');
   });
 
   it('uploads and answers a dialog through hooks', async () => {

@@ -135,6 +135,26 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     expect(await ctx.d.inPage('window.__clicks')).toBe(1);
   });
 
+  it('scrolls the page and a box, saying where it is and when it reached the end; focuses without clicking', async () => {
+    await navigate('/scrolling');
+    const snap = await snapshot('&format=role');
+    const page = (await actOk({ kind: 'scroll', direction: 'down', amount: 500 })).scroll;
+    expect(page).toMatchObject({ x: 0, y: 500, atEnd: false });
+    expect(await ctx.d.inPage('scrollY')).toBe(500);
+    const box = refOf(snap, 'button', 'In the box');
+    const first = (await actOk({ kind: 'scroll', direction: 'down', ref: box })).scroll;
+    expect(first.y).toBeGreaterThan(50); // a page of the box (90 of its 100 px), not of the window
+    expect(await ctx.d.inPage('document.getElementById("box").scrollTop')).toBe(first.y);
+    expect(await ctx.d.inPage('scrollY')).toBe(500);
+    let last = first;
+    for (let i = 0; i < 20 && !last.atEnd; i++) last = (await actOk({ kind: 'scroll', direction: 'down', ref: box })).scroll;
+    expect(last).toMatchObject({ atEnd: true, y: last.maxY });
+    expect((await act({ kind: 'scroll', direction: 'sideways' })).body.error.message).toContain('direction');
+
+    await actOk({ kind: 'focus', ref: refOf(snap, 'textbox', 'Field') });
+    expect(await ctx.d.inPage('[document.activeElement.id, document.getElementById("field").dataset.focused, document.getElementById("field").dataset.clicked ?? "no"]')).toEqual(['field', 'yes', 'no']);
+  });
+
   it('drags one element onto another', async () => {
     await navigate('/drag');
     const snap = await snapshot('&format=role');

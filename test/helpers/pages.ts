@@ -76,6 +76,11 @@ const PAGES: Record<string, (port: number) => string> = {
     <p id="out" style="position:absolute;left:300px;top:200px">not pressed</p>
     <button id="paint" style="position:absolute;left:300px;top:260px" onclick="document.getElementById('block').style.background = 'rgb(0, 0, 220)'">Paint</button>
     <script>if (location.search.includes('animate')) { const b = document.getElementById('block'); (function tick(t) { b.style.background = 'hsl(' + (t / 5 % 360) + ',80%,50%)'; requestAnimationFrame(tick); })(0); }</script>`,
+  // A tall page with a scrollable box, and a field that tells a focus from a click.
+  '/scrolling': () => `<!doctype html><title>scrolling</title>
+    <style>body { margin: 0; height: 3000px; } #box { height: 100px; width: 200px; overflow: auto; } #inner { height: 1000px; }</style>
+    <div id="box" role="region" aria-label="Box"><div id="inner"><button>In the box</button></div></div>
+    <input id="field" aria-label="Field" onfocus="this.dataset.focused = 'yes'" onclick="this.dataset.clicked = 'yes'">`,
   // A page whose main thread a click hangs for good (a script stuck in a loop).
   '/stuck': () => `<!doctype html><title>stuck</title>
     <button onclick="for (;;) {}">Hang</button>
