@@ -29,6 +29,19 @@ await Promise.all([
     sourcemap: 'linked',
     logLevel: 'warning',
   }),
+  // The page-content extractor, run in the page by GET /content: one expression-sized bundle.
+  build({
+    entryPoints: { content: 'relay/agent/in-page/page-content.ts' },
+    absWorkingDir: root,
+    outdir: path.join(dist, 'in-page'),
+    bundle: true,
+    format: 'iife',
+    globalName: '__clawdContent',
+    target: 'chrome110',
+    platform: 'browser',
+    minify: true,
+    logLevel: 'warning',
+  }),
   build({
     entryPoints: { app: 'view/src/main.ts' },
     absWorkingDir: root,

@@ -137,6 +137,28 @@ export function parseNavigate(fields: Fields): NavigateRequest {
   return { ...tab(fields), url: checkOpenUrl(fields.url), timeoutMs: clampTimeout(fields.timeoutMs, 20_000) };
 }
 
+export const CONTENT_FORMATS = ['markdown', 'text', 'html'] as const;
+
+export interface ContentRequest extends TabRequest {
+  format: (typeof CONTENT_FORMATS)[number];
+  selector?: string;
+  maxChars: number;
+  timeoutMs: number;
+}
+
+export function parseContent(fields: Fields): ContentRequest {
+  const format = fields.format === undefined || fields.format === '' ? 'markdown' : fields.format;
+  if (!CONTENT_FORMATS.includes(format as 'markdown')) throw bad(`format must be markdown, text or html, got ${JSON.stringify(format)}`);
+  const selector = str(fields, 'selector');
+  return {
+    ...tab(fields),
+    format: format as 'markdown',
+    ...(selector ? { selector } : {}),
+    maxChars: count(fields, 'maxChars', 100, 10_000_000) ?? 40_000,
+    timeoutMs: count(fields, 'timeoutMs', 500, 60_000) ?? SNAPSHOT_TIMEOUT_MS,
+  };
+}
+
 export function parseConsole(fields: Fields): ConsoleRequest {
   const level = fields.level ?? 'debug';
   if (!CONSOLE_LEVELS.includes(level as ConsoleLevel)) throw bad(`level must be debug, info, warning or error, got ${JSON.stringify(level)}`);

@@ -14,11 +14,12 @@ import type { ProfileService } from '../profiles/profile-service';
 import type { ActRequest } from './act-request';
 import { runAct } from './actions';
 import { toAgentError } from './agent-errors';
-import type { ConsoleRequest, DialogRequest, FileChooserRequest, HandoffRequest, HandoffWaitRequest, HookRequest, NavigateRequest, PdfRequest, ScreenshotRequest, SnapshotRequest, TabRequest } from './agent-requests';
+import type { ContentRequest, ConsoleRequest, DialogRequest, FileChooserRequest, HandoffRequest, HandoffWaitRequest, HookRequest, NavigateRequest, PdfRequest, ScreenshotRequest, SnapshotRequest, TabRequest } from './agent-requests';
 import { imageSize, saveCapture } from './capture';
 import { Hooks, type HookKind } from './hooks';
 import { crashed, PageFinder, type AgentPage } from './page-finder';
 import { takeScreenshot } from './screenshots';
+import { pageContent } from './page-content';
 import { Snapshots } from './snapshots';
 import { EventBus } from '../events/event-bus';
 import { DEFAULT_HOLD_IDLE_MS, TabControl, type HolderView } from './tab-control';
@@ -148,6 +149,16 @@ export class AgentService {
       ...(shot.labels !== undefined ? { labels: shot.labels } : {}),
       ...(shot.broughtToFront ? { broughtToFront: true } : {}),
     };
+  }
+
+  /** The page's main content as Markdown, text or HTML (page-content.ts). */
+  async content(profile: string, request: ContentRequest): Promise<Record<string, unknown>> {
+    const found = await this.#pages.find(profile, request.targetId);
+    const { page, targetId } = found;
+    return this.#bounded(found, `content of ${targetId}`, request.timeoutMs, async () => {
+      const result = await pageContent(page, request);
+      return { targetId, url: page.url(), format: request.format, ...result };
+    });
   }
 
   async console(profile: string, request: ConsoleRequest): Promise<Record<string, unknown>> {

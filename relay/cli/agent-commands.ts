@@ -259,6 +259,24 @@ export const AGENT_COMMANDS: CliCommand[] = [
     },
   ),
   {
+    name: 'content',
+    group: 'agent',
+    usage: 'content [--format markdown|text|html] [--selector CSS] [--max-chars N]',
+    summary: "the page's main content as Markdown (its article, links kept), text or HTML",
+    flags: {
+      format: { type: 'string', value: 'F', help: 'markdown (default), text or html' },
+      selector: { type: 'string', value: 'CSS', help: 'only this part of the page' },
+      'max-chars': { type: 'string', value: 'N', help: 'cut after this many characters (default 40000)' },
+    },
+    async run(args, flags, ctx) {
+      noArguments(args);
+      const [format, selector, maxChars, target] = [stringFlag(flags, 'format'), stringFlag(flags, 'selector'), stringFlag(flags, 'max-chars'), stringFlag(flags, 'target')];
+      const query = new URLSearchParams({ ...(format ? { format } : {}), ...(selector ? { selector } : {}), ...(maxChars ? { maxChars } : {}), ...(target ? { targetId: target } : {}) });
+      const result = await (await ctx.client()).call<{ content: string }>('GET', `/content?${query}`, { profile: ctx.profile, timeoutMs: 70_000 });
+      output(ctx, result, () => [result.content]);
+    },
+  },
+  {
     name: 'console',
     group: 'agent',
     usage: 'console [--level debug|info|warning|error]',

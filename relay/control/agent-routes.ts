@@ -4,7 +4,7 @@
 
 import type { Context, Hono } from 'hono';
 import { parseAct } from '../agent/act-request';
-import { parseConsole, parseDialog, parseFileChooser, parseHandoff, parseHandoffWait, parseNavigate, parsePdf, parseScreenshot, parseSnapshot, parseTab } from '../agent/agent-requests';
+import { parseConsole, parseContent, parseDialog, parseFileChooser, parseHandoff, parseHandoffWait, parseNavigate, parsePdf, parseScreenshot, parseSnapshot, parseTab } from '../agent/agent-requests';
 import type { AgentService } from '../agent/agent-service';
 import type { ProfileService } from '../profiles/profile-service';
 import { jsonBody } from './request-body';
@@ -24,6 +24,7 @@ export function registerAgentRoutes(app: Hono, profiles: ProfileService, agent: 
   const body = async (c: Context) => withSession(c, await jsonBody(c));
   const query = (c: Context) => withSession(c, c.req.query());
   app.get('/snapshot', async (c) => c.json(await agent.snapshot(profile(c), parseSnapshot(c.req.query()))));
+  app.get('/content', async (c) => c.json(await agent.content(profile(c), parseContent(c.req.query()))));
   app.get('/console', async (c) => c.json(await agent.console(profile(c), parseConsole(c.req.query()))));
   app.post('/act', async (c) => c.json(await agent.act(profile(c), parseAct(await body(c)))));
   app.post('/navigate', async (c) => c.json(await agent.navigate(profile(c), parseNavigate(await body(c)))));

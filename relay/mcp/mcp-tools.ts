@@ -140,6 +140,16 @@ export const TOOLS: ToolDefinition[] = [
     },
   },
   {
+    name: 'content',
+    description: "Read the page's main content as Markdown (the article, links kept; navigation left out), text or HTML. Far cheaper than a snapshot for reading; use a snapshot to act.",
+    input: { ...where, format: z.enum(['markdown', 'text', 'html']).optional(), selector: z.string().optional().describe('only this part (CSS)'), maxChars: z.number().int().min(100).optional() },
+    async run(args, api, profile) {
+      const query = new URLSearchParams({ ...(args.format ? { format: args.format } : {}), ...(args.selector ? { selector: args.selector } : {}), ...(args.maxChars ? { maxChars: String(args.maxChars) } : {}), ...(args.targetId ? { targetId: args.targetId } : {}) });
+      const result = await api.call('GET', `/content?${query}`, { profile: args.profile ?? profile, timeoutMs: 70_000 });
+      return { text: result.content };
+    },
+  },
+  {
     name: 'console',
     description: "The tab's console messages and page errors.",
     input: { ...where, level: z.enum(['debug', 'info', 'warning', 'error']).optional() },

@@ -12,7 +12,7 @@ import { refuseUpgrade, viewRefusal } from '../http/guards';
 import type { AgentService } from '../agent/agent-service';
 import type { ProfileService } from '../profiles/profile-service';
 import type { LiveViews } from './live-views';
-import { viewAsset } from './view-assets';
+import { distAsset } from '../dist-assets';
 import { sessionCookie, type ViewAuth } from './view-auth';
 import { jsonBody } from '../control/request-body';
 
@@ -65,8 +65,8 @@ export function viewLink(options: ViewRouteOptions, tab?: { profile: string; tar
 
 export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { service: ProfileService; agent: AgentService }): void {
   const { auth, service, agent } = options;
-  app.get('/view', (c) => c.html(viewAsset('index.html'), 200, pageHeaders(options.port())));
-  app.get('/view/app.js', (c) => c.body(viewAsset('app.js'), 200, { 'Content-Type': 'text/javascript; charset=utf-8', ...pageHeaders(options.port()) }));
+  app.get('/view', (c) => c.html(distAsset('view/index.html'), 200, pageHeaders(options.port())));
+  app.get('/view/app.js', (c) => c.body(distAsset('view/app.js'), 200, { 'Content-Type': 'text/javascript; charset=utf-8', ...pageHeaders(options.port()) }));
   // The code from the link's fragment, once, for a cookie scripts cannot read.
   app.post('/view/login', async (c) => {
     const { code } = await jsonBody(c);

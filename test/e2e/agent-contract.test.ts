@@ -138,14 +138,15 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
   it('scrolls the page and a box, saying where it is and when it reached the end; focuses without clicking', async () => {
     await navigate('/scrolling');
     const snap = await snapshot('&format=role');
-    const page = (await actOk({ kind: 'scroll', direction: 'down', amount: 500 })).scroll;
-    expect(page).toMatchObject({ x: 0, y: 500, atEnd: false });
-    expect(await ctx.d.inPage('scrollY')).toBe(500);
+    await actOk({ kind: 'scroll', direction: 'down', amount: 500 });
+    expect((await actOk({ kind: 'scroll', direction: 'down', amount: 500 })).scroll).toMatchObject({ x: 0, y: 1000, atEnd: false });
+    expect((await actOk({ kind: 'scroll', direction: 'up', amount: 300 })).scroll).toMatchObject({ y: 700 });
+    expect(await ctx.d.inPage('scrollY')).toBe(700);
     const box = refOf(snap, 'button', 'In the box');
     const first = (await actOk({ kind: 'scroll', direction: 'down', ref: box })).scroll;
     expect(first.y).toBeGreaterThan(50); // a page of the box (90 of its 100 px), not of the window
     expect(await ctx.d.inPage('document.getElementById("box").scrollTop')).toBe(first.y);
-    expect(await ctx.d.inPage('scrollY')).toBe(500);
+    expect(await ctx.d.inPage('scrollY')).toBe(700);
     let last = first;
     for (let i = 0; i < 20 && !last.atEnd; i++) last = (await actOk({ kind: 'scroll', direction: 'down', ref: box })).scroll;
     expect(last).toMatchObject({ atEnd: true, y: last.maxY });
@@ -153,6 +154,32 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
 
     await actOk({ kind: 'focus', ref: refOf(snap, 'textbox', 'Field') });
     expect(await ctx.d.inPage('[document.activeElement.id, document.getElementById("field").dataset.focused, document.getElementById("field").dataset.clicked ?? "no"]')).toEqual(['field', 'yes', 'no']);
+  });
+
+  it('reads the main content as Markdown without the navigation, cut to maxChars when asked', async () => {
+    await navigate('/article');
+    const content = async (query: string) => {
+      const res = await ctx.d.api('GET', `/content?targetId=${ctx.d.targetId}${query}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body as { content: string; truncated: boolean; chars: number; source: string; byline?: string };
+    };
+    const markdown = await content('');
+    expect(markdown.source).toBe('article');
+    expect(markdown.content).toContain('Council votes to save the old lighthouse');
+    expect(markdown.content).toContain('Repairs start in spring');
+    expect(markdown.content).toContain('[the full report](https://example.com/report)');
+    for (const menu of ['Politics', 'Weather', 'Most read', 'Privacy']) expect(markdown.content).not.toContain(menu);
+    expect(markdown.truncated).toBe(false);
+    const cut = await content('&maxChars=400');
+    expect(cut.truncated).toBe(true);
+    expect(cut.content.length).toBeLessThan(600);
+    expect(cut.content).toMatch(new RegExp(`cut at \\d+ of ${markdown.chars} characters`));
+    expect((await content('&format=text')).content).toContain('Residents who campaigned for months');
+    expect((await content('&selector=%23aside')).content).toContain('[Storm warning]');
+    const missing = await ctx.d.api('GET', `/content?targetId=${ctx.d.targetId}&selector=%23nothing`);
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toContain('no element matches the selector "#nothing"');
+    expect(await ctx.d.inPage('typeof __clawdContent')).toBe('undefined'); // nothing left in the page
   });
 
   it('drags one element onto another', async () => {

@@ -76,6 +76,18 @@ const PAGES: Record<string, (port: number) => string> = {
     <p id="out" style="position:absolute;left:300px;top:200px">not pressed</p>
     <button id="paint" style="position:absolute;left:300px;top:260px" onclick="document.getElementById('block').style.background = 'rgb(0, 0, 220)'">Paint</button>
     <script>if (location.search.includes('animate')) { const b = document.getElementById('block'); (function tick(t) { b.style.background = 'hsl(' + (t / 5 % 360) + ',80%,50%)'; requestAnimationFrame(tick); })(0); }</script>`,
+  // A news article among navigation, for GET /content: headline and paragraphs, not the menus.
+  '/article': () => `<!doctype html><title>Lighthouse saved - Harbour News</title>
+    <header><nav><ul>${['Home', 'Politics', 'Sports', 'Weather', 'Contact'].map((n) => `<li><a href="/${n.toLowerCase()}">${n}</a></li>`).join('')}</ul></nav></header>
+    <main><article>
+      <h1>Council votes to save the old lighthouse</h1>
+      <p class="byline">By Ada Marsh</p>
+      <p>${'The harbour council met on Tuesday to decide the future of the old lighthouse, which has stood above the bay for two hundred years and still guides the evening ferries home. '.repeat(3)}</p>
+      <p>Residents who campaigned for months called the vote a victory; read <a href="https://example.com/report">the full report</a> for the figures. ${'The harbour council met on Tuesday to decide the future of the old lighthouse, which has stood above the bay for two hundred years and still guides the evening ferries home. '.repeat(2)}</p>
+      <p>Repairs start in spring and should be finished before the summer season. ${'The harbour council met on Tuesday to decide the future of the old lighthouse, which has stood above the bay for two hundred years and still guides the evening ferries home. '.repeat(2)}</p>
+    </article></main>
+    <aside id="aside"><h2>Most read</h2><ul><li><a href="/a">Ferry timetable changes</a></li><li><a href="/b">Storm warning</a></li></ul></aside>
+    <footer><p>© Harbour News · <a href="/privacy">Privacy</a></p></footer>`,
   // A tall page with a scrollable box, and a field that tells a focus from a click.
   '/scrolling': () => `<!doctype html><title>scrolling</title>
     <style>body { margin: 0; height: 3000px; } #box { height: 100px; width: 200px; overflow: auto; } #inner { height: 1000px; }</style>
