@@ -85,11 +85,19 @@ export class TabAttachments {
     await this.ready;
     const tab = this.#tabs.get(tabId);
     if (!tab || tab.parked === undefined) return;
+    const parkedOn = tab.parked;
     tab.parked = undefined;
     try {
       this.out.send({ type: 'tabAttached', tab: await this.#reattach(tab) });
     } catch (error) {
-      await this.forget(tabId, `could not attach again: ${(error as Error).message}`);
+      const message = (error as Error).message;
+      // Measured: the web URL is announced before the chrome:// page has gone; attaching then
+      // fails. The tab stays parked and the next update (the page complete) tries again.
+      if (/Cannot access|Cannot attach|chrome:\/\//i.test(message) && (await chrome.tabs.get(tabId).catch(() => undefined))) {
+        tab.parked = parkedOn;
+        return;
+      }
+      await this.forget(tabId, `could not attach again: ${message}`);
     }
   }
 

@@ -188,6 +188,10 @@ export function parseFileChooser(fields: Fields): FileChooserRequest {
   return { ...hook(fields), paths: paths.map((p) => path.resolve(p as string)) };
 }
 
+export function parseDownload(fields: Fields): HookRequest {
+  return hook(fields);
+}
+
 export function parseDialog(fields: Fields): DialogRequest {
   if (typeof fields.accept !== 'boolean') throw bad('accept must be true or false');
   const promptText = fields.promptText;

@@ -20,6 +20,7 @@ import { Hooks, type HookKind } from './hooks';
 import { crashed, PageFinder, type AgentPage } from './page-finder';
 import { takeScreenshot } from './screenshots';
 import { pageContent } from './page-content';
+import { Downloads } from './downloads';
 import { Snapshots } from './snapshots';
 import { EventBus } from '../events/event-bus';
 import { DEFAULT_HOLD_IDLE_MS, TabControl, type HolderView } from './tab-control';
@@ -38,6 +39,7 @@ export class AgentService {
   readonly #snapshots = new Snapshots();
   readonly #hooks = new Hooks();
   readonly #control: TabControl;
+  readonly #downloads: Downloads;
 
   constructor(
     private readonly profiles: ProfileService,
@@ -45,7 +47,11 @@ export class AgentService {
     private readonly log: Logger,
     private readonly events: EventBus = new EventBus(),
   ) {
-    this.#pages = new PageFinder(profiles, log);
+    this.#downloads = new Downloads(home, () => profiles.settings.downloadLimitMb * 1024 * 1024, log);
+    // The person's own browser keeps its downloads: only managed and remote pages are watched.
+    this.#pages = new PageFinder(profiles, log, (page, driver, profile) => {
+      if (driver.driver !== 'extension') this.#downloads.watch(page, profile);
+    });
     this.#control = new TabControl(DEFAULT_HOLD_IDLE_MS, Date.now, (change) => {
       const [profile = '', targetId = ''] = change.tab.split('\u0000');
       if (change.kind === 'hold') events.emit({ type: 'hold', profile, targetId, state: change.state, session: change.session });
@@ -192,6 +198,40 @@ export class AgentService {
     return this.#arm(profile, request, 'dialog', ({ page, state }) =>
       this.#hooks.armDialog(page, state, request.accept, request.promptText, request.timeoutMs).then((dialog) => ({ dialog })),
     );
+  }
+
+  /** What downloads the tab's page caused, saved under the home. */
+  async downloads(profile: string, request: TabRequest): Promise<Record<string, unknown>> {
+    const { page, targetId, driver } = await this.#pages.find(profile, request.targetId);
+    this.#checkDownloads(driver.driver, driver.name);
+    return { targetId, downloads: this.#downloads.list(page) };
+  }
+
+  /**
+   * The download hook: waits for the tab's next download to be saved (with `ref`, clicks it
+   * first) and answers its path; a download that fails or is cancelled (past the size limit)
+   * says so.
+   */
+  async download(profile: string, request: HookRequest): Promise<Record<string, unknown>> {
+    const { page, tab, targetId, driver } = await this.#pages.find(profile, request.targetId);
+    this.#checkDownloads(driver.driver, driver.name);
+    this.#control.change(tab, request.session);
+    const target = request.ref ? await this.#snapshots.resolve(page, tab, request.ref) : undefined;
+    const next = this.#downloads.next(page);
+    try {
+      if (target) await target.click({ timeout: request.clickTimeoutMs }).catch((error: unknown) => Promise.reject(toAgentError(error, { what: `download hook, clicking ${request.ref}` })));
+      const entry = await within(next.done, request.timeoutMs, () => new ClawdError('action_timeout', `download hook: no download finished within ${seconds(request.timeoutMs)}${request.ref ? `; did ${request.ref} start one?` : ''}`));
+      if (entry.state !== 'complete') throw new ClawdError('action_failed', `download of ${entry.suggestedFilename} ${entry.error ?? entry.state}`);
+      return { ok: true, armed: 'download', targetId, download: entry };
+    } finally {
+      next.cancel();
+    }
+  }
+
+  #checkDownloads(driver: string, name: string): void {
+    if (driver === 'extension') {
+      throw new ClawdError('unsupported', `downloads are not handled on the ${name} profile yet (your own browser keeps its downloads where it always does): use a managed profile for downloads`);
+    }
   }
 
   /** Arms a hook; with `ref`, clicks it and waits for the hook to be answered. */

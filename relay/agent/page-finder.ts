@@ -37,6 +37,8 @@ export class PageFinder {
   constructor(
     private readonly profiles: ProfileService,
     log: Logger,
+    /** Called for each page found, after its state is installed (the downloads watch). */
+    private readonly onPage: (page: Page, driver: ProfileDriver, profile: string) => void = () => {},
   ) {
     this.#connections = new PlaywrightConnections(log);
   }
@@ -58,6 +60,7 @@ export class PageFinder {
     // would hang on them), left to the person in their own browser.
     const state = this.#tracker.state(found.page, driver.driver === 'extension' ? 'leave' : 'dismiss');
     if (state.crashed) throw crashed(found.targetId);
+    this.onPage(found.page, driver, profile);
     if (remember) this.#lastTarget.set(profile, found.targetId);
     return { ...found, driver, tab: `${profile}\u0000${found.targetId}`, state };
   }

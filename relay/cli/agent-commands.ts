@@ -208,6 +208,32 @@ export const AGENT_COMMANDS: CliCommand[] = [
     },
   },
   {
+    name: 'download',
+    group: 'agent',
+    usage: 'download [--ref REF] [--timeout MS]',
+    summary: "wait for the tab's next download (with --ref, click it) and print where it was saved",
+    flags: REF_FLAG,
+    async run(args, flags, ctx) {
+      noArguments(args);
+      const ref = stringFlag(flags, 'ref');
+      const result = await (await ctx.client()).call<{ download: { path: string; bytes: number } }>('POST', '/hooks/download', { profile: ctx.profile, body: { ...common(flags), ...(ref ? { ref } : {}) }, timeoutMs: 190_000 });
+      output(ctx, result, () => [`${result.download.path}  ${result.download.bytes} bytes`]);
+    },
+  },
+  {
+    name: 'downloads',
+    group: 'agent',
+    usage: 'downloads',
+    summary: "the tab's downloads: saved, failed or cancelled",
+    flags: {},
+    async run(args, flags, ctx) {
+      noArguments(args);
+      const target = stringFlag(flags, 'target');
+      const result = await (await ctx.client()).call<{ downloads: Array<{ id: string; state: string; suggestedFilename: string; path: string | null; error?: string }> }>('GET', `/downloads${target ? `?targetId=${encodeURIComponent(target)}` : ''}`, { profile: ctx.profile });
+      output(ctx, result, () => (result.downloads.length ? result.downloads.map((d) => `${d.id}  ${d.state.padEnd(11)} ${d.path ?? d.suggestedFilename}${d.error ? `  (${d.error})` : ''}`) : ['no downloads']));
+    },
+  },
+  {
     name: 'dialog',
     group: 'agent',
     usage: 'dialog --accept | --dismiss [--prompt-text TEXT] [--ref REF]',

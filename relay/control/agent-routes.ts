@@ -4,7 +4,7 @@
 
 import type { Context, Hono } from 'hono';
 import { parseAct } from '../agent/act-request';
-import { parseConsole, parseContent, parseDialog, parseFileChooser, parseHandoff, parseHandoffWait, parseNavigate, parsePdf, parseScreenshot, parseSnapshot, parseTab } from '../agent/agent-requests';
+import { parseConsole, parseContent, parseDownload, parseDialog, parseFileChooser, parseHandoff, parseHandoffWait, parseNavigate, parsePdf, parseScreenshot, parseSnapshot, parseTab } from '../agent/agent-requests';
 import type { AgentService } from '../agent/agent-service';
 import type { ProfileService } from '../profiles/profile-service';
 import { jsonBody } from './request-body';
@@ -31,6 +31,8 @@ export function registerAgentRoutes(app: Hono, profiles: ProfileService, agent: 
   app.post('/screenshot', async (c) => c.json(await agent.screenshot(profile(c), parseScreenshot(await jsonBody(c)))));
   app.post('/pdf', async (c) => c.json(await agent.pdf(profile(c), parsePdf(await jsonBody(c)))));
   app.post('/hooks/file-chooser', async (c) => c.json(await agent.fileChooser(profile(c), parseFileChooser(await body(c)))));
+  app.post('/hooks/download', async (c) => c.json(await agent.download(profile(c), parseDownload(await body(c)))));
+  app.get('/downloads', async (c) => c.json(await agent.downloads(profile(c), parseTab(c.req.query()))));
   app.post('/hooks/dialog', async (c) => c.json(await agent.dialog(profile(c), parseDialog(await body(c)))));
   // Who controls a tab: agent sessions' holds, and hand-over to the person.
   app.delete('/tabs/:targetId/hold', async (c) => c.json(await agent.releaseHold(profile(c), parseTab({ ...query(c), targetId: c.req.param('targetId') }))));

@@ -25,6 +25,8 @@ export interface BrowserConfig {
   executablePath?: string;
   extraArgs: string[];
   evaluateEnabled: boolean;
+  /** A download an agent causes is cancelled past this many megabytes (default 500). */
+  downloadLimitMb: number;
   /** Managed CDP ports are allocated from this range (inclusive). */
   cdpPortRange: { from: number; to: number };
   profiles: Record<string, ProfileConfig>;
@@ -66,6 +68,7 @@ export function defaultBrowserConfig(relayPort: number = DEFAULT_RELAY_PORT, cla
     attachOnly: false,
     extraArgs: [],
     evaluateEnabled: false,
+    downloadLimitMb: 500,
     cdpPortRange: { ...DEFAULT_CDP_PORT_RANGE },
     profiles: {
       clawd: { driver: 'managed', cdpPort: clawdPort, color: LOBSTER_ORANGE },
@@ -134,9 +137,16 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
     ...(typeof v.executablePath === 'string' ? { executablePath: v.executablePath } : {}),
     extraArgs: (v.extraArgs as string[] | undefined) ?? [],
     evaluateEnabled: bool('evaluateEnabled'),
+    downloadLimitMb: downloadLimit(v.downloadLimitMb, fail),
     cdpPortRange: range,
     profiles,
   };
+}
+
+function downloadLimit(value: unknown, fail: (key: string, rule: string, value: unknown) => never): number {
+  if (value === undefined) return 500;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 100_000) fail('downloadLimitMb', 'must be a number of megabytes above 0, at most 100000', value);
+  return value as number;
 }
 
 /** The first colour of the palette no profile uses (cycling when all are taken). */

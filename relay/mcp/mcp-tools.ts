@@ -180,6 +180,16 @@ export const TOOLS: ToolDefinition[] = [
     },
   },
   {
+    name: 'download',
+    description: "Wait for the tab's next download (with ref, click the link or button that starts it) and answer where the file was saved. Managed and remote profiles.",
+    input: { ...where, ref: ref.optional(), timeoutMs: z.number().int().min(500).max(120_000).optional() },
+    async run(args, api, profile) {
+      const { profile: _p, ...body } = args;
+      const result = await api.call('POST', '/hooks/download', { profile: args.profile ?? profile, body, timeoutMs: 190_000 });
+      return { text: `saved ${result.download.suggestedFilename} (${result.download.bytes} bytes) to ${result.download.path}` };
+    },
+  },
+  {
     name: 'dialog',
     description: 'Arm the answer to the next alert, confirm or prompt; with ref, also click the element that opens it.',
     input: { ...where, accept: z.boolean(), promptText: z.string().optional(), ref: ref.optional(), timeoutMs },

@@ -88,6 +88,10 @@ const PAGES: Record<string, (port: number) => string> = {
     </article></main>
     <aside id="aside"><h2>Most read</h2><ul><li><a href="/a">Ferry timetable changes</a></li><li><a href="/b">Storm warning</a></li></ul></aside>
     <footer><p>© Harbour News · <a href="/privacy">Privacy</a></p></footer>`,
+  // Downloads: a link with the download attribute, and one the server sends as an attachment.
+  '/downloads': () => `<!doctype html><title>downloads</title>
+    <a href="/files/report.bin?size=5000" download>Report</a>
+    <a href="/files/big.bin?size=3000000">Big file</a>`,
   // A tall page with a scrollable box, and a field that tells a focus from a click.
   '/scrolling': () => `<!doctype html><title>scrolling</title>
     <style>body { margin: 0; height: 3000px; } #box { height: 100px; width: 200px; overflow: auto; } #inner { height: 1000px; }</style>
@@ -100,6 +104,13 @@ const PAGES: Record<string, (port: number) => string> = {
   '/outer': (port) => `<!doctype html><title>outer</title><h1>outer</h1>
     <iframe id="frame" src="http://localhost:${port}/framed" width="400" height="200"></iframe>`,
 };
+
+/** The bytes /files/ serves: byte i is i mod 251, so a test can check every byte it got. */
+export function downloadBytes(size: number): Buffer {
+  const bytes = Buffer.alloc(size);
+  for (let i = 0; i < size; i++) bytes[i] = i % 251;
+  return bytes;
+}
 
 /** `/many?n=5000`: that many interactive elements, for snapshot size limits. */
 function manyPage(n: number): string {
@@ -114,6 +125,12 @@ export async function startPageServer(): Promise<PageServer> {
     if (path === '/many') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(manyPage(Number(url.searchParams.get('n') ?? 100)));
       return;
+    }
+    // Files to download: /files/<name>?size=N bytes of a known pattern, as an attachment.
+    if (path.startsWith('/files/')) {
+      const size = Number(url.searchParams.get('size') ?? 1000);
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(size), 'content-disposition': `attachment; filename="${path.slice(7)}"` });
+      return void res.end(downloadBytes(size));
     }
     // Chromium asks every site for its icon; a 404 would land in the page's console as an error.
     if (path === '/favicon.ico') return void res.writeHead(204).end();

@@ -41,12 +41,13 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { home?: string; evaluateEnabled?: boolean; log?: Logger; takeoverGraceMs?: number } = {}): Promise<TestServer> {
+export async function startTestServer(options: { home?: string; evaluateEnabled?: boolean; downloadLimitMb?: number; log?: Logger; takeoverGraceMs?: number } = {}): Promise<TestServer> {
   process.env.CLAWD_CDP_PORTS ??= await freePortBlock(24);
   const home = options.home ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'clawd-serve-')), 'home');
-  if (options.evaluateEnabled !== undefined) {
+  if (options.evaluateEnabled !== undefined || options.downloadLimitMb !== undefined) {
     await loadConfig(home);
-    await updateConfig(home, (config) => ({ ...config, browser: { ...config.browser, evaluateEnabled: options.evaluateEnabled! } }));
+    const changes = { ...(options.evaluateEnabled !== undefined ? { evaluateEnabled: options.evaluateEnabled } : {}), ...(options.downloadLimitMb !== undefined ? { downloadLimitMb: options.downloadLimitMb } : {}) };
+    await updateConfig(home, (config) => ({ ...config, browser: { ...config.browser, ...changes } }));
   }
   const log = options.log ?? (process.env.CLAWD_TEST_LOG ? createLogger('debug') : silentLogger);
   const server = await startServer({ home, relayPort: 0, controlPort: 0, log, ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}) });

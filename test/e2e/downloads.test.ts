@@ -1,0 +1,48 @@
+// Downloads an agent causes on a managed profile: saved under the home with their bytes intact,
+// listed by GET /downloads, cancelled past the size limit with the limit in the message; on the
+// person's own browser (extension) the API says it does not handle them.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
+import { downloadBytes } from '../helpers/pages';
+
+const refOf = (snap: { refs: Record<string, { name: string }> }, name: string) => Object.entries(snap.refs).find(([, r]) => r.name === name)![0];
+
+describe('downloads on a managed profile', () => {
+  const ctx = useAgentDriver((pages) => managedDriver(pages, { downloadLimitMb: 1 }));
+
+  it('saves a download by ref with its bytes, lists it, and cancels one past the limit', { timeout: 60_000 }, async () => {
+    await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/downloads'), targetId: ctx.d.targetId });
+    const snap = (await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`)).body;
+    const saved = await ctx.d.api('POST', '/hooks/download', { targetId: ctx.d.targetId, ref: refOf(snap, 'Report'), timeoutMs: 20_000 });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const download = saved.body.download as { path: string; bytes: number; suggestedFilename: string; state: string };
+    expect(download).toMatchObject({ suggestedFilename: 'report.bin', state: 'complete', bytes: 5000 });
+    expect(path.dirname(download.path)).toBe(path.join(ctx.d.server.home, 'downloads', 'clawd'));
+    expect(readFileSync(download.path).equals(downloadBytes(5000))).toBe(true);
+
+    const big = await ctx.d.api('POST', '/hooks/download', { targetId: ctx.d.targetId, ref: refOf(snap, 'Big file'), timeoutMs: 20_000 });
+    expect(big.status).toBe(422);
+    expect(big.body.error.message).toMatch(/^download of big\.bin cancelled: larger than the download limit of 1 MB/);
+
+    const listed = (await ctx.d.api('GET', `/downloads?targetId=${ctx.d.targetId}`)).body.downloads as Array<{ suggestedFilename: string; state: string }>;
+    expect(listed.map((d) => [d.suggestedFilename, d.state])).toEqual([
+      ['report.bin', 'complete'],
+      ['big.bin', 'cancelled'],
+    ]);
+    const printed = await ctx.d.server.cli(['downloads', '--profile', 'clawd', '--target', ctx.d.targetId]);
+    expect(printed.stdout).toMatch(/d\d+ +complete +.*report\.bin/);
+  });
+});
+
+describe('downloads on the person\'s own browser', () => {
+  const ctx = useAgentDriver(extensionDriver);
+
+  it('are left alone, and the API says so', async () => {
+    const res = await ctx.d.api('GET', `/downloads?targetId=${ctx.d.targetId}`);
+    expect(res.status).toBe(501);
+    expect(res.body.error.message).toContain('not handled on the chrome profile yet');
+  });
+});
