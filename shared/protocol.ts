@@ -151,7 +151,9 @@ export type RequestOp =
   /** Detach and re-attach the debugger: clears every override, script and domain a client left. */
   | { op: 'resetTab'; tabId: number }
   /** The agent handed the tab to the person (with the reason shown on the badge), or it is back (no reason). */
-  | { op: 'showHandoff'; tabId: number; reason?: string };
+  | { op: 'showHandoff'; tabId: number; reason?: string }
+  /** Where the browser saved the newest download of `url` (chrome.downloads), for a client that asked for its downloads. */
+  | { op: 'downloadedFile'; url: string };
 export type RequestFrame = { type: 'request'; id: number } & RequestOp;
 export type RelayFrame = WelcomeFrame | TabSessionFrame | PongFrame | RequestFrame;
 
@@ -163,6 +165,7 @@ export interface RequestResults {
   activateTab: Record<string, never>;
   resetTab: Record<string, never>;
   showHandoff: Record<string, never>;
+  downloadedFile: { filename: string; bytes: number; state: string } | { filename: null };
 }
 
 // ---- validation ---------------------------------------------------------------------------
@@ -236,6 +239,8 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
         return isInt(f.tabId) ? null : `${f.op} needs tabId`;
       case 'showHandoff':
         return isInt(f.tabId) && optStr(f.reason) ? null : 'showHandoff needs tabId and reason?';
+      case 'downloadedFile':
+        return isStr(f.url) ? null : 'downloadedFile needs url';
       default:
         return `unknown request op ${JSON.stringify(f.op)}`;
     }

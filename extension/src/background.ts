@@ -74,6 +74,11 @@ async function execute(frame: RequestFrame): Promise<unknown> {
     case 'showHandoff':
       await handOvers.show(frame.tabId, frame.reason);
       return {};
+    case 'downloadedFile': {
+      // Only the newest download of that URL, which the relay saw an attached tab start.
+      const [item] = await chrome.downloads.search({ url: frame.url, orderBy: ['-startTime'], limit: 1 });
+      return item ? { filename: item.filename, bytes: item.bytesReceived, state: item.state } : { filename: null };
+    }
     case 'activateTab': {
       const tab = await chrome.tabs.update(frame.tabId, { active: true });
       if (tab?.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true });

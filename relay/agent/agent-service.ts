@@ -48,10 +48,9 @@ export class AgentService {
     private readonly events: EventBus = new EventBus(),
   ) {
     this.#downloads = new Downloads(home, () => profiles.settings.downloadLimitMb * 1024 * 1024, log);
-    // The person's own browser keeps its downloads: only managed and remote pages are watched.
-    this.#pages = new PageFinder(profiles, log, (page, driver, profile) => {
-      if (driver.driver !== 'extension') this.#downloads.watch(page, profile);
-    });
+    // Every page the agent finds has its downloads saved (on a person's tab, copies: the relay
+    // leaves their own file where their browser put it).
+    this.#pages = new PageFinder(profiles, log, (page, _driver, profile) => this.#downloads.watch(page, profile));
     this.#control = new TabControl(DEFAULT_HOLD_IDLE_MS, Date.now, (change) => {
       const [profile = '', targetId = ''] = change.tab.split('\u0000');
       if (change.kind === 'hold') events.emit({ type: 'hold', profile, targetId, state: change.state, session: change.session });
@@ -202,8 +201,7 @@ export class AgentService {
 
   /** What downloads the tab's page caused, saved under the home. */
   async downloads(profile: string, request: TabRequest): Promise<Record<string, unknown>> {
-    const { page, targetId, driver } = await this.#pages.find(profile, request.targetId);
-    this.#checkDownloads(driver.driver, driver.name);
+    const { page, targetId } = await this.#pages.find(profile, request.targetId);
     return { targetId, downloads: this.#downloads.list(page) };
   }
 
@@ -213,8 +211,7 @@ export class AgentService {
    * says so.
    */
   async download(profile: string, request: HookRequest): Promise<Record<string, unknown>> {
-    const { page, tab, targetId, driver } = await this.#pages.find(profile, request.targetId);
-    this.#checkDownloads(driver.driver, driver.name);
+    const { page, tab, targetId } = await this.#pages.find(profile, request.targetId);
     this.#control.change(tab, request.session);
     const target = request.ref ? await this.#snapshots.resolve(page, tab, request.ref) : undefined;
     const next = this.#downloads.next(page);
@@ -225,12 +222,6 @@ export class AgentService {
       return { ok: true, armed: 'download', targetId, download: entry };
     } finally {
       next.cancel();
-    }
-  }
-
-  #checkDownloads(driver: string, name: string): void {
-    if (driver === 'extension') {
-      throw new ClawdError('unsupported', `downloads are not handled on the ${name} profile yet (your own browser keeps its downloads where it always does): use a managed profile for downloads`);
     }
   }
 

@@ -1,8 +1,9 @@
-// Downloads an agent's pages cause, on managed and remote profiles (Playwright owns their
-// download behaviour): each is saved under the home (downloads/<profile>/, a safe and unique
-// name), listed per tab, and cancelled past the size limit, watched through the page's own
-// Page.downloadProgress events. The last 100 per tab are listed. `next(page)` is what the
-// download hook waits on.
+// Downloads an agent's pages cause, on every driver (Playwright's download events; on a
+// person's tab the relay delivers them, see relay/cdp/download-relay.ts): each is saved under the
+// home (downloads/<profile>/, a safe and unique name) and listed per tab (the last 100). Past
+// the size limit, watched through the page's own Page.downloadProgress, Chrome cancels it; where
+// it cannot (a person's browser refuses Browser.cancelDownload) the copy is not kept either way.
+// `next(page)` is what the download hook waits on.
 
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';

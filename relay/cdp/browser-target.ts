@@ -9,6 +9,7 @@ import type { CdpCommand, ClientSession } from './client-session';
 import type { SessionTable, TabTargetBinding } from './session-table';
 import { DEFAULT_FILTER, allTargetInfos, browserTargetInfo, filterParam, matchesFilter, pageTargetInfo, tabTargetInfo } from './target-info';
 import type { TabRecord } from './target-registry';
+import type { DownloadRelay } from './download-relay';
 
 /** The tabs, and what the extension does for them: what Browser.* and Target.* need besides the session table. */
 export interface BrowserHub {
@@ -20,6 +21,7 @@ export interface BrowserHub {
   createTab(url: string, active: boolean): Promise<TabRecord>;
   closeTab(tab: TabRecord): Promise<void>;
   activateTab(tab: TabRecord): Promise<void>;
+  readonly downloads: DownloadRelay;
 }
 
 const notConnected = () =>
@@ -46,7 +48,8 @@ export class BrowserTarget {
         return { protocolVersion: info.protocolVersion, product: info.product, revision: '', userAgent: info.userAgent, jsVersion: '' };
       }
       case 'Browser.setDownloadBehavior':
-        // Downloads stay the user's: their own browser keeps its own download settings.
+        // The person's browser keeps its download settings; the client gets its downloads copied (download-relay.ts).
+        hub.downloads.setBehavior(client, p);
         return {};
       case 'Browser.close':
         // Closes this client's connection (once this answer has gone out), never the user's browser.

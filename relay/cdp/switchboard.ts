@@ -14,6 +14,7 @@ import type { Logger } from '../log';
 import { BrowserTarget, type BrowserHub } from './browser-target';
 import { ClientSession, type CdpCommand } from './client-session';
 import { EventFence, UNFENCED_EVENTS } from './event-fence';
+import { DownloadRelay } from './download-relay';
 import type { ExtensionLink, LinkSocket } from './extension-link';
 import { ExtensionPresence, type PresenceOptions } from './extension-presence';
 import { SessionTable } from './session-table';
@@ -52,6 +53,8 @@ export class Switchboard implements BrowserHub {
   readonly #link: TabLink;
   readonly #commands: TabCommands;
   readonly #browserTarget: BrowserTarget;
+  /** Clients' downloads from the person's tabs (download-relay.ts). */
+  readonly downloads: DownloadRelay;
 
   constructor(private readonly options: SwitchboardOptions) {
     this.#log = options.log;
@@ -61,6 +64,7 @@ export class Switchboard implements BrowserHub {
         event: (_link, frame) => {
           const tab = this.#registry.byTabId(frame.tabId);
           if (!tab) return;
+          if (frame.method.startsWith('Page.download') && frame.sessionId === undefined) this.downloads.tabEvent(frame.method, frame.params ?? {});
           if (UNFENCED_EVENTS.has(frame.method)) this.#commands.deliver(tab, frame);
           else tab.fence.push(() => this.#commands.deliver(tab, frame));
         },
@@ -100,6 +104,12 @@ export class Switchboard implements BrowserHub {
       unused: (tab) => this.#resetIfUnused(tab),
     });
     this.#commands = new TabCommands(this.#table, this.#link, this.#log);
+    this.downloads = new DownloadRelay(async (url) => {
+      const link = this.#presence.ready;
+      if (!link) return null;
+      const found = await link.request({ op: 'downloadedFile', url }, 'locating a download');
+      return found.filename;
+    }, this.#log);
     this.#browserTarget = new BrowserTarget(this, this.#table);
   }
 
@@ -244,6 +254,7 @@ export class Switchboard implements BrowserHub {
         command: (c, cmd) => this.#onCommand(c, cmd),
         closed: (c) => {
           this.#table.dropClient(c);
+          this.downloads.forget(c);
           this.#log.debug(`client ${c.id} disconnected`);
         },
       },

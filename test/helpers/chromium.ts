@@ -83,7 +83,9 @@ export class TestBrowser {
     // Developer mode on, as for anyone who loaded the extension unpacked: without it Chrome 137+
     // disables an unpacked extension on reload (DISABLE_UNSUPPORTED_DEVELOPER_EXTENSION).
     mkdirSync(path.join(userDataDir, 'Default'), { recursive: true });
-    writeFileSync(path.join(userDataDir, 'Default', 'Preferences'), JSON.stringify({ extensions: { ui: { developer_mode: true } } }));
+    // Downloads land in the profile's own folder, never the user's ~/Downloads, and without a prompt.
+    const downloads = path.join(userDataDir, 'Downloads');
+    writeFileSync(path.join(userDataDir, 'Default', 'Preferences'), JSON.stringify({ extensions: { ui: { developer_mode: true } }, download: { default_directory: downloads, prompt_for_download: false } }));
     const args = [
       ...CHROMIUM_FLAGS.filter((flag) => !(options.display && flag.startsWith('--headless'))),
       `--user-data-dir=${userDataDir}`,
