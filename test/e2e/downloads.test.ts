@@ -39,6 +39,13 @@ describe('downloads on a managed profile', () => {
     ]);
     const printed = await ctx.d.server.cli(['downloads', '--profile', 'clawd', '--target', ctx.d.targetId]);
     expect(printed.stdout).toMatch(/d\d+ +complete +.*report\.bin/);
+
+    // A plain link the server answers as an attachment, through the CLI.
+    const cli = await ctx.d.server.cli(['download', '--ref', refOf(snap, 'Attachment'), '--profile', 'clawd', '--target', ctx.d.targetId], 30_000);
+    expect(cli.code, cli.stderr).toBe(0);
+    const [file, bytes] = cli.stdout.trim().split(/\s+/);
+    expect(bytes).toBe('2048');
+    expect(readFileSync(file!).equals(downloadBytes(2048))).toBe(true);
   });
 });
 

@@ -91,7 +91,8 @@ const PAGES: Record<string, (port: number) => string> = {
   // Downloads: a link with the download attribute, and one the server sends as an attachment.
   '/downloads': () => `<!doctype html><title>downloads</title>
     <a href="/files/report.bin?size=5000" download>Report</a>
-    <a href="/files/big.bin?size=3000000">Big file</a>`,
+    <a href="/files/big.bin?size=3000000">Big file</a>
+    <a href="/files/attached.bin?size=2048">Attachment</a>`,
   // A tall page with a scrollable box, and a field that tells a focus from a click.
   '/scrolling': () => `<!doctype html><title>scrolling</title>
     <style>body { margin: 0; height: 3000px; } #box { height: 100px; width: 200px; overflow: auto; } #inner { height: 1000px; }</style>
