@@ -1,7 +1,8 @@
 // The CLI's agent commands (spec's quick reference): snapshot, screenshot, navigate, resize,
-// click, type, press, focus, scroll, hover, drag, select, upload, fill, dialog, wait, evaluate, console, pdf.
-// Each is one control-API call; refs may be written e12, @e12, ref=e12 or just 12. Every one
-// takes --target ID and --timeout MS besides its own flags (added by command-table.ts).
+// click, type, press, focus-ref, scroll, hover, drag, select, upload, download(s), fill, dialog,
+// wait, evaluate, content, console, pdf, handoff, view. Each is one control-API call; refs may be
+// written e12, @e12, ref=e12 or just 12. Every one takes --target ID and --timeout MS besides its
+// own flags (added by command-table.ts). A long file of short entries: one list, read top to bottom.
 
 import { noArguments, output, stringFlag, UsageError, type CliCommand, type CommandContext, type FlagValues, type Flags } from './cli-command';
 
