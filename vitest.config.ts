@@ -3,11 +3,17 @@
 // all three after a build; e2e never skips: a missing Chromium fails loudly.
 import { defineConfig } from 'vitest/config';
 
+// One browser for the whole run: CLAWD_TEST_CHROMIUM is what tests launch, and managed profiles
+// find theirs through CLAWD_CHROME_PATH, so the one follows the other unless both are given.
+const testChromium = process.env.CLAWD_TEST_CHROMIUM;
+const env: Record<string, string> = testChromium && !process.env.CLAWD_CHROME_PATH ? { CLAWD_CHROME_PATH: testChromium } : {};
+
 export default defineConfig({
   test: {
     // Two cores: two files at once, each e2e file owning one Chromium.
     maxWorkers: 2,
     pool: 'forks',
+    env,
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 10_000 } },
       { extends: true, test: { name: 'socket', include: ['test/socket/**/*.test.ts'], testTimeout: 20_000 } },

@@ -2,7 +2,7 @@
 // token, the profiles' browsers, and a clean shutdown that closes every socket and timer and
 // stops the browsers this process launched.
 
-import { DEFAULT_CONTROL_PORT, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN } from '../shared/defaults';
+import { DEFAULT_CONTROL_PORT, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN, MiB } from '../shared/defaults';
 import { startRelayServer, type RelayServer } from './cdp/relay-server';
 import { startControlServer, type ControlServer } from './control/control-server';
 import { AgentService } from './agent/agent-service';
@@ -51,6 +51,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     pairing,
     token: config.token,
     log: options.log,
+    ...(config.relay?.clientMaxBufferedMb !== undefined ? { maxClientBufferedBytes: config.relay.clientMaxBufferedMb * MiB } : {}),
     // The person's tabs, as each extension profile sees them.
     onTabChange: ({ targetId, url, state, reason }) => {
       for (const profile of extensionProfiles()) events.emit({ type: 'tab', profile, targetId, state, url, ...(reason ? { reason } : {}) });

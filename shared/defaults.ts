@@ -4,7 +4,7 @@
 
 export const PRODUCT_NAME = 'clawd-browser';
 
-/** Loopback ports of the contract (docs/design.md). Tests pass port 0 instead. */
+/** Loopback ports of the contract (README: The control API, The relay's endpoints). Tests pass port 0 instead. */
 export const DEFAULT_CONTROL_PORT = 18791;
 export const DEFAULT_RELAY_PORT = 18792;
 export const LOOPBACK_HOST = '127.0.0.1';
@@ -24,8 +24,12 @@ export const LIMITS = {
   extensionMaxPayload: 256 * MiB,
   /** Largest frame a CDP client may send: commands, init scripts, page content. */
   clientMaxPayload: 64 * MiB,
-  /** A client that stops reading is closed once this much output is queued for it. */
-  clientMaxBuffered: 256 * MiB,
+  /**
+   * A CDP client that stops reading is closed once this much output is queued for it (config
+   * `relay.clientMaxBufferedMb`). Big enough for a few full-page screenshots in flight; small
+   * enough that a stalled client cannot make the relay hold hundreds of megabytes.
+   */
+  clientMaxBuffered: 64 * MiB,
   /** Concurrent /cdp clients; more are refused with 503 instead of degrading everyone. */
   maxClients: 64,
   /** Events the extension keeps while its relay socket is down (worker waking up, relay restarting). */

@@ -4,7 +4,7 @@
 // a crash deep inside. Bump PROTOCOL_VERSION for any incompatible change: the relay refuses a
 // hello with another version (close code VERSION_MISMATCH), and the options page says so.
 //
-// The extension is a thin forwarder (design invariant 1): it announces attached tabs, forwards
+// The extension is a thin forwarder, so the model lives in one place: it announces attached tabs, forwards
 // debugger events and detaches, and executes a small allow-list of requests. The relay owns the
 // model: it mints session ids, answers Browser/Target methods itself, and routes per client.
 

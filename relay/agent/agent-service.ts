@@ -1,8 +1,9 @@
-// The agent layer's front: snapshots with refs, actions by ref, navigation, screenshots, console,
-// PDF and arming hooks, the same for every profile driver (managed, extension, remote), because
-// all of them are Playwright over CDP. It takes typed requests (agent-requests.ts,
-// act-request.ts), finds the page (page-finder.ts) and hands each job to the module that does it:
-// snapshots.ts (engines and refs), actions.ts, screenshots.ts, hooks.ts, capture.ts.
+// The agent layer's front: snapshots with refs, actions by ref, navigation, screenshots, content,
+// console, PDF, hooks, downloads and hand-over, the same for every profile driver (managed,
+// extension, remote), because all of them are Playwright over CDP. It takes typed requests
+// (agent-requests.ts, act-request.ts), finds the page (page-finder.ts) and hands each job to the
+// module that does it: snapshots.ts, actions.ts, screenshots.ts, page-content.ts, hooks.ts,
+// downloads.ts, tab-control.ts, capture.ts.
 
 import { promises as fs } from 'node:fs';
 import path from 'node:path';

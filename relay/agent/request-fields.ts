@@ -1,6 +1,6 @@
 // Reading one field of an agent request, whatever door it came through: a JSON body, a query
-// string (where every value is a string: "1", "true", "20000") or, later, an MCP tool's
-// arguments. Each reader returns the field as its type or throws a 400 naming the field, so the
+// string (where every value is a string: "1", "true", "20000") or an MCP tool's arguments
+// (mcp-tools.ts builds the same fields). Each reader returns the field as its type or throws a 400 naming the field, so the
 // parsers in agent-requests.ts and act-request.ts read as a list of fields.
 
 import { ClawdError } from '../errors';

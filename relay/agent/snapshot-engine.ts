@@ -1,8 +1,8 @@
 // What a snapshot engine is: something that reads a page into text for an agent and, when it
 // hands out refs, knows how to turn each ref back into exactly the element it showed. Engines
-// are interchangeable behind this interface (Playwright's aria snapshot for `ai`/`role`,
-// Chromium's accessibility tree for `aria`), so a new engine brings its own refs and its own
-// resolution, and two engines can be compared on the same tab.
+// are interchangeable behind this interface (our own page walk for the default `agent` format,
+// Playwright's aria snapshot for `ai`/`role`, Chromium's accessibility tree for `aria`), so a new
+// engine brings its own refs and its own resolution, and two engines can be compared on one tab.
 
 import type { ElementHandle, Locator, Page } from 'playwright-core';
 import type { SnapshotRequest } from './agent-requests';

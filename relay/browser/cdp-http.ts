@@ -62,7 +62,7 @@ export class CdpHttp {
   }
 
   /**
-   * Ready = /json/version answers and its WebSocket opens (spec's two-step check). With the
+   * Ready = /json/version answers and its WebSocket opens (two steps: a browser answers HTTP a moment before its WebSocket accepts). With the
    * WebSocket URL already known (Chromium prints it on stderr as it starts listening) both steps
    * run at once: measured on Chromium 156 that saves the 30–50 ms the handshake takes while the
    * browser finishes starting.

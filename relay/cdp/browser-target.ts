@@ -30,6 +30,20 @@ const notConnected = () =>
     'No browser has connected to the clawd relay yet: load the clawd extension, set its relay port and token in its options, and click its toolbar button on a tab',
   );
 
+/** What the browser session answers, by domain: named in the refusal of anything else. */
+const BROWSER_SESSION_METHODS: Record<string, string[]> = {
+  Browser: ['getVersion', 'setDownloadBehavior', 'close'],
+  Target: ['setDiscoverTargets', 'setAutoAttach', 'getTargets', 'getTargetInfo', 'attachToTarget', 'attachToBrowserTarget', 'detachFromTarget', 'createTarget', 'closeTarget', 'activateTarget', 'getBrowserContexts'],
+};
+
+/** Says which domain the method is in and what the browser session does answer there. */
+export function browserSessionRefusal(method: string): string {
+  const domain = method.split('.')[0] ?? method;
+  const known = BROWSER_SESSION_METHODS[domain];
+  if (known) return `'${method}' wasn't found: of the ${domain} domain the clawd relay's browser session answers ${known.join(', ')} (it plays the browser for the person's attached tabs)`;
+  return `'${method}' wasn't found on the browser session: the clawd relay answers Browser and Target methods there; send ${domain} commands on a page session`;
+}
+
 export class BrowserTarget {
   constructor(
     private readonly hub: BrowserHub,
@@ -106,10 +120,7 @@ export class BrowserTarget {
           `${cmd.method} is not available through the clawd relay: it drives tabs of the user's own browser. Use a managed clawd profile for isolated contexts`,
         );
       default:
-        throw new ClawdError(
-          'method_not_found',
-          `'${cmd.method}' wasn't found: the browser session of the clawd relay answers Browser.* and Target.* only; send page commands on a page session`,
-        );
+        throw new ClawdError('method_not_found', browserSessionRefusal(cmd.method));
     }
   }
 

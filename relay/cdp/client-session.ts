@@ -1,6 +1,7 @@
 // One CDP client on `/cdp` (or a page-scoped `/devtools/page/<id>` socket): the socket edge.
 // Validates each incoming frame, serialises what goes back, and closes a client that stops
-// reading. Malformed frames get a CDP error and the client stays usable. Which session ids the
+// reading (once its queued output passes the cap; the socket is cut if it cannot even take the
+// close frame, so its queue is freed). Malformed frames get a CDP error and the client stays usable. Which session ids the
 // client holds is the session table's; what a command means is the switchboard's.
 
 import type { RawData, WebSocket } from 'ws';
@@ -54,9 +55,15 @@ export function parseCdpCommand(raw: string): ParsedCommand {
 
 let nextClientId = 1;
 
+/** Close code and reason a client that stopped reading gets, after what was queued for it. */
+export const NOT_READING_CLOSE = { code: 1013, reason: 'client is not reading: too much output queued' } as const;
+/** How long a client closed for not reading has to take its queue and the close frame before its socket is cut. */
+const NOT_READING_CUT_MS = 5_000;
+
 export class ClientSession {
   readonly id = nextClientId++;
   #closed = false;
+  #cut: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ws: WebSocket,
@@ -102,8 +109,13 @@ export class ClientSession {
   #sendRaw(text: string): void {
     if (this.#closed) return;
     if (this.ws.bufferedAmount > this.options.maxBufferedBytes) {
-      this.options.log.warn(`client ${this.id} is not reading its socket; closing it`);
-      this.close(1013, 'client is not reading: too much output queued');
+      const queued = Math.round(this.ws.bufferedAmount / 2 ** 20);
+      this.options.log.warn(`client ${this.id} is not reading its socket (${queued} MiB queued, the cap is ${Math.round(this.options.maxBufferedBytes / 2 ** 20)} MiB); closing it`);
+      this.close(NOT_READING_CLOSE.code, NOT_READING_CLOSE.reason);
+      // The close frame waits behind the queue: a client that stays stalled never reads it, and
+      // the queue would be held until ws's own 30 s close timeout. Cut the socket sooner.
+      this.#cut = setTimeout(() => this.ws.terminate(), NOT_READING_CUT_MS);
+      this.#cut.unref();
       return;
     }
     this.ws.send(text);
@@ -118,7 +130,10 @@ export class ClientSession {
     this.handlers.command(this, parsed.command);
   };
 
-  readonly #onClose = () => this.#finish();
+  readonly #onClose = () => {
+    clearTimeout(this.#cut);
+    this.#finish();
+  };
 
   readonly #onError = (error: Error) => {
     this.options.log.debug(`client ${this.id} socket error: ${error.message}`);

@@ -24,6 +24,8 @@ export interface RelayServerOptions {
   log?: Logger;
   timeouts?: Partial<SwitchboardOptions['timeouts']>;
   maxClients?: number;
+  /** Output queued for a client that stops reading before it is closed (default LIMITS.clientMaxBuffered). */
+  maxClientBufferedBytes?: number;
   onTabChange?: SwitchboardOptions['onTabChange'];
   onHandBack?: SwitchboardOptions['onHandBack'];
   pairing?: RelayAppOptions['pairing'];
@@ -56,7 +58,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       extensionIdleMs: TIMEOUTS.extensionIdleMs,
       ...options.timeouts,
     },
-    maxClientBufferedBytes: LIMITS.clientMaxBuffered,
+    maxClientBufferedBytes: options.maxClientBufferedBytes ?? LIMITS.clientMaxBuffered,
     ...(options.onTabChange ? { onTabChange: options.onTabChange } : {}),
     ...(options.onHandBack ? { onHandBack: options.onHandBack } : {}),
   });

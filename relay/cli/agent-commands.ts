@@ -1,4 +1,4 @@
-// The CLI's agent commands (spec's quick reference): snapshot, screenshot, navigate, resize,
+// The CLI's agent commands: snapshot, screenshot, navigate, resize,
 // click, type, press, focus-ref, scroll, hover, drag, select, upload, download(s), fill, dialog,
 // wait, evaluate, content, console, pdf, handoff, view. Each is one control-API call; refs may be
 // written e12, @e12, ref=e12 or just 12. Every one takes --target ID and --timeout MS besides its

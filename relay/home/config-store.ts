@@ -18,8 +18,11 @@ export interface ClawdConfig {
   /** Required on every relay and control request except the health check. */
   token: string;
   browser: BrowserConfig;
-  /** `relay.extensionIds`: ids of our extension besides the pinned development one (a store install). */
-  relay?: { extensionIds?: string[] };
+  /**
+   * `relay.extensionIds`: ids of our extension besides the pinned development one (a store install).
+   * `relay.clientMaxBufferedMb`: output queued for a CDP client that stops reading before it is closed.
+   */
+  relay?: { extensionIds?: string[]; clientMaxBufferedMb?: number };
   /** Keys this version does not know are kept as they are. */
   [key: string]: unknown;
 }
@@ -57,11 +60,15 @@ export function parseConfig(text: string, file: string): ClawdConfig {
     throw new ClawdError('config_invalid', `${file}: "token" must be a string of at least 16 characters, got ${JSON.stringify(config.token)}`);
   }
   const browser = config.browser === undefined ? defaultBrowserConfig() : parseBrowserConfig(config.browser, file);
-  const relay = config.relay as { extensionIds?: unknown } | undefined;
+  const relay = config.relay as { extensionIds?: unknown; clientMaxBufferedMb?: unknown } | undefined;
   if (relay !== undefined && (typeof relay !== 'object' || relay === null || Array.isArray(relay))) throw new ClawdError('config_invalid', `${file}: "relay" must be an object`);
   const ids = relay?.extensionIds;
   if (ids !== undefined && (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string' && /^[a-p]{32}$/.test(id)))) {
     throw new ClawdError('config_invalid', `${file}: relay.extensionIds must be a list of Chrome extension ids (32 letters a–p, as chrome://extensions shows them), got ${JSON.stringify(ids)}`);
+  }
+  const queued = relay?.clientMaxBufferedMb;
+  if (queued !== undefined && !(typeof queued === 'number' && Number.isInteger(queued) && queued >= 1 && queued <= 1024)) {
+    throw new ClawdError('config_invalid', `${file}: relay.clientMaxBufferedMb must be an integer from 1 to 1024, got ${JSON.stringify(queued)}`);
   }
   return { ...config, token: config.token, browser };
 }

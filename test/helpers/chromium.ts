@@ -35,7 +35,7 @@ export function chromiumPath(): string {
   return found;
 }
 
-/** Flags this closed network and a root user need (see shared/docs/platform-facts.md). */
+/** Flags a closed network and a root user need: without them Chromium keeps calling Google's hosts, and as root it will not start sandboxed. */
 export const CHROMIUM_FLAGS = [
   '--headless=new',
   '--no-sandbox',

@@ -78,7 +78,8 @@ describe('CDP through the relay', () => {
       await expect(c.send('Target.getTargetInfo', { targetId: 'NOPE' })).rejects.toThrow(/No target with given id found/);
       expect(await c.send('Target.getBrowserContexts')).toEqual({ browserContextIds: [] });
       await expect(c.send('Target.createBrowserContext')).rejects.toThrow(/not available through the clawd relay.*managed clawd profile/);
-      await expect(c.send('Page.navigate', { url: 'https://x.test' })).rejects.toThrow(/'Page.navigate' wasn't found.*page session/);
+      await expect(c.send('Page.navigate', { url: 'https://x.test' })).rejects.toThrow(/'Page.navigate' wasn't found.*send Page commands on a page session/);
+      await expect(c.send('Browser.grantPermissions', { permissions: ['geolocation'] })).rejects.toThrow(/'Browser.grantPermissions' wasn't found: of the Browser domain .* answers getVersion, setDownloadBehavior, close/);
     });
 
     it('announces targets to a discovering client, including ones attached later', async () => {
