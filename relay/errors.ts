@@ -2,7 +2,7 @@
 // docs/errors.md. Code elsewhere throws ClawdError(code, message); only this file decides how
 // a code becomes an HTTP status or a CDP error object, so the mapping cannot drift per route.
 
-export const ERROR_CODES = {
+const ERROR_CODES = {
   // HTTP and upgrade guards
   unauthorized: { http: 401, cdp: -32000 },
   host_not_allowed: { http: 403, cdp: -32000 },
@@ -80,7 +80,7 @@ export function isClawdError(error: unknown): error is ClawdError {
 }
 
 /** Any thrown value as a ClawdError; unknown errors become `internal` with the original as cause. */
-export function asClawdError(error: unknown): ClawdError {
+function asClawdError(error: unknown): ClawdError {
   if (error instanceof ClawdError) return error;
   const message = error instanceof Error ? error.message : String(error);
   return new ClawdError('internal', message, { cause: error });

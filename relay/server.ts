@@ -6,6 +6,7 @@ import { DEFAULT_CONTROL_PORT, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN, MiB } from 
 import { startRelayServer, type RelayServer } from './cdp/relay-server';
 import { startControlServer, type ControlServer } from './control/control-server';
 import { AgentService } from './agent/agent-service';
+import { tabKey } from './agent/tab-key';
 import { EventBus } from './events/event-bus';
 import { loadConfig } from './home/config-store';
 import { removeServeState, writeServeState } from './home/serve-state';
@@ -64,7 +65,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const agent = new AgentService(profiles, options.home, options.log, events);
   // A hand-over of a person's own tab shows on its toolbar badge; a click there gives it back.
   handBack = (targetId) => {
-    for (const profile of extensionProfiles()) agent.view.personDone(`${profile}\u0000${targetId}`);
+    for (const profile of extensionProfiles()) agent.view.personDone(tabKey(profile, targetId));
   };
   events.subscribe((event) => {
     if (event.type !== 'handoff' || !extensionProfiles().includes(event.profile)) return;

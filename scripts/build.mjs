@@ -1,10 +1,11 @@
 // `npm run build`: bundles the extension into dist/extension (manifest, worker, options page,
 // icons), the live view page into dist/view, the Node side into the runnable bin dist/clawd.js, and the benchmark into
-// dist/bench.js, with esbuild.
+// dist/bench.js, with esbuild. Then writes what the operation table generates: the agent skill
+// (dist/skill/SKILL.md, shipped) and docs/reference.md (committed; a unit test checks it is current).
 
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { writeIcons } from './icons.mjs';
 
@@ -15,6 +16,11 @@ const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(path.join(extOut, 'icons'), { recursive: true });
+
+/** One Node ESM file in dist/ from one entry, its packages left to node_modules. */
+function nodeScript(entry, outfile) {
+  return build({ entryPoints: [entry], absWorkingDir: root, outfile: path.join(dist, outfile), bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'warning' });
+}
 
 const started = performance.now();
 await Promise.all([
@@ -70,18 +76,16 @@ await Promise.all([
     banner: { js: '#!/usr/bin/env node' },
     logLevel: 'warning',
   }),
-  build({
-    entryPoints: ['scripts/bench/main.ts'],
-    absWorkingDir: root,
-    outfile: path.join(dist, 'bench.js'),
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
-  }),
+  nodeScript('scripts/bench/main.ts', 'bench.js'),
+  // The document generator, run once below and not shipped.
+  nodeScript('relay/cli/operation-docs.ts', 'docs.mjs'),
 ]);
+
+const docs = await import(pathToFileURL(path.join(dist, 'docs.mjs')).href);
+mkdirSync(path.join(dist, 'skill'), { recursive: true });
+writeFileSync(path.join(dist, 'skill', 'SKILL.md'), docs.skillMarkdown());
+writeFileSync(path.join(root, 'docs', 'reference.md'), docs.referenceMarkdown());
+rmSync(path.join(dist, 'docs.mjs'));
 
 const manifest = JSON.parse(readFileSync(path.join(root, 'extension/manifest.json'), 'utf8'));
 manifest.version = pkg.version;

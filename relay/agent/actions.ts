@@ -4,14 +4,25 @@
 import type { Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { seconds, within } from '../time-limit';
-import { isFunctionSource, type ActRequest } from './act-request';
+import type { ClawdError as Refusal } from '../errors';
+import type { ActRequest, ActResult } from '../operations/act-operations';
 import type { ActTarget } from './snapshot-engine';
 
 export interface ActContext {
   page: Page;
   resolve(ref: string): Promise<ActTarget>;
-  /** Throws when evaluate is not allowed on this profile. */
-  checkEvaluate(): void;
+  /** Why evaluate is not allowed on this profile, when it is not (the driver's PagePolicy). */
+  evaluateRefusal(): Refusal | undefined;
+}
+
+/** Does this source text define a function (rather than being an expression)? */
+export function isFunctionSource(source: string): boolean {
+  return /^\s*(async\s+)?(function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)/.test(source);
+}
+
+function checkEvaluate(ctx: ActContext): void {
+  const refusal = ctx.evaluateRefusal();
+  if (refusal) throw refusal;
 }
 
 /**
@@ -29,7 +40,7 @@ function bounded<T>(work: Promise<T>, request: ActRequest, awaited: string): Pro
   return within(work, request.timeoutMs, () => new ClawdError('action_timeout', `${request.kind}: timed out after ${seconds(request.timeoutMs)} waiting for ${awaited}`));
 }
 
-export async function runAct(ctx: ActContext, request: ActRequest): Promise<Record<string, unknown>> {
+export async function runAct(ctx: ActContext, request: ActRequest): Promise<Partial<ActResult>> {
   const { page } = ctx;
   const timeout = request.timeoutMs;
   switch (request.kind) {
@@ -101,7 +112,7 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Reco
       }
       if (request.loadState !== undefined) await page.waitForLoadState(request.loadState, { timeout });
       if (request.fn !== undefined) {
-        ctx.checkEvaluate();
+        checkEvaluate(ctx);
         await page.waitForFunction(isFunctionSource(request.fn) ? pageFunction(request.fn) : request.fn, undefined, { timeout });
       }
       return {};
@@ -113,7 +124,7 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Reco
       await bounded(page.close(), request, 'the tab to close');
       return {};
     case 'evaluate': {
-      ctx.checkEvaluate();
+      checkEvaluate(ctx);
       if (request.ref) {
         if (!isFunctionSource(request.fn)) throw new ClawdError('bad_request', 'fn: with ref, fn must be a function of the element, e.g. (el) => el.textContent');
         const element = await ctx.resolve(request.ref);

@@ -12,9 +12,9 @@
 import type { Frame, JSHandle, Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { seconds, within } from '../time-limit';
-import type { SnapshotRequest } from './agent-requests';
+import type { SnapshotRequest } from '../operations/page-operations';
 import { createRegistry, inPage, type InPageRequest, type WalkLine, type WalkResult } from './in-page/page-walker';
-import { SNAPSHOT_TIMEOUT_MS } from './agent-requests';
+import { SNAPSHOT_TIMEOUT_MS } from '../operations/page-operations';
 import type { ActTarget, EngineSnapshot, LabelBox, RefIndex, RefInfo, SnapshotContext, SnapshotEngine, SnapshotLine } from './snapshot-engine';
 
 /** Longest text line (a paragraph is cut to this, marked with …). */

@@ -1,30 +1,33 @@
-// The agent layer's front: snapshots with refs, actions by ref, navigation, screenshots, content,
-// console, PDF, hooks, downloads and hand-over, the same for every profile driver (managed,
-// extension, remote), because all of them are Playwright over CDP. It takes typed requests
-// (agent-requests.ts, act-request.ts), finds the page (page-finder.ts) and hands each job to the
-// module that does it: snapshots.ts, actions.ts, screenshots.ts, page-content.ts, hooks.ts,
-// downloads.ts, tab-control.ts, capture.ts.
+// The agent layer's front: one method per agent operation (relay/operations/ defines them), the
+// same for every profile driver because all of them are Playwright over CDP. Each method finds
+// the page (page-finder.ts), checks who controls the tab (tab-control.ts), bounds the call by
+// its timeoutMs, and hands the job to the module that does it: snapshots.ts, actions.ts,
+// screenshots.ts, page-content.ts, hooks.ts, downloads.ts, capture.ts. What differs by driver
+// is the driver's (PagePolicy), never a branch here.
 
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { ClawdError, isClawdError } from '../errors';
-import { seconds, within } from '../time-limit';
+import { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
+import type { ActRequest, ActResult } from '../operations/act-operations';
+import type { HandbackResult, HandoffRequest, HandoffWaitRequest, HolderView } from '../operations/control-operations';
+import type { ArmedResult, DialogRequest, DownloadEntry, FileChooserRequest, HookRequest } from '../operations/hook-operations';
+import type { ConsoleRequest, ConsoleResult, ContentRequest, ContentResult, NavigateResult, SavedFile, ScreenshotRequest, ScreenshotResult, SnapshotRequest, SnapshotResult, TabRequest } from '../operations/page-operations';
 import type { ProfileService } from '../profiles/profile-service';
-import type { ActRequest } from './act-request';
+import { seconds, within } from '../time-limit';
 import { runAct } from './actions';
 import { toAgentError } from './agent-errors';
-import type { ContentRequest, ConsoleRequest, DialogRequest, FileChooserRequest, HandoffRequest, HandoffWaitRequest, HookRequest, NavigateRequest, PdfRequest, ScreenshotRequest, SnapshotRequest, TabRequest } from './agent-requests';
 import { imageSize, saveCapture } from './capture';
+import { Downloads } from './downloads';
 import { Hooks, type HookKind } from './hooks';
+import { pageContent } from './page-content';
 import { crashed, PageFinder, type AgentPage } from './page-finder';
 import { takeScreenshot } from './screenshots';
-import { pageContent } from './page-content';
-import { Downloads } from './downloads';
 import { Snapshots } from './snapshots';
-import { EventBus } from '../events/event-bus';
-import { DEFAULT_HOLD_IDLE_MS, TabControl, type HolderView } from './tab-control';
+import { DEFAULT_HOLD_IDLE_MS, TabControl } from './tab-control';
+import { tabKey, tabOfKey, type TabKey } from './tab-key';
 
 const LEVELS: Record<string, number> = { debug: 0, trace: 0, log: 1, info: 1, dir: 1, dirxml: 1, table: 1, dialog: 1, warning: 2, error: 3, assert: 3, pageerror: 3 };
 const MIN_LEVEL = { debug: 0, info: 1, log: 1, warning: 2, error: 3 } as const;
@@ -43,7 +46,7 @@ export class AgentService {
   readonly #downloads: Downloads;
 
   constructor(
-    private readonly profiles: ProfileService,
+    profiles: ProfileService,
     private readonly home: string,
     private readonly log: Logger,
     private readonly events: EventBus = new EventBus(),
@@ -51,16 +54,16 @@ export class AgentService {
     this.#downloads = new Downloads(home, () => profiles.settings.downloadLimitMb * 1024 * 1024, log);
     // Every page the agent finds has its downloads saved (on a person's tab, copies: the relay
     // leaves their own file where their browser put it).
-    this.#pages = new PageFinder(profiles, log, (page, _driver, profile) => this.#downloads.watch(page, profile));
+    this.#pages = new PageFinder(profiles, log, (page, driver, profile) => this.#downloads.watch(page, profile, driver.pages.cancelsDownloads));
     this.#control = new TabControl(DEFAULT_HOLD_IDLE_MS, Date.now, (change) => {
-      const [profile = '', targetId = ''] = change.tab.split('\u0000');
+      const { profile, targetId } = tabOfKey(change.tab);
       if (change.kind === 'hold') events.emit({ type: 'hold', profile, targetId, state: change.state, session: change.session });
       else if (change.state === 'started') events.emit({ type: 'handoff', profile, targetId, state: 'started', reason: change.reason });
       else events.emit({ type: 'handoff', profile, targetId, state: 'ended', by: change.by });
     });
   }
 
-  async snapshot(profile: string, request: SnapshotRequest): Promise<Record<string, unknown>> {
+  async snapshot(profile: string, request: SnapshotRequest): Promise<SnapshotResult> {
     const found = await this.#pages.find(profile, request.targetId);
     const { page, targetId, tab } = found;
     const what = `snapshot of ${targetId}`;
@@ -70,7 +73,7 @@ export class AgentService {
     });
   }
 
-  async act(profile: string, request: ActRequest): Promise<Record<string, unknown>> {
+  async act(profile: string, request: ActRequest): Promise<ActResult> {
     const found = await this.#pages.find(profile, request.targetId);
     const { page, targetId, driver, tab } = found;
     this.#control.change(tab, request.session);
@@ -78,9 +81,9 @@ export class AgentService {
     const what = `${request.kind}${refs.length ? ` ${refs.join(' → ')}` : ''}`;
     const resolve = (ref: string) => this.#snapshots.resolve(page, tab, ref);
     return this.#bounded(found, what, request.timeoutMs, async () => {
-      let extra: Record<string, unknown>;
+      let extra: Partial<ActResult>;
       try {
-        extra = await runAct({ page, resolve, checkEvaluate: () => this.#checkEvaluate(driver.driver, driver.name) }, request);
+        extra = await runAct({ page, resolve, evaluateRefusal: () => driver.pages.evaluateRefusal() }, request);
       } catch (error) {
         if (isClawdError(error) || found.state.crashed) throw error;
         // The element went away while the action waited for it: that is a stale ref, not a timeout.
@@ -90,7 +93,7 @@ export class AgentService {
         }
         throw toAgentError(error, { what, timeoutMs: request.timeoutMs });
       }
-      const answer = { ok: true, kind: request.kind, targetId, url: page.isClosed() ? null : page.url(), timeoutMs: request.timeoutMs, ...extra };
+      const answer: ActResult = { ok: true, kind: request.kind, targetId, url: page.isClosed() ? null : page.url(), timeoutMs: request.timeoutMs, ...extra };
       if (!request.snapshot || page.isClosed()) return answer;
       // The page as the action left it: what changed since the tab's last snapshot, or all of it.
       const since = request.snapshot === 'diff' ? this.#snapshots.lastId(tab) : undefined;
@@ -113,16 +116,7 @@ export class AgentService {
     }
   }
 
-  #checkEvaluate(driver: string, name: string): void {
-    if (driver === 'extension' && !this.profiles.settings.evaluateEnabled) {
-      throw new ClawdError(
-        'evaluate_disabled',
-        `evaluate is off for the ${name} profile: it is your own, logged-in browser. To allow it, set "evaluateEnabled": true in the browser section of config.json and restart clawd serve`,
-      );
-    }
-  }
-
-  async navigate(profile: string, request: NavigateRequest): Promise<Record<string, unknown>> {
+  async navigate(profile: string, request: { targetId?: string; session?: string; url: string; timeoutMs: number }): Promise<NavigateResult> {
     const found = await this.#pages.find(profile, request.targetId);
     const { page, targetId, tab } = found;
     this.#control.change(tab, request.session);
@@ -138,7 +132,7 @@ export class AgentService {
     });
   }
 
-  async screenshot(profile: string, request: ScreenshotRequest): Promise<Record<string, unknown>> {
+  async screenshot(profile: string, request: ScreenshotRequest): Promise<ScreenshotResult> {
     const found = await this.#pages.find(profile, request.targetId);
     const { page, tab, targetId } = found;
     const shot = await takeScreenshot(found, request, {
@@ -153,12 +147,12 @@ export class AgentService {
       bytes: shot.buffer.length,
       targetId,
       ...(shot.labels !== undefined ? { labels: shot.labels } : {}),
-      ...(shot.broughtToFront ? { broughtToFront: true } : {}),
+      ...(shot.broughtToFront ? { broughtToFront: true as const } : {}),
     };
   }
 
   /** The page's main content as Markdown, text or HTML (page-content.ts). */
-  async content(profile: string, request: ContentRequest): Promise<Record<string, unknown>> {
+  async content(profile: string, request: ContentRequest): Promise<ContentResult> {
     const found = await this.#pages.find(profile, request.targetId);
     const { page, targetId } = found;
     return this.#bounded(found, `content of ${targetId}`, request.timeoutMs, async () => {
@@ -167,14 +161,14 @@ export class AgentService {
     });
   }
 
-  async console(profile: string, request: ConsoleRequest): Promise<Record<string, unknown>> {
+  async console(profile: string, request: ConsoleRequest): Promise<ConsoleResult> {
     const { targetId, state } = await this.#pages.find(profile, request.targetId);
     const min = MIN_LEVEL[request.level];
     const keep = (entry: { type: string }) => (LEVELS[entry.type] ?? 1) >= min;
     return { targetId, level: request.level, messages: state.console.filter(keep), errors: state.errors };
   }
 
-  async pdf(profile: string, request: PdfRequest): Promise<Record<string, unknown>> {
+  async pdf(profile: string, request: TabRequest): Promise<SavedFile> {
     const { page, targetId } = await this.#pages.find(profile, request.targetId);
     let buffer: Buffer;
     try {
@@ -186,7 +180,7 @@ export class AgentService {
     return { path: file, bytes: buffer.length, targetId };
   }
 
-  async fileChooser(profile: string, request: FileChooserRequest): Promise<Record<string, unknown>> {
+  async fileChooser(profile: string, request: FileChooserRequest): Promise<ArmedResult> {
     for (const [i, file] of request.paths.entries()) {
       const stat = await fs.stat(file).catch(() => undefined);
       if (!stat?.isFile()) throw new ClawdError('bad_request', `paths[${i}] ${JSON.stringify(file)} does not exist or is not a file`);
@@ -194,14 +188,14 @@ export class AgentService {
     return this.#arm(profile, request, 'file-chooser', ({ page }) => this.#hooks.armFileChooser(page, request.paths, request.timeoutMs).then((files) => ({ files })));
   }
 
-  async dialog(profile: string, request: DialogRequest): Promise<Record<string, unknown>> {
+  async dialog(profile: string, request: DialogRequest): Promise<ArmedResult> {
     return this.#arm(profile, request, 'dialog', ({ page, state }) =>
       this.#hooks.armDialog(page, state, request.accept, request.promptText, request.timeoutMs).then((dialog) => ({ dialog })),
     );
   }
 
   /** What downloads the tab's page caused, saved under the home. */
-  async downloads(profile: string, request: TabRequest): Promise<Record<string, unknown>> {
+  async downloads(profile: string, request: TabRequest): Promise<{ targetId: string; downloads: DownloadEntry[] }> {
     const { page, targetId } = await this.#pages.find(profile, request.targetId);
     return { targetId, downloads: this.#downloads.list(page) };
   }
@@ -211,7 +205,7 @@ export class AgentService {
    * first) and answers its path; a download that fails or is cancelled (past the size limit)
    * says so.
    */
-  async download(profile: string, request: HookRequest): Promise<Record<string, unknown>> {
+  async download(profile: string, request: HookRequest): Promise<ArmedResult & { download: DownloadEntry }> {
     const { page, tab, targetId } = await this.#pages.find(profile, request.targetId);
     this.#control.change(tab, request.session);
     const target = request.ref ? await this.#snapshots.resolve(page, tab, request.ref) : undefined;
@@ -227,7 +221,7 @@ export class AgentService {
   }
 
   /** Arms a hook; with `ref`, clicks it and waits for the hook to be answered. */
-  async #arm(profile: string, request: HookRequest, kind: HookKind, arm: (found: AgentPage) => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  async #arm(profile: string, request: HookRequest, kind: HookKind, arm: (found: AgentPage) => Promise<Partial<ArmedResult>>): Promise<ArmedResult> {
     const found = await this.#pages.find(profile, request.targetId);
     const { page, tab, targetId } = found;
     this.#control.change(tab, request.session);
@@ -243,38 +237,38 @@ export class AgentService {
 
   /** Before a tab is closed through the API: refused like any change while another holds it. */
   checkClose(profile: string, targetId: string, session: string | undefined): void {
-    this.#control.change(`${profile}\u0000${targetId}`, session);
+    this.#control.change(tabKey(profile, targetId), session);
   }
 
   /** After a tab is closed: nobody holds it any more. */
   forgetTab(profile: string, targetId: string): void {
-    this.#control.forget(`${profile}\u0000${targetId}`);
+    this.#control.forget(tabKey(profile, targetId));
   }
 
   /** Who holds a tab (for GET /tabs), if anyone. */
   holderOf(profile: string, targetId: string): HolderView | undefined {
-    return this.#control.holder(`${profile}\u0000${targetId}`);
+    return this.#control.holder(tabKey(profile, targetId));
   }
 
-  async releaseHold(profile: string, request: TabRequest): Promise<Record<string, unknown>> {
+  async releaseHold(profile: string, request: TabRequest): Promise<{ targetId: string; released: boolean }> {
     const { targetId, tab } = await this.#pages.find(profile, request.targetId);
     return { targetId, released: this.#control.release(tab, request.session) };
   }
 
   /** Gives the tab to the person until they give it back (or the agent ends it, or it times out). */
-  async handOff(profile: string, request: HandoffRequest): Promise<Record<string, unknown>> {
+  async handOff(profile: string, request: HandoffRequest): Promise<{ handedOff: true; targetId: string; reason: string; timeoutMs?: number }> {
     const { targetId, tab } = await this.#pages.find(profile, request.targetId);
     this.#control.handOff(tab, request.reason, request.timeoutMs);
     return { handedOff: true, targetId, reason: request.reason, ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}) };
   }
 
-  async waitForHandback(profile: string, request: HandoffWaitRequest): Promise<Record<string, unknown>> {
+  async waitForHandback(profile: string, request: HandoffWaitRequest): Promise<HandbackResult> {
     const { page, targetId, tab } = await this.#pages.find(profile, request.targetId);
     const returned = await this.#control.wait(tab, request.timeoutMs);
     return { targetId, returned, url: page.isClosed() ? null : page.url(), title: page.isClosed() ? null : await titleOf(page) };
   }
 
-  async endHandoff(profile: string, request: TabRequest, by: 'person' | 'agent'): Promise<Record<string, unknown>> {
+  async endHandoff(profile: string, request: TabRequest, by: 'person' | 'agent'): Promise<{ targetId: string; ended: boolean }> {
     const { targetId, tab } = await this.#pages.find(profile, request.targetId);
     return { targetId, ended: this.#control.giveBack(tab, by) };
   }
@@ -282,9 +276,9 @@ export class AgentService {
   /** The live view's side of who controls a tab (relay/view/live-views.ts). */
   readonly view = {
     viewPage: (profile: string, targetId: string | undefined) => this.#pages.find(profile, targetId, false),
-    holder: (tab: string) => this.#control.holder(tab) ?? null,
-    personTakes: (tab: string) => this.#control.takeOver(tab),
-    personDone: (tab: string) => void this.#control.giveBack(tab, 'person'),
+    holder: (tab: TabKey) => this.#control.holder(tab) ?? null,
+    personTakes: (tab: TabKey) => this.#control.takeOver(tab),
+    personDone: (tab: TabKey) => void this.#control.giveBack(tab, 'person'),
   };
 
   async close(): Promise<void> {

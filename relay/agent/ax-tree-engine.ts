@@ -8,8 +8,7 @@
 import type { Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { seconds, within } from '../time-limit';
-import type { SnapshotRequest } from './agent-requests';
-import { SNAPSHOT_TIMEOUT_MS } from './agent-requests';
+import { SNAPSHOT_TIMEOUT_MS, type SnapshotRequest } from '../operations/page-operations';
 import type { EngineSnapshot, SnapshotEngine } from './snapshot-engine';
 
 export interface AxNode {

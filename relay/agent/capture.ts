@@ -9,7 +9,7 @@ import { seconds, within } from '../time-limit';
 import type { LabelBox } from './snapshot-engine';
 import type { AriaNode } from './snapshot-render';
 
-export const MAX_LABELS = 150;
+const MAX_LABELS = 150;
 /** Drawing or removing the labels is one evaluate; a page stuck longer than this is not drawn on. */
 const LABELS_MS = 10_000;
 

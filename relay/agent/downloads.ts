@@ -2,28 +2,19 @@
 // person's tab the relay delivers them, see relay/cdp/download-relay.ts): each is saved under the
 // home (downloads/<profile>/, a safe and unique name) and listed per tab (the last 100). Past
 // the size limit, watched through the page's own Page.downloadProgress, Chrome cancels it; where
-// it cannot (a person's browser refuses Browser.cancelDownload) the copy is not kept either way.
+// the driver says it cannot (a person's browser refuses Browser.cancelDownload) only our copy is
+// dropped.
 // `next(page)` is what the download hook waits on.
 
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CDPSession, Download, Page } from 'playwright-core';
 import type { Logger } from '../log';
-
-export type DownloadState = 'in_progress' | 'complete' | 'failed' | 'cancelled';
-
-export interface DownloadEntry {
-  id: string;
-  url: string;
-  suggestedFilename: string;
-  path: string | null;
-  state: DownloadState;
-  bytes: number | null;
-  startedAt: string;
-  error?: string;
-}
+import type { DownloadEntry } from '../operations/hook-operations';
 
 interface PageDownloads {
+  /** May the browser be told to cancel (PagePolicy.cancelsDownloads)? */
+  cancels: boolean;
   entries: DownloadEntry[];
   /** Hooks waiting for the next download of this page to finish. */
   waiting: Set<(entry: DownloadEntry) => void>;
@@ -36,7 +27,7 @@ interface PageDownloads {
 const KEEP = 100;
 
 /** A file name that is safe on every system and says what it was. */
-export function safeName(suggested: string): string {
+function safeName(suggested: string): string {
   const cleaned = suggested.replace(/[\u0000-\u001f<>:"/\\|?*]+/g, '_').replace(/^[.\s]+|[.\s]+$/g, '').slice(0, 150);
   return cleaned === '' ? 'download' : cleaned;
 }
@@ -52,9 +43,9 @@ export class Downloads {
   ) {}
 
   /** Starts saving the page's downloads (once per page). */
-  watch(page: Page, profile: string): void {
+  watch(page: Page, profile: string, cancels: boolean): void {
     if (this.#pages.has(page)) return;
-    const state: PageDownloads = { entries: [], waiting: new Set(), byGuid: new Map() };
+    const state: PageDownloads = { cancels, entries: [], waiting: new Set(), byGuid: new Map() };
     this.#pages.set(page, state);
     page.on('download', (download) => void this.#save(page, state, profile, download));
     // Watched from the start: a fast download must not finish before its size is looked at.
@@ -135,6 +126,7 @@ export class Downloads {
     if (entry.state !== 'in_progress' || Math.max(event.totalBytes, event.receivedBytes) <= limit) return;
     entry.state = 'cancelled';
     entry.error = `cancelled: larger than the download limit of ${Math.round(limit / 1024 / 1024)} MB (browser.downloadLimitMb in config.json)`;
+    if (!state.cancels) return;
     const browser = page.context().browser();
     void browser
       ?.newBrowserCDPSession()

@@ -11,14 +11,15 @@ import type { ProfileDriver } from '../profiles/profile-driver';
 import type { ProfileService } from '../profiles/profile-service';
 import { PageTracker, type PageState } from './page-tracker';
 import { PlaywrightConnections } from './pw-connections';
+import { tabKey, type TabKey } from './tab-key';
 
 /** The page a request acts on, and who it belongs to. */
 export interface AgentPage {
   page: Page;
   targetId: string;
   driver: ProfileDriver;
-  /** Unique per profile and tab: where the tab's refs are kept. */
-  tab: string;
+  /** The tab as this profile sees it: where its refs, holds and hand-overs are kept. */
+  tab: TabKey;
   /** Its console, errors and armed dialog. */
   state: PageState;
 }
@@ -46,23 +47,14 @@ export class PageFinder {
   /** `remember`: the found tab becomes the profile's default (not when a person merely watches it). */
   async find(profile: string, targetId: string | undefined, remember = true): Promise<AgentPage> {
     const driver = this.profiles.driver(profile);
-    const connected = this.#connections.isConnected(driver.playwright.url);
-    if (driver.driver === 'managed' && !connected && !(await driver.status(true)).running) {
-      throw new ClawdError('not_running', `profile ${profile} is not running: start it first (POST /start, clawd start --profile ${profile})`);
-    }
-    if (driver.driver === 'extension' && !connected) {
-      const status = await driver.status(true);
-      if (!status.running) throw new ClawdError('extension_not_connected', status.hint ?? `the clawd extension is not connected to the relay`);
-    }
+    if (!this.#connections.isConnected(driver.playwright.url)) await driver.ensureReachable();
     const browser = await this.#connections.browser(driver.playwright);
     const found = await this.#tracker.find(browser, targetId, this.#lastTarget.get(profile));
-    // Dialogs nobody armed a hook for: dismissed in the agent's own browser (a headless page
-    // would hang on them), left to the person in their own browser.
-    const state = this.#tracker.state(found.page, driver.driver === 'extension' ? 'leave' : 'dismiss');
+    const state = this.#tracker.state(found.page, driver.pages.unarmedDialogs);
     if (state.crashed) throw crashed(found.targetId);
     this.onPage(found.page, driver, profile);
     if (remember) this.#lastTarget.set(profile, found.targetId);
-    return { ...found, driver, tab: `${profile}\u0000${found.targetId}`, state };
+    return { ...found, driver, tab: tabKey(profile, found.targetId), state };
   }
 
   close(): Promise<void> {

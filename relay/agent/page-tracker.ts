@@ -1,26 +1,18 @@
 // What the agent layer remembers about each Playwright page: its CDP target id (pages are found
-// by the ids /tabs shows), and the last console messages (500), page errors (200) and network
-// requests (500). Listeners are installed once per page and go with it. Dialogs nobody armed a
-// hook for are dismissed on managed pages (a headless page would hang on them) and left to the
-// user on extension tabs (it is their browser); either way they are recorded.
+// by the ids /tabs shows), and the last console messages (500) and page errors (200). Listeners
+// are installed once per page and go with it. Dialogs nobody armed a hook for are dismissed or
+// left to the person, as the profile's driver says (PagePolicy); either way they are recorded.
 
 import type { Browser, ConsoleMessage, Dialog, Page } from 'playwright-core';
 import { ClawdError } from '../errors';
+import type { ConsoleEntry } from '../operations/page-operations';
+import type { PagePolicy } from '../profiles/profile-driver';
 import { matchTab } from '../profiles/tabs';
 import { seconds, within } from '../time-limit';
-
-export interface ConsoleEntry {
-  type: string;
-  text: string;
-  url?: string;
-  line?: number;
-  time: string;
-}
 
 export interface PageState {
   console: ConsoleEntry[];
   errors: ConsoleEntry[];
-  requests: Array<{ method: string; url: string; status?: number; failure?: string; time: string }>;
   /** A hook armed for the next dialog (see hooks.ts). */
   dialogArm?: (dialog: Dialog) => boolean;
   /** The page's renderer died (Inspector.targetCrashed): Playwright's page is gone for good. */
@@ -29,7 +21,7 @@ export interface PageState {
 
 /** Asking a tab its id is one CDP round trip. */
 const TARGET_ID_MS = 5_000;
-const LIMITS = { console: 500, errors: 200, requests: 500 };
+const LIMITS = { console: 500, errors: 200 };
 
 function push<T>(list: T[], item: T, max: number): void {
   list.push(item);
@@ -41,10 +33,10 @@ export class PageTracker {
   readonly #targetIds = new WeakMap<Page, Promise<string>>();
 
   /** The page's state, installing its listeners the first time. */
-  state(page: Page, dialogs: 'dismiss' | 'leave'): PageState {
+  state(page: Page, dialogs: PagePolicy['unarmedDialogs']): PageState {
     let state = this.#states.get(page);
     if (state) return state;
-    const fresh: PageState = { console: [], errors: [], requests: [], crashed: false };
+    const fresh: PageState = { console: [], errors: [], crashed: false };
     state = fresh;
     this.#states.set(page, fresh);
     const now = () => new Date().toISOString();
@@ -54,10 +46,6 @@ export class PageTracker {
     });
     page.on('crash', () => (fresh.crashed = true));
     page.on('pageerror', (error) => push(fresh.errors, { type: 'pageerror', text: error.message, time: now() }, LIMITS.errors));
-    page.on('requestfinished', (request) => {
-      void request.response().then((response) => push(fresh.requests, { method: request.method(), url: request.url(), ...(response ? { status: response.status() } : {}), time: now() }, LIMITS.requests));
-    });
-    page.on('requestfailed', (request) => push(fresh.requests, { method: request.method(), url: request.url(), failure: request.failure()?.errorText ?? 'failed', time: now() }, LIMITS.requests));
     // A listener is always present so Playwright never auto-dismisses a user's dialog unasked.
     page.on('dialog', (dialog: Dialog) => {
       push(fresh.console, { type: 'dialog', text: `${dialog.type()}: ${dialog.message()}`, time: now() }, LIMITS.console);

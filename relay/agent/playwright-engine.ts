@@ -10,10 +10,11 @@
 import type { Locator, Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { seconds, within } from '../time-limit';
-import { SNAPSHOT_TIMEOUT_MS, type SnapshotRequest } from './agent-requests';
+import { SNAPSHOT_TIMEOUT_MS, type SnapshotRequest } from '../operations/page-operations';
 import { labelBoxes } from './capture';
 import type { EngineSnapshot, LabelBox, RefIndex, RefInfo, SnapshotContext, SnapshotEngine } from './snapshot-engine';
-import { normalizeRef, renderSnapshot, type AriaNode, type RefTarget } from './snapshot-render';
+import { normalizeRef } from '../operations/fields';
+import { renderSnapshot, type AriaNode, type RefTarget } from './snapshot-render';
 
 /** A snapshot of a very large page (thousands of elements) takes seconds on a busy machine. */
 /** Checking a ref takes milliseconds; a page that does not answer in this long is stuck. */

@@ -4,22 +4,23 @@
 // (see snapshot-engine.ts); this file only keeps the indexes.
 
 import type { RefIndex } from './snapshot-engine';
+import type { TabKey } from './tab-key';
 
 const MAX_TARGETS = 50;
 
 export class RefStore {
   // Least recently used first (a Map keeps insertion order; set() moves an entry to the end).
-  readonly #entries = new Map<string, RefIndex>();
+  readonly #entries = new Map<TabKey, RefIndex>();
 
-  set(target: string, refs: RefIndex): void {
-    this.#entries.delete(target);
-    this.#entries.set(target, refs);
+  set(tab: TabKey, refs: RefIndex): void {
+    this.#entries.delete(tab);
+    this.#entries.set(tab, refs);
     while (this.#entries.size > MAX_TARGETS) this.#entries.delete(this.#entries.keys().next().value!);
   }
 
-  get(target: string): RefIndex | undefined {
-    const entry = this.#entries.get(target);
-    if (entry) this.set(target, entry);
+  get(tab: TabKey): RefIndex | undefined {
+    const entry = this.#entries.get(tab);
+    if (entry) this.set(tab, entry);
     return entry;
   }
 

@@ -6,7 +6,7 @@
 // (headed Chrome captures background tabs), and the answer says when the tab was brought forward.
 
 import { toAgentError } from './agent-errors';
-import type { ScreenshotRequest } from './agent-requests';
+import type { ScreenshotRequest } from '../operations/page-operations';
 import { withLabels } from './capture';
 import type { AgentPage } from './page-finder';
 import type { ActTarget, LabelBox } from './snapshot-engine';
@@ -37,7 +37,7 @@ export async function takeScreenshot({ page, driver }: AgentPage, request: Scree
   };
   let broughtToFront = false;
   const shoot = async () => {
-    if (driver.driver === 'managed') {
+    if (driver.pages.captureFront === 'always') {
       await page.bringToFront();
       return capture(SCREENSHOT_TIMEOUT_MS);
     }

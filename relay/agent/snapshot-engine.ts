@@ -5,7 +5,8 @@
 // engine brings its own refs and its own resolution, and two engines can be compared on one tab.
 
 import type { ElementHandle, Locator, Page } from 'playwright-core';
-import type { SnapshotRequest } from './agent-requests';
+import type { SnapshotRequest } from '../operations/page-operations';
+import type { TabKey } from './tab-key';
 
 /** What an action acts on: a locator that re-checks the element, or a handle pinned to it. */
 export type ActTarget = Locator | ElementHandle;
@@ -51,7 +52,7 @@ export interface EngineSnapshot {
 
 export interface SnapshotContext {
   /** Unique per profile and tab (refs are kept per tab). */
-  tab: string;
+  tab: TabKey;
   /** The tab's last ref index (from any engine), for requests that point into it (e.g. `frame`). */
   previous: RefIndex | undefined;
 }

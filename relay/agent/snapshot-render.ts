@@ -194,10 +194,3 @@ export function truncate(text: string, maxChars: number | undefined): { text: st
   };
 }
 
-/** `e12`, `@e12`, `ref=e12` and `12` all name ref e12. */
-export function normalizeRef(raw: unknown): string | undefined {
-  if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
-  const match = String(raw).trim().match(/^(?:@|ref=)?(e\d+|\d+)$/);
-  if (!match) return undefined;
-  return /^\d+$/.test(match[1]!) ? `e${match[1]}` : match[1];
-}

@@ -8,35 +8,25 @@ import type { Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { AgentEngine } from './agent-engine';
 import { toAgentError } from './agent-errors';
-import type { SnapshotFormat, SnapshotRequest } from './agent-requests';
+import type { SnapshotFormat, SnapshotRequest, SnapshotResult as SnapshotAnswer } from '../operations/page-operations';
 import { AxTreeEngine } from './ax-tree-engine';
 import { PlaywrightEngine } from './playwright-engine';
 import { RefStore } from './ref-store';
-import type { ActTarget, LabelBox, RefInfo, SnapshotEngine } from './snapshot-engine';
+import type { ActTarget, LabelBox, SnapshotEngine } from './snapshot-engine';
 import { diffSnapshots } from './snapshot-diff';
 import type { SnapshotLine } from './snapshot-engine';
 import { filterLines, renderLines } from './snapshot-lines';
 import { truncate } from './snapshot-render';
+import type { TabKey } from './tab-key';
 
 /** The `agent` format's budget when the request sets none: what an agent can read in one step. */
-export const DEFAULT_MAX_CHARS = 40_000;
+const DEFAULT_MAX_CHARS = 40_000;
 /** Snapshots kept per tab for `since`, and how many tabs keep them (least recently used go). */
 const KEPT_PER_TAB = 3;
 const KEPT_TABS = 10;
 
-export interface SnapshotResult {
-  format: SnapshotFormat;
-  snapshot: string;
-  refs: Record<string, Omit<RefInfo, 'nth'> & { nth?: number }>;
-  stats: { chars: number; lines: number; refs: number };
-  truncated: boolean;
-  /** When cut: the ref to pass as `after` for the rest. */
-  next?: string;
-  /** `agent` format: this snapshot's id, for a later `since`. */
-  id?: string;
-  /** With `since`: what changed, counted (the lines are the snapshot text). */
-  diff?: { since: string; added: number; removed: number; changed: number };
-}
+/** A snapshot as this module answers it; the front adds the page's target id, URL and title. */
+export type SnapshotResult = Omit<SnapshotAnswer, 'targetId' | 'url' | 'title'>;
 
 interface Kept {
   id: string;
@@ -46,9 +36,9 @@ interface Kept {
 export class Snapshots {
   readonly #refs = new RefStore();
   // The last `agent` snapshots of recent tabs, least recently used tab first.
-  readonly #history = new Map<string, Kept[]>();
+  readonly #history = new Map<TabKey, Kept[]>();
   // Each tab's last snapshot number: ids are not reused within the relay's life.
-  readonly #ids = new Map<string, number>();
+  readonly #ids = new Map<TabKey, number>();
   readonly #engines: Record<SnapshotFormat, SnapshotEngine>;
 
   constructor() {
@@ -57,7 +47,7 @@ export class Snapshots {
   }
 
   /** Takes a snapshot of `page`, the tab `tab` (a key unique per profile and target). */
-  async take(page: Page, tab: string, request: SnapshotRequest, what: string): Promise<SnapshotResult> {
+  async take(page: Page, tab: TabKey, request: SnapshotRequest, what: string): Promise<SnapshotResult> {
     let taken;
     try {
       taken = await this.#engines[request.format].take(page, request, { tab, previous: this.#refs.get(tab) });
@@ -110,11 +100,11 @@ export class Snapshots {
   }
 
   /** The id of the tab's last `agent` snapshot, if it is kept. */
-  lastId(tab: string): string | undefined {
+  lastId(tab: TabKey): string | undefined {
     return this.#history.get(tab)?.at(-1)?.id;
   }
 
-  #keep(tab: string, lines: SnapshotLine[]): string {
+  #keep(tab: TabKey, lines: SnapshotLine[]): string {
     const number = (this.#ids.get(tab) ?? 0) + 1;
     this.#ids.set(tab, number);
     const id = `s${number}`;
@@ -126,21 +116,21 @@ export class Snapshots {
   }
 
   /** The lines of a kept snapshot, or `snapshot_unknown`. Checked before the new one is kept. */
-  #kept(tab: string, id: string): SnapshotLine[] {
+  #kept(tab: TabKey, id: string): SnapshotLine[] {
     const found = this.#history.get(tab)?.find((k) => k.id === id);
     if (!found) throw new ClawdError('snapshot_unknown', `snapshot ${id} is not kept for this tab any more (the last ${KEPT_PER_TAB} are): take a full snapshot`);
     return found.lines;
   }
 
   /** The element a ref of the tab's latest snapshot showed, or a clear refusal. */
-  resolve(page: Page, tab: string, ref: string): Promise<ActTarget> {
+  resolve(page: Page, tab: TabKey, ref: string): Promise<ActTarget> {
     const index = this.#refs.get(tab);
     if (!index) return Promise.reject(new ClawdError('ref_unknown', `ref ${ref}: this tab has no snapshot yet; take one (GET /snapshot) and use its refs`));
     return index.resolve(page, ref);
   }
 
   /** Where each ref of the tab's latest snapshot is now, for the label overlay. */
-  labelBoxes(page: Page, tab: string): Promise<LabelBox[]> {
+  labelBoxes(page: Page, tab: TabKey): Promise<LabelBox[]> {
     const index = this.#refs.get(tab);
     if (!index) return Promise.reject(new ClawdError('ref_unknown', 'labels: this tab has no snapshot yet; take one first, its refs are what gets labelled'));
     return index.labelBoxes(page);

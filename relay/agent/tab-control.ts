@@ -7,11 +7,10 @@
 // Holds expire by time checked on use, so the only timers are those of waiting agents, owned here.
 
 import { ClawdError } from '../errors';
+import { MAX_HANDOFF_WAIT_MS, type HandoffEnd, type HolderView } from '../operations/control-operations';
+import type { TabKey } from './tab-key';
 
 export const DEFAULT_HOLD_IDLE_MS = 10 * 60_000;
-export const MAX_HANDOFF_WAIT_MS = 10 * 60_000;
-
-export type HandoffEnd = 'person' | 'agent' | 'timeout';
 
 interface AgentHold {
   kind: 'agent';
@@ -36,19 +35,16 @@ interface PersonHold {
   takenOver: boolean;
 }
 
-/** What `GET /tabs` shows of a tab's holder. */
-export type HolderView = { kind: 'agent'; session: string } | { kind: 'person'; reason: string; since: string; takenOver?: true };
-
 /** What changed in who controls a tab, for the event stream. */
 export type ControlChange =
-  | { kind: 'hold'; tab: string; state: 'taken' | 'released'; session: string }
-  | { kind: 'handoff'; tab: string; state: 'started'; reason: string }
-  | { kind: 'handoff'; tab: string; state: 'ended'; by: HandoffEnd };
+  | { kind: 'hold'; tab: TabKey; state: 'taken' | 'released'; session: string }
+  | { kind: 'handoff'; tab: TabKey; state: 'started'; reason: string }
+  | { kind: 'handoff'; tab: TabKey; state: 'ended'; by: HandoffEnd };
 
 export class TabControl {
   // Tab key (profile and target id) → its holder. Added by a session's changing call or a
   // hand-over; removed when released, expired (noticed on the next look) or given back.
-  readonly #holds = new Map<string, AgentHold | PersonHold>();
+  readonly #holds = new Map<TabKey, AgentHold | PersonHold>();
 
   constructor(
     private readonly idleMs = DEFAULT_HOLD_IDLE_MS,
@@ -60,7 +56,7 @@ export class TabControl {
    * Before a call that changes the tab: refused while the person has it or another session
    * holds it; a named session takes (or keeps) the tab.
    */
-  change(tab: string, session: string | undefined): void {
+  change(tab: TabKey, session: string | undefined): void {
     const hold = this.#current(tab);
     if (hold?.kind === 'person') {
       throw new ClawdError('user_in_control', `the person has this tab: "${hold.reason}". Wait until they give it back (GET /handoff/wait), then take a new snapshot`);
@@ -74,7 +70,7 @@ export class TabControl {
   }
 
   /** Releases a session's hold (any session's, when none is named); false when there was none. */
-  release(tab: string, session: string | undefined): boolean {
+  release(tab: TabKey, session: string | undefined): boolean {
     const hold = this.#current(tab);
     if (hold?.kind !== 'agent') return false;
     if (session !== undefined && hold.session !== session) throw new ClawdError('tab_held', `the tab is held by the agent session "${hold.session}", not "${session}"`);
@@ -84,7 +80,7 @@ export class TabControl {
   }
 
   /** The tab is gone: its hold goes, and anyone waiting for it to come back hears 'agent'. */
-  forget(tab: string): void {
+  forget(tab: TabKey): void {
     const hold = this.#holds.get(tab);
     if (hold?.kind === 'person') this.#end(tab, hold, 'agent');
     else if (hold) {
@@ -93,7 +89,7 @@ export class TabControl {
     }
   }
 
-  holder(tab: string): HolderView | undefined {
+  holder(tab: TabKey): HolderView | undefined {
     const hold = this.#current(tab);
     if (!hold) return undefined;
     if (hold.kind === 'agent') return { kind: 'agent', session: hold.session };
@@ -101,7 +97,7 @@ export class TabControl {
   }
 
   /** Gives the tab to the person, ending any agent's hold on it. */
-  handOff(tab: string, reason: string, timeoutMs: number | undefined, takenOver = false): void {
+  handOff(tab: TabKey, reason: string, timeoutMs: number | undefined, takenOver = false): void {
     const previous = this.#current(tab);
     if (previous?.kind === 'person') this.#end(tab, previous, 'agent');
     if (previous?.kind === 'agent') this.changed({ kind: 'hold', tab, state: 'released', session: previous.session });
@@ -110,12 +106,12 @@ export class TabControl {
   }
 
   /** The person takes the tab in the live view: an agent's hold ends, a hand-over already running stays. */
-  takeOver(tab: string): void {
+  takeOver(tab: TabKey): void {
     if (this.#current(tab)?.kind !== 'person') this.handOff(tab, 'The person took over in the live view', undefined, true);
   }
 
   /** The hand-over ends: the person gave the tab back, or the agent took it back. False when there was none. */
-  giveBack(tab: string, by: 'person' | 'agent'): boolean {
+  giveBack(tab: TabKey, by: 'person' | 'agent'): boolean {
     const hold = this.#current(tab);
     if (hold?.kind !== 'person') return false;
     this.#end(tab, hold, by);
@@ -123,7 +119,7 @@ export class TabControl {
   }
 
   /** Resolves when the hand-over of `tab` ends, or with 'timeout' after `timeoutMs`. */
-  wait(tab: string, timeoutMs: number): Promise<HandoffEnd | 'none'> {
+  wait(tab: TabKey, timeoutMs: number): Promise<HandoffEnd | 'none'> {
     const hold = this.#current(tab);
     if (hold?.kind !== 'person') return Promise.resolve('none');
     const left = hold.expires === undefined ? Infinity : Math.max(0, hold.expires - this.now());
@@ -150,7 +146,7 @@ export class TabControl {
     this.#holds.clear();
   }
 
-  #end(tab: string, hold: PersonHold, by: HandoffEnd): void {
+  #end(tab: TabKey, hold: PersonHold, by: HandoffEnd): void {
     if (this.#holds.get(tab) === hold) {
       this.#holds.delete(tab);
       this.changed({ kind: 'handoff', tab, state: 'ended', by });
@@ -163,7 +159,7 @@ export class TabControl {
   }
 
   /** The tab's hold, once lapsed holds and expired hand-overs are forgotten. */
-  #current(tab: string): AgentHold | PersonHold | undefined {
+  #current(tab: TabKey): AgentHold | PersonHold | undefined {
     const hold = this.#holds.get(tab);
     if (hold?.kind === 'agent' && this.now() - hold.lastUsed > this.idleMs) {
       this.#holds.delete(tab);

@@ -15,7 +15,7 @@ function run(file: string, args: string[]): Promise<string> {
   return new Promise((resolve) => execFile(file, args, { timeout: 5_000, maxBuffer: 16 * 1024 * 1024 }, (_error, stdout) => resolve(stdout ?? '')));
 }
 
-export async function listProcesses(): Promise<ProcessInfo[]> {
+async function listProcesses(): Promise<ProcessInfo[]> {
   if (process.platform === 'win32') {
     const out = await run('powershell.exe', ['-NoProfile', '-Command', 'Get-CimInstance Win32_Process | ForEach-Object { "$($_.ProcessId) $($_.CommandLine)" }']);
     return parsePs(out);

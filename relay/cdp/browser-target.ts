@@ -5,6 +5,8 @@
 
 import type { BrowserInfo } from '../../shared/protocol';
 import { ClawdError } from '../errors';
+import { paramsOf } from './cdp-types';
+import { say } from './client-events';
 import type { CdpCommand, ClientSession } from './client-session';
 import type { SessionTable, TabTargetBinding } from './session-table';
 import { DEFAULT_FILTER, allTargetInfos, browserTargetInfo, filterParam, matchesFilter, pageTargetInfo, tabTargetInfo } from './target-info';
@@ -37,7 +39,7 @@ const BROWSER_SESSION_METHODS: Record<string, string[]> = {
 };
 
 /** Says which domain the method is in and what the browser session does answer there. */
-export function browserSessionRefusal(method: string): string {
+function browserSessionRefusal(method: string): string {
   const domain = method.split('.')[0] ?? method;
   const known = BROWSER_SESSION_METHODS[domain];
   if (known) return `'${method}' wasn't found: of the ${domain} domain the clawd relay's browser session answers ${known.join(', ')} (it plays the browser for the person's attached tabs)`;
@@ -54,7 +56,6 @@ export class BrowserTarget {
   async browserCommand(client: ClientSession, cmd: CdpCommand): Promise<unknown> {
     const { hub, table } = this;
     const root = table.root(client);
-    const p = cmd.params;
     switch (cmd.method) {
       case 'Browser.getVersion': {
         const info = hub.browserInfo();
@@ -63,17 +64,18 @@ export class BrowserTarget {
       }
       case 'Browser.setDownloadBehavior':
         // The person's browser keeps its download settings; the client gets its downloads copied (download-relay.ts).
-        hub.downloads.setBehavior(client, p);
+        hub.downloads.setBehavior(client, paramsOf(cmd, 'Browser.setDownloadBehavior'));
         return {};
       case 'Browser.close':
         // Closes this client's connection (once this answer has gone out), never the user's browser.
         setImmediate(() => client.close(1000, 'Browser.close'));
         return {};
       case 'Target.setDiscoverTargets': {
+        const p = paramsOf(cmd, 'Target.setDiscoverTargets');
         root.discover = p.discover ? (filterParam(p.filter) ?? DEFAULT_FILTER) : undefined;
         if (root.discover) {
           for (const info of allTargetInfos(hub.browserTargetId, hub.tabs())) {
-            if (matchesFilter(info.type, root.discover)) client.sendEvent(cmd.sessionId, 'Target.targetCreated', { targetInfo: info });
+            if (matchesFilter(info.type, root.discover)) say(client, cmd.sessionId, 'Target.targetCreated', { targetInfo: info });
           }
         }
         return {};
@@ -81,16 +83,18 @@ export class BrowserTarget {
       case 'Target.setAutoAttach':
         return this.#setAutoAttach(client, cmd);
       case 'Target.getTargets': {
+        const p = paramsOf(cmd, 'Target.getTargets');
         const filter = filterParam(p.filter) ?? root.discover ?? DEFAULT_FILTER;
         return { targetInfos: allTargetInfos(hub.browserTargetId, hub.tabs()).filter((t) => matchesFilter(t.type, filter)) };
       }
       case 'Target.getTargetInfo': {
-        const targetId = p.targetId;
+        const { targetId } = paramsOf(cmd, 'Target.getTargetInfo');
         if (targetId === undefined || targetId === hub.browserTargetId) return { targetInfo: browserTargetInfo(hub.browserTargetId) };
         const tab = this.#tab(targetId);
         return { targetInfo: targetId === tab.tabTargetId ? tabTargetInfo(tab) : pageTargetInfo(tab) };
       }
       case 'Target.attachToTarget': {
+        const p = paramsOf(cmd, 'Target.attachToTarget');
         if (p.flatten !== true) throw new ClawdError('unsupported', 'Target.attachToTarget: only flatten mode is supported through the clawd relay');
         const tab = this.#tab(p.targetId);
         const sessionId = p.targetId === tab.tabTargetId ? table.attachTabTarget(client, tab, cmd.sessionId) : table.attachPage(client, tab, cmd.sessionId);
@@ -101,15 +105,16 @@ export class BrowserTarget {
       case 'Target.detachFromTarget':
         return this.#detach(client, cmd);
       case 'Target.createTarget': {
+        const p = paramsOf(cmd, 'Target.createTarget');
         const url = typeof p.url === 'string' && p.url !== '' ? p.url : 'about:blank';
         const tab = await hub.createTab(url, p.background !== true);
         return { targetId: tab.targetId };
       }
       case 'Target.closeTarget':
-        await hub.closeTab(this.#tab(p.targetId));
+        await hub.closeTab(this.#tab(paramsOf(cmd, 'Target.closeTarget').targetId));
         return { success: true };
       case 'Target.activateTarget':
-        await hub.activateTab(this.#tab(p.targetId));
+        await hub.activateTab(this.#tab(paramsOf(cmd, 'Target.activateTarget').targetId));
         return {};
       case 'Target.getBrowserContexts':
         return { browserContextIds: [] };
@@ -128,7 +133,7 @@ export class BrowserTarget {
   async tabCommand(client: ClientSession, binding: TabTargetBinding, cmd: CdpCommand): Promise<unknown> {
     switch (cmd.method) {
       case 'Target.setAutoAttach': {
-        binding.autoAttach = cmd.params.autoAttach === true;
+        binding.autoAttach = paramsOf(cmd, 'Target.setAutoAttach').autoAttach === true;
         if (binding.autoAttach && !this.table.hasPageUnder(client, cmd.sessionId)) this.table.attachPage(client, binding.tab, cmd.sessionId);
         return {};
       }
@@ -144,7 +149,7 @@ export class BrowserTarget {
   }
 
   #setAutoAttach(client: ClientSession, cmd: CdpCommand): unknown {
-    const p = cmd.params;
+    const p = paramsOf(cmd, 'Target.setAutoAttach');
     const root = this.table.root(client);
     if (!p.autoAttach) {
       root.autoAttach = undefined;
@@ -165,7 +170,7 @@ export class BrowserTarget {
   }
 
   #detach(client: ClientSession, cmd: CdpCommand): unknown {
-    const { sessionId, targetId } = cmd.params;
+    const { sessionId, targetId } = paramsOf(cmd, 'Target.detachFromTarget');
     let target = typeof sessionId === 'string' ? sessionId : undefined;
     if (target === undefined && typeof targetId === 'string') target = this.table.sessionFor(client, targetId);
     if (!target || target === '' || !this.table.binding(client, target)) throw new ClawdError('session_not_found', `No session with given id: ${String(sessionId ?? targetId)}`);

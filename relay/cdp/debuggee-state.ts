@@ -16,7 +16,7 @@ import { SetupLog } from './setup-log';
  * another client has `Page` enabled and the viewer has not — and the stream is stopped when
  * the last of them leaves.
  */
-export const STREAMS: Readonly<Record<string, { stop: string; events: readonly string[] }>> = {
+const STREAMS: Readonly<Record<string, { stop: string; events: readonly string[] }>> = {
   'Page.startScreencast': { stop: 'Page.stopScreencast', events: ['Page.screencastFrame', 'Page.screencastVisibilityChanged'] },
 };
 

@@ -9,6 +9,8 @@
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../log';
+import type { CommandParams, EventParams } from './cdp-types';
+import { say } from './client-events';
 import type { ClientSession } from './client-session';
 
 export interface DownloadBehavior {
@@ -34,7 +36,7 @@ export class DownloadRelay {
   ) {}
 
   /** Browser.setDownloadBehavior from a client. */
-  setBehavior(client: ClientSession, params: Record<string, unknown>): void {
+  setBehavior(client: ClientSession, params: Partial<CommandParams<'Browser.setDownloadBehavior'>>): void {
     const behavior = typeof params.behavior === 'string' ? params.behavior : 'default';
     if (behavior === 'default' || behavior === 'deny') {
       this.#clients.delete(client);
@@ -82,7 +84,8 @@ export class DownloadRelay {
     this.#tell('Browser.downloadProgress', params);
   }
 
-  #tell(method: string, params: Record<string, unknown>): void {
-    for (const [client, behavior] of this.#clients) if (behavior.eventsEnabled) client.sendEvent('', method, params);
+  /** Page.download* params are Browser.download*'s but for the frame id, which Browser's clients ignore. */
+  #tell<E extends 'Browser.downloadWillBegin' | 'Browser.downloadProgress'>(method: E, params: Record<string, unknown>): void {
+    for (const [client, behavior] of this.#clients) if (behavior.eventsEnabled) say(client, '', method, params as unknown as EventParams<E>);
   }
 }

@@ -10,6 +10,7 @@
 
 import type { Protocol } from 'devtools-protocol';
 import { ClawdError } from '../errors';
+import { say } from './client-events';
 import type { ClientSession } from './client-session';
 import { DebuggeeState, type Released } from './debuggee-state';
 import { pageTargetInfo, tabTargetInfo, type TargetFilterEntry } from './target-info';
@@ -254,7 +255,7 @@ export class SessionTable {
     const binding: PageBinding = { kind: 'page', client, sessionId, parent, tab };
     this.#sessions(tab).page.subscribers.add(binding);
     entry.bindings.set(sessionId, binding);
-    client.sendEvent(parent, 'Target.attachedToTarget', { sessionId, targetInfo: pageTargetInfo(tab), waitingForDebugger: false });
+    say(client, parent, 'Target.attachedToTarget', { sessionId, targetInfo: pageTargetInfo(tab), waitingForDebugger: false });
     return sessionId;
   }
 
@@ -262,7 +263,7 @@ export class SessionTable {
     this.#sessions(tab);
     const sessionId = mintId();
     this.#entry(client).bindings.set(sessionId, { kind: 'tab', client, sessionId, parent, tab, autoAttach: false });
-    client.sendEvent(parent, 'Target.attachedToTarget', { sessionId, targetInfo: tabTargetInfo(tab), waitingForDebugger: false });
+    say(client, parent, 'Target.attachedToTarget', { sessionId, targetInfo: tabTargetInfo(tab), waitingForDebugger: false });
     return sessionId;
   }
 
@@ -296,7 +297,7 @@ export class SessionTable {
     const binding: ChildBinding = { kind: 'child', client, sessionId: child.sessionId, parent: parent.sessionId, tab: parent.tab, child };
     child.state.subscribers.add(binding);
     this.#entry(client).bindings.set(child.sessionId, binding);
-    client.sendEvent(parent.sessionId, 'Target.attachedToTarget', { sessionId: child.sessionId, targetInfo: child.targetInfo, waitingForDebugger });
+    say(client, parent.sessionId, 'Target.attachedToTarget', { sessionId: child.sessionId, targetInfo: child.targetInfo, waitingForDebugger });
   }
 
   // ---- detaching ----------------------------------------------------------------------------
@@ -329,7 +330,7 @@ export class SessionTable {
       const entry = this.#clients.get(sub.client);
       if (entry?.bindings.get(childId) !== sub) continue;
       entry.bindings.delete(childId);
-      sub.client.sendEvent(sub.parent, 'Target.detachedFromTarget', { sessionId: childId, targetId: child.targetInfo.targetId });
+      say(sub.client, sub.parent, 'Target.detachedFromTarget', { sessionId: childId, targetId: child.targetInfo.targetId });
     }
   }
 
@@ -368,7 +369,7 @@ export class SessionTable {
   /** Tells the client a session ended, on its parent, if the client still holds the parent. */
   #announceDetach(entry: ClientEntry, binding: Binding): void {
     if (binding.parent !== '' && !entry.bindings.has(binding.parent)) return;
-    binding.client.sendEvent(binding.parent, 'Target.detachedFromTarget', { sessionId: binding.sessionId, targetId: this.targetIdOf(binding) });
+    say(binding.client, binding.parent, 'Target.detachedFromTarget', { sessionId: binding.sessionId, targetId: this.targetIdOf(binding) });
   }
 
   #entry(client: ClientSession): ClientEntry {

@@ -12,6 +12,7 @@ import type { AnnouncedTab, BrowserInfo, HelloFrame, TabSession } from '../../sh
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import { BrowserTarget, type BrowserHub } from './browser-target';
+import { say } from './client-events';
 import { ClientSession, type CdpCommand } from './client-session';
 import { EventFence, UNFENCED_EVENTS } from './event-fence';
 import { DownloadRelay } from './download-relay';
@@ -202,7 +203,8 @@ export class Switchboard implements BrowserHub {
       if (!filter) continue;
       for (const [type, info] of [['tab', tabTargetInfo(tab)], ['page', pageTargetInfo(tab)]] as const) {
         if (!matchesFilter(type, filter)) continue;
-        client.sendEvent('', method, method === 'Target.targetDestroyed' ? { targetId: info.targetId } : { targetInfo: info });
+        if (method === 'Target.targetDestroyed') say(client, '', method, { targetId: info.targetId });
+        else say(client, '', method, { targetInfo: info });
       }
     }
   }

@@ -9,6 +9,8 @@ import type { Protocol } from 'devtools-protocol';
 import type { EventFrame } from '../../shared/protocol';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
+import { paramsOf, type CommandParams, type EventParams } from './cdp-types';
+import { forward, say } from './client-events';
 import type { CdpCommand } from './client-session';
 import { streamCommand, type DebuggeeState, type Released } from './debuggee-state';
 import { isSetup } from './setup-log';
@@ -51,7 +53,7 @@ export class TabCommands {
       return forward(cmd.method, cmd.params, () => {
         state.enable(domain, sub);
         record();
-        for (const context of state.contexts.values()) sub.client.sendEvent(sub.sessionId, 'Runtime.executionContextCreated', { context });
+        for (const context of state.contexts.values()) say(sub.client, sub.sessionId, 'Runtime.executionContextCreated', { context: context as Protocol.Runtime.ExecutionContextDescription });
       });
     }
     if (action === 'enable') {
@@ -75,7 +77,7 @@ export class TabCommands {
       case 'Target.setAutoAttach':
         return this.#setAutoAttach(sub, state, cmd.params, forward, respond);
       case 'Target.detachFromTarget':
-        return this.#detachChild(sub, cmd.params, respond);
+        return this.#detachChild(sub, paramsOf(cmd, 'Target.detachFromTarget'), respond);
       case 'Page.addScriptToEvaluateOnNewDocument':
         return forward(cmd.method, cmd.params, (result) => {
           const identifier = (result as { identifier?: unknown }).identifier;
@@ -121,7 +123,7 @@ export class TabCommands {
     });
   }
 
-  #detachChild(sub: Subscription, params: Record<string, unknown>, respond: Respond): void {
+  #detachChild(sub: Subscription, params: Partial<CommandParams<'Target.detachFromTarget'>>, respond: Respond): void {
     const childId = typeof params.sessionId === 'string' ? params.sessionId : undefined;
     const binding = childId ? this.table.binding(sub.client, childId) : undefined;
     if (!childId || binding?.kind !== 'child' || binding.tab !== sub.tab) {
@@ -150,7 +152,7 @@ export class TabCommands {
     if (state.subscribers.size === 0) return;
     const json = JSON.stringify(params);
     for (const sub of state.subscribers) {
-      if (state.wants(sub, frame.method)) sub.client.sendEventJson(sub.sessionId, frame.method, json);
+      if (state.wants(sub, frame.method)) forward(sub.client, sub.sessionId, frame.method, json);
     }
   }
 
@@ -171,7 +173,7 @@ export class TabCommands {
       if (runtime) tell('Runtime.executionContextsCleared', {});
       const pageEnable = commands.find((c) => c.method === 'Page.enable');
       if (pageEnable) await send('Page.enable', pageEnable.params);
-      const { frameTree } = (await send('Page.getFrameTree')) as { frameTree: { frame: { id: string } & Record<string, unknown> } };
+      const { frameTree } = (await send('Page.getFrameTree')) as Protocol.Page.GetFrameTreeResponse;
       if (pageEnable) tell('Page.frameNavigated', { frame: frameTree.frame, type: 'Navigation' });
       for (const command of commands) {
         if (command === pageEnable) continue;
@@ -195,15 +197,15 @@ export class TabCommands {
     if (!state) return;
     const tell = this.#teller(state);
     if ((state.domains.get('Runtime')?.size ?? 0) > 0) tell('Runtime.executionContextsCleared', {});
-    const frame = { id: tab.targetId, loaderId: `clawd-parked-${Date.now()}`, url, domainAndRegistry: '', securityOrigin: new URL(url).origin, mimeType: 'text/html', secureContextType: 'Secure', crossOriginIsolatedContextType: 'NotIsolated', gatedAPIFeatures: [] };
+    const frame: Protocol.Page.Frame = { id: tab.targetId, loaderId: `clawd-parked-${Date.now()}`, url, domainAndRegistry: '', securityOrigin: new URL(url).origin, mimeType: 'text/html', secureContextType: 'Secure', crossOriginIsolatedContextType: 'NotIsolated', gatedAPIFeatures: [] };
     if ((state.domains.get('Page')?.size ?? 0) > 0) tell('Page.frameNavigated', { frame, type: 'Navigation' });
   }
 
   /** Sends an event the relay makes up to the page's subscribers that want it, as if Chrome had. */
-  #teller(state: DebuggeeState<Subscription>): (method: string, params: Record<string, unknown>) => void {
+  #teller(state: DebuggeeState<Subscription>): <E extends 'Runtime.executionContextsCleared' | 'Page.frameNavigated'>(method: E, params: EventParams<E>) => void {
     return (method, params) => {
-      state.observe(method, params);
-      for (const sub of state.subscribers) if (state.wants(sub, method)) sub.client.sendEvent(sub.sessionId, method, params);
+      state.observe(method, params as unknown as Record<string, unknown>);
+      for (const sub of state.subscribers) if (state.wants(sub, method)) say(sub.client, sub.sessionId, method, params);
     };
   }
 

@@ -30,7 +30,7 @@ export function mintId(): string {
 }
 
 /** Deterministic, so the same page keeps the same tab target id across relay restarts. */
-export function tabTargetIdFor(pageTargetId: string): string {
+function tabTargetIdFor(pageTargetId: string): string {
   return createHash('sha256').update(`tab:${pageTargetId}`).digest('hex').slice(0, 32).toUpperCase();
 }
 

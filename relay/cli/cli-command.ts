@@ -3,7 +3,7 @@
 // shape in command-table.ts; the help, the per-command flag check and the dispatch all come from
 // there, so a command cannot be listed in one place and forgotten in another.
 
-import type { ControlClient } from './control-client';
+import type { ControlClient } from '../operations/control-client';
 
 export type FlagSpec = {
   type: 'string' | 'boolean';

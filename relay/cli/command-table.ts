@@ -1,16 +1,18 @@
 // The one table of `clawd` commands, and what is derived from it: the overview help, each
 // command's help, and the parse of a command line — every command accepts its own flags and
-// its group's common ones, and an unknown flag is an error naming the flags it does take.
+// its group's common ones, and an unknown flag is an error naming the flags it does take. The
+// commands of agent operations come from the operation table (operation-commands.ts).
 
 import { parseArgs } from 'node:util';
 import { PRODUCT_NAME } from '../../shared/defaults';
 import { VERSION } from '../version';
 import { AGENT_COMMANDS } from './agent-commands';
+import { OPERATION_COMMANDS } from './operation-commands';
 import { UsageError, type CliCommand, type CommandGroup, type FlagValues, type Flags } from './cli-command';
 import { PROFILE_COMMANDS } from './profile-commands';
 import { SERVER_COMMANDS } from './server-commands';
 
-export const COMMANDS: readonly CliCommand[] = [...SERVER_COMMANDS, ...PROFILE_COMMANDS, ...AGENT_COMMANDS];
+export const COMMANDS: readonly CliCommand[] = [...SERVER_COMMANDS, ...OPERATION_COMMANDS.filter((c) => c.group === 'profiles'), ...PROFILE_COMMANDS, ...OPERATION_COMMANDS.filter((c) => c.group === 'agent'), ...AGENT_COMMANDS];
 
 const EVERY: Flags = {
   home: { type: 'string', value: 'DIR', help: 'home folder (default: $CLAWD_HOME, else ~/.clawd)' },
@@ -23,28 +25,23 @@ const OF_A_PROFILE: Flags = {
 const GROUP_FLAGS: Record<CommandGroup, Flags> = {
   server: EVERY,
   profiles: { ...OF_A_PROFILE, ...EVERY },
-  agent: {
-    target: { type: 'string', value: 'ID', help: 'the tab (default: the last one used)' },
-    timeout: { type: 'string', value: 'MS', help: 'how long an action may wait (0.5–60 s, default 8 s)' },
-    session: { type: 'string', value: 'NAME', help: 'the agent session: a tab it changes is held for it' },
-    ...OF_A_PROFILE,
-    ...EVERY,
-  },
+  // An operation's own flags (--target, --timeout, --session among them) come from its fields.
+  agent: { ...OF_A_PROFILE, ...EVERY },
 };
 const VERSION_FLAG: Flags = { version: { type: 'boolean', short: 'v', help: 'the version' } };
 
 const GROUP_TITLES: Record<CommandGroup, string> = {
   server: 'Server:',
   profiles: 'Profiles and their browsers (clients of the running server):',
-  agent: 'Driving a tab (refs come from snapshot; --target ID picks the tab, --timeout MS bounds an action):',
+  agent: 'Driving a tab (refs come from snapshot; --target ID picks the tab, --timeout MS bounds a call):',
 };
 
-export function findCommand(name: string): CliCommand | undefined {
+function findCommand(name: string): CliCommand | undefined {
   return COMMANDS.find((c) => c.name === name);
 }
 
 /** Every flag a command accepts: its own, then its group's. */
-export function flagsOf(command: CliCommand): Flags {
+function flagsOf(command: CliCommand): Flags {
   return { ...command.flags, ...GROUP_FLAGS[command.group] };
 }
 

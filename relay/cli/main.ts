@@ -7,7 +7,7 @@ import { resolveHome } from '../home/config-store';
 import { VERSION } from '../version';
 import { stringFlag, UsageError, type CommandContext } from './cli-command';
 import { CommandUsageError, commandHelp, overviewHelp, parseCommandLine } from './command-table';
-import { ControlClient } from './control-client';
+import { ControlClient } from '../operations/control-client';
 
 /** Runs the CLI; resolves with the exit code, or -1 while `serve` keeps running. */
 export async function main(argv: string[]): Promise<number> {

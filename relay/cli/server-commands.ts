@@ -132,8 +132,8 @@ export const SERVER_COMMANDS: CliCommand[] = [
       noArguments(args);
       const log = createLogger(logLevelFromEnv());
       const ports = { relayPort: parsePort(stringFlag(flags, 'relay-port'), '--relay-port'), controlPort: parsePort(stringFlag(flags, 'control-port'), '--control-port') };
-      import('../mcp/mcp-stdio')
-        .then(({ runMcpStdio }) => runMcpStdio({ home: ctx.home, profile: stringFlag(flags, 'profile'), log, ...ports }))
+      Promise.all([import('../mcp/mcp-stdio'), import('../server')])
+        .then(([{ runMcpStdio }, { startServer }]) => runMcpStdio({ home: ctx.home, profile: stringFlag(flags, 'profile'), log, ...ports, startServer }))
         .then(
         () => process.exit(0),
         (error: Error) => {

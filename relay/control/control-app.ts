@@ -1,9 +1,10 @@
-// The control API (hono): lifecycle and tabs of profiles for agents and the `clawd` CLI. Thin:
-// parse, call the profile service, map errors (one mapping, relay/errors.ts). Every route takes
-// `?profile=` (default: browser.defaultProfile) and the token; `GET|HEAD /` without a token is a
-// bare health check, with the token it is the profile's status. A mutating request from a web
-// page (a web Origin, or Sec-Fetch-Site: cross-site) is refused, except the live view's own page
-// on its own routes (relay/view/view-routes.ts).
+// The control API (hono) for agents and the `clawd` CLI: the guards, then every operation of the
+// table (operation-routes.ts), the profile admin routes (create, delete, reset), pairing codes,
+// `/events`, the live view's routes and `/mcp`. Errors map in one place (relay/errors.ts). Every
+// route takes `?profile=` (default: browser.defaultProfile) and the token; `GET|HEAD /` without a
+// token is a bare health check, with the token it is the profile's status. A mutating request
+// from a web page (a web Origin, or Sec-Fetch-Site: cross-site) is refused, except the live
+// view's own page on its own routes (relay/view/view-routes.ts).
 
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -14,15 +15,13 @@ import { accessGuard, hostGuard, requestToken, tokenMatches, type GuardPolicy } 
 import type { AgentService } from '../agent/agent-service';
 import type { EventBus } from '../events/event-bus';
 import type { ProfileService } from '../profiles/profile-service';
-import { ControlClient } from '../cli/control-client';
 import { McpHttpSessions } from '../mcp/mcp-http';
-import { sessionField } from '../agent/request-fields';
-import { matchTab } from '../profiles/tabs';
-import { registerAgentRoutes } from './agent-routes';
-import { jsonBody } from './request-body';
+import type { Invoker } from '../operations/control-client';
+import { jsonBody } from '../http/request-body';
+import { registerOperationRoutes } from './operation-routes';
 import type { ViewAuth } from '../view/view-auth';
 import type { Pairing } from '../pairing/pairing';
-import { isViewPath, registerViewRoutes, viewGuard, viewLink } from '../view/view-routes';
+import { isViewPath, registerViewRoutes, viewGuard } from '../view/view-routes';
 
 export interface ControlAppOptions {
   service: ProfileService;
@@ -34,6 +33,8 @@ export interface ControlAppOptions {
   port: () => number;
   viewAuth: ViewAuth;
   pairing: Pairing;
+  /** Carries out the operations of the table in this process (operation-handlers.ts). */
+  invoker: Invoker;
 }
 
 /** Events a subscriber of /events may fall behind by before its stream is ended. */
@@ -70,19 +71,6 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   const guardView = viewGuard({ token, port: options.port, auth: options.viewAuth });
   app.use('*', (c, next) => (isViewPath(new URL(c.req.url).pathname) ? guardView(c, next) : guardAgents(c, next)), crossSiteGuard(), bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json(httpErrorBody(new ClawdError('bad_request', 'request body over 1 MiB')), 400) }));
 
-  app.get('/', async (c) => c.json(await service.status(profile(c))));
-  app.post('/start', async (c) => {
-    const name = profile(c);
-    const status = await service.start(name);
-    options.events.emit({ type: 'browser', profile: name, state: 'started' });
-    return c.json(status);
-  });
-  app.post('/stop', async (c) => {
-    const name = profile(c);
-    const result = await service.stop(name);
-    if (result.stopped) options.events.emit({ type: 'browser', profile: name, state: 'stopped' });
-    return c.json(result);
-  });
   // What happened, as server-sent events, so a UI needs no polling. A subscriber that falls more
   // than EVENTS_QUEUE behind is dropped (its stream ends) rather than queued for without bound.
   app.get('/events', (c) =>
@@ -120,41 +108,6 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
     }),
   );
 
-  app.get('/tabs', async (c) => {
-    const name = profile(c);
-    const tabs = (await service.tabs(name)).map((tab) => {
-      const holder = options.agent.holderOf(name, tab.targetId);
-      return holder ? { ...tab, holder } : tab;
-    });
-    return c.json({ profile: name, tabs });
-  });
-  app.post('/tabs/open', async (c) => {
-    const name = profile(c);
-    const tab = await service.openTab(name, (await jsonBody(c)).url);
-    options.events.emit({ type: 'tab', profile: name, targetId: tab.targetId, state: 'opened', url: tab.url });
-    return c.json(tab);
-  });
-  app.post('/tabs/focus', async (c) => {
-    const name = profile(c);
-    const { targetId } = await jsonBody(c);
-    if (typeof targetId !== 'string' || targetId === '') throw new ClawdError('bad_request', 'targetId is required (an id or a unique prefix from GET /tabs)');
-    return c.json(await service.focusTab(name, targetId));
-  });
-  app.delete('/tabs/:targetId', async (c) => {
-    const name = profile(c);
-    // Closing is a change like any other: refused while another session or the person holds the tab.
-    const wanted = matchTab(await service.tabs(name), c.req.param('targetId'));
-    options.agent.checkClose(name, wanted.targetId, sessionField({ session: c.req.header('x-clawd-session') ?? c.req.query('session') }));
-    const tab = await service.closeTab(name, wanted.targetId);
-    options.agent.forgetTab(name, tab.targetId);
-    options.events.emit({ type: 'tab', profile: name, targetId: tab.targetId, state: 'closed' });
-    return c.json(tab);
-  });
-
-  app.get('/profiles', async (c) => {
-    service.resolve(undefined); // 503 when disabled
-    return c.json({ defaultProfile: service.settings.defaultProfile, profiles: await service.list() });
-  });
   app.post('/profiles/create', async (c) => {
     service.resolve(undefined);
     return c.json(await service.create(await jsonBody(c)), 201);
@@ -163,11 +116,10 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   // For `clawd pair`: links to the extension's pair page with a fresh one-time code.
   app.post('/pair/codes', (c) => c.json(options.pairing.links()));
   app.post('/reset-profile', async (c) => c.json(await service.reset(profile(c))));
-  const view = { token, port: options.port, auth: options.viewAuth };
-  registerAgentRoutes(app, service, options.agent, (tab, ttlMs) => viewLink(view, tab, ttlMs).url);
-  registerViewRoutes(app, { ...view, service, agent: options.agent });
-  // MCP's tools call this very API over loopback, so they answer exactly as HTTP and the CLI do.
-  const mcp = new McpHttpSessions({ call: (...args) => ControlClient.at(`http://127.0.0.1:${options.port()}`, token).call(...args) });
+  registerOperationRoutes(app, options.invoker);
+  registerViewRoutes(app, { token, port: options.port, auth: options.viewAuth, service, agent: options.agent });
+  // MCP's tools call the same operations in this process, so they answer exactly as HTTP and the CLI do.
+  const mcp = new McpHttpSessions(options.invoker);
   app.all('/mcp', async (c) => mcp.handle(c.req.raw, c.req.query('profile')));
 
   return { app, mcp };

@@ -14,13 +14,17 @@ import type { Logger } from '../log';
 import { LiveViews } from '../view/live-views';
 import { ViewAuth } from '../view/view-auth';
 import type { Pairing } from '../pairing/pairing';
-import { attachViewSocket } from '../view/view-routes';
+import { attachViewSocket, viewLink } from '../view/view-routes';
+import type { Invoker } from '../operations/control-client';
+import { LocalInvoker } from './operation-handlers';
 
 export interface ControlServer {
   readonly port: number;
   readonly url: string;
   /** The live view's sockets and screencasts. */
   readonly views: LiveViews;
+  /** The operations of the table, carried out in this process (for MCP served here). */
+  readonly invoker: Invoker;
   close(): Promise<void>;
 }
 
@@ -29,7 +33,13 @@ export async function startControlServer(options: { port: number; token: string;
   let port = options.port;
   const viewAuth = new ViewAuth();
   const views = new LiveViews(options.agent.view, options.events, options.log, options.takeoverGraceMs);
-  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, events: options.events, token: options.token, version: VERSION, extensionOrigins: options.extensionOrigins ?? [EXTENSION_ORIGIN], port: () => port, viewAuth, pairing: options.pairing });
+  const invoker = new LocalInvoker({
+    agent: options.agent,
+    profiles: options.service,
+    events: options.events,
+    viewLink: (tab, ttlMs) => viewLink({ token: options.token, port: () => port, auth: viewAuth }, tab, ttlMs).url,
+  });
+  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, events: options.events, token: options.token, version: VERSION, extensionOrigins: options.extensionOrigins ?? [EXTENSION_ORIGIN], port: () => port, viewAuth, pairing: options.pairing, invoker });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   const detachSocket = attachViewSocket(server, { token: options.token, port: () => port, auth: viewAuth, views, service: options.service });
   port = await listen(server, port, host, 'control API');
@@ -42,6 +52,7 @@ export async function startControlServer(options: { port: number; token: string;
     port,
     url: `http://${host}:${port}`,
     views,
+    invoker,
     close: async () => {
       await views.close();
       await closeServer();

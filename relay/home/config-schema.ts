@@ -32,13 +32,13 @@ export interface BrowserConfig {
   profiles: Record<string, ProfileConfig>;
 }
 
-export const PROFILE_NAME_RULE = 'lowercase letters, digits and hyphens, starting with a letter or digit, at most 64 characters';
+const PROFILE_NAME_RULE = 'lowercase letters, digits and hyphens, starting with a letter or digit, at most 64 characters';
 const PROFILE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
-export const DEFAULT_CDP_PORT_RANGE = { from: 18800, to: 18899 } as const;
-export const LOBSTER_ORANGE = '#FF4500';
+const DEFAULT_CDP_PORT_RANGE = { from: 18800, to: 18899 } as const;
+const LOBSTER_ORANGE = '#FF4500';
 /** Colours for new profiles: the first one no profile uses yet. */
-export const PALETTE = [LOBSTER_ORANGE, '#0066CC', '#00AA00', '#9933CC', '#CC0066', '#FF9900', '#009999', '#666666'];
+const PALETTE = [LOBSTER_ORANGE, '#0066CC', '#00AA00', '#9933CC', '#CC0066', '#FF9900', '#009999', '#666666'];
 /** Reserved for ad-hoc developer workflows (spec): never a managed profile's port. */
 export const RESERVED_PORTS = new Set([9222]);
 

@@ -27,7 +27,7 @@ export interface ClawdConfig {
   [key: string]: unknown;
 }
 
-export const CONFIG_FILE = 'config.json';
+const CONFIG_FILE = 'config.json';
 const LOCK_STALE_MS = 10_000;
 const LOCK_WAIT_MS = 5_000;
 
@@ -36,11 +36,11 @@ export function resolveHome(flag?: string, env: NodeJS.ProcessEnv = process.env)
   return path.resolve(chosen && chosen !== '' ? chosen : path.join(os.homedir(), '.clawd'));
 }
 
-export function generateToken(): string {
+function generateToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
-export function configPath(home: string): string {
+function configPath(home: string): string {
   return path.join(home, CONFIG_FILE);
 }
 

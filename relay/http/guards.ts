@@ -105,7 +105,7 @@ export function refuseUpgrade(socket: Duplex, error: ClawdError): void {
 }
 
 /** The control API's own origin: the live view's page, and the only web origin let in (on its routes). */
-export function isSelfOrigin(origin: string | undefined, port: number): boolean {
+function isSelfOrigin(origin: string | undefined, port: number): boolean {
   return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}` || origin === `http://[::1]:${port}`;
 }
 

@@ -11,7 +11,7 @@ import { ClawdError } from '../errors';
  * request goes out and a POST fails with "other side closed". Clients give up on idle sockets
  * long before this, so the close is always theirs.
  */
-export const KEEP_ALIVE_MS = 65_000;
+const KEEP_ALIVE_MS = 65_000;
 
 /** Listens, resolving with the bound port once listening; a port in use is a clear `port_in_use` error. */
 export function listen(server: Server, port: number, host: string, what: string): Promise<number> {

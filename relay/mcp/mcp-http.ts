@@ -1,17 +1,18 @@
 // MCP over Streamable HTTP on the control API (`/mcp`), with the MCP spec's sessions: an
 // initialize request without a session id opens a session (its own McpServer and transport), the
 // `Mcp-Session-Id` header carries it after that, DELETE ends it. The route sits behind the same
-// Host, Origin and token guards as every other route of the control API.
+// Host, Origin and token guards as every other route of the control API; its tools run the
+// operations in this process (no loopback HTTP to itself).
 
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ClawdError } from '../errors';
+import type { Invoker } from '../operations/control-client';
 import { createMcpServer } from './mcp-server';
-import type { ControlApi } from './mcp-tools';
 
 interface Session {
-  server: McpServer;
+  server: Server;
   transport: WebStandardStreamableHTTPServerTransport;
 }
 
@@ -22,7 +23,7 @@ export class McpHttpSessions {
   // Added when a session's initialize has been answered, removed when it is deleted or closed.
   readonly #sessions = new Map<string, Session>();
 
-  constructor(private readonly api: ControlApi) {}
+  constructor(private readonly invoker: Invoker) {}
 
   async handle(request: Request, profile: string | undefined): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
@@ -34,7 +35,7 @@ export class McpHttpSessions {
       return session.transport.handleRequest(request, { parsedBody: body });
     }
     if (this.#sessions.size >= MAX_SESSIONS) throw new ClawdError('too_many_clients', `already ${MAX_SESSIONS} MCP sessions; end one (DELETE /mcp) first`);
-    const server = createMcpServer(this.api, profile);
+    const server = createMcpServer(this.invoker, profile);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,

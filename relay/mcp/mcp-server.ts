@@ -1,31 +1,23 @@
-// The clawd MCP server: every tool of mcp-tools.ts registered on an McpServer (the SDK checks
-// arguments against each tool's zod schema and answers a bad call with isError naming the
-// field), answers shaped for an agent — short text, screenshots as image content — and errors
-// as isError with the same message and code the HTTP API gives.
+// The clawd MCP server: the tools of mcp-tools.ts (derived from the operation table) on the SDK's
+// low-level Server, so the tool list is exactly what we describe (short, shared fields said once
+// in the instructions) and every call is checked by the operation's own schema, the same as HTTP.
 
-import { promises as fs } from 'node:fs';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { isClawdError } from '../errors';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Invoker } from '../operations/control-client';
+import { toolGroups } from '../operations/operation-table';
 import { VERSION } from '../version';
-import { TOOLS, type ControlApi } from './mcp-tools';
+import { callTool, INSTRUCTIONS, toolDefinition } from './mcp-tools';
 
-export function createMcpServer(api: ControlApi, defaultProfile: string | undefined): McpServer {
-  const server = new McpServer(
-    { name: 'clawd-browser', version: VERSION },
-    { instructions: 'Drive a browser by refs: snapshot, then act on an element by its ref (click, type, fill, …), then snapshot again or ask an action for snapshot: "diff". A ref whose element changed is refused as stale: take a new snapshot.' },
-  );
-  for (const tool of TOOLS) {
-    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input }, async (args: Record<string, unknown>) => {
-      try {
-        const answer = await tool.run(args, api, defaultProfile);
-        const content: Array<{ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }> = [{ type: 'text', text: answer.text }];
-        if (answer.image) content.push({ type: 'image', data: (await fs.readFile(answer.image.path)).toString('base64'), mimeType: answer.image.mimeType });
-        return { content };
-      } catch (error) {
-        const text = isClawdError(error) ? `${error.message} (${error.code})` : String((error as Error)?.message ?? error);
-        return { content: [{ type: 'text', text }], isError: true };
-      }
-    });
-  }
+export function createMcpServer(invoker: Invoker, defaultProfile: string | undefined): Server {
+  const server = new Server({ name: 'clawd-browser', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const groups = toolGroups();
+  const tools = groups.map(toolDefinition);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const group = groups.find((g) => g.tool === request.params.name);
+    if (!group) return { content: [{ type: 'text', text: `no tool named ${request.params.name}: the tools are ${groups.map((g) => g.tool).join(', ')} (bad_request)` }], isError: true };
+    return callTool(group, (request.params.arguments ?? {}) as Record<string, unknown>, invoker, defaultProfile);
+  });
   return server;
 }

@@ -1,15 +1,23 @@
 // `clawd mcp`: MCP over stdio (stdout carries only the protocol; logs go to stderr). When a
-// `clawd serve` answers for this home, the tools are its clients; when none does, this process
-// runs the server itself for as long as the MCP client stays, on the usual ports or free ones
-// when those are taken, and stops it — and the browsers it launched — when the client goes.
+// `clawd serve` answers for this home, the tools are its clients over HTTP; when none does, this
+// process runs the server itself (the caller hands in how) for as long as the MCP client stays,
+// on the usual ports or free ones when those are taken, calls its operations in-process, and
+// stops it — and the browsers it launched — when the client goes.
 
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { PRODUCT_NAME } from '../../shared/defaults';
-import { ControlClient } from '../cli/control-client';
 import { isClawdError } from '../errors';
 import type { Logger } from '../log';
-import { startServer, type RunningServer } from '../server';
+import { ControlClient, type Invoker } from '../operations/control-client';
 import { createMcpServer } from './mcp-server';
+
+/** A server this process runs for the MCP session: its control API's address and its operations. */
+export interface OwnServer {
+  readonly control: { readonly url: string; readonly invoker: Invoker };
+  close(): Promise<void>;
+}
+
+export type StartOwnServer = (options: { home: string; log: Logger; relayPort?: number; controlPort?: number }) => Promise<OwnServer>;
 
 /** The running server's control API for this home, if one answers. */
 async function runningServer(home: string): Promise<ControlClient | undefined> {
@@ -22,7 +30,7 @@ async function runningServer(home: string): Promise<ControlClient | undefined> {
   }
 }
 
-async function ownServer(home: string, log: Logger, ports: { relayPort?: number; controlPort?: number }): Promise<RunningServer> {
+async function ownServer(startServer: StartOwnServer, home: string, log: Logger, ports: { relayPort?: number; controlPort?: number }): Promise<OwnServer> {
   try {
     return await startServer({ home, log, ...ports });
   } catch (error) {
@@ -33,14 +41,14 @@ async function ownServer(home: string, log: Logger, ports: { relayPort?: number;
 }
 
 /** Serves MCP on stdin/stdout until the client goes away; resolves once everything is stopped. */
-export async function runMcpStdio(options: { home: string; profile: string | undefined; log: Logger; relayPort?: number; controlPort?: number }): Promise<void> {
+export async function runMcpStdio(options: { home: string; profile: string | undefined; log: Logger; relayPort?: number; controlPort?: number; startServer: StartOwnServer }): Promise<void> {
   const { home, log } = options;
   const existing = await runningServer(home);
   const ports = { ...(options.relayPort !== undefined ? { relayPort: options.relayPort } : {}), ...(options.controlPort !== undefined ? { controlPort: options.controlPort } : {}) };
-  const own = existing ? undefined : await ownServer(home, log, ports);
-  const api = existing ?? ControlClient.at(own!.control.url, own!.token);
+  const own = existing ? undefined : await ownServer(options.startServer, home, log, ports);
+  const invoker = existing ?? own!.control.invoker;
   log.info(existing ? `MCP over stdio, using the clawd server at ${existing.url}` : `MCP over stdio, with its own clawd server at ${own!.control.url}`);
-  const server = createMcpServer(api, options.profile);
+  const server = createMcpServer(invoker, options.profile);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -4,18 +4,34 @@
 
 import { CdpHttp } from '../browser/cdp-http';
 import type { RelayServer } from '../cdp/relay-server';
-import type { ProfileConfig } from '../home/config-schema';
-import type { ProfileDriver, ProfileStatus } from './profile-driver';
+import { ClawdError } from '../errors';
+import type { BrowserConfig, ProfileConfig } from '../home/config-schema';
+import type { PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
 
 export class ExtensionDriver implements ProfileDriver {
   readonly driver = 'extension' as const;
   readonly cdp: CdpHttp;
+  // The person's own, logged-in browser: their dialogs stay theirs, their window is not rearranged
+  // unless a capture stalls, their downloads are not cancelled, and evaluate needs their say-so.
+  readonly pages: PagePolicy = {
+    unarmedDialogs: 'leave',
+    captureFront: 'when-stalled',
+    cancelsDownloads: false,
+    evaluateRefusal: () =>
+      this.settings.evaluateEnabled
+        ? undefined
+        : new ClawdError(
+            'evaluate_disabled',
+            `evaluate is off for the ${this.name} profile: it is your own, logged-in browser. To allow it, set "evaluateEnabled": true in the browser section of config.json and restart clawd serve`,
+          ),
+  };
 
   constructor(
     readonly name: string,
     private readonly profile: ProfileConfig,
     private readonly relay: RelayServer,
     token: string,
+    private readonly settings: BrowserConfig,
   ) {
     this.cdp = new CdpHttp(relay.url, { Authorization: `Bearer ${token}` }, 10_000);
     this.playwright = { url: relay.url, headers: { Authorization: `Bearer ${token}` } };
@@ -49,6 +65,11 @@ export class ExtensionDriver implements ProfileDriver {
           ? { hint: 'no tab is attached: click the clawd toolbar button on a tab to hand it to the agent' }
           : {}),
     };
+  }
+
+  async ensureReachable(): Promise<void> {
+    const status = await this.status(true);
+    if (!status.running) throw new ClawdError('extension_not_connected', status.hint ?? 'the clawd extension is not connected to the relay');
   }
 
   /** The relay runs in this process: there is nothing to start. */

@@ -12,14 +12,18 @@ import { browserProcess, listeningPid, processesUsing, terminate } from '../brow
 import { removeSingletonLeftovers } from '../browser/shutdown';
 import { ClawdError } from '../errors';
 import type { BrowserConfig, ProfileConfig } from '../home/config-schema';
-import type { ProfileDriver, ProfileStatus } from './profile-driver';
+import type { PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
 
-export function profileDir(home: string, name: string): string {
+function profileDir(home: string, name: string): string {
   return path.join(home, 'profiles', name);
 }
 
 export class ManagedDriver implements ProfileDriver {
   readonly driver = 'managed' as const;
+  // The agent's own browser: headless pages would hang on a dialog, and a tab behind another one
+  // paints nothing to capture, so it is brought to the front.
+  readonly pages: PagePolicy = { unarmedDialogs: 'dismiss', captureFront: 'always', cancelsDownloads: true, evaluateRefusal: () => undefined };
+  readonly ownFolder: string;
   readonly userDataDir: string;
   readonly cdp: CdpHttp;
   readonly #browser: ManagedBrowser;
@@ -32,7 +36,8 @@ export class ManagedDriver implements ProfileDriver {
     home: string,
     log: Logger,
   ) {
-    this.userDataDir = path.join(profileDir(home, name), 'user-data');
+    this.ownFolder = profileDir(home, name);
+    this.userDataDir = path.join(this.ownFolder, 'user-data');
     this.#choice = decideLaunch(settings);
     this.#browser = new ManagedBrowser({ name, userDataDir: this.userDataDir, cdpPort: profile.cdpPort, color: profile.color, choice: this.#choice, extraArgs: settings.extraArgs, log });
     this.cdp = this.#browser.cdp;
@@ -40,6 +45,10 @@ export class ManagedDriver implements ProfileDriver {
   }
 
   readonly playwright: { url: string };
+
+  async ensureReachable(): Promise<void> {
+    if (!(await this.status(true)).running) throw new ClawdError('not_running', `profile ${this.name} is not running: start it first (POST /start, clawd start --profile ${this.name})`);
+  }
 
   #executable() {
     return findExecutable(this.settings.executablePath);

@@ -1,9 +1,12 @@
 // What the control API needs of a profile, whatever drives it: managed (we launch Chromium),
 // extension (tabs of the user's own browser through our relay), remote (someone else's CDP
 // endpoint, attach only). Tab operations go through each driver's CDP HTTP endpoint, so they are
-// one code path for all three.
+// one code path for all three. What differs by whose browser it is (may evaluate run, what
+// happens to an unasked dialog, may a tab be brought to the front) is a member of the driver,
+// never a branch on its kind elsewhere.
 
 import type { CdpHttp, CdpVersion } from '../browser/cdp-http';
+import type { ClawdError } from '../errors';
 import type { Driver } from '../home/config-schema';
 
 export interface ProfileStatus {
@@ -33,9 +36,29 @@ export interface ProfileStatus {
   hint?: string;
 }
 
+/** How the agent layer treats this driver's pages. */
+export interface PagePolicy {
+  /** Dialogs no hook was armed for: dismissed (our own headless browser would hang on them) or left to the person. */
+  readonly unarmedDialogs: 'dismiss' | 'leave';
+  /** Bring a tab to the front for a screenshot: always (our own browser), or only when its capture stalls (someone's own). */
+  readonly captureFront: 'always' | 'when-stalled';
+  /** Can the browser be told to cancel a download (a person's browser refuses; there only our copy is dropped)? */
+  readonly cancelsDownloads: boolean;
+  /** Why evaluate is refused on this profile, when it is. */
+  evaluateRefusal(): ClawdError | undefined;
+}
+
 export interface ProfileDriver {
   readonly name: string;
   readonly driver: Driver;
+  readonly pages: PagePolicy;
+  /**
+   * Before connecting to the browser: resolves when it can be reached, else a clear error saying
+   * what to do (start a managed profile, load the extension, start the remote browser).
+   */
+  ensureReachable(): Promise<void>;
+  /** The folder under the home that is this profile's own, removed with it (managed profiles). */
+  readonly ownFolder?: string;
   /** The endpoint tab operations use. */
   readonly cdp: CdpHttp;
   /** Where Playwright connects (connectOverCDP), with any headers it needs. */

@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { RESERVED_PORTS, isLoopbackUrl, nextColor, profileNameProblem, type BrowserConfig, type Driver, type ProfileConfig } from '../home/config-schema';
 import { ExtensionDriver } from './extension-driver';
-import { ManagedDriver, profileDir } from './managed-driver';
+import { ManagedDriver } from './managed-driver';
 import type { ProfileDriver, ProfileStatus } from './profile-driver';
 import { RemoteDriver } from './remote-driver';
 import { firstFreePort, portRangeFromEnv } from '../browser/ports';
@@ -66,7 +66,7 @@ export class ProfileService {
     if (!profile) throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(name)}`);
     driver =
       profile.driver === 'managed' ? new ManagedDriver(name, profile as ProfileConfig & { cdpPort: number }, this.settings, this.home, this.log)
-      : profile.driver === 'extension' ? new ExtensionDriver(name, profile, this.relay, this.#config.token)
+      : profile.driver === 'extension' ? new ExtensionDriver(name, profile, this.relay, this.#config.token, this.settings)
       : new RemoteDriver(name, profile as ProfileConfig & { cdpUrl: string });
     this.#drivers.set(name, driver);
     return driver;
@@ -82,10 +82,14 @@ export class ProfileService {
     return statuses.map((s) => ({ ...s, default: s.profile === this.settings.defaultProfile }));
   }
 
-  async start(name: string, progress?: (message: string) => void): Promise<ProfileStatus> {
+  /** Makes the profile's browser available; says whether it already was, and how long it took. */
+  async start(name: string, progress?: (message: string) => void): Promise<ProfileStatus & { alreadyRunning: boolean; tookMs: number }> {
     const driver = this.driver(name);
+    const began = performance.now();
+    const before = await driver.cdp.isReady(500);
     const confirmed = await driver.start(progress);
-    return driver.status(this.settings.enabled, confirmed);
+    const status = await driver.status(this.settings.enabled, confirmed);
+    return { ...status, alreadyRunning: before !== undefined, tookMs: Math.round(performance.now() - began) };
   }
 
   async stop(name: string): Promise<{ stopped: boolean; status: ProfileStatus }> {
@@ -95,9 +99,7 @@ export class ProfileService {
 
   async #runningDriver(name: string): Promise<ProfileDriver> {
     const driver = this.driver(name);
-    if (driver.driver === 'managed' && !(await driver.status(true)).running) {
-      throw new ClawdError('not_running', `profile ${name} is not running: start it first (POST /start, clawd start --profile ${name})`);
-    }
+    await driver.ensureReachable();
     return driver;
   }
 
@@ -108,6 +110,11 @@ export class ProfileService {
   async openTab(name: string, url: unknown): Promise<Tab> {
     const target = checkOpenUrl(url);
     return toTab(await (await this.#runningDriver(name)).cdp.open(target));
+  }
+
+  /** A tab by its id or a unique prefix (ambiguous → 409, unknown → 404). */
+  async findTab(name: string, idOrPrefix: string): Promise<Tab> {
+    return matchTab(await this.tabs(name), idOrPrefix);
   }
 
   async focusTab(name: string, idOrPrefix: string): Promise<Tab> {
@@ -173,14 +180,11 @@ export class ProfileService {
     this.#config = written;
     this.#drivers.delete(name);
     let removed: string | null = null;
-    if (driver.driver === 'managed') {
-      const profilesRoot = path.join(this.home, 'profiles');
-      const dir = profileDir(this.home, name);
-      // Only ever this profile's own folder: a name is validated, but check the path anyway.
-      if (path.dirname(dir) === profilesRoot && path.basename(dir) === name) {
-        await fs.rm(dir, { recursive: true, force: true });
-        removed = dir;
-      }
+    const dir = driver.ownFolder;
+    // Only ever this profile's own folder: a name is validated, but check the path anyway.
+    if (dir !== undefined && path.dirname(dir) === path.join(this.home, 'profiles') && path.basename(dir) === name) {
+      await fs.rm(dir, { recursive: true, force: true });
+      removed = dir;
     }
     return { deleted: name, removed };
   }
@@ -193,6 +197,7 @@ export class ProfileService {
 
   /** Stops the browsers this process launched (server shutdown). */
   async close(): Promise<void> {
-    await Promise.all([...this.#drivers.values()].filter((d) => d.driver === 'managed').map((d) => d.stop().catch(() => false)));
+    // Only a managed driver has something of its own to stop; the others answer false.
+    await Promise.all([...this.#drivers.values()].map((d) => d.stop().catch(() => false)));
   }
 }

@@ -4,11 +4,13 @@
 import { CdpHttp, type CdpVersion } from '../browser/cdp-http';
 import { ClawdError } from '../errors';
 import type { ProfileConfig } from '../home/config-schema';
-import type { ProfileDriver, ProfileStatus } from './profile-driver';
+import type { PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
 
 export class RemoteDriver implements ProfileDriver {
   readonly driver = 'remote' as const;
   readonly cdp: CdpHttp;
+  // Someone else's browser, often a headless server: dialogs would hang it, but its windows are not ours to rearrange.
+  readonly pages: PagePolicy = { unarmedDialogs: 'dismiss', captureFront: 'when-stalled', cancelsDownloads: true, evaluateRefusal: () => undefined };
 
   constructor(
     readonly name: string,
@@ -39,6 +41,10 @@ export class RemoteDriver implements ProfileDriver {
       attachedTabs: null,
       ...(version ? {} : { hint: `nothing answers CDP at ${this.profile.cdpUrl}: clawd only attaches to remote profiles, start that browser yourself` }),
     };
+  }
+
+  async ensureReachable(): Promise<void> {
+    if (!(await this.cdp.isReady(2_000))) throw new ClawdError('not_running', `remote profile ${this.name}: nothing answers CDP at ${this.profile.cdpUrl}; start that browser (clawd only attaches to remote profiles)`);
   }
 
   async start(): Promise<CdpVersion> {

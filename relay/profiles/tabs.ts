@@ -22,17 +22,23 @@ export function matchTab(tabs: Tab[], idOrPrefix: string): Tab {
   throw new ClawdError('target_not_found', `no tab with id ${JSON.stringify(idOrPrefix)}: list them with GET /tabs (clawd tabs)`);
 }
 
-/** What a tab may be opened on or navigated to: the web, or a blank page. */
-export function checkOpenUrl(url: unknown): string {
-  if (typeof url !== 'string' || url === '') throw new ClawdError('bad_request', 'url is required, e.g. {"url": "https://example.com"}');
+/** What a tab may be opened on or navigated to: the web, or a blank page. The URL as the browser writes it, or what is wrong (said after the word "url"). */
+export function openableUrl(url: unknown): { href: string } | { problem: string } {
+  if (typeof url !== 'string' || url === '') return { problem: 'is required, e.g. {"url": "https://example.com"}' };
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new ClawdError('bad_request', `url ${JSON.stringify(url)} is not an absolute URL (include https://)`);
+    return { problem: `${JSON.stringify(url)} is not an absolute URL (include https://)` };
   }
   if (!['http:', 'https:'].includes(parsed.protocol) && parsed.href !== 'about:blank') {
-    throw new ClawdError('bad_request', `url: ${parsed.protocol} URLs are refused; use http(s) pages or about:blank`);
+    return { problem: `: ${parsed.protocol} URLs are refused; use http(s) pages or about:blank` };
   }
-  return parsed.href;
+  return { href: parsed.href };
+}
+
+export function checkOpenUrl(url: unknown): string {
+  const checked = openableUrl(url);
+  if ('problem' in checked) throw new ClawdError('bad_request', `url${checked.problem.startsWith(':') ? '' : ' '}${checked.problem}`);
+  return checked.href;
 }

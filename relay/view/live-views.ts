@@ -10,6 +10,7 @@ import { parseViewMessage, type ViewHolder, type ViewMessage, type ViewUpdate } 
 import { ClawdError, isClawdError } from '../errors';
 import type { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
+import type { TabKey } from '../agent/tab-key';
 import { checkOpenUrl } from '../profiles/tabs';
 import { within } from '../time-limit';
 import { TabScreencast, type ViewerSink } from './tab-screencast';
@@ -18,12 +19,12 @@ import { inputCommand, isActing } from './view-input';
 /** What the live view needs from the agent layer. */
 export interface ViewAgent {
   /** The tab's page and key, without making it the profile's default tab. */
-  viewPage(profile: string, targetId: string | undefined): Promise<{ page: Page; targetId: string; tab: string }>;
-  holder(tab: string): ViewHolder;
+  viewPage(profile: string, targetId: string | undefined): Promise<{ page: Page; targetId: string; tab: TabKey }>;
+  holder(tab: TabKey): ViewHolder;
   /** The person takes the tab (ending an agent's hold). */
-  personTakes(tab: string): void;
+  personTakes(tab: TabKey): void;
   /** The person gives the tab back. */
-  personDone(tab: string): void;
+  personDone(tab: TabKey): void;
 }
 
 /** A socket's send buffer beyond which frames wait (the ack window normally keeps it far below). */
@@ -33,15 +34,15 @@ const MAX_SOCKET_BUFFER = 8 * 1024 * 1024;
  * closed, unless they come back: a closed browser tab must not keep agents out for good. A
  * hand-over an agent asked for stays until it is given back or its own limit.
  */
-export const ABANDONED_TAKEOVER_MS = 30_000;
+const ABANDONED_TAKEOVER_MS = 30_000;
 
 export class LiveViews {
   // Tab key → its screencast, while it has viewers.
-  readonly #casts = new Map<string, TabScreencast>();
+  readonly #casts = new Map<TabKey, TabScreencast>();
   // Every open viewer socket (with its place in a screencast once it has one), closed by close().
   readonly #sockets = new Map<WebSocket, { cast: TabScreencast; sink: ViewerSink } | undefined>();
   // Tab key → the timer that gives back a take-over nobody watches any more; cleared when a viewer returns.
-  readonly #abandoned = new Map<string, NodeJS.Timeout>();
+  readonly #abandoned = new Map<TabKey, NodeJS.Timeout>();
 
   constructor(
     private readonly agent: ViewAgent,
@@ -51,7 +52,7 @@ export class LiveViews {
   ) {}
 
   /** The screencast of a tab, if someone watches it (tests and the bench read its stats). */
-  screencast(tab: string): TabScreencast | undefined {
+  screencast(tab: TabKey): TabScreencast | undefined {
     return this.#casts.get(tab);
   }
 
@@ -73,7 +74,7 @@ export class LiveViews {
     };
     ws.on('message', (data, isBinary) => onMessage(data, isBinary));
     const send = (update: ViewUpdate) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(update));
-    let found: { page: Page; targetId: string; tab: string; cast: TabScreencast };
+    let found: { page: Page; targetId: string; tab: TabKey; cast: TabScreencast };
     try {
       const { page, targetId, tab } = await this.agent.viewPage(profile, requested);
       found = { page, targetId, tab, cast: await this.#castFor(page, tab) };
@@ -134,7 +135,7 @@ export class LiveViews {
   }
 
   /** A viewer leaves its tab's screencast; the last one out stops it (and starts the take-over's grace). */
-  #release(tab: string, cast: TabScreencast, sink: ViewerSink): void {
+  #release(tab: TabKey, cast: TabScreencast, sink: ViewerSink): void {
     if (cast.leave(sink) && this.#casts.get(tab) === cast) {
       this.#casts.delete(tab);
       void cast.close();
@@ -161,7 +162,7 @@ export class LiveViews {
     await Promise.all(casts.map((cast) => cast.close()));
   }
 
-  async #castFor(page: Page, tab: string): Promise<TabScreencast> {
+  async #castFor(page: Page, tab: TabKey): Promise<TabScreencast> {
     const existing = this.#casts.get(tab);
     if (existing) return existing;
     const session = await page.context().newCDPSession(page);
@@ -175,7 +176,7 @@ export class LiveViews {
     return cast;
   }
 
-  async #onMessage(message: ViewMessage, v: { page: Page; tab: string; cast: TabScreencast; sink: ViewerSink; send: (u: ViewUpdate) => void }): Promise<void> {
+  async #onMessage(message: ViewMessage, v: { page: Page; tab: TabKey; cast: TabScreencast; sink: ViewerSink; send: (u: ViewUpdate) => void }): Promise<void> {
     if (message.t === 'ack') return v.cast.ack(v.sink);
     if (message.t === 'size') return v.cast.resize(v.sink, message);
     if (message.t === 'take') return this.agent.personTakes(v.tab);
@@ -187,7 +188,7 @@ export class LiveViews {
   }
 
   /** Input goes through while the person holds the tab; acting on a free tab takes it. */
-  #mayAct(tab: string, message: ViewMessage): boolean {
+  #mayAct(tab: TabKey, message: ViewMessage): boolean {
     const holder = this.agent.holder(tab);
     if (holder?.kind === 'person') return true;
     if (!isActing(message)) return false; // hovering over a tab that is not yours does nothing

@@ -9,7 +9,7 @@ import { encodeFrame, type FrameMetadata, type ViewUpdate } from '../../shared/v
 import type { Logger } from '../log';
 
 /** Frames a viewer may have unacked before the next ones replace each other. */
-export const IN_FLIGHT = 2;
+const IN_FLIGHT = 2;
 /** Without a first frame for this long, the tab is probably not painting (a background tab). */
 const FIRST_FRAME_MS = 3_000;
 const MAX_SIDE = 1920;

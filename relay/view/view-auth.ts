@@ -7,10 +7,10 @@
 
 import { mintSecret, OneTimeCodes } from '../http/one-time-codes';
 
-export const VIEW_COOKIE = 'clawd_view';
+const VIEW_COOKIE = 'clawd_view';
 const CODE_TTL_MS = 60_000;
 /** The longest a code may wait: a hand-over's link lives as long as the hand-over, at most this. */
-export const MAX_CODE_TTL_MS = 10 * 60_000;
+const MAX_CODE_TTL_MS = 10 * 60_000;
 const SESSION_TTL_MS = 12 * 60 * 60_000;
 
 export class ViewAuth {
@@ -54,7 +54,7 @@ export class ViewAuth {
   }
 }
 
-export function cookieOf(header: string | undefined, name: string): string | undefined {
+function cookieOf(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const [key, ...value] = part.trim().split('=');
     if (key === name) return value.join('=');

@@ -10,11 +10,12 @@ import { WebSocketServer } from 'ws';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
 import { refuseUpgrade, viewRefusal } from '../http/guards';
 import type { AgentService } from '../agent/agent-service';
+import { tabKey } from '../agent/tab-key';
 import type { ProfileService } from '../profiles/profile-service';
 import type { LiveViews } from './live-views';
 import { distAsset } from '../dist-assets';
 import { sessionCookie, type ViewAuth } from './view-auth';
-import { jsonBody } from '../control/request-body';
+import { jsonBody } from '../http/request-body';
 
 /** Routes the page loads before it has a session. */
 const OPEN_PATHS = new Set(['/view', '/view/app.js', '/view/login']);
@@ -82,7 +83,7 @@ export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { serv
     const listed = await Promise.all(
       profiles.map(async (p) => {
         const tabs = p.running ? await service.tabs(p.profile).catch(() => []) : [];
-        return { profile: p.profile, driver: p.driver, running: p.running, default: p.default, tabs: tabs.map((t) => ({ ...t, holder: agent.view.holder(`${p.profile}\u0000${t.targetId}`) })) };
+        return { profile: p.profile, driver: p.driver, running: p.running, default: p.default, tabs: tabs.map((t) => ({ ...t, holder: agent.view.holder(tabKey(p.profile, t.targetId)) })) };
       }),
     );
     return c.json({ profiles: listed });

@@ -11,6 +11,7 @@ import { cli } from './cases/cli';
 import { fanOut } from './cases/fan-out';
 import { liveView } from './cases/live-view';
 import { managedStart } from './cases/managed-start';
+import { mcpTools } from './cases/mcp-tools';
 import { pwEvaluate } from './cases/pw-evaluate';
 import { relayHop } from './cases/relay-hop';
 import { NOISE_PAGE, screenshot } from './cases/screenshot';
@@ -20,7 +21,7 @@ import { browserVersion, findExecutable } from '../../relay/browser/executable';
 import { openBenchTab, startBenchPages, startRelayProcess, type BenchTab } from './fixture';
 import type { CaseResult } from './stats';
 
-const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'managed-start', 'fan-out'] as const;
+const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'managed-start', 'fan-out'] as const;
 const PENDING: Record<string, string> = {};
 
 interface PendingCase {
@@ -80,7 +81,7 @@ async function main(): Promise<number> {
     await relay.close();
     await pages.close();
   }
-  if (wanted('managed-start') || wanted('snapshot-scale') || wanted('snapshot-corpus') || wanted('live-view') || wanted('cli')) {
+  if (wanted('managed-start') || wanted('snapshot-scale') || wanted('snapshot-corpus') || wanted('live-view') || wanted('cli') || wanted('mcp-tools')) {
     const server = await startRelayProcess();
     const many = await startBenchPages(Object.fromEntries([1_000, 5_000, 20_000].map((n) => [`/many${n}`, manyPage(n)])));
     try {
@@ -103,6 +104,10 @@ async function main(): Promise<number> {
       if (wanted('cli')) {
         log(`running cli${quick ? ' (quick)' : ''} …`);
         cases.push(await cli(server, quick));
+      }
+      if (wanted('mcp-tools')) {
+        log('running mcp-tools …');
+        cases.push(await mcpTools(server));
       }
     } finally {
       await many.close();

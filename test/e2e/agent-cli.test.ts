@@ -33,7 +33,7 @@ describe('driving a tab from the clawd CLI', () => {
   };
 
   it('navigates, snapshots, types, fills, selects and clicks by ref', async () => {
-    expect(await ok(['navigate', pages.url('/agent-form')])).toBe(`${pages.url('/agent-form')}  agent form\n`);
+    expect(await ok(['navigate', pages.url('/agent-form')])).toBe(`loaded ${pages.url('/agent-form')} — agent form (HTTP 200)\n`);
     const snap = await ok(['snapshot', '--format', 'role', '--interactive']);
     expect(snap).toMatch(/^- textbox "Name" \[ref=e1\]$/m);
     await ok(['type', refNumber(snap, /textbox "Name"/), 'Ada', 'Lovelace']);
@@ -75,7 +75,7 @@ describe('driving a tab from the clawd CLI', () => {
     await ok(['navigate', pages.url('/agent-form')]);
     const file = temp.file('clawd-cli-upload.txt', 'abc');
     const snap = await ok(['snapshot', '--format', 'role']);
-    expect(await ok(['upload', file, '--ref', refNumber(snap, /button "Attachment"/)])).toBe(`uploaded ${file} via ${refNumber(snap, /button "Attachment"/)}\n`);
+    expect(await ok(['upload', file, '--ref', refNumber(snap, /button "Attachment"/)])).toBe(`uploaded ${file} via e${refNumber(snap, /button "Attachment"/)}\n`);
     expect(await inPage('document.getElementById("got").textContent')).toBe(`${path.basename(file)}:3`);
     await ok(['navigate', pages.url('/dialogs')]);
     const dialogs = await ok(['snapshot', '--format', 'role']);
@@ -92,10 +92,9 @@ describe('driving a tab from the clawd CLI', () => {
     await ok(['click', refNumber(snap, /button "log"/)]);
     expect(await ok(['console'])).toContain('[log] hello from the page 42');
     const shot = (await ok(['screenshot', '--full-page'])).trim();
-    const file = shot.split('  ')[0]!;
+    const file = shot.match(/^saved (\S+) \(\d+×\d+\)$/)![1]!;
     expect(readFileSync(file).subarray(1, 4).toString()).toBe('PNG');
-    expect(shot).toMatch(/\(\d+×\d+\)$/);
-    const pdf = (await ok(['pdf'])).trim();
+    const pdf = (await ok(['pdf'])).trim().replace(/^saved /, '');
     expect(readFileSync(pdf).subarray(0, 5).toString()).toBe('%PDF-');
     const json = JSON.parse(await ok(['snapshot', '--json', '--format', 'role']));
     expect(json).toMatchObject({ format: 'role', title: 'console', truncated: false });

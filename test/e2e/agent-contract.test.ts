@@ -1,12 +1,12 @@
-// One contract for the agent API, run against both drivers: a managed profile and an
-// extension-attached tab. Every action is checked by reading the page back through the test's
+// One contract for the agent API, run against every driver: a managed profile, an
+// extension-attached tab and a remote profile. Every action is checked by reading the page back through the test's
 // own CDP session, not by the absence of an error. One file, longer than most, because the
 // contract is one suite run per driver.
 
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
+import { extensionDriver, managedDriver, remoteDriver, useAgentDriver } from '../helpers/agent-drivers';
 import { until } from '../helpers/waits';
 import { useTempDirs } from '../helpers/temp-dirs';
 
@@ -23,6 +23,7 @@ interface Snapshot {
 const drivers = [
   ['managed', managedDriver],
   ['extension', extensionDriver],
+  ['remote', remoteDriver],
 ] as const;
 
 describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
@@ -393,13 +394,13 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     expect(small.stats.chars).toBeLessThan(role.stats.chars);
   });
 
-  it(kind === 'managed' ? 'evaluates and prints a PDF on a managed profile' : 'refuses evaluate on the extension profile by default, saying how to allow it', async () => {
+  it(kind !== 'extension' ? `evaluates and prints a PDF on a ${kind} profile` : 'refuses evaluate on the extension profile by default, saying how to allow it', async () => {
     await navigate('/agent-form');
     const snap = await snapshot('&format=role');
     const evaluated = await act({ kind: 'evaluate', fn: '() => document.title' });
     const onRef = await act({ kind: 'evaluate', fn: '(el) => el.tagName', ref: refOf(snap, 'button', 'Send') });
     const waitFn = await act({ kind: 'wait', fn: '() => true' });
-    if (kind === 'managed') {
+    if (kind !== 'extension') {
       expect(evaluated.body).toMatchObject({ ok: true, result: 'agent form' });
       expect(onRef.body).toMatchObject({ ok: true, result: 'BUTTON' });
       expect(waitFn.status).toBe(200);

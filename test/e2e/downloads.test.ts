@@ -43,7 +43,7 @@ describe('downloads on a managed profile', () => {
     // A plain link the server answers as an attachment, through the CLI.
     const cli = await ctx.d.server.cli(['download', '--ref', refOf(snap, 'Attachment'), '--profile', 'clawd', '--target', ctx.d.targetId], 30_000);
     expect(cli.code, cli.stderr).toBe(0);
-    const [file, bytes] = cli.stdout.trim().split(/\s+/);
+    const [, bytes, file] = cli.stdout.trim().match(/^saved .* \((\d+) bytes\) to (\S+)$/)!;
     expect(bytes).toBe('2048');
     expect(readFileSync(file!).equals(downloadBytes(2048))).toBe(true);
   });

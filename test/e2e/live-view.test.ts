@@ -127,7 +127,7 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
     await view.getByRole('button', { name: 'Done — give it back' }).click();
     const result = await waiting;
     expect(result.code, result.stderr + result.stdout).toBe(0);
-    expect(result.stdout).toContain('given back (person)');
+    expect(result.stdout).toContain('the tab is back (person)');
     expect((await act({ kind: 'click', ref: await pressRef() })).status).toBe(200);
   });
 

@@ -57,15 +57,18 @@ describe.each([
     try {
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
-      for (const name of ['snapshot', 'navigate', 'click', 'type', 'fill', 'select', 'screenshot', 'upload', 'dialog', 'tabs', 'status']) expect(names).toContain(name);
+      for (const name of ['snapshot', 'navigate', 'act', 'screenshot', 'content', 'upload', 'dialog', 'handoff', 'tabs', 'browser']) expect(names).toContain(name);
       for (const tool of tools) expect(tool.inputSchema.type, tool.name).toBe('object');
-      expect(tools.find((t) => t.name === 'click')!.inputSchema.required).toContain('ref');
+      const act = tools.find((t) => t.name === 'act')!;
+      expect(act.inputSchema.required).toEqual(['kind']);
+      expect((act.inputSchema.properties as Record<string, { enum?: string[] }>).kind!.enum).toEqual(expect.arrayContaining(['click', 'type', 'fill', 'select', 'press', 'scroll', 'wait', 'evaluate']));
 
       const targetId = ctx.d.targetId;
       expect(text(await call(client, 'navigate', { url: ctx.pages.url('/agent-form'), targetId }))).toMatch(/^loaded .*agent-form — agent form \(HTTP 200\)$/);
       const snap = text(await call(client, 'snapshot', { targetId }));
       expect(snap).toMatch(/^page: agent form — http.*\/agent-form · snapshot s\d+\n- textbox "Name" \[ref=e\d+\]/);
-      const filled = await call(client, 'fill', {
+      const filled = await call(client, 'act', {
+        kind: 'fill',
         targetId,
         fields: [
           { ref: refIn(snap, 'textbox', 'Name'), value: 'Ada' },
@@ -73,7 +76,7 @@ describe.each([
         ],
       });
       expect(text(filled)).toBe('filled 2 field(s)');
-      const sent = await call(client, 'click', { targetId, ref: refIn(snap, 'button', 'Send'), snapshot: 'diff' });
+      const sent = await call(client, 'act', { kind: 'click', targetId, ref: refIn(snap, 'button', 'Send'), snapshot: 'diff' });
       // The answer carries what changed, so the agent needs no second call.
       expect(text(sent)).toMatch(/^clicked e\d+\npage: .*changes since s\d+: /);
       expect(text(sent)).toContain('+ - text: "submitted name=Ada&email=&agree=yes&color=red"');
@@ -97,17 +100,19 @@ describe.each([
       await call(client, 'navigate', { url: ctx.pages.url('/replace'), targetId });
       const save = refIn(text(await call(client, 'snapshot', { targetId })), 'button', 'Save');
       await ctx.d.inPage('document.getElementById("victim").textContent = "Delete"');
-      const stale = await call(client, 'click', { targetId, ref: save });
+      const stale = await call(client, 'act', { kind: 'click', targetId, ref: save });
       expect(stale.isError).toBe(true);
       expect(text(stale)).toBe(`ref ${save} is stale: take a new snapshot (ref_stale)`);
       expect(await ctx.d.inPage('document.getElementById("log").textContent')).toBe('log:');
-      const bad = await call(client, 'click', { targetId });
+      // Bad arguments: the same message and code the HTTP API gives.
+      const bad = await call(client, 'act', { kind: 'click', targetId });
       expect(bad.isError).toBe(true);
-      expect(text(bad)).toMatch(/ref/);
-      expect(text(bad)).toMatch(/Input validation error/);
-      const wrongType = await call(client, 'fill', { targetId, fields: [{ ref: 'e1', value: { nested: true } }] });
+      expect(text(bad)).toBe('ref is required (a ref from the snapshot, like e12) (bad_request)');
+      const wrongType = await call(client, 'act', { kind: 'fill', targetId, fields: [{ ref: 'e1', value: { nested: true } }] });
       expect(wrongType.isError).toBe(true);
-      expect(text(wrongType)).toMatch(/fields/);
+      expect(text(wrongType)).toBe('fields[0].value must be a string, number or boolean (bad_request)');
+      const unknownKind = await call(client, 'act', { kind: 'teleport', targetId });
+      expect(text(unknownKind)).toMatch(/^kind "teleport" is unknown: use one of click, type, fill/);
     } finally {
       await client.close();
     }
@@ -118,11 +123,14 @@ describe.each([
     try {
       const targetId = ctx.d.targetId;
       const handed = text(await call(client, 'handoff', { targetId, reason: 'Log in, then press Done', timeoutMs: 1_500 }));
-      expect(handed).toMatch(new RegExp(`Give them this link to act in the tab: http://127\\.0\\.0\\.1:\\d+/view#code=[\\w-]+&profile=${ctx.d.profile}&target=${targetId}$`));
+      expect(handed).toMatch(new RegExp(`Give them this link to act in the tab \\(it works once\\): http://127\\.0\\.0\\.1:\\d+/view#code=[\\w-]+&profile=${ctx.d.profile}&target=${targetId}$`));
       // Nobody comes: the wait ends with the hand-over's own limit, and the tab is free again.
-      expect(text(await call(client, 'handoff_wait', { targetId, timeoutMs: 20_000 }))).toBe('the person did not give the tab back in time');
+      expect(text(await call(client, 'handoff', { action: 'wait', targetId, timeoutMs: 20_000 }))).toBe('the person did not give the tab back in time');
       expect(((await ctx.d.api('GET', '/tabs')).body.tabs as Array<{ targetId: string; holder?: unknown }>).find((t) => t.targetId === targetId)?.holder).toBeUndefined();
-      expect(text(await call(client, 'handoff_wait', { targetId }))).toMatch(/^the tab is back \(it was not handed over\)/);
+      expect(text(await call(client, 'handoff', { action: 'wait', targetId }))).toMatch(/^the tab is back \(it was not handed over\)/);
+      // Given and waited for in one call: the link comes with the answer.
+      const both = text(await call(client, 'handoff', { targetId, reason: 'Solve the CAPTCHA', timeoutMs: 1_500, wait: true }));
+      expect(both).toMatch(/^handed .* "Solve the CAPTCHA"\. Give them this link .*\nthe person did not give the tab back in time$/);
     } finally {
       await client.close();
     }
@@ -145,8 +153,8 @@ describe('two MCP clients at once', () => {
       expect(text(b)).toContain('button "Go"');
       expect(text(b)).not.toContain('button "Send"');
       const go = refIn(text(b), 'button', 'Go');
-      expect(text(await call(http, 'click', { targetId: second, ref: go }))).toBe(`clicked ${go}`);
-      const clicked = await call(stdio, 'click', { targetId: ctx.d.targetId, ref: refIn(text(a), 'button', 'Send') });
+      expect(text(await call(http, 'act', { kind: 'click', targetId: second, ref: go }))).toBe(`clicked ${go}`);
+      const clicked = await call(stdio, 'act', { kind: 'click', targetId: ctx.d.targetId, ref: refIn(text(a), 'button', 'Send') });
       expect(clicked.isError).toBeFalsy();
       expect(await ctx.d.inPage('document.getElementById("result").textContent')).toBe('submitted name=&email=&color=red');
     } finally {
@@ -162,7 +170,7 @@ describe('clawd mcp over stdio with no server running', () => {
     try {
       const { client, transport } = await connect(['--home', home, '--relay-port', '0', '--control-port', '0']);
       const pid = transport.pid!;
-      expect(text(await call(client, 'start'))).toMatch(/^clawd \(managed\) is running/);
+      expect(text(await call(client, 'browser', { action: 'start' }))).toMatch(/^clawd started in [\d.]+ s\nclawd \(managed\): running, CDP ready/);
       await call(client, 'navigate', { url: 'about:blank' });
       expect(text(await call(client, 'tabs'))).toContain('about:blank');
       const userDataDir = path.join(home, 'profiles', 'clawd', 'user-data');

@@ -5,7 +5,8 @@
 
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SnapshotRequest } from '../../relay/agent/agent-requests';
+import type { SnapshotRequest } from '../../relay/operations/page-operations';
+import { tabKey } from '../../relay/agent/tab-key';
 import { AgentEngine } from '../../relay/agent/agent-engine';
 import { PlaywrightEngine } from '../../relay/agent/playwright-engine';
 import type { RefIndex, SnapshotEngine } from '../../relay/agent/snapshot-engine';
@@ -43,7 +44,7 @@ async function chromiumView(session: CDPSession): Promise<Map<string, { role: st
 }
 
 async function measure(page: Page, engine: SnapshotEngine, request: SnapshotRequest, view: Map<string, { role: string; name: string }>): Promise<Tally> {
-  const taken = await engine.take(page, request, { tab: `accuracy-${request.format}`, previous: undefined });
+  const taken = await engine.take(page, request, { tab: tabKey('accuracy', request.format), previous: undefined });
   const refs = taken.refs as RefIndex;
   const tally: Tally = { compared: 0, agreed: 0 };
   for (const [ref, info] of refs.entries()) {

@@ -76,11 +76,13 @@ describe('who controls a tab', () => {
     await api('DELETE', `/handoff?targetId=${targetId}`);
     const back = await waiting;
     expect(back.code, back.stderr).toBe(0);
-    // (agent), or nothing when the tab was back before the CLI's wait began.
-    expect(back.stdout).toMatch(/^given back( \(agent\))?: http/);
+    // (agent), or "not handed over" when the tab was back before the CLI's wait began.
+    expect(back.stdout).toMatch(/^the tab is back \((agent|it was not handed over)\): .*http/);
     const late = await ctx.d.server.cli(['handoff', 'nobody', 'comes', '--wait', '--timeout', '1000', '--target', targetId, '--profile', ctx.d.profile], 30_000);
     expect(late.code).toBe(1);
-    expect(late.stdout).toBe('not given back in time\n');
+    expect(late.stdout).toBe('the person did not give the tab back in time\n');
+    // The link for the person came first, as progress.
+    expect(late.stderr).toMatch(/^handed \w+ to the person: "nobody comes"\. Give them this link .*\/view#code=/);
   });
 
   it('tells GET /events subscribers about holds, hand-overs, tabs and navigations, as they happen', { timeout: 60_000 }, async () => {

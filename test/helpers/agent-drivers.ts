@@ -1,7 +1,8 @@
-// The two ways the agent API reaches a page, set up for the contract suite: a managed profile
-// (our Chromium) and an extension-attached tab (the user's browser, through the relay). Each
-// gives the same handle: the control API scoped to its profile, and an independent way for the
-// test to read the page back (its own CDP session, not the API under test).
+// The three ways the agent API reaches a page, set up for the contract suite: a managed profile
+// (our Chromium), an extension-attached tab (the user's browser, through the relay) and a remote
+// profile (a browser someone else started, attached by its CDP URL). Each gives the same handle:
+// the control API scoped to its profile, and an independent way for the test to read the page
+// back (its own CDP session, not the API under test).
 
 import { afterAll, beforeAll } from 'vitest';
 import { CdpClient } from './cdp-client';
@@ -11,7 +12,7 @@ import { startPageServer, type PageServer } from './pages';
 import { startTestServer, type TestServer } from './server';
 
 export interface AgentDriver {
-  name: 'managed' | 'extension';
+  name: 'managed' | 'extension' | 'remote';
   profile: string;
   server: TestServer;
   /** The tab the suite works in. */
@@ -76,6 +77,30 @@ export async function extensionDriver(pages: PageServer, options: { evaluateEnab
     tab,
     api: scoped(server, 'chrome'),
     inPage: await harness(browser.cdp, tab.pageTargetId),
+    async close() {
+      await server.close();
+      await browser.close();
+    },
+  };
+}
+
+/** A remote profile: a Chromium this test starts itself, which clawd only attaches to by its CDP URL. */
+export async function remoteDriver(pages: PageServer): Promise<AgentDriver> {
+  const server = await startTestServer();
+  const browser = await TestBrowser.launch({ extension: false });
+  const cdpUrl = `http://${new URL(browser.wsEndpoint).host}`;
+  const created = await server.api('POST', '/profiles/create', { body: { name: 'far', cdpUrl } });
+  if (created.status !== 201) throw new Error(`creating the remote profile: ${JSON.stringify(created.body)}`);
+  const api = scoped(server, 'far');
+  const opened = await api<{ targetId: string }>('POST', '/tabs/open', { url: pages.url('/') });
+  return {
+    name: 'remote',
+    profile: 'far',
+    server,
+    targetId: opened.body.targetId,
+    api,
+    browser,
+    inPage: await harness(browser.cdp, opened.body.targetId),
     async close() {
       await server.close();
       await browser.close();

@@ -56,7 +56,7 @@ describe('the clawd command', () => {
       [['bogus'], /^clawd: unknown command "bogus"\. See clawd --help\n$/],
       [['serve', '--relay-port', 'abc'], /^clawd: --relay-port must be a port number from 0 to 65535, got "abc"\. See clawd serve --help\n$/],
       [['token', '--nope'], /^clawd: token does not take --nope; it takes --home, --help\. See clawd token --help\n$/],
-      [['snapshot', '--double'], /^clawd: snapshot does not take --double; it takes --format, --interactive, .*--target, --timeout, --session, --profile, --json, --home, --help\. See clawd snapshot --help\n$/],
+      [['snapshot', '--double'], /^clawd: snapshot does not take --double; it takes --format, --interactive, .*--target, --session, --timeout, --profile, --json, --home, --help\. See clawd snapshot --help\n$/],
       [['snapshot', '--format'], /^clawd: Option '--format <value>' argument missing\. See clawd snapshot --help\n$/],
     ];
     for (const [args, message] of cases) {

@@ -127,7 +127,7 @@ describe('the control API', () => {
     expect((await t.api('GET', '/')).body.running).toBe(false);
     const cli = await t.cli(['start']);
     expect(cli.code).toBe(1);
-    expect(cli.stderr).toMatch(/^starting clawd .*\nclawd: could not start clawd: Chromium exited \(1\) before its CDP port answered\. Chromium needs --no-sandbox/);
+    expect(cli.stderr).toMatch(/^starting the browser …\nclawd: could not start clawd: Chromium exited \(1\) before its CDP port answered\. Chromium needs --no-sandbox/);
   });
 
   it('creates and deletes profiles through the CLI', async () => {

@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { clampTimeout, isFunctionSource, parseAct } from '../../relay/agent/act-request';
-import { pageFunction } from '../../relay/agent/actions';
+import { isFunctionSource, pageFunction } from '../../relay/agent/actions';
 import { toAgentError } from '../../relay/agent/agent-errors';
 import { imageSize, labelBoxes } from '../../relay/agent/capture';
-import { armTimeout } from '../../relay/agent/agent-requests';
 import { RefStore } from '../../relay/agent/ref-store';
 import type { RefIndex } from '../../relay/agent/snapshot-engine';
-import { normalizeRef, renderSnapshot, truncate, type AriaNode } from '../../relay/agent/snapshot-render';
+import { renderSnapshot, truncate, type AriaNode } from '../../relay/agent/snapshot-render';
+import { tabKey } from '../../relay/agent/tab-key';
+import { actOperation } from '../../relay/operations/act-operations';
+import { actionTimeout, normalizeRef } from '../../relay/operations/fields';
+import { upload } from '../../relay/operations/hook-operations';
+import { parseOperationInput } from '../../relay/operations/operation-table';
+
+const parseAct = (body: Record<string, unknown>) => parseOperationInput(actOperation(body.kind), body, 'json');
 
 const tree: AriaNode[] = [
   {
@@ -114,17 +119,19 @@ describe('snapshot formats', () => {
 describe('act requests', () => {
   it('takes each kind with its fields', () => {
     expect(parseAct({ kind: 'click', ref: '@e3', doubleClick: true, button: 'right', modifiers: ['Shift'] })).toEqual({ kind: 'click', ref: 'e3', doubleClick: true, button: 'right', modifiers: ['Shift'], timeoutMs: 8_000 });
-    expect(parseAct({ kind: 'select', ref: 'e1', value: 'blue' })).toMatchObject({ values: ['blue'] });
+    expect(parseAct({ kind: 'select', ref: 'e1', values: ['blue'] })).toMatchObject({ values: ['blue'] });
     expect(parseAct({ kind: 'wait', timeMs: 90_000 })).toMatchObject({ timeMs: 30_000 });
     expect(parseAct({ kind: 'fill', fields: [{ ref: 2, value: true }] })).toMatchObject({ fields: [{ ref: 'e2', value: true }] });
   });
 
   it.each([
     [{ kind: 'click', ref: 'e1', button: 'side' }, /^button must be one of left, right, middle/],
-    [{ kind: 'click', ref: 'e1', modifiers: ['Hyper'] }, /^modifiers must be a list of/],
+    [{ kind: 'click', ref: 'e1', modifiers: ['Hyper'] }, /^modifiers\[0\] must be one of Alt, Control/],
+    [{ kind: 'teleport' }, /^kind "teleport" is unknown: use one of click, type/],
+    [{ kind: 'resize', width: 5, height: 500 }, /^width must be an integer from 100 to 10000, got 5$/],
     [{ kind: 'type', ref: 'e1', text: 5 }, /^text must be a string/],
     [{ kind: 'press' }, /^key is required/],
-    [{ kind: 'select', ref: 'e1', values: [] }, /^values must be a non-empty list/],
+    [{ kind: 'select', ref: 'e1', values: [] }, /^values must name at least one option/],
     [{ kind: 'fill', fields: [{ ref: 'e1' }] }, /^fields\[0\]\.value must be/],
     [{ kind: 'fill', fields: [{ value: 1 }] }, /^fields\[0\]\.ref is required/],
     [{ kind: 'wait' }, /^wait needs one of/],
@@ -134,12 +141,15 @@ describe('act requests', () => {
     expect(() => parseAct(body)).toThrow(message);
   });
 
-  it('clamps timeouts to 0.5–60 s', () => {
-    expect(clampTimeout(1)).toBe(500);
-    expect(clampTimeout(10_000_000)).toBe(60_000);
-    expect(clampTimeout('soon')).toBe(8_000);
-    expect(armTimeout(undefined)).toBe(120_000);
-    expect(armTimeout(600_000)).toBe(120_000);
+  it('clamps timeouts to 0.5–60 s, and refuses one that is not a number', () => {
+    const timeout = actionTimeout();
+    expect(timeout.parse(1)).toBe(500);
+    expect(timeout.parse(10_000_000)).toBe(60_000);
+    expect(timeout.parse(undefined)).toBe(8_000);
+    expect(() => parseAct({ kind: 'press', key: 'a', timeoutMs: 'soon' })).toThrow(/^timeoutMs must be a number of milliseconds, got "soon"$/);
+    const hook = (timeoutMs: unknown) => parseOperationInput(upload, { paths: ['/x'], timeoutMs }, 'json').timeoutMs;
+    expect(hook(undefined)).toBe(120_000);
+    expect(hook(600_000)).toBe(120_000);
   });
 
   it('tells function sources from expressions, and never runs them here', () => {
@@ -194,11 +204,11 @@ describe('refs per target', () => {
   it('remembers the last 50 targets, least recently used go first', () => {
     const store = new RefStore();
     const index = {} as RefIndex; // the store keeps indexes; it never looks inside them
-    for (let i = 0; i < 50; i++) store.set(`t${i}`, index);
-    store.get('t0'); // used again: now the most recent
-    store.set('t50', index);
+    for (let i = 0; i < 50; i++) store.set(tabKey('p', `t${i}`), index);
+    store.get(tabKey('p', 't0')); // used again: now the most recent
+    store.set(tabKey('p', 't50'), index);
     expect(store.size).toBe(50);
-    expect(store.get('t0')).toBeDefined();
-    expect(store.get('t1')).toBeUndefined();
+    expect(store.get(tabKey('p', 't0'))).toBeDefined();
+    expect(store.get(tabKey('p', 't1'))).toBeUndefined();
   });
 });

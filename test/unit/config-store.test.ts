@@ -52,6 +52,14 @@ describe('the home folder and config.json', () => {
     expect(() => parseConfig(JSON.stringify({ token, relay: 'x' }), 'config.json')).toThrow('"relay" must be an object');
   });
 
+  it('takes relay.clientMaxBufferedMb in megabytes, and names a bad value', () => {
+    const token = 'x'.repeat(24);
+    expect(parseConfig(JSON.stringify({ token, relay: { clientMaxBufferedMb: 32 } }), 'config.json').relay).toEqual({ clientMaxBufferedMb: 32 });
+    for (const bad of [0, 2048, 1.5, '64']) {
+      expect(() => parseConfig(JSON.stringify({ token, relay: { clientMaxBufferedMb: bad } }), 'config.json')).toThrow(`relay.clientMaxBufferedMb must be an integer from 1 to 1024, got ${JSON.stringify(bad)}`);
+    }
+  });
+
   it('keeps keys it does not know, and fills in a missing browser section', async () => {
     const home = tempHome();
     mkdirSync(home);

@@ -24,6 +24,22 @@ function importsOf(file: string): string[] {
 
 const graph = new Map(DIRS.flatMap(sources).map((file) => [file, importsOf(file)]));
 
+/**
+ * The relay's layers, top first: a file may import its own layer or a lower one, never a higher
+ * one. Entry points; the front doors (HTTP, MCP); the services behind them; the operations'
+ * contract (schemas, results, texts); the relay and the profiles; what they stand on; the core.
+ */
+const LAYERS: Array<[string, string[]]> = [
+  ['entry', ['relay/cli/', 'relay/server.ts']],
+  ['doors', ['relay/control/', 'relay/mcp/']],
+  ['services', ['relay/agent/', 'relay/view/']],
+  ['operations', ['relay/operations/']],
+  ['relay and profiles', ['relay/profiles/', 'relay/cdp/', 'relay/events/', 'relay/pairing/']],
+  ['base', ['relay/browser/', 'relay/home/', 'relay/http/']],
+  ['core', ['relay/errors.ts', 'relay/log.ts', 'relay/time-limit.ts', 'relay/version.ts', 'relay/dist-assets.ts', 'shared/', 'package.json']],
+];
+const layerOf = (file: string) => LAYERS.findIndex(([, prefixes]) => prefixes.some((prefix) => file.startsWith(prefix)));
+
 /** Every cycle, each as the files around it (found by depth-first search). */
 function cycles(): string[][] {
   const found: string[][] = [];
@@ -51,6 +67,18 @@ describe('the import graph', () => {
 
   it('has no import cycles in relay/, shared/ and extension/', () => {
     expect(cycles().map((c) => c.join(' → '))).toEqual([]);
+  });
+
+  it('imports only downwards through the layers (docs/architecture.md names them)', () => {
+    const upward = [...graph].flatMap(([file, imports]) => imports.filter((target) => layerOf(target) < layerOf(file)).map((target) => `${file} (${LAYERS[layerOf(file)]![0]}) → ${target} (${LAYERS[layerOf(target)]![0]})`));
+    expect(upward).toEqual([]);
+    // Every file of relay/ and shared/ has a layer.
+    expect([...graph.keys()].filter((f) => !f.startsWith('extension/') && layerOf(f) === -1)).toEqual([]);
+  });
+
+  it('sends events to CDP clients from one outlet (relay/cdp/client-events.ts)', () => {
+    const senders = [...graph.keys()].filter((file) => file !== 'relay/cdp/client-session.ts' && file !== 'relay/cdp/client-events.ts' && /\.sendEvent(Json)?\(/.test(readFileSync(path.join(ROOT, file), 'utf8')));
+    expect(senders).toEqual([]);
   });
 
   it('keeps the relay and the extension apart: each imports only shared/ of the other side', () => {

@@ -1,13 +1,38 @@
-// How the CLI reaches the running `clawd serve`: $CLAWD_CONTROL_URL if set, else the address in
-// serve.json in the home (so a server on other ports is found), else the default port; the token
-// from config.json. Every request has a timeout; a server that cannot be reached says how to start it.
+// How a client reaches the running `clawd serve` (the CLI, and `clawd mcp` when a server already
+// runs): $CLAWD_CONTROL_URL if set, else the address in serve.json in the home (so a server on
+// other ports is found), else the default port; the token from config.json. `invoke` calls an
+// operation where the table says it lives. Every request has a timeout; a server that cannot be
+// reached says how to start it.
 
 import { DEFAULT_CONTROL_PORT } from '../../shared/defaults';
 import { ClawdError, type ErrorCode } from '../errors';
 import { loadConfig } from '../home/config-store';
 import { readServeState, type ServeState } from '../home/serve-state';
+import type { Operation } from './operation';
 
-export class ControlClient {
+/** How a front door carries out an operation: here over HTTP, or in the server's own process. */
+export interface Invoker {
+  invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>): Promise<R>;
+}
+
+/** The request an operation's checked input makes: its path (with `:field`s filled and, for GET and DELETE, the query) and its body. */
+export function httpRequest(operation: Operation, input: Record<string, unknown>): { method: string; path: string; body?: Record<string, unknown> } {
+  const rest = { ...input };
+  const path = operation.http.path.replace(/:(\w+)/g, (_, field: string) => {
+    const value = rest[field];
+    delete rest[field];
+    return encodeURIComponent(String(value ?? ''));
+  });
+  if (operation.http.method === 'POST') return { method: 'POST', path, body: rest };
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(rest)) {
+    if (value === undefined || value === null) continue;
+    query.set(key, Array.isArray(value) ? value.join(',') : typeof value === 'object' ? JSON.stringify(value) : String(value));
+  }
+  return { method: operation.http.method, path: query.size ? `${path}?${query}` : path };
+}
+
+export class ControlClient implements Invoker {
   private constructor(
     readonly url: string,
     readonly token: string,
@@ -24,6 +49,13 @@ export class ControlClient {
     const state = await readServeState(home);
     const url = env.CLAWD_CONTROL_URL || state?.controlUrl || `http://127.0.0.1:${DEFAULT_CONTROL_PORT}`;
     return new ControlClient(url.replace(/\/$/, ''), config.token, state);
+  }
+
+  /** Calls an operation on the server; its answer is the operation's result. */
+  invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>): Promise<R> {
+    const { method, path, body } = httpRequest(operation, input);
+    const timeoutMs = operation.clientTimeoutMs?.(input as never);
+    return this.call<R>(method, path, { ...(profile ? { profile } : {}), ...(body ? { body } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
   }
 
   /** Calls the control API; the server's own error (code and message) becomes a ClawdError. */

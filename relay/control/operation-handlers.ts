@@ -1,0 +1,103 @@
+// The work behind each operation of the table, in this process: one line per operation, handing
+// the checked input to the service that does it (the agent service, the profile service) and
+// telling /events what changed. The map is typed by the table, so an operation without its
+// handler, or a handler answering the wrong result, does not compile. HTTP (operation-routes.ts)
+// and MCP served by this process (`/mcp`, `clawd mcp` running its own server) both call these.
+
+import type { AgentService } from '../agent/agent-service';
+import type { EventBus } from '../events/event-bus';
+import type { Invoker } from '../operations/control-client';
+import { MAX_HANDOFF_WAIT_MS } from '../operations/control-operations';
+import type { InputOf, Operation, ResultOf } from '../operations/operation';
+import type { OperationName, OPERATIONS } from '../operations/operation-table';
+import type { ProfileService } from '../profiles/profile-service';
+
+export interface OperationServices {
+  agent: AgentService;
+  profiles: ProfileService;
+  events: EventBus;
+  /** A signed-in live view link to a tab, valid (once) for `ttlMs`: given with a hand-over. */
+  viewLink(tab: { profile: string; targetId: string }, ttlMs: number): string;
+}
+
+type Handler<O> = (services: OperationServices, profile: string, input: InputOf<O>) => Promise<ResultOf<O>>;
+type Handlers = { [K in OperationName]: Handler<(typeof OPERATIONS)[K]> };
+
+export const HANDLERS: Handlers = {
+  snapshot: (s, profile, input) => s.agent.snapshot(profile, input),
+  navigate: (s, profile, input) => s.agent.navigate(profile, input),
+  click: (s, profile, input) => s.agent.act(profile, input),
+  type: (s, profile, input) => s.agent.act(profile, input),
+  fill: (s, profile, input) => s.agent.act(profile, input),
+  select: (s, profile, input) => s.agent.act(profile, input),
+  press: (s, profile, input) => s.agent.act(profile, input),
+  hover: (s, profile, input) => s.agent.act(profile, input),
+  drag: (s, profile, input) => s.agent.act(profile, input),
+  scroll: (s, profile, input) => s.agent.act(profile, input),
+  scrollIntoView: (s, profile, input) => s.agent.act(profile, input),
+  focus: (s, profile, input) => s.agent.act(profile, input),
+  wait: (s, profile, input) => s.agent.act(profile, input),
+  resize: (s, profile, input) => s.agent.act(profile, input),
+  evaluate: (s, profile, input) => s.agent.act(profile, input),
+  close: (s, profile, input) => s.agent.act(profile, input),
+  screenshot: (s, profile, input) => s.agent.screenshot(profile, input),
+  content: (s, profile, input) => s.agent.content(profile, input),
+  console: (s, profile, input) => s.agent.console(profile, input),
+  pdf: (s, profile, input) => s.agent.pdf(profile, input),
+  upload: (s, profile, input) => s.agent.fileChooser(profile, input),
+  dialog: (s, profile, input) => s.agent.dialog(profile, input),
+  download: (s, profile, input) => s.agent.download(profile, input),
+  downloads: (s, profile, input) => s.agent.downloads(profile, input),
+  handoff: async (s, profile, input) => {
+    const given = await s.agent.handOff(profile, input);
+    // The person's link is good for as long as the hand-over can last.
+    return { ...given, viewUrl: s.viewLink({ profile, targetId: given.targetId }, input.timeoutMs ?? MAX_HANDOFF_WAIT_MS) };
+  },
+  handoffWait: (s, profile, input) => s.agent.waitForHandback(profile, input),
+  handoffEnd: (s, profile, input) => s.agent.endHandoff(profile, input, 'agent'),
+  release: (s, profile, input) => s.agent.releaseHold(profile, input),
+  tabs: async (s, profile) => {
+    const tabs = (await s.profiles.tabs(profile)).map((tab) => {
+      const holder = s.agent.holderOf(profile, tab.targetId);
+      return holder ? { ...tab, holder } : tab;
+    });
+    return { profile, tabs };
+  },
+  tabOpen: async (s, profile, input) => {
+    const tab = await s.profiles.openTab(profile, input.url);
+    s.events.emit({ type: 'tab', profile, targetId: tab.targetId, state: 'opened', url: tab.url });
+    return tab;
+  },
+  tabFocus: (s, profile, input) => s.profiles.focusTab(profile, input.targetId),
+  tabClose: async (s, profile, input) => {
+    const wanted = await s.profiles.findTab(profile, input.targetId);
+    // Closing is a change like any other: refused while another session or the person holds the tab.
+    s.agent.checkClose(profile, wanted.targetId, input.session);
+    const tab = await s.profiles.closeTab(profile, wanted.targetId);
+    s.agent.forgetTab(profile, tab.targetId);
+    s.events.emit({ type: 'tab', profile, targetId: tab.targetId, state: 'closed' });
+    return tab;
+  },
+  status: (s, profile) => s.profiles.status(profile),
+  start: async (s, profile) => {
+    const status = await s.profiles.start(profile);
+    s.events.emit({ type: 'browser', profile, state: 'started' });
+    return status;
+  },
+  stop: async (s, profile) => {
+    const result = await s.profiles.stop(profile);
+    if (result.stopped) s.events.emit({ type: 'browser', profile, state: 'stopped' });
+    return result;
+  },
+  profiles: async (s) => ({ defaultProfile: s.profiles.settings.defaultProfile, profiles: await s.profiles.list() }),
+};
+
+/** Operations carried out in this process: the profile resolved (404 unknown, 503 disabled), then its handler. */
+export class LocalInvoker implements Invoker {
+  constructor(private readonly services: OperationServices) {}
+
+  invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>): Promise<R> {
+    const handler = HANDLERS[operation.name as OperationName] as unknown as (s: OperationServices, profile: string, input: Record<string, unknown>) => Promise<R>;
+    return handler(this.services, this.services.profiles.resolve(profile), input);
+  }
+}

@@ -1,0 +1,232 @@
+// Operations that read the page or load one: snapshot, navigate, screenshot, content, console,
+// pdf. Each entry is the whole definition of its operation (operation.ts says what the parts are).
+
+import { z } from 'zod';
+import { bad, intIn, openUrl, ref } from './fields';
+import { operation } from './operation';
+import { actFields, tabFields } from './shared-fields';
+
+const SNAPSHOT_FORMATS = ['agent', 'ai', 'role', 'aria'] as const;
+export type SnapshotFormat = (typeof SNAPSHOT_FORMATS)[number];
+/** A snapshot's bound unless the request sets one: generous, a long article takes a while. */
+export const SNAPSHOT_TIMEOUT_MS = 30_000;
+/** What a ref stood for when its snapshot was taken. */
+export interface RefShown {
+  role: string;
+  name: string;
+  /** The k-th element with the same role and name (left out for the first). */
+  nth?: number;
+}
+
+export interface SnapshotResult {
+  format: SnapshotFormat;
+  targetId: string;
+  url: string;
+  title: string;
+  snapshot: string;
+  refs: Record<string, RefShown>;
+  stats: { chars: number; lines: number; refs: number };
+  truncated: boolean;
+  /** When cut: the ref to pass as `after` for the rest. */
+  next?: string;
+  /** `agent` format: this snapshot's id, for a later `since`. */
+  id?: string;
+  /** With `since`: what changed, counted (the lines are the snapshot text). */
+  diff?: { since: string; added: number; removed: number; changed: number };
+}
+
+/** A snapshot as an agent reads it: a line on the page, then the snapshot. */
+export function snapshotText(snap: Omit<SnapshotResult, 'targetId' | 'url' | 'title'> & { url?: string; title?: string }): string {
+  const head = [`page: ${snap.title ? `${snap.title} — ` : ''}${snap.url ?? ''}`.trim()];
+  if (snap.id) head.push(`snapshot ${snap.id}${snap.diff ? `, changes since ${snap.diff.since}: ${snap.diff.changed} changed, ${snap.diff.added} added, ${snap.diff.removed} removed` : ''}`);
+  const body = snap.snapshot === '' ? (snap.diff ? '(nothing changed)' : '(nothing to show)') : snap.snapshot;
+  const cut = snap.truncated && !snap.next && snap.format !== 'agent' ? `\n(cut at ${snap.stats.chars} characters)` : '';
+  return `${head.join(' · ')}\n${body}${cut}`;
+}
+
+export const snapshot = operation<SnapshotResult>()({
+  name: 'snapshot',
+  summary: 'read the page: every actionable element with a ref (e1, e2, …), headings, landmarks and condensed text',
+  details:
+    'The default format, agent: every visible actionable element with its ref, role, name, value and states; headings, landmarks, dialogs, table rows and labelled groups for orientation; visible text condensed (a line is cut at 100 characters); nothing unnamed and structural; open shadow roots and every iframe (same- and cross-origin) nested below its iframe. ' +
+    'maxChars (default 40,000) cuts on a line and says so in the text ("- … cut at 40000 characters: N more lines, M more refs; continue with after=e812") and in next; after=<ref> answers what follows that ref, so no ref is dropped unseen. ' +
+    'Each agent snapshot has an id (s1, s2, … per tab; the last three of the ten most recent tabs are kept): since=<id> answers only what changed — ~ a line whose element kept its ref but shows something new, + a new line, - a gone one — with diff: { since, added, removed, changed }; an id no longer kept is snapshot_unknown (400). ' +
+    "Other formats: ai (Playwright's AI snapshot, a ref on every element), role (refs only on interactive and named content elements, [nth=k] marks repeats), aria (Chromium's accessibility tree, for debugging). frame=<ref of an iframe> answers its contents alone, with the page's numbering.",
+  input: z.object({
+    ...tabFields,
+    format: z.enum(SNAPSHOT_FORMATS).default('agent').describe('agent (default), ai, role or aria'),
+    interactive: z.boolean().default(false).describe('only the elements with refs, flat'),
+    compact: z.boolean().default(false).describe('ai/role: lift the children of unnamed structure'),
+    depth: intIn(0, 1_000).optional().describe('cut the tree below this depth'),
+    limit: intIn(1, 100_000).optional().describe('at most this many lines'),
+    maxChars: intIn(100, 10_000_000).optional().describe('cut at this many characters (agent: 40000 by default)'),
+    selector: z.string().min(1).optional().describe('only the part of the page under this CSS selector'),
+    frame: ref().optional().describe("only this iframe's contents (its ref)"),
+    after: ref().optional().describe('only what follows this ref: the rest of a cut snapshot'),
+    since: z.string().regex(/^s\d+$/, 'must be the id of an earlier snapshot, like s12').optional().describe('only what changed since that snapshot (its id, s12)'),
+    timeoutMs: intIn(500, 60_000).default(SNAPSHOT_TIMEOUT_MS).describe('the whole snapshot’s bound in ms (default 30 s)'),
+  }),
+  check(input) {
+    if (input.after !== undefined && input.format !== 'agent') throw bad('after works with the agent format (the default)');
+    if (input.since !== undefined && input.format !== 'agent') throw bad('since works with the agent format (the default)');
+  },
+  http: { method: 'GET', path: '/snapshot' },
+  cli: {
+    group: 'agent',
+    flags: { maxChars: { value: 'N' }, depth: { value: 'N' }, limit: { value: 'N' }, selector: { value: 'CSS' }, frame: { value: 'REF' }, after: { value: 'REF' }, since: { value: 'ID' }, format: { value: 'F' } },
+  },
+  mcp: { tool: 'snapshot' },
+  example: {},
+  text: snapshotText,
+});
+
+export interface NavigateResult {
+  ok: true;
+  targetId: string;
+  url: string;
+  title: string;
+  status: number | null;
+}
+
+export const navigate = operation<NavigateResult>()({
+  name: 'navigate',
+  summary: 'load a URL (http, https or about:blank) in the tab and wait for it',
+  input: z.object({
+    ...tabFields,
+    url: openUrl().describe('the address to load'),
+    timeoutMs: actFields.timeoutMs.describe('how long the load may take in ms (default 20 s)'),
+  }),
+  http: { method: 'POST', path: '/navigate' },
+  cli: { group: 'agent', args: [{ field: 'url', value: 'URL' }] },
+  mcp: { tool: 'navigate' },
+  example: { url: 'https://example.com' },
+  text: (r) => `loaded ${r.url}${r.title ? ` — ${r.title}` : ''}${r.status ? ` (HTTP ${r.status})` : ''}`,
+});
+
+export interface ScreenshotResult {
+  path: string;
+  type: 'png' | 'jpeg';
+  width: number;
+  height: number;
+  bytes: number;
+  targetId: string;
+  /** How many labels were drawn, when asked. */
+  labels?: number;
+  /** A person's tab whose capture stalled was brought to the front. */
+  broughtToFront?: true;
+}
+
+export const screenshot = operation<ScreenshotResult>()({
+  name: 'screenshot',
+  summary: 'a picture of the viewport, the full page or one element, saved under the home; labels draws each ref on it',
+  details:
+    "Saved under the home's screenshots/. Headless Chromium cannot capture a tab behind another one: clawd's own browser brings the tab to the front first; a person's tab only when its capture stalls for 3 s (then broughtToFront: true).",
+  input: z.object({
+    ...tabFields,
+    fullPage: z.boolean().default(false).describe('the whole page, not just the viewport'),
+    ref: ref().optional().describe('one element, by its ref'),
+    element: z.string().min(1).optional().describe('one element, by CSS selector'),
+    type: z.enum(['png', 'jpeg']).default('png').describe('png (default) or jpeg'),
+    labels: z.boolean().default(false).describe('draw each ref of the last snapshot on the shot (at most 150)'),
+  }),
+  http: { method: 'POST', path: '/screenshot' },
+  cli: { group: 'agent', flags: { ref: { value: 'REF' }, element: { value: 'CSS' }, type: { value: 'T' } } },
+  mcp: { tool: 'screenshot' },
+  example: { fullPage: true },
+  text: (r) => `saved ${r.path} (${r.width}×${r.height}${r.labels !== undefined ? `, ${r.labels} labels` : ''}${r.broughtToFront ? '; the tab was brought to the front' : ''})`,
+  image: (r) => ({ path: r.path, mimeType: r.type === 'jpeg' ? 'image/jpeg' : 'image/png' }),
+  clientTimeoutMs: () => 60_000,
+});
+
+const CONTENT_FORMATS = ['markdown', 'text', 'html'] as const;
+
+export interface ContentResult {
+  targetId: string;
+  url: string;
+  format: (typeof CONTENT_FORMATS)[number];
+  content: string;
+  title: string;
+  byline?: string;
+  /** What was read: the extracted article, the element the selector named, or the whole body. */
+  source: 'article' | 'selector' | 'body';
+  chars: number;
+  truncated: boolean;
+}
+
+export const content = operation<ContentResult>()({
+  name: 'content',
+  summary: "read the page's main content as Markdown (its article, links kept, navigation left out), text or HTML; far cheaper than a snapshot for reading",
+  details:
+    "The article is found as Firefox's reader view finds it (Mozilla's Readability) and written as Markdown by Turndown, links kept as Markdown links; selector reads a part instead (no extraction). Cut at maxChars on a line, the cut said in the text.",
+  input: z.object({
+    ...tabFields,
+    format: z.enum(CONTENT_FORMATS).default('markdown').describe('markdown (default), text or html'),
+    selector: z.string().min(1).optional().describe('only this part of the page (CSS)'),
+    maxChars: intIn(100, 10_000_000).default(40_000).describe('cut after this many characters (default 40000)'),
+    timeoutMs: intIn(500, 60_000).default(SNAPSHOT_TIMEOUT_MS).describe('the bound in ms (default 30 s)'),
+  }),
+  http: { method: 'GET', path: '/content' },
+  cli: { group: 'agent', flags: { format: { value: 'F' }, selector: { value: 'CSS' }, maxChars: { value: 'N' } } },
+  mcp: { tool: 'content' },
+  example: { format: 'markdown' },
+  text: (r) => r.content,
+  clientTimeoutMs: () => 70_000,
+});
+
+const CONSOLE_LEVELS = ['debug', 'info', 'log', 'warning', 'error'] as const;
+export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];
+
+export interface ConsoleEntry {
+  type: string;
+  text: string;
+  url?: string;
+  line?: number;
+  time: string;
+}
+
+export interface ConsoleResult {
+  targetId: string;
+  level: ConsoleLevel;
+  messages: ConsoleEntry[];
+  errors: ConsoleEntry[];
+}
+
+export const consoleMessages = operation<ConsoleResult>()({
+  name: 'console',
+  summary: "the tab's console messages (the last 500) and page errors, at or above a level",
+  input: z.object({ ...tabFields, level: z.enum(CONSOLE_LEVELS).default('debug').describe('the least level shown (default debug)') }),
+  http: { method: 'GET', path: '/console' },
+  cli: { group: 'agent', flags: { level: { value: 'L' } } },
+  mcp: { tool: 'console' },
+  example: { level: 'error' },
+  text: (r) => {
+    const lines = [...r.messages.map((m) => `[${m.type}] ${m.text}`), ...r.errors.map((e) => `[pageerror] ${e.text}`)];
+    return lines.length ? lines.join('\n') : '(no messages)';
+  },
+});
+
+export interface SavedFile {
+  path: string;
+  bytes: number;
+  targetId: string;
+}
+
+export const pdf = operation<SavedFile>()({
+  name: 'pdf',
+  summary: 'print the page to a PDF, saved under the home (managed profiles: Chromium prints in headless mode only)',
+  input: z.object({ ...tabFields }),
+  http: { method: 'POST', path: '/pdf' },
+  cli: { group: 'agent' },
+  mcp: { tool: 'pdf' },
+  example: {},
+  text: (r) => `saved ${r.path}`,
+  clientTimeoutMs: () => 60_000,
+});
+
+export type SnapshotRequest = z.output<typeof snapshot.input>;
+export type NavigateRequest = z.output<typeof navigate.input>;
+export type ScreenshotRequest = z.output<typeof screenshot.input>;
+export type ContentRequest = z.output<typeof content.input>;
+export type ConsoleRequest = z.output<typeof consoleMessages.input>;
+/** Which tab, and which agent session asks: what every tab operation carries. */
+export type TabRequest = z.output<typeof pdf.input>;

@@ -1,0 +1,31 @@
+// The fields many operations share, defined once: which tab, which agent session, how long it
+// may take, and what of the page an action answers with. The MCP tool list describes them once
+// (in the server's instructions) instead of on every tool; the CLI offers them as --target,
+// --session and --timeout on every agent command.
+
+import { z } from 'zod';
+import { actionTimeout, session } from './fields';
+
+export const targetId = () => z.string().min(1, 'must not be empty').optional().describe('the tab: an id or a unique prefix of one (default: the tab last used)');
+
+/** Which tab, and who asks. */
+export const tabFields = {
+  targetId: targetId(),
+  session: session().describe('your agent session name: a tab you change is held for you'),
+};
+
+/** What of the page an action answers with: what changed since the tab's last snapshot, or all of it. */
+const ACT_SNAPSHOTS = ['diff', 'full'] as const;
+
+/** Every action's own fields: its tab, session, bound and what of the page it answers with. */
+export const actFields = {
+  ...tabFields,
+  timeoutMs: actionTimeout().describe('the whole call’s bound in ms (0.5–60 s, default 8 s; out of range is clamped)'),
+  snapshot: z.enum(ACT_SNAPSHOTS).optional().describe('answer with the page after it: diff (what changed) or full'),
+};
+
+/** The names of the shared fields: described once, not on every MCP tool. */
+export const SHARED_FIELDS = ['profile', 'targetId', 'session', 'timeoutMs', 'snapshot'] as const;
+
+/** The profile is not a field of any input: HTTP takes it as `?profile=`, the CLI as `--profile`, MCP as an argument of every tool. */
+export const PROFILE_HELP = "the clawd profile (default: the config's defaultProfile)";

@@ -1,0 +1,120 @@
+// The operation table is the one definition of every agent operation: this walks it and checks
+// that each operation is reachable over HTTP, MCP and the CLI with the same fields — every field
+// is a query/body field, a tool property and a flag or argument, and the operation's example
+// arrives at the work as the same checked input through each door — that every operation has
+// its handler, and that the skill and docs/reference.md list them as the table says.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Hono } from 'hono';
+import { describe, expect, it } from 'vitest';
+import { parseCommandLine } from '../../relay/cli/command-table';
+import type { CommandContext } from '../../relay/cli/cli-command';
+import { referenceMarkdown, skillMarkdown } from '../../relay/cli/operation-docs';
+import { commandName, flagFields } from '../../relay/cli/operation-commands';
+import { HANDLERS } from '../../relay/control/operation-handlers';
+import { registerOperationRoutes } from '../../relay/control/operation-routes';
+import { httpErrorBody, httpStatusOf } from '../../relay/errors';
+import { callTool, toolDefinitions } from '../../relay/mcp/mcp-tools';
+import { httpRequest, type ControlClient, type Invoker } from '../../relay/operations/control-client';
+import { fieldKind } from '../../relay/operations/fields';
+import type { Operation } from '../../relay/operations/operation';
+import { isFixedField, OPERATION_LIST, OPERATIONS, parseOperationInput, toolGroups } from '../../relay/operations/operation-table';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** An invoker that records what reached the work instead of doing it. */
+function recorder(): Invoker & { calls: Array<{ operation: string; profile: string | undefined; input: Record<string, unknown> }> } {
+  const calls: Array<{ operation: string; profile: string | undefined; input: Record<string, unknown> }> = [];
+  return {
+    calls,
+    async invoke(operation: Operation, profile: string | undefined, input: Record<string, unknown>) {
+      calls.push({ operation: operation.name, profile, input });
+      return {} as never;
+    },
+  };
+}
+
+const checked = (operation: Operation) => parseOperationInput(operation, operation.example as Record<string, unknown>, 'json');
+
+/** The example as a command line: positional arguments, then a flag for each other field. */
+function argvOf(operation: Operation): string[] {
+  const example = operation.example as Record<string, unknown>;
+  const argv = [commandName(operation)];
+  for (const spec of operation.cli.args ?? []) {
+    const value = example[spec.field];
+    if (value === undefined) continue;
+    argv.push(...(Array.isArray(value) ? value.map(String) : spec.rest ? String(value).split(' ') : [String(value)]));
+  }
+  for (const [flag, field] of flagFields(operation)) {
+    const value = example[field];
+    if (value === undefined || isFixedField(operation, field)) continue;
+    const kind = fieldKind(operation.input.shape[field]!);
+    if (kind === 'boolean') {
+      if (value === true) argv.push(`--${flag}`);
+      else argv.push(...Object.keys(operation.cli.extra ?? {}).map((extra) => `--${extra}`)); // dialog's --dismiss
+    } else argv.push(`--${flag}`, kind === 'json' ? JSON.stringify(value) : Array.isArray(value) ? value.join(',') : String(value));
+  }
+  return [...argv, '--profile', 'work'];
+}
+
+describe('the operation table', () => {
+  it('names each operation as its key, and every operation has its handler', () => {
+    for (const [key, operation] of Object.entries(OPERATIONS)) expect(operation.name, key).toBe(key);
+    expect(Object.keys(HANDLERS).sort()).toEqual(Object.keys(OPERATIONS).sort());
+    expect(new Set(OPERATION_LIST.map(commandName)).size).toBe(OPERATION_LIST.length);
+  });
+
+  it.each(OPERATION_LIST.map((o) => [o.name, o] as const))('%s: its example passes its own checks', (_name, operation) => {
+    expect(() => checked(operation)).not.toThrow();
+  });
+
+  it('offers every field through every door: a tool property, and a CLI flag or argument', () => {
+    const tools = new Map(toolDefinitions().map((t) => [t.name, t.inputSchema as { properties: Record<string, unknown> }]));
+    for (const operation of OPERATION_LIST) {
+      const fields = Object.keys(operation.input.shape).filter((f) => !isFixedField(operation, f));
+      const tool = tools.get(operation.mcp.tool)!;
+      for (const field of fields) expect(tool.properties, `${operation.name}.${field} over MCP`).toHaveProperty(field);
+      const onCli = new Set([...flagFields(operation).values(), ...(operation.cli.args ?? []).map((a) => a.field)]);
+      for (const field of fields) expect(onCli.has(field), `${operation.name}.${field} on the CLI`).toBe(true);
+    }
+  });
+
+  it.each(OPERATION_LIST.map((o) => [o.name, o] as const))('%s: the example reaches the work as the same input over HTTP, MCP and the CLI', async (_name, operation) => {
+    const expected = checked(operation);
+
+    // HTTP: the request a client makes of it, through the real routes.
+    const http = recorder();
+    const app = new Hono();
+    app.onError((error, c) => c.json(httpErrorBody(error), httpStatusOf(error) as 400));
+    registerOperationRoutes(app, http);
+    const { method, path: route, body } = httpRequest(operation, expected);
+    const response = await app.request(`${route}${route.includes('?') ? '&' : '?'}profile=work`, { method, ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(http.calls).toEqual([{ operation: operation.name, profile: 'work', input: expected }]);
+
+    // MCP: the tool it belongs to, chosen by kind or action.
+    const mcp = recorder();
+    const group = toolGroups().find((g) => g.members.includes(operation))!;
+    const args = { ...(operation.example as Record<string, unknown>), ...(group.chooser ? { [group.chooser]: operation.mcp.as } : {}), profile: 'work' };
+    const answer = await callTool(group, args, mcp, undefined).catch((error: Error) => ({ content: [{ type: 'text' as const, text: error.message }], isError: true }));
+    // The recorder answers {} and the operation's text may not read it; what reached the work is the point.
+    expect(mcp.calls[0], JSON.stringify(answer)).toEqual({ operation: operation.name, profile: 'work', input: expected });
+
+    // CLI: the example as a command line.
+    const cli = recorder();
+    const line = parseCommandLine(argvOf(operation));
+    if (line.kind !== 'run') throw new Error(`${operation.name}: the command line was not read as a run`);
+    const ctx: CommandContext = { home: '/nonexistent', profile: 'work', json: true, client: async () => cli as unknown as ControlClient, print: () => {}, progress: () => {} };
+    await line.command.run(line.args, line.flags, ctx).catch(() => {});
+    expect(cli.calls[0]).toEqual({ operation: operation.name, profile: 'work', input: expected });
+  });
+
+  it('the skill lists every command, and docs/reference.md is the one the table generates (npm run build writes it)', () => {
+    const skill = skillMarkdown();
+    expect(skill).toMatch(/^---\nname: clawd-browser\ndescription: .+\n---\n/);
+    for (const operation of OPERATION_LIST) expect(skill, operation.name).toContain(`\`clawd ${commandName(operation)}`);
+    expect(readFileSync(path.join(ROOT, 'docs/reference.md'), 'utf8')).toBe(referenceMarkdown());
+  });
+});
