@@ -247,6 +247,8 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     expect(full.width).toBeGreaterThan(750); // the page's width (without a scrollbar)
     expect(full.height).toBeGreaterThan(3000);
     expect(png(full)[0]).toBe(0xff);
+    const rough = (await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, fullPage: true, type: 'jpeg', quality: 10 })).body;
+    expect(rough.bytes).toBeLessThan(full.bytes);
     const snap = await snapshot('&format=role');
     const element = (await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, ref: refOf(snap, 'heading', 'Top') })).body;
     expect(element.width).toBeGreaterThan(10);
