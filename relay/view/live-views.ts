@@ -88,7 +88,9 @@ export class LiveViews {
     const { page, targetId, tab, cast } = found;
     const sink: ViewerSink = {
       frame: (bytes) => {
-        if (ws.readyState === ws.OPEN && ws.bufferedAmount < MAX_SOCKET_BUFFER) ws.send(bytes, { binary: true });
+        if (ws.readyState !== ws.OPEN || ws.bufferedAmount >= MAX_SOCKET_BUFFER) return false;
+        ws.send(bytes, { binary: true });
+        return true;
       },
       update: send,
     };

@@ -20,7 +20,8 @@ export function qualityFor(width: number): number {
 
 /** Where a viewer's frames and updates go (its WebSocket). */
 export interface ViewerSink {
-  frame(bytes: Uint8Array): void;
+  /** False when the frame could not be sent (the socket is closing or far behind): it counts as not in flight. */
+  frame(bytes: Uint8Array): boolean;
   update(update: ViewUpdate): void;
 }
 
@@ -161,8 +162,9 @@ export class TabScreencast {
       state.pending = bytes; // the newest wins
       return;
     }
-    state.inFlight++;
-    viewer.frame(bytes);
+    // A frame the socket did not take will never be acked: kept as the newest instead of counted.
+    if (viewer.frame(bytes)) state.inFlight++;
+    else state.pending = bytes;
   }
 
   #setStatus(status: ViewUpdate & { t: 'status' }): void {

@@ -77,9 +77,17 @@ describe('TabScreencast', () => {
   }
   const frame = (session: FakeSession, n: number) =>
     session.emit('Page.screencastFrame', { data: Buffer.from([n]).toString('base64'), sessionId: n, metadata: { deviceWidth: 100, deviceHeight: 50, pageScaleFactor: 1, offsetTop: 0, scrollOffsetX: 0, scrollOffsetY: 0 } });
-  const sink = () => {
+  /** A viewer; `takes` says whether its socket takes a frame (false: closing or far behind). */
+  const sink = (takes = () => true) => {
     const got: number[] = [];
-    const viewer: ViewerSink = { frame: (bytes) => got.push(decodeFrame(bytes).jpeg[0]!), update: () => {} };
+    const viewer: ViewerSink = {
+      frame: (bytes) => {
+        if (!takes()) return false;
+        got.push(decodeFrame(bytes).jpeg[0]!);
+        return true;
+      },
+      update: () => {},
+    };
     return { got, viewer };
   };
 
@@ -113,13 +121,28 @@ describe('TabScreencast', () => {
     expect(session.sent.at(-1)?.method).toBe('Page.stopScreencast');
   });
 
+  it('does not count a frame the socket did not take as in flight, so the viewer is never stuck waiting for acks', async () => {
+    const session = new FakeSession();
+    const cast = new TabScreencast(session as unknown as CDPSession, silentLogger);
+    let taking = false;
+    const viewer = sink(() => taking);
+    cast.join(viewer.viewer);
+    for (let n = 1; n <= 3; n++) frame(session, n); // refused: nothing in flight, the newest kept
+    expect(viewer.got).toEqual([]);
+    expect(cast.held(viewer.viewer)).toBe(1);
+    taking = true;
+    frame(session, 4);
+    frame(session, 5);
+    expect(viewer.got).toEqual([4, 5]);
+  });
+
   it('says when a tab shows no picture (no first frame, or hidden), and live again when it does', async () => {
     vi.useFakeTimers();
     try {
       const session = new FakeSession();
       const cast = new TabScreencast(session as unknown as CDPSession, silentLogger);
       const states: string[] = [];
-      cast.join({ frame: () => {}, update: (u) => u.t === 'status' && states.push(u.state) });
+      cast.join({ frame: () => true, update: (u) => u.t === 'status' && states.push(u.state) });
       await vi.advanceTimersByTimeAsync(2_900);
       expect(states).toEqual(['waiting']);
       await vi.advanceTimersByTimeAsync(200);
