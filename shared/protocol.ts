@@ -10,7 +10,7 @@
 
 import type { Protocol } from 'devtools-protocol';
 
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** Close codes on `/extension`, shown by the extension and the relay's logs. */
 export const CLOSE = {
@@ -153,7 +153,11 @@ export type RequestOp =
   /** The agent handed the tab to the person (with the reason shown on the badge), or it is back (no reason). */
   | { op: 'showHandoff'; tabId: number; reason?: string }
   /** Where the browser saved the newest download of `url` (chrome.downloads), for a client that asked for its downloads. */
-  | { op: 'downloadedFile'; url: string };
+  | { op: 'downloadedFile'; url: string }
+  /** Browser.grantPermissions for these origins (chrome.contentSettings), undone when the last attached tab is released. */
+  | { op: 'grantPermissions'; origins: string[]; permissions: string[] }
+  /** Browser.resetPermissions: the person's own settings back. */
+  | { op: 'resetPermissions' };
 export type RequestFrame = { type: 'request'; id: number } & RequestOp;
 export type RelayFrame = WelcomeFrame | TabSessionFrame | PongFrame | RequestFrame;
 
@@ -166,6 +170,8 @@ export interface RequestResults {
   resetTab: Record<string, never>;
   showHandoff: Record<string, never>;
   downloadedFile: { filename: string; bytes: number; state: string } | { filename: null };
+  grantPermissions: Record<string, never>;
+  resetPermissions: Record<string, never>;
 }
 
 // ---- validation ---------------------------------------------------------------------------
@@ -241,6 +247,10 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
         return isInt(f.tabId) && optStr(f.reason) ? null : 'showHandoff needs tabId and reason?';
       case 'downloadedFile':
         return isStr(f.url) ? null : 'downloadedFile needs url';
+      case 'grantPermissions':
+        return Array.isArray(f.origins) && f.origins.every(isStr) && Array.isArray(f.permissions) && f.permissions.every(isStr) ? null : 'grantPermissions needs origins and permissions';
+      case 'resetPermissions':
+        return null;
       default:
         return `unknown request op ${JSON.stringify(f.op)}`;
     }

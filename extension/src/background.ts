@@ -5,6 +5,7 @@
 import { PROTOCOL_VERSION, type BrowserInfo, type HelloFrame, type RequestFrame } from '../../shared/protocol';
 import { badge } from './badge';
 import { HandOvers } from './hand-overs';
+import { PermissionGrants } from './permission-grants';
 import { RelayConnection, type LinkStatus } from './relay-connection';
 import { loadSettings } from './settings';
 import { attachRefusal, TabAttachments } from './tab-attachments';
@@ -42,8 +43,15 @@ const connection: RelayConnection = new RelayConnection({
   status: (status, detail) => paintAttached(status, detail),
 });
 
-const attachments = new TabAttachments(connection);
+const attachments = new TabAttachments(connection, () => void takeBackGrants());
 const handOvers = new HandOvers();
+const grants = new PermissionGrants();
+
+/** When no tab is attached any more, what the agent granted goes too. */
+async function takeBackGrants(): Promise<void> {
+  await Promise.all([attachments.ready, grants.ready]);
+  if (attachments.tabIds.length === 0) await grants.reset();
+}
 
 function paintAttached(status: LinkStatus, detail: string): void {
   for (const tabId of attachments.tabIds) {
@@ -79,6 +87,12 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       const [item] = await chrome.downloads.search({ url: frame.url, orderBy: ['-startTime'], limit: 1 });
       return item ? { filename: item.filename, bytes: item.bytesReceived, state: item.state } : { filename: null };
     }
+    case 'grantPermissions':
+      await grants.grant(frame.origins, frame.permissions);
+      return {};
+    case 'resetPermissions':
+      await grants.reset();
+      return {};
     case 'activateTab': {
       const tab = await chrome.tabs.update(frame.tabId, { active: true });
       if (tab?.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true });
@@ -146,6 +160,23 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId !== undefined) void onDetached(source.tabId, reason);
 });
 
+// A tab an attached tab's page opens is the agent's too (Playwright's `popup`): attached at once,
+// before its page loads, and announced with its opener (Chrome's targetInfo.openerId). Measured:
+// onCreatedNavigationTarget fires for window.open (noopener too), target=_blank links and forms,
+// 10–20 ms in, well before the new page commits — and, unlike tabs.onCreated's openerTabId, never
+// for a tab opened some other way (a new tab, Target.createTarget) while an attached tab is active.
+chrome.webNavigation.onCreatedNavigationTarget.addListener((details) => void adoptPopup(details.tabId, details.sourceTabId));
+
+async function adoptPopup(tabId: number, openerTabId: number): Promise<void> {
+  await started;
+  if (!attachments.followsOpener(openerTabId) || attachments.has(tabId)) return;
+  try {
+    connection.send({ type: 'tabAttached', tab: await attachments.attach(tabId, openerTabId) });
+  } catch (error) {
+    void badge.error(tabId, (error as Error).message);
+  }
+}
+
 chrome.tabs.onRemoved.addListener((tabId) => {
   void handOvers.end(tabId);
   if (attachments.has(tabId)) void attachments.forget(tabId, 'target_closed');
@@ -190,6 +221,8 @@ chrome.runtime.onMessage.addListener((message: unknown, _sender, reply) => {
 });
 
 const started = (async () => {
-  await Promise.all([attachments.ready, handOvers.ready]);
+  await Promise.all([attachments.ready, handOvers.ready, grants.ready]);
+  // Grants left by a worker or browser that stopped with no tab attached are taken back now.
+  await takeBackGrants();
   connection.configure(await loadSettings());
 })();

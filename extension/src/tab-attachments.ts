@@ -5,7 +5,8 @@
 // announced as `reattached`. Stored tabs are checked against Chrome's own target ids, so after
 // a browser restart (new ids) nothing is attached that the person did not choose in this run.
 // A tab that goes to a page the debugger cannot attach to (chrome://…) is parked, not
-// forgotten: it is attached again when it is back on the web.
+// forgotten: it is attached again when it is back on the web. A tab an attached tab opens (a
+// popup, a target=_blank link) is attached with it and released with it.
 
 import type { AnnouncedTab, ExtensionFrame, TargetInfo } from '../../shared/protocol';
 import { badge } from './badge';
@@ -16,6 +17,8 @@ interface StoredTab {
   sessionId?: string;
   /** The page it is showing that cannot be attached to, while parked. */
   parked?: string;
+  /** The attached tab that opened it: released together with it. */
+  openerTabId?: number;
 }
 
 const STORAGE_KEY = 'attachedTabs';
@@ -37,7 +40,11 @@ export class TabAttachments {
   readonly #tabs = new Map<number, StoredTab>();
   readonly ready: Promise<void>;
 
-  constructor(private readonly out: { send(frame: ExtensionFrame): void }) {
+  constructor(
+    private readonly out: { send(frame: ExtensionFrame): void },
+    /** A tab was let go of (released, closed, detached): the caller may tidy up after the last one. */
+    private readonly forgotten: () => void = () => {},
+  ) {
     this.ready = this.#load();
   }
 
@@ -119,8 +126,13 @@ export class TabAttachments {
     return targetInfo;
   }
 
+  /** Whether a tab that `openerTabId`'s page just opened follows it: its opener is attached and on the web. */
+  followsOpener(openerTabId: number): boolean {
+    return this.#tabs.has(openerTabId) && !this.isParked(openerTabId);
+  }
+
   /** Attaches the debugger and returns the announcement for the relay. */
-  async attach(tabId: number): Promise<AnnouncedTab> {
+  async attach(tabId: number, openerTabId?: number): Promise<AnnouncedTab> {
     await this.ready;
     const tab = await chrome.tabs.get(tabId);
     const refused = attachRefusal(tab.url || tab.pendingUrl);
@@ -136,7 +148,7 @@ export class TabAttachments {
     }
     const targetInfo = await this.#targetInfo(tabId);
     const known = this.#tabs.get(tabId);
-    this.#tabs.set(tabId, { tabId, targetId: targetInfo.targetId, sessionId: known?.sessionId });
+    this.#tabs.set(tabId, { tabId, targetId: targetInfo.targetId, sessionId: known?.sessionId, ...(openerTabId !== undefined ? { openerTabId } : {}) });
     await this.#persist();
     void badge.attached(tabId);
     return { tabId, targetInfo };
@@ -179,9 +191,10 @@ export class TabAttachments {
     await chrome.debugger.attach({ tabId }, '1.3');
   }
 
-  /** Detaches (a second click, or the tab is closing on request) and tells the relay. */
+  /** Detaches (a second click, or the tab is closing on request) and tells the relay; the tabs it opened go with it. */
   async release(tabId: number, reason: string): Promise<void> {
     await this.ready;
+    for (const popup of [...this.#tabs.values()]) if (popup.openerTabId === tabId) await this.release(popup.tabId, reason);
     try {
       await chrome.debugger.detach({ tabId });
     } catch {
@@ -198,6 +211,7 @@ export class TabAttachments {
     if (!known) return;
     await this.#persist();
     void badge.clear(tabId);
+    this.forgotten();
   }
 
   sendCommand(tabId: number, sessionId: string | undefined, method: string, params: Record<string, unknown> | undefined): Promise<unknown> {

@@ -15,6 +15,7 @@ import type { ActRequest, ActResult } from '../operations/act-operations';
 import type { HandbackResult, HandoffRequest, HandoffWaitRequest, HolderView } from '../operations/control-operations';
 import type { ArmedResult, DialogRequest, DownloadEntry, FileChooserRequest, HookRequest } from '../operations/hook-operations';
 import type { ConsoleRequest, ConsoleResult, ContentRequest, ContentResult, NavigateResult, SavedFile, ScreenshotRequest, ScreenshotResult, SnapshotRequest, SnapshotResult, TabRequest } from '../operations/page-operations';
+import type { StorageExportResult, StorageImportResult } from '../operations/storage-operations';
 import type { ProfileService } from '../profiles/profile-service';
 import { seconds, within } from '../time-limit';
 import { runAct } from './actions';
@@ -25,6 +26,7 @@ import { Hooks, type HookKind } from './hooks';
 import { pageContent } from './page-content';
 import { crashed, PageFinder, type AgentPage } from './page-finder';
 import { takeScreenshot } from './screenshots';
+import { checkStorageState, readStorageState, writeStorageState } from './storage-state';
 import { Snapshots } from './snapshots';
 import { DEFAULT_HOLD_IDLE_MS, TabControl } from './tab-control';
 import { tabKey, tabOfKey, type TabKey } from './tab-key';
@@ -233,6 +235,30 @@ export class AgentService {
     }
     const answer = await this.#hooks.clickAndAwait(page, kind, answered, target, request.ref, request.clickTimeoutMs);
     return { ok: true, armed: kind, targetId, ...answer };
+  }
+
+  /** The profile's cookies and the local storage its tabs show, saved as storageState JSON (0600). */
+  async storageExport(profile: string, request: TabRequest): Promise<StorageExportResult> {
+    const { page } = await this.#pages.find(profile, request.targetId);
+    const state = await within(readStorageState(page.context()), 30_000, () => new ClawdError('action_timeout', 'storage export: the browser did not answer within 30 s'));
+    const file = await saveCapture(path.join(this.home, 'storage-states'), profile, 'json', Buffer.from(`${JSON.stringify(state, null, 2)}\n`));
+    return { path: file, cookies: state.cookies.length, origins: state.origins.map((o) => o.origin), state };
+  }
+
+  /** Puts a storageState back: every cookie, and local storage where a tab shows its origin. */
+  async storageImport(profile: string, request: TabRequest & { path?: string; state?: Record<string, unknown> }): Promise<StorageImportResult> {
+    const { page, tab } = await this.#pages.find(profile, request.targetId);
+    this.#control.change(tab, request.session);
+    let raw: unknown = request.state;
+    if (request.path !== undefined) {
+      const text = await fs.readFile(request.path, 'utf8').catch((error: Error) => Promise.reject(new ClawdError('bad_request', `path ${JSON.stringify(request.path)} cannot be read: ${error.message}`)));
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        throw new ClawdError('bad_request', `path ${JSON.stringify(request.path)} is not JSON: give a file storage-export wrote`);
+      }
+    }
+    return within(writeStorageState(page.context(), checkStorageState(raw)), 30_000, () => new ClawdError('action_timeout', 'storage import: the browser did not answer within 30 s'));
   }
 
   /** Before a tab is closed through the API: refused like any change while another holds it. */

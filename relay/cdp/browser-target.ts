@@ -23,6 +23,11 @@ export interface BrowserHub {
   createTab(url: string, active: boolean): Promise<TabRecord>;
   closeTab(tab: TabRecord): Promise<void>;
   activateTab(tab: TabRecord): Promise<void>;
+  /** A command for the person's whole browser that any attached tab's session answers (cookies). */
+  onAnyTab(method: string, params: Record<string, unknown>): Promise<unknown>;
+  /** Grants permissions to origins in the person's browser until the last tab is released (the extension's content settings). */
+  grantPermissions(origins: string[], permissions: string[]): Promise<void>;
+  resetPermissions(): Promise<void>;
   readonly downloads: DownloadRelay;
 }
 
@@ -34,7 +39,8 @@ const notConnected = () =>
 
 /** What the browser session answers, by domain: named in the refusal of anything else. */
 const BROWSER_SESSION_METHODS: Record<string, string[]> = {
-  Browser: ['getVersion', 'setDownloadBehavior', 'close'],
+  Browser: ['getVersion', 'setDownloadBehavior', 'grantPermissions', 'setPermission', 'resetPermissions', 'close'],
+  Storage: ['getCookies', 'setCookies', 'clearCookies'],
   Target: ['setDiscoverTargets', 'setAutoAttach', 'getTargets', 'getTargetInfo', 'attachToTarget', 'attachToBrowserTarget', 'detachFromTarget', 'createTarget', 'closeTarget', 'activateTarget', 'getBrowserContexts'],
 };
 
@@ -66,6 +72,20 @@ export class BrowserTarget {
         // The person's browser keeps its download settings; the client gets its downloads copied (download-relay.ts).
         hub.downloads.setBehavior(client, paramsOf(cmd, 'Browser.setDownloadBehavior'));
         return {};
+      case 'Browser.grantPermissions': {
+        const p = paramsOf(cmd, 'Browser.grantPermissions');
+        await hub.grantPermissions(p.origin ? [p.origin] : this.#attachedOrigins(), p.permissions ?? []);
+        return {};
+      }
+      case 'Browser.setPermission': {
+        const p = paramsOf(cmd, 'Browser.setPermission');
+        if (p.setting !== 'granted') throw new ClawdError('unsupported', `Browser.setPermission ${String(p.setting)}: through the clawd relay a permission can be granted, and taken back with Browser.resetPermissions; the person's own choices are theirs`);
+        await hub.grantPermissions(p.origin ? [p.origin] : this.#attachedOrigins(), [String(p.permission?.name ?? '')]);
+        return {};
+      }
+      case 'Browser.resetPermissions':
+        await hub.resetPermissions();
+        return {};
       case 'Browser.close':
         // Closes this client's connection (once this answer has gone out), never the user's browser.
         setImmediate(() => client.close(1000, 'Browser.close'));
@@ -85,7 +105,8 @@ export class BrowserTarget {
       case 'Target.getTargets': {
         const p = paramsOf(cmd, 'Target.getTargets');
         const filter = filterParam(p.filter) ?? root.discover ?? DEFAULT_FILTER;
-        return { targetInfos: allTargetInfos(hub.browserTargetId, hub.tabs()).filter((t) => matchesFilter(t.type, filter)) };
+        const infos = [...allTargetInfos(hub.browserTargetId, hub.tabs()), ...table.rootChildren()];
+        return { targetInfos: infos.filter((t) => matchesFilter(t.type, filter)) };
       }
       case 'Target.getTargetInfo': {
         const { targetId } = paramsOf(cmd, 'Target.getTargetInfo');
@@ -118,6 +139,14 @@ export class BrowserTarget {
         return {};
       case 'Target.getBrowserContexts':
         return { browserContextIds: [] };
+      case 'Storage.getCookies':
+      case 'Storage.setCookies':
+      case 'Storage.clearCookies': {
+        // Measured: chrome.debugger has no browser session, but a tab's session answers these for
+        // the browser's whole cookie store (every site). The person's browser has one context.
+        const { browserContextId: _context, ...params } = cmd.params;
+        return hub.onAnyTab(cmd.method, params);
+      }
       case 'Target.createBrowserContext':
       case 'Target.disposeBrowserContext':
         throw new ClawdError(
@@ -158,6 +187,7 @@ export class BrowserTarget {
     if (p.flatten !== true) throw new ClawdError('unsupported', 'Target.setAutoAttach: only flatten mode is supported through the clawd relay');
     root.autoAttach = filterParam(p.filter) ?? DEFAULT_FILTER;
     for (const tab of this.hub.tabs()) this.autoAttachTab(client, tab);
+    this.table.announceRootChildren(client);
     return {};
   }
 
@@ -176,6 +206,18 @@ export class BrowserTarget {
     if (!target || target === '' || !this.table.binding(client, target)) throw new ClawdError('session_not_found', `No session with given id: ${String(sessionId ?? targetId)}`);
     this.table.detach(client, target);
     return {};
+  }
+
+  /** A grant without an origin is for the sites of the attached tabs (the person's browser has no other context). */
+  #attachedOrigins(): string[] {
+    const origins = this.hub.tabs().map((tab) => {
+      try {
+        return new URL(tab.info.url).origin;
+      } catch {
+        return 'null';
+      }
+    });
+    return [...new Set(origins.filter((o) => o.startsWith('http')))];
   }
 
   #tab(targetId: unknown): TabRecord {

@@ -13,7 +13,7 @@ import { ClawdError } from '../errors';
 import { say } from './client-events';
 import type { ClientSession } from './client-session';
 import { DebuggeeState, type Released } from './debuggee-state';
-import { pageTargetInfo, tabTargetInfo, type TargetFilterEntry } from './target-info';
+import { matchesFilter, pageTargetInfo, tabTargetInfo, type TargetFilterEntry } from './target-info';
 import { mintId, type TabRecord } from './target-registry';
 
 interface BindingBase {
@@ -82,9 +82,18 @@ export interface SessionTableEvents {
   released(sub: Subscription, released: Released): void;
   /** The last page subscription of a tab left: nobody drives the tab any more. */
   unused(tab: TabRecord): void;
+  /** A child Chrome paused for a debugger that no client took: let it run. */
+  unclaimed(tab: TabRecord, childId: string): void;
 }
 
 const RANK = { child: 0, page: 1, tab: 2, browser: 3 } as const;
+
+/**
+ * Children that Chrome reports under a page's auto-attach (measured: a page's service worker)
+ * but that a browser shows at its root, where Playwright looks for them (context.serviceWorkers()).
+ * They are announced to clients with root auto-attach, never under the page.
+ */
+const ROOT_CHILD_TYPES = new Set(['service_worker']);
 
 export class SessionTable {
   // Added when a client connects, removed when its socket closes.
@@ -280,7 +289,37 @@ export class SessionTable {
     if (!sessions || !parent) return;
     const child: ChildTarget = { sessionId: attached.sessionId, parentId, targetInfo: attached.targetInfo, state: new DebuggeeState() };
     sessions.children.set(child.sessionId, child);
+    if (ROOT_CHILD_TYPES.has(child.targetInfo.type)) {
+      let claimed = false;
+      for (const client of this.#clients.keys()) claimed = this.#announceAtRoot(client, tab, child, attached.waitingForDebugger) || claimed;
+      if (!claimed && attached.waitingForDebugger) this.events.unclaimed(tab, child.sessionId);
+      return;
+    }
     for (const sub of parent.autoAttach) this.#announceChild(sub, child, attached.waitingForDebugger);
+  }
+
+  /** A client turned root auto-attach on: show it the root-level children (service workers) of every tab. */
+  announceRootChildren(client: ClientSession): void {
+    for (const [tab, sessions] of this.#tabs) {
+      for (const child of sessions.children.values()) if (ROOT_CHILD_TYPES.has(child.targetInfo.type)) this.#announceAtRoot(client, tab, child, false);
+    }
+  }
+
+  /** The root-level children of every tab, for Target.getTargets. */
+  rootChildren(): Protocol.Target.TargetInfo[] {
+    return [...this.#tabs.values()].flatMap((s) => [...s.children.values()].filter((c) => ROOT_CHILD_TYPES.has(c.targetInfo.type)).map((c) => c.targetInfo));
+  }
+
+  /** Announces a root-level child to a browser client whose root auto-attach covers its type; true when it did. */
+  #announceAtRoot(client: ClientSession, tab: TabRecord, child: ChildTarget, waitingForDebugger: boolean): boolean {
+    const entry = this.#clients.get(client);
+    if (!entry?.autoAttach || entry.bindings.get('')?.kind !== 'browser' || entry.bindings.has(child.sessionId)) return false;
+    if (!matchesFilter(child.targetInfo.type, entry.autoAttach)) return false;
+    const binding: ChildBinding = { kind: 'child', client, sessionId: child.sessionId, parent: '', tab, child };
+    child.state.subscribers.add(binding);
+    entry.bindings.set(child.sessionId, binding);
+    say(client, '', 'Target.attachedToTarget', { sessionId: child.sessionId, targetInfo: child.targetInfo, waitingForDebugger });
+    return true;
   }
 
   /** A repeated auto-attach re-announces nothing on Chrome (measured): show `sub` the children it lacks. */
@@ -288,7 +327,7 @@ export class SessionTable {
     const entry = this.#entry(sub.client);
     const parentId = sub.kind === 'child' ? sub.child.sessionId : undefined;
     for (const child of this.#sessions(sub.tab).children.values()) {
-      if (child.parentId === parentId && !entry.bindings.has(child.sessionId)) this.#announceChild(sub, child, false);
+      if (child.parentId === parentId && !ROOT_CHILD_TYPES.has(child.targetInfo.type) && !entry.bindings.has(child.sessionId)) this.#announceChild(sub, child, false);
     }
   }
 

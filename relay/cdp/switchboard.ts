@@ -103,6 +103,7 @@ export class Switchboard implements BrowserHub {
     this.#table = new SessionTable(this.browserTargetId, {
       released: (sub, released) => this.#commands.cleanUp(sub, released),
       unused: (tab) => this.#resetIfUnused(tab),
+      unclaimed: (tab, childId) => void this.#link.request(tab, childId, 'Runtime.runIfWaitingForDebugger').catch(() => {}),
     });
     this.#commands = new TabCommands(this.#table, this.#link, this.#log);
     this.downloads = new DownloadRelay(async (url) => {
@@ -239,6 +240,22 @@ export class Switchboard implements BrowserHub {
     link.request({ op: 'showHandoff', tabId: tab.tabId, ...(reason !== undefined ? { reason } : {}) }, 'showHandoff').catch((error: Error) => {
       this.#log.debug(`showHandoff on tab ${tab.tabId}: ${error.message}`);
     });
+  }
+
+  onAnyTab(method: string, params: Record<string, unknown>): Promise<unknown> {
+    const tab = this.#registry.list().find((t) => t.parked === undefined);
+    if (!tab) return Promise.reject(new ClawdError('target_not_found', `${method}: no tab is attached to answer it; click the clawd toolbar button on a tab first`));
+    return this.#link.request(tab, undefined, method, params);
+  }
+
+  async grantPermissions(origins: string[], permissions: string[]): Promise<void> {
+    const link = await this.#presence.awaitLink('Browser.grantPermissions');
+    await link.request({ op: 'grantPermissions', origins, permissions }, 'Browser.grantPermissions');
+  }
+
+  async resetPermissions(): Promise<void> {
+    const link = await this.#presence.awaitLink('Browser.resetPermissions');
+    await link.request({ op: 'resetPermissions' }, 'Browser.resetPermissions');
   }
 
   async activateTab(tab: TabRecord): Promise<void> {

@@ -56,6 +56,8 @@ export const HANDLERS: Handlers = {
   handoffWait: (s, profile, input) => s.agent.waitForHandback(profile, input),
   handoffEnd: (s, profile, input) => s.agent.endHandoff(profile, input, 'agent'),
   release: (s, profile, input) => s.agent.releaseHold(profile, input),
+  storageExport: (s, profile, input) => s.agent.storageExport(profile, input),
+  storageImport: (s, profile, input) => s.agent.storageImport(profile, input),
   tabs: async (s, profile) => {
     const tabs = (await s.profiles.tabs(profile)).map((tab) => {
       const holder = s.agent.holderOf(profile, tab.targetId);

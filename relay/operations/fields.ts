@@ -87,7 +87,7 @@ export function fieldKind(schema: z.ZodTypeAny): FieldKind {
   if (base instanceof z.ZodNumber) return 'number';
   if (base instanceof z.ZodBoolean) return 'boolean';
   if (base instanceof z.ZodArray) return baseType(base.element) instanceof z.ZodObject ? 'json' : 'list';
-  if (base instanceof z.ZodObject) return 'json';
+  if (base instanceof z.ZodObject || base instanceof z.ZodRecord) return 'json';
   return 'string';
 }
 

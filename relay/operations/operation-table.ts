@@ -9,6 +9,7 @@ import { coerce, parseInput } from './fields';
 import { dialog, download, downloads, upload } from './hook-operations';
 import type { Operation } from './operation';
 import { consoleMessages, content, navigate, pdf, screenshot, snapshot } from './page-operations';
+import { storageExport, storageImport } from './storage-operations';
 import { profiles, start, status, stop, tabClose, tabFocus, tabOpen, tabs } from './tab-operations';
 
 export const OPERATIONS = {
@@ -44,6 +45,8 @@ export const OPERATIONS = {
   tabFocus,
   tabClose,
   release,
+  storageExport,
+  storageImport,
   status,
   start,
   stop,
@@ -96,6 +99,7 @@ const TOOL_SUMMARIES: Record<string, string> = {
   browser: "the profile's browser: status (default), start, stop, or all profiles",
   handoff: 'give (default) the tab to the person with a reason, when you cannot go on (log-in, CAPTCHA); answers a live view link for them; wait for it back, or end it',
   download: "wait (default) for the tab's next download (with ref, click what starts it) and answer where it was saved; or list them",
+  storage: "export the profile's log-in state (cookies, local storage) to a file, or import one (path)",
 };
 
 /** The tools, in the table's order; a tool's first operation is what it does when no kind or action is given. */

@@ -445,6 +445,30 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     }
   });
 
+  it("exports the profile's log-in state as Playwright's storageState and imports it back", async () => {
+    await navigate('/');
+    await ctx.d.inPage(`document.cookie = 'login=ada; path=/'; localStorage.setItem('token', 'abc123'); 1`);
+    const exported = await ctx.d.api('GET', `/storage-state?targetId=${ctx.d.targetId}`);
+    expect(exported.status, JSON.stringify(exported.body)).toBe(200);
+    const origin = new URL(ctx.pages.url('/')).origin;
+    expect(exported.body.origins).toContain(origin);
+    expect(statSync(exported.body.path).mode & 0o777).toBe(0o600);
+    const saved = JSON.parse(readFileSync(exported.body.path, 'utf8'));
+    expect(saved.cookies).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'login', value: 'ada' })]));
+    expect(saved.origins).toEqual(expect.arrayContaining([{ origin, localStorage: [{ name: 'token', value: 'abc123' }] }]));
+    // Logged out …
+    await ctx.d.inPage(`document.cookie = 'login=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/'; localStorage.clear(); 1`);
+    expect(await ctx.d.inPage('document.cookie')).toBe('');
+    // … and back in from the file.
+    const imported = await ctx.d.api('POST', '/storage-state', { targetId: ctx.d.targetId, path: exported.body.path });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    expect(imported.body).toMatchObject({ origins: [origin], skipped: [] });
+    expect(await ctx.d.inPage('document.cookie')).toBe('login=ada');
+    expect(await ctx.d.inPage(`localStorage.getItem('token')`)).toBe('abc123');
+    const bad = await ctx.d.api('POST', '/storage-state', { targetId: ctx.d.targetId, state: { cookies: 'nope' } });
+    expect(bad).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/^state must be a storage state/) } } });
+  });
+
   it('closes a tab by act close', async () => {
     const extra = (await ctx.d.api('POST', '/tabs/open', { url: ctx.pages.url('/') })).body;
     await until('the new tab in /tabs', async () => (await ctx.d.api('GET', '/tabs')).body.tabs.some((t: { targetId: string }) => t.targetId === extra.targetId));

@@ -104,6 +104,15 @@ const PAGES: Record<string, (port: number) => string> = {
     <button onclick="this.textContent = 'clicked'">Other</button>`,
   '/outer': (port) => `<!doctype html><title>outer</title><h1>outer</h1>
     <iframe id="frame" src="http://localhost:${port}/framed" width="400" height="200"></iframe>`,
+  // Ways a page opens another tab, and a service worker it registers (the parity suite).
+  '/opener': () => `<!doctype html><title>opener</title>
+    <a id="blank" href="/popup?by=link" target="_blank">in a new tab</a>
+    <button id="open" onclick="window.open('/popup?by=open')">open</button>
+    <button id="noopener" onclick="window.open('/popup?by=noopener', '_blank', 'noopener')">open without opener</button>`,
+  '/popup': () => `<!doctype html><title>popup</title><p id="by"></p><script>document.getElementById('by').textContent = location.search</script>`,
+  '/sw-page': () => `<!doctype html><title>service worker</title><p id="state">registering</p>
+    <script>navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready).then(() => document.getElementById('state').textContent = 'ready')</script>`,
+  '/sw.js': () => `self.answer = 42; self.addEventListener('install', () => self.skipWaiting()); self.addEventListener('activate', (e) => e.waitUntil(clients.claim()));`,
 };
 
 /** The bytes /files/ serves: byte i is i mod 251, so a test can check every byte it got. */
@@ -140,7 +149,8 @@ export async function startPageServer(): Promise<PageServer> {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page((server.address() as AddressInfo).port));
+    const type = path.endsWith('.js') ? 'text/javascript' : 'text/html; charset=utf-8';
+    res.writeHead(200, { 'content-type': type }).end(page((server.address() as AddressInfo).port));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

@@ -79,7 +79,26 @@ describe('CDP through the relay', () => {
       expect(await c.send('Target.getBrowserContexts')).toEqual({ browserContextIds: [] });
       await expect(c.send('Target.createBrowserContext')).rejects.toThrow(/not available through the clawd relay.*managed clawd profile/);
       await expect(c.send('Page.navigate', { url: 'https://x.test' })).rejects.toThrow(/'Page.navigate' wasn't found.*send Page commands on a page session/);
-      await expect(c.send('Browser.grantPermissions', { permissions: ['geolocation'] })).rejects.toThrow(/'Browser.grantPermissions' wasn't found: of the Browser domain .* answers getVersion, setDownloadBehavior, close/);
+      await expect(c.send('Browser.getWindowForTarget', {})).rejects.toThrow(/'Browser.getWindowForTarget' wasn't found: of the Browser domain .* answers getVersion, setDownloadBehavior, grantPermissions, setPermission, resetPermissions, close/);
+    });
+
+    it("answers the browser's cookies through an attached tab, and asks the extension to grant permissions to the attached tabs' sites", async () => {
+      const c = await client();
+      ext.handler = (r) => (r.op === 'cdp' && r.method === 'Storage.getCookies' ? { cookies: [{ name: 'a', value: '1' }] } : {});
+      expect(await c.send('Storage.getCookies', { browserContextId: 'CTX1' })).toEqual({ cookies: [{ name: 'a', value: '1' }] });
+      expect(cdpOps(ext).at(-1)).toMatchObject({ tabId: 1, method: 'Storage.getCookies', params: {} });
+      await c.send('Browser.grantPermissions', { permissions: ['geolocation'] });
+      expect(ext.requests.at(-1)).toMatchObject({ op: 'grantPermissions', origins: ['https://example.test'], permissions: ['geolocation'] });
+      await c.send('Browser.grantPermissions', { permissions: ['notifications'], origin: 'https://other.test' });
+      expect(ext.requests.at(-1)).toMatchObject({ op: 'grantPermissions', origins: ['https://other.test'], permissions: ['notifications'] });
+      await c.send('Browser.resetPermissions');
+      expect(ext.requests.at(-1)).toMatchObject({ op: 'resetPermissions' });
+      // What the extension refuses reaches the client as the extension said it.
+      ext.handler = (r) => {
+        if (r.op === 'grantPermissions') throw new Error('midi cannot be granted on your own browser through clawd');
+        return {};
+      };
+      await expect(c.send('Browser.grantPermissions', { permissions: ['midi'] })).rejects.toThrow(/midi cannot be granted on your own browser through clawd/);
     });
 
     it('announces targets to a discovering client, including ones attached later', async () => {
