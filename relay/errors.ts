@@ -48,6 +48,7 @@ const ERROR_CODES = {
   action_failed: { http: 422, cdp: -32000 },
   action_timeout: { http: 408, cdp: -32000 },
   evaluate_disabled: { http: 403, cdp: -32000 },
+  origin_blocked: { http: 403, cdp: -32000 },
   // process and configuration
   config_invalid: { http: 500, cdp: -32000 },
   port_in_use: { http: 500, cdp: -32000 },

@@ -7,7 +7,8 @@ import { startRelayServer, type RelayServer } from './cdp/relay-server';
 import { startControlServer, type ControlServer } from './control/control-server';
 import { AgentService } from './agent/agent-service';
 import { tabKey } from './agent/tab-key';
-import { EventBus } from './events/event-bus';
+import { ActionLog } from './agent/action-log';
+import { EventBus, type ActionEntry } from './events/event-bus';
 import { loadConfig } from './home/config-store';
 import { removeServeState, writeServeState } from './home/serve-state';
 import type { Logger } from './log';
@@ -38,8 +39,14 @@ export interface RunningServer {
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const config = await loadConfig(options.home, { relayPort: options.relayPort });
   const events = new EventBus();
+  const actions = new ActionLog(options.home, events, options.log);
   // The relay starts before the profile service and agent exist; its hooks reach them late.
   let extensionProfiles = (): string[] => [];
+  /** A raw CDP client's doing on the person's tabs, in the action log of the (first) extension profile. */
+  const recordRelay = (entry: Omit<ActionEntry, 'time' | 'profile'>) => {
+    const [profile] = extensionProfiles();
+    if (profile) actions.record({ profile, ...entry });
+  };
   let handBack = (_targetId: string): void => {};
   // Our extension: the pinned development id, and the ids config lists (a store install).
   const extensionOrigins = [EXTENSION_ORIGIN, ...(config.relay?.extensionIds ?? []).map((id) => `chrome-extension://${id}`)];
@@ -58,10 +65,22 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       for (const profile of extensionProfiles()) events.emit({ type: 'tab', profile, targetId, state, url, ...(reason ? { reason } : {}) });
     },
     onHandBack: (targetId) => handBack(targetId),
+    onClientNavigate: (targetId, url) => recordRelay({ kind: 'cdp.navigate', targetId, url, outcome: 'ok', durationMs: 0 }),
+    onPolicyRefusal: (url, reason) => recordRelay({ kind: 'cdp.blocked', url, outcome: 'origin_blocked', durationMs: 0, detail: reason }),
   });
   relayPort = relay.port;
   const profiles = new ProfileService(options.home, config, relay, options.log);
   extensionProfiles = () => profiles.profilesOf('extension');
+  // The person's tabs follow the extension profile's origin policy (the first one, when there are several).
+  const syncRelayPolicy = () => {
+    const [profile] = extensionProfiles();
+    const { allow, block } = profile ? profiles.policyInForce(profile) : {};
+    return relay.switchboard.policy.set({ ...(allow ? { allow } : {}), ...(block ? { block } : {}) });
+  };
+  void syncRelayPolicy();
+  profiles.onPolicyChange(syncRelayPolicy);
+  // What the relay's own interception kept a managed or remote browser from loading.
+  profiles.onGuardBlock = (profile, block) => actions.record({ profile, kind: 'blocked', url: block.url, outcome: 'origin_blocked', durationMs: 0, detail: `${block.reason} (${block.resourceType})` });
   const agent = new AgentService(profiles, options.home, options.log, events);
   // A hand-over of a person's own tab shows on its toolbar badge; a click there gives it back.
   handBack = (targetId) => {
@@ -73,7 +92,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   let control: ControlServer;
   try {
-    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent, events, log: options.log, extensionOrigins, pairing, ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}) });
+    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent, events, actions, log: options.log, extensionOrigins, pairing, ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}) });
   } catch (error) {
     await relay.close();
     throw error;

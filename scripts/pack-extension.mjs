@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const source = path.join(root, 'dist', 'extension');
-const ALLOWED_PERMISSIONS = new Set(['debugger', 'tabs', 'storage', 'alarms', 'downloads', 'contentSettings', 'webNavigation']);
+const ALLOWED_PERMISSIONS = new Set(['debugger', 'tabs', 'storage', 'alarms', 'downloads', 'contentSettings', 'webNavigation', 'declarativeNetRequest']);
 const ALLOWED_HOSTS = new Set(['http://127.0.0.1/*', 'http://localhost/*']);
 
 function fail(message) {

@@ -157,7 +157,9 @@ export type RequestOp =
   /** Browser.grantPermissions for these origins (chrome.contentSettings), undone when the last attached tab is released. */
   | { op: 'grantPermissions'; origins: string[]; permissions: string[] }
   /** Browser.resetPermissions: the person's own settings back. */
-  | { op: 'resetPermissions' };
+  | { op: 'resetPermissions' }
+  /** The origin policy Chrome enforces on the attached tabs (declarativeNetRequest), replacing the last one. */
+  | { op: 'setPolicy'; allow?: string[]; block?: string[] };
 export type RequestFrame = { type: 'request'; id: number } & RequestOp;
 export type RelayFrame = WelcomeFrame | TabSessionFrame | PongFrame | RequestFrame;
 
@@ -172,6 +174,7 @@ export interface RequestResults {
   downloadedFile: { filename: string; bytes: number; state: string } | { filename: null };
   grantPermissions: Record<string, never>;
   resetPermissions: Record<string, never>;
+  setPolicy: Record<string, never>;
 }
 
 // ---- validation ---------------------------------------------------------------------------
@@ -251,6 +254,10 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
         return Array.isArray(f.origins) && f.origins.every(isStr) && Array.isArray(f.permissions) && f.permissions.every(isStr) ? null : 'grantPermissions needs origins and permissions';
       case 'resetPermissions':
         return null;
+      case 'setPolicy': {
+        const list = (v: unknown) => v === undefined || (Array.isArray(v) && v.every(isStr));
+        return list(f.allow) && list(f.block) ? null : 'setPolicy needs allow? and block?, lists of origin patterns';
+      }
       default:
         return `unknown request op ${JSON.stringify(f.op)}`;
     }

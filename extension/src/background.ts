@@ -6,6 +6,7 @@ import { PROTOCOL_VERSION, type BrowserInfo, type HelloFrame, type RequestFrame 
 import { badge } from './badge';
 import { HandOvers } from './hand-overs';
 import { PermissionGrants } from './permission-grants';
+import { PolicyRules } from './policy-rules';
 import { RelayConnection, type LinkStatus } from './relay-connection';
 import { loadSettings } from './settings';
 import { attachRefusal, TabAttachments } from './tab-attachments';
@@ -43,9 +44,13 @@ const connection: RelayConnection = new RelayConnection({
   status: (status, detail) => paintAttached(status, detail),
 });
 
-const attachments = new TabAttachments(connection, () => void takeBackGrants());
+const attachments = new TabAttachments(connection, () => {
+  void policyRules.holdTabs(attachments.tabIds);
+  void takeBackGrants();
+});
 const handOvers = new HandOvers();
 const grants = new PermissionGrants();
+const policyRules = new PolicyRules(() => connection.relayOrigin);
 
 /** When no tab is attached any more, what the agent granted goes too. */
 async function takeBackGrants(): Promise<void> {
@@ -92,6 +97,10 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       return {};
     case 'resetPermissions':
       await grants.reset();
+      return {};
+    case 'setPolicy':
+      await policyRules.set({ ...(frame.allow ? { allow: frame.allow } : {}), ...(frame.block ? { block: frame.block } : {}) });
+      await policyRules.holdTabs(attachments.tabIds);
       return {};
     case 'activateTab': {
       const tab = await chrome.tabs.update(frame.tabId, { active: true });
@@ -165,17 +174,28 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 // onCreatedNavigationTarget fires for window.open (noopener too), target=_blank links and forms,
 // 10–20 ms in, well before the new page commits — and, unlike tabs.onCreated's openerTabId, never
 // for a tab opened some other way (a new tab, Target.createTarget) while an attached tab is active.
-chrome.webNavigation.onCreatedNavigationTarget.addListener((details) => void adoptPopup(details.tabId, details.sourceTabId));
+chrome.webNavigation.onCreatedNavigationTarget.addListener((details) => void adoptPopup(details.tabId, details.sourceTabId, details.url));
 
-async function adoptPopup(tabId: number, openerTabId: number): Promise<void> {
+async function adoptPopup(tabId: number, openerTabId: number, url: string): Promise<void> {
   await started;
   if (!attachments.followsOpener(openerTabId) || attachments.has(tabId)) return;
+  // The origin policy holds the popup before its first request goes out.
+  await policyRules.holdTabs([...attachments.tabIds, tabId]);
+  const blocked = policyRules.blockedPage(url);
+  if (blocked) void chrome.tabs.update(tabId, { url: blocked });
   try {
     connection.send({ type: 'tabAttached', tab: await attachments.attach(tabId, openerTabId) });
   } catch (error) {
     void badge.error(tabId, (error as Error).message);
   }
 }
+
+// Chrome refused an attached tab's page load (our rules): the tab says which rule, instead of an error page.
+chrome.webNavigation.onErrorOccurred.addListener((details) => {
+  if (details.frameId !== 0 || !attachments.has(details.tabId) || !details.error.includes('ERR_BLOCKED_BY_CLIENT')) return;
+  const blocked = policyRules.blockedPage(details.url);
+  if (blocked) void chrome.tabs.update(details.tabId, { url: blocked });
+});
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   void handOvers.end(tabId);

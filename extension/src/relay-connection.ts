@@ -65,6 +65,11 @@ export class RelayConnection {
   constructor(private readonly hooks: RelayConnectionHooks) {}
 
   /** New settings: reconnect now if they changed (or if we were not connected). */
+  /** The relay's origin, http://127.0.0.1:<port>, once configured. */
+  get relayOrigin(): string | undefined {
+    return this.#settings ? `http://127.0.0.1:${this.#settings.relayPort}` : undefined;
+  }
+
   configure(settings: Settings): void {
     const same = this.#settings?.relayPort === settings.relayPort && this.#settings?.token === settings.token;
     this.#settings = settings;

@@ -42,8 +42,8 @@ export class TabAttachments {
 
   constructor(
     private readonly out: { send(frame: ExtensionFrame): void },
-    /** A tab was let go of (released, closed, detached): the caller may tidy up after the last one. */
-    private readonly forgotten: () => void = () => {},
+    /** The set of attached tabs changed (one attached, or let go of): the policy rules follow, grants go after the last. */
+    private readonly changed: () => void = () => {},
   ) {
     this.ready = this.#load();
   }
@@ -117,6 +117,7 @@ export class TabAttachments {
     const targetInfo = await this.#targetInfo(tab.tabId);
     tab.targetId = targetInfo.targetId;
     await this.#persist();
+    this.changed();
     void badge.attached(tab.tabId);
     return { tabId: tab.tabId, ...(tab.sessionId ? { sessionId: tab.sessionId } : {}), targetInfo, reattached: true };
   }
@@ -150,6 +151,7 @@ export class TabAttachments {
     const known = this.#tabs.get(tabId);
     this.#tabs.set(tabId, { tabId, targetId: targetInfo.targetId, sessionId: known?.sessionId, ...(openerTabId !== undefined ? { openerTabId } : {}) });
     await this.#persist();
+    this.changed();
     void badge.attached(tabId);
     return { tabId, targetInfo };
   }
@@ -211,7 +213,7 @@ export class TabAttachments {
     if (!known) return;
     await this.#persist();
     void badge.clear(tabId);
-    this.forgotten();
+    this.changed();
   }
 
   sendCommand(tabId: number, sessionId: string | undefined, method: string, params: Record<string, unknown> | undefined): Promise<unknown> {

@@ -7,14 +7,14 @@
 
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { ClawdError, isClawdError } from '../errors';
 import { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
 import type { ActRequest, ActResult } from '../operations/act-operations';
 import type { HandbackResult, HandoffRequest, HandoffWaitRequest, HolderView } from '../operations/control-operations';
 import type { ArmedResult, DialogRequest, DownloadEntry, FileChooserRequest, HookRequest } from '../operations/hook-operations';
-import type { ConsoleRequest, ConsoleResult, ContentRequest, ContentResult, NavigateResult, SavedFile, ScreenshotRequest, ScreenshotResult, SnapshotRequest, SnapshotResult, TabRequest } from '../operations/page-operations';
+import type { ConsoleRequest, ConsoleResult, ContentRequest, ContentResult, NavigateRequest, NavigateResult, SavedFile, ScreenshotRequest, ScreenshotResult, SnapshotRequest, SnapshotResult, TabRequest } from '../operations/page-operations';
 import type { StorageExportResult, StorageImportResult } from '../operations/storage-operations';
 import type { ProfileService } from '../profiles/profile-service';
 import { seconds, within } from '../time-limit';
@@ -48,7 +48,7 @@ export class AgentService {
   readonly #downloads: Downloads;
 
   constructor(
-    profiles: ProfileService,
+    private readonly profiles: ProfileService,
     private readonly home: string,
     private readonly log: Logger,
     private readonly events: EventBus = new EventBus(),
@@ -118,7 +118,9 @@ export class AgentService {
     }
   }
 
-  async navigate(profile: string, request: { targetId?: string; session?: string; url: string; timeoutMs: number }): Promise<NavigateResult> {
+  async navigate(profile: string, request: NavigateRequest): Promise<NavigateResult> {
+    // Refused before anything is loaded (the browser enforces the policy too; this says which rule).
+    this.profiles.checkUrl(profile, request.url);
     const found = await this.#pages.find(profile, request.targetId);
     const { page, targetId, tab } = found;
     this.#control.change(tab, request.session);
@@ -261,6 +263,24 @@ export class AgentService {
     return within(writeStorageState(page.context(), checkStorageState(raw)), 30_000, () => new ClawdError('action_timeout', 'storage import: the browser did not answer within 30 s'));
   }
 
+  /** What a ref showed in the tab's latest snapshot (the action log names elements by it). */
+  refInfo(profile: string, targetId: string, ref: string): { role: string; name: string } | undefined {
+    return this.#snapshots.refInfo(tabKey(profile, targetId), ref);
+  }
+
+  /** Whether a ref is a password field: asked only to keep its value out of the log (unknown counts as yes). */
+  async isPasswordField(profile: string, targetId: string, ref: string): Promise<boolean> {
+    try {
+      const { page, tab } = await this.#pages.find(profile, targetId, false);
+      const target = await this.#snapshots.resolve(page, tab, ref);
+      // Locator and ElementHandle evaluate alike; the relay has no DOM types, so the element is read loosely.
+      const asked = (target as Locator).evaluate((el: { tagName?: string; type?: string }) => el.tagName === 'INPUT' && el.type === 'password');
+      return await within(asked, 1_000, () => new Error('no answer'));
+    } catch {
+      return true;
+    }
+  }
+
   /** Before a tab is closed through the API: refused like any change while another holds it. */
   checkClose(profile: string, targetId: string, session: string | undefined): void {
     this.#control.change(tabKey(profile, targetId), session);
@@ -301,6 +321,8 @@ export class AgentService {
 
   /** The live view's side of who controls a tab (relay/view/live-views.ts). */
   readonly view = {
+    /** The person's address bar obeys the profile's origin policy, as everything in the tab does. */
+    checkUrl: (tab: TabKey, url: string) => this.profiles.checkUrl(tabOfKey(tab).profile, url),
     viewPage: (profile: string, targetId: string | undefined) => this.#pages.find(profile, targetId, false),
     holder: (tab: TabKey) => this.#control.holder(tab) ?? null,
     personTakes: (tab: TabKey) => this.#control.takeOver(tab),

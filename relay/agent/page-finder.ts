@@ -48,6 +48,8 @@ export class PageFinder {
   async find(profile: string, targetId: string | undefined, remember = true): Promise<AgentPage> {
     const driver = this.profiles.driver(profile);
     if (!this.#connections.isConnected(driver.playwright.url)) await driver.ensureReachable();
+    // The browser is held to the profile's origin policy before the agent does anything in it.
+    await this.profiles.guard(profile);
     const browser = await this.#connections.browser(driver.playwright);
     const found = await this.#tracker.find(browser, targetId, this.#lastTarget.get(profile));
     const state = this.#tracker.state(found.page, driver.pages.unarmedDialogs);

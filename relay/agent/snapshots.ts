@@ -99,6 +99,12 @@ export class Snapshots {
     };
   }
 
+  /** What a ref of the tab's latest snapshot showed (role and name), if it is known. */
+  refInfo(tab: TabKey, ref: string): { role: string; name: string } | undefined {
+    const info = this.#refs.get(tab)?.get(ref);
+    return info ? { role: info.role, name: info.name } : undefined;
+  }
+
   /** The id of the tab's last `agent` snapshot, if it is kept. */
   lastId(tab: TabKey): string | undefined {
     return this.#history.get(tab)?.at(-1)?.id;

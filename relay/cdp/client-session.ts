@@ -25,6 +25,8 @@ export interface ClientSessionOptions {
   /** A client that stops reading is closed once this much output is queued for it. */
   maxBufferedBytes: number;
   log: Logger;
+  /** clawd's own agent layer (it says so in its upgrade): its doings are logged as operations, not as a raw client's. */
+  internal?: boolean;
 }
 
 type ParsedCommand = { ok: true; command: CdpCommand } | { ok: false; id?: number; sessionId: string; error: ClawdError };
@@ -62,6 +64,10 @@ const NOT_READING_CUT_MS = 5_000;
 
 export class ClientSession {
   readonly id = nextClientId++;
+
+  get internal(): boolean {
+    return this.options.internal === true;
+  }
   #closed = false;
   #cut: NodeJS.Timeout | undefined;
 

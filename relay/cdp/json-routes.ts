@@ -5,6 +5,7 @@
 
 import { Hono, type Context } from 'hono';
 import { PRODUCT_NAME } from '../../shared/defaults';
+import { blockedPageHtml } from '../../shared/blocked-page';
 import { PROTOCOL_VERSION } from '../../shared/protocol';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
 import { accessGuard, classifyOrigin, hostGuard, type GuardPolicy } from '../http/guards';
@@ -50,6 +51,14 @@ export function createRelayApp(options: RelayAppOptions): Hono {
     const token = options.pairing?.claim(body.code);
     if (!token) throw new ClawdError('unauthorized', 'this pairing link was used already, is older than 10 minutes, or was never issued: run `clawd pair` for a new one');
     return c.json({ token, relayPort: options.port() });
+  });
+
+  // The page a person's tab shows when the origin policy blocked its load (the extension sends it
+  // here: Chrome will not let an extension navigate a tab to a data: page). No token: it shows
+  // only what its own query says, escaped, and runs nothing.
+  app.get('/blocked', (c) => {
+    const html = blockedPageHtml(c.req.query('url') ?? '', c.req.query('reason') ?? 'blocked by the origin policy');
+    return c.html(html, 200, { 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'", 'cache-control': 'no-store' });
   });
 
   app.use('*', accessGuard(policy));

@@ -28,6 +28,8 @@ export interface RelayServerOptions {
   maxClientBufferedBytes?: number;
   onTabChange?: SwitchboardOptions['onTabChange'];
   onHandBack?: SwitchboardOptions['onHandBack'];
+  onClientNavigate?: SwitchboardOptions['onClientNavigate'];
+  onPolicyRefusal?: SwitchboardOptions['onPolicyRefusal'];
   pairing?: RelayAppOptions['pairing'];
 }
 
@@ -61,6 +63,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     maxClientBufferedBytes: options.maxClientBufferedBytes ?? LIMITS.clientMaxBuffered,
     ...(options.onTabChange ? { onTabChange: options.onTabChange } : {}),
     ...(options.onHandBack ? { onHandBack: options.onHandBack } : {}),
+    ...(options.onClientNavigate ? { onClientNavigate: options.onClientNavigate } : {}),
+    ...(options.onPolicyRefusal ? { onPolicyRefusal: options.onPolicyRefusal } : {}),
   });
   const app = createRelayApp({ switchboard, version: VERSION, token: options.token, extensionOrigins, port: () => port, ...(options.pairing ? { pairing: options.pairing } : {}) });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
@@ -90,7 +94,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     }
     const page = pageMatch ? switchboard.findTab(decodeURIComponent(pageMatch[1]!)) : undefined;
     if (pageMatch && !page) return refuseUpgrade(socket, new ClawdError('target_not_found', `No such target id: ${pageMatch[1]}`));
-    clientWss.handleUpgrade(req, socket, head, (ws) => switchboard.addClient(ws, page));
+    // clawd's own agent layer says who it is: its doings are logged as operations, not as a raw client's.
+    clientWss.handleUpgrade(req, socket, head, (ws) => switchboard.addClient(ws, page, req.headers['x-clawd-agent'] === '1'));
   };
   server.on('upgrade', onUpgrade);
 

@@ -23,6 +23,8 @@ import { TabCommands } from './tab-commands';
 import { TabLink } from './tab-link';
 import { matchesFilter, pageTargetInfo, tabTargetInfo } from './target-info';
 import { TargetRegistry, mintId, type TabRecord } from './target-registry';
+import type { PolicyConfig } from '../../shared/origin-policy';
+import { RelayPolicy } from './relay-policy';
 
 /** A tab of the person's browser was handed to the relay (attached) or left it (detached). */
 export interface TabChange {
@@ -39,6 +41,10 @@ export interface SwitchboardOptions {
   onTabChange?: (change: TabChange) => void;
   /** The person gave a handed-over tab back with the toolbar button. */
   onHandBack?: (targetId: string) => void;
+  /** A raw client's load was refused by the origin policy (the action log). */
+  onPolicyRefusal?: (url: string, reason: string) => void;
+  /** A client navigated a tab's page (Page.navigate): the action log records it. */
+  onClientNavigate?: (targetId: string, url: string) => void;
   timeouts: PresenceOptions['timeouts'] & { eventFenceMs: number };
   maxClientBufferedBytes: number;
 }
@@ -56,6 +62,8 @@ export class Switchboard implements BrowserHub {
   readonly #browserTarget: BrowserTarget;
   /** Clients' downloads from the person's tabs (download-relay.ts). */
   readonly downloads: DownloadRelay;
+  /** The origin policy of the person's tabs: refused here for raw clients, enforced by Chrome through the extension. */
+  readonly policy: RelayPolicy;
 
   constructor(private readonly options: SwitchboardOptions) {
     this.#log = options.log;
@@ -105,7 +113,9 @@ export class Switchboard implements BrowserHub {
       unused: (tab) => this.#resetIfUnused(tab),
       unclaimed: (tab, childId) => void this.#link.request(tab, childId, 'Runtime.runIfWaitingForDebugger').catch(() => {}),
     });
-    this.#commands = new TabCommands(this.#table, this.#link, this.#log);
+    this.#commands = new TabCommands(this.#table, this.#link, this.#log, (url, what) => this.policy.check(url, what), (sub, url) => {
+      if (!sub.client.internal) options.onClientNavigate?.(sub.tab.targetId, url);
+    });
     this.downloads = new DownloadRelay(async (url) => {
       const link = this.#presence.ready;
       if (!link) return null;
@@ -113,6 +123,14 @@ export class Switchboard implements BrowserHub {
       return found.filename;
     }, this.#log);
     this.#browserTarget = new BrowserTarget(this, this.#table);
+    this.policy = new RelayPolicy((config) => this.#sendPolicy(config), options.onPolicyRefusal);
+  }
+
+  /** Tells the extension the rules Chrome must enforce on the attached tabs (at every hello, and when they change). */
+  async #sendPolicy(config: PolicyConfig): Promise<void> {
+    const link = this.#presence.ready;
+    if (!link) return;
+    await link.request({ op: 'setPolicy', ...config }, 'setPolicy').catch((error: Error) => this.#log.warn(`the extension did not take the origin policy: ${error.message}`));
   }
 
   get extensionConnected(): boolean {
@@ -147,6 +165,8 @@ export class Switchboard implements BrowserHub {
   }
 
   #onHello(frame: HelloFrame): TabSession[] {
+    // After the welcome this answer makes: the extension (a fresh worker too) gets the rules to enforce.
+    setImmediate(() => void this.#sendPolicy(this.policy.config));
     const announced = new Set(frame.tabs.map((t) => t.tabId));
     for (const tab of this.#registry.list()) if (!announced.has(tab.tabId)) this.#removeTab(tab, 'not_reannounced');
     return frame.tabs.map((t) => {
@@ -222,6 +242,7 @@ export class Switchboard implements BrowserHub {
   // ---- BrowserHub: what the extension does for Target.* ------------------------------------
 
   async createTab(url: string, active: boolean): Promise<TabRecord> {
+    this.policy.check(url, 'opening a tab');
     const link = await this.#presence.awaitLink('Target.createTarget');
     const { tab } = await link.request({ op: 'createTab', url, active }, `Target.createTarget (${url})`);
     return this.#registerTab(link, tab);
@@ -266,7 +287,7 @@ export class Switchboard implements BrowserHub {
   // ---- CDP clients --------------------------------------------------------------------------
 
   /** A new client passed the guards. `page` scopes it to one tab (`/devtools/page/<id>`). */
-  addClient(ws: WebSocket, page?: TabRecord): ClientSession {
+  addClient(ws: WebSocket, page?: TabRecord, internal = false): ClientSession {
     const client = new ClientSession(
       ws,
       {
@@ -277,7 +298,7 @@ export class Switchboard implements BrowserHub {
           this.#log.debug(`client ${c.id} disconnected`);
         },
       },
-      { maxBufferedBytes: this.options.maxClientBufferedBytes, log: this.#log },
+      { maxBufferedBytes: this.options.maxClientBufferedBytes, log: this.#log, internal },
     );
     this.#table.addClient(client, page);
     this.#log.debug(`client ${client.id} connected${page ? ` to tab ${page.tabId}` : ''}`);

@@ -29,6 +29,10 @@ export class TabCommands {
     private readonly table: SessionTable,
     private readonly link: TabLink,
     private readonly log: Logger,
+    /** Throws when the origin policy refuses a client's navigation. */
+    private readonly checkUrl: (url: string, what: string) => void = () => {},
+    /** A client's navigation went to the tab (the action log). */
+    private readonly navigated: (sub: Subscription, url: string) => void = () => {},
   ) {}
 
   /** Runs a client's command on a page or child session and answers it through `respond`. */
@@ -74,6 +78,16 @@ export class TabCommands {
       return state.stopStream(stream.start, sub) ? forward(cmd.method, cmd.params) : respond(undefined, {});
     }
     switch (cmd.method) {
+      case 'Page.navigate': {
+        const { url } = paramsOf(cmd, 'Page.navigate');
+        try {
+          if (typeof url === 'string') this.checkUrl(url, 'Page.navigate');
+        } catch (error) {
+          return respond(error);
+        }
+        if (typeof url === 'string' && sub.kind === 'page') this.navigated(sub, url);
+        return forward(cmd.method, cmd.params);
+      }
       case 'Target.setAutoAttach':
         return this.#setAutoAttach(sub, state, cmd.params, forward, respond);
       case 'Target.detachFromTarget':

@@ -10,6 +10,7 @@ import { browserVersion, findExecutable } from '../browser/executable';
 import { isPortFree } from '../browser/ports';
 import { browserProcess, listeningPid } from '../browser/processes';
 import { loadConfig } from '../home/config-store';
+import { policyOf } from '../home/config-schema';
 import { readServeState } from '../home/serve-state';
 
 export type Verdict = 'ok' | 'fail' | 'warn' | 'skip';
@@ -104,6 +105,13 @@ export async function runDoctor(home: string): Promise<Check[]> {
     add('ok', 'browser', `${(await browserVersion(executable.path)) ?? 'found'} at ${executable.path} (${executable.source})`);
   } catch (error) {
     add('fail', 'browser', (error as Error).message);
+  }
+
+  // Which sites agents may reach, per profile (from the config: what the server enforces).
+  for (const name of Object.keys(config.browser.profiles)) {
+    const { source, config: rules } = policyOf(config.browser, name);
+    if (source === 'none') add('ok', `policy ${name}`, 'none: agents may load any site (set one with clawd policy-set --allow …)');
+    else add('ok', `policy ${name}`, `${source === 'profile' ? 'its own' : 'the global one'}: ${[rules.allow ? `allow ${rules.allow.join(', ') || '(nothing)'}` : 'allow any site', ...(rules.block?.length ? [`block ${rules.block.join(', ')}`] : [])].join('; ')}`);
   }
 
   for (const [name, profile] of Object.entries(config.browser.profiles)) {

@@ -75,6 +75,7 @@ export function operationCommand(operation: Operation): CliCommand {
     flags[flag] = kind === 'boolean' ? { type: 'boolean', help } : { type: 'string', value: placeholder(operation, field, shape[field]!), help };
   }
   for (const [flag, extra] of Object.entries(operation.cli.extra ?? {})) flags[flag] = { type: 'boolean', help: extra.help };
+  if (operation.cli.repeat) flags[operation.cli.repeat.flag] = { type: 'boolean', help: operation.cli.repeat.help };
   const name = commandName(operation);
   return {
     name,
@@ -107,6 +108,15 @@ export function operationCommand(operation: Operation): CliCommand {
       const client = await ctx.client();
       if (operation.progress && !ctx.json) ctx.progress(operation.progress);
       const result = await client.invoke(operation, ctx.profile, input);
+      const repeat = operation.cli.repeat;
+      if (repeat && values[repeat.flag] === true) {
+        // Until interrupted: each answer printed, then the next asked for (`log --follow`).
+        for (let answer = result, asked = input; ; ) {
+          if (((answer as { entries?: unknown[] }).entries ?? [answer]).length > 0) output(ctx, answer, () => [operation.text(answer, asked as never)]);
+          asked = repeat.next(answer, asked);
+          answer = await client.invoke(operation, ctx.profile, asked);
+        }
+      }
       const followUp = operation.followUp;
       if (!followUp || input[followUp.field] !== true) {
         output(ctx, result, () => [operation.text(result, input as never)]);

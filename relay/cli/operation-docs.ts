@@ -38,6 +38,7 @@ function typeOf(schema: z.ZodTypeAny): string {
 }
 
 function mcpName(operation: Operation): string {
+  if (operation.mcp.tool === null) return `none: ${operation.mcp.why}`;
   const group = toolGroups().find((g) => g.members.includes(operation))!;
   return group.chooser ? `\`${group.tool}\` with ${group.chooser} \`${operation.mcp.as}\`` : `\`${group.tool}\``;
 }
@@ -90,7 +91,12 @@ export function referenceMarkdown(): string {
 export function skillMarkdown(): string {
   // Each command with its own flags; the ones every command shares are said once above.
   const own = (o: Operation) => cliLine(o).replace(/ \[--(target|session|timeout|snapshot)\b[^\]]*\]/g, '');
-  const byGroup = (test: (o: Operation) => boolean) => OPERATION_LIST.filter(test).map((o) => `- \`${own(o)}\` — ${o.summary}.`);
+  const listed = new Set<Operation>();
+  const byGroup = (test: (o: Operation) => boolean) =>
+    OPERATION_LIST.filter((o) => !listed.has(o) && test(o)).map((o) => {
+      listed.add(o);
+      return `- \`${own(o)}\` — ${o.summary}.`;
+    });
   const lines = [
     '---',
     'name: clawd-browser',
@@ -133,9 +139,9 @@ export function skillMarkdown(): string {
     '',
     ...byGroup((o) => o.http.path.startsWith('/hooks') || o.name === 'downloads' || o.name.startsWith('handoff') || o.name === 'release'),
     '',
-    '## Browser and tabs',
+    '## Browser, tabs, the origin policy, the log',
     '',
-    ...byGroup((o) => o.cli.group === 'profiles'),
+    ...byGroup(() => true),
     '',
     `Over MCP the same operations are tools (\`clawd mcp\`): ${INSTRUCTIONS.split('. ')[0]}.`,
   ];

@@ -21,6 +21,7 @@ import { jsonBody } from '../http/request-body';
 import { registerOperationRoutes } from './operation-routes';
 import type { ViewAuth } from '../view/view-auth';
 import type { Pairing } from '../pairing/pairing';
+import type { ActionLog } from '../agent/action-log';
 import { isViewPath, registerViewRoutes, viewGuard } from '../view/view-routes';
 
 export interface ControlAppOptions {
@@ -35,6 +36,7 @@ export interface ControlAppOptions {
   pairing: Pairing;
   /** Carries out the operations of the table in this process (operation-handlers.ts). */
   invoker: Invoker;
+  actions: ActionLog;
 }
 
 /** Events a subscriber of /events may fall behind by before its stream is ended. */
@@ -117,7 +119,7 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   app.post('/pair/codes', (c) => c.json(options.pairing.links()));
   app.post('/reset-profile', async (c) => c.json(await service.reset(profile(c))));
   registerOperationRoutes(app, options.invoker);
-  registerViewRoutes(app, { token, port: options.port, auth: options.viewAuth, service, agent: options.agent });
+  registerViewRoutes(app, { token, port: options.port, auth: options.viewAuth, service, agent: options.agent, actions: options.actions });
   // MCP's tools call the same operations in this process, so they answer exactly as HTTP and the CLI do.
   const mcp = new McpHttpSessions(options.invoker);
   app.all('/mcp', async (c) => mcp.handle(c.req.raw, c.req.query('profile')));

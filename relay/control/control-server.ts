@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { EXTENSION_ORIGIN, LOOPBACK_HOST } from '../../shared/defaults';
 import { closerOf, listen } from '../http/listen';
+import type { ActionLog } from '../agent/action-log';
 import type { AgentService } from '../agent/agent-service';
 import type { EventBus } from '../events/event-bus';
 import type { ProfileService } from '../profiles/profile-service';
@@ -28,7 +29,7 @@ export interface ControlServer {
   close(): Promise<void>;
 }
 
-export async function startControlServer(options: { port: number; token: string; service: ProfileService; agent: AgentService; events: EventBus; log: Logger; host?: string; takeoverGraceMs?: number; extensionOrigins?: readonly string[]; pairing: Pairing }): Promise<ControlServer> {
+export async function startControlServer(options: { port: number; token: string; service: ProfileService; agent: AgentService; events: EventBus; actions: ActionLog; log: Logger; host?: string; takeoverGraceMs?: number; extensionOrigins?: readonly string[]; pairing: Pairing }): Promise<ControlServer> {
   const host = options.host ?? LOOPBACK_HOST;
   let port = options.port;
   const viewAuth = new ViewAuth();
@@ -37,9 +38,10 @@ export async function startControlServer(options: { port: number; token: string;
     agent: options.agent,
     profiles: options.service,
     events: options.events,
+    actions: options.actions,
     viewLink: (tab, ttlMs) => viewLink({ token: options.token, port: () => port, auth: viewAuth }, tab, ttlMs).url,
   });
-  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, events: options.events, token: options.token, version: VERSION, extensionOrigins: options.extensionOrigins ?? [EXTENSION_ORIGIN], port: () => port, viewAuth, pairing: options.pairing, invoker });
+  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, events: options.events, token: options.token, version: VERSION, extensionOrigins: options.extensionOrigins ?? [EXTENSION_ORIGIN], port: () => port, viewAuth, pairing: options.pairing, invoker, actions: options.actions });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   const detachSocket = attachViewSocket(server, { token: options.token, port: () => port, auth: viewAuth, views, service: options.service });
   port = await listen(server, port, host, 'control API');

@@ -4,6 +4,7 @@
 // handler, or a handler answering the wrong result, does not compile. HTTP (operation-routes.ts)
 // and MCP served by this process (`/mcp`, `clawd mcp` running its own server) both call these.
 
+import type { ActionLog } from '../agent/action-log';
 import type { AgentService } from '../agent/agent-service';
 import type { EventBus } from '../events/event-bus';
 import type { Invoker } from '../operations/control-client';
@@ -11,6 +12,7 @@ import { MAX_HANDOFF_WAIT_MS } from '../operations/control-operations';
 import type { InputOf, Operation, ResultOf } from '../operations/operation';
 import type { OperationName, OPERATIONS } from '../operations/operation-table';
 import type { ProfileService } from '../profiles/profile-service';
+import { recordCall } from './action-recorder';
 
 export interface OperationServices {
   agent: AgentService;
@@ -18,6 +20,8 @@ export interface OperationServices {
   events: EventBus;
   /** A signed-in live view link to a tab, valid (once) for `ttlMs`: given with a hand-over. */
   viewLink(tab: { profile: string; targetId: string }, ttlMs: number): string;
+  /** Where what agents did is recorded. */
+  actions: ActionLog;
 }
 
 type Handler<O> = (services: OperationServices, profile: string, input: InputOf<O>) => Promise<ResultOf<O>>;
@@ -92,14 +96,36 @@ export const HANDLERS: Handlers = {
     return result;
   },
   profiles: async (s) => ({ defaultProfile: s.profiles.settings.defaultProfile, profiles: await s.profiles.list() }),
+  log: async (s, profile, input) => {
+    const query = { profile, limit: input.limit, ...(input.targetId ? { targetId: input.targetId } : {}), ...(input.session ? { session: input.session } : {}), ...(input.since ? { since: input.since } : {}) };
+    let entries = await s.actions.query(query);
+    // A follower waits for what comes next instead of asking again and again.
+    if (entries.length === 0 && input.waitMs > 0 && (await s.actions.next(input.waitMs))) entries = await s.actions.query(query);
+    return { profile, entries };
+  },
+  policy: async (s, profile) => s.profiles.policyInForce(profile),
+  policySet: (s, profile, input) => s.profiles.setPolicy(profile, { ...(input.allow ? { allow: input.allow } : {}), ...(input.block ? { block: input.block } : {}) }, input.global),
 };
 
-/** Operations carried out in this process: the profile resolved (404 unknown, 503 disabled), then its handler. */
+/**
+ * Operations carried out in this process: the profile resolved (404 unknown, 503 disabled), then
+ * its handler; a call that changes a page or a tab is recorded in the action log, failed or not.
+ */
 export class LocalInvoker implements Invoker {
   constructor(private readonly services: OperationServices) {}
 
-  invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>): Promise<R> {
+  async invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>): Promise<R> {
     const handler = HANDLERS[operation.name as OperationName] as unknown as (s: OperationServices, profile: string, input: Record<string, unknown>) => Promise<R>;
-    return handler(this.services, this.services.profiles.resolve(profile), input);
+    const name = this.services.profiles.resolve(profile);
+    const began = performance.now();
+    const deps = { log: this.services.actions, agent: this.services.agent, logText: () => this.services.profiles.settings.logText };
+    try {
+      const result = await handler(this.services, name, input);
+      void recordCall(deps, operation, name, input, { result }, performance.now() - began);
+      return result;
+    } catch (error) {
+      void recordCall(deps, operation, name, input, { error }, performance.now() - began);
+      throw error;
+    }
   }
 }

@@ -4,8 +4,31 @@
 // Synchronous and bounded by its subscribers: a slow one is the SSE stream's problem, which
 // drops it (see control-app's /events).
 
+/** One thing an agent did to a page or a tab, as the action log records it (relay/agent/action-log.ts). */
+export interface ActionEntry {
+  time: string;
+  profile: string;
+  targetId?: string;
+  /** The agent session that asked, if it named one. */
+  session?: string;
+  /** The operation (`click`, `navigate`, `tabOpen`, …), `cdp.navigate` for a raw client's, `blocked` for the browser's refusal. */
+  kind: string;
+  /** The page it happened on, or the URL it loaded. */
+  url?: string;
+  /** The element as the agent named it: its ref, and the role and name the snapshot showed. */
+  element?: { ref: string; role?: string; name?: string };
+  /** Typed text: its length, and the text itself only with browser.logText (never a password field's). */
+  text?: { length: number; value?: string };
+  /** `ok`, or the error code. */
+  outcome: string;
+  durationMs: number;
+  /** Why, when it was refused (the rule), or what else is worth a line. */
+  detail?: string;
+}
+
 export type ClawdEvent =
   | { type: 'browser'; profile: string; state: 'started' | 'stopped' }
+  | ({ type: 'action' } & Omit<ActionEntry, 'time'>)
   | { type: 'tab'; profile: string; targetId: string; state: 'opened' | 'closed' | 'navigated' | 'attached' | 'detached'; url?: string; reason?: string }
   | { type: 'hold'; profile: string; targetId: string; state: 'taken' | 'released'; session: string }
   | { type: 'handoff'; profile: string; targetId: string; state: 'started' | 'ended'; reason?: string; by?: 'person' | 'agent' | 'timeout' };

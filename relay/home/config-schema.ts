@@ -3,6 +3,7 @@
 // `browser.profiles.work.cdpPort must be an integer from 1 to 65535, got "abc"`.
 
 import { DEFAULT_RELAY_PORT, LOOPBACK_HOST } from '../../shared/defaults';
+import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
 
 export type Driver = 'managed' | 'extension' | 'remote';
@@ -14,6 +15,8 @@ export interface ProfileConfig {
   /** Extension and remote profiles: where their CDP endpoint is. */
   cdpUrl?: string;
   color: string;
+  /** This profile's origin policy: replaces `browser.policy` for it. */
+  policy?: PolicyConfig;
 }
 
 export interface BrowserConfig {
@@ -25,10 +28,14 @@ export interface BrowserConfig {
   executablePath?: string;
   extraArgs: string[];
   evaluateEnabled: boolean;
+  /** The action log keeps typed text itself, not only its length (never a password field's). */
+  logText: boolean;
   /** A download an agent causes is cancelled past this many megabytes (default 500). */
   downloadLimitMb: number;
   /** Managed CDP ports are allocated from this range (inclusive). */
   cdpPortRange: { from: number; to: number };
+  /** The sites agents may reach, unless a profile has its own policy. */
+  policy?: PolicyConfig;
   profiles: Record<string, ProfileConfig>;
 }
 
@@ -68,6 +75,7 @@ export function defaultBrowserConfig(relayPort: number = DEFAULT_RELAY_PORT, cla
     attachOnly: false,
     extraArgs: [],
     evaluateEnabled: false,
+    logText: false,
     downloadLimitMb: 500,
     cdpPortRange: { ...DEFAULT_CDP_PORT_RANGE },
     profiles: {
@@ -110,6 +118,7 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
     if (driver !== 'managed' && driver !== 'extension' && driver !== 'remote') fail(`${key}.driver`, 'must be "managed", "extension" or "remote"', p.driver);
     if (typeof p.color !== 'string' || !/^#[0-9A-Fa-f]{6}$/.test(p.color)) fail(`${key}.color`, 'must be a colour like "#FF4500"', p.color);
     const profile: ProfileConfig = { driver: driver as Driver, color: (p.color as string).toUpperCase() };
+    if (p.policy !== undefined) profile.policy = parsePolicy(p.policy, `browser.${key}.policy`, file);
     if (driver === 'managed') {
       profile.cdpPort = port(`${key}.cdpPort`, p.cdpPort);
       if (RESERVED_PORTS.has(profile.cdpPort)) fail(`${key}.cdpPort`, 'must not be 9222 (reserved for ad-hoc debugging)', p.cdpPort);
@@ -137,10 +146,42 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
     ...(typeof v.executablePath === 'string' ? { executablePath: v.executablePath } : {}),
     extraArgs: (v.extraArgs as string[] | undefined) ?? [],
     evaluateEnabled: bool('evaluateEnabled'),
+    logText: bool('logText'),
     downloadLimitMb: downloadLimit(v.downloadLimitMb, fail),
     cdpPortRange: range,
+    ...(v.policy !== undefined ? { policy: parsePolicy(v.policy, 'browser.policy', file) } : {}),
     profiles,
   };
+}
+
+/** An origin policy `{ allow?: [...], block?: [...] }`, each pattern checked; errors name the key and the pattern. */
+export function parsePolicy(value: unknown, key: string, file: string): PolicyConfig {
+  const fail = (message: string): never => {
+    throw new ClawdError('config_invalid', `${file}: ${message}`);
+  };
+  if (!isObj(value)) return fail(`${key} must be {"allow": [origins], "block": [origins]}, got ${JSON.stringify(value)}`);
+  const policy: PolicyConfig = {};
+  for (const list of ['allow', 'block'] as const) {
+    const got = value[list];
+    if (got === undefined) continue;
+    if (!Array.isArray(got) || !got.every((p) => typeof p === 'string')) fail(`${key}.${list} must be a list of origin patterns, got ${JSON.stringify(got)}`);
+    policy[list] = got as string[];
+  }
+  for (const other of Object.keys(value)) if (other !== 'allow' && other !== 'block') fail(`${key} takes allow and block, not ${other}`);
+  try {
+    new OriginPolicy(policy, key);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  return policy;
+}
+
+/** The policy in force for a profile: its own, else the global one, else none. */
+export function policyOf(config: BrowserConfig, profile: string): { source: 'profile' | 'global' | 'none'; config: PolicyConfig } {
+  const own = config.profiles[profile]?.policy;
+  if (own) return { source: 'profile', config: own };
+  if (config.policy) return { source: 'global', config: config.policy };
+  return { source: 'none', config: {} };
 }
 
 function downloadLimit(value: unknown, fail: (key: string, rule: string, value: unknown) => never): number {

@@ -43,6 +43,7 @@ export const upload = operation<ArmedResult>()({
     paths: z.array(z.string().min(1).transform((p) => path.resolve(p))).min(1, 'must list at least one file').describe('file paths'),
   }),
   http: { method: 'POST', path: '/hooks/file-chooser' },
+  logged: true,
   cli: { group: 'agent', args: [{ field: 'paths', value: 'PATH', rest: true }], flags: { ref: { value: 'REF' } } },
   mcp: { tool: 'upload' },
   example: { paths: ['/tmp/cv.pdf'], ref: 'e9' },
@@ -56,6 +57,7 @@ export const dialog = operation<ArmedResult>()({
     'Armed for timeoutMs (default and at most 2 minutes; the last arm wins). With ref it clicks the element and answers with the dialog\'s type and message, or, when that click opens nothing within 5 s, disarms and says so (422). Dialogs nobody armed for are dismissed in clawd\'s own browser and left to the person in theirs.',
   input: z.object({ ...hookFields, accept: z.boolean({ required_error: 'is required: true to accept, false to dismiss' }).describe('accept (or dismiss) it'), promptText: z.string().optional().describe("a prompt's answer") }),
   http: { method: 'POST', path: '/hooks/dialog' },
+  logged: true,
   cli: {
     group: 'agent',
     flags: { promptText: { value: 'TEXT' }, ref: { value: 'REF' } },
@@ -86,6 +88,7 @@ export const download = operation<ArmedResult & { download: DownloadEntry }>()({
     "Every download a tab causes is saved under the home's downloads/<profile>/ (a safe, unique name). Past browser.downloadLimitMb (default 500) clawd's own or a remote browser cancels it, with the limit in the message; a person's browser cannot be told to, and there only clawd's copy is dropped. On a person's tab their file stays where their browser put it; clawd keeps a copy.",
   input: hookInput,
   http: { method: 'POST', path: '/hooks/download' },
+  logged: true,
   cli: { group: 'agent', flags: { ref: { value: 'REF' } } },
   mcp: { tool: 'download', as: 'wait' },
   example: { ref: 'e14' },

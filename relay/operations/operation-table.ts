@@ -9,6 +9,8 @@ import { coerce, parseInput } from './fields';
 import { dialog, download, downloads, upload } from './hook-operations';
 import type { Operation } from './operation';
 import { consoleMessages, content, navigate, pdf, screenshot, snapshot } from './page-operations';
+import { log } from './log-operations';
+import { policy, policySet } from './policy-operations';
 import { storageExport, storageImport } from './storage-operations';
 import { profiles, start, status, stop, tabClose, tabFocus, tabOpen, tabs } from './tab-operations';
 
@@ -51,6 +53,9 @@ export const OPERATIONS = {
   start,
   stop,
   profiles,
+  policy,
+  policySet,
+  log,
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
@@ -96,7 +101,7 @@ export interface ToolGroup {
 const TOOL_SUMMARIES: Record<string, string> = {
   act: 'act on the page by ref; kind picks what: click, type (text; submit), fill (fields), select (values), press (key), hover, drag (startRef, endRef), scroll (direction; amount), scrollIntoView, focus, wait (text, textGone, selector, url, loadState, fn or timeMs), resize (width, height), evaluate (fn), close',
   tabs: 'the tabs: list (default), open (url), focus, close or release (targetId)',
-  browser: "the profile's browser: status (default), start, stop, or all profiles",
+  browser: "the profile's browser: status (default), start, stop, all profiles, the origin policy (which sites you may load), or the action log",
   handoff: 'give (default) the tab to the person with a reason, when you cannot go on (log-in, CAPTCHA); answers a live view link for them; wait for it back, or end it',
   download: "wait (default) for the tab's next download (with ref, click what starts it) and answer where it was saved; or list them",
   storage: "export the profile's log-in state (cookies, local storage) to a file, or import one (path)",
@@ -105,7 +110,10 @@ const TOOL_SUMMARIES: Record<string, string> = {
 /** The tools, in the table's order; a tool's first operation is what it does when no kind or action is given. */
 export function toolGroups(): ToolGroup[] {
   const byTool = new Map<string, Operation[]>();
-  for (const operation of OPERATION_LIST) byTool.set(operation.mcp.tool, [...(byTool.get(operation.mcp.tool) ?? []), operation]);
+  for (const operation of OPERATION_LIST) {
+    const { tool } = operation.mcp;
+    if (tool !== null) byTool.set(tool, [...(byTool.get(tool) ?? []), operation]);
+  }
   return [...byTool].map(([tool, members]) => {
     if (members.length === 1 && members[0]!.mcp.as === undefined) return { tool, description: members[0]!.summary, members };
     const chooser = members.every((m) => m.http.kind !== undefined) ? 'kind' : 'action';

@@ -38,6 +38,8 @@ export interface CliSpec {
   extra?: Record<string, { help: string; apply(values: Record<string, unknown>): void }>;
   /** The exit code for an answer that is not a success (a wait that ran out); 0 otherwise. */
   exitCode?(result: any): number;
+  /** A flag that keeps the command going: after each answer it asks again with `next`'s input (`log --follow`). */
+  repeat?: { flag: string; help: string; next(result: any, input: Record<string, unknown>): Record<string, unknown> };
 }
 
 export interface McpSpec {
@@ -45,6 +47,13 @@ export interface McpSpec {
   tool: string;
   /** In a shared tool, the value of its choosing field that means this operation. */
   as?: string;
+}
+
+/** An operation an agent must not have as a tool, and why (it is the person's: loosening the agent's own limits). */
+export interface NotForAgents {
+  tool: null;
+  as?: undefined;
+  why: string;
 }
 
 /** What happens after the operation when the caller asks (`handoff --wait`): another operation, fed from this one's answer. */
@@ -67,7 +76,7 @@ export interface Operation<S extends z.AnyZodObject = z.AnyZodObject, R = any> {
   check?(input: z.output<S>): void;
   http: HttpRoute;
   cli: CliSpec;
-  mcp: McpSpec;
+  mcp: McpSpec | NotForAgents;
   /** An input that works: shown in the skill and the reference, used by the table's own tests. */
   example: z.input<S>;
   /** The short text an agent reads, on the CLI and over MCP. */
@@ -75,6 +84,8 @@ export interface Operation<S extends z.AnyZodObject = z.AnyZodObject, R = any> {
   /** An image to answer beside the text (MCP gives screenshots as pictures). */
   image?(result: R): { path: string; mimeType: string } | undefined;
   followUp?: FollowUp<R>;
+  /** It changes a page or a tab: every call is recorded in the action log. */
+  logged?: true;
   /** How long a client waits for the answer (the server bounds the work; this is the client's net). */
   clientTimeoutMs?(input: z.output<S>): number;
   /** Progress a client shows while it waits, when the wait can be long (a browser starting). */

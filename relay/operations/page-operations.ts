@@ -97,6 +97,7 @@ export const navigate = operation<NavigateResult>()({
     timeoutMs: actFields.timeoutMs.describe('how long the load may take in ms (default 20 s)'),
   }),
   http: { method: 'POST', path: '/navigate' },
+  logged: true,
   cli: { group: 'agent', args: [{ field: 'url', value: 'URL' }] },
   mcp: { tool: 'navigate' },
   example: { url: 'https://example.com' },

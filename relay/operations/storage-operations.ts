@@ -52,6 +52,7 @@ export const storageImport = operation<StorageImportResult>()({
     if ((input.path === undefined) === (input.state === undefined)) throw bad('give path (a storageState file) or state (the storageState itself), one of them');
   },
   http: { method: 'POST', path: '/storage-state' },
+  logged: true,
   cli: { group: 'profiles', name: 'storage-import', args: [{ field: 'path', value: 'FILE', optional: true }] },
   mcp: { tool: 'storage', as: 'import' },
   example: { path: '/home/me/.clawd/storage-states/clawd-20261125-101500-1.json' },

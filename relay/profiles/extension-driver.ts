@@ -10,6 +10,7 @@ import type { PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver'
 
 export class ExtensionDriver implements ProfileDriver {
   readonly driver = 'extension' as const;
+  readonly policyEnforcement = 'extension' as const;
   readonly cdp: CdpHttp;
   // The person's own, logged-in browser: their dialogs stay theirs, their window is not rearranged
   // unless a capture stalls, their downloads are not cancelled, and evaluate needs their say-so.
@@ -34,7 +35,7 @@ export class ExtensionDriver implements ProfileDriver {
     private readonly settings: BrowserConfig,
   ) {
     this.cdp = new CdpHttp(relay.url, { Authorization: `Bearer ${token}` }, 10_000);
-    this.playwright = { url: relay.url, headers: { Authorization: `Bearer ${token}` } };
+    this.playwright = { url: relay.url, headers: { Authorization: `Bearer ${token}`, 'X-Clawd-Agent': '1' } };
   }
 
   readonly playwright: { url: string; headers: Record<string, string> };

@@ -20,6 +20,7 @@ function profileDir(home: string, name: string): string {
 
 export class ManagedDriver implements ProfileDriver {
   readonly driver = 'managed' as const;
+  readonly policyEnforcement = 'interception' as const;
   // The agent's own browser: headless pages would hang on a dialog, and a tab behind another one
   // paints nothing to capture, so it is brought to the front.
   readonly pages: PagePolicy = { unarmedDialogs: 'dismiss', captureFront: 'always', cancelsDownloads: true, evaluateRefusal: () => undefined };

@@ -59,6 +59,12 @@ export interface ProfileDriver {
   ensureReachable(): Promise<void>;
   /** The folder under the home that is this profile's own, removed with it (managed profiles). */
   readonly ownFolder?: string;
+  /**
+   * Who holds the browser to the origin policy: the relay, intercepting every target's requests
+   * over CDP (managed and remote browsers), or the extension, through Chrome's own rules (the
+   * person's tabs).
+   */
+  readonly policyEnforcement: 'interception' | 'extension';
   /** The endpoint tab operations use. */
   readonly cdp: CdpHttp;
   /** Where Playwright connects (connectOverCDP), with any headers it needs. */

@@ -1,14 +1,17 @@
 // Profiles and their browsers, as the control API and the CLI see them: resolve a profile by
 // name (or the default), report status, start and stop, list/open/focus/close tabs, create and
-// delete profiles, reset a managed profile's stray processes. Config changes go through the
-// locked updateConfig; the service keeps the current config and one driver per profile.
+// delete profiles, reset a managed profile's stray processes, and each profile's origin policy
+// (which sites agents may reach; changed without a restart, its listeners told). Config changes
+// go through the locked updateConfig; the service keeps the current config and one driver per profile.
 
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { RESERVED_PORTS, isLoopbackUrl, nextColor, profileNameProblem, type BrowserConfig, type Driver, type ProfileConfig } from '../home/config-schema';
+import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
+import { RESERVED_PORTS, isLoopbackUrl, nextColor, parsePolicy, policyOf, profileNameProblem, type BrowserConfig, type Driver, type ProfileConfig } from '../home/config-schema';
 import { ExtensionDriver } from './extension-driver';
 import { ManagedDriver } from './managed-driver';
 import type { ProfileDriver, ProfileStatus } from './profile-driver';
+import { PolicyGuard, type GuardBlock } from './policy-guard';
 import { RemoteDriver } from './remote-driver';
 import { firstFreePort, portRangeFromEnv } from '../browser/ports';
 import type { CdpTarget } from '../browser/cdp-http';
@@ -27,9 +30,24 @@ export interface CreateProfile {
 
 const toTab = (t: CdpTarget): Tab => ({ targetId: t.id, title: t.title, url: t.url, type: t.type });
 
+/** The origin policy in force for a profile, and where it comes from. */
+export interface PolicyInForce {
+  profile: string;
+  /** The profile's own policy, the global one, or none at all. */
+  source: 'profile' | 'global' | 'none';
+  allow?: string[];
+  block?: string[];
+}
+
 export class ProfileService {
   #config: ClawdConfig;
   readonly #drivers = new Map<string, ProfileDriver>();
+  // Told when any policy changes (the enforcers re-read theirs); removed by the returned function.
+  readonly #policyListeners = new Set<() => void | Promise<void>>();
+  // The relay's interception of a managed or remote browser, while its profile's policy has rules.
+  readonly #guards = new Map<string, Promise<PolicyGuard | undefined>>();
+  /** A request a guard refused (the action log listens). */
+  onGuardBlock: (profile: string, block: GuardBlock) => void = () => {};
 
   constructor(
     private readonly home: string,
@@ -57,6 +75,82 @@ export class ProfileService {
       throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(chosen)}: the profiles are ${Object.keys(this.settings.profiles).join(', ')}`);
     }
     return chosen;
+  }
+
+  // ---- origin policy ------------------------------------------------------------------------
+
+  policyInForce(name: string): PolicyInForce {
+    const { source, config } = policyOf(this.settings, name);
+    return { profile: name, source, ...config };
+  }
+
+  /** The profile's policy as a matcher. */
+  policy(name: string): OriginPolicy {
+    return new OriginPolicy(policyOf(this.settings, name).config);
+  }
+
+  /** Refuses a URL the profile's policy blocks: 403 origin_blocked naming the rule, nothing loaded. */
+  checkUrl(name: string, url: string): void {
+    const verdict = this.policy(name).check(url);
+    if (!verdict.allowed) throw new ClawdError('origin_blocked', `${verdict.reason} (the origin policy of profile ${name}); nothing was loaded`);
+  }
+
+  /**
+   * Sets a profile's own policy (or, with `global`, browser.policy), written to config.json and
+   * in force at once. An empty policy removes the profile's own, so the global one applies again.
+   */
+  async setPolicy(name: string, policy: PolicyConfig, global: boolean): Promise<PolicyInForce> {
+    const checked = parsePolicy(policy, global ? 'browser.policy' : `browser.profiles.${name}.policy`, 'the request');
+    const empty = checked.allow === undefined && checked.block === undefined;
+    this.#config = await updateConfig(this.home, (config) => {
+      if (global) {
+        if (empty) delete config.browser.policy;
+        else config.browser.policy = checked;
+      } else {
+        const profile = config.browser.profiles[name];
+        if (!profile) throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(name)}`);
+        if (empty) delete profile.policy;
+        else profile.policy = checked;
+      }
+      return config;
+    });
+    // Answered once every enforcer has the new rules in force.
+    await Promise.all([...this.#policyListeners].map((listener) => listener()));
+    await Promise.all(Object.keys(this.settings.profiles).map((profile) => this.guard(profile)));
+    return this.policyInForce(name);
+  }
+
+  /**
+   * Holds the profile's browser to its policy, when the relay is the one to (managed and remote
+   * browsers) and the policy has rules: a guard of its own on the browser, kept while it lives.
+   * Idempotent; a browser that does not answer is guarded once it does (the next call).
+   */
+  async guard(name: string): Promise<void> {
+    const driver = this.driver(name);
+    const empty = this.policy(name).empty;
+    const existing = await this.#guards.get(name);
+    if (driver.policyEnforcement !== 'interception' || empty) {
+      existing?.close();
+      this.#guards.delete(name);
+      return;
+    }
+    if (existing?.open) return;
+    const starting = (async () => {
+      const version = await driver.cdp.isReady(1_000);
+      if (!version) return undefined;
+      return PolicyGuard.start(version.webSocketDebuggerUrl, () => this.policy(name), this.log, (block) => this.onGuardBlock(name, block)).catch((error: Error) => {
+        this.log.warn(`the origin policy of ${name} is not enforced in its browser: ${error.message}`);
+        return undefined;
+      });
+    })();
+    this.#guards.set(name, starting);
+    await starting;
+  }
+
+  /** Calls `listener` whenever a policy changes; returns its removal. */
+  onPolicyChange(listener: () => void | Promise<void>): () => void {
+    this.#policyListeners.add(listener);
+    return () => void this.#policyListeners.delete(listener);
   }
 
   driver(name: string): ProfileDriver {
@@ -88,11 +182,14 @@ export class ProfileService {
     const began = performance.now();
     const before = await driver.cdp.isReady(500);
     const confirmed = await driver.start(progress);
+    await this.guard(name);
     const status = await driver.status(this.settings.enabled, confirmed);
     return { ...status, alreadyRunning: before !== undefined, tookMs: Math.round(performance.now() - began) };
   }
 
   async stop(name: string): Promise<{ stopped: boolean; status: ProfileStatus }> {
+    (await this.#guards.get(name))?.close();
+    this.#guards.delete(name);
     const stopped = await this.driver(name).stop();
     return { stopped, status: await this.status(name) };
   }
@@ -100,6 +197,7 @@ export class ProfileService {
   async #runningDriver(name: string): Promise<ProfileDriver> {
     const driver = this.driver(name);
     await driver.ensureReachable();
+    await this.guard(name);
     return driver;
   }
 
@@ -109,6 +207,7 @@ export class ProfileService {
 
   async openTab(name: string, url: unknown): Promise<Tab> {
     const target = checkOpenUrl(url);
+    this.checkUrl(name, target);
     return toTab(await (await this.#runningDriver(name)).cdp.open(target));
   }
 
@@ -197,6 +296,8 @@ export class ProfileService {
 
   /** Stops the browsers this process launched (server shutdown). */
   async close(): Promise<void> {
+    for (const guard of this.#guards.values()) void guard.then((g) => g?.close());
+    this.#guards.clear();
     // Only a managed driver has something of its own to stop; the others answer false.
     await Promise.all([...this.#drivers.values()].map((d) => d.stop().catch(() => false)));
   }

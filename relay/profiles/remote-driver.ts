@@ -8,6 +8,7 @@ import type { PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver'
 
 export class RemoteDriver implements ProfileDriver {
   readonly driver = 'remote' as const;
+  readonly policyEnforcement = 'interception' as const;
   readonly cdp: CdpHttp;
   // Someone else's browser, often a headless server: dialogs would hang it, but its windows are not ours to rearrange.
   readonly pages: PagePolicy = { unarmedDialogs: 'dismiss', captureFront: 'when-stalled', cancelsDownloads: true, evaluateRefusal: () => undefined };

@@ -20,6 +20,7 @@ import { inputCommand, isActing } from './view-input';
 export interface ViewAgent {
   /** The tab's page and key, without making it the profile's default tab. */
   viewPage(profile: string, targetId: string | undefined): Promise<{ page: Page; targetId: string; tab: TabKey }>;
+  checkUrl(tab: TabKey, url: string): void;
   holder(tab: TabKey): ViewHolder;
   /** The person takes the tab (ending an agent's hold). */
   personTakes(tab: TabKey): void;
@@ -184,7 +185,7 @@ export class LiveViews {
     if (message.t === 'take') return this.agent.personTakes(v.tab);
     if (message.t === 'done') return this.agent.personDone(v.tab);
     if (!this.#mayAct(v.tab, message)) return;
-    if (message.t === 'nav') return this.#navigate(v.page, message);
+    if (message.t === 'nav') return this.#navigate(v.page, v.tab, message);
     const command = inputCommand(message);
     if (command) await v.cast.input(command.method, command.params);
   }
@@ -199,11 +200,15 @@ export class LiveViews {
     return true;
   }
 
-  async #navigate(page: Page, message: ViewMessage & { t: 'nav' }): Promise<void> {
+  async #navigate(page: Page, tab: TabKey, message: ViewMessage & { t: 'nav' }): Promise<void> {
     const options = { timeout: 20_000, waitUntil: 'commit' as const };
     if (message.action === 'back') await page.goBack(options);
     else if (message.action === 'forward') await page.goForward(options);
     else if (message.action === 'reload') await page.reload(options);
-    else await page.goto(checkOpenUrl(message.url), options);
+    else {
+      const url = checkOpenUrl(message.url);
+      this.agent.checkUrl(tab, url);
+      await page.goto(url, options);
+    }
   }
 }

@@ -9,6 +9,7 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import { WebSocketServer } from 'ws';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
 import { refuseUpgrade, viewRefusal } from '../http/guards';
+import type { ActionLog } from '../agent/action-log';
 import type { AgentService } from '../agent/agent-service';
 import { tabKey } from '../agent/tab-key';
 import type { ProfileService } from '../profiles/profile-service';
@@ -20,7 +21,7 @@ import { jsonBody } from '../http/request-body';
 /** Routes the page loads before it has a session. */
 const OPEN_PATHS = new Set(['/view', '/view/app.js', '/view/login']);
 /** Routes the view session opens besides those (the token opens them too). */
-const SESSION_PATHS = new Set(['/view/api/tabs', '/view/ws', '/events']);
+const SESSION_PATHS = new Set(['/view/api/tabs', '/view/api/actions', '/view/ws', '/events']);
 
 export function isViewPath(path: string): boolean {
   return OPEN_PATHS.has(path) || SESSION_PATHS.has(path);
@@ -64,7 +65,7 @@ export function viewLink(options: ViewRouteOptions, tab?: { profile: string; tar
   return { url: `http://127.0.0.1:${options.port()}/view#code=${code}${where}`, code, expiresInMs };
 }
 
-export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { service: ProfileService; agent: AgentService }): void {
+export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { service: ProfileService; agent: AgentService; actions: ActionLog }): void {
   const { auth, service, agent } = options;
   app.get('/view', (c) => c.html(distAsset('view/index.html'), 200, pageHeaders(options.port())));
   app.get('/view/app.js', (c) => c.body(distAsset('view/app.js'), 200, { 'Content-Type': 'text/javascript; charset=utf-8', ...pageHeaders(options.port()) }));
@@ -87,6 +88,12 @@ export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { serv
       }),
     );
     return c.json({ profiles: listed });
+  });
+  // The tab's recent actions, shown beside the picture (new ones come as `action` events).
+  app.get('/view/api/actions', async (c) => {
+    const profile = service.resolve(c.req.query('profile'));
+    const targetId = c.req.query('targetId');
+    return c.json({ entries: await options.actions.query({ profile, ...(targetId ? { targetId } : {}), limit: 20 }) });
   });
 }
 

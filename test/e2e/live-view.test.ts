@@ -83,6 +83,8 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
     expect((await act({ kind: 'click', ref: paint })).status).toBe(200);
     await until('the new picture', async () => near(await pixel(100, 100), [0, 0, 220]), 5_000);
     expect(await view.locator('#address').inputValue()).toBe(ctx.pages.url('/live'));
+    // What the agent did is listed beside the picture as it happens (the action log).
+    await until('the click listed', async () => (await view.getByRole('region', { name: 'What agents did in this tab' }).textContent())?.includes(`click ${paint} button "Paint"`), 5_000);
   });
 
   it('clicks, types (non-ASCII too) and scrolls in the tab; acting takes the tab, Done gives it back', async () => {

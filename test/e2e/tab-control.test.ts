@@ -95,13 +95,16 @@ describe('who controls a tab', () => {
       await api('POST', '/handoff', { targetId, reason: 'check the page' });
       await api('DELETE', `/handoff?targetId=${targetId}`);
       await until('the events', () => seen.filter((e) => e.event === 'handoff').length === 2);
-      const mine = seen.filter((e) => e.event !== 'ready' && e.data.targetId === targetId).map((e) => [e.event, e.data.state, e.data.session ?? e.data.reason ?? e.data.by ?? e.data.url]);
+      const mine = seen.filter((e) => e.event !== 'ready' && e.data.targetId === targetId).map((e) => [e.event, e.data.kind ?? e.data.state, e.data.session ?? e.data.reason ?? e.data.by ?? e.data.url]);
       expect(mine).toEqual([
         ['hold', 'taken', 'gamma'],
         ['tab', 'navigated', ctx.pages.url('/')],
+        ['action', 'navigate', 'gamma'], // the action log's entry, as it is recorded
         ['hold', 'released', 'gamma'],
         ['handoff', 'started', 'check the page'],
+        ['action', 'handoff', undefined],
         ['handoff', 'ended', 'agent'],
+        ['action', 'handoffEnd', undefined],
       ]);
       const unauthorized = await fetch(`${ctx.d.server.controlUrl}/events`);
       expect(unauthorized.status).toBe(401);

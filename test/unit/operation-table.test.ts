@@ -74,8 +74,13 @@ describe('the operation table', () => {
     const tools = new Map(toolDefinitions().map((t) => [t.name, t.inputSchema as { properties: Record<string, unknown> }]));
     for (const operation of OPERATION_LIST) {
       const fields = Object.keys(operation.input.shape).filter((f) => !isFixedField(operation, f));
-      const tool = tools.get(operation.mcp.tool)!;
-      for (const field of fields) expect(tool.properties, `${operation.name}.${field} over MCP`).toHaveProperty(field);
+      if (operation.mcp.tool === null) {
+        // Not an agent's tool, and it says why (the person's: loosening an agent's own limits).
+        expect(operation.mcp.why.length, operation.name).toBeGreaterThan(20);
+      } else {
+        const tool = tools.get(operation.mcp.tool)!;
+        for (const field of fields) expect(tool.properties, `${operation.name}.${field} over MCP`).toHaveProperty(field);
+      }
       const onCli = new Set([...flagFields(operation).values(), ...(operation.cli.args ?? []).map((a) => a.field)]);
       for (const field of fields) expect(onCli.has(field), `${operation.name}.${field} on the CLI`).toBe(true);
     }
@@ -94,13 +99,16 @@ describe('the operation table', () => {
     expect(response.status, await response.clone().text()).toBe(200);
     expect(http.calls).toEqual([{ operation: operation.name, profile: 'work', input: expected }]);
 
-    // MCP: the tool it belongs to, chosen by kind or action.
-    const mcp = recorder();
-    const group = toolGroups().find((g) => g.members.includes(operation))!;
-    const args = { ...(operation.example as Record<string, unknown>), ...(group.chooser ? { [group.chooser]: operation.mcp.as } : {}), profile: 'work' };
-    const answer = await callTool(group, args, mcp, undefined).catch((error: Error) => ({ content: [{ type: 'text' as const, text: error.message }], isError: true }));
-    // The recorder answers {} and the operation's text may not read it; what reached the work is the point.
-    expect(mcp.calls[0], JSON.stringify(answer)).toEqual({ operation: operation.name, profile: 'work', input: expected });
+    // MCP: the tool it belongs to, chosen by kind or action (none for what is the person's alone).
+    const group = toolGroups().find((g) => g.members.includes(operation));
+    expect(group === undefined, `${operation.name} is an MCP tool unless it says why not`).toBe(operation.mcp.tool === null);
+    if (group) {
+      const mcp = recorder();
+      const args = { ...(operation.example as Record<string, unknown>), ...(group.chooser ? { [group.chooser]: operation.mcp.as } : {}), profile: 'work' };
+      const answer = await callTool(group, args, mcp, undefined).catch((error: Error) => ({ content: [{ type: 'text' as const, text: error.message }], isError: true }));
+      // The recorder answers {} and the operation's text may not read it; what reached the work is the point.
+      expect(mcp.calls[0], JSON.stringify(answer)).toEqual({ operation: operation.name, profile: 'work', input: expected });
+    }
 
     // CLI: the example as a command line.
     const cli = recorder();

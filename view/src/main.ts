@@ -1,7 +1,8 @@
 // The live view page: signs in with the one-time code from the link's #fragment (then drops it
 // from the address bar), lists the running profiles' tabs, and shows the chosen one through
 // `/view/ws`: frames on the canvas (screen.ts), who controls the tab, and the buttons to take it,
-// give it back and navigate. `/events` keeps the tab list current without polling.
+// give it back and navigate. `/events` keeps the tab list current without polling, and the list
+// of what agents did in the tab (the action log) growing as they act.
 
 import type { ViewHolder, ViewMessage, ViewUpdate } from '../../shared/view-protocol';
 import { Screen } from './screen';
@@ -19,6 +20,20 @@ interface ListedProfile {
   tabs: ListedTab[];
 }
 
+/** One line of the action log, as the server keeps it (relay/events/event-bus.ts ActionEntry). */
+interface ActionEntry {
+  time: string;
+  profile: string;
+  targetId?: string;
+  kind: string;
+  url?: string;
+  element?: { ref: string; role?: string; name?: string };
+  outcome: string;
+}
+
+/** The newest actions shown. */
+const ACTIONS_SHOWN = 20;
+
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const ui = {
   app: $('app'),
@@ -34,6 +49,7 @@ const ui = {
   address: $<HTMLInputElement>('address'),
   status: $('status'),
   notice: $('notice'),
+  actions: $<HTMLOListElement>('action-list'),
 };
 let noticeTimer: number | undefined;
 
@@ -128,10 +144,33 @@ function onUpdate(update: ViewUpdate): void {
   }
 }
 
+function actionItem(entry: ActionEntry): HTMLLIElement {
+  const item = document.createElement('li');
+  const element = entry.element ? ` ${entry.element.ref}${entry.element.role ? ` ${entry.element.role}` : ''}${entry.element.name ? ` "${entry.element.name}"` : ''}` : '';
+  item.textContent = `${new Date(entry.time).toLocaleTimeString()} ${entry.kind}${element}${entry.outcome === 'ok' ? '' : ` → ${entry.outcome}`}`;
+  item.dataset.outcome = entry.outcome;
+  if (entry.url) item.title = entry.url;
+  return item;
+}
+
+function showAction(entry: ActionEntry): void {
+  ui.actions.append(actionItem(entry));
+  while (ui.actions.children.length > ACTIONS_SHOWN) ui.actions.firstElementChild?.remove();
+  ui.actions.scrollTop = ui.actions.scrollHeight;
+}
+
+/** The tab's recent actions, newest last. */
+async function loadActions(profile: string, targetId: string): Promise<void> {
+  const res = await fetch(`/view/api/actions?${new URLSearchParams({ profile, targetId })}`);
+  ui.actions.replaceChildren();
+  if (res.ok) for (const entry of ((await res.json()) as { entries: ActionEntry[] }).entries) showAction(entry);
+}
+
 function connect(): void {
   socket?.close();
   const [profile, targetId] = ui.tab.value.split('|');
   if (!targetId) return;
+  void loadActions(profile!, targetId);
   history.replaceState(null, '', `${location.pathname}#${new URLSearchParams({ profile: profile!, target: targetId })}`);
   ui.status.hidden = false;
   ui.status.textContent = 'Connecting…';
@@ -182,6 +221,11 @@ function wire(): void {
     }, 300);
   };
   for (const type of ['browser', 'tab']) events.addEventListener(type, later);
+  events.addEventListener('action', (event) => {
+    const entry = JSON.parse((event as MessageEvent<string>).data) as ActionEntry;
+    const [profile, targetId] = ui.tab.value.split('|');
+    if (entry.profile === profile && entry.targetId === targetId) showAction(entry);
+  });
 }
 
 async function start(): Promise<void> {

@@ -1,0 +1,57 @@
+// What the action log records of one agent call to an operation that changes a page or a tab
+// (`logged` in its entry): who asked, on which tab and page, the element as the agent named it
+// (its ref, and the role and name its snapshot showed), typed text by its length (the text
+// itself only with browser.logText, and never a password field's), the outcome and how long it
+// took. A fill records one line per field.
+
+import type { ActionLog } from '../agent/action-log';
+import type { AgentService } from '../agent/agent-service';
+import { isClawdError } from '../errors';
+import type { ActionEntry } from '../events/event-bus';
+import type { Operation } from '../operations/operation';
+
+export interface RecorderDeps {
+  log: ActionLog;
+  agent: AgentService;
+  /** browser.logText, read at each call. */
+  logText(): boolean;
+}
+
+type Fields = Record<string, unknown>;
+
+export async function recordCall(deps: RecorderDeps, operation: Operation, profile: string, input: Fields, outcome: { result?: unknown; error?: unknown }, durationMs: number): Promise<void> {
+  if (!operation.logged) return;
+  const result = (outcome.result ?? {}) as Fields;
+  const targetId = (typeof result.targetId === 'string' ? result.targetId : undefined) ?? (typeof input.targetId === 'string' ? input.targetId : undefined);
+  const url = typeof result.url === 'string' ? result.url : typeof input.url === 'string' ? input.url : undefined;
+  const error = outcome.error;
+  const base: Omit<ActionEntry, 'time'> = {
+    profile,
+    ...(targetId ? { targetId } : {}),
+    ...(typeof input.session === 'string' ? { session: input.session } : {}),
+    kind: operation.http.kind ?? operation.name,
+    ...(url ? { url } : {}),
+    outcome: error === undefined ? 'ok' : isClawdError(error) ? error.code : 'internal',
+    durationMs: Math.round(durationMs),
+    ...(error !== undefined ? { detail: String((error as Error)?.message ?? error) } : {}),
+  };
+  const element = (ref: string) => ({ ref, ...(targetId ? deps.agent.refInfo(profile, targetId, ref) : {}) });
+  const typed = async (ref: string | undefined, value: string) => {
+    const keep = deps.logText() && targetId !== undefined && ref !== undefined && !(await deps.agent.isPasswordField(profile, targetId, ref));
+    return { length: value.length, ...(keep ? { value } : {}) };
+  };
+  if (Array.isArray(input.fields)) {
+    for (const field of input.fields as Array<{ ref: string; value: unknown }>) {
+      deps.log.record({ ...base, element: element(field.ref), ...(typeof field.value === 'string' ? { text: await typed(field.ref, field.value) } : {}) });
+    }
+    return;
+  }
+  const ref = typeof input.ref === 'string' ? input.ref : typeof input.startRef === 'string' ? input.startRef : undefined;
+  const onto = typeof input.endRef === 'string' ? `onto ${input.endRef}` : undefined;
+  deps.log.record({
+    ...base,
+    ...(ref ? { element: element(ref) } : {}),
+    ...(typeof input.text === 'string' && operation.name === 'type' ? { text: await typed(ref, input.text) } : {}),
+    ...(onto && base.detail === undefined ? { detail: onto } : {}),
+  });
+}

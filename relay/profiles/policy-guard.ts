@@ -1,0 +1,136 @@
+// A managed or remote browser held to its profile's origin policy by the relay itself: one CDP
+// connection of its own, auto-attached (flat, paused on start) to every target — pages, popups,
+// iframes, workers, service workers — each target's requests paused (Fetch) and judged before
+// they go out. A blocked document (a page or a frame) is answered with a page naming the rule;
+// any other blocked request fails as blocked by the client. Redirects pause again, so a redirect
+// to a blocked site is caught too. It runs only while the policy has rules; a target that cannot
+// be set up is let run rather than left paused.
+
+import WebSocket from 'ws';
+import type { Protocol } from 'devtools-protocol';
+import { blockedPageHtml } from '../../shared/blocked-page';
+import type { OriginPolicy } from '../../shared/origin-policy';
+import type { Logger } from '../log';
+
+/** A request the guard refused, for the action log. */
+export interface GuardBlock {
+  url: string;
+  reason: string;
+  resourceType: string;
+}
+
+/** How long a target may take to be set up before it is let run anyway. */
+const SETUP_MS = 5_000;
+
+export class PolicyGuard {
+  #nextId = 1;
+  readonly #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
+  #closed = false;
+
+  private constructor(
+    private readonly ws: WebSocket,
+    private readonly policy: () => OriginPolicy,
+    private readonly log: Logger,
+    private readonly blocked: (block: GuardBlock) => void,
+  ) {
+    ws.on('message', (data) => this.#onMessage(JSON.parse(data.toString()) as { id?: number; method?: string; params?: any; result?: unknown; error?: { message: string }; sessionId?: string }));
+    ws.on('close', () => this.#fail('the browser closed the connection'));
+    ws.on('error', (error) => log.debug(`policy guard: ${error.message}`));
+  }
+
+  /** Connects to the browser's WebSocket and holds every target, present and future, to the policy. */
+  static async start(webSocketUrl: string, policy: () => OriginPolicy, log: Logger, blocked: (block: GuardBlock) => void = () => {}): Promise<PolicyGuard> {
+    const ws = new WebSocket(webSocketUrl, { perMessageDeflate: false, handshakeTimeout: 5_000 });
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const guard = new PolicyGuard(ws, policy, log, blocked);
+    const filter = [{ type: 'browser', exclude: true }, { type: 'tab', exclude: true }, {}];
+    await guard.#send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter });
+    return guard;
+  }
+
+  /** Still connected to its browser. */
+  get open(): boolean {
+    return !this.#closed && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.ws.close();
+    this.#fail('closed');
+  }
+
+  #send(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<unknown> {
+    if (this.#closed || this.ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error('the policy guard is closed'));
+    const id = this.#nextId++;
+    this.ws.send(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new Error(`${method} got no answer within ${SETUP_MS} ms`));
+      }, SETUP_MS);
+      this.#pending.set(id, { resolve, reject, timer });
+    });
+  }
+
+  #fail(reason: string): void {
+    for (const call of this.#pending.values()) {
+      clearTimeout(call.timer);
+      call.reject(new Error(reason));
+    }
+    this.#pending.clear();
+  }
+
+  #onMessage(message: { id?: number; method?: string; params?: any; result?: unknown; error?: { message: string }; sessionId?: string }): void {
+    if (message.id !== undefined) {
+      const call = this.#pending.get(message.id);
+      if (!call) return;
+      this.#pending.delete(message.id);
+      clearTimeout(call.timer);
+      if (message.error) call.reject(new Error(message.error.message));
+      else call.resolve(message.result);
+      return;
+    }
+    if (message.method === 'Target.attachedToTarget') void this.#hold(message.params as Protocol.Target.AttachedToTargetEvent);
+    else if (message.method === 'Fetch.requestPaused' && message.sessionId) void this.#judge(message.params as Protocol.Fetch.RequestPausedEvent, message.sessionId);
+  }
+
+  /** A new target: its requests paused for judgement, its own children held too, then let run. */
+  async #hold(attached: Protocol.Target.AttachedToTargetEvent): Promise<void> {
+    const { sessionId, targetInfo } = attached;
+    try {
+      await Promise.all([
+        this.#send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, sessionId),
+        // Out-of-process iframes and dedicated workers are the page's children, not the browser's.
+        targetInfo.type === 'page' || targetInfo.type === 'iframe' ? this.#send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, sessionId) : undefined,
+      ]);
+    } catch (error) {
+      this.log.debug(`policy guard: ${targetInfo.type} ${targetInfo.url}: ${(error as Error).message}`);
+    }
+    if (attached.waitingForDebugger) await this.#send('Runtime.runIfWaitingForDebugger', {}, sessionId).catch(() => {});
+  }
+
+  async #judge(paused: Protocol.Fetch.RequestPausedEvent, sessionId: string): Promise<void> {
+    const { requestId, request, resourceType } = paused;
+    const verdict = this.policy().check(request.url);
+    try {
+      if (verdict.allowed) {
+        await this.#send('Fetch.continueRequest', { requestId }, sessionId);
+        return;
+      }
+      this.blocked({ url: request.url, reason: verdict.reason, resourceType });
+      if (resourceType === 'Document') {
+        const body = Buffer.from(blockedPageHtml(request.url, verdict.reason)).toString('base64');
+        await this.#send('Fetch.fulfillRequest', { requestId, responseCode: 403, responseHeaders: [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }], body }, sessionId);
+      } else {
+        await this.#send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' }, sessionId);
+      }
+    } catch (error) {
+      // The target went away mid-request: nothing to answer.
+      this.log.debug(`policy guard: ${request.url}: ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,134 @@
+// Which sites an agent may reach: a profile's origin policy (config `browser.policy`, or the
+// profile's own `browser.profiles.<name>.policy`, which replaces it). Patterns are origins with
+// wildcards — `https://*.example.com` (the domain and its subdomains), `http://localhost:*` (any
+// port), `https://example.com:8443`, `*://intranet` (http and https), `file://` — and a pattern
+// without a port means the scheme's default port, as an origin does. Block wins over allow; with
+// an allow list, everything else is blocked. Pages with no server behind them (about:blank,
+// about:srcdoc, data:) are always allowed; a blob: URL is judged by the origin inside it;
+// WebSocket URLs by the http(s) origin they stand for. Pure, and shared: the relay and the
+// extension judge a URL the same way.
+
+export interface PolicyConfig {
+  allow?: string[];
+  block?: string[];
+}
+
+interface Pattern {
+  /** As written in the config, for messages. */
+  text: string;
+  schemes: string[];
+  /** '*' any host; '*.example.com' the domain and below; else exact (lowercase, punycode, IPv6 in brackets). */
+  host: string;
+  /** '*' any port; '' the scheme's default. */
+  port: string;
+}
+
+export type Verdict = { allowed: true } | { allowed: false; rule: string; reason: string };
+
+const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443' };
+const ALWAYS_ALLOWED = new Set(['about:blank', 'about:srcdoc']);
+
+/** A pattern checked, or a message saying what is wrong with it (config errors name it). */
+export function parsePattern(text: string): Pattern | string {
+  if (text === 'file://' || text === 'file://*') return { text, schemes: ['file:'], host: '*', port: '*' };
+  const match = text.match(/^(\*|https?):\/\/(\*|\*\.[^/:]+|\[[0-9a-fA-F:.]+\]|[^/:*[\]]+)(?::(\*|\d{1,5}))?$/);
+  if (!match) return `"${text}" is not an origin pattern: write scheme://host[:port], e.g. https://*.example.com or http://localhost:*`;
+  const [, scheme, host, port = ''] = match;
+  if (port !== '' && port !== '*' && Number(port) > 65535) return `"${text}": port ${port} is out of range`;
+  let normalHost = host!;
+  if (host !== '*') {
+    const bare = host!.startsWith('*.') ? host!.slice(2) : host!;
+    try {
+      // The URL parser writes the host as the browser does: lowercase, IDN as punycode.
+      const written = new URL(`http://${bare}`).hostname;
+      normalHost = host!.startsWith('*.') ? `*.${written}` : written;
+    } catch {
+      return `"${text}": ${bare} is not a host name`;
+    }
+  }
+  return { text, schemes: scheme === '*' ? ['http:', 'https:'] : [`${scheme}:`], host: normalHost, port };
+}
+
+function hostMatches(pattern: string, host: string): boolean {
+  if (pattern === '*') return true;
+  if (pattern.startsWith('*.')) {
+    const domain = pattern.slice(2);
+    return host === domain || host.endsWith(`.${domain}`);
+  }
+  return pattern === host;
+}
+
+function matches(pattern: Pattern, url: URL): boolean {
+  const scheme = url.protocol === 'ws:' ? 'http:' : url.protocol === 'wss:' ? 'https:' : url.protocol;
+  if (!pattern.schemes.includes(scheme)) return false;
+  if (scheme === 'file:') return true;
+  if (!hostMatches(pattern.host, url.hostname)) return false;
+  const port = url.port === '' ? DEFAULT_PORTS[url.protocol] : url.port;
+  return pattern.port === '*' || (pattern.port === '' ? port === DEFAULT_PORTS[scheme] : pattern.port === port);
+}
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * A checked pattern as a regular expression over whole URLs, in the RE2 dialect Chrome's
+ * declarativeNetRequest takes: the same URLs `check` would match with it (WebSockets included).
+ */
+export function patternRegex(text: string): string {
+  const pattern = parsePattern(text);
+  if (typeof pattern === 'string') throw new Error(pattern);
+  if (pattern.schemes.includes('file:')) return '^file://';
+  const schemes = pattern.schemes.length === 2 ? '(https?|wss?)' : pattern.schemes[0] === 'https:' ? '(https|wss)' : '(http|ws)';
+  const host =
+    pattern.host === '*' ? '[^/:?#]+'
+    : pattern.host.startsWith('*.') ? `([^/:?#]+\\.)?${escapeRegex(pattern.host.slice(2))}`
+    : escapeRegex(pattern.host);
+  // Chrome writes a URL without its scheme's default port.
+  const port = pattern.port === '*' ? '(:[0-9]+)?' : pattern.port === '' ? '' : `:${pattern.port}`;
+  return `^${schemes}://${host}${port}([/?#]|$)`;
+}
+
+export class OriginPolicy {
+  readonly #allow: Pattern[] | undefined;
+  readonly #block: Pattern[];
+
+  /** Throws a message naming the bad pattern; `where` says which config key it came from. */
+  constructor(
+    readonly config: PolicyConfig,
+    where = 'browser.policy',
+  ) {
+    const parse = (list: string[] | undefined, key: string) =>
+      list?.map((text) => {
+        const pattern = parsePattern(text);
+        if (typeof pattern === 'string') throw new Error(`${where}.${key}: ${pattern}`);
+        return pattern;
+      });
+    this.#allow = parse(config.allow, 'allow');
+    this.#block = parse(config.block, 'block') ?? [];
+  }
+
+  /** No rule at all: nothing to enforce (and nothing to intercept). */
+  get empty(): boolean {
+    return this.#allow === undefined && this.#block.length === 0;
+  }
+
+  /** Whether a URL may be loaded, and when not, the rule that says so. */
+  check(raw: string): Verdict {
+    if (ALWAYS_ALLOWED.has(raw) || raw.startsWith('data:')) return { allowed: true };
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return { allowed: false, rule: '(not a URL)', reason: `${JSON.stringify(raw)} is not a URL` };
+    }
+    if (url.protocol === 'blob:') return this.check(url.pathname);
+    if (url.protocol === 'about:') return { allowed: true };
+    const origin = url.protocol === 'file:' ? 'file://' : url.origin;
+    const blocked = this.#block.find((p) => matches(p, url));
+    if (blocked) return { allowed: false, rule: `block ${blocked.text}`, reason: `${origin} is blocked by the rule block ${blocked.text}` };
+    if (this.#allow && !this.#allow.some((p) => matches(p, url))) {
+      const list = this.#allow.map((p) => p.text).join(', ');
+      return { allowed: false, rule: `allow ${list}`, reason: `${origin} is not in the allowed origins (${list || 'none'})` };
+    }
+    return { allowed: true };
+  }
+}

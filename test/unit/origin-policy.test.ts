@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { OriginPolicy, parsePattern, patternRegex } from '../../shared/origin-policy';
+
+const allowed = (policy: OriginPolicy, url: string) => policy.check(url).allowed;
+
+describe('origin patterns', () => {
+  it('match ports: none means the default, * any, a number that one', () => {
+    const any = new OriginPolicy({ allow: ['http://localhost:*'] });
+    expect(allowed(any, 'http://localhost:4000/x')).toBe(true);
+    expect(allowed(any, 'http://localhost/')).toBe(true);
+    expect(allowed(any, 'https://localhost:4000/')).toBe(false);
+    const defaultPort = new OriginPolicy({ allow: ['https://example.com'] });
+    expect(allowed(defaultPort, 'https://example.com/path?q=1')).toBe(true);
+    expect(allowed(defaultPort, 'https://example.com:443/')).toBe(true);
+    expect(allowed(defaultPort, 'https://example.com:8443/')).toBe(false);
+    const one = new OriginPolicy({ allow: ['https://example.com:8443'] });
+    expect(allowed(one, 'https://example.com:8443/')).toBe(true);
+    expect(allowed(one, 'https://example.com/')).toBe(false);
+  });
+
+  it('match subdomains with *., any host with *, and http and https with *://', () => {
+    const policy = new OriginPolicy({ allow: ['https://*.example.com', '*://intranet'] });
+    expect(allowed(policy, 'https://example.com/')).toBe(true);
+    expect(allowed(policy, 'https://a.b.example.com/')).toBe(true);
+    expect(allowed(policy, 'https://badexample.com/')).toBe(false);
+    expect(allowed(policy, 'https://example.com.evil.test/')).toBe(false);
+    expect(allowed(policy, 'http://intranet/')).toBe(true);
+    expect(allowed(policy, 'https://intranet/')).toBe(true);
+    expect(allowed(new OriginPolicy({ block: ['https://*'] }), 'https://anything.test/')).toBe(false);
+  });
+
+  it('read hosts as the browser writes them: case, IDN as punycode, IPv6 in brackets', () => {
+    const policy = new OriginPolicy({ allow: ['https://Bücher.DE', 'http://[::1]:*', 'http://127.0.0.1:*'] });
+    expect(allowed(policy, 'https://xn--bcher-kva.de/')).toBe(true);
+    expect(allowed(policy, 'https://bücher.de/')).toBe(true);
+    expect(allowed(policy, 'http://[::1]:8080/')).toBe(true);
+    expect(allowed(policy, 'http://[::2]:8080/')).toBe(false);
+    expect(allowed(policy, 'http://127.0.0.1:9/')).toBe(true);
+  });
+
+  it('let block win over allow, and name the rule that decided', () => {
+    const policy = new OriginPolicy({ allow: ['https://*.example.com'], block: ['https://bank.example.com'] });
+    expect(policy.check('https://bank.example.com/login')).toEqual({ allowed: false, rule: 'block https://bank.example.com', reason: 'https://bank.example.com is blocked by the rule block https://bank.example.com' });
+    expect(policy.check('https://news.test/')).toEqual({ allowed: false, rule: 'allow https://*.example.com', reason: 'https://news.test is not in the allowed origins (https://*.example.com)' });
+    expect(policy.check('https://www.example.com/')).toEqual({ allowed: true });
+  });
+
+  it('judge file:, data:, blob:, about: and WebSocket URLs', () => {
+    const policy = new OriginPolicy({ allow: ['https://app.test'] });
+    expect(allowed(policy, 'about:blank')).toBe(true);
+    expect(allowed(policy, 'about:srcdoc')).toBe(true);
+    expect(allowed(policy, 'data:text/html,<p>hi</p>')).toBe(true);
+    expect(allowed(policy, 'blob:https://app.test/5b1f')).toBe(true);
+    expect(allowed(policy, 'blob:https://evil.test/5b1f')).toBe(false);
+    expect(allowed(policy, 'wss://app.test/socket')).toBe(true);
+    expect(allowed(policy, 'ws://app.test/socket')).toBe(false); // http://app.test is another origin
+    expect(allowed(policy, 'file:///etc/passwd')).toBe(false);
+    expect(allowed(new OriginPolicy({ allow: ['file://'] }), 'file:///tmp/a.html')).toBe(true);
+    expect(allowed(new OriginPolicy({ block: ['https://evil.test'] }), 'file:///tmp/a.html')).toBe(true);
+  });
+
+  it('allow everything with no rule, and refuse a pattern that is not an origin, naming it', () => {
+    const open = new OriginPolicy({});
+    expect(open.empty).toBe(true);
+    expect(allowed(open, 'https://anything.test/')).toBe(true);
+    expect(parsePattern('https://example.com/path')).toMatch(/^"https:\/\/example.com\/path" is not an origin pattern/);
+    expect(parsePattern('example.com')).toMatch(/not an origin pattern/);
+    expect(parsePattern('https://example.com:99999')).toMatch(/port 99999 is out of range/);
+    expect(() => new OriginPolicy({ allow: ['ftp://x'] }, 'browser.profiles.work.policy')).toThrow(/^browser\.profiles\.work\.policy\.allow: "ftp:\/\/x" is not an origin pattern/);
+  });
+});
+
+describe('origin patterns as the regular expressions Chrome enforces', () => {
+  it('match the same URLs the policy does', () => {
+    const urls = ['https://example.com/', 'https://a.example.com/x', 'https://example.com:8443/', 'http://localhost:4000/', 'http://localhost/', 'wss://a.example.com/socket', 'http://[::1]:8080/', 'https://badexample.com/', 'https://example.com.evil.test/'];
+    for (const text of ['https://*.example.com', 'http://localhost:*', 'https://example.com:8443', '*://example.com', 'http://[::1]:*']) {
+      const regex = new RegExp(patternRegex(text));
+      const policy = new OriginPolicy({ allow: [text] });
+      for (const url of urls) expect(regex.test(url), `${text} on ${url}`).toBe(policy.check(url).allowed);
+    }
+  });
+});
