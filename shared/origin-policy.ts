@@ -91,7 +91,7 @@ export class OriginPolicy {
   readonly #allow: Pattern[] | undefined;
   readonly #block: Pattern[];
 
-  /** Throws a message naming the bad pattern; `where` says which config key it came from. */
+  /** Throws a message naming the bad pattern; `where` says which config key it came from. `config` is kept as given. */
   constructor(
     readonly config: PolicyConfig,
     where = 'browser.policy',

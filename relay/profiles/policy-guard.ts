@@ -3,13 +3,16 @@
 // iframes, workers, service workers — each target's requests paused (Fetch) and judged before
 // they go out. A blocked document (a page or a frame) is answered with a page naming the rule;
 // any other blocked request fails as blocked by the client. Redirects pause again, so a redirect
-// to a blocked site is caught too. It runs only while the policy has rules; a target that cannot
-// be set up is let run rather than left paused.
+// to a blocked site is caught too. WebSockets are not requests Fetch sees (measured, and
+// Network.setBlockedURLs lets them through too), so every page, frame and worker also gets the
+// WebSocket constructor held to the policy before its own scripts run. It runs only while the
+// policy has rules (a new policy is a new guard); a target that cannot be set up is let run
+// rather than left paused.
 
 import WebSocket from 'ws';
 import type { Protocol } from 'devtools-protocol';
 import { blockedPageHtml } from '../../shared/blocked-page';
-import type { OriginPolicy } from '../../shared/origin-policy';
+import { patternRegex, type OriginPolicy } from '../../shared/origin-policy';
 import type { Logger } from '../log';
 
 /** A request the guard refused, for the action log. */
@@ -21,6 +24,28 @@ export interface GuardBlock {
 
 /** How long a target may take to be set up before it is let run anyway. */
 const SETUP_MS = 5_000;
+
+/**
+ * A script that holds a realm's WebSocket constructor to the policy: the same rules as regexes
+ * (the ones Chrome's own rules use on a person's tab), checked before a socket opens.
+ */
+export function webSocketGuard(policy: OriginPolicy): string {
+  const { allow, block } = policy.config;
+  const regexes = (list: string[] | undefined) => (list ? `[${list.map((p) => `new RegExp(${JSON.stringify(patternRegex(p))})`).join(',')}]` : 'null');
+  return `(() => {
+  const Native = globalThis.WebSocket;
+  if (!Native || Native.__clawdGuarded) return;
+  const allow = ${regexes(allow)}, block = ${regexes(block)};
+  const Guarded = function WebSocket(url, protocols) {
+    const href = new URL(url, globalThis.location && location.href).href;
+    if (block.some((r) => r.test(href)) || (allow && !allow.some((r) => r.test(href)))) throw new DOMException('blocked by the clawd origin policy: ' + href, 'SecurityError');
+    return protocols === undefined ? new Native(url) : new Native(url, protocols);
+  };
+  Guarded.prototype = Native.prototype;
+  Object.assign(Guarded, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3, __clawdGuarded: true });
+  globalThis.WebSocket = Guarded;
+})();`;
+}
 
 export class PolicyGuard {
   #nextId = 1;
@@ -101,15 +126,20 @@ export class PolicyGuard {
   /** A new target: its requests paused for judgement, its own children held too, then let run. */
   async #hold(attached: Protocol.Target.AttachedToTargetEvent): Promise<void> {
     const { sessionId, targetInfo } = attached;
-    try {
-      await Promise.all([
+    const framed = targetInfo.type === 'page' || targetInfo.type === 'iframe';
+    const sockets = webSocketGuard(this.policy());
+    // Each on its own: a dedicated worker has no Fetch domain (its requests are its page's), and
+    // that must not keep its WebSocket guard from being in place before it runs.
+    const steps = await Promise.allSettled([
         this.#send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, sessionId),
         // Out-of-process iframes and dedicated workers are the page's children, not the browser's.
-        targetInfo.type === 'page' || targetInfo.type === 'iframe' ? this.#send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, sessionId) : undefined,
+        framed ? this.#send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, sessionId) : undefined,
+        // Every document from now on (same-process frames too), and the one already there. Chrome
+        // runs a session's init scripts only once its Page domain is on.
+        framed ? this.#send('Page.enable', {}, sessionId).then(() => this.#send('Page.addScriptToEvaluateOnNewDocument', { source: sockets, runImmediately: true }, sessionId)) : undefined,
+        this.#send('Runtime.evaluate', { expression: sockets }, sessionId),
       ]);
-    } catch (error) {
-      this.log.debug(`policy guard: ${targetInfo.type} ${targetInfo.url}: ${(error as Error).message}`);
-    }
+    for (const step of steps) if (step.status === 'rejected') this.log.debug(`policy guard: ${targetInfo.type} ${targetInfo.url}: ${(step.reason as Error).message}`);
     if (attached.waitingForDebugger) await this.#send('Runtime.runIfWaitingForDebugger', {}, sessionId).catch(() => {});
   }
 

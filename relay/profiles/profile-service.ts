@@ -114,8 +114,13 @@ export class ProfileService {
       }
       return config;
     });
-    // Answered once every enforcer has the new rules in force.
+    // Answered once every enforcer has the new rules in force: the guards are made anew (what they
+    // put in pages was made from the old rules, and goes with their connection).
     await Promise.all([...this.#policyListeners].map((listener) => listener()));
+    for (const [profile, guard] of this.#guards) {
+      (await guard)?.close();
+      this.#guards.delete(profile);
+    }
     await Promise.all(Object.keys(this.settings.profiles).map((profile) => this.guard(profile)));
     return this.policyInForce(name);
   }

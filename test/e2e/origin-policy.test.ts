@@ -28,6 +28,7 @@ async function startSites(): Promise<SiteServer> {
   const blockedHits: string[] = [];
   let port = 0;
   const server = http.createServer((req, res) => {
+    // (WebSocket upgrades are logged below: anything that reaches localhost counts.)
     const url = new URL(req.url ?? '/', 'http://x');
     if (req.headers.host?.startsWith('localhost')) blockedHits.push(url.pathname);
     const blockedOrigin = `http://localhost:${port}`;
@@ -36,11 +37,20 @@ async function startSites(): Promise<SiteServer> {
         <a id="away" href="${blockedOrigin}/clicked">away</a>
         <button id="popup" onclick="window.open('${blockedOrigin}/popup')">popup</button>
         <p id="fetched">not yet</p>
-        <button id="fetch" onclick="fetch('${blockedOrigin}/api').then(() => 'loaded', () => 'failed').then(t => document.getElementById('fetched').textContent = t)">fetch</button>`);
+        <button id="fetch" onclick="fetch('${blockedOrigin}/api').then(() => 'loaded', () => 'failed').then(t => document.getElementById('fetched').textContent = t)">fetch</button>
+        <script>
+          // A WebSocket from the page and one from a worker, to the blocked origin.
+          try { new WebSocket('ws://localhost:${port}/page-socket'); } catch {}
+          new Worker(URL.createObjectURL(new Blob(["try { new WebSocket('ws://localhost:${port}/worker-socket') } catch {}"], { type: 'text/javascript' })));
+        </script>`);
     }
     if (url.pathname === '/redirect') return void res.writeHead(302, { location: `${blockedOrigin}/redirected` }).end();
     if (url.pathname === '/login') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>login</title><label>Password <input type="password" id="pw"></label>');
     res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>reached ${url.pathname}</title><p>reached</p>`);
+  });
+  server.on('upgrade', (req, socket) => {
+    if (req.headers.host?.startsWith('localhost')) blockedHits.push(`upgrade ${req.url}`);
+    socket.destroy();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;

@@ -134,7 +134,8 @@ describe("a person's tab and the tabs it opens", () => {
     const [popup] = await Promise.all([m.page.waitForEvent('popup'), m.page.click('#open')]);
     await popup.waitForLoadState();
     const listed = async () => (await m.e2e!.json<Array<{ id: string; url: string }>>('/json/list')).map((t) => t.url);
-    expect(await listed()).toContain(m.pages.url('/popup?by=open'));
+    // The relay hears the popup's address from Chrome's tab update, a moment after the page loads.
+    await until('the popup listed with its address', async () => (await listed()).includes(m.pages.url('/popup?by=open')));
     const popupTarget = (await m.e2e!.browser.targets('page')).find((t) => t.url === m.pages.url('/popup?by=open'))!;
     const badge = await m.e2e!.browser.swEval<string>(`chrome.action.getBadgeText({ tabId: ${await m.e2e!.browser.tabIdOf(popupTarget.targetId)} })`);
     expect(badge).toBe('ON');
