@@ -175,11 +175,15 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 // 10–20 ms in, well before the new page commits — and, unlike tabs.onCreated's openerTabId, never
 // for a tab opened some other way (a new tab, Target.createTarget) while an attached tab is active.
 chrome.webNavigation.onCreatedNavigationTarget.addListener((details) => void adoptPopup(details.tabId, details.sourceTabId, details.url));
+// Every new tab is held by the origin policy until it is known whose it is (policy-rules.ts).
+chrome.tabs.onCreated.addListener((tab) => {
+  if (tab.id !== undefined) policyRules.tabCreated(tab.id);
+});
 
 async function adoptPopup(tabId: number, openerTabId: number, url: string): Promise<void> {
   await started;
-  if (!attachments.followsOpener(openerTabId) || attachments.has(tabId)) return;
-  // The origin policy holds the popup before its first request goes out.
+  if (attachments.has(tabId)) return;
+  if (!attachments.followsOpener(openerTabId)) return void policyRules.letGo(tabId);
   await policyRules.holdTabs([...attachments.tabIds, tabId]);
   const blocked = policyRules.blockedPage(url);
   if (blocked) void chrome.tabs.update(tabId, { url: blocked });
@@ -190,11 +194,19 @@ async function adoptPopup(tabId: number, openerTabId: number, url: string): Prom
   }
 }
 
-// Chrome refused an attached tab's page load (our rules): the tab says which rule, instead of an error page.
+// Chrome refused a page load by our rules. An attached tab says which rule, instead of an error
+// page; a person's tab caught while it was new and unclaimed is let go and loaded again, once.
+const reloaded = new Set<string>();
 chrome.webNavigation.onErrorOccurred.addListener((details) => {
-  if (details.frameId !== 0 || !attachments.has(details.tabId) || !details.error.includes('ERR_BLOCKED_BY_CLIENT')) return;
+  if (details.frameId !== 0 || !details.error.includes('ERR_BLOCKED_BY_CLIENT')) return;
   const blocked = policyRules.blockedPage(details.url);
-  if (blocked) void chrome.tabs.update(details.tabId, { url: blocked });
+  if (!blocked) return; // another extension's rule, or none of ours
+  if (attachments.has(details.tabId)) return void chrome.tabs.update(details.tabId, { url: blocked });
+  const once = `${details.tabId} ${details.url}`;
+  if (reloaded.has(once)) return;
+  if (reloaded.size > 100) reloaded.clear();
+  reloaded.add(once);
+  void policyRules.letGo(details.tabId).then(() => chrome.tabs.update(details.tabId, { url: details.url }));
 });
 
 chrome.tabs.onRemoved.addListener((tabId) => {

@@ -1,8 +1,15 @@
 // The origin policy Chrome itself enforces on the attached tabs: declarativeNetRequest session
-// rules scoped to their tab ids, so every request such a tab makes — a click, a redirect, a
-// script's navigation, a popup's load, fetch, XHR, images, frames, WebSockets — is held to it,
-// whoever asked. Replaced whenever the policy or the set of attached tabs changes, gone when no
-// tab is attached. A blocked page load shows a page that names the rule.
+// rules, so every request such a tab makes — a click, a redirect, a script's navigation, a
+// popup's load, fetch, XHR, images, frames, WebSockets — is held to it, whoever asked. Replaced
+// whenever the policy or the set of attached tabs changes, gone when no tab is attached. A
+// blocked page load shows a page that names the rule.
+//
+// The rules hold every tab except the ones known to be the person's (excludedTabIds), not only
+// the attached ones (tabIds): a popup's first request can leave before any listener has added
+// its new tab id (measured: about one window.open in six escaped that way), so a tab is held
+// from the moment it exists until it is known not to be the agent's — opened from a tab that is
+// not attached, or still unclaimed after FRESH_MS. A person's tab caught in that moment is
+// loaded again once it is let go (background.ts).
 
 import { blockedPageUrl } from '../../shared/blocked-page';
 import { OriginPolicy, patternRegex, type PolicyConfig } from '../../shared/origin-policy';
@@ -10,6 +17,8 @@ import { OriginPolicy, patternRegex, type PolicyConfig } from '../../shared/orig
 /** Our session rules' ids: this range is ours alone. */
 const FIRST_ID = 1000;
 const LAST_ID = 1999;
+/** How long a new tab nobody has claimed is held (a popup's opener is known within ~20 ms). */
+const FRESH_MS = 400;
 const ALL_TYPES = ['main_frame', 'sub_frame', 'stylesheet', 'script', 'image', 'font', 'object', 'xmlhttprequest', 'ping', 'csp_report', 'media', 'websocket', 'webtransport', 'webbundle', 'other'] as chrome.declarativeNetRequest.ResourceType[];
 
 export class PolicyRules {
@@ -21,6 +30,8 @@ export class PolicyRules {
   #config: PolicyConfig = {};
   #policy = new OriginPolicy({});
   #tabIds: number[] = [];
+  /** New tabs not yet known to be the agent's or the person's: held meanwhile. */
+  readonly #fresh = new Map<number, ReturnType<typeof setTimeout>>();
   // One update at a time, in order: the last one wins.
   #applying: Promise<void> = Promise.resolve();
 
@@ -34,6 +45,23 @@ export class PolicyRules {
   /** The tabs the rules hold (the attached ones). */
   holdTabs(tabIds: number[]): Promise<void> {
     this.#tabIds = [...tabIds];
+    for (const tabId of tabIds) {
+      clearTimeout(this.#fresh.get(tabId));
+      this.#fresh.delete(tabId);
+    }
+    return this.#apply();
+  }
+
+  /** A tab was created: held until it is claimed, or let go after FRESH_MS. */
+  tabCreated(tabId: number): void {
+    this.#fresh.set(tabId, setTimeout(() => this.letGo(tabId), FRESH_MS));
+  }
+
+  /** A tab is the person's (opened from a tab that is not attached, or unclaimed): no rules on it. */
+  letGo(tabId: number): Promise<void> {
+    clearTimeout(this.#fresh.get(tabId));
+    this.#fresh.delete(tabId);
+    if (this.#policy.empty || this.#tabIds.length === 0) return this.#applying;
     return this.#apply();
   }
 
@@ -44,9 +72,12 @@ export class PolicyRules {
     return verdict.allowed || !relay ? undefined : blockedPageUrl(relay, url, verdict.reason);
   }
 
-  #rules(): chrome.declarativeNetRequest.Rule[] {
+  /** `others`: the tabs that are the person's (neither attached nor new). */
+  #rules(others: number[]): chrome.declarativeNetRequest.Rule[] {
     if (this.#policy.empty || this.#tabIds.length === 0) return [];
-    const condition = (regexFilter: string) => ({ regexFilter, tabIds: this.#tabIds, resourceTypes: ALL_TYPES });
+    // Requests of no tab (TAB_ID_NONE: service workers, other extensions) are not the agent's tabs'.
+    const excludedTabIds = [chrome.tabs.TAB_ID_NONE, ...others];
+    const condition = (regexFilter: string) => ({ regexFilter, excludedTabIds, resourceTypes: ALL_TYPES });
     const rules: chrome.declarativeNetRequest.Rule[] = [];
     let id = FIRST_ID;
     // With an allow list, everything else is blocked; allow rules outrank that; block rules outrank both.
@@ -60,10 +91,14 @@ export class PolicyRules {
   }
 
   #apply(): Promise<void> {
-    this.#applying = this.#applying.then(async () => {
+    const update = async () => {
       const ours = (await chrome.declarativeNetRequest.getSessionRules()).map((r) => r.id).filter((id) => id >= FIRST_ID && id <= LAST_ID);
-      await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: ours, addRules: this.#rules() });
-    });
+      const held = new Set([...this.#tabIds, ...this.#fresh.keys()]);
+      const others = this.#policy.empty || this.#tabIds.length === 0 ? [] : (await chrome.tabs.query({})).flatMap((tab) => (tab.id !== undefined && !held.has(tab.id) ? [tab.id] : []));
+      await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: ours, addRules: this.#rules(others) });
+    };
+    // One failed update must not stop the ones after it.
+    this.#applying = this.#applying.then(update, update);
     return this.#applying;
   }
 }

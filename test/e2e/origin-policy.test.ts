@@ -137,6 +137,24 @@ describe.each([
     await quiet(300); // anything that slipped through would have reached the server by now
     expect(sites.blockedHits).toEqual([]);
 
+    if (kind === 'extension') {
+      // The person's own tabs stay theirs: a tab they open on the blocked origin loads, and so
+      // does a popup of a tab they did not hand over (the rules hold only the agent's tabs).
+      const browser = d.browser!;
+      const own = await browser.openTab(sites.blocked('/persons-tab'));
+      await until("the person's tab to load", async () => (await browser.targets('page')).some((t) => t.targetId === own.pageTargetId && t.title === 'reached /persons-tab'));
+      const theirs = await browser.openTab(sites.allowed('/start'));
+      const session = await browser.pageSession(theirs.pageTargetId);
+      await browser.cdp.send('Runtime.evaluate', { expression: "document.getElementById('popup').click()", userGesture: true }, session);
+      await until("the person's popup to load", () => sites.blockedHits.includes('/popup'));
+      const popup = await until("the person's popup tab", async () => (await browser.targets('page')).find((t) => t.url === sites.blocked('/popup')));
+      for (const tab of [own.pageTargetId, theirs.pageTargetId, popup.targetId]) await browser.cdp.send('Target.closeTarget', { targetId: tab });
+      await quiet(300);
+      // (Their page's own WebSockets and favicons reached it too: theirs, not held.)
+      expect(new Set(sites.blockedHits.filter((hit) => !hit.startsWith('upgrade') && hit !== '/favicon.ico'))).toEqual(new Set(['/persons-tab', '/popup']));
+      sites.blockedHits.length = 0;
+    }
+
     // Lifted: the same navigation loads.
     const lifted = await d.api('POST', '/policy', {});
     expect(lifted.body).toMatchObject({ source: 'none' });
