@@ -81,6 +81,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   profiles.onPolicyChange(syncRelayPolicy);
   // What the relay's own interception kept a managed or remote browser from loading.
   profiles.onGuardBlock = (profile, block) => actions.record({ profile, kind: 'blocked', url: block.url, outcome: 'origin_blocked', durationMs: 0, detail: `${block.reason} (${block.resourceType})` });
+  profiles.onStartedOnUse = (profile) => events.emit({ type: 'browser', profile, state: 'started' });
   const agent = new AgentService(profiles, options.home, options.log, events);
   // A hand-over of a person's own tab shows on its toolbar badge; a click there gives it back.
   handBack = (targetId) => {

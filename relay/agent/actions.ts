@@ -6,6 +6,7 @@ import { ClawdError } from '../errors';
 import { seconds, within } from '../time-limit';
 import type { ClawdError as Refusal } from '../errors';
 import type { ActRequest, ActResult } from '../operations/act-operations';
+import { fillForm, selectOptions } from './form-fill';
 import type { ActTarget } from './snapshot-engine';
 
 export interface ActContext {
@@ -13,6 +14,8 @@ export interface ActContext {
   resolve(ref: string): Promise<ActTarget>;
   /** Why evaluate is not allowed on this profile, when it is not (the driver's PagePolicy). */
   evaluateRefusal(): Refusal | undefined;
+  /** How an error names a ref: as the snapshot showed it (`e14 combobox "Color"`). */
+  describe(ref: string): string;
 }
 
 /** Does this source text define a function (rather than being an expression)? */
@@ -92,15 +95,9 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
       return {};
     }
     case 'select':
-      return { selected: await (await ctx.resolve(request.ref)).selectOption(request.values, { timeout }) };
-    case 'fill': {
-      for (const field of request.fields) {
-        const target = await ctx.resolve(field.ref);
-        if (field.type === 'checkbox' || field.type === 'radio' || typeof field.value === 'boolean') await target.setChecked(Boolean(field.value), { timeout });
-        else await target.fill(String(field.value), { timeout });
-      }
-      return { filled: request.fields.length };
-    }
+      return { selected: await selectOptions(page, await ctx.resolve(request.ref), request.values, timeout) };
+    case 'fill':
+      return { filled: await fillForm({ page, resolve: ctx.resolve, describe: ctx.describe, timeout }, request.fields) };
     case 'wait': {
       if (request.timeMs !== undefined) await page.waitForTimeout(request.timeMs);
       if (request.text !== undefined) await page.getByText(request.text).first().waitFor({ state: 'visible', timeout });

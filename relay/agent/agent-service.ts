@@ -14,7 +14,7 @@ import type { Logger } from '../log';
 import type { ActRequest, ActResult } from '../operations/act-operations';
 import type { HandbackResult, HandoffRequest, HandoffWaitRequest, HolderView } from '../operations/control-operations';
 import type { ArmedResult, DialogRequest, DownloadEntry, FileChooserRequest, HookRequest } from '../operations/hook-operations';
-import type { ConsoleRequest, ConsoleResult, ContentRequest, ContentResult, NavigateRequest, NavigateResult, SavedFile, ScreenshotRequest, ScreenshotResult, SnapshotRequest, SnapshotResult, TabRequest } from '../operations/page-operations';
+import type { ConsoleRequest, ConsoleResult, ContentRequest, ContentResult, FindRequest, FindResult, NavigateRequest, NavigateResult, SavedFile, ScreenshotRequest, ScreenshotResult, SnapshotRequest, SnapshotResult, TabRequest } from '../operations/page-operations';
 import type { StorageExportResult, StorageImportResult } from '../operations/storage-operations';
 import type { ProfileService } from '../profiles/profile-service';
 import { seconds, within } from '../time-limit';
@@ -75,6 +75,17 @@ export class AgentService {
     });
   }
 
+  /** The lines of the page that hold some text, with their refs and context. */
+  async find(profile: string, request: FindRequest): Promise<FindResult> {
+    const found = await this.#pages.find(profile, request.targetId);
+    const { page, targetId, tab } = found;
+    const what = `find ${JSON.stringify(request.q)} in ${targetId}`;
+    return this.#bounded(found, what, request.timeoutMs, async () => {
+      const result = await this.#snapshots.find(page, tab, request, what);
+      return { targetId, url: page.url(), title: await titleOf(page), ...result };
+    });
+  }
+
   async act(profile: string, request: ActRequest): Promise<ActResult> {
     const found = await this.#pages.find(profile, request.targetId);
     const { page, targetId, driver, tab } = found;
@@ -85,7 +96,11 @@ export class AgentService {
     return this.#bounded(found, what, request.timeoutMs, async () => {
       let extra: Partial<ActResult>;
       try {
-        extra = await runAct({ page, resolve, evaluateRefusal: () => driver.pages.evaluateRefusal() }, request);
+        const describe = (ref: string) => {
+          const info = this.#snapshots.refInfo(tab, ref);
+          return info ? `${ref} ${info.role}${info.name ? ` ${JSON.stringify(info.name)}` : ''}` : ref;
+        };
+        extra = await runAct({ page, resolve, evaluateRefusal: () => driver.pages.evaluateRefusal(), describe }, request);
       } catch (error) {
         if (isClawdError(error) || found.state.crashed) throw error;
         // The element went away while the action waited for it: that is a stale ref, not a timeout.
@@ -96,11 +111,8 @@ export class AgentService {
         throw toAgentError(error, { what, timeoutMs: request.timeoutMs });
       }
       const answer: ActResult = { ok: true, kind: request.kind, targetId, url: page.isClosed() ? null : page.url(), timeoutMs: request.timeoutMs, ...extra };
-      if (!request.snapshot || page.isClosed()) return answer;
-      // The page as the action left it: what changed since the tab's last snapshot, or all of it.
-      const since = request.snapshot === 'diff' ? this.#snapshots.lastId(tab) : undefined;
-      const snapshot = await this.#snapshots.take(page, tab, { format: 'agent', interactive: false, compact: false, timeoutMs: request.timeoutMs, ...(since ? { since } : {}) }, `snapshot of ${targetId}`);
-      return { ...answer, snapshot };
+      if (!request.snapshot || request.snapshot === 'none' || page.isClosed()) return answer;
+      return { ...answer, snapshot: await this.#snapshots.view(page, tab, request.snapshot, request.timeoutMs, `snapshot of ${targetId}`) };
     });
   }
 
@@ -129,7 +141,9 @@ export class AgentService {
       try {
         const response = await page.goto(request.url, { timeout: request.timeoutMs, waitUntil: 'load' });
         this.events.emit({ type: 'tab', profile, targetId, state: 'navigated', url: page.url() });
-        return { ok: true, targetId, url: page.url(), title: await titleOf(page), status: response?.status() ?? null };
+        const loaded: NavigateResult = { ok: true, targetId, url: page.url(), title: await titleOf(page), status: response?.status() ?? null };
+        if (!request.snapshot || request.snapshot === 'none') return loaded;
+        return { ...loaded, snapshot: await this.#snapshots.view(page, tab, request.snapshot, request.timeoutMs, `snapshot of ${targetId}`) };
       } catch (error) {
         throw found.state.crashed ? error : toAgentError(error, { what, timeoutMs: request.timeoutMs });
       }

@@ -47,11 +47,12 @@ export class PageFinder {
   /** `remember`: the found tab becomes the profile's default (not when a person merely watches it). */
   async find(profile: string, targetId: string | undefined, remember = true): Promise<AgentPage> {
     const driver = this.profiles.driver(profile);
-    if (!this.#connections.isConnected(driver.playwright.url)) await driver.ensureReachable();
-    // The browser is held to the profile's origin policy before the agent does anything in it.
-    await this.profiles.guard(profile);
+    // Reachable (a stopped managed profile started) and held to the profile's origin policy
+    // before the agent does anything in it.
+    if (!this.#connections.isConnected(driver.playwright.url)) await this.profiles.ensureRunning(profile);
+    else await this.profiles.guard(profile);
     const browser = await this.#connections.browser(driver.playwright);
-    const found = await this.#tracker.find(browser, targetId, this.#lastTarget.get(profile));
+    const found = await this.#tracker.find(browser, targetId, this.#lastTarget.get(profile), driver.pages.noTabs);
     const state = this.#tracker.state(found.page, driver.pages.unarmedDialogs);
     if (state.crashed) throw crashed(found.targetId);
     this.onPage(found.page, driver, profile);

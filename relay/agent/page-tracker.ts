@@ -81,14 +81,14 @@ export class PageTracker {
    * first. A tab opened a moment ago may be listed by /tabs before Playwright has attached to it,
    * so an id that is not found yet is looked for again for up to 2 s.
    */
-  async find(browser: Browser, targetId: string | undefined, preferred: string | undefined): Promise<{ page: Page; targetId: string }> {
+  async find(browser: Browser, targetId: string | undefined, preferred: string | undefined, noTabs: string): Promise<{ page: Page; targetId: string }> {
     const deadline = Date.now() + 2_000;
     for (;;) {
       const pages = browser.contexts().flatMap((c) => c.pages());
       const ids = await Promise.all(pages.map((p) => this.targetId(p).catch(() => '')));
       const tabs = pages.map((_, i) => ({ targetId: ids[i]!, title: '', url: pages[i]!.url(), type: 'page' })).filter((t) => t.targetId !== '');
       try {
-        if (tabs.length === 0) throw new ClawdError('target_not_found', 'this profile has no open tab: open one first (POST /tabs/open, clawd open URL)');
+        if (tabs.length === 0) throw new ClawdError('target_not_found', noTabs);
         const wanted = targetId ?? (preferred && ids.includes(preferred) ? preferred : tabs[0]!.targetId);
         const tab = matchTab(tabs, wanted);
         return { page: pages[ids.indexOf(tab.targetId)]!, targetId: tab.targetId };

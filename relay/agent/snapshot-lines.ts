@@ -74,6 +74,25 @@ export function renderLines(all: SnapshotLine[], options: LineOptions): Rendered
   return { text: [...texts.slice(0, kept), mark].join('\n'), shown, truncated: true, ...(next ? { next } : {}) };
 }
 
+/** Lines a brief view keeps besides the ones with refs: where the agent is. */
+const BRIEF_ROLES = /^(heading|dialog|alertdialog|alert)\b/;
+
+/**
+ * A brief view of the page: its headings, dialogs and every line with a ref, each indented only
+ * under the kept lines it sits in — what an agent needs to act next, without the text between.
+ */
+export function briefLines(lines: SnapshotLine[]): SnapshotLine[] {
+  const out: SnapshotLine[] = [];
+  const chain: Array<{ depth: number; kept: boolean }> = [];
+  for (const line of lines) {
+    while (chain.length > 0 && chain[chain.length - 1]!.depth >= line.depth) chain.pop();
+    const kept = line.ref !== undefined || BRIEF_ROLES.test(line.text);
+    if (kept) out.push({ ...line, depth: chain.filter((c) => c.kept).length });
+    chain.push({ depth: line.depth, kept });
+  }
+  return out;
+}
+
 function lastRef(lines: SnapshotLine[]): string | undefined {
   for (let i = lines.length - 1; i >= 0; i--) if (lines[i]!.ref) return lines[i]!.ref;
   return undefined;

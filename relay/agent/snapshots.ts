@@ -2,31 +2,37 @@
 // keeps each tab's latest refs (so actions, labels and `frame` find them), renders and budgets
 // the text, and shapes the answer. Resolving a ref goes to the index that handed it out.
 // `agent` snapshots get an id per tab (s1, s2, …); the last three of each recent tab are kept so
-// `since=<id>` can answer only what changed.
+// `since=<id>` can answer only what changed. The page as an action or a load left it (brief,
+// diff or full) and `find` read the page the same way: each is a snapshot the agent saw part of.
 
 import type { Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { AgentEngine } from './agent-engine';
 import { toAgentError } from './agent-errors';
-import type { SnapshotFormat, SnapshotRequest, SnapshotResult as SnapshotAnswer } from '../operations/page-operations';
+import type { FindRequest, FindResult, RefShown, SnapshotFormat, SnapshotRequest, SnapshotResult as SnapshotAnswer } from '../operations/page-operations';
+import type { PageView } from '../operations/shared-fields';
+import { findLines, subtreeOf } from './find-lines';
 import { AxTreeEngine } from './ax-tree-engine';
 import { PlaywrightEngine } from './playwright-engine';
 import { RefStore } from './ref-store';
-import type { ActTarget, LabelBox, SnapshotEngine } from './snapshot-engine';
+import type { ActTarget, EngineSnapshot, LabelBox, RefIndex, SnapshotEngine } from './snapshot-engine';
 import { diffSnapshots } from './snapshot-diff';
 import type { SnapshotLine } from './snapshot-engine';
-import { filterLines, renderLines } from './snapshot-lines';
+import { briefLines, filterLines, renderLines } from './snapshot-lines';
 import { truncate } from './snapshot-render';
 import type { TabKey } from './tab-key';
 
 /** The `agent` format's budget when the request sets none: what an agent can read in one step. */
 const DEFAULT_MAX_CHARS = 40_000;
+/** A brief view's budget: the first screenful or so of what can be acted on. */
+const BRIEF_MAX_CHARS = 2_000;
 /** Snapshots kept per tab for `since`, and how many tabs keep them (least recently used go). */
 const KEPT_PER_TAB = 3;
 const KEPT_TABS = 10;
 
 /** A snapshot as this module answers it; the front adds the page's target id, URL and title. */
 export type SnapshotResult = Omit<SnapshotAnswer, 'targetId' | 'url' | 'title'>;
+export type Found = Omit<FindResult, 'targetId' | 'url' | 'title'>;
 
 interface Kept {
   id: string;
@@ -47,14 +53,9 @@ export class Snapshots {
   }
 
   /** Takes a snapshot of `page`, the tab `tab` (a key unique per profile and target). */
-  async take(page: Page, tab: TabKey, request: SnapshotRequest, what: string): Promise<SnapshotResult> {
-    let taken;
-    try {
-      taken = await this.#engines[request.format].take(page, request, { tab, previous: this.#refs.get(tab) });
-    } catch (error) {
-      throw toAgentError(error, { what, timeoutMs: request.timeoutMs });
-    }
-    if (taken.refs) this.#refs.set(tab, taken.refs);
+  async take(page: Page, tab: TabKey, request: SnapshotRequest, what: string, view?: 'brief'): Promise<SnapshotResult> {
+    const previous = this.#refs.get(tab);
+    const taken = await this.#read(page, tab, request, what);
     let snapshot: string;
     let truncated: boolean;
     let next: string | undefined;
@@ -73,8 +74,9 @@ export class Snapshots {
         diff = { since: request.since!, added: changes.added, removed: changes.removed, changed: changes.changed };
         shownRefs = [...snapshot.matchAll(/^[+~] .*\[ref=(e\d+)\]/gm)].map((m) => m[1]!);
       } else {
-        // `full` is filtered already: the render only cuts it.
-        const rendered = renderLines(full, { interactive: false, limit, after, maxChars });
+        // One element's part (filtered as the whole is), a brief view, or the whole page.
+        const part = request.ref !== undefined ? filterLines(subtreeOf(taken.lines, request.ref, previous), { interactive, depth }) : view === 'brief' ? briefLines(full) : full;
+        const rendered = renderLines(part, { interactive: false, limit, after, maxChars: view === 'brief' ? Math.min(maxChars, BRIEF_MAX_CHARS) : maxChars });
         ({ text: snapshot, truncated, next } = rendered);
         shownRefs = rendered.shown.flatMap((l) => (l.ref ? [l.ref] : []));
       }
@@ -82,21 +84,48 @@ export class Snapshots {
       ({ text: snapshot, truncated } = truncate(taken.text, request.maxChars));
       shownRefs = [...(taken.refs?.entries() ?? [])].map(([ref]) => ref);
     }
-    const refs: SnapshotResult['refs'] = {};
-    for (const ref of shownRefs) {
-      const info = taken.refs?.get(ref);
-      if (info) refs[ref] = { role: info.role, name: info.name, ...(info.nth > 0 ? { nth: info.nth } : {}) };
-    }
     return {
       format: request.format,
       snapshot,
-      refs,
+      refs: refsShown(taken.refs, shownRefs),
       stats: { chars: snapshot.length, lines: snapshot === '' ? 0 : snapshot.split('\n').length, refs: shownRefs.length },
       truncated,
       ...(next ? { next } : {}),
       ...(id ? { id } : {}),
       ...(diff ? { diff } : {}),
+      ...(view === 'brief' && !diff ? { brief: true as const } : {}),
     };
+  }
+
+  /**
+   * The page as an action or a load left it, as the caller asked: a brief view, what changed
+   * since the tab's last snapshot (all of it when there is none), or the whole page.
+   */
+  view(page: Page, tab: TabKey, view: Exclude<PageView, 'none'>, timeoutMs: number, what: string): Promise<SnapshotResult> {
+    const since = view === 'diff' ? this.lastId(tab) : undefined;
+    const request: SnapshotRequest = { format: 'agent', interactive: false, compact: false, timeoutMs, ...(since ? { since } : {}) };
+    return this.take(page, tab, request, what, view === 'brief' ? 'brief' : undefined);
+  }
+
+  /** The lines of the page that hold the query, with their context (find-lines.ts). */
+  async find(page: Page, tab: TabKey, request: FindRequest, what: string): Promise<Found> {
+    const taken = await this.#read(page, tab, { format: 'agent', interactive: false, compact: false, timeoutMs: request.timeoutMs }, what);
+    const lines = taken.lines ?? [];
+    const id = this.#keep(tab, lines);
+    const found = findLines(lines, { query: request.q, limit: request.limit, ...(request.role ? { role: request.role } : {}) });
+    return { text: found.text, matches: found.matches, shown: found.shown, refs: refsShown(taken.refs, found.refs), id };
+  }
+
+  /** Reads the page with the requested engine; the tab's refs become the ones it handed out. */
+  async #read(page: Page, tab: TabKey, request: SnapshotRequest, what: string): Promise<EngineSnapshot> {
+    let taken: EngineSnapshot;
+    try {
+      taken = await this.#engines[request.format].take(page, request, { tab, previous: this.#refs.get(tab) });
+    } catch (error) {
+      throw toAgentError(error, { what, timeoutMs: request.timeoutMs });
+    }
+    if (taken.refs) this.#refs.set(tab, taken.refs);
+    return taken;
   }
 
   /** What a ref of the tab's latest snapshot showed (role and name), if it is known. */
@@ -141,6 +170,16 @@ export class Snapshots {
     if (!index) return Promise.reject(new ClawdError('ref_unknown', 'labels: this tab has no snapshot yet; take one first, its refs are what gets labelled'));
     return index.labelBoxes(page);
   }
+}
+
+/** What each shown ref stood for. */
+function refsShown(index: RefIndex | undefined, shown: string[]): Record<string, RefShown> {
+  const refs: Record<string, RefShown> = {};
+  for (const ref of shown) {
+    const info = index?.get(ref);
+    if (info) refs[ref] = { role: info.role, name: info.name, ...(info.nth > 0 ? { nth: info.nth } : {}) };
+  }
+  return refs;
 }
 
 /** Diff lines within the budget, the cut marked. */

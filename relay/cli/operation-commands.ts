@@ -107,7 +107,8 @@ export function operationCommand(operation: Operation): CliCommand {
       }
       const client = await ctx.client();
       if (operation.progress && !ctx.json) ctx.progress(operation.progress);
-      const result = await client.invoke(operation, ctx.profile, input);
+      // What happened on the way (a profile started on first use) goes to stderr, beside the answer.
+      const result = await client.invoke(operation, ctx.profile, input, (note) => ctx.progress(note));
       const repeat = operation.cli.repeat;
       if (repeat && values[repeat.flag] === true) {
         // Until interrupted: each answer printed, then the next asked for (`log --follow`).

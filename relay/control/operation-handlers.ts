@@ -5,6 +5,7 @@
 // and MCP served by this process (`/mcp`, `clawd mcp` running its own server) both call these.
 
 import type { ActionLog } from '../agent/action-log';
+import { collectNotes } from '../call-notes';
 import type { AgentService } from '../agent/agent-service';
 import type { EventBus } from '../events/event-bus';
 import type { Invoker } from '../operations/control-client';
@@ -29,6 +30,7 @@ type Handlers = { [K in OperationName]: Handler<(typeof OPERATIONS)[K]> };
 
 export const HANDLERS: Handlers = {
   snapshot: (s, profile, input) => s.agent.snapshot(profile, input),
+  find: (s, profile, input) => s.agent.find(profile, input),
   navigate: (s, profile, input) => s.agent.navigate(profile, input),
   click: (s, profile, input) => s.agent.act(profile, input),
   type: (s, profile, input) => s.agent.act(profile, input),
@@ -114,13 +116,14 @@ export const HANDLERS: Handlers = {
 export class LocalInvoker implements Invoker {
   constructor(private readonly services: OperationServices) {}
 
-  async invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>): Promise<R> {
+  async invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>, note?: (note: string) => void): Promise<R> {
     const handler = HANDLERS[operation.name as OperationName] as unknown as (s: OperationServices, profile: string, input: Record<string, unknown>) => Promise<R>;
     const name = this.services.profiles.resolve(profile);
     const began = performance.now();
     const deps = { log: this.services.actions, agent: this.services.agent, logText: () => this.services.profiles.settings.logText };
     try {
-      const result = await handler(this.services, name, input);
+      const { value: result, notes } = await collectNotes(() => handler(this.services, name, input));
+      for (const said of notes) note?.(said);
       void recordCall(deps, operation, name, input, { result }, performance.now() - began);
       return result;
     } catch (error) {

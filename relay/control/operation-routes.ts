@@ -9,7 +9,7 @@ import { jsonBody } from '../http/request-body';
 import { actOperation } from '../operations/act-operations';
 import type { Operation } from '../operations/operation';
 import { OPERATION_LIST, parseOperationInput } from '../operations/operation-table';
-import type { Invoker } from '../operations/control-client';
+import { NOTE_HEADER, type Invoker } from '../operations/control-client';
 
 async function rawInput(c: Context, operation: Operation, body: Record<string, unknown> | undefined): Promise<Record<string, unknown>> {
   const raw: Record<string, unknown> = { ...(body ?? c.req.query()), ...c.req.param() };
@@ -30,7 +30,8 @@ export function registerOperationRoutes(app: Hono, invoker: Invoker): void {
       // POST /act: the body's kind says which action (a 400 listing them when it names none).
       const operation = listed.http.kind !== undefined ? actOperation(body?.kind) : listed;
       const input = parseOperationInput(operation, await rawInput(c, operation, body), body ? 'json' : 'text');
-      return c.json(await invoker.invoke(operation, c.req.query('profile'), input));
+      const result = await invoker.invoke(operation, c.req.query('profile'), input, (note) => c.header(NOTE_HEADER, note, { append: true }));
+      return c.json(result);
     });
   }
 }

@@ -30,6 +30,8 @@ export interface BrowserConfig {
   evaluateEnabled: boolean;
   /** The action log keeps typed text itself, not only its length (never a password field's). */
   logText: boolean;
+  /** An agent call on a managed profile that is not running starts it (default true). */
+  autoStart: boolean;
   /** A download an agent causes is cancelled past this many megabytes (default 500). */
   downloadLimitMb: number;
   /** Managed CDP ports are allocated from this range (inclusive). */
@@ -76,6 +78,7 @@ export function defaultBrowserConfig(relayPort: number = DEFAULT_RELAY_PORT, cla
     extraArgs: [],
     evaluateEnabled: false,
     logText: false,
+    autoStart: true,
     downloadLimitMb: 500,
     cdpPortRange: { ...DEFAULT_CDP_PORT_RANGE },
     profiles: {
@@ -147,6 +150,7 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
     extraArgs: (v.extraArgs as string[] | undefined) ?? [],
     evaluateEnabled: bool('evaluateEnabled'),
     logText: bool('logText'),
+    autoStart: bool('autoStart'),
     downloadLimitMb: downloadLimit(v.downloadLimitMb, fail),
     cdpPortRange: range,
     ...(v.policy !== undefined ? { policy: parsePolicy(v.policy, 'browser.policy', file) } : {}),

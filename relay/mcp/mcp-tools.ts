@@ -16,7 +16,8 @@ import { mergedFields, operationNamed, parseOperationInput, toolGroups, type Too
 import { SHARED_FIELDS } from '../operations/shared-fields';
 
 export const INSTRUCTIONS =
-  'Drive a browser by refs: snapshot, then act on an element by its ref (act: click, type, fill, …), then snapshot again, or give an action snapshot: "diff" to get what changed. ' +
+  'Drive a browser by refs: snapshot (or find, to search a big page for text), then act on an element by its ref (act: click, type, fill, …). ' +
+  'Actions and navigate take snapshot: none, brief (headings and what can be acted on), diff (what changed since your last look) or full; navigate answers brief unless told. ' +
   'A ref whose element changed or went is refused as stale: take a new snapshot. A long page is cut at maxChars: go on with after=<the ref named at the cut>. ' +
   'Every tool takes profile (default: the configured one) and, where it acts on a tab, targetId (an id or unique prefix from tabs; default: the tab last used) and session (your agent session name: tabs you change are held for you). ' +
   'timeoutMs bounds a call (actions 8 s by default). When you cannot go on (a log-in, a CAPTCHA), handoff gives the tab to the person.';
@@ -39,7 +40,10 @@ export function toolDefinition(group: ToolGroup): ToolDefinition {
   delete schema.$schema;
   delete schema.additionalProperties;
   for (const [name, property] of Object.entries(schema.properties as Record<string, Record<string, unknown>>)) {
-    if ((SHARED_FIELDS as readonly string[]).includes(name) || property.description === '') delete property.description;
+    if (property.description === '') delete property.description;
+    // A shared field is described once, in the instructions: here only its type (and its choices).
+    // Its checks still hold: every call is parsed by the operation's own schema.
+    if ((SHARED_FIELDS as readonly string[]).includes(name)) for (const key of Object.keys(property)) if (key !== 'type' && key !== 'enum') delete property[key];
   }
   return { name: group.tool, description: group.description, inputSchema: schema };
 }
@@ -67,9 +71,10 @@ export async function callTool(group: ToolGroup, args: Record<string, unknown>, 
     const operation = chosen(group, args);
     const { profile: named, [group.chooser ?? '']: _choice, ...rest } = args;
     const profile = typeof named === 'string' && named !== '' ? named : defaultProfile;
-    const input = parseOperationInput(operation, rest, 'json');
-    const result = await invoker.invoke(operation, profile, input);
-    const texts = [operation.text(result, input as never)];
+    const input = parseOperationInput(operation, { ...operation.mcp.defaults, ...rest }, 'json');
+    const notes: string[] = [];
+    const result = await invoker.invoke(operation, profile, input, (note) => notes.push(`(${note})`));
+    const texts = [...notes, operation.text(result, input as never)];
     const image = operation.image?.(result);
     const followUp = operation.followUp;
     if (followUp && input[followUp.field] === true) {

@@ -140,7 +140,7 @@ export const drag = operation<ActResult>()({
 
 export const select = operation<ActResult>()({
   name: 'select',
-  summary: 'choose options of a select by value or label',
+  summary: 'choose options of a select by value or label, or an option of an ARIA combobox or listbox by its name',
   input: z.object({ kind: z.literal('select'), ...actFields, ref: ref(), values: z.array(z.string()).min(1, 'must name at least one option').describe('option values or labels') }),
   http: { method: 'POST', path: '/act', kind: 'select' },
   logged: true,
@@ -152,20 +152,23 @@ export const select = operation<ActResult>()({
 
 const fillField = z.object({
   ref: ref(),
-  value: z.union([z.string(), z.number(), z.boolean()], { errorMap: () => ({ message: 'must be a string, number or boolean' }) }),
+  value: z.union([z.string(), z.number(), z.boolean(), z.array(z.string())], { errorMap: () => ({ message: 'must be a string, number, boolean or a list of option names' }) }),
+  /** Accepted for callers used to other tools' form fillers; the element itself says what it is. */
   type: z.string().optional(),
 });
 export type FillField = z.output<typeof fillField>;
 
 export const fill = operation<ActResult>()({
   name: 'fill',
-  summary: 'fill several fields at once: text fields by string, checkboxes and radios by true/false',
-  input: z.object({ kind: z.literal('fill'), ...actFields, fields: z.array(fillField).min(1, 'must list at least one { ref, value }').describe('[{ref, value, type?}]') }),
+  summary: 'fill a form in one call: text, number, date and time fields and editable areas by string, selects and comboboxes by option value or name, checkboxes and radios by true/false; all or nothing',
+  details:
+    'Every field is checked before any is changed (its kind, the value fitting it, a select having the option, enabled and editable); if one fails while filling, the ones filled before it are put back. The error names the field (fields[2] (e14 combobox "Color")) and why.',
+  input: z.object({ kind: z.literal('fill'), ...actFields, fields: z.array(fillField).min(1, 'must list at least one { ref, value }').describe('[{ref, value}]') }),
   http: { method: 'POST', path: '/act', kind: 'fill' },
   logged: true,
   cli: { group: 'agent', flags: { fields: { value: 'JSON' } } },
   mcp: { tool: 'act', as: 'fill' },
-  example: { kind: 'fill', fields: [{ ref: 'e1', value: 'Ada' }, { ref: 'e2', value: true }] },
+  example: { kind: 'fill', fields: [{ ref: 'e1', value: 'Ada' }, { ref: 'e2', value: true }, { ref: 'e3', value: 'Green' }] },
   text: answer((r) => `filled ${r.filled ?? 0} field(s)`),
 });
 

@@ -12,8 +12,12 @@ import type { Operation } from './operation';
 
 /** How a front door carries out an operation: here over HTTP, or in the server's own process. */
 export interface Invoker {
-  invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>): Promise<R>;
+  /** `note` hears what the caller should know besides the answer (a profile started on first use). */
+  invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>, note?: (note: string) => void): Promise<R>;
 }
+
+/** The header a control API answer carries its notes in (call-notes.ts). */
+export const NOTE_HEADER = 'x-clawd-note';
 
 /** The request an operation's checked input makes: its path (with `:field`s filled and, for GET and DELETE, the query) and its body. */
 export function httpRequest(operation: Operation, input: Record<string, unknown>): { method: string; path: string; body?: Record<string, unknown> } {
@@ -52,14 +56,14 @@ export class ControlClient implements Invoker {
   }
 
   /** Calls an operation on the server; its answer is the operation's result. */
-  invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>): Promise<R> {
+  invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>, note?: (note: string) => void): Promise<R> {
     const { method, path, body } = httpRequest(operation, input);
     const timeoutMs = operation.clientTimeoutMs?.(input as never);
-    return this.call<R>(method, path, { ...(profile ? { profile } : {}), ...(body ? { body } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
+    return this.call<R>(method, path, { ...(profile ? { profile } : {}), ...(body ? { body } : {}), ...(timeoutMs ? { timeoutMs } : {}), ...(note ? { note } : {}) });
   }
 
   /** Calls the control API; the server's own error (code and message) becomes a ClawdError. */
-  async call<T = any>(method: string, path: string, options: { profile?: string; body?: unknown; timeoutMs?: number } = {}): Promise<T> {
+  async call<T = any>(method: string, path: string, options: { profile?: string; body?: unknown; timeoutMs?: number; note?: (note: string) => void } = {}): Promise<T> {
     const url = new URL(this.url + path);
     if (options.profile) url.searchParams.set('profile', options.profile);
     // A safety net only: the server bounds every action itself (at most 60 s, plus its own steps).
@@ -80,6 +84,8 @@ export class ControlClient implements Invoker {
         { cause: error },
       );
     }
+    const notes = response.headers.get(NOTE_HEADER);
+    if (notes && options.note) for (const note of notes.split(', ')) options.note(note);
     const text = await response.text();
     let body: unknown;
     try {

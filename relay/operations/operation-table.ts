@@ -8,7 +8,7 @@ import { handoff, handoffEnd, handoffWait, release } from './control-operations'
 import { coerce, parseInput } from './fields';
 import { dialog, download, downloads, upload } from './hook-operations';
 import type { Operation } from './operation';
-import { consoleMessages, content, navigate, pdf, screenshot, snapshot } from './page-operations';
+import { consoleMessages, content, find, navigate, pdf, screenshot, snapshot } from './page-operations';
 import { log } from './log-operations';
 import { policy, policySet } from './policy-operations';
 import { storageExport, storageImport } from './storage-operations';
@@ -16,6 +16,7 @@ import { profiles, start, status, stop, tabClose, tabFocus, tabOpen, tabs } from
 
 export const OPERATIONS = {
   snapshot,
+  find,
   navigate,
   click,
   type,

@@ -47,12 +47,15 @@ export interface McpSpec {
   tool: string;
   /** In a shared tool, the value of its choosing field that means this operation. */
   as?: string;
+  /** What the tool assumes for a field the agent leaves out, where it differs from the API's (navigate answers a brief view). */
+  defaults?: Record<string, unknown>;
 }
 
 /** An operation an agent must not have as a tool, and why (it is the person's: loosening the agent's own limits). */
 export interface NotForAgents {
   tool: null;
   as?: undefined;
+  defaults?: undefined;
   why: string;
 }
 

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { bad, intIn, openUrl, ref } from './fields';
 import { operation } from './operation';
-import { actFields, tabFields } from './shared-fields';
+import { actFields, tabFields, type PageView } from './shared-fields';
 
 const SNAPSHOT_FORMATS = ['agent', 'ai', 'role', 'aria'] as const;
 export type SnapshotFormat = (typeof SNAPSHOT_FORMATS)[number];
@@ -33,12 +33,14 @@ export interface SnapshotResult {
   id?: string;
   /** With `since`: what changed, counted (the lines are the snapshot text). */
   diff?: { since: string; added: number; removed: number; changed: number };
+  /** A brief view: headings and what can be acted on, not the whole page. */
+  brief?: true;
 }
 
 /** A snapshot as an agent reads it: a line on the page, then the snapshot. */
 export function snapshotText(snap: Omit<SnapshotResult, 'targetId' | 'url' | 'title'> & { url?: string; title?: string }): string {
   const head = [`page: ${snap.title ? `${snap.title} — ` : ''}${snap.url ?? ''}`.trim()];
-  if (snap.id) head.push(`snapshot ${snap.id}${snap.diff ? `, changes since ${snap.diff.since}: ${snap.diff.changed} changed, ${snap.diff.added} added, ${snap.diff.removed} removed` : ''}`);
+  if (snap.id) head.push(`snapshot ${snap.id}${snap.diff ? `, changes since ${snap.diff.since}: ${snap.diff.changed} changed, ${snap.diff.added} added, ${snap.diff.removed} removed` : ''}${snap.brief ? ' (brief: headings and what can be acted on; find or snapshot for more)' : ''}`);
   const body = snap.snapshot === '' ? (snap.diff ? '(nothing changed)' : '(nothing to show)') : snap.snapshot;
   const cut = snap.truncated && !snap.next && snap.format !== 'agent' ? `\n(cut at ${snap.stats.chars} characters)` : '';
   return `${head.join(' · ')}\n${body}${cut}`;
@@ -62,6 +64,7 @@ export const snapshot = operation<SnapshotResult>()({
     maxChars: intIn(100, 10_000_000).optional().describe('cut at this many characters (agent: 40000 by default)'),
     selector: z.string().min(1).optional().describe('only the part of the page under this CSS selector'),
     frame: ref().optional().describe("only this iframe's contents (its ref)"),
+    ref: ref().optional().describe('only this element and what is inside it'),
     after: ref().optional().describe('only what follows this ref: the rest of a cut snapshot'),
     since: z.string().regex(/^s\d+$/, 'must be the id of an earlier snapshot, like s12').optional().describe('only what changed since that snapshot (its id, s12)'),
     timeoutMs: intIn(500, 60_000).default(SNAPSHOT_TIMEOUT_MS).describe('the whole snapshot’s bound in ms (default 30 s)'),
@@ -69,11 +72,13 @@ export const snapshot = operation<SnapshotResult>()({
   check(input) {
     if (input.after !== undefined && input.format !== 'agent') throw bad('after works with the agent format (the default)');
     if (input.since !== undefined && input.format !== 'agent') throw bad('since works with the agent format (the default)');
+    if (input.ref !== undefined && input.format !== 'agent') throw bad('ref works with the agent format (the default)');
+    if (input.ref !== undefined && (input.since ?? input.after ?? input.frame ?? input.selector) !== undefined) throw bad('ref shows one element: leave out since, after, frame and selector');
   },
   http: { method: 'GET', path: '/snapshot' },
   cli: {
     group: 'agent',
-    flags: { maxChars: { value: 'N' }, depth: { value: 'N' }, limit: { value: 'N' }, selector: { value: 'CSS' }, frame: { value: 'REF' }, after: { value: 'REF' }, since: { value: 'ID' }, format: { value: 'F' } },
+    flags: { maxChars: { value: 'N' }, depth: { value: 'N' }, limit: { value: 'N' }, selector: { value: 'CSS' }, frame: { value: 'REF' }, ref: { value: 'REF' }, after: { value: 'REF' }, since: { value: 'ID' }, format: { value: 'F' } },
   },
   mcp: { tool: 'snapshot' },
   example: {},
@@ -86,22 +91,66 @@ export interface NavigateResult {
   url: string;
   title: string;
   status: number | null;
+  /** With `snapshot`: the page as it loaded. */
+  snapshot?: Omit<SnapshotResult, 'targetId' | 'url' | 'title'>;
 }
 
 export const navigate = operation<NavigateResult>()({
   name: 'navigate',
   summary: 'load a URL (http, https or about:blank) in the tab and wait for it',
+  details: 'snapshot answers the page as it loaded, as after an action; over MCP a brief view unless told (none, brief, diff or full).',
   input: z.object({
     ...tabFields,
     url: openUrl().describe('the address to load'),
     timeoutMs: actFields.timeoutMs.describe('how long the load may take in ms (default 20 s)'),
+    snapshot: actFields.snapshot,
   }),
   http: { method: 'POST', path: '/navigate' },
   logged: true,
   cli: { group: 'agent', args: [{ field: 'url', value: 'URL' }] },
-  mcp: { tool: 'navigate' },
+  mcp: { tool: 'navigate', defaults: { snapshot: 'brief' satisfies PageView } },
   example: { url: 'https://example.com' },
-  text: (r) => `loaded ${r.url}${r.title ? ` — ${r.title}` : ''}${r.status ? ` (HTTP ${r.status})` : ''}`,
+  text: (r) => {
+    const status = r.status ? ` (HTTP ${r.status})` : '';
+    return r.snapshot ? `loaded${status}\n${snapshotText({ ...r.snapshot, url: r.url, title: r.title })}` : `loaded ${r.url}${r.title ? ` — ${r.title}` : ''}${status}`;
+  },
+});
+
+export interface FindResult {
+  targetId: string;
+  url: string;
+  title: string;
+  /** The matching lines with their context, indented as on the page. */
+  text: string;
+  /** How many lines matched, and how many of them are shown (at most `limit`). */
+  matches: number;
+  shown: number;
+  /** The refs in the text. */
+  refs: Record<string, RefShown>;
+  /** The id of the snapshot the search read (for a later `since`). */
+  id: string;
+}
+
+export const find = operation<FindResult>()({
+  name: 'find',
+  summary: 'search the page as the snapshot reads it (text, names, values): the matching lines with refs, in their row, list item or dialog, not the whole page',
+  details:
+    'Case-insensitive; every frame and open shadow root. Each match comes with what frames it: its row, list item, dialog or group, the nearest heading before it, and the first few refs inside it (a matching row\'s buttons). The refs are the snapshot\'s own, so act on them at once.',
+  input: z.object({
+    ...tabFields,
+    q: z.string().min(1, 'must not be empty').describe('the text to look for'),
+    role: z.string().regex(/^[a-z]+$/, 'must be a role, like button, link, row or textbox').optional().describe('only lines of this role (button, link, row, textbox, …)'),
+    limit: intIn(1, 200).default(10).describe('at most this many matches'),
+    timeoutMs: intIn(500, 60_000).default(SNAPSHOT_TIMEOUT_MS).describe('the bound in ms (default 30 s)'),
+  }),
+  http: { method: 'GET', path: '/find' },
+  cli: { group: 'agent', args: [{ field: 'q', value: 'TEXT', rest: true }], flags: { role: { value: 'ROLE' }, limit: { value: 'N' } } },
+  mcp: { tool: 'find' },
+  example: { q: 'Checkout' },
+  text: (r) => {
+    const head = `page: ${r.title ? `${r.title} — ` : ''}${r.url} · snapshot ${r.id} · ${r.matches === 0 ? 'no match' : r.matches === r.shown ? `${r.matches} match${r.matches === 1 ? '' : 'es'}` : `${r.shown} of ${r.matches} matches`}`;
+    return r.matches === 0 ? `${head}: try other words, a role, or a snapshot` : `${head}\n${r.text}`;
+  },
 });
 
 export interface ScreenshotResult {
@@ -153,6 +202,8 @@ export interface ContentResult {
   source: 'article' | 'selector' | 'body';
   chars: number;
   truncated: boolean;
+  /** With `match`: how many paragraphs hold the text. */
+  matches?: number;
 }
 
 export const content = operation<ContentResult>()({
@@ -164,11 +215,17 @@ export const content = operation<ContentResult>()({
     ...tabFields,
     format: z.enum(CONTENT_FORMATS).default('markdown').describe('markdown (default), text or html'),
     selector: z.string().min(1).optional().describe('only this part of the page (CSS)'),
+    heading: z.string().min(1, 'must not be empty').optional().describe('only the section under the first heading holding this text'),
+    match: z.string().min(1, 'must not be empty').optional().describe('only the paragraphs holding this text, under their headings'),
     maxChars: intIn(100, 10_000_000).default(40_000).describe('cut after this many characters (default 40000)'),
     timeoutMs: intIn(500, 60_000).default(SNAPSHOT_TIMEOUT_MS).describe('the bound in ms (default 30 s)'),
   }),
+  check(input) {
+    if (input.heading !== undefined && input.format !== 'markdown') throw bad('heading works with the markdown format (the default)');
+    if (input.match !== undefined && input.format === 'html') throw bad('match works with the markdown and text formats');
+  },
   http: { method: 'GET', path: '/content' },
-  cli: { group: 'agent', flags: { format: { value: 'F' }, selector: { value: 'CSS' }, maxChars: { value: 'N' } } },
+  cli: { group: 'agent', flags: { format: { value: 'F' }, selector: { value: 'CSS' }, heading: { value: 'TEXT' }, match: { value: 'TEXT' }, maxChars: { value: 'N' } } },
   mcp: { tool: 'content' },
   example: { format: 'markdown' },
   text: (r) => r.content,
@@ -227,6 +284,7 @@ export const pdf = operation<SavedFile>()({
 
 export type SnapshotRequest = z.output<typeof snapshot.input>;
 export type NavigateRequest = z.output<typeof navigate.input>;
+export type FindRequest = z.output<typeof find.input>;
 export type ScreenshotRequest = z.output<typeof screenshot.input>;
 export type ContentRequest = z.output<typeof content.input>;
 export type ConsoleRequest = z.output<typeof consoleMessages.input>;

@@ -14,14 +14,19 @@ export const tabFields = {
   session: session().describe('your agent session name: a tab you change is held for you'),
 };
 
-/** What of the page an action answers with: what changed since the tab's last snapshot, or all of it. */
-const ACT_SNAPSHOTS = ['diff', 'full'] as const;
+/**
+ * What of the page an action (or a load) answers with: nothing, a brief view (title, headings,
+ * what can be acted on, cut at ~2,000 characters), what changed since the tab's last snapshot,
+ * or all of it.
+ */
+export const PAGE_VIEWS = ['none', 'brief', 'diff', 'full'] as const;
+export type PageView = (typeof PAGE_VIEWS)[number];
 
 /** Every action's own fields: its tab, session, bound and what of the page it answers with. */
 export const actFields = {
   ...tabFields,
   timeoutMs: actionTimeout().describe('the whole call’s bound in ms (0.5–60 s, default 8 s; out of range is clamped)'),
-  snapshot: z.enum(ACT_SNAPSHOTS).optional().describe('answer with the page after it: diff (what changed) or full'),
+  snapshot: z.enum(PAGE_VIEWS).optional().describe('answer with the page after it: none, brief, diff (what changed) or full'),
 };
 
 /** The names of the shared fields: described once, not on every MCP tool. */

@@ -18,6 +18,7 @@ export class ExtensionDriver implements ProfileDriver {
     unarmedDialogs: 'leave',
     captureFront: 'when-stalled',
     cancelsDownloads: false,
+    noTabs: 'no tab of this browser is handed to the agent: ask the person to click the clawd toolbar button on the tab to use (its badge then reads ON), then try again',
     evaluateRefusal: () =>
       this.settings.evaluateEnabled
         ? undefined

@@ -23,7 +23,7 @@ export class ManagedDriver implements ProfileDriver {
   readonly policyEnforcement = 'interception' as const;
   // The agent's own browser: headless pages would hang on a dialog, and a tab behind another one
   // paints nothing to capture, so it is brought to the front.
-  readonly pages: PagePolicy = { unarmedDialogs: 'dismiss', captureFront: 'always', cancelsDownloads: true, evaluateRefusal: () => undefined };
+  readonly pages: PagePolicy = { unarmedDialogs: 'dismiss', captureFront: 'always', cancelsDownloads: true, evaluateRefusal: () => undefined, noTabs: 'this profile has no open tab: open one first (POST /tabs/open, clawd open URL)' };
   readonly ownFolder: string;
   readonly userDataDir: string;
   readonly cdp: CdpHttp;
@@ -48,7 +48,7 @@ export class ManagedDriver implements ProfileDriver {
   readonly playwright: { url: string };
 
   async ensureReachable(): Promise<void> {
-    if (!(await this.status(true)).running) throw new ClawdError('not_running', `profile ${this.name} is not running: start it first (POST /start, clawd start --profile ${this.name})`);
+    if (!(await this.status(true)).running) throw new ClawdError('not_running', `profile ${this.name} is not running and browser.autoStart is false: start it first (POST /start, clawd start --profile ${this.name})`);
   }
 
   #executable() {

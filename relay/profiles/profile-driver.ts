@@ -46,6 +46,8 @@ export interface PagePolicy {
   readonly cancelsDownloads: boolean;
   /** Why evaluate is refused on this profile, when it is. */
   evaluateRefusal(): ClawdError | undefined;
+  /** What to do when the agent finds no tab: open one (our own browser), or ask the person for one. */
+  readonly noTabs: string;
 }
 
 export interface ProfileDriver {

@@ -16,7 +16,8 @@ import { RemoteDriver } from './remote-driver';
 import { firstFreePort, portRangeFromEnv } from '../browser/ports';
 import type { CdpTarget } from '../browser/cdp-http';
 import type { RelayServer } from '../cdp/relay-server';
-import { ClawdError } from '../errors';
+import { noteForCaller } from '../call-notes';
+import { ClawdError, isClawdError } from '../errors';
 import { updateConfig, type ClawdConfig } from '../home/config-store';
 import type { Logger } from '../log';
 import { checkOpenUrl, matchTab, type Tab } from './tabs';
@@ -48,6 +49,8 @@ export class ProfileService {
   readonly #guards = new Map<string, Promise<PolicyGuard | undefined>>();
   /** A request a guard refused (the action log listens). */
   onGuardBlock: (profile: string, block: GuardBlock) => void = () => {};
+  /** A profile was started on an agent's first use of it (/events listens). */
+  onStartedOnUse: (profile: string) => void = () => {};
 
   constructor(
     private readonly home: string,
@@ -199,21 +202,36 @@ export class ProfileService {
     return { stopped, status: await this.status(name) };
   }
 
-  async #runningDriver(name: string): Promise<ProfileDriver> {
+  /**
+   * Before an agent uses a profile: its browser reachable and held to the policy. A managed
+   * profile that is not running is started as `POST /start` would (unless browser.autoStart is
+   * false), and the caller is told; anything else unreachable says what to do.
+   */
+  async ensureRunning(name: string): Promise<ProfileDriver> {
     const driver = this.driver(name);
-    await driver.ensureReachable();
+    try {
+      await driver.ensureReachable();
+    } catch (error) {
+      if (!(isClawdError(error) && error.code === 'not_running' && driver.driver === 'managed' && this.settings.autoStart)) throw error;
+      const started = await this.start(name);
+      if (!started.alreadyRunning) {
+        noteForCaller(`started profile ${name} (${started.browser ?? 'browser'}) in ${(started.tookMs / 1000).toFixed(1)} s: it was not running`);
+        this.onStartedOnUse(name);
+      }
+    }
     await this.guard(name);
     return driver;
   }
 
+
   async tabs(name: string): Promise<Tab[]> {
-    return (await (await this.#runningDriver(name)).cdp.list()).map(toTab);
+    return (await (await this.ensureRunning(name)).cdp.list()).map(toTab);
   }
 
   async openTab(name: string, url: unknown): Promise<Tab> {
     const target = checkOpenUrl(url);
     this.checkUrl(name, target);
-    return toTab(await (await this.#runningDriver(name)).cdp.open(target));
+    return toTab(await (await this.ensureRunning(name)).cdp.open(target));
   }
 
   /** A tab by its id or a unique prefix (ambiguous → 409, unknown → 404). */

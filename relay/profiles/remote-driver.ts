@@ -11,7 +11,7 @@ export class RemoteDriver implements ProfileDriver {
   readonly policyEnforcement = 'interception' as const;
   readonly cdp: CdpHttp;
   // Someone else's browser, often a headless server: dialogs would hang it, but its windows are not ours to rearrange.
-  readonly pages: PagePolicy = { unarmedDialogs: 'dismiss', captureFront: 'when-stalled', cancelsDownloads: true, evaluateRefusal: () => undefined };
+  readonly pages: PagePolicy = { unarmedDialogs: 'dismiss', captureFront: 'when-stalled', cancelsDownloads: true, evaluateRefusal: () => undefined, noTabs: 'this profile has no open tab: open one first (POST /tabs/open, clawd open URL)' };
 
   constructor(
     readonly name: string,

@@ -40,6 +40,8 @@ describe('the chrome profile: extension tabs through the same API and CLI', () =
     await until('the extension to connect', () => relay().switchboard.extensionConnected);
     const none = (await t.api('POST', '/start', { profile: 'chrome' })).body;
     expect(none).toMatchObject({ running: true, attachedTabs: 0, extension: { connected: true, version: expect.any(String) }, hint: expect.stringContaining('click the clawd toolbar button') });
+    // An agent's call with nothing handed over says what the person must do.
+    expect(await t.api('GET', '/snapshot', { profile: 'chrome' })).toMatchObject({ status: 404, body: { error: { code: 'target_not_found', message: expect.stringContaining('ask the person to click the clawd toolbar button on the tab to use') } } });
 
     const handed = await browser.openTab(pages.url('/form'));
     await browser.clickToolbar(handed);

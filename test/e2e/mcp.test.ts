@@ -64,7 +64,11 @@ describe.each([
       expect((act.inputSchema.properties as Record<string, { enum?: string[] }>).kind!.enum).toEqual(expect.arrayContaining(['click', 'type', 'fill', 'select', 'press', 'scroll', 'wait', 'evaluate']));
 
       const targetId = ctx.d.targetId;
-      expect(text(await call(client, 'navigate', { url: ctx.pages.url('/agent-form'), targetId }))).toMatch(/^loaded .*agent-form — agent form \(HTTP 200\)$/);
+      // navigate answers where it landed: a brief view, enough to act on.
+      const loaded = text(await call(client, 'navigate', { url: ctx.pages.url('/agent-form'), targetId }));
+      expect(loaded).toMatch(/^loaded \(HTTP 200\)\npage: agent form — http.*\/agent-form · snapshot s\d+ \(brief: headings and what can be acted on; find or snapshot for more\)\n- textbox "Name" \[ref=e\d+\]/);
+      expect(loaded).not.toContain('text: "not submitted"');
+      expect(text(await call(client, 'navigate', { url: ctx.pages.url('/agent-form'), targetId, snapshot: 'none' }))).toMatch(/^loaded http.*\/agent-form — agent form \(HTTP 200\)$/);
       const snap = text(await call(client, 'snapshot', { targetId }));
       expect(snap).toMatch(/^page: agent form — http.*\/agent-form · snapshot s\d+\n- textbox "Name" \[ref=e\d+\]/);
       const filled = await call(client, 'act', {
@@ -110,7 +114,7 @@ describe.each([
       expect(text(bad)).toBe('ref is required (a ref from the snapshot, like e12) (bad_request)');
       const wrongType = await call(client, 'act', { kind: 'fill', targetId, fields: [{ ref: 'e1', value: { nested: true } }] });
       expect(wrongType.isError).toBe(true);
-      expect(text(wrongType)).toBe('fields[0].value must be a string, number or boolean (bad_request)');
+      expect(text(wrongType)).toBe('fields[0].value must be a string, number, boolean or a list of option names (bad_request)');
       const unknownKind = await call(client, 'act', { kind: 'teleport', targetId });
       expect(text(unknownKind)).toMatch(/^kind "teleport" is unknown: use one of click, type, fill/);
     } finally {
@@ -164,14 +168,16 @@ describe('two MCP clients at once', () => {
 });
 
 describe('clawd mcp over stdio with no server running', () => {
-  it('runs its own server for the session, drives a managed browser, and leaves nothing behind', { timeout: 90_000 }, async () => {
+  it('runs its own server for the session, starts the managed browser on the first call, and leaves nothing behind', { timeout: 90_000 }, async () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'clawd-mcp-'));
     const home = path.join(root, 'home');
     try {
       const { client, transport } = await connect(['--home', home, '--relay-port', '0', '--control-port', '0']);
       const pid = transport.pid!;
-      expect(text(await call(client, 'browser', { action: 'start' }))).toMatch(/^clawd started in [\d.]+ s\nclawd \(managed\): running, CDP ready/);
-      await call(client, 'navigate', { url: 'about:blank' });
+      // Nothing started: the first navigate starts the profile and loads, in one call.
+      const loaded = await call(client, 'navigate', { url: 'about:blank' });
+      expect(loaded.isError, text(loaded)).toBeFalsy();
+      expect(text(loaded)).toMatch(/^\(started profile clawd \(.+\) in [\d.]+ s: it was not running\)\nloaded\npage: about:blank · snapshot s1/);
       expect(text(await call(client, 'tabs'))).toContain('about:blank');
       const userDataDir = path.join(home, 'profiles', 'clawd', 'user-data');
       expect((await processesUsing(userDataDir)).length).toBeGreaterThan(0);

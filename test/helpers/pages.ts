@@ -88,6 +88,47 @@ const PAGES: Record<string, (port: number) => string> = {
     </article></main>
     <aside id="aside"><h2>Most read</h2><ul><li><a href="/a">Ferry timetable changes</a></li><li><a href="/b">Storm warning</a></li></ul></aside>
     <footer><p>© Harbour News · <a href="/privacy">Privacy</a></p></footer>`,
+  // A big table: 2,000 people, each row with an Edit button that marks that row (find's page).
+  '/grid': () => `<!doctype html><title>staff</title><h1>Staff</h1><table><thead><tr><th>Name</th><th>Email</th><th>Status</th><th></th></tr></thead><tbody>${Array.from(
+    { length: 2_000 },
+    (_, i) => `<tr id="r${i + 1}"><td>Person ${i + 1}</td><td>person${i + 1}@example.com</td><td class="status">active</td><td><button onclick="this.closest('tr').querySelector('.status').textContent = 'edited'">Edit</button></td></tr>`,
+  ).join('')}</tbody></table>`,
+  // A shop page with its basket in a cross-site iframe.
+  '/shop-framed': (port) => `<!doctype html><title>shop</title><h1>Shop</h1><p>Browse the shelves.</p><iframe src="http://localhost:${port}/basket" width="400" height="200"></iframe>`,
+  '/basket': () => `<!doctype html><title>basket</title><h2>Basket</h2><ul><li>Tea <button>Remove</button></li><li>Cake <button>Remove</button></li></ul>
+    <button onclick="this.textContent = 'Checked out'">Checkout</button>`,
+  // Every kind of field fill takes; a Lock field that disables Key as it is typed into.
+  '/fields': () => `<!doctype html><title>fields</title>
+    <label>Name <input id="name" value="Old name"></label>
+    <label>Bio <textarea id="bio"></textarea></label>
+    <label>Age <input id="age" type="number"></label>
+    <label>Birthday <input id="birthday" type="date"></label>
+    <label>Alarm <input id="alarm" type="time"></label>
+    <label>Color <select id="color"><option value="r">Red</option><option value="g">Green</option><option value="b">Blue</option></select></label>
+    <label><input type="checkbox" id="news"> News</label>
+    <fieldset><legend>Size</legend><label><input type="radio" name="size" value="s" checked> Small</label><label><input type="radio" name="size" value="l"> Large</label></fieldset>
+    <div id="notes" contenteditable="true" role="textbox" aria-label="Notes"></div>
+    <span id="fruit-label">Fruit</span>
+    <div id="fruit" role="combobox" aria-labelledby="fruit-label" aria-expanded="false" aria-controls="fruits" tabindex="0">Choose</div>
+    <ul id="fruits" role="listbox" hidden>${['Apple', 'Banana', 'Cherry'].map((f) => `<li role="option">${f}</li>`).join('')}</ul>
+    <label>Lock <input id="lock" oninput="document.getElementById('key').disabled = this.value === 'lock'"></label>
+    <label>Key <input id="key"></label>
+    <script>
+      const fruit = document.getElementById('fruit'), list = document.getElementById('fruits');
+      // The options appear a moment after the box opens, as they do when they are fetched.
+      const show = (open) => { list.hidden = !open; fruit.setAttribute('aria-expanded', String(open)); };
+      fruit.onclick = () => (list.hidden ? setTimeout(() => show(true), 200) : show(false));
+      fruit.onkeydown = (e) => e.key === 'Escape' && show(false);
+      list.querySelectorAll('[role=option]').forEach((o) => (o.onclick = () => { fruit.textContent = o.textContent; show(false); }));
+    </script>`,
+  // An article in sections, for content's heading and match.
+  '/guide': () => `<!doctype html><title>Ferry guide - Harbour News</title>
+    <nav><a href="/">Home</a> <a href="/news">News</a></nav>
+    <main><article><h1>The ferry guide</h1>
+      <h2>Timetable</h2><p>${'Ferries leave the harbour every hour from six in the morning, and the last one sails at eleven at night. '.repeat(3)}</p>
+      <h2>Fares</h2><p>${'A single crossing costs four pounds and a return costs seven. '.repeat(3)}</p><p>Children travel free on weekends, and dogs travel free every day.</p>
+      <h2>Accessibility</h2><p>${'Every ferry has a ramp and a lift between its decks, and the crew will help anyone who asks. '.repeat(3)}</p>
+    </article></main>`,
   // Downloads: a link with the download attribute, and one the server sends as an attachment.
   '/downloads': () => `<!doctype html><title>downloads</title>
     <a href="/files/report.bin?size=5000" download>Report</a>

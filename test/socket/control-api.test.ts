@@ -78,11 +78,11 @@ describe('the control API', () => {
     expect(res.body.error).toEqual({ code: 'invalid_profile', message: expect.stringContaining('use lowercase letters, digits and hyphens, starting with a letter or digit, at most 64 characters') });
   });
 
-  it('refuses bad bodies, unknown profiles, and tabs of a stopped browser, each with a clear error', async () => {
-    t = await startTestServer();
+  it('refuses bad bodies, unknown profiles, and tabs of a stopped browser (browser.autoStart off), each with a clear error', async () => {
+    t = await startTestServer({ autoStart: false });
     expect((await t.api('POST', '/tabs/open', { body: '{nope' })).body.error.code).toBe('bad_request');
     expect(await t.api('GET', '/tabs', { profile: 'nope' })).toMatchObject({ status: 404, body: { error: { code: 'profile_not_found', message: expect.stringContaining('the profiles are clawd, chrome') } } });
-    expect(await t.api('GET', '/tabs')).toMatchObject({ status: 409, body: { error: { code: 'not_running', message: expect.stringContaining('clawd start --profile clawd') } } });
+    expect(await t.api('GET', '/tabs')).toMatchObject({ status: 409, body: { error: { code: 'not_running', message: expect.stringContaining('browser.autoStart is false: start it first (POST /start, clawd start --profile clawd)') } } });
     expect((await t.api('POST', '/profiles/create', { body: { name: 'r', cdpUrl: 'ftp://x' } })).status).toBe(400);
     const remote = await t.api('POST', '/profiles/create', { body: { name: 'remote', cdpUrl: 'http://10.255.255.1:9222' } });
     expect(remote.body).toMatchObject({ driver: 'remote', cdpUrl: 'http://10.255.255.1:9222', running: false });

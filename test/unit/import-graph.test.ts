@@ -36,7 +36,7 @@ const LAYERS: Array<[string, string[]]> = [
   ['operations', ['relay/operations/']],
   ['relay and profiles', ['relay/profiles/', 'relay/cdp/', 'relay/events/', 'relay/pairing/']],
   ['base', ['relay/browser/', 'relay/home/', 'relay/http/']],
-  ['core', ['relay/errors.ts', 'relay/log.ts', 'relay/time-limit.ts', 'relay/version.ts', 'relay/dist-assets.ts', 'shared/', 'package.json']],
+  ['core', ['relay/errors.ts', 'relay/call-notes.ts', 'relay/log.ts', 'relay/time-limit.ts', 'relay/version.ts', 'relay/dist-assets.ts', 'shared/', 'package.json']],
 ];
 const layerOf = (file: string) => LAYERS.findIndex(([, prefixes]) => prefixes.some((prefix) => file.startsWith(prefix)));
 

@@ -1,0 +1,93 @@
+// Finding things on a page without reading all of it: the lines of the agent snapshot whose text
+// (role, accessible name, value, visible text) holds the query, each with a little context — the
+// row, list item, dialog or group it sits in, the nearest section heading before it, and the
+// first actionable lines inside it (a matching row's buttons) — so an agent can act by ref at
+// once. And one element's subtree, for a snapshot of just that part. Pure: unit-tested.
+
+import { ClawdError } from '../errors';
+import type { RefIndex, SnapshotLine } from './snapshot-engine';
+import { renderLine } from './snapshot-lines';
+
+/** Lines that frame a match: what it sits in (an iframe too: the agent learns the match is in one). */
+const CONTAINERS = /^(row|listitem|dialog|alertdialog|group|form|region|article|tabpanel|menu|listbox|tree|treeitem|gridcell|cell|table|grid|treegrid|list|navigation|iframe)\b/;
+/** What a matching container shows of itself: its first lines with refs. */
+const INSIDE = 8;
+
+export interface FindOptions {
+  query: string;
+  role?: string;
+  limit: number;
+}
+
+export interface Found {
+  /** The matches with their context, indented as on the page. */
+  text: string;
+  matches: number;
+  shown: number;
+  /** The refs in the text, in order. */
+  refs: string[];
+}
+
+const roleOf = (line: SnapshotLine) => line.text.match(/^[a-z]+/)?.[0] ?? '';
+/** What a line says, without its ref (a query "e12" must not match every line with that ref). */
+const sayOf = (line: SnapshotLine) => line.text.replace(/ \[ref=e\d+\]/, '').toLowerCase();
+
+export function findLines(lines: SnapshotLine[], options: FindOptions): Found {
+  const needle = options.query.toLowerCase();
+  const hits: number[] = [];
+  lines.forEach((line, i) => {
+    if (sayOf(line).includes(needle) && (options.role === undefined || roleOf(line) === options.role)) hits.push(i);
+  });
+  const keep = new Set<number>();
+  /** The first lines with refs under line `at` (its descendants). */
+  const refsUnder = (at: number) => {
+    let inside = 0;
+    for (let i = at + 1; i < lines.length && lines[i]!.depth > lines[at]!.depth && inside < INSIDE; i++) {
+      if (!lines[i]!.ref) continue;
+      keep.add(i);
+      inside++;
+    }
+  };
+  for (const at of hits.slice(0, options.limit)) {
+    const line = lines[at]!;
+    keep.add(at);
+    refsUnder(at);
+    // Up the tree: each nearer ancestor is the last line before with a smaller depth. The
+    // nearest container shows what can be done with it (a list item's checkbox and button).
+    let depth = line.depth;
+    let container = CONTAINERS.test(line.text);
+    let heading = false;
+    for (let i = at - 1; i >= 0 && (depth > 0 || !heading); i--) {
+      const above = lines[i]!;
+      if (!heading && roleOf(above) === 'heading' && above.depth <= line.depth) {
+        keep.add(i);
+        heading = true;
+      }
+      if (above.depth >= depth) continue;
+      depth = above.depth;
+      if (!CONTAINERS.test(above.text)) continue;
+      keep.add(i);
+      if (!container) refsUnder(i);
+      container = true;
+    }
+  }
+  const chosen = [...keep].sort((a, b) => a - b).map((i) => lines[i]!);
+  const base = Math.min(...chosen.map((l) => l.depth));
+  const rendered = chosen.map((l) => renderLine({ ...l, depth: l.depth - base }));
+  const shown = Math.min(hits.length, options.limit);
+  if (hits.length > shown) rendered.push(`- … ${hits.length - shown} more matches: narrow the query (or role), or raise limit`);
+  return { text: rendered.join('\n'), matches: hits.length, shown, refs: chosen.flatMap((l) => (l.ref ? [l.ref] : [])) };
+}
+
+/** The line of `ref` and everything under it, re-indented from it. `previous`: the refs the agent had. */
+export function subtreeOf(lines: SnapshotLine[], ref: string, previous: RefIndex | undefined): SnapshotLine[] {
+  const at = lines.findIndex((l) => l.ref === ref);
+  if (at < 0) {
+    if (previous?.get(ref)) throw new ClawdError('ref_stale', `ref ${ref} is not on the page any more (it changed or went): take a snapshot or find it again`);
+    throw new ClawdError('ref_unknown', `unknown ref ${ref}: it is not on the page; use a ref from a snapshot or find`);
+  }
+  const top = lines[at]!.depth;
+  let end = at + 1;
+  while (end < lines.length && lines[end]!.depth > top) end++;
+  return lines.slice(at, end).map((l) => ({ ...l, depth: l.depth - top }));
+}
