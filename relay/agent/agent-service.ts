@@ -7,7 +7,7 @@
 
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 import { ClawdError, isClawdError } from '../errors';
 import { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
@@ -38,6 +38,8 @@ const MIN_LEVEL = { debug: 0, info: 1, log: 1, warning: 2, error: 3 } as const;
 const BOUND_GRACE_MS = 300;
 
 /** The page's title, or '' when the page does not answer in time (it is informational). */
+/** How long an action that loaded a page waits for its title when no snapshot is asked for. */
+const NAVIGATED_TITLE_MS = 5_000;
 const titleOf = (page: Page): Promise<string> => within(page.title(), 5_000, () => new Error('no title')).catch(() => '');
 
 export class AgentService {
@@ -95,6 +97,12 @@ export class AgentService {
     const resolve = (ref: string) => this.#snapshots.resolve(page, tab, ref);
     return this.#bounded(found, what, request.timeoutMs, async () => {
       let extra: Partial<ActResult>;
+      // Whether the action loaded another document (a submit, a link): the answer says where it led.
+      let navigated = false;
+      const onNavigated = (frame: Frame) => {
+        if (frame === page.mainFrame()) navigated = true;
+      };
+      page.on('framenavigated', onNavigated);
       try {
         const describe = (ref: string) => {
           const info = this.#snapshots.refInfo(tab, ref);
@@ -109,10 +117,20 @@ export class AgentService {
           if (stale) throw new ClawdError('ref_stale', `ref ${ref} is stale: take a new snapshot`);
         }
         throw toAgentError(error, { what, timeoutMs: request.timeoutMs });
+      } finally {
+        page.off('framenavigated', onNavigated);
       }
       const answer: ActResult = { ok: true, kind: request.kind, targetId, url: page.isClosed() ? null : page.url(), timeoutMs: request.timeoutMs, ...extra };
-      if (!request.snapshot || request.snapshot === 'none' || page.isClosed()) return answer;
-      return { ...answer, snapshot: await this.#snapshots.view(page, tab, request.snapshot, request.timeoutMs, `snapshot of ${targetId}`) };
+      if (page.isClosed()) return answer;
+      if (!request.snapshot || request.snapshot === 'none') {
+        if (!navigated) return answer;
+        // The new page's title once it has one (its DOM parsed), within a short wait.
+        await page.waitForLoadState('domcontentloaded', { timeout: Math.min(NAVIGATED_TITLE_MS, request.timeoutMs) }).catch(() => {});
+        return { ...answer, url: page.url(), title: await titleOf(page), navigated: true };
+      }
+      const snapshot = await this.#snapshots.view(page, tab, request.snapshot, request.timeoutMs, `snapshot of ${targetId}`);
+      // Where the action led, read with the view (a click may have loaded another page meanwhile).
+      return { ...answer, url: page.url(), title: await titleOf(page), snapshot };
     });
   }
 

@@ -1,8 +1,10 @@
 // Finding things on a page without reading all of it: the lines of the agent snapshot whose text
 // (role, accessible name, value, visible text) holds the query, each with a little context — the
-// row, list item, dialog or group it sits in, the nearest section heading before it, and the
-// first actionable lines inside it (a matching row's buttons) — so an agent can act by ref at
-// once. And one element's subtree, for a snapshot of just that part. Pure: unit-tested.
+// row, list item, dialog or group it sits in, the nearest section heading before it (unless a
+// named frame says more), and the first actionable lines inside its frame (a matching row's
+// buttons) or, with no frame, after it in its section (a product card's button), unless the
+// match is itself actionable — so an agent can act by ref at once. And one element's subtree,
+// for a snapshot of just that part. Pure: unit-tested.
 
 import { ClawdError } from '../errors';
 import type { RefIndex, SnapshotLine } from './snapshot-engine';
@@ -12,6 +14,8 @@ import { renderLine } from './snapshot-lines';
 const CONTAINERS = /^(row|listitem|dialog|alertdialog|group|form|region|article|tabpanel|menu|listbox|tree|treeitem|gridcell|cell|table|grid|treegrid|list|navigation|iframe)\b/;
 /** What a matching container shows of itself: its first lines with refs. */
 const INSIDE = 8;
+/** What a match framed only by its section shows after it. */
+const AFTER = 3;
 
 export interface FindOptions {
   query: string;
@@ -48,6 +52,16 @@ export function findLines(lines: SnapshotLine[], options: FindOptions): Found {
       inside++;
     }
   };
+  /** The first lines with refs after line `at` in its section: its level, until the next heading. */
+  const refsAfter = (at: number) => {
+    let after = 0;
+    for (let i = at + 1; i < lines.length && lines[i]!.depth >= lines[at]!.depth && after < AFTER; i++) {
+      if (roleOf(lines[i]!) === 'heading') break;
+      if (!lines[i]!.ref || lines[i]!.depth > lines[at]!.depth) continue;
+      keep.add(i);
+      after++;
+    }
+  };
   for (const at of hits.slice(0, options.limit)) {
     const line = lines[at]!;
     keep.add(at);
@@ -55,21 +69,32 @@ export function findLines(lines: SnapshotLine[], options: FindOptions): Found {
     // Up the tree: each nearer ancestor is the last line before with a smaller depth. The
     // nearest container shows what can be done with it (a list item's checkbox and button).
     let depth = line.depth;
-    let container = CONTAINERS.test(line.text);
-    let heading = false;
+    // A match with a ref is itself what can be acted on: what sits beside it would be noise.
+    let container = CONTAINERS.test(line.text) || line.ref !== undefined;
+    // A heading is its own section's title: the one before it says nothing more.
+    let heading = roleOf(line) === 'heading';
+    let headingAt: number | undefined;
+    // A named frame (navigation "Pages", dialog "Edit order") says where the match is better than
+    // the last heading before it, which may be a neighbour's title.
+    let named = false;
     for (let i = at - 1; i >= 0 && (depth > 0 || !heading); i--) {
       const above = lines[i]!;
       if (!heading && roleOf(above) === 'heading' && above.depth <= line.depth) {
-        keep.add(i);
+        headingAt = i;
         heading = true;
       }
       if (above.depth >= depth) continue;
       depth = above.depth;
       if (!CONTAINERS.test(above.text)) continue;
       keep.add(i);
+      if (/^[a-z]+ "/.test(above.text)) named = true;
       if (!container) refsUnder(i);
       container = true;
     }
+    // Framed by nothing but its section (a card drawn as a heading, text and a button): what
+    // can be done there follows it, up to the next heading.
+    if (headingAt !== undefined && !named) keep.add(headingAt);
+    if (!container) refsAfter(at);
   }
   const chosen = [...keep].sort((a, b) => a - b).map((i) => lines[i]!);
   const base = Math.min(...chosen.map((l) => l.depth));

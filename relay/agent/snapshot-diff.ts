@@ -2,7 +2,8 @@
 // whose element kept its ref but shows something else now (a value typed, a state toggled),
 // `+` a line that is new, `-` a line that is gone. Lines with refs are matched by ref (refs of
 // unchanged elements stay the same from one snapshot to the next); other lines by their text.
-// Pure, so it is unit-tested without a browser.
+// Indented from the least deep line shown, not from the page's top. Pure, so it is unit-tested
+// without a browser.
 
 import { renderLine } from './snapshot-lines';
 import type { SnapshotLine } from './snapshot-engine';
@@ -23,7 +24,7 @@ export function diffSnapshots(before: SnapshotLine[], after: SnapshotLine[]): Sn
     if (line.ref) oldByRef.set(line.ref, text);
     else oldPlain.set(text, (oldPlain.get(text) ?? 0) + 1);
   }
-  const lines: string[] = [];
+  const marked: Array<{ mark: string; line: SnapshotLine }> = [];
   let added = 0;
   let changed = 0;
   const kept = new Set<string>();
@@ -33,10 +34,10 @@ export function diffSnapshots(before: SnapshotLine[], after: SnapshotLine[]): Sn
       const was = oldByRef.get(line.ref);
       kept.add(line.ref);
       if (was === undefined) {
-        lines.push(`+ ${text}`);
+        marked.push({ mark: '+', line });
         added++;
       } else if (was !== text) {
-        lines.push(`~ ${text}`);
+        marked.push({ mark: '~', line });
         changed++;
       }
       continue;
@@ -44,7 +45,7 @@ export function diffSnapshots(before: SnapshotLine[], after: SnapshotLine[]): Sn
     const left = oldPlain.get(text) ?? 0;
     if (left > 0) oldPlain.set(text, left - 1);
     else {
-      lines.push(`+ ${text}`);
+      marked.push({ mark: '+', line });
       added++;
     }
   }
@@ -54,8 +55,9 @@ export function diffSnapshots(before: SnapshotLine[], after: SnapshotLine[]): Sn
     const gone = line.ref ? !kept.has(line.ref) : (oldPlain.get(text) ?? 0) > 0;
     if (!gone) continue;
     if (!line.ref) oldPlain.set(text, oldPlain.get(text)! - 1);
-    lines.push(`- ${text}`);
+    marked.push({ mark: '-', line });
     removed++;
   }
-  return { lines, added, removed, changed };
+  const base = Math.min(...marked.map((m) => m.line.depth));
+  return { lines: marked.map((m) => `${m.mark} ${renderLine({ ...m.line, depth: m.line.depth - base })}`), added, removed, changed };
 }

@@ -77,20 +77,79 @@ export function renderLines(all: SnapshotLine[], options: LineOptions): Rendered
 /** Lines a brief view keeps besides the ones with refs: where the agent is. */
 const BRIEF_ROLES = /^(heading|dialog|alertdialog|alert)\b/;
 
+/** Site chrome a brief view folds when it lies outside `main`: header, footer, menus, sidebars. */
+const CHROME = /^(banner|contentinfo|navigation|complementary)\b/;
+const FOLD_NAMES = 3;
+/** A brief view shows this many of a run of lines alike (a table's Edit buttons), then counts the rest. */
+const ALIKE_SHOWN = 2;
+
 /**
  * A brief view of the page: its headings, dialogs and every line with a ref, each indented only
  * under the kept lines it sits in — what an agent needs to act next, without the text between.
+ * The site's chrome outside `main` (header, footer, menus) folds into one line each naming its
+ * first few refs, since the agent came for the page's own content; find reaches the rest. A page
+ * that is nothing but chrome (no main, nothing else with a ref) is not folded.
  */
 export function briefLines(lines: SnapshotLine[]): SnapshotLine[] {
   const out: SnapshotLine[] = [];
-  const chain: Array<{ depth: number; kept: boolean }> = [];
-  for (const line of lines) {
+  const chain: Array<{ depth: number; kept: boolean; main: boolean }> = [];
+  const end = (at: number) => {
+    let i = at + 1;
+    while (i < lines.length && lines[i]!.depth > lines[at]!.depth) i++;
+    return i;
+  };
+  const fold = foldsChrome(lines);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
     while (chain.length > 0 && chain[chain.length - 1]!.depth >= line.depth) chain.pop();
+    const depth = chain.filter((c) => c.kept).length;
+    const inMain = chain.some((c) => c.main);
+    if (fold && !inMain && CHROME.test(line.text)) {
+      const stop = end(i);
+      const refs = lines.slice(i + 1, stop).filter((l) => l.ref);
+      if (refs.length > 0) {
+        const names = refs.slice(0, FOLD_NAMES).map((l) => l.text.match(/"(?:[^"\\]|\\.)*"/)?.[0] ?? l.text.replace(/ \[ref=e\d+\]/, ''));
+        const label = line.text.replace(/:$/, '');
+        out.push({ depth, text: `${label}: ${refs.length} ref${refs.length === 1 ? '' : 's'} folded (${names.join(', ')}${refs.length > FOLD_NAMES ? ', …' : ''})` });
+      }
+      i = stop - 1;
+      continue;
+    }
     const kept = line.ref !== undefined || BRIEF_ROLES.test(line.text);
-    if (kept) out.push({ ...line, depth: chain.filter((c) => c.kept).length });
-    chain.push({ depth: line.depth, kept });
+    if (kept) out.push({ ...line, depth });
+    chain.push({ depth: line.depth, kept, main: /^main\b/.test(line.text) });
+  }
+  return foldAlike(out);
+}
+
+/** Runs of lines alike but for their refs (a button per row) shown as their first few and a count. */
+function foldAlike(lines: SnapshotLine[]): SnapshotLine[] {
+  const out: SnapshotLine[] = [];
+  const bare = (l: SnapshotLine) => l.text.replace(/ \[ref=e\d+\]/, '');
+  for (let i = 0; i < lines.length; ) {
+    let j = i + 1;
+    while (j < lines.length && lines[i]!.ref && lines[j]!.ref && lines[j]!.depth === lines[i]!.depth && bare(lines[j]!) === bare(lines[i]!)) j++;
+    if (j - i > ALIKE_SHOWN + 1) {
+      out.push(...lines.slice(i, i + ALIKE_SHOWN));
+      out.push({ depth: lines[i]!.depth, text: `… ${j - i - ALIKE_SHOWN} more ${bare(lines[i]!)} (${lines[i + ALIKE_SHOWN]!.ref} to ${lines[j - 1]!.ref}): find one by what is near it` });
+    } else out.push(...lines.slice(i, j));
+    i = j;
   }
   return out;
+}
+
+/** Whether the page has more than chrome: something else to act on, or a main (a page of links alone stays whole). */
+function foldsChrome(lines: SnapshotLine[]): boolean {
+  const stack: Array<{ depth: number; main: boolean; chrome: boolean }> = [];
+  for (const line of lines) {
+    while (stack.length > 0 && stack[stack.length - 1]!.depth >= line.depth) stack.pop();
+    const inMain = stack.some((s) => s.main);
+    if (stack.some((s) => s.chrome)) continue;
+    // Something to act on besides the chrome, or a main landmark saying where the content is.
+    if ((line.ref && !CHROME.test(line.text)) || /^main\b/.test(line.text)) return true;
+    stack.push({ depth: line.depth, main: /^main\b/.test(line.text), chrome: !inMain && CHROME.test(line.text) });
+  }
+  return false;
 }
 
 function lastRef(lines: SnapshotLine[]): string | undefined {

@@ -30,6 +30,10 @@ export interface ActResult {
   targetId: string;
   /** null when the action closed the page. */
   url: string | null;
+  /** With `snapshot`, or when the action loaded another page: the page's title then. */
+  title?: string;
+  /** The action loaded another document in the tab (a submit, a link). */
+  navigated?: true;
   /** The bound the action ran under (after clamping). */
   timeoutMs: number;
   /** With `snapshot`: the page as the action left it. */
@@ -47,7 +51,9 @@ const answer =
   <I>(line: (result: ActResult, input: I) => string) =>
   (result: ActResult, input: I): string => {
     const said = line(result, input);
-    return result.snapshot ? `${said}\n${snapshotText(result.snapshot)}` : said;
+    if (result.snapshot) return `${said}\n${snapshotText({ ...result.snapshot, url: result.url ?? undefined, title: result.title })}`;
+    // Where the action led, in a line, when it loaded another page and no view was asked for.
+    return result.navigated ? `${said}\nnow on: ${result.title ? `${result.title} — ` : ''}${result.url}` : said;
   };
 
 const on = (field: string, value = 'REF') => ({ field, value });

@@ -40,7 +40,7 @@ export interface SnapshotResult {
 /** A snapshot as an agent reads it: a line on the page, then the snapshot. */
 export function snapshotText(snap: Omit<SnapshotResult, 'targetId' | 'url' | 'title'> & { url?: string; title?: string }): string {
   const head = [`page: ${snap.title ? `${snap.title} — ` : ''}${snap.url ?? ''}`.trim()];
-  if (snap.id) head.push(`snapshot ${snap.id}${snap.diff ? `, changes since ${snap.diff.since}: ${snap.diff.changed} changed, ${snap.diff.added} added, ${snap.diff.removed} removed` : ''}${snap.brief ? ' (brief: headings and what can be acted on; find or snapshot for more)' : ''}`);
+  if (snap.id) head.push(`snapshot ${snap.id}${snap.diff ? `, changes since ${snap.diff.since}: ${snap.diff.changed} changed, ${snap.diff.added} added, ${snap.diff.removed} removed` : ''}${snap.brief ? ' (brief: find or snapshot for more)' : ''}`);
   const body = snap.snapshot === '' ? (snap.diff ? '(nothing changed)' : '(nothing to show)') : snap.snapshot;
   const cut = snap.truncated && !snap.next && snap.format !== 'agent' ? `\n(cut at ${snap.stats.chars} characters)` : '';
   return `${head.join(' · ')}\n${body}${cut}`;
@@ -148,7 +148,8 @@ export const find = operation<FindResult>()({
   mcp: { tool: 'find' },
   example: { q: 'Checkout' },
   text: (r) => {
-    const head = `page: ${r.title ? `${r.title} — ` : ''}${r.url} · snapshot ${r.id} · ${r.matches === 0 ? 'no match' : r.matches === r.shown ? `${r.matches} match${r.matches === 1 ? '' : 'es'}` : `${r.shown} of ${r.matches} matches`}`;
+    // The title says which page; the URL only when there is no title (the agent has it from navigate or act).
+    const head = `page: ${r.title || r.url} · snapshot ${r.id} · ${r.matches === 0 ? 'no match' : r.matches === r.shown ? `${r.matches} match${r.matches === 1 ? '' : 'es'}` : `${r.shown} of ${r.matches} matches`}`;
     return r.matches === 0 ? `${head}: try other words, a role, or a snapshot` : `${head}\n${r.text}`;
   },
 });

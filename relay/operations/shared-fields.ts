@@ -15,9 +15,10 @@ export const tabFields = {
 };
 
 /**
- * What of the page an action (or a load) answers with: nothing, a brief view (title, headings,
- * what can be acted on, cut at ~2,000 characters), what changed since the tab's last snapshot,
- * or all of it.
+ * What of the page an action (or a load) answers with: nothing (an action that loads another
+ * page still says where it led), a brief view (title, headings, what can be acted on, the site's
+ * chrome outside main folded, cut at ~2,000 characters), what changed since the tab's last
+ * snapshot, or all of it.
  */
 export const PAGE_VIEWS = ['none', 'brief', 'diff', 'full'] as const;
 export type PageView = (typeof PAGE_VIEWS)[number];

@@ -11,6 +11,7 @@ import { cli } from './cases/cli';
 import { fanOut } from './cases/fan-out';
 import { liveView } from './cases/live-view';
 import { managedStart } from './cases/managed-start';
+import { mcpTasks } from './cases/mcp-tasks';
 import { mcpTools } from './cases/mcp-tools';
 import { pwEvaluate } from './cases/pw-evaluate';
 import { relayHop } from './cases/relay-hop';
@@ -21,7 +22,7 @@ import { browserVersion, findExecutable } from '../../relay/browser/executable';
 import { openBenchTab, startBenchPages, startRelayProcess, type BenchTab } from './fixture';
 import type { CaseResult } from './stats';
 
-const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'managed-start', 'fan-out'] as const;
+const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'mcp-tasks', 'managed-start', 'fan-out'] as const;
 const PENDING: Record<string, string> = {};
 
 interface PendingCase {
@@ -113,6 +114,11 @@ async function main(): Promise<number> {
       await many.close();
       await server.close();
     }
+  }
+  if (wanted('mcp-tasks')) {
+    // Its own servers: clawd mcp runs one on a fresh home, as an agent's host would.
+    log('running mcp-tasks …');
+    cases.push(await mcpTasks());
   }
   if (wanted('relay-hop')) {
     log(`running relay-hop${quick ? ' (quick)' : ''} …`);

@@ -1,6 +1,6 @@
 // Reading only what a task needs, and acting on it in as few calls as a person would: find on a
 // 2,000-row table and inside a cross-site iframe, a snapshot of one element, navigate answering
-// a brief view, fill taking every kind of field all or nothing, select on an ARIA combobox, and
+// a brief view (the site's chrome folded), an action saying where it led, fill taking every kind of field all or nothing, select on an ARIA combobox, and
 // content narrowed to a section or to matching paragraphs. On a managed profile and on a
 // person's attached tab, through the control API; the page is read back through the harness.
 
@@ -88,6 +88,28 @@ describe.each([
     const typed = await act({ kind: 'type', ref: name, text: 'x', snapshot: 'brief' });
     expect(typed.body.snapshot, JSON.stringify(typed.body)).toMatchObject({ brief: true });
     expect((await act({ kind: 'type', ref: name, text: 'y', snapshot: 'none' })).body.snapshot).toBeUndefined();
+  });
+
+  it("a brief view folds the site's header and footer and counts a button per row; an action that loads a page says where", { timeout: 60_000 }, async () => {
+    const loaded = await navigate('/store', 'brief');
+    const brief = loaded.snapshot.snapshot as string;
+    expect(brief).toMatch(/^- banner: 5 refs folded \("Store home", "Deals", "Help", …\)$/m);
+    expect(brief).toMatch(/^- contentinfo: 3 refs folded \("Terms", "Privacy", "Contact"\)$/m);
+    expect(brief).toContain('- heading "Orders" [level=1]');
+    expect(brief).toMatch(/^- … 298 more button "Edit" \(e\d+ to e\d+\): find one by what is near it$/m);
+    expect(brief.length).toBeLessThan(800);
+    // find reaches what the brief view counted: one row and its button.
+    const row = await find('q=order+150');
+    expect(row.text).toMatch(/row: "Order 150 \| Edit"\n\s+- button "Edit" \[ref=e\d+\]/);
+    const edit = Object.keys(row.refs)[0]!;
+    expect((await act({ kind: 'click', ref: edit })).body).not.toHaveProperty('navigated');
+    expect(await ctx.d.inPage('document.querySelectorAll("tbody tr")[149].querySelector("button").textContent')).toBe('Opened');
+    // A click that loads another page answers where it led, without a snapshot.
+    const guide = Object.entries(loaded.snapshot.refs as Record<string, { name: string }>).find(([, r]) => r.name === 'Guide')![0];
+    const led = await act({ kind: 'click', ref: guide });
+    expect(led.status, JSON.stringify(led.body)).toBe(200);
+    expect(led.body).toMatchObject({ navigated: true, title: 'Ferry guide - Harbour News', url: ctx.pages.url('/guide') });
+    expect(led.body.snapshot).toBeUndefined();
   });
 
   it('fills every kind of field in one call, and a bad field changes nothing and is named', { timeout: 60_000 }, async () => {

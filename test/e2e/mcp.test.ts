@@ -66,7 +66,7 @@ describe.each([
       const targetId = ctx.d.targetId;
       // navigate answers where it landed: a brief view, enough to act on.
       const loaded = text(await call(client, 'navigate', { url: ctx.pages.url('/agent-form'), targetId }));
-      expect(loaded).toMatch(/^loaded \(HTTP 200\)\npage: agent form — http.*\/agent-form · snapshot s\d+ \(brief: headings and what can be acted on; find or snapshot for more\)\n- textbox "Name" \[ref=e\d+\]/);
+      expect(loaded).toMatch(/^loaded \(HTTP 200\)\npage: agent form — http.*\/agent-form · snapshot s\d+ \(brief: find or snapshot for more\)\n- textbox "Name" \[ref=e\d+\]/);
       expect(loaded).not.toContain('text: "not submitted"');
       expect(text(await call(client, 'navigate', { url: ctx.pages.url('/agent-form'), targetId, snapshot: 'none' }))).toMatch(/^loaded http.*\/agent-form — agent form \(HTTP 200\)$/);
       const snap = text(await call(client, 'snapshot', { targetId }));
@@ -82,7 +82,7 @@ describe.each([
       expect(text(filled)).toBe('filled 2 field(s)');
       const sent = await call(client, 'act', { kind: 'click', targetId, ref: refIn(snap, 'button', 'Send'), snapshot: 'diff' });
       // The answer carries what changed, so the agent needs no second call.
-      expect(text(sent)).toMatch(/^clicked e\d+\npage: .*changes since s\d+: /);
+      expect(text(sent)).toMatch(/^clicked e\d+\npage: agent form — http\S+ · snapshot s\d+, changes since s\d+: /);
       expect(text(sent)).toContain('+ - text: "submitted name=Ada&email=&agree=yes&color=red"');
       expect(await ctx.d.inPage('document.getElementById("result").textContent')).toBe('submitted name=Ada&email=&agree=yes&color=red');
 

@@ -129,6 +129,11 @@ const PAGES: Record<string, (port: number) => string> = {
       <h2>Fares</h2><p>${'A single crossing costs four pounds and a return costs seven. '.repeat(3)}</p><p>Children travel free on weekends, and dogs travel free every day.</p>
       <h2>Accessibility</h2><p>${'Every ferry has a ramp and a lift between its decks, and the crew will help anyone who asks. '.repeat(3)}</p>
     </article></main>`,
+  // A page dressed as sites are: header, menu and footer around main, a button per table row.
+  '/store': () => `<!doctype html><title>orders - Store</title>
+    <header><a href="/">Store home</a><nav aria-label="Main"><a href="/deals">Deals</a> <a href="/help">Help</a> <a href="/blog">Blog</a> <a href="/cart">Cart</a></nav></header>
+    <main><h1>Orders</h1><a href="/guide">Guide</a><table><tbody>${Array.from({ length: 300 }, (_, i) => `<tr><td>Order ${i + 1}</td><td><button onclick="this.textContent = 'Opened'">Edit</button></td></tr>`).join('')}</tbody></table></main>
+    <footer><a href="/terms">Terms</a> <a href="/privacy">Privacy</a> <a href="/contact">Contact</a></footer>`,
   // Downloads: a link with the download attribute, and one the server sends as an attachment.
   '/downloads': () => `<!doctype html><title>downloads</title>
     <a href="/files/report.bin?size=5000" download>Report</a>

@@ -128,3 +128,14 @@ describe('the operation table', () => {
     expect(readFileSync(path.join(ROOT, 'docs/reference.md'), 'utf8')).toBe(referenceMarkdown());
   });
 });
+
+describe('answers as an agent reads them', () => {
+  const clicked = { ok: true as const, kind: 'click', targetId: 'T1', url: 'http://127.0.0.1:1/b', timeoutMs: 8_000 };
+
+  it('an action says where it led when it loaded another page, and nothing more when it did not', () => {
+    const text = (result: object) => (OPERATIONS.click.text as (r: object, i: object) => string)(result, { ref: 'e4' });
+    expect(text(clicked)).toBe('clicked e4');
+    expect(text({ ...clicked, navigated: true, title: 'Basket | Acme' })).toBe('clicked e4\nnow on: Basket | Acme — http://127.0.0.1:1/b');
+    expect(text({ ...clicked, navigated: true, title: '' })).toBe('clicked e4\nnow on: http://127.0.0.1:1/b');
+  });
+});

@@ -41,12 +41,11 @@ const refs = (known: string[]): RefIndex => ({
 });
 
 describe('find in the page', () => {
-  it('answers the matching row with its button and its heading, a small part of a big table', () => {
+  it('answers the matching row with its button in its named table (which says more than the heading before), a small part of a big table', () => {
     const lines = page(2_000);
     const found = findLines(lines, { query: 'person1234@', limit: 10 });
     expect(found.matches).toBe(1);
     expect(found.text.split('\n')).toEqual([
-      '- heading "People" [level=1]',
       '- table "Staff":',
       '  - row: "Person 1234 | person1234@example.com | Edit"',
       '    - button "Edit Person 1234" [ref=e1235]',
@@ -59,12 +58,30 @@ describe('find in the page', () => {
   it('shows what can be done with a match in a list item: its checkbox and button', () => {
     const found = findLines(page(), { query: 'walk the DOG', limit: 10 });
     expect(found.text.split('\n')).toEqual([
-      '- heading "Todos" [level=2]',
       '- list "Todos":',
       '  - listitem:',
       '    - checkbox "Done" [ref=e7]',
       '    - text: "Walk the dog"',
       '    - button "Delete" [ref=e8]',
+    ]);
+  });
+
+  it('shows what follows a match framed only by its section: a product card drawn as a heading, text and a button', () => {
+    const cards = [line(0, 'main:')];
+    for (const [i, name] of ['Steel kettle', 'Blue Kettle', 'Red teapot'].entries()) {
+      cards.push(line(1, `heading "${name}" [level=3]`), line(1, `text: "£${40 + i}.00 · free delivery"`), line(1, 'button "Add to basket"', `e${i + 1}`), line(1, 'link "Reviews"', `e${i + 11}`));
+    }
+    expect(findLines(cards, { query: 'blue kettle', limit: 10 }).text.split('\n')).toEqual([
+      '- heading "Blue Kettle" [level=3]',
+      '- button "Add to basket" [ref=e2]',
+      '- link "Reviews" [ref=e12]',
+    ]);
+    // A match inside the card: its heading before it, its button after it, not the next card's.
+    expect(findLines(cards, { query: '£41', limit: 1 }).text.split('\n')).toEqual([
+      '- heading "Blue Kettle" [level=3]',
+      '- text: "£41.00 · free delivery"',
+      '- button "Add to basket" [ref=e2]',
+      '- link "Reviews" [ref=e12]',
     ]);
   });
 
@@ -112,7 +129,7 @@ describe('a brief view', () => {
   it('keeps headings and what has a ref, indented only under kept lines', () => {
     expect(renderLines(briefLines(page(1)), { interactive: false }).text.split('\n')).toEqual([
       '- heading "People" [level=1]',
-      '- link "Home" [ref=e1]',
+      '- navigation "Main": 1 ref folded ("Home")',
       '- button "Edit Person 1" [ref=e2]',
       '- heading "Todos" [level=2]',
       '- checkbox "Done" [ref=e3]',
@@ -122,6 +139,44 @@ describe('a brief view', () => {
     ]);
     const nested = [line(0, 'dialog "Sign in":'), line(1, 'text: "Welcome"'), line(1, 'group:'), line(2, 'textbox "Email"', 'e1'), line(0, 'button "Later"', 'e2')];
     expect(renderLines(briefLines(nested), { interactive: false }).text).toBe('- dialog "Sign in":\n  - textbox "Email" [ref=e1]\n- button "Later" [ref=e2]');
+  });
+
+  it("folds the site's header, menus and footer outside main into a line each, and keeps main's own", () => {
+    const links = (depth: number, names: string[], from: number) => names.map((n, i) => line(depth, `link "${n}"`, `e${from + i}`));
+    const site = [
+      line(0, 'banner:'),
+      ...links(1, ['Acme home'], 1),
+      line(1, 'navigation "Main":'),
+      ...links(2, ['Deals', 'New in', 'Brands', 'Help', 'Stores', 'Blog'], 2),
+      line(0, 'main:'),
+      line(1, 'heading "Kitchen" [level=1]'),
+      line(1, 'navigation "Pages":'),
+      ...links(2, ['1', '2', 'Next page'], 10),
+      line(1, 'button "Add to basket"', 'e20'),
+      line(0, 'contentinfo:'),
+      line(1, 'heading "Help" [level=2]'),
+      ...links(1, ['Delivery', 'Returns'], 30),
+    ];
+    expect(renderLines(briefLines(site), { interactive: false }).text.split('\n')).toEqual([
+      '- banner: 7 refs folded ("Acme home", "Deals", "New in", …)',
+      '- heading "Kitchen" [level=1]',
+      '- link "1" [ref=e10]',
+      '- link "2" [ref=e11]',
+      '- link "Next page" [ref=e12]',
+      '- button "Add to basket" [ref=e20]',
+      '- contentinfo: 2 refs folded ("Delivery", "Returns")',
+    ]);
+    // A button per row: the first two, then a count with the refs' range.
+    const rows = Array.from({ length: 500 }, (_, i) => line(0, 'button "Edit"', `e${i + 1}`));
+    expect(renderLines(briefLines([line(0, 'heading "Orders" [level=1]'), ...rows]), { interactive: false }).text.split('\n')).toEqual([
+      '- heading "Orders" [level=1]',
+      '- button "Edit" [ref=e1]',
+      '- button "Edit" [ref=e2]',
+      '- … 498 more button "Edit" (e3 to e500): find one by what is near it',
+    ]);
+    // A page of nothing but chrome is shown whole: there would be nothing left to act on.
+    const menu = [line(0, 'navigation "Main":'), ...links(1, ['Deals', 'Help'], 1)];
+    expect(renderLines(briefLines(menu), { interactive: false }).text).toBe('- link "Deals" [ref=e1]\n- link "Help" [ref=e2]');
   });
 });
 

@@ -1,0 +1,120 @@
+// mcp-tasks: what a whole agent task costs in context, not just one look. Five everyday tasks on
+// a local site (task-site.ts) done by scripted agents (task-agents.ts) through `clawd mcp` and
+// through Playwright MCP, each over stdio on the same Chromium in one run. Counted per server:
+// tool calls, characters the agent reads and writes (every answer's text plus every call's
+// arguments), and time. Every task is judged by the site's end state (what was signed up,
+// ordered, saved), so a cheap run that did not do the task fails the case. The tool list each
+// server costs once per session is the mcp-tools case, not counted here.
+// Target: clawd's characters over all five tasks ≤ 0.2× Playwright MCP's.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { findExecutable } from '../../../relay/browser/executable';
+import { TASKS, type AgentSession, type TaskScript } from '../task-agents';
+import { startTaskSite, type TaskSite } from '../task-site';
+import { round, type CaseResult } from '../stats';
+
+const CLAWD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'clawd.js');
+
+interface Tally {
+  calls: number;
+  chars: number;
+  ms: number;
+}
+
+interface ServerRun {
+  total: Tally;
+  perTask: Record<string, Tally>;
+}
+
+/** A session that counts what the agent reads and writes; a tool error ends the task. */
+function counted(client: Client, tally: Tally, trace: boolean): AgentSession {
+  return {
+    async call(tool, args) {
+      const result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as { content: Array<{ type: string; text?: string }>; isError?: boolean };
+      const text = result.content.map((c) => (c.type === 'text' ? c.text : JSON.stringify(c))).join('\n');
+      tally.calls += 1;
+      tally.chars += JSON.stringify(args).length + text.length;
+      if (trace) process.stderr.write(`--- ${tool} ${JSON.stringify(args)}\n${text}\n`);
+      if (result.isError) throw new Error(`${tool} failed: ${text}`);
+      return text;
+    },
+  };
+}
+
+async function runServer(side: 'clawd' | 'playwright', command: string[], cwd: string, site: TaskSite, trace: boolean): Promise<ServerRun> {
+  const client = new Client({ name: 'clawd-bench', version: '1' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: command, cwd, env: { ...(process.env as Record<string, string>), TMPDIR: cwd }, stderr: 'ignore' }));
+  const total: Tally = { calls: 0, chars: 0, ms: 0 };
+  const perTask: Record<string, Tally> = {};
+  try {
+    for (const task of TASKS) {
+      site.reset();
+      const tally: Tally = { calls: 0, chars: 0, ms: 0 };
+      const started = performance.now();
+      const answer = await (task[side] as TaskScript['clawd'])(counted(client, tally, trace), site.url).catch((error: Error) => {
+        throw new Error(`${side}, task "${task.name}": ${error.message}`);
+      });
+      tally.ms = performance.now() - started;
+      const wrong = task.verify(site, answer);
+      if (wrong) throw new Error(`${side}, task "${task.name}" not done: ${wrong}`);
+      perTask[task.name] = tally;
+      total.calls += tally.calls;
+      total.chars += tally.chars;
+      total.ms += tally.ms;
+    }
+  } finally {
+    await client.close().catch(() => {});
+  }
+  return { total, perTask };
+}
+
+export async function mcpTasks(): Promise<CaseResult> {
+  const site = await startTaskSite();
+  const temp = mkdtempSync(path.join(os.tmpdir(), 'clawd-bench-tasks-'));
+  const trace = process.env.CLAWD_BENCH_TRACE === '1';
+  try {
+    const clawd = await runServer('clawd', [CLAWD, 'mcp', '--home', path.join(temp, 'home'), '--relay-port', '0', '--control-port', '0'], temp, site, trace);
+    const playwrightCli = path.join(path.dirname(createRequire(import.meta.url).resolve('@playwright/mcp/package.json')), 'cli.js');
+    const root = process.getuid?.() === 0;
+    const playwright = await runServer(
+      'playwright',
+      [playwrightCli, '--headless', '--isolated', '--executable-path', findExecutable(undefined).path, '--output-dir', path.join(temp, 'pw-out'), ...(root ? ['--no-sandbox'] : [])],
+      temp,
+      site,
+      trace,
+    );
+    const ratio = clawd.total.chars / playwright.total.chars;
+    const perTask = Object.fromEntries(
+      TASKS.map((t) => {
+        const [c, p] = [clawd.perTask[t.name]!, playwright.perTask[t.name]!];
+        return [t.name.replace(/[^a-z0-9]+/gi, '-'), `${c.chars}/${p.chars} chars ${c.calls}/${p.calls} calls`];
+      }),
+    );
+    return {
+      name: 'mcp-tasks',
+      unit: 'characters over 5 tasks',
+      value: clawd.total.chars,
+      baseline: playwright.total.chars,
+      ratio: round(ratio, 2),
+      target: '≤ 0.2× Playwright MCP',
+      ok: ratio <= 0.2,
+      details: {
+        calls: clawd.total.calls,
+        playwrightCalls: playwright.total.calls,
+        timeMs: Math.round(clawd.total.ms),
+        playwrightTimeMs: Math.round(playwright.total.ms),
+        timeRatio: round(clawd.total.ms / playwright.total.ms, 2),
+        ...perTask,
+      },
+    };
+  } finally {
+    await site.close();
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
