@@ -8,6 +8,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Frame, Locator, Page } from 'playwright-core';
+import { PRODUCT_NAME } from '../../shared/defaults';
 import { ClawdError, isClawdError } from '../errors';
 import { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
@@ -15,12 +16,15 @@ import type { ActRequest, ActResult } from '../operations/act-operations';
 import type { HandbackResult, HandoffRequest, HandoffWaitRequest, HolderView } from '../operations/control-operations';
 import type { ArmedResult, DialogRequest, DownloadEntry, FileChooserRequest, HookRequest } from '../operations/hook-operations';
 import type { ConsoleRequest, ConsoleResult, ContentRequest, ContentResult, FindRequest, FindResult, NavigateRequest, NavigateResult, SavedFile, ScreenshotRequest, ScreenshotResult, SnapshotRequest, SnapshotResult, TabRequest } from '../operations/page-operations';
+import type { Har, NetworkDetail, NetworkList, NetworkQuery, NetworkRequestInput } from '../operations/network-operations';
 import type { StorageExportResult, StorageImportResult } from '../operations/storage-operations';
 import type { ProfileService } from '../profiles/profile-service';
 import { seconds, within } from '../time-limit';
+import { VERSION } from '../version';
 import { runAct } from './actions';
 import { toAgentError } from './agent-errors';
 import { imageSize, saveCapture } from './capture';
+import { harOf } from './har';
 import { Downloads } from './downloads';
 import { Hooks, type HookKind } from './hooks';
 import { pageContent } from './page-content';
@@ -38,6 +42,8 @@ const MIN_LEVEL = { debug: 0, info: 1, log: 1, warning: 2, error: 3 } as const;
 const BOUND_GRACE_MS = 300;
 
 /** The page's title, or '' when the page does not answer in time (it is informational). */
+/** How long reading requests' headers and bodies from the browser may take. */
+const NETWORK_READ_MS = 15_000;
 /** How long an action that loaded a page waits for its title when no snapshot is asked for. */
 const NAVIGATED_TITLE_MS = 5_000;
 const titleOf = (page: Page): Promise<string> => within(page.title(), 5_000, () => new Error('no title')).catch(() => '');
@@ -202,6 +208,23 @@ export class AgentService {
     const min = MIN_LEVEL[request.level];
     const keep = (entry: { type: string }) => (LEVELS[entry.type] ?? 1) >= min;
     return { targetId, level: request.level, messages: state.console.filter(keep), errors: state.errors };
+  }
+
+  /** The tab's kept requests, as lines or as HAR (network-log.ts, har.ts). */
+  async network(profile: string, request: NetworkQuery): Promise<NetworkList | Har> {
+    const { page, targetId, state } = await this.#pages.find(profile, request.targetId, false);
+    const requests = state.network.list(request);
+    if (request.format === 'har') {
+      const sources = await within(state.network.harSources(requests), NETWORK_READ_MS, () => new ClawdError('command_timeout', `the browser did not give the requests' headers within ${seconds(NETWORK_READ_MS)}`));
+      return harOf(sources, { id: targetId, title: await titleOf(page), url: page.url() }, { name: PRODUCT_NAME, version: VERSION });
+    }
+    return { targetId, requests, ...state.network.counts() };
+  }
+
+  /** One kept request with its headers and body, read from the browser now. */
+  async networkRequest(profile: string, request: NetworkRequestInput): Promise<NetworkDetail> {
+    const { state } = await this.#pages.find(profile, request.targetId, false);
+    return within(state.network.detail(request.id, request), NETWORK_READ_MS, () => new ClawdError('command_timeout', `the browser did not give request ${request.id} within ${seconds(NETWORK_READ_MS)}`));
   }
 
   async pdf(profile: string, request: TabRequest): Promise<SavedFile> {

@@ -31,7 +31,7 @@ export function crashed(targetId: string): ClawdError {
 
 export class PageFinder {
   readonly #connections: PlaywrightConnections;
-  readonly #tracker = new PageTracker();
+  readonly #tracker: PageTracker;
   /** The tab each profile last acted on: the default when a request names none. */
   readonly #lastTarget = new Map<string, string>();
 
@@ -42,6 +42,7 @@ export class PageFinder {
     private readonly onPage: (page: Page, driver: ProfileDriver, profile: string) => void = () => {},
   ) {
     this.#connections = new PlaywrightConnections(log);
+    this.#tracker = new PageTracker(log);
   }
 
   /** `remember`: the found tab becomes the profile's default (not when a person merely watches it). */
@@ -55,6 +56,8 @@ export class PageFinder {
     const found = await this.#tracker.find(browser, targetId, this.#lastTarget.get(profile), driver.pages.noTabs);
     const state = this.#tracker.state(found.page, driver.pages.unarmedDialogs);
     if (state.crashed) throw crashed(found.targetId);
+    // The first time: its requests are recorded before the agent's call loads anything (bounded).
+    await state.network.started;
     this.onPage(found.page, driver, profile);
     if (remember) this.#lastTarget.set(profile, found.targetId);
     return { ...found, driver, tab: tabKey(profile, found.targetId), state };

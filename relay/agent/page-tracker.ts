@@ -1,17 +1,22 @@
 // What the agent layer remembers about each Playwright page: its CDP target id (pages are found
-// by the ids /tabs shows), and the last console messages (500) and page errors (200). Listeners
+// by the ids /tabs shows), the last console messages (500) and page errors (200), and its
+// requests (network-log.ts). Listeners
 // are installed once per page and go with it. Dialogs nobody armed a hook for are dismissed or
 // left to the person, as the profile's driver says (PagePolicy); either way they are recorded.
 
 import type { Browser, ConsoleMessage, Dialog, Page } from 'playwright-core';
 import { ClawdError } from '../errors';
+import type { Logger } from '../log';
 import type { ConsoleEntry } from '../operations/page-operations';
 import type { PagePolicy } from '../profiles/profile-driver';
 import { matchTab } from '../profiles/tabs';
 import { seconds, within } from '../time-limit';
+import { NetworkLog } from './network-log';
 
 export interface PageState {
   console: ConsoleEntry[];
+  /** Its requests (the last 1,000). */
+  network: NetworkLog;
   errors: ConsoleEntry[];
   /** A hook armed for the next dialog (see hooks.ts). */
   dialogArm?: (dialog: Dialog) => boolean;
@@ -30,13 +35,16 @@ function push<T>(list: T[], item: T, max: number): void {
 
 export class PageTracker {
   readonly #states = new WeakMap<Page, PageState>();
+
+  constructor(private readonly log: Logger) {}
+
   readonly #targetIds = new WeakMap<Page, Promise<string>>();
 
   /** The page's state, installing its listeners the first time. */
   state(page: Page, dialogs: PagePolicy['unarmedDialogs']): PageState {
     let state = this.#states.get(page);
     if (state) return state;
-    const fresh: PageState = { console: [], errors: [], crashed: false };
+    const fresh: PageState = { console: [], network: new NetworkLog(page, this.targetId(page), this.log), errors: [], crashed: false };
     state = fresh;
     this.#states.set(page, fresh);
     const now = () => new Date().toISOString();

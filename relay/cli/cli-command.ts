@@ -41,6 +41,8 @@ export interface CliCommand {
   summary: string;
   /** More words for `clawd <command> --help`, when the summary is not enough. */
   details?: string;
+  /** Given a positional argument, the command line is this other command's (`network ID` is `request ID`). */
+  withArgument?: string;
   /** The command's own flags (the group's common flags are added by the table). */
   flags: Flags;
   /** Resolves with the exit code, or -1 when the command keeps running (serve). */

@@ -117,8 +117,10 @@ export function parseCommandLine(argv: string[]): CommandLine {
     if (about) return { kind: 'help', command: about };
     return { kind: 'overview', exitCode: name === undefined && loose.values.help !== true ? 2 : 0 };
   }
-  const command = findCommand(name);
-  if (!command) throw new CommandUsageError(`unknown command ${JSON.stringify(name)}`, undefined);
+  const named = findCommand(name);
+  if (!named) throw new CommandUsageError(`unknown command ${JSON.stringify(name)}`, undefined);
+  // `network n12` is `request n12`: with an argument the line is the other command's, flags and all.
+  const command = named.withArgument && loose.positionals.length > 1 ? findCommand(named.withArgument)! : named;
   const own = flagsOf(command);
   let strict;
   try {

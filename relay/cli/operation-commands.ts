@@ -61,6 +61,7 @@ export function flagFields(operation: Operation): Map<string, string> {
 
 function usageOf(operation: Operation, flags: Flags): string {
   const args = (operation.cli.args ?? []).map((a) => (a.rest ? `${a.value} [${a.value} …]` : a.optional ? `[${a.value}]` : a.value));
+  if (operation.cli.withArgument) args.push(`[${operation.cli.withArgument.value}]`);
   const options = Object.entries(flags).map(([name, spec]) => `[--${name}${spec.value ? ` ${spec.value}` : ''}]`);
   return [commandName(operation), ...args, ...options].join(' ');
 }
@@ -80,6 +81,7 @@ export function operationCommand(operation: Operation): CliCommand {
   return {
     name,
     group: operation.cli.group,
+    ...(operation.cli.withArgument ? { withArgument: commandName(operationNamed(operation.cli.withArgument.operation)) } : {}),
     usage: usageOf(operation, flags),
     summary: operation.summary,
     ...(operation.details ? { details: wrap(operation.details) } : {}),

@@ -43,9 +43,28 @@ export function toolDefinition(group: ToolGroup): ToolDefinition {
     if (property.description === '') delete property.description;
     // A shared field is described once, in the instructions: here only its type (and its choices).
     // Its checks still hold: every call is parsed by the operation's own schema.
-    if ((SHARED_FIELDS as readonly string[]).includes(name)) for (const key of Object.keys(property)) if (key !== 'type' && key !== 'enum') delete property[key];
+    if ((SHARED_FIELDS as readonly string[]).includes(name)) {
+      for (const key of Object.keys(property)) if (key !== 'type' && key !== 'enum') delete property[key];
+    } else lean(property);
   }
   return { name: group.tool, description: group.description, inputSchema: schema };
+}
+
+/** Checks the server makes on every call anyway (a 400 names the field and its bounds). */
+const CHECKS_ONLY = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'pattern', 'format', 'additionalProperties'];
+
+/**
+ * A field's schema as an agent needs it to call: its type, choices and what it means. Bounds and
+ * patterns are left to the server's check, a default to the description when it says it (or is
+ * just `false`): each costs context in every session and tells the agent little.
+ */
+function lean(property: Record<string, unknown>): void {
+  for (const key of CHECKS_ONLY) delete property[key];
+  const said = typeof property.description === 'string' && /default/.test(property.description);
+  if ('default' in property && (said || property.default === false)) delete property.default;
+  for (const nested of [property.items, ...((property.anyOf as unknown[]) ?? [])]) if (nested && typeof nested === 'object') lean(nested as Record<string, unknown>);
+  const properties = property.properties as Record<string, Record<string, unknown>> | undefined;
+  if (properties) for (const inner of Object.values(properties)) lean(inner);
 }
 
 export function toolDefinitions(): ToolDefinition[] {

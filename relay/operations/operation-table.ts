@@ -10,6 +10,7 @@ import { dialog, download, downloads, upload } from './hook-operations';
 import type { Operation } from './operation';
 import { consoleMessages, content, find, navigate, pdf, screenshot, snapshot } from './page-operations';
 import { log } from './log-operations';
+import { network, networkRequest } from './network-operations';
 import { policy, policySet } from './policy-operations';
 import { storageExport, storageImport } from './storage-operations';
 import { profiles, start, status, stop, tabClose, tabFocus, tabOpen, tabs } from './tab-operations';
@@ -35,6 +36,8 @@ export const OPERATIONS = {
   screenshot,
   content,
   console: consoleMessages,
+  network,
+  networkRequest,
   pdf,
   upload,
   dialog,
@@ -105,6 +108,7 @@ const TOOL_SUMMARIES: Record<string, string> = {
   browser: "the profile's browser: status (default), start, stop, all profiles, the origin policy (which sites you may load), or the action log",
   handoff: 'give (default) the tab to the person with a reason, when you cannot go on (log-in, CAPTCHA); answers a live view link for them; wait for it back, or end it',
   download: "wait (default) for the tab's next download (with ref, click what starts it) and answer where it was saved; or list them",
+  network: "the tab's requests: list (default) or request (id: its headers and body)",
   storage: "export the profile's log-in state (cookies, local storage) to a file, or import one (path)",
 };
 

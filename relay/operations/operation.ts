@@ -38,6 +38,8 @@ export interface CliSpec {
   extra?: Record<string, { help: string; apply(values: Record<string, unknown>): void }>;
   /** The exit code for an answer that is not a success (a wait that ran out); 0 otherwise. */
   exitCode?(result: any): number;
+  /** Given a positional argument, the command is another operation's (`clawd network n12` is networkRequest's). */
+  withArgument?: { operation: string; value: string };
   /** A flag that keeps the command going: after each answer it asks again with `next`'s input (`log --follow`). */
   repeat?: { flag: string; help: string; next(result: any, input: Record<string, unknown>): Record<string, unknown> };
 }

@@ -56,7 +56,7 @@ export const snapshot = operation<SnapshotResult>()({
     "Other formats: ai (Playwright's AI snapshot, a ref on every element), role (refs only on interactive and named content elements, [nth=k] marks repeats), aria (Chromium's accessibility tree, for debugging). frame=<ref of an iframe> answers its contents alone, with the page's numbering.",
   input: z.object({
     ...tabFields,
-    format: z.enum(SNAPSHOT_FORMATS).default('agent').describe('agent (default), ai, role or aria'),
+    format: z.enum(SNAPSHOT_FORMATS).default('agent').describe('default agent'),
     interactive: z.boolean().default(false).describe('only the elements with refs, flat'),
     compact: z.boolean().default(false).describe('ai/role: lift the children of unnamed structure'),
     depth: intIn(0, 1_000).optional().describe('cut the tree below this depth'),
@@ -177,7 +177,7 @@ export const screenshot = operation<ScreenshotResult>()({
     fullPage: z.boolean().default(false).describe('the whole page, not just the viewport'),
     ref: ref().optional().describe('one element, by its ref'),
     element: z.string().min(1).optional().describe('one element, by CSS selector'),
-    type: z.enum(['png', 'jpeg']).default('png').describe('png (default) or jpeg'),
+    type: z.enum(['png', 'jpeg']).default('png').describe('default png'),
     quality: intIn(1, 100).default(80).describe('jpeg: the quality, 1–100 (default 80)'),
     labels: z.boolean().default(false).describe('draw each ref of the last snapshot on the shot (at most 150)'),
   }),
@@ -214,7 +214,7 @@ export const content = operation<ContentResult>()({
     "The article is found as Firefox's reader view finds it (Mozilla's Readability) and written as Markdown by Turndown, links kept as Markdown links; selector reads a part instead (no extraction). Cut at maxChars on a line, the cut said in the text.",
   input: z.object({
     ...tabFields,
-    format: z.enum(CONTENT_FORMATS).default('markdown').describe('markdown (default), text or html'),
+    format: z.enum(CONTENT_FORMATS).default('markdown').describe('default markdown'),
     selector: z.string().min(1).optional().describe('only this part of the page (CSS)'),
     heading: z.string().min(1, 'must not be empty').optional().describe('only the section under the first heading holding this text'),
     match: z.string().min(1, 'must not be empty').optional().describe('only the paragraphs holding this text, under their headings'),

@@ -13,6 +13,7 @@ import { liveView } from './cases/live-view';
 import { managedStart } from './cases/managed-start';
 import { mcpTasks } from './cases/mcp-tasks';
 import { mcpTools } from './cases/mcp-tools';
+import { networkFlood } from './cases/network-flood';
 import { pwEvaluate } from './cases/pw-evaluate';
 import { relayHop } from './cases/relay-hop';
 import { NOISE_PAGE, screenshot } from './cases/screenshot';
@@ -22,7 +23,7 @@ import { browserVersion, findExecutable } from '../../relay/browser/executable';
 import { openBenchTab, startBenchPages, startRelayProcess, type BenchTab } from './fixture';
 import type { CaseResult } from './stats';
 
-const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'mcp-tasks', 'managed-start', 'fan-out'] as const;
+const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'mcp-tasks', 'network-flood', 'managed-start', 'fan-out'] as const;
 const PENDING: Record<string, string> = {};
 
 interface PendingCase {
@@ -82,7 +83,7 @@ async function main(): Promise<number> {
     await relay.close();
     await pages.close();
   }
-  if (wanted('managed-start') || wanted('snapshot-scale') || wanted('snapshot-corpus') || wanted('live-view') || wanted('cli') || wanted('mcp-tools')) {
+  if (['managed-start', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'network-flood'].some(wanted)) {
     const server = await startRelayProcess();
     const many = await startBenchPages(Object.fromEntries([1_000, 5_000, 20_000].map((n) => [`/many${n}`, manyPage(n)])));
     try {
@@ -109,6 +110,10 @@ async function main(): Promise<number> {
       if (wanted('mcp-tools')) {
         log('running mcp-tools …');
         cases.push(await mcpTools(server));
+      }
+      if (wanted('network-flood')) {
+        log(`running network-flood${quick ? ' (quick)' : ''} …`);
+        cases.push(await networkFlood(server, quick));
       }
     } finally {
       await many.close();

@@ -20,7 +20,7 @@ describe('npm run bench -- --quick --json', () => {
     const report = JSON.parse(stdout);
     expect(report.machine).toMatchObject({ cpus: expect.any(Number), node: process.version, chromium: expect.stringMatching(/^Chrome\//), quick: true });
     const names = report.cases.map((c: { name: string }) => c.name);
-    expect(names).toEqual(['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'mcp-tasks', 'managed-start', 'fan-out']);
+    expect(names).toEqual(['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'mcp-tasks', 'network-flood', 'managed-start', 'fan-out']);
     expect(report.cases.filter((c: { pending?: string }) => c.pending)).toEqual([]);
     for (const c of report.cases) {
       if ('pending' in c) continue;

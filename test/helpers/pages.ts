@@ -134,6 +134,22 @@ const PAGES: Record<string, (port: number) => string> = {
     <header><a href="/">Store home</a><nav aria-label="Main"><a href="/deals">Deals</a> <a href="/help">Help</a> <a href="/blog">Blog</a> <a href="/cart">Cart</a></nav></header>
     <main><h1>Orders</h1><a href="/guide">Guide</a><table><tbody>${Array.from({ length: 300 }, (_, i) => `<tr><td>Order ${i + 1}</td><td><button onclick="this.textContent = 'Opened'">Edit</button></td></tr>`).join('')}</tbody></table></main>
     <footer><a href="/terms">Terms</a> <a href="/privacy">Privacy</a> <a href="/contact">Contact</a></footer>`,
+  // Requests of every outcome: a JSON API (200), a posted JSON, a missing image (404), an aborted fetch.
+  '/netlog': () => `<!doctype html><title>netlog</title><img src="/missing.png" alt="missing"><p id="out">waiting</p>
+    <script>
+      fetch('/api/data.json').then((r) => r.json()).then((j) => (document.getElementById('out').textContent = 'got ' + j.items.length));
+      fetch('/api/data.json?saved=1', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hello: 'world' }) });
+      const stop = new AbortController();
+      fetch('/api/slow', { signal: stop.signal }).catch(() => (document.getElementById('out').dataset.aborted = 'yes'));
+      setTimeout(() => stop.abort(), 200);
+    </script>`,
+  // 10,000 requests, 100 at a time; the title says when they are done.
+  '/netflood': () => `<!doctype html><title>flooding</title><script>
+    (async () => {
+      for (let i = 0; i < 10000; i += 100) await Promise.all(Array.from({ length: 100 }, (_, k) => fetch('/api/data.json?i=' + (i + k)).then((r) => r.text())));
+      document.title = 'done';
+    })();
+  </script>`,
   // Downloads: a link with the download attribute, and one the server sends as an attachment.
   '/downloads': () => `<!doctype html><title>downloads</title>
     <a href="/files/report.bin?size=5000" download>Report</a>
@@ -187,6 +203,13 @@ export async function startPageServer(): Promise<PageServer> {
       const size = Number(url.searchParams.get('size') ?? 1000);
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(size), 'content-disposition': `attachment; filename="${path.slice(7)}"` });
       return void res.end(downloadBytes(size));
+    }
+    // A JSON API, and one that answers only after 10 s (to be aborted by the page).
+    if (path === '/api/data.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ items: [1, 2, 3], ok: true }));
+    if (path === '/api/slow') {
+      const timer = setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('late'), 10_000);
+      req.once('close', () => clearTimeout(timer));
+      return;
     }
     // Chromium asks every site for its icon; a 404 would land in the page's console as an error.
     if (path === '/favicon.ico') return void res.writeHead(204).end();

@@ -1,0 +1,68 @@
+// HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/) of a tab's kept requests, for the
+// tools that read it (Chrome DevTools' import, HAR viewers, har-to-k6 …). Written here rather
+// than with a library: the entries are already in hand, the writer is one function, and the
+// spec's required fields are checked by a unit test. No bodies: they stay in the browser
+// (GET /network/<id> reads one); sizes and times are what the browser reported.
+
+import type { HarSource } from './network-log';
+import type { Har } from '../operations/network-operations';
+
+/** The query string of a URL as HAR lists it. */
+function queryOf(url: string): Array<{ name: string; value: string }> {
+  try {
+    return [...new URL(url).searchParams].map(([name, value]) => ({ name, value }));
+  } catch {
+    return [];
+  }
+}
+
+const headerValue = (headers: Array<{ name: string; value: string }>, name: string) => headers.find((h) => h.name.toLowerCase() === name)?.value;
+
+export function harOf(sources: HarSource[], page: { id: string; title: string; url: string }, creator: { name: string; version: string }): Har {
+  const started = sources[0]?.entry.startedAt ?? new Date().toISOString();
+  const entries = sources.map(({ entry, requestHeaders, responseHeaders, postData }) => {
+    const time = entry.durationMs ?? 0;
+    const mimeType = entry.mimeType ?? headerValue(responseHeaders, 'content-type') ?? 'x-unknown';
+    return {
+      pageref: page.id,
+      startedDateTime: entry.startedAt,
+      time,
+      request: {
+        method: entry.method,
+        url: entry.url,
+        httpVersion: 'HTTP/1.1',
+        cookies: [],
+        headers: requestHeaders,
+        queryString: queryOf(entry.url),
+        ...(postData !== undefined ? { postData: { mimeType: headerValue(requestHeaders, 'content-type') ?? 'application/octet-stream', text: postData } } : {}),
+        headersSize: -1,
+        bodySize: postData !== undefined ? Buffer.byteLength(postData) : 0,
+      },
+      response: {
+        status: entry.status ?? 0,
+        statusText: entry.statusText ?? '',
+        httpVersion: 'HTTP/1.1',
+        cookies: [],
+        headers: responseHeaders,
+        content: { size: entry.bytes ?? -1, mimeType },
+        redirectURL: headerValue(responseHeaders, 'location') ?? '',
+        headersSize: -1,
+        bodySize: entry.bytes ?? -1,
+        ...(entry.failed ? { _error: entry.errorText } : {}),
+      },
+      cache: {},
+      // Only the whole time is known per request: it is the wait, the rest 0 (HAR allows -1 for
+      // the optional phases, but send, wait and receive are required numbers).
+      timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: 0, wait: time, receive: 0 },
+      _resourceType: entry.type,
+    };
+  });
+  return {
+    log: {
+      version: '1.2',
+      creator,
+      pages: [{ startedDateTime: started, id: page.id, title: page.title || page.url, pageTimings: { onContentLoad: -1, onLoad: -1 } }],
+      entries,
+    },
+  };
+}
