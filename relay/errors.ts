@@ -41,6 +41,8 @@ const ERROR_CODES = {
   ref_unknown: { http: 400, cdp: -32602 },
   snapshot_unknown: { http: 400, cdp: -32602 },
   request_unknown: { http: 404, cdp: -32000 },
+  trace_running: { http: 409, cdp: -32000 },
+  no_trace: { http: 409, cdp: -32000 },
   tab_held: { http: 423, cdp: -32000 },
   user_in_control: { http: 423, cdp: -32000 },
   ref_stale: { http: 409, cdp: -32000 },

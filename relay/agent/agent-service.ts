@@ -18,6 +18,7 @@ import type { ArmedResult, DialogRequest, DownloadEntry, FileChooserRequest, Hoo
 import type { ConsoleRequest, ConsoleResult, ContentRequest, ContentResult, FindRequest, FindResult, NavigateRequest, NavigateResult, SavedFile, ScreenshotRequest, ScreenshotResult, SnapshotRequest, SnapshotResult, TabRequest } from '../operations/page-operations';
 import type { Har, NetworkDetail, NetworkList, NetworkQuery, NetworkRequestInput } from '../operations/network-operations';
 import type { StorageExportResult, StorageImportResult } from '../operations/storage-operations';
+import type { TraceRequest, TraceResult } from '../operations/trace-operations';
 import type { ProfileService } from '../profiles/profile-service';
 import { seconds, within } from '../time-limit';
 import { VERSION } from '../version';
@@ -32,6 +33,7 @@ import { crashed, PageFinder, type AgentPage } from './page-finder';
 import { takeScreenshot } from './screenshots';
 import { checkStorageState, readStorageState, writeStorageState } from './storage-state';
 import { Snapshots } from './snapshots';
+import { Traces } from './traces';
 import { DEFAULT_HOLD_IDLE_MS, TabControl } from './tab-control';
 import { tabKey, tabOfKey, type TabKey } from './tab-key';
 
@@ -51,6 +53,7 @@ const titleOf = (page: Page): Promise<string> => within(page.title(), 5_000, () 
 export class AgentService {
   readonly #pages: PageFinder;
   readonly #snapshots = new Snapshots();
+  readonly #traces: Traces;
   readonly #hooks = new Hooks();
   readonly #control: TabControl;
   readonly #downloads: Downloads;
@@ -62,6 +65,7 @@ export class AgentService {
     private readonly events: EventBus = new EventBus(),
   ) {
     this.#downloads = new Downloads(home, () => profiles.settings.downloadLimitMb * 1024 * 1024, log);
+    this.#traces = new Traces(path.join(home, 'traces'));
     // Every page the agent finds has its downloads saved (on a person's tab, copies: the relay
     // leaves their own file where their browser put it).
     this.#pages = new PageFinder(profiles, log, (page, driver, profile) => this.#downloads.watch(page, profile, driver.pages.cancelsDownloads));
@@ -215,7 +219,7 @@ export class AgentService {
     const { page, targetId, state } = await this.#pages.find(profile, request.targetId, false);
     const requests = state.network.list(request);
     if (request.format === 'har') {
-      const sources = await within(state.network.harSources(requests), NETWORK_READ_MS, () => new ClawdError('command_timeout', `the browser did not give the requests' headers within ${seconds(NETWORK_READ_MS)}`));
+      const sources = await within(state.network.harSources(requests), NETWORK_READ_MS, () => new ClawdError('command_timeout', `the browser did not give the requests' posted bodies within ${seconds(NETWORK_READ_MS)}`));
       return harOf(sources, { id: targetId, title: await titleOf(page), url: page.url() }, { name: PRODUCT_NAME, version: VERSION });
     }
     return { targetId, requests, ...state.network.counts() };
@@ -318,6 +322,25 @@ export class AgentService {
     return within(writeStorageState(page.context(), checkStorageState(raw)), 30_000, () => new ClawdError('action_timeout', 'storage import: the browser did not answer within 30 s'));
   }
 
+  /** Starts or stops the profile's Playwright trace (traces.ts). */
+  async trace(profile: string, request: TraceRequest): Promise<TraceResult> {
+    if (request.action === 'stop') return { action: 'stop', ...(await this.#traces.stop(profile)) };
+    const { page, targetId } = await this.#pages.find(profile, request.targetId);
+    await this.#traces.start(profile, page.context(), targetId, { screenshots: request.screenshots, snapshots: request.snapshots });
+    return { action: 'start', targetId };
+  }
+
+  /** Runs one agent call as a named action of the profile's trace, when one is running. */
+  traced<T>(profile: string, label: () => string, work: () => Promise<T>): Promise<T> {
+    return this.#traces.around(profile, label, work);
+  }
+
+  /** What a ref showed in the tab's latest snapshot (the action log names elements by it); without a tab, the one last used. */
+  describeRef(profile: string, targetId: string | undefined, ref: string): { role: string; name: string } | undefined {
+    const tab = targetId ?? this.#pages.lastTarget(profile);
+    return tab === undefined ? undefined : this.#snapshots.refInfo(tabKey(profile, tab), ref);
+  }
+
   /** What a ref showed in the tab's latest snapshot (the action log names elements by it). */
   refInfo(profile: string, targetId: string, ref: string): { role: string; name: string } | undefined {
     return this.#snapshots.refInfo(tabKey(profile, targetId), ref);
@@ -385,6 +408,7 @@ export class AgentService {
   };
 
   async close(): Promise<void> {
+    await this.#traces.close();
     this.#control.close();
     await this.#pages.close();
   }

@@ -63,6 +63,11 @@ export class PageFinder {
     return { ...found, driver, tab: tabKey(profile, found.targetId), state };
   }
 
+  /** The tab the profile last acted on, if any. */
+  lastTarget(profile: string): string | undefined {
+    return this.#lastTarget.get(profile);
+  }
+
   close(): Promise<void> {
     return this.#connections.close();
   }

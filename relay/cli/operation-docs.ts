@@ -77,7 +77,8 @@ export function referenceMarkdown(): string {
       lines.push('| field | CLI | type | |', '|---|---|---|---|');
       for (const [name, schema] of fields) {
         const positional = operation.cli.args?.find((a) => a.field === name);
-        const cli = positional ? positional.value : `--${flagOf(operation, name)}`;
+        // A pipe in a table cell ends the cell, even in code: escaped.
+        const cli = positional ? positional.value.replace(/\|/g, '\\|') : `--${flagOf(operation, name)}`;
         const required = schema.isOptional() ? '' : ' **required**';
         lines.push(`| \`${name}\` | \`${cli}\` | ${typeOf(schema)}${required} | ${schema.description ?? ''} |`);
       }

@@ -19,6 +19,24 @@ export interface RecorderDeps {
 
 type Fields = Record<string, unknown>;
 
+/** One call in a few words, as a trace names it: `click e12 button "Save"`, `navigate https://…`, `find "Blue Kettle"`. */
+export function callLabel(deps: Pick<RecorderDeps, 'agent'>, operation: Operation, profile: string, input: Fields): string {
+  const targetId = typeof input.targetId === 'string' ? input.targetId : undefined;
+  const element = (ref: string) => {
+    const info = deps.agent.describeRef(profile, targetId, ref);
+    return info ? `${ref} ${info.role}${info.name ? ` ${JSON.stringify(info.name)}` : ''}` : ref;
+  };
+  const ref = typeof input.ref === 'string' ? input.ref : typeof input.startRef === 'string' ? input.startRef : undefined;
+  const parts = [operation.http.kind ?? operation.name];
+  if (ref) parts.push(element(ref));
+  if (typeof input.endRef === 'string') parts.push(`onto ${element(input.endRef)}`);
+  if (Array.isArray(input.fields)) parts.push((input.fields as Array<{ ref: string }>).map((f) => element(f.ref)).join(', '));
+  if (typeof input.url === 'string') parts.push(input.url);
+  if (typeof input.q === 'string') parts.push(JSON.stringify(input.q));
+  if (typeof input.key === 'string') parts.push(input.key);
+  return parts.join(' ');
+}
+
 export async function recordCall(deps: RecorderDeps, operation: Operation, profile: string, input: Fields, outcome: { result?: unknown; error?: unknown }, durationMs: number): Promise<void> {
   if (!operation.logged) return;
   const result = (outcome.result ?? {}) as Fields;

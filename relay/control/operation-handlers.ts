@@ -13,7 +13,7 @@ import { MAX_HANDOFF_WAIT_MS } from '../operations/control-operations';
 import type { InputOf, Operation, ResultOf } from '../operations/operation';
 import type { OperationName, OPERATIONS } from '../operations/operation-table';
 import type { ProfileService } from '../profiles/profile-service';
-import { recordCall } from './action-recorder';
+import { callLabel, recordCall } from './action-recorder';
 
 export interface OperationServices {
   agent: AgentService;
@@ -51,6 +51,7 @@ export const HANDLERS: Handlers = {
   console: (s, profile, input) => s.agent.console(profile, input),
   network: (s, profile, input) => s.agent.network(profile, input),
   networkRequest: (s, profile, input) => s.agent.networkRequest(profile, input),
+  trace: (s, profile, input) => s.agent.trace(profile, input),
   pdf: (s, profile, input) => s.agent.pdf(profile, input),
   upload: (s, profile, input) => s.agent.fileChooser(profile, input),
   dialog: (s, profile, input) => s.agent.dialog(profile, input),
@@ -124,7 +125,10 @@ export class LocalInvoker implements Invoker {
     const began = performance.now();
     const deps = { log: this.services.actions, agent: this.services.agent, logText: () => this.services.profiles.settings.logText };
     try {
-      const { value: result, notes } = await collectNotes(() => handler(this.services, name, input));
+      const work = () => handler(this.services, name, input);
+      // While the profile is traced, each agent call is a named action in the trace.
+      const traced = operation.cli.group === 'agent' && operation.name !== 'trace' ? () => this.services.agent.traced(name, () => callLabel(deps, operation, name, input), work) : work;
+      const { value: result, notes } = await collectNotes(traced);
       for (const said of notes) note?.(said);
       void recordCall(deps, operation, name, input, { result }, performance.now() - began);
       return result;

@@ -20,7 +20,8 @@ export const INSTRUCTIONS =
   'Actions and navigate take snapshot: none, brief (headings and what can be acted on; the site\'s header, menus and footer folded), diff (what changed since your last look) or full; navigate answers brief unless told; an action that loads another page says where it led. ' +
   'A ref whose element changed or went is refused as stale: take a new snapshot. A long page is cut at maxChars: go on with after=<the ref named at the cut>. ' +
   'Every tool takes profile (default: the configured one) and, where it acts on a tab, targetId (an id or unique prefix from tabs; default: the tab last used) and session (your agent session name: tabs you change are held for you). ' +
-  'timeoutMs bounds a call (actions 8 s by default). When you cannot go on (a log-in, a CAPTCHA), handoff gives the tab to the person.';
+  'timeoutMs bounds a call (actions 8 s by default). When you cannot go on (a log-in, a CAPTCHA), handoff gives the tab to the person. ' +
+  'Debugging a web app: network lists the tab\'s requests (failed: true for the broken ones) and reads one; trace start/stop saves a Playwright trace of your calls.';
 
 export interface ToolDefinition {
   name: string;

@@ -52,7 +52,7 @@ export const handoff = operation<HandoffResult>()({
     ...tabFields,
     reason: text().describe('what the person should do, e.g. "Log in, then press Done"'),
     timeoutMs: intIn(1_000, MAX_HANDOFF_WAIT_MS).optional().describe('end the hand-over by itself after this long (ms)'),
-    wait: z.boolean().default(false).describe('then wait until it is given back (CLI and MCP; over HTTP, GET /handoff/wait)'),
+    wait: z.boolean().default(false).describe('then wait until it is given back (over HTTP: GET /handoff/wait)'),
   }),
   http: { method: 'POST', path: '/handoff' },
   logged: true,

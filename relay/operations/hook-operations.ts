@@ -13,9 +13,9 @@ const MAX_ARM_MS = 120_000;
 
 const hookFields = {
   ...tabFields,
-  ref: ref().optional().describe('also click this element, which opens it, and answer once done'),
+  ref: ref().optional().describe('click this to open it, and answer once done'),
   timeoutMs: clampedMs(500, MAX_ARM_MS, MAX_ARM_MS).describe('how long it stays armed in ms (default and at most 2 minutes)'),
-  clickTimeoutMs: actionTimeout().describe('the click’s own bound in ms (default 8 s)'),
+  clickTimeoutMs: actionTimeout().describe('the click’s bound in ms (default 8 s)'),
 };
 const hookInput = z.object(hookFields);
 export type HookRequest = z.output<typeof hookInput>;

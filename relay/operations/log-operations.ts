@@ -23,7 +23,7 @@ export const log = operation<{ profile: string; entries: ActionEntry[] }>()({
     session: tabFields.session,
     since: z.string().datetime({ offset: true, message: 'must be a time like 2026-11-25T10:00:00Z' }).optional().describe('only entries after this time'),
     limit: intIn(1, 1_000).default(100).describe('the newest this many (default 100)'),
-    waitMs: intIn(0, 60_000).default(0).describe('when nothing matches yet, wait this long for the next entry'),
+    waitMs: intIn(0, 60_000).default(0).describe('wait this long for a next entry'),
   }),
   http: { method: 'GET', path: '/log' },
   cli: {

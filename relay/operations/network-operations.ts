@@ -66,8 +66,8 @@ const listFields = {
     .optional()
     .describe('only these types: xhr,fetch,document,image,script,…'),
   status: z.string().regex(/^([1-5]\d\d|[1-5]xx)$/i, 'must be a status (404) or a class (4xx)').optional().describe('only this status (404) or class (4xx)'),
-  failed: z.boolean().default(false).describe('only the ones that failed or answered 4xx/5xx'),
-  all: z.boolean().default(false).describe("every kept request, not only the current page's"),
+  failed: z.boolean().default(false).describe('only failed or 4xx/5xx'),
+  all: z.boolean().default(false).describe("older pages' too"),
   limit: intIn(1, 1_000).default(100).describe('the newest this many (default 100)'),
   format: z.enum(['json', 'har']).default('json').describe('har: HAR 1.2 instead (default json)'),
 };
@@ -92,7 +92,7 @@ export const network = operation<NetworkList | Har>()({
   name: 'network',
   summary: "the tab's recent requests (since its page loaded unless all): a line each with status, type, size and time; failed keeps the broken ones",
   details:
-    'The last 1,000 requests of each tab are kept from the first agent call on it (metadata only: headers and bodies stay in the browser until one request is asked for). A new page in the tab starts a new list; all shows the older pages\' too. format=har answers the same requests as HAR 1.2 (headers read from the browser then; no bodies): clawd network --format har > run.har.',
+    'The last 1,000 requests of each tab are kept from the first agent call on it (what they were and their headers; bodies stay in the browser until one request is asked for). A new page in the tab starts a new list; all shows the older pages\' too. format=har answers the same requests as HAR 1.2, without bodies: clawd network --format har > run.har.',
   input: z.object(listFields),
   http: { method: 'GET', path: '/network' },
   cli: { group: 'agent', flags: { type: { value: 'T,T' }, status: { value: 'S' }, filter: { value: 'TEXT' } }, withArgument: { operation: 'networkRequest', value: 'ID' } },
@@ -107,7 +107,7 @@ export const networkRequest = operation<NetworkDetail>()({
   details: 'The body is read from the browser when asked: it has the current page\'s bodies while it keeps them (a new page or a large page may have let them go; then bodyError says so). A redirect has no body.',
   input: z.object({
     ...tabFields,
-    id: z.string().regex(/^n\d+$/, 'must be a request id from network, like n12').describe('the request, as network lists it (n12)'),
+    id: z.string().regex(/^n\d+$/, 'must be a request id from network, like n12').describe('its id in the list (n12)'),
     maxChars: intIn(1, 1_000_000).default(20_000).describe('text body cut (default 20,000)'),
     maxBytes: intIn(1, 10_000_000).default(1_000_000).describe('other body cut, in bytes (default 1 MB)'),
   }),

@@ -13,6 +13,7 @@ import { log } from './log-operations';
 import { network, networkRequest } from './network-operations';
 import { policy, policySet } from './policy-operations';
 import { storageExport, storageImport } from './storage-operations';
+import { trace } from './trace-operations';
 import { profiles, start, status, stop, tabClose, tabFocus, tabOpen, tabs } from './tab-operations';
 
 export const OPERATIONS = {
@@ -38,6 +39,7 @@ export const OPERATIONS = {
   console: consoleMessages,
   network,
   networkRequest,
+  trace,
   pdf,
   upload,
   dialog,

@@ -61,11 +61,11 @@ export const snapshot = operation<SnapshotResult>()({
     compact: z.boolean().default(false).describe('ai/role: lift the children of unnamed structure'),
     depth: intIn(0, 1_000).optional().describe('cut the tree below this depth'),
     limit: intIn(1, 100_000).optional().describe('at most this many lines'),
-    maxChars: intIn(100, 10_000_000).optional().describe('cut at this many characters (agent: 40000 by default)'),
-    selector: z.string().min(1).optional().describe('only the part of the page under this CSS selector'),
+    maxChars: intIn(100, 10_000_000).optional().describe('cut here (agent: default 40000)'),
+    selector: z.string().min(1).optional().describe('only under this CSS selector'),
     frame: ref().optional().describe("only this iframe's contents (its ref)"),
-    ref: ref().optional().describe('only this element and what is inside it'),
-    after: ref().optional().describe('only what follows this ref: the rest of a cut snapshot'),
+    ref: ref().optional().describe("only this element's subtree"),
+    after: ref().optional().describe('the rest of a cut snapshot, after this ref'),
     since: z.string().regex(/^s\d+$/, 'must be the id of an earlier snapshot, like s12').optional().describe('only what changed since that snapshot (its id, s12)'),
     timeoutMs: intIn(500, 60_000).default(SNAPSHOT_TIMEOUT_MS).describe('the whole snapshot’s bound in ms (default 30 s)'),
   }),
@@ -133,7 +133,7 @@ export interface FindResult {
 
 export const find = operation<FindResult>()({
   name: 'find',
-  summary: 'search the page as the snapshot reads it (text, names, values): the matching lines with refs, in their row, list item or dialog, not the whole page',
+  summary: 'search the page for text (names and values too): the matching lines with refs, in their row, list item or dialog',
   details:
     'Case-insensitive; every frame and open shadow root. Each match comes with what frames it: its row, list item, dialog or group, the nearest heading before it, and the first few refs inside it (a matching row\'s buttons). The refs are the snapshot\'s own, so act on them at once.',
   input: z.object({
@@ -169,7 +169,7 @@ export interface ScreenshotResult {
 
 export const screenshot = operation<ScreenshotResult>()({
   name: 'screenshot',
-  summary: 'a picture of the viewport, the full page or one element, saved under the home; labels draws each ref on it',
+  summary: 'a picture of the viewport, the full page or one element, saved under the home',
   details:
     "Saved under the home's screenshots/. Headless Chromium cannot capture a tab behind another one: clawd's own browser brings the tab to the front first; a person's tab only when its capture stalls for 3 s (then broughtToFront: true).",
   input: z.object({
@@ -179,7 +179,7 @@ export const screenshot = operation<ScreenshotResult>()({
     element: z.string().min(1).optional().describe('one element, by CSS selector'),
     type: z.enum(['png', 'jpeg']).default('png').describe('default png'),
     quality: intIn(1, 100).default(80).describe('jpeg: the quality, 1–100 (default 80)'),
-    labels: z.boolean().default(false).describe('draw each ref of the last snapshot on the shot (at most 150)'),
+    labels: z.boolean().default(false).describe("draw the last snapshot's refs on it (150 at most)"),
   }),
   http: { method: 'POST', path: '/screenshot' },
   cli: { group: 'agent', flags: { ref: { value: 'REF' }, element: { value: 'CSS' } } },
@@ -209,16 +209,16 @@ export interface ContentResult {
 
 export const content = operation<ContentResult>()({
   name: 'content',
-  summary: "read the page's main content as Markdown (its article, links kept, navigation left out), text or HTML; far cheaper than a snapshot for reading",
+  summary: "the page's main content as Markdown (its article, links kept), text or HTML; cheaper than a snapshot for reading",
   details:
     "The article is found as Firefox's reader view finds it (Mozilla's Readability) and written as Markdown by Turndown, links kept as Markdown links; selector reads a part instead (no extraction). Cut at maxChars on a line, the cut said in the text.",
   input: z.object({
     ...tabFields,
     format: z.enum(CONTENT_FORMATS).default('markdown').describe('default markdown'),
-    selector: z.string().min(1).optional().describe('only this part of the page (CSS)'),
-    heading: z.string().min(1, 'must not be empty').optional().describe('only the section under the first heading holding this text'),
-    match: z.string().min(1, 'must not be empty').optional().describe('only the paragraphs holding this text, under their headings'),
-    maxChars: intIn(100, 10_000_000).default(40_000).describe('cut after this many characters (default 40000)'),
+    selector: z.string().min(1).optional().describe('only under this CSS selector'),
+    heading: z.string().min(1, 'must not be empty').optional().describe('only the section under a heading holding this'),
+    match: z.string().min(1, 'must not be empty').optional().describe('only the paragraphs holding this'),
+    maxChars: intIn(100, 10_000_000).default(40_000).describe('cut here (default 40000)'),
     timeoutMs: intIn(500, 60_000).default(SNAPSHOT_TIMEOUT_MS).describe('the bound in ms (default 30 s)'),
   }),
   check(input) {

@@ -1,11 +1,11 @@
 // What a tab asked of the network, as an agent debugging a web app reads it: a page that fetches
 // a JSON API, posts JSON, shows a missing image and aborts a slow fetch; the list with status and
 // type, the broken ones alone, one request's headers and body, HAR of the same, and the bound on
-// what is kept when a page makes 10,000 requests. On a managed profile and on a person's attached
-// tab, through the control API, and through the CLI.
+// what is kept when a page makes 10,000 requests. On a managed profile, a person's attached tab
+// and a remote browser, through the control API, and through the CLI.
 
 import { describe, expect, it } from 'vitest';
-import { extensionDriver, managedDriver, useAgentDriver, type AgentDriver } from '../helpers/agent-drivers';
+import { extensionDriver, managedDriver, remoteDriver, useAgentDriver, type AgentDriver } from '../helpers/agent-drivers';
 import { runCli } from '../helpers/cli';
 import { until } from '../helpers/waits';
 
@@ -37,6 +37,7 @@ const path = (e: Entry) => new URL(e.url).pathname + new URL(e.url).search;
 describe.each([
   ['managed', managedDriver],
   ['extension', extensionDriver],
+  ['remote', remoteDriver],
 ] as const)('the network of a tab on a %s profile', (_kind, makeDriver) => {
   const ctx = useAgentDriver(makeDriver);
   const { api, list } = calls(ctx);
@@ -73,6 +74,9 @@ describe.each([
     const har = (await api('GET', `/network?targetId=${ctx.d.targetId}&format=har`)).body;
     expect(har.log).toMatchObject({ version: '1.2', creator: { name: 'clawd-browser' } });
     expect(har.log.entries).toHaveLength(requests.length);
+    const inHar = (p: string) => har.log.entries.find((e: any) => new URL(e.request.url).pathname === p);
+    expect(inHar('/api/data.json').response).toMatchObject({ status: 200, content: { mimeType: 'application/json' } });
+    expect(inHar('/api/slow').response).toMatchObject({ status: 0, _error: 'net::ERR_ABORTED' });
     const image = har.log.entries.find((e: any) => e.request.url.endsWith('/missing.png'));
     expect(image).toMatchObject({ request: { method: 'GET', httpVersion: expect.any(String), headers: expect.any(Array), queryString: [] }, response: { status: 404, content: { mimeType: expect.any(String) } }, timings: { send: 0, wait: expect.any(Number), receive: 0 } });
     const post = har.log.entries.find((e: any) => e.request.method === 'POST');

@@ -1,0 +1,72 @@
+// Playwright traces of a profile's browser context, started and stopped by agent calls: while
+// one runs, each agent call is a named group in it ("click e12 button \"Save\""), so the trace
+// viewer shows what the agent did beside the DOM snapshots, network and console Playwright
+// records. One per profile; dropped if its browser goes. Two calls at once on one profile would
+// interleave their groups (the trace still holds both).
+
+import { chmod, mkdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { BrowserContext } from 'playwright-core';
+import { ClawdError } from '../errors';
+import { seconds, within } from '../time-limit';
+
+/** Starting or saving a trace (a zip of every snapshot and screenshot) may take a while on a big page. */
+const TRACE_MS = 60_000;
+
+interface Running {
+  context: BrowserContext;
+  targetId: string;
+  actions: number;
+  onClose: () => void;
+}
+
+export class Traces {
+  readonly #running = new Map<string, Running>();
+
+  constructor(private readonly dir: string) {}
+
+  async start(profile: string, context: BrowserContext, targetId: string, options: { screenshots: boolean; snapshots: boolean }): Promise<void> {
+    const running = this.#running.get(profile);
+    if (running) throw new ClawdError('trace_running', `a trace of profile ${profile} is already running (on tab ${running.targetId}): stop it first (trace stop)`);
+    await within(context.tracing.start({ ...options, title: `clawd ${profile} ${targetId}` }), TRACE_MS, () => new ClawdError('command_timeout', `the trace did not start within ${seconds(TRACE_MS)}`));
+    const onClose = () => this.#running.delete(profile);
+    context.once('close', onClose);
+    this.#running.set(profile, { context, targetId, actions: 0, onClose });
+  }
+
+  async stop(profile: string): Promise<{ targetId: string; path: string; bytes: number; actions: number }> {
+    const running = this.#running.get(profile);
+    if (!running) throw new ClawdError('no_trace', `no trace of profile ${profile} is running: start one first (trace start)`);
+    this.#running.delete(profile);
+    running.context.off('close', running.onClose);
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const file = path.join(this.dir, `${profile}-${new Date().toISOString().replace(/[:.]/g, '-')}.zip`);
+    await within(running.context.tracing.stop({ path: file }), TRACE_MS, () => new ClawdError('command_timeout', `the trace was not saved within ${seconds(TRACE_MS)}`));
+    await chmod(file, 0o600);
+    return { targetId: running.targetId, path: file, bytes: (await stat(file)).size, actions: running.actions };
+  }
+
+  /** Runs one agent call, named as a group in the profile's trace when one is running. */
+  async around<T>(profile: string, label: () => string, work: () => Promise<T>): Promise<T> {
+    const running = this.#running.get(profile);
+    if (!running) return work();
+    const tracing = running.context.tracing;
+    const opened = await tracing.group(label()).then(
+      () => true,
+      () => false,
+    );
+    if (opened) running.actions++;
+    try {
+      return await work();
+    } finally {
+      if (opened) await tracing.groupEnd().catch(() => {});
+    }
+  }
+
+  /** Stops every running trace without saving (the server is closing). */
+  async close(): Promise<void> {
+    const running = [...this.#running.values()];
+    this.#running.clear();
+    await Promise.all(running.map((r) => r.context.tracing.stop().catch(() => {})));
+  }
+}
