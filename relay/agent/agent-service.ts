@@ -43,12 +43,10 @@ const MIN_LEVEL = { debug: 0, info: 1, log: 1, warning: 2, error: 3 } as const;
 /** How far past its `timeoutMs` a call may run before the outer bound answers for Playwright's own. */
 const BOUND_GRACE_MS = 300;
 
-/** The page's title, or '' when the page does not answer in time (it is informational). */
 /** How long reading requests' headers and bodies from the browser may take. */
 const NETWORK_READ_MS = 15_000;
-/** How long an action that loaded a page waits for its title when no snapshot is asked for. */
-const NAVIGATED_TITLE_MS = 5_000;
-const titleOf = (page: Page): Promise<string> => within(page.title(), 5_000, () => new Error('no title')).catch(() => '');
+/** The page's title, or '' when the page does not answer in time (it is informational). */
+const titleOf = (page: Page, ms = 5_000): Promise<string> => within(page.title(), Math.max(1, ms), () => new Error('no title')).catch(() => '');
 
 export class AgentService {
   readonly #pages: PageFinder;
@@ -106,8 +104,11 @@ export class AgentService {
     const what = `${request.kind}${refs.length ? ` ${refs.join(' → ')}` : ''}`;
     const resolve = (ref: string) => this.#snapshots.resolve(page, tab, ref);
     return this.#bounded(found, what, request.timeoutMs, async () => {
+      const began = Date.now();
       let extra: Partial<ActResult>;
-      // Whether the action loaded another document (a submit, a link): the answer says where it led.
+      // Whether the action loaded another document (a submit, a link; not a pushState or a #hash):
+      // the main frame committed a navigation and the tab's request log saw a new document for it.
+      const documents = found.state.network.documents();
       let navigated = false;
       const onNavigated = (frame: Frame) => {
         if (frame === page.mainFrame()) navigated = true;
@@ -131,16 +132,19 @@ export class AgentService {
         page.off('framenavigated', onNavigated);
       }
       const answer: ActResult = { ok: true, kind: request.kind, targetId, url: page.isClosed() ? null : page.url(), timeoutMs: request.timeoutMs, ...extra };
+      const left = () => request.timeoutMs - (Date.now() - began);
       if (page.isClosed()) return answer;
       if (!request.snapshot || request.snapshot === 'none') {
-        if (!navigated) return answer;
-        // The new page's title once it has one (its DOM parsed), within a short wait.
-        await page.waitForLoadState('domcontentloaded', { timeout: Math.min(NAVIGATED_TITLE_MS, request.timeoutMs) }).catch(() => {});
-        return { ...answer, url: page.url(), title: await titleOf(page), navigated: true };
+        const newDocument = navigated && (documents === undefined || found.state.network.documents() !== documents);
+        if (!newDocument) return answer;
+        // The new page's title once it has one (its DOM parsed), within what is left of the
+        // call's bound: the action itself succeeded, so running short answers without a title.
+        if (left() > 0) await page.waitForLoadState('domcontentloaded', { timeout: left() }).catch(() => {});
+        return { ...answer, url: page.url(), ...(left() > 0 ? { title: await titleOf(page, Math.min(5_000, left())) } : {}), navigated: true };
       }
       const snapshot = await this.#snapshots.view(page, tab, request.snapshot, request.timeoutMs, `snapshot of ${targetId}`);
       // Where the action led, read with the view (a click may have loaded another page meanwhile).
-      return { ...answer, url: page.url(), title: await titleOf(page), snapshot };
+      return { ...answer, url: page.url(), title: await titleOf(page, Math.min(5_000, left())), snapshot };
     });
   }
 

@@ -1,8 +1,9 @@
 // HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/) of a tab's kept requests, for the
 // tools that read it (Chrome DevTools' import, HAR viewers, har-to-k6 …). Written here rather
 // than with a library: the entries are already in hand, the writer is one function, and the
-// spec's required fields are checked by a unit test. No bodies: they stay in the browser
-// (GET /network/<id> reads one); sizes and times are what the browser reported.
+// spec's required fields are checked by a unit test. No response bodies: they stay in the
+// browser (GET /network/<id> reads one); cookies are in the headers; sizes and times are what
+// the browser reported.
 
 import type { HarSource } from './network-log';
 import type { Har } from '../operations/network-operations';
@@ -15,6 +16,9 @@ function queryOf(url: string): Array<{ name: string; value: string }> {
     return [];
   }
 }
+
+/** HAR's httpVersion from CDP's protocol: h2 → HTTP/2, h3 → HTTP/3, else HTTP/1.1. */
+const httpVersion = (protocol: string | undefined) => (protocol === 'h2' ? 'HTTP/2' : protocol?.startsWith('h3') ? 'HTTP/3' : protocol === 'http/1.0' ? 'HTTP/1.0' : 'HTTP/1.1');
 
 const headerValue = (headers: Array<{ name: string; value: string }>, name: string) => headers.find((h) => h.name.toLowerCase() === name)?.value;
 
@@ -30,7 +34,7 @@ export function harOf(sources: HarSource[], page: { id: string; title: string; u
       request: {
         method: entry.method,
         url: entry.url,
-        httpVersion: 'HTTP/1.1',
+        httpVersion: httpVersion(entry.protocol),
         cookies: [],
         headers: requestHeaders,
         queryString: queryOf(entry.url),
@@ -41,13 +45,16 @@ export function harOf(sources: HarSource[], page: { id: string; title: string; u
       response: {
         status: entry.status ?? 0,
         statusText: entry.statusText ?? '',
-        httpVersion: 'HTTP/1.1',
+        httpVersion: httpVersion(entry.protocol),
         cookies: [],
         headers: responseHeaders,
-        content: { size: entry.bytes ?? -1, mimeType },
+        // The decoded size is not known (bodies stay in the browser): 0, and the bytes received
+        // as Chrome's own HAR export names them.
+        content: { size: 0, mimeType },
         redirectURL: headerValue(responseHeaders, 'location') ?? '',
         headersSize: -1,
-        bodySize: entry.bytes ?? -1,
+        bodySize: -1,
+        ...(entry.bytes !== undefined ? { _transferSize: entry.bytes } : {}),
         ...(entry.failed ? { _error: entry.errorText } : {}),
       },
       cache: {},

@@ -1,11 +1,13 @@
 // What a tab asked of the network, as an agent debugging a web app needs it: the last 1,000
 // requests per tab (a ring: memory stays bounded however many a page makes), each with its
-// status, type, size, time, cause and headers, failures with the browser's reason, and the
-// navigation it belongs to (a list answers the current page's unless asked for all). Read from
-// CDP's Network domain on a session of our own rather than Playwright's request events: those
-// keep two objects per request alive on each side of Playwright's connection (measured: +200 MB
-// for 10,000 requests). Bodies are not copied: Network.getResponseBody reads one when asked,
-// while the browser still holds it. The session goes with the page.
+// status, type, size, time, cause and headers (and a POST body up to 64 KB), failures with the
+// browser's reason, and the navigation it belongs to (a list answers the current page's unless
+// asked for all). Read from CDP's Network domain on a session of our own rather than
+// Playwright's request events: those keep two objects per request alive on each side of
+// Playwright's connection (measured: +200 MB for 10,000 requests). Response bodies are not
+// copied: Network.getResponseBody reads one when asked, while the browser still holds it (20 MB
+// per tab, 5 MB a body, in this session's buffer). The page's own target only: a cross-site
+// iframe's or a worker's requests are not in it. The session goes with the page.
 
 import type { CDPSession, Page } from 'playwright-core';
 import type Protocol from 'devtools-protocol';
@@ -18,6 +20,13 @@ import { seconds, within } from '../time-limit';
 export const NETWORK_KEPT = 1_000;
 /** How long a new page waits for its request log to be listening before the agent's call goes on. */
 const START_MS = 3_000;
+/** A POST body kept with its request up to this size; a larger one is asked of the browser when read. */
+const KEPT_POST_DATA = 64 * 1024;
+/**
+ * What the browser keeps of response bodies for this session (its own buffer, beside the one
+ * Playwright's session has): enough for an API's answers, bounded per tab.
+ */
+const BODY_BUFFER = { maxTotalBufferSize: 20 * 1024 * 1024, maxResourceBufferSize: 5 * 1024 * 1024, maxPostDataSize: KEPT_POST_DATA };
 
 /** Header pairs as the browser sent them. */
 export type HeaderList = Array<{ name: string; value: string }>;
@@ -31,9 +40,14 @@ interface Kept {
   startedAt: number;
   requestHeaders: HeaderList;
   responseHeaders: HeaderList;
+  /** As the network stack sent and got them (cookies included), when Chrome said: preferred. */
+  raw: { requestHeaders?: HeaderList; responseHeaders?: HeaderList };
   postData?: string;
   hasPostData: boolean;
 }
+
+/** Extra-info events that came before their request (Chrome sends them in either order), kept a while. */
+const EARLY_KEPT = 200;
 
 /** A request with what HAR needs beside the entry: both sides' headers, the POST body. */
 export interface HarSource {
@@ -61,14 +75,20 @@ function initiatorOf(initiator: Protocol.Network.Initiator): string {
   return where ? `${initiator.type} ${where}` : initiator.type;
 }
 
+/** Both sides' headers, the network stack's own where Chrome gave them. */
+const headersOf = (kept: Kept) => ({ requestHeaders: kept.raw.requestHeaders ?? kept.requestHeaders, responseHeaders: kept.raw.responseHeaders ?? kept.responseHeaders });
+
 export class NetworkLog {
   readonly #kept: Kept[] = [];
   /** The latest entry of each request id still in the ring. */
   readonly #live = new Map<string, Kept>();
+  readonly #early = new Map<string, Kept['raw']>();
   #count = 0;
   #nav = 0;
   #session: CDPSession | undefined;
-  /** Resolves once the log listens (or could not: then it stays empty and says nothing). */
+  /** Listening: false until the session is up, and for good if it could not be. */
+  #recording = false;
+  /** Resolves once the log listens (or could not: then the list says it is not recording). */
   readonly started: Promise<void>;
 
   constructor(
@@ -77,9 +97,16 @@ export class NetworkLog {
     private readonly targetId: Promise<string>,
     log: Logger,
   ) {
-    this.started = within(this.#start(page), START_MS, () => new Error(`not listening within ${seconds(START_MS)}`)).catch((error: Error) => {
-      log.debug(`network log of ${page.url()}: ${error.message}`);
-    });
+    const starting = this.#start(page);
+    this.started = within(starting, START_MS, () => new Error(`not listening within ${seconds(START_MS)}`)).then(
+      () => void (this.#recording = true),
+      (error: Error) => {
+        log.debug(`network log of ${page.url()}: ${error.message}`);
+        // Late or failed: whatever session it got is let go, so nothing listens unseen.
+        void starting.then(() => this.#session?.detach().catch(() => {}), () => {});
+        this.#session = undefined;
+      },
+    );
   }
 
   async #start(page: Page): Promise<void> {
@@ -89,7 +116,37 @@ export class NetworkLog {
     session.on('Network.responseReceived', (e) => this.#answered(e.requestId, e.response, e.type));
     session.on('Network.loadingFinished', (e) => this.#finished(e));
     session.on('Network.loadingFailed', (e) => this.#failed(e));
-    await session.send('Network.enable', {});
+    // The headers as the network stack sent and got them (cookies included), when Chrome tells.
+    session.on('Network.requestWillBeSentExtraInfo', (e) => this.#extra(e.requestId, 'requestHeaders', e.headers));
+    session.on('Network.responseReceivedExtraInfo', (e) => this.#extra(e.requestId, 'responseHeaders', e.headers));
+    try {
+      await session.send('Network.enable', BODY_BUFFER);
+    } catch (error) {
+      await session.detach().catch(() => {});
+      throw error;
+    }
+  }
+
+  #extra(requestId: string, side: 'requestHeaders' | 'responseHeaders', headers: Protocol.Network.Headers): void {
+    const kept = this.#live.get(requestId);
+    if (kept) {
+      kept.raw[side] = pairs(headers);
+      return;
+    }
+    const early = this.#early.get(requestId) ?? {};
+    early[side] = pairs(headers);
+    this.#early.set(requestId, early);
+    if (this.#early.size > EARLY_KEPT) this.#early.delete(this.#early.keys().next().value!);
+  }
+
+  /** How many documents the tab's main frame has loaded, or undefined when not recording. */
+  documents(): number | undefined {
+    return this.#recording ? this.#nav : undefined;
+  }
+
+  /** Whether the list is being kept (the browser let clawd listen). */
+  get recording(): boolean {
+    return this.#recording;
   }
 
   #sent(e: Protocol.Network.RequestWillBeSentEvent, mainFrame: string): void {
@@ -110,9 +167,11 @@ export class NetworkLog {
       startedAt: Date.now(),
       requestHeaders: pairs(e.request.headers),
       responseHeaders: [],
+      raw: this.#early.get(e.requestId) ?? {},
       hasPostData: e.request.hasPostData === true,
-      ...(e.request.postData !== undefined ? { postData: e.request.postData } : {}),
+      ...(e.request.postData !== undefined && e.request.postData.length <= KEPT_POST_DATA ? { postData: e.request.postData } : {}),
     };
+    this.#early.delete(e.requestId);
     this.#kept.push(kept);
     this.#live.set(e.requestId, kept);
     if (this.#kept.length > NETWORK_KEPT) {
@@ -130,6 +189,7 @@ export class NetworkLog {
     if (type) entry.type = type.toLowerCase();
     if (response.fromDiskCache || response.fromPrefetchCache) entry.fromCache = true;
     if (response.fromServiceWorker) entry.fromServiceWorker = true;
+    if (response.protocol) entry.protocol = response.protocol;
     kept.responseHeaders = pairs(response.headers);
   }
 
@@ -166,8 +226,8 @@ export class NetworkLog {
   }
 
   /** How many requests are kept, and how many the tab made since it was first seen. */
-  counts(): { kept: number; seen: number } {
-    return { kept: this.#kept.length, seen: this.#count };
+  counts(): { kept: number; seen: number; recording: boolean } {
+    return { kept: this.#kept.length, seen: this.#count, recording: this.#recording };
   }
 
   #get(id: string): Kept {
@@ -189,12 +249,12 @@ export class NetworkLog {
   async detail(id: string, cut: { maxChars: number; maxBytes: number }): Promise<NetworkDetail> {
     const kept = this.#get(id);
     const { entry } = kept;
-    const detail: NetworkDetail = { ...entry, requestHeaders: kept.requestHeaders, responseHeaders: kept.responseHeaders };
+    const detail: NetworkDetail = { ...entry, ...headersOf(kept) };
     const postData = await this.#postData(kept);
     if (postData !== undefined) detail.postData = postData.length > cut.maxChars ? postData.slice(0, cut.maxChars) : postData;
     if (entry.failed) return { ...detail, bodyError: `the request failed (${entry.errorText}): there is no body` };
     if (entry.pending) return { ...detail, bodyError: 'it has not finished loading yet' };
-    if (entry.status !== undefined && entry.status >= 300 && entry.status < 400) return { ...detail, bodyError: 'a redirect has no body' };
+    if (entry.status !== undefined && [301, 302, 303, 307, 308].includes(entry.status)) return { ...detail, bodyError: 'a redirect has no body' };
     // Only the chain's latest hop is the one the browser can give the body of.
     if (this.#live.get(kept.requestId) !== kept || !this.#session) return { ...detail, bodyError: 'the browser no longer has its body' };
     let answer: { body: string; base64Encoded: boolean };
@@ -225,7 +285,7 @@ export class NetworkLog {
       entries.map(async (entry) => {
         const kept = this.#get(entry.id);
         const postData = await this.#postData(kept);
-        return { entry, requestHeaders: kept.requestHeaders, responseHeaders: kept.responseHeaders, ...(postData !== undefined ? { postData } : {}) };
+        return { entry, ...headersOf(kept), ...(postData !== undefined ? { postData } : {}) };
       }),
     );
   }

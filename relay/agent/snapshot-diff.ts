@@ -58,6 +58,6 @@ export function diffSnapshots(before: SnapshotLine[], after: SnapshotLine[]): Sn
     marked.push({ mark: '-', line });
     removed++;
   }
-  const base = Math.min(...marked.map((m) => m.line.depth));
+  const base = marked.reduce((least, m) => Math.min(least, m.line.depth), Infinity);
   return { lines: marked.map((m) => `${m.mark} ${renderLine({ ...m.line, depth: m.line.depth - base })}`), added, removed, changed };
 }

@@ -18,6 +18,8 @@ interface Running {
   targetId: string;
   actions: number;
   onClose: () => void;
+  /** Held from the start call on, so two calls at once cannot both begin or both end it. */
+  state: 'starting' | 'running' | 'stopping';
 }
 
 export class Traces {
@@ -27,29 +29,47 @@ export class Traces {
 
   async start(profile: string, context: BrowserContext, targetId: string, options: { screenshots: boolean; snapshots: boolean }): Promise<void> {
     const running = this.#running.get(profile);
-    if (running) throw new ClawdError('trace_running', `a trace of profile ${profile} is already running (on tab ${running.targetId}): stop it first (trace stop)`);
-    await within(context.tracing.start({ ...options, title: `clawd ${profile} ${targetId}` }), TRACE_MS, () => new ClawdError('command_timeout', `the trace did not start within ${seconds(TRACE_MS)}`));
+    if (running) throw new ClawdError('trace_running', `a trace of profile ${profile} is ${running.state === 'running' ? 'already running' : running.state} (on tab ${running.targetId}): stop it first (trace stop)`);
+    // Taken before any wait, so a second start at the same moment is refused, not raced.
     const onClose = () => this.#running.delete(profile);
+    const entry: Running = { context, targetId, actions: 0, onClose, state: 'starting' };
+    this.#running.set(profile, entry);
+    try {
+      await within(context.tracing.start({ ...options, title: `clawd ${profile} ${targetId}` }), TRACE_MS, () => new ClawdError('command_timeout', `the trace did not start within ${seconds(TRACE_MS)}`));
+    } catch (error) {
+      // Whatever Playwright began is ended, so the next start is not refused by a trace nobody holds.
+      await context.tracing.stop().catch(() => {});
+      this.#running.delete(profile);
+      throw error;
+    }
+    entry.state = 'running';
     context.once('close', onClose);
-    this.#running.set(profile, { context, targetId, actions: 0, onClose });
   }
 
   async stop(profile: string): Promise<{ targetId: string; path: string; bytes: number; actions: number }> {
     const running = this.#running.get(profile);
-    if (!running) throw new ClawdError('no_trace', `no trace of profile ${profile} is running: start one first (trace start)`);
-    this.#running.delete(profile);
+    if (!running || running.state !== 'running') throw new ClawdError('no_trace', running ? `the trace of profile ${profile} is ${running.state}: try again in a moment` : `no trace of profile ${profile} is running: start one first (trace start)`);
+    running.state = 'stopping';
     running.context.off('close', running.onClose);
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const file = path.join(this.dir, `${profile}-${new Date().toISOString().replace(/[:.]/g, '-')}.zip`);
-    await within(running.context.tracing.stop({ path: file }), TRACE_MS, () => new ClawdError('command_timeout', `the trace was not saved within ${seconds(TRACE_MS)}`));
-    await chmod(file, 0o600);
-    return { targetId: running.targetId, path: file, bytes: (await stat(file)).size, actions: running.actions };
+    try {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      const file = path.join(this.dir, `${profile}-${new Date().toISOString().replace(/[:.]/g, '-')}.zip`);
+      await within(running.context.tracing.stop({ path: file }), TRACE_MS, () => new ClawdError('command_timeout', `the trace was not saved within ${seconds(TRACE_MS)}`));
+      await chmod(file, 0o600);
+      return { targetId: running.targetId, path: file, bytes: (await stat(file)).size, actions: running.actions };
+    } catch (error) {
+      // Not saved: tracing is ended anyway, so the profile can be traced again.
+      await running.context.tracing.stop().catch(() => {});
+      throw error;
+    } finally {
+      this.#running.delete(profile);
+    }
   }
 
   /** Runs one agent call, named as a group in the profile's trace when one is running. */
   async around<T>(profile: string, label: () => string, work: () => Promise<T>): Promise<T> {
     const running = this.#running.get(profile);
-    if (!running) return work();
+    if (running?.state !== 'running') return work();
     const tracing = running.context.tracing;
     const opened = await tracing.group(label()).then(
       () => true,

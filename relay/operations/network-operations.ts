@@ -18,8 +18,10 @@ export interface NetworkEntry {
   status?: number;
   statusText?: string;
   mimeType?: string;
-  /** The response body's size on the wire. */
+  /** What the browser received for it, headers and body as sent (compressed, if it was). */
   bytes?: number;
+  /** The protocol it went over: http/1.1, h2, h3, data, … */
+  protocol?: string;
   durationMs?: number;
   failed?: true;
   /** Why it failed, as the browser says it (net::ERR_ABORTED, net::ERR_NAME_NOT_RESOLVED, …). */
@@ -39,6 +41,8 @@ export interface NetworkList {
   /** How many the tab's list keeps now, and how many it saw since clawd first met the tab. */
   kept: number;
   seen: number;
+  /** False when the browser did not let clawd listen to this tab's network: the list stays empty. */
+  recording: boolean;
 }
 
 export interface NetworkDetail extends NetworkEntry {
@@ -92,13 +96,13 @@ export const network = operation<NetworkList | Har>()({
   name: 'network',
   summary: "the tab's recent requests (since its page loaded unless all): a line each with status, type, size and time; failed keeps the broken ones",
   details:
-    'The last 1,000 requests of each tab are kept from the first agent call on it (what they were and their headers; bodies stay in the browser until one request is asked for). A new page in the tab starts a new list; all shows the older pages\' too. format=har answers the same requests as HAR 1.2, without bodies: clawd network --format har > run.har.',
+    'The last 1,000 requests of each tab are kept from the first agent call on it (what they were, their headers and POST bodies up to 64 KB; response bodies stay in the browser until one request is asked for). A new page in the tab starts a new list; all shows the older pages\' too. format=har answers the same requests as HAR 1.2, without response bodies: clawd network --format har --all --limit 1000 > run.har for all that is kept.',
   input: z.object(listFields),
   http: { method: 'GET', path: '/network' },
   cli: { group: 'agent', flags: { type: { value: 'T,T' }, status: { value: 'S' }, filter: { value: 'TEXT' } }, withArgument: { operation: 'networkRequest', value: 'ID' } },
   mcp: { tool: 'network', as: 'list' },
   example: { failed: true, type: ['xhr', 'fetch'] },
-  text: (r) => ('log' in r ? JSON.stringify(r, null, 2) : r.requests.length ? r.requests.map(requestLine).join('\n') : 'no requests match'),
+  text: (r) => ('log' in r ? JSON.stringify(r, null, 2) : r.requests.length ? r.requests.map(requestLine).join('\n') : r.recording ? 'no requests match' : "no requests: the browser did not let clawd listen to this tab's network"),
 });
 
 export const networkRequest = operation<NetworkDetail>()({

@@ -3,7 +3,8 @@
 // source). Both follow the same plan, step for step, each with its server's cheapest fitting
 // tool: where the agent must see a page it has not seen (a form to fill, a list to change), it
 // looks — clawd's brief view, Playwright MCP's page snapshot (its actions link the snapshot in
-// a file the agent would read, so it asks for it instead); where it knows the words it is after,
+// a file the agent would read, so it asks for it instead), or in its frugal run a find and a
+// snapshot of the page's main; where it knows the words it is after,
 // it finds; actions answer nothing more than where they led unless the agent must see what
 // changed (clawd's diff; Playwright MCP's find or one-element snapshot).
 
@@ -12,6 +13,8 @@ import type { TaskSite } from './task-site';
 /** One MCP conversation: a tool call answers its text, or throws with the server's error. */
 export interface AgentSession {
   call(tool: string, args: Record<string, unknown>): Promise<string>;
+  /** Playwright MCP only: look at a page by finding a word of it and snapshotting only its main. */
+  frugal?: boolean;
 }
 
 export interface TaskScript {
@@ -51,6 +54,16 @@ export function enclosingRef(answer: string, role: string, text: string): string
   throw new Error(`the agent found no ${role} around "${text}" in:\n${answer.slice(0, 3_000)}`);
 }
 
+/**
+ * How the Playwright agent looks at a page it has not seen: the whole page, or (frugal) a find
+ * for a word it expects there and a snapshot of the page's main landmark around it — less to
+ * read, one call more, and the agent must guess a word first.
+ */
+async function pwLook(s: AgentSession, expected: string): Promise<string> {
+  if (!s.frugal) return s.call('browser_snapshot', {});
+  return s.call('browser_snapshot', { target: enclosingRef(await s.call('browser_find', { text: expected }), 'main', expected) });
+}
+
 const SIGNUP = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'correct horse 7', country: 'Ireland', birthday: '1990-12-10' };
 
 const signup: TaskScript = {
@@ -73,7 +86,7 @@ const signup: TaskScript = {
   },
   async playwright(s, url) {
     await s.call('browser_navigate', { url: url('/signup') });
-    const page = await s.call('browser_snapshot', {});
+    const page = await pwLook(s, 'Full name');
     const field = (type: string, role: string, name: string, value: string) => ({ name, type, target: refIn(page, role, name), value });
     await s.call('browser_fill_form', {
       fields: [
@@ -140,7 +153,7 @@ const todo: TaskScript = {
   },
   async playwright(s, url) {
     await s.call('browser_navigate', { url: url('/todo') });
-    const page = await s.call('browser_snapshot', {});
+    const page = await pwLook(s, 'Buy milk');
     const box = refIn(page, 'textbox', 'What needs to be done?');
     await s.call('browser_type', { element: 'new todo box', target: box, text: 'Write report', submit: true });
     await s.call('browser_type', { element: 'new todo box', target: box, text: 'Book flights', submit: true });

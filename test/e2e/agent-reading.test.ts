@@ -104,6 +104,11 @@ describe.each([
     const edit = Object.keys(row.refs)[0]!;
     expect((await act({ kind: 'click', ref: edit })).body).not.toHaveProperty('navigated');
     expect(await ctx.d.inPage('document.querySelectorAll("tbody tr")[149].querySelector("button").textContent')).toBe('Opened');
+    // A pushState is not another document: nothing to say.
+    const view = Object.entries(loaded.snapshot.refs as Record<string, { name: string }>).find(([, r]) => r.name === 'Next view')![0];
+    const pushed = await act({ kind: 'click', ref: view });
+    expect(pushed.body).toMatchObject({ url: ctx.pages.url('/store?view=2') });
+    expect(pushed.body).not.toHaveProperty('navigated');
     // A click that loads another page answers where it led, without a snapshot.
     const guide = Object.entries(loaded.snapshot.refs as Record<string, { name: string }>).find(([, r]) => r.name === 'Guide')![0];
     const led = await act({ kind: 'click', ref: guide });

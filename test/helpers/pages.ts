@@ -132,7 +132,7 @@ const PAGES: Record<string, (port: number) => string> = {
   // A page dressed as sites are: header, menu and footer around main, a button per table row.
   '/store': () => `<!doctype html><title>orders - Store</title>
     <header><a href="/">Store home</a><nav aria-label="Main"><a href="/deals">Deals</a> <a href="/help">Help</a> <a href="/blog">Blog</a> <a href="/cart">Cart</a></nav></header>
-    <main><h1>Orders</h1><a href="/guide">Guide</a><table><tbody>${Array.from({ length: 300 }, (_, i) => `<tr><td>Order ${i + 1}</td><td><button onclick="this.textContent = 'Opened'">Edit</button></td></tr>`).join('')}</tbody></table></main>
+    <main><h1>Orders</h1><a href="/guide">Guide</a> <button onclick="history.pushState({}, '', '/store?view=2')">Next view</button><table><tbody>${Array.from({ length: 300 }, (_, i) => `<tr><td>Order ${i + 1}</td><td><button onclick="this.textContent = 'Opened'">Edit</button></td></tr>`).join('')}</tbody></table></main>
     <footer><a href="/terms">Terms</a> <a href="/privacy">Privacy</a> <a href="/contact">Contact</a></footer>`,
   // Requests of every outcome: a JSON API (200), a posted JSON, a missing image (404), an aborted fetch.
   '/netlog': () => `<!doctype html><title>netlog</title><img src="/missing.png" alt="missing"><p id="out">waiting</p>

@@ -8,7 +8,7 @@ import type { HarSource } from '../../relay/agent/network-log';
 
 const sources: HarSource[] = [
   {
-    entry: { id: 'n1', url: 'http://127.0.0.1:1/shop?cat=tea&page=2', method: 'GET', type: 'document', status: 200, statusText: 'OK', mimeType: 'text/html', bytes: 1200, durationMs: 35, startedAt: '2026-11-25T10:00:00.000Z' },
+    entry: { id: 'n1', url: 'http://127.0.0.1:1/shop?cat=tea&page=2', method: 'GET', type: 'document', protocol: 'h2', status: 200, statusText: 'OK', mimeType: 'text/html', bytes: 1200, durationMs: 35, startedAt: '2026-11-25T10:00:00.000Z' },
     requestHeaders: [{ name: 'accept', value: 'text/html' }],
     responseHeaders: [{ name: 'content-type', value: 'text/html; charset=utf-8' }],
   },
@@ -65,12 +65,15 @@ describe('HAR of a tab’s requests', () => {
 
   it('carries a query string, a POST body, a redirect and a failure as the spec says', () => {
     const [page, post, failed] = log.entries;
+    expect(page.request.httpVersion).toBe('HTTP/2');
+    expect(post.request.httpVersion).toBe('HTTP/1.1');
     expect(page.request.queryString).toEqual([{ name: 'cat', value: 'tea' }, { name: 'page', value: '2' }]);
-    expect(page.response.content).toEqual({ size: 1200, mimeType: 'text/html' });
+    expect(page.response.content).toEqual({ size: 0, mimeType: 'text/html' });
+    expect(page.response._transferSize).toBe(1200);
     expect(post.request.postData).toEqual({ mimeType: 'application/json', text: '{"a":1}' });
     expect(post.request.bodySize).toBe(7);
     expect(post.response.redirectURL).toBe('/done');
-    expect(failed.response).toMatchObject({ status: 0, _error: 'net::ERR_ABORTED', content: { size: -1, mimeType: 'x-unknown' } });
+    expect(failed.response).toMatchObject({ status: 0, _error: 'net::ERR_ABORTED', content: { size: 0, mimeType: 'x-unknown' } });
     expect(failed.time).toBe(200);
   });
 });
