@@ -1,7 +1,7 @@
 // What a tab asked of the network, as an agent debugging a web app reads it: a page that fetches
 // a JSON API, posts JSON, shows a missing image and aborts a slow fetch; the list with status and
 // type, the broken ones alone, one request's headers and body, HAR of the same, and the bound on
-// what is kept when a page makes 10,000 requests. On a managed profile, a person's attached tab
+// what is kept when a page makes three times that many requests. On a managed profile, a person's attached tab
 // and a remote browser, through the control API, and through the CLI.
 
 import { describe, expect, it } from 'vitest';
@@ -120,15 +120,21 @@ describe('the network of a tab, on the CLI and under a flood', () => {
     expect(one.stdout.trim().endsWith('{"items":[1,2,3],"ok":true}')).toBe(true);
   });
 
-  it('keeps the last 1,000 of a page that makes 10,000 requests', { timeout: 120_000 }, async () => {
+  // Three times what is kept proves the ring; the 10,000-request memory figure is the bench's
+  // (network-flood): a flood that size here would starve the other files' browsers on 2 cores.
+  it('keeps the last 1,000 of a page that makes 3,000 requests', { timeout: 120_000 }, async () => {
     const before = (await list()).seen;
     expect((await api('POST', '/navigate', { url: ctx.pages.url('/netflood'), targetId: ctx.d.targetId })).status).toBe(200);
-    await until('10,000 requests', async () => (await ctx.d.inPage<string>('document.title')) === 'done', 90_000);
-    // The page, then its 10,000 fetches (the tab's earlier requests counted before).
-    await until('the last to be recorded', async () => (await list('&limit=1000')).seen >= before + 10_001, 10_000);
+    await until('3,000 requests', async () => (await ctx.d.inPage<string>('document.title')) === 'done', 90_000);
+    // The page, then its 3,000 fetches (the tab's earlier requests counted before).
+    await until('the last to be recorded', async () => (await list('&limit=1000')).seen >= before + 3_001, 10_000);
     const all = await list('&all=1&limit=1000');
     expect(all.kept).toBe(1_000);
     expect(all.requests).toHaveLength(1_000);
-    expect(path(all.requests.at(-1)!)).toBe('/api/data.json?i=9999');
+    expect(path(all.requests.at(-1)!)).toBe('/api/data.json?i=2999');
+    // The oldest went: of the page's fetches, nothing kept from the first two thousand or so.
+    const fetched = all.requests.map((r) => new URL(r.url).searchParams.get('i')).filter((i) => i !== null).map(Number);
+    expect(fetched.length).toBeGreaterThan(990);
+    expect(Math.min(...fetched)).toBeGreaterThanOrEqual(1_990);
   });
 });

@@ -143,10 +143,10 @@ const PAGES: Record<string, (port: number) => string> = {
       fetch('/api/slow', { signal: stop.signal }).catch(() => (document.getElementById('out').dataset.aborted = 'yes'));
       setTimeout(() => stop.abort(), 200);
     </script>`,
-  // 10,000 requests, 100 at a time; the title says when they are done.
+  // 3,000 requests, 100 at a time (three times what a tab keeps); the title says when they are done.
   '/netflood': () => `<!doctype html><title>flooding</title><script>
     (async () => {
-      for (let i = 0; i < 10000; i += 100) await Promise.all(Array.from({ length: 100 }, (_, k) => fetch('/api/data.json?i=' + (i + k)).then((r) => r.text())));
+      for (let i = 0; i < 3000; i += 100) await Promise.all(Array.from({ length: 100 }, (_, k) => fetch('/api/data.json?i=' + (i + k)).then((r) => r.text())));
       document.title = 'done';
     })();
   </script>`,
