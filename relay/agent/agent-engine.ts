@@ -15,6 +15,7 @@ import { seconds, within } from '../time-limit';
 import type { SnapshotRequest } from '../operations/page-operations';
 import { createRegistry, inPage, type InPageRequest, type WalkLine, type WalkResult } from './in-page/page-walker';
 import { SNAPSHOT_TIMEOUT_MS } from '../operations/page-operations';
+import { dropEmptyContainers, dropSaidTwice } from './walk-lines';
 import type { ActTarget, EngineSnapshot, LabelBox, RefIndex, RefInfo, SnapshotContext, SnapshotEngine, SnapshotLine } from './snapshot-engine';
 
 /** Longest text line (a paragraph is cut to this, marked with …). */
@@ -113,7 +114,7 @@ export class AgentEngine implements SnapshotEngine {
       for (const [ref, role, name] of result.refs) refs.set(ref, { role, name, nth: 0, frame });
       const children = await this.#childFrames(frame, result.lines);
       const out: SnapshotLine[] = [];
-      for (const line of dropEmptyContainers(result.lines)) {
+      for (const line of dropSaidTwice(dropEmptyContainers(result.lines))) {
         out.push({ depth: line.d, text: line.s, ...(line.r ? { ref: line.r } : {}) });
         const child = line.f && line.r ? children.get(line.r) : undefined;
         if (!child) continue;
@@ -200,16 +201,4 @@ export class AgentEngine implements SnapshotEngine {
     }
     return registry;
   }
-}
-
-/** Orientation lines (landmarks, rows, groups) are shown only when something is below them. */
-function dropEmptyContainers(lines: WalkLine[]): WalkLine[] {
-  const kept: WalkLine[] = [];
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!;
-    const next = kept[kept.length - 1];
-    if (line.c && !(next && next.d > line.d)) continue;
-    kept.push(line);
-  }
-  return kept.reverse();
 }

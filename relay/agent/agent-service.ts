@@ -111,6 +111,7 @@ export class AgentService {
       // Whether the action loaded another document (a submit, a link; not a pushState or a #hash):
       // the main frame committed a navigation and the tab's request log saw a new document for it.
       const documents = found.state.network.documents();
+      const from = page.url();
       let navigated = false;
       const onNavigated = (frame: Frame) => {
         if (frame === page.mainFrame()) navigated = true;
@@ -136,17 +137,22 @@ export class AgentService {
       const answer: ActResult = { ok: true, kind: request.kind, targetId, url: page.isClosed() ? null : page.url(), timeoutMs: request.timeoutMs, ...extra };
       const left = () => request.timeoutMs - (Date.now() - began);
       if (page.isClosed()) return answer;
+      const newDocument = navigated && (documents === undefined || found.state.network.documents() !== documents);
       if (!request.snapshot || request.snapshot === 'none') {
-        const newDocument = navigated && (documents === undefined || found.state.network.documents() !== documents);
         if (!newDocument) return answer;
         // The new page's title once it has one (its DOM parsed), within what is left of the
         // call's bound: the action itself succeeded, so running short answers without a title.
         if (left() > 0) await page.waitForLoadState('domcontentloaded', { timeout: left() }).catch(() => {});
-        return { ...answer, url: page.url(), ...(left() > 0 ? { title: await titleOf(page, Math.min(5_000, left())) } : {}), navigated: true };
+        return { ...answer, url: page.url(), ...(left() > 0 ? { title: await titleOf(page, Math.min(5_000, left())) } : {}), navigated: true, from };
       }
-      const snapshot = await this.#snapshots.view(page, tab, request.snapshot, request.timeoutMs, `snapshot of ${targetId}`);
-      // Where the action led, read with the view (a click may have loaded another page meanwhile).
-      return { ...answer, url: page.url(), title: await titleOf(page, Math.min(5_000, left())), snapshot };
+      // What changed between two documents is all of both: on another page a diff is its brief view,
+      // read once its DOM is parsed (within the call's bound).
+      const view = newDocument && request.snapshot === 'diff' ? 'brief' : request.snapshot;
+      if (newDocument && left() > 0) await page.waitForLoadState('domcontentloaded', { timeout: left() }).catch(() => {});
+      // Where the action led, read before the view (which, on another page, need not repeat its title).
+      const title = await titleOf(page, Math.min(5_000, left()));
+      const snapshot = await this.#snapshots.view(page, tab, view, request.timeoutMs, `snapshot of ${targetId}`, newDocument ? title : undefined);
+      return { ...answer, url: page.url(), title, snapshot, ...(newDocument ? { navigated: true as const, from } : {}) };
     });
   }
 
@@ -177,7 +183,10 @@ export class AgentService {
         this.events.emit({ type: 'tab', profile, targetId, state: 'navigated', url: page.url() });
         const loaded: NavigateResult = { ok: true, targetId, url: page.url(), title: await titleOf(page), status: response?.status() ?? null };
         if (!request.snapshot || request.snapshot === 'none') return loaded;
-        return { ...loaded, snapshot: await this.#snapshots.view(page, tab, request.snapshot, request.timeoutMs, `snapshot of ${targetId}`) };
+        // The answer's first line names the page: a brief view need not repeat its title as a heading.
+        // A diff against the page before is all of both (as after an action that loaded another page).
+        const view = request.snapshot === 'diff' ? 'brief' : request.snapshot;
+        return { ...loaded, snapshot: await this.#snapshots.view(page, tab, view, request.timeoutMs, `snapshot of ${targetId}`, loaded.title) };
       } catch (error) {
         throw found.state.crashed ? error : toAgentError(error, { what, timeoutMs: request.timeoutMs });
       }

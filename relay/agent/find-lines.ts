@@ -8,7 +8,7 @@
 
 import { ClawdError } from '../errors';
 import type { RefIndex, SnapshotLine } from './snapshot-engine';
-import { renderLine } from './snapshot-lines';
+import { renderLine, withoutRef } from './snapshot-lines';
 
 /** Lines that frame a match: what it sits in (an iframe too: the agent learns the match is in one). */
 const CONTAINERS = /^(row|listitem|dialog|alertdialog|group|form|region|article|tabpanel|menu|listbox|tree|treeitem|gridcell|cell|table|grid|treegrid|list|navigation|iframe)\b/;
@@ -34,7 +34,7 @@ export interface Found {
 
 const roleOf = (line: SnapshotLine) => line.text.match(/^[a-z]+/)?.[0] ?? '';
 /** What a line says, without its ref (a query "e12" must not match every line with that ref). */
-const sayOf = (line: SnapshotLine) => line.text.replace(/ \[ref=e\d+\]/, '').toLowerCase();
+const sayOf = (line: SnapshotLine) => withoutRef(line).toLowerCase();
 
 export function findLines(lines: SnapshotLine[], options: FindOptions): Found {
   const needle = options.query.toLowerCase();
@@ -74,9 +74,10 @@ export function findLines(lines: SnapshotLine[], options: FindOptions): Found {
     // A heading is its own section's title: the one before it says nothing more.
     let heading = roleOf(line) === 'heading';
     let headingAt: number | undefined;
-    // A named frame (navigation "Pages", dialog "Edit order") says where the match is better than
-    // the last heading before it, which may be a neighbour's title.
-    let named = false;
+    // A named frame (navigation "Pages", dialog "Edit order", a row with its cells) says where the
+    // match is better than the last heading before it, which may be a neighbour's title.
+    const namedFrame = (l: SnapshotLine) => CONTAINERS.test(l.text) && /^([a-z]+ "|row: )/.test(l.text);
+    let named = namedFrame(line);
     for (let i = at - 1; i >= 0 && (depth > 0 || !heading); i--) {
       const above = lines[i]!;
       if (!heading && roleOf(above) === 'heading' && above.depth <= line.depth) {
@@ -87,20 +88,22 @@ export function findLines(lines: SnapshotLine[], options: FindOptions): Found {
       depth = above.depth;
       if (!CONTAINERS.test(above.text)) continue;
       keep.add(i);
-      if (/^[a-z]+ "/.test(above.text)) named = true;
+      if (namedFrame(above)) named = true;
       if (!container) refsUnder(i);
       container = true;
     }
     // Framed by nothing but its section (a card drawn as a heading, text and a button): what
     // can be done there follows it, up to the next heading.
-    if (headingAt !== undefined && !named) keep.add(headingAt);
+    // An element to act on that reads like no other on the page needs no heading to tell it apart.
+    const unique = line.ref !== undefined && lines.filter((l) => l.ref !== undefined && sayOf(l) === sayOf(line)).length === 1;
+    if (headingAt !== undefined && !named && !unique) keep.add(headingAt);
     if (!container) refsAfter(at);
   }
   const chosen = [...keep].sort((a, b) => a - b).map((i) => lines[i]!);
   const base = Math.min(...chosen.map((l) => l.depth));
   const rendered = chosen.map((l) => renderLine({ ...l, depth: l.depth - base }));
   const shown = Math.min(hits.length, options.limit);
-  if (hits.length > shown) rendered.push(`- … ${hits.length - shown} more matches: narrow the query (or role), or raise limit`);
+  if (hits.length > shown) rendered.push(`… ${hits.length - shown} more matches: narrow the query (or role), or raise limit`);
   return { text: rendered.join('\n'), matches: hits.length, shown, refs: chosen.flatMap((l) => (l.ref ? [l.ref] : [])) };
 }
 

@@ -14,6 +14,8 @@ export interface SnapshotDiff {
   added: number;
   removed: number;
   changed: number;
+  /** The refs of the new and changed lines, in order. */
+  refs: string[];
 }
 
 export function diffSnapshots(before: SnapshotLine[], after: SnapshotLine[]): SnapshotDiff {
@@ -59,5 +61,6 @@ export function diffSnapshots(before: SnapshotLine[], after: SnapshotLine[]): Sn
     removed++;
   }
   const base = marked.reduce((least, m) => Math.min(least, m.line.depth), Infinity);
-  return { lines: marked.map((m) => `${m.mark} ${renderLine({ ...m.line, depth: m.line.depth - base })}`), added, removed, changed };
+  const refs = marked.flatMap((m) => (m.mark !== '-' && m.line.ref ? [m.line.ref] : []));
+  return { lines: marked.map((m) => `${m.mark} ${renderLine({ ...m.line, depth: m.line.depth - base })}`), added, removed, changed, refs };
 }

@@ -27,8 +27,14 @@ export interface RenderedLines {
   next?: string;
 }
 
+/** A line's text without its ref mark (`button "Save" [e12]` → `button "Save"`). */
+export function withoutRef(line: SnapshotLine): string {
+  return line.ref ? line.text.replace(` [${line.ref}]`, '') : line.text;
+}
+
+/** A line as the agent reads it: indented two spaces a level (no list marker: every line is one). */
 export function renderLine(line: SnapshotLine): string {
-  return `${'  '.repeat(line.depth)}- ${line.text}`;
+  return `${'  '.repeat(line.depth)}${line.text}`;
 }
 
 /** The lines `interactive` and `depth` keep (what a diff compares, before any budget). */
@@ -70,7 +76,7 @@ export function renderLines(all: SnapshotLine[], options: LineOptions): Rendered
   const next = lastRef(shown);
   const left = lines.length - kept;
   total = lines.slice(kept).filter((l) => l.ref).length;
-  const mark = `- … cut at ${max} characters: ${left} more lines, ${total} more refs${next ? `; continue with after=${next}` : ''}`;
+  const mark = `… cut at ${max} characters: ${left} more lines, ${total} more refs${next ? `; continue with after=${next}` : ''}`;
   return { text: [...texts.slice(0, kept), mark].join('\n'), shown, truncated: true, ...(next ? { next } : {}) };
 }
 
@@ -79,18 +85,19 @@ const BRIEF_ROLES = /^(heading|dialog|alertdialog|alert)\b/;
 
 /** Site chrome a brief view folds when it lies outside `main`: header, footer, menus, sidebars. */
 const CHROME = /^(banner|contentinfo|navigation|complementary)\b/;
-const FOLD_NAMES = 3;
 /** A brief view shows this many of a run of lines alike (a table's Edit buttons), then counts the rest. */
 const ALIKE_SHOWN = 2;
 
 /**
  * A brief view of the page: its headings, dialogs and every line with a ref, each indented only
  * under the kept lines it sits in — what an agent needs to act next, without the text between.
- * The site's chrome outside `main` (header, footer, menus) folds into one line each naming its
- * first few refs, since the agent came for the page's own content; find reaches the rest. A page
- * that is nothing but chrome (no main, nothing else with a ref) is not folded.
+ * The site's chrome outside `main` (header, footer, menus) folds into one line each counting its
+ * refs, since the agent came for the page's own content; find reaches them (a site search is
+ * one find away). With the page's `title` (said by the answer's first line), its top heading
+ * repeating it is left out. A page that is nothing but chrome (no main, nothing else with a
+ * ref) is not folded.
  */
-export function briefLines(lines: SnapshotLine[]): SnapshotLine[] {
+export function briefLines(lines: SnapshotLine[], title?: string): SnapshotLine[] {
   const out: SnapshotLine[] = [];
   const chain: Array<{ depth: number; kept: boolean; main: boolean }> = [];
   const end = (at: number) => {
@@ -107,31 +114,34 @@ export function briefLines(lines: SnapshotLine[]): SnapshotLine[] {
     if (fold && !inMain && CHROME.test(line.text)) {
       const stop = end(i);
       const refs = lines.slice(i + 1, stop).filter((l) => l.ref);
-      if (refs.length > 0) {
-        const names = refs.slice(0, FOLD_NAMES).map((l) => l.text.match(/"(?:[^"\\]|\\.)*"/)?.[0] ?? l.text.replace(/ \[ref=e\d+\]/, ''));
-        const label = line.text.replace(/:$/, '');
-        out.push({ depth, text: `${label}: ${refs.length} ref${refs.length === 1 ? '' : 's'} folded (${names.join(', ')}${refs.length > FOLD_NAMES ? ', …' : ''})` });
-      }
+      if (refs.length > 0) out.push({ depth, text: `${line.text.replace(/:$/, '')}: ${refs.length} ref${refs.length === 1 ? '' : 's'} folded` });
       i = stop - 1;
       continue;
     }
-    const kept = line.ref !== undefined || BRIEF_ROLES.test(line.text);
+    const kept = line.ref !== undefined || (BRIEF_ROLES.test(line.text) && !(title && titles(line, title)));
     if (kept) out.push({ ...line, depth });
     chain.push({ depth: line.depth, kept, main: /^main\b/.test(line.text) });
   }
   return foldAlike(out);
 }
 
+/** Whether `line` is the page's top heading saying what its title says ("Todos" in "Todos | Acme"). */
+function titles(line: SnapshotLine, title: string): boolean {
+  const name = line.text.match(/^heading ("(?:[^"\\]|\\.)*") \[level=1\]$/)?.[1];
+  if (!name) return false;
+  const said = JSON.parse(name) as string;
+  return title === said || (title.startsWith(said) && /^\s*[|–—:·-]/.test(title.slice(said.length)));
+}
+
 /** Runs of lines alike but for their refs (a button per row) shown as their first few and a count. */
 function foldAlike(lines: SnapshotLine[]): SnapshotLine[] {
   const out: SnapshotLine[] = [];
-  const bare = (l: SnapshotLine) => l.text.replace(/ \[ref=e\d+\]/, '');
   for (let i = 0; i < lines.length; ) {
     let j = i + 1;
-    while (j < lines.length && lines[i]!.ref && lines[j]!.ref && lines[j]!.depth === lines[i]!.depth && bare(lines[j]!) === bare(lines[i]!)) j++;
+    while (j < lines.length && lines[i]!.ref && lines[j]!.ref && lines[j]!.depth === lines[i]!.depth && withoutRef(lines[j]!) === withoutRef(lines[i]!)) j++;
     if (j - i > ALIKE_SHOWN + 1) {
       out.push(...lines.slice(i, i + ALIKE_SHOWN));
-      out.push({ depth: lines[i]!.depth, text: `… ${j - i - ALIKE_SHOWN} more ${bare(lines[i]!)} (${lines[i + ALIKE_SHOWN]!.ref} to ${lines[j - 1]!.ref}): find one by what is near it` });
+      out.push({ depth: lines[i]!.depth, text: `… ${j - i - ALIKE_SHOWN} more ${withoutRef(lines[i]!)} (${lines[i + ALIKE_SHOWN]!.ref} to ${lines[j - 1]!.ref}): find one by what is near it` });
     } else out.push(...lines.slice(i, j));
     i = j;
   }

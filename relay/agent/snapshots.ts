@@ -53,7 +53,7 @@ export class Snapshots {
   }
 
   /** Takes a snapshot of `page`, the tab `tab` (a key unique per profile and target). */
-  async take(page: Page, tab: TabKey, request: SnapshotRequest, what: string, view?: 'brief'): Promise<SnapshotResult> {
+  async take(page: Page, tab: TabKey, request: SnapshotRequest, what: string, view?: 'brief', title?: string): Promise<SnapshotResult> {
     const previous = this.#refs.get(tab);
     const taken = await this.#read(page, tab, request, what);
     let snapshot: string;
@@ -72,10 +72,10 @@ export class Snapshots {
         const changes = diffSnapshots(before, full);
         ({ text: snapshot, truncated } = cutLines(changes.lines, maxChars));
         diff = { since: request.since!, added: changes.added, removed: changes.removed, changed: changes.changed };
-        shownRefs = [...snapshot.matchAll(/^[+~] .*\[ref=(e\d+)\]/gm)].map((m) => m[1]!);
+        shownRefs = truncated ? changes.refs.filter((r) => snapshot.includes(` [${r}]`)) : changes.refs;
       } else {
         // One element's part (filtered as the whole is), a brief view, or the whole page.
-        const part = request.ref !== undefined ? filterLines(subtreeOf(taken.lines, request.ref, previous), { interactive, depth }) : view === 'brief' ? briefLines(full) : full;
+        const part = request.ref !== undefined ? filterLines(subtreeOf(taken.lines, request.ref, previous), { interactive, depth }) : view === 'brief' ? briefLines(full, title) : full;
         const rendered = renderLines(part, { interactive: false, limit, after, maxChars: view === 'brief' ? Math.min(maxChars, BRIEF_MAX_CHARS) : maxChars });
         ({ text: snapshot, truncated, next } = rendered);
         shownRefs = rendered.shown.flatMap((l) => (l.ref ? [l.ref] : []));
@@ -99,12 +99,14 @@ export class Snapshots {
 
   /**
    * The page as an action or a load left it, as the caller asked: a brief view, what changed
-   * since the tab's last snapshot (all of it when there is none), or the whole page.
+   * since the tab's last snapshot (all of it when there is none), or the whole page. `title`: the
+   * page's title when the answer says it already (a brief view then leaves out the heading that
+   * repeats it).
    */
-  view(page: Page, tab: TabKey, view: Exclude<PageView, 'none'>, timeoutMs: number, what: string): Promise<SnapshotResult> {
+  view(page: Page, tab: TabKey, view: Exclude<PageView, 'none'>, timeoutMs: number, what: string, title?: string): Promise<SnapshotResult> {
     const since = view === 'diff' ? this.lastId(tab) : undefined;
     const request: SnapshotRequest = { format: 'agent', interactive: false, compact: false, timeoutMs, ...(since ? { since } : {}) };
-    return this.take(page, tab, request, what, view === 'brief' ? 'brief' : undefined);
+    return this.take(page, tab, request, what, view === 'brief' ? 'brief' : undefined, title);
   }
 
   /** The lines of the page that hold the query, with their context (find-lines.ts). */

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { bad, intIn, ref, text } from './fields';
 import { operation, type Operation } from './operation';
-import { snapshotText, type SnapshotResult } from './page-operations';
+import { pageName, snapshotText, type SnapshotResult } from './page-operations';
 import { actFields } from './shared-fields';
 
 const SCROLL_DIRECTIONS = ['up', 'down', 'left', 'right'] as const;
@@ -34,6 +34,8 @@ export interface ActResult {
   title?: string;
   /** The action loaded another document in the tab (a submit, a link). */
   navigated?: true;
+  /** With navigated: the URL the tab was on before. */
+  from?: string;
   /** The bound the action ran under (after clamping). */
   timeoutMs: number;
   /** With `snapshot`: the page as the action left it. */
@@ -50,11 +52,26 @@ export interface ActResult {
 const answer =
   <I>(line: (result: ActResult, input: I) => string) =>
   (result: ActResult, input: I): string => {
-    const said = line(result, input);
-    if (result.snapshot) return `${said}\n${snapshotText({ ...result.snapshot, url: result.url ?? undefined, title: result.title })}`;
-    // Where the action led, in a line, when it loaded another page and no view was asked for.
-    return result.navigated ? `${said}\nnow on: ${result.title ? `${result.title} — ` : ''}${result.url}` : said;
+    // Where the action led, in a line, when it loaded another page; then the view asked for.
+    const said = [line(result, input)];
+    if (result.navigated) said.push(`now on: ${pageName(result.title, result.url && result.from ? urlFrom(result.from, result.url) : result.url)}`);
+    if (result.snapshot) said.push(snapshotText(result.snapshot, false));
+    return said.join('\n');
   };
+
+/**
+ * Where a page is, said from where the agent was: nothing when it is the same URL (a form posted
+ * back), its path on the same site, the whole URL elsewhere.
+ */
+export function urlFrom(from: string, to: string): string {
+  if (from === to) return '';
+  try {
+    const [a, b] = [new URL(from), new URL(to)];
+    return a.origin === b.origin && a.origin !== 'null' ? `${b.pathname}${b.search}${b.hash}` : to;
+  } catch {
+    return to;
+  }
+}
 
 const on = (field: string, value = 'REF') => ({ field, value });
 

@@ -37,13 +37,33 @@ export interface SnapshotResult {
   brief?: true;
 }
 
-/** A snapshot as an agent reads it: a line on the page, then the snapshot. */
-export function snapshotText(snap: Omit<SnapshotResult, 'targetId' | 'url' | 'title'> & { url?: string; title?: string }): string {
-  const head = [`page: ${snap.title ? `${snap.title} — ` : ''}${snap.url ?? ''}`.trim()];
-  if (snap.id) head.push(`snapshot ${snap.id}${snap.diff ? `, changes since ${snap.diff.since}: ${snap.diff.changed} changed, ${snap.diff.added} added, ${snap.diff.removed} removed` : ''}${snap.brief ? ' (brief: find or snapshot for more)' : ''}`);
-  const body = snap.snapshot === '' ? (snap.diff ? '(nothing changed)' : '(nothing to show)') : snap.snapshot;
+/**
+ * A snapshot as an agent reads it: a line on the page, then the snapshot. `page: false` when the
+ * agent knows where it is already (an action that stayed on the page, a load it just asked for).
+ */
+export function snapshotText(snap: Omit<SnapshotResult, 'targetId' | 'url' | 'title'> & { url?: string; title?: string }, page = true): string {
+  const head: string[] = [];
+  if (page) head.push(`page: ${pageName(snap.title, snap.url)}`);
+  // A diff's lines say what changed; its counts only matter when the lines are cut. After an
+  // action it is since the agent's last look, whatever that was; asked for, since the id given.
+  const since = snap.diff ? `changes${page ? ` since ${snap.diff.since}` : ''}` : '';
+  if (snap.diff && snap.snapshot === '') return [...head, `${since}: none`].join(' · ');
+  if (snap.diff) head.push(`${since}:${snap.truncated ? ` ${counted(snap.diff)}` : ''}`);
+  else if (snap.brief) head.push('brief view');
+  else if (snap.id) head.push(`snapshot ${snap.id}`);
+  const body = snap.snapshot === '' ? '(nothing to show)' : snap.snapshot;
   const cut = snap.truncated && !snap.next && snap.format !== 'agent' ? `\n(cut at ${snap.stats.chars} characters)` : '';
-  return `${head.join(' · ')}\n${body}${cut}`;
+  return `${head.length ? `${head.join(' · ')}\n` : ''}${body}${cut}`;
+}
+
+/** A page in a line: its title and URL (either may be missing). */
+export function pageName(title: string | undefined, url: string | undefined | null): string {
+  return [title, url].filter(Boolean).join(' — ');
+}
+
+/** A diff's counts, the zero ones left out. */
+function counted(diff: { added: number; removed: number; changed: number }): string {
+  return [diff.changed && `${diff.changed} changed`, diff.added && `${diff.added} added`, diff.removed && `${diff.removed} removed`].filter(Boolean).join(', ');
 }
 
 export const snapshot = operation<SnapshotResult>()({
@@ -51,7 +71,7 @@ export const snapshot = operation<SnapshotResult>()({
   summary: 'read the page: every actionable element with a ref (e1, e2, …), headings, landmarks and condensed text',
   details:
     'The default format, agent: every visible actionable element with its ref, role, name, value and states; headings, landmarks, dialogs, table rows and labelled groups for orientation; visible text condensed (a line is cut at 100 characters); nothing unnamed and structural; open shadow roots and every iframe (same- and cross-origin) nested below its iframe. ' +
-    'maxChars (default 40,000) cuts on a line and says so in the text ("- … cut at 40000 characters: N more lines, M more refs; continue with after=e812") and in next; after=<ref> answers what follows that ref, so no ref is dropped unseen. ' +
+    'maxChars (default 40,000) cuts on a line and says so in the text ("… cut at 40000 characters: N more lines, M more refs; continue with after=e812") and in next; after=<ref> answers what follows that ref, so no ref is dropped unseen. ' +
     'Each agent snapshot has an id (s1, s2, … per tab; the last three of the ten most recent tabs are kept): since=<id> answers only what changed — ~ a line whose element kept its ref but shows something new, + a new line, - a gone one — with diff: { since, added, removed, changed }; an id no longer kept is snapshot_unknown (400). ' +
     "Other formats: ai (Playwright's AI snapshot, a ref on every element), role (refs only on interactive and named content elements, [nth=k] marks repeats), aria (Chromium's accessibility tree, for debugging). frame=<ref of an iframe> answers its contents alone, with the page's numbering.",
   input: z.object({
@@ -82,7 +102,7 @@ export const snapshot = operation<SnapshotResult>()({
   },
   mcp: { tool: 'snapshot' },
   example: {},
-  text: snapshotText,
+  text: (r) => snapshotText(r),
 });
 
 export interface NavigateResult {
@@ -110,11 +130,23 @@ export const navigate = operation<NavigateResult>()({
   cli: { group: 'agent', args: [{ field: 'url', value: 'URL' }] },
   mcp: { tool: 'navigate', defaults: { snapshot: 'brief' satisfies PageView } },
   example: { url: 'https://example.com' },
-  text: (r) => {
-    const status = r.status ? ` (HTTP ${r.status})` : '';
-    return r.snapshot ? `loaded${status}\n${snapshotText({ ...r.snapshot, url: r.url, title: r.title })}` : `loaded ${r.url}${r.title ? ` — ${r.title}` : ''}${status}`;
+  text: (r, i) => {
+    // What the agent did not ask for: the URL when it landed elsewhere (a redirect), a status
+    // other than success. The view follows without a second page line.
+    const status = r.status !== null && (r.status < 200 || r.status > 299) ? ` (HTTP ${r.status})` : '';
+    const line = `loaded: ${pageName(r.title, sameUrl(i.url, r.url) ? undefined : r.url) || r.url}${status}`;
+    return r.snapshot ? `${line} · ${snapshotText(r.snapshot, false)}` : line;
   },
 });
+
+/** Whether a page's URL is the one asked for (as the browser writes it: a trailing slash, case). */
+function sameUrl(asked: string, landed: string): boolean {
+  try {
+    return new URL(asked).href === landed;
+  } catch {
+    return asked === landed;
+  }
+}
 
 export interface FindResult {
   targetId: string;
@@ -148,9 +180,11 @@ export const find = operation<FindResult>()({
   mcp: { tool: 'find' },
   example: { q: 'Checkout' },
   text: (r) => {
-    // The title says which page; the URL only when there is no title (the agent has it from navigate or act).
-    const head = `page: ${r.title || r.url} · snapshot ${r.id} · ${r.matches === 0 ? 'no match' : r.matches === r.shown ? `${r.matches} match${r.matches === 1 ? '' : 'es'}` : `${r.shown} of ${r.matches} matches`}`;
-    return r.matches === 0 ? `${head}: try other words, a role, or a snapshot` : `${head}\n${r.text}`;
+    // Nothing found says on which page it looked (the title, or the URL when there is none): the
+    // word may be on another. Matches say where they are themselves.
+    if (r.matches === 0) return `no match on ${r.title || r.url}: try other words, a role, or a snapshot`;
+    const count = r.matches === r.shown ? `${r.matches} match${r.matches === 1 ? '' : 'es'}` : `${r.shown} of ${r.matches} matches`;
+    return `${count}\n${r.text}`;
   },
 });
 

@@ -215,7 +215,7 @@ export class ProfileService {
       if (!(isClawdError(error) && error.code === 'not_running' && driver.driver === 'managed' && this.settings.autoStart)) throw error;
       const started = await this.start(name);
       if (!started.alreadyRunning) {
-        noteForCaller(`started profile ${name} (${started.browser ?? 'browser'}) in ${(started.tookMs / 1000).toFixed(1)} s: it was not running`);
+        noteForCaller(`started profile ${name} in ${(started.tookMs / 1000).toFixed(1)} s: it was not running`);
         this.onStartedOnUse(name);
       }
     }

@@ -25,15 +25,21 @@ export interface TaskScript {
   verify(site: TaskSite, answer: string): string | undefined;
 }
 
+/** A ref as either server prints it: clawd's `[e12]`, Playwright MCP's `[ref=f2e12]`. */
+const REF = /\[(?:ref=)?((?:f\d+)?e\d+)\]/;
+
+/** A line of a snapshot, as either server prints it (Playwright MCP's start with "- "), not a heading of the answer. */
+const isSnapshotLine = (line: string) => line.trimStart().startsWith('- ') || (/^\s*[a-z]+( "|:)/.test(line) && !/^(loaded|page):/.test(line));
+
 /**
  * The ref on the first line naming this role and name, as both servers print it; with `after`,
  * the first such line after the snapshot line that holds that text (the button of that card).
  */
 export function refIn(text: string, role: string, name: string, after?: string): string {
   const lines = text.split('\n');
-  const from = after === undefined ? 0 : lines.findIndex((l) => l.trimStart().startsWith('- ') && l.includes(after));
-  const line = from < 0 ? undefined : lines.slice(from).find((l) => l.includes(`${role} "${name}"`) && /\[ref=/.test(l));
-  const ref = line?.match(/\[ref=([^\]]+)\]/)?.[1];
+  const from = after === undefined ? 0 : lines.findIndex((l) => isSnapshotLine(l) && l.includes(after));
+  const line = from < 0 ? undefined : lines.slice(from).find((l) => l.includes(`${role} "${name}"`) && REF.test(l));
+  const ref = line?.match(REF)?.[1];
   if (!ref) throw new Error(`the agent found no ${role} "${name}"${after ? ` after "${after}"` : ''} in:\n${text.slice(0, 3_000)}`);
   return ref;
 }
@@ -41,13 +47,13 @@ export function refIn(text: string, role: string, name: string, after?: string):
 /** The ref of the nearest line above the snapshot line holding `text` that has this role (its row). */
 export function enclosingRef(answer: string, role: string, text: string): string {
   const lines = answer.split('\n');
-  const at = lines.findIndex((l) => l.trimStart().startsWith('- ') && l.includes(text));
+  const at = lines.findIndex((l) => isSnapshotLine(l) && l.includes(text));
   const indent = (l: string) => l.search(/\S/);
   for (let i = at - 1, depth = at < 0 ? 0 : indent(lines[at]!); i >= 0; i--) {
     if (indent(lines[i]!) >= depth) continue;
     depth = indent(lines[i]!);
-    if (new RegExp(`^- ${role}[ :]`).test(lines[i]!.trimStart())) {
-      const ref = lines[i]!.match(/\[ref=([^\]]+)\]/)?.[1];
+    if (new RegExp(`^(- )?${role}[ :]`).test(lines[i]!.trimStart())) {
+      const ref = lines[i]!.match(REF)?.[1];
       if (ref) return ref;
     }
   }
@@ -116,7 +122,7 @@ const shop: TaskScript = {
     await s.call('navigate', { url: url('/shop'), snapshot: 'none' });
     await s.call('act', { kind: 'click', ref: refIn(await s.call('find', { q: 'Kitchen' }), 'link', 'Kitchen') });
     // Not on the first page: the agent looks, then pages on.
-    if ((await s.call('find', { q: 'Blue Kettle' })).match(/\[ref=/)) throw new Error('Blue Kettle is on page 2');
+    if ((await s.call('find', { q: 'Blue Kettle' })).match(REF)) throw new Error('Blue Kettle is on page 2');
     await s.call('act', { kind: 'click', ref: refIn(await s.call('find', { q: 'Next page' }), 'link', 'Next page') });
     const card = await s.call('find', { q: 'Blue Kettle' });
     await s.call('act', { kind: 'click', ref: refIn(card, 'button', 'Add to basket', 'Blue Kettle') });
@@ -125,7 +131,7 @@ const shop: TaskScript = {
   async playwright(s, url) {
     await s.call('browser_navigate', { url: url('/shop') });
     await s.call('browser_click', { element: 'Kitchen link', target: refIn(await s.call('browser_find', { text: 'Kitchen' }), 'link', 'Kitchen') });
-    if ((await s.call('browser_find', { text: 'Blue Kettle' })).match(/\[ref=/)) throw new Error('Blue Kettle is on page 2');
+    if ((await s.call('browser_find', { text: 'Blue Kettle' })).match(REF)) throw new Error('Blue Kettle is on page 2');
     await s.call('browser_click', { element: 'Next page link', target: refIn(await s.call('browser_find', { text: 'Next page' }), 'link', 'Next page') });
     // find shows the match in its card, with the card's button.
     const card = await s.call('browser_find', { text: 'Blue Kettle' });

@@ -130,7 +130,7 @@ const PAGES: Record<string, (port: number) => string> = {
       <h2>Accessibility</h2><p>${'Every ferry has a ramp and a lift between its decks, and the crew will help anyone who asks. '.repeat(3)}</p>
     </article></main>`,
   // A page dressed as sites are: header, menu and footer around main, a button per table row.
-  '/store': () => `<!doctype html><title>orders - Store</title>
+  '/store': () => `<!doctype html><title>Orders - Store</title>
     <header><a href="/">Store home</a><nav aria-label="Main"><a href="/deals">Deals</a> <a href="/help">Help</a> <a href="/blog">Blog</a> <a href="/cart">Cart</a></nav></header>
     <main><h1>Orders</h1><a href="/guide">Guide</a> <button onclick="history.pushState({}, '', '/store?view=2')">Next view</button><table><tbody>${Array.from({ length: 300 }, (_, i) => `<tr><td>Order ${i + 1}</td><td><button onclick="this.textContent = 'Opened'">Edit</button></td></tr>`).join('')}</tbody></table></main>
     <footer><a href="/terms">Terms</a> <a href="/privacy">Privacy</a> <a href="/contact">Contact</a></footer>`,

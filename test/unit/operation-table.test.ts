@@ -137,5 +137,40 @@ describe('answers as an agent reads them', () => {
     expect(text(clicked)).toBe('clicked e4');
     expect(text({ ...clicked, navigated: true, title: 'Basket | Acme' })).toBe('clicked e4\nnow on: Basket | Acme — http://127.0.0.1:1/b');
     expect(text({ ...clicked, navigated: true, title: '' })).toBe('clicked e4\nnow on: http://127.0.0.1:1/b');
+    // Said from where the tab was: the path on the same site, nothing for the same URL, all of it elsewhere.
+    expect(text({ ...clicked, url: 'http://127.0.0.1:1/shop?page=2', navigated: true, title: 'Shop', from: 'http://127.0.0.1:1/shop' })).toBe('clicked e4\nnow on: Shop — /shop?page=2');
+    expect(text({ ...clicked, navigated: true, title: 'Welcome', from: 'http://127.0.0.1:1/b' })).toBe('clicked e4\nnow on: Welcome');
+    expect(text({ ...clicked, navigated: true, title: 'Bank', from: 'http://127.0.0.1:2/b' })).toBe('clicked e4\nnow on: Bank — http://127.0.0.1:1/b');
+  });
+
+  const view = { format: 'agent' as const, refs: {}, stats: { chars: 9, lines: 1, refs: 1 }, truncated: false };
+
+  it('a view after an action is not headed by the page again; a diff counts only when cut', () => {
+    const text = (result: object) => (OPERATIONS.click.text as (r: object, i: object) => string)(result, { ref: 'e4' });
+    const diff = { ...view, snapshot: '+ button "Save" [e9]', id: 's3', diff: { since: 's2', added: 1, removed: 0, changed: 0 } };
+    expect(text({ ...clicked, title: 'Form', snapshot: diff })).toBe('clicked e4\nchanges:\n+ button "Save" [e9]');
+    expect(text({ ...clicked, title: 'Form', snapshot: { ...diff, snapshot: '', diff: { since: 's2', added: 0, removed: 0, changed: 0 } } })).toBe('clicked e4\nchanges: none');
+    const brief = { ...view, snapshot: 'button "Pay" [e9]', id: 's3', brief: true };
+    expect(text({ ...clicked, title: 'Basket', navigated: true, from: 'http://127.0.0.1:1/a', snapshot: brief })).toBe('clicked e4\nnow on: Basket — /b\nbrief view\nbutton "Pay" [e9]');
+    // Asked for with since=, a diff says its page and the id it is since.
+    expect(OPERATIONS.snapshot.text({ ...diff, targetId: 'T1', url: 'http://127.0.0.1:1/b', title: 'Form' } as never, {} as never)).toBe('page: Form — http://127.0.0.1:1/b · changes since s2:\n+ button "Save" [e9]');
+  });
+
+  it('a load says the page by its title, the URL only when it landed elsewhere, the status only when it is not a success', () => {
+    const text = (result: object, url = 'http://127.0.0.1:1/b') => (OPERATIONS.navigate.text as (r: object, i: object) => string)(result, { url });
+    const loaded = { ok: true as const, targetId: 'T1', url: 'http://127.0.0.1:1/b', title: 'Basket', status: 200 };
+    expect(text(loaded)).toBe('loaded: Basket');
+    expect(text({ ...loaded, url: 'http://127.0.0.1:1/' }, 'http://127.0.0.1:1')).toBe('loaded: Basket');
+    expect(text({ ...loaded, url: 'http://127.0.0.1:1/login' })).toBe('loaded: Basket — http://127.0.0.1:1/login');
+    expect(text({ ...loaded, status: 404 })).toBe('loaded: Basket (HTTP 404)');
+    expect(text({ ...loaded, snapshot: { ...view, snapshot: 'button "Pay" [e9]', id: 's1', brief: true } })).toBe('loaded: Basket · brief view\nbutton "Pay" [e9]');
+  });
+
+  it('find says on which page only when nothing matched', () => {
+    const text = (result: object) => (OPERATIONS.find.text as (r: object, i: object) => string)(result, { q: 'x' });
+    const found = { targetId: 'T1', url: 'http://127.0.0.1:1/b', title: 'Basket', refs: {}, id: 's2' };
+    expect(text({ ...found, text: 'button "Pay" [e9]', matches: 1, shown: 1 })).toBe('1 match\nbutton "Pay" [e9]');
+    expect(text({ ...found, text: 'a\nb', matches: 12, shown: 2 })).toBe('2 of 12 matches\na\nb');
+    expect(text({ ...found, text: '', matches: 0, shown: 0 })).toBe('no match on Basket: try other words, a role, or a snapshot');
   });
 });

@@ -6,8 +6,10 @@ import { paragraphsWith, sectionUnder } from '../../relay/agent/content-parts';
 import { findLines, subtreeOf } from '../../relay/agent/find-lines';
 import type { RefIndex, SnapshotLine } from '../../relay/agent/snapshot-engine';
 import { briefLines, renderLines } from '../../relay/agent/snapshot-lines';
+import { dropSaidTwice } from '../../relay/agent/walk-lines';
+import type { WalkLine } from '../../relay/agent/in-page/page-walker';
 
-const line = (depth: number, text: string, ref?: string): SnapshotLine => ({ depth, text: ref ? `${text} [ref=${ref}]` : text, ...(ref ? { ref } : {}) });
+const line = (depth: number, text: string, ref?: string): SnapshotLine => ({ depth, text: ref ? `${text} [${ref}]` : text, ...(ref ? { ref } : {}) });
 
 /** A page: a heading, a navigation, a table of people with an Edit button per row, a list of todos. */
 function page(rows = 3): SnapshotLine[] {
@@ -46,9 +48,9 @@ describe('find in the page', () => {
     const found = findLines(lines, { query: 'person1234@', limit: 10 });
     expect(found.matches).toBe(1);
     expect(found.text.split('\n')).toEqual([
-      '- table "Staff":',
-      '  - row: "Person 1234 | person1234@example.com | Edit"',
-      '    - button "Edit Person 1234" [ref=e1235]',
+      'table "Staff":',
+      '  row: "Person 1234 | person1234@example.com | Edit"',
+      '    button "Edit Person 1234" [e1235]',
     ]);
     expect(found.refs).toEqual(['e1235']);
     const whole = renderLines(lines, { interactive: false }).text;
@@ -58,11 +60,11 @@ describe('find in the page', () => {
   it('shows what can be done with a match in a list item: its checkbox and button', () => {
     const found = findLines(page(), { query: 'walk the DOG', limit: 10 });
     expect(found.text.split('\n')).toEqual([
-      '- list "Todos":',
-      '  - listitem:',
-      '    - checkbox "Done" [ref=e7]',
-      '    - text: "Walk the dog"',
-      '    - button "Delete" [ref=e8]',
+      'list "Todos":',
+      '  listitem:',
+      '    checkbox "Done" [e7]',
+      '    text: "Walk the dog"',
+      '    button "Delete" [e8]',
     ]);
   });
 
@@ -72,17 +74,25 @@ describe('find in the page', () => {
       cards.push(line(1, `heading "${name}" [level=3]`), line(1, `text: "£${40 + i}.00 · free delivery"`), line(1, 'button "Add to basket"', `e${i + 1}`), line(1, 'link "Reviews"', `e${i + 11}`));
     }
     expect(findLines(cards, { query: 'blue kettle', limit: 10 }).text.split('\n')).toEqual([
-      '- heading "Blue Kettle" [level=3]',
-      '- button "Add to basket" [ref=e2]',
-      '- link "Reviews" [ref=e12]',
+      'heading "Blue Kettle" [level=3]',
+      'button "Add to basket" [e2]',
+      'link "Reviews" [e12]',
     ]);
     // A match inside the card: its heading before it, its button after it, not the next card's.
     expect(findLines(cards, { query: '£41', limit: 1 }).text.split('\n')).toEqual([
-      '- heading "Blue Kettle" [level=3]',
-      '- text: "£41.00 · free delivery"',
-      '- button "Add to basket" [ref=e2]',
-      '- link "Reviews" [ref=e12]',
+      'heading "Blue Kettle" [level=3]',
+      'text: "£41.00 · free delivery"',
+      'button "Add to basket" [e2]',
+      'link "Reviews" [e12]',
     ]);
+  });
+
+  it('leaves out the heading before a match that needs none: a row (its cells say where), an element to act on like no other', () => {
+    expect(findLines(page(), { query: 'person2@', limit: 10 }).text.split('\n')).toEqual(['table "Staff":', '  row: "Person 2 | person2@example.com | Edit"', '    button "Edit Person 2" [e3]']);
+    const section = [line(0, 'heading "Your basket" [level=1]'), line(0, 'text: "1 item"'), line(0, 'button "Check out"', 'e1'), line(0, 'button "Remove"', 'e2'), line(0, 'heading "Saved" [level=2]'), line(0, 'button "Remove"', 'e3')];
+    expect(findLines(section, { query: 'check out', limit: 10 }).text).toBe('button "Check out" [e1]');
+    // Two alike: the heading tells them apart.
+    expect(findLines(section, { query: 'remove', limit: 10 }).text.split('\n')).toEqual(['heading "Your basket" [level=1]', 'button "Remove" [e2]', 'heading "Saved" [level=2]', 'button "Remove" [e3]']);
   });
 
   it('narrows by role, caps the matches at limit and says how many more there are', () => {
@@ -90,7 +100,7 @@ describe('find in the page', () => {
     expect(buttons.matches).toBe(30);
     expect(buttons.shown).toBe(3);
     expect(buttons.refs).toEqual(['e2', 'e3', 'e4']);
-    expect(buttons.text).toMatch(/- … 27 more matches: narrow the query \(or role\), or raise limit$/);
+    expect(buttons.text).toMatch(/\n… 27 more matches: narrow the query \(or role\), or raise limit$/);
     expect(findLines(page(), { query: 'person', role: 'link', limit: 3 }).matches).toBe(0);
   });
 
@@ -102,20 +112,20 @@ describe('find in the page', () => {
 
 describe('one element of the snapshot', () => {
   it('is its line and everything under it, indented from it', () => {
-    expect(subtreeOf(page(), 'e4', undefined)).toEqual([{ depth: 0, text: 'button "Edit Person 3" [ref=e4]', ref: 'e4' }]);
+    expect(subtreeOf(page(), 'e4', undefined)).toEqual([{ depth: 0, text: 'button "Edit Person 3" [e4]', ref: 'e4' }]);
     const list = page().findIndex((l) => l.text === 'list "Todos":');
     const lines = page();
-    lines[list] = { ...lines[list]!, text: 'list "Todos" [ref=e99]', ref: 'e99' };
+    lines[list] = { ...lines[list]!, text: 'list "Todos" [e99]', ref: 'e99' };
     expect(renderLines(subtreeOf(lines, 'e99', undefined), { interactive: false }).text.split('\n')).toEqual([
-      '- list "Todos" [ref=e99]',
-      '  - listitem:',
-      '    - checkbox "Done" [ref=e5]',
-      '    - text: "Buy milk"',
-      '    - button "Delete" [ref=e6]',
-      '  - listitem:',
-      '    - checkbox "Done" [ref=e7]',
-      '    - text: "Walk the dog"',
-      '    - button "Delete" [ref=e8]',
+      'list "Todos" [e99]',
+      '  listitem:',
+      '    checkbox "Done" [e5]',
+      '    text: "Buy milk"',
+      '    button "Delete" [e6]',
+      '  listitem:',
+      '    checkbox "Done" [e7]',
+      '    text: "Walk the dog"',
+      '    button "Delete" [e8]',
     ]);
   });
 
@@ -128,17 +138,17 @@ describe('one element of the snapshot', () => {
 describe('a brief view', () => {
   it('keeps headings and what has a ref, indented only under kept lines', () => {
     expect(renderLines(briefLines(page(1)), { interactive: false }).text.split('\n')).toEqual([
-      '- heading "People" [level=1]',
-      '- navigation "Main": 1 ref folded ("Home")',
-      '- button "Edit Person 1" [ref=e2]',
-      '- heading "Todos" [level=2]',
-      '- checkbox "Done" [ref=e3]',
-      '- button "Delete" [ref=e4]',
-      '- checkbox "Done" [ref=e5]',
-      '- button "Delete" [ref=e6]',
+      'heading "People" [level=1]',
+      'navigation "Main": 1 ref folded',
+      'button "Edit Person 1" [e2]',
+      'heading "Todos" [level=2]',
+      'checkbox "Done" [e3]',
+      'button "Delete" [e4]',
+      'checkbox "Done" [e5]',
+      'button "Delete" [e6]',
     ]);
     const nested = [line(0, 'dialog "Sign in":'), line(1, 'text: "Welcome"'), line(1, 'group:'), line(2, 'textbox "Email"', 'e1'), line(0, 'button "Later"', 'e2')];
-    expect(renderLines(briefLines(nested), { interactive: false }).text).toBe('- dialog "Sign in":\n  - textbox "Email" [ref=e1]\n- button "Later" [ref=e2]');
+    expect(renderLines(briefLines(nested), { interactive: false }).text).toBe('dialog "Sign in":\n  textbox "Email" [e1]\nbutton "Later" [e2]');
   });
 
   it("folds the site's header, menus and footer outside main into a line each, and keeps main's own", () => {
@@ -158,25 +168,52 @@ describe('a brief view', () => {
       ...links(1, ['Delivery', 'Returns'], 30),
     ];
     expect(renderLines(briefLines(site), { interactive: false }).text.split('\n')).toEqual([
-      '- banner: 7 refs folded ("Acme home", "Deals", "New in", …)',
-      '- heading "Kitchen" [level=1]',
-      '- link "1" [ref=e10]',
-      '- link "2" [ref=e11]',
-      '- link "Next page" [ref=e12]',
-      '- button "Add to basket" [ref=e20]',
-      '- contentinfo: 2 refs folded ("Delivery", "Returns")',
+      'banner: 7 refs folded',
+      'heading "Kitchen" [level=1]',
+      'link "1" [e10]',
+      'link "2" [e11]',
+      'link "Next page" [e12]',
+      'button "Add to basket" [e20]',
+      'contentinfo: 2 refs folded',
     ]);
     // A button per row: the first two, then a count with the refs' range.
     const rows = Array.from({ length: 500 }, (_, i) => line(0, 'button "Edit"', `e${i + 1}`));
     expect(renderLines(briefLines([line(0, 'heading "Orders" [level=1]'), ...rows]), { interactive: false }).text.split('\n')).toEqual([
-      '- heading "Orders" [level=1]',
-      '- button "Edit" [ref=e1]',
-      '- button "Edit" [ref=e2]',
-      '- … 498 more button "Edit" (e3 to e500): find one by what is near it',
+      'heading "Orders" [level=1]',
+      'button "Edit" [e1]',
+      'button "Edit" [e2]',
+      '… 498 more button "Edit" (e3 to e500): find one by what is near it',
     ]);
     // A page of nothing but chrome is shown whole: there would be nothing left to act on.
     const menu = [line(0, 'navigation "Main":'), ...links(1, ['Deals', 'Help'], 1)];
-    expect(renderLines(briefLines(menu), { interactive: false }).text).toBe('- link "Deals" [ref=e1]\n- link "Help" [ref=e2]');
+    expect(renderLines(briefLines(menu), { interactive: false }).text).toBe('link "Deals" [e1]\nlink "Help" [e2]');
+  });
+
+  it("leaves out the top heading that says what the page's title (said above it) says, and no other", () => {
+    const form = [line(0, 'heading "Create your account" [level=1]'), line(0, 'textbox "Email"', 'e1'), line(0, 'heading "Plan" [level=2]')];
+    const brief = (title?: string) => renderLines(briefLines(form, title), { interactive: false }).text.split('\n');
+    expect(brief('Create your account | Acme')).toEqual(['textbox "Email" [e1]', 'heading "Plan" [level=2]']);
+    expect(brief('Create your account')).toEqual(['textbox "Email" [e1]', 'heading "Plan" [level=2]']);
+    expect(brief('Create your accounts today')[0]).toBe('heading "Create your account" [level=1]');
+    expect(brief()[0]).toBe('heading "Create your account" [level=1]');
+  });
+});
+
+describe('what is said twice is said once', () => {
+  const walked = (...lines: Array<[number, string, string?]>): WalkLine[] => lines.map(([d, s, r]) => ({ d, s, ...(r ? { r } : {}) }));
+
+  it("drops a text beside a control whose name holds it, and a heading that names the frame it titles; keeps what no neighbour says", () => {
+    const lines = walked(
+      [0, 'dialog "Edit order 17":'],
+      [1, 'heading "Edit order 17" [level=2]'],
+      [1, 'checkbox "Done: Buy milk" [e1]', 'e1'],
+      [1, 'text: "Buy milk"'],
+      [1, 'button "Delete Buy milk" [e2]', 'e2'],
+      [1, 'text: "2 items left"'],
+      [1, 'heading "Totals" [level=3]'],
+      [0, 'text: "Buy milk"'],
+    );
+    expect(dropSaidTwice(lines).map((l) => l.s)).toEqual(['dialog "Edit order 17":', 'checkbox "Done: Buy milk" [e1]', 'button "Delete Buy milk" [e2]', 'text: "2 items left"', 'heading "Totals" [level=3]', 'text: "Buy milk"']);
   });
 });
 

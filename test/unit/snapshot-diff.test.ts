@@ -2,28 +2,29 @@ import { describe, expect, it } from 'vitest';
 import { diffSnapshots } from '../../relay/agent/snapshot-diff';
 import type { SnapshotLine } from '../../relay/agent/snapshot-engine';
 
-const line = (text: string, ref?: string, depth = 0): SnapshotLine => ({ depth, text: ref ? `${text} [ref=${ref}]` : text, ...(ref ? { ref } : {}) });
+const line = (text: string, ref?: string, depth = 0): SnapshotLine => ({ depth, text: ref ? `${text} [${ref}]` : text, ...(ref ? { ref } : {}) });
 
 describe('snapshot diffs', () => {
   it('is empty for the same snapshot', () => {
     const lines = [line('heading "A"'), line('button "Go"', 'e1')];
-    expect(diffSnapshots(lines, lines)).toEqual({ lines: [], added: 0, removed: 0, changed: 0 });
+    expect(diffSnapshots(lines, lines)).toEqual({ lines: [], added: 0, removed: 0, changed: 0, refs: [] });
   });
 
   it('matches lines by ref: a new value is a change, not a removal and an addition', () => {
     const before = [line('textbox "Name"', 'e1'), line('button "Go"', 'e2')];
-    const after = [{ depth: 0, text: 'textbox "Name" [ref=e1]: "Ada"', ref: 'e1' }, line('button "Go"', 'e2')];
-    expect(diffSnapshots(before, after)).toEqual({ lines: ['~ - textbox "Name" [ref=e1]: "Ada"'], added: 0, removed: 0, changed: 1 });
+    const after = [{ depth: 0, text: 'textbox "Name" [e1]: "Ada"', ref: 'e1' }, line('button "Go"', 'e2')];
+    expect(diffSnapshots(before, after)).toEqual({ lines: ['~ textbox "Name" [e1]: "Ada"'], added: 0, removed: 0, changed: 1, refs: ['e1'] });
   });
 
   it('lists new lines in page order and gone ones last; plain lines are matched by text, repeats counted', () => {
     const before = [line('text: "idle"'), line('text: "x"'), line('text: "x"'), line('button "Old"', 'e1')];
     const after = [line('text: "x"'), line('button "New"', 'e2', 1), line('text: "busy"')];
     expect(diffSnapshots(before, after)).toEqual({
-      lines: ['+   - button "New" [ref=e2]', '+ - text: "busy"', '- - text: "idle"', '- - text: "x"', '- - button "Old" [ref=e1]'],
+      lines: ['+   button "New" [e2]', '+ text: "busy"', '- text: "idle"', '- text: "x"', '- button "Old" [e1]'],
       added: 2,
       removed: 3,
       changed: 0,
+      refs: ['e2'],
     });
   });
 });

@@ -5,30 +5,30 @@ import { renderLines } from '../../relay/agent/snapshot-lines';
 const page: SnapshotLine[] = [
   { depth: 0, text: 'heading "Shop" [level=1]' },
   { depth: 0, text: 'navigation "Main":' },
-  { depth: 1, text: 'link "Home" [ref=e1]', ref: 'e1' },
-  { depth: 1, text: 'link "Cart" [ref=e2]', ref: 'e2' },
+  { depth: 1, text: 'link "Home" [e1]', ref: 'e1' },
+  { depth: 1, text: 'link "Cart" [e2]', ref: 'e2' },
   { depth: 0, text: 'text: "Welcome"' },
-  { depth: 0, text: 'button "Buy" [ref=e3]', ref: 'e3' },
+  { depth: 0, text: 'button "Buy" [e3]', ref: 'e3' },
 ];
 
 describe('snapshot lines', () => {
   it('indents by depth, two spaces a level', () => {
     expect(renderLines(page, { interactive: false }).text).toBe(
-      ['- heading "Shop" [level=1]', '- navigation "Main":', '  - link "Home" [ref=e1]', '  - link "Cart" [ref=e2]', '- text: "Welcome"', '- button "Buy" [ref=e3]'].join('\n'),
+      ['heading "Shop" [level=1]', 'navigation "Main":', '  link "Home" [e1]', '  link "Cart" [e2]', 'text: "Welcome"', 'button "Buy" [e3]'].join('\n'),
     );
   });
 
   it('lists only the refs, flat, with interactive', () => {
-    expect(renderLines(page, { interactive: true }).text).toBe('- link "Home" [ref=e1]\n- link "Cart" [ref=e2]\n- button "Buy" [ref=e3]');
+    expect(renderLines(page, { interactive: true }).text).toBe('link "Home" [e1]\nlink "Cart" [e2]\nbutton "Buy" [e3]');
   });
 
   it('cuts on a line boundary within the budget, marks the cut, and names the ref to continue after', () => {
     const cut = renderLines(page, { interactive: false, maxChars: 80 });
     expect(cut.truncated).toBe(true);
     expect(cut.next).toBe('e1');
-    expect(cut.text.split('\n')).toEqual(['- heading "Shop" [level=1]', '- navigation "Main":', '  - link "Home" [ref=e1]', '- … cut at 80 characters: 3 more lines, 2 more refs; continue with after=e1']);
+    expect(cut.text.split('\n')).toEqual(['heading "Shop" [level=1]', 'navigation "Main":', '  link "Home" [e1]', '… cut at 80 characters: 3 more lines, 2 more refs; continue with after=e1']);
     const rest = renderLines(page, { interactive: false, maxChars: 80, after: cut.next });
-    expect(rest.text.split('\n')[0]).toBe('  - link "Cart" [ref=e2]');
+    expect(rest.text.split('\n')[0]).toBe('  link "Cart" [e2]');
     expect(rest.truncated).toBe(false);
   });
 

@@ -365,7 +365,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         refs.push([ref, shownRole, name]);
         const value = valueOf(el, shownRole);
         const attrs = states(el, shownRole);
-        const head = `${shownRole}${name ? ` ${quote(name)}` : ''}${attrs ? ` ${attrs}` : ''} [ref=${ref}]`;
+        const head = `${shownRole}${name ? ` ${quote(name)}` : ''}${attrs ? ` ${attrs}` : ''} [${ref}]`;
         if (shownRole === 'iframe') {
           lines.push({ d: depth, s: `${head}:`, r: ref, f: 1 });
           return;
