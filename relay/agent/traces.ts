@@ -1,8 +1,9 @@
 // Playwright traces of a profile's browser context, started and stopped by agent calls: while
 // one runs, each agent call is a named group in it ("click e12 button \"Save\""), so the trace
 // viewer shows what the agent did beside the DOM snapshots, network and console Playwright
-// records. One per profile; dropped if its browser goes. Two calls at once on one profile would
-// interleave their groups (the trace still holds both).
+// records. One per profile; dropped if its browser goes. Groups are a stack in Playwright's
+// trace: a call made while another is in its group is recorded without a group of its own
+// (its actions are still in the trace) rather than nested in the other's or waiting for it.
 
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -20,6 +21,8 @@ interface Running {
   onClose: () => void;
   /** Held from the start call on, so two calls at once cannot both begin or both end it. */
   state: 'starting' | 'running' | 'stopping';
+  /** A call's group is open. */
+  grouped: boolean;
 }
 
 export class Traces {
@@ -32,7 +35,7 @@ export class Traces {
     if (running) throw new ClawdError('trace_running', `a trace of profile ${profile} is ${running.state === 'running' ? 'already running' : running.state} (on tab ${running.targetId}): stop it first (trace stop)`);
     // Taken before any wait, so a second start at the same moment is refused, not raced.
     const onClose = () => this.#running.delete(profile);
-    const entry: Running = { context, targetId, actions: 0, onClose, state: 'starting' };
+    const entry: Running = { context, targetId, actions: 0, onClose, state: 'starting', grouped: false };
     this.#running.set(profile, entry);
     try {
       await within(context.tracing.start({ ...options, title: `clawd ${profile} ${targetId}` }), TRACE_MS, () => new ClawdError('command_timeout', `the trace did not start within ${seconds(TRACE_MS)}`));
@@ -69,17 +72,22 @@ export class Traces {
   /** Runs one agent call, named as a group in the profile's trace when one is running. */
   async around<T>(profile: string, label: () => string, work: () => Promise<T>): Promise<T> {
     const running = this.#running.get(profile);
-    if (running?.state !== 'running') return work();
+    if (running?.state !== 'running' || running.grouped) return work();
     const tracing = running.context.tracing;
+    running.grouped = true;
     const opened = await tracing.group(label()).then(
       () => true,
       () => false,
     );
     if (opened) running.actions++;
+    else running.grouped = false;
     try {
       return await work();
     } finally {
-      if (opened) await tracing.groupEnd().catch(() => {});
+      if (opened) {
+        await tracing.groupEnd().catch(() => {});
+        running.grouped = false;
+      }
     }
   }
 

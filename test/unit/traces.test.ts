@@ -1,0 +1,37 @@
+// Agent calls as named groups of a running trace: Playwright's groups are a stack, so a call made
+// while another's group is open runs ungrouped (neither nested in it nor waiting for it).
+
+import { describe, expect, it } from 'vitest';
+import type { BrowserContext } from 'playwright-core';
+import { Traces } from '../../relay/agent/traces';
+
+/** A context whose tracing records the calls made to it, in order. */
+function recordingContext(calls: string[]): BrowserContext {
+  const tracing = {
+    start: async () => void calls.push('start'),
+    stop: async () => void calls.push('stop'),
+    group: async (name: string) => void calls.push(`group ${name}`),
+    groupEnd: async () => void calls.push('groupEnd'),
+  };
+  return { tracing, once: () => {}, off: () => {} } as unknown as BrowserContext;
+}
+
+describe('calls in a trace', () => {
+  it('names one call at a time; a call made meanwhile runs too, ungrouped', async () => {
+    const calls: string[] = [];
+    const traces = new Traces('/nonexistent');
+    await traces.start('clawd', recordingContext(calls), 'T1', { screenshots: false, snapshots: false });
+    let release!: () => void;
+    const slow = traces.around('clawd', () => 'click e1', () => new Promise<string>((resolve) => (release = () => resolve('slow'))));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const quick = await traces.around('clawd', () => 'snapshot', async () => 'quick');
+    release();
+    expect([await slow, quick]).toEqual(['slow', 'quick']);
+    expect(await traces.around('clawd', () => 'navigate', async () => 'next')).toBe('next');
+    expect(calls).toEqual(['start', 'group click e1', 'groupEnd', 'group navigate', 'groupEnd']);
+  });
+
+  it('runs calls as they are when no trace is running', async () => {
+    expect(await new Traces('/nonexistent').around('clawd', () => 'click e1', async () => 7)).toBe(7);
+  });
+});
