@@ -1,7 +1,7 @@
 // Finding things on a page without reading all of it: the lines of the agent snapshot whose text
 // (role, accessible name, value, visible text) holds the query, each with a little context — the
 // row, list item, dialog or group it sits in, the nearest section heading before it (unless a
-// named frame says more), and the first actionable lines inside its frame (a matching row's
+// row or named frame says more, or the one match is named like nothing else on the page), and the first actionable lines inside its frame (a matching row's
 // buttons) or, with no frame, after it in its section (a product card's button), unless the
 // match is itself actionable — so an agent can act by ref at once. And one element's subtree,
 // for a snapshot of just that part. Pure: unit-tested.
@@ -35,6 +35,8 @@ export interface Found {
 const roleOf = (line: SnapshotLine) => line.text.match(/^[a-z]+/)?.[0] ?? '';
 /** What a line says, without its ref (a query "e12" must not match every line with that ref). */
 const sayOf = (line: SnapshotLine) => withoutRef(line).toLowerCase();
+/** A line's role and name, without its states and value (`textbox "Email"`). */
+const roleAndName = (line: SnapshotLine) => line.text.match(/^[a-z]+(?: "(?:[^"\\]|\\.)*")?/)?.[0] ?? line.text;
 
 export function findLines(lines: SnapshotLine[], options: FindOptions): Found {
   const needle = options.query.toLowerCase();
@@ -94,8 +96,9 @@ export function findLines(lines: SnapshotLine[], options: FindOptions): Found {
     }
     // Framed by nothing but its section (a card drawn as a heading, text and a button): what
     // can be done there follows it, up to the next heading.
-    // An element to act on that reads like no other on the page needs no heading to tell it apart.
-    const unique = line.ref !== undefined && lines.filter((l) => l.ref !== undefined && sayOf(l) === sayOf(line)).length === 1;
+    // The one match, an element to act on named like no other on the page (role and name), needs
+    // no heading to tell it apart; several matches keep theirs (whose "Reviews" is which).
+    const unique = hits.length === 1 && line.ref !== undefined && lines.filter((l) => l.ref !== undefined && roleAndName(l) === roleAndName(line)).length === 1;
     if (headingAt !== undefined && !named && !unique) keep.add(headingAt);
     if (!container) refsAfter(at);
   }

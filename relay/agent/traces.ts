@@ -2,8 +2,8 @@
 // one runs, each agent call is a named group in it ("click e12 button \"Save\""), so the trace
 // viewer shows what the agent did beside the DOM snapshots, network and console Playwright
 // records. One per profile; dropped if its browser goes. Groups are a stack in Playwright's
-// trace: a call made while another is in its group is recorded without a group of its own
-// (its actions are still in the trace) rather than nested in the other's or waiting for it.
+// trace, shared by the whole context: a call made while another is in its group opens none of its
+// own (it would close the other's), and Playwright files its actions under the open one.
 
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -84,7 +84,8 @@ export class Traces {
     try {
       return await work();
     } finally {
-      if (opened) {
+      // Only while the same trace runs: a trace stopped and started again meanwhile has groups of its own.
+      if (opened && this.#running.get(profile) === running) {
         await tracing.groupEnd().catch(() => {});
         running.grouped = false;
       }

@@ -54,7 +54,7 @@ const answer =
   (result: ActResult, input: I): string => {
     // Where the action led, in a line, when it loaded another page; then the view asked for.
     const said = [line(result, input)];
-    if (result.navigated) said.push(`now on: ${pageName(result.title, result.url && result.from ? urlFrom(result.from, result.url) : result.url)}`);
+    if (result.navigated) said.push(`now on: ${pageName(result.title, result.url && result.from ? urlFrom(result.from, result.url) : result.url) || result.url}`);
     if (result.snapshot) said.push(snapshotText(result.snapshot, false));
     return said.join('\n');
   };

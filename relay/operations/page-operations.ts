@@ -167,7 +167,7 @@ export const find = operation<FindResult>()({
   name: 'find',
   summary: 'search the page for text (names and values too): the matching lines with refs, in their row, list item or dialog',
   details:
-    'Case-insensitive; every frame and open shadow root. Each match comes with what frames it: its row, list item, dialog or group, the nearest heading before it, and the first few refs inside it (a matching row\'s buttons). The refs are the snapshot\'s own, so act on them at once.',
+    'Case-insensitive; every frame and open shadow root. Each match comes with what frames it: its row, list item, dialog or group, else the heading before it, and the first few refs inside it (a matching row\'s buttons). The refs are the snapshot\'s own, so act on them at once.',
   input: z.object({
     ...tabFields,
     q: z.string().min(1, 'must not be empty').describe('the text to look for'),

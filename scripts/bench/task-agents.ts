@@ -29,7 +29,7 @@ export interface TaskScript {
 const REF = /\[(?:ref=)?((?:f\d+)?e\d+)\]/;
 
 /** A line of a snapshot, as either server prints it (Playwright MCP's start with "- "), not a heading of the answer. */
-const isSnapshotLine = (line: string) => line.trimStart().startsWith('- ') || (/^\s*[a-z]+( "|:)/.test(line) && !/^(loaded|page):/.test(line));
+const isSnapshotLine = (line: string) => line.trimStart().startsWith('- ') || (/^\s*[a-z]+( "|:)/.test(line) && !/^(loaded|page|changes)[ :]/.test(line));
 
 /**
  * The ref on the first line naming this role and name, as both servers print it; with `after`,

@@ -123,6 +123,10 @@ describe.each([
     expect(diffed.body).toMatchObject({ navigated: true, from: ctx.pages.url('/store'), snapshot: { brief: true } });
     expect(diffed.body.snapshot).not.toHaveProperty('diff');
     expect(diffed.body.snapshot.snapshot).not.toContain('button "Edit"');
+    // A load is always another document: asked for a diff, it answers the brief view.
+    const loadedDiff = await navigate('/store', 'diff');
+    expect(loadedDiff.snapshot).toMatchObject({ brief: true });
+    expect(loadedDiff.snapshot).not.toHaveProperty('diff');
   });
 
   it('fills every kind of field in one call, and a bad field changes nothing and is named', { timeout: 60_000 }, async () => {

@@ -140,6 +140,7 @@ describe('answers as an agent reads them', () => {
     // Said from where the tab was: the path on the same site, nothing for the same URL, all of it elsewhere.
     expect(text({ ...clicked, url: 'http://127.0.0.1:1/shop?page=2', navigated: true, title: 'Shop', from: 'http://127.0.0.1:1/shop' })).toBe('clicked e4\nnow on: Shop — /shop?page=2');
     expect(text({ ...clicked, navigated: true, title: 'Welcome', from: 'http://127.0.0.1:1/b' })).toBe('clicked e4\nnow on: Welcome');
+    expect(text({ ...clicked, navigated: true, title: '', from: 'http://127.0.0.1:1/b' })).toBe('clicked e4\nnow on: http://127.0.0.1:1/b');
     expect(text({ ...clicked, navigated: true, title: 'Bank', from: 'http://127.0.0.1:2/b' })).toBe('clicked e4\nnow on: Bank — http://127.0.0.1:1/b');
   });
 

@@ -91,7 +91,9 @@ describe('find in the page', () => {
     expect(findLines(page(), { query: 'person2@', limit: 10 }).text.split('\n')).toEqual(['table "Staff":', '  row: "Person 2 | person2@example.com | Edit"', '    button "Edit Person 2" [e3]']);
     const section = [line(0, 'heading "Your basket" [level=1]'), line(0, 'text: "1 item"'), line(0, 'button "Check out"', 'e1'), line(0, 'button "Remove"', 'e2'), line(0, 'heading "Saved" [level=2]'), line(0, 'button "Remove"', 'e3')];
     expect(findLines(section, { query: 'check out', limit: 10 }).text).toBe('button "Check out" [e1]');
-    // Two alike: the heading tells them apart.
+    // Named alike but for their values, or one of several matches: the heading tells them apart.
+    const addresses = [line(0, 'heading "Billing" [level=2]'), line(0, 'textbox "Street"', 'e1'), line(0, 'heading "Shipping" [level=2]'), { depth: 0, text: 'textbox "Street" [e2]: "1 Quay St"', ref: 'e2' }];
+    expect(findLines(addresses, { query: 'quay', limit: 10 }).text.split('\n')).toEqual(['heading "Shipping" [level=2]', 'textbox "Street" [e2]: "1 Quay St"']);
     expect(findLines(section, { query: 'remove', limit: 10 }).text.split('\n')).toEqual(['heading "Your basket" [level=1]', 'button "Remove" [e2]', 'heading "Saved" [level=2]', 'button "Remove" [e3]']);
   });
 
@@ -214,6 +216,11 @@ describe('what is said twice is said once', () => {
       [0, 'text: "Buy milk"'],
     );
     expect(dropSaidTwice(lines).map((l) => l.s)).toEqual(['dialog "Edit order 17":', 'checkbox "Done: Buy milk" [e1]', 'button "Delete Buy milk" [e2]', 'text: "2 items left"', 'heading "Totals" [level=3]', 'text: "Buy milk"']);
+  });
+
+  it('keeps a region\'s heading (a brief view shows headings, not regions) and a text a name holds only as part of a word', () => {
+    const lines = walked([0, 'region "Billing address":'], [1, 'heading "Billing address" [level=2]'], [1, 'text: "Ada"'], [1, 'button "Email Adam" [e1]', 'e1'], [1, 'text: "12"'], [1, 'link "Reviews (12)" [e2]', 'e2']);
+    expect(dropSaidTwice(lines).map((l) => l.s)).toEqual(['region "Billing address":', 'heading "Billing address" [level=2]', 'text: "Ada"', 'button "Email Adam" [e1]', 'link "Reviews (12)" [e2]']);
   });
 });
 

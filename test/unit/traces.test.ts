@@ -31,6 +31,21 @@ describe('calls in a trace', () => {
     expect(calls).toEqual(['start', 'group click e1', 'groupEnd', 'group navigate', 'groupEnd']);
   });
 
+  it('does not close a group of a trace started after the call began', async () => {
+    const calls: string[] = [];
+    const traces = new Traces('/nonexistent');
+    const context = recordingContext(calls);
+    await traces.start('clawd', context, 'T1', { screenshots: false, snapshots: false });
+    let release!: () => void;
+    const slow = traces.around('clawd', () => 'click e1', () => new Promise<void>((resolve) => (release = resolve)));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await traces.stop('clawd').catch(() => {}); // saving fails here (no such folder): tracing ends anyway
+    await traces.start('clawd', context, 'T1', { screenshots: false, snapshots: false });
+    release();
+    await slow;
+    expect(calls.slice(calls.lastIndexOf('start'))).toEqual(['start']);
+  });
+
   it('runs calls as they are when no trace is running', async () => {
     expect(await new Traces('/nonexistent').around('clawd', () => 'click e1', async () => 7)).toBe(7);
   });
