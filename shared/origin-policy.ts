@@ -131,4 +131,28 @@ export class OriginPolicy {
     }
     return { allowed: true };
   }
+
+  /**
+   * Whether a cookie may be shown to (or set by) a client: a cookie is its host's on every port
+   * and on each scheme it travels over (https only when Secure), so it is hidden when a block rule
+   * names its host on any of them, or when an allow list names it on none.
+   */
+  cookieVerdict(cookie: { domain: string; secure?: boolean }): Verdict {
+    const host = cookie.domain.replace(/^\./, '').toLowerCase();
+    const schemes = cookie.secure ? ['https:'] : ['http:', 'https:'];
+    let url: URL;
+    try {
+      url = new URL(`https://${host}/`);
+    } catch {
+      return { allowed: false, rule: '(not a host)', reason: `the cookie's domain ${JSON.stringify(cookie.domain)} is not a host` };
+    }
+    const names = (p: Pattern) => schemes.some((s) => p.schemes.includes(s)) && hostMatches(p.host, url.hostname);
+    const blocked = this.#block.find(names);
+    if (blocked) return { allowed: false, rule: `block ${blocked.text}`, reason: `cookies of ${host} are hidden by the rule block ${blocked.text}` };
+    if (this.#allow && !this.#allow.some(names)) {
+      const list = this.#allow.map((p) => p.text).join(', ');
+      return { allowed: false, rule: `allow ${list}`, reason: `cookies of ${host} are hidden: it is not in the allowed origins (${list || 'none'})` };
+    }
+    return { allowed: true };
+  }
 }

@@ -316,7 +316,11 @@ export class AgentService {
   /** The profile's cookies and the local storage its tabs show, saved as storageState JSON (0600). */
   async storageExport(profile: string, request: TabRequest): Promise<StorageExportResult> {
     const { page } = await this.#pages.find(profile, request.targetId);
-    const state = await within(readStorageState(page.context()), 30_000, () => new ClawdError('action_timeout', 'storage export: the browser did not answer within 30 s'));
+    const read = await within(readStorageState(page.context()), 30_000, () => new ClawdError('action_timeout', 'storage export: the browser did not answer within 30 s'));
+    // Cookies of hosts the profile's policy blocks are never handed out (the relay hides them from
+    // the person's tabs already; a managed or remote browser's are left out here).
+    const policy = this.profiles.policy(profile);
+    const state = { ...read, cookies: read.cookies.filter((cookie) => policy.cookieVerdict(cookie).allowed) };
     const file = await saveCapture(path.join(this.home, 'storage-states'), profile, 'json', Buffer.from(`${JSON.stringify(state, null, 2)}\n`));
     return { path: file, cookies: state.cookies.length, origins: state.origins.map((o) => o.origin), state };
   }
@@ -334,7 +338,13 @@ export class AgentService {
         throw new ClawdError('bad_request', `path ${JSON.stringify(request.path)} is not JSON: give a file storage-export wrote`);
       }
     }
-    return within(writeStorageState(page.context(), checkStorageState(raw)), 30_000, () => new ClawdError('action_timeout', 'storage import: the browser did not answer within 30 s'));
+    const state = checkStorageState(raw);
+    const policy = this.profiles.policy(profile);
+    for (const cookie of state.cookies) {
+      const verdict = policy.cookieVerdict(cookie);
+      if (!verdict.allowed) throw new ClawdError('origin_blocked', `storage import: ${verdict.reason} (the origin policy of profile ${profile}); nothing was imported`);
+    }
+    return within(writeStorageState(page.context(), state), 30_000, () => new ClawdError('action_timeout', 'storage import: the browser did not answer within 30 s'));
   }
 
   /** Starts or stops the profile's Playwright trace (traces.ts). */

@@ -12,6 +12,8 @@ import type { SessionTable, TabTargetBinding } from './session-table';
 import { DEFAULT_FILTER, allTargetInfos, browserTargetInfo, filterParam, matchesFilter, pageTargetInfo, tabTargetInfo } from './target-info';
 import type { TabRecord } from './target-registry';
 import type { DownloadRelay } from './download-relay';
+import { cookiesToSet, visibleCookieResult } from './cookie-rules';
+import type { RelayPolicy } from './relay-policy';
 
 /** The tabs, and what the extension does for them: what Browser.* and Target.* need besides the session table. */
 export interface BrowserHub {
@@ -29,6 +31,8 @@ export interface BrowserHub {
   grantPermissions(origins: string[], permissions: string[]): Promise<void>;
   resetPermissions(): Promise<void>;
   readonly downloads: DownloadRelay;
+  /** The person's origin policy: the cookies it hides are never shown, nor set. */
+  readonly policy: RelayPolicy;
 }
 
 const notConnected = () =>
@@ -145,7 +149,10 @@ export class BrowserTarget {
         // Measured: chrome.debugger has no browser session, but a tab's session answers these for
         // the browser's whole cookie store (every site). The person's browser has one context.
         const { browserContextId: _context, ...params } = cmd.params;
-        return hub.onAnyTab(cmd.method, params);
+        const setting = cookiesToSet(cmd.method, params);
+        if (setting) hub.policy.checkCookies(setting, cmd.method);
+        const result = await hub.onAnyTab(cmd.method, params);
+        return cmd.method === 'Storage.getCookies' ? visibleCookieResult(hub.policy, result) : result;
       }
       case 'Target.createBrowserContext':
       case 'Target.disposeBrowserContext':

@@ -2,7 +2,8 @@
 // refuses what raw CDP clients ask to load (Page.navigate on a page or frame, Target.createTarget,
 // /json/new) with the rule that says no, and hands the rules to the extension, which has Chrome
 // itself enforce them on the attached tabs (declarativeNetRequest: clicks, redirects, scripts,
-// popups, sub-resources).
+// popups, sub-resources). Cookies follow the same rules: no client is shown a cookie of a host
+// the policy blocks (whatever asks: Storage.*, Network.*, on any session), nor may it set one.
 
 import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
@@ -35,5 +36,42 @@ export class RelayPolicy {
     if (verdict.allowed) return;
     this.refused(url, verdict.reason);
     throw new ClawdError('origin_blocked', `${what}: ${verdict.reason} (the origin policy of the person's tabs); nothing was loaded`);
+  }
+
+  /** The cookies a client may see: those of hosts the policy blocks are left out. */
+  visibleCookies<C extends CookieLike>(cookies: readonly C[]): C[] {
+    return this.#policy.empty ? [...cookies] : cookies.filter((cookie) => this.#policy.cookieVerdict(cookie).allowed);
+  }
+
+  /** Refuses setting a cookie of a host the policy blocks: origin_blocked naming the rule, nothing set. */
+  checkCookies(cookies: readonly CookieToSet[], what: string): void {
+    for (const cookie of cookies) {
+      const domain = cookie.domain ?? hostOf(cookie.url);
+      if (domain === undefined) continue; // Chrome refuses a cookie with neither itself
+      const verdict = this.#policy.cookieVerdict({ domain, ...(cookie.secure !== undefined ? { secure: cookie.secure } : {}) });
+      if (verdict.allowed) continue;
+      this.refused(cookie.url ?? `https://${domain.replace(/^\./, '')}/`, verdict.reason);
+      throw new ClawdError('origin_blocked', `${what}: ${verdict.reason} (the origin policy of the person's tabs); no cookie was set`);
+    }
+  }
+}
+
+export interface CookieLike {
+  domain: string;
+  secure?: boolean;
+}
+
+/** A cookie as Network.setCookie(s) and Storage.setCookies take it: a domain, or a URL it is for. */
+export interface CookieToSet {
+  domain?: string;
+  url?: string;
+  secure?: boolean;
+}
+
+function hostOf(url: string | undefined): string | undefined {
+  try {
+    return url === undefined ? undefined : new URL(url).hostname;
+  } catch {
+    return undefined;
   }
 }

@@ -113,7 +113,8 @@ export class Switchboard implements BrowserHub {
       unused: (tab) => this.#resetIfUnused(tab),
       unclaimed: (tab, childId) => void this.#link.request(tab, childId, 'Runtime.runIfWaitingForDebugger').catch(() => {}),
     });
-    this.#commands = new TabCommands(this.#table, this.#link, this.#log, (url, what) => this.policy.check(url, what), (sub, url) => {
+    this.policy = new RelayPolicy((config) => this.#sendPolicy(config), options.onPolicyRefusal);
+    this.#commands = new TabCommands(this.#table, this.#link, this.#log, this.policy, (sub, url) => {
       if (!sub.client.internal) options.onClientNavigate?.(sub.tab.targetId, url);
     });
     this.downloads = new DownloadRelay(async (url) => {
@@ -123,7 +124,6 @@ export class Switchboard implements BrowserHub {
       return found.filename;
     }, this.#log);
     this.#browserTarget = new BrowserTarget(this, this.#table);
-    this.policy = new RelayPolicy((config) => this.#sendPolicy(config), options.onPolicyRefusal);
   }
 
   /** Tells the extension the rules Chrome must enforce on the attached tabs (at every hello, and when they change). */

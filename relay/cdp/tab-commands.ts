@@ -11,12 +11,14 @@ import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import { paramsOf, type CommandParams, type EventParams } from './cdp-types';
 import { forward, say } from './client-events';
+import { cookiesToSet, readsCookies, visibleCookieResult } from './cookie-rules';
 import type { CdpCommand } from './client-session';
 import { streamCommand, type DebuggeeState, type Released } from './debuggee-state';
 import { isSetup } from './setup-log';
 import type { SessionTable, Subscription } from './session-table';
 import type { TabLink } from './tab-link';
 import type { TabRecord } from './target-registry';
+import type { RelayPolicy } from './relay-policy';
 
 /** Answers a client's command: an error, or the result. */
 export type Respond = (error: unknown, result?: unknown) => void;
@@ -29,8 +31,8 @@ export class TabCommands {
     private readonly table: SessionTable,
     private readonly link: TabLink,
     private readonly log: Logger,
-    /** Throws when the origin policy refuses a client's navigation. */
-    private readonly checkUrl: (url: string, what: string) => void = () => {},
+    /** The origin policy of the person's tabs: navigations refused, cookies hidden. */
+    private readonly policy: RelayPolicy,
     /** A client's navigation went to the tab (the action log). */
     private readonly navigated: (sub: Subscription, url: string) => void = () => {},
   ) {}
@@ -81,7 +83,7 @@ export class TabCommands {
       case 'Page.navigate': {
         const { url } = paramsOf(cmd, 'Page.navigate');
         try {
-          if (typeof url === 'string') this.checkUrl(url, 'Page.navigate');
+          if (typeof url === 'string') this.policy.check(url, 'Page.navigate');
         } catch (error) {
           return respond(error);
         }
@@ -107,6 +109,16 @@ export class TabCommands {
         return forward(cmd.method, { ...cmd.params, identifier: state.setup.current(identifier) });
       }
       default:
+        if (readsCookies(cmd.method)) {
+          // The whole cookie store answers on a tab's session: what the policy hides is left out.
+          return this.link.send(sub.tab, childIdOf(sub), cmd.method, cmd.params, (error, result) => (error ? respond(error) : respond(undefined, visibleCookieResult(this.policy, result))));
+        }
+        try {
+          const setting = cookiesToSet(cmd.method, cmd.params);
+          if (setting) this.policy.checkCookies(setting, cmd.method);
+        } catch (error) {
+          return respond(error);
+        }
         return isSetup(cmd.method) ? forward(cmd.method, cmd.params, record) : forward(cmd.method, cmd.params);
     }
   }

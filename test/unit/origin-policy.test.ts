@@ -70,6 +70,27 @@ describe('origin patterns', () => {
   });
 });
 
+describe('cookies under the origin policy', () => {
+  const visible = (policy: OriginPolicy, domain: string, secure = false) => policy.cookieVerdict({ domain, secure }).allowed;
+
+  it('hide a cookie whose host a block rule names, on any port and either scheme it travels over', () => {
+    const policy = new OriginPolicy({ block: ['http://localhost:*', 'https://*.bank.test'] });
+    expect(visible(policy, 'localhost')).toBe(false);
+    expect(visible(policy, 'localhost', true)).toBe(true); // a Secure cookie never travels over http
+    expect(visible(policy, '.bank.test', true)).toBe(false);
+    expect(visible(policy, 'www.bank.test', true)).toBe(false);
+    expect(visible(policy, '127.0.0.1')).toBe(true);
+    expect(policy.cookieVerdict({ domain: '.bank.test', secure: true })).toMatchObject({ rule: 'block https://*.bank.test' });
+  });
+
+  it('show only the hosts an allow list names', () => {
+    const policy = new OriginPolicy({ allow: ['http://127.0.0.1:*'] });
+    expect(visible(policy, '127.0.0.1')).toBe(true);
+    expect(visible(policy, '.example.com')).toBe(false);
+    expect(visible(new OriginPolicy({}), '.example.com')).toBe(true);
+  });
+});
+
 describe('origin patterns as the regular expressions Chrome enforces', () => {
   it('match the same URLs the policy does', () => {
     const urls = ['https://example.com/', 'https://a.example.com/x', 'https://example.com:8443/', 'http://localhost:4000/', 'http://localhost/', 'wss://a.example.com/socket', 'http://[::1]:8080/', 'https://badexample.com/', 'https://example.com.evil.test/'];

@@ -1,0 +1,33 @@
+// Which CDP commands read or set cookies, for the origin policy: a client is never shown a cookie
+// of a host the person's policy blocks, and may not set one, whichever session asks (the browser
+// session's Storage.*, a page's Network.* or Storage.*). Measured: a tab's session answers these
+// for the browser's whole cookie store, so one handed-over tab would otherwise show every site's.
+
+import type { CookieToSet, RelayPolicy } from './relay-policy';
+
+/** Commands whose result is `{ cookies: [...] }` of the whole store or of some URLs. */
+const COOKIE_READS = new Set(['Storage.getCookies', 'Network.getAllCookies', 'Network.getCookies']);
+
+export function readsCookies(method: string): boolean {
+  return COOKIE_READS.has(method);
+}
+
+/** The cookies a command would set, or undefined when it sets none. */
+export function cookiesToSet(method: string, params: Record<string, unknown>): CookieToSet[] | undefined {
+  switch (method) {
+    case 'Storage.setCookies':
+    case 'Network.setCookies':
+      return Array.isArray(params.cookies) ? (params.cookies as CookieToSet[]) : [];
+    case 'Network.setCookie':
+      return [params as CookieToSet];
+    default:
+      return undefined;
+  }
+}
+
+/** A cookie read's result with what the policy hides left out. */
+export function visibleCookieResult(policy: RelayPolicy, result: unknown): unknown {
+  const cookies = (result as { cookies?: unknown } | undefined)?.cookies;
+  if (!Array.isArray(cookies)) return result;
+  return { ...(result as object), cookies: policy.visibleCookies(cookies as Array<{ domain: string; secure?: boolean }>) };
+}
