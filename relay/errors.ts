@@ -52,6 +52,11 @@ const ERROR_CODES = {
   action_timeout: { http: 408, cdp: -32000 },
   evaluate_disabled: { http: 403, cdp: -32000 },
   origin_blocked: { http: 403, cdp: -32000 },
+  // the person's say over their own browser
+  person_declined: { http: 403, cdp: -32000 },
+  person_no_answer: { http: 408, cdp: -32000 },
+  person_active: { http: 423, cdp: -32000 },
+  tab_open_refused: { http: 403, cdp: -32000 },
   // process and configuration
   config_invalid: { http: 500, cdp: -32000 },
   port_in_use: { http: 500, cdp: -32000 },

@@ -13,6 +13,7 @@ import { loadConfig } from './home/config-store';
 import { removeServeState, writeServeState } from './home/serve-state';
 import type { Logger } from './log';
 import { ProfileService } from './profiles/profile-service';
+import { PersonConsent } from './person-consent';
 import { Pairing } from './pairing/pairing';
 import { VERSION } from './version';
 
@@ -40,6 +41,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const config = await loadConfig(options.home, { relayPort: options.relayPort });
   const events = new EventBus();
   const actions = new ActionLog(options.home, events, options.log);
+  // The person's say over their own browser: shared by the agent layer's gate, the relay (raw
+  // clients, the extension's side panel) and the live view.
+  const consent = new PersonConsent(events, actions, options.log);
   // The relay starts before the profile service and agent exist; its hooks reach them late.
   let extensionProfiles = (): string[] => [];
   /** A raw CDP client's doing on the person's tabs, in the action log of the (first) extension profile. */
@@ -67,6 +71,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     onHandBack: (targetId) => handBack(targetId),
     onClientNavigate: (targetId, url) => recordRelay({ kind: 'cdp.navigate', targetId, url, outcome: 'ok', durationMs: 0 }),
     onPolicyRefusal: (url, reason) => recordRelay({ kind: 'cdp.blocked', url, outcome: 'origin_blocked', durationMs: 0, detail: reason }),
+    consent: consent.relay,
   });
   relayPort = relay.port;
   const profiles = new ProfileService(options.home, config, relay, options.log);
@@ -82,7 +87,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // What the relay's own interception kept a managed or remote browser from loading.
   profiles.onGuardBlock = (profile, block) => actions.record({ profile, kind: 'blocked', url: block.url, outcome: 'origin_blocked', durationMs: 0, detail: `${block.reason} (${block.resourceType})` });
   profiles.onStartedOnUse = (profile) => events.emit({ type: 'browser', profile, state: 'started' });
-  const agent = new AgentService(profiles, options.home, options.log, events);
+  const agent = new AgentService(profiles, options.home, options.log, events, consent);
+  consent.connect({ profiles, agent, relay });
   // A hand-over of a person's own tab shows on its toolbar badge; a click there gives it back.
   handBack = (targetId) => {
     for (const profile of extensionProfiles()) agent.view.personDone(tabKey(profile, targetId));
@@ -109,6 +115,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     pairing,
     close() {
       closing ??= (async () => {
+        // Calls waiting for the person hear that nobody answered, so no request outlives the server.
+        consent.close();
         await control.close();
         events.close();
         await agent.close();

@@ -25,7 +25,7 @@ function nodeScript(entry, outfile) {
 const started = performance.now();
 await Promise.all([
   build({
-    entryPoints: { background: 'extension/src/background.ts', options: 'extension/src/options.ts', pair: 'extension/src/pair.ts' },
+    entryPoints: { background: 'extension/src/background.ts', options: 'extension/src/options.ts', pair: 'extension/src/pair.ts', panel: 'extension/src/panel.ts' },
     absWorkingDir: root,
     outdir: extOut,
     bundle: true,
@@ -33,6 +33,17 @@ await Promise.all([
     target: 'chrome125',
     platform: 'browser',
     sourcemap: 'linked',
+    logLevel: 'warning',
+  }),
+  // The watch for the person's hands, put into handed-over tabs' frames: a classic script (it may be put in twice).
+  build({
+    entryPoints: { 'person-watch': 'extension/src/person-watch.ts' },
+    absWorkingDir: root,
+    outdir: extOut,
+    bundle: true,
+    format: 'iife',
+    target: 'chrome125',
+    platform: 'browser',
     logLevel: 'warning',
   }),
   // The page-content extractor, run in the page by GET /content: one expression-sized bundle.
@@ -92,6 +103,7 @@ manifest.version = pkg.version;
 writeFileSync(path.join(extOut, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
 copyFileSync(path.join(root, 'extension/options.html'), path.join(extOut, 'options.html'));
 copyFileSync(path.join(root, 'extension/pair.html'), path.join(extOut, 'pair.html'));
+copyFileSync(path.join(root, 'extension/panel.html'), path.join(extOut, 'panel.html'));
 copyFileSync(path.join(root, 'view/index.html'), path.join(dist, 'view', 'index.html'));
 writeIcons(path.join(extOut, 'icons'));
 chmodSync(path.join(dist, 'clawd.js'), 0o755);

@@ -87,6 +87,16 @@ export function patternRegex(text: string): string {
   return `^${schemes}://${host}${port}([/?#]|$)`;
 }
 
+/** A URL's origin (`https://example.com`), or undefined for one that has none (about:blank, data:, not a URL). */
+export function originOf(url: string): string | undefined {
+  try {
+    const origin = new URL(url).origin;
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
+
 export class OriginPolicy {
   readonly #allow: Pattern[] | undefined;
   readonly #block: Pattern[];

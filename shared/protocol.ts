@@ -9,8 +9,10 @@
 // model: it mints session ids, answers Browser/Target methods itself, and routes per client.
 
 import type { Protocol } from 'devtools-protocol';
+import { parseAskKinds, type AskKind } from './ask-kinds';
+import type { ConsentState } from './consent-state';
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /** Close codes on `/extension`, shown by the extension and the relay's logs. */
 export const CLOSE = {
@@ -48,7 +50,12 @@ export interface AnnouncedTab {
    * after an extension reload): whatever clients set up on the old session is gone.
    */
   reattached?: boolean;
+  /** The person dragged it into the clawd tab group of this agent session: handed over to that session. */
+  session?: string;
 }
+
+/** Codes the extension answers a request with when the person's own settings refuse it; the relay passes them on as they are. */
+export const PERSON_CODES = ['tab_open_refused'] as const;
 
 /** An error the extension reports for a request; `cdp` carries Chrome's own protocol error. */
 export interface WireError {
@@ -113,8 +120,30 @@ export interface HandBackFrame {
   type: 'handBack';
   tabId: number;
 }
+/**
+ * The person touched a handed-over tab (a key, a click, the wheel) — or so its page saw: the
+ * relay tells the person's input from an agent's, which goes through it.
+ */
+export interface PersonInputFrame {
+  type: 'personInput';
+  tabId: number;
+}
+/** A side panel (or the options page) opened or closed: the relay sends consent state while one is open. */
+export interface PanelFrame {
+  type: 'panel';
+  open: boolean;
+}
+/** What the person said in the side panel. */
+export interface PersonFrame {
+  type: 'person';
+  /** Allow or deny a question; Stop everything; block a site; what to be asked before. */
+  say: { answer: string; allow: boolean } | { stop: true } | { block: string } | { ask: AskKind[] };
+}
 export type ExtensionFrame =
   | HelloFrame
+  | PersonInputFrame
+  | PanelFrame
+  | PersonFrame
   | ReplyFrame
   | EventFrame
   | TabAttachedFrame
@@ -145,7 +174,8 @@ export interface PongFrame {
 }
 export type RequestOp =
   | { op: 'cdp'; tabId: number; sessionId?: string; method: string; params?: Record<string, unknown> }
-  | { op: 'createTab'; url: string; active: boolean }
+  /** `session`: the agent session whose clawd tab group the tab joins (`clawd · <session>`); none, the plain `clawd` group. */
+  | { op: 'createTab'; url: string; active: boolean; session?: string }
   | { op: 'closeTab'; tabId: number }
   | { op: 'activateTab'; tabId: number }
   /** Detach and re-attach the debugger: clears every override, script and domain a client left. */
@@ -161,7 +191,12 @@ export type RequestOp =
   /** The origin policy Chrome enforces on the attached tabs (declarativeNetRequest), replacing the last one. */
   | { op: 'setPolicy'; allow?: string[]; block?: string[] };
 export type RequestFrame = { type: 'request'; id: number } & RequestOp;
-export type RelayFrame = WelcomeFrame | TabSessionFrame | PongFrame | RequestFrame;
+/** The consent state for the side panel, sent while one is open and whenever it changes. */
+export interface ConsentFrame {
+  type: 'consent';
+  state: ConsentState;
+}
+export type RelayFrame = WelcomeFrame | TabSessionFrame | PongFrame | RequestFrame | ConsentFrame;
 
 /** What each request op resolves with. */
 export interface RequestResults {
@@ -192,7 +227,18 @@ function isTargetInfo(v: unknown): v is TargetInfo {
   return isObj(v) && isStr(v.targetId) && isStr(v.type) && isStr(v.url) && isStr(v.title);
 }
 function isAnnouncedTab(v: unknown): v is AnnouncedTab {
-  return isObj(v) && isInt(v.tabId) && optStr(v.sessionId) && isTargetInfo(v.targetInfo) && (v.reattached === undefined || typeof v.reattached === 'boolean');
+  return isObj(v) && isInt(v.tabId) && optStr(v.sessionId) && isTargetInfo(v.targetInfo) && (v.reattached === undefined || typeof v.reattached === 'boolean') && optStr(v.session);
+}
+function personSayProblem(v: unknown): string | null {
+  if (!isObj(v)) return 'say must be an object';
+  if ('answer' in v) return isStr(v.answer) && typeof v.allow === 'boolean' ? null : 'say.answer needs a question id and allow';
+  if ('stop' in v) return v.stop === true ? null : 'say.stop must be true';
+  if ('block' in v) return isStr(v.block) ? null : 'say.block must be an origin';
+  if ('ask' in v) {
+    const kinds = parseAskKinds(v.ask);
+    return typeof kinds === 'string' ? `say.ask ${kinds}` : null;
+  }
+  return 'say must be {answer, allow}, {stop}, {block} or {ask}';
 }
 function isWireError(v: unknown): v is WireError {
   if (!isObj(v) || !isStr(v.code) || !isStr(v.message)) return false;
@@ -224,6 +270,9 @@ const extensionChecks: Record<ExtensionFrame['type'], (f: Obj) => string | null>
   ping: () => null,
   handBack: (f) => (isInt(f.tabId) ? null : 'tabId must be an integer'),
   tabParked: (f) => (!isInt(f.tabId) ? 'tabId must be an integer' : !isStr(f.url) ? 'url must be a string' : null),
+  personInput: (f) => (isInt(f.tabId) ? null : 'tabId must be an integer'),
+  panel: (f) => (typeof f.open === 'boolean' ? null : 'open must be true or false'),
+  person: (f) => personSayProblem(f.say),
 };
 
 const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
@@ -235,13 +284,14 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
     : null,
   tabSession: (f) => (isInt(f.tabId) && isStr(f.sessionId) ? null : 'tabSession needs tabId and sessionId'),
   pong: () => null,
+  consent: (f) => (isObj(f.state) && isStr(f.state.profile) && Array.isArray(f.state.tabs) && Array.isArray(f.state.actions) && Array.isArray(f.state.questions) && Array.isArray(f.state.ask) ? null : 'state must be {profile, tabs, actions, policy, ask, questions}'),
   request: (f) => {
     if (!isInt(f.id)) return 'id must be an integer';
     switch (f.op) {
       case 'cdp':
         return isInt(f.tabId) && isStr(f.method) && optStr(f.sessionId) && optObj(f.params) ? null : 'cdp needs tabId, method, params?';
       case 'createTab':
-        return isStr(f.url) && typeof f.active === 'boolean' ? null : 'createTab needs url and active';
+        return isStr(f.url) && typeof f.active === 'boolean' && optStr(f.session) ? null : 'createTab needs url, active and session?';
       case 'closeTab':
       case 'activateTab':
       case 'resetTab':

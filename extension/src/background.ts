@@ -1,14 +1,19 @@
 // The service worker: wiring only. Listeners are registered synchronously at the top level so
 // a worker woken by an event (a debugger event, a tab change, the alarm, a click) receives it.
 // Requests from the relay are executed from a fixed allow-list; everything else is forwarding.
+// The person's side lives here too, as Chrome shows it: tab groups (a tab dragged into a clawd
+// group is handed over, out of one released), the side panel's port, and the watch on a
+// handed-over tab that says when the person's own hands are on it.
 
-import { PROTOCOL_VERSION, type BrowserInfo, type HelloFrame, type RequestFrame } from '../../shared/protocol';
+import { PROTOCOL_VERSION, type BrowserInfo, type HelloFrame, type PersonFrame, type RequestFrame } from '../../shared/protocol';
 import { badge } from './badge';
+import { CONSENT_PORT, ConsentPorts } from './consent-port';
 import { HandOvers } from './hand-overs';
 import { PermissionGrants } from './permission-grants';
 import { PolicyRules } from './policy-rules';
-import { RelayConnection, type LinkStatus } from './relay-connection';
-import { loadSettings } from './settings';
+import { PersonRefusal, RelayConnection, type LinkStatus } from './relay-connection';
+import { agentsMayOpenTabs, loadSettings } from './settings';
+import { TabGroups } from './tab-groups';
 import { attachRefusal, TabAttachments } from './tab-attachments';
 
 const WAKE_ALARM = 'clawd-wake';
@@ -38,15 +43,37 @@ const connection: RelayConnection = new RelayConnection({
   }),
   welcome: (frame) => {
     for (const { tabId, sessionId } of frame.sessions) void attachments.setSession(tabId, sessionId);
+    // A panel open across a reconnect (or a relay restart) still wants the consent state.
+    if (panels.open) connection.send({ type: 'panel', open: true });
   },
   tabSession: (frame) => void attachments.setSession(frame.tabId, frame.sessionId),
   request: (frame) => execute(frame),
-  status: (status, detail) => paintAttached(status, detail),
+  status: (status, detail) => {
+    paintAttached(status, detail);
+    panels.status(status, status === 'connected' ? 'Connected to clawd.' : `Not connected to clawd: ${detail}`);
+  },
+  consent: (frame) => panels.state(frame.state),
 });
 
-const attachments = new TabAttachments(connection, () => {
-  void policyRules.holdTabs(attachments.tabIds);
-  void takeBackGrants();
+const groups = new TabGroups();
+const attachments = new TabAttachments(
+  connection,
+  () => {
+    void policyRules.holdTabs(attachments.tabIds);
+    void takeBackGrants();
+  },
+  {
+    attached: (tabId) => void watch(tabId),
+    // Released (the toolbar, Stop, a drag out) or gone: out of its clawd group, and unwatched.
+    forgotten: (tabId) => {
+      void groups.leave(tabId);
+      void chrome.tabs.sendMessage(tabId, { type: 'clawd-unwatch' }).catch(() => {});
+    },
+  },
+);
+const panels = new ConsentPorts({
+  open: (open) => connection.send({ type: 'panel', open }),
+  said: (say) => void personSaid(say),
 });
 const handOvers = new HandOvers();
 const grants = new PermissionGrants();
@@ -73,9 +100,15 @@ async function execute(frame: RequestFrame): Promise<unknown> {
     case 'cdp':
       return attachments.sendCommand(frame.tabId, frame.sessionId, frame.method, frame.params);
     case 'createTab': {
+      if (!(await agentsMayOpenTabs())) {
+        throw new PersonRefusal('tab_open_refused', 'the person does not let agents open tabs in their browser (the clawd extension\'s option "Agents may open tabs in my browser" is off): use a tab they hand over');
+      }
       const tab = await chrome.tabs.create({ url: frame.url, active: frame.active });
       if (tab.id === undefined) throw new Error('Chrome created a tab without an id');
-      return { tab: await attachments.attach(tab.id) };
+      const announced = await attachments.attach(tab.id);
+      // In the opening session's own group, where the person sees whose it is.
+      await groups.join(tab.id, frame.session);
+      return { tab: announced };
     }
     case 'closeTab':
       await attachments.release(frame.tabId, 'target_closed');
@@ -134,12 +167,50 @@ async function toggle(tab: chrome.tabs.Tab): Promise<void> {
   }
   try {
     connection.send({ type: 'tabAttached', tab: await attachments.attach(tabId) });
+    // Into the plain clawd group, unless the person already put it in a clawd group.
+    if ((await groups.sessionOf(tab.groupId)) === null) await groups.join(tabId, undefined);
   } catch (error) {
     void badge.error(tabId, (error as Error).message);
   }
 }
 
 chrome.action.onClicked.addListener((tab) => void toggle(tab));
+
+/**
+ * The person moved a tab into or out of a group. Into a clawd group: handed over (to that group's
+ * agent session); out of every clawd group: released. Moves the worker makes itself (joining a
+ * tab it just attached, taking out one it let go of) change nothing here. A tab an attached tab
+ * opened is the popup listener's, however Chrome groups it.
+ */
+async function regrouped(tabId: number): Promise<void> {
+  await started;
+  // A group the worker is making has no title for a moment: read the tab's group once its own changes are done.
+  await groups.settled();
+  const current = await chrome.tabs.get(tabId).catch(() => undefined);
+  if (!current) return;
+  const session = await groups.sessionOf(current.groupId);
+  if (attachments.has(tabId)) {
+    if (session === null) await attachments.release(tabId, 'dragged out of the clawd group');
+    return;
+  }
+  if (session === null || opening.has(tabId)) return;
+  // A tab on a browser page stays in the group and is handed over once it is on the web.
+  const url = current.url || current.pendingUrl;
+  if (!url || attachRefusal(url)) return;
+  await handOverFromGroup(tabId, session);
+}
+
+async function handOverFromGroup(tabId: number, session: string): Promise<void> {
+  void badge.connecting(tabId);
+  try {
+    await connection.ensureConnected(5_000);
+    const announced = await attachments.attach(tabId);
+    connection.send({ type: 'tabAttached', tab: { ...announced, ...(session ? { session } : {}) } });
+  } catch (error) {
+    void badge.error(tabId, (error as Error).message);
+    await groups.leave(tabId); // not handed over: it is not shown as if it were
+  }
+}
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (source.tabId === undefined) return;
@@ -174,7 +245,12 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 // onCreatedNavigationTarget fires for window.open (noopener too), target=_blank links and forms,
 // 10–20 ms in, well before the new page commits — and, unlike tabs.onCreated's openerTabId, never
 // for a tab opened some other way (a new tab, Target.createTarget) while an attached tab is active.
-chrome.webNavigation.onCreatedNavigationTarget.addListener((details) => void adoptPopup(details.tabId, details.sourceTabId, details.url));
+chrome.webNavigation.onCreatedNavigationTarget.addListener((details) => {
+  opening.add(details.tabId);
+  void adoptPopup(details.tabId, details.sourceTabId, details.url).finally(() => opening.delete(details.tabId));
+});
+/** Tabs a page just opened, until the popup listener has decided on them (Chrome may group them with their opener meanwhile). */
+const opening = new Set<number>();
 // Every new tab is held by the origin policy until it is known whose it is (policy-rules.ts).
 chrome.tabs.onCreated.addListener((tab) => {
   if (tab.id !== undefined) policyRules.tabCreated(tab.id);
@@ -189,6 +265,7 @@ async function adoptPopup(tabId: number, openerTabId: number, url: string): Prom
   if (blocked) void chrome.tabs.update(tabId, { url: blocked });
   try {
     connection.send({ type: 'tabAttached', tab: await attachments.attach(tabId, openerTabId) });
+    await groups.joinWith(tabId, openerTabId); // in its opener's group
   } catch (error) {
     void badge.error(tabId, (error as Error).message);
   }
@@ -215,7 +292,13 @@ chrome.tabs.onRemoved.addListener((tabId) => {
 });
 
 chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
-  if (!attachments.has(tabId)) return;
+  if (change.groupId !== undefined) void regrouped(tabId);
+  if (!attachments.has(tabId)) {
+    // A tab in a clawd group on a browser page (a new tab made in the group) is handed over once it is on the web.
+    const url = change.url;
+    if (url && tab.groupId !== undefined && tab.groupId !== -1 && !attachRefusal(url) && /^(https?|file):/.test(url)) void regrouped(tabId);
+    return;
+  }
   // A parked tab back on the web is attached again; one still on a browser page stays parked.
   const url = change.url ?? tab.pendingUrl ?? tab.url;
   if (attachments.isParked(tabId)) {
@@ -234,7 +317,10 @@ chrome.storage.onChanged.addListener((changes, area) => {
 
 // An update or reload of the extension starts the new worker only for events it listens to:
 // these make it start at once, reconnect and attach the person's tabs again.
-chrome.runtime.onInstalled.addListener(() => connection.wake());
+chrome.runtime.onInstalled.addListener(() => {
+  connection.wake();
+  chrome.contextMenus.create({ id: PANEL_MENU, title: 'Open the clawd side panel', contexts: ['action'] }, () => void chrome.runtime.lastError);
+});
 chrome.runtime.onStartup.addListener(() => connection.wake());
 
 // chrome.alarms (30 s minimum) wakes a worker that went idle while the relay was down.
@@ -245,15 +331,57 @@ void chrome.alarms.get(WAKE_ALARM).then((alarm) => {
   if (!alarm) void chrome.alarms.create(WAKE_ALARM, { periodInMinutes: 0.5 });
 });
 
-// The options page asks for the live state.
-chrome.runtime.onMessage.addListener((message: unknown, _sender, reply) => {
-  if ((message as { type?: string })?.type !== 'status') return false;
+// The side panel and the options page: the consent state while one is open, and what the person says there.
+chrome.runtime.onConnect.addListener((port) => {
+  if (port.name === CONSENT_PORT && port.sender?.id === chrome.runtime.id) panels.add(port);
+});
+
+/** What the person said in the side panel; Stop takes every tab back here, at once, before the relay hears it. */
+async function personSaid(say: PersonFrame['say']): Promise<void> {
+  await started;
+  if ('stop' in say) await Promise.all(attachments.tabIds.map((tabId) => attachments.release(tabId, 'stopped by the person')));
+  connection.send({ type: 'person', say });
+}
+
+/** Puts the watch for the person's hands into the tab (or one frame of it, after a navigation there). */
+async function watch(tabId: number, frameId?: number): Promise<void> {
+  const target = frameId === undefined ? { tabId, allFrames: true } : { tabId, frameIds: [frameId] };
+  await chrome.scripting.executeScript({ target, files: ['person-watch.js'], injectImmediately: true }).catch(() => {
+    // A frame that cannot take it (a browser page, an about:blank frame): nothing to watch there.
+  });
+}
+
+// At the commit (input during the load counts) and again once the document is parsed: a script
+// put in at the commit can land in the document that is going away. It is put in once per document.
+const watchNewDocument = (details: { tabId: number; frameId: number }) => {
+  if (attachments.has(details.tabId) && !attachments.isParked(details.tabId)) void watch(details.tabId, details.frameId);
+};
+chrome.webNavigation.onCommitted.addListener(watchNewDocument);
+chrome.webNavigation.onDOMContentLoaded.addListener(watchNewDocument);
+
+// The right-click menu of the toolbar button opens the side panel (a click there counts as the person's gesture).
+const PANEL_MENU = 'clawd-side-panel';
+chrome.contextMenus.onClicked.addListener((info, tab) => {
+  if (info.menuItemId === PANEL_MENU && tab?.windowId !== undefined) void chrome.sidePanel.open({ windowId: tab.windowId });
+});
+
+// The options page asks for the live state; a handed-over tab's watch says the person touched it.
+chrome.runtime.onMessage.addListener((message: unknown, sender, reply) => {
+  const type = (message as { type?: string })?.type;
+  if (type === 'clawd-person') {
+    const tabId = sender.tab?.id;
+    if (tabId !== undefined && attachments.has(tabId)) connection.send({ type: 'personInput', tabId });
+    return false;
+  }
+  if (type !== 'status') return false;
   reply({ status: connection.status, detail: connection.detail, attachedTabs: attachments.tabIds.length });
   return false;
 });
 
 const started = (async () => {
   await Promise.all([attachments.ready, handOvers.ready, grants.ready]);
+  // Groups left by a browser restart or an extension reload keep only the tabs still attached.
+  await groups.reconcile((tabId) => attachments.has(tabId)).catch(() => {});
   // Grants left by a worker or browser that stopped with no tab attached are taken back now.
   await takeBackGrants();
   connection.configure(await loadSettings());

@@ -4,7 +4,9 @@
 // empty otherwise. The tooltip always says what a click will do.
 
 const COLORS = { on: '#FF4500', you: '#1971C2', connecting: '#F2A900', error: '#D93025' } as const;
-const IDLE_TITLE = 'clawd: click to hand this tab to your agent';
+/** Every tooltip ends with where the side panel is. */
+const PANEL_HINT = ' Right-click for the clawd side panel.';
+const IDLE_TITLE = `clawd: click to hand this tab to your agent.${PANEL_HINT}`;
 
 // One paint at a time per tab, in the order asked: two overlapping paints (connecting, then an
 // error a moment later) would otherwise interleave and leave one's text with the other's title.
@@ -30,7 +32,7 @@ function paint(tabId: number, text: string, color: string | undefined, title: st
 }
 
 export const badge = {
-  attached: (tabId: number) => paint(tabId, 'ON', COLORS.on, 'clawd: your agent drives this tab. Click to take it back.'),
+  attached: (tabId: number) => paint(tabId, 'ON', COLORS.on, `clawd: your agent drives this tab. Click to take it back.${PANEL_HINT}`),
   handedOver: (tabId: number, reason: string) => paint(tabId, 'YOU', COLORS.you, `clawd: your agent asks you: ${reason} — click here when done to give the tab back.`),
   paused: (tabId: number, url: string) => paint(tabId, '❚❚', COLORS.connecting, `clawd: paused while this tab shows ${url.slice(0, 60)}; the agent gets it back when it returns to a web page. Click to stop.`),
   connecting: (tabId: number) => paint(tabId, '…', COLORS.connecting, 'clawd: connecting to the relay…'),

@@ -1,9 +1,11 @@
 // The options page: relay port and token, saved to chrome.storage.local (the worker reconnects
 // on change), a "Test connection" that says precisely what is wrong, and the worker's live state.
 
+import { ASK_KINDS, ASK_KIND_TEXT, type AskKind } from '../../shared/ask-kinds';
 import { DEFAULT_RELAY_PORT } from '../../shared/defaults';
 import { checkRelay } from './connection-check';
-import { loadSettings, saveSettings } from './settings';
+import { CONSENT_PORT, type PanelMessage, type WorkerMessage } from './consent-port';
+import { agentsMayOpenTabs, loadSettings, saveSettings, setAgentsMayOpenTabs } from './settings';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const portInput = $<HTMLInputElement>('port');
@@ -49,3 +51,35 @@ void refreshLive();
 setInterval(() => void refreshLive(), 2_000);
 // Lets a test read a fresh status line without waiting for the next refresh.
 (globalThis as { refreshLiveForTests?: () => Promise<string | null> }).refreshLiveForTests = () => refreshLive().then(() => live.textContent);
+
+// The person's say: may agents open tabs here (kept in the extension, which refuses them), and
+// what to be asked before (clawd's, through the same port the side panel uses).
+const mayOpen = $<HTMLInputElement>('may-open');
+void agentsMayOpenTabs().then((allowed) => (mayOpen.checked = allowed));
+mayOpen.addEventListener('change', () => void setAgentsMayOpenTabs(mayOpen.checked));
+
+const ask = $<HTMLFieldSetElement>('ask');
+ask.disabled = true;
+for (const kind of ASK_KINDS) {
+  const label = document.createElement('label');
+  label.append(Object.assign(document.createElement('input'), { type: 'checkbox', value: kind }), ASK_KIND_TEXT[kind]);
+  ask.append(label);
+}
+let consent: chrome.runtime.Port | undefined;
+function connectConsent(): void {
+  consent = chrome.runtime.connect({ name: CONSENT_PORT });
+  consent.onMessage.addListener((message: WorkerMessage) => {
+    if (!message.state) return;
+    ask.disabled = false;
+    for (const box of ask.querySelectorAll<HTMLInputElement>('input')) box.checked = message.state.ask.includes(box.value as AskKind);
+  });
+  consent.onDisconnect.addListener(() => {
+    ask.disabled = true;
+    setTimeout(connectConsent, 500);
+  });
+}
+connectConsent();
+ask.addEventListener('change', () => {
+  const kinds = [...ask.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value as AskKind);
+  consent?.postMessage({ say: { ask: kinds } } satisfies PanelMessage);
+});

@@ -5,9 +5,11 @@
 // not lost while the socket is still opening.
 
 import { LIMITS, TIMEOUTS } from '../../shared/defaults';
+import { PERSON_CODES } from '../../shared/protocol';
 import {
   CLOSE,
   parseRelayFrame,
+  type ConsentFrame,
   type ExtensionFrame,
   type HelloFrame,
   type RequestFrame,
@@ -26,10 +28,23 @@ export interface RelayConnectionHooks {
   tabSession(frame: TabSessionFrame): void;
   request(frame: RequestFrame): Promise<unknown>;
   status(status: LinkStatus, detail: string): void;
+  /** The consent state for the side panel (sent while one is open). */
+  consent(frame: ConsentFrame): void;
+}
+
+/** A refusal the person's settings make, with the relay's code for it. */
+export class PersonRefusal extends Error {
+  constructor(
+    readonly code: (typeof PERSON_CODES)[number],
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Turns a rejection into the wire error the relay expects (Chrome's protocol errors kept whole). */
 export function toWireError(error: unknown): WireError {
+  if (error instanceof PersonRefusal) return { code: error.code, message: error.message };
   const message = error instanceof Error ? error.message : String(error);
   if (message.startsWith('{')) {
     try {
@@ -112,7 +127,8 @@ export class RelayConnection {
       this.#ws.send(text);
       return;
     }
-    if (frame.type === 'reply' || frame.type === 'ping') return;
+    // Replies, pings and what is only true now (the person's input, whether a panel is open: said again at each welcome) are not kept.
+    if (frame.type === 'reply' || frame.type === 'ping' || frame.type === 'personInput' || frame.type === 'panel') return;
     this.#outbox.push(text);
     if (this.#outbox.length > LIMITS.extensionEventBuffer) {
       this.#outbox.shift();
@@ -180,6 +196,8 @@ export class RelayConnection {
         return this.hooks.tabSession(frame);
       case 'pong':
         return;
+      case 'consent':
+        return this.hooks.consent(frame);
       case 'request':
         this.hooks.request(frame).then(
           (result) => this.send({ type: 'reply', id: frame.id, result: result ?? {} }),

@@ -20,6 +20,16 @@ export async function loadSettings(): Promise<Settings> {
   return normalizeSettings(await chrome.storage.local.get(['relayPort', 'token']));
 }
 
+/** The person's "Agents may open tabs in my browser" (options page; on unless they turned it off). */
+export async function agentsMayOpenTabs(): Promise<boolean> {
+  const { agentsMayOpenTabs: allowed } = await chrome.storage.local.get('agentsMayOpenTabs');
+  return allowed !== false;
+}
+
+export async function setAgentsMayOpenTabs(allowed: boolean): Promise<void> {
+  await chrome.storage.local.set({ agentsMayOpenTabs: allowed });
+}
+
 export async function saveSettings(settings: Settings): Promise<void> {
   await chrome.storage.local.set({ relayPort: settings.relayPort, token: settings.token });
 }

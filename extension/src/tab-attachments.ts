@@ -44,6 +44,8 @@ export class TabAttachments {
     private readonly out: { send(frame: ExtensionFrame): void },
     /** The set of attached tabs changed (one attached, or let go of): the policy rules follow, grants go after the last. */
     private readonly changed: () => void = () => {},
+    /** A tab was attached (or attached again) or let go of: the watch for the person's hands follows. */
+    private readonly each: { attached(tabId: number): void; forgotten(tabId: number): void } = { attached: () => {}, forgotten: () => {} },
   ) {
     this.ready = this.#load();
   }
@@ -118,6 +120,7 @@ export class TabAttachments {
     tab.targetId = targetInfo.targetId;
     await this.#persist();
     this.changed();
+    this.each.attached(tab.tabId);
     void badge.attached(tab.tabId);
     return { tabId: tab.tabId, ...(tab.sessionId ? { sessionId: tab.sessionId } : {}), targetInfo, reattached: true };
   }
@@ -152,6 +155,7 @@ export class TabAttachments {
     this.#tabs.set(tabId, { tabId, targetId: targetInfo.targetId, sessionId: known?.sessionId, ...(openerTabId !== undefined ? { openerTabId } : {}) });
     await this.#persist();
     this.changed();
+    this.each.attached(tabId);
     void badge.attached(tabId);
     return { tabId, targetInfo };
   }
@@ -214,6 +218,7 @@ export class TabAttachments {
     await this.#persist();
     void badge.clear(tabId);
     this.changed();
+    this.each.forgotten(tabId);
   }
 
   sendCommand(tabId: number, sessionId: string | undefined, method: string, params: Record<string, unknown> | undefined): Promise<unknown> {

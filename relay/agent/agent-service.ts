@@ -37,6 +37,9 @@ import { checkStorageState, readStorageState, writeStorageState } from './storag
 import { Snapshots } from './snapshots';
 import { Traces } from './traces';
 import { DEFAULT_HOLD_IDLE_MS, TabControl } from './tab-control';
+import { TabGate, type GateCall } from './tab-gate';
+import { PersonActivity } from '../consent/person-activity';
+import { PersonQuestions } from '../consent/person-questions';
 import { tabKey, tabOfKey, type TabKey } from './tab-key';
 
 const LEVELS: Record<string, number> = { debug: 0, trace: 0, log: 1, info: 1, dir: 1, dirxml: 1, table: 1, dialog: 1, warning: 2, error: 3, assert: 3, pageerror: 3 };
@@ -57,12 +60,16 @@ export class AgentService {
   readonly #hooks = new Hooks();
   readonly #control: TabControl;
   readonly #downloads: Downloads;
+  readonly #gate: TabGate;
+  readonly #questions: PersonQuestions;
 
   constructor(
     private readonly profiles: ProfileService,
     private readonly home: string,
     private readonly log: Logger,
     private readonly events: EventBus = new EventBus(),
+    /** The person's say over their browser: their hands on a tab, their answers to questions (the server shares them with the relay). */
+    consent: { activity: PersonActivity; questions: PersonQuestions } = { activity: new PersonActivity(() => profiles.settings.personIdleMs), questions: new PersonQuestions() },
   ) {
     this.#downloads = new Downloads(home, () => profiles.settings.downloadLimitMb * 1024 * 1024, log);
     this.#traces = new Traces(path.join(home, 'traces'));
@@ -75,6 +82,21 @@ export class AgentService {
       else if (change.state === 'started') events.emit({ type: 'handoff', profile, targetId, state: 'started', reason: change.reason });
       else events.emit({ type: 'handoff', profile, targetId, state: 'ended', by: change.by });
     });
+    this.#questions = consent.questions;
+    this.#gate = new TabGate({
+      find: (profile, targetId) => this.#pages.find(profile, targetId),
+      tabId: async (profile, idOrPrefix) => (await profiles.findTab(profile, idOrPrefix)).targetId,
+      resolve: (page, tab, ref) => this.#snapshots.resolve(page, tab, ref),
+      control: this.#control,
+      activity: consent.activity,
+      questions: consent.questions,
+      askOf: (profile) => profiles.askOf(profile),
+    });
+  }
+
+  /** The one gate of every call whose operation has a `gate` (tab-gate.ts); answers how long it waited. */
+  gate(call: GateCall): Promise<number> {
+    return this.#gate.pass(call);
   }
 
   async snapshot(profile: string, request: SnapshotRequest): Promise<SnapshotResult> {
@@ -101,7 +123,6 @@ export class AgentService {
   async act(profile: string, request: ActRequest): Promise<ActResult> {
     const found = await this.#pages.find(profile, request.targetId);
     const { page, targetId, driver, tab } = found;
-    this.#control.change(tab, request.session);
     const refs = refsOf(request);
     const what = `${request.kind}${refs.length ? ` ${refs.join(' → ')}` : ''}`;
     const resolve = (ref: string) => this.#snapshots.resolve(page, tab, ref);
@@ -175,7 +196,6 @@ export class AgentService {
     this.profiles.checkUrl(profile, request.url);
     const found = await this.#pages.find(profile, request.targetId);
     const { page, targetId, tab } = found;
-    this.#control.change(tab, request.session);
     const what = `navigate to ${request.url}`;
     return this.#bounded(found, what, request.timeoutMs, async () => {
       try {
@@ -285,7 +305,6 @@ export class AgentService {
    */
   async download(profile: string, request: HookRequest): Promise<ArmedResult & { download: DownloadEntry }> {
     const { page, tab, targetId } = await this.#pages.find(profile, request.targetId);
-    this.#control.change(tab, request.session);
     const target = request.ref ? await this.#snapshots.resolve(page, tab, request.ref) : undefined;
     const next = this.#downloads.next(page);
     try {
@@ -302,7 +321,6 @@ export class AgentService {
   async #arm(profile: string, request: HookRequest, kind: HookKind, arm: (found: AgentPage) => Promise<Partial<ArmedResult>>): Promise<ArmedResult> {
     const found = await this.#pages.find(profile, request.targetId);
     const { page, tab, targetId } = found;
-    this.#control.change(tab, request.session);
     const target = request.ref ? await this.#snapshots.resolve(page, tab, request.ref) : undefined;
     const answered = arm(found);
     if (!target || !request.ref) {
@@ -327,8 +345,7 @@ export class AgentService {
 
   /** Puts a storageState back: every cookie, and local storage where a tab shows its origin. */
   async storageImport(profile: string, request: TabRequest & { path?: string; state?: Record<string, unknown> }): Promise<StorageImportResult> {
-    const { page, tab } = await this.#pages.find(profile, request.targetId);
-    this.#control.change(tab, request.session);
+    const { page } = await this.#pages.find(profile, request.targetId);
     let raw: unknown = request.state;
     if (request.path !== undefined) {
       const text = await fs.readFile(request.path, 'utf8').catch((error: Error) => Promise.reject(new ClawdError('bad_request', `path ${JSON.stringify(request.path)} cannot be read: ${error.message}`)));
@@ -384,14 +401,19 @@ export class AgentService {
     }
   }
 
-  /** Before a tab is closed through the API: refused like any change while another holds it. */
-  checkClose(profile: string, targetId: string, session: string | undefined): void {
-    this.#control.change(tabKey(profile, targetId), session);
-  }
-
   /** After a tab is closed: nobody holds it any more. */
   forgetTab(profile: string, targetId: string): void {
     this.#control.forget(tabKey(profile, targetId));
+  }
+
+  /** The person dragged a tab of their browser into an agent session's tab group: that session holds it. */
+  assignTab(profile: string, targetId: string, session: string): void {
+    this.#control.assign(tabKey(profile, targetId), session);
+  }
+
+  /** The person pressed Stop: no session holds any tab of the profile, no hand-over goes on. */
+  releaseAll(profile: string): void {
+    this.#control.releaseProfile(profile);
   }
 
   /** Who holds a tab (for GET /tabs), if anyone. */
@@ -430,10 +452,14 @@ export class AgentService {
     holder: (tab: TabKey) => this.#control.holder(tab) ?? null,
     personTakes: (tab: TabKey) => this.#control.takeOver(tab),
     personDone: (tab: TabKey) => void this.#control.giveBack(tab, 'person'),
+    /** The questions waiting for the person on a profile, and their answer from the live view. */
+    questions: (profile: string) => this.#questions.pending(profile),
+    answer: (id: string, allow: boolean) => this.#questions.answer(id, allow, 'live view'),
   };
 
   async close(): Promise<void> {
     await this.#traces.close();
+    this.#gate.close();
     this.#control.close();
     await this.#pages.close();
   }

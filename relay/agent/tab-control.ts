@@ -8,7 +8,7 @@
 
 import { ClawdError } from '../errors';
 import { MAX_HANDOFF_WAIT_MS, type HandoffEnd, type HolderView } from '../operations/control-operations';
-import type { TabKey } from './tab-key';
+import { tabOfKey, type TabKey } from './tab-key';
 
 export const DEFAULT_HOLD_IDLE_MS = 10 * 60_000;
 
@@ -57,6 +57,14 @@ export class TabControl {
    * holds it; a named session takes (or keeps) the tab.
    */
   change(tab: TabKey, session: string | undefined): void {
+    const hold = this.check(tab, session);
+    if (session === undefined) return;
+    if (!hold) this.changed({ kind: 'hold', tab, state: 'taken', session });
+    this.#holds.set(tab, { kind: 'agent', session, lastUsed: this.now() });
+  }
+
+  /** Refuses, as `change` would, without taking the tab; answers the session's own hold, if any. */
+  check(tab: TabKey, session: string | undefined): AgentHold | undefined {
     const hold = this.#current(tab);
     if (hold?.kind === 'person') {
       throw new ClawdError('user_in_control', `the person has this tab: "${hold.reason}". Wait until they give it back (GET /handoff/wait), then take a new snapshot`);
@@ -64,9 +72,31 @@ export class TabControl {
     if (hold && hold.session !== session) {
       throw new ClawdError('tab_held', `the tab is held by the agent session "${hold.session}"${session ? '' : ' (this call names no session)'}: use another tab, or wait until it is released (DELETE /tabs/:id/hold) or idle for ${Math.round(this.idleMs / 60_000)} minutes`);
     }
-    if (session === undefined) return;
-    if (!hold) this.changed({ kind: 'hold', tab, state: 'taken', session });
+    return hold;
+  }
+
+  /**
+   * The person gave the tab to a session (they dragged it into its tab group): the session holds
+   * it, whoever held it before; a hand-over of it to the person ends.
+   */
+  assign(tab: TabKey, session: string): void {
+    const previous = this.#current(tab);
+    if (previous?.kind === 'person') this.#end(tab, previous, 'person');
+    else if (previous && previous.session !== session) this.changed({ kind: 'hold', tab, state: 'released', session: previous.session });
+    if (previous?.kind !== 'agent' || previous.session !== session) this.changed({ kind: 'hold', tab, state: 'taken', session });
     this.#holds.set(tab, { kind: 'agent', session, lastUsed: this.now() });
+  }
+
+  /** The person pressed Stop: every hold and hand-over of the profile's tabs ends. */
+  releaseProfile(profile: string): void {
+    for (const [tab, hold] of [...this.#holds]) {
+      if (tabOfKey(tab).profile !== profile) continue;
+      if (hold.kind === 'person') this.#end(tab, hold, 'person');
+      else {
+        this.#holds.delete(tab);
+        this.changed({ kind: 'hold', tab, state: 'released', session: hold.session });
+      }
+    }
   }
 
   /** Releases a session's hold (any session's, when none is named); false when there was none. */

@@ -22,7 +22,8 @@ export interface BrowserHub {
   tabs(): TabRecord[];
   /** By page target id or tab target id. */
   findTab(targetId: string): TabRecord | undefined;
-  createTab(url: string, active: boolean): Promise<TabRecord>;
+  /** `session`: the agent session whose clawd tab group it joins ('' for the plain `clawd` group). */
+  createTab(url: string, active: boolean, session: string): Promise<TabRecord>;
   closeTab(tab: TabRecord): Promise<void>;
   activateTab(tab: TabRecord): Promise<void>;
   /** A command for the person's whole browser that any attached tab's session answers (cookies). */
@@ -132,7 +133,8 @@ export class BrowserTarget {
       case 'Target.createTarget': {
         const p = paramsOf(cmd, 'Target.createTarget');
         const url = typeof p.url === 'string' && p.url !== '' ? p.url : 'about:blank';
-        const tab = await hub.createTab(url, p.background !== true);
+        // A raw client is an agent session of its own: its tabs join a group named after it.
+        const tab = await hub.createTab(url, p.background !== true, client.name);
         return { targetId: tab.targetId };
       }
       case 'Target.closeTarget':

@@ -27,7 +27,12 @@ export interface ClientSessionOptions {
   log: Logger;
   /** clawd's own agent layer (it says so in its upgrade): its doings are logged as operations, not as a raw client's. */
   internal?: boolean;
+  /** The agent session the client says it is (`?session=` or X-Clawd-Session on its upgrade). */
+  name?: string;
 }
+
+/** A session name a client may give itself: what the agent API's `session` takes. */
+export const CLIENT_NAME = /^[\w.-]{1,64}$/;
 
 type ParsedCommand = { ok: true; command: CdpCommand } | { ok: false; id?: number; sessionId: string; error: ClawdError };
 
@@ -67,6 +72,11 @@ export class ClientSession {
 
   get internal(): boolean {
     return this.options.internal === true;
+  }
+
+  /** An agent session of its own: named after the client when it says, else `cdp-N`. */
+  get name(): string {
+    return this.options.name ?? `cdp-${this.id}`;
   }
   #closed = false;
   #cut: NodeJS.Timeout | undefined;

@@ -6,11 +6,15 @@
 import type { RawData } from 'ws';
 import {
   CLOSE,
+  PERSON_CODES,
   PROTOCOL_VERSION,
   parseExtensionFrame,
   type EventFrame,
   type HandBackFrame,
   type HelloFrame,
+  type PanelFrame,
+  type PersonFrame,
+  type PersonInputFrame,
   type RelayFrame,
   type RequestOp,
   type RequestResults,
@@ -46,6 +50,9 @@ export interface ExtensionLinkHandlers {
   tabUpdated(link: ExtensionLink, frame: TabUpdatedFrame): void;
   handBack(link: ExtensionLink, frame: HandBackFrame): void;
   tabParked(link: ExtensionLink, frame: TabParkedFrame): void;
+  personInput(link: ExtensionLink, frame: PersonInputFrame): void;
+  panel(link: ExtensionLink, frame: PanelFrame): void;
+  person(link: ExtensionLink, frame: PersonFrame): void;
   closed(link: ExtensionLink, code: number, reason: string): void;
 }
 
@@ -136,7 +143,7 @@ export class ExtensionLink {
       case 'reply':
         if (frame.error) {
           const { code, message, cdp } = frame.error;
-          const kind = code === 'tab_gone' ? 'target_closed' : 'extension_error';
+          const kind = code === 'tab_gone' ? 'target_closed' : (PERSON_CODES as readonly string[]).includes(code) ? (code as (typeof PERSON_CODES)[number]) : 'extension_error';
           this.#pending.reject(frame.id, new ClawdError(kind, message, cdp ? { cdp } : {}));
         } else {
           this.#pending.resolve(frame.id, frame.result ?? {});
@@ -156,6 +163,12 @@ export class ExtensionLink {
         return this.handlers.handBack(this, frame);
       case 'tabParked':
         return this.handlers.tabParked(this, frame);
+      case 'personInput':
+        return this.handlers.personInput(this, frame);
+      case 'panel':
+        return this.handlers.panel(this, frame);
+      case 'person':
+        return this.handlers.person(this, frame);
     }
   };
 

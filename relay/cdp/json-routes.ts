@@ -105,7 +105,7 @@ export function createRelayApp(options: RelayAppOptions): Hono {
   });
 
   app.put('/json/new', async (c) => {
-    const tab = await switchboard.createTab(newTabUrl(new URL(c.req.url)), true);
+    const tab = await switchboard.createTab(newTabUrl(new URL(c.req.url)), true, '');
     return c.json(describe(c, tab));
   });
   app.get('/json/new', () => {

@@ -14,6 +14,7 @@ import { silentLogger, type Logger } from '../log';
 import { VERSION } from '../version';
 import { createRelayApp, type RelayAppOptions } from './json-routes';
 import { Switchboard, type SwitchboardOptions } from './switchboard';
+import { CLIENT_NAME } from './client-session';
 
 export interface RelayServerOptions {
   /** 0 picks a free port (tests). */
@@ -30,6 +31,7 @@ export interface RelayServerOptions {
   onHandBack?: SwitchboardOptions['onHandBack'];
   onClientNavigate?: SwitchboardOptions['onClientNavigate'];
   onPolicyRefusal?: SwitchboardOptions['onPolicyRefusal'];
+  consent?: SwitchboardOptions['consent'];
   pairing?: RelayAppOptions['pairing'];
 }
 
@@ -65,6 +67,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     ...(options.onHandBack ? { onHandBack: options.onHandBack } : {}),
     ...(options.onClientNavigate ? { onClientNavigate: options.onClientNavigate } : {}),
     ...(options.onPolicyRefusal ? { onPolicyRefusal: options.onPolicyRefusal } : {}),
+    ...(options.consent ? { consent: options.consent } : {}),
   });
   const app = createRelayApp({ switchboard, version: VERSION, token: options.token, extensionOrigins, port: () => port, ...(options.pairing ? { pairing: options.pairing } : {}) });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
@@ -95,7 +98,10 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     const page = pageMatch ? switchboard.findTab(decodeURIComponent(pageMatch[1]!)) : undefined;
     if (pageMatch && !page) return refuseUpgrade(socket, new ClawdError('target_not_found', `No such target id: ${pageMatch[1]}`));
     // clawd's own agent layer says who it is: its doings are logged as operations, not as a raw client's.
-    clientWss.handleUpgrade(req, socket, head, (ws) => switchboard.addClient(ws, page, req.headers['x-clawd-agent'] === '1'));
+    // A client may name the agent session it is (its tabs' group in the person's browser, its questions).
+    const said = url.searchParams.get('session') ?? req.headers['x-clawd-session'];
+    const name = typeof said === 'string' && CLIENT_NAME.test(said) ? said : undefined;
+    clientWss.handleUpgrade(req, socket, head, (ws) => switchboard.addClient(ws, page, req.headers['x-clawd-agent'] === '1', name));
   };
   server.on('upgrade', onUpgrade);
 

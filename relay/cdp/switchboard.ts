@@ -8,7 +8,9 @@
 // resets a tab's debugger session when its last client leaves.
 
 import type { WebSocket } from 'ws';
-import type { AnnouncedTab, BrowserInfo, HelloFrame, TabSession } from '../../shared/protocol';
+import type { AnnouncedTab, BrowserInfo, HelloFrame, PersonFrame, TabSession } from '../../shared/protocol';
+import type { ConsentState } from '../../shared/consent-state';
+import type { ClientGate } from './client-gate';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import { BrowserTarget, type BrowserHub } from './browser-target';
@@ -18,7 +20,7 @@ import { EventFence, UNFENCED_EVENTS } from './event-fence';
 import { DownloadRelay } from './download-relay';
 import type { ExtensionLink, LinkSocket } from './extension-link';
 import { ExtensionPresence, type PresenceOptions } from './extension-presence';
-import { SessionTable } from './session-table';
+import { SessionTable, type Binding } from './session-table';
 import { TabCommands } from './tab-commands';
 import { TabLink } from './tab-link';
 import { matchesFilter, pageTargetInfo, tabTargetInfo } from './target-info';
@@ -45,8 +47,23 @@ export interface SwitchboardOptions {
   onPolicyRefusal?: (url: string, reason: string) => void;
   /** A client navigated a tab's page (Page.navigate): the action log records it. */
   onClientNavigate?: (targetId: string, url: string) => void;
+  /** The person's say over their browser: their input, the side panel, the gate for raw clients. */
+  consent?: RelayConsent;
   timeouts: PresenceOptions['timeouts'] & { eventFenceMs: number };
   maxClientBufferedBytes: number;
+}
+
+/** What the relay hears from the person through the extension, and the gate raw clients pass. */
+export interface RelayConsent {
+  gate: ClientGate;
+  /** The person's own input in a tab (not an agent's: the relay saw none on its way to it). */
+  personInput(targetId: string): void;
+  /** A side panel (or the options page) opened or closed. */
+  panel(open: boolean): void;
+  /** The person's say in the side panel: an answer, Stop, a site to block, what to be asked. */
+  said(say: PersonFrame['say']): void;
+  /** The person dragged a tab into the clawd group of an agent session: it is that session's. */
+  handedTo(targetId: string, session: string): void;
 }
 
 type TargetEvent = 'Target.targetCreated' | 'Target.targetInfoChanged' | 'Target.targetDestroyed';
@@ -77,7 +94,19 @@ export class Switchboard implements BrowserHub {
           if (UNFENCED_EVENTS.has(frame.method)) this.#commands.deliver(tab, frame);
           else tab.fence.push(() => this.#commands.deliver(tab, frame));
         },
-        tabAttached: (link, frame) => void this.#registerTab(link, frame.tab),
+        tabAttached: (link, frame) => {
+          const record = this.#registerTab(link, frame.tab);
+          if (frame.tab.session) options.consent?.handedTo(record.targetId, frame.tab.session);
+        },
+        personInput: (_link, frame) => {
+          const tab = this.#registry.byTabId(frame.tabId);
+          // Input an agent sent a moment ago shows in the page too: only the rest is the person's.
+          if (!tab) return;
+          if (this.#link.agentInputNear(tab)) this.#log.debug(`tab ${tab.tabId}: input taken for an agent's`);
+          else options.consent?.personInput(tab.targetId);
+        },
+        panel: (_link, frame) => options.consent?.panel(frame.open),
+        person: (_link, frame) => options.consent?.said(frame.say),
         tabParked: (_link, frame) => {
           const tab = this.#registry.byTabId(frame.tabId);
           if (!tab) return;
@@ -241,10 +270,11 @@ export class Switchboard implements BrowserHub {
 
   // ---- BrowserHub: what the extension does for Target.* ------------------------------------
 
-  async createTab(url: string, active: boolean): Promise<TabRecord> {
+  /** Opens a tab in the person's browser; it joins the clawd tab group of agent session `session` ('' for the plain `clawd` group). */
+  async createTab(url: string, active: boolean, session: string): Promise<TabRecord> {
     this.policy.check(url, 'opening a tab');
     const link = await this.#presence.awaitLink('Target.createTarget');
-    const { tab } = await link.request({ op: 'createTab', url, active }, `Target.createTarget (${url})`);
+    const { tab } = await link.request({ op: 'createTab', url, active, ...(session ? { session } : {}) }, `Target.createTarget (${url})`);
     return this.#registerTab(link, tab);
   }
 
@@ -287,7 +317,7 @@ export class Switchboard implements BrowserHub {
   // ---- CDP clients --------------------------------------------------------------------------
 
   /** A new client passed the guards. `page` scopes it to one tab (`/devtools/page/<id>`). */
-  addClient(ws: WebSocket, page?: TabRecord, internal = false): ClientSession {
+  addClient(ws: WebSocket, page?: TabRecord, internal = false, name?: string): ClientSession {
     const client = new ClientSession(
       ws,
       {
@@ -298,11 +328,16 @@ export class Switchboard implements BrowserHub {
           this.#log.debug(`client ${c.id} disconnected`);
         },
       },
-      { maxBufferedBytes: this.options.maxClientBufferedBytes, log: this.#log, internal },
+      { maxBufferedBytes: this.options.maxClientBufferedBytes, log: this.#log, internal, ...(name ? { name } : {}) },
     );
     this.#table.addClient(client, page);
     this.#log.debug(`client ${client.id} connected${page ? ` to tab ${page.tabId}` : ''}`);
     return client;
+  }
+
+  /** The consent state for the side panel, sent to the extension (while a panel is open). */
+  sendConsent(state: ConsentState): void {
+    this.#presence.ready?.send({ type: 'consent', state });
   }
 
   #onCommand(client: ClientSession, cmd: CdpCommand): void {
@@ -310,6 +345,16 @@ export class Switchboard implements BrowserHub {
     const respond = (error: unknown, result?: unknown) =>
       error ? client.sendError(cmd.id, cmd.sessionId, error) : client.sendResult(cmd.id, cmd.sessionId, result);
     if (!binding) return respond(new ClawdError('session_not_found', `Session with given id not found: ${cmd.sessionId}`));
+    // A raw client waits while the person's hands are on the tab, or for their answer when they asked to be asked.
+    const waiting = this.options.consent?.gate.before(client, binding.kind === 'browser' ? undefined : binding.tab, cmd.method, cmd.params);
+    if (waiting) {
+      waiting.then(() => this.#dispatch(client, binding, cmd, respond), respond);
+      return;
+    }
+    this.#dispatch(client, binding, cmd, respond);
+  }
+
+  #dispatch(client: ClientSession, binding: Binding, cmd: CdpCommand, respond: (error: unknown, result?: unknown) => void): void {
     if (binding.kind === 'page' || binding.kind === 'child') return this.#commands.command(binding, cmd, respond);
     const work = binding.kind === 'browser' ? this.#browserTarget.browserCommand(client, cmd) : this.#browserTarget.tabCommand(client, binding, cmd);
     work.then((result) => respond(undefined, result), respond);

@@ -10,10 +10,24 @@ import type { ExtensionPresence } from './extension-presence';
 import type { Settle } from './pending-calls';
 import type { TabRecord, TargetRegistry } from './target-registry';
 
+/**
+ * How long after an agent's input command answered its page's events still count as the agent's:
+ * the page's word that it saw input comes by another path (the extension's content script) and
+ * may trail the answer. A person's input inside that moment is taken for the agent's.
+ */
+export const AGENT_INPUT_GRACE_MS = 500;
+
+interface AgentInput {
+  inFlight: number;
+  lastEnd: number;
+}
+
 export class TabLink {
   // Added while a tab's debugger session is being replaced; commands for the tab wait for it.
   // Removed when the reset settles.
   readonly #resets = new Map<TabRecord, Promise<void>>();
+  // Input.* commands each tab was sent (by any client: every agent's input goes through here).
+  readonly #input = new WeakMap<TabRecord, AgentInput>();
 
   constructor(
     private readonly presence: ExtensionPresence,
@@ -89,10 +103,28 @@ export class TabLink {
     return done;
   }
 
+  /** Whether input the tab's page saw now may be an agent's: an input command is on its way, or answered a moment ago. */
+  agentInputNear(tab: TabRecord, now = Date.now()): boolean {
+    const input = this.#input.get(tab);
+    return input !== undefined && (input.inFlight > 0 || now - input.lastEnd < AGENT_INPUT_GRACE_MS);
+  }
+
   #sendOn(link: ExtensionLink, tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>): void {
     if (!this.registry.holds(tab)) {
       settle(new ClawdError('target_closed', `${method} was not sent: tab ${tab.tabId} is no longer attached`));
       return;
+    }
+    if (method.startsWith('Input.')) {
+      let input = this.#input.get(tab);
+      if (!input) this.#input.set(tab, (input = { inFlight: 0, lastEnd: 0 }));
+      input.inFlight++;
+      const inner = settle;
+      const counted = input;
+      settle = (error, result) => {
+        counted.inFlight--;
+        counted.lastEnd = Date.now();
+        inner(error, result);
+      };
     }
     const seq = tab.fence.begin();
     const op = childId === undefined ? { op: 'cdp' as const, tabId: tab.tabId, method, params } : { op: 'cdp' as const, tabId: tab.tabId, sessionId: childId, method, params };

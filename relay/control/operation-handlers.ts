@@ -75,16 +75,14 @@ export const HANDLERS: Handlers = {
     return { profile, tabs };
   },
   tabOpen: async (s, profile, input) => {
-    const tab = await s.profiles.openTab(profile, input.url);
+    const tab = await s.profiles.openTab(profile, input.url, input.session);
     s.events.emit({ type: 'tab', profile, targetId: tab.targetId, state: 'opened', url: tab.url });
     return tab;
   },
   tabFocus: (s, profile, input) => s.profiles.focusTab(profile, input.targetId),
   tabClose: async (s, profile, input) => {
-    const wanted = await s.profiles.findTab(profile, input.targetId);
-    // Closing is a change like any other: refused while another session or the person holds the tab.
-    s.agent.checkClose(profile, wanted.targetId, input.session);
-    const tab = await s.profiles.closeTab(profile, wanted.targetId);
+    // Closing is a change like any other: the gate refused it while another session or the person held the tab.
+    const tab = await s.profiles.closeTab(profile, input.targetId);
     s.agent.forgetTab(profile, tab.targetId);
     s.events.emit({ type: 'tab', profile, targetId: tab.targetId, state: 'closed' });
     return tab;
@@ -109,7 +107,12 @@ export const HANDLERS: Handlers = {
     return { profile, entries };
   },
   policy: async (s, profile) => s.profiles.policyInForce(profile),
-  policySet: (s, profile, input) => s.profiles.setPolicy(profile, { ...(input.allow ? { allow: input.allow } : {}), ...(input.block ? { block: input.block } : {}) }, input.global),
+  policySet: async (s, profile, input) => {
+    const lists = input.allow !== undefined || input.block !== undefined;
+    if (input.ask !== undefined) await s.profiles.setAsk(profile, input.ask);
+    if (!lists && input.ask !== undefined) return s.profiles.policyInForce(profile);
+    return s.profiles.setPolicy(profile, { ...(input.allow ? { allow: input.allow } : {}), ...(input.block ? { block: input.block } : {}) }, input.global);
+  },
 };
 
 /**
@@ -125,11 +128,18 @@ export class LocalInvoker implements Invoker {
     const began = performance.now();
     const deps = { log: this.services.actions, agent: this.services.agent, logText: () => this.services.profiles.settings.logText };
     try {
-      const work = () => handler(this.services, name, input);
+      const gate = operation.gate;
+      const work = async () => {
+        // The one gate (agent/tab-gate.ts): holds, the person's hands, what the person asked to be
+        // asked. Time spent waiting there comes off the call's own bound.
+        const waited = gate ? await this.services.agent.gate({ profile: name, spec: gate, input, label: callLabel(deps, operation, name, input) }) : 0;
+        const bounded = waited > 0 && typeof input.timeoutMs === 'number' ? { ...input, timeoutMs: Math.max(1, input.timeoutMs - waited) } : input;
+        return handler(this.services, name, bounded);
+      };
       // While the profile is traced, each agent call is a named action in the trace.
       const traced = operation.cli.group === 'agent' && operation.name !== 'trace' ? () => this.services.agent.traced(name, () => callLabel(deps, operation, name, input), work) : work;
-      const { value: result, notes } = await collectNotes(traced);
-      for (const said of notes) note?.(said);
+      // Notes reach the door as they are said (a call waiting for the person says so at once).
+      const { value: result } = await collectNotes(traced, note);
       void recordCall(deps, operation, name, input, { result }, performance.now() - began);
       return result;
     } catch (error) {

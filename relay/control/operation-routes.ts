@@ -30,7 +30,13 @@ export function registerOperationRoutes(app: Hono, invoker: Invoker): void {
       // POST /act: the body's kind says which action (a 400 listing them when it names none).
       const operation = listed.http.kind !== undefined ? actOperation(body?.kind) : listed;
       const input = parseOperationInput(operation, await rawInput(c, operation, body), body ? 'json' : 'text');
-      const result = await invoker.invoke(operation, c.req.query('profile'), input, (note) => c.header(NOTE_HEADER, note, { append: true }));
+      const result = await invoker.invoke(operation, c.req.query('profile'), input, (note) => {
+        c.header(NOTE_HEADER, note, { append: true });
+        // Said at once too, as 103 Early Hints, for a caller that waits (for the person's answer).
+        // Node sends Early Hints only with a Link: `</>` (this server) asks nothing of anyone.
+        const outgoing = (c.env as { outgoing?: { writeEarlyHints?(hints: Record<string, string>): void; headersSent?: boolean } } | undefined)?.outgoing;
+        if (outgoing && !outgoing.headersSent) outgoing.writeEarlyHints?.({ link: '</>; rel=preconnect', [NOTE_HEADER]: note });
+      });
       return c.json(result);
     });
   }

@@ -1,6 +1,7 @@
 // What happened, for whoever watches (GET /events, and the live view once it lands): browsers
 // started and stopped, tabs opened, closed and navigated, a person's tabs attached and detached
-// (the extension), holds taken and released, hand-overs started and ended. Producers emit; each subscriber gets every event from its subscription on.
+// (the extension), holds taken and released, hand-overs started and ended, questions for the
+// person and their answers, the person's hands on a tab. Producers emit; each subscriber gets every event from its subscription on.
 // Synchronous and bounded by its subscribers: a slow one is the SSE stream's problem, which
 // drops it (see control-app's /events).
 
@@ -31,7 +32,11 @@ export type ClawdEvent =
   | ({ type: 'action' } & Omit<ActionEntry, 'time'>)
   | { type: 'tab'; profile: string; targetId: string; state: 'opened' | 'closed' | 'navigated' | 'attached' | 'detached'; url?: string; reason?: string }
   | { type: 'hold'; profile: string; targetId: string; state: 'taken' | 'released'; session: string }
-  | { type: 'handoff'; profile: string; targetId: string; state: 'started' | 'ended'; reason?: string; by?: 'person' | 'agent' | 'timeout' };
+  | { type: 'handoff'; profile: string; targetId: string; state: 'started' | 'ended'; reason?: string; by?: 'person' | 'agent' | 'timeout' }
+  /** A question for the person (ask-before), asked and then answered: allowed, declined, or unanswered within the call's bound. */
+  | { type: 'question'; profile: string; targetId?: string; state: 'asked' | 'allowed' | 'declined' | 'unanswered'; id: string; kinds: string[]; what: string; url?: string; session?: string; by?: string }
+  /** The person's own hands on a tab of their browser: agents wait while it is `active`. */
+  | { type: 'person'; profile: string; targetId: string; state: 'active' | 'idle' };
 
 export type EventListener = (event: ClawdEvent & { time: string }) => void;
 

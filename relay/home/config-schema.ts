@@ -5,6 +5,7 @@
 import { DEFAULT_RELAY_PORT, LOOPBACK_HOST } from '../../shared/defaults';
 import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
+import { DEFAULT_EXTENSION_ASK, parseAskKinds, type AskKind } from '../../shared/ask-kinds';
 
 export type Driver = 'managed' | 'extension' | 'remote';
 
@@ -17,6 +18,8 @@ export interface ProfileConfig {
   color: string;
   /** This profile's origin policy: replaces `browser.policy` for it. */
   policy?: PolicyConfig;
+  /** What the person is asked before (the default: storage on an extension profile, nothing elsewhere). */
+  ask?: AskKind[];
 }
 
 export interface BrowserConfig {
@@ -34,6 +37,8 @@ export interface BrowserConfig {
   autoStart: boolean;
   /** A download an agent causes is cancelled past this many megabytes (default 500). */
   downloadLimitMb: number;
+  /** How long after the person's last input in a tab of their browser agents stay off it (default 3,000). */
+  personIdleMs: number;
   /** Managed CDP ports are allocated from this range (inclusive). */
   cdpPortRange: { from: number; to: number };
   /** The sites agents may reach, unless a profile has its own policy. */
@@ -44,6 +49,7 @@ export interface BrowserConfig {
 const PROFILE_NAME_RULE = 'lowercase letters, digits and hyphens, starting with a letter or digit, at most 64 characters';
 const PROFILE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
+export const DEFAULT_PERSON_IDLE_MS = 3_000;
 const DEFAULT_CDP_PORT_RANGE = { from: 18800, to: 18899 } as const;
 const LOBSTER_ORANGE = '#FF4500';
 /** Colours for new profiles: the first one no profile uses yet. */
@@ -80,6 +86,7 @@ export function defaultBrowserConfig(relayPort: number = DEFAULT_RELAY_PORT, cla
     logText: false,
     autoStart: true,
     downloadLimitMb: 500,
+    personIdleMs: DEFAULT_PERSON_IDLE_MS,
     cdpPortRange: { ...DEFAULT_CDP_PORT_RANGE },
     profiles: {
       clawd: { driver: 'managed', cdpPort: clawdPort, color: LOBSTER_ORANGE },
@@ -122,6 +129,11 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
     if (typeof p.color !== 'string' || !/^#[0-9A-Fa-f]{6}$/.test(p.color)) fail(`${key}.color`, 'must be a colour like "#FF4500"', p.color);
     const profile: ProfileConfig = { driver: driver as Driver, color: (p.color as string).toUpperCase() };
     if (p.policy !== undefined) profile.policy = parsePolicy(p.policy, `browser.${key}.policy`, file);
+    if (p.ask !== undefined) {
+      const kinds = parseAskKinds(p.ask);
+      if (typeof kinds === 'string') fail(`${key}.ask`, kinds, p.ask);
+      profile.ask = kinds as AskKind[];
+    }
     if (driver === 'managed') {
       profile.cdpPort = port(`${key}.cdpPort`, p.cdpPort);
       if (RESERVED_PORTS.has(profile.cdpPort)) fail(`${key}.cdpPort`, 'must not be 9222 (reserved for ad-hoc debugging)', p.cdpPort);
@@ -152,6 +164,7 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
     logText: bool('logText'),
     autoStart: bool('autoStart'),
     downloadLimitMb: downloadLimit(v.downloadLimitMb, fail),
+    personIdleMs: personIdle(v.personIdleMs, fail),
     cdpPortRange: range,
     ...(v.policy !== undefined ? { policy: parsePolicy(v.policy, 'browser.policy', file) } : {}),
     profiles,
@@ -192,6 +205,19 @@ function downloadLimit(value: unknown, fail: (key: string, rule: string, value: 
   if (value === undefined) return 500;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 100_000) fail('downloadLimitMb', 'must be a number of megabytes above 0, at most 100000', value);
   return value as number;
+}
+
+function personIdle(value: unknown, fail: (key: string, rule: string, value: unknown) => never): number {
+  if (value === undefined) return DEFAULT_PERSON_IDLE_MS;
+  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 60_000) fail('personIdleMs', 'must be a whole number of milliseconds from 0 to 60000', value);
+  return value as number;
+}
+
+/** What the person is asked before on a profile: its own list, else the driver's default. */
+export function askOf(config: BrowserConfig, profile: string): AskKind[] {
+  const own = config.profiles[profile];
+  if (own?.ask) return own.ask;
+  return own?.driver === 'extension' ? [...DEFAULT_EXTENSION_ASK] : [];
 }
 
 /** The first colour of the palette no profile uses (cycling when all are taken). */

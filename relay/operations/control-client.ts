@@ -2,8 +2,11 @@
 // runs): $CLAWD_CONTROL_URL if set, else the address in serve.json in the home (so a server on
 // other ports is found), else the default port; the token from config.json. `invoke` calls an
 // operation where the table says it lives. Every request has a timeout; a server that cannot be
-// reached says how to start it.
+// reached says how to start it. Requests go through node:http rather than fetch, which drops
+// informational answers: the server says a note at once (waiting for the person's answer) as a
+// 103 with X-Clawd-Note, and the caller hears it then, not when the answer comes.
 
+import http from 'node:http';
 import { DEFAULT_CONTROL_PORT } from '../../shared/defaults';
 import { ClawdError, type ErrorCode } from '../errors';
 import { loadConfig } from '../home/config-store';
@@ -68,13 +71,16 @@ export class ControlClient implements Invoker {
     if (options.profile) url.searchParams.set('profile', options.profile);
     // A safety net only: the server bounds every action itself (at most 60 s, plus its own steps).
     const timeoutMs = options.timeoutMs ?? 90_000;
-    let response: Response;
+    let heard = 0; // notes said early; the final answer carries them all again
+    const hear = (value: string | string[] | undefined, from: number) => {
+      const notes = (Array.isArray(value) ? value.join(', ') : (value ?? '')).split(', ').filter(Boolean);
+      for (const note of notes.slice(from)) options.note?.(note);
+      return notes.length;
+    };
+    let response: { status: number; notes: string | string[] | undefined; text: string };
     try {
-      response = await fetch(url, {
-        method,
-        headers: { Authorization: `Bearer ${this.token}`, ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-        signal: AbortSignal.timeout(timeoutMs),
+      response = await request(url, method, { Authorization: `Bearer ${this.token}`, ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}) }, options.body === undefined ? undefined : JSON.stringify(options.body), timeoutMs, (notes) => {
+        heard += hear(notes, 0);
       });
     } catch (error) {
       const timedOut = (error as Error).name === 'TimeoutError';
@@ -84,19 +90,36 @@ export class ControlClient implements Invoker {
         { cause: error },
       );
     }
-    const notes = response.headers.get(NOTE_HEADER);
-    if (notes && options.note) for (const note of notes.split(', ')) options.note(note);
-    const text = await response.text();
+    hear(response.notes, heard);
+    const text = response.text;
     let body: unknown;
     try {
       body = text === '' ? {} : JSON.parse(text);
     } catch {
       throw new ClawdError('upstream_error', `${this.url}${path} answered HTTP ${response.status} with something that is not JSON: is this the clawd control API?`);
     }
-    if (!response.ok) {
+    if (response.status < 200 || response.status > 299) {
       const error = (body as { error?: { code?: string; message?: string } }).error;
       throw new ClawdError((error?.code as ErrorCode | undefined) ?? 'upstream_error', error?.message ?? `HTTP ${response.status}`);
     }
     return body as T;
   }
+}
+
+/** One HTTP request: the status, the final notes header and the body; `early` hears the notes of each 103 as it comes. */
+function request(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, early: (notes: string | string[] | undefined) => void): Promise<{ status: number; notes: string | string[] | undefined; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers: { ...headers, ...(body !== undefined ? { 'Content-Length': Buffer.byteLength(body) } : {}) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, notes: res.headers[NOTE_HEADER], text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('information', (info) => {
+      if (info.statusCode === 103) early(info.headers[NOTE_HEADER]);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timed out'), { name: 'TimeoutError' })));
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -44,6 +44,7 @@ export const upload = operation<ArmedResult>()({
   }),
   http: { method: 'POST', path: '/hooks/file-chooser' },
   logged: true,
+  gate: { changes: true, asks: ['upload'] },
   cli: { group: 'agent', args: [{ field: 'paths', value: 'PATH', rest: true }], flags: { ref: { value: 'REF' } } },
   mcp: { tool: 'upload' },
   example: { paths: ['/tmp/cv.pdf'], ref: 'e9' },
@@ -58,6 +59,7 @@ export const dialog = operation<ArmedResult>()({
   input: z.object({ ...hookFields, accept: z.boolean({ required_error: 'is required: true to accept, false to dismiss' }).describe('accept (or dismiss) it'), promptText: z.string().optional().describe("a prompt's answer") }),
   http: { method: 'POST', path: '/hooks/dialog' },
   logged: true,
+  gate: { changes: true },
   cli: {
     group: 'agent',
     flags: { promptText: { value: 'TEXT' }, ref: { value: 'REF' } },
@@ -89,6 +91,7 @@ export const download = operation<ArmedResult & { download: DownloadEntry }>()({
   input: hookInput,
   http: { method: 'POST', path: '/hooks/download' },
   logged: true,
+  gate: { changes: true, asks: ['download'] },
   cli: { group: 'agent', flags: { ref: { value: 'REF' } } },
   mcp: { tool: 'download', as: 'wait' },
   example: { ref: 'e14' },

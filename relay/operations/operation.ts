@@ -5,6 +5,7 @@
 // from these entries (operation-table.ts lists them), so a field added here reaches every door.
 
 import type { z } from 'zod';
+import type { AskKind } from '../../shared/ask-kinds';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -69,6 +70,32 @@ export interface FollowUp<R> {
   input(result: R, input: Record<string, unknown>): Record<string, unknown>;
 }
 
+/** What a call touches, for the questions that depend on it: the elements it acts on, the address it loads. */
+export interface Touches {
+  /** The refs of the elements it acts on. */
+  refs?: string[];
+  /** How it may send a form: a click on its element, or Enter in it (or in the focused field). */
+  sends?: 'click' | 'enter';
+  /** The address it loads (a navigation, a new tab). */
+  url?: string;
+}
+
+/**
+ * How a call passes the one gate every call that changes a tab, or that the person may be asked
+ * about, goes through before it runs (agent/tab-gate.ts): who holds the tab, the person's own
+ * hands on it, and the questions the person asked to be asked.
+ */
+export interface GateSpec<I> {
+  /** It changes the tab it names: refused while another session or the person holds it; waits while the person is using it. */
+  changes: boolean;
+  /** It acts on the tab, not its page (closing it): a crashed or stuck page does not stop it. */
+  tabOnly?: true;
+  /** What it is, whatever it touches, that the person may ask about (evaluate, download, upload, storage). */
+  asks?: readonly AskKind[];
+  /** What it touches (submit and new-site questions depend on it). */
+  touches?(input: I): Touches;
+}
+
 export interface Operation<S extends z.AnyZodObject = z.AnyZodObject, R = any> {
   /** Its name: the MCP act kind or tool action, and the key of the table. */
   name: string;
@@ -91,6 +118,8 @@ export interface Operation<S extends z.AnyZodObject = z.AnyZodObject, R = any> {
   followUp?: FollowUp<R>;
   /** It changes a page or a tab: every call is recorded in the action log. */
   logged?: true;
+  /** It passes the gate first (it changes a tab, or the person may be asked about it). */
+  gate?: GateSpec<z.output<S>>;
   /** How long a client waits for the answer (the server bounds the work; this is the client's net). */
   clientTimeoutMs?(input: z.output<S>): number;
   /** Progress a client shows while it waits, when the wait can be long (a browser starting). */

@@ -127,6 +127,7 @@ export const navigate = operation<NavigateResult>()({
   }),
   http: { method: 'POST', path: '/navigate' },
   logged: true,
+  gate: { changes: true, touches: (i) => ({ url: i.url }) },
   cli: { group: 'agent', args: [{ field: 'url', value: 'URL' }] },
   mcp: { tool: 'navigate', defaults: { snapshot: 'brief' satisfies PageView } },
   example: { url: 'https://example.com' },

@@ -2,7 +2,7 @@
 // and reached through this process's relay. There is nothing to launch or stop: the browser is
 // the user's. Status says whether the extension is connected and what to do if not.
 
-import { CdpHttp } from '../browser/cdp-http';
+import { CdpHttp, type CdpTarget } from '../browser/cdp-http';
 import type { RelayServer } from '../cdp/relay-server';
 import { ClawdError } from '../errors';
 import type { BrowserConfig, ProfileConfig } from '../home/config-schema';
@@ -40,6 +40,12 @@ export class ExtensionDriver implements ProfileDriver {
   }
 
   readonly playwright: { url: string; headers: Record<string, string> };
+
+  /** In the person's browser, a tab an agent opens joins its session's clawd tab group (the extension groups it). */
+  async openTab(url: string, session: string | undefined): Promise<CdpTarget> {
+    const tab = await this.relay.switchboard.createTab(url, true, session ?? '');
+    return { id: tab.targetId, type: 'page', title: tab.info.title, url: tab.info.url };
+  }
 
   async status(enabled: boolean): Promise<ProfileStatus> {
     const switchboard = this.relay.switchboard;

@@ -3,7 +3,7 @@
 
 import path from 'node:path';
 import type { Logger } from '../log';
-import type { CdpHttp, CdpVersion } from '../browser/cdp-http';
+import type { CdpHttp, CdpTarget, CdpVersion } from '../browser/cdp-http';
 import { browserVersion, findExecutable } from '../browser/executable';
 import { decideLaunch } from '../browser/launch-args';
 import { ManagedBrowser } from '../browser/managed-browser';
@@ -53,6 +53,11 @@ export class ManagedDriver implements ProfileDriver {
 
   #executable() {
     return findExecutable(this.settings.executablePath);
+  }
+
+  /** Our own browser has no tab groups: a tab is a tab. */
+  openTab(url: string): Promise<CdpTarget> {
+    return this.cdp.open(url);
   }
 
   async status(enabled: boolean, confirmed?: CdpVersion): Promise<ProfileStatus> {

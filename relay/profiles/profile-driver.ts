@@ -5,7 +5,7 @@
 // happens to an unasked dialog, may a tab be brought to the front) is a member of the driver,
 // never a branch on its kind elsewhere.
 
-import type { CdpHttp, CdpVersion } from '../browser/cdp-http';
+import type { CdpHttp, CdpTarget, CdpVersion } from '../browser/cdp-http';
 import type { ClawdError } from '../errors';
 import type { Driver } from '../home/config-schema';
 
@@ -69,6 +69,8 @@ export interface ProfileDriver {
   readonly policyEnforcement: 'interception' | 'extension';
   /** The endpoint tab operations use. */
   readonly cdp: CdpHttp;
+  /** Opens a tab; in a person's browser it joins the clawd tab group of `session` (or plain `clawd`). */
+  openTab(url: string, session: string | undefined): Promise<CdpTarget>;
   /** Where Playwright connects (connectOverCDP), with any headers it needs. */
   readonly playwright: { url: string; headers?: Record<string, string> };
   /** `confirmed`: what a `start` just now got from the endpoint, so status need not ask again. */

@@ -7,7 +7,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
-import { RESERVED_PORTS, isLoopbackUrl, nextColor, parsePolicy, policyOf, profileNameProblem, type BrowserConfig, type Driver, type ProfileConfig } from '../home/config-schema';
+import type { AskKind } from '../../shared/ask-kinds';
+import { RESERVED_PORTS, askOf, isLoopbackUrl, nextColor, parsePolicy, policyOf, profileNameProblem, type BrowserConfig, type Driver, type ProfileConfig } from '../home/config-schema';
 import { ExtensionDriver } from './extension-driver';
 import { ManagedDriver } from './managed-driver';
 import type { ProfileDriver, ProfileStatus } from './profile-driver';
@@ -38,6 +39,8 @@ export interface PolicyInForce {
   source: 'profile' | 'global' | 'none';
   allow?: string[];
   block?: string[];
+  /** What the person is asked before on this profile. */
+  ask: AskKind[];
 }
 
 export class ProfileService {
@@ -84,7 +87,7 @@ export class ProfileService {
 
   policyInForce(name: string): PolicyInForce {
     const { source, config } = policyOf(this.settings, name);
-    return { profile: name, source, ...config };
+    return { profile: name, source, ...config, ask: this.askOf(name) };
   }
 
   /** The profile's policy as a matcher. */
@@ -153,6 +156,18 @@ export class ProfileService {
     })();
     this.#guards.set(name, starting);
     await starting;
+  }
+
+  /** What the person is asked before on the profile, written to config.json and in force at once (the person's: never an MCP tool). */
+  async setAsk(name: string, kinds: AskKind[]): Promise<PolicyInForce> {
+    this.#config = await updateConfig(this.home, (config) => {
+      const profile = config.browser.profiles[name];
+      if (!profile) throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(name)}`);
+      profile.ask = [...kinds];
+      return config;
+    });
+    await Promise.all([...this.#policyListeners].map((listener) => listener()));
+    return this.policyInForce(name);
   }
 
   /** Calls `listener` whenever a policy changes; returns its removal. */
@@ -228,10 +243,15 @@ export class ProfileService {
     return (await (await this.ensureRunning(name)).cdp.list()).map(toTab);
   }
 
-  async openTab(name: string, url: unknown): Promise<Tab> {
+  async openTab(name: string, url: unknown, session?: string): Promise<Tab> {
     const target = checkOpenUrl(url);
     this.checkUrl(name, target);
-    return toTab(await (await this.ensureRunning(name)).cdp.open(target));
+    return toTab(await (await this.ensureRunning(name)).openTab(target, session));
+  }
+
+  /** What the person asked to be asked before on the profile (browser.profiles.<name>.ask, or its driver's default). */
+  askOf(name: string): AskKind[] {
+    return askOf(this.settings, name);
   }
 
   /** A tab by its id or a unique prefix (ambiguous → 409, unknown → 404). */

@@ -1,7 +1,7 @@
 // A remote profile: a CDP endpoint someone else runs (a browserless or Playwright server, or a
 // tunnel). Attach only: clawd never launches or stops a remote browser.
 
-import { CdpHttp, type CdpVersion } from '../browser/cdp-http';
+import { CdpHttp, type CdpTarget, type CdpVersion } from '../browser/cdp-http';
 import { ClawdError } from '../errors';
 import type { ProfileConfig } from '../home/config-schema';
 import type { PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
@@ -22,6 +22,11 @@ export class RemoteDriver implements ProfileDriver {
   }
 
   readonly playwright: { url: string };
+
+  /** Our own browser has no tab groups: a tab is a tab. */
+  openTab(url: string): Promise<CdpTarget> {
+    return this.cdp.open(url);
+  }
 
   async status(enabled: boolean, confirmed?: CdpVersion): Promise<ProfileStatus> {
     const version = confirmed ?? (await this.cdp.isReady(2_000));

@@ -21,7 +21,7 @@ import { jsonBody } from '../http/request-body';
 /** Routes the page loads before it has a session. */
 const OPEN_PATHS = new Set(['/view', '/view/app.js', '/view/login']);
 /** Routes the view session opens besides those (the token opens them too). */
-const SESSION_PATHS = new Set(['/view/api/tabs', '/view/api/actions', '/view/ws', '/events']);
+const SESSION_PATHS = new Set(['/view/api/tabs', '/view/api/actions', '/view/api/questions', '/view/api/answer', '/view/ws', '/events']);
 
 export function isViewPath(path: string): boolean {
   return OPEN_PATHS.has(path) || SESSION_PATHS.has(path);
@@ -88,6 +88,16 @@ export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { serv
       }),
     );
     return c.json({ profiles: listed });
+  });
+  // The questions waiting for the person (ask-before); new ones come as `question` events.
+  app.get('/view/api/questions', (c) => c.json({ questions: agent.view.questions(service.resolve(c.req.query('profile'))) }));
+  // The person's Allow or Deny. Only a signed-in view answers: the token is an agent's too, and
+  // an agent must never answer its own questions.
+  app.post('/view/api/answer', async (c) => {
+    if (!auth.hasSession(c.req.header('cookie'))) throw new ClawdError('unauthorized', "questions are answered by the person, in the live view or the side panel: sign in with the link `clawd view` prints");
+    const { id, allow } = await jsonBody(c);
+    if (typeof id !== 'string' || typeof allow !== 'boolean') throw new ClawdError('bad_request', 'give {id, allow}: the question and true or false');
+    return c.json({ answered: agent.view.answer(id, allow) });
   });
   // The tab's recent actions, shown beside the picture (new ones come as `action` events).
   app.get('/view/api/actions', async (c) => {

@@ -85,6 +85,9 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
     expect(await view.locator('#address').inputValue()).toBe(ctx.pages.url('/live'));
     // What the agent did is listed beside the picture as it happens (the action log).
     await until('the click listed', async () => (await view.getByRole('region', { name: 'What agents did in this tab' }).textContent())?.includes(`click ${paint} button "Paint"`), 5_000);
+    // Where the eye goes: above the fold, not under the picture.
+    const list = await view.getByRole('region', { name: 'What agents did in this tab' }).boundingBox();
+    expect(list!.y + 40).toBeLessThan(800);
   });
 
   it('clicks, types (non-ASCII too) and scrolls in the tab; acting takes the tab, Done gives it back', async () => {
@@ -167,6 +170,30 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
     expect(await path()).toBe('/form');
     await view.getByRole('button', { name: 'Done — give it back' }).click();
     await until('the tab given back', async () => (await holder()) === undefined);
+  });
+
+  it('shows a question an agent asks above the picture; Deny refuses the call, Allow lets it go', async () => {
+    expect((await ctx.d.api('POST', '/policy', { ask: ['new-site'] })).status).toBe(200);
+    const elsewhere = ctx.pages.url('/form').replace('127.0.0.1', 'localhost');
+    const questions = view.getByRole('region', { name: 'Questions for you' });
+    try {
+      const denied = ctx.d.api('POST', '/navigate', { targetId: ctx.d.targetId, url: elsewhere, timeoutMs: 20_000 });
+      await until('the question shown', async () => ((await questions.textContent()) ?? '').includes(`navigate ${elsewhere}`), 10_000);
+      expect(await questions.textContent()).toContain('going to a site it has not been on before');
+      await questions.getByRole('button', { name: 'Deny' }).click();
+      expect((await denied).body.error.code).toBe('person_declined');
+      expect(await ctx.d.inPage<string>('location.hostname')).toBe('127.0.0.1');
+      await until('the question gone', async () => await questions.isHidden(), 5_000);
+
+      const allowed = ctx.d.api('POST', '/navigate', { targetId: ctx.d.targetId, url: elsewhere, timeoutMs: 20_000 });
+      await until('the question shown again', async () => await questions.getByRole('button', { name: 'Allow' }).isVisible(), 10_000);
+      await questions.getByRole('button', { name: 'Allow' }).click();
+      expect((await allowed).status).toBe(200);
+      expect(await ctx.d.inPage<string>('location.hostname')).toBe('localhost');
+    } finally {
+      await ctx.d.api('POST', '/policy', { ask: [] });
+      await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/live'), targetId: ctx.d.targetId });
+    }
   });
 });
 

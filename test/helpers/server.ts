@@ -41,12 +41,17 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { home?: string; evaluateEnabled?: boolean; downloadLimitMb?: number; autoStart?: boolean; log?: Logger; takeoverGraceMs?: number } = {}): Promise<TestServer> {
+export async function startTestServer(options: { home?: string; evaluateEnabled?: boolean; downloadLimitMb?: number; autoStart?: boolean; personIdleMs?: number; log?: Logger; takeoverGraceMs?: number } = {}): Promise<TestServer> {
   process.env.CLAWD_CDP_PORTS ??= await freePortBlock(24);
   const home = options.home ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'clawd-serve-')), 'home');
-  if (options.evaluateEnabled !== undefined || options.downloadLimitMb !== undefined || options.autoStart !== undefined) {
+  if (options.evaluateEnabled !== undefined || options.downloadLimitMb !== undefined || options.autoStart !== undefined || options.personIdleMs !== undefined) {
     await loadConfig(home);
-    const changes = { ...(options.evaluateEnabled !== undefined ? { evaluateEnabled: options.evaluateEnabled } : {}), ...(options.downloadLimitMb !== undefined ? { downloadLimitMb: options.downloadLimitMb } : {}), ...(options.autoStart !== undefined ? { autoStart: options.autoStart } : {}) };
+    const changes = {
+      ...(options.evaluateEnabled !== undefined ? { evaluateEnabled: options.evaluateEnabled } : {}),
+      ...(options.downloadLimitMb !== undefined ? { downloadLimitMb: options.downloadLimitMb } : {}),
+      ...(options.autoStart !== undefined ? { autoStart: options.autoStart } : {}),
+      ...(options.personIdleMs !== undefined ? { personIdleMs: options.personIdleMs } : {}),
+    };
     await updateConfig(home, (config) => ({ ...config, browser: { ...config.browser, ...changes } }));
   }
   const log = options.log ?? (process.env.CLAWD_TEST_LOG ? createLogger('debug') : silentLogger);

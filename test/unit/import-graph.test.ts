@@ -30,11 +30,11 @@ const graph = new Map(DIRS.flatMap(sources).map((file) => [file, importsOf(file)
  * contract (schemas, results, texts); the relay and the profiles; what they stand on; the core.
  */
 const LAYERS: Array<[string, string[]]> = [
-  ['entry', ['relay/cli/', 'relay/server.ts']],
+  ['entry', ['relay/cli/', 'relay/server.ts', 'relay/person-consent.ts']],
   ['doors', ['relay/control/', 'relay/mcp/']],
   ['services', ['relay/agent/', 'relay/view/']],
   ['operations', ['relay/operations/']],
-  ['relay and profiles', ['relay/profiles/', 'relay/cdp/', 'relay/events/', 'relay/pairing/']],
+  ['relay and profiles', ['relay/profiles/', 'relay/cdp/', 'relay/events/', 'relay/pairing/', 'relay/consent/']],
   ['base', ['relay/browser/', 'relay/home/', 'relay/http/']],
   ['core', ['relay/errors.ts', 'relay/call-notes.ts', 'relay/log.ts', 'relay/time-limit.ts', 'relay/version.ts', 'relay/dist-assets.ts', 'shared/', 'package.json']],
 ];

@@ -17,6 +17,13 @@ describe('extension frames', () => {
       { type: 'tabUpdated', tabId: 1, title: 'x' },
       { type: 'ping' },
       { type: 'handBack', tabId: 1 },
+      { type: 'tabAttached', tab: { ...tab, session: 'shop' } },
+      { type: 'personInput', tabId: 1 },
+      { type: 'panel', open: true },
+      { type: 'person', say: { answer: 'q1', allow: false } },
+      { type: 'person', say: { stop: true } },
+      { type: 'person', say: { block: 'https://a.test' } },
+      { type: 'person', say: { ask: ['submit', 'storage'] } },
     ];
     for (const frame of frames) expect(parseExtensionFrame(JSON.stringify(frame))).toEqual({ ok: true, frame });
   });
@@ -37,6 +44,12 @@ describe('extension frames', () => {
     [JSON.stringify({ type: 'tabDetached', tabId: 1 }), /tabDetached: reason must be a string/],
     [JSON.stringify({ type: 'toString' }), /unknown frame type "toString"/],
     [JSON.stringify({ type: 'handBack', tabId: '1' }), /handBack: tabId must be an integer/],
+    [JSON.stringify({ type: 'personInput' }), /personInput: tabId must be an integer/],
+    [JSON.stringify({ type: 'panel', open: 'yes' }), /panel: open must be true or false/],
+    [JSON.stringify({ type: 'person', say: { answer: 'q1' } }), /person: say.answer needs a question id and allow/],
+    [JSON.stringify({ type: 'person', say: { ask: ['buy'] } }), /person: say.ask "buy" is not something clawd asks about/],
+    [JSON.stringify({ type: 'person', say: { launch: true } }), /person: say must be/],
+    [JSON.stringify({ type: 'tabAttached', tab: { ...tab, session: 3 } }), /tabAttached: tab must be/],
   ])('refuses %s', (raw, error) => {
     const parsed = parseExtensionFrame(raw);
     expect(parsed.ok).toBe(false);
@@ -48,6 +61,10 @@ describe('relay frames', () => {
   it('accepts requests of the allow-listed ops only', () => {
     expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 1, op: 'cdp', tabId: 1, method: 'A.b' })).ok).toBe(true);
     expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 2, op: 'createTab', url: 'about:blank', active: true })).ok).toBe(true);
+    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 8, op: 'createTab', url: 'about:blank', active: true, session: 'shop' })).ok).toBe(true);
+    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 9, op: 'createTab', url: 'about:blank', active: true, session: 7 })).ok).toBe(false);
+    expect(parseRelayFrame(JSON.stringify({ type: 'consent', state: { profile: 'chrome', tabs: [], actions: [], policy: {}, ask: [], questions: [] } })).ok).toBe(true);
+    expect(parseRelayFrame(JSON.stringify({ type: 'consent', state: { profile: 'chrome' } })).ok).toBe(false);
     expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 3, op: 'closeTab', tabId: 1 })).ok).toBe(true);
     expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 5, op: 'showHandoff', tabId: 1, reason: 'Log in' })).ok).toBe(true);
     expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 6, op: 'showHandoff', tabId: 1 })).ok).toBe(true);

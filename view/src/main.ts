@@ -1,10 +1,13 @@
 // The live view page: signs in with the one-time code from the link's #fragment (then drops it
 // from the address bar), lists the running profiles' tabs, and shows the chosen one through
 // `/view/ws`: frames on the canvas (screen.ts), who controls the tab, and the buttons to take it,
-// give it back and navigate. `/events` keeps the tab list current without polling, and the list
-// of what agents did in the tab (the action log) growing as they act.
+// give it back and navigate. `/events` keeps the tab list current without polling, the list of
+// what agents did in the tab (the action log) growing as they act, and the questions agents ask
+// the person (Allow, Deny) — the same two pieces the extension's side panel shows (ui/).
 
+import type { ConsentAction, ConsentQuestion } from '../../shared/consent-state';
 import type { ViewHolder, ViewMessage, ViewUpdate } from '../../shared/view-protocol';
+import { ActionList, QuestionList } from '../../ui/agent-activity';
 import { Screen } from './screen';
 
 interface ListedTab {
@@ -20,19 +23,8 @@ interface ListedProfile {
   tabs: ListedTab[];
 }
 
-/** One line of the action log, as the server keeps it (relay/events/event-bus.ts ActionEntry). */
-interface ActionEntry {
-  time: string;
-  profile: string;
-  targetId?: string;
-  kind: string;
-  url?: string;
-  element?: { ref: string; role?: string; name?: string };
-  outcome: string;
-}
-
-/** The newest actions shown. */
-const ACTIONS_SHOWN = 20;
+/** One line of the action log as the server sends it: with its profile. */
+type ActionEntry = ConsentAction & { profile: string };
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const ui = {
@@ -49,8 +41,10 @@ const ui = {
   address: $<HTMLInputElement>('address'),
   status: $('status'),
   notice: $('notice'),
-  actions: $<HTMLOListElement>('action-list'),
+  noActions: $('no-actions'),
 };
+const actions = new ActionList($<HTMLOListElement>('action-list'), 20);
+const questions = new QuestionList($('questions'), (id, allow) => void answer(id, allow));
 let noticeTimer: number | undefined;
 
 let socket: WebSocket | undefined;
@@ -144,26 +138,30 @@ function onUpdate(update: ViewUpdate): void {
   }
 }
 
-function actionItem(entry: ActionEntry): HTMLLIElement {
-  const item = document.createElement('li');
-  const element = entry.element ? ` ${entry.element.ref}${entry.element.role ? ` ${entry.element.role}` : ''}${entry.element.name ? ` "${entry.element.name}"` : ''}` : '';
-  item.textContent = `${new Date(entry.time).toLocaleTimeString()} ${entry.kind}${element}${entry.outcome === 'ok' ? '' : ` → ${entry.outcome}`}`;
-  item.dataset.outcome = entry.outcome;
-  if (entry.url) item.title = entry.url;
-  return item;
-}
-
 function showAction(entry: ActionEntry): void {
-  ui.actions.append(actionItem(entry));
-  while (ui.actions.children.length > ACTIONS_SHOWN) ui.actions.firstElementChild?.remove();
-  ui.actions.scrollTop = ui.actions.scrollHeight;
+  actions.add(entry);
+  ui.noActions.hidden = true;
 }
 
 /** The tab's recent actions, newest last. */
 async function loadActions(profile: string, targetId: string): Promise<void> {
   const res = await fetch(`/view/api/actions?${new URLSearchParams({ profile, targetId })}`);
-  ui.actions.replaceChildren();
-  if (res.ok) for (const entry of ((await res.json()) as { entries: ActionEntry[] }).entries) showAction(entry);
+  const entries = res.ok ? ((await res.json()) as { entries: ActionEntry[] }).entries : [];
+  actions.show(entries);
+  ui.noActions.hidden = entries.length > 0;
+}
+
+/** The questions agents ask the person on the profile watched: above the picture, with Allow and Deny. */
+async function loadQuestions(): Promise<void> {
+  const [profile] = ui.tab.value.split('|');
+  if (!profile) return;
+  const res = await fetch(`/view/api/questions?${new URLSearchParams({ profile })}`);
+  if (res.ok) questions.show(((await res.json()) as { questions: ConsentQuestion[] }).questions);
+}
+
+async function answer(id: string, allow: boolean): Promise<void> {
+  await fetch('/view/api/answer', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id, allow }) });
+  void loadQuestions();
 }
 
 function connect(): void {
@@ -171,6 +169,7 @@ function connect(): void {
   const [profile, targetId] = ui.tab.value.split('|');
   if (!targetId) return;
   void loadActions(profile!, targetId);
+  void loadQuestions();
   history.replaceState(null, '', `${location.pathname}#${new URLSearchParams({ profile: profile!, target: targetId })}`);
   ui.status.hidden = false;
   ui.status.textContent = 'Connecting…';
@@ -221,6 +220,7 @@ function wire(): void {
     }, 300);
   };
   for (const type of ['browser', 'tab']) events.addEventListener(type, later);
+  events.addEventListener('question', () => void loadQuestions());
   events.addEventListener('action', (event) => {
     const entry = JSON.parse((event as MessageEvent<string>).data) as ActionEntry;
     const [profile, targetId] = ui.tab.value.split('|');

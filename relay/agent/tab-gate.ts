@@ -1,0 +1,145 @@
+// The one gate every agent call passes before it runs, when its operation says so (`gate` in
+// relay/operations/): a call that changes a tab is refused while another session or the person
+// holds it and waits while the person's own hands are on it; a call the person asked to be
+// asked about (browser.profiles.<name>.ask) waits for their Allow; then the call's session takes
+// the tab. Everything waits within the call's own bound, and the caller hears at once that it
+// is waiting for the person. A new ask kind is a line in shared/ask-kinds.ts and what here
+// tells that a call is one.
+
+import type { Page } from 'playwright-core';
+import type { AskKind } from '../../shared/ask-kinds';
+import { originOf } from '../../shared/origin-policy';
+import { noteForCaller } from '../call-notes';
+import type { PersonActivity } from '../consent/person-activity';
+import type { PersonQuestions } from '../consent/person-questions';
+import type { GateSpec, Touches } from '../operations/operation';
+import { within } from '../time-limit';
+import type { AgentPage } from './page-finder';
+import type { ActTarget } from './snapshot-engine';
+import type { TabControl } from './tab-control';
+import { tabKey, type TabKey } from './tab-key';
+
+/** How long a call without a `timeoutMs` of its own (a new tab, a storage export) waits for the person. */
+export const GATE_WAIT_MS = 60_000;
+/** How long the page may take to say whether an element sends a form. */
+const PROBE_MS = 2_000;
+
+export interface GateDeps {
+  find(profile: string, targetId: string | undefined): Promise<AgentPage>;
+  /** A tab's whole target id from an id or a unique prefix, without reaching its page. */
+  tabId(profile: string, idOrPrefix: string): Promise<string>;
+  resolve(page: Page, tab: TabKey, ref: string): Promise<ActTarget>;
+  control: TabControl;
+  activity: PersonActivity;
+  questions: PersonQuestions;
+  /** What the person asked to be asked before on the profile. */
+  askOf(profile: string): readonly AskKind[];
+}
+
+/** One call at the gate: its operation's spec, its checked input, and its label as the action log says it. */
+export interface GateCall {
+  profile: string;
+  spec: GateSpec<any>;
+  input: Record<string, unknown>;
+  label: string;
+}
+
+export class TabGate {
+  // `${profile} ${session}` → the origins that session has been on (loaded, or acted on a page of):
+  // what `new-site` compares with. Grows with the sessions' work; dropped with close().
+  readonly #visited = new Map<string, Set<string>>();
+
+  constructor(private readonly deps: GateDeps) {}
+
+  /** Lets the call through, or throws why not; answers how long it waited for the person (the call's bound shrinks by that). */
+  async pass(call: GateCall): Promise<number> {
+    const { profile, spec, input, label } = call;
+    const began = Date.now();
+    const bound = typeof input.timeoutMs === 'number' ? input.timeoutMs : GATE_WAIT_MS;
+    const left = () => Math.max(0, bound - (Date.now() - began));
+    const session = typeof input.session === 'string' ? input.session : undefined;
+    const targetId = typeof input.targetId === 'string' ? input.targetId : undefined;
+    const touches: Touches = spec.touches?.(input) ?? {};
+    const asked = new Set(this.deps.askOf(profile));
+    // A call that changes a tab is about a page (closing one, only the tab); a new tab or an export is not.
+    const found = spec.changes && !spec.tabOnly ? await this.deps.find(profile, targetId) : undefined;
+    const tabOnly = spec.changes && spec.tabOnly && targetId !== undefined ? await this.deps.tabId(profile, targetId) : undefined;
+    if (tabOnly !== undefined) this.deps.control.check(tabKey(profile, tabOnly), session);
+    let waited = 0;
+    const waitFor = async (person: Promise<void>) => {
+      const from = Date.now();
+      try {
+        await person;
+      } finally {
+        waited += Date.now() - from;
+      }
+    };
+    if (found) {
+      this.deps.control.check(found.tab, session);
+      if (this.deps.activity.busyFor(found.targetId) > 0) await waitFor(this.deps.activity.waitIdle(found.targetId, left(), label));
+    }
+    const visited = this.#visitedBy(profile, session);
+    const here = found && !found.page.isClosed() ? originOf(found.page.url()) : undefined;
+    if (here) visited.add(here);
+
+    const kinds: AskKind[] = (spec.asks ?? []).filter((kind) => asked.has(kind));
+    if (asked.has('submit') && touches.sends && found && (await this.#sendsForm(found, touches))) kinds.push('submit');
+    const destination = touches.url !== undefined ? originOf(touches.url) : undefined;
+    if (asked.has('new-site') && destination && !visited.has(destination)) kinds.push('new-site');
+    if (kinds.length > 0) {
+      const where = found?.targetId ?? targetId;
+      noteForCaller(ascii(`waiting for the person to allow: ${kinds.join(', ')}${where ? ` on tab ${where.slice(0, 8)}` : ''} (${label})`));
+      const url = touches.url ?? (found && !found.page.isClosed() ? found.page.url() : undefined);
+      await waitFor(this.deps.questions.ask({ profile, ...(where ? { targetId: where } : {}), kinds, ...(session ? { session } : {}), what: label, ...(url ? { url } : {}) }, left()));
+    }
+    // Taken only now: while the call waited, another session or the person may have come.
+    if (found) this.deps.control.change(found.tab, session);
+    if (tabOnly !== undefined) this.deps.control.check(tabKey(profile, tabOnly), session);
+    if (destination) visited.add(destination);
+    return waited;
+  }
+
+  close(): void {
+    this.#visited.clear();
+  }
+
+  #visitedBy(profile: string, session: string | undefined): Set<string> {
+    const key = `${profile} ${session ?? ''}`;
+    let set = this.#visited.get(key);
+    if (!set) this.#visited.set(key, (set = new Set()));
+    return set;
+  }
+
+  /** Whether the call would send a form: a click on a submit button, Enter in a form's field. Unknown counts as no (the action fails on its own). */
+  async #sendsForm(found: AgentPage, touches: Touches): Promise<boolean> {
+    const mode = touches.sends!;
+    const ref = touches.refs?.[0];
+    try {
+      if (ref !== undefined) {
+        const target = await this.deps.resolve(found.page, found.tab, ref);
+        return await within((target as { evaluate(fn: typeof sendsForm, mode: 'click' | 'enter'): Promise<boolean> }).evaluate(sendsForm, mode), PROBE_MS, () => new Error('no answer'));
+      }
+      return await within(found.page.evaluate(`(${sendsForm.toString()})(null, ${JSON.stringify(mode)})`) as Promise<boolean>, PROBE_MS, () => new Error('no answer'));
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** A note travels as an HTTP header: what is not printable ASCII is written as \uXXXX. */
+const ascii = (text: string) => text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * Runs in the page: does a click on `el` (or Enter in it, or in the focused field when there is
+ * no `el`) send a form? A submit button (or something inside one) of a form; Enter in a form's
+ * text field (implicit submission).
+ */
+function sendsForm(el: any, mode: 'click' | 'enter'): boolean {
+  const node = el ?? (globalThis as any).document?.activeElement;
+  if (!node || typeof node.closest !== 'function') return false;
+  const submitter = node.closest('button, input[type=submit], input[type=image]');
+  if (submitter?.form && (submitter.tagName !== 'BUTTON' || (submitter.getAttribute('type') ?? 'submit').toLowerCase() === 'submit')) return true;
+  if (mode !== 'enter') return false;
+  const noSubmit = ['button', 'checkbox', 'radio', 'reset', 'file', 'color', 'range', 'hidden', 'image', 'submit'];
+  return node.tagName === 'INPUT' && !!node.form && !noSubmit.includes(String(node.type).toLowerCase());
+}

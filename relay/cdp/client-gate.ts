@@ -1,0 +1,72 @@
+// The relay's gate for raw CDP clients on the person's tabs, the twin of the agent layer's
+// (agent/tab-gate.ts) for what the relay can tell from a command alone: a client's input waits
+// while the person's own hands are on the tab, and the person is asked — when they asked to be —
+// before a client goes to a site it has not been on (new-site), uploads a file (upload) or reads
+// the browser's cookies (raw-cookies). clawd's own agent layer is not held here: its calls passed
+// its own gate, which knows more (the element, the session). Each raw client is an agent session
+// of its own, named after it.
+
+import type { AskKind } from '../../shared/ask-kinds';
+import { originOf } from '../../shared/origin-policy';
+import type { PersonActivity } from '../consent/person-activity';
+import type { PersonQuestions } from '../consent/person-questions';
+import type { ClientSession } from './client-session';
+import { readsCookies } from './cookie-rules';
+import type { TabRecord } from './target-registry';
+
+/** How long a raw client's input waits for the person to be idle (it has no bound of its own to give). */
+export const RAW_INPUT_WAIT_MS = 30_000;
+/** How long a raw client's command waits for the person's answer. */
+export const RAW_ASK_WAIT_MS = 60_000;
+
+export interface ClientGateDeps {
+  activity: PersonActivity;
+  questions: PersonQuestions;
+  /** The profile the person's tabs belong to (the extension profile), if there is one. */
+  profile(): string | undefined;
+  /** What the person asked to be asked before there. */
+  asked(): readonly AskKind[];
+}
+
+export class ClientGate {
+  // Each client's origins: those of the tabs it worked in and the addresses it loaded.
+  readonly #visited = new WeakMap<ClientSession, Set<string>>();
+
+  constructor(private readonly deps: ClientGateDeps) {}
+
+  /** Before a raw client's command reaches a tab: what to wait for, or undefined to go at once. */
+  before(client: ClientSession, tab: TabRecord | undefined, method: string, params: Record<string, unknown>): Promise<void> | undefined {
+    if (client.internal) return undefined;
+    const visited = this.#visitedBy(client);
+    const here = tab ? originOf(tab.info.url) : undefined;
+    if (here) visited.add(here);
+    if (tab && method.startsWith('Input.') && this.deps.activity.busyFor(tab.targetId) > 0) {
+      return this.deps.activity.waitIdle(tab.targetId, RAW_INPUT_WAIT_MS, `${method} from ${client.name}`);
+    }
+    const asked = new Set(this.deps.asked());
+    const profile = this.deps.profile();
+    if (asked.size === 0 || profile === undefined) return undefined;
+    const kinds: AskKind[] = [];
+    const url = method === 'Page.navigate' || method === 'Target.createTarget' ? params.url : undefined;
+    const destination = typeof url === 'string' ? originOf(url) : undefined;
+    if (asked.has('new-site') && destination && !visited.has(destination)) kinds.push('new-site');
+    if (asked.has('raw-cookies') && readsCookies(method)) kinds.push('raw-cookies');
+    if (asked.has('upload') && method === 'DOM.setFileInputFiles') kinds.push('upload');
+    if (kinds.length === 0) {
+      if (destination) visited.add(destination);
+      return undefined;
+    }
+    const what = `${method}${typeof url === 'string' ? ` ${url}` : ''}`;
+    return this.deps.questions
+      .ask({ profile, ...(tab ? { targetId: tab.targetId } : {}), kinds, session: client.name, what, ...(typeof url === 'string' ? { url } : tab ? { url: tab.info.url } : {}) }, RAW_ASK_WAIT_MS)
+      .then(() => {
+        if (destination) visited.add(destination);
+      });
+  }
+
+  #visitedBy(client: ClientSession): Set<string> {
+    let set = this.#visited.get(client);
+    if (!set) this.#visited.set(client, (set = new Set()));
+    return set;
+  }
+}

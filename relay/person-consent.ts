@@ -1,0 +1,145 @@
+// Wiring of the person's say over their own browser, kept out of server.ts for its size: the
+// questions they are asked and their hands on a tab (relay/consent/), told to /events and the
+// action log; what the extension hears from them (their input, the side panel's Allow, Deny,
+// Stop, "Block this site", what to be asked) turned into calls on the services; and the side
+// panel's state, sent while a panel is open. The relay is made before the services it reaches,
+// so its hooks reach them once `connect` has run.
+
+import type { ConsentAction, ConsentTab } from '../shared/consent-state';
+import type { PersonFrame } from '../shared/protocol';
+import type { ActionLog } from './agent/action-log';
+import type { AgentService } from './agent/agent-service';
+import { ClientGate } from './cdp/client-gate';
+import type { RelayServer } from './cdp/relay-server';
+import type { RelayConsent } from './cdp/switchboard';
+import { ConsentFeed } from './consent/consent-feed';
+import { PersonActivity } from './consent/person-activity';
+import { PersonQuestions, kindsText } from './consent/person-questions';
+import type { EventBus } from './events/event-bus';
+import { DEFAULT_PERSON_IDLE_MS } from './home/config-schema';
+import type { Logger } from './log';
+import type { ProfileService } from './profiles/profile-service';
+
+interface World {
+  profiles: ProfileService;
+  agent: AgentService;
+  relay: RelayServer;
+}
+
+export class PersonConsent {
+  readonly questions = new PersonQuestions();
+  readonly activity: PersonActivity;
+  readonly feed: ConsentFeed;
+  /** The gate the relay holds raw CDP clients to. */
+  readonly relay: RelayConsent;
+  #world: World | undefined;
+  readonly #unsubscribe: () => void;
+
+  constructor(
+    private readonly events: EventBus,
+    private readonly actions: ActionLog,
+    private readonly log: Logger,
+  ) {
+    const profile = () => this.#profile();
+    this.activity = new PersonActivity(
+      () => this.#world?.profiles.settings.personIdleMs ?? DEFAULT_PERSON_IDLE_MS,
+      (targetId, state) => {
+        const named = profile();
+        if (named) events.emit({ type: 'person', profile: named, targetId, state });
+      },
+    );
+    this.questions.onChange((change) => this.#told(change));
+    this.feed = new ConsentFeed({
+      profile,
+      tabs: (named) => this.#tabs(named),
+      policy: (named) => this.#world!.profiles.policyInForce(named),
+      questions: (named) => this.questions.pending(named),
+      history: async (named, limit) => (await actions.query({ profile: named, limit })).map(({ profile: _p, ...entry }) => entry as ConsentAction),
+      send: (state) => this.#world?.relay.switchboard.sendConsent(state),
+    });
+    this.#unsubscribe = events.subscribe((event) => {
+      if (event.type === 'action') {
+        const { type: _t, profile: named, ...entry } = event;
+        this.feed.action(named, entry);
+        return;
+      }
+      if (event.type === 'tab' && (event.state === 'detached' || event.state === 'closed')) this.activity.forget(event.targetId);
+      this.feed.changed();
+    });
+    this.relay = {
+      gate: new ClientGate({ activity: this.activity, questions: this.questions, profile, asked: () => this.#world?.profiles.askOf(profile() ?? '') ?? [] }),
+      personInput: (targetId) => this.activity.input(targetId),
+      panel: (open) => this.feed.panel(open),
+      said: (say) => void this.#said(say).catch((error: Error) => this.log.warn(`the side panel's ${Object.keys(say)[0]}: ${error.message}`)),
+      handedTo: (targetId, session) => {
+        const named = profile();
+        if (named) this.#world?.agent.assignTab(named, targetId, session);
+      },
+    };
+  }
+
+  /** The services exist: the relay's hooks reach them from now on. */
+  connect(world: World): void {
+    this.#world = world;
+    world.profiles.onPolicyChange(() => this.feed.changed());
+  }
+
+  close(): void {
+    this.#unsubscribe();
+    this.feed.close();
+    this.questions.close();
+    this.activity.close();
+  }
+
+  /** The person's browser: the first extension profile. */
+  #profile(): string | undefined {
+    return this.#world?.profiles.profilesOf('extension')[0];
+  }
+
+  #tabs(profile: string): ConsentTab[] {
+    const { relay, agent } = this.#world!;
+    return relay.switchboard.tabs().map((tab) => {
+      const holder = agent.holderOf(profile, tab.targetId);
+      return {
+        tabId: tab.tabId,
+        targetId: tab.targetId,
+        title: tab.info.title,
+        url: tab.info.url,
+        holder: !holder ? null : holder.kind === 'agent' ? { kind: 'agent', session: holder.session } : { kind: 'person', reason: holder.reason },
+        personActive: this.activity.busyFor(tab.targetId) > 0,
+      };
+    });
+  }
+
+  /** What the person said in the side panel. */
+  async #said(say: PersonFrame['say']): Promise<void> {
+    const profile = this.#profile();
+    const world = this.#world;
+    if (!profile || !world) return;
+    if ('answer' in say) {
+      this.questions.answer(say.answer, say.allow, 'side panel');
+    } else if ('stop' in say) {
+      // The extension releases every tab itself; here nothing of the agents' goes on waiting or holding.
+      this.questions.declineAll(profile, 'side panel');
+      world.agent.releaseAll(profile);
+      this.actions.record({ profile, kind: 'stop', outcome: 'ok', durationMs: 0, detail: 'the person pressed Stop in the side panel: every tab released' });
+    } else if ('block' in say) {
+      const { allow, block = [] } = world.profiles.policyInForce(profile);
+      if (!block.includes(say.block)) await world.profiles.setPolicy(profile, { ...(allow ? { allow } : {}), block: [...block, say.block] }, false);
+    } else {
+      await world.profiles.setAsk(profile, say.ask);
+    }
+    this.feed.changed();
+  }
+
+  /** A question asked or answered: on /events and in the action log. */
+  #told(change: Parameters<Parameters<PersonQuestions['onChange']>[0]>[0]): void {
+    const { question } = change;
+    const by = change.state === 'asked' ? undefined : change.by;
+    const where = { ...(question.targetId ? { targetId: question.targetId } : {}), ...(question.url ? { url: question.url } : {}), ...(question.session ? { session: question.session } : {}) };
+    this.events.emit({ type: 'question', profile: question.profile, state: change.state, id: question.id, kinds: question.kinds, what: question.what, ...where, ...(by ? { by } : {}) });
+    const outcome = { asked: 'asked', allowed: 'allowed', declined: 'person_declined', unanswered: 'person_no_answer' }[change.state];
+    const durationMs = change.state === 'asked' ? 0 : Date.now() - Date.parse(question.asked);
+    this.actions.record({ profile: question.profile, kind: 'ask', ...where, outcome, durationMs, detail: `${kindsText(question.kinds)}: ${question.what}${by ? ` (answered in the ${by})` : ''}` });
+  }
+}

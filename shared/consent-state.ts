@@ -1,0 +1,53 @@
+// What the person sees of the agents in their own browser (the extension's side panel, its
+// options page): the tabs handed over and who holds each, the last things agents did there, the
+// origin policy and what the person asked to be asked before, and the questions waiting for an
+// answer. The relay sends it to the extension whenever it changes, while a panel is open; the
+// answers go back as frames (shared/protocol.ts). Plain data, shared by both sides.
+
+import type { AskKind } from './ask-kinds';
+
+export interface ConsentTab {
+  tabId: number;
+  targetId: string;
+  title: string;
+  url: string;
+  /** An agent session holds it, the person was handed it, or nobody has taken it yet. */
+  holder: { kind: 'agent'; session: string } | { kind: 'person'; reason: string } | null;
+  /** The person's hands are on it: agents wait. */
+  personActive: boolean;
+}
+
+/** One line of the action log (relay/events/event-bus.ts ActionEntry), as a page shows it. */
+export interface ConsentAction {
+  time: string;
+  targetId?: string;
+  session?: string;
+  kind: string;
+  url?: string;
+  element?: { ref: string; role?: string; name?: string };
+  outcome: string;
+  detail?: string;
+}
+
+/** A question waiting for the person (relay/consent/person-questions.ts). */
+export interface ConsentQuestion {
+  id: string;
+  targetId?: string;
+  kinds: AskKind[];
+  session?: string;
+  what: string;
+  url?: string;
+  asked: string;
+  expires: string;
+}
+
+export interface ConsentState {
+  /** The profile these are of (the extension profile). */
+  profile: string;
+  tabs: ConsentTab[];
+  /** The newest last. */
+  actions: ConsentAction[];
+  policy: { allow?: string[]; block?: string[] };
+  ask: AskKind[];
+  questions: ConsentQuestion[];
+}

@@ -1,0 +1,127 @@
+// The relay's side of the person's say, against a scripted extension: input the page saw while
+// an agent's input was on its way is the agent's, the rest is the person's; a raw client's input
+// waits while the person's hands are on the tab; a raw client is asked before it reads cookies or
+// goes to a new site when the person asked to be; the side panel's frames reach the hooks, and
+// the consent state reaches the extension.
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AskKind } from '../../shared/ask-kinds';
+import type { PersonFrame } from '../../shared/protocol';
+import { ClientGate } from '../../relay/cdp/client-gate';
+import { PersonActivity } from '../../relay/consent/person-activity';
+import { PersonQuestions } from '../../relay/consent/person-questions';
+import { CdpClient } from '../helpers/cdp-client';
+import { FakeExtension, fakeTab } from '../helpers/fake-extension';
+import { startTestRelay, type TestRelay } from '../helpers/relay';
+import { quiet, until } from '../helpers/waits';
+
+const TAB = fakeTab(7);
+
+describe("the relay and the person's say", () => {
+  let t: TestRelay;
+  let ext: FakeExtension;
+  let activity: PersonActivity;
+  let questions: PersonQuestions;
+  let asked: AskKind[];
+  const touched: string[] = [];
+  const said: Array<PersonFrame['say']> = [];
+  const panels: boolean[] = [];
+  const clients: CdpClient[] = [];
+  const pageClient = async (query = '') => {
+    const c = await CdpClient.connect(`${t.cdpWsUrl}${query}`);
+    clients.push(c);
+    const { sessionId } = await c.send('Target.attachToTarget', { targetId: TAB.targetInfo.targetId, flatten: true });
+    return { c, sessionId: sessionId as string };
+  };
+
+  beforeEach(async () => {
+    touched.length = said.length = panels.length = 0;
+    asked = [];
+    activity = new PersonActivity(() => 400);
+    questions = new PersonQuestions();
+    t = await startTestRelay({
+      consent: {
+        gate: new ClientGate({ activity, questions, profile: () => 'chrome', asked: () => asked }),
+        personInput: (targetId) => {
+          touched.push(targetId);
+          activity.input(targetId);
+        },
+        panel: (open) => panels.push(open),
+        said: (say) => said.push(say),
+        handedTo: () => {},
+      },
+    });
+    ext = await FakeExtension.connect(t.port, t.token, [TAB]);
+    ext.handler = async (request) => {
+      // An agent's key: the page sees it while the command is on its way, and says so first.
+      if (request.op === 'cdp' && request.method === 'Input.dispatchKeyEvent') ext.send({ type: 'personInput', tabId: TAB.tabId });
+      return {};
+    };
+  });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) await c.close();
+    await ext.close();
+    await t.close();
+    activity.close();
+    questions.close();
+  });
+
+  it("takes input the page saw while an agent's key was on its way for the agent's, and the rest for the person's", async () => {
+    const { c, sessionId } = await pageClient();
+    await c.send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'a' }, sessionId);
+    await quiet(100);
+    expect(touched).toEqual([]);
+    await quiet(600); // past the moment an agent's input may still show in the page
+    ext.send({ type: 'personInput', tabId: TAB.tabId });
+    await until('the person seen', () => touched.length === 1);
+    expect(touched).toEqual([TAB.targetInfo.targetId]);
+  });
+
+  it("holds a raw client's input while the person's hands are on the tab, and lets it go once they are idle", async () => {
+    const { c, sessionId } = await pageClient();
+    ext.send({ type: 'personInput', tabId: TAB.tabId });
+    await until('the person seen', () => activity.busyFor(TAB.targetInfo.targetId) > 0);
+    const sent = () => ext.requests.filter((r) => r.op === 'cdp' && r.method === 'Input.dispatchMouseEvent').length;
+    const clicking = c.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: 1, y: 1, button: 'left', clickCount: 1 }, sessionId);
+    await quiet(200);
+    expect(sent()).toBe(0);
+    await clicking;
+    expect(sent()).toBe(1);
+  });
+
+  it('asks the person before a raw client reads the cookies or goes to a new site, when they asked to be', async () => {
+    asked = ['raw-cookies', 'new-site'];
+    const { c, sessionId } = await pageClient('&session=scraper');
+    const reading = c.send('Network.getAllCookies', {}, sessionId).then(() => 'read', (error: Error) => error.message);
+    const [question] = await until('the question', () => questions.pending()[0] && questions.pending());
+    expect(question).toMatchObject({ profile: 'chrome', session: 'scraper', kinds: ['raw-cookies'], what: 'Network.getAllCookies', targetId: TAB.targetInfo.targetId });
+    questions.answer(question!.id, false, 'side panel');
+    expect(await reading).toMatch(/the person declined a raw CDP client reading your browser's cookies/);
+    expect(ext.requests.some((r) => r.op === 'cdp' && r.method === 'Network.getAllCookies')).toBe(false);
+
+    // The tab's own site is known; another is asked about once allowed, then known.
+    await c.send('Page.navigate', { url: 'https://example.test/other' }, sessionId);
+    const going = c.send('Page.navigate', { url: 'https://elsewhere.test/' }, sessionId);
+    const [second] = await until('the second question', () => questions.pending()[0] && questions.pending());
+    expect(second).toMatchObject({ kinds: ['new-site'], url: 'https://elsewhere.test/' });
+    questions.answer(second!.id, true, 'side panel');
+    await going;
+    await c.send('Page.navigate', { url: 'https://elsewhere.test/again' }, sessionId);
+    expect(questions.pending()).toEqual([]);
+  });
+
+  it('hands the side panel’s frames to the hooks, and sends the consent state to the extension', async () => {
+    ext.send({ type: 'panel', open: true });
+    ext.send({ type: 'person', say: { answer: 'q1', allow: true } });
+    ext.send({ type: 'person', say: { stop: true } });
+    await until('the frames heard', () => said.length === 2 && panels.length === 1);
+    expect(said).toEqual([{ answer: 'q1', allow: true }, { stop: true }]);
+    const state = { profile: 'chrome', tabs: [], actions: [], policy: {}, ask: ['storage' as const], questions: [] };
+    const arrived = ext.next((f) => f.type === 'consent');
+    t.relay.switchboard.sendConsent(state);
+    expect(await arrived).toEqual({ type: 'consent', state });
+    // A frame that is not one closes the link with a reason, as any other bad frame does.
+    ext.send({ type: 'person', say: { ask: ['everything'] } } as never);
+    expect((await ext.closed).code).toBe(1007);
+  });
+});

@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { parseAskKinds } from '../../shared/ask-kinds';
+import { PersonActivity } from '../../relay/consent/person-activity';
+import { PersonQuestions, type QuestionChange } from '../../relay/consent/person-questions';
+
+afterEach(() => void vi.useRealTimers());
+
+describe('questions for the person', () => {
+  const input = { profile: 'chrome', targetId: 'T1', kinds: ['submit' as const], session: 'shop', what: 'click e12 button "Buy now"', url: 'https://shop.test/cart' };
+
+  it('let the call go when the person allows it, and say the question and its answer', async () => {
+    const questions = new PersonQuestions();
+    const told: QuestionChange[] = [];
+    questions.onChange((change) => told.push(change));
+    const asked = questions.ask(input, 5_000);
+    const [question] = questions.pending('chrome');
+    expect(question).toMatchObject({ kinds: ['submit'], what: 'click e12 button "Buy now"' });
+    expect(questions.answer(question!.id, true, 'side panel')).toBe(true);
+    await expect(asked).resolves.toBeUndefined();
+    expect(told.map((c) => c.state)).toEqual(['asked', 'allowed']);
+    expect(told[1]).toMatchObject({ by: 'side panel' });
+    expect(questions.pending()).toEqual([]);
+    expect(questions.answer(question!.id, true, 'side panel')).toBe(false); // answered already
+  });
+
+  it('refuse with person_declined on Deny, and person_no_answer when the bound runs out', async () => {
+    vi.useFakeTimers();
+    const questions = new PersonQuestions();
+    const denied = questions.ask(input, 5_000);
+    questions.answer(questions.pending()[0]!.id, false, 'live view');
+    await expect(denied).rejects.toMatchObject({ code: 'person_declined', message: expect.stringContaining('sending a form (a submit button, Enter in a form field): click e12 button "Buy now"') });
+    const unanswered = questions.ask(input, 5_000);
+    const caught = unanswered.catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(await caught).toMatchObject({ code: 'person_no_answer' });
+    expect(questions.pending()).toEqual([]);
+  });
+
+  it('decline every question of a profile when the person presses Stop, and none of another', async () => {
+    const questions = new PersonQuestions();
+    const mine = questions.ask(input, 5_000);
+    const other = questions.ask({ ...input, profile: 'work' }, 5_000);
+    questions.declineAll('chrome', 'stop');
+    await expect(mine).rejects.toMatchObject({ code: 'person_declined' });
+    expect(questions.pending().map((q) => q.profile)).toEqual(['work']);
+    questions.close();
+    await expect(other).rejects.toMatchObject({ code: 'person_no_answer' });
+  });
+});
+
+describe("the person's hands on a tab", () => {
+  it('hold a waiting call until the person has been idle long enough, then let it go', async () => {
+    vi.useFakeTimers();
+    const changes: string[] = [];
+    const activity = new PersonActivity(() => 3_000, (id, state) => changes.push(`${id} ${state}`));
+    activity.input('T1');
+    let done = false;
+    const waited = activity.waitIdle('T1', 10_000, 'click e1').then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(2_000);
+    activity.input('T1'); // a key 2 s in: idle only 3 s after it
+    await vi.advanceTimersByTimeAsync(2_500);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(600);
+    await waited;
+    expect(done).toBe(true);
+    expect(changes).toEqual(['T1 active', 'T1 idle']);
+    expect(activity.busyFor('T1')).toBe(0);
+  });
+
+  it('refuse with person_active when the bound runs out first, and let an idle tab through at once', async () => {
+    vi.useFakeTimers();
+    const activity = new PersonActivity(() => 3_000);
+    await expect(activity.waitIdle('T2', 1_000, 'click e1')).resolves.toBeUndefined();
+    activity.input('T2');
+    const refused = activity.waitIdle('T2', 1_000, 'click e1').catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await refused).toMatchObject({ code: 'person_active', message: expect.stringMatching(/^click e1: the person is using this tab/) });
+    activity.close();
+  });
+});
+
+describe('ask kinds', () => {
+  it('are checked, naming the one that is not a kind', () => {
+    expect(parseAskKinds(['submit', 'storage', 'submit'])).toEqual(['submit', 'storage']);
+    expect(parseAskKinds(['submit', 'buy'])).toMatch(/"buy" is not something clawd asks about/);
+    expect(parseAskKinds('submit')).toMatch(/must be a list/);
+  });
+});

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import type { AskKind } from '../../shared/ask-kinds';
+import { PersonActivity } from '../../relay/consent/person-activity';
+import { PersonQuestions } from '../../relay/consent/person-questions';
+import type { AgentPage } from '../../relay/agent/page-finder';
+import { TabControl } from '../../relay/agent/tab-control';
+import { TabGate } from '../../relay/agent/tab-gate';
+import { tabKey } from '../../relay/agent/tab-key';
+import type { GateSpec } from '../../relay/operations/operation';
+
+/** A gate over a fake page at `url`, whose element e1 does (or does not) send a form. */
+function gateOn(url: string, asked: AskKind[], sendsForm = false) {
+  const control = new TabControl();
+  const activity = new PersonActivity(() => 300);
+  const questions = new PersonQuestions();
+  const page = { url: () => url, isClosed: () => false } as unknown as AgentPage['page'];
+  const found = { page, targetId: 'T1', tab: tabKey('chrome', 'T1') } as AgentPage;
+  const gate = new TabGate({
+    find: async () => found,
+    tabId: async () => 'T1',
+    resolve: async () => ({ evaluate: async () => sendsForm }) as never,
+    control,
+    activity,
+    questions,
+    askOf: () => asked,
+  });
+  const pass = (spec: GateSpec<any>, input: Record<string, unknown>, label = 'click e1 button "Go"') => gate.pass({ profile: 'chrome', spec, input, label });
+  return { gate, control, activity, questions, pass, close: () => (activity.close(), questions.close()) };
+}
+
+const click: GateSpec<{ ref: string }> = { changes: true, touches: (i) => ({ refs: [i.ref], sends: 'click' }) };
+const navigate: GateSpec<{ url: string }> = { changes: true, touches: (i) => ({ url: i.url }) };
+
+describe('the gate', () => {
+  it('lets a call through at once when nothing is asked and nobody holds the tab, and gives the session the tab', async () => {
+    const g = gateOn('https://shop.test/', []);
+    expect(await g.pass(click, { ref: 'e1', session: 'a' })).toBe(0);
+    expect(g.control.holder(tabKey('chrome', 'T1'))).toEqual({ kind: 'agent', session: 'a' });
+    await expect(g.pass(click, { ref: 'e1', session: 'b' })).rejects.toMatchObject({ code: 'tab_held' });
+    g.close();
+  });
+
+  it('asks before a click that sends a form, and not before one that does not', async () => {
+    const sending = gateOn('https://shop.test/', ['submit'], true);
+    const waiting = sending.pass(click, { ref: 'e1', timeoutMs: 5_000 });
+    await new Promise((r) => setTimeout(r, 20));
+    const [question] = sending.questions.pending();
+    expect(question).toMatchObject({ kinds: ['submit'], what: 'click e1 button "Go"', url: 'https://shop.test/', targetId: 'T1' });
+    sending.questions.answer(question!.id, true, 'side panel');
+    expect(await waiting).toBeGreaterThanOrEqual(0);
+    sending.close();
+    const plain = gateOn('https://shop.test/', ['submit'], false);
+    expect(await plain.pass(click, { ref: 'e1' })).toBe(0);
+    expect(plain.questions.pending()).toEqual([]);
+    plain.close();
+  });
+
+  it('asks before an operation that always is one, and the session takes nothing when the person declines', async () => {
+    const g = gateOn('https://shop.test/', ['evaluate']);
+    const waiting = g.pass({ changes: true, asks: ['evaluate', 'download'] }, { session: 'a', timeoutMs: 5_000 }, 'evaluate');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(g.questions.pending()[0]!.kinds).toEqual(['evaluate']);
+    g.questions.answer(g.questions.pending()[0]!.id, false, 'side panel');
+    await expect(waiting).rejects.toMatchObject({ code: 'person_declined' });
+    expect(g.control.holder(tabKey('chrome', 'T1'))).toBeUndefined();
+    g.close();
+  });
+
+  it('asks before a new site once per session: the page it is on and a site it was allowed are known', async () => {
+    const g = gateOn('https://shop.test/cart', ['new-site']);
+    expect(await g.pass(navigate, { url: 'https://shop.test/checkout', session: 'a' })).toBe(0);
+    const going = g.pass(navigate, { url: 'https://bank.test/', session: 'a', timeoutMs: 5_000 }, 'navigate https://bank.test/');
+    await new Promise((r) => setTimeout(r, 20));
+    g.questions.answer(g.questions.pending()[0]!.id, true, 'live view');
+    await going;
+    expect(await g.pass(navigate, { url: 'https://bank.test/other', session: 'a' })).toBe(0);
+    // Another session has been on the shop's page only: the bank is new to it.
+    g.control.release(tabKey('chrome', 'T1'), 'a');
+    await expect(g.pass(navigate, { url: 'https://bank.test/', session: 'b', timeoutMs: 50 })).rejects.toMatchObject({ code: 'person_no_answer' });
+    g.close();
+  });
+
+  it("waits while the person's hands are on the tab and says how long it waited", async () => {
+    const g = gateOn('https://shop.test/', []);
+    g.activity.input('T1');
+    const waited = await g.pass(click, { ref: 'e1', timeoutMs: 5_000 });
+    expect(waited).toBeGreaterThanOrEqual(250);
+    g.activity.input('T1');
+    await expect(g.pass(click, { ref: 'e1', timeoutMs: 50 })).rejects.toMatchObject({ code: 'person_active' });
+    g.close();
+  });
+});

@@ -1,0 +1,104 @@
+// What agents did and what they ask, as a person's page shows it: the extension's side panel and
+// the live view use these same two pieces. A list of the action log's lines (`click e12 button
+// "Save"`, `navigate https://…`, a refusal with its code), newest last; and the questions waiting
+// for the person, each with Allow and Deny. DOM only: no chrome.*, no server calls — the page
+// hands in the data and what an answer does.
+
+import { ASK_KIND_TEXT } from '../shared/ask-kinds';
+import type { ConsentAction, ConsentQuestion } from '../shared/consent-state';
+
+/** Kinds whose address is worth a line's words (a load, a new tab, a refusal). */
+const WITH_URL = new Set(['navigate', 'tabOpen', 'cdp.navigate', 'cdp.blocked', 'blocked']);
+
+/** One action as the log says it: `click e12 button "Save"`, `navigate https://…`, `ask … → person_declined`. */
+export function actionText(entry: ConsentAction): string {
+  const element = entry.element ? ` ${entry.element.ref}${entry.element.role ? ` ${entry.element.role}` : ''}${entry.element.name ? ` "${entry.element.name}"` : ''}` : '';
+  const url = entry.url && WITH_URL.has(entry.kind) ? ` ${entry.url}` : '';
+  const detail = entry.kind === 'ask' && entry.detail ? ` ${entry.detail}` : '';
+  const outcome = entry.outcome === 'ok' ? '' : ` → ${entry.outcome}`;
+  return `${entry.kind}${element}${url}${detail}${outcome}`;
+}
+
+export class ActionList {
+  constructor(
+    private readonly list: HTMLOListElement,
+    private readonly shown = 20,
+  ) {}
+
+  /** Shows these entries (oldest first), replacing what was there. */
+  show(entries: readonly ConsentAction[]): void {
+    this.list.replaceChildren(...entries.slice(-this.shown).map((entry) => this.#item(entry)));
+    this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  /** Adds the newest entry at the end. */
+  add(entry: ConsentAction): void {
+    this.list.append(this.#item(entry));
+    while (this.list.children.length > this.shown) this.list.firstElementChild?.remove();
+    this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  #item(entry: ConsentAction): HTMLLIElement {
+    const item = document.createElement('li');
+    const time = document.createElement('time');
+    time.dateTime = entry.time;
+    time.textContent = new Date(entry.time).toLocaleTimeString();
+    const who = entry.session ? `${entry.session}: ` : '';
+    item.append(time, ` ${who}${actionText(entry)}`);
+    item.dataset.outcome = entry.outcome;
+    item.dataset.kind = entry.kind;
+    if (entry.url) item.title = entry.url;
+    return item;
+  }
+}
+
+/** The questions waiting for the person, each with Allow and Deny. */
+export class QuestionList {
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly answer: (id: string, allow: boolean) => void,
+  ) {}
+
+  show(questions: readonly ConsentQuestion[]): void {
+    this.root.hidden = questions.length === 0;
+    this.root.replaceChildren(...questions.map((question) => this.#item(question)));
+  }
+
+  #item(question: ConsentQuestion): HTMLElement {
+    const item = document.createElement('article');
+    item.className = 'question';
+    item.dataset.id = question.id;
+    const heading = document.createElement('h3');
+    heading.textContent = `${question.session ? `${question.session} asks` : 'An agent asks'}: ${question.kinds.map((k) => ASK_KIND_TEXT[k]).join(' and ')}`;
+    const what = document.createElement('p');
+    what.className = 'what';
+    what.textContent = question.what;
+    const where = document.createElement('p');
+    where.className = 'where';
+    where.textContent = question.url ?? '';
+    where.hidden = !question.url;
+    const until = document.createElement('p');
+    until.className = 'until';
+    until.textContent = `It waits until ${new Date(question.expires).toLocaleTimeString()}; no answer means no.`;
+    const allow = document.createElement('button');
+    allow.type = 'button';
+    allow.className = 'allow';
+    allow.textContent = 'Allow';
+    const deny = document.createElement('button');
+    deny.type = 'button';
+    deny.className = 'deny';
+    deny.textContent = 'Deny';
+    const decide = (yes: boolean) => {
+      allow.disabled = deny.disabled = true;
+      item.dataset.answered = yes ? 'allowed' : 'declined';
+      this.answer(question.id, yes);
+    };
+    allow.addEventListener('click', () => decide(true));
+    deny.addEventListener('click', () => decide(false));
+    const buttons = document.createElement('div');
+    buttons.className = 'answer';
+    buttons.append(allow, deny);
+    item.append(heading, what, where, until, buttons);
+    return item;
+  }
+}
