@@ -1,8 +1,8 @@
 // The relay's gate for raw CDP clients on the person's tabs, the twin of the agent layer's
 // (agent/tab-gate.ts) for what the relay can tell from a command alone: a client's input waits
 // while the person's own hands are on the tab, and the person is asked — when they asked to be —
-// before a client goes to a site it has not been on (new-site), uploads a file (upload) or reads
-// the browser's cookies (raw-cookies). clawd's own agent layer is not held here: its calls passed
+// before a client goes to a site it has not been on (new-site), uploads a file (upload), reads
+// the browser's cookies (raw-cookies) or takes a download's file (download, download-relay.ts). clawd's own agent layer is not held here: its calls passed
 // its own gate, which knows more (the element, the session). Each raw client is an agent session
 // of its own, named after it.
 
@@ -62,6 +62,13 @@ export class ClientGate {
       .then(() => {
         if (destination) visited.add(destination);
       });
+  }
+
+  /** Before a raw client has a download's file: the person's Allow, when they asked to be asked. */
+  download(client: ClientSession, url: string): Promise<void> | undefined {
+    const profile = this.deps.profile();
+    if (client.internal || profile === undefined || !this.deps.asked().includes('download')) return undefined;
+    return this.deps.questions.ask({ profile, kinds: ['download'], session: client.name, what: `download ${url}`, url }, RAW_ASK_WAIT_MS);
   }
 
   #visitedBy(client: ClientSession): Set<string> {

@@ -4,7 +4,9 @@
 // its own) gets them as Browser.downloadWillBegin/downloadProgress, and once a download is
 // complete its file — saved by the browser where the person's downloads go, found through
 // chrome.downloads — is copied to `<its folder>/<guid>`, as `allowAndName` would have named it.
-// The person's own file stays where it is; a client that did not ask sees nothing.
+// The person's own file stays where it is; a client that did not ask sees nothing. When the
+// person asked to be asked before downloads, a raw client's copy waits for their Allow from the
+// moment the download begins; denied (or unanswered), it gets `canceled` and no file.
 
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -21,6 +23,8 @@ export interface DownloadBehavior {
 
 interface Begun {
   url: string;
+  /** Per client: may it have the file (the person's answer, when they asked to be asked). */
+  allowed: Map<ClientSession, Promise<boolean>>;
 }
 
 export class DownloadRelay {
@@ -33,6 +37,8 @@ export class DownloadRelay {
     /** Where the browser saved the newest download of a URL (the extension asks chrome.downloads). */
     private readonly locate: (url: string) => Promise<string | null>,
     private readonly log: Logger,
+    /** What a client must wait for before it has a download (the person's answer), or undefined. */
+    private readonly ask: (client: ClientSession, url: string) => Promise<void> | undefined = () => undefined,
   ) {}
 
   /** Browser.setDownloadBehavior from a client. */
@@ -54,7 +60,13 @@ export class DownloadRelay {
     if (this.#clients.size === 0) return;
     const guid = String(params.guid ?? '');
     if (method === 'Page.downloadWillBegin') {
-      this.#begun.set(guid, { url: String(params.url ?? '') });
+      const url = String(params.url ?? '');
+      const allowed = new Map<ClientSession, Promise<boolean>>();
+      for (const client of this.#clients.keys()) {
+        const asked = this.ask(client, url);
+        if (asked) allowed.set(client, asked.then(() => true, () => false));
+      }
+      this.#begun.set(guid, { url, allowed });
       this.#tell('Browser.downloadWillBegin', params);
       return;
     }
@@ -67,21 +79,26 @@ export class DownloadRelay {
   async #complete(guid: string, params: Record<string, unknown>): Promise<void> {
     const begun = this.#begun.get(guid);
     this.#begun.delete(guid);
-    const wanting = [...this.#clients].filter(([, b]) => b.downloadPath !== undefined);
-    if (begun && wanting.length > 0) {
-      const file = await this.locate(begun.url).catch((error: Error) => {
-        this.log.debug(`download ${guid}: ${error.message}`);
-        return null;
-      });
-      for (const [, behavior] of wanting) {
-        if (!file) continue;
-        const target = path.join(behavior.downloadPath!, behavior.behavior === 'allowAndName' ? guid : path.basename(file));
-        await mkdir(behavior.downloadPath!, { recursive: true })
-          .then(() => copyFile(file, target))
-          .catch((error: Error) => this.log.debug(`download ${guid} to ${target}: ${error.message}`));
-      }
-    }
-    this.#tell('Browser.downloadProgress', params);
+    let file: Promise<string | null> | undefined;
+    await Promise.all(
+      [...this.#clients].map(async ([client, behavior]) => {
+        const allowed = (await begun?.allowed.get(client)) ?? true;
+        if (allowed && begun && behavior.downloadPath !== undefined) {
+          file ??= this.locate(begun.url).catch((error: Error) => {
+            this.log.debug(`download ${guid}: ${error.message}`);
+            return null;
+          });
+          const found = await file;
+          const target = found && path.join(behavior.downloadPath, behavior.behavior === 'allowAndName' ? guid : path.basename(found));
+          if (found && target) {
+            await mkdir(behavior.downloadPath, { recursive: true })
+              .then(() => copyFile(found, target))
+              .catch((error: Error) => this.log.debug(`download ${guid} to ${target}: ${error.message}`));
+          }
+        }
+        if (behavior.eventsEnabled) say(client, '', 'Browser.downloadProgress', { ...params, ...(allowed ? {} : { state: 'canceled' }) } as unknown as EventParams<'Browser.downloadProgress'>);
+      }),
+    );
   }
 
   /** Page.download* params are Browser.download*'s but for the frame id, which Browser's clients ignore. */

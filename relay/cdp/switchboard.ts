@@ -151,7 +151,7 @@ export class Switchboard implements BrowserHub {
       if (!link) return null;
       const found = await link.request({ op: 'downloadedFile', url }, 'locating a download');
       return found.filename;
-    }, this.#log);
+    }, this.#log, (client, url) => options.consent?.gate.download(client, url));
     this.#browserTarget = new BrowserTarget(this, this.#table);
   }
 

@@ -110,6 +110,20 @@ describe("the relay and the person's say", () => {
     expect(questions.pending()).toEqual([]);
   });
 
+  it("asks before a raw client has a download's file: denied, it hears the download canceled and gets nothing", async () => {
+    asked = ['download'];
+    const { c } = await pageClient('&session=fetcher');
+    await c.send('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: '/tmp/clawd-never-written', eventsEnabled: true });
+    ext.event(TAB.tabId, 'Page.downloadWillBegin', { frameId: 'F', guid: 'g1', url: 'https://example.test/report.pdf', suggestedFilename: 'report.pdf' });
+    const [question] = await until('the question', () => questions.pending()[0] && questions.pending());
+    expect(question).toMatchObject({ kinds: ['download'], session: 'fetcher', what: 'download https://example.test/report.pdf' });
+    questions.answer(question!.id, false, 'side panel');
+    ext.event(TAB.tabId, 'Page.downloadProgress', { guid: 'g1', totalBytes: 10, receivedBytes: 10, state: 'completed' });
+    const progress = await c.waitForEvent('Browser.downloadProgress', (m) => m.params.guid === 'g1');
+    expect(progress.params.state).toBe('canceled');
+    expect(ext.requests.some((r) => r.op === 'downloadedFile')).toBe(false);
+  });
+
   it('hands the side panel’s frames to the hooks, and sends the consent state to the extension', async () => {
     ext.send({ type: 'panel', open: true });
     ext.send({ type: 'person', say: { answer: 'q1', allow: true } });
