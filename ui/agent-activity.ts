@@ -10,13 +10,21 @@ import type { ConsentAction, ConsentQuestion } from '../shared/consent-state';
 /** Kinds whose address is worth a line's words (a load, a new tab, a refusal). */
 const WITH_URL = new Set(['navigate', 'tabOpen', 'cdp.navigate', 'cdp.blocked', 'blocked']);
 
-/** One action as the log says it: `click e12 button "Save"`, `navigate https://…`, `ask … → person_declined`. */
+/** What a question's entries say happened to it. */
+const ASK_OUTCOMES: Record<string, string> = { asked: 'asked you', allowed: 'you allowed', person_declined: 'you declined', person_no_answer: 'no answer' };
+
+/** One action as the log says it: `click e12 button "Save"`, `navigate https://…`, `you allowed: sending a form…`, a refusal with its code. */
 export function actionText(entry: ConsentAction): string {
+  if (entry.kind === 'ask') return `${ASK_OUTCOMES[entry.outcome] ?? entry.outcome}: ${entry.detail ?? ''}`;
   const element = entry.element ? ` ${entry.element.ref}${entry.element.role ? ` ${entry.element.role}` : ''}${entry.element.name ? ` "${entry.element.name}"` : ''}` : '';
   const url = entry.url && WITH_URL.has(entry.kind) ? ` ${entry.url}` : '';
-  const detail = entry.kind === 'ask' && entry.detail ? ` ${entry.detail}` : '';
   const outcome = entry.outcome === 'ok' ? '' : ` → ${entry.outcome}`;
-  return `${entry.kind}${element}${url}${detail}${outcome}`;
+  return `${entry.kind}${element}${url}${outcome}`;
+}
+
+/** Whether the entry is something that failed or was refused (shown as such). */
+export function failed(entry: ConsentAction): boolean {
+  return entry.outcome !== 'ok' && !(entry.kind === 'ask' && (entry.outcome === 'asked' || entry.outcome === 'allowed'));
 }
 
 export class ActionList {
@@ -47,6 +55,7 @@ export class ActionList {
     item.append(time, ` ${who}${actionText(entry)}`);
     item.dataset.outcome = entry.outcome;
     item.dataset.kind = entry.kind;
+    if (failed(entry)) item.dataset.failed = 'true';
     if (entry.url) item.title = entry.url;
     return item;
   }
