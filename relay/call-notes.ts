@@ -1,4 +1,5 @@
-// What happened on the way to an answer that the caller should hear of besides the answer (a
+// The context of one call to an operation. What happened on the way to an answer that the
+// caller should hear of besides the answer (a
 // stopped profile started on first use). Kept per call with AsyncLocalStorage, so concurrent
 // calls never hear each other's notes; the door that took the call says them: an HTTP header
 // (X-Clawd-Note), a line before an MCP tool's text, a progress line on the CLI. A note is also
@@ -10,15 +11,22 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 interface CallNotes {
   notes: string[];
   live?: (note: string) => void;
+  /** Aborted when the caller goes away (its HTTP request closed, its MCP request cancelled). */
+  signal?: AbortSignal;
 }
 
 const calls = new AsyncLocalStorage<CallNotes>();
 
 /** Runs one call, collecting what `noteForCaller` says during it; `live` hears each note as it is said. */
-export async function collectNotes<T>(work: () => Promise<T>, live?: (note: string) => void): Promise<{ value: T; notes: string[] }> {
-  const store: CallNotes = { notes: [], ...(live ? { live } : {}) };
+export async function collectNotes<T>(work: () => Promise<T>, live?: (note: string) => void, signal?: AbortSignal): Promise<{ value: T; notes: string[] }> {
+  const store: CallNotes = { notes: [], ...(live ? { live } : {}), ...(signal ? { signal } : {}) };
   const value = await calls.run(store, work);
   return { value, notes: store.notes };
+}
+
+/** The current call's signal: aborted when its caller has gone (a wait for the person then ends). */
+export function callerSignal(): AbortSignal | undefined {
+  return calls.getStore()?.signal;
 }
 
 /** Tells the caller of the current call something (plain ASCII: it may travel as a header). Outside a call: nobody hears it. */

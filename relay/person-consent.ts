@@ -34,6 +34,7 @@ export class PersonConsent {
   readonly relay: RelayConsent;
   #world: World | undefined;
   readonly #unsubscribe: () => void;
+  #unsubscribePolicy: () => void = () => {};
 
   constructor(
     private readonly events: EventBus,
@@ -81,11 +82,12 @@ export class PersonConsent {
   /** The services exist: the relay's hooks reach them from now on. */
   connect(world: World): void {
     this.#world = world;
-    world.profiles.onPolicyChange(() => this.feed.changed());
+    this.#unsubscribePolicy = world.profiles.onPolicyChange(() => this.feed.changed());
   }
 
   close(): void {
     this.#unsubscribe();
+    this.#unsubscribePolicy();
     this.feed.close();
     this.questions.close();
     this.activity.close();
@@ -138,7 +140,7 @@ export class PersonConsent {
     const by = change.state === 'asked' ? undefined : change.by;
     const where = { ...(question.targetId ? { targetId: question.targetId } : {}), ...(question.url ? { url: question.url } : {}), ...(question.session ? { session: question.session } : {}) };
     this.events.emit({ type: 'question', profile: question.profile, state: change.state, id: question.id, kinds: question.kinds, what: question.what, ...where, ...(by ? { by } : {}) });
-    const outcome = { asked: 'asked', allowed: 'allowed', declined: 'person_declined', unanswered: 'person_no_answer' }[change.state];
+    const outcome = { asked: 'asked', allowed: 'allowed', declined: 'person_declined', unanswered: 'person_no_answer', withdrawn: 'withdrawn' }[change.state];
     const durationMs = change.state === 'asked' ? 0 : Date.now() - Date.parse(question.asked);
     this.actions.record({ profile: question.profile, kind: 'ask', ...where, outcome, durationMs, detail: `${kindsText(question.kinds)}: ${question.what}${by ? ` (answered in the ${by})` : ''}` });
   }

@@ -1,5 +1,5 @@
 // What the person sees of the agents in their own browser (the extension's side panel, its
-// options page): the tabs handed over and who holds each, the last things agents did there, the
+// options page): the tabs attached (handed to agents) and who holds each, the last things agents did there, the
 // origin policy and what the person asked to be asked before, and the questions waiting for an
 // answer. The relay sends it to the extension whenever it changes, while a panel is open; the
 // answers go back as frames (shared/protocol.ts). Plain data, shared by both sides.

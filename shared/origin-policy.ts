@@ -143,20 +143,30 @@ export class OriginPolicy {
   }
 
   /**
-   * Whether a cookie may be shown to (or set by) a client: a cookie is its host's on every port
-   * and on each scheme it travels over (https only when Secure), so it is hidden when a block rule
-   * names its host on any of them, or when an allow list names it on none.
+   * Whether a cookie may be shown to (or set by) a client. A cookie travels to its host on every
+   * port, over each scheme it may (https only when Secure) — and a domain cookie (`.bank.test`) to
+   * every host below its domain too. It is hidden when a block rule names any host it travels to,
+   * or when an allow list names none of them.
    */
   cookieVerdict(cookie: { domain: string; secure?: boolean }): Verdict {
-    const host = cookie.domain.replace(/^\./, '').toLowerCase();
+    const domainWide = cookie.domain.startsWith('.');
+    const raw = cookie.domain.replace(/^\./, '').toLowerCase();
     const schemes = cookie.secure ? ['https:'] : ['http:', 'https:'];
-    let url: URL;
+    let host: string;
     try {
-      url = new URL(`https://${host}/`);
+      host = new URL(`https://${raw}/`).hostname;
     } catch {
       return { allowed: false, rule: '(not a host)', reason: `the cookie's domain ${JSON.stringify(cookie.domain)} is not a host` };
     }
-    const names = (p: Pattern) => schemes.some((s) => p.schemes.includes(s)) && hostMatches(p.host, url.hostname);
+    const below = (name: string, domain: string) => name === domain || name.endsWith(`.${domain}`);
+    // Does the pattern's host name a host the cookie travels to?
+    const reaches = (pattern: string) => {
+      if (hostMatches(pattern, host)) return true;
+      if (!domainWide) return false;
+      const named = pattern.startsWith('*.') ? pattern.slice(2) : pattern;
+      return pattern === '*' || below(named, host);
+    };
+    const names = (p: Pattern) => schemes.some((s) => p.schemes.includes(s)) && reaches(p.host);
     const blocked = this.#block.find(names);
     if (blocked) return { allowed: false, rule: `block ${blocked.text}`, reason: `cookies of ${host} are hidden by the rule block ${blocked.text}` };
     if (this.#allow && !this.#allow.some(names)) {

@@ -50,7 +50,7 @@ export interface AnnouncedTab {
    * after an extension reload): whatever clients set up on the old session is gone.
    */
   reattached?: boolean;
-  /** The person dragged it into the clawd tab group of this agent session: handed over to that session. */
+  /** The person dragged it into the clawd tab group of this agent session: attached, and that session's. */
   session?: string;
 }
 
@@ -121,7 +121,7 @@ export interface HandBackFrame {
   tabId: number;
 }
 /**
- * The person touched a handed-over tab (a key, a click, the wheel) — or so its page saw: the
+ * The person touched an attached tab (a key, a click, the wheel) — or so its page saw: the
  * relay tells the person's input from an agent's, which goes through it.
  */
 export interface PersonInputFrame {

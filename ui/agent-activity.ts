@@ -11,7 +11,7 @@ import type { ConsentAction, ConsentQuestion } from '../shared/consent-state';
 const WITH_URL = new Set(['navigate', 'tabOpen', 'cdp.navigate', 'cdp.blocked', 'blocked']);
 
 /** What a question's entries say happened to it. */
-const ASK_OUTCOMES: Record<string, string> = { asked: 'asked you', allowed: 'you allowed', person_declined: 'you declined', person_no_answer: 'no answer' };
+const ASK_OUTCOMES: Record<string, string> = { asked: 'asked you', allowed: 'you allowed', person_declined: 'you declined', person_no_answer: 'no answer', withdrawn: 'gave up asking' };
 
 /** One action as the log says it: `click e12 button "Save"`, `navigate https://…`, `you allowed: sending a form…`, a refusal with its code. */
 export function actionText(entry: ConsentAction): string {
@@ -24,7 +24,7 @@ export function actionText(entry: ConsentAction): string {
 
 /** Whether the entry is something that failed or was refused (shown as such). */
 export function failed(entry: ConsentAction): boolean {
-  return entry.outcome !== 'ok' && !(entry.kind === 'ask' && (entry.outcome === 'asked' || entry.outcome === 'allowed'));
+  return entry.outcome !== 'ok' && !(entry.kind === 'ask' && ['asked', 'allowed', 'withdrawn'].includes(entry.outcome));
 }
 
 export class ActionList {
@@ -61,19 +61,20 @@ export class ActionList {
   }
 }
 
-/** The questions waiting for the person, each with Allow and Deny. */
+/** The questions waiting for the person, each with Allow and Deny (or, where this page may not answer, where to). */
 export class QuestionList {
   constructor(
     private readonly root: HTMLElement,
     private readonly answer: (id: string, allow: boolean) => void,
   ) {}
 
-  show(questions: readonly ConsentQuestion[]): void {
+  /** `elsewhere`: this page may not answer; says where the person can instead. */
+  show(questions: readonly ConsentQuestion[], elsewhere?: string): void {
     this.root.hidden = questions.length === 0;
-    this.root.replaceChildren(...questions.map((question) => this.#item(question)));
+    this.root.replaceChildren(...questions.map((question) => this.#item(question, elsewhere)));
   }
 
-  #item(question: ConsentQuestion): HTMLElement {
+  #item(question: ConsentQuestion, elsewhere: string | undefined): HTMLElement {
     const item = document.createElement('article');
     item.className = 'question';
     item.dataset.id = question.id;
@@ -106,7 +107,8 @@ export class QuestionList {
     deny.addEventListener('click', () => decide(false));
     const buttons = document.createElement('div');
     buttons.className = 'answer';
-    buttons.append(allow, deny);
+    if (elsewhere === undefined) buttons.append(allow, deny);
+    else buttons.append(Object.assign(document.createElement('p'), { className: 'elsewhere', textContent: elsewhere }));
     item.append(heading, what, where, until, buttons);
     return item;
   }

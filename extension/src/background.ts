@@ -2,8 +2,8 @@
 // a worker woken by an event (a debugger event, a tab change, the alarm, a click) receives it.
 // Requests from the relay are executed from a fixed allow-list; everything else is forwarding.
 // The person's side lives here too, as Chrome shows it: tab groups (a tab dragged into a clawd
-// group is handed over, out of one released), the side panel's port, and the watch on a
-// handed-over tab that says when the person's own hands are on it.
+// group is attached, out of one released), the side panel's port, and the watch on an
+// attached tab that says when the person's own hands are on it.
 
 import { PROTOCOL_VERSION, type BrowserInfo, type HelloFrame, type PersonFrame, type RequestFrame } from '../../shared/protocol';
 import { badge } from './badge';
@@ -106,8 +106,9 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       const tab = await chrome.tabs.create({ url: frame.url, active: frame.active });
       if (tab.id === undefined) throw new Error('Chrome created a tab without an id');
       const announced = await attachments.attach(tab.id);
-      // In the opening session's own group, where the person sees whose it is.
-      await groups.join(tab.id, frame.session);
+      // In the opening session's own group, where the person sees whose it is (a tab of a pop-up
+      // window cannot be grouped: it is the agent's all the same).
+      await groups.join(tab.id, frame.session).catch(() => {});
       return { tab: announced };
     }
     case 'closeTab':
@@ -168,7 +169,7 @@ async function toggle(tab: chrome.tabs.Tab): Promise<void> {
   try {
     connection.send({ type: 'tabAttached', tab: await attachments.attach(tabId) });
     // Into the plain clawd group, unless the person already put it in a clawd group.
-    if ((await groups.sessionOf(tab.groupId)) === null) await groups.join(tabId, undefined);
+    if ((await groups.sessionOf(tab.groupId)) === null) await groups.join(tabId, undefined).catch(() => {});
   } catch (error) {
     void badge.error(tabId, (error as Error).message);
   }
@@ -177,7 +178,7 @@ async function toggle(tab: chrome.tabs.Tab): Promise<void> {
 chrome.action.onClicked.addListener((tab) => void toggle(tab));
 
 /**
- * The person moved a tab into or out of a group. Into a clawd group: handed over (to that group's
+ * The person moved a tab into or out of a group. Into a clawd group: attached (and that group's
  * agent session); out of every clawd group: released. Moves the worker makes itself (joining a
  * tab it just attached, taking out one it let go of) change nothing here. A tab an attached tab
  * opened is the popup listener's, however Chrome groups it.
@@ -189,18 +190,24 @@ async function regrouped(tabId: number): Promise<void> {
   const current = await chrome.tabs.get(tabId).catch(() => undefined);
   if (!current) return;
   const session = await groups.sessionOf(current.groupId);
+  if (attachments.attaching(tabId)) return; // the attach under way decides
   if (attachments.has(tabId)) {
-    if (session === null) await attachments.release(tabId, 'dragged out of the clawd group');
+    if (session === null) return void (await attachments.release(tabId, 'dragged out of the clawd group'));
+    // Moved by the person from one clawd group into another's: the new group's session holds it.
+    if (session && !groups.placedHere(tabId, current.groupId)) {
+      const announced = await attachments.announcement(tabId);
+      if (announced) connection.send({ type: 'tabAttached', tab: { ...announced, session } });
+    }
     return;
   }
   if (session === null || opening.has(tabId)) return;
-  // A tab on a browser page stays in the group and is handed over once it is on the web.
+  // A tab on a browser page stays in the group and is attached once it is on the web.
   const url = current.url || current.pendingUrl;
   if (!url || attachRefusal(url)) return;
-  await handOverFromGroup(tabId, session);
+  await attachFromGroup(tabId, session);
 }
 
-async function handOverFromGroup(tabId: number, session: string): Promise<void> {
+async function attachFromGroup(tabId: number, session: string): Promise<void> {
   void badge.connecting(tabId);
   try {
     await connection.ensureConnected(5_000);
@@ -208,7 +215,7 @@ async function handOverFromGroup(tabId: number, session: string): Promise<void> 
     connection.send({ type: 'tabAttached', tab: { ...announced, ...(session ? { session } : {}) } });
   } catch (error) {
     void badge.error(tabId, (error as Error).message);
-    await groups.leave(tabId); // not handed over: it is not shown as if it were
+    await groups.leave(tabId); // not attached: it is not shown as if it were
   }
 }
 
@@ -265,7 +272,7 @@ async function adoptPopup(tabId: number, openerTabId: number, url: string): Prom
   if (blocked) void chrome.tabs.update(tabId, { url: blocked });
   try {
     connection.send({ type: 'tabAttached', tab: await attachments.attach(tabId, openerTabId) });
-    await groups.joinWith(tabId, openerTabId); // in its opener's group
+    await groups.joinWith(tabId, openerTabId).catch(() => {}); // in its opener's group
   } catch (error) {
     void badge.error(tabId, (error as Error).message);
   }
@@ -294,7 +301,7 @@ chrome.tabs.onRemoved.addListener((tabId) => {
 chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
   if (change.groupId !== undefined) void regrouped(tabId);
   if (!attachments.has(tabId)) {
-    // A tab in a clawd group on a browser page (a new tab made in the group) is handed over once it is on the web.
+    // A tab in a clawd group on a browser page (a new tab made in the group) is attached once it is on the web.
     const url = change.url;
     if (url && tab.groupId !== undefined && tab.groupId !== -1 && !attachRefusal(url) && /^(https?|file):/.test(url)) void regrouped(tabId);
     return;
@@ -333,7 +340,8 @@ void chrome.alarms.get(WAKE_ALARM).then((alarm) => {
 
 // The side panel and the options page: the consent state while one is open, and what the person says there.
 chrome.runtime.onConnect.addListener((port) => {
-  if (port.name === CONSENT_PORT && port.sender?.id === chrome.runtime.id) panels.add(port);
+  // Our own pages only (the side panel, the options page): a content script has the same sender id.
+  if (port.name === CONSENT_PORT && port.sender?.id === chrome.runtime.id && port.sender.url?.startsWith(`chrome-extension://${chrome.runtime.id}/`)) panels.add(port);
 });
 
 /** What the person said in the side panel; Stop takes every tab back here, at once, before the relay hears it. */
@@ -365,7 +373,7 @@ chrome.contextMenus.onClicked.addListener((info, tab) => {
   if (info.menuItemId === PANEL_MENU && tab?.windowId !== undefined) void chrome.sidePanel.open({ windowId: tab.windowId });
 });
 
-// The options page asks for the live state; a handed-over tab's watch says the person touched it.
+// The options page asks for the live state; an attached tab's watch says the person touched it.
 chrome.runtime.onMessage.addListener((message: unknown, sender, reply) => {
   const type = (message as { type?: string })?.type;
   if (type === 'clawd-person') {

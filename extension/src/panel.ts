@@ -23,7 +23,7 @@ const ui = {
 
 let port: chrome.runtime.Port | undefined;
 const say = (message: PanelMessage) => port?.postMessage(message);
-const actions = new ActionList($<HTMLOListElement>('actions'), 50);
+const actions = new ActionList($<HTMLOListElement>('actions'), 30); // PANEL_ACTIONS: what the relay sends
 const questions = new QuestionList($('questions'), (id, allow) => say({ say: { answer: id, allow } }));
 let state: ConsentState | undefined;
 

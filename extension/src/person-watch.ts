@@ -1,4 +1,4 @@
-// Put into the frames of a handed-over tab only (chrome.scripting, by the worker, at attach and
+// Put into the frames of an attached tab only (chrome.scripting, by the worker, at attach and
 // at each navigation), never into the person's other tabs: tells the worker that the page saw a
 // key, a click, a touch or the wheel that the browser marks as trusted — the person's, or an
 // agent's input dispatched through the debugger (the relay tells them apart: every agent input
@@ -16,7 +16,11 @@ const INPUTS = ['keydown', 'mousedown', 'wheel', 'touchstart'] as const;
   let trailing: ReturnType<typeof setTimeout> | undefined;
   const tell = () => {
     last = Date.now();
-    chrome.runtime.sendMessage({ type: 'clawd-person' }).catch(() => stop()); // the extension went (reloaded): stop
+    try {
+      chrome.runtime.sendMessage({ type: 'clawd-person' }).catch(() => stop()); // the worker could not take it
+    } catch {
+      stop(); // the extension was reloaded: this script is an orphan
+    }
   };
   const seen = (event: Event) => {
     if (!event.isTrusted) return; // a page's own synthetic events are nobody's hands

@@ -38,6 +38,8 @@ export function attachRefusal(url: string | undefined): string | undefined {
 
 export class TabAttachments {
   readonly #tabs = new Map<number, StoredTab>();
+  // Attaches under way, by tab: a second one for the same tab (a drag and a popup at once) joins the first.
+  readonly #attaching = new Map<number, Promise<AnnouncedTab>>();
   readonly ready: Promise<void>;
 
   constructor(
@@ -135,8 +137,29 @@ export class TabAttachments {
     return this.#tabs.has(openerTabId) && !this.isParked(openerTabId);
   }
 
+  /** Whether an attach of the tab is under way. */
+  attaching(tabId: number): boolean {
+    return this.#attaching.has(tabId);
+  }
+
   /** Attaches the debugger and returns the announcement for the relay. */
-  async attach(tabId: number, openerTabId?: number): Promise<AnnouncedTab> {
+  attach(tabId: number, openerTabId?: number): Promise<AnnouncedTab> {
+    const running = this.#attaching.get(tabId);
+    if (running) return running;
+    const attaching = this.#attach(tabId, openerTabId).finally(() => this.#attaching.delete(tabId));
+    this.#attaching.set(tabId, attaching);
+    return attaching;
+  }
+
+  /** What the relay is told of an attached tab (its page as it is now). */
+  async announcement(tabId: number): Promise<AnnouncedTab | undefined> {
+    const tab = this.#tabs.get(tabId);
+    if (!tab || tab.parked !== undefined) return undefined;
+    const targetInfo = await this.#targetInfo(tabId).catch(() => undefined);
+    return targetInfo ? { tabId, ...(tab.sessionId ? { sessionId: tab.sessionId } : {}), targetInfo } : undefined;
+  }
+
+  async #attach(tabId: number, openerTabId?: number): Promise<AnnouncedTab> {
     await this.ready;
     const tab = await chrome.tabs.get(tabId);
     const refused = attachRefusal(tab.url || tab.pendingUrl);

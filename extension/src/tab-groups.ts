@@ -1,8 +1,8 @@
-// Chrome tab groups as the person's consent, visible: a tab handed over with the toolbar joins a
+// Chrome tab groups as the person's consent, visible: a tab attached with the toolbar joins a
 // group titled `clawd` in its window (lobster orange), a tab an agent session opens joins that
 // session's own group `clawd · <session>` (a colour of its own), and a tab leaves its group when
 // it is released (an empty group goes by itself). The person's drags are read back by the worker
-// (a tab into a clawd group is handed over, out of one released). Group changes run one at a
+// (a tab into a clawd group is attached, out of one released). Group changes run one at a
 // time: two tabs joining at once would otherwise make two groups of one name.
 
 export const CLAWD_GROUP = 'clawd';
@@ -14,17 +14,23 @@ export function groupTitle(session: string | undefined): string {
   return session ? `${CLAWD_GROUP}${SESSION_SEPARATOR}${session}` : CLAWD_GROUP;
 }
 
+/** An agent session's name, as the agent API takes it. */
+const SESSION_NAME = /^[\w.-]{1,64}$/;
+
 /** What a group's title says: not a clawd group (null), the plain `clawd` group (''), or an agent session's (its name). */
 export function sessionOfTitle(title: string | undefined): string | null {
   if (title === CLAWD_GROUP) return '';
-  if (title?.startsWith(`${CLAWD_GROUP}${SESSION_SEPARATOR}`)) return title.slice(CLAWD_GROUP.length + SESSION_SEPARATOR.length) || null;
-  return null;
+  if (!title?.startsWith(`${CLAWD_GROUP}${SESSION_SEPARATOR}`)) return null;
+  const session = title.slice(CLAWD_GROUP.length + SESSION_SEPARATOR.length);
+  return SESSION_NAME.test(session) ? session : null; // "clawd · my shop" names no session an agent could use
 }
 
 const NO_GROUP = -1;
 
 export class TabGroups {
   #queue: Promise<unknown> = Promise.resolve();
+  // Tab id → the group the worker itself last put it in: a tab found there was not moved by the person.
+  readonly #placed = new Map<number, number>();
 
   /** Runs group changes one after another; a failure (a tab gone meanwhile) does not stop the next. */
   #serial<T>(work: () => Promise<T>): Promise<T> {
@@ -54,13 +60,20 @@ export class TabGroups {
       const groups = await chrome.tabGroups.query({ windowId: tab.windowId });
       const existing = groups.find((g) => g.title === title);
       if (existing) {
+        this.#placed.set(tabId, existing.id);
         if (tab.groupId !== existing.id) await chrome.tabs.group({ tabIds: [tabId], groupId: existing.id });
         return;
       }
       const groupId = await chrome.tabs.group({ tabIds: [tabId], createProperties: { windowId: tab.windowId } });
+      this.#placed.set(tabId, groupId);
       const used = new Set(groups.filter((g) => sessionOfTitle(g.title) !== null).map((g) => g.color));
       await chrome.tabGroups.update(groupId, { title, color: session ? colorFor(session, used) : 'orange', collapsed: false });
     });
+  }
+
+  /** Whether the tab is in the group the worker itself put it in (not one the person moved it to). */
+  placedHere(tabId: number, groupId: number | undefined): boolean {
+    return groupId !== undefined && this.#placed.get(tabId) === groupId;
   }
 
   /** Puts a tab in the clawd group another tab is in (a popup with its opener); none when the opener is in none. */
@@ -73,6 +86,7 @@ export class TabGroups {
   /** Takes the tab out of its clawd group (the group goes with its last tab); a tab in another group of the person's stays there. */
   leave(tabId: number): Promise<void> {
     return this.#serial(async () => {
+      this.#placed.delete(tabId);
       const tab = await chrome.tabs.get(tabId).catch(() => undefined);
       if (!tab || (await this.sessionOf(tab.groupId)) === null) return;
       await chrome.tabs.ungroup(tabId);

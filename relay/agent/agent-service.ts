@@ -37,7 +37,7 @@ import { checkStorageState, readStorageState, writeStorageState } from './storag
 import { Snapshots } from './snapshots';
 import { Traces } from './traces';
 import { DEFAULT_HOLD_IDLE_MS, TabControl } from './tab-control';
-import { TabGate, type GateCall } from './tab-gate';
+import { TabGate, type GateCall, type GatePassed } from './tab-gate';
 import { PersonActivity } from '../consent/person-activity';
 import { PersonQuestions } from '../consent/person-questions';
 import { tabKey, tabOfKey, type TabKey } from './tab-key';
@@ -91,11 +91,12 @@ export class AgentService {
       activity: consent.activity,
       questions: consent.questions,
       askOf: (profile) => profiles.askOf(profile),
+      checkUrl: (profile, url) => profiles.checkUrl(profile, url),
     });
   }
 
-  /** The one gate of every call whose operation has a `gate` (tab-gate.ts); answers how long it waited. */
-  gate(call: GateCall): Promise<number> {
+  /** The one gate of every call whose operation has a `gate` (tab-gate.ts): how long it waited, and the tab it checked. */
+  gate(call: GateCall): Promise<GatePassed> {
     return this.#gate.pass(call);
   }
 

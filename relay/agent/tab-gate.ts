@@ -9,7 +9,7 @@
 import type { Page } from 'playwright-core';
 import type { AskKind } from '../../shared/ask-kinds';
 import { originOf } from '../../shared/origin-policy';
-import { noteForCaller } from '../call-notes';
+import { callerSignal, noteForCaller } from '../call-notes';
 import type { PersonActivity } from '../consent/person-activity';
 import type { PersonQuestions } from '../consent/person-questions';
 import type { GateSpec, Touches } from '../operations/operation';
@@ -34,6 +34,8 @@ export interface GateDeps {
   questions: PersonQuestions;
   /** What the person asked to be asked before on the profile. */
   askOf(profile: string): readonly AskKind[];
+  /** Refuses a URL the profile's origin policy blocks (so nobody is asked about a load that cannot happen). */
+  checkUrl(profile: string, url: string): void;
 }
 
 /** One call at the gate: its operation's spec, its checked input, and its label as the action log says it. */
@@ -44,6 +46,13 @@ export interface GateCall {
   label: string;
 }
 
+export interface GatePassed {
+  /** How long the call waited for the person, in ms. */
+  waited: number;
+  /** The whole id of the tab the gate checked, when it checked one. */
+  targetId?: string;
+}
+
 export class TabGate {
   // `${profile} ${session}` → the origins that session has been on (loaded, or acted on a page of):
   // what `new-site` compares with. Grows with the sessions' work; dropped with close().
@@ -51,8 +60,12 @@ export class TabGate {
 
   constructor(private readonly deps: GateDeps) {}
 
-  /** Lets the call through, or throws why not; answers how long it waited for the person (the call's bound shrinks by that). */
-  async pass(call: GateCall): Promise<number> {
+  /**
+   * Lets the call through, or throws why not. Answers how long it waited for the person (the
+   * call's bound shrinks by that) and the tab it checked: the call must act on that one, not on
+   * whichever tab is the profile's default by the time it runs.
+   */
+  async pass(call: GateCall): Promise<GatePassed> {
     const { profile, spec, input, label } = call;
     const began = Date.now();
     const bound = typeof input.timeoutMs === 'number' ? input.timeoutMs : GATE_WAIT_MS;
@@ -65,6 +78,7 @@ export class TabGate {
     const found = spec.changes && !spec.tabOnly ? await this.deps.find(profile, targetId) : undefined;
     const tabOnly = spec.changes && spec.tabOnly && targetId !== undefined ? await this.deps.tabId(profile, targetId) : undefined;
     if (tabOnly !== undefined) this.deps.control.check(tabKey(profile, tabOnly), session);
+    if (touches.url !== undefined) this.deps.checkUrl(profile, touches.url);
     let waited = 0;
     const waitFor = async (person: Promise<void>) => {
       const from = Date.now();
@@ -74,29 +88,33 @@ export class TabGate {
         waited += Date.now() - from;
       }
     };
-    if (found) {
-      this.deps.control.check(found.tab, session);
-      if (this.deps.activity.busyFor(found.targetId) > 0) await waitFor(this.deps.activity.waitIdle(found.targetId, left(), label));
-    }
+    const changed = found?.targetId ?? tabOnly;
+    const handsOff = async () => {
+      if (changed !== undefined && this.deps.activity.busyFor(changed) > 0) await waitFor(this.deps.activity.waitIdle(changed, left(), label));
+    };
+    if (found) this.deps.control.check(found.tab, session);
+    await handsOff();
     const visited = this.#visitedBy(profile, session);
     const here = found && !found.page.isClosed() ? originOf(found.page.url()) : undefined;
     if (here) visited.add(here);
 
-    const kinds: AskKind[] = (spec.asks ?? []).filter((kind) => asked.has(kind));
+    const kinds: AskKind[] = [...(spec.asks ?? []), ...(spec.asksFor?.(input) ?? [])].filter((kind) => asked.has(kind));
     if (asked.has('submit') && touches.sends && found && (await this.#sendsForm(found, touches))) kinds.push('submit');
     const destination = touches.url !== undefined ? originOf(touches.url) : undefined;
     if (asked.has('new-site') && destination && !visited.has(destination)) kinds.push('new-site');
     if (kinds.length > 0) {
       const where = found?.targetId ?? targetId;
-      noteForCaller(ascii(`waiting for the person to allow: ${kinds.join(', ')}${where ? ` on tab ${where.slice(0, 8)}` : ''} (${label})`));
+      noteForCaller(ascii(`waiting for the person to allow: ${kinds.join(' and ')}${where ? ` on tab ${where.slice(0, 8)}` : ''} (${label})`));
       const url = touches.url ?? (found && !found.page.isClosed() ? found.page.url() : undefined);
-      await waitFor(this.deps.questions.ask({ profile, ...(where ? { targetId: where } : {}), kinds, ...(session ? { session } : {}), what: label, ...(url ? { url } : {}) }, left()));
+      await waitFor(this.deps.questions.ask({ profile, ...(where ? { targetId: where } : {}), kinds, ...(session ? { session } : {}), what: label, ...(url ? { url } : {}) }, left(), callerSignal()));
     }
-    // Taken only now: while the call waited, another session or the person may have come.
+    // Looked at again: while the person was asked, they may have put their hands on the tab, and
+    // another session or a hand-over may have come. Only then is the tab taken.
+    if (kinds.length > 0) await handsOff();
     if (found) this.deps.control.change(found.tab, session);
     if (tabOnly !== undefined) this.deps.control.check(tabKey(profile, tabOnly), session);
     if (destination) visited.add(destination);
-    return waited;
+    return { waited, ...(changed !== undefined ? { targetId: changed } : {}) };
   }
 
   close(): void {
@@ -110,18 +128,29 @@ export class TabGate {
     return set;
   }
 
-  /** Whether the call would send a form: a click on a submit button, Enter in a form's field. Unknown counts as no (the action fails on its own). */
+  /**
+   * Whether the call would send a form: a click on a submit button, Enter in a form's field.
+   * Read in the page, so it is the page's word: a ref that no longer resolves counts as no (the
+   * action fails on its own), a page that does not say (stuck, or its DOM patched to throw) as yes.
+   */
   async #sendsForm(found: AgentPage, touches: Touches): Promise<boolean> {
     const mode = touches.sends!;
     const ref = touches.refs?.[0];
-    try {
-      if (ref !== undefined) {
-        const target = await this.deps.resolve(found.page, found.tab, ref);
-        return await within((target as { evaluate(fn: typeof sendsForm, mode: 'click' | 'enter'): Promise<boolean> }).evaluate(sendsForm, mode), PROBE_MS, () => new Error('no answer'));
+    let target: ActTarget | undefined;
+    if (ref !== undefined) {
+      try {
+        target = await this.deps.resolve(found.page, found.tab, ref);
+      } catch {
+        return false;
       }
-      return await within(found.page.evaluate(`(${sendsForm.toString()})(null, ${JSON.stringify(mode)})`) as Promise<boolean>, PROBE_MS, () => new Error('no answer'));
+    }
+    try {
+      const asked = target
+        ? (target as { evaluate(fn: typeof sendsForm, mode: 'click' | 'enter'): Promise<boolean> }).evaluate(sendsForm, mode)
+        : (found.page.evaluate(`(${sendsForm.toString()})(null, ${JSON.stringify(mode)})`) as Promise<boolean>);
+      return (await within(asked, PROBE_MS, () => new Error('no answer'))) !== false;
     } catch {
-      return false;
+      return true;
     }
   }
 }

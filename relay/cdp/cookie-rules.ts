@@ -1,7 +1,7 @@
 // Which CDP commands read or set cookies, for the origin policy: a client is never shown a cookie
 // of a host the person's policy blocks, and may not set one, whichever session asks (the browser
 // session's Storage.*, a page's Network.* or Storage.*). Measured: a tab's session answers these
-// for the browser's whole cookie store, so one handed-over tab would otherwise show every site's.
+// for the browser's whole cookie store, so one attached tab would otherwise show every site's.
 
 import type { CookieToSet, RelayPolicy } from './relay-policy';
 

@@ -2,6 +2,7 @@
 // WebSocket doors — `/extension` for our extension, `/cdp` for CDP clients, `/devtools/page/<id>`
 // for clients of one tab. Every upgrade passes the same guards as HTTP before ws touches it.
 
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
@@ -37,6 +38,12 @@ export interface RelayServerOptions {
 
 export interface RelayServer {
   readonly port: number;
+  /**
+   * What clawd's own agent layer says in its upgrade (X-Clawd-Agent), minted per process: its calls
+   * passed the agent layer's gate and are logged as operations, so the relay neither logs nor holds
+   * them again. A constant anyone could send would let any raw client skip the relay's gate.
+   */
+  readonly agentKey: string;
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
   readonly switchboard: Switchboard;
@@ -49,6 +56,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const extensionOrigins = options.extensionOrigins ?? [EXTENSION_ORIGIN];
   const maxClients = options.maxClients ?? LIMITS.maxClients;
   let port = options.port;
+  const agentKey = randomBytes(18).toString('base64url');
 
   const switchboard = new Switchboard({
     relayVersion: VERSION,
@@ -101,7 +109,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     // A client may name the agent session it is (its tabs' group in the person's browser, its questions).
     const said = url.searchParams.get('session') ?? req.headers['x-clawd-session'];
     const name = typeof said === 'string' && CLIENT_NAME.test(said) ? said : undefined;
-    clientWss.handleUpgrade(req, socket, head, (ws) => switchboard.addClient(ws, page, req.headers['x-clawd-agent'] === '1', name));
+    const internal = req.headers['x-clawd-agent'] === agentKey;
+    clientWss.handleUpgrade(req, socket, head, (ws) => switchboard.addClient(ws, page, internal, name));
   };
   server.on('upgrade', onUpgrade);
 
@@ -112,6 +121,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   return {
     port,
     url,
+    agentKey,
     switchboard,
     close: closerOf(server, () => {
       server.off('upgrade', onUpgrade);

@@ -77,6 +77,8 @@ export class Switchboard implements BrowserHub {
   readonly #link: TabLink;
   readonly #commands: TabCommands;
   readonly #browserTarget: BrowserTarget;
+  // A raw client's commands behind one that waits for the person, so they keep their order; removed once they went.
+  readonly #held = new WeakMap<ClientSession, Promise<void>>();
   /** Clients' downloads from the person's tabs (download-relay.ts). */
   readonly downloads: DownloadRelay;
   /** The origin policy of the person's tabs: refused here for raw clients, enforced by Chrome through the extension. */
@@ -345,13 +347,26 @@ export class Switchboard implements BrowserHub {
     const respond = (error: unknown, result?: unknown) =>
       error ? client.sendError(cmd.id, cmd.sessionId, error) : client.sendResult(cmd.id, cmd.sessionId, result);
     if (!binding) return respond(new ClawdError('session_not_found', `Session with given id not found: ${cmd.sessionId}`));
-    // A raw client waits while the person's hands are on the tab, or for their answer when they asked to be asked.
-    const waiting = this.options.consent?.gate.before(client, binding.kind === 'browser' ? undefined : binding.tab, cmd.method, cmd.params);
-    if (waiting) {
-      waiting.then(() => this.#dispatch(client, binding, cmd, respond), respond);
-      return;
-    }
-    this.#dispatch(client, binding, cmd, respond);
+    // A raw client waits while the person's hands are on the tab, or for their answer when they
+    // asked to be asked. Its later commands wait behind it, in order; each is looked up again
+    // once it may go (its session may have gone meanwhile).
+    const gate = this.options.consent?.gate;
+    const pass = () => gate?.before(client, binding.kind === 'browser' ? undefined : binding.tab, cmd.method, cmd.params);
+    const behind = this.#held.get(client);
+    const waiting = behind ? behind.then(pass) : pass();
+    if (!waiting) return this.#dispatch(client, binding, cmd, respond);
+    const done = waiting.then(
+      () => {
+        const now = this.#table.binding(client, cmd.sessionId);
+        if (!now) return respond(new ClawdError('session_not_found', `Session with given id not found: ${cmd.sessionId}`));
+        this.#dispatch(client, now, cmd, respond);
+      },
+      respond,
+    );
+    this.#held.set(client, done);
+    void done.finally(() => {
+      if (this.#held.get(client) === done) this.#held.delete(client);
+    });
   }
 
   #dispatch(client: ClientSession, binding: Binding, cmd: CdpCommand, respond: (error: unknown, result?: unknown) => void): void {

@@ -56,7 +56,7 @@ export class ConsentFeed {
     if (!this.#open || this.#closed || this.#timer) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      void this.#send();
+      void this.#send().catch(() => {}); // the extension went meanwhile: the next panel asks again
     }, this.settleMs);
   }
 

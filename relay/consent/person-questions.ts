@@ -32,7 +32,8 @@ export interface Question extends QuestionInput {
   expires: string;
 }
 
-export type QuestionEnd = 'allowed' | 'declined' | 'unanswered';
+/** `withdrawn`: the call that asked went away (its caller left) before the person answered. */
+export type QuestionEnd = 'allowed' | 'declined' | 'unanswered' | 'withdrawn';
 
 export type QuestionChange =
   | { state: 'asked'; question: Question }
@@ -53,26 +54,36 @@ export class PersonQuestions {
   readonly #waiting = new Map<string, Waiting>();
   // Added by onChange, removed by the function it returns or by close().
   readonly #listeners = new Set<(change: QuestionChange) => void>();
+  #closed = false;
 
-  /** Resolves when the person allows it; rejects person_declined, or person_no_answer after `timeoutMs`. */
-  ask(input: QuestionInput, timeoutMs: number): Promise<void> {
+  /**
+   * Resolves when the person allows it; rejects person_declined, or person_no_answer after
+   * `timeoutMs`, or at once once `signal` aborts (the caller left: the question is withdrawn).
+   */
+  ask(input: QuestionInput, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.#closed || signal?.aborted) return Promise.reject(new ClawdError('person_no_answer', `${kindsText(input.kinds)}: ${input.what}: nobody can answer now (${this.#closed ? 'the server is stopping' : 'the call was given up'}); nothing was done`));
     const now = Date.now();
     const question: Question = { ...input, id: `q${randomBytes(6).toString('hex')}`, asked: new Date(now).toISOString(), expires: new Date(now + timeoutMs).toISOString() };
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => waiting.settle('unanswered'), Math.max(0, timeoutMs));
+      const withdraw = () => waiting.settle('withdrawn');
+      signal?.addEventListener('abort', withdraw, { once: true });
       const waiting: Waiting = {
         question,
         settle: (end, by) => {
           if (this.#waiting.get(question.id) !== waiting) return;
           this.#waiting.delete(question.id);
           clearTimeout(timer);
+          signal?.removeEventListener('abort', withdraw);
           this.#tell({ state: end, question, ...(by ? { by } : {}) });
           if (end === 'allowed') return resolve();
           const about = `${kindsText(question.kinds)}: ${question.what}`;
           reject(
             end === 'declined'
               ? new ClawdError('person_declined', `the person declined ${about}; nothing was done`)
-              : new ClawdError('person_no_answer', `the person did not answer within ${seconds(timeoutMs)} whether to allow ${about}; nothing was done. Ask them, or try again with a longer timeoutMs`),
+              : end === 'withdrawn'
+                ? new ClawdError('person_no_answer', `the call that asked whether to allow ${about} was given up before the person answered; nothing was done`)
+                : new ClawdError('person_no_answer', `the person did not answer within ${seconds(timeoutMs)} whether to allow ${about}; nothing was done. Ask them, or try again with a longer timeoutMs`),
           );
         },
       };
@@ -104,8 +115,9 @@ export class PersonQuestions {
     return () => void this.#listeners.delete(listener);
   }
 
-  /** The server is stopping: every waiting call hears that nobody answered. */
+  /** The server is stopping: every waiting call hears that nobody answered, and nothing more is asked. */
   close(): void {
+    this.#closed = true;
     for (const waiting of [...this.#waiting.values()]) waiting.settle('unanswered');
     this.#listeners.clear();
   }

@@ -122,7 +122,7 @@ export const HANDLERS: Handlers = {
 export class LocalInvoker implements Invoker {
   constructor(private readonly services: OperationServices) {}
 
-  async invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>, note?: (note: string) => void): Promise<R> {
+  async invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>, note?: (note: string) => void, signal?: AbortSignal): Promise<R> {
     const handler = HANDLERS[operation.name as OperationName] as unknown as (s: OperationServices, profile: string, input: Record<string, unknown>) => Promise<R>;
     const name = this.services.profiles.resolve(profile);
     const began = performance.now();
@@ -132,14 +132,15 @@ export class LocalInvoker implements Invoker {
       const work = async () => {
         // The one gate (agent/tab-gate.ts): holds, the person's hands, what the person asked to be
         // asked. Time spent waiting there comes off the call's own bound.
-        const waited = gate ? await this.services.agent.gate({ profile: name, spec: gate, input, label: callLabel(deps, operation, name, input) }) : 0;
-        const bounded = waited > 0 && typeof input.timeoutMs === 'number' ? { ...input, timeoutMs: Math.max(1, input.timeoutMs - waited) } : input;
-        return handler(this.services, name, bounded);
+        if (!gate) return handler(this.services, name, input);
+        const passed = await this.services.agent.gate({ profile: name, spec: gate, input, label: callLabel(deps, operation, name, input) });
+        const checked = { ...input, ...(passed.targetId !== undefined ? { targetId: passed.targetId } : {}) };
+        return handler(this.services, name, passed.waited > 0 && typeof input.timeoutMs === 'number' ? { ...checked, timeoutMs: Math.max(1, input.timeoutMs - passed.waited) } : checked);
       };
       // While the profile is traced, each agent call is a named action in the trace.
       const traced = operation.cli.group === 'agent' && operation.name !== 'trace' ? () => this.services.agent.traced(name, () => callLabel(deps, operation, name, input), work) : work;
       // Notes reach the door as they are said (a call waiting for the person says so at once).
-      const { value: result } = await collectNotes(traced, note);
+      const { value: result } = await collectNotes(traced, note, signal);
       void recordCall(deps, operation, name, input, { result }, performance.now() - began);
       return result;
     } catch (error) {

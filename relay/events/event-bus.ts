@@ -34,7 +34,7 @@ export type ClawdEvent =
   | { type: 'hold'; profile: string; targetId: string; state: 'taken' | 'released'; session: string }
   | { type: 'handoff'; profile: string; targetId: string; state: 'started' | 'ended'; reason?: string; by?: 'person' | 'agent' | 'timeout' }
   /** A question for the person (ask-before), asked and then answered: allowed, declined, or unanswered within the call's bound. */
-  | { type: 'question'; profile: string; targetId?: string; state: 'asked' | 'allowed' | 'declined' | 'unanswered'; id: string; kinds: string[]; what: string; url?: string; session?: string; by?: string }
+  | { type: 'question'; profile: string; targetId?: string; state: 'asked' | 'allowed' | 'declined' | 'unanswered' | 'withdrawn'; id: string; kinds: string[]; what: string; url?: string; session?: string; by?: string }
   /** The person's own hands on a tab of their browser: agents wait while it is `active`. */
   | { type: 'person'; profile: string; targetId: string; state: 'active' | 'idle' };
 

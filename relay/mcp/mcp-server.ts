@@ -24,7 +24,7 @@ export function createMcpServer(invoker: Invoker, defaultProfile: string | undef
       void extra.sendNotification({ method: 'notifications/message', params: { level: 'info', logger: 'clawd', data: note } }).catch(() => {});
       if (progressToken !== undefined) void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message: note } }).catch(() => {});
     };
-    return callTool(group, (request.params.arguments ?? {}) as Record<string, unknown>, invoker, defaultProfile, said);
+    return callTool(group, (request.params.arguments ?? {}) as Record<string, unknown>, invoker, defaultProfile, said, extra.signal);
   });
   return server;
 }

@@ -86,17 +86,23 @@ function chosen(group: ToolGroup, args: Record<string, unknown>): Operation {
 }
 
 /** Carries out one tool call; a failure is isError with the same message and code the HTTP API gives. */
-export async function callTool(group: ToolGroup, args: Record<string, unknown>, invoker: Invoker, defaultProfile: string | undefined, said?: (note: string) => void): Promise<{ content: Content; isError?: true }> {
+export async function callTool(group: ToolGroup, args: Record<string, unknown>, invoker: Invoker, defaultProfile: string | undefined, said?: (note: string) => void, signal?: AbortSignal): Promise<{ content: Content; isError?: true }> {
   try {
     const operation = chosen(group, args);
     const { profile: named, [group.chooser ?? '']: _choice, ...rest } = args;
     const profile = typeof named === 'string' && named !== '' ? named : defaultProfile;
     const input = parseOperationInput(operation, { ...operation.mcp.defaults, ...rest }, 'json');
     const notes: string[] = [];
-    const result = await invoker.invoke(operation, profile, input, (note) => {
-      notes.push(`(${note})`);
-      said?.(note);
-    });
+    const result = await invoker.invoke(
+      operation,
+      profile,
+      input,
+      (note) => {
+        notes.push(`(${note})`);
+        said?.(note);
+      },
+      signal,
+    );
     const texts = [...notes, operation.text(result, input as never)];
     const image = operation.image?.(result);
     const followUp = operation.followUp;

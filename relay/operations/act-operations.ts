@@ -75,6 +75,14 @@ export function urlFrom(from: string, to: string): string {
 
 const on = (field: string, value = 'REF') => ({ field, value });
 
+/** How a key may send a form: Enter in a field (with modifiers too), Space on a submit button (as a click). */
+function keySends(key: string): { sends?: 'click' | 'enter' } {
+  const last = key.split('+').pop() ?? key;
+  if (last === 'Enter' || last === 'NumpadEnter') return { sends: 'enter' };
+  if (last === ' ' || last === 'Space') return { sends: 'click' };
+  return {};
+}
+
 export const click = operation<ActResult>()({
   name: 'click',
   summary: 'click an element by its ref',
@@ -108,7 +116,7 @@ export const type = operation<ActResult>()({
   }),
   http: { method: 'POST', path: '/act', kind: 'type' },
   logged: true,
-  gate: { changes: true, touches: (i) => ({ refs: [i.ref], ...(i.submit ? { sends: 'enter' as const } : {}) }) },
+  gate: { changes: true, touches: (i) => ({ refs: [i.ref], ...(i.submit || i.text.includes('\n') ? { sends: 'enter' as const } : {}) }) },
   cli: { group: 'agent', args: [on('ref'), { field: 'text', value: 'TEXT', rest: true }] },
   mcp: { tool: 'act', as: 'type' },
   example: { kind: 'type', ref: 'e3', text: 'Ada', submit: true },
@@ -121,7 +129,7 @@ export const press = operation<ActResult>()({
   input: z.object({ kind: z.literal('press'), ...actFields, key: text().describe('the key, as Playwright names it'), ref: ref().optional().describe('the element that gets the key') }),
   http: { method: 'POST', path: '/act', kind: 'press' },
   logged: true,
-  gate: { changes: true, touches: (i) => ({ refs: i.ref ? [i.ref] : [], ...(i.key === 'Enter' ? { sends: 'enter' as const } : {}) }) },
+  gate: { changes: true, touches: (i) => ({ refs: i.ref ? [i.ref] : [], ...keySends(i.key) }) },
   cli: { group: 'agent', args: [{ field: 'key', value: 'KEY' }], flags: { ref: { value: 'REF' } } },
   mcp: { tool: 'act', as: 'press' },
   example: { kind: 'press', key: 'Enter' },
@@ -223,7 +231,7 @@ export const wait = operation<ActResult>()({
   },
   http: { method: 'POST', path: '/act', kind: 'wait' },
   logged: true,
-  gate: { changes: true },
+  gate: { changes: true, asksFor: (i) => (i.fn !== undefined ? ['evaluate'] : []) },
   cli: { group: 'agent', flags: { text: { value: 'T' }, textGone: { value: 'T' }, selector: { value: 'CSS' }, url: { value: 'U' }, loadState: { value: 'S' }, fn: { value: 'F' }, timeMs: { flag: 'time', value: 'MS' } } },
   mcp: { tool: 'act', as: 'wait' },
   example: { kind: 'wait', text: 'Saved' },

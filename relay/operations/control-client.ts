@@ -15,12 +15,17 @@ import type { Operation } from './operation';
 
 /** How a front door carries out an operation: here over HTTP, or in the server's own process. */
 export interface Invoker {
-  /** `note` hears what the caller should know besides the answer (a profile started on first use). */
-  invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>, note?: (note: string) => void): Promise<R>;
+  /**
+   * `note` hears what the caller should know besides the answer (a profile started on first use),
+   * as it is said; `signal`, when the caller has gone (a wait for the person's answer ends).
+   */
+  invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>, note?: (note: string) => void, signal?: AbortSignal): Promise<R>;
 }
 
 /** The header a control API answer carries its notes in (call-notes.ts). */
 export const NOTE_HEADER = 'x-clawd-note';
+/** A request header asking for each note at once, as a 103 Early Hints answer, before the answer itself. */
+export const EARLY_NOTES_HEADER = 'x-clawd-early-notes';
 
 /** The request an operation's checked input makes: its path (with `:field`s filled and, for GET and DELETE, the query) and its body. */
 export function httpRequest(operation: Operation, input: Record<string, unknown>): { method: string; path: string; body?: Record<string, unknown> } {
@@ -79,7 +84,8 @@ export class ControlClient implements Invoker {
     };
     let response: { status: number; notes: string | string[] | undefined; text: string };
     try {
-      response = await request(url, method, { Authorization: `Bearer ${this.token}`, ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}) }, options.body === undefined ? undefined : JSON.stringify(options.body), timeoutMs, (notes) => {
+      const headers = { Authorization: `Bearer ${this.token}`, [EARLY_NOTES_HEADER]: '1', ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}) };
+      response = await request(url, method, headers, options.body === undefined ? undefined : JSON.stringify(options.body), timeoutMs, (notes) => {
         heard += hear(notes, 0);
       });
     } catch (error) {
@@ -106,20 +112,28 @@ export class ControlClient implements Invoker {
   }
 }
 
-/** One HTTP request: the status, the final notes header and the body; `early` hears the notes of each 103 as it comes. */
-function request(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, early: (notes: string | string[] | undefined) => void): Promise<{ status: number; notes: string | string[] | undefined; text: string }> {
+/** One HTTP request within `timeoutMs` in all: the status, the final notes header and the body; `early` hears the notes of each 103 as it comes. */
+async function request(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, early: (notes: string | string[] | undefined) => void): Promise<{ status: number; notes: string | string[] | undefined; text: string }> {
+  // TLS is loaded only for a server behind https (a CLI command costs what Node does).
+  const send = url.protocol === 'https:' ? (await import('node:https')).request : http.request;
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: { ...headers, ...(body !== undefined ? { 'Content-Length': Buffer.byteLength(body) } : {}) } }, (res) => {
+    const req = send(url, { method, headers: { ...headers, ...(body !== undefined ? { 'Content-Length': Buffer.byteLength(body) } : {}) } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, notes: res.headers[NOTE_HEADER], text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, notes: res.headers[NOTE_HEADER], text: Buffer.concat(chunks).toString('utf8') });
+      });
       res.on('error', reject);
     });
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { name: 'TimeoutError' })), timeoutMs);
     req.on('information', (info) => {
       if (info.statusCode === 103) early(info.headers[NOTE_HEADER]);
     });
-    req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timed out'), { name: 'TimeoutError' })));
-    req.on('error', reject);
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
     req.end(body);
   });
 }

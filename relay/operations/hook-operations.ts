@@ -44,9 +44,11 @@ export const upload = operation<ArmedResult>()({
   }),
   http: { method: 'POST', path: '/hooks/file-chooser' },
   logged: true,
-  gate: { changes: true, asks: ['upload'] },
+  gate: { changes: true, asks: ['upload'], touches: (i) => (i.ref ? { refs: [i.ref], sends: 'click' } : {}) },
   cli: { group: 'agent', args: [{ field: 'paths', value: 'PATH', rest: true }], flags: { ref: { value: 'REF' } } },
   mcp: { tool: 'upload' },
+  // The server may wait for the hook (and for the person's answer) up to its timeoutMs: the client waits longer.
+  clientTimeoutMs: (i) => i.timeoutMs + 70_000,
   example: { paths: ['/tmp/cv.pdf'], ref: 'e9' },
   text: (r, i) => (r.files ? `uploaded ${r.files.join(', ')}${i.ref ? ` via ${i.ref}` : ''}` : `armed: the next file chooser gets ${i.paths.join(', ')}`),
 });
@@ -59,13 +61,15 @@ export const dialog = operation<ArmedResult>()({
   input: z.object({ ...hookFields, accept: z.boolean({ required_error: 'is required: true to accept, false to dismiss' }).describe('accept (or dismiss) it'), promptText: z.string().optional().describe("a prompt's answer") }),
   http: { method: 'POST', path: '/hooks/dialog' },
   logged: true,
-  gate: { changes: true },
+  gate: { changes: true, touches: (i) => (i.ref ? { refs: [i.ref], sends: 'click' } : {}) },
   cli: {
     group: 'agent',
     flags: { promptText: { value: 'TEXT' }, ref: { value: 'REF' } },
     extra: { dismiss: { help: 'dismiss it (--accept accepts it)', apply: (values) => void (values.accept ??= false) } },
   },
   mcp: { tool: 'dialog' },
+  // The server may wait for the hook (and for the person's answer) up to its timeoutMs: the client waits longer.
+  clientTimeoutMs: (i) => i.timeoutMs + 70_000,
   example: { accept: true, ref: 'e4' },
   text: (r, i) => (r.dialog ? `${i.accept ? 'accepted' : 'dismissed'} ${r.dialog.type} "${r.dialog.message}"` : `armed: the next dialog is ${i.accept ? 'accepted' : 'dismissed'}`),
 });
@@ -91,7 +95,7 @@ export const download = operation<ArmedResult & { download: DownloadEntry }>()({
   input: hookInput,
   http: { method: 'POST', path: '/hooks/download' },
   logged: true,
-  gate: { changes: true, asks: ['download'] },
+  gate: { changes: true, asks: ['download'], touches: (i) => (i.ref ? { refs: [i.ref], sends: 'click' } : {}) },
   cli: { group: 'agent', flags: { ref: { value: 'REF' } } },
   mcp: { tool: 'download', as: 'wait' },
   example: { ref: 'e14' },

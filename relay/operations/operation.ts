@@ -90,8 +90,10 @@ export interface GateSpec<I> {
   changes: boolean;
   /** It acts on the tab, not its page (closing it): a crashed or stuck page does not stop it. */
   tabOnly?: true;
-  /** What it is, whatever it touches, that the person may ask about (evaluate, download, upload, storage). */
+  /** What it always is that the person may ask about (evaluate, download, upload, storage). */
   asks?: readonly AskKind[];
+  /** What it is by its input (a wait with a function runs the agent's code). */
+  asksFor?(input: I): readonly AskKind[];
   /** What it touches (submit and new-site questions depend on it). */
   touches?(input: I): Touches;
 }

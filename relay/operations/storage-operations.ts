@@ -54,7 +54,7 @@ export const storageImport = operation<StorageImportResult>()({
   },
   http: { method: 'POST', path: '/storage-state' },
   logged: true,
-  gate: { changes: true },
+  gate: { changes: true, asks: ['storage'] },
   cli: { group: 'profiles', name: 'storage-import', args: [{ field: 'path', value: 'FILE', optional: true }] },
   mcp: { tool: 'storage', as: 'import' },
   example: { path: '/home/me/.clawd/storage-states/clawd-20261125-101500-1.json' },

@@ -36,7 +36,7 @@ export class ExtensionDriver implements ProfileDriver {
     private readonly settings: BrowserConfig,
   ) {
     this.cdp = new CdpHttp(relay.url, { Authorization: `Bearer ${token}` }, 10_000);
-    this.playwright = { url: relay.url, headers: { Authorization: `Bearer ${token}`, 'X-Clawd-Agent': '1' } };
+    this.playwright = { url: relay.url, headers: { Authorization: `Bearer ${token}`, 'X-Clawd-Agent': relay.agentKey } };
   }
 
   readonly playwright: { url: string; headers: Record<string, string> };

@@ -23,7 +23,7 @@ export class RemoteDriver implements ProfileDriver {
 
   readonly playwright: { url: string };
 
-  /** Our own browser has no tab groups: a tab is a tab. */
+  /** Someone else's browser: no tab groups of the person's, a tab is a tab. */
   openTab(url: string): Promise<CdpTarget> {
     return this.cdp.open(url);
   }

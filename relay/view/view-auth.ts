@@ -3,7 +3,10 @@
 // in a Referer or log. The page trades the code (POST /view/login, once, within a minute) for a
 // view session: an HttpOnly, SameSite=Strict cookie, so page scripts never see it and other
 // sites cannot ride it. The token itself never reaches the browser.
-// Expiry is checked on use: no timers to own.
+// Only a session from `clawd view`'s own link may answer the questions agents ask the person: the
+// link a hand-over gives is an agent's to pass on (and its own browser could open it), so a
+// session made from it watches and acts, but never allows anything. Expiry is checked on use:
+// no timers to own.
 
 import { mintSecret, OneTimeCodes } from '../http/one-time-codes';
 
@@ -15,42 +18,61 @@ const SESSION_TTL_MS = 12 * 60 * 60_000;
 
 export class ViewAuth {
   readonly #codes: OneTimeCodes;
-  // session id → expiry; removed when found expired or on close().
-  readonly #sessions = new Map<string, number>();
+  // session id → expiry and whether it may answer questions; removed when found expired or on close().
+  readonly #sessions = new Map<string, { expires: number; answers: boolean }>();
+  // Codes whose session may answer questions (minted for `clawd view`); removed when redeemed or on close().
+  readonly #answering = new Set<string>();
 
   constructor(private readonly now: () => number = Date.now) {
     this.#codes = new OneTimeCodes(CODE_TTL_MS, MAX_CODE_TTL_MS, 100, now);
   }
 
-  /** A code that opens one view session, once, within a minute (or `ttlMs`, at most 10 minutes). */
-  code(ttlMs = CODE_TTL_MS): { code: string; expiresInMs: number } {
-    return this.#codes.mint(ttlMs);
+  /**
+   * A code that opens one view session, once, within a minute (or `ttlMs`, at most 10 minutes);
+   * `answers`: the session may answer the person's questions (the person's own `clawd view`).
+   */
+  code(ttlMs = CODE_TTL_MS, answers = false): { code: string; expiresInMs: number } {
+    const minted = this.#codes.mint(ttlMs);
+    if (answers) this.#answering.add(minted.code);
+    if (this.#answering.size > 1_000) this.#answering.delete(this.#answering.values().next().value!); // codes never redeemed
+    return minted;
   }
 
   /** Trades a code for a session id; undefined when the code is unknown, used or expired. */
   redeem(code: string): { session: string; maxAgeSeconds: number } | undefined {
+    const answers = this.#answering.delete(code);
     if (!this.#codes.redeem(code)) return undefined;
     const session = mintSecret();
-    this.#sessions.set(session, this.now() + SESSION_TTL_MS);
+    this.#sessions.set(session, { expires: this.now() + SESSION_TTL_MS, answers });
     return { session, maxAgeSeconds: SESSION_TTL_MS / 1000 };
   }
 
   /** True when the request's Cookie header carries a live view session. */
   hasSession(cookieHeader: string | undefined): boolean {
-    const session = cookieOf(cookieHeader, VIEW_COOKIE);
-    if (session === undefined) return false;
-    const expires = this.#sessions.get(session);
-    if (expires === undefined) return false;
-    if (this.now() > expires) {
-      this.#sessions.delete(session);
-      return false;
-    }
-    return true;
+    return this.#session(cookieHeader) !== undefined;
+  }
+
+  /** True when that session may answer the questions agents ask the person. */
+  mayAnswer(cookieHeader: string | undefined): boolean {
+    return this.#session(cookieHeader)?.answers === true;
   }
 
   close(): void {
     this.#codes.clear();
     this.#sessions.clear();
+    this.#answering.clear();
+  }
+
+  #session(cookieHeader: string | undefined): { expires: number; answers: boolean } | undefined {
+    const session = cookieOf(cookieHeader, VIEW_COOKIE);
+    if (session === undefined) return undefined;
+    const found = this.#sessions.get(session);
+    if (found === undefined) return undefined;
+    if (this.now() > found.expires) {
+      this.#sessions.delete(session);
+      return undefined;
+    }
+    return found;
   }
 }
 

@@ -58,9 +58,13 @@ function pageHeaders(port: number): Record<string, string> {
   };
 }
 
-/** A signed-in link to the live view, optionally of one tab: its one-time code in the #fragment. */
-export function viewLink(options: ViewRouteOptions, tab?: { profile: string; targetId: string }, ttlMs?: number): { url: string; code: string; expiresInMs: number } {
-  const { code, expiresInMs } = options.auth.code(ttlMs);
+/**
+ * A signed-in link to the live view, optionally of one tab: its one-time code in the #fragment.
+ * `answers`: the person's own link (`clawd view`), whose view may answer agents' questions; a
+ * hand-over's link, which an agent holds, may not.
+ */
+export function viewLink(options: ViewRouteOptions, tab?: { profile: string; targetId: string }, ttlMs?: number, answers = false): { url: string; code: string; expiresInMs: number } {
+  const { code, expiresInMs } = options.auth.code(ttlMs, answers);
   const where = tab ? `&${new URLSearchParams({ profile: tab.profile, target: tab.targetId })}` : '';
   return { url: `http://127.0.0.1:${options.port()}/view#code=${code}${where}`, code, expiresInMs };
 }
@@ -77,7 +81,7 @@ export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { serv
     return c.json({ ok: true }, 200, { 'Set-Cookie': sessionCookie(session.session, session.maxAgeSeconds), 'Cache-Control': 'no-store' });
   });
   // For `clawd view` (token only: this route is not a view route).
-  app.post('/view/codes', async (c) => c.json(viewLink(options)));
+  app.post('/view/codes', async (c) => c.json(viewLink(options, undefined, undefined, true)));
   // Every running profile's tabs and who holds each: what the page lists.
   app.get('/view/api/tabs', async (c) => {
     const profiles = await service.list();
@@ -89,12 +93,12 @@ export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { serv
     );
     return c.json({ profiles: listed });
   });
-  // The questions waiting for the person (ask-before); new ones come as `question` events.
-  app.get('/view/api/questions', (c) => c.json({ questions: agent.view.questions(service.resolve(c.req.query('profile'))) }));
-  // The person's Allow or Deny. Only a signed-in view answers: the token is an agent's too, and
-  // an agent must never answer its own questions.
+  // The questions waiting for the person (ask-before), and whether this view may answer them.
+  app.get('/view/api/questions', (c) => c.json({ questions: agent.view.questions(service.resolve(c.req.query('profile'))), mayAnswer: auth.mayAnswer(c.req.header('cookie')) }));
+  // The person's Allow or Deny: only from a view signed in with the person's own link (`clawd
+  // view`), never with the token or a hand-over's link — an agent must not answer its own question.
   app.post('/view/api/answer', async (c) => {
-    if (!auth.hasSession(c.req.header('cookie'))) throw new ClawdError('unauthorized', "questions are answered by the person, in the live view or the side panel: sign in with the link `clawd view` prints");
+    if (!auth.mayAnswer(c.req.header('cookie'))) throw new ClawdError('unauthorized', "questions are answered by the person: in the side panel, or in the live view opened from the link `clawd view` prints (a hand-over's link only watches)");
     const { id, allow } = await jsonBody(c);
     if (typeof id !== 'string' || typeof allow !== 'boolean') throw new ClawdError('bad_request', 'give {id, allow}: the question and true or false');
     return c.json({ answered: agent.view.answer(id, allow) });

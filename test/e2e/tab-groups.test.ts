@@ -108,6 +108,16 @@ describe("tab groups in the person's browser", () => {
     const other = await api('POST', '/navigate', { targetId: tab.pageTargetId, url: pages.url('/'), session: 'beta' });
     expect(other.status).toBe(423);
     expect(other.body.error.code).toBe('tab_held');
+    // Dragged on into beta's group: now beta's.
+    const betaTab = await api('POST', '/tabs/open', { url: pages.url('/'), session: 'beta' });
+    const betaGroup = await until('beta’s group', async () => {
+      const g = await groupOf(await browser.tabIdOf(betaTab.body.targetId));
+      return g.title === 'clawd · beta' ? g.groupId : undefined;
+    });
+    await browser.swEval(`chrome.tabs.group({ tabIds: [${tabId}], groupId: ${betaGroup} })`);
+    await until('the tab held by beta', async () => (await api<{ tabs: Array<{ targetId: string; holder?: { session?: string } }> }>('GET', '/tabs')).body.tabs.some((t) => t.targetId === tab.pageTargetId && t.holder?.session === 'beta'));
+    await browser.swEval(`chrome.tabs.group({ tabIds: [${tabId}], groupId: ${alphaGroup} })`);
+    await until('the tab held by alpha again', async () => (await api<{ tabs: Array<{ targetId: string; holder?: { session?: string } }> }>('GET', '/tabs')).body.tabs.some((t) => t.targetId === tab.pageTargetId && t.holder?.session === 'alpha'));
 
     // A tab its page opens joins the same group, as the person's own tab.
     const popupBefore = new Set(server.server.relay.switchboard.tabs().map((t) => t.targetId));

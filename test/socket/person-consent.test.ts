@@ -27,8 +27,8 @@ describe("the relay and the person's say", () => {
   const said: Array<PersonFrame['say']> = [];
   const panels: boolean[] = [];
   const clients: CdpClient[] = [];
-  const pageClient = async (query = '') => {
-    const c = await CdpClient.connect(`${t.cdpWsUrl}${query}`);
+  const pageClient = async (query = '', headers: Record<string, string> = {}) => {
+    const c = await CdpClient.connect(`${t.cdpWsUrl}${query}`, { headers });
     clients.push(c);
     const { sessionId } = await c.send('Target.attachToTarget', { targetId: TAB.targetInfo.targetId, flatten: true });
     return { c, sessionId: sessionId as string };
@@ -98,6 +98,14 @@ describe("the relay and the person's say", () => {
     questions.answer(question!.id, false, 'side panel');
     expect(await reading).toMatch(/the person declined a raw CDP client reading your browser's cookies/);
     expect(ext.requests.some((r) => r.op === 'cdp' && r.method === 'Network.getAllCookies')).toBe(false);
+
+    // Saying it is clawd's own agent layer takes the key the relay minted, not a constant.
+    const posing = await pageClient('', { 'X-Clawd-Agent': '1' });
+    const posed = posing.c.send('Network.getCookies', {}, posing.sessionId).catch((error: Error) => error.message);
+    const [third] = await until('the poser asked about too', () => questions.pending()[0] && questions.pending());
+    expect(third!.kinds).toEqual(['raw-cookies']);
+    questions.answer(third!.id, false, 'side panel');
+    expect(await posed).toMatch(/declined/);
 
     // The tab's own site is known; another is asked about once allowed, then known.
     await c.send('Page.navigate', { url: 'https://example.test/other' }, sessionId);

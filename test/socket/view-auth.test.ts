@@ -56,6 +56,21 @@ describe('live view access', () => {
     expect(again.json().error.message).toContain('clawd view');
   });
 
+  it("lets only a view from the person's own link answer the questions agents ask, never a hand-over's link or the token", async () => {
+    const answer = (headers: Record<string, string>) => rawRequest(port, '/view/api/answer', { method: 'POST', headers: { host: host(), origin: self(), 'content-type': 'application/json', ...headers }, body: JSON.stringify({ id: 'q-none', allow: true }) });
+    // The token (an agent's as much as the person's) does not answer.
+    const withToken = await answer({ authorization: `Bearer ${t.token}` });
+    expect(withToken.status).toBe(401);
+    expect(withToken.json().error.message).toContain('a hand-over');
+    // `clawd view`'s link: it may (there is no such question here, so nothing was answered).
+    // (A hand-over's link may not: test/unit/view-auth.test.ts.)
+    const cookie = await signIn();
+    expect((await rawRequest(port, '/view/api/questions', { headers: { host: host(), cookie } })).json()).toEqual({ questions: [], mayAnswer: true });
+    const answered = await answer({ cookie });
+    expect(answered.status).toBe(200);
+    expect(answered.json()).toEqual({ answered: false });
+  });
+
   it('opens the tab list, /events and the socket to the view session or the token, and to no one else', async () => {
     const cookie = await signIn();
     const asView = { host: host(), origin: self(), cookie };

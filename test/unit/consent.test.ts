@@ -36,6 +36,20 @@ describe('questions for the person', () => {
     expect(questions.pending()).toEqual([]);
   });
 
+  it('withdraw a question when the caller leaves, and ask nothing once closed', async () => {
+    const questions = new PersonQuestions();
+    const told: QuestionChange[] = [];
+    questions.onChange((change) => told.push(change));
+    const caller = new AbortController();
+    const asking = questions.ask(input, 5_000, caller.signal);
+    caller.abort();
+    await expect(asking).rejects.toMatchObject({ code: 'person_no_answer', message: expect.stringContaining('given up') });
+    expect(told.map((c) => c.state)).toEqual(['asked', 'withdrawn']);
+    questions.close();
+    await expect(questions.ask(input, 5_000)).rejects.toMatchObject({ code: 'person_no_answer', message: expect.stringContaining('server is stopping') });
+    expect(questions.pending()).toEqual([]);
+  });
+
   it('decline every question of a profile when the person presses Stop, and none of another', async () => {
     const questions = new PersonQuestions();
     const mine = questions.ask(input, 5_000);

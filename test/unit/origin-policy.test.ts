@@ -83,6 +83,17 @@ describe('cookies under the origin policy', () => {
     expect(policy.cookieVerdict({ domain: '.bank.test', secure: true })).toMatchObject({ rule: 'block https://*.bank.test' });
   });
 
+  it('hide a domain cookie that also travels to a blocked host below its domain', () => {
+    const policy = new OriginPolicy({ block: ['https://www.bank.test'] });
+    expect(visible(policy, '.bank.test', true)).toBe(false); // sent to www.bank.test too
+    expect(visible(policy, 'bank.test', true)).toBe(true); // a host-only cookie of bank.test is not
+    expect(visible(policy, '.other.test', true)).toBe(true);
+    expect(visible(new OriginPolicy({ block: ['https://*.bank.test'] }), '.app.bank.test', true)).toBe(false);
+    // An allow list shows a domain cookie that travels to an allowed host below its domain.
+    expect(visible(new OriginPolicy({ allow: ['https://www.shop.test'] }), '.shop.test', true)).toBe(true);
+    expect(visible(new OriginPolicy({ allow: ['https://www.shop.test'] }), 'shop.test', true)).toBe(false);
+  });
+
   it('show only the hosts an allow list names', () => {
     const policy = new OriginPolicy({ allow: ['http://127.0.0.1:*'] });
     expect(visible(policy, '127.0.0.1')).toBe(true);

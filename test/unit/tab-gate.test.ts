@@ -23,6 +23,9 @@ function gateOn(url: string, asked: AskKind[], sendsForm = false) {
     activity,
     questions,
     askOf: () => asked,
+    checkUrl: (_profile: string, url: string) => {
+      if (url.includes('blocked.test')) throw Object.assign(new Error(`${url} is blocked`), { code: 'origin_blocked' });
+    },
   });
   const pass = (spec: GateSpec<any>, input: Record<string, unknown>, label = 'click e1 button "Go"') => gate.pass({ profile: 'chrome', spec, input, label });
   return { gate, control, activity, questions, pass, close: () => (activity.close(), questions.close()) };
@@ -34,7 +37,7 @@ const navigate: GateSpec<{ url: string }> = { changes: true, touches: (i) => ({ 
 describe('the gate', () => {
   it('lets a call through at once when nothing is asked and nobody holds the tab, and gives the session the tab', async () => {
     const g = gateOn('https://shop.test/', []);
-    expect(await g.pass(click, { ref: 'e1', session: 'a' })).toBe(0);
+    expect(await g.pass(click, { ref: 'e1', session: 'a' })).toEqual({ waited: 0, targetId: 'T1' });
     expect(g.control.holder(tabKey('chrome', 'T1'))).toEqual({ kind: 'agent', session: 'a' });
     await expect(g.pass(click, { ref: 'e1', session: 'b' })).rejects.toMatchObject({ code: 'tab_held' });
     g.close();
@@ -47,10 +50,10 @@ describe('the gate', () => {
     const [question] = sending.questions.pending();
     expect(question).toMatchObject({ kinds: ['submit'], what: 'click e1 button "Go"', url: 'https://shop.test/', targetId: 'T1' });
     sending.questions.answer(question!.id, true, 'side panel');
-    expect(await waiting).toBeGreaterThanOrEqual(0);
+    expect((await waiting).targetId).toBe('T1');
     sending.close();
     const plain = gateOn('https://shop.test/', ['submit'], false);
-    expect(await plain.pass(click, { ref: 'e1' })).toBe(0);
+    expect((await plain.pass(click, { ref: 'e1' })).waited).toBe(0);
     expect(plain.questions.pending()).toEqual([]);
     plain.close();
   });
@@ -68,22 +71,40 @@ describe('the gate', () => {
 
   it('asks before a new site once per session: the page it is on and a site it was allowed are known', async () => {
     const g = gateOn('https://shop.test/cart', ['new-site']);
-    expect(await g.pass(navigate, { url: 'https://shop.test/checkout', session: 'a' })).toBe(0);
+    expect((await g.pass(navigate, { url: 'https://shop.test/checkout', session: 'a' })).waited).toBe(0);
     const going = g.pass(navigate, { url: 'https://bank.test/', session: 'a', timeoutMs: 5_000 }, 'navigate https://bank.test/');
     await new Promise((r) => setTimeout(r, 20));
     g.questions.answer(g.questions.pending()[0]!.id, true, 'live view');
     await going;
-    expect(await g.pass(navigate, { url: 'https://bank.test/other', session: 'a' })).toBe(0);
+    expect((await g.pass(navigate, { url: 'https://bank.test/other', session: 'a' })).waited).toBe(0);
     // Another session has been on the shop's page only: the bank is new to it.
     g.control.release(tabKey('chrome', 'T1'), 'a');
     await expect(g.pass(navigate, { url: 'https://bank.test/', session: 'b', timeoutMs: 50 })).rejects.toMatchObject({ code: 'person_no_answer' });
     g.close();
   });
 
+  it('refuses a load the policy blocks before it asks the person anything', async () => {
+    const g = gateOn('https://shop.test/', ['new-site']);
+    await expect(g.pass(navigate, { url: 'https://blocked.test/', timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'origin_blocked' });
+    expect(g.questions.pending()).toEqual([]);
+    g.close();
+  });
+
+  it('looks at the person’s hands again after they answered, before the call goes', async () => {
+    const g = gateOn('https://shop.test/', ['evaluate']);
+    const passing = g.pass({ changes: true, asks: ['evaluate'] }, { timeoutMs: 5_000 }, 'evaluate');
+    await new Promise((r) => setTimeout(r, 20));
+    g.activity.input('T1'); // they start typing while the question is open
+    g.questions.answer(g.questions.pending()[0]!.id, true, 'side panel');
+    const { waited } = await passing;
+    expect(waited).toBeGreaterThanOrEqual(250);
+    g.close();
+  });
+
   it("waits while the person's hands are on the tab and says how long it waited", async () => {
     const g = gateOn('https://shop.test/', []);
     g.activity.input('T1');
-    const waited = await g.pass(click, { ref: 'e1', timeoutMs: 5_000 });
+    const { waited } = await g.pass(click, { ref: 'e1', timeoutMs: 5_000 });
     expect(waited).toBeGreaterThanOrEqual(250);
     g.activity.input('T1');
     await expect(g.pass(click, { ref: 'e1', timeoutMs: 50 })).rejects.toMatchObject({ code: 'person_active' });

@@ -156,7 +156,10 @@ async function loadQuestions(): Promise<void> {
   const [profile] = ui.tab.value.split('|');
   if (!profile) return;
   const res = await fetch(`/view/api/questions?${new URLSearchParams({ profile })}`);
-  if (res.ok) questions.show(((await res.json()) as { questions: ConsentQuestion[] }).questions);
+  if (!res.ok) return;
+  const { questions: waiting, mayAnswer } = (await res.json()) as { questions: ConsentQuestion[]; mayAnswer: boolean };
+  // A view opened from a hand-over's link (an agent's to pass on) shows the questions but cannot answer them.
+  questions.show(waiting, mayAnswer ? undefined : 'Answer in the clawd side panel, or in the live view opened from the link `clawd view` prints.');
 }
 
 async function answer(id: string, allow: boolean): Promise<void> {

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { ViewAuth } from '../../relay/view/view-auth';
+
+describe('live view sessions', () => {
+  const cookieOf = (auth: ViewAuth, code: string) => `clawd_view=${auth.redeem(code)!.session}`;
+
+  it("let only a session from the person's own link answer questions, never one from a hand-over's link", () => {
+    const auth = new ViewAuth();
+    const handoff = cookieOf(auth, auth.code(60_000).code);
+    const person = cookieOf(auth, auth.code(60_000, true).code);
+    expect(auth.hasSession(handoff)).toBe(true);
+    expect(auth.mayAnswer(handoff)).toBe(false);
+    expect(auth.mayAnswer(person)).toBe(true);
+    expect(auth.mayAnswer(undefined)).toBe(false);
+  });
+
+  it('forget the right to answer with the session', () => {
+    let now = 0;
+    const auth = new ViewAuth(() => now);
+    const person = cookieOf(auth, auth.code(60_000, true).code);
+    now += 13 * 60 * 60_000;
+    expect(auth.mayAnswer(person)).toBe(false);
+    expect(auth.hasSession(person)).toBe(false);
+  });
+});
