@@ -99,7 +99,7 @@ export class BrowserTarget {
         const p = paramsOf(cmd, 'Target.setDiscoverTargets');
         root.discover = p.discover ? (filterParam(p.filter) ?? DEFAULT_FILTER) : undefined;
         if (root.discover) {
-          for (const info of allTargetInfos(hub.browserTargetId, hub.tabs())) {
+          for (const info of [...allTargetInfos(hub.browserTargetId, hub.tabs()), ...table.rootChildren()]) {
             if (matchesFilter(info.type, root.discover)) say(client, cmd.sessionId, 'Target.targetCreated', { targetInfo: info });
           }
         }

@@ -59,6 +59,13 @@ export class DebuggeeState<S> {
   readonly scripts = new Map<S, Set<string>>();
   // What each subscription set up, to replay on a fresh debugger session (setup-log.ts).
   setup = new SetupLog<S>();
+  /**
+   * A worker's script has loaded (Inspector.workerScriptLoaded, said once, right after Chrome
+   * attaches it). Measured: Playwright (Chrome 143+) waits for it before evaluating in a worker,
+   * so a client shown the worker later (a late client, another tab's session of a shared
+   * service worker) is told it again.
+   */
+  scriptLoaded = false;
 
   /** Records an enable; true when nobody had the domain enabled before. */
   enable(domain: string, sub: S): boolean {
@@ -108,6 +115,7 @@ export class DebuggeeState<S> {
 
   /** Keeps the context cache in step with the Runtime events delivered to clients. */
   observe(method: string, params: Record<string, unknown> | undefined): void {
+    if (method === 'Inspector.workerScriptLoaded') this.scriptLoaded = true;
     if (!this.domains.get('Runtime')?.size) return; // only what a client with Runtime on has seen
     if (method === 'Runtime.executionContextCreated') {
       const context = params?.context as Protocol.Runtime.ExecutionContextDescription | undefined;

@@ -100,6 +100,12 @@ export class SessionTable {
   readonly #clients = new Map<ClientSession, ClientEntry>();
   // Added when the registry takes a tab, removed when the tab goes.
   readonly #tabs = new Map<TabRecord, TabSessions>();
+  // Root-level children (service workers) by target id, oldest first: one target reached through
+  // several tabs (two tabs of a site share its worker) is attached once per tab by Chrome, but a
+  // client must see it once (Playwright throws "Duplicate target" on a second attach). The first is
+  // shown; the others wait, and the next is shown when the shown one goes. Entries follow the
+  // tabs' children: added in addChild, removed with them.
+  readonly #rootTargets = new Map<string, ChildTarget[]>();
 
   constructor(
     private readonly browserTargetId: string,
@@ -157,7 +163,8 @@ export class SessionTable {
    * parent the client still holds), and a client scoped to the page is closed, as Chrome does.
    */
   dropTab(tab: TabRecord): void {
-    if (!this.#tabs.delete(tab)) return;
+    const sessions = this.#tabs.get(tab);
+    if (!sessions || !this.#tabs.delete(tab)) return;
     for (const [client, entry] of [...this.#clients]) {
       const doomed = [...entry.bindings.values()].filter((b) => this.tabOf(b) === tab).sort((a, b) => RANK[a.kind] - RANK[b.kind]);
       for (const binding of doomed) {
@@ -166,6 +173,8 @@ export class SessionTable {
       }
       if (!entry.bindings.has('')) client.close(1001, 'target closed');
     }
+    // A worker this tab showed, that another tab also reaches, is shown through that tab now.
+    for (const child of sessions.children.values()) this.#forgetRoot(child);
   }
 
   /** The tab got a fresh debugger session: nothing is enabled and no child is attached. */
@@ -173,6 +182,8 @@ export class SessionTable {
     const sessions = this.#tabs.get(tab);
     if (!sessions) return;
     sessions.page.resetSession();
+    // Nobody used the tab: its children go quietly (a worker it showed is shown again when Chrome attaches it anew).
+    for (const child of sessions.children.values()) this.#forgetRoot(child, false);
     sessions.children.clear();
   }
 
@@ -290,6 +301,14 @@ export class SessionTable {
     const child: ChildTarget = { sessionId: attached.sessionId, parentId, targetInfo: attached.targetInfo, state: new DebuggeeState() };
     sessions.children.set(child.sessionId, child);
     if (ROOT_CHILD_TYPES.has(child.targetInfo.type)) {
+      const same = this.#rootTargets.get(child.targetInfo.targetId) ?? [];
+      this.#rootTargets.set(child.targetInfo.targetId, [...same, child]);
+      if (same.length > 0) {
+        // Already shown through another tab: this session waits its turn, and runs meanwhile.
+        if (attached.waitingForDebugger) this.events.unclaimed(tab, child.sessionId);
+        return;
+      }
+      this.#tellDiscoverers('Target.targetCreated', child.targetInfo);
       let claimed = false;
       for (const client of this.#clients.keys()) claimed = this.#announceAtRoot(client, tab, child, attached.waitingForDebugger) || claimed;
       if (!claimed && attached.waitingForDebugger) this.events.unclaimed(tab, child.sessionId);
@@ -298,16 +317,47 @@ export class SessionTable {
     for (const sub of parent.autoAttach) this.#announceChild(sub, child, attached.waitingForDebugger);
   }
 
-  /** A client turned root auto-attach on: show it the root-level children (service workers) of every tab. */
+  /** A client turned root auto-attach on: show it the root-level children (service workers), each once. */
   announceRootChildren(client: ClientSession): void {
-    for (const [tab, sessions] of this.#tabs) {
-      for (const child of sessions.children.values()) if (ROOT_CHILD_TYPES.has(child.targetInfo.type)) this.#announceAtRoot(client, tab, child, false);
+    for (const [shown] of this.#rootTargets.values()) {
+      const tab = shown && this.#tabOfChild(shown);
+      if (shown && tab) this.#announceAtRoot(client, tab, shown, false);
     }
   }
 
-  /** The root-level children of every tab, for Target.getTargets. */
+  /** The root-level children, each target once, for Target.getTargets. */
   rootChildren(): Protocol.Target.TargetInfo[] {
-    return [...this.#tabs.values()].flatMap((s) => [...s.children.values()].filter((c) => ROOT_CHILD_TYPES.has(c.targetInfo.type)).map((c) => c.targetInfo));
+    return [...this.#rootTargets.values()].flatMap(([shown]) => (shown ? [shown.targetInfo] : []));
+  }
+
+  /** A root-level child went: the next session of the same target (another tab's) is shown to the clients (`promote`). */
+  #forgetRoot(child: ChildTarget, promote = true): void {
+    if (!ROOT_CHILD_TYPES.has(child.targetInfo.type)) return;
+    const list = this.#rootTargets.get(child.targetInfo.targetId);
+    if (!list) return;
+    const wasShown = list[0] === child;
+    const rest = list.filter((c) => c !== child);
+    if (rest.length === 0) this.#rootTargets.delete(child.targetInfo.targetId);
+    else this.#rootTargets.set(child.targetInfo.targetId, rest);
+    const next = rest[0];
+    if (!next) this.#tellDiscoverers('Target.targetDestroyed', child.targetInfo);
+    const tab = next && this.#tabOfChild(next);
+    if (!promote || !wasShown || !next || !tab) return;
+    for (const client of this.#clients.keys()) this.#announceAtRoot(client, tab, next, false);
+  }
+
+  /** A root-level target came or went, for the clients that discover its type (Target.setDiscoverTargets). */
+  #tellDiscoverers(method: 'Target.targetCreated' | 'Target.targetDestroyed', info: Protocol.Target.TargetInfo): void {
+    for (const [client, entry] of this.#clients) {
+      if (!entry.discover || !matchesFilter(info.type, entry.discover)) continue;
+      if (method === 'Target.targetCreated') say(client, '', method, { targetInfo: info });
+      else say(client, '', method, { targetId: info.targetId });
+    }
+  }
+
+  #tabOfChild(child: ChildTarget): TabRecord | undefined {
+    for (const [tab, sessions] of this.#tabs) if (sessions.children.get(child.sessionId) === child) return tab;
+    return undefined;
   }
 
   /** Announces a root-level child to a browser client whose root auto-attach covers its type; true when it did. */
@@ -319,6 +369,7 @@ export class SessionTable {
     child.state.subscribers.add(binding);
     entry.bindings.set(child.sessionId, binding);
     say(client, '', 'Target.attachedToTarget', { sessionId: child.sessionId, targetInfo: child.targetInfo, waitingForDebugger });
+    if (child.state.scriptLoaded) say(client, child.sessionId, 'Inspector.workerScriptLoaded', {});
     return true;
   }
 
@@ -337,6 +388,7 @@ export class SessionTable {
     child.state.subscribers.add(binding);
     this.#entry(client).bindings.set(child.sessionId, binding);
     say(client, parent.sessionId, 'Target.attachedToTarget', { sessionId: child.sessionId, targetInfo: child.targetInfo, waitingForDebugger });
+    if (child.state.scriptLoaded) say(client, child.sessionId, 'Inspector.workerScriptLoaded', {});
   }
 
   // ---- detaching ----------------------------------------------------------------------------
@@ -371,6 +423,7 @@ export class SessionTable {
       entry.bindings.delete(childId);
       say(sub.client, sub.parent, 'Target.detachedFromTarget', { sessionId: childId, targetId: child.targetInfo.targetId });
     }
+    this.#forgetRoot(child); // after its detach: a client sees the target go before it comes back
   }
 
   /**
