@@ -22,6 +22,7 @@ const ERROR_CODES = {
   target_not_found: { http: 404, cdp: -32000 },
   target_closed: { http: 410, cdp: -32000 },
   target_crashed: { http: 410, cdp: -32000 },
+  browser_gone: { http: 410, cdp: -32000 },
   target_paused: { http: 409, cdp: -32000 },
   command_timeout: { http: 504, cdp: -32000 },
   extension_error: { http: 502, cdp: -32000 },

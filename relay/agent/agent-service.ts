@@ -31,7 +31,7 @@ import { harOf } from './har';
 import { Downloads } from './downloads';
 import { Hooks, type HookKind } from './hooks';
 import { pageContent } from './page-content';
-import { crashed, PageFinder, type AgentPage } from './page-finder';
+import { browserGone, crashed, PageFinder, type AgentPage } from './page-finder';
 import { takeScreenshot } from './screenshots';
 import { checkStorageState, readStorageState, writeStorageState } from './storage-state';
 import { Snapshots } from './snapshots';
@@ -188,6 +188,7 @@ export class AgentService {
       return await within(work(), timeoutMs + BOUND_GRACE_MS, () => new ClawdError('action_timeout', `${what}: timed out after ${seconds(timeoutMs)} waiting for the page to answer (is a script stuck in it?)`));
     } catch (error) {
       if (found.state.crashed) throw crashed(found.targetId);
+      if (this.#pages.lost(profileOf(found))) throw browserGone(profileOf(found), found.targetId);
       throw error;
     }
   }
@@ -487,3 +488,6 @@ function refsOf(request: ActRequest): string[] {
       return [];
   }
 }
+
+/** The profile a found page belongs to. */
+const profileOf = (found: AgentPage): string => tabOfKey(found.tab).profile;

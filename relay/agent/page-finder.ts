@@ -5,6 +5,7 @@
 // the first request on.
 
 import type { Page } from 'playwright-core';
+import { noteForCaller } from '../call-notes';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import type { ProfileDriver } from '../profiles/profile-driver';
@@ -22,6 +23,14 @@ export interface AgentPage {
   tab: TabKey;
   /** Its console, errors and armed dialog. */
   state: PageState;
+}
+
+/** What an agent hears when the profile's browser went away under it. */
+export function browserGone(profile: string, targetId?: string): ClawdError {
+  return new ClawdError(
+    'browser_gone',
+    `the browser of profile ${profile} went away (stopped, killed or crashed)${targetId ? `, and tab ${targetId} with it` : ''}: the next call starts it again${targetId ? '; open a tab (POST /tabs/open) or call without a tab id' : ''}`,
+  );
 }
 
 /** What an agent hears about a tab whose page crashed (the tab itself stays, showing Chrome's "Aw, Snap!"). */
@@ -48,6 +57,16 @@ export class PageFinder {
   /** `remember`: the found tab becomes the profile's default (not when a person merely watches it). */
   async find(profile: string, targetId: string | undefined, remember = true): Promise<AgentPage> {
     const driver = this.profiles.driver(profile);
+    // The browser went away since the last call: this call starts it again (a managed profile,
+    // saying so), and a tab it names went with the old one (the answer names the profile, not
+    // "no such tab").
+    if (this.#connections.takeLost(driver.playwright.url)) {
+      noteForCaller(`the browser of profile ${profile} had gone away (stopped, killed or crashed)`);
+      if (targetId !== undefined) {
+        await this.profiles.ensureRunning(profile);
+        throw browserGone(profile, targetId);
+      }
+    }
     // Reachable (a stopped managed profile started) and held to the profile's origin policy
     // before the agent does anything in it.
     if (!this.#connections.isConnected(driver.playwright.url)) await this.profiles.ensureRunning(profile);
@@ -61,6 +80,11 @@ export class PageFinder {
     this.onPage(found.page, driver, profile);
     if (remember) this.#lastTarget.set(profile, found.targetId);
     return { ...found, driver, tab: tabKey(profile, found.targetId), state };
+  }
+
+  /** Whether the profile's browser went away under the connection (a call in flight then answers browser_gone). */
+  lost(profile: string): boolean {
+    return this.#connections.lost(this.profiles.driver(profile).playwright.url);
   }
 
   /** The tab the profile last acted on, if any. */

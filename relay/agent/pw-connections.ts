@@ -1,6 +1,7 @@
 // One Playwright connection per CDP endpoint (a managed profile's port, the relay, a remote
 // browser), reused across requests. A connection that drops is forgotten and the next request
-// reconnects, with up to three attempts of growing timeouts.
+// reconnects, with up to three attempts of growing timeouts; one that drops without being closed
+// here (the browser was killed, crashed, or closed by hand) is remembered as lost until asked.
 
 import type { Browser } from 'playwright-core';
 import { ClawdError } from '../errors';
@@ -17,6 +18,9 @@ export class PlaywrightConnections {
   constructor(private readonly log: Logger) {}
 
   #connected = new Set<string>();
+  // Endpoints whose browser went away under a live connection; removed when asked (takeLost).
+  readonly #lost = new Set<string>();
+  #closing = false;
 
   /** A live connection exists to this endpoint (so the browser is up). */
   isConnected(url: string): boolean {
@@ -35,6 +39,7 @@ export class PlaywrightConnections {
             if (this.#browsers.get(endpoint.url) !== pending) return;
             this.#browsers.delete(endpoint.url);
             this.#connected.delete(endpoint.url);
+            if (!this.#closing) this.#lost.add(endpoint.url);
             this.log.debug(`playwright: disconnected from ${endpoint.url}`);
           });
         },
@@ -61,8 +66,19 @@ export class PlaywrightConnections {
     throw new ClawdError('not_running', `could not connect Playwright to ${endpoint.url} after 3 attempts: ${(lastError as Error).message.split('\n')[0]}`, { cause: lastError });
   }
 
+  /** Whether the endpoint's browser went away under a live connection (now, or since last asked). */
+  lost(url: string): boolean {
+    return this.#lost.has(url);
+  }
+
+  /** As `lost`, and forgets it: the next connection is a new browser. */
+  takeLost(url: string): boolean {
+    return this.#lost.delete(url);
+  }
+
   /** Disconnects every browser (it stays running: connectOverCDP's close only disconnects). */
   async close(): Promise<void> {
+    this.#closing = true;
     const all = [...this.#browsers.values()];
     this.#browsers.clear();
     this.#connected.clear();

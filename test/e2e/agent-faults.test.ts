@@ -75,3 +75,27 @@ describe.each([
     await ctx.d.api('DELETE', `/tabs/${targetId}`);
   });
 });
+
+describe('a managed browser killed under an agent', () => {
+  const ctx = useAgentDriver(managedDriver);
+
+  it('answers browser_gone naming the profile, and the next call starts it again and says so', async () => {
+    const { pid } = (await ctx.d.api('GET', '/')).body as { pid: number };
+    expect((await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`)).status).toBe(200);
+    process.kill(pid, 'SIGKILL'); // behind clawd's back, as a crash or the person would
+    await until('the browser gone', async () => !(await ctx.d.api('GET', '/')).body.running);
+    const call = (body: Record<string, unknown>) =>
+      fetch(`${ctx.d.server.controlUrl}/navigate?profile=clawd`, { method: 'POST', headers: { Authorization: `Bearer ${ctx.d.server.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const act = await call({ targetId: ctx.d.targetId, url: ctx.pages.url('/form') });
+    expect(act.status).toBe(410);
+    expect((await act.json()).error).toMatchObject({ code: 'browser_gone', message: expect.stringContaining('the browser of profile clawd went away') });
+    // That call started it again, and said so; its tab went with the old browser.
+    const notes = act.headers.get('x-clawd-note') ?? '';
+    expect(notes).toContain('the browser of profile clawd had gone away');
+    expect(notes).toMatch(/started profile clawd in [\d.]+ s/);
+    expect((await ctx.d.api('GET', '/')).body.running).toBe(true);
+    const res = await call({ url: ctx.pages.url('/form') });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-clawd-note')).toBeNull(); // started by the call before, which said so
+  });
+});
