@@ -99,7 +99,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   let control: ControlServer;
   try {
-    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, service: profiles, agent, events, actions, log: options.log, extensionOrigins, pairing, ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}) });
+    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, home: options.home, service: profiles, agent, events, actions, log: options.log, extensionOrigins, pairing, ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}) });
   } catch (error) {
     await relay.close();
     throw error;

@@ -272,6 +272,9 @@ async function adoptPopup(tabId: number, openerTabId: number, url: string): Prom
   if (blocked) void chrome.tabs.update(tabId, { url: blocked });
   try {
     connection.send({ type: 'tabAttached', tab: await attachments.attach(tabId, openerTabId) });
+    // Its address may have changed while it was being attached (its update went unheard then).
+    const now = await chrome.tabs.get(tabId).catch(() => undefined);
+    if (now?.url) connection.send({ type: 'tabUpdated', tabId, url: now.url, ...(now.title ? { title: now.title } : {}) });
     await groups.joinWith(tabId, openerTabId).catch(() => {}); // in its opener's group
   } catch (error) {
     void badge.error(tabId, (error as Error).message);

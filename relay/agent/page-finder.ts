@@ -58,21 +58,18 @@ export class PageFinder {
   async find(profile: string, targetId: string | undefined, remember = true): Promise<AgentPage> {
     const driver = this.profiles.driver(profile);
     // The browser went away since the last call: this call starts it again (a managed profile,
-    // saying so), and a tab it names went with the old one (the answer names the profile, not
-    // "no such tab").
-    if (this.#connections.takeLost(driver.playwright.url)) {
-      noteForCaller(`the browser of profile ${profile} had gone away (stopped, killed or crashed)`);
-      if (targetId !== undefined) {
-        await this.profiles.ensureRunning(profile);
-        throw browserGone(profile, targetId);
-      }
-    }
+    // saying so), and a tab it names that is not in the new one went with the old one (the answer
+    // names the profile, not "no such tab").
+    const lost = this.#connections.takeLost(driver.playwright.url);
+    if (lost) noteForCaller(`the browser of profile ${profile} had gone away (stopped, killed or crashed)`);
     // Reachable (a stopped managed profile started) and held to the profile's origin policy
     // before the agent does anything in it.
     if (!this.#connections.isConnected(driver.playwright.url)) await this.profiles.ensureRunning(profile);
     else await this.profiles.guard(profile);
     const browser = await this.#connections.browser(driver.playwright);
-    const found = await this.#tracker.find(browser, targetId, this.#lastTarget.get(profile), driver.pages.noTabs);
+    const found = await this.#tracker.find(browser, targetId, this.#lastTarget.get(profile), driver.pages.noTabs).catch((error: unknown) => {
+      throw lost && targetId !== undefined && (error as ClawdError).code === 'target_not_found' ? browserGone(profile, targetId) : error;
+    });
     const state = this.#tracker.state(found.page, driver.pages.unarmedDialogs);
     if (state.crashed) throw crashed(found.targetId);
     // The first time: its requests are recorded before the agent's call loads anything (bounded).

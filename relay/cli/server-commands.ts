@@ -7,8 +7,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PRODUCT_NAME } from '../../shared/defaults';
+import { ClawdError } from '../errors';
 import { loadConfig } from '../home/config-store';
-import { createLogger, logLevelFromEnv } from '../log';
+import { createLogger, logLevelFromEnv, type Logger } from '../log';
 import { VERSION } from '../version';
 import { noArguments, stringFlag, UsageError, type CliCommand } from './cli-command';
 
@@ -19,16 +20,45 @@ function parsePort(value: string | undefined, flag: string): number | undefined 
   return port;
 }
 
+/** A port taken by the clawd server of another home: named, with what to do (never a wrong-token puzzle later). */
+async function heldByAnotherHome(error: unknown, home: string, controlPort: number | undefined): Promise<Error | undefined> {
+  if ((error as { code?: string })?.code !== 'port_in_use') return undefined;
+  const { DEFAULT_CONTROL_PORT } = await import('../../shared/defaults');
+  try {
+    const url = `http://127.0.0.1:${controlPort || DEFAULT_CONTROL_PORT}/`;
+    const health = (await (await fetch(url, { signal: AbortSignal.timeout(1_500) })).json()) as { name?: string; home?: string };
+    if (health.name !== PRODUCT_NAME || typeof health.home !== 'string' || path.resolve(health.home) === path.resolve(home)) return undefined;
+    return new ClawdError('port_in_use', `${(error as Error).message}: it is the clawd server of another home (${health.home}). Stop that one, or run this one on free ports: clawd serve --home ${home} --relay-port 0 --control-port 0`);
+  } catch {
+    return undefined;
+  }
+}
+
 /** dist/extension beside the bundled bin (this code may sit in dist/ or in dist/chunks/). */
 function extensionDir(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   return [path.join(here, 'extension'), path.join(here, '..', 'extension')].find((dir) => existsSync(path.join(dir, 'manifest.json'))) ?? path.join(here, 'extension');
 }
 
-async function serve(home: string, relayPort: number | undefined, controlPort: number | undefined): Promise<void> {
+/** How long a server started for `clawd mcp` stays after its last client left (one that comes back meanwhile keeps it). */
+const LAST_CLIENT_GRACE_MS = 3_000;
+/** How long it waits for its first client (the `clawd mcp` that started it connects at once). */
+const FIRST_CLIENT_MS = 30_000;
+
+/**
+ * `untilUnused`: the server a `clawd mcp` started for itself: on free ports when the usual ones are
+ * taken (it says so), and it stops itself once nobody has used it for a few seconds.
+ */
+async function serve(home: string, relayPort: number | undefined, controlPort: number | undefined, untilUnused = false): Promise<void> {
   const log = createLogger(logLevelFromEnv());
   const { startServer } = await import('../server');
-  const server = await startServer({ home, relayPort, controlPort, log });
+  const server = await startServer({ home, relayPort, controlPort, log }).catch(async (error: unknown) => {
+    if (untilUnused && (error as { code?: string })?.code === 'port_in_use') {
+      log.info(`${(error as Error).message}: serving on free ports`);
+      return startServer({ home, relayPort: 0, controlPort: 0, log });
+    }
+    throw (await heldByAnotherHome(error, home, controlPort)) ?? error;
+  });
   const { relay, control, token } = server;
   const extension = extensionDir();
   const built = existsSync(path.join(extension, 'manifest.json'));
@@ -70,6 +100,24 @@ async function serve(home: string, relayPort: number | undefined, controlPort: n
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  if (untilUnused) void whenUnused(() => server.control.clients(), log).then(() => stop('the last client left'));
+}
+
+/** Resolves once nobody has used the server for a few seconds, after its first client came (or none came at all). */
+async function whenUnused(clients: () => number, log: Logger): Promise<void> {
+  const started = Date.now();
+  let seen = false;
+  let quietSince = Date.now();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (clients() > 0) {
+      seen = true;
+      quietSince = Date.now();
+    } else if (seen ? Date.now() - quietSince >= LAST_CLIENT_GRACE_MS : Date.now() - started >= FIRST_CLIENT_MS) {
+      log.info(seen ? 'no client left' : `no client came within ${FIRST_CLIENT_MS / 1000} s`);
+      return;
+    }
+  }
 }
 
 export const SERVER_COMMANDS: CliCommand[] = [
@@ -103,16 +151,18 @@ export const SERVER_COMMANDS: CliCommand[] = [
   {
     name: 'serve',
     group: 'server',
-    usage: 'serve [--relay-port N] [--control-port N]',
+    usage: 'serve [--relay-port N] [--control-port N] [--until-unused]',
     summary: 'run the relay (CDP for your own tabs) and the control API',
-    details: 'Runs the relay (default 127.0.0.1:18792) and the control API (default 127.0.0.1:18791) until\nCtrl+C. Port 0 picks free ports. Prints where to load the extension and the token.',
+    details:
+      'Runs the relay (default 127.0.0.1:18792) and the control API (default 127.0.0.1:18791) until\nCtrl+C. Port 0 picks free ports. Prints where to load the extension and the token. With\n--until-unused (how `clawd mcp` starts one), it stops a few seconds after its last client left.',
     flags: {
       'relay-port': { type: 'string', value: 'N', help: 'the relay port (0: a free one)' },
       'control-port': { type: 'string', value: 'N', help: 'the control API port (0: a free one)' },
+      'until-unused': { type: 'boolean', help: 'stop once no client (clawd mcp, CLI call, live view) has used it for 3 s; free ports if the usual are taken' },
     },
     async run(args, flags, ctx) {
       noArguments(args);
-      await serve(ctx.home, parsePort(stringFlag(flags, 'relay-port'), '--relay-port'), parsePort(stringFlag(flags, 'control-port'), '--control-port'));
+      await serve(ctx.home, parsePort(stringFlag(flags, 'relay-port'), '--relay-port'), parsePort(stringFlag(flags, 'control-port'), '--control-port'), flags['until-unused'] === true);
       return -1;
     },
   },
@@ -122,18 +172,18 @@ export const SERVER_COMMANDS: CliCommand[] = [
     usage: 'mcp [--profile NAME] [--relay-port N] [--control-port N]',
     summary: 'MCP over stdio for agents (uses a running clawd serve, or runs one while connected)',
     details:
-      'Speaks the Model Context Protocol on stdin/stdout (logs on stderr). When a clawd serve is running for\nthe home, its tools are clients of it; otherwise this process runs the server while the MCP client\nstays connected, and stops it and its browsers when the client goes. MCP client configuration:\n  {"command": "npx", "args": ["clawd-browser", "mcp"]}',
+      'Speaks the Model Context Protocol on stdin/stdout (logs on stderr). Its tools are clients of the\nclawd serve of the home; when none runs, it starts one (detached, `serve --until-unused`) that\nstops itself, and the browsers it launched, a few seconds after its last client left: two agent\nwindows share it. MCP client configuration:\n  {"command": "npx", "args": ["clawd-browser", "mcp"]}',
     flags: {
       profile: { type: 'string', value: 'NAME', help: "the profile the tools use by default (default: the config's defaultProfile)" },
-      'relay-port': { type: 'string', value: 'N', help: 'when it runs its own server: the relay port (default 18792, a free one if taken)' },
-      'control-port': { type: 'string', value: 'N', help: 'when it runs its own server: the control API port (default 18791, a free one if taken)' },
+      'relay-port': { type: 'string', value: 'N', help: 'when it starts a server: the relay port (default 18792, a free one if taken)' },
+      'control-port': { type: 'string', value: 'N', help: 'when it starts a server: the control API port (default 18791, a free one if taken)' },
     },
     async run(args, flags, ctx) {
       noArguments(args);
       const log = createLogger(logLevelFromEnv());
       const ports = { relayPort: parsePort(stringFlag(flags, 'relay-port'), '--relay-port'), controlPort: parsePort(stringFlag(flags, 'control-port'), '--control-port') };
-      Promise.all([import('../mcp/mcp-stdio'), import('../server')])
-        .then(([{ runMcpStdio }, { startServer }]) => runMcpStdio({ home: ctx.home, profile: stringFlag(flags, 'profile'), log, ...ports, startServer }))
+      import('../mcp/mcp-stdio')
+        .then(({ runMcpStdio }) => runMcpStdio({ home: ctx.home, profile: stringFlag(flags, 'profile'), log, ...ports }))
         .then(
         () => process.exit(0),
         (error: Error) => {

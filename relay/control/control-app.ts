@@ -23,6 +23,7 @@ import type { ViewAuth } from '../view/view-auth';
 import type { Pairing } from '../pairing/pairing';
 import type { ActionLog } from '../agent/action-log';
 import { isViewPath, registerViewRoutes, viewGuard } from '../view/view-routes';
+import type { ClientActivity } from './client-activity';
 
 export interface ControlAppOptions {
   service: ProfileService;
@@ -37,6 +38,10 @@ export interface ControlAppOptions {
   /** Carries out the operations of the table in this process (operation-handlers.ts). */
   invoker: Invoker;
   actions: ActionLog;
+  /** Who uses the server now (requests, /events streams): a server `clawd mcp` started stays while anyone does. */
+  activity: ClientActivity;
+  /** The home this server serves: said by the health check, so a client of another home knows it is not its server. */
+  home: string;
 }
 
 /** Events a subscriber of /events may fall behind by before its stream is ended. */
@@ -60,12 +65,23 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   const profile = (c: Context) => service.resolve(c.req.query('profile'));
 
   app.onError((error, c) => c.json(httpErrorBody(error), httpStatusOf(error) as 500));
+  app.use('*', async function countRequest(_c, next) {
+    const end = options.activity.begin();
+    try {
+      await next();
+    } finally {
+      end();
+    }
+  });
   app.notFound((c) => c.json(httpErrorBody(new ClawdError('not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)), 404));
   app.use('*', hostGuard(options.port));
 
   app.on(['GET', 'HEAD'], '/', async (c, next) => {
     const authorized = tokenMatches(requestToken(c.req.header('authorization'), new URL(c.req.url)), token);
-    if (!authorized) return c.json({ ok: true, name: PRODUCT_NAME, version: options.version });
+    // The home too: a client of another home (the default port taken by another home's server)
+    // must not take this server for its own (its token would be "wrong"). Loopback only, and no
+    // web page can read it (no CORS).
+    if (!authorized) return c.json({ ok: true, name: PRODUCT_NAME, version: options.version, home: options.home });
     await next();
   });
   // The live view's routes take its session cookie and its own origin; every other route refuses web origins.
@@ -79,6 +95,8 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
     streamSSE(c, async (stream) => {
       const queue: Array<{ event: string; data: string }> = [];
       let wake: (() => void) | undefined;
+      const end = options.activity.begin(); // an open stream is someone using the server (a `clawd mcp`)
+      stream.onAbort(end);
       const unsubscribe = options.events.subscribe((event) => {
         queue.push({ event: event.type, data: JSON.stringify(event) });
         wake?.();
@@ -106,6 +124,7 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
         }
       } finally {
         unsubscribe();
+        end();
       }
     }),
   );

@@ -16,12 +16,15 @@ import { LiveViews } from '../view/live-views';
 import { ViewAuth } from '../view/view-auth';
 import type { Pairing } from '../pairing/pairing';
 import { attachViewSocket, viewLink } from '../view/view-routes';
+import { ClientActivity } from './client-activity';
 import type { Invoker } from '../operations/control-client';
 import { LocalInvoker } from './operation-handlers';
 
 export interface ControlServer {
   readonly port: number;
   readonly url: string;
+  /** How many are using the server now: requests in flight, /events streams, live view sockets. */
+  clients(): number;
   /** The live view's sockets and screencasts. */
   readonly views: LiveViews;
   /** The operations of the table, carried out in this process (for MCP served here). */
@@ -29,7 +32,7 @@ export interface ControlServer {
   close(): Promise<void>;
 }
 
-export async function startControlServer(options: { port: number; token: string; service: ProfileService; agent: AgentService; events: EventBus; actions: ActionLog; log: Logger; host?: string; takeoverGraceMs?: number; extensionOrigins?: readonly string[]; pairing: Pairing }): Promise<ControlServer> {
+export async function startControlServer(options: { port: number; token: string; home: string; service: ProfileService; agent: AgentService; events: EventBus; actions: ActionLog; log: Logger; host?: string; takeoverGraceMs?: number; extensionOrigins?: readonly string[]; pairing: Pairing }): Promise<ControlServer> {
   const host = options.host ?? LOOPBACK_HOST;
   let port = options.port;
   const viewAuth = new ViewAuth();
@@ -41,9 +44,10 @@ export async function startControlServer(options: { port: number; token: string;
     actions: options.actions,
     viewLink: (tab, ttlMs) => viewLink({ token: options.token, port: () => port, auth: viewAuth }, tab, ttlMs).url,
   });
-  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, events: options.events, token: options.token, version: VERSION, extensionOrigins: options.extensionOrigins ?? [EXTENSION_ORIGIN], port: () => port, viewAuth, pairing: options.pairing, invoker, actions: options.actions });
+  const activity = new ClientActivity();
+  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, events: options.events, token: options.token, version: VERSION, extensionOrigins: options.extensionOrigins ?? [EXTENSION_ORIGIN], port: () => port, viewAuth, pairing: options.pairing, invoker, actions: options.actions, activity, home: options.home });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
-  const detachSocket = attachViewSocket(server, { token: options.token, port: () => port, auth: viewAuth, views, service: options.service });
+  const detachSocket = attachViewSocket(server, { token: options.token, port: () => port, auth: viewAuth, views, service: options.service, activity });
   port = await listen(server, port, host, 'control API');
   const closeServer = closerOf(server, () => {
     void mcp.close();
@@ -55,6 +59,7 @@ export async function startControlServer(options: { port: number; token: string;
     url: `http://${host}:${port}`,
     views,
     invoker,
+    clients: () => activity.count,
     close: async () => {
       await views.close();
       await closeServer();

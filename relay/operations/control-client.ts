@@ -7,6 +7,7 @@
 // 103 with X-Clawd-Note, and the caller hears it then, not when the answer comes.
 
 import http from 'node:http';
+import path from 'node:path';
 import { DEFAULT_CONTROL_PORT } from '../../shared/defaults';
 import { ClawdError, type ErrorCode } from '../errors';
 import { loadConfig } from '../home/config-store';
@@ -49,6 +50,8 @@ export class ControlClient implements Invoker {
     readonly url: string,
     readonly token: string,
     readonly state: ServeState | undefined,
+    /** The home this client is of (the one whose token it presents), when known. */
+    readonly home?: string,
   ) {}
 
   /** A client of the control API at `url` (e.g. a server this process runs itself). */
@@ -60,18 +63,19 @@ export class ControlClient implements Invoker {
     const config = await loadConfig(home);
     const state = await readServeState(home);
     const url = env.CLAWD_CONTROL_URL || state?.controlUrl || `http://127.0.0.1:${DEFAULT_CONTROL_PORT}`;
-    return new ControlClient(url.replace(/\/$/, ''), config.token, state);
+    return new ControlClient(url.replace(/\/$/, ''), config.token, state, home);
   }
 
   /** Calls an operation on the server; its answer is the operation's result. */
-  invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>, note?: (note: string) => void): Promise<R> {
+  invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>, note?: (note: string) => void, signal?: AbortSignal): Promise<R> {
     const { method, path, body } = httpRequest(operation, input);
     const timeoutMs = operation.clientTimeoutMs?.(input as never);
-    return this.call<R>(method, path, { ...(profile ? { profile } : {}), ...(body ? { body } : {}), ...(timeoutMs ? { timeoutMs } : {}), ...(note ? { note } : {}) });
+    return this.call<R>(method, path, { ...(profile ? { profile } : {}), ...(body ? { body } : {}), ...(timeoutMs ? { timeoutMs } : {}), ...(note ? { note } : {}), ...(signal ? { signal } : {}) });
   }
 
   /** Calls the control API; the server's own error (code and message) becomes a ClawdError. */
-  async call<T = any>(method: string, path: string, options: { profile?: string; body?: unknown; timeoutMs?: number; note?: (note: string) => void } = {}): Promise<T> {
+  /** `signal`: the caller went away; the request is cut, and the server withdraws what it waited for (a question to the person). */
+  async call<T = any>(method: string, path: string, options: { profile?: string; body?: unknown; timeoutMs?: number; note?: (note: string) => void; signal?: AbortSignal } = {}): Promise<T> {
     const url = new URL(this.url + path);
     if (options.profile) url.searchParams.set('profile', options.profile);
     // A safety net only: the server bounds every action itself (at most 60 s, plus its own steps).
@@ -87,7 +91,7 @@ export class ControlClient implements Invoker {
       const headers = { Authorization: `Bearer ${this.token}`, [EARLY_NOTES_HEADER]: '1', ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}) };
       response = await request(url, method, headers, options.body === undefined ? undefined : JSON.stringify(options.body), timeoutMs, (notes) => {
         heard += hear(notes, 0);
-      });
+      }, options.signal);
     } catch (error) {
       const timedOut = (error as Error).name === 'TimeoutError';
       throw new ClawdError(
@@ -104,6 +108,11 @@ export class ControlClient implements Invoker {
     } catch {
       throw new ClawdError('upstream_error', `${this.url}${path} answered HTTP ${response.status} with something that is not JSON: is this the clawd control API?`);
     }
+    if (response.status === 401 && this.home !== undefined) {
+      // The default port answers, but with another home's server: say so, not "the token is wrong".
+      const other = await otherHome(this.url, this.home);
+      if (other) throw new ClawdError('not_running', `the clawd server at ${this.url} serves another home (${other}), not ${this.home}: start one for this home with \`clawd serve --home ${this.home} --control-port 0 --relay-port 0\`, or use that home`);
+    }
     if (response.status < 200 || response.status > 299) {
       const error = (body as { error?: { code?: string; message?: string } }).error;
       throw new ClawdError((error?.code as ErrorCode | undefined) ?? 'upstream_error', error?.message ?? `HTTP ${response.status}`);
@@ -113,7 +122,7 @@ export class ControlClient implements Invoker {
 }
 
 /** One HTTP request within `timeoutMs` in all: the status, the final notes header and the body; `early` hears the notes of each 103 as it comes. */
-async function request(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, early: (notes: string | string[] | undefined) => void): Promise<{ status: number; notes: string | string[] | undefined; text: string }> {
+async function request(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, early: (notes: string | string[] | undefined) => void, signal?: AbortSignal): Promise<{ status: number; notes: string | string[] | undefined; text: string }> {
   // TLS is loaded only for a server behind https (a CLI command costs what Node does).
   const send = url.protocol === 'https:' ? (await import('node:https')).request : http.request;
   return new Promise((resolve, reject) => {
@@ -127,6 +136,7 @@ async function request(url: URL, method: string, headers: Record<string, string>
       res.on('error', reject);
     });
     const timer = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { name: 'TimeoutError' })), timeoutMs);
+    signal?.addEventListener('abort', () => req.destroy(new Error('the caller went away')), { once: true });
     req.on('information', (info) => {
       if (info.statusCode === 103) early(info.headers[NOTE_HEADER]);
     });
@@ -136,4 +146,14 @@ async function request(url: URL, method: string, headers: Record<string, string>
     });
     req.end(body);
   });
+}
+
+/** The home the server at `url` says it serves, when it is not `home`. */
+async function otherHome(url: string, home: string): Promise<string | undefined> {
+  try {
+    const health = JSON.parse((await request(new URL(`${url}/`), 'GET', {}, undefined, 1_500, () => {})).text) as { home?: unknown };
+    return typeof health.home === 'string' && path.resolve(health.home) !== path.resolve(home) ? health.home : undefined;
+  } catch {
+    return undefined;
+  }
 }

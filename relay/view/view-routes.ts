@@ -112,7 +112,7 @@ export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { serv
 }
 
 /** Serves `/view/ws` upgrades on the control API's server, after the same guard. */
-export function attachViewSocket(server: Server, options: ViewRouteOptions & { views: LiveViews; service: ProfileService }): () => void {
+export function attachViewSocket(server: Server, options: ViewRouteOptions & { views: LiveViews; service: ProfileService; activity?: { begin(): () => void } }): () => void {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const onUpgrade = (req: import('node:http').IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => {});
@@ -129,7 +129,11 @@ export function attachViewSocket(server: Server, options: ViewRouteOptions & { v
     } catch (error) {
       return refuseUpgrade(socket, error instanceof ClawdError ? error : new ClawdError('bad_request', String(error)));
     }
-    wss.handleUpgrade(req, socket, head, (ws) => void options.views.serve(ws, profile, url.searchParams.get('targetId') ?? undefined));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const end = options.activity?.begin(); // a person watching uses the server too
+      ws.once('close', () => end?.());
+      void options.views.serve(ws, profile, url.searchParams.get('targetId') ?? undefined);
+    });
   };
   server.on('upgrade', onUpgrade);
   return () => {

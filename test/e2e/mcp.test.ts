@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { processesUsing } from '../../relay/browser/processes';
 import { extensionDriver, managedDriver, useAgentDriver, type AgentDriver } from '../helpers/agent-drivers';
-import { CLAWD_BIN } from '../helpers/cli';
+import { CLAWD_BIN, runCli } from '../helpers/cli';
 import { until } from '../helpers/waits';
 
 interface ToolResult {
@@ -192,10 +192,66 @@ describe('clawd mcp over stdio with no server running', () => {
           return true;
         }
       }, 20_000);
-      expect(await processesUsing(userDataDir)).toEqual([]);
-      expect(existsSync(path.join(home, 'serve.json'))).toBe(false);
+      // The server it started stops a few seconds after its last client, and its browsers with it.
+      await until('the browser stopped', async () => (await processesUsing(userDataDir)).length === 0, 20_000);
+      await until('serve.json removed', () => !existsSync(path.join(home, 'serve.json')), 20_000);
       // Nothing listens on its ports any more.
-      for (const url of [controlUrl, relayUrl]) await expect(fetch(`${url}/`), url).rejects.toThrow();
+      for (const url of [controlUrl, relayUrl]) await until(`${url} closed`, () => fetch(`${url}/`).then(() => false, () => true), 20_000);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('two agents on one machine', () => {
+  it('share the server the first clawd mcp started: it stays while the second is connected, and goes after the last', { timeout: 90_000 }, async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'clawd-mcp-'));
+    const home = path.join(root, 'home');
+    try {
+      const first = await connect(['--home', home, '--relay-port', '0', '--control-port', '0']);
+      expect(text(await call(first.client, 'browser', { action: 'status' }))).toContain('clawd (managed)');
+      const { controlUrl } = JSON.parse(readFileSync(path.join(home, 'serve.json'), 'utf8')) as { controlUrl: string };
+      const second = await connect(['--home', home]);
+      expect(text(await call(second.client, 'browser', { action: 'status' }))).toContain('clawd (managed)');
+      // The agent host kills the first clawd mcp when it leaves: the server it started stays for the second.
+      await first.client.close();
+      const loaded = await call(second.client, 'navigate', { url: 'about:blank' });
+      expect(loaded.isError, text(loaded)).toBeFalsy();
+      expect((await fetch(`${controlUrl}/`)).ok).toBe(true);
+      await second.client.close();
+      await until('the server to go after the last client', () => fetch(`${controlUrl}/`).then(() => false, () => true), 30_000);
+      await until('its browser stopped', async () => (await processesUsing(path.join(home, 'profiles', 'clawd', 'user-data'))).length === 0, 20_000);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("runs its own server when the default port is another home's server, and says so, never that the token is wrong", { timeout: 90_000 }, async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'clawd-mcp-'));
+    const other = path.join(root, 'other');
+    const mine = path.join(root, 'mine');
+    try {
+      const theirs = await connect(['--home', other, '--relay-port', '0', '--control-port', '0']);
+      const { controlUrl } = JSON.parse(readFileSync(path.join(other, 'serve.json'), 'utf8')) as { controlUrl: string };
+      // This home knows no server of its own; the other's is where it would look (as on the default port).
+      const client = new Client({ name: 'clawd-test', version: '1' });
+      let stderr = '';
+      const transport = new StdioClientTransport({ command: process.execPath, args: [CLAWD_BIN, 'mcp', '--home', mine, '--relay-port', '0', '--control-port', '0'], env: { ...process.env, CLAWD_CONTROL_URL: controlUrl } as Record<string, string>, stderr: 'pipe' });
+      transport.stderr?.on('data', (d) => (stderr += d));
+      await client.connect(transport);
+      const status = await call(client, 'browser', { action: 'status' });
+      expect(status.isError, text(status)).toBeFalsy();
+      expect(stderr).toContain(`serves another home (${other})`);
+      const mineState = JSON.parse(readFileSync(path.join(mine, 'serve.json'), 'utf8')) as { controlUrl: string };
+      expect(mineState.controlUrl).not.toBe(controlUrl);
+      // The CLI of this home, pointed at the other's server, says whose it is.
+      const cli = await runCli(['tabs', '--home', mine], { CLAWD_CONTROL_URL: controlUrl });
+      expect(cli.code).not.toBe(0);
+      expect(cli.stderr).toContain(`serves another home (${other})`);
+      expect(cli.stderr).not.toMatch(/token is wrong/i);
+      await client.close();
+      await theirs.client.close();
+      for (const url of [controlUrl, mineState.controlUrl]) await until(`${url} stopped`, () => fetch(`${url}/`).then(() => false, () => true), 20_000);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

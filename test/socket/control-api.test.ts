@@ -15,7 +15,8 @@ describe('the control API', () => {
   it('answers the bare health check without a token, and the status with it', async () => {
     t = await startTestServer();
     const health = await t.api('GET', '/', { token: null });
-    expect(health).toEqual({ status: 200, body: { ok: true, name: 'clawd-browser', version: expect.any(String) } });
+    // Which home it serves, so a client of another home never takes it for its own.
+    expect(health).toEqual({ status: 200, body: { ok: true, name: 'clawd-browser', version: expect.any(String), home: t.home } });
     const status = await t.api('GET', '/');
     expect(status.status).toBe(200);
     expect(status.body).toMatchObject({ enabled: true, profile: 'clawd', driver: 'managed', running: false, cdpReady: false, pid: null, cdpPort: expect.any(Number), color: '#FF4500' });
