@@ -184,8 +184,17 @@ export interface FillContext {
   resolve(ref: string): Promise<ActTarget>;
   /** How the answer names a ref: `e14 combobox "Color"` as the snapshot showed it. */
   describe(ref: string): string;
+  /** The whole fill's bound (the call's timeoutMs): every field, and putting the earlier ones back. */
   timeout: number;
 }
+
+/**
+ * What a fill keeps of its bound for putting back the fields filled before one that fails. The
+ * fields share the rest: each waits only as long as the whole fill still may. (Each waiting the
+ * whole bound, a field that fails late on a loaded machine answered the call's own timeout
+ * instead of naming itself — and the put-back raced the answer.)
+ */
+const PUT_BACK_MS = 250;
 
 /** Prefixes a failure with the field it is about, keeping its code. */
 function about(label: string, error: unknown): ClawdError {
@@ -195,6 +204,7 @@ function about(label: string, error: unknown): ClawdError {
 
 /** Fills every field, or none: checked first, put back on a failure. Answers how many. */
 export async function fillForm(ctx: FillContext, fields: FillField[]): Promise<number> {
+  const deadline = Date.now() + Math.max(1, ctx.timeout - PUT_BACK_MS);
   const plans: Planned[] = [];
   for (const [index, field] of fields.entries()) {
     const label = `fields[${index}] (${ctx.describe(field.ref)})`;
@@ -208,7 +218,7 @@ export async function fillForm(ctx: FillContext, fields: FillField[]): Promise<n
   const done: Planned[] = [];
   for (const step of plans) {
     try {
-      await apply(ctx, step);
+      await apply(ctx, step, Math.max(1, deadline - Date.now()));
       done.push(step);
     } catch (error) {
       const undone = await Promise.all(done.map((d) => inPage(d.target, putBack, d.inspected).then(() => true, () => false)));
@@ -220,9 +230,8 @@ export async function fillForm(ctx: FillContext, fields: FillField[]): Promise<n
   return plans.length;
 }
 
-async function apply(ctx: FillContext, step: Planned): Promise<void> {
+async function apply(ctx: FillContext, step: Planned, timeout: number): Promise<void> {
   const { target, value } = step;
-  const timeout = ctx.timeout;
   switch (step.kind) {
     case 'select':
       await target.selectOption(value as string[], { timeout });
