@@ -3,7 +3,9 @@
 // Requests from the relay are executed from a fixed allow-list; everything else is forwarding.
 // The person's side lives here too, as Chrome shows it: tab groups (a tab dragged into a clawd
 // group is attached, out of one released), the side panel's port, and the watch on an
-// attached tab that says when the person's own hands are on it.
+// attached tab that says when the person's own hands are on it. Longer than our usual file
+// because MV3 wants every listener registered synchronously here; each does little and calls
+// the module whose role it is (tab-attachments, tab-groups, consent-port, policy-rules, …).
 
 import { PROTOCOL_VERSION, type BrowserInfo, type HelloFrame, type PersonFrame, type RequestFrame } from '../../shared/protocol';
 import { badge } from './badge';

@@ -36,22 +36,25 @@ export class ClientGate {
 
   /** Before a raw client's command reaches a tab: what to wait for, or undefined to go at once. */
   before(client: ClientSession, tab: TabRecord | undefined, method: string, params: Record<string, unknown>): Promise<void> | undefined {
+    // Every command of every raw client passes here: what most of them need is two lookups.
     if (client.internal) return undefined;
-    const visited = this.#visitedBy(client);
-    const here = tab ? originOf(tab.info.url) : undefined;
-    if (here) visited.add(here);
     if (tab && method.startsWith('Input.') && this.deps.activity.busyFor(tab.targetId) > 0) {
       return this.deps.activity.waitIdle(tab.targetId, RAW_INPUT_WAIT_MS, `${method} from ${client.name}`);
     }
-    const asked = new Set(this.deps.asked());
+    const asked = this.deps.asked();
     const profile = this.deps.profile();
-    if (asked.size === 0 || profile === undefined) return undefined;
-    const kinds: AskKind[] = [];
+    if (asked.length === 0 || profile === undefined) return undefined;
     const url = method === 'Page.navigate' || method === 'Target.createTarget' ? params.url : undefined;
+    const newSite = asked.includes('new-site');
+    const visited = this.#visitedBy(client);
+    // The sites of the tabs it works in count as visited (only while new-site is asked: then it is read).
+    const here = newSite && tab ? originOf(tab.info.url) : undefined;
+    if (here) visited.add(here);
+    const kinds: AskKind[] = [];
     const destination = typeof url === 'string' ? originOf(url) : undefined;
-    if (asked.has('new-site') && destination && !visited.has(destination)) kinds.push('new-site');
-    if (asked.has('raw-cookies') && readsCookies(method)) kinds.push('raw-cookies');
-    if (asked.has('upload') && method === 'DOM.setFileInputFiles') kinds.push('upload');
+    if (newSite && destination && !visited.has(destination)) kinds.push('new-site');
+    if (asked.includes('raw-cookies') && readsCookies(method)) kinds.push('raw-cookies');
+    if (asked.includes('upload') && method === 'DOM.setFileInputFiles') kinds.push('upload');
     if (kinds.length === 0) {
       if (destination) visited.add(destination);
       return undefined;

@@ -5,7 +5,9 @@
 //   event:   ExtensionLink → ExtensionPresence → Switchboard → the tab's EventFence →
 //            TabCommands.deliver → the client sessions that want it.
 // It also turns the extension's tab frames into registry and session-table changes, and
-// resets a tab's debugger session when its last client leaves.
+// resets a tab's debugger session when its last client leaves. Longer than our usual file: it is
+// the one place each extension frame and each client command is routed to its part (the
+// person's frames and the raw clients' gate included); the work itself is in those parts.
 
 import type { WebSocket } from 'ws';
 import type { AnnouncedTab, BrowserInfo, HelloFrame, PersonFrame, TabSession } from '../../shared/protocol';

@@ -8,7 +8,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CdpClient } from '../helpers/cdp-client';
-import { extensionDriver, managedDriver, type AgentDriver } from '../helpers/agent-drivers';
+import { extensionDriver, managedDriver, useAgentDriver, type AgentDriver } from '../helpers/agent-drivers';
 import { startPageServer, type PageServer } from '../helpers/pages';
 
 const SECRET = 'bank-session';
@@ -101,20 +101,14 @@ describe('cookies under the origin policy, through the relay', () => {
 });
 
 describe('cookies under the origin policy, on a managed profile', () => {
-  let pages: PageServer;
-  let d: AgentDriver;
-  beforeAll(async () => {
-    pages = await startPageServer();
-    d = await managedDriver(pages);
-  });
-  afterAll(async () => {
-    await d?.close();
-    await pages?.close();
-  });
+  const ctx = useAgentDriver(managedDriver);
 
   it('leaves a blocked host’s cookie out of the storage export and refuses importing one', async () => {
+    const { d } = ctx;
     const imported = await d.api('POST', '/storage-state', { state: { cookies: [{ name: SECRET, value: 's3cret', domain: 'localhost', path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Lax' }], origins: [] } });
     expect(imported.status).toBe(200);
+    // In the browser, and exported, while nothing blocks it.
+    expect((await d.api('GET', '/storage-state')).body.state.cookies.map((c: { name: string }) => c.name)).toContain(SECRET);
     await d.api('POST', '/policy', { block: ['http://localhost:*'] });
     const exported = await d.api('GET', '/storage-state');
     expect(exported.body.state.cookies.map((c: { name: string }) => c.name)).not.toContain(SECRET);
