@@ -224,13 +224,18 @@ describe('live view viewers', () => {
       // the person; Shift+Escape leaves the picture for the "Done" button.
       const holder = async () => ((await ctx.d.api('GET', '/tabs')).body.tabs as Array<{ targetId: string; holder?: { kind: string } }>).find((t) => t.targetId === ctx.d.targetId)?.holder;
       await until('the person holds the tab', async () => (await holder())?.kind === 'person');
+      await phone.locator('#done').waitFor({ state: 'visible', timeout: 10_000 });
       await phone.keyboard.press('Shift+Escape');
       expect(await phone.evaluate(() => document.activeElement?.id)).toBe('done');
       await phone.keyboard.press('Enter');
       await until('the tab given back', async () => (await holder()) === undefined);
+      // The page learns who holds the tab a moment after the relay does; a person presses the
+      // button they see, so wait for it (focus() on a hidden button does nothing).
+      await phone.locator('#take').waitFor({ state: 'visible', timeout: 10_000 });
       await phone.locator('#take').focus();
       await phone.keyboard.press('Enter');
       await until('taken over by keyboard', async () => (await holder())?.kind === 'person');
+      await phone.locator('#done').waitFor({ state: 'visible', timeout: 10_000 });
       await phone.locator('#done').focus();
       await phone.keyboard.press('Enter');
       await until('the tab given back', async () => (await holder()) === undefined);
@@ -258,7 +263,7 @@ describe('live view viewers', () => {
   });
 
   it('a viewer that stops reading holds at most one frame, and another keeps getting frames', async () => {
-    await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/live?animate=1'), targetId: ctx.d.targetId });
+    expect((await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/live?animate=1'), targetId: ctx.d.targetId })).status).toBe(200);
     const url = `${ctx.d.server.controlUrl.replace('http', 'ws')}/view/ws?profile=clawd&targetId=${ctx.d.targetId}`;
     const open = (onFrame: (ws: WebSocket, data: Buffer) => void) =>
       new Promise<WebSocket>((resolve, reject) => {
