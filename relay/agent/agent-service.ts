@@ -51,6 +51,8 @@ const BOUND_GRACE_MS = 300;
 /** How long reading requests' headers and bodies from the browser may take. */
 const NETWORK_READ_MS = 15_000;
 /** The page's title, or '' when the page does not answer in time (it is informational). */
+/** How long an answer waits to read the page's messages: they are extra, the call is done. */
+const MESSAGES_MS = 2_000;
 const titleOf = (page: Page, ms = 5_000): Promise<string> => within(page.title(), Math.max(1, ms), () => new Error('no title')).catch(() => '');
 
 export class AgentService {
@@ -165,7 +167,9 @@ export class AgentService {
         // The new page's title once it has one (its DOM parsed), within what is left of the
         // call's bound: the action itself succeeded, so running short answers without a title.
         if (left() > 0) await page.waitForLoadState('domcontentloaded', { timeout: left() }).catch(() => {});
-        return { ...answer, url: page.url(), ...(left() > 0 ? { title: await titleOf(page, Math.min(5_000, left())) } : {}), navigated: true, from };
+        // How it ended, when the new page says (an "Added to your cart" after a POST and redirect).
+        const said = left() > 0 ? { title: await titleOf(page, Math.min(5_000, left())), ...(await this.#messages(page, left())) } : {};
+        return { ...answer, url: page.url(), ...said, navigated: true, from };
       }
       // What changed between two documents is all of both: on another page a diff is its brief view,
       // read once its DOM is parsed (within the call's bound).
@@ -176,6 +180,12 @@ export class AgentService {
       const snapshot = await this.#snapshots.view(page, tab, view, request.timeoutMs, `snapshot of ${targetId}`, newDocument ? title : undefined);
       return { ...answer, url: page.url(), title, snapshot, ...(newDocument ? { navigated: true as const, from } : {}) };
     });
+  }
+
+  /** The page's status and alert messages and refused fields, as an answer's `messages` (none: no field). */
+  async #messages(page: Page, timeoutMs: number): Promise<{ messages?: string[] }> {
+    const messages = await this.#snapshots.messages(page, Math.min(MESSAGES_MS, timeoutMs));
+    return messages.length > 0 ? { messages } : {};
   }
 
   /**
@@ -204,7 +214,7 @@ export class AgentService {
         const response = await page.goto(request.url, { timeout: request.timeoutMs, waitUntil: 'load' });
         this.events.emit({ type: 'tab', profile, targetId, state: 'navigated', url: page.url() });
         const loaded: NavigateResult = { ok: true, targetId, url: page.url(), title: await titleOf(page), status: response?.status() ?? null };
-        if (!request.snapshot || request.snapshot === 'none') return loaded;
+        if (!request.snapshot || request.snapshot === 'none') return { ...loaded, ...(await this.#messages(page, MESSAGES_MS)) };
         // The answer's first line names the page: a brief view need not repeat its title as a heading.
         // A diff against the page before is all of both (as after an action that loaded another page).
         const view = request.snapshot === 'diff' ? 'brief' : request.snapshot;

@@ -2,8 +2,10 @@
 // whose element kept its ref but shows something else now (a value typed, a state toggled),
 // `+` a line that is new, `-` a line that is gone. Lines with refs are matched by ref (refs of
 // unchanged elements stay the same from one snapshot to the next); other lines by their text.
-// Indented from the least deep line shown, not from the page's top. Pure, so it is unit-tested
-// without a browser.
+// Indented from the least deep line shown, not from the page's top. `=` a line that did not
+// change but is said again: what the page says about how things went (a status, an alert, a
+// refused field), so an action that changed nothing still answers how it ended. Pure, so it is
+// unit-tested without a browser.
 
 import { renderLine } from './snapshot-lines';
 import type { SnapshotLine } from './snapshot-engine';
@@ -18,7 +20,7 @@ export interface SnapshotDiff {
   refs: string[];
 }
 
-export function diffSnapshots(before: SnapshotLine[], after: SnapshotLine[]): SnapshotDiff {
+export function diffSnapshots(before: SnapshotLine[], after: SnapshotLine[], sayAgain: (line: SnapshotLine) => boolean = () => false): SnapshotDiff {
   const oldByRef = new Map<string, string>();
   const oldPlain = new Map<string, number>();
   for (const line of before) {
@@ -41,12 +43,14 @@ export function diffSnapshots(before: SnapshotLine[], after: SnapshotLine[]): Sn
       } else if (was !== text) {
         marked.push({ mark: '~', line });
         changed++;
-      }
+      } else if (sayAgain(line)) marked.push({ mark: '=', line });
       continue;
     }
     const left = oldPlain.get(text) ?? 0;
-    if (left > 0) oldPlain.set(text, left - 1);
-    else {
+    if (left > 0) {
+      oldPlain.set(text, left - 1);
+      if (sayAgain(line)) marked.push({ mark: '=', line });
+    } else {
       marked.push({ mark: '+', line });
       added++;
     }

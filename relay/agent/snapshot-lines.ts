@@ -80,8 +80,16 @@ export function renderLines(all: SnapshotLine[], options: LineOptions): Rendered
   return { text: [...texts.slice(0, kept), mark].join('\n'), shown, truncated: true, ...(next ? { next } : {}) };
 }
 
-/** Lines a brief view keeps besides the ones with refs: where the agent is. */
-const BRIEF_ROLES = /^(heading|dialog|alertdialog|alert)\b/;
+/** Lines a brief view keeps besides the ones with refs: where the agent is, and what the page said. */
+const BRIEF_ROLES = /^(heading|dialog|alertdialog|alert|status)\b/;
+
+/**
+ * A line telling how something went: a status or alert message, or a field the page refuses
+ * (`[invalid…]`). Every answer about the page carries these, whatever else it leaves out.
+ */
+export function isMessageLine(line: SnapshotLine): boolean {
+  return /^(status|alert) "/.test(line.text) || / \[invalid(=".*")?\]/.test(withoutRef(line));
+}
 
 /** Site chrome a brief view folds when it lies outside `main`: header, footer, menus, sidebars. */
 const CHROME = /^(banner|contentinfo|navigation|complementary)\b/;

@@ -7,6 +7,7 @@
 
 import type { Page } from 'playwright-core';
 import { ClawdError } from '../errors';
+import { within } from '../time-limit';
 import { AgentEngine } from './agent-engine';
 import { toAgentError } from './agent-errors';
 import type { FindRequest, FindResult, RefShown, SnapshotFormat, SnapshotRequest, SnapshotResult as SnapshotAnswer } from '../operations/page-operations';
@@ -18,7 +19,7 @@ import { RefStore } from './ref-store';
 import type { ActTarget, EngineSnapshot, LabelBox, RefIndex, SnapshotEngine } from './snapshot-engine';
 import { diffSnapshots } from './snapshot-diff';
 import type { SnapshotLine } from './snapshot-engine';
-import { briefLines, filterLines, renderLines } from './snapshot-lines';
+import { briefLines, filterLines, isMessageLine, renderLine, renderLines } from './snapshot-lines';
 import { truncate } from './snapshot-render';
 import type { TabKey } from './tab-key';
 
@@ -46,10 +47,23 @@ export class Snapshots {
   // Each tab's last snapshot number: ids are not reused within the relay's life.
   readonly #ids = new Map<TabKey, number>();
   readonly #engines: Record<SnapshotFormat, SnapshotEngine>;
+  readonly #agent = new AgentEngine();
 
   constructor() {
     const playwright = new PlaywrightEngine();
-    this.#engines = { agent: new AgentEngine(), ai: playwright, role: playwright, aria: new AxTreeEngine() };
+    this.#engines = { agent: this.#agent, ai: playwright, role: playwright, aria: new AxTreeEngine() };
+  }
+
+  /**
+   * What the page says about how things went, as the snapshot's lines would (status and alert
+   * messages, refused fields), read without a walk: for answers that show no view of the page.
+   */
+  async messages(page: Page, timeoutMs: number): Promise<string[]> {
+    try {
+      return (await within(this.#agent.call(page.mainFrame(), { kind: 'messages' }, 'value', 'messages'), timeoutMs, () => new Error('late'))) as string[];
+    } catch {
+      return []; // the action is done either way: an answer without them beats none
+    }
   }
 
   /** Takes a snapshot of `page`, the tab `tab` (a key unique per profile and target). */
@@ -69,7 +83,7 @@ export class Snapshots {
       const before = request.since !== undefined ? this.#kept(tab, request.since) : undefined;
       id = this.#keep(tab, full);
       if (before) {
-        const changes = diffSnapshots(before, full);
+        const changes = diffSnapshots(before, full, isMessageLine);
         ({ text: snapshot, truncated } = cutLines(changes.lines, maxChars));
         diff = { since: request.since!, added: changes.added, removed: changes.removed, changed: changes.changed };
         shownRefs = truncated ? changes.refs.filter((r) => snapshot.includes(` [${r}]`)) : changes.refs;
@@ -79,6 +93,14 @@ export class Snapshots {
         const rendered = renderLines(part, { interactive: false, limit, after, maxChars: view === 'brief' ? Math.min(maxChars, BRIEF_MAX_CHARS) : maxChars });
         ({ text: snapshot, truncated, next } = rendered);
         shownRefs = rendered.shown.flatMap((l) => (l.ref ? [l.ref] : []));
+        // A brief view cut short still says how things went: the messages past the cut follow it.
+        if (view === 'brief' && truncated) {
+          const unseen = part.filter((l) => isMessageLine(l) && !rendered.shown.includes(l));
+          if (unseen.length > 0) {
+            snapshot += `\n${unseen.map((l) => renderLine({ ...l, depth: 0 })).join('\n')}`;
+            shownRefs.push(...unseen.flatMap((l) => (l.ref ? [l.ref] : [])));
+          }
+        }
       }
     } else {
       ({ text: snapshot, truncated } = truncate(taken.text, request.maxChars));

@@ -36,6 +36,8 @@ export interface ActResult {
   navigated?: true;
   /** With navigated: the URL the tab was on before. */
   from?: string;
+  /** With navigated and no `snapshot`: what the new page says (status and alert messages, refused fields), as snapshot lines. */
+  messages?: string[];
   /** The bound the action ran under (after clamping). */
   timeoutMs: number;
   /** With `snapshot`: the page as the action left it. */
@@ -54,7 +56,7 @@ const answer =
   (result: ActResult, input: I): string => {
     // Where the action led, in a line, when it loaded another page; then the view asked for.
     const said = [line(result, input)];
-    if (result.navigated) said.push(`now on: ${pageName(result.title, result.url && result.from ? urlFrom(result.from, result.url) : result.url) || result.url}`);
+    if (result.navigated) said.push(`now on: ${pageName(result.title, result.url && result.from ? urlFrom(result.from, result.url) : result.url) || result.url}`, ...(result.messages ?? []));
     if (result.snapshot) said.push(snapshotText(result.snapshot, false));
     return said.join('\n');
   };

@@ -70,9 +70,9 @@ export const snapshot = operation<SnapshotResult>()({
   name: 'snapshot',
   summary: 'read the page: every actionable element with a ref (e1, e2, …), headings, landmarks and condensed text',
   details:
-    'The default format, agent: every visible actionable element with its ref, role, name, value and states; headings, landmarks, dialogs, table rows and labelled groups for orientation; visible text condensed (a line is cut at 100 characters); nothing unnamed and structural; open shadow roots and every iframe (same- and cross-origin) nested below its iframe. ' +
+    'The default format, agent: every visible actionable element with its ref, role, name, value and states (a field the page refuses: [invalid="why"]); headings, landmarks, dialogs, table rows and labelled groups for orientation; status and alert messages (role status/alert, aria-live, output) as one line each; visible text condensed (a line is cut at 100 characters); nothing unnamed and structural; open shadow roots and every iframe (same- and cross-origin) nested below its iframe. ' +
     'maxChars (default 40,000) cuts on a line and says so in the text ("… cut at 40000 characters: N more lines, M more refs; continue with after=e812") and in next; after=<ref> answers what follows that ref, so no ref is dropped unseen. ' +
-    'Each agent snapshot has an id (s1, s2, … per tab; the last three of the ten most recent tabs are kept): since=<id> answers only what changed — ~ a line whose element kept its ref but shows something new, + a new line, - a gone one — with diff: { since, added, removed, changed }; an id no longer kept is snapshot_unknown (400). ' +
+    'Each agent snapshot has an id (s1, s2, … per tab; the last three of the ten most recent tabs are kept): since=<id> answers only what changed — ~ a line whose element kept its ref but shows something new, + a new line, - a gone one, = a status, alert or refused field said again though unchanged — with diff: { since, added, removed, changed }; an id no longer kept is snapshot_unknown (400). ' +
     "Other formats: ai (Playwright's AI snapshot, a ref on every element), role (refs only on interactive and named content elements, [nth=k] marks repeats), aria (Chromium's accessibility tree, for debugging). frame=<ref of an iframe> answers its contents alone, with the page's numbering.",
   input: z.object({
     ...tabFields,
@@ -111,6 +111,8 @@ export interface NavigateResult {
   url: string;
   title: string;
   status: number | null;
+  /** Without `snapshot`: what the page says as it loaded (status and alert messages, refused fields), as snapshot lines. */
+  messages?: string[];
   /** With `snapshot`: the page as it loaded. */
   snapshot?: Omit<SnapshotResult, 'targetId' | 'url' | 'title'>;
 }
@@ -136,7 +138,7 @@ export const navigate = operation<NavigateResult>()({
     // other than success. The view follows without a second page line.
     const status = r.status !== null && (r.status < 200 || r.status > 299) ? ` (HTTP ${r.status})` : '';
     const line = `loaded: ${pageName(r.title, sameUrl(i.url, r.url) ? undefined : r.url) || r.url}${status}`;
-    return r.snapshot ? `${line} · ${snapshotText(r.snapshot, false)}` : line;
+    return r.snapshot ? `${line} · ${snapshotText(r.snapshot, false)}` : [line, ...(r.messages ?? [])].join('\n');
   },
 });
 

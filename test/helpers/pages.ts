@@ -16,6 +16,12 @@ export interface PageServer {
 
 const PAGES: Record<string, (port: number) => string> = {
   '/': () => '<!doctype html><title>home</title><h1>home</h1>',
+  // A form the browser refuses by its own validation (nothing is sent), and a sign-in whose
+  // error appears in an alert on the same document after the click.
+  '/signup': () => `<!doctype html><title>Sign up</title><main><h1>Sign up</h1>
+<form action="/"><label>Email <input type="email" name="email" required></label> <button>Create account</button></form></main>`,
+  '/sign-in': () => `<!doctype html><title>Sign in</title><main><h1>Sign in</h1><div role="alert" id="error"></div>
+<label>Password <input type="password" id="pw"></label> <button onclick="document.getElementById('error').textContent = 'Wrong password'">Sign in</button></main>`,
   '/form': () => `<!doctype html><title>form</title>
     <label>Name <input id="name" name="name"></label>
     <label><input id="agree" type="checkbox"> I agree</label>
@@ -184,6 +190,14 @@ export function downloadBytes(size: number): Buffer {
   return bytes;
 }
 
+function productPage(added: boolean): string {
+  return `<!doctype html><title>Blue mug | Shop</title>
+<header><nav aria-label="Shop"><a href="/">Home</a> <a href="/product">Mugs</a></nav></header>
+<main><h1>Blue mug</h1><div role="status">${added ? 'Added to your cart: Blue mug' : ''}</div>
+<p>A mug, blue. 350 ml.</p>
+<form method="post" action="/cart/add"><input type="hidden" name="sku" value="blue-mug"><button>Add to cart</button></form></main>`;
+}
+
 /** `/many?n=5000`: that many interactive elements, for snapshot size limits. */
 function manyPage(n: number): string {
   const items = Array.from({ length: n }, (_, i) => (i % 2 ? `<a href="#i${i}">link ${i}</a>` : `<button>button ${i}</button>`));
@@ -211,6 +225,10 @@ export async function startPageServer(): Promise<PageServer> {
       req.once('close', () => clearTimeout(timer));
       return;
     }
+    // A shop's product page, and its cart form: a POST answered by a redirect back to the page,
+    // which then says how it went (server-rendered, as such pages are).
+    if (path === '/cart/add' && req.method === 'POST') return void res.writeHead(303, { location: '/product?added=1' }).end();
+    if (path === '/product') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(productPage(url.searchParams.has('added')));
     // Chromium asks every site for its icon; a 404 would land in the page's console as an error.
     if (path === '/favicon.ico') return void res.writeHead(204).end();
     const page = PAGES[path] ?? SNAPSHOT_PAGES[path];

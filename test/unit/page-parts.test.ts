@@ -153,6 +153,24 @@ describe('a brief view', () => {
     expect(renderLines(briefLines(nested), { interactive: false }).text).toBe('dialog "Sign in":\n  textbox "Email" [e1]\nbutton "Later" [e2]');
   });
 
+  it('keeps what the page says about how things went: its status and alert messages, a refused field with why', () => {
+    const said = [
+      line(0, 'main:'),
+      line(1, 'heading "Blue mug" [level=1]'),
+      line(1, 'status "Added to your cart: Blue mug"'),
+      line(1, 'text: "A mug, blue."'),
+      line(1, 'form "Ship to":'),
+      line(2, 'textbox "Email" [required] [invalid="Please include an \'@\' in the email address."]', 'e1'),
+      line(2, 'alert "Check the fields in red"'),
+    ];
+    expect(renderLines(briefLines(said), { interactive: false }).text.split('\n')).toEqual([
+      'heading "Blue mug" [level=1]',
+      'status "Added to your cart: Blue mug"',
+      'textbox "Email" [required] [invalid="Please include an \'@\' in the email address."] [e1]',
+      'alert "Check the fields in red"',
+    ]);
+  });
+
   it("folds the site's header, menus and footer outside main into a line each, and keeps main's own", () => {
     const links = (depth: number, names: string[], from: number) => names.map((n, i) => line(depth, `link "${n}"`, `e${from + i}`));
     const site = [

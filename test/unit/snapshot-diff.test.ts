@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffSnapshots } from '../../relay/agent/snapshot-diff';
+import { isMessageLine } from '../../relay/agent/snapshot-lines';
 import type { SnapshotLine } from '../../relay/agent/snapshot-engine';
 
 const line = (text: string, ref?: string, depth = 0): SnapshotLine => ({ depth, text: ref ? `${text} [${ref}]` : text, ...(ref ? { ref } : {}) });
@@ -25,6 +26,18 @@ describe('snapshot diffs', () => {
       removed: 3,
       changed: 0,
       refs: ['e2'],
+    });
+  });
+
+  it('says again what the page says about how things went, marked =, even when it did not change', () => {
+    const before = [line('status "Saved"'), line('textbox "Email" [invalid="Enter an email address."]', 'e1'), line('text: "idle"'), line('button "Save"', 'e2')];
+    const after = [line('status "Saved"'), line('textbox "Email" [invalid="Enter an email address."]', 'e1'), line('text: "idle"'), line('button "Save"', 'e2'), line('alert "Try again"')];
+    expect(diffSnapshots(before, after, isMessageLine)).toEqual({
+      lines: ['= status "Saved"', '= textbox "Email" [invalid="Enter an email address."] [e1]', '+ alert "Try again"'],
+      added: 1,
+      removed: 0,
+      changed: 0,
+      refs: ['e1'],
     });
   });
 });

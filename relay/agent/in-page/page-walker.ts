@@ -37,7 +37,8 @@ export interface WalkLine {
 export type InPageRequest =
   | { kind: 'walk'; nextRef: number; selector?: string; textMax: number }
   | { kind: 'resolve'; ref: string }
-  | { kind: 'boxes'; refs: string[] };
+  | { kind: 'boxes'; refs: string[] }
+  | { kind: 'messages' };
 
 /** What a walk answers (as a JSON string). */
 export interface WalkResult {
@@ -82,6 +83,9 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     return s;
   };
   const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
+  const quote = (text: string) => JSON.stringify(text);
+  /** A status or alert message longer than this is a region of the page, walked as one. */
+  const MESSAGE_MAX = 300;
   const cap = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`);
 
   /** The element's children as rendered: its shadow root's, a slot's assigned nodes. */
@@ -107,7 +111,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     h4: 'heading', h5: 'heading', h6: 'heading', nav: 'navigation', main: 'main', aside: 'complementary', form: 'form',
     section: 'region', dialog: 'dialog', details: 'group', fieldset: 'group', optgroup: 'group', table: 'table', tr: 'row',
     td: 'cell', ul: 'list', ol: 'list', li: 'listitem', iframe: 'iframe', frame: 'iframe', progress: 'progressbar',
-    meter: 'meter', hr: 'separator', p: 'paragraph', label: 'label', legend: 'legend',
+    meter: 'meter', hr: 'separator', p: 'paragraph', label: 'label', legend: 'legend', output: 'status',
   };
   // Roles that say nothing by themselves: such an element shows as `clickable` when it acts like one.
   const PLAIN = new Set(['generic', 'none', 'presentation', 'paragraph', 'listitem']);
@@ -274,7 +278,38 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     if (pressed === 'true') parts.push('[pressed]');
     if (aria('aria-selected') === 'true' || (el.localName === 'option' && (el as HTMLOptionElement).selected)) parts.push('[selected]');
     if ((el as HTMLInputElement).required === true || aria('aria-required') === 'true') parts.push('[required]');
+    const invalid = invalidMessage(el);
+    if (invalid !== undefined) parts.push(invalid ? `[invalid=${quote(cap(invalid, 150))}]` : '[invalid]');
     return parts.join(' ');
+  }
+
+  /**
+   * Why a field is refused, when it is: `aria-invalid` with its `aria-errormessage` (or
+   * `aria-describedby`) text, or the browser's own validation once the person — or the agent —
+   * has tried it (`:user-invalid`, not `:invalid`: an empty required field is not an error
+   * before anyone typed or submitted). '' when invalid without a message; undefined when valid.
+   */
+  function invalidMessage(el: Element): string | undefined {
+    const aria = el.getAttribute('aria-invalid');
+    let user = false;
+    try {
+      user = el.matches(':user-invalid');
+    } catch {
+      // A browser before :user-invalid: aria-invalid only.
+    }
+    if (!user && (aria === null || aria === 'false')) return undefined;
+    const said = (attr: string) => {
+      const ids = el.getAttribute(attr);
+      return ids ? squash(byIds(el, ids).map((e) => textOf(e, 300, false)).join(' ')) : '';
+    };
+    return said('aria-errormessage') || (user ? squash((el as HTMLInputElement).validationMessage ?? '') : '') || said('aria-describedby');
+  }
+
+  /** `status` or `alert` for an element that tells the person how something went, else undefined. */
+  function messageRole(el: Element, role: string): 'status' | 'alert' | undefined {
+    if (role === 'status' || role === 'alert') return role;
+    const live = el.getAttribute('aria-live');
+    return live === 'polite' ? 'status' : live === 'assertive' ? 'alert' : undefined;
   }
 
   function valueOf(el: Element, role: string): string | undefined {
@@ -290,7 +325,6 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     return undefined;
   }
 
-  const quote = (text: string) => JSON.stringify(text);
 
   /** The ref for `el`, kept while its role and name stay what they were; a new one otherwise. */
   function refFor(el: Element, role: string, name: string, counter: { next: number }): string {
@@ -381,6 +415,20 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         if (name) lines.push({ d: depth, s: `heading ${quote(name)}${attrs ? ` ${attrs}` : ''}` });
         childQuiet = true;
         childDepth = depth + 1;
+      } else if (shown && !quiet && messageRole(el, role)) {
+        // How an action went ("Added to your cart", "Wrong password"): one line an answer keeps,
+        // its text said once; a long live region (a feed, a results list) is a container.
+        flush();
+        const said = textOf(el, MESSAGE_MAX + 1, false);
+        const kind = messageRole(el, role)!;
+        if (said && said.length <= MESSAGE_MAX) {
+          lines.push({ d: depth, s: `${kind} ${quote(said)}` });
+          childQuiet = true;
+          childDepth = depth + 1;
+        } else if (said) {
+          lines.push({ d: depth, s: `${kind}:`, c: 1 });
+          childDepth = depth + 1;
+        }
       } else if (shown && role === 'row') {
         flush();
         const cells = [...el.children].filter((c) => !isHiddenForAll(c)).map((c) => textOf(c, 60, false)).filter(Boolean);
@@ -441,6 +489,27 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       const shownRole = entry.role === 'clickable' && PLAIN.has(role) ? 'clickable' : role;
       if (shownRole !== entry.role || nameOf(el, shownRole) !== entry.name) return 'changed';
       return el;
+    }
+    case 'messages': {
+      // What a page says about how things went, without a walk: its status and alert messages
+      // (outermost only) and the fields it refuses, as the snapshot's lines say them.
+      const out: string[] = [];
+      const taken: Element[] = [];
+      for (const el of document.querySelectorAll('[role], [aria-live], output')) {
+        const kind = messageRole(el, roleOf(el));
+        if (!kind || taken.some((t) => t.contains(el)) || !el.checkVisibility({ visibilityProperty: true })) continue;
+        taken.push(el);
+        const said = textOf(el, MESSAGE_MAX, false);
+        if (said) out.push(`${kind} ${quote(cap(said, MESSAGE_MAX))}`);
+      }
+      for (const el of document.querySelectorAll('input, select, textarea, [aria-invalid]')) {
+        const invalid = invalidMessage(el);
+        if (invalid === undefined || !el.checkVisibility()) continue;
+        const role = roleOf(el);
+        const name = nameOf(el, role);
+        out.push(`${role}${name ? ` ${quote(name)}` : ''} ${invalid ? `[invalid=${quote(cap(invalid, 150))}]` : '[invalid]'}`);
+      }
+      return out.slice(0, 10);
     }
     case 'boxes': {
       const boxes: Array<[string, number, number, number, number]> = [];

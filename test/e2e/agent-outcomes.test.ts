@@ -1,0 +1,94 @@
+// Answers that say how an action ended, so an agent need not look again: an "Added to your cart"
+// after a POST and redirect (with a view and without one), a form the browser's own validation
+// refuses (the field and why), and an alert that appears on the same document after a click.
+// On a managed profile and on a person's attached tab, through the control API and the CLI.
+
+import { describe, expect, it } from 'vitest';
+import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
+
+interface Answer {
+  navigated?: true;
+  url: string;
+  title?: string;
+  messages?: string[];
+  snapshot?: { snapshot: string; brief?: true; diff?: unknown };
+}
+
+describe.each([
+  ['managed', managedDriver],
+  ['extension', extensionDriver],
+] as const)('answers say how an action ended on a %s profile', (_kind, makeDriver) => {
+  const ctx = useAgentDriver(makeDriver);
+  const api = <T = any>(method: string, route: string, body?: unknown) => ctx.d.api<T>(method, route, body);
+  const navigate = async (route: string) => {
+    const res = await api('POST', '/navigate', { url: ctx.pages.url(route), targetId: ctx.d.targetId, snapshot: 'full' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body as { snapshot: { snapshot: string; refs: Record<string, { role: string; name: string }> } };
+  };
+  const refOf = (loaded: Awaited<ReturnType<typeof navigate>>, role: string, name: string) => {
+    const found = Object.entries(loaded.snapshot.refs).find(([, r]) => r.role === role && r.name === name);
+    expect(found, `${role} "${name}" in ${loaded.snapshot.snapshot}`).toBeDefined();
+    return found![0];
+  };
+  const act = async (body: Record<string, unknown>) => {
+    const res = await api<Answer>('POST', '/act', { targetId: ctx.d.targetId, ...body });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body;
+  };
+
+  it('a POST answered by a redirect: the new page says "Added to your cart", with a view and without one', async () => {
+    let ref = refOf(await navigate('/product'), 'button', 'Add to cart');
+    const bare = await act({ kind: 'click', ref });
+    expect(bare.navigated).toBe(true);
+    expect(bare.url).toBe(ctx.pages.url('/product?added=1'));
+    expect(bare.messages).toEqual(['status "Added to your cart: Blue mug"']);
+
+    ref = refOf(await navigate('/product'), 'button', 'Add to cart');
+    const viewed = await act({ kind: 'click', ref, snapshot: 'diff' });
+    expect(viewed.navigated).toBe(true);
+    // Another document: the diff is its brief view, which keeps the message and the main heading
+    // (said by the title the answer names, "Blue mug | Shop", so not again as a line).
+    expect(viewed.snapshot!.brief).toBe(true);
+    expect(viewed.title).toBe('Blue mug | Shop');
+    expect(viewed.snapshot!.snapshot).toContain('status "Added to your cart: Blue mug"');
+    expect(viewed.snapshot!.snapshot).toMatch(/button "Add to cart" \[e\d+\]/);
+
+    // The CLI's line says it too.
+    ref = refOf(await navigate('/product'), 'button', 'Add to cart');
+    const said = await ctx.d.server.cli(['click', ref, '--target', ctx.d.targetId, '--profile', ctx.d.profile]);
+    expect(said.stdout).toContain('now on: Blue mug | Shop — /product?added=1\nstatus "Added to your cart: Blue mug"');
+  });
+
+  it("a form the browser's own validation refuses: nothing sent, the field and the browser's reason in the answer", async () => {
+    const loaded = await navigate('/signup');
+    const email = refOf(loaded, 'textbox', 'Email');
+    const submit = refOf(loaded, 'button', 'Create account');
+    const refused = await act({ kind: 'click', ref: submit, snapshot: 'diff' });
+    expect(refused.navigated).toBeUndefined();
+    expect(refused.url).toBe(ctx.pages.url('/signup'));
+    const reason = await ctx.d.inPage<string>("document.querySelector('input').validationMessage");
+    expect(reason).not.toBe('');
+    expect(refused.snapshot!.snapshot).toBe(`~ textbox "Email" [required] [invalid=${JSON.stringify(reason)}] [${email}]`);
+
+    // Tried again with a wrong address: the field's new reason; the same reason again is said again.
+    await act({ kind: 'type', ref: email, text: 'ada' });
+    const again = await act({ kind: 'click', ref: submit, snapshot: 'diff' });
+    const now = await ctx.d.inPage<string>("document.querySelector('input').validationMessage");
+    expect(now).not.toBe(reason);
+    expect(again.snapshot!.snapshot).toContain(`textbox "Email" [required] [invalid=${JSON.stringify(now)}] [${email}]: "ada"`);
+    const same = await act({ kind: 'click', ref: submit, snapshot: 'diff' });
+    expect(same.snapshot!.snapshot).toBe(`= textbox "Email" [required] [invalid=${JSON.stringify(now)}] [${email}]: "ada"`);
+    expect(await ctx.d.inPage<string>('location.pathname')).toBe('/signup');
+  });
+
+  it('an alert that appears after a click on the same document is in the diff and in a brief view', async () => {
+    const loaded = await navigate('/sign-in');
+    expect(loaded.snapshot.snapshot).not.toContain('alert');
+    const signIn = refOf(loaded, 'button', 'Sign in');
+    const diffed = await act({ kind: 'click', ref: signIn, snapshot: 'diff' });
+    expect(diffed.navigated).toBeUndefined();
+    expect(diffed.snapshot!.snapshot).toBe('+ alert "Wrong password"');
+    const brief = await act({ kind: 'click', ref: signIn, snapshot: 'brief' });
+    expect(brief.snapshot!.snapshot.split('\n')).toContain('alert "Wrong password"');
+  });
+});
