@@ -195,6 +195,7 @@ export class BrowserTarget {
     }
     if (p.flatten !== true) throw new ClawdError('unsupported', 'Target.setAutoAttach: only flatten mode is supported through the clawd relay');
     root.autoAttach = filterParam(p.filter) ?? DEFAULT_FILTER;
+    root.pauses = p.waitForDebuggerOnStart === true;
     for (const tab of this.hub.tabs()) this.autoAttachTab(client, tab);
     this.table.announceRootChildren(client);
     return {};

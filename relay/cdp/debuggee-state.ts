@@ -39,6 +39,8 @@ export interface Released {
   scripts: string[];
   /** The last auto-attach request went away. */
   autoAttach: boolean;
+  /** The last subscription that wanted new targets paused went; others still auto-attach. */
+  unpause: boolean;
   /** Stop commands of streams nobody runs any more (e.g. `Page.stopScreencast`). */
   stops: string[];
 }
@@ -53,8 +55,10 @@ export class DebuggeeState<S> {
   readonly streams = new Map<string, Set<S>>();
   // Execution contexts as delivered to clients; meaningful while anyone has Runtime enabled.
   readonly contexts = new Map<number, Protocol.Runtime.ExecutionContextDescription>();
-  // Subscriptions that asked for Target.setAutoAttach here.
-  readonly autoAttach = new Set<S>();
+  // Subscriptions that asked for Target.setAutoAttach here, each with whether it asked new
+  // targets to wait for it (waitForDebuggerOnStart): Chrome's one session pauses them when any
+  // did, and each client is told only of the pauses it asked for (as Chrome tells each client).
+  readonly autoAttach = new Map<S, boolean>();
   // Page.addScriptToEvaluateOnNewDocument identifiers each subscription added.
   readonly scripts = new Map<S, Set<string>>();
   // What each subscription set up, to replay on a fresh debugger session (setup-log.ts).
@@ -66,6 +70,12 @@ export class DebuggeeState<S> {
    * service worker) is told it again.
    */
   scriptLoaded = false;
+
+  /** Whether Chrome's one session should pause new targets: some auto-attaching subscription (other than `except`) asked. */
+  pausesNewTargets(except?: S): boolean {
+    for (const [sub, waits] of this.autoAttach) if (waits && sub !== except) return true;
+    return false;
+  }
 
   /** Records an enable; true when nobody had the domain enabled before. */
   enable(domain: string, sub: S): boolean {
@@ -141,7 +151,7 @@ export class DebuggeeState<S> {
   remove(sub: S): Released {
     this.subscribers.delete(sub);
     const scripts = [...(this.scripts.get(sub) ?? [])].map((id) => this.setup.current(id));
-    const released: Released = { domains: [], scripts, autoAttach: false, stops: [] };
+    const released: Released = { domains: [], scripts, autoAttach: false, unpause: false, stops: [] };
     this.scripts.delete(sub);
     this.setup.forget(sub);
     for (const [domain, set] of this.domains) {
@@ -153,7 +163,9 @@ export class DebuggeeState<S> {
     for (const [start, set] of this.streams) {
       if (set.delete(sub) && set.size === 0) released.stops.push(STREAMS[start]!.stop);
     }
+    const paused = this.autoAttach.get(sub) === true;
     released.autoAttach = this.autoAttach.delete(sub) && this.autoAttach.size === 0;
+    released.unpause = paused && this.autoAttach.size > 0 && !this.pausesNewTargets();
     return released;
   }
 }

@@ -59,6 +59,8 @@ export interface ChildTarget {
 export interface ClientRoot {
   /** Root Target.setAutoAttach: new tabs are attached and announced to this client. */
   autoAttach: TargetFilterEntry[] | undefined;
+  /** Its root auto-attach asked new targets to wait for it (waitForDebuggerOnStart). */
+  pauses: boolean;
   /** Root Target.setDiscoverTargets: this client gets targetCreated/Destroyed/InfoChanged. */
   discover: TargetFilterEntry[] | undefined;
 }
@@ -116,7 +118,7 @@ export class SessionTable {
 
   /** A client connected; `page` scopes it to one tab (its root is that page). */
   addClient(client: ClientSession, page?: TabRecord): void {
-    const entry: ClientEntry = { bindings: new Map(), autoAttach: undefined, discover: undefined };
+    const entry: ClientEntry = { bindings: new Map(), autoAttach: undefined, pauses: false, discover: undefined };
     this.#clients.set(client, entry);
     if (!page) {
       entry.bindings.set('', { kind: 'browser', client, sessionId: '', parent: '' });
@@ -314,7 +316,14 @@ export class SessionTable {
       if (!claimed && attached.waitingForDebugger) this.events.unclaimed(tab, child.sessionId);
       return;
     }
-    for (const sub of parent.autoAttach) this.#announceChild(sub, child, attached.waitingForDebugger);
+    // Each client is told of a pause only if it asked for pauses; one nobody was told of is let run.
+    let claimed = false;
+    for (const [sub, pauses] of parent.autoAttach) {
+      const waiting = attached.waitingForDebugger && pauses;
+      this.#announceChild(sub, child, waiting);
+      claimed ||= waiting;
+    }
+    if (attached.waitingForDebugger && !claimed) this.events.unclaimed(tab, child.sessionId);
   }
 
   /** A client turned root auto-attach on: show it the root-level children (service workers), each once. */
@@ -360,17 +369,18 @@ export class SessionTable {
     return undefined;
   }
 
-  /** Announces a root-level child to a browser client whose root auto-attach covers its type; true when it did. */
-  #announceAtRoot(client: ClientSession, tab: TabRecord, child: ChildTarget, waitingForDebugger: boolean): boolean {
+  /** Announces a root-level child to a browser client whose root auto-attach covers its type; true when it told the client the child waits for it. */
+  #announceAtRoot(client: ClientSession, tab: TabRecord, child: ChildTarget, paused: boolean): boolean {
     const entry = this.#clients.get(client);
     if (!entry?.autoAttach || entry.bindings.get('')?.kind !== 'browser' || entry.bindings.has(child.sessionId)) return false;
     if (!matchesFilter(child.targetInfo.type, entry.autoAttach)) return false;
+    const waitingForDebugger = paused && entry.pauses;
     const binding: ChildBinding = { kind: 'child', client, sessionId: child.sessionId, parent: '', tab, child };
     child.state.subscribers.add(binding);
     entry.bindings.set(child.sessionId, binding);
     say(client, '', 'Target.attachedToTarget', { sessionId: child.sessionId, targetInfo: child.targetInfo, waitingForDebugger });
     if (child.state.scriptLoaded) say(client, child.sessionId, 'Inspector.workerScriptLoaded', {});
-    return true;
+    return waitingForDebugger;
   }
 
   /** A repeated auto-attach re-announces nothing on Chrome (measured): show `sub` the children it lacks. */

@@ -23,6 +23,15 @@ import type { RelayPolicy } from './relay-policy';
 /** Answers a client's command: an error, or the result. */
 export type Respond = (error: unknown, result?: unknown) => void;
 
+/**
+ * The auto-attach Chrome's one session is asked for: the latest client's (its filter), pausing new
+ * targets only while a client that auto-attaches wants them paused.
+ */
+function autoAttachParams(state: DebuggeeState<Subscription>, params?: Record<string, unknown>): Record<string, unknown> {
+  const latest = params ?? state.setup.commands().find((c) => c.method === 'Target.setAutoAttach')?.params ?? { autoAttach: true, flatten: true };
+  return { ...latest, waitForDebuggerOnStart: state.pausesNewTargets() };
+}
+
 /** Chrome's session id of the debuggee a subscription is on (undefined: the page itself). */
 const childIdOf = (sub: Subscription): string | undefined => (sub.kind === 'child' ? sub.child.sessionId : undefined);
 
@@ -135,16 +144,22 @@ export class TabCommands {
     }
     if (!params.autoAttach) {
       state.setup.undo(sub, 'Target.setAutoAttach');
+      const paused = state.autoAttach.get(sub) === true;
       const last = state.autoAttach.delete(sub) && state.autoAttach.size === 0;
-      return last ? forward('Target.setAutoAttach', params) : respond(undefined, {});
+      if (last) return forward('Target.setAutoAttach', params);
+      // The others auto-attach on; if none of them wants new targets paused, Chrome stops pausing them.
+      return paused && !state.pausesNewTargets() ? forward('Target.setAutoAttach', autoAttachParams(state)) : respond(undefined, {});
     }
     state.setup.record(sub, 'Target.setAutoAttach', params);
+    // Chrome's one session pauses new targets if any client asked; this one is told only of its own pauses.
+    const waits = params.waitForDebuggerOnStart === true;
+    const chrome = { ...params, waitForDebuggerOnStart: waits || state.pausesNewTargets(sub) };
     if (state.autoAttach.size === 0) {
-      state.autoAttach.add(sub);
-      return forward('Target.setAutoAttach', params);
+      state.autoAttach.set(sub, waits);
+      return forward('Target.setAutoAttach', chrome);
     }
-    forward('Target.setAutoAttach', params, () => {
-      state.autoAttach.add(sub);
+    forward('Target.setAutoAttach', chrome, () => {
+      state.autoAttach.set(sub, waits);
       this.table.announceChildren(sub);
     });
   }
@@ -203,7 +218,8 @@ export class TabCommands {
       if (pageEnable) tell('Page.frameNavigated', { frame: frameTree.frame, type: 'Navigation' });
       for (const command of commands) {
         if (command === pageEnable) continue;
-        const result = (await send(command.method, command.params).catch((error: Error) => this.log.debug(`replay of ${command.method} on tab ${tab.tabId}: ${error.message}`))) as { identifier?: string } | undefined;
+        const params = command.method === 'Target.setAutoAttach' ? autoAttachParams(state, command.params) : command.params;
+        const result = (await send(command.method, params).catch((error: Error) => this.log.debug(`replay of ${command.method} on tab ${tab.tabId}: ${error.message}`))) as { identifier?: string } | undefined;
         if (command.identifier !== undefined && typeof result?.identifier === 'string') state.setup.alias(command.identifier, result.identifier);
       }
       // Init scripts run in their worlds on new documents only; the current one needs them made.
@@ -243,6 +259,7 @@ export class TabCommands {
       });
     for (const identifier of released.scripts) void send('Page.removeScriptToEvaluateOnNewDocument', { identifier });
     if (released.autoAttach) void send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: true });
+    else if (released.unpause) void send('Target.setAutoAttach', autoAttachParams(this.table.stateOf(sub)));
     for (const stop of released.stops) void send(stop);
     for (const domain of released.domains) void send(`${domain}.disable`);
   }

@@ -48,12 +48,23 @@ describe('DebuggeeState', () => {
     state.enable('Runtime', a);
     state.enable('Page', a);
     state.enable('Page', b);
-    state.autoAttach.add(a);
+    state.autoAttach.set(a, false);
     state.addScript(a, '7');
     state.observe('Runtime.executionContextCreated', { context: { id: 1, origin: '', name: '', uniqueId: 'U1' } });
-    expect(state.remove(a)).toEqual({ domains: ['Runtime'], scripts: ['7'], autoAttach: true, stops: [] });
+    expect(state.remove(a)).toEqual({ domains: ['Runtime'], scripts: ['7'], autoAttach: true, unpause: false, stops: [] });
     expect(state.contexts.size).toBe(0);
-    expect(state.remove(b)).toEqual({ domains: ['Page'], scripts: [], autoAttach: false, stops: [] });
+    expect(state.remove(b)).toEqual({ domains: ['Page'], scripts: [], autoAttach: false, unpause: false, stops: [] });
+  });
+
+  it('pauses new targets while any auto-attaching subscription asked, and says when the last that asked leaves', () => {
+    const state = new DebuggeeState<Sub>();
+    const [pausing, plain] = [sub(1), sub(2)];
+    state.autoAttach.set(pausing, true);
+    state.autoAttach.set(plain, false);
+    expect(state.pausesNewTargets()).toBe(true);
+    expect(state.pausesNewTargets(pausing)).toBe(false);
+    expect(state.remove(pausing)).toMatchObject({ autoAttach: false, unpause: true });
+    expect(state.pausesNewTargets()).toBe(false);
   });
 
   it("sends a stream's events only to those who started it, whatever domains others enabled", () => {
@@ -78,7 +89,7 @@ describe('DebuggeeState', () => {
     // b stops its own view: a still watches, so the tab must not stop the screencast.
     expect(state.stopStream('Page.startScreencast', b)).toBe(false);
     expect(state.remove(c).stops).toEqual([]);
-    expect(state.remove(a)).toEqual({ domains: [], scripts: [], autoAttach: false, stops: ['Page.stopScreencast'] });
+    expect(state.remove(a)).toEqual({ domains: [], scripts: [], autoAttach: false, unpause: false, stops: ['Page.stopScreencast'] });
     expect(state.subscribers).toEqual(new Set([b]));
   });
 });
