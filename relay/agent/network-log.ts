@@ -38,10 +38,12 @@ interface Kept {
   /** Which main-frame navigation of the tab it came after (1 = the first seen). */
   nav: number;
   startedAt: number;
-  requestHeaders: HeaderList;
-  responseHeaders: HeaderList;
+  // Headers are kept as the event's own object (no copy per request in a flood) and made into
+  // a list only when a request is read.
+  requestHeaders: Protocol.Network.Headers;
+  responseHeaders?: Protocol.Network.Headers;
   /** As the network stack sent and got them (cookies included), when Chrome said: preferred. */
-  raw: { requestHeaders?: HeaderList; responseHeaders?: HeaderList };
+  raw: { requestHeaders?: Protocol.Network.Headers; responseHeaders?: Protocol.Network.Headers };
   postData?: string;
   hasPostData: boolean;
 }
@@ -76,7 +78,7 @@ function initiatorOf(initiator: Protocol.Network.Initiator): string {
 }
 
 /** Both sides' headers, the network stack's own where Chrome gave them. */
-const headersOf = (kept: Kept) => ({ requestHeaders: kept.raw.requestHeaders ?? kept.requestHeaders, responseHeaders: kept.raw.responseHeaders ?? kept.responseHeaders });
+const headersOf = (kept: Kept) => ({ requestHeaders: pairs(kept.raw.requestHeaders ?? kept.requestHeaders), responseHeaders: pairs(kept.raw.responseHeaders ?? kept.responseHeaders) });
 
 export class NetworkLog {
   readonly #kept: Kept[] = [];
@@ -130,11 +132,11 @@ export class NetworkLog {
   #extra(requestId: string, side: 'requestHeaders' | 'responseHeaders', headers: Protocol.Network.Headers): void {
     const kept = this.#live.get(requestId);
     if (kept) {
-      kept.raw[side] = pairs(headers);
+      kept.raw[side] = headers;
       return;
     }
     const early = this.#early.get(requestId) ?? {};
-    early[side] = pairs(headers);
+    early[side] = headers;
     this.#early.set(requestId, early);
     if (this.#early.size > EARLY_KEPT) this.#early.delete(this.#early.keys().next().value!);
   }
@@ -165,8 +167,7 @@ export class NetworkLog {
       requestId: e.requestId,
       nav: this.#nav,
       startedAt: Date.now(),
-      requestHeaders: pairs(e.request.headers),
-      responseHeaders: [],
+      requestHeaders: e.request.headers,
       raw: this.#early.get(e.requestId) ?? {},
       hasPostData: e.request.hasPostData === true,
       ...(e.request.postData !== undefined && e.request.postData.length <= KEPT_POST_DATA ? { postData: e.request.postData } : {}),
@@ -190,7 +191,7 @@ export class NetworkLog {
     if (response.fromDiskCache || response.fromPrefetchCache) entry.fromCache = true;
     if (response.fromServiceWorker) entry.fromServiceWorker = true;
     if (response.protocol) entry.protocol = response.protocol;
-    kept.responseHeaders = pairs(response.headers);
+    kept.responseHeaders = response.headers;
   }
 
   #finished(e: Protocol.Network.LoadingFinishedEvent): void {

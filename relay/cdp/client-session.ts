@@ -1,12 +1,14 @@
 // One CDP client on `/cdp` (or a page-scoped `/devtools/page/<id>` socket): the socket edge.
 // Validates each incoming frame, serialises what goes back, and closes a client that stops
 // reading (once its queued output passes the cap; the socket is cut if it cannot even take the
-// close frame, so its queue is freed). Malformed frames get a CDP error and the client stays usable. Which session ids the
+// close frame, so its queue is freed). Malformed frames get a CDP error and the client stays usable. A large result
+// the relay did not read (raw-json.ts) goes out as the bytes it came in. Which session ids the
 // client holds is the session table's; what a command means is the switchboard's.
 
 import type { RawData, WebSocket } from 'ws';
 import { ClawdError, cdpErrorOf } from '../errors';
 import type { Logger } from '../log';
+import { RawJson } from './raw-json';
 
 export interface CdpCommand {
   id: number;
@@ -92,6 +94,12 @@ export class ClientSession {
   }
 
   sendResult(id: number, sessionId: string, result: unknown): void {
+    if (result instanceof RawJson) {
+      // A large result as the extension wrote it: framed around, not parsed and written again.
+      const tail = sessionId ? `,"sessionId":${JSON.stringify(sessionId)}}` : '}';
+      this.#sendRaw(Buffer.concat([Buffer.from(`{"id":${id},"result":`), result.bytes, Buffer.from(tail)]));
+      return;
+    }
     this.#send(sessionId ? { id, result, sessionId } : { id, result });
   }
 
@@ -122,7 +130,8 @@ export class ClientSession {
     this.#sendRaw(JSON.stringify(frame));
   }
 
-  #sendRaw(text: string): void {
+  /** A frame's text, or its UTF-8 bytes (still sent as a text frame). */
+  #sendRaw(text: string | Buffer): void {
     if (this.#closed) return;
     if (this.ws.bufferedAmount > this.options.maxBufferedBytes) {
       const queued = Math.round(this.ws.bufferedAmount / 2 ** 20);
@@ -134,7 +143,8 @@ export class ClientSession {
       this.#cut.unref();
       return;
     }
-    this.ws.send(text);
+    if (typeof text === 'string') this.ws.send(text);
+    else this.ws.send(text, { binary: false });
   }
 
   readonly #onMessage = (data: RawData) => {

@@ -1,7 +1,8 @@
 // The relay's end of the `/extension` WebSocket. Validates every frame at the edge (bad JSON or
 // shape → close 1007, anything before hello → close 1008, another protocol version → 4001),
 // answers the extension's keepalive, drops a silent socket, and carries requests to the
-// extension with a labelled timeout. What the frames mean is the switchboard's business.
+// extension with a labelled timeout. What the frames mean is the switchboard's business. A large
+// reply whose caller only forwards it is read at its head and passed on as raw JSON (raw-json.ts).
 
 import type { RawData } from 'ws';
 import {
@@ -27,6 +28,7 @@ import {
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import { PendingCalls, type Settle } from './pending-calls';
+import { RawJson, peekReply } from './raw-json';
 
 /**
  * What the link needs of its socket: the subset of a `ws` WebSocket it uses, so an in-memory
@@ -93,19 +95,21 @@ export class ExtensionLink {
 
   /**
    * Sends a request to the extension. `settle` runs exactly once, synchronously when the answer
-   * is read (so answers keep their order), on timeout, or when the link closes.
+   * is read (so answers keep their order), on timeout, or when the link closes. `passThrough`:
+   * the caller forwards the answer unread, so a large one may settle as a RawJson.
    */
   requestWith<K extends RequestOp['op']>(
     op: Extract<RequestOp, { op: K }>,
     label: string,
     settle: Settle<RequestResults[K]>,
     timeoutMs = this.options.commandMs,
+    passThrough = false,
   ): void {
     if (this.#closed) {
       settle(new ClawdError('extension_not_connected', `${label} was not sent: the extension is not connected`));
       return;
     }
-    const id = this.#pending.create(label, timeoutMs, settle as Settle<unknown>);
+    const id = this.#pending.create(label, timeoutMs, settle as Settle<unknown>, passThrough);
     this.send({ type: 'request', id, ...op } as RelayFrame);
   }
 
@@ -126,6 +130,12 @@ export class ExtensionLink {
 
   readonly #onMessage = (data: RawData) => {
     this.#armIdle();
+    // A large answer for a caller that forwards it: routed by its id, its result left as it came.
+    const reply = this.#hello && Buffer.isBuffer(data) ? peekReply(data) : undefined;
+    if (reply && this.#pending.passesThrough(reply.id)) {
+      this.#pending.resolve(reply.id, new RawJson(reply.result));
+      return;
+    }
     const parsed = parseExtensionFrame(data.toString());
     if (!parsed.ok) {
       this.options.log.warn(`extension sent an invalid frame: ${parsed.error}`);

@@ -20,6 +20,8 @@ interface Pending<T> {
   deadline: number;
   label: string;
   timeoutMs: number;
+  /** The caller forwards the answer without reading it: a large one may come as raw JSON (raw-json.ts). */
+  passThrough: boolean;
 }
 
 /** Deadlines are checked this often at most; a call times out within this much of its bound. */
@@ -36,9 +38,9 @@ export class PendingCalls<T = unknown> {
    * Registers a call and returns its id. `settle` runs once: with the answer, with the error,
    * or with a `command_timeout` naming `label` once `timeoutMs` has passed.
    */
-  create(label: string, timeoutMs: number, settle: Settle<T>): number {
+  create(label: string, timeoutMs: number, settle: Settle<T>, passThrough = false): number {
     const id = this.#nextId++;
-    this.#calls.set(id, { settle, deadline: this.now() + timeoutMs, label, timeoutMs });
+    this.#calls.set(id, { settle, deadline: this.now() + timeoutMs, label, timeoutMs, passThrough });
     // unref: an idle sweeper lingers one period before it stops itself; it must not hold the
     // process open (a pending call always has a socket that does).
     this.#sweeper ??= setInterval(() => this.#sweep(), Math.min(SWEEP_MS, timeoutMs)).unref();
@@ -72,6 +74,11 @@ export class PendingCalls<T = unknown> {
     this.#calls.clear();
     this.#stopSweeping();
     for (const call of calls) call.settle(why(call.label));
+  }
+
+  /** Whether call `id` is pending and its caller forwards the answer unread. */
+  passesThrough(id: number): boolean {
+    return this.#calls.get(id)?.passThrough === true;
   }
 
   get size(): number {

@@ -50,12 +50,13 @@ export class TabCommands {
   command(sub: Subscription, cmd: CdpCommand, respond: Respond): void {
     const state = this.table.stateOf(sub);
     // Forwards a command; `then` runs on success, before the response goes out, in arrival order.
+    // Without a `then` nothing here reads the result: a large one passes through unparsed.
     const forward = (method: string, params: Record<string, unknown>, then?: (result: unknown) => void) =>
       this.link.send(sub.tab, childIdOf(sub), method, params, (error, result) => {
         if (error) return respond(error);
         then?.(result);
         respond(undefined, result);
-      });
+      }, then === undefined);
     const dot = cmd.method.indexOf('.');
     const domain = cmd.method.slice(0, dot);
     const action = cmd.method.slice(dot + 1);

@@ -38,21 +38,22 @@ export class TabLink {
   /**
    * Sends a CDP command to the tab (or Chrome's child session `childId` in it). `settle` runs
    * synchronously when the answer is read, so answers reach clients in the order they came.
+   * `passThrough`: the caller forwards the result unread (a large one may come as a RawJson).
    */
-  send(tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>): void {
+  send(tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>, passThrough = false): void {
     if (tab.parked !== undefined) {
       settle(new ClawdError('target_paused', `${method}: the tab is showing ${tab.parked}, which cannot be automated; it comes back when the tab returns to a web page`));
       return;
     }
     const reset = this.#resets.get(tab);
     if (reset) {
-      void reset.then(() => this.send(tab, childId, method, params, settle));
+      void reset.then(() => this.send(tab, childId, method, params, settle, passThrough));
       return;
     }
     const link = this.presence.ready;
-    if (link) return this.#sendOn(link, tab, childId, method, params, settle);
+    if (link) return this.#sendOn(link, tab, childId, method, params, settle, passThrough);
     this.presence.awaitLink(method).then(
-      (l) => this.#sendOn(l, tab, childId, method, params, settle),
+      (l) => this.#sendOn(l, tab, childId, method, params, settle, passThrough),
       (error: Error) => settle(error),
     );
   }
@@ -109,7 +110,7 @@ export class TabLink {
     return input !== undefined && (input.inFlight > 0 || now - input.lastEnd < AGENT_INPUT_GRACE_MS);
   }
 
-  #sendOn(link: ExtensionLink, tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>): void {
+  #sendOn(link: ExtensionLink, tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>, passThrough = false): void {
     if (!this.registry.holds(tab)) {
       settle(new ClawdError('target_closed', `${method} was not sent: tab ${tab.tabId} is no longer attached`));
       return;
@@ -134,6 +135,6 @@ export class TabLink {
       } finally {
         tab.fence.end(seq); // then the events that overtook it.
       }
-    });
+    }, undefined, passThrough);
   }
 }
