@@ -18,12 +18,13 @@ import { pwEvaluate } from './cases/pw-evaluate';
 import { relayHop } from './cases/relay-hop';
 import { NOISE_PAGE, screenshot } from './cases/screenshot';
 import { snapshotCorpus } from './cases/snapshot-corpus';
+import { targetFuzz } from './cases/target-fuzz';
 import { manyPage, snapshotScale } from './cases/snapshot-scale';
 import { browserVersion, findExecutable } from '../../relay/browser/executable';
 import { openBenchTab, startBenchPages, startRelayProcess, type BenchTab } from './fixture';
 import type { CaseResult } from './stats';
 
-const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'mcp-tasks', 'network-flood', 'managed-start', 'fan-out'] as const;
+const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'mcp-tasks', 'network-flood', 'managed-start', 'fan-out', 'target-fuzz'] as const;
 const PENDING: Record<string, string> = {};
 
 interface PendingCase {
@@ -128,6 +129,16 @@ async function main(): Promise<number> {
   if (wanted('relay-hop')) {
     log(`running relay-hop${quick ? ' (quick)' : ''} …`);
     cases.push(await relayHop(quick));
+  }
+  if (wanted('target-fuzz')) {
+    // A server of its own: the fuzz's browsers and clients come and go on it alone.
+    log(`running target-fuzz${quick ? ' (quick)' : ''} …`);
+    const server = await startRelayProcess();
+    try {
+      cases.push(await targetFuzz(server, quick));
+    } finally {
+      await server.close();
+    }
   }
   for (const name of Object.keys(PENDING)) if (wanted(name)) cases.push({ name, pending: PENDING[name]! });
   cases.sort((a, b) => ALL.indexOf(a.name as (typeof ALL)[number]) - ALL.indexOf(b.name as (typeof ALL)[number]));

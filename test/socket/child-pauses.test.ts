@@ -12,7 +12,18 @@ import { startTestRelay, type TestRelay } from '../helpers/relay';
 import { until } from '../helpers/waits';
 
 const TAB1 = fakeTab(1);
-const FRAME = (n: number) => ({ sessionId: `CHILD-${n}`, targetInfo: { targetId: `FRAME-${n}`, type: 'iframe', title: '', url: 'https://other.test/', attached: true, canAccessOpener: false }, waitingForDebugger: true });
+const FRAME = (n: number) => ({
+  sessionId: `CHILD-${n}`,
+  targetInfo: {
+    targetId: `FRAME-${n}`,
+    type: 'iframe',
+    title: '',
+    url: 'https://other.test/',
+    attached: true,
+    canAccessOpener: false,
+  },
+  waitingForDebugger: true,
+});
 type CdpRequest = Extract<RequestFrame, { op: 'cdp' }>;
 
 describe("a child's pause through the relay", () => {
@@ -27,7 +38,8 @@ describe("a child's pause through the relay", () => {
     await c.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: pauses, flatten: true });
     return c;
   }
-  const told = (c: CdpClient, n: number) => c.waitForEvent('Target.attachedToTarget', (e) => e.params.sessionId === `CHILD-${n}`);
+  const told = (c: CdpClient, n: number) =>
+    c.waitForEvent('Target.attachedToTarget', (e) => e.params.sessionId === `CHILD-${n}`);
   const autoAttachSent = () => cdpOps().filter((r) => r.method === 'Target.setAutoAttach' && r.sessionId === undefined);
 
   beforeEach(async () => {
@@ -51,7 +63,11 @@ describe("a child's pause through the relay", () => {
     expect((await told(plain, 1)).params.waitingForDebugger).toBe(false);
     // The pausing client lets it run, as Playwright does once it has set the child up.
     await pausing.send('Runtime.runIfWaitingForDebugger', {}, 'CHILD-1');
-    expect(cdpOps().filter((r) => r.method === 'Runtime.runIfWaitingForDebugger').map((r) => r.sessionId)).toEqual(['CHILD-1']);
+    expect(
+      cdpOps()
+        .filter((r) => r.method === 'Runtime.runIfWaitingForDebugger')
+        .map((r) => r.sessionId),
+    ).toEqual(['CHILD-1']);
 
     // The pausing client goes: Chrome is asked to stop pausing new children.
     await pausing.close();
@@ -61,6 +77,8 @@ describe("a child's pause through the relay", () => {
     // A child Chrome paused meanwhile (its pause was on its way) is let run by the relay: nobody else would.
     ext.event(1, 'Target.attachedToTarget', FRAME(2));
     expect((await told(plain, 2)).params.waitingForDebugger).toBe(false);
-    await until('the relay to let the child run', () => cdpOps().some((r) => r.method === 'Runtime.runIfWaitingForDebugger' && r.sessionId === 'CHILD-2'));
+    await until('the relay to let the child run', () =>
+      cdpOps().some((r) => r.method === 'Runtime.runIfWaitingForDebugger' && r.sessionId === 'CHILD-2'),
+    );
   });
 });

@@ -1,0 +1,117 @@
+// The target fuzz in CI (test/helpers/target-fuzz.ts): a seeded random run of what tabs do, on the
+// person's tab through the extension and on a managed profile, with Playwright, Puppeteer and raw
+// CDP clients connected at once: 0 invariant breaks, 0 client errors. A failure prints its seed;
+// CLAWD_FUZZ_SEED replays it and CLAWD_FUZZ_ROUNDS (per driver) runs longer.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extensionDriver, managedDriver, type AgentDriver } from '../helpers/agent-drivers';
+import { CdpClient } from '../helpers/cdp-client';
+import type { PageServer } from '../helpers/pages';
+import {
+  describeRun,
+  extensionReloader,
+  fuzzSettings,
+  runTargetFuzz,
+  startFuzzPages,
+  type FuzzReport,
+  type FuzzTarget,
+} from '../helpers/target-fuzz';
+
+const { seed, rounds } = fuzzSettings(150);
+// Cheap events most rounds; the slow ones (a second or more each) a few times per run.
+const SLOW = { extensionReloads: 1, detours: 3 };
+const bound = Math.max(60_000, rounds * 350);
+
+function expectClean(report: FuzzReport, name: string): void {
+  if (process.env.CLAWD_FUZZ_VERBOSE)
+    console.log(
+      name,
+      report.seconds.toFixed(1),
+      's',
+      JSON.stringify(
+        Object.fromEntries(Object.entries(report.counts).map(([k, v]) => [k, `${v.n}×${Math.round(v.ms / v.n)}ms`])),
+      ),
+      JSON.stringify(report.seen),
+    );
+  const run = describeRun(report, name);
+  expect(report.breaks, run).toEqual([]);
+  expect(report.clientErrors, run).toEqual([]);
+  expect(report.rounds).toBe(rounds);
+  // The run reached what it meant to: each kind of target it made was shown to a client.
+  const made: Record<string, string> = {
+    iframe: 'add cross-site iframe',
+    worker: 'start worker',
+    service_worker: 'register service worker',
+  };
+  for (const [type, event] of Object.entries(made))
+    if (report.counts[event]) expect(report.seen[type], `${type}s shown; ${run}`).toBeGreaterThan(0);
+}
+
+describe("the target fuzz on the person's tab (extension)", () => {
+  let pages: PageServer;
+  let d: AgentDriver;
+  beforeAll(async () => {
+    pages = await startFuzzPages();
+    d = await extensionDriver(pages);
+  });
+  afterAll(async () => {
+    await d?.close();
+    await pages?.close();
+  });
+
+  it(
+    `keeps every client's view of targets whole (seed ${seed}, ${rounds} rounds)`,
+    async () => {
+      const relay = d.server.server.relay;
+      const token = d.server.token;
+      const browser = d.browser!;
+      const target: FuzzTarget = {
+        name: 'extension',
+        playwrightUrl: `${relay.url}/?token=${token}`,
+        browserWsUrl: `${relay.url.replace('http', 'ws')}/cdp?token=${token}`,
+        pageWsUrl: (id) => `${relay.url.replace('http', 'ws')}/devtools/page/${id}?token=${token}`,
+        harness: browser.cdp,
+        targetId: d.targetId,
+        reloadExtension: extensionReloader(browser),
+      };
+      expectClean(await runTargetFuzz(target, pages, { seed, rounds, ...SLOW }), 'extension');
+    },
+    bound,
+  );
+});
+
+describe('the target fuzz on a managed profile', () => {
+  let pages: PageServer;
+  let d: AgentDriver;
+  let harness: CdpClient;
+  beforeAll(async () => {
+    pages = await startFuzzPages();
+    d = await managedDriver(pages);
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await d?.close();
+    await pages?.close();
+  });
+
+  it(
+    `keeps every client's view of targets whole (seed ${seed}, ${rounds} rounds)`,
+    async () => {
+      const { cdpUrl } = (await d.api<{ cdpUrl: string }>('GET', '/')).body;
+      const { webSocketDebuggerUrl } = (await (await fetch(`${cdpUrl}/json/version`)).json()) as {
+        webSocketDebuggerUrl: string;
+      };
+      harness = await CdpClient.connect(webSocketDebuggerUrl);
+      const target: FuzzTarget = {
+        name: 'managed',
+        playwrightUrl: cdpUrl,
+        browserWsUrl: webSocketDebuggerUrl,
+        pageWsUrl: (id) => `${cdpUrl.replace('http', 'ws')}/devtools/page/${id}`,
+        harness,
+        targetId: d.targetId,
+      };
+      expectClean(await runTargetFuzz(target, pages, { seed, rounds, detours: SLOW.detours }), 'managed');
+    },
+    bound,
+  );
+});
