@@ -11,6 +11,8 @@ import { cli } from './cases/cli';
 import { fanOut } from './cases/fan-out';
 import { liveView } from './cases/live-view';
 import { managedStart } from './cases/managed-start';
+import { manyProfiles } from './cases/many-profiles';
+import { manyTabs } from './cases/many-tabs';
 import { mcpTasks } from './cases/mcp-tasks';
 import { mcpTools } from './cases/mcp-tools';
 import { networkFlood } from './cases/network-flood';
@@ -24,7 +26,7 @@ import { browserVersion, findExecutable } from '../../relay/browser/executable';
 import { openBenchTab, startBenchPages, startRelayProcess, type BenchTab } from './fixture';
 import type { CaseResult } from './stats';
 
-const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'mcp-tasks', 'network-flood', 'managed-start', 'fan-out', 'target-fuzz'] as const;
+const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'mcp-tasks', 'network-flood', 'managed-start', 'fan-out', 'many-profiles', 'many-tabs', 'target-fuzz'] as const;
 const PENDING: Record<string, string> = {};
 
 interface PendingCase {
@@ -129,6 +131,20 @@ async function main(): Promise<number> {
   if (wanted('relay-hop')) {
     log(`running relay-hop${quick ? ' (quick)' : ''} …`);
     cases.push(await relayHop(quick));
+  }
+  // The scale cases each on a server of their own: its peak memory is theirs alone.
+  for (const [name, fn] of [
+    ['many-profiles', manyProfiles],
+    ['many-tabs', manyTabs],
+  ] as const) {
+    if (!wanted(name)) continue;
+    log(`running ${name}${quick ? ' (quick)' : ''} …`);
+    const server = await startRelayProcess();
+    try {
+      cases.push(await fn(server, quick));
+    } finally {
+      await server.close();
+    }
   }
   if (wanted('target-fuzz')) {
     // A server of its own: the fuzz's browsers and clients come and go on it alone.

@@ -20,7 +20,7 @@ describe('npm run bench -- --quick --json', () => {
     const report = JSON.parse(stdout);
     expect(report.machine).toMatchObject({ cpus: expect.any(Number), node: process.version, chromium: expect.stringMatching(/^Chrome\//), quick: true });
     const names = report.cases.map((c: { name: string }) => c.name);
-    expect(names).toEqual(['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'mcp-tasks', 'network-flood', 'managed-start', 'fan-out', 'target-fuzz']);
+    expect(names).toEqual(['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'mcp-tasks', 'network-flood', 'managed-start', 'fan-out', 'many-profiles', 'many-tabs', 'target-fuzz']);
     expect(report.cases.filter((c: { pending?: string }) => c.pending)).toEqual([]);
     for (const c of report.cases) {
       if ('pending' in c) continue;
@@ -30,7 +30,11 @@ describe('npm run bench -- --quick --json', () => {
     }
     const lost = report.cases.filter((c: { details?: { lost?: number } }) => c.details?.lost !== undefined).map((c: { details: { lost: number } }) => c.details.lost);
     expect(lost).toEqual([0, 0]); // event-flood and fan-out deliver every event, even in the quick run
+    // The scale cases' correctness holds in the quick run too: no failed agent step, every client told of every tab.
+    const scale = Object.fromEntries(report.cases.filter((c: { name: string }) => c.name.startsWith('many-')).map((c: { name: string; details: object }) => [c.name, c.details]));
+    expect(scale['many-profiles']).toMatchObject({ errors: 0 });
     // The target fuzz's quick run breaks nothing either.
     expect(report.cases.find((c: { name: string }) => c.name === 'target-fuzz')).toMatchObject({ value: 0, ok: true });
-  }, 240_000);
+    expect(scale['many-tabs']).toMatchObject({ wrong: 0, invariantBreaks: 0, toldPerClient: '20/20/20', listedPerClient: '20/20/20', evaluations: 20 });
+  }, 300_000);
 });
