@@ -53,6 +53,12 @@ export interface ChildTarget {
   readonly parentId: string | undefined;
   targetInfo: Protocol.Target.TargetInfo;
   readonly state: DebuggeeState<Subscription>;
+  /**
+   * The clients told it waits for them (waitingForDebugger) that still hold it. Chrome lets a
+   * paused target run when the session that paused it goes; here the extension's one session
+   * stays, so when the last of these goes the relay lets it run (a no-op if one resumed it).
+   */
+  readonly toldWaiting: Set<ClientSession>;
 }
 
 /** A client's root-level requests. */
@@ -135,6 +141,8 @@ export class SessionTable {
     if (!entry) return;
     this.#clients.delete(client);
     for (const binding of [...entry.bindings.values()]) if (binding.kind === 'page') this.#dropPage(entry, binding);
+    // Root-level children (service workers) it was told wait for it.
+    for (const binding of entry.bindings.values()) if (binding.kind === 'child') this.#stopWaitingFor(binding);
     entry.bindings.clear();
   }
 
@@ -299,8 +307,12 @@ export class SessionTable {
   addChild(tab: TabRecord, parentId: string | undefined, attached: Protocol.Target.AttachedToTargetEvent): void {
     const sessions = this.#tabs.get(tab);
     const parent = parentId === undefined ? sessions?.page : sessions?.children.get(parentId)?.state;
-    if (!sessions || !parent) return;
-    const child: ChildTarget = { sessionId: attached.sessionId, parentId, targetInfo: attached.targetInfo, state: new DebuggeeState() };
+    if (!sessions || !parent) {
+      // Under a session nobody holds any more: nobody will be told, so nobody would let it run.
+      if (attached.waitingForDebugger) this.letRun(tab, attached.sessionId);
+      return;
+    }
+    const child: ChildTarget = { sessionId: attached.sessionId, parentId, targetInfo: attached.targetInfo, state: new DebuggeeState(), toldWaiting: new Set() };
     sessions.children.set(child.sessionId, child);
     if (ROOT_CHILD_TYPES.has(child.targetInfo.type)) {
       const same = this.#rootTargets.get(child.targetInfo.targetId) ?? [];
@@ -321,6 +333,7 @@ export class SessionTable {
     for (const [sub, pauses] of parent.autoAttach) {
       const waiting = attached.waitingForDebugger && pauses;
       this.#announceChild(sub, child, waiting);
+      if (waiting) child.toldWaiting.add(sub.client);
       claimed ||= waiting;
     }
     if (attached.waitingForDebugger && !claimed) this.events.unclaimed(tab, child.sessionId);
@@ -380,14 +393,19 @@ export class SessionTable {
     entry.bindings.set(child.sessionId, binding);
     say(client, '', 'Target.attachedToTarget', { sessionId: child.sessionId, targetInfo: child.targetInfo, waitingForDebugger });
     if (child.state.scriptLoaded) say(client, child.sessionId, 'Inspector.workerScriptLoaded', {});
+    if (waitingForDebugger) child.toldWaiting.add(client);
     return waitingForDebugger;
   }
 
   /** A repeated auto-attach re-announces nothing on Chrome (measured): show `sub` the children it lacks. */
   announceChildren(sub: Subscription): void {
-    const entry = this.#entry(sub.client);
+    // Runs when Chrome answers the auto-attach: the client or the tab may have gone meanwhile
+    // (a detour, the tab closed), and a throw here would reach no caller.
+    const entry = this.#clients.get(sub.client);
+    const sessions = this.#tabs.get(sub.tab);
+    if (!entry || !sessions) return;
     const parentId = sub.kind === 'child' ? sub.child.sessionId : undefined;
-    for (const child of this.#sessions(sub.tab).children.values()) {
+    for (const child of sessions.children.values()) {
       if (child.parentId === parentId && !ROOT_CHILD_TYPES.has(child.targetInfo.type) && !entry.bindings.has(child.sessionId)) this.#announceChild(sub, child, false);
     }
   }
@@ -458,6 +476,7 @@ export class SessionTable {
   #dropChild(entry: ClientEntry, binding: ChildBinding, release: boolean): void {
     if (entry.bindings.get(binding.sessionId) !== binding) return;
     entry.bindings.delete(binding.sessionId);
+    this.#stopWaitingFor(binding);
     const sessions = this.#tabs.get(binding.tab);
     for (const other of sessions?.children.values() ?? []) {
       const b = entry.bindings.get(other.sessionId);
@@ -466,6 +485,18 @@ export class SessionTable {
     const released = binding.child.state.remove(binding);
     // A child Chrome already detached needs nothing undone.
     if (release && sessions?.children.get(binding.child.sessionId) === binding.child) this.events.released(binding, released);
+  }
+
+  /** Lets a paused child run that nobody will be told of. */
+  letRun(tab: TabRecord, childId: string): void {
+    this.events.unclaimed(tab, childId);
+  }
+
+  /** The client no longer holds a child it was told waits for it: the last such client gone, the child runs. */
+  #stopWaitingFor(binding: ChildBinding): void {
+    const { child, tab } = binding;
+    if (!child.toldWaiting.delete(binding.client) || child.toldWaiting.size > 0) return;
+    if (this.#tabs.get(tab)?.children.get(child.sessionId) === child) this.events.unclaimed(tab, child.sessionId);
   }
 
   /** Tells the client a session ended, on its parent, if the client still holds the parent. */

@@ -184,6 +184,8 @@ export class TabCommands {
     const state = this.table.debuggee(tab, frame.sessionId);
     if (!state) {
       this.log.debug(`dropped ${frame.method} for unknown session ${frame.sessionId ?? ''} of tab ${tab.tabId}`);
+      // A child under a session nobody holds any more waits for no one: let it run.
+      if (frame.method === 'Target.attachedToTarget' && frame.params?.waitingForDebugger === true) this.table.letRun(tab, frame.params.sessionId as string);
       return;
     }
     const params = frame.params ?? {};

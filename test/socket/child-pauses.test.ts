@@ -81,4 +81,28 @@ describe("a child's pause through the relay", () => {
       cdpOps().some((r) => r.method === 'Runtime.runIfWaitingForDebugger' && r.sessionId === 'CHILD-2'),
     );
   });
+
+  it('lets a child run when every client told it waits has gone without letting it run (as Chrome does when the pausing session detaches)', async () => {
+    const first = await onPage(true);
+    const second = await onPage(true);
+    ext.event(1, 'Target.attachedToTarget', FRAME(3));
+    expect((await told(first, 3)).params.waitingForDebugger).toBe(true);
+    expect((await told(second, 3)).params.waitingForDebugger).toBe(true);
+    const resumed = () => cdpOps().filter((r) => r.method === 'Runtime.runIfWaitingForDebugger' && r.sessionId === 'CHILD-3');
+    // One of them goes: the other may still let it run.
+    await first.close();
+    await second.send('Runtime.getIsolateId', {}, 'CHILD-3').catch(() => {}); // a round trip: the relay has handled the close
+    expect(resumed()).toEqual([]);
+    // The last one goes too: nobody is left to, so the relay does.
+    await second.close();
+    await until('the relay to let the child run', () => resumed().length === 1);
+  });
+
+  it('lets a child run that arrives under a session nobody holds any more', async () => {
+    await onPage(true);
+    ext.event(1, 'Target.attachedToTarget', { ...FRAME(4), sessionId: 'CHILD-4' }, 'GONE-PARENT');
+    await until('the relay to let the child run', () =>
+      cdpOps().some((r) => r.method === 'Runtime.runIfWaitingForDebugger' && r.sessionId === 'CHILD-4'),
+    );
+  });
 });
