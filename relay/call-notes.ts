@@ -18,7 +18,11 @@ interface CallNotes {
 const calls = new AsyncLocalStorage<CallNotes>();
 
 /** Runs one call, collecting what `noteForCaller` says during it; `live` hears each note as it is said. */
-export async function collectNotes<T>(work: () => Promise<T>, live?: (note: string) => void, signal?: AbortSignal): Promise<{ value: T; notes: string[] }> {
+export async function collectNotes<T>(
+  work: () => Promise<T>,
+  live?: (note: string) => void,
+  signal?: AbortSignal,
+): Promise<{ value: T; notes: string[] }> {
   const store: CallNotes = { notes: [], ...(live ? { live } : {}), ...(signal ? { signal } : {}) };
   const value = await calls.run(store, work);
   return { value, notes: store.notes };

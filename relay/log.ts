@@ -11,7 +11,10 @@ export interface Logger {
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 export type LogLevel = keyof typeof LEVELS;
 
-export function createLogger(level: LogLevel = 'info', write: (line: string) => void = (l) => process.stderr.write(l + '\n')): Logger {
+export function createLogger(
+  level: LogLevel = 'info',
+  write: (line: string) => void = (l) => process.stderr.write(l + '\n'),
+): Logger {
   const at = LEVELS[level];
   const emit = (name: Exclude<LogLevel, 'silent'>) => (message: string) => {
     if (LEVELS[name] >= at) write(`${new Date().toISOString()} ${name.padEnd(5)} ${message}`);

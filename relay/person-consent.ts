@@ -55,7 +55,8 @@ export class PersonConsent {
       tabs: (named) => this.#tabs(named),
       policy: (named) => this.#world!.profiles.policyInForce(named),
       questions: (named) => this.questions.pending(named),
-      history: async (named, limit) => (await actions.query({ profile: named, limit })).map(({ profile: _p, ...entry }) => entry as ConsentAction),
+      history: async (named, limit) =>
+        (await actions.query({ profile: named, limit })).map(({ profile: _p, ...entry }) => entry as ConsentAction),
       send: (state) => this.#world?.relay.switchboard.sendConsent(state),
     });
     this.#unsubscribe = events.subscribe((event) => {
@@ -64,14 +65,23 @@ export class PersonConsent {
         this.feed.action(named, entry);
         return;
       }
-      if (event.type === 'tab' && (event.state === 'detached' || event.state === 'closed')) this.activity.forget(event.targetId);
+      if (event.type === 'tab' && (event.state === 'detached' || event.state === 'closed'))
+        this.activity.forget(event.targetId);
       this.feed.changed();
     });
     this.relay = {
-      gate: new ClientGate({ activity: this.activity, questions: this.questions, profile, asked: () => this.#world?.profiles.askOf(profile() ?? '') ?? [] }),
+      gate: new ClientGate({
+        activity: this.activity,
+        questions: this.questions,
+        profile,
+        asked: () => this.#world?.profiles.askOf(profile() ?? '') ?? [],
+      }),
       personInput: (targetId) => this.activity.input(targetId),
       panel: (open) => this.feed.panel(open),
-      said: (say) => void this.#said(say).catch((error: Error) => this.log.warn(`the side panel's ${Object.keys(say)[0]}: ${error.message}`)),
+      said: (say) =>
+        void this.#said(say).catch((error: Error) =>
+          this.log.warn(`the side panel's ${Object.keys(say)[0]}: ${error.message}`),
+        ),
       handedTo: (targetId, session) => {
         const named = profile();
         if (named) this.#world?.agent.assignTab(named, targetId, session);
@@ -107,7 +117,11 @@ export class PersonConsent {
         targetId: tab.targetId,
         title: tab.info.title,
         url: tab.info.url,
-        holder: !holder ? null : holder.kind === 'agent' ? { kind: 'agent', session: holder.session } : { kind: 'person', reason: holder.reason },
+        holder: !holder
+          ? null
+          : holder.kind === 'agent'
+            ? { kind: 'agent', session: holder.session }
+            : { kind: 'person', reason: holder.reason },
         personActive: this.activity.busyFor(tab.targetId) > 0,
       };
     });
@@ -124,10 +138,17 @@ export class PersonConsent {
       // The extension releases every tab itself; here nothing of the agents' goes on waiting or holding.
       this.questions.declineAll(profile, 'side panel');
       world.agent.releaseAll(profile);
-      this.actions.record({ profile, kind: 'stop', outcome: 'ok', durationMs: 0, detail: 'the person pressed Stop in the side panel: every tab released' });
+      this.actions.record({
+        profile,
+        kind: 'stop',
+        outcome: 'ok',
+        durationMs: 0,
+        detail: 'the person pressed Stop in the side panel: every tab released',
+      });
     } else if ('block' in say) {
       const { allow, block = [] } = world.profiles.policyInForce(profile);
-      if (!block.includes(say.block)) await world.profiles.setPolicy(profile, { ...(allow ? { allow } : {}), block: [...block, say.block] }, false);
+      if (!block.includes(say.block))
+        await world.profiles.setPolicy(profile, { ...(allow ? { allow } : {}), block: [...block, say.block] }, false);
     } else {
       await world.profiles.setAsk(profile, say.ask);
     }
@@ -138,10 +159,36 @@ export class PersonConsent {
   #told(change: Parameters<Parameters<PersonQuestions['onChange']>[0]>[0]): void {
     const { question } = change;
     const by = change.state === 'asked' ? undefined : change.by;
-    const where = { ...(question.targetId ? { targetId: question.targetId } : {}), ...(question.url ? { url: question.url } : {}), ...(question.session ? { session: question.session } : {}) };
-    this.events.emit({ type: 'question', profile: question.profile, state: change.state, id: question.id, kinds: question.kinds, what: question.what, ...where, ...(by ? { by } : {}) });
-    const outcome = { asked: 'asked', allowed: 'allowed', declined: 'person_declined', unanswered: 'person_no_answer', withdrawn: 'withdrawn' }[change.state];
+    const where = {
+      ...(question.targetId ? { targetId: question.targetId } : {}),
+      ...(question.url ? { url: question.url } : {}),
+      ...(question.session ? { session: question.session } : {}),
+    };
+    this.events.emit({
+      type: 'question',
+      profile: question.profile,
+      state: change.state,
+      id: question.id,
+      kinds: question.kinds,
+      what: question.what,
+      ...where,
+      ...(by ? { by } : {}),
+    });
+    const outcome = {
+      asked: 'asked',
+      allowed: 'allowed',
+      declined: 'person_declined',
+      unanswered: 'person_no_answer',
+      withdrawn: 'withdrawn',
+    }[change.state];
     const durationMs = change.state === 'asked' ? 0 : Date.now() - Date.parse(question.asked);
-    this.actions.record({ profile: question.profile, kind: 'ask', ...where, outcome, durationMs, detail: `${kindsText(question.kinds)}: ${question.what}${by ? ` (answered in the ${by})` : ''}` });
+    this.actions.record({
+      profile: question.profile,
+      kind: 'ask',
+      ...where,
+      outcome,
+      durationMs,
+      detail: `${kindsText(question.kinds)}: ${question.what}${by ? ` (answered in the ${by})` : ''}`,
+    });
   }
 }

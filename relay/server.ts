@@ -53,7 +53,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   };
   let handBack = (_targetId: string): void => {};
   // Our extension: the pinned development id, and the ids config lists (a store install).
-  const extensionOrigins = [EXTENSION_ORIGIN, ...(config.relay?.extensionIds ?? []).map((id) => `chrome-extension://${id}`)];
+  const extensionOrigins = [
+    EXTENSION_ORIGIN,
+    ...(config.relay?.extensionIds ?? []).map((id) => `chrome-extension://${id}`),
+  ];
   // Pairing links carry the relay's port, known once it listens.
   let relayPort = 0;
   const pairing = new Pairing(config.token, extensionOrigins, () => relayPort);
@@ -63,14 +66,19 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     pairing,
     token: config.token,
     log: options.log,
-    ...(config.relay?.clientMaxBufferedMb !== undefined ? { maxClientBufferedBytes: config.relay.clientMaxBufferedMb * MiB } : {}),
+    ...(config.relay?.clientMaxBufferedMb !== undefined
+      ? { maxClientBufferedBytes: config.relay.clientMaxBufferedMb * MiB }
+      : {}),
     // The person's tabs, as each extension profile sees them.
     onTabChange: ({ targetId, url, state, reason }) => {
-      for (const profile of extensionProfiles()) events.emit({ type: 'tab', profile, targetId, state, url, ...(reason ? { reason } : {}) });
+      for (const profile of extensionProfiles())
+        events.emit({ type: 'tab', profile, targetId, state, url, ...(reason ? { reason } : {}) });
     },
     onHandBack: (targetId) => handBack(targetId),
-    onClientNavigate: (targetId, url) => recordRelay({ kind: 'cdp.navigate', targetId, url, outcome: 'ok', durationMs: 0 }),
-    onPolicyRefusal: (url, reason) => recordRelay({ kind: 'cdp.blocked', url, outcome: 'origin_blocked', durationMs: 0, detail: reason }),
+    onClientNavigate: (targetId, url) =>
+      recordRelay({ kind: 'cdp.navigate', targetId, url, outcome: 'ok', durationMs: 0 }),
+    onPolicyRefusal: (url, reason) =>
+      recordRelay({ kind: 'cdp.blocked', url, outcome: 'origin_blocked', durationMs: 0, detail: reason }),
     consent: consent.relay,
   });
   relayPort = relay.port;
@@ -85,7 +93,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   void syncRelayPolicy();
   profiles.onPolicyChange(syncRelayPolicy);
   // What the relay's own interception kept a managed or remote browser from loading.
-  profiles.onGuardBlock = (profile, block) => actions.record({ profile, kind: 'blocked', url: block.url, outcome: 'origin_blocked', durationMs: 0, detail: `${block.reason} (${block.resourceType})` });
+  profiles.onGuardBlock = (profile, block) =>
+    actions.record({
+      profile,
+      kind: 'blocked',
+      url: block.url,
+      outcome: 'origin_blocked',
+      durationMs: 0,
+      detail: `${block.reason} (${block.resourceType})`,
+    });
   profiles.onStartedOnUse = (profile) => events.emit({ type: 'browser', profile, state: 'started' });
   const agent = new AgentService(profiles, options.home, options.log, events, consent);
   consent.connect({ profiles, agent, relay });
@@ -99,12 +115,29 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   let control: ControlServer;
   try {
-    control = await startControlServer({ port: options.controlPort ?? DEFAULT_CONTROL_PORT, token: config.token, home: options.home, service: profiles, agent, events, actions, log: options.log, extensionOrigins, pairing, ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}) });
+    control = await startControlServer({
+      port: options.controlPort ?? DEFAULT_CONTROL_PORT,
+      token: config.token,
+      home: options.home,
+      service: profiles,
+      agent,
+      events,
+      actions,
+      log: options.log,
+      extensionOrigins,
+      pairing,
+      ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}),
+    });
   } catch (error) {
     await relay.close();
     throw error;
   }
-  await writeServeState(options.home, { pid: process.pid, version: VERSION, controlUrl: control.url, relayUrl: relay.url });
+  await writeServeState(options.home, {
+    pid: process.pid,
+    version: VERSION,
+    controlUrl: control.url,
+    relayUrl: relay.url,
+  });
   let closing: Promise<void> | undefined;
   return {
     home: options.home,

@@ -15,7 +15,14 @@ export function within<T>(work: Promise<T>, ms: number, onTimeout: () => Error):
 
 /** True if `promise` fulfils within `ms`; false if it rejects or is still pending then. */
 export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return within(promise.then(() => true, () => false), ms, () => new Error('timed out')).catch(() => false);
+  return within(
+    promise.then(
+      () => true,
+      () => false,
+    ),
+    ms,
+    () => new Error('timed out'),
+  ).catch(() => false);
 }
 
 export const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;

@@ -19,13 +19,28 @@ mkdirSync(path.join(extOut, 'icons'), { recursive: true });
 
 /** One Node ESM file in dist/ from one entry, its packages left to node_modules. */
 function nodeScript(entry, outfile) {
-  return build({ entryPoints: [entry], absWorkingDir: root, outfile: path.join(dist, outfile), bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'warning' });
+  return build({
+    entryPoints: [entry],
+    absWorkingDir: root,
+    outfile: path.join(dist, outfile),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
 }
 
 const started = performance.now();
 await Promise.all([
   build({
-    entryPoints: { background: 'extension/src/background.ts', options: 'extension/src/options.ts', pair: 'extension/src/pair.ts', panel: 'extension/src/panel.ts' },
+    entryPoints: {
+      background: 'extension/src/background.ts',
+      options: 'extension/src/options.ts',
+      pair: 'extension/src/pair.ts',
+      panel: 'extension/src/panel.ts',
+    },
     absWorkingDir: root,
     outdir: extOut,
     bundle: true,

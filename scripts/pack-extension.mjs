@@ -10,7 +10,20 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const source = path.join(root, 'dist', 'extension');
-const ALLOWED_PERMISSIONS = new Set(['debugger', 'tabs', 'storage', 'alarms', 'downloads', 'contentSettings', 'webNavigation', 'declarativeNetRequest', 'tabGroups', 'sidePanel', 'contextMenus', 'scripting']);
+const ALLOWED_PERMISSIONS = new Set([
+  'debugger',
+  'tabs',
+  'storage',
+  'alarms',
+  'downloads',
+  'contentSettings',
+  'webNavigation',
+  'declarativeNetRequest',
+  'tabGroups',
+  'sidePanel',
+  'contextMenus',
+  'scripting',
+]);
 // Every site: the watch for the person's hands is put into whatever tab they hand over
 // (chrome.scripting). Chrome warns of nothing more than `debugger` already does ("read and change
 // all your data on all websites").
@@ -24,8 +37,10 @@ function fail(message) {
 if (!existsSync(path.join(source, 'manifest.json'))) fail('dist/extension is not built: run npm run build first');
 const manifest = JSON.parse(readFileSync(path.join(source, 'manifest.json'), 'utf8'));
 if (manifest.manifest_version !== 3) fail(`manifest_version must be 3, got ${manifest.manifest_version}`);
-for (const permission of manifest.permissions ?? []) if (!ALLOWED_PERMISSIONS.has(permission)) fail(`permission ${permission} is wider than the extension needs`);
-for (const host of manifest.host_permissions ?? []) if (!ALLOWED_HOSTS.has(host)) fail(`host permission ${host} is not one the extension needs`);
+for (const permission of manifest.permissions ?? [])
+  if (!ALLOWED_PERMISSIONS.has(permission)) fail(`permission ${permission} is wider than the extension needs`);
+for (const host of manifest.host_permissions ?? [])
+  if (!ALLOWED_HOSTS.has(host)) fail(`host permission ${host} is not one the extension needs`);
 const icons = [...Object.values(manifest.icons ?? {}), ...Object.values(manifest.action?.default_icon ?? {})];
 if (icons.length === 0) fail('the manifest names no icons');
 for (const icon of icons) if (!existsSync(path.join(source, icon))) fail(`icon ${icon} is missing`);
@@ -56,7 +71,8 @@ const central = [];
 let offset = 0;
 for (const file of files) {
   const name = Buffer.from(path.relative(source, file).split(path.sep).join('/'));
-  const data = name.toString() === 'manifest.json' ? Buffer.from(JSON.stringify(manifest, null, 2) + '\n') : readFileSync(file);
+  const data =
+    name.toString() === 'manifest.json' ? Buffer.from(JSON.stringify(manifest, null, 2) + '\n') : readFileSync(file);
   const crc = crc32(data);
   const local = Buffer.alloc(30);
   local.writeUInt32LE(0x04034b50, 0);

@@ -27,6 +27,7 @@ export function isAskKind(value: unknown): value is AskKind {
 export function parseAskKinds(value: unknown): AskKind[] | string {
   if (!Array.isArray(value)) return `must be a list of ${ASK_KINDS.join(', ')}`;
   const unknown = value.find((kind) => !isAskKind(kind));
-  if (unknown !== undefined) return `${JSON.stringify(unknown)} is not something clawd asks about: use ${ASK_KINDS.join(', ')}`;
+  if (unknown !== undefined)
+    return `${JSON.stringify(unknown)} is not something clawd asks about: use ${ASK_KINDS.join(', ')}`;
   return [...new Set(value as AskKind[])];
 }

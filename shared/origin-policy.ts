@@ -32,7 +32,8 @@ const ALWAYS_ALLOWED = new Set(['about:blank', 'about:srcdoc']);
 export function parsePattern(text: string): Pattern | string {
   if (text === 'file://' || text === 'file://*') return { text, schemes: ['file:'], host: '*', port: '*' };
   const match = text.match(/^(\*|https?):\/\/(\*|\*\.[^/:]+|\[[0-9a-fA-F:.]+\]|[^/:*[\]]+)(?::(\*|\d{1,5}))?$/);
-  if (!match) return `"${text}" is not an origin pattern: write scheme://host[:port], e.g. https://*.example.com or http://localhost:*`;
+  if (!match)
+    return `"${text}" is not an origin pattern: write scheme://host[:port], e.g. https://*.example.com or http://localhost:*`;
   const [, scheme, host, port = ''] = match;
   if (port !== '' && port !== '*' && Number(port) > 65535) return `"${text}": port ${port} is out of range`;
   let normalHost = host!;
@@ -77,11 +78,14 @@ export function patternRegex(text: string): string {
   const pattern = parsePattern(text);
   if (typeof pattern === 'string') throw new Error(pattern);
   if (pattern.schemes.includes('file:')) return '^file://';
-  const schemes = pattern.schemes.length === 2 ? '(https?|wss?)' : pattern.schemes[0] === 'https:' ? '(https|wss)' : '(http|ws)';
+  const schemes =
+    pattern.schemes.length === 2 ? '(https?|wss?)' : pattern.schemes[0] === 'https:' ? '(https|wss)' : '(http|ws)';
   const host =
-    pattern.host === '*' ? '[^/:?#]+'
-    : pattern.host.startsWith('*.') ? `([^/:?#]+\\.)?${escapeRegex(pattern.host.slice(2))}`
-    : escapeRegex(pattern.host);
+    pattern.host === '*'
+      ? '[^/:?#]+'
+      : pattern.host.startsWith('*.')
+        ? `([^/:?#]+\\.)?${escapeRegex(pattern.host.slice(2))}`
+        : escapeRegex(pattern.host);
   // Chrome writes a URL without its scheme's default port.
   const port = pattern.port === '*' ? '(:[0-9]+)?' : pattern.port === '' ? '' : `:${pattern.port}`;
   return `^${schemes}://${host}${port}([/?#]|$)`;
@@ -134,10 +138,19 @@ export class OriginPolicy {
     if (url.protocol === 'about:') return { allowed: true };
     const origin = url.protocol === 'file:' ? 'file://' : url.origin;
     const blocked = this.#block.find((p) => matches(p, url));
-    if (blocked) return { allowed: false, rule: `block ${blocked.text}`, reason: `${origin} is blocked by the rule block ${blocked.text}` };
+    if (blocked)
+      return {
+        allowed: false,
+        rule: `block ${blocked.text}`,
+        reason: `${origin} is blocked by the rule block ${blocked.text}`,
+      };
     if (this.#allow && !this.#allow.some((p) => matches(p, url))) {
       const list = this.#allow.map((p) => p.text).join(', ');
-      return { allowed: false, rule: `allow ${list}`, reason: `${origin} is not in the allowed origins (${list || 'none'})` };
+      return {
+        allowed: false,
+        rule: `allow ${list}`,
+        reason: `${origin} is not in the allowed origins (${list || 'none'})`,
+      };
     }
     return { allowed: true };
   }
@@ -156,7 +169,11 @@ export class OriginPolicy {
     try {
       host = new URL(`https://${raw}/`).hostname;
     } catch {
-      return { allowed: false, rule: '(not a host)', reason: `the cookie's domain ${JSON.stringify(cookie.domain)} is not a host` };
+      return {
+        allowed: false,
+        rule: '(not a host)',
+        reason: `the cookie's domain ${JSON.stringify(cookie.domain)} is not a host`,
+      };
     }
     const below = (name: string, domain: string) => name === domain || name.endsWith(`.${domain}`);
     // Does the pattern's host name a host the cookie travels to?
@@ -168,10 +185,19 @@ export class OriginPolicy {
     };
     const names = (p: Pattern) => schemes.some((s) => p.schemes.includes(s)) && reaches(p.host);
     const blocked = this.#block.find(names);
-    if (blocked) return { allowed: false, rule: `block ${blocked.text}`, reason: `cookies of ${host} are hidden by the rule block ${blocked.text}` };
+    if (blocked)
+      return {
+        allowed: false,
+        rule: `block ${blocked.text}`,
+        reason: `cookies of ${host} are hidden by the rule block ${blocked.text}`,
+      };
     if (this.#allow && !this.#allow.some(names)) {
       const list = this.#allow.map((p) => p.text).join(', ');
-      return { allowed: false, rule: `allow ${list}`, reason: `cookies of ${host} are hidden: it is not in the allowed origins (${list || 'none'})` };
+      return {
+        allowed: false,
+        rule: `allow ${list}`,
+        reason: `cookies of ${host} are hidden: it is not in the allowed origins (${list || 'none'})`,
+      };
     }
     return { allowed: true };
   }

@@ -227,11 +227,19 @@ function isTargetInfo(v: unknown): v is TargetInfo {
   return isObj(v) && isStr(v.targetId) && isStr(v.type) && isStr(v.url) && isStr(v.title);
 }
 function isAnnouncedTab(v: unknown): v is AnnouncedTab {
-  return isObj(v) && isInt(v.tabId) && optStr(v.sessionId) && isTargetInfo(v.targetInfo) && (v.reattached === undefined || typeof v.reattached === 'boolean') && optStr(v.session);
+  return (
+    isObj(v) &&
+    isInt(v.tabId) &&
+    optStr(v.sessionId) &&
+    isTargetInfo(v.targetInfo) &&
+    (v.reattached === undefined || typeof v.reattached === 'boolean') &&
+    optStr(v.session)
+  );
 }
 function personSayProblem(v: unknown): string | null {
   if (!isObj(v)) return 'say must be an object';
-  if ('answer' in v) return isStr(v.answer) && typeof v.allow === 'boolean' ? null : 'say.answer needs a question id and allow';
+  if ('answer' in v)
+    return isStr(v.answer) && typeof v.allow === 'boolean' ? null : 'say.answer needs a question id and allow';
   if ('stop' in v) return v.stop === true ? null : 'say.stop must be true';
   if ('block' in v) return isStr(v.block) ? null : 'say.block must be an origin';
   if ('ask' in v) {
@@ -248,25 +256,43 @@ function isWireError(v: unknown): v is WireError {
 /** Each checker returns null when the frame is well-formed, or what is wrong with it. */
 const extensionChecks: Record<ExtensionFrame['type'], (f: Obj) => string | null> = {
   hello: (f) =>
-    !isInt(f.protocol) ? 'protocol must be an integer'
-    : !isStr(f.extensionVersion) ? 'extensionVersion must be a string'
-    : !isObj(f.browser) || !isStr(f.browser.product) || !isStr(f.browser.userAgent) || !isStr(f.browser.protocolVersion)
-      ? 'browser must be {product, userAgent, protocolVersion}'
-    : !Array.isArray(f.tabs) || !f.tabs.every(isAnnouncedTab) ? 'tabs must be a list of {tabId, sessionId?, targetInfo}'
-    : null,
+    !isInt(f.protocol)
+      ? 'protocol must be an integer'
+      : !isStr(f.extensionVersion)
+        ? 'extensionVersion must be a string'
+        : !isObj(f.browser) ||
+            !isStr(f.browser.product) ||
+            !isStr(f.browser.userAgent) ||
+            !isStr(f.browser.protocolVersion)
+          ? 'browser must be {product, userAgent, protocolVersion}'
+          : !Array.isArray(f.tabs) || !f.tabs.every(isAnnouncedTab)
+            ? 'tabs must be a list of {tabId, sessionId?, targetInfo}'
+            : null,
   reply: (f) =>
-    !isInt(f.id) ? 'id must be an integer'
-    : f.error !== undefined && !isWireError(f.error) ? 'error must be {code, message, cdp?}'
-    : null,
+    !isInt(f.id)
+      ? 'id must be an integer'
+      : f.error !== undefined && !isWireError(f.error)
+        ? 'error must be {code, message, cdp?}'
+        : null,
   event: (f) =>
-    !isInt(f.tabId) ? 'tabId must be an integer'
-    : !isStr(f.method) ? 'method must be a string'
-    : !optStr(f.sessionId) ? 'sessionId must be a string'
-    : !optObj(f.params) ? 'params must be an object'
-    : null,
+    !isInt(f.tabId)
+      ? 'tabId must be an integer'
+      : !isStr(f.method)
+        ? 'method must be a string'
+        : !optStr(f.sessionId)
+          ? 'sessionId must be a string'
+          : !optObj(f.params)
+            ? 'params must be an object'
+            : null,
   tabAttached: (f) => (isAnnouncedTab(f.tab) ? null : 'tab must be {tabId, sessionId?, targetInfo}'),
-  tabDetached: (f) => (!isInt(f.tabId) ? 'tabId must be an integer' : !isStr(f.reason) ? 'reason must be a string' : null),
-  tabUpdated: (f) => (!isInt(f.tabId) ? 'tabId must be an integer' : !optStr(f.url) || !optStr(f.title) ? 'url and title must be strings' : null),
+  tabDetached: (f) =>
+    !isInt(f.tabId) ? 'tabId must be an integer' : !isStr(f.reason) ? 'reason must be a string' : null,
+  tabUpdated: (f) =>
+    !isInt(f.tabId)
+      ? 'tabId must be an integer'
+      : !optStr(f.url) || !optStr(f.title)
+        ? 'url and title must be strings'
+        : null,
   ping: () => null,
   handBack: (f) => (isInt(f.tabId) ? null : 'tabId must be an integer'),
   tabParked: (f) => (!isInt(f.tabId) ? 'tabId must be an integer' : !isStr(f.url) ? 'url must be a string' : null),
@@ -277,21 +303,35 @@ const extensionChecks: Record<ExtensionFrame['type'], (f: Obj) => string | null>
 
 const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
   welcome: (f) =>
-    !isInt(f.protocol) ? 'protocol must be an integer'
-    : !isStr(f.relayVersion) ? 'relayVersion must be a string'
-    : !Array.isArray(f.sessions) || !f.sessions.every((s) => isObj(s) && isInt(s.tabId) && isStr(s.sessionId))
-      ? 'sessions must be a list of {tabId, sessionId}'
-    : null,
+    !isInt(f.protocol)
+      ? 'protocol must be an integer'
+      : !isStr(f.relayVersion)
+        ? 'relayVersion must be a string'
+        : !Array.isArray(f.sessions) || !f.sessions.every((s) => isObj(s) && isInt(s.tabId) && isStr(s.sessionId))
+          ? 'sessions must be a list of {tabId, sessionId}'
+          : null,
   tabSession: (f) => (isInt(f.tabId) && isStr(f.sessionId) ? null : 'tabSession needs tabId and sessionId'),
   pong: () => null,
-  consent: (f) => (isObj(f.state) && isStr(f.state.profile) && Array.isArray(f.state.tabs) && Array.isArray(f.state.actions) && Array.isArray(f.state.questions) && Array.isArray(f.state.ask) ? null : 'state must be {profile, tabs, actions, policy, ask, questions}'),
+  consent: (f) =>
+    isObj(f.state) &&
+    isStr(f.state.profile) &&
+    Array.isArray(f.state.tabs) &&
+    Array.isArray(f.state.actions) &&
+    Array.isArray(f.state.questions) &&
+    Array.isArray(f.state.ask)
+      ? null
+      : 'state must be {profile, tabs, actions, policy, ask, questions}',
   request: (f) => {
     if (!isInt(f.id)) return 'id must be an integer';
     switch (f.op) {
       case 'cdp':
-        return isInt(f.tabId) && isStr(f.method) && optStr(f.sessionId) && optObj(f.params) ? null : 'cdp needs tabId, method, params?';
+        return isInt(f.tabId) && isStr(f.method) && optStr(f.sessionId) && optObj(f.params)
+          ? null
+          : 'cdp needs tabId, method, params?';
       case 'createTab':
-        return isStr(f.url) && typeof f.active === 'boolean' && optStr(f.session) ? null : 'createTab needs url, active and session?';
+        return isStr(f.url) && typeof f.active === 'boolean' && optStr(f.session)
+          ? null
+          : 'createTab needs url, active and session?';
       case 'closeTab':
       case 'activateTab':
       case 'resetTab':
@@ -301,7 +341,12 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
       case 'downloadedFile':
         return isStr(f.url) ? null : 'downloadedFile needs url';
       case 'grantPermissions':
-        return Array.isArray(f.origins) && f.origins.every(isStr) && Array.isArray(f.permissions) && f.permissions.every(isStr) ? null : 'grantPermissions needs origins and permissions';
+        return Array.isArray(f.origins) &&
+          f.origins.every(isStr) &&
+          Array.isArray(f.permissions) &&
+          f.permissions.every(isStr)
+          ? null
+          : 'grantPermissions needs origins and permissions';
       case 'resetPermissions':
         return null;
       case 'setPolicy': {

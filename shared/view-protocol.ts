@@ -12,7 +12,16 @@ export type MouseButton = 'none' | 'left' | 'middle' | 'right';
 export type ViewMessage =
   | { t: 'size'; width: number; height: number }
   | { t: 'ack' }
-  | { t: 'mouse'; type: 'mousePressed' | 'mouseReleased' | 'mouseMoved'; x: number; y: number; button: MouseButton; buttons: number; clickCount: number; modifiers: Modifiers }
+  | {
+      t: 'mouse';
+      type: 'mousePressed' | 'mouseReleased' | 'mouseMoved';
+      x: number;
+      y: number;
+      button: MouseButton;
+      buttons: number;
+      clickCount: number;
+      modifiers: Modifiers;
+    }
   | { t: 'wheel'; x: number; y: number; deltaX: number; deltaY: number; modifiers: Modifiers }
   | { t: 'key'; type: 'keyDown' | 'keyUp'; key: string; code: string; modifiers: Modifiers }
   | { t: 'text'; text: string }
@@ -21,7 +30,8 @@ export type ViewMessage =
   | { t: 'done' };
 
 /** Who holds the tab, as the view shows it. */
-export type ViewHolder = { kind: 'agent'; session: string } | { kind: 'person'; reason: string; since: string; takenOver?: true } | null;
+export type ViewHolder =
+  { kind: 'agent'; session: string } | { kind: 'person'; reason: string; since: string; takenOver?: true } | null;
 
 /** To the page (JSON). Frames go as binary messages: see `encodeFrame`. */
 export type ViewUpdate =
@@ -50,11 +60,13 @@ const NAV = new Set(['back', 'forward', 'reload', 'go']);
 const MAX_COORD = 100_000;
 
 function num(value: unknown, what: string, min = -MAX_COORD, max = MAX_COORD): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) throw new Error(`${what} must be a number from ${min} to ${max}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max)
+    throw new Error(`${what} must be a number from ${min} to ${max}`);
   return value;
 }
 function str(value: unknown, what: string, maxLength: number): string {
-  if (typeof value !== 'string' || value.length > maxLength) throw new Error(`${what} must be a string of at most ${maxLength} characters`);
+  if (typeof value !== 'string' || value.length > maxLength)
+    throw new Error(`${what} must be a string of at most ${maxLength} characters`);
   return value;
 }
 
@@ -67,7 +79,8 @@ export function parseViewMessage(text: string): ViewMessage {
     throw new Error('not JSON');
   }
   const m = raw as Record<string, unknown>;
-  if (typeof m !== 'object' || m === null || typeof m.t !== 'string' || !KINDS.has(m.t)) throw new Error(`unknown message ${JSON.stringify((m as { t?: unknown })?.t ?? null)}`);
+  if (typeof m !== 'object' || m === null || typeof m.t !== 'string' || !KINDS.has(m.t))
+    throw new Error(`unknown message ${JSON.stringify((m as { t?: unknown })?.t ?? null)}`);
   const modifiers = () => num(m.modifiers ?? 0, 'modifiers', 0, 15);
   switch (m.t) {
     case 'size':
@@ -77,9 +90,11 @@ export function parseViewMessage(text: string): ViewMessage {
     case 'done':
       return { t: m.t };
     case 'mouse': {
-      if (typeof m.type !== 'string' || !MOUSE_TYPES.has(m.type)) throw new Error('mouse.type must be mousePressed, mouseReleased or mouseMoved');
+      if (typeof m.type !== 'string' || !MOUSE_TYPES.has(m.type))
+        throw new Error('mouse.type must be mousePressed, mouseReleased or mouseMoved');
       const button = m.button ?? 'none';
-      if (typeof button !== 'string' || !BUTTONS.has(button)) throw new Error('mouse.button must be none, left, middle or right');
+      if (typeof button !== 'string' || !BUTTONS.has(button))
+        throw new Error('mouse.button must be none, left, middle or right');
       return {
         t: 'mouse',
         type: m.type as 'mousePressed',
@@ -92,14 +107,28 @@ export function parseViewMessage(text: string): ViewMessage {
       };
     }
     case 'wheel':
-      return { t: 'wheel', x: num(m.x, 'x'), y: num(m.y, 'y'), deltaX: num(m.deltaX ?? 0, 'deltaX'), deltaY: num(m.deltaY ?? 0, 'deltaY'), modifiers: modifiers() };
+      return {
+        t: 'wheel',
+        x: num(m.x, 'x'),
+        y: num(m.y, 'y'),
+        deltaX: num(m.deltaX ?? 0, 'deltaX'),
+        deltaY: num(m.deltaY ?? 0, 'deltaY'),
+        modifiers: modifiers(),
+      };
     case 'key':
       if (m.type !== 'keyDown' && m.type !== 'keyUp') throw new Error('key.type must be keyDown or keyUp');
-      return { t: 'key', type: m.type, key: str(m.key, 'key', 32), code: str(m.code ?? '', 'code', 32), modifiers: modifiers() };
+      return {
+        t: 'key',
+        type: m.type,
+        key: str(m.key, 'key', 32),
+        code: str(m.code ?? '', 'code', 32),
+        modifiers: modifiers(),
+      };
     case 'text':
       return { t: 'text', text: str(m.text, 'text', 10_000) };
     default: {
-      if (typeof m.action !== 'string' || !NAV.has(m.action)) throw new Error('nav.action must be back, forward, reload or go');
+      if (typeof m.action !== 'string' || !NAV.has(m.action))
+        throw new Error('nav.action must be back, forward, reload or go');
       const url = m.action === 'go' ? str(m.url, 'url', 8_192) : undefined;
       return { t: 'nav', action: m.action as 'go', ...(url !== undefined ? { url } : {}) };
     }
@@ -127,7 +156,11 @@ export function decodeFrame(data: ArrayBuffer | Uint8Array): { metadata: FrameMe
  * The page's CSS pixel under a point of the canvas. The frame shows the viewport scaled to the
  * canvas; `offsetTop` is the part of the frame above the page (device emulation bars).
  */
-export function canvasToPage(point: { x: number; y: number }, canvas: { width: number; height: number }, metadata: FrameMetadata): { x: number; y: number } {
+export function canvasToPage(
+  point: { x: number; y: number },
+  canvas: { width: number; height: number },
+  metadata: FrameMetadata,
+): { x: number; y: number } {
   const scale = metadata.pageScaleFactor || 1;
   return {
     x: Math.round(((point.x / canvas.width) * metadata.deviceWidth) / scale),

@@ -7,7 +7,13 @@
 // because MV3 wants every listener registered synchronously here; each does little and calls
 // the module whose role it is (tab-attachments, tab-groups, consent-port, policy-rules, …).
 
-import { PROTOCOL_VERSION, type BrowserInfo, type HelloFrame, type PersonFrame, type RequestFrame } from '../../shared/protocol';
+import {
+  PROTOCOL_VERSION,
+  type BrowserInfo,
+  type HelloFrame,
+  type PersonFrame,
+  type RequestFrame,
+} from '../../shared/protocol';
 import { badge } from './badge';
 import { CONSENT_PORT, ConsentPorts } from './consent-port';
 import { HandOvers } from './hand-overs';
@@ -25,9 +31,18 @@ async function browserInfo(): Promise<BrowserInfo> {
   let version = userAgent.match(/Chrome\/([\d.]+)/)?.[1] ?? '0.0.0.0';
   try {
     // The user agent string is reduced to 156.0.0.0; the high-entropy list has the full version.
-    const uaData = (navigator as Navigator & { userAgentData?: { getHighEntropyValues(h: string[]): Promise<{ fullVersionList?: Array<{ brand: string; version: string }> }> } }).userAgentData;
+    const uaData = (
+      navigator as Navigator & {
+        userAgentData?: {
+          getHighEntropyValues(h: string[]): Promise<{ fullVersionList?: Array<{ brand: string; version: string }> }>;
+        };
+      }
+    ).userAgentData;
     const list = (await uaData?.getHighEntropyValues(['fullVersionList']))?.fullVersionList ?? [];
-    const brand = list.find((b) => b.brand === 'Google Chrome') ?? list.find((b) => b.brand === 'Chromium') ?? list.find((b) => !/Not/.test(b.brand));
+    const brand =
+      list.find((b) => b.brand === 'Google Chrome') ??
+      list.find((b) => b.brand === 'Chromium') ??
+      list.find((b) => !/Not/.test(b.brand));
     if (brand) version = brand.version;
   } catch {
     // keep the reduced version
@@ -103,7 +118,10 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       return attachments.sendCommand(frame.tabId, frame.sessionId, frame.method, frame.params);
     case 'createTab': {
       if (!(await agentsMayOpenTabs())) {
-        throw new PersonRefusal('tab_open_refused', 'the person does not let agents open tabs in their browser (the clawd extension\'s option "Agents may open tabs in my browser" is off): use a tab they hand over');
+        throw new PersonRefusal(
+          'tab_open_refused',
+          'the person does not let agents open tabs in their browser (the clawd extension\'s option "Agents may open tabs in my browser" is off): use a tab they hand over',
+        );
       }
       const tab = await chrome.tabs.create({ url: frame.url, active: frame.active });
       if (tab.id === undefined) throw new Error('Chrome created a tab without an id');
@@ -135,7 +153,10 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       await grants.reset();
       return {};
     case 'setPolicy':
-      await policyRules.set({ ...(frame.allow ? { allow: frame.allow } : {}), ...(frame.block ? { block: frame.block } : {}) });
+      await policyRules.set({
+        ...(frame.allow ? { allow: frame.allow } : {}),
+        ...(frame.block ? { block: frame.block } : {}),
+      });
       await policyRules.holdTabs(attachments.tabIds);
       return {};
     case 'activateTab': {
@@ -276,7 +297,8 @@ async function adoptPopup(tabId: number, openerTabId: number, url: string): Prom
     connection.send({ type: 'tabAttached', tab: await attachments.attach(tabId, openerTabId) });
     // Its address may have changed while it was being attached (its update went unheard then).
     const now = await chrome.tabs.get(tabId).catch(() => undefined);
-    if (now?.url) connection.send({ type: 'tabUpdated', tabId, url: now.url, ...(now.title ? { title: now.title } : {}) });
+    if (now?.url)
+      connection.send({ type: 'tabUpdated', tabId, url: now.url, ...(now.title ? { title: now.title } : {}) });
     await groups.joinWith(tabId, openerTabId).catch(() => {}); // in its opener's group
   } catch (error) {
     void badge.error(tabId, (error as Error).message);
@@ -308,7 +330,8 @@ chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
   if (!attachments.has(tabId)) {
     // A tab in a clawd group on a browser page (a new tab made in the group) is attached once it is on the web.
     const url = change.url;
-    if (url && tab.groupId !== undefined && tab.groupId !== -1 && !attachRefusal(url) && /^(https?|file):/.test(url)) void regrouped(tabId);
+    if (url && tab.groupId !== undefined && tab.groupId !== -1 && !attachRefusal(url) && /^(https?|file):/.test(url))
+      void regrouped(tabId);
     return;
   }
   // A parked tab back on the web is attached again; one still on a browser page stays parked.
@@ -318,20 +341,30 @@ chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
     else if (change.status === 'complete' && url) void badge.paused(tabId, url); // a navigation resets the tab's badge
     return;
   }
-  if (change.status === 'complete' && connection.status === 'connected') void (handOvers.has(tabId) ? handOvers.repaint() : badge.attached(tabId));
+  if (change.status === 'complete' && connection.status === 'connected')
+    void (handOvers.has(tabId) ? handOvers.repaint() : badge.attached(tabId));
   if (change.url === undefined && change.title === undefined) return;
-  connection.send({ type: 'tabUpdated', tabId, ...(change.url !== undefined ? { url: change.url } : {}), ...(change.title !== undefined ? { title: change.title } : {}) });
+  connection.send({
+    type: 'tabUpdated',
+    tabId,
+    ...(change.url !== undefined ? { url: change.url } : {}),
+    ...(change.title !== undefined ? { title: change.title } : {}),
+  });
 });
 
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === 'local' && ('relayPort' in changes || 'token' in changes)) void loadSettings().then((s) => connection.configure(s));
+  if (area === 'local' && ('relayPort' in changes || 'token' in changes))
+    void loadSettings().then((s) => connection.configure(s));
 });
 
 // An update or reload of the extension starts the new worker only for events it listens to:
 // these make it start at once, reconnect and attach the person's tabs again.
 chrome.runtime.onInstalled.addListener(() => {
   connection.wake();
-  chrome.contextMenus.create({ id: PANEL_MENU, title: 'Open the clawd side panel', contexts: ['action'] }, () => void chrome.runtime.lastError);
+  chrome.contextMenus.create(
+    { id: PANEL_MENU, title: 'Open the clawd side panel', contexts: ['action'] },
+    () => void chrome.runtime.lastError,
+  );
 });
 chrome.runtime.onStartup.addListener(() => connection.wake());
 
@@ -346,13 +379,19 @@ void chrome.alarms.get(WAKE_ALARM).then((alarm) => {
 // The side panel and the options page: the consent state while one is open, and what the person says there.
 chrome.runtime.onConnect.addListener((port) => {
   // Our own pages only (the side panel, the options page): a content script has the same sender id.
-  if (port.name === CONSENT_PORT && port.sender?.id === chrome.runtime.id && port.sender.url?.startsWith(`chrome-extension://${chrome.runtime.id}/`)) panels.add(port);
+  if (
+    port.name === CONSENT_PORT &&
+    port.sender?.id === chrome.runtime.id &&
+    port.sender.url?.startsWith(`chrome-extension://${chrome.runtime.id}/`)
+  )
+    panels.add(port);
 });
 
 /** What the person said in the side panel; Stop takes every tab back here, at once, before the relay hears it. */
 async function personSaid(say: PersonFrame['say']): Promise<void> {
   await started;
-  if ('stop' in say) await Promise.all(attachments.tabIds.map((tabId) => attachments.release(tabId, 'stopped by the person')));
+  if ('stop' in say)
+    await Promise.all(attachments.tabIds.map((tabId) => attachments.release(tabId, 'stopped by the person')));
   connection.send({ type: 'person', say });
 }
 
@@ -367,7 +406,8 @@ async function watch(tabId: number, frameId?: number): Promise<void> {
 // At the commit (input during the load counts) and again once the document is parsed: a script
 // put in at the commit can land in the document that is going away. It is put in once per document.
 const watchNewDocument = (details: { tabId: number; frameId: number }) => {
-  if (attachments.has(details.tabId) && !attachments.isParked(details.tabId)) void watch(details.tabId, details.frameId);
+  if (attachments.has(details.tabId) && !attachments.isParked(details.tabId))
+    void watch(details.tabId, details.frameId);
 };
 chrome.webNavigation.onCommitted.addListener(watchNewDocument);
 chrome.webNavigation.onDOMContentLoaded.addListener(watchNewDocument);
@@ -375,7 +415,8 @@ chrome.webNavigation.onDOMContentLoaded.addListener(watchNewDocument);
 // The right-click menu of the toolbar button opens the side panel (a click there counts as the person's gesture).
 const PANEL_MENU = 'clawd-side-panel';
 chrome.contextMenus.onClicked.addListener((info, tab) => {
-  if (info.menuItemId === PANEL_MENU && tab?.windowId !== undefined) void chrome.sidePanel.open({ windowId: tab.windowId });
+  if (info.menuItemId === PANEL_MENU && tab?.windowId !== undefined)
+    void chrome.sidePanel.open({ windowId: tab.windowId });
 });
 
 // The options page asks for the live state; an attached tab's watch says the person touched it.

@@ -32,9 +32,22 @@ function paint(tabId: number, text: string, color: string | undefined, title: st
 }
 
 export const badge = {
-  attached: (tabId: number) => paint(tabId, 'ON', COLORS.on, `clawd: your agent drives this tab. Click to take it back.${PANEL_HINT}`),
-  handedOver: (tabId: number, reason: string) => paint(tabId, 'YOU', COLORS.you, `clawd: your agent asks you: ${reason} — click here when done to give the tab back.`),
-  paused: (tabId: number, url: string) => paint(tabId, '❚❚', COLORS.connecting, `clawd: paused while this tab shows ${url.slice(0, 60)}; the agent gets it back when it returns to a web page. Click to stop.`),
+  attached: (tabId: number) =>
+    paint(tabId, 'ON', COLORS.on, `clawd: your agent drives this tab. Click to take it back.${PANEL_HINT}`),
+  handedOver: (tabId: number, reason: string) =>
+    paint(
+      tabId,
+      'YOU',
+      COLORS.you,
+      `clawd: your agent asks you: ${reason} — click here when done to give the tab back.`,
+    ),
+  paused: (tabId: number, url: string) =>
+    paint(
+      tabId,
+      '❚❚',
+      COLORS.connecting,
+      `clawd: paused while this tab shows ${url.slice(0, 60)}; the agent gets it back when it returns to a web page. Click to stop.`,
+    ),
   connecting: (tabId: number) => paint(tabId, '…', COLORS.connecting, 'clawd: connecting to the relay…'),
   error: (tabId: number, reason: string) => paint(tabId, '!', COLORS.error, `clawd: ${reason}`),
   clear: (tabId: number) => paint(tabId, '', undefined, IDLE_TITLE),

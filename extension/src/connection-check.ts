@@ -14,13 +14,21 @@ export interface CheckResult {
 
 type Fetch = (url: string, init?: RequestInit) => Promise<Response>;
 
-export async function checkRelay(port: number, token: string, fetchImpl: Fetch = fetch, timeoutMs = 2_000): Promise<CheckResult> {
+export async function checkRelay(
+  port: number,
+  token: string,
+  fetchImpl: Fetch = fetch,
+  timeoutMs = 2_000,
+): Promise<CheckResult> {
   const base = `http://127.0.0.1:${port}`;
   let health: Response;
   try {
     health = await fetchImpl(`${base}/`, { signal: AbortSignal.timeout(timeoutMs) });
   } catch {
-    return { ok: false, message: `The relay is not running on 127.0.0.1:${port}: start it with \`clawd serve\`, or check the port.` };
+    return {
+      ok: false,
+      message: `The relay is not running on 127.0.0.1:${port}: start it with \`clawd serve\`, or check the port.`,
+    };
   }
   let info: { name?: unknown; version?: unknown; protocol?: unknown } = {};
   try {
@@ -29,7 +37,10 @@ export async function checkRelay(port: number, token: string, fetchImpl: Fetch =
     // fall through: not our JSON
   }
   if (info.name !== PRODUCT_NAME) {
-    return { ok: false, message: `Something else answers on port ${port}: it is not the clawd relay. Wrong port? (the default is 18792)` };
+    return {
+      ok: false,
+      message: `Something else answers on port ${port}: it is not the clawd relay. Wrong port? (the default is 18792)`,
+    };
   }
   if (info.protocol !== PROTOCOL_VERSION) {
     return {
@@ -40,11 +51,15 @@ export async function checkRelay(port: number, token: string, fetchImpl: Fetch =
   if (token === '') return { ok: false, message: 'No token set: paste the output of `clawd token` into the options.' };
   let status: Response;
   try {
-    status = await fetchImpl(`${base}/extension/status`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(timeoutMs) });
+    status = await fetchImpl(`${base}/extension/status`, {
+      headers: { Authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch {
     return { ok: false, message: `The relay on port ${port} stopped answering. Is \`clawd serve\` still running?` };
   }
-  if (status.status === 401) return { ok: false, message: 'The relay rejected the token: paste the output of `clawd token` into the options.' };
+  if (status.status === 401)
+    return { ok: false, message: 'The relay rejected the token: paste the output of `clawd token` into the options.' };
   if (!status.ok) return { ok: false, message: `The relay answered HTTP ${status.status} to /extension/status.` };
   return { ok: true, message: `Connected: clawd ${String(info.version)} on port ${port} accepts this token.` };
 }

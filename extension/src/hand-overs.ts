@@ -14,7 +14,8 @@ export class HandOvers {
   constructor() {
     this.ready = chrome.storage.session.get(STORAGE_KEY).then((stored) => {
       const entries = stored[STORAGE_KEY];
-      if (Array.isArray(entries)) for (const [tabId, reason] of entries as Array<[number, string]>) this.#reasons.set(tabId, reason);
+      if (Array.isArray(entries))
+        for (const [tabId, reason] of entries as Array<[number, string]>) this.#reasons.set(tabId, reason);
     });
   }
 

@@ -20,12 +20,19 @@ function show(ok: boolean, message: string): void {
 
 function formSettings() {
   const port = Number(portInput.value);
-  return { relayPort: Number.isInteger(port) && port > 0 && port < 65536 ? port : DEFAULT_RELAY_PORT, token: tokenInput.value.trim() };
+  return {
+    relayPort: Number.isInteger(port) && port > 0 && port < 65536 ? port : DEFAULT_RELAY_PORT,
+    token: tokenInput.value.trim(),
+  };
 }
 
 async function refreshLive(): Promise<void> {
   try {
-    const state = (await chrome.runtime.sendMessage({ type: 'status' })) as { status: string; detail: string; attachedTabs: number };
+    const state = (await chrome.runtime.sendMessage({ type: 'status' })) as {
+      status: string;
+      detail: string;
+      attachedTabs: number;
+    };
     live.textContent = `Status: ${state.status} (${state.detail}); ${state.attachedTabs} tab(s) attached.`;
   } catch {
     live.textContent = 'Status: the background worker is starting…';
@@ -50,7 +57,8 @@ void loadSettings().then((settings) => {
 void refreshLive();
 setInterval(() => void refreshLive(), 2_000);
 // Lets a test read a fresh status line without waiting for the next refresh.
-(globalThis as { refreshLiveForTests?: () => Promise<string | null> }).refreshLiveForTests = () => refreshLive().then(() => live.textContent);
+(globalThis as { refreshLiveForTests?: () => Promise<string | null> }).refreshLiveForTests = () =>
+  refreshLive().then(() => live.textContent);
 
 // The person's say: may agents open tabs here (kept in the extension, which refuses them), and
 // what to be asked before (clawd's, through the same port the side panel uses).
@@ -71,7 +79,8 @@ function connectConsent(): void {
   consent.onMessage.addListener((message: WorkerMessage) => {
     if (!message.state) return;
     ask.disabled = false;
-    for (const box of ask.querySelectorAll<HTMLInputElement>('input')) box.checked = message.state.ask.includes(box.value as AskKind);
+    for (const box of ask.querySelectorAll<HTMLInputElement>('input'))
+      box.checked = message.state.ask.includes(box.value as AskKind);
   });
   consent.onDisconnect.addListener(() => {
     ask.disabled = true;

@@ -25,15 +25,27 @@ async function confirm(): Promise<void> {
   pair.disabled = true;
   cancel.disabled = true;
   try {
-    const response = await fetch(`http://127.0.0.1:${port}/pair/claim`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code }) });
+    const response = await fetch(`http://127.0.0.1:${port}/pair/claim`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
     const body = (await response.json()) as { token?: string; error?: { message?: string } };
     if (!response.ok || !body.token) throw new Error(body.error?.message ?? `the relay answered ${response.status}`);
     await saveSettings({ ...(await loadSettings()), relayPort: port, token: body.token });
-    show(true, `Paired with clawd on port ${port}. Click the toolbar button on a tab to hand it to your agent; you can close this page.`);
+    show(
+      true,
+      `Paired with clawd on port ${port}. Click the toolbar button on a tab to hand it to your agent; you can close this page.`,
+    );
     pair.hidden = cancel.hidden = true;
   } catch (error) {
     const message = (error as Error).message;
-    show(false, /fetch/i.test(message) ? `No clawd relay answers on port ${port}: is clawd serve running?` : `Not paired: ${message}`);
+    show(
+      false,
+      /fetch/i.test(message)
+        ? `No clawd relay answers on port ${port}: is clawd serve running?`
+        : `Not paired: ${message}`,
+    );
     cancel.disabled = false;
   }
 }

@@ -39,7 +39,12 @@ function showTabs(s: ConsentState): void {
       title.textContent = tab.title || tab.url;
       const who = document.createElement('div');
       who.className = 'who';
-      const holder = tab.holder === null ? 'no agent holds it yet' : tab.holder.kind === 'agent' ? `held by ${tab.holder.session}` : `handed to you: ${tab.holder.reason}`;
+      const holder =
+        tab.holder === null
+          ? 'no agent holds it yet'
+          : tab.holder.kind === 'agent'
+            ? `held by ${tab.holder.session}`
+            : `handed to you: ${tab.holder.reason}`;
       who.textContent = `${tab.personActive ? 'yours while you use it · ' : ''}${holder} · ${hostOf(tab.url)}`;
       item.append(title, who);
       return item;
@@ -48,18 +53,24 @@ function showTabs(s: ConsentState): void {
 }
 
 function showPolicy(s: ConsentState): void {
-  const lines = [s.policy.allow ? `Only: ${s.policy.allow.join(', ') || 'nothing'}` : 'Any site', ...(s.policy.block?.length ? [`Never: ${s.policy.block.join(', ')}`] : [])];
+  const lines = [
+    s.policy.allow ? `Only: ${s.policy.allow.join(', ') || 'nothing'}` : 'Any site',
+    ...(s.policy.block?.length ? [`Never: ${s.policy.block.join(', ')}`] : []),
+  ];
   ui.policy.replaceChildren(...lines.map((text) => Object.assign(document.createElement('p'), { textContent: text })));
 }
 
 function showAsk(kinds: readonly AskKind[]): void {
-  for (const box of ui.ask.querySelectorAll<HTMLInputElement>('input[type=checkbox]')) box.checked = kinds.includes(box.value as AskKind);
+  for (const box of ui.ask.querySelectorAll<HTMLInputElement>('input[type=checkbox]'))
+    box.checked = kinds.includes(box.value as AskKind);
 }
 
 function show(next: ConsentState): void {
   state = next;
   ui.status.dataset.state = 'connected';
-  ui.status.textContent = next.tabs.length ? `${next.tabs.length} tab(s) handed to your agents.` : 'Connected to clawd. No tab is handed over.';
+  ui.status.textContent = next.tabs.length
+    ? `${next.tabs.length} tab(s) handed to your agents.`
+    : 'Connected to clawd. No tab is handed over.';
   questions.show(next.questions);
   showTabs(next);
   actions.show(next.actions);

@@ -30,7 +30,8 @@ export const GRANTABLE = Object.keys(CONTENT_TYPE);
 /** A content settings pattern for an origin: `https://example.com:8443/*`. */
 function patternOf(origin: string): string {
   const url = new URL(origin);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`permissions can be granted to http(s) origins only, not ${origin}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`permissions can be granted to http(s) origins only, not ${origin}`);
   return `${url.protocol}//${url.host}/*`;
 }
 
@@ -42,7 +43,8 @@ export class PermissionGrants {
   constructor() {
     this.ready = (async () => {
       const stored = (await chrome.storage.local.get(STORAGE_KEY))[STORAGE_KEY] as Record<string, string[]> | undefined;
-      for (const [type, patterns] of Object.entries(stored ?? {})) this.#granted.set(type as ContentType, new Set(patterns));
+      for (const [type, patterns] of Object.entries(stored ?? {}))
+        this.#granted.set(type as ContentType, new Set(patterns));
     })();
   }
 
@@ -55,7 +57,8 @@ export class PermissionGrants {
         `${refused.join(', ')} cannot be granted on your own browser through clawd: Chrome lets an extension grant (and take back) only ${GRANTABLE.join(', ')}; anything else would change your settings for good. Use a managed clawd profile for it`,
       );
     }
-    if (origins.length === 0) throw new Error('no origin to grant permissions to: give one, or attach a tab on that site first');
+    if (origins.length === 0)
+      throw new Error('no origin to grant permissions to: give one, or attach a tab on that site first');
     const patterns = origins.map(patternOf);
     for (const type of new Set(permissions.map((p) => CONTENT_TYPE[p]!))) {
       const setting = chrome.contentSettings[type] as chrome.contentSettings.ContentSetting<string>;
@@ -69,12 +72,15 @@ export class PermissionGrants {
   async reset(): Promise<void> {
     await this.ready;
     if (this.#granted.size === 0) return;
-    for (const type of this.#granted.keys()) await (chrome.contentSettings[type] as chrome.contentSettings.ContentSetting<string>).clear({});
+    for (const type of this.#granted.keys())
+      await (chrome.contentSettings[type] as chrome.contentSettings.ContentSetting<string>).clear({});
     this.#granted.clear();
     await this.#persist();
   }
 
   #persist(): Promise<void> {
-    return chrome.storage.local.set({ [STORAGE_KEY]: Object.fromEntries([...this.#granted].map(([type, patterns]) => [type, [...patterns]])) });
+    return chrome.storage.local.set({
+      [STORAGE_KEY]: Object.fromEntries([...this.#granted].map(([type, patterns]) => [type, [...patterns]])),
+    });
   }
 }

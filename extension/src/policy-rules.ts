@@ -19,7 +19,23 @@ const FIRST_ID = 1000;
 const LAST_ID = 1999;
 /** How long a new tab nobody has claimed is held (a popup's opener is known within ~20 ms). */
 const FRESH_MS = 400;
-const ALL_TYPES = ['main_frame', 'sub_frame', 'stylesheet', 'script', 'image', 'font', 'object', 'xmlhttprequest', 'ping', 'csp_report', 'media', 'websocket', 'webtransport', 'webbundle', 'other'] as chrome.declarativeNetRequest.ResourceType[];
+const ALL_TYPES = [
+  'main_frame',
+  'sub_frame',
+  'stylesheet',
+  'script',
+  'image',
+  'font',
+  'object',
+  'xmlhttprequest',
+  'ping',
+  'csp_report',
+  'media',
+  'websocket',
+  'webtransport',
+  'webbundle',
+  'other',
+] as chrome.declarativeNetRequest.ResourceType[];
 
 export class PolicyRules {
   constructor(
@@ -54,7 +70,10 @@ export class PolicyRules {
 
   /** A tab was created: held until it is claimed, or let go after FRESH_MS. */
   tabCreated(tabId: number): void {
-    this.#fresh.set(tabId, setTimeout(() => this.letGo(tabId), FRESH_MS));
+    this.#fresh.set(
+      tabId,
+      setTimeout(() => this.letGo(tabId), FRESH_MS),
+    );
   }
 
   /** A tab is the person's (opened from a tab that is not attached, or unclaimed): no rules on it. */
@@ -81,20 +100,49 @@ export class PolicyRules {
     const rules: chrome.declarativeNetRequest.Rule[] = [];
     let id = FIRST_ID;
     // With an allow list, everything else is blocked; allow rules outrank that; block rules outrank both.
-    if (this.#config.allow) rules.push({ id: id++, priority: 1, action: { type: 'block' as chrome.declarativeNetRequest.RuleActionType }, condition: condition('^(https?|wss?)://') });
-    for (const pattern of this.#config.allow ?? []) rules.push({ id: id++, priority: 2, action: { type: 'allow' as chrome.declarativeNetRequest.RuleActionType }, condition: condition(patternRegex(pattern)) });
-    for (const pattern of this.#config.block ?? []) rules.push({ id: id++, priority: 3, action: { type: 'block' as chrome.declarativeNetRequest.RuleActionType }, condition: condition(patternRegex(pattern)) });
+    if (this.#config.allow)
+      rules.push({
+        id: id++,
+        priority: 1,
+        action: { type: 'block' as chrome.declarativeNetRequest.RuleActionType },
+        condition: condition('^(https?|wss?)://'),
+      });
+    for (const pattern of this.#config.allow ?? [])
+      rules.push({
+        id: id++,
+        priority: 2,
+        action: { type: 'allow' as chrome.declarativeNetRequest.RuleActionType },
+        condition: condition(patternRegex(pattern)),
+      });
+    for (const pattern of this.#config.block ?? [])
+      rules.push({
+        id: id++,
+        priority: 3,
+        action: { type: 'block' as chrome.declarativeNetRequest.RuleActionType },
+        condition: condition(patternRegex(pattern)),
+      });
     // The relay's page that says what was blocked, whatever the rules.
     const relay = this.relayOrigin();
-    if (relay) rules.push({ id: id++, priority: 4, action: { type: 'allow' as chrome.declarativeNetRequest.RuleActionType }, condition: condition(`^${relay.replace(/[.]/g, '\\.')}/blocked\\?`) });
+    if (relay)
+      rules.push({
+        id: id++,
+        priority: 4,
+        action: { type: 'allow' as chrome.declarativeNetRequest.RuleActionType },
+        condition: condition(`^${relay.replace(/[.]/g, '\\.')}/blocked\\?`),
+      });
     return rules.slice(0, LAST_ID - FIRST_ID);
   }
 
   #apply(): Promise<void> {
     const update = async () => {
-      const ours = (await chrome.declarativeNetRequest.getSessionRules()).map((r) => r.id).filter((id) => id >= FIRST_ID && id <= LAST_ID);
+      const ours = (await chrome.declarativeNetRequest.getSessionRules())
+        .map((r) => r.id)
+        .filter((id) => id >= FIRST_ID && id <= LAST_ID);
       const held = new Set([...this.#tabIds, ...this.#fresh.keys()]);
-      const others = this.#policy.empty || this.#tabIds.length === 0 ? [] : (await chrome.tabs.query({})).flatMap((tab) => (tab.id !== undefined && !held.has(tab.id) ? [tab.id] : []));
+      const others =
+        this.#policy.empty || this.#tabIds.length === 0
+          ? []
+          : (await chrome.tabs.query({})).flatMap((tab) => (tab.id !== undefined && !held.has(tab.id) ? [tab.id] : []));
       await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: ours, addRules: this.#rules(others) });
     };
     // One failed update must not stop the ones after it.

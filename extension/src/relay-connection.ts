@@ -49,7 +49,8 @@ export function toWireError(error: unknown): WireError {
   if (message.startsWith('{')) {
     try {
       const cdp = JSON.parse(message) as { code: number; message: string; data?: string };
-      if (typeof cdp.code === 'number' && typeof cdp.message === 'string') return { code: 'cdp', message: cdp.message, cdp };
+      if (typeof cdp.code === 'number' && typeof cdp.message === 'string')
+        return { code: 'cdp', message: cdp.message, cdp };
     } catch {
       // not Chrome's JSON after all
     }
@@ -115,7 +116,9 @@ export class RelayConnection {
       setTimeout(() => {
         if (!this.#waiters.includes(waiter)) return;
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
-        reject(new Error(this.status === 'error' ? this.detail : `the relay did not answer within ${timeoutMs / 1000} s`));
+        reject(
+          new Error(this.status === 'error' ? this.detail : `the relay did not answer within ${timeoutMs / 1000} s`),
+        );
       }, timeoutMs);
     });
   }
@@ -128,7 +131,8 @@ export class RelayConnection {
       return;
     }
     // Replies, pings and what is only true now (the person's input, whether a panel is open: said again at each welcome) are not kept.
-    if (frame.type === 'reply' || frame.type === 'ping' || frame.type === 'personInput' || frame.type === 'panel') return;
+    if (frame.type === 'reply' || frame.type === 'ping' || frame.type === 'personInput' || frame.type === 'panel')
+      return;
     this.#outbox.push(text);
     if (this.#outbox.length > LIMITS.extensionEventBuffer) {
       this.#outbox.shift();
@@ -155,7 +159,9 @@ export class RelayConnection {
       return;
     }
     this.#setStatus('connecting', `connecting to 127.0.0.1:${settings.relayPort}`);
-    const ws = new WebSocket(`ws://127.0.0.1:${settings.relayPort}/extension?token=${encodeURIComponent(settings.token)}`);
+    const ws = new WebSocket(
+      `ws://127.0.0.1:${settings.relayPort}/extension?token=${encodeURIComponent(settings.token)}`,
+    );
     this.#ws = ws;
     ws.onopen = () => void this.#onOpen(ws);
     ws.onmessage = (event) => this.#onMessage(ws, event);
@@ -228,7 +234,8 @@ export class RelayConnection {
     // New settings or a wake-up may have started another socket while we asked the relay why.
     if (this.#ws || this.#retryTimer || settings !== this.#settings) return;
     this.#setStatus('error', detail);
-    const delay = Math.min(TIMEOUTS.reconnectMaxMs, TIMEOUTS.reconnectMinMs * 2 ** this.#attempt++) * (0.7 + Math.random() * 0.6);
+    const delay =
+      Math.min(TIMEOUTS.reconnectMaxMs, TIMEOUTS.reconnectMinMs * 2 ** this.#attempt++) * (0.7 + Math.random() * 0.6);
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = undefined;
       this.#connect();

@@ -27,7 +27,11 @@ const STORAGE_KEY = 'attachedTabs';
 export function attachRefusal(url: string | undefined): string | undefined {
   if (!url) return undefined;
   const scheme = url.slice(0, url.indexOf(':') + 1);
-  if (['chrome:', 'chrome-extension:', 'chrome-untrusted:', 'devtools:', 'edge:', 'brave:', 'view-source:'].includes(scheme)) {
+  if (
+    ['chrome:', 'chrome-extension:', 'chrome-untrusted:', 'devtools:', 'edge:', 'brave:', 'view-source:'].includes(
+      scheme,
+    )
+  ) {
     return `browser pages (${scheme}//) cannot be handed to the agent: open a regular web page`;
   }
   if (url.startsWith('https://chromewebstore.google.com/') || url.startsWith('https://chrome.google.com/webstore')) {
@@ -47,7 +51,10 @@ export class TabAttachments {
     /** The set of attached tabs changed (one attached, or let go of): the policy rules follow, grants go after the last. */
     private readonly changed: () => void = () => {},
     /** A tab was attached (or attached again) or let go of: the watch for the person's hands follows. */
-    private readonly each: { attached(tabId: number): void; forgotten(tabId: number): void } = { attached: () => {}, forgotten: () => {} },
+    private readonly each: { attached(tabId: number): void; forgotten(tabId: number): void } = {
+      attached: () => {},
+      forgotten: () => {},
+    },
   ) {
     this.ready = this.#load();
   }
@@ -104,7 +111,10 @@ export class TabAttachments {
       const message = (error as Error).message;
       // Measured: the web URL is announced before the chrome:// page has gone; attaching then
       // fails. The tab stays parked and the next update (the page complete) tries again.
-      if (/Cannot access|Cannot attach|chrome:\/\//i.test(message) && (await chrome.tabs.get(tabId).catch(() => undefined))) {
+      if (
+        /Cannot access|Cannot attach|chrome:\/\//i.test(message) &&
+        (await chrome.tabs.get(tabId).catch(() => undefined))
+      ) {
         tab.parked = parkedOn;
         return;
       }
@@ -128,7 +138,9 @@ export class TabAttachments {
   }
 
   async #targetInfo(tabId: number): Promise<TargetInfo> {
-    const { targetInfo } = (await chrome.debugger.sendCommand({ tabId }, 'Target.getTargetInfo')) as { targetInfo: TargetInfo };
+    const { targetInfo } = (await chrome.debugger.sendCommand({ tabId }, 'Target.getTargetInfo')) as {
+      targetInfo: TargetInfo;
+    };
     return targetInfo;
   }
 
@@ -168,14 +180,20 @@ export class TabAttachments {
       await chrome.debugger.attach({ tabId }, '1.3');
     } catch (error) {
       const message = (error as Error).message;
-      if (/already attached/i.test(message)) throw new Error('another debugger (DevTools or an extension) is attached to this tab: close it and try again');
+      if (/already attached/i.test(message))
+        throw new Error('another debugger (DevTools or an extension) is attached to this tab: close it and try again');
       // The tab may have moved to a browser page since we looked: say so in the same words.
       const scheme = message.match(/Cannot access a ([a-z-]+):\/\/ URL/)?.[1];
       throw new Error((scheme && attachRefusal(`${scheme}://`)) || `cannot attach to this tab: ${message}`);
     }
     const targetInfo = await this.#targetInfo(tabId);
     const known = this.#tabs.get(tabId);
-    this.#tabs.set(tabId, { tabId, targetId: targetInfo.targetId, sessionId: known?.sessionId, ...(openerTabId !== undefined ? { openerTabId } : {}) });
+    this.#tabs.set(tabId, {
+      tabId,
+      targetId: targetInfo.targetId,
+      sessionId: known?.sessionId,
+      ...(openerTabId !== undefined ? { openerTabId } : {}),
+    });
     await this.#persist();
     this.changed();
     this.each.attached(tabId);
@@ -200,7 +218,9 @@ export class TabAttachments {
       try {
         // Still attached after a worker restart; attached afresh after a reload or an update.
         const targetInfo = await this.#targetInfo(tab.tabId).catch(() => undefined);
-        announced.push(targetInfo ? { tabId: tab.tabId, sessionId: tab.sessionId, targetInfo } : await this.#reattach(tab));
+        announced.push(
+          targetInfo ? { tabId: tab.tabId, sessionId: tab.sessionId, targetInfo } : await this.#reattach(tab),
+        );
       } catch {
         this.#tabs.delete(tab.tabId);
       }
@@ -223,7 +243,8 @@ export class TabAttachments {
   /** Detaches (a second click, or the tab is closing on request) and tells the relay; the tabs it opened go with it. */
   async release(tabId: number, reason: string): Promise<void> {
     await this.ready;
-    for (const popup of [...this.#tabs.values()]) if (popup.openerTabId === tabId) await this.release(popup.tabId, reason);
+    for (const popup of [...this.#tabs.values()])
+      if (popup.openerTabId === tabId) await this.release(popup.tabId, reason);
     try {
       await chrome.debugger.detach({ tabId });
     } catch {
@@ -244,8 +265,14 @@ export class TabAttachments {
     this.each.forgotten(tabId);
   }
 
-  sendCommand(tabId: number, sessionId: string | undefined, method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
-    if (!this.#tabs.has(tabId)) return Promise.reject(new Error(`Debugger is not attached to the tab with id: ${tabId}.`));
+  sendCommand(
+    tabId: number,
+    sessionId: string | undefined,
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): Promise<unknown> {
+    if (!this.#tabs.has(tabId))
+      return Promise.reject(new Error(`Debugger is not attached to the tab with id: ${tabId}.`));
     return chrome.debugger.sendCommand(sessionId === undefined ? { tabId } : { tabId, sessionId }, method, params);
   }
 }

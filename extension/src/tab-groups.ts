@@ -8,7 +8,16 @@
 export const CLAWD_GROUP = 'clawd';
 const SESSION_SEPARATOR = ' · ';
 /** Colours for sessions' groups; `clawd` itself is orange, like the managed browser. */
-const SESSION_COLORS: Array<`${chrome.tabGroups.Color}`> = ['blue', 'purple', 'cyan', 'green', 'pink', 'yellow', 'red', 'grey'];
+const SESSION_COLORS: Array<`${chrome.tabGroups.Color}`> = [
+  'blue',
+  'purple',
+  'cyan',
+  'green',
+  'pink',
+  'yellow',
+  'red',
+  'grey',
+];
 
 export function groupTitle(session: string | undefined): string {
   return session ? `${CLAWD_GROUP}${SESSION_SEPARATOR}${session}` : CLAWD_GROUP;
@@ -67,7 +76,11 @@ export class TabGroups {
       const groupId = await chrome.tabs.group({ tabIds: [tabId], createProperties: { windowId: tab.windowId } });
       this.#placed.set(tabId, groupId);
       const used = new Set(groups.filter((g) => sessionOfTitle(g.title) !== null).map((g) => g.color));
-      await chrome.tabGroups.update(groupId, { title, color: session ? colorFor(session, used) : 'orange', collapsed: false });
+      await chrome.tabGroups.update(groupId, {
+        title,
+        color: session ? colorFor(session, used) : 'orange',
+        collapsed: false,
+      });
     });
   }
 
@@ -102,7 +115,9 @@ export class TabGroups {
     return this.#serial(async () => {
       const groups = (await chrome.tabGroups.query({})).filter((g) => sessionOfTitle(g.title) !== null);
       for (const group of groups) {
-        const stray = (await chrome.tabs.query({ groupId: group.id })).map((t) => t.id).filter((id): id is number => id !== undefined && !isAttached(id));
+        const stray = (await chrome.tabs.query({ groupId: group.id }))
+          .map((t) => t.id)
+          .filter((id): id is number => id !== undefined && !isAttached(id));
         const [first, ...rest] = stray;
         if (first !== undefined) await chrome.tabs.ungroup([first, ...rest]);
       }

@@ -58,7 +58,9 @@ export class ActionLog {
   async query(q: LogQuery): Promise<ActionEntry[]> {
     await this.#writing;
     const since = q.since ?? '';
-    const files = (await readdir(this.#dir).catch(() => [] as string[])).filter((f) => FILE.test(f) && f.slice(8, 18) >= since.slice(0, 10)).sort();
+    const files = (await readdir(this.#dir).catch(() => [] as string[]))
+      .filter((f) => FILE.test(f) && f.slice(8, 18) >= since.slice(0, 10))
+      .sort();
     const entries: ActionEntry[] = [];
     for (const file of files) {
       const text = await readFile(path.join(this.#dir, file), 'utf8').catch(() => '');

@@ -40,7 +40,15 @@ export function pageFunction(source: string): () => unknown {
 
 /** Bounds a page call that takes no timeout of its own by the action's timeout. */
 function bounded<T>(work: Promise<T>, request: ActRequest, awaited: string): Promise<T> {
-  return within(work, request.timeoutMs, () => new ClawdError('action_timeout', `${request.kind}: timed out after ${seconds(request.timeoutMs)} waiting for ${awaited}`));
+  return within(
+    work,
+    request.timeoutMs,
+    () =>
+      new ClawdError(
+        'action_timeout',
+        `${request.kind}: timed out after ${seconds(request.timeoutMs)} waiting for ${awaited}`,
+      ),
+  );
 }
 
 export async function runAct(ctx: ActContext, request: ActRequest): Promise<Partial<ActResult>> {
@@ -49,7 +57,11 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
   switch (request.kind) {
     case 'click': {
       const target = await ctx.resolve(request.ref);
-      const options = { timeout, ...(request.button ? { button: request.button } : {}), ...(request.modifiers ? { modifiers: request.modifiers } : {}) };
+      const options = {
+        timeout,
+        ...(request.button ? { button: request.button } : {}),
+        ...(request.modifiers ? { modifiers: request.modifiers } : {}),
+      };
       await (request.doubleClick ? target.dblclick(options) : target.click(options));
       return {};
     }
@@ -58,7 +70,9 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
       if (request.slowly) {
         await target.click({ timeout });
         // A handle (the agent snapshot's refs) has no pressSequentially; its type() is the same act.
-        await ('pressSequentially' in target ? target.pressSequentially(request.text, { delay: 75, timeout }) : target.type(request.text, { delay: 75, timeout }));
+        await ('pressSequentially' in target
+          ? target.pressSequentially(request.text, { delay: 75, timeout })
+          : target.type(request.text, { delay: 75, timeout }));
       } else {
         await target.fill(request.text, { timeout });
       }
@@ -84,8 +98,13 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
       const args = { direction: request.direction, amount: request.amount };
       const target = request.ref ? await ctx.resolve(request.ref) : undefined;
       // A Locator's and an ElementHandle's evaluate differ in their types, not in what they do.
-      const onElement = target as unknown as { evaluate(fn: typeof scrollIn, arg: typeof args): Promise<ScrollPosition> } | undefined;
-      const position = await bounded(onElement ? onElement.evaluate(scrollIn, args) : page.evaluate(scrollIn, args), request, 'the page to scroll');
+      const onElement = target as unknown as
+        { evaluate(fn: typeof scrollIn, arg: typeof args): Promise<ScrollPosition> } | undefined;
+      const position = await bounded(
+        onElement ? onElement.evaluate(scrollIn, args) : page.evaluate(scrollIn, args),
+        request,
+        'the page to scroll',
+      );
       return { scroll: position };
     }
     case 'drag': {
@@ -97,12 +116,16 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
     case 'select':
       return { selected: await selectOptions(page, await ctx.resolve(request.ref), request.values, timeout) };
     case 'fill':
-      return { filled: await fillForm({ page, resolve: ctx.resolve, describe: ctx.describe, timeout }, request.fields) };
+      return {
+        filled: await fillForm({ page, resolve: ctx.resolve, describe: ctx.describe, timeout }, request.fields),
+      };
     case 'wait': {
       if (request.timeMs !== undefined) await page.waitForTimeout(request.timeMs);
       if (request.text !== undefined) await page.getByText(request.text).first().waitFor({ state: 'visible', timeout });
-      if (request.textGone !== undefined) await page.getByText(request.textGone).first().waitFor({ state: 'hidden', timeout });
-      if (request.selector !== undefined) await page.locator(request.selector).first().waitFor({ state: 'visible', timeout });
+      if (request.textGone !== undefined)
+        await page.getByText(request.textGone).first().waitFor({ state: 'hidden', timeout });
+      if (request.selector !== undefined)
+        await page.locator(request.selector).first().waitFor({ state: 'visible', timeout });
       if (request.url !== undefined) {
         const wanted = request.url;
         await page.waitForURL((url) => url.href === wanted || url.href.includes(wanted), { timeout });
@@ -110,12 +133,18 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
       if (request.loadState !== undefined) await page.waitForLoadState(request.loadState, { timeout });
       if (request.fn !== undefined) {
         checkEvaluate(ctx);
-        await page.waitForFunction(isFunctionSource(request.fn) ? pageFunction(request.fn) : request.fn, undefined, { timeout });
+        await page.waitForFunction(isFunctionSource(request.fn) ? pageFunction(request.fn) : request.fn, undefined, {
+          timeout,
+        });
       }
       return {};
     }
     case 'resize':
-      await bounded(page.setViewportSize({ width: request.width, height: request.height }), request, 'the browser to resize the viewport');
+      await bounded(
+        page.setViewportSize({ width: request.width, height: request.height }),
+        request,
+        'the browser to resize the viewport',
+      );
       return { viewport: { width: request.width, height: request.height } };
     case 'close':
       await bounded(page.close(), request, 'the tab to close');
@@ -123,14 +152,27 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
     case 'evaluate': {
       checkEvaluate(ctx);
       if (request.ref) {
-        if (!isFunctionSource(request.fn)) throw new ClawdError('bad_request', 'fn: with ref, fn must be a function of the element, e.g. (el) => el.textContent');
+        if (!isFunctionSource(request.fn))
+          throw new ClawdError(
+            'bad_request',
+            'fn: with ref, fn must be a function of the element, e.g. (el) => el.textContent',
+          );
         const element = await ctx.resolve(request.ref);
         // Playwright's timeout covers finding the element, not the function: an agent's function
         // that never settles is bounded here.
-        const evaluated = 'dragTo' in element ? element.evaluate(pageFunction(request.fn) as never, undefined, { timeout }) : element.evaluate(pageFunction(request.fn) as never);
+        const evaluated =
+          'dragTo' in element
+            ? element.evaluate(pageFunction(request.fn) as never, undefined, { timeout })
+            : element.evaluate(pageFunction(request.fn) as never);
         return { result: await bounded(evaluated, request, "the function's result") };
       }
-      return { result: await bounded(page.evaluate(isFunctionSource(request.fn) ? pageFunction(request.fn) : request.fn), request, "the function's result") };
+      return {
+        result: await bounded(
+          page.evaluate(isFunctionSource(request.fn) ? pageFunction(request.fn) : request.fn),
+          request,
+          "the function's result",
+        ),
+      };
     }
   }
 }
@@ -164,19 +206,22 @@ function scrollIn(element: unknown, options?: { direction: string; amount: numbe
     const style = getComputedStyle(el);
     const scrollsY = /(auto|scroll|overlay)/.test(style.overflowY) && el.scrollHeight > el.clientHeight;
     const scrollsX = /(auto|scroll|overlay)/.test(style.overflowX) && el.scrollWidth > el.clientWidth;
-    if ((opts.direction === 'up' || opts.direction === 'down' ? scrollsY : scrollsX)) {
+    if (opts.direction === 'up' || opts.direction === 'down' ? scrollsY : scrollsX) {
       box = el;
       break;
     }
   }
   const vertical = opts.direction === 'up' || opts.direction === 'down';
   const view = box === page ? (vertical ? innerHeight : innerWidth) : vertical ? box.clientHeight : box.clientWidth;
-  const distance = (opts.amount === 'page' ? Math.round(view * 0.9) : opts.amount) * (opts.direction === 'up' || opts.direction === 'left' ? -1 : 1);
+  const distance =
+    (opts.amount === 'page' ? Math.round(view * 0.9) : opts.amount) *
+    (opts.direction === 'up' || opts.direction === 'left' ? -1 : 1);
   box.scrollBy({ top: vertical ? distance : 0, left: vertical ? 0 : distance, behavior: 'instant' });
   const maxX = box.scrollWidth - (box === page ? innerWidth : box.clientWidth);
   const maxY = box.scrollHeight - (box === page ? innerHeight : box.clientHeight);
   const x = Math.round(box.scrollLeft);
   const y = Math.round(box.scrollTop);
-  const atEnd = { down: y >= maxY - 1, up: y <= 0, right: x >= maxX - 1, left: x <= 0 }[opts.direction as 'down'] ?? false;
+  const atEnd =
+    { down: y >= maxY - 1, up: y <= 0, right: x >= maxX - 1, left: x <= 0 }[opts.direction as 'down'] ?? false;
   return { x, y, maxX: Math.max(0, maxX), maxY: Math.max(0, maxY), atEnd };
 }

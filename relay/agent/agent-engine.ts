@@ -16,7 +16,16 @@ import type { SnapshotRequest } from '../operations/page-operations';
 import { createRegistry, inPage, type InPageRequest, type WalkLine, type WalkResult } from './in-page/page-walker';
 import { SNAPSHOT_TIMEOUT_MS } from '../operations/page-operations';
 import { dropEmptyContainers, dropSaidTwice } from './walk-lines';
-import type { ActTarget, EngineSnapshot, LabelBox, RefIndex, RefInfo, SnapshotContext, SnapshotEngine, SnapshotLine } from './snapshot-engine';
+import type {
+  ActTarget,
+  EngineSnapshot,
+  LabelBox,
+  RefIndex,
+  RefInfo,
+  SnapshotContext,
+  SnapshotEngine,
+  SnapshotLine,
+} from './snapshot-engine';
 
 /** Longest text line (a paragraph is cut to this, marked with …). */
 const TEXT_MAX = 100;
@@ -29,13 +38,13 @@ const REF_CHECK_MS = 10_000;
  */
 const CHILD_FRAME_MS = 2_000;
 
-
 interface AgentRef extends RefInfo {
   frame: Frame;
 }
 
 /** Errors that mean the frame's document (and with it our registry) is gone. */
-const GONE = /Execution context was destroyed|Cannot find context|JSHandle is disposed|Target (page, context or browser )?(has been )?closed|frame (was|got) detached|has been detached/i;
+const GONE =
+  /Execution context was destroyed|Cannot find context|JSHandle is disposed|Target (page, context or browser )?(has been )?closed|frame (was|got) detached|has been detached/i;
 
 class AgentRefs implements RefIndex {
   constructor(
@@ -65,12 +74,17 @@ class AgentRefs implements RefIndex {
     if (!entry) {
       const number = Number(ref.slice(1));
       if (number < this.nextRef) throw new ClawdError('ref_stale', `ref ${ref} is stale: take a new snapshot`);
-      throw new ClawdError('ref_unknown', `unknown ref ${ref}: the last snapshot of this tab has ${this.refs.size} refs; use one of them, or take a new snapshot`);
+      throw new ClawdError(
+        'ref_unknown',
+        `unknown ref ${ref}: the last snapshot of this tab has ${this.refs.size} refs; use one of them, or take a new snapshot`,
+      );
     }
-    const found = await this.engine.call(entry.frame, { kind: 'resolve', ref }, 'handle', `ref ${ref}`).catch((error: unknown) => {
-      if (error instanceof Error && GONE.test(error.message)) return undefined;
-      throw error;
-    });
+    const found = await this.engine
+      .call(entry.frame, { kind: 'resolve', ref }, 'handle', `ref ${ref}`)
+      .catch((error: unknown) => {
+        if (error instanceof Error && GONE.test(error.message)) return undefined;
+        throw error;
+      });
     const element = found?.asElement();
     if (!element) {
       await found?.dispose();
@@ -82,7 +96,9 @@ class AgentRefs implements RefIndex {
   async labelBoxes(page: Page): Promise<LabelBox[]> {
     const main = page.mainFrame();
     const refs = [...this.refs].filter(([, e]) => e.frame === main).map(([ref]) => ref);
-    const boxes = (await this.engine.call(main, { kind: 'boxes', refs }, 'value', 'labels')) as Array<[string, number, number, number, number]>;
+    const boxes = (await this.engine.call(main, { kind: 'boxes', refs }, 'value', 'labels')) as Array<
+      [string, number, number, number, number]
+    >;
     return boxes.map(([label, x, y, width, height]) => ({ label, box: { x, y, width, height } }));
   }
 }
@@ -105,10 +121,16 @@ export class AgentEngine implements SnapshotEngine {
     let finished = false;
     const abandoned = new Set<Frame>();
     const walkFrame = async (frame: Frame, selector: string | undefined): Promise<SnapshotLine[]> => {
-      const json = (await this.call(frame, { kind: 'walk', nextRef, textMax: TEXT_MAX, ...(selector ? { selector } : {}) }, 'value', 'snapshot')) as string;
+      const json = (await this.call(
+        frame,
+        { kind: 'walk', nextRef, textMax: TEXT_MAX, ...(selector ? { selector } : {}) },
+        'value',
+        'snapshot',
+      )) as string;
       if (finished || abandoned.has(frame)) return [];
       const result = JSON.parse(json) as WalkResult;
-      if (result.missing) throw new ClawdError('bad_request', `selector ${JSON.stringify(selector)} matches nothing on the page`);
+      if (result.missing)
+        throw new ClawdError('bad_request', `selector ${JSON.stringify(selector)} matches nothing on the page`);
       nextRef = Math.max(nextRef, result.nextRef);
       this.#counters.set(context.tab, nextRef);
       for (const [ref, role, name] of result.refs) refs.set(ref, { role, name, nth: 0, frame });
@@ -119,8 +141,13 @@ export class AgentEngine implements SnapshotEngine {
         const child = line.f && line.r ? children.get(line.r) : undefined;
         if (!child) continue;
         frames.set(line.r!, child);
-        const inner = await within(walkFrame(child, undefined), CHILD_FRAME_MS, () => new Error('frame did not answer')).catch((error: unknown) => {
-          if (!(error instanceof Error) || !(GONE.test(error.message) || error.message === 'frame did not answer')) throw error;
+        const inner = await within(
+          walkFrame(child, undefined),
+          CHILD_FRAME_MS,
+          () => new Error('frame did not answer'),
+        ).catch((error: unknown) => {
+          if (!(error instanceof Error) || !(GONE.test(error.message) || error.message === 'frame did not answer'))
+            throw error;
           // Its registry may have numbered elements this snapshot never shows: a fresh one next time.
           abandoned.add(child);
           this.#registries.delete(child);
@@ -134,8 +161,13 @@ export class AgentEngine implements SnapshotEngine {
     let lines: SnapshotLine[];
     if (request.frame !== undefined) {
       const frame = previous?.frames.get(request.frame);
-      if (!frame) throw new ClawdError('bad_request', `frame ${JSON.stringify(request.frame)} is not the ref of an iframe in this tab's last snapshot: take a snapshot and use an iframe's ref`);
-      if (frame.isDetached()) throw new ClawdError('ref_stale', `frame ${request.frame} is stale: that iframe is gone; take a new snapshot`);
+      if (!frame)
+        throw new ClawdError(
+          'bad_request',
+          `frame ${JSON.stringify(request.frame)} is not the ref of an iframe in this tab's last snapshot: take a snapshot and use an iframe's ref`,
+        );
+      if (frame.isDetached())
+        throw new ClawdError('ref_stale', `frame ${request.frame} is stale: that iframe is gone; take a new snapshot`);
       lines = await walkFrame(frame, undefined);
     } else {
       lines = await walkFrame(page.mainFrame(), request.selector);
@@ -154,10 +186,16 @@ export class AgentEngine implements SnapshotEngine {
       lines
         .filter((line) => line.f && line.r)
         .map(async ({ r: ref }) => {
-          const handle = await this.call(frame, { kind: 'resolve', ref: ref! }, 'handle', 'snapshot').catch(() => undefined);
+          const handle = await this.call(frame, { kind: 'resolve', ref: ref! }, 'handle', 'snapshot').catch(
+            () => undefined,
+          );
           const element = handle?.asElement();
           try {
-            const child = element ? await within(element.contentFrame(), CHILD_FRAME_MS, () => new Error('no content frame')).catch(() => null) : null;
+            const child = element
+              ? await within(element.contentFrame(), CHILD_FRAME_MS, () => new Error('no content frame')).catch(
+                  () => null,
+                )
+              : null;
             // A frame with no document yet has nothing to show (and would never answer).
             if (!child || child.url() === '' || child.isDetached()) return;
             found.set(ref!, child);
@@ -178,15 +216,26 @@ export class AgentEngine implements SnapshotEngine {
     const fn = inPage as unknown as (registry: unknown, request: unknown) => unknown;
     const run = async () => {
       const registry = await this.#registry(frame);
-      return as === 'value' ? registry.evaluate(fn, request as unknown) : registry.evaluateHandle(fn, request as unknown);
+      return as === 'value'
+        ? registry.evaluate(fn, request as unknown)
+        : registry.evaluateHandle(fn, request as unknown);
     };
     const bounded = (work: Promise<unknown>) =>
-      within(work, request.kind === 'resolve' ? REF_CHECK_MS : SNAPSHOT_TIMEOUT_MS, () => new ClawdError('action_timeout', `${what}: the page did not answer within ${seconds(request.kind === 'resolve' ? REF_CHECK_MS : SNAPSHOT_TIMEOUT_MS)}`));
+      within(
+        work,
+        request.kind === 'resolve' ? REF_CHECK_MS : SNAPSHOT_TIMEOUT_MS,
+        () =>
+          new ClawdError(
+            'action_timeout',
+            `${what}: the page did not answer within ${seconds(request.kind === 'resolve' ? REF_CHECK_MS : SNAPSHOT_TIMEOUT_MS)}`,
+          ),
+      );
     try {
       return await bounded(run());
     } catch (error) {
       // A resolve in a new document must not find refs of the old one: only a walk starts afresh.
-      if (!(error instanceof Error) || !GONE.test(error.message) || request.kind === 'resolve' || frame.isDetached()) throw error;
+      if (!(error instanceof Error) || !GONE.test(error.message) || request.kind === 'resolve' || frame.isDetached())
+        throw error;
       this.#registries.delete(frame);
       return bounded(run());
     }

@@ -19,7 +19,8 @@ export function toAgentError(error: unknown, context: AgentErrorContext): ClawdE
   const log = message.toLowerCase();
   const limit = Number(message.match(/Timeout (\d+)ms exceeded/)?.[1] ?? context.timeoutMs ?? NaN);
   const seconds = Number.isFinite(limit) ? inSeconds(limit) : 'its time limit';
-  const fail = (code: ConstructorParameters<typeof ClawdError>[0], text: string) => new ClawdError(code, text, { cause: error });
+  const fail = (code: ConstructorParameters<typeof ClawdError>[0], text: string) =>
+    new ClawdError(code, text, { cause: error });
 
   const many = message.match(/resolved to (\d+) elements/);
   if (many) return fail('element_ambiguous', `${context.what}: matched ${many[1]} elements; take a new snapshot`);
@@ -27,22 +28,41 @@ export function toAgentError(error: unknown, context: AgentErrorContext): ClawdE
     return fail('target_closed', `${context.what}: the tab was closed`);
   }
   const covered = message.match(/(<[^>]+>[^\n]*?) intercepts pointer events/);
-  if (covered) return fail('not_interactable', `${context.what}: not visible or covered (by ${covered[1]!.slice(0, 120)}): scroll it into view or close the overlay`);
+  if (covered)
+    return fail(
+      'not_interactable',
+      `${context.what}: not visible or covered (by ${covered[1]!.slice(0, 120)}): scroll it into view or close the overlay`,
+    );
   if (log.includes('element is not visible') || log.includes('outside of the viewport')) {
-    return fail('not_interactable', `${context.what}: not visible or covered: scroll it into view or close the overlay`);
+    return fail(
+      'not_interactable',
+      `${context.what}: not visible or covered: scroll it into view or close the overlay`,
+    );
   }
-  if (log.includes('element is not enabled') || log.includes('element is disabled')) return fail('not_interactable', `${context.what}: the element is disabled`);
-  if (log.includes('element is not editable')) return fail('not_interactable', `${context.what}: the element is read-only`);
-  if (/is not an <input>|not an input element|does not have a role allowing/i.test(message)) return fail('action_failed', `${context.what}: it is not a text field; type into a textbox ref`);
-  if (/not a checkbox or radio/i.test(message)) return fail('action_failed', `${context.what}: it is not a checkbox or radio button`);
-  if (/not a <select> element/i.test(message)) return fail('action_failed', `${context.what}: it is not a <select>; click its options instead`);
-  if (/did not find some options/i.test(message)) return fail('action_failed', `${context.what}: no option has that value or label`);
+  if (log.includes('element is not enabled') || log.includes('element is disabled'))
+    return fail('not_interactable', `${context.what}: the element is disabled`);
+  if (log.includes('element is not editable'))
+    return fail('not_interactable', `${context.what}: the element is read-only`);
+  if (/is not an <input>|not an input element|does not have a role allowing/i.test(message))
+    return fail('action_failed', `${context.what}: it is not a text field; type into a textbox ref`);
+  if (/not a checkbox or radio/i.test(message))
+    return fail('action_failed', `${context.what}: it is not a checkbox or radio button`);
+  if (/not a <select> element/i.test(message))
+    return fail('action_failed', `${context.what}: it is not a <select>; click its options instead`);
+  if (/did not find some options/i.test(message))
+    return fail('action_failed', `${context.what}: no option has that value or label`);
   if (/Not allowed/.test(message) && /setInputFiles|setFiles|setFileInputFiles/i.test(message)) {
-    return fail('action_failed', `${context.what}: Chrome refused to hand files to the page: in chrome://extensions, turn on "Allow access to file URLs" for clawd-browser`);
+    return fail(
+      'action_failed',
+      `${context.what}: Chrome refused to hand files to the page: in chrome://extensions, turn on "Allow access to file URLs" for clawd-browser`,
+    );
   }
   if (/Timeout \d+ms exceeded/.test(message)) {
     const waiting = message.match(/waiting for ([^\n]+)/)?.[1];
-    return fail('action_timeout', `${context.what}: timed out after ${seconds}${waiting ? ` waiting for ${waiting.slice(0, 160)}` : ''}`);
+    return fail(
+      'action_timeout',
+      `${context.what}: timed out after ${seconds}${waiting ? ` waiting for ${waiting.slice(0, 160)}` : ''}`,
+    );
   }
   if (/printToPDF|PrintToPDF is not implemented/i.test(message)) {
     return fail('unsupported', 'PDF needs a headless browser: Chromium prints to PDF only in headless mode');

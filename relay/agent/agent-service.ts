@@ -16,9 +16,36 @@ import { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
 import type { ActRequest, ActResult } from '../operations/act-operations';
 import type { HandbackResult, HandoffRequest, HandoffWaitRequest, HolderView } from '../operations/control-operations';
-import type { ArmedResult, DialogRequest, DownloadEntry, FileChooserRequest, HookRequest } from '../operations/hook-operations';
-import type { ConsoleRequest, ConsoleResult, ContentRequest, ContentResult, FindRequest, FindResult, NavigateRequest, NavigateResult, SavedFile, ScreenshotRequest, ScreenshotResult, SnapshotRequest, SnapshotResult, TabRequest } from '../operations/page-operations';
-import type { Har, NetworkDetail, NetworkList, NetworkQuery, NetworkRequestInput } from '../operations/network-operations';
+import type {
+  ArmedResult,
+  DialogRequest,
+  DownloadEntry,
+  FileChooserRequest,
+  HookRequest,
+} from '../operations/hook-operations';
+import type {
+  ConsoleRequest,
+  ConsoleResult,
+  ContentRequest,
+  ContentResult,
+  FindRequest,
+  FindResult,
+  NavigateRequest,
+  NavigateResult,
+  SavedFile,
+  ScreenshotRequest,
+  ScreenshotResult,
+  SnapshotRequest,
+  SnapshotResult,
+  TabRequest,
+} from '../operations/page-operations';
+import type {
+  Har,
+  NetworkDetail,
+  NetworkList,
+  NetworkQuery,
+  NetworkRequestInput,
+} from '../operations/network-operations';
 import type { StorageExportResult, StorageImportResult } from '../operations/storage-operations';
 import type { TraceRequest, TraceResult } from '../operations/trace-operations';
 import type { ProfileService } from '../profiles/profile-service';
@@ -42,7 +69,20 @@ import { PersonActivity } from '../consent/person-activity';
 import { PersonQuestions } from '../consent/person-questions';
 import { tabKey, tabOfKey, type TabKey } from './tab-key';
 
-const LEVELS: Record<string, number> = { debug: 0, trace: 0, log: 1, info: 1, dir: 1, dirxml: 1, table: 1, dialog: 1, warning: 2, error: 3, assert: 3, pageerror: 3 };
+const LEVELS: Record<string, number> = {
+  debug: 0,
+  trace: 0,
+  log: 1,
+  info: 1,
+  dir: 1,
+  dirxml: 1,
+  table: 1,
+  dialog: 1,
+  warning: 2,
+  error: 3,
+  assert: 3,
+  pageerror: 3,
+};
 const MIN_LEVEL = { debug: 0, info: 1, log: 1, warning: 2, error: 3 } as const;
 
 /** How far past its `timeoutMs` a call may run before the outer bound answers for Playwright's own. */
@@ -53,7 +93,8 @@ const NETWORK_READ_MS = 15_000;
 /** The page's title, or '' when the page does not answer in time (it is informational). */
 /** How long an answer waits to read the page's messages: they are extra, the call is done. */
 const MESSAGES_MS = 2_000;
-const titleOf = (page: Page, ms = 5_000): Promise<string> => within(page.title(), Math.max(1, ms), () => new Error('no title')).catch(() => '');
+const titleOf = (page: Page, ms = 5_000): Promise<string> =>
+  within(page.title(), Math.max(1, ms), () => new Error('no title')).catch(() => '');
 
 export class AgentService {
   readonly #pages: PageFinder;
@@ -71,17 +112,24 @@ export class AgentService {
     private readonly log: Logger,
     private readonly events: EventBus = new EventBus(),
     /** The person's say over their browser: their hands on a tab, their answers to questions (the server shares them with the relay). */
-    consent: { activity: PersonActivity; questions: PersonQuestions } = { activity: new PersonActivity(() => profiles.settings.personIdleMs), questions: new PersonQuestions() },
+    consent: { activity: PersonActivity; questions: PersonQuestions } = {
+      activity: new PersonActivity(() => profiles.settings.personIdleMs),
+      questions: new PersonQuestions(),
+    },
   ) {
     this.#downloads = new Downloads(home, () => profiles.settings.downloadLimitMb * 1024 * 1024, log);
     this.#traces = new Traces(path.join(home, 'traces'));
     // Every page the agent finds has its downloads saved (on a person's tab, copies: the relay
     // leaves their own file where their browser put it).
-    this.#pages = new PageFinder(profiles, log, (page, driver, profile) => this.#downloads.watch(page, profile, driver.pages.cancelsDownloads));
+    this.#pages = new PageFinder(profiles, log, (page, driver, profile) =>
+      this.#downloads.watch(page, profile, driver.pages.cancelsDownloads),
+    );
     this.#control = new TabControl(DEFAULT_HOLD_IDLE_MS, Date.now, (change) => {
       const { profile, targetId } = tabOfKey(change.tab);
-      if (change.kind === 'hold') events.emit({ type: 'hold', profile, targetId, state: change.state, session: change.session });
-      else if (change.state === 'started') events.emit({ type: 'handoff', profile, targetId, state: 'started', reason: change.reason });
+      if (change.kind === 'hold')
+        events.emit({ type: 'hold', profile, targetId, state: change.state, session: change.session });
+      else if (change.state === 'started')
+        events.emit({ type: 'handoff', profile, targetId, state: 'started', reason: change.reason });
       else events.emit({ type: 'handoff', profile, targetId, state: 'ended', by: change.by });
     });
     this.#questions = consent.questions;
@@ -146,19 +194,32 @@ export class AgentService {
           const info = this.#snapshots.refInfo(tab, ref);
           return info ? `${ref} ${info.role}${info.name ? ` ${JSON.stringify(info.name)}` : ''}` : ref;
         };
-        extra = await runAct({ page, resolve, evaluateRefusal: () => driver.pages.evaluateRefusal(), describe }, request);
+        extra = await runAct(
+          { page, resolve, evaluateRefusal: () => driver.pages.evaluateRefusal(), describe },
+          request,
+        );
       } catch (error) {
         if (isClawdError(error) || found.state.crashed) throw error;
         // The element went away while the action waited for it: that is a stale ref, not a timeout.
         for (const ref of refs) {
-          const stale = await resolve(ref).then(() => false, (e: unknown) => isClawdError(e) && e.code === 'ref_stale');
+          const stale = await resolve(ref).then(
+            () => false,
+            (e: unknown) => isClawdError(e) && e.code === 'ref_stale',
+          );
           if (stale) throw new ClawdError('ref_stale', `ref ${ref} is stale: take a new snapshot`);
         }
         throw toAgentError(error, { what, timeoutMs: request.timeoutMs });
       } finally {
         page.off('framenavigated', onNavigated);
       }
-      const answer: ActResult = { ok: true, kind: request.kind, targetId, url: page.isClosed() ? null : page.url(), timeoutMs: request.timeoutMs, ...extra };
+      const answer: ActResult = {
+        ok: true,
+        kind: request.kind,
+        targetId,
+        url: page.isClosed() ? null : page.url(),
+        timeoutMs: request.timeoutMs,
+        ...extra,
+      };
       const left = () => request.timeoutMs - (Date.now() - began);
       if (page.isClosed()) return answer;
       const newDocument = navigated && (documents === undefined || found.state.network.documents() !== documents);
@@ -168,17 +229,34 @@ export class AgentService {
         // call's bound: the action itself succeeded, so running short answers without a title.
         if (left() > 0) await page.waitForLoadState('domcontentloaded', { timeout: left() }).catch(() => {});
         // How it ended, when the new page says (an "Added to your cart" after a POST and redirect).
-        const said = left() > 0 ? { title: await titleOf(page, Math.min(5_000, left())), ...(await this.#messages(page, left())) } : {};
+        const said =
+          left() > 0
+            ? { title: await titleOf(page, Math.min(5_000, left())), ...(await this.#messages(page, left())) }
+            : {};
         return { ...answer, url: page.url(), ...said, navigated: true, from };
       }
       // What changed between two documents is all of both: on another page a diff is its brief view,
       // read once its DOM is parsed (within the call's bound).
       const view = newDocument && request.snapshot === 'diff' ? 'brief' : request.snapshot;
-      if (newDocument && left() > 0) await page.waitForLoadState('domcontentloaded', { timeout: left() }).catch(() => {});
+      if (newDocument && left() > 0)
+        await page.waitForLoadState('domcontentloaded', { timeout: left() }).catch(() => {});
       // Where the action led, read before the view (which, on another page, need not repeat its title).
       const title = await titleOf(page, Math.min(5_000, left()));
-      const snapshot = await this.#snapshots.view(page, tab, view, request.timeoutMs, `snapshot of ${targetId}`, newDocument ? title : undefined);
-      return { ...answer, url: page.url(), title, snapshot, ...(newDocument ? { navigated: true as const, from } : {}) };
+      const snapshot = await this.#snapshots.view(
+        page,
+        tab,
+        view,
+        request.timeoutMs,
+        `snapshot of ${targetId}`,
+        newDocument ? title : undefined,
+      );
+      return {
+        ...answer,
+        url: page.url(),
+        title,
+        snapshot,
+        ...(newDocument ? { navigated: true as const, from } : {}),
+      };
     });
   }
 
@@ -195,7 +273,15 @@ export class AgentService {
    */
   async #bounded<T>(found: AgentPage, what: string, timeoutMs: number, work: () => Promise<T>): Promise<T> {
     try {
-      return await within(work(), timeoutMs + BOUND_GRACE_MS, () => new ClawdError('action_timeout', `${what}: timed out after ${seconds(timeoutMs)} waiting for the page to answer (is a script stuck in it?)`));
+      return await within(
+        work(),
+        timeoutMs + BOUND_GRACE_MS,
+        () =>
+          new ClawdError(
+            'action_timeout',
+            `${what}: timed out after ${seconds(timeoutMs)} waiting for the page to answer (is a script stuck in it?)`,
+          ),
+      );
     } catch (error) {
       if (found.state.crashed) throw crashed(found.targetId);
       if (this.#pages.lost(profileOf(found))) throw browserGone(profileOf(found), found.targetId);
@@ -213,12 +299,29 @@ export class AgentService {
       try {
         const response = await page.goto(request.url, { timeout: request.timeoutMs, waitUntil: 'load' });
         this.events.emit({ type: 'tab', profile, targetId, state: 'navigated', url: page.url() });
-        const loaded: NavigateResult = { ok: true, targetId, url: page.url(), title: await titleOf(page), status: response?.status() ?? null };
-        if (!request.snapshot || request.snapshot === 'none') return { ...loaded, ...(await this.#messages(page, MESSAGES_MS)) };
+        const loaded: NavigateResult = {
+          ok: true,
+          targetId,
+          url: page.url(),
+          title: await titleOf(page),
+          status: response?.status() ?? null,
+        };
+        if (!request.snapshot || request.snapshot === 'none')
+          return { ...loaded, ...(await this.#messages(page, MESSAGES_MS)) };
         // The answer's first line names the page: a brief view need not repeat its title as a heading.
         // A diff against the page before is all of both (as after an action that loaded another page).
         const view = request.snapshot === 'diff' ? 'brief' : request.snapshot;
-        return { ...loaded, snapshot: await this.#snapshots.view(page, tab, view, request.timeoutMs, `snapshot of ${targetId}`, loaded.title) };
+        return {
+          ...loaded,
+          snapshot: await this.#snapshots.view(
+            page,
+            tab,
+            view,
+            request.timeoutMs,
+            `snapshot of ${targetId}`,
+            loaded.title,
+          ),
+        };
       } catch (error) {
         throw found.state.crashed ? error : toAgentError(error, { what, timeoutMs: request.timeoutMs });
       }
@@ -232,7 +335,12 @@ export class AgentService {
       resolve: (ref) => this.#snapshots.resolve(page, tab, ref),
       labelBoxes: () => this.#snapshots.labelBoxes(page, tab),
     });
-    const file = await saveCapture(path.join(this.home, 'screenshots'), profile, request.type === 'jpeg' ? 'jpg' : 'png', shot.buffer);
+    const file = await saveCapture(
+      path.join(this.home, 'screenshots'),
+      profile,
+      request.type === 'jpeg' ? 'jpg' : 'png',
+      shot.buffer,
+    );
     return {
       path: file,
       type: request.type,
@@ -266,8 +374,20 @@ export class AgentService {
     const { page, targetId, state } = await this.#pages.find(profile, request.targetId, false);
     const requests = state.network.list(request);
     if (request.format === 'har') {
-      const sources = await within(state.network.harSources(requests), NETWORK_READ_MS, () => new ClawdError('command_timeout', `the browser did not give the requests' posted bodies within ${seconds(NETWORK_READ_MS)}`));
-      return harOf(sources, { id: targetId, title: await titleOf(page), url: page.url() }, { name: PRODUCT_NAME, version: VERSION });
+      const sources = await within(
+        state.network.harSources(requests),
+        NETWORK_READ_MS,
+        () =>
+          new ClawdError(
+            'command_timeout',
+            `the browser did not give the requests' posted bodies within ${seconds(NETWORK_READ_MS)}`,
+          ),
+      );
+      return harOf(
+        sources,
+        { id: targetId, title: await titleOf(page), url: page.url() },
+        { name: PRODUCT_NAME, version: VERSION },
+      );
     }
     return { targetId, requests, ...state.network.counts() };
   }
@@ -275,7 +395,15 @@ export class AgentService {
   /** One kept request with its headers and body, read from the browser now. */
   async networkRequest(profile: string, request: NetworkRequestInput): Promise<NetworkDetail> {
     const { state } = await this.#pages.find(profile, request.targetId, false);
-    return within(state.network.detail(request.id, request), NETWORK_READ_MS, () => new ClawdError('command_timeout', `the browser did not give request ${request.id} within ${seconds(NETWORK_READ_MS)}`));
+    return within(
+      state.network.detail(request.id, request),
+      NETWORK_READ_MS,
+      () =>
+        new ClawdError(
+          'command_timeout',
+          `the browser did not give request ${request.id} within ${seconds(NETWORK_READ_MS)}`,
+        ),
+    );
   }
 
   async pdf(profile: string, request: TabRequest): Promise<SavedFile> {
@@ -293,14 +421,19 @@ export class AgentService {
   async fileChooser(profile: string, request: FileChooserRequest): Promise<ArmedResult> {
     for (const [i, file] of request.paths.entries()) {
       const stat = await fs.stat(file).catch(() => undefined);
-      if (!stat?.isFile()) throw new ClawdError('bad_request', `paths[${i}] ${JSON.stringify(file)} does not exist or is not a file`);
+      if (!stat?.isFile())
+        throw new ClawdError('bad_request', `paths[${i}] ${JSON.stringify(file)} does not exist or is not a file`);
     }
-    return this.#arm(profile, request, 'file-chooser', ({ page }) => this.#hooks.armFileChooser(page, request.paths, request.timeoutMs).then((files) => ({ files })));
+    return this.#arm(profile, request, 'file-chooser', ({ page }) =>
+      this.#hooks.armFileChooser(page, request.paths, request.timeoutMs).then((files) => ({ files })),
+    );
   }
 
   async dialog(profile: string, request: DialogRequest): Promise<ArmedResult> {
     return this.#arm(profile, request, 'dialog', ({ page, state }) =>
-      this.#hooks.armDialog(page, state, request.accept, request.promptText, request.timeoutMs).then((dialog) => ({ dialog })),
+      this.#hooks
+        .armDialog(page, state, request.accept, request.promptText, request.timeoutMs)
+        .then((dialog) => ({ dialog })),
     );
   }
 
@@ -320,9 +453,23 @@ export class AgentService {
     const target = request.ref ? await this.#snapshots.resolve(page, tab, request.ref) : undefined;
     const next = this.#downloads.next(page);
     try {
-      if (target) await target.click({ timeout: request.clickTimeoutMs }).catch((error: unknown) => Promise.reject(toAgentError(error, { what: `download hook, clicking ${request.ref}` })));
-      const entry = await within(next.done, request.timeoutMs, () => new ClawdError('action_timeout', `download hook: no download finished within ${seconds(request.timeoutMs)}${request.ref ? `; did ${request.ref} start one?` : ''}`));
-      if (entry.state !== 'complete') throw new ClawdError('action_failed', `download of ${entry.suggestedFilename} ${entry.error ?? entry.state}`);
+      if (target)
+        await target
+          .click({ timeout: request.clickTimeoutMs })
+          .catch((error: unknown) =>
+            Promise.reject(toAgentError(error, { what: `download hook, clicking ${request.ref}` })),
+          );
+      const entry = await within(
+        next.done,
+        request.timeoutMs,
+        () =>
+          new ClawdError(
+            'action_timeout',
+            `download hook: no download finished within ${seconds(request.timeoutMs)}${request.ref ? `; did ${request.ref} start one?` : ''}`,
+          ),
+      );
+      if (entry.state !== 'complete')
+        throw new ClawdError('action_failed', `download of ${entry.suggestedFilename} ${entry.error ?? entry.state}`);
       return { ok: true, armed: 'download', targetId, download: entry };
     } finally {
       next.cancel();
@@ -330,7 +477,12 @@ export class AgentService {
   }
 
   /** Arms a hook; with `ref`, clicks it and waits for the hook to be answered. */
-  async #arm(profile: string, request: HookRequest, kind: HookKind, arm: (found: AgentPage) => Promise<Partial<ArmedResult>>): Promise<ArmedResult> {
+  async #arm(
+    profile: string,
+    request: HookRequest,
+    kind: HookKind,
+    arm: (found: AgentPage) => Promise<Partial<ArmedResult>>,
+  ): Promise<ArmedResult> {
     const found = await this.#pages.find(profile, request.targetId);
     const { page, tab, targetId } = found;
     const target = request.ref ? await this.#snapshots.resolve(page, tab, request.ref) : undefined;
@@ -346,41 +498,73 @@ export class AgentService {
   /** The profile's cookies and the local storage its tabs show, saved as storageState JSON (0600). */
   async storageExport(profile: string, request: TabRequest): Promise<StorageExportResult> {
     const { page } = await this.#pages.find(profile, request.targetId);
-    const read = await within(readStorageState(page.context()), 30_000, () => new ClawdError('action_timeout', 'storage export: the browser did not answer within 30 s'));
+    const read = await within(
+      readStorageState(page.context()),
+      30_000,
+      () => new ClawdError('action_timeout', 'storage export: the browser did not answer within 30 s'),
+    );
     // Cookies of hosts the profile's policy blocks are never handed out (the relay hides them from
     // the person's tabs already; a managed or remote browser's are left out here).
     const policy = this.profiles.policy(profile);
     const state = { ...read, cookies: read.cookies.filter((cookie) => policy.cookieVerdict(cookie).allowed) };
-    const file = await saveCapture(path.join(this.home, 'storage-states'), profile, 'json', Buffer.from(`${JSON.stringify(state, null, 2)}\n`));
+    const file = await saveCapture(
+      path.join(this.home, 'storage-states'),
+      profile,
+      'json',
+      Buffer.from(`${JSON.stringify(state, null, 2)}\n`),
+    );
     return { path: file, cookies: state.cookies.length, origins: state.origins.map((o) => o.origin), state };
   }
 
   /** Puts a storageState back: every cookie, and local storage where a tab shows its origin. */
-  async storageImport(profile: string, request: TabRequest & { path?: string; state?: Record<string, unknown> }): Promise<StorageImportResult> {
+  async storageImport(
+    profile: string,
+    request: TabRequest & { path?: string; state?: Record<string, unknown> },
+  ): Promise<StorageImportResult> {
     const { page } = await this.#pages.find(profile, request.targetId);
     let raw: unknown = request.state;
     if (request.path !== undefined) {
-      const text = await fs.readFile(request.path, 'utf8').catch((error: Error) => Promise.reject(new ClawdError('bad_request', `path ${JSON.stringify(request.path)} cannot be read: ${error.message}`)));
+      const text = await fs
+        .readFile(request.path, 'utf8')
+        .catch((error: Error) =>
+          Promise.reject(
+            new ClawdError('bad_request', `path ${JSON.stringify(request.path)} cannot be read: ${error.message}`),
+          ),
+        );
       try {
         raw = JSON.parse(text);
       } catch {
-        throw new ClawdError('bad_request', `path ${JSON.stringify(request.path)} is not JSON: give a file storage-export wrote`);
+        throw new ClawdError(
+          'bad_request',
+          `path ${JSON.stringify(request.path)} is not JSON: give a file storage-export wrote`,
+        );
       }
     }
     const state = checkStorageState(raw);
     const policy = this.profiles.policy(profile);
     for (const cookie of state.cookies) {
       const verdict = policy.cookieVerdict(cookie);
-      if (!verdict.allowed) throw new ClawdError('origin_blocked', `storage import: ${verdict.reason} (the origin policy of profile ${profile}); nothing was imported`);
+      if (!verdict.allowed)
+        throw new ClawdError(
+          'origin_blocked',
+          `storage import: ${verdict.reason} (the origin policy of profile ${profile}); nothing was imported`,
+        );
     }
-    return within(writeStorageState(page.context(), state), 30_000, () => new ClawdError('action_timeout', 'storage import: the browser did not answer within 30 s'));
+    return within(
+      writeStorageState(page.context(), state),
+      30_000,
+      () => new ClawdError('action_timeout', 'storage import: the browser did not answer within 30 s'),
+    );
   }
 
   /** Starts or stops the profile's Playwright trace (traces.ts). */
   async trace(profile: string, request: TraceRequest): Promise<TraceResult> {
     if (request.action === 'stop') return { action: 'stop', ...(await this.#traces.stop(profile)) };
     const { page, targetId } = await this.#pages.find(profile, request.targetId);
-    await this.#traces.start(profile, page.context(), targetId, { screenshots: request.screenshots, snapshots: request.snapshots });
+    await this.#traces.start(profile, page.context(), targetId, {
+      screenshots: request.screenshots,
+      snapshots: request.snapshots,
+    });
     return { action: 'start', targetId };
   }
 
@@ -406,7 +590,9 @@ export class AgentService {
       const { page, tab } = await this.#pages.find(profile, targetId, false);
       const target = await this.#snapshots.resolve(page, tab, ref);
       // Locator and ElementHandle evaluate alike; the relay has no DOM types, so the element is read loosely.
-      const asked = (target as Locator).evaluate((el: { tagName?: string; type?: string }) => el.tagName === 'INPUT' && el.type === 'password');
+      const asked = (target as Locator).evaluate(
+        (el: { tagName?: string; type?: string }) => el.tagName === 'INPUT' && el.type === 'password',
+      );
       return await within(asked, 1_000, () => new Error('no answer'));
     } catch {
       return true;
@@ -439,19 +625,36 @@ export class AgentService {
   }
 
   /** Gives the tab to the person until they give it back (or the agent ends it, or it times out). */
-  async handOff(profile: string, request: HandoffRequest): Promise<{ handedOff: true; targetId: string; reason: string; timeoutMs?: number }> {
+  async handOff(
+    profile: string,
+    request: HandoffRequest,
+  ): Promise<{ handedOff: true; targetId: string; reason: string; timeoutMs?: number }> {
     const { targetId, tab } = await this.#pages.find(profile, request.targetId);
     this.#control.handOff(tab, request.reason, request.timeoutMs);
-    return { handedOff: true, targetId, reason: request.reason, ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}) };
+    return {
+      handedOff: true,
+      targetId,
+      reason: request.reason,
+      ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+    };
   }
 
   async waitForHandback(profile: string, request: HandoffWaitRequest): Promise<HandbackResult> {
     const { page, targetId, tab } = await this.#pages.find(profile, request.targetId);
     const returned = await this.#control.wait(tab, request.timeoutMs);
-    return { targetId, returned, url: page.isClosed() ? null : page.url(), title: page.isClosed() ? null : await titleOf(page) };
+    return {
+      targetId,
+      returned,
+      url: page.isClosed() ? null : page.url(),
+      title: page.isClosed() ? null : await titleOf(page),
+    };
   }
 
-  async endHandoff(profile: string, request: TabRequest, by: 'person' | 'agent'): Promise<{ targetId: string; ended: boolean }> {
+  async endHandoff(
+    profile: string,
+    request: TabRequest,
+    by: 'person' | 'agent',
+  ): Promise<{ targetId: string; ended: boolean }> {
     const { targetId, tab } = await this.#pages.find(profile, request.targetId);
     return { targetId, ended: this.#control.giveBack(tab, by) };
   }

@@ -47,7 +47,9 @@ export function renderAxTree(nodes: AxNode[], limit = DEFAULT_LIMIT): string {
       const name = squash(node.name?.value);
       lines.push(`${'  '.repeat(depth)}- ${role}${name ? ` ${JSON.stringify(name)}` : ''}`);
     }
-    const children = (node.childIds ?? []).map((id) => byId.get(id)).filter((child): child is AxNode => child !== undefined);
+    const children = (node.childIds ?? [])
+      .map((id) => byId.get(id))
+      .filter((child): child is AxNode => child !== undefined);
     for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]!, depth: shown ? depth + 1 : depth });
   }
   return lines.join('\n');
@@ -59,7 +61,15 @@ export class AxTreeEngine implements SnapshotEngine {
     try {
       // A busy page can keep the accessibility tree waiting as long as it likes.
       const asked = session.send('Accessibility.getFullAXTree');
-      const { nodes } = (await within(asked, SNAPSHOT_TIMEOUT_MS, () => new ClawdError('action_timeout', `snapshot: the page did not give its accessibility tree within ${seconds(SNAPSHOT_TIMEOUT_MS)}`))) as { nodes: AxNode[] };
+      const { nodes } = (await within(
+        asked,
+        SNAPSHOT_TIMEOUT_MS,
+        () =>
+          new ClawdError(
+            'action_timeout',
+            `snapshot: the page did not give its accessibility tree within ${seconds(SNAPSHOT_TIMEOUT_MS)}`,
+          ),
+      )) as { nodes: AxNode[] };
       return { text: renderAxTree(nodes, request.limit ?? DEFAULT_LIMIT), refs: undefined };
     } finally {
       await session.detach().catch(() => {});

@@ -15,7 +15,8 @@ const LABELS_MS = 10_000;
 
 /** Width and height from a PNG or JPEG header. */
 export function imageSize(buffer: Buffer): { width: number; height: number } {
-  if (buffer.subarray(0, 8).toString('hex') === '89504e470d0a1a0a') return { width: buffer.readUInt32BE(16), height: buffer.readUInt32BE(20) };
+  if (buffer.subarray(0, 8).toString('hex') === '89504e470d0a1a0a')
+    return { width: buffer.readUInt32BE(16), height: buffer.readUInt32BE(20) };
   if (buffer[0] === 0xff && buffer[1] === 0xd8) {
     let offset = 2;
     while (offset + 9 < buffer.length) {
@@ -37,7 +38,11 @@ let sequence = 0;
 /** Writes a capture under `dir` as <profile>-<time>-<n>.<ext> and returns the path. */
 export async function saveCapture(dir: string, profile: string, extension: string, data: Buffer): Promise<string> {
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').replace(/\.\d+Z$/, '');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace('T', '-')
+    .replace(/\.\d+Z$/, '');
   const file = path.join(dir, `${profile}-${stamp}-${++sequence}.${extension}`);
   await fs.writeFile(file, data, { mode: 0o600 });
   return file;
@@ -80,10 +85,32 @@ const DRAW_LABELS = `(({ items, scroll }) => {
 })`;
 
 /** Takes `shot` with the labels drawn on the page, and always removes them afterwards. */
-export async function withLabels(page: Page, boxes: LabelBox[], shot: () => Promise<Buffer>): Promise<{ buffer: Buffer; labels: number }> {
-  const inPage = (script: string) => within(page.evaluate(script), LABELS_MS, () => new ClawdError('action_timeout', `screenshot: the page did not answer within ${seconds(LABELS_MS)} while labels were drawn`));
-  const viewport = (await inPage('({ width: innerWidth, height: innerHeight, x: scrollX, y: scrollY })')) as { width: number; height: number; x: number; y: number };
-  const visible = boxes.filter(({ box }) => box.x < viewport.width && box.y < viewport.height && box.x + box.width > 0 && box.y + box.height > 0).slice(0, MAX_LABELS);
+export async function withLabels(
+  page: Page,
+  boxes: LabelBox[],
+  shot: () => Promise<Buffer>,
+): Promise<{ buffer: Buffer; labels: number }> {
+  const inPage = (script: string) =>
+    within(
+      page.evaluate(script),
+      LABELS_MS,
+      () =>
+        new ClawdError(
+          'action_timeout',
+          `screenshot: the page did not answer within ${seconds(LABELS_MS)} while labels were drawn`,
+        ),
+    );
+  const viewport = (await inPage('({ width: innerWidth, height: innerHeight, x: scrollX, y: scrollY })')) as {
+    width: number;
+    height: number;
+    x: number;
+    y: number;
+  };
+  const visible = boxes
+    .filter(
+      ({ box }) => box.x < viewport.width && box.y < viewport.height && box.x + box.width > 0 && box.y + box.height > 0,
+    )
+    .slice(0, MAX_LABELS);
   await inPage(`${DRAW_LABELS}(${JSON.stringify({ items: visible, scroll: { x: viewport.x, y: viewport.y } })})`);
   try {
     return { buffer: await shot(), labels: visible.length };

@@ -11,14 +11,21 @@ function headings(text: string): string[] {
   return text.split('\n').flatMap((line) => line.match(HEADING)?.[2]?.trim() ?? []);
 }
 
-const listed = (names: string[]) => (names.length === 0 ? 'it has none' : `they are: ${names.slice(0, 40).map((h) => JSON.stringify(h)).join(', ')}${names.length > 40 ? ', …' : ''}`);
+const listed = (names: string[]) =>
+  names.length === 0
+    ? 'it has none'
+    : `they are: ${names
+        .slice(0, 40)
+        .map((h) => JSON.stringify(h))
+        .join(', ')}${names.length > 40 ? ', …' : ''}`;
 
 /** The first heading holding `query` (case-insensitive) and everything under it, up to the next heading of its level or above. */
 export function sectionUnder(markdown: string, query: string): string {
   const lines = markdown.split('\n');
   const wanted = query.toLowerCase();
   const start = lines.findIndex((line) => line.match(HEADING)?.[2]?.toLowerCase().includes(wanted));
-  if (start < 0) throw new ClawdError('bad_request', `no heading holds ${JSON.stringify(query)}; ${listed(headings(markdown))}`);
+  if (start < 0)
+    throw new ClawdError('bad_request', `no heading holds ${JSON.stringify(query)}; ${listed(headings(markdown))}`);
   const level = lines[start]!.match(HEADING)![1]!.length;
   let end = start + 1;
   while (end < lines.length && !(lines[end]!.match(HEADING) && lines[end]!.match(HEADING)![1]!.length <= level)) end++;
@@ -46,6 +53,10 @@ export function paragraphsWith(text: string, query: string): { content: string; 
     headingShown = true;
     out.push(trimmed);
   }
-  if (matches === 0) return { content: `(no paragraph holds ${JSON.stringify(query)}; the headings: ${listed(headings(text)).replace(/^they are: /, '')})`, matches };
+  if (matches === 0)
+    return {
+      content: `(no paragraph holds ${JSON.stringify(query)}; the headings: ${listed(headings(text)).replace(/^they are: /, '')})`,
+      matches,
+    };
   return { content: out.join('\n\n'), matches };
 }

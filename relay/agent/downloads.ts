@@ -28,7 +28,10 @@ const KEEP = 100;
 
 /** A file name that is safe on every system and says what it was. */
 function safeName(suggested: string): string {
-  const cleaned = suggested.replace(/[\u0000-\u001f<>:"/\\|?*]+/g, '_').replace(/^[.\s]+|[.\s]+$/g, '').slice(0, 150);
+  const cleaned = suggested
+    .replace(/[\u0000-\u001f<>:"/\\|?*]+/g, '_')
+    .replace(/^[.\s]+|[.\s]+$/g, '')
+    .slice(0, 150);
   return cleaned === '' ? 'download' : cleaned;
 }
 
@@ -67,7 +70,15 @@ export class Downloads {
   }
 
   async #save(page: Page, state: PageDownloads, profile: string, download: Download): Promise<void> {
-    const entry: DownloadEntry = { id: `d${++this.#counter}`, url: download.url(), suggestedFilename: download.suggestedFilename(), path: null, state: 'in_progress', bytes: null, startedAt: new Date().toISOString() };
+    const entry: DownloadEntry = {
+      id: `d${++this.#counter}`,
+      url: download.url(),
+      suggestedFilename: download.suggestedFilename(),
+      path: null,
+      state: 'in_progress',
+      bytes: null,
+      startedAt: new Date().toISOString(),
+    };
     state.entries.push(entry);
     if (state.entries.length > KEEP) state.entries.splice(0, state.entries.length - KEEP);
     await this.#watchSizes(page, state);
@@ -114,7 +125,11 @@ export class Downloads {
     return state.session;
   }
 
-  #onProgress(page: Page, state: PageDownloads, event: { guid: string; totalBytes: number; receivedBytes: number }): void {
+  #onProgress(
+    page: Page,
+    state: PageDownloads,
+    event: { guid: string; totalBytes: number; receivedBytes: number },
+  ): void {
     let entry = state.byGuid.get(event.guid);
     if (!entry) {
       const paired = new Set(state.byGuid.values());

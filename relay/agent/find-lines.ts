@@ -11,7 +11,8 @@ import type { RefIndex, SnapshotLine } from './snapshot-engine';
 import { renderLine, withoutRef } from './snapshot-lines';
 
 /** Lines that frame a match: what it sits in (an iframe too: the agent learns the match is in one). */
-const CONTAINERS = /^(row|listitem|dialog|alertdialog|group|form|region|article|tabpanel|menu|listbox|tree|treeitem|gridcell|cell|table|grid|treegrid|list|navigation|iframe)\b/;
+const CONTAINERS =
+  /^(row|listitem|dialog|alertdialog|group|form|region|article|tabpanel|menu|listbox|tree|treeitem|gridcell|cell|table|grid|treegrid|list|navigation|iframe)\b/;
 /** What a matching container shows of itself: its first lines with refs. */
 const INSIDE = 8;
 /** What a match framed only by its section shows after it. */
@@ -98,7 +99,10 @@ export function findLines(lines: SnapshotLine[], options: FindOptions): Found {
     // can be done there follows it, up to the next heading.
     // The one match, an element to act on named like no other on the page (role and name), needs
     // no heading to tell it apart; several matches keep theirs (whose "Reviews" is which).
-    const unique = hits.length === 1 && line.ref !== undefined && lines.filter((l) => l.ref !== undefined && roleAndName(l) === roleAndName(line)).length === 1;
+    const unique =
+      hits.length === 1 &&
+      line.ref !== undefined &&
+      lines.filter((l) => l.ref !== undefined && roleAndName(l) === roleAndName(line)).length === 1;
     if (headingAt !== undefined && !named && !unique) keep.add(headingAt);
     if (!container) refsAfter(at);
   }
@@ -106,15 +110,25 @@ export function findLines(lines: SnapshotLine[], options: FindOptions): Found {
   const base = Math.min(...chosen.map((l) => l.depth));
   const rendered = chosen.map((l) => renderLine({ ...l, depth: l.depth - base }));
   const shown = Math.min(hits.length, options.limit);
-  if (hits.length > shown) rendered.push(`… ${hits.length - shown} more matches: narrow the query (or role), or raise limit`);
-  return { text: rendered.join('\n'), matches: hits.length, shown, refs: chosen.flatMap((l) => (l.ref ? [l.ref] : [])) };
+  if (hits.length > shown)
+    rendered.push(`… ${hits.length - shown} more matches: narrow the query (or role), or raise limit`);
+  return {
+    text: rendered.join('\n'),
+    matches: hits.length,
+    shown,
+    refs: chosen.flatMap((l) => (l.ref ? [l.ref] : [])),
+  };
 }
 
 /** The line of `ref` and everything under it, re-indented from it. `previous`: the refs the agent had. */
 export function subtreeOf(lines: SnapshotLine[], ref: string, previous: RefIndex | undefined): SnapshotLine[] {
   const at = lines.findIndex((l) => l.ref === ref);
   if (at < 0) {
-    if (previous?.get(ref)) throw new ClawdError('ref_stale', `ref ${ref} is not on the page any more (it changed or went): take a snapshot or find it again`);
+    if (previous?.get(ref))
+      throw new ClawdError(
+        'ref_stale',
+        `ref ${ref} is not on the page any more (it changed or went): take a snapshot or find it again`,
+      );
     throw new ClawdError('ref_unknown', `unknown ref ${ref}: it is not on the page; use a ref from a snapshot or find`);
   }
   const top = lines[at]!.depth;

@@ -51,7 +51,8 @@ const FORMATS: Record<string, { pattern: RegExp; example: string }> = {
 const TEXT_TYPES = new Set(['', 'text', 'email', 'password', 'search', 'tel', 'url']);
 const CHECK_ROLES = new Set(['checkbox', 'switch', 'menuitemcheckbox']);
 const NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
-const FIELD_KINDS = 'text fields, textareas, selects, checkboxes, radios, date and time inputs, comboboxes and editable areas';
+const FIELD_KINDS =
+  'text fields, textareas, selects, checkboxes, radios, date and time inputs, comboboxes and editable areas';
 
 /** Runs in the page: what the element is, and its value now. */
 function inspect(el: Element): Inspected {
@@ -63,18 +64,25 @@ function inspect(el: Element): Inspected {
   const checkable = type === 'checkbox' || type === 'radio';
   let groupBefore: number | undefined;
   if (type === 'radio' && input.name) {
-    const group = [...(el.getRootNode() as Document).querySelectorAll(`input[type=radio][name="${CSS.escape(input.name)}"]`)] as HTMLInputElement[];
+    const group = [
+      ...(el.getRootNode() as Document).querySelectorAll(`input[type=radio][name="${CSS.escape(input.name)}"]`),
+    ] as HTMLInputElement[];
     groupBefore = group.findIndex((r) => r.checked);
   }
   return {
     tag,
     type,
     role,
-    disabled: (el as HTMLInputElement).disabled === true || el.getAttribute('aria-disabled') === 'true' || !!el.closest('fieldset:disabled'),
+    disabled:
+      (el as HTMLInputElement).disabled === true ||
+      el.getAttribute('aria-disabled') === 'true' ||
+      !!el.closest('fieldset:disabled'),
     readOnly: (el as HTMLInputElement).readOnly === true || el.getAttribute('aria-readonly') === 'true',
     editable: (el as HTMLElement).isContentEditable,
     multiple: select?.multiple ?? false,
-    ...(select ? { options: [...select.options].map((o) => ({ value: o.value, label: (o.label || o.text).trim() })) } : {}),
+    ...(select
+      ? { options: [...select.options].map((o) => ({ value: o.value, label: (o.label || o.text).trim() })) }
+      : {}),
     before: select
       ? [...select.selectedOptions].map((o) => o.value)
       : checkable
@@ -92,9 +100,14 @@ function inspect(el: Element): Inspected {
 function putBack(el: Element, was: Inspected): void {
   const input = el as HTMLInputElement;
   if (was.tag === 'select') {
-    for (const option of (el as HTMLSelectElement).options) option.selected = (was.before as string[]).includes(option.value);
+    for (const option of (el as HTMLSelectElement).options)
+      option.selected = (was.before as string[]).includes(option.value);
   } else if (was.type === 'radio') {
-    const group = input.name ? ([...(el.getRootNode() as Document).querySelectorAll(`input[type=radio][name="${CSS.escape(input.name)}"]`)] as HTMLInputElement[]) : [input];
+    const group = input.name
+      ? ([
+          ...(el.getRootNode() as Document).querySelectorAll(`input[type=radio][name="${CSS.escape(input.name)}"]`),
+        ] as HTMLInputElement[])
+      : [input];
     group.forEach((radio, i) => (radio.checked = i === was.groupBefore));
   } else if (was.type === 'checkbox') {
     input.checked = was.before as boolean;
@@ -111,13 +124,22 @@ const inPage = <A, R>(target: ActTarget, fn: (el: Element, arg: A) => R, arg: A)
   (target as unknown as { evaluate(f: typeof fn, a: A): Promise<R> }).evaluate(fn, arg);
 
 /** The options a select has, as an agent would name them. */
-const optionList = (options: Array<{ value: string; label: string }>) => options.map((o) => (o.label === o.value ? JSON.stringify(o.label) : `${JSON.stringify(o.label)} (${o.value})`)).join(', ');
+const optionList = (options: Array<{ value: string; label: string }>) =>
+  options
+    .map((o) => (o.label === o.value ? JSON.stringify(o.label) : `${JSON.stringify(o.label)} (${o.value})`))
+    .join(', ');
 
 /** The select's option values a list of names means (value first, then label, then label ignoring case). */
-export function matchOptions(options: Array<{ value: string; label: string }>, wanted: string[]): { values: string[] } | { missing: string } {
+export function matchOptions(
+  options: Array<{ value: string; label: string }>,
+  wanted: string[],
+): { values: string[] } | { missing: string } {
   const values: string[] = [];
   for (const name of wanted) {
-    const found = options.find((o) => o.value === name) ?? options.find((o) => o.label === name) ?? options.find((o) => o.label.toLowerCase() === name.toLowerCase());
+    const found =
+      options.find((o) => o.value === name) ??
+      options.find((o) => o.label === name) ??
+      options.find((o) => o.label.toLowerCase() === name.toLowerCase());
     if (!found) return { missing: name };
     values.push(found.value);
   }
@@ -133,7 +155,14 @@ function asBoolean(value: FillField['value']): boolean | undefined {
 /** Checks one field against its element: what will be set, or why it cannot be. */
 function plan(index: number, label: string, target: ActTarget, field: FillField, was: Inspected): Planned {
   const refuse = (why: string) => new ClawdError('bad_request', why);
-  const planned = (kind: Kind, value: Planned['value']): Planned => ({ index, label, target, kind, value, inspected: was });
+  const planned = (kind: Kind, value: Planned['value']): Planned => ({
+    index,
+    label,
+    target,
+    kind,
+    value,
+    inspected: was,
+  });
   const { value } = field;
   if (was.disabled) throw refuse('it is disabled');
   const list = Array.isArray(value) ? value : undefined;
@@ -143,7 +172,10 @@ function plan(index: number, label: string, target: ActTarget, field: FillField,
     if (!wanted) throw refuse('a select takes an option, by its value or label');
     if (wanted.length > 1 && !was.multiple) throw refuse('this select takes one option');
     const matched = matchOptions(was.options ?? [], wanted);
-    if ('missing' in matched) throw refuse(`it has no option ${JSON.stringify(matched.missing)}; its options: ${optionList(was.options ?? [])}`);
+    if ('missing' in matched)
+      throw refuse(
+        `it has no option ${JSON.stringify(matched.missing)}; its options: ${optionList(was.options ?? [])}`,
+      );
     return planned('select', matched.values);
   }
   if (was.type === 'checkbox' || (was.tag !== 'input' && CHECK_ROLES.has(was.role))) {
@@ -158,16 +190,23 @@ function plan(index: number, label: string, target: ActTarget, field: FillField,
     return planned('radio', true);
   }
   if (was.type === 'file') throw refuse('a file input: use upload with the paths of the files');
-  if (was.tag !== 'input' && was.tag !== 'textarea' && !was.editable && (was.role === 'combobox' || was.role === 'listbox')) {
+  if (
+    was.tag !== 'input' &&
+    was.tag !== 'textarea' &&
+    !was.editable &&
+    (was.role === 'combobox' || was.role === 'listbox')
+  ) {
     if (one === undefined) throw refuse(`a ${was.role} takes the name of one of its options`);
     return planned('option', one);
   }
-  if (one === undefined) throw refuse(list ? 'it takes one value, not a list' : 'a text field takes a string, not true or false');
+  if (one === undefined)
+    throw refuse(list ? 'it takes one value, not a list' : 'a text field takes a string, not true or false');
   const text = one;
   if (was.readOnly) throw refuse('it is read-only');
   if (was.tag === 'input' && FORMATS[was.type]) {
     const format = FORMATS[was.type]!;
-    if (!format.pattern.test(text)) throw refuse(`a ${was.type} input takes a value like ${format.example}, got ${JSON.stringify(text)}`);
+    if (!format.pattern.test(text))
+      throw refuse(`a ${was.type} input takes a value like ${format.example}, got ${JSON.stringify(text)}`);
     return planned('formatted', text);
   }
   if (was.tag === 'input' && was.type === 'number') {
@@ -176,7 +215,9 @@ function plan(index: number, label: string, target: ActTarget, field: FillField,
   }
   if ((was.tag === 'input' && TEXT_TYPES.has(was.type)) || was.tag === 'textarea') return planned('text', text);
   if (was.editable) return planned('editable', text);
-  throw refuse(`it is not a field (${was.tag}${was.type ? ` type=${was.type}` : ''}${was.role ? ` role=${was.role}` : ''}): fill takes ${FIELD_KINDS}`);
+  throw refuse(
+    `it is not a field (${was.tag}${was.type ? ` type=${was.type}` : ''}${was.role ? ` role=${was.role}` : ''}): fill takes ${FIELD_KINDS}`,
+  );
 }
 
 export interface FillContext {
@@ -199,7 +240,9 @@ const PUT_BACK_MS = 250;
 /** Prefixes a failure with the field it is about, keeping its code. */
 function about(label: string, error: unknown): ClawdError {
   if (isClawdError(error)) return new ClawdError(error.code, `${label}: ${error.message}`, { cause: error });
-  return new ClawdError('action_failed', `${label}: ${(error as Error).message?.split('\n')[0] ?? String(error)}`, { cause: error });
+  return new ClawdError('action_failed', `${label}: ${(error as Error).message?.split('\n')[0] ?? String(error)}`, {
+    cause: error,
+  });
 }
 
 /** Fills every field, or none: checked first, put back on a failure. Answers how many. */
@@ -212,7 +255,10 @@ export async function fillForm(ctx: FillContext, fields: FillField[]): Promise<n
       const target = await ctx.resolve(field.ref);
       plans.push(plan(index, label, target, field, await inPage(target, inspect, undefined)));
     } catch (error) {
-      throw new ClawdError(isClawdError(error) ? error.code : 'action_failed', `${about(label, error).message}; nothing was changed`);
+      throw new ClawdError(
+        isClawdError(error) ? error.code : 'action_failed',
+        `${about(label, error).message}; nothing was changed`,
+      );
     }
   }
   const done: Planned[] = [];
@@ -221,10 +267,20 @@ export async function fillForm(ctx: FillContext, fields: FillField[]): Promise<n
       await apply(ctx, step, Math.max(1, deadline - Date.now()));
       done.push(step);
     } catch (error) {
-      const undone = await Promise.all(done.map((d) => inPage(d.target, putBack, d.inspected).then(() => true, () => false)));
+      const undone = await Promise.all(
+        done.map((d) =>
+          inPage(d.target, putBack, d.inspected).then(
+            () => true,
+            () => false,
+          ),
+        ),
+      );
       const kept = undone.filter((ok) => !ok).length;
       const failed = about(step.label, error);
-      throw new ClawdError(failed.code, `${failed.message}; ${done.length === 0 ? 'nothing was changed' : kept === 0 ? `the ${done.length} field(s) filled before it were put back` : `${kept} of the fields filled before it could not be put back`}`);
+      throw new ClawdError(
+        failed.code,
+        `${failed.message}; ${done.length === 0 ? 'nothing was changed' : kept === 0 ? `the ${done.length} field(s) filled before it were put back` : `${kept} of the fields filled before it could not be put back`}`,
+      );
     }
   }
   return plans.length;
@@ -256,13 +312,25 @@ function findOption(el: Element, name: string): Element | string[] {
   const byId = (id: string) => root.getElementById?.(id) ?? document.getElementById(id);
   const popups: Element[] = [];
   if (el.getAttribute('role') === 'listbox') popups.push(el);
-  for (const attr of ['aria-controls', 'aria-owns']) for (const id of (el.getAttribute(attr) ?? '').split(/\s+/).filter(Boolean)) popups.push(...[byId(id)].filter((p): p is HTMLElement => !!p));
+  for (const attr of ['aria-controls', 'aria-owns'])
+    for (const id of (el.getAttribute(attr) ?? '').split(/\s+/).filter(Boolean))
+      popups.push(...[byId(id)].filter((p): p is HTMLElement => !!p));
   popups.push(...el.querySelectorAll('[role=listbox]'));
-  if (popups.length === 0) popups.push(...[...document.querySelectorAll('[role=listbox]')].filter((p) => (p as HTMLElement).offsetParent !== null || p.getClientRects().length > 0));
+  if (popups.length === 0)
+    popups.push(
+      ...[...document.querySelectorAll('[role=listbox]')].filter(
+        (p) => (p as HTMLElement).offsetParent !== null || p.getClientRects().length > 0,
+      ),
+    );
   const options = popups.flatMap((p) => [...p.querySelectorAll('[role=option]')]);
-  const nameOf = (o: Element) => (o.getAttribute('aria-label') ?? (o as HTMLElement).innerText ?? o.textContent ?? '').trim().replace(/\s+/g, ' ');
+  const nameOf = (o: Element) =>
+    (o.getAttribute('aria-label') ?? (o as HTMLElement).innerText ?? o.textContent ?? '').trim().replace(/\s+/g, ' ');
   const wanted = name.trim().toLowerCase();
-  return options.find((o) => nameOf(o) === name.trim()) ?? options.find((o) => nameOf(o).toLowerCase() === wanted) ?? options.map(nameOf);
+  return (
+    options.find((o) => nameOf(o) === name.trim()) ??
+    options.find((o) => nameOf(o).toLowerCase() === wanted) ??
+    options.map(nameOf)
+  );
 }
 
 /** How long a popup's options may take to show after the combobox is opened. */
@@ -275,7 +343,10 @@ export async function chooseOption(page: Page, target: ActTarget, name: string, 
   const deadline = Date.now() + Math.min(timeout, POPUP_MS);
   let seen: string[] = [];
   for (;;) {
-    const found = await (target as unknown as ElementHandle).evaluateHandle(findOption as (el: Element, name: string) => Element | string[], name);
+    const found = await (target as unknown as ElementHandle).evaluateHandle(
+      findOption as (el: Element, name: string) => Element | string[],
+      name,
+    );
     const option = found.asElement();
     if (option) {
       try {
@@ -292,22 +363,44 @@ export async function chooseOption(page: Page, target: ActTarget, name: string, 
   }
   // Closed again, as the person would leave it.
   if (role !== 'listbox') await page.keyboard.press('Escape').catch(() => {});
-  throw new ClawdError('action_failed', `no option named ${JSON.stringify(name)}${seen.length ? `; its options: ${seen.slice(0, 30).map((s) => JSON.stringify(s)).join(', ')}` : ': no options showed when it was opened'}`);
+  throw new ClawdError(
+    'action_failed',
+    `no option named ${JSON.stringify(name)}${
+      seen.length
+        ? `; its options: ${seen
+            .slice(0, 30)
+            .map((s) => JSON.stringify(s))
+            .join(', ')}`
+        : ': no options showed when it was opened'
+    }`,
+  );
 }
 
 /** `select`: options of a native select (checked before anything is chosen), or one of an ARIA combobox or listbox. */
-export async function selectOptions(page: Page, target: ActTarget, values: string[], timeout: number): Promise<string[]> {
+export async function selectOptions(
+  page: Page,
+  target: ActTarget,
+  values: string[],
+  timeout: number,
+): Promise<string[]> {
   const was = await inPage(target, inspect, undefined);
   if (was.tag === 'select') {
     if (was.disabled) throw new ClawdError('not_interactable', 'the select is disabled');
     if (values.length > 1 && !was.multiple) throw new ClawdError('bad_request', 'this select takes one option');
     const matched = matchOptions(was.options ?? [], values);
-    if ('missing' in matched) throw new ClawdError('bad_request', `no option ${JSON.stringify(matched.missing)}; its options: ${optionList(was.options ?? [])}`);
+    if ('missing' in matched)
+      throw new ClawdError(
+        'bad_request',
+        `no option ${JSON.stringify(matched.missing)}; its options: ${optionList(was.options ?? [])}`,
+      );
     return target.selectOption(matched.values, { timeout });
   }
   if (was.role === 'combobox' || was.role === 'listbox') {
     if (values.length !== 1) throw new ClawdError('bad_request', `a ${was.role} takes one option, by its name`);
     return [await chooseOption(page, target, values[0]!, timeout)];
   }
-  throw new ClawdError('bad_request', `not a select, combobox or listbox (${was.tag}${was.role ? ` role=${was.role}` : ''})`);
+  throw new ClawdError(
+    'bad_request',
+    `not a select, combobox or listbox (${was.tag}${was.role ? ` role=${was.role}` : ''})`,
+  );
 }

@@ -18,11 +18,23 @@ function queryOf(url: string): Array<{ name: string; value: string }> {
 }
 
 /** HAR's httpVersion from CDP's protocol: h2 → HTTP/2, h3 → HTTP/3, else HTTP/1.1. */
-const httpVersion = (protocol: string | undefined) => (protocol === 'h2' ? 'HTTP/2' : protocol?.startsWith('h3') ? 'HTTP/3' : protocol === 'http/1.0' ? 'HTTP/1.0' : 'HTTP/1.1');
+const httpVersion = (protocol: string | undefined) =>
+  protocol === 'h2'
+    ? 'HTTP/2'
+    : protocol?.startsWith('h3')
+      ? 'HTTP/3'
+      : protocol === 'http/1.0'
+        ? 'HTTP/1.0'
+        : 'HTTP/1.1';
 
-const headerValue = (headers: Array<{ name: string; value: string }>, name: string) => headers.find((h) => h.name.toLowerCase() === name)?.value;
+const headerValue = (headers: Array<{ name: string; value: string }>, name: string) =>
+  headers.find((h) => h.name.toLowerCase() === name)?.value;
 
-export function harOf(sources: HarSource[], page: { id: string; title: string; url: string }, creator: { name: string; version: string }): Har {
+export function harOf(
+  sources: HarSource[],
+  page: { id: string; title: string; url: string },
+  creator: { name: string; version: string },
+): Har {
   const started = sources[0]?.entry.startedAt ?? new Date().toISOString();
   const entries = sources.map(({ entry, requestHeaders, responseHeaders, postData }) => {
     const time = entry.durationMs ?? 0;
@@ -38,7 +50,14 @@ export function harOf(sources: HarSource[], page: { id: string; title: string; u
         cookies: [],
         headers: requestHeaders,
         queryString: queryOf(entry.url),
-        ...(postData !== undefined ? { postData: { mimeType: headerValue(requestHeaders, 'content-type') ?? 'application/octet-stream', text: postData } } : {}),
+        ...(postData !== undefined
+          ? {
+              postData: {
+                mimeType: headerValue(requestHeaders, 'content-type') ?? 'application/octet-stream',
+                text: postData,
+              },
+            }
+          : {}),
         headersSize: -1,
         bodySize: postData !== undefined ? Buffer.byteLength(postData) : 0,
       },
@@ -68,7 +87,14 @@ export function harOf(sources: HarSource[], page: { id: string; title: string; u
     log: {
       version: '1.2',
       creator,
-      pages: [{ startedDateTime: started, id: page.id, title: page.title || page.url, pageTimings: { onContentLoad: -1, onLoad: -1 } }],
+      pages: [
+        {
+          startedDateTime: started,
+          id: page.id,
+          title: page.title || page.url,
+          pageTimings: { onContentLoad: -1, onLoad: -1 },
+        },
+      ],
       entries,
     },
   };

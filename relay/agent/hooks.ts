@@ -44,7 +44,13 @@ export class Hooks {
   }
 
   /** Resolves with the dialog's type and message once the next dialog was answered. */
-  armDialog(page: Page, state: PageState, accept: boolean, promptText: string | undefined, timeoutMs: number): Promise<{ type: string; message: string }> {
+  armDialog(
+    page: Page,
+    state: PageState,
+    accept: boolean,
+    promptText: string | undefined,
+    timeoutMs: number,
+  ): Promise<{ type: string; message: string }> {
     return this.#arm(page, 'dialog', timeoutMs, (answer) => {
       // The page tracker's dialog listener offers each dialog here first (see page-tracker.ts).
       const handle = (dialog: Dialog): boolean => {
@@ -64,7 +70,14 @@ export class Hooks {
    * chooser or dialog does so at once: one that opened nothing must not leave the hook armed for
    * minutes, for some later click to meet, so the hook is withdrawn after a few seconds.
    */
-  async clickAndAwait<T>(page: Page, kind: HookKind, answered: Promise<T>, target: ActTarget, ref: string, clickTimeoutMs: number): Promise<T> {
+  async clickAndAwait<T>(
+    page: Page,
+    kind: HookKind,
+    answered: Promise<T>,
+    target: ActTarget,
+    ref: string,
+    clickTimeoutMs: number,
+  ): Promise<T> {
     answered.catch(() => {}); // answered below; a click that fails first must not leave it unhandled
     try {
       await target.click({ timeout: clickTimeoutMs });
@@ -73,10 +86,18 @@ export class Hooks {
       throw toAgentError(error, { what: `${kind} hook, clicking ${ref}` });
     }
     // A hook that failed has settled too: its error is answered below.
-    if (!(await settlesWithin(answered.catch(() => {}), AFTER_CLICK_MS))) {
+    if (
+      !(await settlesWithin(
+        answered.catch(() => {}),
+        AFTER_CLICK_MS,
+      ))
+    ) {
       this.disarm(page, kind);
       const what = NOUN[kind];
-      throw new ClawdError('action_failed', `clicking ${ref} opened no ${what} within ${seconds(AFTER_CLICK_MS)}, so the hook was disarmed: use the ref of the element that opens the ${what}${kind === 'file-chooser' ? ' (the file input, or its button)' : ''}`);
+      throw new ClawdError(
+        'action_failed',
+        `clicking ${ref} opened no ${what} within ${seconds(AFTER_CLICK_MS)}, so the hook was disarmed: use the ref of the element that opens the ${what}${kind === 'file-chooser' ? ' (the file input, or its button)' : ''}`,
+      );
     }
     try {
       return await answered;
@@ -97,7 +118,12 @@ export class Hooks {
       };
       const timer = setTimeout(() => {
         done();
-        reject(new ClawdError('action_timeout', `${kind} hook: no ${NOUN[kind]} opened within ${Math.round(timeoutMs / 1000)} s`));
+        reject(
+          new ClawdError(
+            'action_timeout',
+            `${kind} hook: no ${NOUN[kind]} opened within ${Math.round(timeoutMs / 1000)} s`,
+          ),
+        );
       }, timeoutMs);
       const arm: Arm = {
         cancel: (reason) => {

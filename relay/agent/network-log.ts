@@ -26,7 +26,11 @@ const KEPT_POST_DATA = 64 * 1024;
  * What the browser keeps of response bodies for this session (its own buffer, beside the one
  * Playwright's session has): enough for an API's answers, bounded per tab.
  */
-const BODY_BUFFER = { maxTotalBufferSize: 20 * 1024 * 1024, maxResourceBufferSize: 5 * 1024 * 1024, maxPostDataSize: KEPT_POST_DATA };
+const BODY_BUFFER = {
+  maxTotalBufferSize: 20 * 1024 * 1024,
+  maxResourceBufferSize: 5 * 1024 * 1024,
+  maxPostDataSize: KEPT_POST_DATA,
+};
 
 /** Header pairs as the browser sent them. */
 export type HeaderList = Array<{ name: string; value: string }>;
@@ -59,9 +63,11 @@ export interface HarSource {
   postData?: string;
 }
 
-const TEXTUAL = /^(text\/|application\/(json|[\w.+-]*\+json|javascript|ecmascript|xml|[\w.+-]*\+xml|x-www-form-urlencoded|graphql))|^image\/svg\+xml/;
+const TEXTUAL =
+  /^(text\/|application\/(json|[\w.+-]*\+json|javascript|ecmascript|xml|[\w.+-]*\+xml|x-www-form-urlencoded|graphql))|^image\/svg\+xml/;
 
-const pairs = (headers: Protocol.Network.Headers | undefined): HeaderList => Object.entries(headers ?? {}).map(([name, value]) => ({ name, value: String(value) }));
+const pairs = (headers: Protocol.Network.Headers | undefined): HeaderList =>
+  Object.entries(headers ?? {}).map(([name, value]) => ({ name, value: String(value) }));
 
 /** A status filter: "404", or a class as "4xx". */
 function statusMatches(status: number | undefined, wanted: string): boolean {
@@ -78,7 +84,10 @@ function initiatorOf(initiator: Protocol.Network.Initiator): string {
 }
 
 /** Both sides' headers, the network stack's own where Chrome gave them. */
-const headersOf = (kept: Kept) => ({ requestHeaders: pairs(kept.raw.requestHeaders ?? kept.requestHeaders), responseHeaders: pairs(kept.raw.responseHeaders ?? kept.responseHeaders) });
+const headersOf = (kept: Kept) => ({
+  requestHeaders: pairs(kept.raw.requestHeaders ?? kept.requestHeaders),
+  responseHeaders: pairs(kept.raw.responseHeaders ?? kept.responseHeaders),
+});
 
 export class NetworkLog {
   readonly #kept: Kept[] = [];
@@ -105,7 +114,10 @@ export class NetworkLog {
       (error: Error) => {
         log.debug(`network log of ${page.url()}: ${error.message}`);
         // Late or failed: whatever session it got is let go, so nothing listens unseen.
-        void starting.then(() => this.#session?.detach().catch(() => {}), () => {});
+        void starting.then(
+          () => this.#session?.detach().catch(() => {}),
+          () => {},
+        );
         this.#session = undefined;
       },
     );
@@ -163,20 +175,31 @@ export class NetworkLog {
     if (e.type === 'Document' && e.frameId === mainFrame && !e.redirectResponse) this.#nav++;
     const type = (e.type ?? 'Other').toLowerCase();
     const kept: Kept = {
-      entry: { id: `n${++this.#count}`, url: e.request.url, method: e.request.method, type, startedAt: new Date(e.wallTime * 1000).toISOString(), initiator: e.redirectResponse ? `redirect ${previous?.entry.url ?? ''}`.trim() : initiatorOf(e.initiator), pending: true },
+      entry: {
+        id: `n${++this.#count}`,
+        url: e.request.url,
+        method: e.request.method,
+        type,
+        startedAt: new Date(e.wallTime * 1000).toISOString(),
+        initiator: e.redirectResponse ? `redirect ${previous?.entry.url ?? ''}`.trim() : initiatorOf(e.initiator),
+        pending: true,
+      },
       requestId: e.requestId,
       nav: this.#nav,
       startedAt: Date.now(),
       requestHeaders: e.request.headers,
       raw: this.#early.get(e.requestId) ?? {},
       hasPostData: e.request.hasPostData === true,
-      ...(e.request.postData !== undefined && e.request.postData.length <= KEPT_POST_DATA ? { postData: e.request.postData } : {}),
+      ...(e.request.postData !== undefined && e.request.postData.length <= KEPT_POST_DATA
+        ? { postData: e.request.postData }
+        : {}),
     };
     this.#early.delete(e.requestId);
     this.#kept.push(kept);
     this.#live.set(e.requestId, kept);
     if (this.#kept.length > NETWORK_KEPT) {
-      for (const gone of this.#kept.splice(0, this.#kept.length - NETWORK_KEPT)) if (this.#live.get(gone.requestId) === gone) this.#live.delete(gone.requestId);
+      for (const gone of this.#kept.splice(0, this.#kept.length - NETWORK_KEPT))
+        if (this.#live.get(gone.requestId) === gone) this.#live.delete(gone.requestId);
     }
   }
 
@@ -233,7 +256,11 @@ export class NetworkLog {
 
   #get(id: string): Kept {
     const kept = this.#kept.find((k) => k.entry.id === id);
-    if (!kept) throw new ClawdError('request_unknown', `no request ${id} is kept for this tab (the last ${NETWORK_KEPT} are): list them with network`);
+    if (!kept)
+      throw new ClawdError(
+        'request_unknown',
+        `no request ${id} is kept for this tab (the last ${NETWORK_KEPT} are): list them with network`,
+      );
     return kept;
   }
 
@@ -252,18 +279,24 @@ export class NetworkLog {
     const { entry } = kept;
     const detail: NetworkDetail = { ...entry, ...headersOf(kept) };
     const postData = await this.#postData(kept);
-    if (postData !== undefined) detail.postData = postData.length > cut.maxChars ? postData.slice(0, cut.maxChars) : postData;
+    if (postData !== undefined)
+      detail.postData = postData.length > cut.maxChars ? postData.slice(0, cut.maxChars) : postData;
     if (entry.failed) return { ...detail, bodyError: `the request failed (${entry.errorText}): there is no body` };
     if (entry.pending) return { ...detail, bodyError: 'it has not finished loading yet' };
-    if (entry.status !== undefined && [301, 302, 303, 307, 308].includes(entry.status)) return { ...detail, bodyError: 'a redirect has no body' };
+    if (entry.status !== undefined && [301, 302, 303, 307, 308].includes(entry.status))
+      return { ...detail, bodyError: 'a redirect has no body' };
     // Only the chain's latest hop is the one the browser can give the body of.
-    if (this.#live.get(kept.requestId) !== kept || !this.#session) return { ...detail, bodyError: 'the browser no longer has its body' };
+    if (this.#live.get(kept.requestId) !== kept || !this.#session)
+      return { ...detail, bodyError: 'the browser no longer has its body' };
     let answer: { body: string; base64Encoded: boolean };
     try {
       answer = await this.#session.send('Network.getResponseBody', { requestId: kept.requestId });
     } catch (error) {
       const why = (error as Error).message.split('\n')[0]!.replace(/^[\w.]+: /, '');
-      return { ...detail, bodyError: `the browser no longer has its body (${why.slice(0, 160)}): it keeps the bodies of the current page while it can` };
+      return {
+        ...detail,
+        bodyError: `the browser no longer has its body (${why.slice(0, 160)}): it keeps the bodies of the current page while it can`,
+      };
     }
     const bytes = answer.base64Encoded ? Buffer.from(answer.body, 'base64') : Buffer.from(answer.body, 'utf8');
     detail.bodyBytes = bytes.length;

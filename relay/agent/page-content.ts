@@ -10,9 +10,15 @@ import { ClawdError } from '../errors';
 import { paragraphsWith, sectionUnder } from './content-parts';
 import type { ContentRequest as InPageRequest, ContentResult } from './in-page/page-content';
 
-export async function pageContent(page: Page, request: InPageRequest & { maxChars: number; heading?: string; match?: string }): Promise<ContentResult & { chars: number; truncated: boolean; matches?: number }> {
+export async function pageContent(
+  page: Page,
+  request: InPageRequest & { maxChars: number; heading?: string; match?: string },
+): Promise<ContentResult & { chars: number; truncated: boolean; matches?: number }> {
   const source = distAsset('in-page/content.js');
-  const args = JSON.stringify({ format: request.format, ...(request.selector !== undefined ? { selector: request.selector } : {}) });
+  const args = JSON.stringify({
+    format: request.format,
+    ...(request.selector !== undefined ? { selector: request.selector } : {}),
+  });
   let result: ContentResult;
   try {
     result = (await page.evaluate(`(() => { ${source}; return __clawdContent.extract(${args}); })()`)) as ContentResult;
@@ -24,11 +30,18 @@ export async function pageContent(page: Page, request: InPageRequest & { maxChar
   }
   let matches: number | undefined;
   if (request.heading !== undefined) result = { ...result, content: sectionUnder(result.content, request.heading) };
-  if (request.match !== undefined) ({ content: result.content, matches } = paragraphsWith(result.content, request.match));
+  if (request.match !== undefined)
+    ({ content: result.content, matches } = paragraphsWith(result.content, request.match));
   const counted = matches !== undefined ? { matches } : {};
   const chars = result.content.length;
   if (chars <= request.maxChars) return { ...result, ...counted, chars, truncated: false };
   const cut = result.content.lastIndexOf('\n', request.maxChars);
   const kept = result.content.slice(0, cut > request.maxChars / 2 ? cut : request.maxChars);
-  return { ...result, ...counted, content: `${kept}\n\n… cut at ${kept.length} of ${chars} characters (maxChars); ask for a part with heading, match or selector`, chars, truncated: true };
+  return {
+    ...result,
+    ...counted,
+    content: `${kept}\n\n… cut at ${kept.length} of ${chars} characters (maxChars); ask for a part with heading, match or selector`,
+    chars,
+    truncated: true,
+  };
 }

@@ -35,7 +35,10 @@ export function browserGone(profile: string, targetId?: string): ClawdError {
 
 /** What an agent hears about a tab whose page crashed (the tab itself stays, showing Chrome's "Aw, Snap!"). */
 export function crashed(targetId: string): ClawdError {
-  return new ClawdError('target_crashed', `tab ${targetId} crashed (its page stopped working): close it (DELETE /tabs/${targetId}) and open a new tab (POST /tabs/open)`);
+  return new ClawdError(
+    'target_crashed',
+    `tab ${targetId} crashed (its page stopped working): close it (DELETE /tabs/${targetId}) and open a new tab (POST /tabs/open)`,
+  );
 }
 
 export class PageFinder {
@@ -67,9 +70,13 @@ export class PageFinder {
     if (!this.#connections.isConnected(driver.playwright.url)) await this.profiles.ensureRunning(profile);
     else await this.profiles.guard(profile);
     const browser = await this.#connections.browser(driver.playwright);
-    const found = await this.#tracker.find(browser, targetId, this.#lastTarget.get(profile), driver.pages.noTabs).catch((error: unknown) => {
-      throw lost && targetId !== undefined && (error as ClawdError).code === 'target_not_found' ? browserGone(profile, targetId) : error;
-    });
+    const found = await this.#tracker
+      .find(browser, targetId, this.#lastTarget.get(profile), driver.pages.noTabs)
+      .catch((error: unknown) => {
+        throw lost && targetId !== undefined && (error as ClawdError).code === 'target_not_found'
+          ? browserGone(profile, targetId)
+          : error;
+      });
     const state = this.#tracker.state(found.page, driver.pages.unarmedDialogs);
     if (state.crashed) throw crashed(found.targetId);
     // The first time: its requests are recorded before the agent's call loads anything (bounded).

@@ -44,19 +44,39 @@ export class PageTracker {
   state(page: Page, dialogs: PagePolicy['unarmedDialogs']): PageState {
     let state = this.#states.get(page);
     if (state) return state;
-    const fresh: PageState = { console: [], network: new NetworkLog(page, this.targetId(page), this.log), errors: [], crashed: false };
+    const fresh: PageState = {
+      console: [],
+      network: new NetworkLog(page, this.targetId(page), this.log),
+      errors: [],
+      crashed: false,
+    };
     state = fresh;
     this.#states.set(page, fresh);
     const now = () => new Date().toISOString();
     page.on('console', (message: ConsoleMessage) => {
       const location = message.location();
-      push(fresh.console, { type: message.type(), text: message.text(), ...(location.url ? { url: location.url, line: location.lineNumber } : {}), time: now() }, LIMITS.console);
+      push(
+        fresh.console,
+        {
+          type: message.type(),
+          text: message.text(),
+          ...(location.url ? { url: location.url, line: location.lineNumber } : {}),
+          time: now(),
+        },
+        LIMITS.console,
+      );
     });
     page.on('crash', () => (fresh.crashed = true));
-    page.on('pageerror', (error) => push(fresh.errors, { type: 'pageerror', text: error.message, time: now() }, LIMITS.errors));
+    page.on('pageerror', (error) =>
+      push(fresh.errors, { type: 'pageerror', text: error.message, time: now() }, LIMITS.errors),
+    );
     // A listener is always present so Playwright never auto-dismisses a user's dialog unasked.
     page.on('dialog', (dialog: Dialog) => {
-      push(fresh.console, { type: 'dialog', text: `${dialog.type()}: ${dialog.message()}`, time: now() }, LIMITS.console);
+      push(
+        fresh.console,
+        { type: 'dialog', text: `${dialog.type()}: ${dialog.message()}`, time: now() },
+        LIMITS.console,
+      );
       if (fresh.dialogArm?.(dialog)) return;
       if (dialogs === 'dismiss') void dialog.dismiss().catch(() => {});
     });
@@ -77,7 +97,15 @@ export class PageTracker {
           await session.detach().catch(() => {});
         }
       })();
-      id = within(asked, TARGET_ID_MS, () => new ClawdError('command_timeout', `the browser did not say which tab ${page.url()} is within ${seconds(TARGET_ID_MS)}`));
+      id = within(
+        asked,
+        TARGET_ID_MS,
+        () =>
+          new ClawdError(
+            'command_timeout',
+            `the browser did not say which tab ${page.url()} is within ${seconds(TARGET_ID_MS)}`,
+          ),
+      );
       this.#targetIds.set(page, id);
       id.catch(() => this.#targetIds.delete(page));
     }
@@ -89,12 +117,19 @@ export class PageTracker {
    * first. A tab opened a moment ago may be listed by /tabs before Playwright has attached to it,
    * so an id that is not found yet is looked for again for up to 2 s.
    */
-  async find(browser: Browser, targetId: string | undefined, preferred: string | undefined, noTabs: string): Promise<{ page: Page; targetId: string }> {
+  async find(
+    browser: Browser,
+    targetId: string | undefined,
+    preferred: string | undefined,
+    noTabs: string,
+  ): Promise<{ page: Page; targetId: string }> {
     const deadline = Date.now() + 2_000;
     for (;;) {
       const pages = browser.contexts().flatMap((c) => c.pages());
       const ids = await Promise.all(pages.map((p) => this.targetId(p).catch(() => '')));
-      const tabs = pages.map((_, i) => ({ targetId: ids[i]!, title: '', url: pages[i]!.url(), type: 'page' })).filter((t) => t.targetId !== '');
+      const tabs = pages
+        .map((_, i) => ({ targetId: ids[i]!, title: '', url: pages[i]!.url(), type: 'page' }))
+        .filter((t) => t.targetId !== '');
       try {
         if (tabs.length === 0) throw new ClawdError('target_not_found', noTabs);
         const wanted = targetId ?? (preferred && ids.includes(preferred) ? preferred : tabs[0]!.targetId);

@@ -22,7 +22,11 @@ const REF_CHECK_MS = 10_000;
 const UNADDRESSABLE_ROLES = new Set(['generic', 'iframe', 'none', 'presentation']);
 
 const ariaJson = async (scope: Page | Locator, boxes = false): Promise<AriaNode[]> => {
-  const json = (await scope.ariaSnapshotJSON({ mode: 'ai', timeout: SNAPSHOT_TIMEOUT_MS, ...(boxes ? { boxes: true } : {}) })) as unknown as AriaNode[] | AriaNode;
+  const json = (await scope.ariaSnapshotJSON({
+    mode: 'ai',
+    timeout: SNAPSHOT_TIMEOUT_MS,
+    ...(boxes ? { boxes: true } : {}),
+  })) as unknown as AriaNode[] | AriaNode;
   return Array.isArray(json) ? json : [json];
 };
 
@@ -45,15 +49,30 @@ class PlaywrightRefs implements RefIndex {
   async resolve(page: Page, ref: string): Promise<Locator> {
     const target = this.targets.get(ref);
     if (!target) {
-      throw new ClawdError('ref_unknown', `unknown ref ${ref}: the last snapshot of this tab has ${this.targets.size} refs; use one of them, or take a new snapshot`);
+      throw new ClawdError(
+        'ref_unknown',
+        `unknown ref ${ref}: the last snapshot of this tab has ${this.targets.size} refs; use one of them, or take a new snapshot`,
+      );
     }
     const element = page.getByRef(target.pw);
     // getByRole cannot address some roles (measured: "generic" and "iframe" match nothing): for
     // those the element's identity alone must hold (it still fails after removal or navigation).
     const asShown = UNADDRESSABLE_ROLES.has(target.role)
       ? element
-      : element.and(target.name ? page.getByRole(target.role as never, { name: target.name, exact: true }) : page.getByRole(target.role as never));
-    const count = await within(asShown.count().catch(() => 0), REF_CHECK_MS, () => new ClawdError('action_timeout', `ref ${ref}: the page did not answer within ${seconds(REF_CHECK_MS)} while the ref was checked; try again, or take a new snapshot`));
+      : element.and(
+          target.name
+            ? page.getByRole(target.role as never, { name: target.name, exact: true })
+            : page.getByRole(target.role as never),
+        );
+    const count = await within(
+      asShown.count().catch(() => 0),
+      REF_CHECK_MS,
+      () =>
+        new ClawdError(
+          'action_timeout',
+          `ref ${ref}: the page did not answer within ${seconds(REF_CHECK_MS)} while the ref was checked; try again, or take a new snapshot`,
+        ),
+    );
     if (count !== 1) throw new ClawdError('ref_stale', `ref ${ref} is stale: take a new snapshot`);
     return asShown;
   }
@@ -71,8 +90,19 @@ export class PlaywrightEngine implements SnapshotEngine {
     const roots = await ariaJson(request.selector ? page.locator(request.selector).first() : page);
     const inside = request.frame !== undefined ? frameRef(previous, request.frame) : undefined;
     const { interactive, compact, depth, limit } = request;
-    const rendered = renderSnapshot(roots, { format, interactive, compact, depth, limit, ...(inside ? { within: inside } : {}) });
-    if (inside && !rendered.found) throw new ClawdError('ref_stale', `frame ${normalizeRef(request.frame)} is stale: that iframe is gone; take a new snapshot`);
+    const rendered = renderSnapshot(roots, {
+      format,
+      interactive,
+      compact,
+      depth,
+      limit,
+      ...(inside ? { within: inside } : {}),
+    });
+    if (inside && !rendered.found)
+      throw new ClawdError(
+        'ref_stale',
+        `frame ${normalizeRef(request.frame)} is stale: that iframe is gone; take a new snapshot`,
+      );
     return { text: rendered.text, refs: new PlaywrightRefs(rendered.refs) };
   }
 }
@@ -85,7 +115,10 @@ function frameRef(previous: RefIndex | undefined, frame: string): string {
   const ref = normalizeRef(frame);
   const target = ref && previous instanceof PlaywrightRefs ? previous.targets.get(ref) : undefined;
   if (!target || target.role !== 'iframe') {
-    throw new ClawdError('bad_request', `frame ${JSON.stringify(frame)} is not the ref of an iframe in this tab's last snapshot: take a snapshot and use an iframe's ref`);
+    throw new ClawdError(
+      'bad_request',
+      `frame ${JSON.stringify(frame)} is not the ref of an iframe in this tab's last snapshot: take a snapshot and use an iframe's ref`,
+    );
   }
   return target.pw;
 }

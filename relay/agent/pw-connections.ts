@@ -55,7 +55,10 @@ export class PlaywrightConnections {
     let lastError: unknown;
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        const browser = await chromium.connectOverCDP(endpoint.url, { timeout: 5_000 + attempt * 2_000, ...(endpoint.headers ? { headers: endpoint.headers } : {}) });
+        const browser = await chromium.connectOverCDP(endpoint.url, {
+          timeout: 5_000 + attempt * 2_000,
+          ...(endpoint.headers ? { headers: endpoint.headers } : {}),
+        });
         this.log.debug(`playwright: connected to ${endpoint.url}`);
         return browser;
       } catch (error) {
@@ -63,7 +66,11 @@ export class PlaywrightConnections {
         await new Promise((resolve) => setTimeout(resolve, 200 * (attempt + 1)));
       }
     }
-    throw new ClawdError('not_running', `could not connect Playwright to ${endpoint.url} after 3 attempts: ${(lastError as Error).message.split('\n')[0]}`, { cause: lastError });
+    throw new ClawdError(
+      'not_running',
+      `could not connect Playwright to ${endpoint.url} after 3 attempts: ${(lastError as Error).message.split('\n')[0]}`,
+      { cause: lastError },
+    );
   }
 
   /** Whether the endpoint's browser went away under a live connection (now, or since last asked). */
@@ -82,6 +89,13 @@ export class PlaywrightConnections {
     const all = [...this.#browsers.values()];
     this.#browsers.clear();
     this.#connected.clear();
-    await Promise.all(all.map((pending) => pending.then((b) => b.close(), () => undefined)));
+    await Promise.all(
+      all.map((pending) =>
+        pending.then(
+          (b) => b.close(),
+          () => undefined,
+        ),
+      ),
+    );
   }
 }

@@ -28,9 +28,17 @@ export interface ShotRefs {
   labelBoxes(): Promise<LabelBox[]>;
 }
 
-export async function takeScreenshot({ page, driver }: AgentPage, request: ScreenshotRequest, refs: ShotRefs): Promise<Shot> {
+export async function takeScreenshot(
+  { page, driver }: AgentPage,
+  request: ScreenshotRequest,
+  refs: ShotRefs,
+): Promise<Shot> {
   const capture = async (timeout: number) => {
-    const options = { type: request.type, ...(request.type === 'jpeg' ? { quality: request.quality } : {}), timeout } as const;
+    const options = {
+      type: request.type,
+      ...(request.type === 'jpeg' ? { quality: request.quality } : {}),
+      timeout,
+    } as const;
     if (request.ref) return (await refs.resolve(request.ref)).screenshot(options);
     if (request.element !== undefined) return page.locator(request.element).first().screenshot(options);
     return page.screenshot({ ...options, fullPage: request.fullPage });

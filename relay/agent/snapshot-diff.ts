@@ -20,7 +20,11 @@ export interface SnapshotDiff {
   refs: string[];
 }
 
-export function diffSnapshots(before: SnapshotLine[], after: SnapshotLine[], sayAgain: (line: SnapshotLine) => boolean = () => false): SnapshotDiff {
+export function diffSnapshots(
+  before: SnapshotLine[],
+  after: SnapshotLine[],
+  sayAgain: (line: SnapshotLine) => boolean = () => false,
+): SnapshotDiff {
   const oldByRef = new Map<string, string>();
   const oldPlain = new Map<string, number>();
   for (const line of before) {
@@ -66,5 +70,11 @@ export function diffSnapshots(before: SnapshotLine[], after: SnapshotLine[], say
   }
   const base = marked.reduce((least, m) => Math.min(least, m.line.depth), Infinity);
   const refs = marked.flatMap((m) => (m.mark !== '-' && m.line.ref ? [m.line.ref] : []));
-  return { lines: marked.map((m) => `${m.mark} ${renderLine({ ...m.line, depth: m.line.depth - base })}`), added, removed, changed, refs };
+  return {
+    lines: marked.map((m) => `${m.mark} ${renderLine({ ...m.line, depth: m.line.depth - base })}`),
+    added,
+    removed,
+    changed,
+    refs,
+  };
 }

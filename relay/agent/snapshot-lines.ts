@@ -49,7 +49,11 @@ export function renderLines(all: SnapshotLine[], options: LineOptions): Rendered
   let lines = filterLines(all, options);
   if (options.after !== undefined) {
     const at = lines.findIndex((l) => l.ref === options.after);
-    if (at < 0) throw new ClawdError('ref_stale', `after=${options.after}: that ref is not on the page any more; take a snapshot without after`);
+    if (at < 0)
+      throw new ClawdError(
+        'ref_stale',
+        `after=${options.after}: that ref is not on the page any more; take a snapshot without after`,
+      );
     lines = lines.slice(at + 1);
   }
   let truncated = false;
@@ -122,7 +126,11 @@ export function briefLines(lines: SnapshotLine[], title?: string): SnapshotLine[
     if (fold && !inMain && CHROME.test(line.text)) {
       const stop = end(i);
       const refs = lines.slice(i + 1, stop).filter((l) => l.ref);
-      if (refs.length > 0) out.push({ depth, text: `${line.text.replace(/:$/, '')}: ${refs.length} ref${refs.length === 1 ? '' : 's'} folded` });
+      if (refs.length > 0)
+        out.push({
+          depth,
+          text: `${line.text.replace(/:$/, '')}: ${refs.length} ref${refs.length === 1 ? '' : 's'} folded`,
+        });
       i = stop - 1;
       continue;
     }
@@ -144,12 +152,22 @@ function titles(line: SnapshotLine, title: string): boolean {
 /** Runs of lines alike but for their refs (a button per row) shown as their first few and a count. */
 function foldAlike(lines: SnapshotLine[]): SnapshotLine[] {
   const out: SnapshotLine[] = [];
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     let j = i + 1;
-    while (j < lines.length && lines[i]!.ref && lines[j]!.ref && lines[j]!.depth === lines[i]!.depth && withoutRef(lines[j]!) === withoutRef(lines[i]!)) j++;
+    while (
+      j < lines.length &&
+      lines[i]!.ref &&
+      lines[j]!.ref &&
+      lines[j]!.depth === lines[i]!.depth &&
+      withoutRef(lines[j]!) === withoutRef(lines[i]!)
+    )
+      j++;
     if (j - i > ALIKE_SHOWN + 1) {
       out.push(...lines.slice(i, i + ALIKE_SHOWN));
-      out.push({ depth: lines[i]!.depth, text: `… ${j - i - ALIKE_SHOWN} more ${withoutRef(lines[i]!)} (${lines[i + ALIKE_SHOWN]!.ref} to ${lines[j - 1]!.ref}): find one by what is near it` });
+      out.push({
+        depth: lines[i]!.depth,
+        text: `… ${j - i - ALIKE_SHOWN} more ${withoutRef(lines[i]!)} (${lines[i + ALIKE_SHOWN]!.ref} to ${lines[j - 1]!.ref}): find one by what is near it`,
+      });
     } else out.push(...lines.slice(i, j));
     i = j;
   }

@@ -61,18 +61,63 @@ export interface Rendered {
 }
 
 export const INTERACTIVE_ROLES = new Set([
-  'button', 'link', 'textbox', 'checkbox', 'radio', 'combobox', 'listbox', 'menuitem', 'menuitemcheckbox',
-  'menuitemradio', 'option', 'searchbox', 'slider', 'spinbutton', 'switch', 'tab', 'treeitem',
+  'button',
+  'link',
+  'textbox',
+  'checkbox',
+  'radio',
+  'combobox',
+  'listbox',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'option',
+  'searchbox',
+  'slider',
+  'spinbutton',
+  'switch',
+  'tab',
+  'treeitem',
 ]);
 
 /** Content roles that get a ref when they have a name: worth pointing at (screenshots, scrolling). */
 export const NAMED_CONTENT_ROLES = new Set([
-  'heading', 'img', 'figure', 'cell', 'gridcell', 'columnheader', 'rowheader', 'listitem', 'article', 'region',
-  'dialog', 'alertdialog', 'alert', 'tabpanel', 'table', 'grid', 'tree', 'form', 'navigation', 'iframe',
+  'heading',
+  'img',
+  'figure',
+  'cell',
+  'gridcell',
+  'columnheader',
+  'rowheader',
+  'listitem',
+  'article',
+  'region',
+  'dialog',
+  'alertdialog',
+  'alert',
+  'tabpanel',
+  'table',
+  'grid',
+  'tree',
+  'form',
+  'navigation',
+  'iframe',
 ]);
 
 /** Structure with nothing to say when unnamed: `compact` lifts its children instead. */
-const STRUCTURAL_ROLES = new Set(['generic', 'group', 'none', 'presentation', 'list', 'paragraph', 'section', 'div', 'Section', 'rowgroup', 'row']);
+const STRUCTURAL_ROLES = new Set([
+  'generic',
+  'group',
+  'none',
+  'presentation',
+  'list',
+  'paragraph',
+  'section',
+  'div',
+  'Section',
+  'rowgroup',
+  'row',
+]);
 
 function quote(text: string): string {
   return JSON.stringify(text);
@@ -80,11 +125,13 @@ function quote(text: string): string {
 
 function attributes(node: AriaNode): string {
   const parts: string[] = [];
-  if (node.checked !== undefined) parts.push(node.checked === 'mixed' ? '[checked=mixed]' : node.checked ? '[checked]' : '');
+  if (node.checked !== undefined)
+    parts.push(node.checked === 'mixed' ? '[checked=mixed]' : node.checked ? '[checked]' : '');
   if (node.disabled) parts.push('[disabled]');
   if (node.expanded !== undefined) parts.push(node.expanded ? '[expanded]' : '');
   if (node.level !== undefined) parts.push(`[level=${node.level}]`);
-  if (node.pressed !== undefined) parts.push(node.pressed === 'mixed' ? '[pressed=mixed]' : node.pressed ? '[pressed]' : '');
+  if (node.pressed !== undefined)
+    parts.push(node.pressed === 'mixed' ? '[pressed=mixed]' : node.pressed ? '[pressed]' : '');
   if (node.selected) parts.push('[selected]');
   return parts.filter(Boolean).join(' ');
 }
@@ -120,7 +167,13 @@ export function renderSnapshot(roots: Array<AriaNode | string>, options: RenderO
 
   const describe = (node: AriaNode, ref: string | undefined): string => {
     const nth = ref && options.format === 'role' ? refs.get(ref)!.nth : 0;
-    return [node.role, node.name ? quote(node.name) : '', attributes(node), ref ? `[ref=${ref}]` : '', nth > 0 ? `[nth=${nth}]` : '']
+    return [
+      node.role,
+      node.name ? quote(node.name) : '',
+      attributes(node),
+      ref ? `[ref=${ref}]` : '',
+      nth > 0 ? `[nth=${nth}]` : '',
+    ]
       .filter(Boolean)
       .join(' ');
   };
@@ -179,7 +232,13 @@ export function renderSnapshot(roots: Array<AriaNode | string>, options: RenderO
     if (options.within === undefined) visit(root, 0, 0);
     else pass(root, true);
   }
-  return { text: lines.join('\n'), refs, lines: lines.length, omitted, ...(options.within !== undefined ? { found } : {}) };
+  return {
+    text: lines.join('\n'),
+    refs,
+    lines: lines.length,
+    omitted,
+    ...(options.within !== undefined ? { found } : {}),
+  };
 }
 
 /** Cuts text to `maxChars` on a line boundary, saying so in the text. */
@@ -193,4 +252,3 @@ export function truncate(text: string, maxChars: number | undefined): { text: st
     truncated: true,
   };
 }
-

@@ -10,7 +10,14 @@ import { ClawdError } from '../errors';
 import { within } from '../time-limit';
 import { AgentEngine } from './agent-engine';
 import { toAgentError } from './agent-errors';
-import type { FindRequest, FindResult, RefShown, SnapshotFormat, SnapshotRequest, SnapshotResult as SnapshotAnswer } from '../operations/page-operations';
+import type {
+  FindRequest,
+  FindResult,
+  RefShown,
+  SnapshotFormat,
+  SnapshotRequest,
+  SnapshotResult as SnapshotAnswer,
+} from '../operations/page-operations';
 import type { PageView } from '../operations/shared-fields';
 import { findLines, subtreeOf } from './find-lines';
 import { AxTreeEngine } from './ax-tree-engine';
@@ -60,14 +67,25 @@ export class Snapshots {
    */
   async messages(page: Page, timeoutMs: number): Promise<string[]> {
     try {
-      return (await within(this.#agent.call(page.mainFrame(), { kind: 'messages' }, 'value', 'messages'), timeoutMs, () => new Error('late'))) as string[];
+      return (await within(
+        this.#agent.call(page.mainFrame(), { kind: 'messages' }, 'value', 'messages'),
+        timeoutMs,
+        () => new Error('late'),
+      )) as string[];
     } catch {
       return []; // the action is done either way: an answer without them beats none
     }
   }
 
   /** Takes a snapshot of `page`, the tab `tab` (a key unique per profile and target). */
-  async take(page: Page, tab: TabKey, request: SnapshotRequest, what: string, view?: 'brief', title?: string): Promise<SnapshotResult> {
+  async take(
+    page: Page,
+    tab: TabKey,
+    request: SnapshotRequest,
+    what: string,
+    view?: 'brief',
+    title?: string,
+  ): Promise<SnapshotResult> {
     const previous = this.#refs.get(tab);
     const taken = await this.#read(page, tab, request, what);
     let snapshot: string;
@@ -89,8 +107,18 @@ export class Snapshots {
         shownRefs = truncated ? changes.refs.filter((r) => snapshot.includes(` [${r}]`)) : changes.refs;
       } else {
         // One element's part (filtered as the whole is), a brief view, or the whole page.
-        const part = request.ref !== undefined ? filterLines(subtreeOf(taken.lines, request.ref, previous), { interactive, depth }) : view === 'brief' ? briefLines(full, title) : full;
-        const rendered = renderLines(part, { interactive: false, limit, after, maxChars: view === 'brief' ? Math.min(maxChars, BRIEF_MAX_CHARS) : maxChars });
+        const part =
+          request.ref !== undefined
+            ? filterLines(subtreeOf(taken.lines, request.ref, previous), { interactive, depth })
+            : view === 'brief'
+              ? briefLines(full, title)
+              : full;
+        const rendered = renderLines(part, {
+          interactive: false,
+          limit,
+          after,
+          maxChars: view === 'brief' ? Math.min(maxChars, BRIEF_MAX_CHARS) : maxChars,
+        });
         ({ text: snapshot, truncated, next } = rendered);
         shownRefs = rendered.shown.flatMap((l) => (l.ref ? [l.ref] : []));
         // A brief view cut short still says how things went: the messages past the cut follow it.
@@ -110,7 +138,11 @@ export class Snapshots {
       format: request.format,
       snapshot,
       refs: refsShown(taken.refs, shownRefs),
-      stats: { chars: snapshot.length, lines: snapshot === '' ? 0 : snapshot.split('\n').length, refs: shownRefs.length },
+      stats: {
+        chars: snapshot.length,
+        lines: snapshot === '' ? 0 : snapshot.split('\n').length,
+        refs: shownRefs.length,
+      },
       truncated,
       ...(next ? { next } : {}),
       ...(id ? { id } : {}),
@@ -125,19 +157,47 @@ export class Snapshots {
    * page's title when the answer says it already (a brief view then leaves out the heading that
    * repeats it).
    */
-  view(page: Page, tab: TabKey, view: Exclude<PageView, 'none'>, timeoutMs: number, what: string, title?: string): Promise<SnapshotResult> {
+  view(
+    page: Page,
+    tab: TabKey,
+    view: Exclude<PageView, 'none'>,
+    timeoutMs: number,
+    what: string,
+    title?: string,
+  ): Promise<SnapshotResult> {
     const since = view === 'diff' ? this.lastId(tab) : undefined;
-    const request: SnapshotRequest = { format: 'agent', interactive: false, compact: false, timeoutMs, ...(since ? { since } : {}) };
+    const request: SnapshotRequest = {
+      format: 'agent',
+      interactive: false,
+      compact: false,
+      timeoutMs,
+      ...(since ? { since } : {}),
+    };
     return this.take(page, tab, request, what, view === 'brief' ? 'brief' : undefined, title);
   }
 
   /** The lines of the page that hold the query, with their context (find-lines.ts). */
   async find(page: Page, tab: TabKey, request: FindRequest, what: string): Promise<Found> {
-    const taken = await this.#read(page, tab, { format: 'agent', interactive: false, compact: false, timeoutMs: request.timeoutMs }, what);
+    const taken = await this.#read(
+      page,
+      tab,
+      { format: 'agent', interactive: false, compact: false, timeoutMs: request.timeoutMs },
+      what,
+    );
     const lines = taken.lines ?? [];
     const id = this.#keep(tab, lines);
-    const found = findLines(lines, { query: request.q, limit: request.limit, ...(request.role ? { role: request.role } : {}) });
-    return { text: found.text, matches: found.matches, shown: found.shown, refs: refsShown(taken.refs, found.refs), id };
+    const found = findLines(lines, {
+      query: request.q,
+      limit: request.limit,
+      ...(request.role ? { role: request.role } : {}),
+    });
+    return {
+      text: found.text,
+      matches: found.matches,
+      shown: found.shown,
+      refs: refsShown(taken.refs, found.refs),
+      id,
+    };
   }
 
   /** Reads the page with the requested engine; the tab's refs become the ones it handed out. */
@@ -177,21 +237,37 @@ export class Snapshots {
   /** The lines of a kept snapshot, or `snapshot_unknown`. Checked before the new one is kept. */
   #kept(tab: TabKey, id: string): SnapshotLine[] {
     const found = this.#history.get(tab)?.find((k) => k.id === id);
-    if (!found) throw new ClawdError('snapshot_unknown', `snapshot ${id} is not kept for this tab any more (the last ${KEPT_PER_TAB} are): take a full snapshot`);
+    if (!found)
+      throw new ClawdError(
+        'snapshot_unknown',
+        `snapshot ${id} is not kept for this tab any more (the last ${KEPT_PER_TAB} are): take a full snapshot`,
+      );
     return found.lines;
   }
 
   /** The element a ref of the tab's latest snapshot showed, or a clear refusal. */
   resolve(page: Page, tab: TabKey, ref: string): Promise<ActTarget> {
     const index = this.#refs.get(tab);
-    if (!index) return Promise.reject(new ClawdError('ref_unknown', `ref ${ref}: this tab has no snapshot yet; take one (GET /snapshot) and use its refs`));
+    if (!index)
+      return Promise.reject(
+        new ClawdError(
+          'ref_unknown',
+          `ref ${ref}: this tab has no snapshot yet; take one (GET /snapshot) and use its refs`,
+        ),
+      );
     return index.resolve(page, ref);
   }
 
   /** Where each ref of the tab's latest snapshot is now, for the label overlay. */
   labelBoxes(page: Page, tab: TabKey): Promise<LabelBox[]> {
     const index = this.#refs.get(tab);
-    if (!index) return Promise.reject(new ClawdError('ref_unknown', 'labels: this tab has no snapshot yet; take one first, its refs are what gets labelled'));
+    if (!index)
+      return Promise.reject(
+        new ClawdError(
+          'ref_unknown',
+          'labels: this tab has no snapshot yet; take one first, its refs are what gets labelled',
+        ),
+      );
     return index.labelBoxes(page);
   }
 }
@@ -212,5 +288,11 @@ function cutLines(lines: string[], maxChars: number): { text: string; truncated:
   let kept = 0;
   while (kept < lines.length && used + lines[kept]!.length + 1 <= maxChars) used += lines[kept++]!.length + 1;
   if (kept === lines.length) return { text: lines.join('\n'), truncated: false };
-  return { text: [...lines.slice(0, kept), `… cut at ${maxChars} characters: ${lines.length - kept} more changed lines; take a full snapshot`].join('\n'), truncated: true };
+  return {
+    text: [
+      ...lines.slice(0, kept),
+      `… cut at ${maxChars} characters: ${lines.length - kept} more changed lines; take a full snapshot`,
+    ].join('\n'),
+    truncated: true,
+  };
 }

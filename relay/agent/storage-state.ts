@@ -38,16 +38,29 @@ export async function readStorageState(context: BrowserContext): Promise<Storage
 /** A storageState JSON checked, or a 400 saying what is wrong with it. */
 export function checkStorageState(value: unknown): StorageState {
   const state = value as Partial<StorageState> | null;
-  if (typeof state !== 'object' || state === null || !Array.isArray(state.cookies)) throw new ClawdError('bad_request', 'state must be a storage state: { "cookies": [...], "origins": [...] }, as export writes it');
+  if (typeof state !== 'object' || state === null || !Array.isArray(state.cookies))
+    throw new ClawdError(
+      'bad_request',
+      'state must be a storage state: { "cookies": [...], "origins": [...] }, as export writes it',
+    );
   const origins = state.origins ?? [];
-  if (!Array.isArray(origins) || !origins.every((o) => typeof o?.origin === 'string' && Array.isArray(o.localStorage))) {
-    throw new ClawdError('bad_request', 'state.origins must be a list of { "origin", "localStorage": [{ "name", "value" }] }');
+  if (
+    !Array.isArray(origins) ||
+    !origins.every((o) => typeof o?.origin === 'string' && Array.isArray(o.localStorage))
+  ) {
+    throw new ClawdError(
+      'bad_request',
+      'state.origins must be a list of { "origin", "localStorage": [{ "name", "value" }] }',
+    );
   }
   return { cookies: state.cookies, origins };
 }
 
 /** Adds the cookies, and sets local storage on the origins a tab shows; answers which origins it could not reach. */
-export async function writeStorageState(context: BrowserContext, state: StorageState): Promise<{ cookies: number; origins: string[]; skipped: string[] }> {
+export async function writeStorageState(
+  context: BrowserContext,
+  state: StorageState,
+): Promise<{ cookies: number; origins: string[]; skipped: string[] }> {
   if (state.cookies.length > 0) await context.addCookies(state.cookies);
   const done: string[] = [];
   const skipped: string[] = [];

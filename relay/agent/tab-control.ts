@@ -67,10 +67,16 @@ export class TabControl {
   check(tab: TabKey, session: string | undefined): AgentHold | undefined {
     const hold = this.#current(tab);
     if (hold?.kind === 'person') {
-      throw new ClawdError('user_in_control', `the person has this tab: "${hold.reason}". Wait until they give it back (GET /handoff/wait), then take a new snapshot`);
+      throw new ClawdError(
+        'user_in_control',
+        `the person has this tab: "${hold.reason}". Wait until they give it back (GET /handoff/wait), then take a new snapshot`,
+      );
     }
     if (hold && hold.session !== session) {
-      throw new ClawdError('tab_held', `the tab is held by the agent session "${hold.session}"${session ? '' : ' (this call names no session)'}: use another tab, or wait until it is released (DELETE /tabs/:id/hold) or idle for ${Math.round(this.idleMs / 60_000)} minutes`);
+      throw new ClawdError(
+        'tab_held',
+        `the tab is held by the agent session "${hold.session}"${session ? '' : ' (this call names no session)'}: use another tab, or wait until it is released (DELETE /tabs/:id/hold) or idle for ${Math.round(this.idleMs / 60_000)} minutes`,
+      );
     }
     return hold;
   }
@@ -82,8 +88,10 @@ export class TabControl {
   assign(tab: TabKey, session: string): void {
     const previous = this.#current(tab);
     if (previous?.kind === 'person') this.#end(tab, previous, 'person');
-    else if (previous && previous.session !== session) this.changed({ kind: 'hold', tab, state: 'released', session: previous.session });
-    if (previous?.kind !== 'agent' || previous.session !== session) this.changed({ kind: 'hold', tab, state: 'taken', session });
+    else if (previous && previous.session !== session)
+      this.changed({ kind: 'hold', tab, state: 'released', session: previous.session });
+    if (previous?.kind !== 'agent' || previous.session !== session)
+      this.changed({ kind: 'hold', tab, state: 'taken', session });
     this.#holds.set(tab, { kind: 'agent', session, lastUsed: this.now() });
   }
 
@@ -103,7 +111,8 @@ export class TabControl {
   release(tab: TabKey, session: string | undefined): boolean {
     const hold = this.#current(tab);
     if (hold?.kind !== 'agent') return false;
-    if (session !== undefined && hold.session !== session) throw new ClawdError('tab_held', `the tab is held by the agent session "${hold.session}", not "${session}"`);
+    if (session !== undefined && hold.session !== session)
+      throw new ClawdError('tab_held', `the tab is held by the agent session "${hold.session}", not "${session}"`);
     this.#holds.delete(tab);
     this.changed({ kind: 'hold', tab, state: 'released', session: hold.session });
     return true;
@@ -123,7 +132,12 @@ export class TabControl {
     const hold = this.#current(tab);
     if (!hold) return undefined;
     if (hold.kind === 'agent') return { kind: 'agent', session: hold.session };
-    return { kind: 'person', reason: hold.reason, since: new Date(hold.since).toISOString(), ...(hold.takenOver ? { takenOver: true as const } : {}) };
+    return {
+      kind: 'person',
+      reason: hold.reason,
+      since: new Date(hold.since).toISOString(),
+      ...(hold.takenOver ? { takenOver: true as const } : {}),
+    };
   }
 
   /** Gives the tab to the person, ending any agent's hold on it. */
@@ -131,13 +145,21 @@ export class TabControl {
     const previous = this.#current(tab);
     if (previous?.kind === 'person') this.#end(tab, previous, 'agent');
     if (previous?.kind === 'agent') this.changed({ kind: 'hold', tab, state: 'released', session: previous.session });
-    this.#holds.set(tab, { kind: 'person', reason, since: this.now(), waiters: new Set(), expires: timeoutMs === undefined ? undefined : this.now() + timeoutMs, takenOver });
+    this.#holds.set(tab, {
+      kind: 'person',
+      reason,
+      since: this.now(),
+      waiters: new Set(),
+      expires: timeoutMs === undefined ? undefined : this.now() + timeoutMs,
+      takenOver,
+    });
     this.changed({ kind: 'handoff', tab, state: 'started', reason });
   }
 
   /** The person takes the tab in the live view: an agent's hold ends, a hand-over already running stays. */
   takeOver(tab: TabKey): void {
-    if (this.#current(tab)?.kind !== 'person') this.handOff(tab, 'The person took over in the live view', undefined, true);
+    if (this.#current(tab)?.kind !== 'person')
+      this.handOff(tab, 'The person took over in the live view', undefined, true);
   }
 
   /** The hand-over ends: the person gave the tab back, or the agent took it back. False when there was none. */

@@ -76,7 +76,8 @@ export class TabGate {
     const asked = new Set(this.deps.askOf(profile));
     // A call that changes a tab is about a page (closing one, only the tab); a new tab or an export is not.
     const found = spec.changes && !spec.tabOnly ? await this.deps.find(profile, targetId) : undefined;
-    const tabOnly = spec.changes && spec.tabOnly && targetId !== undefined ? await this.deps.tabId(profile, targetId) : undefined;
+    const tabOnly =
+      spec.changes && spec.tabOnly && targetId !== undefined ? await this.deps.tabId(profile, targetId) : undefined;
     if (tabOnly !== undefined) this.deps.control.check(tabKey(profile, tabOnly), session);
     if (touches.url !== undefined) this.deps.checkUrl(profile, touches.url);
     let waited = 0;
@@ -90,7 +91,8 @@ export class TabGate {
     };
     const changed = found?.targetId ?? tabOnly;
     const handsOff = async () => {
-      if (changed !== undefined && this.deps.activity.busyFor(changed) > 0) await waitFor(this.deps.activity.waitIdle(changed, left(), label));
+      if (changed !== undefined && this.deps.activity.busyFor(changed) > 0)
+        await waitFor(this.deps.activity.waitIdle(changed, left(), label));
     };
     if (found) this.deps.control.check(found.tab, session);
     await handsOff();
@@ -104,9 +106,26 @@ export class TabGate {
     if (asked.has('new-site') && destination && !visited.has(destination)) kinds.push('new-site');
     if (kinds.length > 0) {
       const where = found?.targetId ?? targetId;
-      noteForCaller(ascii(`waiting for the person to allow: ${kinds.join(' and ')}${where ? ` on tab ${where.slice(0, 8)}` : ''} (${label})`));
+      noteForCaller(
+        ascii(
+          `waiting for the person to allow: ${kinds.join(' and ')}${where ? ` on tab ${where.slice(0, 8)}` : ''} (${label})`,
+        ),
+      );
       const url = touches.url ?? (found && !found.page.isClosed() ? found.page.url() : undefined);
-      await waitFor(this.deps.questions.ask({ profile, ...(where ? { targetId: where } : {}), kinds, ...(session ? { session } : {}), what: label, ...(url ? { url } : {}) }, left(), callerSignal()));
+      await waitFor(
+        this.deps.questions.ask(
+          {
+            profile,
+            ...(where ? { targetId: where } : {}),
+            kinds,
+            ...(session ? { session } : {}),
+            what: label,
+            ...(url ? { url } : {}),
+          },
+          left(),
+          callerSignal(),
+        ),
+      );
     }
     // Looked at again: while the person was asked, they may have put their hands on the tab, and
     // another session or a hand-over may have come. Only then is the tab taken.
@@ -146,7 +165,10 @@ export class TabGate {
     }
     try {
       const asked = target
-        ? (target as { evaluate(fn: typeof sendsForm, mode: 'click' | 'enter'): Promise<boolean> }).evaluate(sendsForm, mode)
+        ? (target as { evaluate(fn: typeof sendsForm, mode: 'click' | 'enter'): Promise<boolean> }).evaluate(
+            sendsForm,
+            mode,
+          )
         : (found.page.evaluate(`(${sendsForm.toString()})(null, ${JSON.stringify(mode)})`) as Promise<boolean>);
       return (await within(asked, PROBE_MS, () => new Error('no answer'))) !== false;
     } catch {
@@ -156,7 +178,8 @@ export class TabGate {
 }
 
 /** A note travels as an HTTP header: what is not printable ASCII is written as \uXXXX. */
-const ascii = (text: string) => text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const ascii = (text: string) =>
+  text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /**
  * Runs in the page: does a click on `el` (or Enter in it, or in the focused field when there is
@@ -167,7 +190,11 @@ function sendsForm(el: any, mode: 'click' | 'enter'): boolean {
   const node = el ?? (globalThis as any).document?.activeElement;
   if (!node || typeof node.closest !== 'function') return false;
   const submitter = node.closest('button, input[type=submit], input[type=image]');
-  if (submitter?.form && (submitter.tagName !== 'BUTTON' || (submitter.getAttribute('type') ?? 'submit').toLowerCase() === 'submit')) return true;
+  if (
+    submitter?.form &&
+    (submitter.tagName !== 'BUTTON' || (submitter.getAttribute('type') ?? 'submit').toLowerCase() === 'submit')
+  )
+    return true;
   if (mode !== 'enter') return false;
   const noSubmit = ['button', 'checkbox', 'radio', 'reset', 'file', 'color', 'range', 'hidden', 'image', 'submit'];
   return node.tagName === 'INPUT' && !!node.form && !noSubmit.includes(String(node.type).toLowerCase());

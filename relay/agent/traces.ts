@@ -30,15 +30,28 @@ export class Traces {
 
   constructor(private readonly dir: string) {}
 
-  async start(profile: string, context: BrowserContext, targetId: string, options: { screenshots: boolean; snapshots: boolean }): Promise<void> {
+  async start(
+    profile: string,
+    context: BrowserContext,
+    targetId: string,
+    options: { screenshots: boolean; snapshots: boolean },
+  ): Promise<void> {
     const running = this.#running.get(profile);
-    if (running) throw new ClawdError('trace_running', `a trace of profile ${profile} is ${running.state === 'running' ? 'already running' : running.state} (on tab ${running.targetId}): stop it first (trace stop)`);
+    if (running)
+      throw new ClawdError(
+        'trace_running',
+        `a trace of profile ${profile} is ${running.state === 'running' ? 'already running' : running.state} (on tab ${running.targetId}): stop it first (trace stop)`,
+      );
     // Taken before any wait, so a second start at the same moment is refused, not raced.
     const onClose = () => this.#running.delete(profile);
     const entry: Running = { context, targetId, actions: 0, onClose, state: 'starting', grouped: false };
     this.#running.set(profile, entry);
     try {
-      await within(context.tracing.start({ ...options, title: `clawd ${profile} ${targetId}` }), TRACE_MS, () => new ClawdError('command_timeout', `the trace did not start within ${seconds(TRACE_MS)}`));
+      await within(
+        context.tracing.start({ ...options, title: `clawd ${profile} ${targetId}` }),
+        TRACE_MS,
+        () => new ClawdError('command_timeout', `the trace did not start within ${seconds(TRACE_MS)}`),
+      );
     } catch (error) {
       // Whatever Playwright began is ended, so the next start is not refused by a trace nobody holds.
       await context.tracing.stop().catch(() => {});
@@ -51,13 +64,23 @@ export class Traces {
 
   async stop(profile: string): Promise<{ targetId: string; path: string; bytes: number; actions: number }> {
     const running = this.#running.get(profile);
-    if (!running || running.state !== 'running') throw new ClawdError('no_trace', running ? `the trace of profile ${profile} is ${running.state}: try again in a moment` : `no trace of profile ${profile} is running: start one first (trace start)`);
+    if (!running || running.state !== 'running')
+      throw new ClawdError(
+        'no_trace',
+        running
+          ? `the trace of profile ${profile} is ${running.state}: try again in a moment`
+          : `no trace of profile ${profile} is running: start one first (trace start)`,
+      );
     running.state = 'stopping';
     running.context.off('close', running.onClose);
     try {
       await mkdir(this.dir, { recursive: true, mode: 0o700 });
       const file = path.join(this.dir, `${profile}-${new Date().toISOString().replace(/[:.]/g, '-')}.zip`);
-      await within(running.context.tracing.stop({ path: file }), TRACE_MS, () => new ClawdError('command_timeout', `the trace was not saved within ${seconds(TRACE_MS)}`));
+      await within(
+        running.context.tracing.stop({ path: file }),
+        TRACE_MS,
+        () => new ClawdError('command_timeout', `the trace was not saved within ${seconds(TRACE_MS)}`),
+      );
       await chmod(file, 0o600);
       return { targetId: running.targetId, path: file, bytes: (await stat(file)).size, actions: running.actions };
     } catch (error) {

@@ -57,14 +57,21 @@ export function dropSaidTwice(lines: WalkLine[]): WalkLine[] {
   return lines.filter((line, i) => {
     const text = textOf(line);
     if (text !== undefined) {
-      const beside = [lines[i - 1], lines[i + 1]].filter((l): l is WalkLine => l !== undefined && l.d === line.d && l.r !== undefined);
+      const beside = [lines[i - 1], lines[i + 1]].filter(
+        (l): l is WalkLine => l !== undefined && l.d === line.d && l.r !== undefined,
+      );
       return !beside.some((l) => holds(nameOf(l) ?? '', text));
     }
     if (line.s.startsWith('heading "') && line.d > 0) {
       let parent = i - 1;
       while (parent >= 0 && lines[parent]!.d >= line.d) parent--;
       const above = lines[parent];
-      return !(above && above.d === line.d - 1 && /^(dialog|alertdialog) "/.test(above.s) && nameOf(above) === nameOf(line));
+      return !(
+        above &&
+        above.d === line.d - 1 &&
+        /^(dialog|alertdialog) "/.test(above.s) &&
+        nameOf(above) === nameOf(line)
+      );
     }
     return true;
   });

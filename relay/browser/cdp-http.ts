@@ -30,12 +30,23 @@ export class CdpHttp {
   async #request(method: string, path: string): Promise<Response> {
     let response: Response;
     try {
-      response = await fetch(new URL(path, this.base), { method, headers: this.headers, signal: AbortSignal.timeout(this.timeoutMs) });
+      response = await fetch(new URL(path, this.base), {
+        method,
+        headers: this.headers,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
     } catch (error) {
-      throw new ClawdError('not_running', `nothing answers CDP at ${this.base} (${(error as Error).message})`, { cause: error });
+      throw new ClawdError('not_running', `nothing answers CDP at ${this.base} (${(error as Error).message})`, {
+        cause: error,
+      });
     }
-    if (response.status === 404) throw new ClawdError('target_not_found', `${this.base}${path}: ${(await response.text()).slice(0, 200)}`);
-    if (!response.ok) throw new ClawdError('upstream_error', `${this.base}${path} answered HTTP ${response.status}: ${(await response.text()).slice(0, 200)}`);
+    if (response.status === 404)
+      throw new ClawdError('target_not_found', `${this.base}${path}: ${(await response.text()).slice(0, 200)}`);
+    if (!response.ok)
+      throw new ClawdError(
+        'upstream_error',
+        `${this.base}${path} answered HTTP ${response.status}: ${(await response.text()).slice(0, 200)}`,
+      );
     return response;
   }
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 
 /** Chromium stores colours as signed 32-bit ARGB. */
 export function chromeColor(hex: string): number {
-  return (0xff000000 | parseInt(hex.slice(1), 16)) | 0;
+  return 0xff000000 | parseInt(hex.slice(1), 16) | 0;
 }
 
 type Json = Record<string, unknown>;
@@ -67,6 +67,8 @@ export async function readDecoration(userDataDir: string): Promise<{ name?: stri
   const seed = info.profile_color_seed;
   return {
     ...(typeof info.name === 'string' ? { name: info.name } : {}),
-    ...(typeof seed === 'number' ? { color: `#${((seed >>> 0) & 0xffffff).toString(16).padStart(6, '0').toUpperCase()}` } : {}),
+    ...(typeof seed === 'number'
+      ? { color: `#${((seed >>> 0) & 0xffffff).toString(16).padStart(6, '0').toUpperCase()}` }
+      : {}),
   };
 }

@@ -16,7 +16,10 @@ export interface Executable {
 }
 
 /** Candidate paths in order of preference, for a platform. */
-export function candidates(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): Array<{ name: string; path: string }> {
+export function candidates(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): Array<{ name: string; path: string }> {
   const home = os.homedir();
   if (platform === 'darwin') {
     const apps = [
@@ -51,16 +54,33 @@ export function candidates(platform: NodeJS.Platform = process.platform, env: No
     ['Brave', 'brave-browser'],
     ['Edge', 'microsoft-edge'],
   ] as const;
-  return names.flatMap(([name, bin]) => ['/usr/bin', '/usr/local/bin', '/snap/bin', '/opt/google/chrome'].map((dir) => ({ name, path: path.join(dir, bin) })));
+  return names.flatMap(([name, bin]) =>
+    ['/usr/bin', '/usr/local/bin', '/snap/bin', '/opt/google/chrome'].map((dir) => ({
+      name,
+      path: path.join(dir, bin),
+    })),
+  );
 }
 
-export function findExecutable(configured: string | undefined, env: NodeJS.ProcessEnv = process.env, exists: (p: string) => boolean = existsSync): Executable {
+export function findExecutable(
+  configured: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  exists: (p: string) => boolean = existsSync,
+): Executable {
   if (configured) {
-    if (!exists(configured)) throw new ClawdError('executable_not_found', `browser.executablePath ${JSON.stringify(configured)} does not exist: fix it in config.json or remove it to detect one`);
+    if (!exists(configured))
+      throw new ClawdError(
+        'executable_not_found',
+        `browser.executablePath ${JSON.stringify(configured)} does not exist: fix it in config.json or remove it to detect one`,
+      );
     return { path: configured, source: 'config' };
   }
   if (env.CLAWD_CHROME_PATH) {
-    if (!exists(env.CLAWD_CHROME_PATH)) throw new ClawdError('executable_not_found', `CLAWD_CHROME_PATH ${JSON.stringify(env.CLAWD_CHROME_PATH)} does not exist`);
+    if (!exists(env.CLAWD_CHROME_PATH))
+      throw new ClawdError(
+        'executable_not_found',
+        `CLAWD_CHROME_PATH ${JSON.stringify(env.CLAWD_CHROME_PATH)} does not exist`,
+      );
     return { path: env.CLAWD_CHROME_PATH, source: 'CLAWD_CHROME_PATH' };
   }
   const found = candidates(process.platform, env).find((c) => exists(c.path));

@@ -28,7 +28,13 @@ export function decideLaunch(
   };
 }
 
-export function launchArgs(options: { userDataDir: string; cdpPort: number; choice: LaunchChoice; extraArgs: string[]; platform?: NodeJS.Platform }): string[] {
+export function launchArgs(options: {
+  userDataDir: string;
+  cdpPort: number;
+  choice: LaunchChoice;
+  extraArgs: string[];
+  platform?: NodeJS.Platform;
+}): string[] {
   const args = [
     `--remote-debugging-port=${options.cdpPort}`,
     '--remote-debugging-address=127.0.0.1',

@@ -40,9 +40,12 @@ const STDERR_LINES = 30;
 
 /** A next step for the usual launch failures, read from Chromium's stderr. */
 export function launchHint(stderr: string): string {
-  if (/without --no-sandbox|No usable sandbox/i.test(stderr)) return 'Chromium needs --no-sandbox here: set "noSandbox": true in the browser section of config.json';
-  if (/Missing X server|cannot open display|\$DISPLAY/i.test(stderr)) return 'There is no display: set "headless": true in the browser section of config.json';
-  if (/profile appears to be in use|SingletonLock/i.test(stderr)) return 'Another Chromium uses this profile: stop it, or run `clawd reset-profile`';
+  if (/without --no-sandbox|No usable sandbox/i.test(stderr))
+    return 'Chromium needs --no-sandbox here: set "noSandbox": true in the browser section of config.json';
+  if (/Missing X server|cannot open display|\$DISPLAY/i.test(stderr))
+    return 'There is no display: set "headless": true in the browser section of config.json';
+  if (/profile appears to be in use|SingletonLock/i.test(stderr))
+    return 'Another Chromium uses this profile: stop it, or run `clawd reset-profile`';
   return 'Check browser.executablePath and browser.extraArgs in config.json, or try `clawd doctor`';
 }
 
@@ -59,7 +62,8 @@ export class ManagedBrowser {
 
   /** The browser's main pid while it runs (ours or adopted). */
   get pid(): number | undefined {
-    if (this.#child?.pid !== undefined && this.#child.exitCode === null && this.#child.signalCode === null) return this.#child.pid;
+    if (this.#child?.pid !== undefined && this.#child.exitCode === null && this.#child.signalCode === null)
+      return this.#child.pid;
     if (this.#adoptedPid !== undefined && isAlive(this.#adoptedPid)) return this.#adoptedPid;
     return undefined;
   }
@@ -97,13 +101,17 @@ export class ManagedBrowser {
         `CDP port ${cdpPort} of profile ${name} is in use by another program${holder ? ` (pid ${holder})` : ''}: stop it, or create a profile with another port`,
       );
     }
-    if (await removeStaleSingleton(userDataDir).catch(() => false)) log.info(`${name}: removed the lock a crashed browser left`);
+    if (await removeStaleSingleton(userDataDir).catch(() => false))
+      log.info(`${name}: removed the lock a crashed browser left`);
     await decorateProfile(userDataDir, name, this.options.color);
     const args = launchArgs({ userDataDir, cdpPort, choice: this.options.choice, extraArgs: this.options.extraArgs });
     progress(`launching ${executable.path}`);
     log.info(`${name}: launching ${executable.path} on CDP port ${cdpPort}`);
     this.#stderr = [];
-    const child = spawn(executable.path, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: process.platform !== 'win32' });
+    const child = spawn(executable.path, args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: process.platform !== 'win32',
+    });
     this.#child = child;
     this.#adoptedPid = undefined;
     // Chromium prints this the moment its endpoint is up: check readiness then, instead of
@@ -143,14 +151,22 @@ export class ManagedBrowser {
           log.info(`${name}: ready (${version.Browser}, pid ${child.pid})`);
           return { pid: child.pid!, version, adopted: false };
         }
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`Chromium exited (${child.signalCode ?? child.exitCode}) before its CDP port answered`);
-        if (Date.now() > deadline) throw new Error(`CDP port ${cdpPort} did not answer within ${Math.round((this.options.readyTimeoutMs ?? 15_000) / 1000)} s`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`Chromium exited (${child.signalCode ?? child.exitCode}) before its CDP port answered`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `CDP port ${cdpPort} did not answer within ${Math.round((this.options.readyTimeoutMs ?? 15_000) / 1000)} s`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     } catch (error) {
       await this.stop();
       const tail = this.#stderr.slice(-12).join('\n');
-      throw new ClawdError('launch_failed', `could not start ${name}: ${(error as Error).message}. ${launchHint(tail)}${tail ? `\nChromium said:\n${tail}` : ''}`, { cause: error });
+      throw new ClawdError(
+        'launch_failed',
+        `could not start ${name}: ${(error as Error).message}. ${launchHint(tail)}${tail ? `\nChromium said:\n${tail}` : ''}`,
+        { cause: error },
+      );
     }
   }
 
@@ -166,7 +182,8 @@ export class ManagedBrowser {
     this.#child = undefined;
     this.#adoptedPid = undefined;
     if (pid === undefined) return false;
-    const gone: Promise<unknown> = child?.pid === pid ? new Promise((resolve) => child.once('exit', resolve)) : untilDead(pid, 4 * grace);
+    const gone: Promise<unknown> =
+      child?.pid === pid ? new Promise((resolve) => child.once('exit', resolve)) : untilDead(pid, 4 * grace);
     const version = await this.cdp.version().catch(() => undefined);
     const asked = version ? await requestBrowserClose(version.webSocketDebuggerUrl, grace) : false;
     if (!asked || !(await settlesWithin(gone, grace))) {
@@ -178,7 +195,9 @@ export class ManagedBrowser {
         await settlesWithin(gone, grace);
       }
     }
-    await removeSingletonLeftovers(this.options.userDataDir).catch((error) => this.options.log.debug(`${this.options.name}: leftovers: ${(error as Error).message}`));
+    await removeSingletonLeftovers(this.options.userDataDir).catch((error) =>
+      this.options.log.debug(`${this.options.name}: leftovers: ${(error as Error).message}`),
+    );
     return true;
   }
 }

@@ -15,7 +15,11 @@ export function isPortFree(port: number, host: string = LOOPBACK_HOST): Promise<
  * The first port of the range that no profile holds and nothing listens on. Ports are given once
  * and kept, so a port another program happens to use at creation time is simply skipped.
  */
-export async function firstFreePort(range: { from: number; to: number }, taken: Set<number>, reserved: Set<number>): Promise<number | undefined> {
+export async function firstFreePort(
+  range: { from: number; to: number },
+  taken: Set<number>,
+  reserved: Set<number>,
+): Promise<number | undefined> {
   for (let port = range.from; port <= range.to; port++) {
     if (taken.has(port) || reserved.has(port)) continue;
     if (await isPortFree(port)) return port;

@@ -12,12 +12,18 @@ export interface ProcessInfo {
 }
 
 function run(file: string, args: string[]): Promise<string> {
-  return new Promise((resolve) => execFile(file, args, { timeout: 5_000, maxBuffer: 16 * 1024 * 1024 }, (_error, stdout) => resolve(stdout ?? '')));
+  return new Promise((resolve) =>
+    execFile(file, args, { timeout: 5_000, maxBuffer: 16 * 1024 * 1024 }, (_error, stdout) => resolve(stdout ?? '')),
+  );
 }
 
 async function listProcesses(): Promise<ProcessInfo[]> {
   if (process.platform === 'win32') {
-    const out = await run('powershell.exe', ['-NoProfile', '-Command', 'Get-CimInstance Win32_Process | ForEach-Object { "$($_.ProcessId) $($_.CommandLine)" }']);
+    const out = await run('powershell.exe', [
+      '-NoProfile',
+      '-Command',
+      'Get-CimInstance Win32_Process | ForEach-Object { "$($_.ProcessId) $($_.CommandLine)" }',
+    ]);
     return parsePs(out);
   }
   return parsePs(await run('ps', ['-axww', '-o', 'pid=,args=']));
@@ -34,12 +40,16 @@ export function parsePs(out: string): ProcessInfo[] {
 /** The browser processes started with this exact user data dir (the main one carries the debugging port). */
 export async function processesUsing(userDataDir: string): Promise<ProcessInfo[]> {
   const flag = `--user-data-dir=${userDataDir}`;
-  return (await listProcesses()).filter((p) => p.pid !== process.pid && (p.args.includes(`${flag} `) || p.args.endsWith(flag)));
+  return (await listProcesses()).filter(
+    (p) => p.pid !== process.pid && (p.args.includes(`${flag} `) || p.args.endsWith(flag)),
+  );
 }
 
 /** The main browser process of a profile (its helpers carry `--type=renderer` and the like). */
 export async function browserProcess(userDataDir: string, cdpPort: number): Promise<ProcessInfo | undefined> {
-  return (await processesUsing(userDataDir)).find((p) => !/\s--type=/.test(p.args) && p.args.includes(`--remote-debugging-port=${cdpPort}`));
+  return (await processesUsing(userDataDir)).find(
+    (p) => !/\s--type=/.test(p.args) && p.args.includes(`--remote-debugging-port=${cdpPort}`),
+  );
 }
 
 /** Best effort: the pid listening on a loopback TCP port (Linux, from /proc); undefined elsewhere. */

@@ -52,7 +52,8 @@ export async function removeSingletonLeftovers(userDataDir: string, tempDir: str
     const folder = path.dirname(target);
     const inTemp = path.dirname(path.resolve(folder)) === path.resolve(tempDir);
     const entries = inTemp ? await fs.readdir(folder).catch(() => undefined) : undefined;
-    if (entries && entries.every((entry) => SINGLETONS.includes(entry))) await fs.rm(folder, { recursive: true, force: true });
+    if (entries && entries.every((entry) => SINGLETONS.includes(entry)))
+      await fs.rm(folder, { recursive: true, force: true });
   }
   await Promise.all(SINGLETONS.map((name) => fs.rm(path.join(userDataDir, name), { force: true })));
 }

@@ -9,7 +9,15 @@ import { paramsOf } from './cdp-types';
 import { say } from './client-events';
 import type { CdpCommand, ClientSession } from './client-session';
 import type { SessionTable, TabTargetBinding } from './session-table';
-import { DEFAULT_FILTER, allTargetInfos, browserTargetInfo, filterParam, matchesFilter, pageTargetInfo, tabTargetInfo } from './target-info';
+import {
+  DEFAULT_FILTER,
+  allTargetInfos,
+  browserTargetInfo,
+  filterParam,
+  matchesFilter,
+  pageTargetInfo,
+  tabTargetInfo,
+} from './target-info';
 import type { TabRecord } from './target-registry';
 import type { DownloadRelay } from './download-relay';
 import { cookiesToSet, visibleCookieResult } from './cookie-rules';
@@ -46,14 +54,27 @@ const notConnected = () =>
 const BROWSER_SESSION_METHODS: Record<string, string[]> = {
   Browser: ['getVersion', 'setDownloadBehavior', 'grantPermissions', 'setPermission', 'resetPermissions', 'close'],
   Storage: ['getCookies', 'setCookies', 'clearCookies'],
-  Target: ['setDiscoverTargets', 'setAutoAttach', 'getTargets', 'getTargetInfo', 'attachToTarget', 'attachToBrowserTarget', 'detachFromTarget', 'createTarget', 'closeTarget', 'activateTarget', 'getBrowserContexts'],
+  Target: [
+    'setDiscoverTargets',
+    'setAutoAttach',
+    'getTargets',
+    'getTargetInfo',
+    'attachToTarget',
+    'attachToBrowserTarget',
+    'detachFromTarget',
+    'createTarget',
+    'closeTarget',
+    'activateTarget',
+    'getBrowserContexts',
+  ],
 };
 
 /** Says which domain the method is in and what the browser session does answer there. */
 function browserSessionRefusal(method: string): string {
   const domain = method.split('.')[0] ?? method;
   const known = BROWSER_SESSION_METHODS[domain];
-  if (known) return `'${method}' wasn't found: of the ${domain} domain the clawd relay's browser session answers ${known.join(', ')} (it plays the browser for the person's attached tabs)`;
+  if (known)
+    return `'${method}' wasn't found: of the ${domain} domain the clawd relay's browser session answers ${known.join(', ')} (it plays the browser for the person's attached tabs)`;
   return `'${method}' wasn't found on the browser session: the clawd relay answers Browser and Target methods there; send ${domain} commands on a page session`;
 }
 
@@ -71,7 +92,13 @@ export class BrowserTarget {
       case 'Browser.getVersion': {
         const info = hub.browserInfo();
         if (!info) throw notConnected();
-        return { protocolVersion: info.protocolVersion, product: info.product, revision: '', userAgent: info.userAgent, jsVersion: '' };
+        return {
+          protocolVersion: info.protocolVersion,
+          product: info.product,
+          revision: '',
+          userAgent: info.userAgent,
+          jsVersion: '',
+        };
       }
       case 'Browser.setDownloadBehavior':
         // The person's browser keeps its download settings; the client gets its downloads copied (download-relay.ts).
@@ -84,7 +111,11 @@ export class BrowserTarget {
       }
       case 'Browser.setPermission': {
         const p = paramsOf(cmd, 'Browser.setPermission');
-        if (p.setting !== 'granted') throw new ClawdError('unsupported', `Browser.setPermission ${String(p.setting)}: through the clawd relay a permission can be granted, and taken back with Browser.resetPermissions; the person's own choices are theirs`);
+        if (p.setting !== 'granted')
+          throw new ClawdError(
+            'unsupported',
+            `Browser.setPermission ${String(p.setting)}: through the clawd relay a permission can be granted, and taken back with Browser.resetPermissions; the person's own choices are theirs`,
+          );
         await hub.grantPermissions(p.origin ? [p.origin] : this.#attachedOrigins(), [String(p.permission?.name ?? '')]);
         return {};
       }
@@ -100,7 +131,8 @@ export class BrowserTarget {
         root.discover = p.discover ? (filterParam(p.filter) ?? DEFAULT_FILTER) : undefined;
         if (root.discover) {
           for (const info of [...allTargetInfos(hub.browserTargetId, hub.tabs()), ...table.rootChildren()]) {
-            if (matchesFilter(info.type, root.discover)) say(client, cmd.sessionId, 'Target.targetCreated', { targetInfo: info });
+            if (matchesFilter(info.type, root.discover))
+              say(client, cmd.sessionId, 'Target.targetCreated', { targetInfo: info });
           }
         }
         return {};
@@ -115,15 +147,23 @@ export class BrowserTarget {
       }
       case 'Target.getTargetInfo': {
         const { targetId } = paramsOf(cmd, 'Target.getTargetInfo');
-        if (targetId === undefined || targetId === hub.browserTargetId) return { targetInfo: browserTargetInfo(hub.browserTargetId) };
+        if (targetId === undefined || targetId === hub.browserTargetId)
+          return { targetInfo: browserTargetInfo(hub.browserTargetId) };
         const tab = this.#tab(targetId);
         return { targetInfo: targetId === tab.tabTargetId ? tabTargetInfo(tab) : pageTargetInfo(tab) };
       }
       case 'Target.attachToTarget': {
         const p = paramsOf(cmd, 'Target.attachToTarget');
-        if (p.flatten !== true) throw new ClawdError('unsupported', 'Target.attachToTarget: only flatten mode is supported through the clawd relay');
+        if (p.flatten !== true)
+          throw new ClawdError(
+            'unsupported',
+            'Target.attachToTarget: only flatten mode is supported through the clawd relay',
+          );
         const tab = this.#tab(p.targetId);
-        const sessionId = p.targetId === tab.tabTargetId ? table.attachTabTarget(client, tab, cmd.sessionId) : table.attachPage(client, tab, cmd.sessionId);
+        const sessionId =
+          p.targetId === tab.tabTargetId
+            ? table.attachTabTarget(client, tab, cmd.sessionId)
+            : table.attachPage(client, tab, cmd.sessionId);
         return { sessionId };
       }
       case 'Target.attachToBrowserTarget':
@@ -172,7 +212,8 @@ export class BrowserTarget {
     switch (cmd.method) {
       case 'Target.setAutoAttach': {
         binding.autoAttach = paramsOf(cmd, 'Target.setAutoAttach').autoAttach === true;
-        if (binding.autoAttach && !this.table.hasPageUnder(client, cmd.sessionId)) this.table.attachPage(client, binding.tab, cmd.sessionId);
+        if (binding.autoAttach && !this.table.hasPageUnder(client, cmd.sessionId))
+          this.table.attachPage(client, binding.tab, cmd.sessionId);
         return {};
       }
       case 'Runtime.runIfWaitingForDebugger':
@@ -193,7 +234,11 @@ export class BrowserTarget {
       root.autoAttach = undefined;
       return {};
     }
-    if (p.flatten !== true) throw new ClawdError('unsupported', 'Target.setAutoAttach: only flatten mode is supported through the clawd relay');
+    if (p.flatten !== true)
+      throw new ClawdError(
+        'unsupported',
+        'Target.setAutoAttach: only flatten mode is supported through the clawd relay',
+      );
     root.autoAttach = filterParam(p.filter) ?? DEFAULT_FILTER;
     root.pauses = p.waitForDebuggerOnStart === true;
     for (const tab of this.hub.tabs()) this.autoAttachTab(client, tab);
@@ -213,7 +258,8 @@ export class BrowserTarget {
     const { sessionId, targetId } = paramsOf(cmd, 'Target.detachFromTarget');
     let target = typeof sessionId === 'string' ? sessionId : undefined;
     if (target === undefined && typeof targetId === 'string') target = this.table.sessionFor(client, targetId);
-    if (!target || target === '' || !this.table.binding(client, target)) throw new ClawdError('session_not_found', `No session with given id: ${String(sessionId ?? targetId)}`);
+    if (!target || target === '' || !this.table.binding(client, target))
+      throw new ClawdError('session_not_found', `No session with given id: ${String(sessionId ?? targetId)}`);
     this.table.detach(client, target);
     return {};
   }

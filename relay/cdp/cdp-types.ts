@@ -10,7 +10,8 @@ export type EventName = keyof ProtocolMapping.Events;
 
 type ParamsTuple<M extends CommandName> = ProtocolMapping.Commands[M]['paramsType'];
 /** The params of a CDP command, as the protocol defines them. */
-export type CommandParams<M extends CommandName> = ParamsTuple<M> extends [] ? Record<string, never> : NonNullable<ParamsTuple<M>[0]>;
+export type CommandParams<M extends CommandName> =
+  ParamsTuple<M> extends [] ? Record<string, never> : NonNullable<ParamsTuple<M>[0]>;
 /** The params of a CDP event, as the protocol defines them. */
 export type EventParams<E extends EventName> = ProtocolMapping.Events[E] extends [infer P] ? P : Record<string, never>;
 

@@ -8,7 +8,12 @@ import type { ClientSession } from './client-session';
 import type { EventName, EventParams } from './cdp-types';
 
 /** An event the relay says itself, on the client's `sessionId` ('' for its root session). */
-export function say<E extends EventName>(client: ClientSession, sessionId: string, method: E, params: EventParams<E>): void {
+export function say<E extends EventName>(
+  client: ClientSession,
+  sessionId: string,
+  method: E,
+  params: EventParams<E>,
+): void {
   client.sendEvent(sessionId, method, params);
 }
 

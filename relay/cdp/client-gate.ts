@@ -35,7 +35,12 @@ export class ClientGate {
   constructor(private readonly deps: ClientGateDeps) {}
 
   /** Before a raw client's command reaches a tab: what to wait for, or undefined to go at once. */
-  before(client: ClientSession, tab: TabRecord | undefined, method: string, params: Record<string, unknown>): Promise<void> | undefined {
+  before(
+    client: ClientSession,
+    tab: TabRecord | undefined,
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<void> | undefined {
     // Every command of every raw client passes here: what most of them need is two lookups.
     if (client.internal) return undefined;
     if (tab && method.startsWith('Input.') && this.deps.activity.busyFor(tab.targetId) > 0) {
@@ -61,7 +66,17 @@ export class ClientGate {
     }
     const what = `${method}${typeof url === 'string' ? ` ${url}` : ''}`;
     return this.deps.questions
-      .ask({ profile, ...(tab ? { targetId: tab.targetId } : {}), kinds, session: client.name, what, ...(typeof url === 'string' ? { url } : tab ? { url: tab.info.url } : {}) }, RAW_ASK_WAIT_MS)
+      .ask(
+        {
+          profile,
+          ...(tab ? { targetId: tab.targetId } : {}),
+          kinds,
+          session: client.name,
+          what,
+          ...(typeof url === 'string' ? { url } : tab ? { url: tab.info.url } : {}),
+        },
+        RAW_ASK_WAIT_MS,
+      )
       .then(() => {
         if (destination) visited.add(destination);
       });
@@ -71,7 +86,10 @@ export class ClientGate {
   download(client: ClientSession, url: string): Promise<void> | undefined {
     const profile = this.deps.profile();
     if (client.internal || profile === undefined || !this.deps.asked().includes('download')) return undefined;
-    return this.deps.questions.ask({ profile, kinds: ['download'], session: client.name, what: `download ${url}`, url }, RAW_ASK_WAIT_MS);
+    return this.deps.questions.ask(
+      { profile, kinds: ['download'], session: client.name, what: `download ${url}`, url },
+      RAW_ASK_WAIT_MS,
+    );
   }
 
   #visitedBy(client: ClientSession): Set<string> {

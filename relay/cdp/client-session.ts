@@ -36,7 +36,8 @@ export interface ClientSessionOptions {
 /** A session name a client may give itself: what the agent API's `session` takes. */
 export const CLIENT_NAME = /^[\w.-]{1,64}$/;
 
-type ParsedCommand = { ok: true; command: CdpCommand } | { ok: false; id?: number; sessionId: string; error: ClawdError };
+type ParsedCommand =
+  { ok: true; command: CdpCommand } | { ok: false; id?: number; sessionId: string; error: ClawdError };
 
 /** Validates one client frame as a CDP command: `{ id: int, method: string, params?: object, sessionId?: string }`. */
 export function parseCdpCommand(raw: string): ParsedCommand {
@@ -44,7 +45,11 @@ export function parseCdpCommand(raw: string): ParsedCommand {
   try {
     value = JSON.parse(raw);
   } catch (error) {
-    return { ok: false, sessionId: '', error: new ClawdError('parse_error', `Message must be valid JSON: ${(error as Error).message}`) };
+    return {
+      ok: false,
+      sessionId: '',
+      error: new ClawdError('parse_error', `Message must be valid JSON: ${(error as Error).message}`),
+    };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, sessionId: '', error: new ClawdError('invalid_request', 'Message must be a JSON object') };
@@ -52,14 +57,22 @@ export function parseCdpCommand(raw: string): ParsedCommand {
   const { id, method, params, sessionId } = value as Record<string, unknown>;
   const session = typeof sessionId === 'string' ? sessionId : '';
   const validId = Number.isSafeInteger(id) ? (id as number) : undefined;
-  const fail = (message: string): ParsedCommand => ({ ok: false, id: validId, sessionId: session, error: new ClawdError('invalid_request', message) });
+  const fail = (message: string): ParsedCommand => ({
+    ok: false,
+    id: validId,
+    sessionId: session,
+    error: new ClawdError('invalid_request', message),
+  });
   if (validId === undefined) return fail("Message must have an integer 'id' property");
   if (typeof method !== 'string' || method.length === 0) return fail("Message must have a string 'method' property");
   if (sessionId !== undefined && typeof sessionId !== 'string') return fail("'sessionId' must be a string");
   if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
     return fail("'params' must be an object");
   }
-  return { ok: true, command: { id: validId, method, params: (params as Record<string, unknown>) ?? {}, sessionId: session } };
+  return {
+    ok: true,
+    command: { id: validId, method, params: (params as Record<string, unknown>) ?? {}, sessionId: session },
+  };
 }
 
 let nextClientId = 1;
@@ -116,7 +129,9 @@ export class ClientSession {
 
   /** Sends an event whose params are already serialised (one JSON.stringify per event, not per client). */
   sendEventJson(sessionId: string, method: string, paramsJson: string): void {
-    const head = sessionId ? `{"method":${JSON.stringify(method)},"sessionId":${JSON.stringify(sessionId)},"params":` : `{"method":${JSON.stringify(method)},"params":`;
+    const head = sessionId
+      ? `{"method":${JSON.stringify(method)},"sessionId":${JSON.stringify(sessionId)},"params":`
+      : `{"method":${JSON.stringify(method)},"params":`;
     this.#sendRaw(head + paramsJson + '}');
   }
 
@@ -135,7 +150,9 @@ export class ClientSession {
     if (this.#closed) return;
     if (this.ws.bufferedAmount > this.options.maxBufferedBytes) {
       const queued = Math.round(this.ws.bufferedAmount / 2 ** 20);
-      this.options.log.warn(`client ${this.id} is not reading its socket (${queued} MiB queued, the cap is ${Math.round(this.options.maxBufferedBytes / 2 ** 20)} MiB); closing it`);
+      this.options.log.warn(
+        `client ${this.id} is not reading its socket (${queued} MiB queued, the cap is ${Math.round(this.options.maxBufferedBytes / 2 ** 20)} MiB); closing it`,
+      );
       this.close(NOT_READING_CLOSE.code, NOT_READING_CLOSE.reason);
       // The close frame waits behind the queue: a client that stays stalled never reads it, and
       // the queue would be held until ws's own 30 s close timeout. Cut the socket sooner.

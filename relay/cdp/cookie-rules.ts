@@ -29,5 +29,8 @@ export function cookiesToSet(method: string, params: Record<string, unknown>): C
 export function visibleCookieResult(policy: RelayPolicy, result: unknown): unknown {
   const cookies = (result as { cookies?: unknown } | undefined)?.cookies;
   if (!Array.isArray(cookies)) return result;
-  return { ...(result as object), cookies: policy.visibleCookies(cookies as Array<{ domain: string; secure?: boolean }>) };
+  return {
+    ...(result as object),
+    cookies: policy.visibleCookies(cookies as Array<{ domain: string; secure?: boolean }>),
+  };
 }

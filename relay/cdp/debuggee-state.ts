@@ -17,13 +17,18 @@ import { SetupLog } from './setup-log';
  * the last of them leaves.
  */
 const STREAMS: Readonly<Record<string, { stop: string; events: readonly string[] }>> = {
-  'Page.startScreencast': { stop: 'Page.stopScreencast', events: ['Page.screencastFrame', 'Page.screencastVisibilityChanged'] },
+  'Page.startScreencast': {
+    stop: 'Page.stopScreencast',
+    events: ['Page.screencastFrame', 'Page.screencastVisibilityChanged'],
+  },
 };
 
 /** Stop command → the start command it ends. */
 const STOPS = new Map(Object.entries(STREAMS).map(([start, { stop }]) => [stop, start]));
 /** Event → the start command whose stream it belongs to. */
-const STREAM_OF_EVENT = new Map(Object.entries(STREAMS).flatMap(([start, { events }]) => events.map((event) => [event, start] as const)));
+const STREAM_OF_EVENT = new Map(
+  Object.entries(STREAMS).flatMap(([start, { events }]) => events.map((event) => [event, start] as const)),
+);
 
 /** The stream a command starts or stops, if it is one. */
 export function streamCommand(method: string): { start: string; stops: boolean } | undefined {

@@ -48,7 +48,11 @@ export class DownloadRelay {
       this.#clients.delete(client);
       return;
     }
-    this.#clients.set(client, { behavior, ...(typeof params.downloadPath === 'string' ? { downloadPath: params.downloadPath } : {}), eventsEnabled: params.eventsEnabled === true });
+    this.#clients.set(client, {
+      behavior,
+      ...(typeof params.downloadPath === 'string' ? { downloadPath: params.downloadPath } : {}),
+      eventsEnabled: params.eventsEnabled === true,
+    });
   }
 
   forget(client: ClientSession): void {
@@ -64,7 +68,14 @@ export class DownloadRelay {
       const allowed = new Map<ClientSession, Promise<boolean>>();
       for (const client of this.#clients.keys()) {
         const asked = this.ask(client, url);
-        if (asked) allowed.set(client, asked.then(() => true, () => false));
+        if (asked)
+          allowed.set(
+            client,
+            asked.then(
+              () => true,
+              () => false,
+            ),
+          );
       }
       this.#begun.set(guid, { url, allowed });
       this.#tell('Browser.downloadWillBegin', params);
@@ -89,20 +100,30 @@ export class DownloadRelay {
             return null;
           });
           const found = await file;
-          const target = found && path.join(behavior.downloadPath, behavior.behavior === 'allowAndName' ? guid : path.basename(found));
+          const target =
+            found &&
+            path.join(behavior.downloadPath, behavior.behavior === 'allowAndName' ? guid : path.basename(found));
           if (found && target) {
             await mkdir(behavior.downloadPath, { recursive: true })
               .then(() => copyFile(found, target))
               .catch((error: Error) => this.log.debug(`download ${guid} to ${target}: ${error.message}`));
           }
         }
-        if (behavior.eventsEnabled) say(client, '', 'Browser.downloadProgress', { ...params, ...(allowed ? {} : { state: 'canceled' }) } as unknown as EventParams<'Browser.downloadProgress'>);
+        if (behavior.eventsEnabled)
+          say(client, '', 'Browser.downloadProgress', {
+            ...params,
+            ...(allowed ? {} : { state: 'canceled' }),
+          } as unknown as EventParams<'Browser.downloadProgress'>);
       }),
     );
   }
 
   /** Page.download* params are Browser.download*'s but for the frame id, which Browser's clients ignore. */
-  #tell<E extends 'Browser.downloadWillBegin' | 'Browser.downloadProgress'>(method: E, params: Record<string, unknown>): void {
-    for (const [client, behavior] of this.#clients) if (behavior.eventsEnabled) say(client, '', method, params as unknown as EventParams<E>);
+  #tell<E extends 'Browser.downloadWillBegin' | 'Browser.downloadProgress'>(
+    method: E,
+    params: Record<string, unknown>,
+  ): void {
+    for (const [client, behavior] of this.#clients)
+      if (behavior.eventsEnabled) say(client, '', method, params as unknown as EventParams<E>);
   }
 }

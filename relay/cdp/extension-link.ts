@@ -114,8 +114,14 @@ export class ExtensionLink {
   }
 
   /** The promise form of requestWith, for requests whose answer order does not matter. */
-  request<K extends RequestOp['op']>(op: Extract<RequestOp, { op: K }>, label: string, timeoutMs = this.options.commandMs): Promise<RequestResults[K]> {
-    return new Promise((resolve, reject) => this.requestWith(op, label, (error, value) => (error ? reject(error) : resolve(value!)), timeoutMs));
+  request<K extends RequestOp['op']>(
+    op: Extract<RequestOp, { op: K }>,
+    label: string,
+    timeoutMs = this.options.commandMs,
+  ): Promise<RequestResults[K]> {
+    return new Promise((resolve, reject) =>
+      this.requestWith(op, label, (error, value) => (error ? reject(error) : resolve(value!)), timeoutMs),
+    );
   }
 
   send(frame: RelayFrame): void {
@@ -153,7 +159,12 @@ export class ExtensionLink {
       case 'reply':
         if (frame.error) {
           const { code, message, cdp } = frame.error;
-          const kind = code === 'tab_gone' ? 'target_closed' : (PERSON_CODES as readonly string[]).includes(code) ? (code as (typeof PERSON_CODES)[number]) : 'extension_error';
+          const kind =
+            code === 'tab_gone'
+              ? 'target_closed'
+              : (PERSON_CODES as readonly string[]).includes(code)
+                ? (code as (typeof PERSON_CODES)[number])
+                : 'extension_error';
           this.#pending.reject(frame.id, new ClawdError(kind, message, cdp ? { cdp } : {}));
         } else {
           this.#pending.resolve(frame.id, frame.result ?? {});
@@ -221,7 +232,8 @@ export class ExtensionLink {
     clearTimeout(this.#idleTimer);
     this.ws.off('message', this.#onMessage);
     this.#pending.rejectAll(
-      (label) => new ClawdError('extension_not_connected', `${label} failed: the extension disconnected before answering`),
+      (label) =>
+        new ClawdError('extension_not_connected', `${label} failed: the extension disconnected before answering`),
     );
     this.handlers.closed(this, code, reason);
   }

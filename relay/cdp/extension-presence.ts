@@ -21,7 +21,13 @@ export interface PresenceHandlers extends Omit<ExtensionLinkHandlers, 'hello' | 
 export interface PresenceOptions {
   relayVersion: string;
   log: Logger;
-  timeouts: { helloMs: number; extensionIdleMs: number; commandMs: number; reconnectWaitMs: number; tabGraceMs: number };
+  timeouts: {
+    helloMs: number;
+    extensionIdleMs: number;
+    commandMs: number;
+    reconnectWaitMs: number;
+    tabGraceMs: number;
+  };
 }
 
 interface LinkWaiter {
@@ -82,7 +88,9 @@ export class ExtensionPresence {
   #onHello(link: ExtensionLink, frame: HelloFrame): TabSession[] {
     clearTimeout(this.#graceTimer);
     this.#browser = frame.browser;
-    this.options.log.info(`extension ${frame.extensionVersion} connected (${frame.browser.product}, ${frame.tabs.length} attached tab(s))`);
+    this.options.log.info(
+      `extension ${frame.extensionVersion} connected (${frame.browser.product}, ${frame.tabs.length} attached tab(s))`,
+    );
     const sessions = this.handlers.hello(link, frame);
     for (const waiter of this.#waiters) {
       clearTimeout(waiter.timer);
@@ -107,7 +115,10 @@ export class ExtensionPresence {
   awaitLink(label: string): Promise<ExtensionLink> {
     const ready = this.ready;
     if (ready) return Promise.resolve(ready);
-    if (this.#closed) return Promise.reject(new ClawdError('extension_not_connected', `${label} was not sent: the relay is shutting down`));
+    if (this.#closed)
+      return Promise.reject(
+        new ClawdError('extension_not_connected', `${label} was not sent: the relay is shutting down`),
+      );
     const waitMs = this.options.timeouts.reconnectWaitMs;
     return new Promise((resolve, reject) => {
       const waiter: LinkWaiter = {

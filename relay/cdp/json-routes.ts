@@ -26,19 +26,35 @@ export interface RelayAppOptions {
 export function createRelayApp(options: RelayAppOptions): Hono {
   const { switchboard, token } = options;
   const app = new Hono();
-  const policy = (): GuardPolicy => ({ token, port: options.port(), extensionOrigins: options.extensionOrigins, origins: 'no-web' });
+  const policy = (): GuardPolicy => ({
+    token,
+    port: options.port(),
+    extensionOrigins: options.extensionOrigins,
+    origins: 'no-web',
+  });
   const host = (c: Context) => c.req.header('host') ?? `127.0.0.1:${options.port()}`;
   const wsBase = (c: Context) => `ws://${host(c)}`;
   const tokenQuery = `token=${encodeURIComponent(token)}`;
 
   app.onError((error, c) => c.json(httpErrorBody(error), httpStatusOf(error) as 500));
-  app.notFound((c) => c.json(httpErrorBody(new ClawdError('not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)), 404));
+  app.notFound((c) =>
+    c.json(
+      httpErrorBody(new ClawdError('not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)),
+      404,
+    ),
+  );
   app.use('*', hostGuard(options.port));
 
   // Health: no token, no secrets. The extension's options page uses it to tell "relay not
   // running" from "wrong token" from "version mismatch".
   app.on(['GET', 'HEAD'], '/', (c) =>
-    c.json({ ok: true, name: PRODUCT_NAME, version: options.version, protocol: PROTOCOL_VERSION, extensionConnected: switchboard.extensionConnected }),
+    c.json({
+      ok: true,
+      name: PRODUCT_NAME,
+      version: options.version,
+      protocol: PROTOCOL_VERSION,
+      extensionConnected: switchboard.extensionConnected,
+    }),
   );
 
   // The extension's pair page trades a one-time code for the token: our extension's origin
@@ -49,7 +65,11 @@ export function createRelayApp(options: RelayAppOptions): Hono {
     }
     const body = (await c.req.json().catch(() => ({}))) as { code?: unknown };
     const token = options.pairing?.claim(body.code);
-    if (!token) throw new ClawdError('unauthorized', 'this pairing link was used already, is older than 10 minutes, or was never issued: run `clawd pair` for a new one');
+    if (!token)
+      throw new ClawdError(
+        'unauthorized',
+        'this pairing link was used already, is older than 10 minutes, or was never issued: run `clawd pair` for a new one',
+      );
     return c.json({ token, relayPort: options.port() });
   });
 
@@ -58,7 +78,10 @@ export function createRelayApp(options: RelayAppOptions): Hono {
   // only what its own query says, escaped, and runs nothing.
   app.get('/blocked', (c) => {
     const html = blockedPageHtml(c.req.query('url') ?? '', c.req.query('reason') ?? 'blocked by the origin policy');
-    return c.html(html, 200, { 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'", 'cache-control': 'no-store' });
+    return c.html(html, 200, {
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+      'cache-control': 'no-store',
+    });
   });
 
   app.use('*', accessGuard(policy));
@@ -109,7 +132,10 @@ export function createRelayApp(options: RelayAppOptions): Hono {
     return c.json(describe(c, tab));
   });
   app.get('/json/new', () => {
-    throw new ClawdError('method_not_allowed', 'Using unsafe HTTP verb GET to invoke /json/new. This action supports only PUT verb.');
+    throw new ClawdError(
+      'method_not_allowed',
+      'Using unsafe HTTP verb GET to invoke /json/new. This action supports only PUT verb.',
+    );
   });
 
   app.get('/extension/status', (c) =>

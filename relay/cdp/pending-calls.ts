@@ -99,7 +99,9 @@ export class PendingCalls<T = unknown> {
     for (const [id, call] of this.#calls) {
       if (call.deadline > now) continue;
       this.#calls.delete(id);
-      call.settle(new ClawdError('command_timeout', `${call.label} got no answer within ${Math.round(call.timeoutMs / 1000)} s`));
+      call.settle(
+        new ClawdError('command_timeout', `${call.label} got no answer within ${Math.round(call.timeoutMs / 1000)} s`),
+      );
     }
     if (this.#calls.size === 0) this.#stopSweeping();
   }

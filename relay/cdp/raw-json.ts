@@ -26,7 +26,8 @@ const CLOSE_BRACE = 0x7d;
  * frame is small or not in that shape. ws has already checked the frame is valid UTF-8.
  */
 export function peekReply(data: Buffer): { id: number; result: Buffer } | undefined {
-  if (data.length < RAW_REPLY_BYTES || data[data.length - 1] !== CLOSE_BRACE || data[data.length - 2] !== CLOSE_BRACE) return undefined;
+  if (data.length < RAW_REPLY_BYTES || data[data.length - 1] !== CLOSE_BRACE || data[data.length - 2] !== CLOSE_BRACE)
+    return undefined;
   const head = REPLY_HEAD.exec(data.toString('latin1', 0, 48));
   if (!head) return undefined;
   return { id: Number(head[1]), result: data.subarray(head[0].length - 1, data.length - 1) };

@@ -35,7 +35,10 @@ export class RelayPolicy {
     const verdict = this.#policy.check(url);
     if (verdict.allowed) return;
     this.refused(url, verdict.reason);
-    throw new ClawdError('origin_blocked', `${what}: ${verdict.reason} (the origin policy of the person's tabs); nothing was loaded`);
+    throw new ClawdError(
+      'origin_blocked',
+      `${what}: ${verdict.reason} (the origin policy of the person's tabs); nothing was loaded`,
+    );
   }
 
   /** The cookies a client may see: those of hosts the policy blocks are left out. */
@@ -48,10 +51,16 @@ export class RelayPolicy {
     for (const cookie of cookies) {
       const domain = cookie.domain ?? hostOf(cookie.url);
       if (domain === undefined) continue; // Chrome refuses a cookie with neither itself
-      const verdict = this.#policy.cookieVerdict({ domain, ...(cookie.secure !== undefined ? { secure: cookie.secure } : {}) });
+      const verdict = this.#policy.cookieVerdict({
+        domain,
+        ...(cookie.secure !== undefined ? { secure: cookie.secure } : {}),
+      });
       if (verdict.allowed) continue;
       this.refused(cookie.url ?? `https://${domain.replace(/^\./, '')}/`, verdict.reason);
-      throw new ClawdError('origin_blocked', `${what}: ${verdict.reason} (the origin policy of the person's tabs); no cookie was set`);
+      throw new ClawdError(
+        'origin_blocked',
+        `${what}: ${verdict.reason} (the origin policy of the person's tabs); no cookie was set`,
+      );
     }
   }
 }

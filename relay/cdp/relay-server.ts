@@ -77,10 +77,25 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     ...(options.onPolicyRefusal ? { onPolicyRefusal: options.onPolicyRefusal } : {}),
     ...(options.consent ? { consent: options.consent } : {}),
   });
-  const app = createRelayApp({ switchboard, version: VERSION, token: options.token, extensionOrigins, port: () => port, ...(options.pairing ? { pairing: options.pairing } : {}) });
+  const app = createRelayApp({
+    switchboard,
+    version: VERSION,
+    token: options.token,
+    extensionOrigins,
+    port: () => port,
+    ...(options.pairing ? { pairing: options.pairing } : {}),
+  });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
-  const extensionWss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.extensionMaxPayload, perMessageDeflate: false });
-  const clientWss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.clientMaxPayload, perMessageDeflate: false });
+  const extensionWss = new WebSocketServer({
+    noServer: true,
+    maxPayload: LIMITS.extensionMaxPayload,
+    perMessageDeflate: false,
+  });
+  const clientWss = new WebSocketServer({
+    noServer: true,
+    maxPayload: LIMITS.clientMaxPayload,
+    perMessageDeflate: false,
+  });
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', (error) => log.debug(`upgrade socket error: ${error.message}`));
@@ -89,9 +104,18 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     const isExtension = path === '/extension';
     const pageMatch = path.match(/^\/devtools\/page\/([^/]+)$/);
     const isClient = path === '/cdp' || path.startsWith('/devtools/browser') || pageMatch !== null;
-    if (!isExtension && !isClient) return refuseUpgrade(socket, new ClawdError('not_found', `No WebSocket endpoint at ${path}`));
-    const policy: GuardPolicy = { token: options.token, port, extensionOrigins, origins: isExtension ? 'extension' : 'no-web' };
-    const refused = refusal({ host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization, url }, policy);
+    if (!isExtension && !isClient)
+      return refuseUpgrade(socket, new ClawdError('not_found', `No WebSocket endpoint at ${path}`));
+    const policy: GuardPolicy = {
+      token: options.token,
+      port,
+      extensionOrigins,
+      origins: isExtension ? 'extension' : 'no-web',
+    };
+    const refused = refusal(
+      { host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization, url },
+      policy,
+    );
     if (refused) {
       log.warn(`refused ${path} upgrade: ${refused.message}`);
       return refuseUpgrade(socket, refused);
@@ -101,10 +125,14 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       return;
     }
     if (switchboard.clientCount >= maxClients) {
-      return refuseUpgrade(socket, new ClawdError('too_many_clients', `The relay already serves ${maxClients} CDP clients`));
+      return refuseUpgrade(
+        socket,
+        new ClawdError('too_many_clients', `The relay already serves ${maxClients} CDP clients`),
+      );
     }
     const page = pageMatch ? switchboard.findTab(decodeURIComponent(pageMatch[1]!)) : undefined;
-    if (pageMatch && !page) return refuseUpgrade(socket, new ClawdError('target_not_found', `No such target id: ${pageMatch[1]}`));
+    if (pageMatch && !page)
+      return refuseUpgrade(socket, new ClawdError('target_not_found', `No such target id: ${pageMatch[1]}`));
     // clawd's own agent layer says who it is: its doings are logged as operations, not as a raw client's.
     // A client may name the agent session it is (its tabs' group in the person's browser, its questions).
     const said = url.searchParams.get('session') ?? req.headers['x-clawd-session'];

@@ -176,7 +176,9 @@ export class SessionTable {
     const sessions = this.#tabs.get(tab);
     if (!sessions || !this.#tabs.delete(tab)) return;
     for (const [client, entry] of [...this.#clients]) {
-      const doomed = [...entry.bindings.values()].filter((b) => this.tabOf(b) === tab).sort((a, b) => RANK[a.kind] - RANK[b.kind]);
+      const doomed = [...entry.bindings.values()]
+        .filter((b) => this.tabOf(b) === tab)
+        .sort((a, b) => RANK[a.kind] - RANK[b.kind]);
       for (const binding of doomed) {
         entry.bindings.delete(binding.sessionId);
         if (binding.sessionId !== '') this.#announceDetach(entry, binding);
@@ -205,7 +207,8 @@ export class SessionTable {
   sessionReplaced(tab: TabRecord): void {
     const sessions = this.#tabs.get(tab);
     if (!sessions) return;
-    for (const child of [...sessions.children.values()]) if (child.parentId === undefined) this.childDetached(tab, child.sessionId);
+    for (const child of [...sessions.children.values()])
+      if (child.parentId === undefined) this.childDetached(tab, child.sessionId);
     sessions.page.contexts.clear();
   }
 
@@ -230,7 +233,8 @@ export class SessionTable {
 
   /** Keeps a child's target info current (Target.targetInfoChanged). */
   updateChild(tab: TabRecord, info: Protocol.Target.TargetInfo): void {
-    for (const child of this.#tabs.get(tab)?.children.values() ?? []) if (child.targetInfo.targetId === info.targetId) child.targetInfo = info;
+    for (const child of this.#tabs.get(tab)?.children.values() ?? [])
+      if (child.targetInfo.targetId === info.targetId) child.targetInfo = info;
   }
 
   // ---- lookups ------------------------------------------------------------------------------
@@ -264,7 +268,8 @@ export class SessionTable {
 
   /** Whether the client holds the tab (its page or tab target) at its root. */
   holdsAtRoot(client: ClientSession, tab: TabRecord): boolean {
-    for (const b of this.#entry(client).bindings.values()) if (b.parent === '' && (b.kind === 'tab' || b.kind === 'page') && b.tab === tab) return true;
+    for (const b of this.#entry(client).bindings.values())
+      if (b.parent === '' && (b.kind === 'tab' || b.kind === 'page') && b.tab === tab) return true;
     return false;
   }
 
@@ -285,7 +290,11 @@ export class SessionTable {
     const binding: PageBinding = { kind: 'page', client, sessionId, parent, tab };
     this.#sessions(tab).page.subscribers.add(binding);
     entry.bindings.set(sessionId, binding);
-    say(client, parent, 'Target.attachedToTarget', { sessionId, targetInfo: pageTargetInfo(tab), waitingForDebugger: false });
+    say(client, parent, 'Target.attachedToTarget', {
+      sessionId,
+      targetInfo: pageTargetInfo(tab),
+      waitingForDebugger: false,
+    });
     return sessionId;
   }
 
@@ -293,7 +302,11 @@ export class SessionTable {
     this.#sessions(tab);
     const sessionId = mintId();
     this.#entry(client).bindings.set(sessionId, { kind: 'tab', client, sessionId, parent, tab, autoAttach: false });
-    say(client, parent, 'Target.attachedToTarget', { sessionId, targetInfo: tabTargetInfo(tab), waitingForDebugger: false });
+    say(client, parent, 'Target.attachedToTarget', {
+      sessionId,
+      targetInfo: tabTargetInfo(tab),
+      waitingForDebugger: false,
+    });
     return sessionId;
   }
 
@@ -312,7 +325,13 @@ export class SessionTable {
       if (attached.waitingForDebugger) this.letRun(tab, attached.sessionId);
       return;
     }
-    const child: ChildTarget = { sessionId: attached.sessionId, parentId, targetInfo: attached.targetInfo, state: new DebuggeeState(), toldWaiting: new Set() };
+    const child: ChildTarget = {
+      sessionId: attached.sessionId,
+      parentId,
+      targetInfo: attached.targetInfo,
+      state: new DebuggeeState(),
+      toldWaiting: new Set(),
+    };
     sessions.children.set(child.sessionId, child);
     if (ROOT_CHILD_TYPES.has(child.targetInfo.type)) {
       const same = this.#rootTargets.get(child.targetInfo.targetId) ?? [];
@@ -324,7 +343,8 @@ export class SessionTable {
       }
       this.#tellDiscoverers('Target.targetCreated', child.targetInfo);
       let claimed = false;
-      for (const client of this.#clients.keys()) claimed = this.#announceAtRoot(client, tab, child, attached.waitingForDebugger) || claimed;
+      for (const client of this.#clients.keys())
+        claimed = this.#announceAtRoot(client, tab, child, attached.waitingForDebugger) || claimed;
       if (!claimed && attached.waitingForDebugger) this.events.unclaimed(tab, child.sessionId);
       return;
     }
@@ -385,13 +405,18 @@ export class SessionTable {
   /** Announces a root-level child to a browser client whose root auto-attach covers its type; true when it told the client the child waits for it. */
   #announceAtRoot(client: ClientSession, tab: TabRecord, child: ChildTarget, paused: boolean): boolean {
     const entry = this.#clients.get(client);
-    if (!entry?.autoAttach || entry.bindings.get('')?.kind !== 'browser' || entry.bindings.has(child.sessionId)) return false;
+    if (!entry?.autoAttach || entry.bindings.get('')?.kind !== 'browser' || entry.bindings.has(child.sessionId))
+      return false;
     if (!matchesFilter(child.targetInfo.type, entry.autoAttach)) return false;
     const waitingForDebugger = paused && entry.pauses;
     const binding: ChildBinding = { kind: 'child', client, sessionId: child.sessionId, parent: '', tab, child };
     child.state.subscribers.add(binding);
     entry.bindings.set(child.sessionId, binding);
-    say(client, '', 'Target.attachedToTarget', { sessionId: child.sessionId, targetInfo: child.targetInfo, waitingForDebugger });
+    say(client, '', 'Target.attachedToTarget', {
+      sessionId: child.sessionId,
+      targetInfo: child.targetInfo,
+      waitingForDebugger,
+    });
     if (child.state.scriptLoaded) say(client, child.sessionId, 'Inspector.workerScriptLoaded', {});
     if (waitingForDebugger) child.toldWaiting.add(client);
     return waitingForDebugger;
@@ -406,16 +431,32 @@ export class SessionTable {
     if (!entry || !sessions) return;
     const parentId = sub.kind === 'child' ? sub.child.sessionId : undefined;
     for (const child of sessions.children.values()) {
-      if (child.parentId === parentId && !ROOT_CHILD_TYPES.has(child.targetInfo.type) && !entry.bindings.has(child.sessionId)) this.#announceChild(sub, child, false);
+      if (
+        child.parentId === parentId &&
+        !ROOT_CHILD_TYPES.has(child.targetInfo.type) &&
+        !entry.bindings.has(child.sessionId)
+      )
+        this.#announceChild(sub, child, false);
     }
   }
 
   #announceChild(parent: Subscription, child: ChildTarget, waitingForDebugger: boolean): void {
     const { client } = parent;
-    const binding: ChildBinding = { kind: 'child', client, sessionId: child.sessionId, parent: parent.sessionId, tab: parent.tab, child };
+    const binding: ChildBinding = {
+      kind: 'child',
+      client,
+      sessionId: child.sessionId,
+      parent: parent.sessionId,
+      tab: parent.tab,
+      child,
+    };
     child.state.subscribers.add(binding);
     this.#entry(client).bindings.set(child.sessionId, binding);
-    say(client, parent.sessionId, 'Target.attachedToTarget', { sessionId: child.sessionId, targetInfo: child.targetInfo, waitingForDebugger });
+    say(client, parent.sessionId, 'Target.attachedToTarget', {
+      sessionId: child.sessionId,
+      targetInfo: child.targetInfo,
+      waitingForDebugger,
+    });
     if (child.state.scriptLoaded) say(client, child.sessionId, 'Inspector.workerScriptLoaded', {});
   }
 
@@ -443,13 +484,17 @@ export class SessionTable {
     const sessions = this.#tabs.get(tab);
     const child = sessions?.children.get(childId);
     if (!sessions || !child) return;
-    for (const other of [...sessions.children.values()]) if (other.parentId === childId) this.childDetached(tab, other.sessionId);
+    for (const other of [...sessions.children.values()])
+      if (other.parentId === childId) this.childDetached(tab, other.sessionId);
     sessions.children.delete(childId);
     for (const sub of child.state.subscribers) {
       const entry = this.#clients.get(sub.client);
       if (entry?.bindings.get(childId) !== sub) continue;
       entry.bindings.delete(childId);
-      say(sub.client, sub.parent, 'Target.detachedFromTarget', { sessionId: childId, targetId: child.targetInfo.targetId });
+      say(sub.client, sub.parent, 'Target.detachedFromTarget', {
+        sessionId: childId,
+        targetId: child.targetInfo.targetId,
+      });
     }
     this.#forgetRoot(child); // after its detach: a client sees the target go before it comes back
   }
@@ -466,7 +511,8 @@ export class SessionTable {
     const othersRemain = sessions.page.subscribers.size > 0;
     for (const child of sessions.children.values()) {
       const b = entry.bindings.get(child.sessionId);
-      if (b?.kind === 'child' && child.parentId === undefined && b.parent === binding.sessionId) this.#dropChild(entry, b, othersRemain);
+      if (b?.kind === 'child' && child.parentId === undefined && b.parent === binding.sessionId)
+        this.#dropChild(entry, b, othersRemain);
     }
     if (othersRemain) this.events.released(binding, released);
     else this.events.unused(binding.tab);
@@ -484,7 +530,8 @@ export class SessionTable {
     }
     const released = binding.child.state.remove(binding);
     // A child Chrome already detached needs nothing undone.
-    if (release && sessions?.children.get(binding.child.sessionId) === binding.child) this.events.released(binding, released);
+    if (release && sessions?.children.get(binding.child.sessionId) === binding.child)
+      this.events.released(binding, released);
   }
 
   /** Lets a paused child run that nobody will be told of. */
@@ -502,7 +549,10 @@ export class SessionTable {
   /** Tells the client a session ended, on its parent, if the client still holds the parent. */
   #announceDetach(entry: ClientEntry, binding: Binding): void {
     if (binding.parent !== '' && !entry.bindings.has(binding.parent)) return;
-    say(binding.client, binding.parent, 'Target.detachedFromTarget', { sessionId: binding.sessionId, targetId: this.targetIdOf(binding) });
+    say(binding.client, binding.parent, 'Target.detachedFromTarget', {
+      sessionId: binding.sessionId,
+      targetId: this.targetIdOf(binding),
+    });
   }
 
   #entry(client: ClientSession): ClientEntry {

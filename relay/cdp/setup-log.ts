@@ -6,7 +6,8 @@
 // it (nothing it set comes back on the person's tab later). Pure bookkeeping.
 
 /** Commands that set something up until undone, as opposed to doing something once. */
-const SETUP = /^(\w+\.enable|Emulation\.set\w+|Network\.(setExtraHTTPHeaders|setUserAgentOverride|setCacheDisabled|setBypassServiceWorker|setBlockedURLs|setCookies)|Page\.(setLifecycleEventsEnabled|setBypassCSP|setInterceptFileChooserDialog|setDownloadBehavior|setAdBlockingEnabled)|Runtime\.(addBinding|setAsyncCallStackDepth)|Security\.setIgnoreCertificateErrors|Target\.setAutoAttach|Page\.addScriptToEvaluateOnNewDocument)$/;
+const SETUP =
+  /^(\w+\.enable|Emulation\.set\w+|Network\.(setExtraHTTPHeaders|setUserAgentOverride|setCacheDisabled|setBypassServiceWorker|setBlockedURLs|setCookies)|Page\.(setLifecycleEventsEnabled|setBypassCSP|setInterceptFileChooserDialog|setDownloadBehavior|setAdBlockingEnabled)|Runtime\.(addBinding|setAsyncCallStackDepth)|Security\.setIgnoreCertificateErrors|Target\.setAutoAttach|Page\.addScriptToEvaluateOnNewDocument)$/;
 
 export interface SetupCommand {
   method: string;

@@ -94,7 +94,8 @@ export class Switchboard implements BrowserHub {
         event: (_link, frame) => {
           const tab = this.#registry.byTabId(frame.tabId);
           if (!tab) return;
-          if (frame.method.startsWith('Page.download') && frame.sessionId === undefined) this.downloads.tabEvent(frame.method, frame.params ?? {});
+          if (frame.method.startsWith('Page.download') && frame.sessionId === undefined)
+            this.downloads.tabEvent(frame.method, frame.params ?? {});
           if (UNFENCED_EVENTS.has(frame.method)) this.#commands.deliver(tab, frame);
           else tab.fence.push(() => this.#commands.deliver(tab, frame));
         },
@@ -144,18 +145,23 @@ export class Switchboard implements BrowserHub {
     this.#table = new SessionTable(this.browserTargetId, {
       released: (sub, released) => this.#commands.cleanUp(sub, released),
       unused: (tab) => this.#resetIfUnused(tab),
-      unclaimed: (tab, childId) => void this.#link.request(tab, childId, 'Runtime.runIfWaitingForDebugger').catch(() => {}),
+      unclaimed: (tab, childId) =>
+        void this.#link.request(tab, childId, 'Runtime.runIfWaitingForDebugger').catch(() => {}),
     });
     this.policy = new RelayPolicy((config) => this.#sendPolicy(config), options.onPolicyRefusal);
     this.#commands = new TabCommands(this.#table, this.#link, this.#log, this.policy, (sub, url) => {
       if (!sub.client.internal) options.onClientNavigate?.(sub.tab.targetId, url);
     });
-    this.downloads = new DownloadRelay(async (url) => {
-      const link = this.#presence.ready;
-      if (!link) return null;
-      const found = await link.request({ op: 'downloadedFile', url }, 'locating a download');
-      return found.filename;
-    }, this.#log, (client, url) => options.consent?.gate.download(client, url));
+    this.downloads = new DownloadRelay(
+      async (url) => {
+        const link = this.#presence.ready;
+        if (!link) return null;
+        const found = await link.request({ op: 'downloadedFile', url }, 'locating a download');
+        return found.filename;
+      },
+      this.#log,
+      (client, url) => options.consent?.gate.download(client, url),
+    );
     this.#browserTarget = new BrowserTarget(this, this.#table);
   }
 
@@ -163,7 +169,9 @@ export class Switchboard implements BrowserHub {
   async #sendPolicy(config: PolicyConfig): Promise<void> {
     const link = this.#presence.ready;
     if (!link) return;
-    await link.request({ op: 'setPolicy', ...config }, 'setPolicy').catch((error: Error) => this.#log.warn(`the extension did not take the origin policy: ${error.message}`));
+    await link
+      .request({ op: 'setPolicy', ...config }, 'setPolicy')
+      .catch((error: Error) => this.#log.warn(`the extension did not take the origin policy: ${error.message}`));
   }
 
   get extensionConnected(): boolean {
@@ -255,7 +263,10 @@ export class Switchboard implements BrowserHub {
     for (const client of this.#table.clients()) {
       const filter = this.#table.root(client).discover;
       if (!filter) continue;
-      for (const [type, info] of [['tab', tabTargetInfo(tab)], ['page', pageTargetInfo(tab)]] as const) {
+      for (const [type, info] of [
+        ['tab', tabTargetInfo(tab)],
+        ['page', pageTargetInfo(tab)],
+      ] as const) {
         if (!matchesFilter(type, filter)) continue;
         if (method === 'Target.targetDestroyed') say(client, '', method, { targetId: info.targetId });
         else say(client, '', method, { targetInfo: info });
@@ -278,7 +289,10 @@ export class Switchboard implements BrowserHub {
   async createTab(url: string, active: boolean, session: string): Promise<TabRecord> {
     this.policy.check(url, 'opening a tab');
     const link = await this.#presence.awaitLink('Target.createTarget');
-    const { tab } = await link.request({ op: 'createTab', url, active, ...(session ? { session } : {}) }, `Target.createTarget (${url})`);
+    const { tab } = await link.request(
+      { op: 'createTab', url, active, ...(session ? { session } : {}) },
+      `Target.createTarget (${url})`,
+    );
     return this.#registerTab(link, tab);
   }
 
@@ -292,14 +306,22 @@ export class Switchboard implements BrowserHub {
     const tab = this.#registry.byTargetId(targetId);
     const link = this.#presence.ready;
     if (!tab || !link) return;
-    link.request({ op: 'showHandoff', tabId: tab.tabId, ...(reason !== undefined ? { reason } : {}) }, 'showHandoff').catch((error: Error) => {
-      this.#log.debug(`showHandoff on tab ${tab.tabId}: ${error.message}`);
-    });
+    link
+      .request({ op: 'showHandoff', tabId: tab.tabId, ...(reason !== undefined ? { reason } : {}) }, 'showHandoff')
+      .catch((error: Error) => {
+        this.#log.debug(`showHandoff on tab ${tab.tabId}: ${error.message}`);
+      });
   }
 
   onAnyTab(method: string, params: Record<string, unknown>): Promise<unknown> {
     const tab = this.#registry.list().find((t) => t.parked === undefined);
-    if (!tab) return Promise.reject(new ClawdError('target_not_found', `${method}: no tab is attached to answer it; click the clawd toolbar button on a tab first`));
+    if (!tab)
+      return Promise.reject(
+        new ClawdError(
+          'target_not_found',
+          `${method}: no tab is attached to answer it; click the clawd toolbar button on a tab first`,
+        ),
+      );
     return this.#link.request(tab, undefined, method, params);
   }
 
@@ -348,32 +370,40 @@ export class Switchboard implements BrowserHub {
     const binding = this.#table.binding(client, cmd.sessionId);
     const respond = (error: unknown, result?: unknown) =>
       error ? client.sendError(cmd.id, cmd.sessionId, error) : client.sendResult(cmd.id, cmd.sessionId, result);
-    if (!binding) return respond(new ClawdError('session_not_found', `Session with given id not found: ${cmd.sessionId}`));
+    if (!binding)
+      return respond(new ClawdError('session_not_found', `Session with given id not found: ${cmd.sessionId}`));
     // A raw client waits while the person's hands are on the tab, or for their answer when they
     // asked to be asked. Its later commands wait behind it, in order; each is looked up again
     // once it may go (its session may have gone meanwhile).
     const gate = this.options.consent?.gate;
-    const pass = () => gate?.before(client, binding.kind === 'browser' ? undefined : binding.tab, cmd.method, cmd.params);
+    const pass = () =>
+      gate?.before(client, binding.kind === 'browser' ? undefined : binding.tab, cmd.method, cmd.params);
     const behind = this.#held.get(client);
     const waiting = behind ? behind.then(pass) : pass();
     if (!waiting) return this.#dispatch(client, binding, cmd, respond);
-    const done = waiting.then(
-      () => {
-        const now = this.#table.binding(client, cmd.sessionId);
-        if (!now) return respond(new ClawdError('session_not_found', `Session with given id not found: ${cmd.sessionId}`));
-        this.#dispatch(client, now, cmd, respond);
-      },
-      respond,
-    );
+    const done = waiting.then(() => {
+      const now = this.#table.binding(client, cmd.sessionId);
+      if (!now)
+        return respond(new ClawdError('session_not_found', `Session with given id not found: ${cmd.sessionId}`));
+      this.#dispatch(client, now, cmd, respond);
+    }, respond);
     this.#held.set(client, done);
     void done.finally(() => {
       if (this.#held.get(client) === done) this.#held.delete(client);
     });
   }
 
-  #dispatch(client: ClientSession, binding: Binding, cmd: CdpCommand, respond: (error: unknown, result?: unknown) => void): void {
+  #dispatch(
+    client: ClientSession,
+    binding: Binding,
+    cmd: CdpCommand,
+    respond: (error: unknown, result?: unknown) => void,
+  ): void {
     if (binding.kind === 'page' || binding.kind === 'child') return this.#commands.command(binding, cmd, respond);
-    const work = binding.kind === 'browser' ? this.#browserTarget.browserCommand(client, cmd) : this.#browserTarget.tabCommand(client, binding, cmd);
+    const work =
+      binding.kind === 'browser'
+        ? this.#browserTarget.browserCommand(client, cmd)
+        : this.#browserTarget.tabCommand(client, binding, cmd);
     work.then((result) => respond(undefined, result), respond);
   }
 

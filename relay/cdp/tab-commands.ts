@@ -27,8 +27,15 @@ export type Respond = (error: unknown, result?: unknown) => void;
  * The auto-attach Chrome's one session is asked for: the latest client's (its filter), pausing new
  * targets only while a client that auto-attaches wants them paused.
  */
-function autoAttachParams(state: DebuggeeState<Subscription>, params?: Record<string, unknown>): Record<string, unknown> {
-  const latest = params ?? state.setup.commands().find((c) => c.method === 'Target.setAutoAttach')?.params ?? { autoAttach: true, flatten: true };
+function autoAttachParams(
+  state: DebuggeeState<Subscription>,
+  params?: Record<string, unknown>,
+): Record<string, unknown> {
+  const latest = params ??
+    state.setup.commands().find((c) => c.method === 'Target.setAutoAttach')?.params ?? {
+      autoAttach: true,
+      flatten: true,
+    };
   return { ...latest, waitForDebuggerOnStart: state.pausesNewTargets() };
 }
 
@@ -52,11 +59,18 @@ export class TabCommands {
     // Forwards a command; `then` runs on success, before the response goes out, in arrival order.
     // Without a `then` nothing here reads the result: a large one passes through unparsed.
     const forward = (method: string, params: Record<string, unknown>, then?: (result: unknown) => void) =>
-      this.link.send(sub.tab, childIdOf(sub), method, params, (error, result) => {
-        if (error) return respond(error);
-        then?.(result);
-        respond(undefined, result);
-      }, then === undefined);
+      this.link.send(
+        sub.tab,
+        childIdOf(sub),
+        method,
+        params,
+        (error, result) => {
+          if (error) return respond(error);
+          then?.(result);
+          respond(undefined, result);
+        },
+        then === undefined,
+      );
     const dot = cmd.method.indexOf('.');
     const domain = cmd.method.slice(0, dot);
     const action = cmd.method.slice(dot + 1);
@@ -69,7 +83,10 @@ export class TabCommands {
       return forward(cmd.method, cmd.params, () => {
         state.enable(domain, sub);
         record();
-        for (const context of state.contexts.values()) say(sub.client, sub.sessionId, 'Runtime.executionContextCreated', { context: context as Protocol.Runtime.ExecutionContextDescription });
+        for (const context of state.contexts.values())
+          say(sub.client, sub.sessionId, 'Runtime.executionContextCreated', {
+            context: context as Protocol.Runtime.ExecutionContextDescription,
+          });
       });
     }
     if (action === 'enable') {
@@ -121,7 +138,9 @@ export class TabCommands {
       default:
         if (readsCookies(cmd.method)) {
           // The whole cookie store answers on a tab's session: what the policy hides is left out.
-          return this.link.send(sub.tab, childIdOf(sub), cmd.method, cmd.params, (error, result) => (error ? respond(error) : respond(undefined, visibleCookieResult(this.policy, result))));
+          return this.link.send(sub.tab, childIdOf(sub), cmd.method, cmd.params, (error, result) =>
+            error ? respond(error) : respond(undefined, visibleCookieResult(this.policy, result)),
+          );
         }
         try {
           const setting = cookiesToSet(cmd.method, cmd.params);
@@ -141,7 +160,9 @@ export class TabCommands {
     respond: Respond,
   ): void {
     if (params.flatten !== true && params.autoAttach) {
-      return respond(new ClawdError('unsupported', 'Target.setAutoAttach: only flatten mode is supported through the clawd relay'));
+      return respond(
+        new ClawdError('unsupported', 'Target.setAutoAttach: only flatten mode is supported through the clawd relay'),
+      );
     }
     if (!params.autoAttach) {
       state.setup.undo(sub, 'Target.setAutoAttach');
@@ -149,7 +170,9 @@ export class TabCommands {
       const last = state.autoAttach.delete(sub) && state.autoAttach.size === 0;
       if (last) return forward('Target.setAutoAttach', params);
       // The others auto-attach on; if none of them wants new targets paused, Chrome stops pausing them.
-      return paused && !state.pausesNewTargets() ? forward('Target.setAutoAttach', autoAttachParams(state)) : respond(undefined, {});
+      return paused && !state.pausesNewTargets()
+        ? forward('Target.setAutoAttach', autoAttachParams(state))
+        : respond(undefined, {});
     }
     state.setup.record(sub, 'Target.setAutoAttach', params);
     // Chrome's one session pauses new targets if any client asked; this one is told only of its own pauses.
@@ -185,13 +208,16 @@ export class TabCommands {
     if (!state) {
       this.log.debug(`dropped ${frame.method} for unknown session ${frame.sessionId ?? ''} of tab ${tab.tabId}`);
       // A child under a session nobody holds any more waits for no one: let it run.
-      if (frame.method === 'Target.attachedToTarget' && frame.params?.waitingForDebugger === true) this.table.letRun(tab, frame.params.sessionId as string);
+      if (frame.method === 'Target.attachedToTarget' && frame.params?.waitingForDebugger === true)
+        this.table.letRun(tab, frame.params.sessionId as string);
       return;
     }
     const params = frame.params ?? {};
-    if (frame.method === 'Target.attachedToTarget') return this.table.addChild(tab, frame.sessionId, params as unknown as Protocol.Target.AttachedToTargetEvent);
+    if (frame.method === 'Target.attachedToTarget')
+      return this.table.addChild(tab, frame.sessionId, params as unknown as Protocol.Target.AttachedToTargetEvent);
     if (frame.method === 'Target.detachedFromTarget') return this.table.childDetached(tab, params.sessionId as string);
-    if (frame.method === 'Target.targetInfoChanged' && params.targetInfo) this.table.updateChild(tab, params.targetInfo as Protocol.Target.TargetInfo);
+    if (frame.method === 'Target.targetInfoChanged' && params.targetInfo)
+      this.table.updateChild(tab, params.targetInfo as Protocol.Target.TargetInfo);
     state.observe(frame.method, params);
     if (state.subscribers.size === 0) return;
     const json = JSON.stringify(params);
@@ -221,13 +247,25 @@ export class TabCommands {
       if (pageEnable) tell('Page.frameNavigated', { frame: frameTree.frame, type: 'Navigation' });
       for (const command of commands) {
         if (command === pageEnable) continue;
-        const params = command.method === 'Target.setAutoAttach' ? autoAttachParams(state, command.params) : command.params;
-        const result = (await send(command.method, params).catch((error: Error) => this.log.debug(`replay of ${command.method} on tab ${tab.tabId}: ${error.message}`))) as { identifier?: string } | undefined;
-        if (command.identifier !== undefined && typeof result?.identifier === 'string') state.setup.alias(command.identifier, result.identifier);
+        const params =
+          command.method === 'Target.setAutoAttach' ? autoAttachParams(state, command.params) : command.params;
+        const result = (await send(command.method, params).catch((error: Error) =>
+          this.log.debug(`replay of ${command.method} on tab ${tab.tabId}: ${error.message}`),
+        )) as { identifier?: string } | undefined;
+        if (command.identifier !== undefined && typeof result?.identifier === 'string')
+          state.setup.alias(command.identifier, result.identifier);
       }
       // Init scripts run in their worlds on new documents only; the current one needs them made.
-      const worlds = new Set(commands.map((c) => c.params.worldName).filter((w): w is string => typeof w === 'string' && w !== ''));
-      if (runtime) for (const worldName of worlds) await send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName, grantUniveralAccess: true }).catch(() => {});
+      const worlds = new Set(
+        commands.map((c) => c.params.worldName).filter((w): w is string => typeof w === 'string' && w !== ''),
+      );
+      if (runtime)
+        for (const worldName of worlds)
+          await send('Page.createIsolatedWorld', {
+            frameId: frameTree.frame.id,
+            worldName,
+            grantUniveralAccess: true,
+          }).catch(() => {});
     });
   }
 
@@ -242,12 +280,24 @@ export class TabCommands {
     if (!state) return;
     const tell = this.#teller(state);
     if ((state.domains.get('Runtime')?.size ?? 0) > 0) tell('Runtime.executionContextsCleared', {});
-    const frame: Protocol.Page.Frame = { id: tab.targetId, loaderId: `clawd-parked-${Date.now()}`, url, domainAndRegistry: '', securityOrigin: new URL(url).origin, mimeType: 'text/html', secureContextType: 'Secure', crossOriginIsolatedContextType: 'NotIsolated', gatedAPIFeatures: [] };
+    const frame: Protocol.Page.Frame = {
+      id: tab.targetId,
+      loaderId: `clawd-parked-${Date.now()}`,
+      url,
+      domainAndRegistry: '',
+      securityOrigin: new URL(url).origin,
+      mimeType: 'text/html',
+      secureContextType: 'Secure',
+      crossOriginIsolatedContextType: 'NotIsolated',
+      gatedAPIFeatures: [],
+    };
     if ((state.domains.get('Page')?.size ?? 0) > 0) tell('Page.frameNavigated', { frame, type: 'Navigation' });
   }
 
   /** Sends an event the relay makes up to the page's subscribers that want it, as if Chrome had. */
-  #teller(state: DebuggeeState<Subscription>): <E extends 'Runtime.executionContextsCleared' | 'Page.frameNavigated'>(method: E, params: EventParams<E>) => void {
+  #teller(
+    state: DebuggeeState<Subscription>,
+  ): <E extends 'Runtime.executionContextsCleared' | 'Page.frameNavigated'>(method: E, params: EventParams<E>) => void {
     return (method, params) => {
       state.observe(method, params as unknown as Record<string, unknown>);
       for (const sub of state.subscribers) if (state.wants(sub, method)) say(sub.client, sub.sessionId, method, params);
@@ -261,7 +311,8 @@ export class TabCommands {
         this.log.debug(`clean-up ${method} on tab ${sub.tab.tabId}: ${error.message}`);
       });
     for (const identifier of released.scripts) void send('Page.removeScriptToEvaluateOnNewDocument', { identifier });
-    if (released.autoAttach) void send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: true });
+    if (released.autoAttach)
+      void send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: true });
     else if (released.unpause) void send('Target.setAutoAttach', autoAttachParams(this.table.stateOf(sub)));
     for (const stop of released.stops) void send(stop);
     for (const domain of released.domains) void send(`${domain}.disable`);

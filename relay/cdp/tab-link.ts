@@ -40,9 +40,21 @@ export class TabLink {
    * synchronously when the answer is read, so answers reach clients in the order they came.
    * `passThrough`: the caller forwards the result unread (a large one may come as a RawJson).
    */
-  send(tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>, passThrough = false): void {
+  send(
+    tab: TabRecord,
+    childId: string | undefined,
+    method: string,
+    params: Record<string, unknown>,
+    settle: Settle<unknown>,
+    passThrough = false,
+  ): void {
     if (tab.parked !== undefined) {
-      settle(new ClawdError('target_paused', `${method}: the tab is showing ${tab.parked}, which cannot be automated; it comes back when the tab returns to a web page`));
+      settle(
+        new ClawdError(
+          'target_paused',
+          `${method}: the tab is showing ${tab.parked}, which cannot be automated; it comes back when the tab returns to a web page`,
+        ),
+      );
       return;
     }
     const reset = this.#resets.get(tab);
@@ -59,8 +71,15 @@ export class TabLink {
   }
 
   /** The promise form, for the relay's own housekeeping commands. */
-  request(tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown> = {}): Promise<unknown> {
-    return new Promise((resolve, reject) => this.send(tab, childId, method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  request(
+    tab: TabRecord,
+    childId: string | undefined,
+    method: string,
+    params: Record<string, unknown> = {},
+  ): Promise<unknown> {
+    return new Promise((resolve, reject) =>
+      this.send(tab, childId, method, params, (error, result) => (error ? reject(error) : resolve(result))),
+    );
   }
 
   /**
@@ -86,12 +105,18 @@ export class TabLink {
    * Runs `work` on a tab whose debugger session Chrome replaced, with every other command for
    * the tab held until it is done; `work` sends through its own sender, past the hold.
    */
-  resync(tab: TabRecord, work: (send: (method: string, params?: Record<string, unknown>) => Promise<unknown>) => Promise<void>): Promise<void> {
+  resync(
+    tab: TabRecord,
+    work: (send: (method: string, params?: Record<string, unknown>) => Promise<unknown>) => Promise<void>,
+  ): Promise<void> {
     const send = (method: string, params: Record<string, unknown> = {}) =>
       new Promise<unknown>((resolve, reject) => {
         const link = this.presence.ready;
-        if (!link) return reject(new ClawdError('extension_not_connected', `${method} was not sent: the extension is away`));
-        this.#sendOn(link, tab, undefined, method, params, (error, result) => (error ? reject(error) : resolve(result)));
+        if (!link)
+          return reject(new ClawdError('extension_not_connected', `${method} was not sent: the extension is away`));
+        this.#sendOn(link, tab, undefined, method, params, (error, result) =>
+          error ? reject(error) : resolve(result),
+        );
       });
     const previous = this.#resets.get(tab) ?? Promise.resolve();
     const done = previous
@@ -110,7 +135,15 @@ export class TabLink {
     return input !== undefined && (input.inFlight > 0 || now - input.lastEnd < AGENT_INPUT_GRACE_MS);
   }
 
-  #sendOn(link: ExtensionLink, tab: TabRecord, childId: string | undefined, method: string, params: Record<string, unknown>, settle: Settle<unknown>, passThrough = false): void {
+  #sendOn(
+    link: ExtensionLink,
+    tab: TabRecord,
+    childId: string | undefined,
+    method: string,
+    params: Record<string, unknown>,
+    settle: Settle<unknown>,
+    passThrough = false,
+  ): void {
     if (!this.registry.holds(tab)) {
       settle(new ClawdError('target_closed', `${method} was not sent: tab ${tab.tabId} is no longer attached`));
       return;
@@ -128,13 +161,22 @@ export class TabLink {
       };
     }
     const seq = tab.fence.begin();
-    const op = childId === undefined ? { op: 'cdp' as const, tabId: tab.tabId, method, params } : { op: 'cdp' as const, tabId: tab.tabId, sessionId: childId, method, params };
-    link.requestWith(op, method, (error, result) => {
-      try {
-        settle(error, result); // the response (and anything it replays) reaches the client first,
-      } finally {
-        tab.fence.end(seq); // then the events that overtook it.
-      }
-    }, undefined, passThrough);
+    const op =
+      childId === undefined
+        ? { op: 'cdp' as const, tabId: tab.tabId, method, params }
+        : { op: 'cdp' as const, tabId: tab.tabId, sessionId: childId, method, params };
+    link.requestWith(
+      op,
+      method,
+      (error, result) => {
+        try {
+          settle(error, result); // the response (and anything it replays) reaches the client first,
+        } finally {
+          tab.fence.end(seq); // then the events that overtook it.
+        }
+      },
+      undefined,
+      passThrough,
+    );
   }
 }

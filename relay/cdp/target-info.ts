@@ -15,7 +15,11 @@ export interface TargetFilterEntry {
 }
 
 /** Chrome's default when a Target method gets no filter: everything but browser and tab targets. */
-export const DEFAULT_FILTER: TargetFilterEntry[] = [{ type: 'browser', exclude: true }, { type: 'tab', exclude: true }, {}];
+export const DEFAULT_FILTER: TargetFilterEntry[] = [
+  { type: 'browser', exclude: true },
+  { type: 'tab', exclude: true },
+  {},
+];
 
 /** Chrome's TargetFilter: the first entry whose type matches decides; no match excludes. */
 export function matchesFilter(type: string, filter: TargetFilterEntry[] = DEFAULT_FILTER): boolean {
@@ -40,7 +44,15 @@ export function pageTargetInfo(tab: TabRecord): TargetInfo {
 
 export function tabTargetInfo(tab: TabRecord): TargetInfo {
   const { title, url, browserContextId } = tab.info;
-  return { targetId: tab.tabTargetId, type: 'tab', title, url, attached: true, canAccessOpener: false, browserContextId };
+  return {
+    targetId: tab.tabTargetId,
+    type: 'tab',
+    title,
+    url,
+    attached: true,
+    canAccessOpener: false,
+    browserContextId,
+  };
 }
 
 export function browserTargetInfo(id: string): TargetInfo {

@@ -15,9 +15,14 @@ export const AGENT_COMMANDS: CliCommand[] = [
     flags: { target: { type: 'string', value: 'ID', help: 'the tab to show (default: the one the view picks)' } },
     async run(args, flags, ctx) {
       noArguments(args);
-      const link = await (await ctx.client()).call<{ url: string; expiresInMs: number }>('POST', '/view/codes', { profile: ctx.profile });
+      const link = await (
+        await ctx.client()
+      ).call<{ url: string; expiresInMs: number }>('POST', '/view/codes', { profile: ctx.profile });
       const target = stringFlag(flags, 'target');
-      const where = new URLSearchParams({ ...(stringFlag(flags, 'profile') ? { profile: ctx.profile } : {}), ...(target ? { target } : {}) });
+      const where = new URLSearchParams({
+        ...(stringFlag(flags, 'profile') ? { profile: ctx.profile } : {}),
+        ...(target ? { target } : {}),
+      });
       const url = `${link.url}${where.size ? `&${where}` : ''}`;
       output(ctx, { ...link, url }, () => [url]);
     },

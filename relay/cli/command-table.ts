@@ -12,7 +12,13 @@ import { UsageError, type CliCommand, type CommandGroup, type FlagValues, type F
 import { PROFILE_COMMANDS } from './profile-commands';
 import { SERVER_COMMANDS } from './server-commands';
 
-export const COMMANDS: readonly CliCommand[] = [...SERVER_COMMANDS, ...OPERATION_COMMANDS.filter((c) => c.group === 'profiles'), ...PROFILE_COMMANDS, ...OPERATION_COMMANDS.filter((c) => c.group === 'agent'), ...AGENT_COMMANDS];
+export const COMMANDS: readonly CliCommand[] = [
+  ...SERVER_COMMANDS,
+  ...OPERATION_COMMANDS.filter((c) => c.group === 'profiles'),
+  ...PROFILE_COMMANDS,
+  ...OPERATION_COMMANDS.filter((c) => c.group === 'agent'),
+  ...AGENT_COMMANDS,
+];
 
 const EVERY: Flags = {
   home: { type: 'string', value: 'DIR', help: 'home folder (default: $CLAWD_HOME, else ~/.clawd)' },
@@ -64,12 +70,17 @@ function usageHead(command: CliCommand): string {
 
 /** `clawd --help`: every command, by group. */
 export function overviewHelp(): string {
-  const lines = [`${PRODUCT_NAME} ${VERSION}: let AI agents drive a browser safely.`, '', 'Usage: clawd <command> [options]      (clawd <command> --help for more)'];
+  const lines = [
+    `${PRODUCT_NAME} ${VERSION}: let AI agents drive a browser safely.`,
+    '',
+    'Usage: clawd <command> [options]      (clawd <command> --help for more)',
+  ];
   const heads = new Map(COMMANDS.map((c) => [c, usageHead(c)]));
   const width = Math.max(...[...heads.values()].map((h) => h.length)) + 2;
   for (const group of Object.keys(GROUP_TITLES) as CommandGroup[]) {
     lines.push('', GROUP_TITLES[group]);
-    for (const command of COMMANDS.filter((c) => c.group === group)) lines.push(`  ${heads.get(command)!.padEnd(width)}${command.summary}`);
+    for (const command of COMMANDS.filter((c) => c.group === group))
+      lines.push(`  ${heads.get(command)!.padEnd(width)}${command.summary}`);
   }
   lines.push('', 'Options:', ...flagLines({ ...EVERY, ...VERSION_FLAG }), '');
   return lines.join('\n');
@@ -77,7 +88,15 @@ export function overviewHelp(): string {
 
 /** `clawd <command> --help`. */
 export function commandHelp(command: CliCommand): string {
-  return [`Usage: clawd ${command.usage}`, '', command.details ?? sentence(command.summary), '', 'Options:', ...flagLines(flagsOf(command)), ''].join('\n');
+  return [
+    `Usage: clawd ${command.usage}`,
+    '',
+    command.details ?? sentence(command.summary),
+    '',
+    'Options:',
+    ...flagLines(flagsOf(command)),
+    '',
+  ].join('\n');
 }
 
 /** A summary as a sentence: capitalised, with a full stop unless it has one. */
@@ -102,7 +121,10 @@ export class CommandUsageError extends UsageError {
   }
 }
 
-const toParseOptions = (flags: Flags) => Object.fromEntries(Object.entries(flags).map(([name, { type, short }]) => [name, short ? { type, short } : { type }]));
+const toParseOptions = (flags: Flags) =>
+  Object.fromEntries(
+    Object.entries(flags).map(([name, { type, short }]) => [name, short ? { type, short } : { type }]),
+  );
 
 /** Reads a command line: which command, its arguments and its flags, checked against that command's flags. */
 export function parseCommandLine(argv: string[]): CommandLine {
@@ -128,7 +150,9 @@ export function parseCommandLine(argv: string[]): CommandLine {
   } catch (error) {
     const unknown = (error as Error).message.match(/Unknown option '([^']+)'/)?.[1];
     const message = unknown
-      ? `${command.name} does not take ${unknown}; it takes ${Object.keys(own).map((flag) => `--${flag}`).join(', ')}`
+      ? `${command.name} does not take ${unknown}; it takes ${Object.keys(own)
+          .map((flag) => `--${flag}`)
+          .join(', ')}`
       : (error as Error).message.replace(/\.$/, '');
     throw new CommandUsageError(message, command);
   }

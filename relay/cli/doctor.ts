@@ -28,7 +28,10 @@ export function formatCheck(c: Check): string {
 
 async function getJson(url: string, token?: string): Promise<{ status: number; body: any } | undefined> {
   try {
-    const response = await fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(3_000) });
+    const response = await fetch(url, {
+      headers: token ? { Authorization: `Bearer ${token}` } : {},
+      signal: AbortSignal.timeout(3_000),
+    });
     return { status: response.status, body: await response.json().catch(() => undefined) };
   } catch {
     return undefined;
@@ -49,12 +52,27 @@ function evaluateThroughRelay(relayUrl: string, token: string, targetId: string)
       fn();
     };
     ws.once('error', (error) => finish(() => reject(error)));
-    ws.once('open', () => ws.send(JSON.stringify({ id: 1, method: 'Target.attachToTarget', params: { targetId, flatten: true } })));
+    ws.once('open', () =>
+      ws.send(JSON.stringify({ id: 1, method: 'Target.attachToTarget', params: { targetId, flatten: true } })),
+    );
     ws.on('message', (data) => {
       const m = JSON.parse(data.toString()) as { id?: number; result?: any; error?: { message: string } };
       if (m.error) return finish(() => reject(new Error(m.error!.message)));
-      if (m.id === 1) ws.send(JSON.stringify({ id: 2, method: 'Runtime.evaluate', params: { expression: '6*7', returnByValue: true }, sessionId: m.result.sessionId }));
-      if (m.id === 2) finish(() => (m.result?.result?.value === 42 ? resolve('6*7 = 42') : reject(new Error(`unexpected answer ${JSON.stringify(m.result)}`))));
+      if (m.id === 1)
+        ws.send(
+          JSON.stringify({
+            id: 2,
+            method: 'Runtime.evaluate',
+            params: { expression: '6*7', returnByValue: true },
+            sessionId: m.result.sessionId,
+          }),
+        );
+      if (m.id === 2)
+        finish(() =>
+          m.result?.result?.value === 42
+            ? resolve('6*7 = 42')
+            : reject(new Error(`unexpected answer ${JSON.stringify(m.result)}`)),
+        );
     });
   });
 }
@@ -68,13 +86,20 @@ export async function runDoctor(home: string): Promise<Check[]> {
   const relayUrl = state?.relayUrl ?? `http://127.0.0.1:${DEFAULT_RELAY_PORT}`;
 
   const health = await getJson(`${controlUrl}/`);
-  if (health?.body?.name === 'clawd-browser') add('ok', 'control API', `reachable at ${controlUrl} (clawd ${health.body.version})`);
+  if (health?.body?.name === 'clawd-browser')
+    add('ok', 'control API', `reachable at ${controlUrl} (clawd ${health.body.version})`);
   else add('fail', 'control API', `nothing answers at ${controlUrl}: start the server with \`clawd serve\``);
 
   const authed = health ? await getJson(`${controlUrl}/profiles`, config.token) : undefined;
   if (!health) add('skip', 'token', 'not checked: the control API is down');
-  else if (authed?.status === 200 || authed?.status === 503) add('ok', 'token', `accepted (from ${path.join(home, 'config.json')})`);
-  else add('fail', 'token', `refused (HTTP ${authed?.status ?? 'no answer'}): this config.json's token differs from the server's; run the CLI with the server's --home`);
+  else if (authed?.status === 200 || authed?.status === 503)
+    add('ok', 'token', `accepted (from ${path.join(home, 'config.json')})`);
+  else
+    add(
+      'fail',
+      'token',
+      `refused (HTTP ${authed?.status ?? 'no answer'}): this config.json's token differs from the server's; run the CLI with the server's --home`,
+    );
 
   const relay = await getJson(`${relayUrl}/`);
   if (relay?.body?.name === 'clawd-browser') add('ok', 'relay', `reachable at ${relayUrl}`);
@@ -83,26 +108,41 @@ export async function runDoctor(home: string): Promise<Check[]> {
   const extension = relay ? await getJson(`${relayUrl}/extension/status`, config.token) : undefined;
   const connected = extension?.body?.connected === true;
   if (!relay) add('skip', 'extension', 'not checked: the relay is down');
-  else if (connected) add('ok', 'extension', `connected, version ${extension!.body.extensionVersion} (${extension!.body.browser})`);
-  else add('fail', 'extension', `not connected: load dist/extension in Chrome (chrome://extensions, Developer mode, Load unpacked), then set port ${new URL(relayUrl).port} and the token (clawd token) in its options`);
+  else if (connected)
+    add('ok', 'extension', `connected, version ${extension!.body.extensionVersion} (${extension!.body.browser})`);
+  else
+    add(
+      'fail',
+      'extension',
+      `not connected: load dist/extension in Chrome (chrome://extensions, Developer mode, Load unpacked), then set port ${new URL(relayUrl).port} and the token (clawd token) in its options`,
+    );
 
   if (!connected) add('skip', 'tab evaluate', 'not checked: no extension');
   else {
     const list = await getJson(`${relayUrl}/json/list`, config.token);
     const tab = (list?.body as Array<{ id: string; url: string }> | undefined)?.[0];
-    if (!tab) add('warn', 'tab evaluate', 'no tab is attached: click the clawd toolbar button on a tab to hand it over');
+    if (!tab)
+      add('warn', 'tab evaluate', 'no tab is attached: click the clawd toolbar button on a tab to hand it over');
     else {
       try {
         add('ok', 'tab evaluate', `${await evaluateThroughRelay(relayUrl, config.token, tab.id)} on ${tab.url}`);
       } catch (error) {
-        add('fail', 'tab evaluate', `Runtime.evaluate on ${tab.url} failed: ${(error as Error).message}; reload the extension or click its button again`);
+        add(
+          'fail',
+          'tab evaluate',
+          `Runtime.evaluate on ${tab.url} failed: ${(error as Error).message}; reload the extension or click its button again`,
+        );
       }
     }
   }
 
   try {
     const executable = findExecutable(config.browser.executablePath);
-    add('ok', 'browser', `${(await browserVersion(executable.path)) ?? 'found'} at ${executable.path} (${executable.source})`);
+    add(
+      'ok',
+      'browser',
+      `${(await browserVersion(executable.path)) ?? 'found'} at ${executable.path} (${executable.source})`,
+    );
   } catch (error) {
     add('fail', 'browser', (error as Error).message);
   }
@@ -110,8 +150,14 @@ export async function runDoctor(home: string): Promise<Check[]> {
   // Which sites agents may reach, per profile (from the config: what the server enforces).
   for (const name of Object.keys(config.browser.profiles)) {
     const { source, config: rules } = policyOf(config.browser, name);
-    if (source === 'none') add('ok', `policy ${name}`, 'none: agents may load any site (set one with clawd policy-set --allow …)');
-    else add('ok', `policy ${name}`, `${source === 'profile' ? 'its own' : 'the global one'}: ${[rules.allow ? `allow ${rules.allow.join(', ') || '(nothing)'}` : 'allow any site', ...(rules.block?.length ? [`block ${rules.block.join(', ')}`] : [])].join('; ')}`);
+    if (source === 'none')
+      add('ok', `policy ${name}`, 'none: agents may load any site (set one with clawd policy-set --allow …)');
+    else
+      add(
+        'ok',
+        `policy ${name}`,
+        `${source === 'profile' ? 'its own' : 'the global one'}: ${[rules.allow ? `allow ${rules.allow.join(', ') || '(nothing)'}` : 'allow any site', ...(rules.block?.length ? [`block ${rules.block.join(', ')}`] : [])].join('; ')}`,
+      );
   }
 
   for (const [name, profile] of Object.entries(config.browser.profiles)) {
@@ -125,7 +171,11 @@ export async function runDoctor(home: string): Promise<Check[]> {
     if (ours) add('ok', `profile ${name}`, `CDP port ${port} is held by its own browser (pid ${ours.pid})`);
     else {
       const holder = await listeningPid(port);
-      add('fail', `profile ${name}`, `CDP port ${port} is held by another program${holder ? ` (pid ${holder})` : ''}: stop it, or delete and re-create the profile to get another port`);
+      add(
+        'fail',
+        `profile ${name}`,
+        `CDP port ${port} is held by another program${holder ? ` (pid ${holder})` : ''}: stop it, or delete and re-create the profile to get another port`,
+      );
     }
   }
   return checks;

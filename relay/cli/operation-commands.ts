@@ -12,8 +12,17 @@ import { isFixedField, OPERATION_LIST, operationNamed, parseOperationInput } fro
 import { SHARED_FIELDS } from '../operations/shared-fields';
 import { output, UsageError, type CliCommand, type Flags } from './cli-command';
 
-const CONVENTIONAL: Record<string, string> = { targetId: 'target', timeoutMs: 'timeout', clickTimeoutMs: 'click-timeout' };
-const CONVENTIONAL_VALUE: Record<string, string> = { targetId: 'ID', session: 'NAME', timeoutMs: 'MS', clickTimeoutMs: 'MS' };
+const CONVENTIONAL: Record<string, string> = {
+  targetId: 'target',
+  timeoutMs: 'timeout',
+  clickTimeoutMs: 'click-timeout',
+};
+const CONVENTIONAL_VALUE: Record<string, string> = {
+  targetId: 'ID',
+  session: 'NAME',
+  timeoutMs: 'MS',
+  clickTimeoutMs: 'MS',
+};
 const VALUE_OF_KIND: Record<FieldKind, string> = { string: 'T', number: 'N', boolean: '', list: 'A,B', json: 'JSON' };
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
@@ -22,8 +31,10 @@ function placeholder(operation: Operation, field: string, schema: z.ZodTypeAny):
   const named = operation.cli.flags?.[field]?.value ?? CONVENTIONAL_VALUE[field];
   if (named) return named;
   let base = schema;
-  while (base instanceof z.ZodOptional || base instanceof z.ZodDefault) base = base instanceof z.ZodOptional ? base.unwrap() : base.removeDefault();
-  if (base instanceof z.ZodEnum && (base.options as string[]).join('|').length <= 24) return (base.options as string[]).join('|');
+  while (base instanceof z.ZodOptional || base instanceof z.ZodDefault)
+    base = base instanceof z.ZodOptional ? base.unwrap() : base.removeDefault();
+  if (base instanceof z.ZodEnum && (base.options as string[]).join('|').length <= 24)
+    return (base.options as string[]).join('|');
   return VALUE_OF_KIND[fieldKind(schema)];
 }
 
@@ -56,11 +67,15 @@ export function flagFields(operation: Operation): Map<string, string> {
   const shared = (field: string) => (SHARED_FIELDS as readonly string[]).includes(field);
   // The operation's own fields first, then those every agent command shares.
   const fields = Object.keys(operation.input.shape).filter((f) => !isFixedField(operation, f) && !positional.has(f));
-  return new Map([...fields.filter((f) => !shared(f)), ...fields.filter(shared)].map((field) => [flagOf(operation, field), field]));
+  return new Map(
+    [...fields.filter((f) => !shared(f)), ...fields.filter(shared)].map((field) => [flagOf(operation, field), field]),
+  );
 }
 
 function usageOf(operation: Operation, flags: Flags): string {
-  const args = (operation.cli.args ?? []).map((a) => (a.rest ? `${a.value} [${a.value} …]` : a.optional ? `[${a.value}]` : a.value));
+  const args = (operation.cli.args ?? []).map((a) =>
+    a.rest ? `${a.value} [${a.value} …]` : a.optional ? `[${a.value}]` : a.value,
+  );
   if (operation.cli.withArgument) args.push(`[${operation.cli.withArgument.value}]`);
   const options = Object.entries(flags).map(([name, spec]) => `[--${name}${spec.value ? ` ${spec.value}` : ''}]`);
   return [commandName(operation), ...args, ...options].join(' ');
@@ -73,15 +88,21 @@ export function operationCommand(operation: Operation): CliCommand {
   for (const [flag, field] of fieldsByFlag) {
     const kind = fieldKind(shape[field]!);
     const help = shape[field]!.description ?? field;
-    flags[flag] = kind === 'boolean' ? { type: 'boolean', help } : { type: 'string', value: placeholder(operation, field, shape[field]!), help };
+    flags[flag] =
+      kind === 'boolean'
+        ? { type: 'boolean', help }
+        : { type: 'string', value: placeholder(operation, field, shape[field]!), help };
   }
-  for (const [flag, extra] of Object.entries(operation.cli.extra ?? {})) flags[flag] = { type: 'boolean', help: extra.help };
+  for (const [flag, extra] of Object.entries(operation.cli.extra ?? {}))
+    flags[flag] = { type: 'boolean', help: extra.help };
   if (operation.cli.repeat) flags[operation.cli.repeat.flag] = { type: 'boolean', help: operation.cli.repeat.help };
   const name = commandName(operation);
   return {
     name,
     group: operation.cli.group,
-    ...(operation.cli.withArgument ? { withArgument: commandName(operationNamed(operation.cli.withArgument.operation)) } : {}),
+    ...(operation.cli.withArgument
+      ? { withArgument: commandName(operationNamed(operation.cli.withArgument.operation)) }
+      : {}),
     usage: usageOf(operation, flags),
     summary: operation.summary,
     ...(operation.details ? { details: wrap(operation.details) } : {}),
@@ -94,11 +115,19 @@ export function operationCommand(operation: Operation): CliCommand {
           const words = args.slice(i);
           if (words.length > 0) raw[spec.field] = fieldKind(shape[spec.field]!) === 'list' ? words : words.join(' ');
         } else if (args[i] !== undefined) raw[spec.field] = args[i];
-        if (raw[spec.field] === undefined && !spec.optional) throw new UsageError(`${name} needs ${specs.filter((s) => !s.optional).map((s) => s.value).join(' ')}`);
+        if (raw[spec.field] === undefined && !spec.optional)
+          throw new UsageError(
+            `${name} needs ${specs
+              .filter((s) => !s.optional)
+              .map((s) => s.value)
+              .join(' ')}`,
+          );
       });
-      if (!specs.some((s) => s.rest) && args.length > specs.length) throw new UsageError(`unexpected argument ${JSON.stringify(args[specs.length])}`);
+      if (!specs.some((s) => s.rest) && args.length > specs.length)
+        throw new UsageError(`unexpected argument ${JSON.stringify(args[specs.length])}`);
       for (const [flag, field] of fieldsByFlag) if (values[flag] !== undefined) raw[field] = values[flag];
-      for (const [flag, extra] of Object.entries(operation.cli.extra ?? {})) if (values[flag] === true) extra.apply(raw);
+      for (const [flag, extra] of Object.entries(operation.cli.extra ?? {}))
+        if (values[flag] === true) extra.apply(raw);
       let input: Record<string, unknown>;
       try {
         input = parseOperationInput(operation, raw, 'text');
@@ -114,8 +143,9 @@ export function operationCommand(operation: Operation): CliCommand {
       const repeat = operation.cli.repeat;
       if (repeat && values[repeat.flag] === true) {
         // Until interrupted: each answer printed, then the next asked for (`log --follow`).
-        for (let answer = result, asked = input; ; ) {
-          if (((answer as { entries?: unknown[] }).entries ?? [answer]).length > 0) output(ctx, answer, () => [operation.text(answer, asked as never)]);
+        for (let answer = result, asked = input; ;) {
+          if (((answer as { entries?: unknown[] }).entries ?? [answer]).length > 0)
+            output(ctx, answer, () => [operation.text(answer, asked as never)]);
           asked = repeat.next(answer, asked);
           answer = await client.invoke(operation, ctx.profile, asked);
         }

@@ -20,7 +20,9 @@ function cliLine(operation: Operation): string {
 /** A field's type in a few characters: `agent|ai|role|aria`, `integer 100–10000`, `[{ref, value, type?}]`. */
 function typeOf(schema: z.ZodTypeAny): string {
   // As a property of an object, so an optional field reads as its type (its being optional is said apart).
-  const json = (zodToJsonSchema(z.object({ field: schema }), { $refStrategy: 'none', pipeStrategy: 'input' }) as Record<string, any>).properties.field;
+  const json = (
+    zodToJsonSchema(z.object({ field: schema }), { $refStrategy: 'none', pipeStrategy: 'input' }) as Record<string, any>
+  ).properties.field;
   const one = (s: Record<string, any>): string => {
     if (s.enum) return s.enum.join('\\|');
     if (s.const !== undefined) return JSON.stringify(s.const);
@@ -52,18 +54,18 @@ export function referenceMarkdown(): string {
     'Every operation is reachable three ways, with the same fields: the control API (`127.0.0.1:18791`, the token as',
     '`Authorization: Bearer …`, `?profile=NAME`; GET and DELETE take the fields as a query string, POST as a JSON body),',
     'an MCP tool (`clawd mcp`, or `/mcp` on the control API), and a `clawd` command (a field `maxChars` is the flag',
-    '`--max-chars`; `targetId` is `--target`, `timeoutMs` is `--timeout`; `--json` prints the API\'s answer). A field that',
+    "`--max-chars`; `targetId` is `--target`, `timeoutMs` is `--timeout`; `--json` prints the API's answer). A field that",
     'does not fit is a 400 `bad_request` naming it. MCP tools and CLI commands answer the short text shown to agents.',
     '',
     'Fields many operations share: `targetId` — the tab, an id or a unique prefix (default: the tab last used); `session` — the',
     "agent session: a tab it changes is held for it (also the `X-Clawd-Session` header); `timeoutMs` — the call's bound;",
-    "`snapshot` — `diff` or `full`: an action answers with the page after it. `profile` (not a field: `?profile=`, `--profile`,",
+    '`snapshot` — `diff` or `full`: an action answers with the page after it. `profile` (not a field: `?profile=`, `--profile`,',
     `or an MCP argument): ${PROFILE_HELP}.`,
     '',
     'Actions (`POST /act`, the MCP tool `act`) answer `{ ok, kind, targetId, url, timeoutMs, … }`. Their `timeoutMs` (default',
     '8 s, clamped to 0.5–60 s) bounds the whole call, the ref check and any wait on the page included: a page whose script is',
     'stuck answers 408 `action_timeout` on time, and a crashed tab answers 410 `target_crashed`. `snapshot: "diff"` adds the',
-    "page as the action left it, as what changed since the tab's last snapshot (a full one when there is none); `\"full\"` adds",
+    'page as the action left it, as what changed since the tab\'s last snapshot (a full one when there is none); `"full"` adds',
     'all of it. A ref that no longer shows the element it showed is refused (409 `ref_stale`) and nothing happens on the page.',
     '',
   ];
@@ -72,7 +74,9 @@ export function referenceMarkdown(): string {
     lines.push(`## ${operation.name}`, '', `${operation.summary[0]!.toUpperCase()}${operation.summary.slice(1)}.`, '');
     if (operation.details) lines.push(operation.details, '');
     lines.push(`- HTTP: \`${route}\``, `- MCP: ${mcpName(operation)}`, `- CLI: \`${cliLine(operation)}\``, '');
-    const fields = Object.entries(operation.input.shape as z.ZodRawShape).filter(([name]) => !isFixedField(operation, name));
+    const fields = Object.entries(operation.input.shape as z.ZodRawShape).filter(
+      ([name]) => !isFixedField(operation, name),
+    );
     if (fields.length > 0) {
       lines.push('| field | CLI | type | |', '|---|---|---|---|');
       for (const [name, schema] of fields) {
@@ -106,8 +110,8 @@ export function skillMarkdown(): string {
     '',
     '# Driving a browser with clawd',
     '',
-    '`clawd serve` must be running (or start one: `clawd serve &`). The default profile is clawd\'s own Chromium;',
-    '`--profile chrome` is the person\'s own browser (only the tabs they handed over with the clawd toolbar button).',
+    "`clawd serve` must be running (or start one: `clawd serve &`). The default profile is clawd's own Chromium;",
+    "`--profile chrome` is the person's own browser (only the tabs they handed over with the clawd toolbar button).",
     '',
     '## The loop',
     '',
@@ -119,14 +123,14 @@ export function skillMarkdown(): string {
     '   `clawd select e7 green`. Add `--snapshot diff` to see what the action changed without a second call.',
     '4. A ref whose element changed or went is refused as stale: take a new snapshot. Refs are never reused.',
     '',
-    'To read rather than act, `clawd content` gives the page\'s article as Markdown, far smaller than a snapshot.',
+    "To read rather than act, `clawd content` gives the page's article as Markdown, far smaller than a snapshot.",
     'When you cannot go on (a log-in, a CAPTCHA, a payment): `clawd handoff "Log in, then press Done" --wait` gives',
     'the tab to the person (it prints a link for them) and returns when they give it back.',
     '',
-    'Every command takes `--profile NAME` and `--json` (the API\'s answer as JSON); commands on a tab take `--target ID`',
+    "Every command takes `--profile NAME` and `--json` (the API's answer as JSON); commands on a tab take `--target ID`",
     '(an id or unique prefix from `clawd tabs`), `--session NAME` (tabs you change are held for you) and `--timeout MS`;',
     'actions take `--snapshot diff|full` (answer with what the action changed, or the whole page after it).',
-    '`clawd <command> --help` lists a command\'s flags. Errors say what to do next.',
+    "`clawd <command> --help` lists a command's flags. Errors say what to do next.",
     '',
     '## Reading the page',
     '',
@@ -138,7 +142,13 @@ export function skillMarkdown(): string {
     '',
     '## Files, dialogs and the person',
     '',
-    ...byGroup((o) => o.http.path.startsWith('/hooks') || o.name === 'downloads' || o.name.startsWith('handoff') || o.name === 'release'),
+    ...byGroup(
+      (o) =>
+        o.http.path.startsWith('/hooks') ||
+        o.name === 'downloads' ||
+        o.name.startsWith('handoff') ||
+        o.name === 'release',
+    ),
     '',
     '## Browser, tabs, the origin policy, the log',
     '',

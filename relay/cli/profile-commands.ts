@@ -6,7 +6,13 @@ import { statusLines } from '../operations/tab-operations';
 import type { ProfileStatus } from '../profiles/profile-driver';
 import { noArguments, output, stringFlag, UsageError, type CliCommand, type CommandContext } from './cli-command';
 
-const profileCommand = (name: string, usage: string, summary: string, run: (args: string[], ctx: CommandContext) => Promise<void>, flags: CliCommand['flags'] = {}): CliCommand => ({
+const profileCommand = (
+  name: string,
+  usage: string,
+  summary: string,
+  run: (args: string[], ctx: CommandContext) => Promise<void>,
+  flags: CliCommand['flags'] = {},
+): CliCommand => ({
   name,
   group: 'profiles',
   usage,
@@ -15,7 +21,9 @@ const profileCommand = (name: string, usage: string, summary: string, run: (args
   run: (args, _flags, ctx) => run(args, ctx),
 });
 
-const NAME_FLAG = { name: { type: 'string', value: 'NAME', help: 'the profile: lowercase letters, digits and dashes' } } as const;
+const NAME_FLAG = {
+  name: { type: 'string', value: 'NAME', help: 'the profile: lowercase letters, digits and dashes' },
+} as const;
 
 export const PROFILE_COMMANDS: CliCommand[] = [
   {
@@ -27,7 +35,11 @@ export const PROFILE_COMMANDS: CliCommand[] = [
       ...NAME_FLAG,
       color: { type: 'string', value: '#RRGGBB', help: "the browser's colour (default: the next free one)" },
       'cdp-url': { type: 'string', value: 'URL', help: 'a remote profile: the CDP endpoint to attach to' },
-      driver: { type: 'string', value: 'D', help: 'managed, remote or extension (default: remote with --cdp-url, else managed)' },
+      driver: {
+        type: 'string',
+        value: 'D',
+        help: 'managed, remote or extension (default: remote with --cdp-url, else managed)',
+      },
     },
     async run(args, flags, ctx) {
       noArguments(args);
@@ -51,16 +63,29 @@ export const PROFILE_COMMANDS: CliCommand[] = [
       noArguments(args);
       const name = stringFlag(flags, 'name');
       if (name === undefined) throw new UsageError('delete-profile needs --name NAME');
-      const result = await (await ctx.client()).call<{ deleted: string; removed: string | null }>('DELETE', `/profiles/${encodeURIComponent(name)}`);
+      const result = await (
+        await ctx.client()
+      ).call<{ deleted: string; removed: string | null }>('DELETE', `/profiles/${encodeURIComponent(name)}`);
       output(ctx, result, () => [`deleted ${result.deleted}${result.removed ? ` and removed ${result.removed}` : ''}`]);
     },
   },
-  profileCommand('reset-profile', 'reset-profile', "stop this profile's stray browser processes (never other programs)", async (args, ctx) => {
-    noArguments(args);
-    const result = await (await ctx.client()).call<{ profile: string; stopped: number[]; portFree: boolean; note?: string }>('POST', '/reset-profile', { profile: ctx.profile });
-    output(ctx, result, () => [
-      result.stopped.length ? `${result.profile}: stopped ${result.stopped.length} browser process(es) (${result.stopped.join(', ')})` : `${result.profile}: no browser process of this profile was running`,
-      ...(result.note ? [result.note] : []),
-    ]);
-  }),
+  profileCommand(
+    'reset-profile',
+    'reset-profile',
+    "stop this profile's stray browser processes (never other programs)",
+    async (args, ctx) => {
+      noArguments(args);
+      const result = await (
+        await ctx.client()
+      ).call<{ profile: string; stopped: number[]; portFree: boolean; note?: string }>('POST', '/reset-profile', {
+        profile: ctx.profile,
+      });
+      output(ctx, result, () => [
+        result.stopped.length
+          ? `${result.profile}: stopped ${result.stopped.length} browser process(es) (${result.stopped.join(', ')})`
+          : `${result.profile}: no browser process of this profile was running`,
+        ...(result.note ? [result.note] : []),
+      ]);
+    },
+  ),
 ];

@@ -16,19 +16,35 @@ import { noArguments, stringFlag, UsageError, type CliCommand } from './cli-comm
 function parsePort(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`${flag} must be a port number from 0 to 65535, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`${flag} must be a port number from 0 to 65535, got ${JSON.stringify(value)}`);
   return port;
 }
 
 /** A port taken by the clawd server of another home: named, with what to do (never a wrong-token puzzle later). */
-async function heldByAnotherHome(error: unknown, home: string, controlPort: number | undefined): Promise<Error | undefined> {
+async function heldByAnotherHome(
+  error: unknown,
+  home: string,
+  controlPort: number | undefined,
+): Promise<Error | undefined> {
   if ((error as { code?: string })?.code !== 'port_in_use') return undefined;
   const { DEFAULT_CONTROL_PORT } = await import('../../shared/defaults');
   try {
     const url = `http://127.0.0.1:${controlPort || DEFAULT_CONTROL_PORT}/`;
-    const health = (await (await fetch(url, { signal: AbortSignal.timeout(1_500) })).json()) as { name?: string; home?: string };
-    if (health.name !== PRODUCT_NAME || typeof health.home !== 'string' || path.resolve(health.home) === path.resolve(home)) return undefined;
-    return new ClawdError('port_in_use', `${(error as Error).message}: it is the clawd server of another home (${health.home}). Stop that one, or run this one on free ports: clawd serve --home ${home} --relay-port 0 --control-port 0`);
+    const health = (await (await fetch(url, { signal: AbortSignal.timeout(1_500) })).json()) as {
+      name?: string;
+      home?: string;
+    };
+    if (
+      health.name !== PRODUCT_NAME ||
+      typeof health.home !== 'string' ||
+      path.resolve(health.home) === path.resolve(home)
+    )
+      return undefined;
+    return new ClawdError(
+      'port_in_use',
+      `${(error as Error).message}: it is the clawd server of another home (${health.home}). Stop that one, or run this one on free ports: clawd serve --home ${home} --relay-port 0 --control-port 0`,
+    );
   } catch {
     return undefined;
   }
@@ -37,7 +53,11 @@ async function heldByAnotherHome(error: unknown, home: string, controlPort: numb
 /** dist/extension beside the bundled bin (this code may sit in dist/ or in dist/chunks/). */
 function extensionDir(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  return [path.join(here, 'extension'), path.join(here, '..', 'extension')].find((dir) => existsSync(path.join(dir, 'manifest.json'))) ?? path.join(here, 'extension');
+  return (
+    [path.join(here, 'extension'), path.join(here, '..', 'extension')].find((dir) =>
+      existsSync(path.join(dir, 'manifest.json')),
+    ) ?? path.join(here, 'extension')
+  );
 }
 
 /** How long a server started for `clawd mcp` stays after its last client left (one that comes back meanwhile keeps it). */
@@ -49,7 +69,12 @@ const FIRST_CLIENT_MS = 30_000;
  * `untilUnused`: the server a `clawd mcp` started for itself: on free ports when the usual ones are
  * taken (it says so), and it stops itself once nobody has used it for a few seconds.
  */
-async function serve(home: string, relayPort: number | undefined, controlPort: number | undefined, untilUnused = false): Promise<void> {
+async function serve(
+  home: string,
+  relayPort: number | undefined,
+  controlPort: number | undefined,
+  untilUnused = false,
+): Promise<void> {
   const log = createLogger(logLevelFromEnv());
   const { startServer } = await import('../server');
   const server = await startServer({ home, relayPort, controlPort, log }).catch(async (error: unknown) => {
@@ -130,7 +155,8 @@ export const SERVER_COMMANDS: CliCommand[] = [
     async run(args, _flags, ctx) {
       noArguments(args);
       const dir = extensionDir();
-      if (!existsSync(path.join(dir, 'manifest.json'))) throw new Error(`the extension is not built (${dir} has no manifest.json): run \`npm run build\``);
+      if (!existsSync(path.join(dir, 'manifest.json')))
+        throw new Error(`the extension is not built (${dir} has no manifest.json): run \`npm run build\``);
       ctx.print(dir);
     },
   },
@@ -158,11 +184,19 @@ export const SERVER_COMMANDS: CliCommand[] = [
     flags: {
       'relay-port': { type: 'string', value: 'N', help: 'the relay port (0: a free one)' },
       'control-port': { type: 'string', value: 'N', help: 'the control API port (0: a free one)' },
-      'until-unused': { type: 'boolean', help: 'stop once no client (clawd mcp, CLI call, live view) has used it for 3 s; free ports if the usual are taken' },
+      'until-unused': {
+        type: 'boolean',
+        help: 'stop once no client (clawd mcp, CLI call, live view) has used it for 3 s; free ports if the usual are taken',
+      },
     },
     async run(args, flags, ctx) {
       noArguments(args);
-      await serve(ctx.home, parsePort(stringFlag(flags, 'relay-port'), '--relay-port'), parsePort(stringFlag(flags, 'control-port'), '--control-port'), flags['until-unused'] === true);
+      await serve(
+        ctx.home,
+        parsePort(stringFlag(flags, 'relay-port'), '--relay-port'),
+        parsePort(stringFlag(flags, 'control-port'), '--control-port'),
+        flags['until-unused'] === true,
+      );
       return -1;
     },
   },
@@ -174,23 +208,40 @@ export const SERVER_COMMANDS: CliCommand[] = [
     details:
       'Speaks the Model Context Protocol on stdin/stdout (logs on stderr). Its tools are clients of the\nclawd serve of the home; when none runs, it starts one (detached, `serve --until-unused`) that\nstops itself, and the browsers it launched, a few seconds after its last client left: two agent\nwindows share it. MCP client configuration:\n  {"command": "npx", "args": ["clawd-browser", "mcp"]}',
     flags: {
-      profile: { type: 'string', value: 'NAME', help: "the profile the tools use by default (default: the config's defaultProfile)" },
-      'relay-port': { type: 'string', value: 'N', help: 'when it starts a server: the relay port (default 18792, a free one if taken)' },
-      'control-port': { type: 'string', value: 'N', help: 'when it starts a server: the control API port (default 18791, a free one if taken)' },
+      profile: {
+        type: 'string',
+        value: 'NAME',
+        help: "the profile the tools use by default (default: the config's defaultProfile)",
+      },
+      'relay-port': {
+        type: 'string',
+        value: 'N',
+        help: 'when it starts a server: the relay port (default 18792, a free one if taken)',
+      },
+      'control-port': {
+        type: 'string',
+        value: 'N',
+        help: 'when it starts a server: the control API port (default 18791, a free one if taken)',
+      },
     },
     async run(args, flags, ctx) {
       noArguments(args);
       const log = createLogger(logLevelFromEnv());
-      const ports = { relayPort: parsePort(stringFlag(flags, 'relay-port'), '--relay-port'), controlPort: parsePort(stringFlag(flags, 'control-port'), '--control-port') };
+      const ports = {
+        relayPort: parsePort(stringFlag(flags, 'relay-port'), '--relay-port'),
+        controlPort: parsePort(stringFlag(flags, 'control-port'), '--control-port'),
+      };
       import('../mcp/mcp-stdio')
-        .then(({ runMcpStdio }) => runMcpStdio({ home: ctx.home, profile: stringFlag(flags, 'profile'), log, ...ports }))
+        .then(({ runMcpStdio }) =>
+          runMcpStdio({ home: ctx.home, profile: stringFlag(flags, 'profile'), log, ...ports }),
+        )
         .then(
-        () => process.exit(0),
-        (error: Error) => {
-          log.error(`clawd mcp: ${error.message}`);
-          process.exit(1);
-        },
-      );
+          () => process.exit(0),
+          (error: Error) => {
+            log.error(`clawd mcp: ${error.message}`);
+            process.exit(1);
+          },
+        );
       return -1;
     },
   },
@@ -211,7 +262,8 @@ export const SERVER_COMMANDS: CliCommand[] = [
     group: 'server',
     usage: 'doctor',
     summary: 'check the set-up, one line per check, with fixes',
-    details: "Checks the control API, the token, the relay, the extension (with a real Runtime.evaluate on an\nattached tab), the browser executable and each managed profile's port. Exit code 1 if any fails.",
+    details:
+      "Checks the control API, the token, the relay, the extension (with a real Runtime.evaluate on an\nattached tab), the browser executable and each managed profile's port. Exit code 1 if any fails.",
     flags: { json: { type: 'boolean', help: 'the checks as JSON' } },
     async run(args, _flags, ctx) {
       noArguments(args);

@@ -70,6 +70,13 @@ export class ConsentFeed {
     if (!profile || !this.#open) return;
     this.#actions ??= await this.deps.history(profile, PANEL_ACTIONS);
     const { ask, ...policy } = this.deps.policy(profile);
-    this.deps.send({ profile, tabs: this.deps.tabs(profile), actions: [...this.#actions], policy, ask, questions: this.deps.questions(profile) });
+    this.deps.send({
+      profile,
+      tabs: this.deps.tabs(profile),
+      actions: [...this.#actions],
+      policy,
+      ask,
+      questions: this.deps.questions(profile),
+    });
   }
 }

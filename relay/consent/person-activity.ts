@@ -53,7 +53,11 @@ export class PersonActivity {
   waitIdle(targetId: string, timeoutMs: number, what: string): Promise<void> {
     const active = this.#active.get(targetId);
     if (!active || this.busyFor(targetId) === 0) return Promise.resolve();
-    const refusal = () => new ClawdError('person_active', `${what}: the person is using this tab (their last input ${seconds(this.now() - (this.#active.get(targetId)?.last ?? this.now()))} ago); agents wait until they have been idle for ${seconds(this.idleMs())}. Try again in a moment, or use another tab`);
+    const refusal = () =>
+      new ClawdError(
+        'person_active',
+        `${what}: the person is using this tab (their last input ${seconds(this.now() - (this.#active.get(targetId)?.last ?? this.now()))} ago); agents wait until they have been idle for ${seconds(this.idleMs())}. Try again in a moment, or use another tab`,
+      );
     return new Promise<void>((resolve, reject) => {
       const done = () => {
         clearTimeout(bound);
@@ -61,11 +65,14 @@ export class PersonActivity {
         active.waiters.delete(done);
         resolve();
       };
-      const bound = setTimeout(() => {
-        this.#bounds.delete(bound);
-        active.waiters.delete(done);
-        reject(refusal());
-      }, Math.max(0, timeoutMs));
+      const bound = setTimeout(
+        () => {
+          this.#bounds.delete(bound);
+          active.waiters.delete(done);
+          reject(refusal());
+        },
+        Math.max(0, timeoutMs),
+      );
       this.#bounds.add(bound);
       active.waiters.add(done);
     });

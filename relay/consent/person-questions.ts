@@ -36,8 +36,7 @@ export interface Question extends QuestionInput {
 export type QuestionEnd = 'allowed' | 'declined' | 'unanswered' | 'withdrawn';
 
 export type QuestionChange =
-  | { state: 'asked'; question: Question }
-  | { state: QuestionEnd; question: Question; by?: string };
+  { state: 'asked'; question: Question } | { state: QuestionEnd; question: Question; by?: string };
 
 interface Waiting {
   question: Question;
@@ -61,9 +60,20 @@ export class PersonQuestions {
    * `timeoutMs`, or at once once `signal` aborts (the caller left: the question is withdrawn).
    */
   ask(input: QuestionInput, timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    if (this.#closed || signal?.aborted) return Promise.reject(new ClawdError('person_no_answer', `${kindsText(input.kinds)}: ${input.what}: nobody can answer now (${this.#closed ? 'the server is stopping' : 'the call was given up'}); nothing was done`));
+    if (this.#closed || signal?.aborted)
+      return Promise.reject(
+        new ClawdError(
+          'person_no_answer',
+          `${kindsText(input.kinds)}: ${input.what}: nobody can answer now (${this.#closed ? 'the server is stopping' : 'the call was given up'}); nothing was done`,
+        ),
+      );
     const now = Date.now();
-    const question: Question = { ...input, id: `q${randomBytes(6).toString('hex')}`, asked: new Date(now).toISOString(), expires: new Date(now + timeoutMs).toISOString() };
+    const question: Question = {
+      ...input,
+      id: `q${randomBytes(6).toString('hex')}`,
+      asked: new Date(now).toISOString(),
+      expires: new Date(now + timeoutMs).toISOString(),
+    };
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => waiting.settle('unanswered'), Math.max(0, timeoutMs));
       const withdraw = () => waiting.settle('withdrawn');
@@ -82,8 +92,14 @@ export class PersonQuestions {
             end === 'declined'
               ? new ClawdError('person_declined', `the person declined ${about}; nothing was done`)
               : end === 'withdrawn'
-                ? new ClawdError('person_no_answer', `the call that asked whether to allow ${about} was given up before the person answered; nothing was done`)
-                : new ClawdError('person_no_answer', `the person did not answer within ${seconds(timeoutMs)} whether to allow ${about}; nothing was done. Ask them, or try again with a longer timeoutMs`),
+                ? new ClawdError(
+                    'person_no_answer',
+                    `the call that asked whether to allow ${about} was given up before the person answered; nothing was done`,
+                  )
+                : new ClawdError(
+                    'person_no_answer',
+                    `the person did not answer within ${seconds(timeoutMs)} whether to allow ${about}; nothing was done. Ask them, or try again with a longer timeoutMs`,
+                  ),
           );
         },
       };
@@ -102,12 +118,15 @@ export class PersonQuestions {
 
   /** Every question still waiting, oldest first (of one profile, when named). */
   pending(profile?: string): Question[] {
-    return [...this.#waiting.values()].map((w) => w.question).filter((q) => profile === undefined || q.profile === profile);
+    return [...this.#waiting.values()]
+      .map((w) => w.question)
+      .filter((q) => profile === undefined || q.profile === profile);
   }
 
   /** Declines every question of the profile (the person pressed Stop). */
   declineAll(profile: string, by: string): void {
-    for (const waiting of [...this.#waiting.values()]) if (waiting.question.profile === profile) waiting.settle('declined', by);
+    for (const waiting of [...this.#waiting.values()])
+      if (waiting.question.profile === profile) waiting.settle('declined', by);
   }
 
   onChange(listener: (change: QuestionChange) => void): () => void {

@@ -20,27 +20,43 @@ export interface RecorderDeps {
 type Fields = Record<string, unknown>;
 
 /** One call in a few words, as a trace names it: `click e12 button "Save"`, `navigate https://…`, `find "Blue Kettle"`. */
-export function callLabel(deps: Pick<RecorderDeps, 'agent'>, operation: Operation, profile: string, input: Fields): string {
+export function callLabel(
+  deps: Pick<RecorderDeps, 'agent'>,
+  operation: Operation,
+  profile: string,
+  input: Fields,
+): string {
   const targetId = typeof input.targetId === 'string' ? input.targetId : undefined;
   const element = (ref: string) => {
     const info = deps.agent.describeRef(profile, targetId, ref);
     return info ? `${ref} ${info.role}${info.name ? ` ${JSON.stringify(info.name)}` : ''}` : ref;
   };
-  const ref = typeof input.ref === 'string' ? input.ref : typeof input.startRef === 'string' ? input.startRef : undefined;
+  const ref =
+    typeof input.ref === 'string' ? input.ref : typeof input.startRef === 'string' ? input.startRef : undefined;
   const parts = [operation.http.kind ?? operation.name];
   if (ref) parts.push(element(ref));
   if (typeof input.endRef === 'string') parts.push(`onto ${element(input.endRef)}`);
-  if (Array.isArray(input.fields)) parts.push((input.fields as Array<{ ref: string }>).map((f) => element(f.ref)).join(', '));
+  if (Array.isArray(input.fields))
+    parts.push((input.fields as Array<{ ref: string }>).map((f) => element(f.ref)).join(', '));
   if (typeof input.url === 'string') parts.push(input.url);
   if (typeof input.q === 'string') parts.push(JSON.stringify(input.q));
   if (typeof input.key === 'string') parts.push(input.key);
   return parts.join(' ');
 }
 
-export async function recordCall(deps: RecorderDeps, operation: Operation, profile: string, input: Fields, outcome: { result?: unknown; error?: unknown }, durationMs: number): Promise<void> {
+export async function recordCall(
+  deps: RecorderDeps,
+  operation: Operation,
+  profile: string,
+  input: Fields,
+  outcome: { result?: unknown; error?: unknown },
+  durationMs: number,
+): Promise<void> {
   if (!operation.logged) return;
   const result = (outcome.result ?? {}) as Fields;
-  const targetId = (typeof result.targetId === 'string' ? result.targetId : undefined) ?? (typeof input.targetId === 'string' ? input.targetId : undefined);
+  const targetId =
+    (typeof result.targetId === 'string' ? result.targetId : undefined) ??
+    (typeof input.targetId === 'string' ? input.targetId : undefined);
   const url = typeof result.url === 'string' ? result.url : typeof input.url === 'string' ? input.url : undefined;
   const error = outcome.error;
   const base: Omit<ActionEntry, 'time'> = {
@@ -55,16 +71,25 @@ export async function recordCall(deps: RecorderDeps, operation: Operation, profi
   };
   const element = (ref: string) => ({ ref, ...(targetId ? deps.agent.refInfo(profile, targetId, ref) : {}) });
   const typed = async (ref: string | undefined, value: string) => {
-    const keep = deps.logText() && targetId !== undefined && ref !== undefined && !(await deps.agent.isPasswordField(profile, targetId, ref));
+    const keep =
+      deps.logText() &&
+      targetId !== undefined &&
+      ref !== undefined &&
+      !(await deps.agent.isPasswordField(profile, targetId, ref));
     return { length: value.length, ...(keep ? { value } : {}) };
   };
   if (Array.isArray(input.fields)) {
     for (const field of input.fields as Array<{ ref: string; value: unknown }>) {
-      deps.log.record({ ...base, element: element(field.ref), ...(typeof field.value === 'string' ? { text: await typed(field.ref, field.value) } : {}) });
+      deps.log.record({
+        ...base,
+        element: element(field.ref),
+        ...(typeof field.value === 'string' ? { text: await typed(field.ref, field.value) } : {}),
+      });
     }
     return;
   }
-  const ref = typeof input.ref === 'string' ? input.ref : typeof input.startRef === 'string' ? input.startRef : undefined;
+  const ref =
+    typeof input.ref === 'string' ? input.ref : typeof input.startRef === 'string' ? input.startRef : undefined;
   const onto = typeof input.endRef === 'string' ? `onto ${input.endRef}` : undefined;
   deps.log.record({
     ...base,

@@ -61,7 +61,12 @@ function crossSiteGuard(): MiddlewareHandler {
 export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: McpHttpSessions } {
   const { service, token } = options;
   const app = new Hono();
-  const policy = (): GuardPolicy => ({ token, port: options.port(), extensionOrigins: options.extensionOrigins, origins: 'no-web' });
+  const policy = (): GuardPolicy => ({
+    token,
+    port: options.port(),
+    extensionOrigins: options.extensionOrigins,
+    origins: 'no-web',
+  });
   const profile = (c: Context) => service.resolve(c.req.query('profile'));
 
   app.onError((error, c) => c.json(httpErrorBody(error), httpStatusOf(error) as 500));
@@ -73,7 +78,12 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
       end();
     }
   });
-  app.notFound((c) => c.json(httpErrorBody(new ClawdError('not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)), 404));
+  app.notFound((c) =>
+    c.json(
+      httpErrorBody(new ClawdError('not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)),
+      404,
+    ),
+  );
   app.use('*', hostGuard(options.port));
 
   app.on(['GET', 'HEAD'], '/', async (c, next) => {
@@ -87,7 +97,15 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   // The live view's routes take its session cookie and its own origin; every other route refuses web origins.
   const guardAgents = accessGuard(policy);
   const guardView = viewGuard({ token, port: options.port, auth: options.viewAuth });
-  app.use('*', (c, next) => (isViewPath(new URL(c.req.url).pathname) ? guardView(c, next) : guardAgents(c, next)), crossSiteGuard(), bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json(httpErrorBody(new ClawdError('bad_request', 'request body over 1 MiB')), 400) }));
+  app.use(
+    '*',
+    (c, next) => (isViewPath(new URL(c.req.url).pathname) ? guardView(c, next) : guardAgents(c, next)),
+    crossSiteGuard(),
+    bodyLimit({
+      maxSize: 1024 * 1024,
+      onError: (c) => c.json(httpErrorBody(new ClawdError('bad_request', 'request body over 1 MiB')), 400),
+    }),
+  );
 
   // What happened, as server-sent events, so a UI needs no polling. A subscriber that falls more
   // than EVENTS_QUEUE behind is dropped (its stream ends) rather than queued for without bound.
@@ -138,7 +156,14 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   app.post('/pair/codes', (c) => c.json(options.pairing.links()));
   app.post('/reset-profile', async (c) => c.json(await service.reset(profile(c))));
   registerOperationRoutes(app, options.invoker);
-  registerViewRoutes(app, { token, port: options.port, auth: options.viewAuth, service, agent: options.agent, actions: options.actions });
+  registerViewRoutes(app, {
+    token,
+    port: options.port,
+    auth: options.viewAuth,
+    service,
+    agent: options.agent,
+    actions: options.actions,
+  });
   // MCP's tools call the same operations in this process, so they answer exactly as HTTP and the CLI do.
   const mcp = new McpHttpSessions(options.invoker);
   app.all('/mcp', async (c) => mcp.handle(c.req.raw, c.req.query('profile')));

@@ -32,7 +32,20 @@ export interface ControlServer {
   close(): Promise<void>;
 }
 
-export async function startControlServer(options: { port: number; token: string; home: string; service: ProfileService; agent: AgentService; events: EventBus; actions: ActionLog; log: Logger; host?: string; takeoverGraceMs?: number; extensionOrigins?: readonly string[]; pairing: Pairing }): Promise<ControlServer> {
+export async function startControlServer(options: {
+  port: number;
+  token: string;
+  home: string;
+  service: ProfileService;
+  agent: AgentService;
+  events: EventBus;
+  actions: ActionLog;
+  log: Logger;
+  host?: string;
+  takeoverGraceMs?: number;
+  extensionOrigins?: readonly string[];
+  pairing: Pairing;
+}): Promise<ControlServer> {
   const host = options.host ?? LOOPBACK_HOST;
   let port = options.port;
   const viewAuth = new ViewAuth();
@@ -45,9 +58,30 @@ export async function startControlServer(options: { port: number; token: string;
     viewLink: (tab, ttlMs) => viewLink({ token: options.token, port: () => port, auth: viewAuth }, tab, ttlMs).url,
   });
   const activity = new ClientActivity();
-  const { app, mcp } = createControlApp({ service: options.service, agent: options.agent, events: options.events, token: options.token, version: VERSION, extensionOrigins: options.extensionOrigins ?? [EXTENSION_ORIGIN], port: () => port, viewAuth, pairing: options.pairing, invoker, actions: options.actions, activity, home: options.home });
+  const { app, mcp } = createControlApp({
+    service: options.service,
+    agent: options.agent,
+    events: options.events,
+    token: options.token,
+    version: VERSION,
+    extensionOrigins: options.extensionOrigins ?? [EXTENSION_ORIGIN],
+    port: () => port,
+    viewAuth,
+    pairing: options.pairing,
+    invoker,
+    actions: options.actions,
+    activity,
+    home: options.home,
+  });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
-  const detachSocket = attachViewSocket(server, { token: options.token, port: () => port, auth: viewAuth, views, service: options.service, activity });
+  const detachSocket = attachViewSocket(server, {
+    token: options.token,
+    port: () => port,
+    auth: viewAuth,
+    views,
+    service: options.service,
+    activity,
+  });
   port = await listen(server, port, host, 'control API');
   const closeServer = closerOf(server, () => {
     void mcp.close();

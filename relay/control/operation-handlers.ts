@@ -60,7 +60,10 @@ export const HANDLERS: Handlers = {
   handoff: async (s, profile, input) => {
     const given = await s.agent.handOff(profile, input);
     // The person's link is good for as long as the hand-over can last.
-    return { ...given, viewUrl: s.viewLink({ profile, targetId: given.targetId }, input.timeoutMs ?? MAX_HANDOFF_WAIT_MS) };
+    return {
+      ...given,
+      viewUrl: s.viewLink({ profile, targetId: given.targetId }, input.timeoutMs ?? MAX_HANDOFF_WAIT_MS),
+    };
   },
   handoffWait: (s, profile, input) => s.agent.waitForHandback(profile, input),
   handoffEnd: (s, profile, input) => s.agent.endHandoff(profile, input, 'agent'),
@@ -100,10 +103,17 @@ export const HANDLERS: Handlers = {
   },
   profiles: async (s) => ({ defaultProfile: s.profiles.settings.defaultProfile, profiles: await s.profiles.list() }),
   log: async (s, profile, input) => {
-    const query = { profile, limit: input.limit, ...(input.targetId ? { targetId: input.targetId } : {}), ...(input.session ? { session: input.session } : {}), ...(input.since ? { since: input.since } : {}) };
+    const query = {
+      profile,
+      limit: input.limit,
+      ...(input.targetId ? { targetId: input.targetId } : {}),
+      ...(input.session ? { session: input.session } : {}),
+      ...(input.since ? { since: input.since } : {}),
+    };
     let entries = await s.actions.query(query);
     // A follower waits for what comes next instead of asking again and again.
-    if (entries.length === 0 && input.waitMs > 0 && (await s.actions.next(input.waitMs))) entries = await s.actions.query(query);
+    if (entries.length === 0 && input.waitMs > 0 && (await s.actions.next(input.waitMs)))
+      entries = await s.actions.query(query);
     return { profile, entries };
   },
   policy: async (s, profile) => s.profiles.policyInForce(profile),
@@ -111,7 +121,11 @@ export const HANDLERS: Handlers = {
     const lists = input.allow !== undefined || input.block !== undefined;
     if (input.ask !== undefined) await s.profiles.setAsk(profile, input.ask);
     if (!lists && input.ask !== undefined) return s.profiles.policyInForce(profile);
-    return s.profiles.setPolicy(profile, { ...(input.allow ? { allow: input.allow } : {}), ...(input.block ? { block: input.block } : {}) }, input.global);
+    return s.profiles.setPolicy(
+      profile,
+      { ...(input.allow ? { allow: input.allow } : {}), ...(input.block ? { block: input.block } : {}) },
+      input.global,
+    );
   },
 };
 
@@ -122,23 +136,51 @@ export const HANDLERS: Handlers = {
 export class LocalInvoker implements Invoker {
   constructor(private readonly services: OperationServices) {}
 
-  async invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>, note?: (note: string) => void, signal?: AbortSignal): Promise<R> {
-    const handler = HANDLERS[operation.name as OperationName] as unknown as (s: OperationServices, profile: string, input: Record<string, unknown>) => Promise<R>;
+  async invoke<R>(
+    operation: Operation<any, R>,
+    profile: string | undefined,
+    input: Record<string, unknown>,
+    note?: (note: string) => void,
+    signal?: AbortSignal,
+  ): Promise<R> {
+    const handler = HANDLERS[operation.name as OperationName] as unknown as (
+      s: OperationServices,
+      profile: string,
+      input: Record<string, unknown>,
+    ) => Promise<R>;
     const name = this.services.profiles.resolve(profile);
     const began = performance.now();
-    const deps = { log: this.services.actions, agent: this.services.agent, logText: () => this.services.profiles.settings.logText };
+    const deps = {
+      log: this.services.actions,
+      agent: this.services.agent,
+      logText: () => this.services.profiles.settings.logText,
+    };
     try {
       const gate = operation.gate;
       const work = async () => {
         // The one gate (agent/tab-gate.ts): holds, the person's hands, what the person asked to be
         // asked. Time spent waiting there comes off the call's own bound.
         if (!gate) return handler(this.services, name, input);
-        const passed = await this.services.agent.gate({ profile: name, spec: gate, input, label: callLabel(deps, operation, name, input) });
+        const passed = await this.services.agent.gate({
+          profile: name,
+          spec: gate,
+          input,
+          label: callLabel(deps, operation, name, input),
+        });
         const checked = { ...input, ...(passed.targetId !== undefined ? { targetId: passed.targetId } : {}) };
-        return handler(this.services, name, passed.waited > 0 && typeof input.timeoutMs === 'number' ? { ...checked, timeoutMs: Math.max(1, input.timeoutMs - passed.waited) } : checked);
+        return handler(
+          this.services,
+          name,
+          passed.waited > 0 && typeof input.timeoutMs === 'number'
+            ? { ...checked, timeoutMs: Math.max(1, input.timeoutMs - passed.waited) }
+            : checked,
+        );
       };
       // While the profile is traced, each agent call is a named action in the trace.
-      const traced = operation.cli.group === 'agent' && operation.name !== 'trace' ? () => this.services.agent.traced(name, () => callLabel(deps, operation, name, input), work) : work;
+      const traced =
+        operation.cli.group === 'agent' && operation.name !== 'trace'
+          ? () => this.services.agent.traced(name, () => callLabel(deps, operation, name, input), work)
+          : work;
       // Notes reach the door as they are said (a call waiting for the person says so at once).
       const { value: result } = await collectNotes(traced, note, signal);
       void recordCall(deps, operation, name, input, { result }, performance.now() - began);

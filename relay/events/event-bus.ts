@@ -30,11 +30,36 @@ export interface ActionEntry {
 export type ClawdEvent =
   | { type: 'browser'; profile: string; state: 'started' | 'stopped' }
   | ({ type: 'action' } & Omit<ActionEntry, 'time'>)
-  | { type: 'tab'; profile: string; targetId: string; state: 'opened' | 'closed' | 'navigated' | 'attached' | 'detached'; url?: string; reason?: string }
+  | {
+      type: 'tab';
+      profile: string;
+      targetId: string;
+      state: 'opened' | 'closed' | 'navigated' | 'attached' | 'detached';
+      url?: string;
+      reason?: string;
+    }
   | { type: 'hold'; profile: string; targetId: string; state: 'taken' | 'released'; session: string }
-  | { type: 'handoff'; profile: string; targetId: string; state: 'started' | 'ended'; reason?: string; by?: 'person' | 'agent' | 'timeout' }
+  | {
+      type: 'handoff';
+      profile: string;
+      targetId: string;
+      state: 'started' | 'ended';
+      reason?: string;
+      by?: 'person' | 'agent' | 'timeout';
+    }
   /** A question for the person (ask-before), asked and then answered: allowed, declined, or unanswered within the call's bound. */
-  | { type: 'question'; profile: string; targetId?: string; state: 'asked' | 'allowed' | 'declined' | 'unanswered' | 'withdrawn'; id: string; kinds: string[]; what: string; url?: string; session?: string; by?: string }
+  | {
+      type: 'question';
+      profile: string;
+      targetId?: string;
+      state: 'asked' | 'allowed' | 'declined' | 'unanswered' | 'withdrawn';
+      id: string;
+      kinds: string[];
+      what: string;
+      url?: string;
+      session?: string;
+      by?: string;
+    }
   /** The person's own hands on a tab of their browser: agents wait while it is `active`. */
   | { type: 'person'; profile: string; targetId: string; state: 'active' | 'idle' };
 

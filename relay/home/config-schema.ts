@@ -46,7 +46,8 @@ export interface BrowserConfig {
   profiles: Record<string, ProfileConfig>;
 }
 
-const PROFILE_NAME_RULE = 'lowercase letters, digits and hyphens, starting with a letter or digit, at most 64 characters';
+const PROFILE_NAME_RULE =
+  'lowercase letters, digits and hyphens, starting with a letter or digit, at most 64 characters';
 const PROFILE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 export const DEFAULT_PERSON_IDLE_MS = 3_000;
@@ -74,7 +75,10 @@ export function isLoopbackUrl(url: string): boolean {
 }
 
 /** The `browser` section a first run writes: the managed `clawd` profile and the extension `chrome` profile. */
-export function defaultBrowserConfig(relayPort: number = DEFAULT_RELAY_PORT, clawdPort: number = DEFAULT_CDP_PORT_RANGE.from): BrowserConfig {
+export function defaultBrowserConfig(
+  relayPort: number = DEFAULT_RELAY_PORT,
+  clawdPort: number = DEFAULT_CDP_PORT_RANGE.from,
+): BrowserConfig {
   return {
     enabled: true,
     defaultProfile: 'clawd',
@@ -111,11 +115,21 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
     if (got === undefined) return defaults[key] as boolean;
     return typeof got === 'boolean' ? got : fail(key, 'must be true or false', got);
   };
-  const port = (key: string, got: unknown) => (Number.isInteger(got) && (got as number) >= 1 && (got as number) <= 65535 ? (got as number) : fail(key, 'must be an integer from 1 to 65535', got));
-  const range = v.cdpPortRange === undefined ? defaults.cdpPortRange : isObj(v.cdpPortRange) ? { from: port('cdpPortRange.from', v.cdpPortRange.from), to: port('cdpPortRange.to', v.cdpPortRange.to) } : fail('cdpPortRange', 'must be {"from": port, "to": port}', v.cdpPortRange);
+  const port = (key: string, got: unknown) =>
+    Number.isInteger(got) && (got as number) >= 1 && (got as number) <= 65535
+      ? (got as number)
+      : fail(key, 'must be an integer from 1 to 65535', got);
+  const range =
+    v.cdpPortRange === undefined
+      ? defaults.cdpPortRange
+      : isObj(v.cdpPortRange)
+        ? { from: port('cdpPortRange.from', v.cdpPortRange.from), to: port('cdpPortRange.to', v.cdpPortRange.to) }
+        : fail('cdpPortRange', 'must be {"from": port, "to": port}', v.cdpPortRange);
   if (range.from > range.to) fail('cdpPortRange', 'must have from ≤ to', v.cdpPortRange);
-  if (v.executablePath !== undefined && typeof v.executablePath !== 'string') fail('executablePath', 'must be a path', v.executablePath);
-  if (v.extraArgs !== undefined && (!Array.isArray(v.extraArgs) || !v.extraArgs.every((a) => typeof a === 'string'))) fail('extraArgs', 'must be a list of strings', v.extraArgs);
+  if (v.executablePath !== undefined && typeof v.executablePath !== 'string')
+    fail('executablePath', 'must be a path', v.executablePath);
+  if (v.extraArgs !== undefined && (!Array.isArray(v.extraArgs) || !v.extraArgs.every((a) => typeof a === 'string')))
+    fail('extraArgs', 'must be a list of strings', v.extraArgs);
   if (!isObj(v.profiles)) fail('profiles', 'must be an object of named profiles', v.profiles);
   const profiles: Record<string, ProfileConfig> = {};
   for (const [name, raw] of Object.entries(v.profiles as Obj)) {
@@ -125,8 +139,10 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
     if (!isObj(raw)) fail(key, 'must be an object', raw);
     const p = raw as Obj;
     const driver = p.driver ?? (p.cdpUrl ? 'remote' : 'managed');
-    if (driver !== 'managed' && driver !== 'extension' && driver !== 'remote') fail(`${key}.driver`, 'must be "managed", "extension" or "remote"', p.driver);
-    if (typeof p.color !== 'string' || !/^#[0-9A-Fa-f]{6}$/.test(p.color)) fail(`${key}.color`, 'must be a colour like "#FF4500"', p.color);
+    if (driver !== 'managed' && driver !== 'extension' && driver !== 'remote')
+      fail(`${key}.driver`, 'must be "managed", "extension" or "remote"', p.driver);
+    if (typeof p.color !== 'string' || !/^#[0-9A-Fa-f]{6}$/.test(p.color))
+      fail(`${key}.color`, 'must be a colour like "#FF4500"', p.color);
     const profile: ProfileConfig = { driver: driver as Driver, color: (p.color as string).toUpperCase() };
     if (p.policy !== undefined) profile.policy = parsePolicy(p.policy, `browser.${key}.policy`, file);
     if (p.ask !== undefined) {
@@ -136,15 +152,18 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
     }
     if (driver === 'managed') {
       profile.cdpPort = port(`${key}.cdpPort`, p.cdpPort);
-      if (RESERVED_PORTS.has(profile.cdpPort)) fail(`${key}.cdpPort`, 'must not be 9222 (reserved for ad-hoc debugging)', p.cdpPort);
+      if (RESERVED_PORTS.has(profile.cdpPort))
+        fail(`${key}.cdpPort`, 'must not be 9222 (reserved for ad-hoc debugging)', p.cdpPort);
     } else {
-      if (typeof p.cdpUrl !== 'string' || !/^(https?|wss?):\/\//.test(p.cdpUrl)) fail(`${key}.cdpUrl`, 'must be an http(s) or ws(s) URL', p.cdpUrl);
+      if (typeof p.cdpUrl !== 'string' || !/^(https?|wss?):\/\//.test(p.cdpUrl))
+        fail(`${key}.cdpUrl`, 'must be an http(s) or ws(s) URL', p.cdpUrl);
       profile.cdpUrl = p.cdpUrl as string;
     }
     profiles[name] = profile;
   }
   const defaultProfile = v.defaultProfile ?? defaults.defaultProfile;
-  if (typeof defaultProfile !== 'string' || !profiles[defaultProfile]) fail('defaultProfile', `must name one of the profiles (${Object.keys(profiles).join(', ')})`, defaultProfile);
+  if (typeof defaultProfile !== 'string' || !profiles[defaultProfile])
+    fail('defaultProfile', `must name one of the profiles (${Object.keys(profiles).join(', ')})`, defaultProfile);
   const ports = new Map<number, string>();
   for (const [name, profile] of Object.entries(profiles)) {
     if (profile.cdpPort === undefined) continue;
@@ -176,15 +195,18 @@ export function parsePolicy(value: unknown, key: string, file: string): PolicyCo
   const fail = (message: string): never => {
     throw new ClawdError('config_invalid', `${file}: ${message}`);
   };
-  if (!isObj(value)) return fail(`${key} must be {"allow": [origins], "block": [origins]}, got ${JSON.stringify(value)}`);
+  if (!isObj(value))
+    return fail(`${key} must be {"allow": [origins], "block": [origins]}, got ${JSON.stringify(value)}`);
   const policy: PolicyConfig = {};
   for (const list of ['allow', 'block'] as const) {
     const got = value[list];
     if (got === undefined) continue;
-    if (!Array.isArray(got) || !got.every((p) => typeof p === 'string')) fail(`${key}.${list} must be a list of origin patterns, got ${JSON.stringify(got)}`);
+    if (!Array.isArray(got) || !got.every((p) => typeof p === 'string'))
+      fail(`${key}.${list} must be a list of origin patterns, got ${JSON.stringify(got)}`);
     policy[list] = got as string[];
   }
-  for (const other of Object.keys(value)) if (other !== 'allow' && other !== 'block') fail(`${key} takes allow and block, not ${other}`);
+  for (const other of Object.keys(value))
+    if (other !== 'allow' && other !== 'block') fail(`${key} takes allow and block, not ${other}`);
   try {
     new OriginPolicy(policy, key);
   } catch (error) {
@@ -194,7 +216,10 @@ export function parsePolicy(value: unknown, key: string, file: string): PolicyCo
 }
 
 /** The policy in force for a profile: its own, else the global one, else none. */
-export function policyOf(config: BrowserConfig, profile: string): { source: 'profile' | 'global' | 'none'; config: PolicyConfig } {
+export function policyOf(
+  config: BrowserConfig,
+  profile: string,
+): { source: 'profile' | 'global' | 'none'; config: PolicyConfig } {
   const own = config.profiles[profile]?.policy;
   if (own) return { source: 'profile', config: own };
   if (config.policy) return { source: 'global', config: config.policy };
@@ -203,13 +228,15 @@ export function policyOf(config: BrowserConfig, profile: string): { source: 'pro
 
 function downloadLimit(value: unknown, fail: (key: string, rule: string, value: unknown) => never): number {
   if (value === undefined) return 500;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 100_000) fail('downloadLimitMb', 'must be a number of megabytes above 0, at most 100000', value);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 100_000)
+    fail('downloadLimitMb', 'must be a number of megabytes above 0, at most 100000', value);
   return value as number;
 }
 
 function personIdle(value: unknown, fail: (key: string, rule: string, value: unknown) => never): number {
   if (value === undefined) return DEFAULT_PERSON_IDLE_MS;
-  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 60_000) fail('personIdleMs', 'must be a whole number of milliseconds from 0 to 60000', value);
+  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 60_000)
+    fail('personIdleMs', 'must be a whole number of milliseconds from 0 to 60000', value);
   return value as number;
 }
 

@@ -50,25 +50,45 @@ export function parseConfig(text: string, file: string): ClawdConfig {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ClawdError('config_invalid', `${file} is not valid JSON (${(error as Error).message}); fix or remove it`, { cause: error });
+    throw new ClawdError(
+      'config_invalid',
+      `${file} is not valid JSON (${(error as Error).message}); fix or remove it`,
+      { cause: error },
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ClawdError('config_invalid', `${file} must hold a JSON object`);
   }
   const config = value as Record<string, unknown>;
   if (typeof config.token !== 'string' || config.token.length < 16) {
-    throw new ClawdError('config_invalid', `${file}: "token" must be a string of at least 16 characters, got ${JSON.stringify(config.token)}`);
+    throw new ClawdError(
+      'config_invalid',
+      `${file}: "token" must be a string of at least 16 characters, got ${JSON.stringify(config.token)}`,
+    );
   }
   const browser = config.browser === undefined ? defaultBrowserConfig() : parseBrowserConfig(config.browser, file);
   const relay = config.relay as { extensionIds?: unknown; clientMaxBufferedMb?: unknown } | undefined;
-  if (relay !== undefined && (typeof relay !== 'object' || relay === null || Array.isArray(relay))) throw new ClawdError('config_invalid', `${file}: "relay" must be an object`);
+  if (relay !== undefined && (typeof relay !== 'object' || relay === null || Array.isArray(relay)))
+    throw new ClawdError('config_invalid', `${file}: "relay" must be an object`);
   const ids = relay?.extensionIds;
-  if (ids !== undefined && (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string' && /^[a-p]{32}$/.test(id)))) {
-    throw new ClawdError('config_invalid', `${file}: relay.extensionIds must be a list of Chrome extension ids (32 letters a–p, as chrome://extensions shows them), got ${JSON.stringify(ids)}`);
+  if (
+    ids !== undefined &&
+    (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string' && /^[a-p]{32}$/.test(id)))
+  ) {
+    throw new ClawdError(
+      'config_invalid',
+      `${file}: relay.extensionIds must be a list of Chrome extension ids (32 letters a–p, as chrome://extensions shows them), got ${JSON.stringify(ids)}`,
+    );
   }
   const queued = relay?.clientMaxBufferedMb;
-  if (queued !== undefined && !(typeof queued === 'number' && Number.isInteger(queued) && queued >= 1 && queued <= 1024)) {
-    throw new ClawdError('config_invalid', `${file}: relay.clientMaxBufferedMb must be an integer from 1 to 1024, got ${JSON.stringify(queued)}`);
+  if (
+    queued !== undefined &&
+    !(typeof queued === 'number' && Number.isInteger(queued) && queued >= 1 && queued <= 1024)
+  ) {
+    throw new ClawdError(
+      'config_invalid',
+      `${file}: relay.clientMaxBufferedMb must be an integer from 1 to 1024, got ${JSON.stringify(queued)}`,
+    );
   }
   return { ...config, token: config.token, browser };
 }
@@ -104,31 +124,34 @@ const queues = new Map<string, Promise<unknown>>();
 /** Runs `work` holding the home's lock file (exclusive across processes), waiting a bounded time for it. */
 async function withLock<T>(home: string, work: () => Promise<T>): Promise<T> {
   const previous = queues.get(home) ?? Promise.resolve();
-  const run = previous.catch(() => undefined).then(async () => {
-    await fs.mkdir(home, { recursive: true, mode: 0o700 });
-    const lock = `${configPath(home)}.lock`;
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    for (;;) {
-      try {
-        await (await fs.open(lock, 'wx', 0o600)).close();
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const stat = await fs.stat(lock).catch(() => undefined);
-        if (stat && Date.now() - stat.mtimeMs > LOCK_STALE_MS) {
-          await fs.rm(lock, { force: true }); // left by a process that died mid-write
-          continue;
+  const run = previous
+    .catch(() => undefined)
+    .then(async () => {
+      await fs.mkdir(home, { recursive: true, mode: 0o700 });
+      const lock = `${configPath(home)}.lock`;
+      const deadline = Date.now() + LOCK_WAIT_MS;
+      for (;;) {
+        try {
+          await (await fs.open(lock, 'wx', 0o600)).close();
+          break;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+          const stat = await fs.stat(lock).catch(() => undefined);
+          if (stat && Date.now() - stat.mtimeMs > LOCK_STALE_MS) {
+            await fs.rm(lock, { force: true }); // left by a process that died mid-write
+            continue;
+          }
+          if (Date.now() > deadline)
+            throw new ClawdError('internal', `${lock} is held by another clawd process; remove it if none is running`);
+          await new Promise((resolve) => setTimeout(resolve, 15));
         }
-        if (Date.now() > deadline) throw new ClawdError('internal', `${lock} is held by another clawd process; remove it if none is running`);
-        await new Promise((resolve) => setTimeout(resolve, 15));
       }
-    }
-    try {
-      return await work();
-    } finally {
-      await fs.rm(lock, { force: true });
-    }
-  });
+      try {
+        return await work();
+      } finally {
+        await fs.rm(lock, { force: true });
+      }
+    });
   queues.set(home, run);
   try {
     return await run;
@@ -142,7 +165,9 @@ async function readConfigFile(home: string): Promise<string | undefined> {
     return await fs.readFile(configPath(home), 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new ClawdError('config_invalid', `cannot read ${configPath(home)}: ${(error as Error).message}`, { cause: error });
+    throw new ClawdError('config_invalid', `cannot read ${configPath(home)}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -175,7 +200,10 @@ export async function loadConfig(home: string, options: { relayPort?: number } =
  * Read-modify-write under the lock: `change` gets the current config (re-read inside the lock)
  * and returns the new one, which is validated before it is written. Returns what was written.
  */
-export async function updateConfig(home: string, change: (config: ClawdConfig) => ClawdConfig | Promise<ClawdConfig>): Promise<ClawdConfig> {
+export async function updateConfig(
+  home: string,
+  change: (config: ClawdConfig) => ClawdConfig | Promise<ClawdConfig>,
+): Promise<ClawdConfig> {
   return withLock(home, async () => {
     const text = await readConfigFile(home);
     const current = text === undefined ? await firstRunConfig(DEFAULT_RELAY_PORT) : parseConfig(text, configPath(home));

@@ -9,7 +9,6 @@ import type { Duplex } from 'node:stream';
 import type { MiddlewareHandler } from 'hono';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
 
-
 export function isAllowedHost(host: string | undefined, port: number): boolean {
   return host === `127.0.0.1:${port}` || host === `localhost:${port}` || host === `[::1]:${port}`;
 }
@@ -55,18 +54,26 @@ export interface GuardPolicy {
 /** Returns the refusal for a request, or undefined when it may proceed. Order: host, origin, token. */
 export function refusal(input: GuardInput, policy: GuardPolicy): ClawdError | undefined {
   if (!isAllowedHost(input.host, policy.port)) {
-    return new ClawdError('host_not_allowed', `Host ${JSON.stringify(input.host ?? '')} is not allowed: connect to 127.0.0.1:${policy.port}`);
+    return new ClawdError(
+      'host_not_allowed',
+      `Host ${JSON.stringify(input.host ?? '')} is not allowed: connect to 127.0.0.1:${policy.port}`,
+    );
   }
   const origin = classifyOrigin(input.origin, policy.extensionOrigins);
   if (policy.origins === 'extension' ? origin !== 'extension' : origin === 'web') {
-    const who = policy.origins === 'extension' ? 'only the clawd extension may connect here' : 'requests from web pages are refused';
+    const who =
+      policy.origins === 'extension'
+        ? 'only the clawd extension may connect here'
+        : 'requests from web pages are refused';
     return new ClawdError('origin_not_allowed', `Origin ${JSON.stringify(input.origin ?? '')} is not allowed: ${who}`);
   }
   if (!tokenMatches(requestToken(input.authorization, input.url), policy.token)) {
     const sent = requestToken(input.authorization, input.url) !== undefined;
     return new ClawdError(
       'unauthorized',
-      sent ? 'The token is wrong: run `clawd token` to see the current one' : 'A token is required: pass `Authorization: Bearer <token>` or `?token=<token>` (see `clawd token`)',
+      sent
+        ? 'The token is wrong: run `clawd token` to see the current one'
+        : 'A token is required: pass `Authorization: Bearer <token>` or `?token=<token>` (see `clawd token`)',
     );
   }
   return undefined;
@@ -76,7 +83,10 @@ export function refusal(input: GuardInput, policy: GuardPolicy): ClawdError | un
 export function hostGuard(port: () => number): MiddlewareHandler {
   return async function hostGuard(c, next) {
     if (!isAllowedHost(c.req.header('host'), port())) {
-      const error = new ClawdError('host_not_allowed', `Host ${JSON.stringify(c.req.header('host') ?? '')} is not allowed: connect to 127.0.0.1:${port()}`);
+      const error = new ClawdError(
+        'host_not_allowed',
+        `Host ${JSON.stringify(c.req.header('host') ?? '')} is not allowed: connect to 127.0.0.1:${port()}`,
+      );
       return c.json(httpErrorBody(error), httpStatusOf(error) as 403);
     }
     await next();
@@ -87,7 +97,12 @@ export function hostGuard(port: () => number): MiddlewareHandler {
 export function accessGuard(policy: () => GuardPolicy): MiddlewareHandler {
   return async function accessGuard(c, next) {
     const error = refusal(
-      { host: c.req.header('host'), origin: c.req.header('origin'), authorization: c.req.header('authorization'), url: new URL(c.req.url) },
+      {
+        host: c.req.header('host'),
+        origin: c.req.header('origin'),
+        authorization: c.req.header('authorization'),
+        url: new URL(c.req.url),
+      },
       policy(),
     );
     if (error) return c.json(httpErrorBody(error), httpStatusOf(error) as 401);
@@ -106,7 +121,9 @@ export function refuseUpgrade(socket: Duplex, error: ClawdError): void {
 
 /** The control API's own origin: the live view's page, and the only web origin let in (on its routes). */
 function isSelfOrigin(origin: string | undefined, port: number): boolean {
-  return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}` || origin === `http://[::1]:${port}`;
+  return (
+    origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}` || origin === `http://[::1]:${port}`
+  );
 }
 
 export interface ViewGuardInput extends GuardInput {
@@ -118,13 +135,26 @@ export interface ViewGuardInput extends GuardInput {
  * The live view's routes: no Origin or the control API's own; then the token or a view session,
  * unless `open` (the page itself and its code exchange, which carry neither yet).
  */
-export function viewRefusal(input: ViewGuardInput, policy: { token: string; port: number; open: boolean }): ClawdError | undefined {
+export function viewRefusal(
+  input: ViewGuardInput,
+  policy: { token: string; port: number; open: boolean },
+): ClawdError | undefined {
   if (!isAllowedHost(input.host, policy.port)) {
-    return new ClawdError('host_not_allowed', `Host ${JSON.stringify(input.host ?? '')} is not allowed: connect to 127.0.0.1:${policy.port}`);
+    return new ClawdError(
+      'host_not_allowed',
+      `Host ${JSON.stringify(input.host ?? '')} is not allowed: connect to 127.0.0.1:${policy.port}`,
+    );
   }
   if (input.origin !== undefined && input.origin !== '' && !isSelfOrigin(input.origin, policy.port)) {
-    return new ClawdError('origin_not_allowed', `Origin ${JSON.stringify(input.origin)} is not allowed: only the live view's own page may call this`);
+    return new ClawdError(
+      'origin_not_allowed',
+      `Origin ${JSON.stringify(input.origin)} is not allowed: only the live view's own page may call this`,
+    );
   }
-  if (policy.open || input.viewSession || tokenMatches(requestToken(input.authorization, input.url), policy.token)) return undefined;
-  return new ClawdError('unauthorized', 'Open the live view with the link `clawd view` prints (it signs this browser in), or pass the token');
+  if (policy.open || input.viewSession || tokenMatches(requestToken(input.authorization, input.url), policy.token))
+    return undefined;
+  return new ClawdError(
+    'unauthorized',
+    'Open the live view with the link `clawd view` prints (it signs this browser in), or pass the token',
+  );
 }

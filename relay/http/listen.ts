@@ -19,9 +19,17 @@ export function listen(server: Server, port: number, host: string, what: string)
     const onError = (error: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
       if (error.code === 'EADDRINUSE') {
-        reject(new ClawdError('port_in_use', `${what} port ${port} on ${host} is already in use (another clawd serve?); choose another port`, { cause: error }));
+        reject(
+          new ClawdError(
+            'port_in_use',
+            `${what} port ${port} on ${host} is already in use (another clawd serve?); choose another port`,
+            { cause: error },
+          ),
+        );
       } else {
-        reject(new ClawdError('internal', `${what} could not listen on ${host}:${port}: ${error.message}`, { cause: error }));
+        reject(
+          new ClawdError('internal', `${what} could not listen on ${host}:${port}: ${error.message}`, { cause: error }),
+        );
       }
     };
     const onListening = () => {

@@ -28,13 +28,15 @@ export class McpHttpSessions {
   async handle(request: Request, profile: string | undefined): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
     const body = request.method === 'POST' ? await request.json().catch(() => undefined) : undefined;
-    if (request.method === 'POST' && body === undefined) throw new ClawdError('bad_request', 'the body of POST /mcp must be a JSON-RPC message');
+    if (request.method === 'POST' && body === undefined)
+      throw new ClawdError('bad_request', 'the body of POST /mcp must be a JSON-RPC message');
     if (id) {
       const session = this.#sessions.get(id);
       if (!session) throw new ClawdError('not_found', `no MCP session ${id}: it ended; initialize a new one`);
       return session.transport.handleRequest(request, { parsedBody: body });
     }
-    if (this.#sessions.size >= MAX_SESSIONS) throw new ClawdError('too_many_clients', `already ${MAX_SESSIONS} MCP sessions; end one (DELETE /mcp) first`);
+    if (this.#sessions.size >= MAX_SESSIONS)
+      throw new ClawdError('too_many_clients', `already ${MAX_SESSIONS} MCP sessions; end one (DELETE /mcp) first`);
     const server = createMcpServer(this.invoker, profile);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -10,21 +10,48 @@ import { VERSION } from '../version';
 import { callTool, INSTRUCTIONS, toolDefinition } from './mcp-tools';
 
 export function createMcpServer(invoker: Invoker, defaultProfile: string | undefined): Server {
-  const server = new Server({ name: 'clawd-browser', version: VERSION }, { capabilities: { tools: {}, logging: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: 'clawd-browser', version: VERSION },
+    { capabilities: { tools: {}, logging: {} }, instructions: INSTRUCTIONS },
+  );
   const groups = toolGroups();
   const tools = groups.map(toolDefinition);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const group = groups.find((g) => g.tool === request.params.name);
-    if (!group) return { content: [{ type: 'text', text: `no tool named ${request.params.name}: the tools are ${groups.map((g) => g.tool).join(', ')} (bad_request)` }], isError: true };
+    if (!group)
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `no tool named ${request.params.name}: the tools are ${groups.map((g) => g.tool).join(', ')} (bad_request)`,
+          },
+        ],
+        isError: true,
+      };
     // A note (waiting for the person's answer) reaches the client at once, besides its line in the answer.
     const progressToken = request.params._meta?.progressToken;
     let progress = 0;
     const said = (note: string) => {
-      void extra.sendNotification({ method: 'notifications/message', params: { level: 'info', logger: 'clawd', data: note } }).catch(() => {});
-      if (progressToken !== undefined) void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message: note } }).catch(() => {});
+      void extra
+        .sendNotification({ method: 'notifications/message', params: { level: 'info', logger: 'clawd', data: note } })
+        .catch(() => {});
+      if (progressToken !== undefined)
+        void extra
+          .sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken, progress: ++progress, message: note },
+          })
+          .catch(() => {});
     };
-    return callTool(group, (request.params.arguments ?? {}) as Record<string, unknown>, invoker, defaultProfile, said, extra.signal);
+    return callTool(
+      group,
+      (request.params.arguments ?? {}) as Record<string, unknown>,
+      invoker,
+      defaultProfile,
+      said,
+      extra.signal,
+    );
   });
   return server;
 }

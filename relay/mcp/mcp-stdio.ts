@@ -22,10 +22,17 @@ import { createMcpServer } from './mcp-server';
 const SERVER_START_MS = 30_000;
 
 /** The running server's control API for this home, if one answers; a server of another home is not it. */
-async function runningServer(home: string, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<{ client?: ControlClient; otherHome?: string }> {
+async function runningServer(
+  home: string,
+  log: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ client?: ControlClient; otherHome?: string }> {
   const client = await ControlClient.locate(home, env);
   try {
-    const health = (await (await fetch(`${client.url}/`, { signal: AbortSignal.timeout(1_500) })).json()) as { name?: string; home?: string };
+    const health = (await (await fetch(`${client.url}/`, { signal: AbortSignal.timeout(1_500) })).json()) as {
+      name?: string;
+      home?: string;
+    };
     if (health.name !== PRODUCT_NAME) return {};
     if (health.home !== undefined && path.resolve(health.home) !== path.resolve(home)) {
       log.info(`the clawd server at ${client.url} serves another home (${health.home}): starting one for ${home}`);
@@ -46,7 +53,11 @@ async function startServer(home: string, log: Logger, ports: string[]): Promise<
   mkdirSync(logDir, { recursive: true, mode: 0o700 });
   const out = openSync(path.join(logDir, 'serve.log'), 'a', 0o600);
   const bin = process.argv[1]!;
-  const child = spawn(process.execPath, [bin, 'serve', '--home', home, '--until-unused', ...ports], { detached: true, stdio: ['ignore', out, out], env: process.env });
+  const child = spawn(process.execPath, [bin, 'serve', '--home', home, '--until-unused', ...ports], {
+    detached: true,
+    stdio: ['ignore', out, out],
+    env: process.env,
+  });
   child.unref();
   log.info(`started a clawd server for ${home} (pid ${child.pid}; its log: ${path.join(logDir, 'serve.log')})`);
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -56,24 +67,45 @@ async function startServer(home: string, log: Logger, ports: string[]): Promise<
   for (;;) {
     const { client } = await runningServer(home, log, env);
     if (client) return client;
-    const code = await Promise.race([exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 200))]);
-    if (code !== undefined) throw new ClawdError('launch_failed', `the clawd server this started for ${home} stopped (exit code ${code}): see ${path.join(logDir, 'serve.log')}`);
-    if (Date.now() > deadline) throw new ClawdError('launch_failed', `the clawd server this started for ${home} did not answer within ${SERVER_START_MS / 1000} s: see ${path.join(logDir, 'serve.log')}`);
+    const code = await Promise.race([
+      exited,
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 200)),
+    ]);
+    if (code !== undefined)
+      throw new ClawdError(
+        'launch_failed',
+        `the clawd server this started for ${home} stopped (exit code ${code}): see ${path.join(logDir, 'serve.log')}`,
+      );
+    if (Date.now() > deadline)
+      throw new ClawdError(
+        'launch_failed',
+        `the clawd server this started for ${home} did not answer within ${SERVER_START_MS / 1000} s: see ${path.join(logDir, 'serve.log')}`,
+      );
   }
 }
 
 /** Holds an /events stream of the server open while this process runs: the server counts it as a client. */
 function holdLease(client: ControlClient, log: Logger): () => void {
-  const request = http.get(`${client.url}/events`, { headers: { Authorization: `Bearer ${client.token}` } }, (response) => {
-    response.resume(); // what happened is not this process's business; being there is
-    response.once('end', () => log.debug('the clawd server closed our events stream'));
-  });
+  const request = http.get(
+    `${client.url}/events`,
+    { headers: { Authorization: `Bearer ${client.token}` } },
+    (response) => {
+      response.resume(); // what happened is not this process's business; being there is
+      response.once('end', () => log.debug('the clawd server closed our events stream'));
+    },
+  );
   request.on('error', (error) => log.debug(`events stream: ${error.message}`));
   return () => request.destroy();
 }
 
 /** Serves MCP on stdin/stdout until the client goes away. */
-export async function runMcpStdio(options: { home: string; profile: string | undefined; log: Logger; relayPort?: number; controlPort?: number }): Promise<void> {
+export async function runMcpStdio(options: {
+  home: string;
+  profile: string | undefined;
+  log: Logger;
+  relayPort?: number;
+  controlPort?: number;
+}): Promise<void> {
   const { home, log } = options;
   const found = await runningServer(home, log);
   let client = found.client;
@@ -82,7 +114,9 @@ export async function runMcpStdio(options: { home: string; profile: string | und
     const taken = found.otherHome !== undefined;
     const ports = [
       ...(options.relayPort !== undefined || taken ? ['--relay-port', String(taken ? 0 : options.relayPort)] : []),
-      ...(options.controlPort !== undefined || taken ? ['--control-port', String(taken ? 0 : options.controlPort)] : []),
+      ...(options.controlPort !== undefined || taken
+        ? ['--control-port', String(taken ? 0 : options.controlPort)]
+        : []),
     ];
     client = await startServer(home, log, ports);
   }

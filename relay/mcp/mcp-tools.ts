@@ -12,16 +12,22 @@ import { isClawdError } from '../errors';
 import type { Invoker } from '../operations/control-client';
 import { bad } from '../operations/fields';
 import type { Operation } from '../operations/operation';
-import { mergedFields, operationNamed, parseOperationInput, toolGroups, type ToolGroup } from '../operations/operation-table';
+import {
+  mergedFields,
+  operationNamed,
+  parseOperationInput,
+  toolGroups,
+  type ToolGroup,
+} from '../operations/operation-table';
 import { SHARED_FIELDS } from '../operations/shared-fields';
 
 export const INSTRUCTIONS =
   'Drive a browser by refs: snapshot (or find, to search a big page for text), then act on an element by its ref (act: click, type, fill, …). ' +
-  'Actions and navigate take snapshot: none, brief (headings and what can be acted on; the site\'s header, menus and footer folded), diff (what changed since your last look; on another page its brief view) or full; navigate answers brief unless told (find or snapshot for the rest); an action that loads another page says where it led. ' +
+  "Actions and navigate take snapshot: none, brief (headings and what can be acted on; the site's header, menus and footer folded), diff (what changed since your last look; on another page its brief view) or full; navigate answers brief unless told (find or snapshot for the rest); an action that loads another page says where it led. " +
   'A ref whose element changed or went is refused as stale: take a new snapshot. A long page is cut at maxChars: go on with after=<the ref named at the cut>. ' +
   'Every tool takes profile (default: the configured one) and, where it acts on a tab, targetId (an id or unique prefix from tabs; default: the tab last used) and session (your agent session name: tabs you change are held for you). ' +
   'timeoutMs bounds a call (actions 8 s by default). When you cannot go on (a log-in, a CAPTCHA), handoff gives the tab to the person. ' +
-  'Debugging a web app: network lists the tab\'s requests (failed: true for the broken ones) and reads one; trace start/stop saves a Playwright trace of your calls.';
+  "Debugging a web app: network lists the tab's requests (failed: true for the broken ones) and reads one; trace start/stop saves a Playwright trace of your calls.";
 
 export interface ToolDefinition {
   name: string;
@@ -37,7 +43,11 @@ export function toolDefinition(group: ToolGroup): ToolDefinition {
     shape[group.chooser] = group.chooser === 'kind' ? z.enum(choices) : z.enum(choices).optional();
   }
   Object.assign(shape, mergedFields(group), { profile: z.string().optional() });
-  const schema = zodToJsonSchema(z.object(shape), { $refStrategy: 'none', target: 'jsonSchema7', pipeStrategy: 'input' }) as Record<string, any>;
+  const schema = zodToJsonSchema(z.object(shape), {
+    $refStrategy: 'none',
+    target: 'jsonSchema7',
+    pipeStrategy: 'input',
+  }) as Record<string, any>;
   delete schema.$schema;
   delete schema.additionalProperties;
   for (const [name, property] of Object.entries(schema.properties as Record<string, Record<string, unknown>>)) {
@@ -52,7 +62,19 @@ export function toolDefinition(group: ToolGroup): ToolDefinition {
 }
 
 /** Checks the server makes on every call anyway (a 400 names the field and its bounds). */
-const CHECKS_ONLY = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'pattern', 'format', 'additionalProperties'];
+const CHECKS_ONLY = [
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'pattern',
+  'format',
+  'additionalProperties',
+];
 
 /**
  * A field's schema as an agent needs it to call: its type, choices and what it means. Bounds and
@@ -63,7 +85,8 @@ function lean(property: Record<string, unknown>): void {
   for (const key of CHECKS_ONLY) delete property[key];
   const said = typeof property.description === 'string' && /default/.test(property.description);
   if ('default' in property && (said || property.default === false)) delete property.default;
-  for (const nested of [property.items, ...((property.anyOf as unknown[]) ?? [])]) if (nested && typeof nested === 'object') lean(nested as Record<string, unknown>);
+  for (const nested of [property.items, ...((property.anyOf as unknown[]) ?? [])])
+    if (nested && typeof nested === 'object') lean(nested as Record<string, unknown>);
   const properties = property.properties as Record<string, Record<string, unknown>> | undefined;
   if (properties) for (const inner of Object.values(properties)) lean(inner);
 }
@@ -82,11 +105,20 @@ function chosen(group: ToolGroup, args: Record<string, unknown>): Operation {
   const found = group.members.find((m) => m.mcp.as === value);
   if (found) return found;
   const known = group.members.map((m) => m.mcp.as).join(', ');
-  throw bad(`${group.chooser} ${value === undefined ? 'is required' : `${JSON.stringify(value)} is unknown`}: use one of ${known}`);
+  throw bad(
+    `${group.chooser} ${value === undefined ? 'is required' : `${JSON.stringify(value)} is unknown`}: use one of ${known}`,
+  );
 }
 
 /** Carries out one tool call; a failure is isError with the same message and code the HTTP API gives. */
-export async function callTool(group: ToolGroup, args: Record<string, unknown>, invoker: Invoker, defaultProfile: string | undefined, said?: (note: string) => void, signal?: AbortSignal): Promise<{ content: Content; isError?: true }> {
+export async function callTool(
+  group: ToolGroup,
+  args: Record<string, unknown>,
+  invoker: Invoker,
+  defaultProfile: string | undefined,
+  said?: (note: string) => void,
+  signal?: AbortSignal,
+): Promise<{ content: Content; isError?: true }> {
   try {
     const operation = chosen(group, args);
     const { profile: named, [group.chooser ?? '']: _choice, ...rest } = args;
@@ -112,7 +144,12 @@ export async function callTool(group: ToolGroup, args: Record<string, unknown>, 
       texts.push(next.text(await invoker.invoke(next, profile, nextInput), nextInput as never));
     }
     const content: Content = [{ type: 'text', text: texts.join('\n') }];
-    if (image) content.push({ type: 'image', data: (await fs.readFile(image.path)).toString('base64'), mimeType: image.mimeType });
+    if (image)
+      content.push({
+        type: 'image',
+        data: (await fs.readFile(image.path)).toString('base64'),
+        mimeType: image.mimeType,
+      });
     return { content };
   } catch (error) {
     const text = isClawdError(error) ? `${error.message} (${error.code})` : String((error as Error)?.message ?? error);

@@ -56,7 +56,11 @@ const answer =
   (result: ActResult, input: I): string => {
     // Where the action led, in a line, when it loaded another page; then the view asked for.
     const said = [line(result, input)];
-    if (result.navigated) said.push(`now on: ${pageName(result.title, result.url && result.from ? urlFrom(result.from, result.url) : result.url) || result.url}`, ...(result.messages ?? []));
+    if (result.navigated)
+      said.push(
+        `now on: ${pageName(result.title, result.url && result.from ? urlFrom(result.from, result.url) : result.url) || result.url}`,
+        ...(result.messages ?? []),
+      );
     if (result.snapshot) said.push(snapshotText(result.snapshot, false));
     return said.join('\n');
   };
@@ -99,7 +103,11 @@ export const click = operation<ActResult>()({
   http: { method: 'POST', path: '/act', kind: 'click' },
   logged: true,
   gate: { changes: true, touches: (i) => ({ refs: [i.ref], sends: 'click' }) },
-  cli: { group: 'agent', args: [on('ref')], flags: { doubleClick: { flag: 'double' }, button: { value: 'B' }, modifiers: { value: 'KEYS' } } },
+  cli: {
+    group: 'agent',
+    args: [on('ref')],
+    flags: { doubleClick: { flag: 'double' }, button: { value: 'B' }, modifiers: { value: 'KEYS' } },
+  },
   mcp: { tool: 'act', as: 'click' },
   example: { kind: 'click', ref: 'e12' },
   text: answer((_r, i) => `clicked ${i.ref}`),
@@ -118,7 +126,10 @@ export const type = operation<ActResult>()({
   }),
   http: { method: 'POST', path: '/act', kind: 'type' },
   logged: true,
-  gate: { changes: true, touches: (i) => ({ refs: [i.ref], ...(i.submit || i.text.includes('\n') ? { sends: 'enter' as const } : {}) }) },
+  gate: {
+    changes: true,
+    touches: (i) => ({ refs: [i.ref], ...(i.submit || i.text.includes('\n') ? { sends: 'enter' as const } : {}) }),
+  },
   cli: { group: 'agent', args: [on('ref'), { field: 'text', value: 'TEXT', rest: true }] },
   mcp: { tool: 'act', as: 'type' },
   example: { kind: 'type', ref: 'e3', text: 'Ada', submit: true },
@@ -128,7 +139,12 @@ export const type = operation<ActResult>()({
 export const press = operation<ActResult>()({
   name: 'press',
   summary: 'press a key (Enter, Escape, ArrowDown, a…), on an element by ref or on the page',
-  input: z.object({ kind: z.literal('press'), ...actFields, key: text().describe('the key, as Playwright names it'), ref: ref().optional().describe('the element that gets the key') }),
+  input: z.object({
+    kind: z.literal('press'),
+    ...actFields,
+    key: text().describe('the key, as Playwright names it'),
+    ref: ref().optional().describe('the element that gets the key'),
+  }),
   http: { method: 'POST', path: '/act', kind: 'press' },
   logged: true,
   gate: { changes: true, touches: (i) => ({ refs: i.ref ? [i.ref] : [], ...keySends(i.key) }) },
@@ -180,7 +196,12 @@ export const drag = operation<ActResult>()({
 export const select = operation<ActResult>()({
   name: 'select',
   summary: 'choose options of a select by value or label, or an option of an ARIA combobox or listbox by its name',
-  input: z.object({ kind: z.literal('select'), ...actFields, ref: ref(), values: z.array(z.string()).min(1, 'must name at least one option').describe('option values or labels') }),
+  input: z.object({
+    kind: z.literal('select'),
+    ...actFields,
+    ref: ref(),
+    values: z.array(z.string()).min(1, 'must name at least one option').describe('option values or labels'),
+  }),
   http: { method: 'POST', path: '/act', kind: 'select' },
   logged: true,
   gate: { changes: true },
@@ -192,7 +213,9 @@ export const select = operation<ActResult>()({
 
 const fillField = z.object({
   ref: ref(),
-  value: z.union([z.string(), z.number(), z.boolean(), z.array(z.string())], { errorMap: () => ({ message: 'must be a string, number, boolean or a list of option names' }) }),
+  value: z.union([z.string(), z.number(), z.boolean(), z.array(z.string())], {
+    errorMap: () => ({ message: 'must be a string, number, boolean or a list of option names' }),
+  }),
   /** Accepted for callers used to other tools' form fillers; the element itself says what it is. */
   type: z.string().optional(),
 });
@@ -200,16 +223,28 @@ export type FillField = z.output<typeof fillField>;
 
 export const fill = operation<ActResult>()({
   name: 'fill',
-  summary: 'fill a form in one call: text, number, date and time fields and editable areas by string, selects and comboboxes by option value or name, checkboxes and radios by true/false; all or nothing',
+  summary:
+    'fill a form in one call: text, number, date and time fields and editable areas by string, selects and comboboxes by option value or name, checkboxes and radios by true/false; all or nothing',
   details:
     'Every field is checked before any is changed (its kind, the value fitting it, a select having the option, enabled and editable); if one fails while filling, the ones filled before it are put back. The error names the field (fields[2] (e14 combobox "Color")) and why.',
-  input: z.object({ kind: z.literal('fill'), ...actFields, fields: z.array(fillField).min(1, 'must list at least one { ref, value }').describe('[{ref, value}]') }),
+  input: z.object({
+    kind: z.literal('fill'),
+    ...actFields,
+    fields: z.array(fillField).min(1, 'must list at least one { ref, value }').describe('[{ref, value}]'),
+  }),
   http: { method: 'POST', path: '/act', kind: 'fill' },
   logged: true,
   gate: { changes: true, touches: (i) => ({ refs: i.fields.map((f) => f.ref) }) },
   cli: { group: 'agent', flags: { fields: { value: 'JSON' } } },
   mcp: { tool: 'act', as: 'fill' },
-  example: { kind: 'fill', fields: [{ ref: 'e1', value: 'Ada' }, { ref: 'e2', value: true }, { ref: 'e3', value: 'Green' }] },
+  example: {
+    kind: 'fill',
+    fields: [
+      { ref: 'e1', value: 'Ada' },
+      { ref: 'e2', value: true },
+      { ref: 'e3', value: 'Green' },
+    ],
+  },
   text: answer((r) => `filled ${r.filled ?? 0} field(s)`),
 });
 
@@ -225,16 +260,33 @@ export const wait = operation<ActResult>()({
     url: z.string().optional().describe('until the URL matches (a glob)'),
     loadState: z.enum(LOAD_STATES).optional().describe('until this load state'),
     fn: z.string().optional().describe('until this function returns something truthy'),
-    timeMs: z.number().min(0, 'must be a number of milliseconds').transform((ms) => Math.min(MAX_WAIT_MS, ms)).optional().describe('a pause, at most 30 s'),
+    timeMs: z
+      .number()
+      .min(0, 'must be a number of milliseconds')
+      .transform((ms) => Math.min(MAX_WAIT_MS, ms))
+      .optional()
+      .describe('a pause, at most 30 s'),
   }),
   check(input) {
     const { text: t, textGone, selector, url, loadState, fn, timeMs } = input;
-    if ([t, textGone, selector, url, loadState, fn, timeMs].every((v) => v === undefined)) throw bad('wait needs one of timeMs, text, textGone, selector, url, loadState, fn');
+    if ([t, textGone, selector, url, loadState, fn, timeMs].every((v) => v === undefined))
+      throw bad('wait needs one of timeMs, text, textGone, selector, url, loadState, fn');
   },
   http: { method: 'POST', path: '/act', kind: 'wait' },
   logged: true,
   gate: { changes: true, asksFor: (i) => (i.fn !== undefined ? ['evaluate'] : []) },
-  cli: { group: 'agent', flags: { text: { value: 'T' }, textGone: { value: 'T' }, selector: { value: 'CSS' }, url: { value: 'U' }, loadState: { value: 'S' }, fn: { value: 'F' }, timeMs: { flag: 'time', value: 'MS' } } },
+  cli: {
+    group: 'agent',
+    flags: {
+      text: { value: 'T' },
+      textGone: { value: 'T' },
+      selector: { value: 'CSS' },
+      url: { value: 'U' },
+      loadState: { value: 'S' },
+      fn: { value: 'F' },
+      timeMs: { flag: 'time', value: 'MS' },
+    },
+  },
   mcp: { tool: 'act', as: 'wait' },
   example: { kind: 'wait', text: 'Saved' },
   text: answer(() => 'done'),
@@ -247,7 +299,13 @@ export const resize = operation<ActResult>()({
   http: { method: 'POST', path: '/act', kind: 'resize' },
   logged: true,
   gate: { changes: true },
-  cli: { group: 'agent', args: [{ field: 'width', value: 'WIDTH' }, { field: 'height', value: 'HEIGHT' }] },
+  cli: {
+    group: 'agent',
+    args: [
+      { field: 'width', value: 'WIDTH' },
+      { field: 'height', value: 'HEIGHT' },
+    ],
+  },
   mcp: { tool: 'act', as: 'resize' },
   example: { kind: 'resize', width: 1280, height: 800 },
   text: answer((_r, i) => `viewport ${i.width}×${i.height}`),
@@ -268,8 +326,14 @@ export const close = operation<ActResult>()({
 
 export const evaluate = operation<ActResult>()({
   name: 'evaluate',
-  summary: 'run a JavaScript function in the page (or on an element by ref) and answer its result; for what a snapshot does not show',
-  input: z.object({ kind: z.literal('evaluate'), ...actFields, fn: text().describe('a function, e.g. "() => document.title" or "(el) => el.href"'), ref: ref().optional().describe('the element passed to the function') }),
+  summary:
+    'run a JavaScript function in the page (or on an element by ref) and answer its result; for what a snapshot does not show',
+  input: z.object({
+    kind: z.literal('evaluate'),
+    ...actFields,
+    fn: text().describe('a function, e.g. "() => document.title" or "(el) => el.href"'),
+    ref: ref().optional().describe('the element passed to the function'),
+  }),
   http: { method: 'POST', path: '/act', kind: 'evaluate' },
   logged: true,
   gate: { changes: true, asks: ['evaluate'] },
@@ -286,13 +350,20 @@ export const scroll = operation<ActResult>()({
     kind: z.literal('scroll'),
     ...actFields,
     direction: z.enum(SCROLL_DIRECTIONS),
-    amount: z.union([intIn(1, 100_000), z.literal('page')]).default('page').describe('pixels, or "page" (the default)'),
+    amount: z
+      .union([intIn(1, 100_000), z.literal('page')])
+      .default('page')
+      .describe('pixels, or "page" (the default)'),
     ref: ref().optional().describe('scroll the container of this element'),
   }),
   http: { method: 'POST', path: '/act', kind: 'scroll' },
   logged: true,
   gate: { changes: true },
-  cli: { group: 'agent', args: [{ field: 'direction', value: 'up|down|left|right' }], flags: { amount: { value: 'N' }, ref: { value: 'REF' } } },
+  cli: {
+    group: 'agent',
+    args: [{ field: 'direction', value: 'up|down|left|right' }],
+    flags: { amount: { value: 'N' }, ref: { value: 'REF' } },
+  },
   mcp: { tool: 'act', as: 'scroll' },
   example: { kind: 'scroll', direction: 'down' },
   text: answer((r) => (r.scroll ? `at ${r.scroll.x},${r.scroll.y}${r.scroll.atEnd ? ' (the end)' : ''}` : 'scrolled')),
@@ -311,7 +382,22 @@ export const focus = operation<ActResult>()({
   text: answer((_r, i) => `focused ${i.ref}`),
 });
 
-export const ACT_OPERATIONS = [click, type, press, hover, scrollIntoView, drag, select, fill, wait, resize, close, evaluate, scroll, focus] as const;
+export const ACT_OPERATIONS = [
+  click,
+  type,
+  press,
+  hover,
+  scrollIntoView,
+  drag,
+  select,
+  fill,
+  wait,
+  resize,
+  close,
+  evaluate,
+  scroll,
+  focus,
+] as const;
 export const ACT_KINDS = ACT_OPERATIONS.map((o) => o.name);
 
 /** A checked action of any kind (what actions.ts carries out). */
@@ -322,5 +408,7 @@ export type ActKind = ActRequest['kind'];
 export function actOperation(kind: unknown): Operation {
   const found = ACT_OPERATIONS.find((o) => o.name === kind);
   if (found) return found as unknown as Operation;
-  throw bad(`kind ${kind === undefined ? 'is required' : `${JSON.stringify(kind)} is unknown`}: use one of ${ACT_KINDS.join(', ')}`);
+  throw bad(
+    `kind ${kind === undefined ? 'is required' : `${JSON.stringify(kind)} is unknown`}: use one of ${ACT_KINDS.join(', ')}`,
+  );
 }

@@ -20,7 +20,13 @@ export interface Invoker {
    * `note` hears what the caller should know besides the answer (a profile started on first use),
    * as it is said; `signal`, when the caller has gone (a wait for the person's answer ends).
    */
-  invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>, note?: (note: string) => void, signal?: AbortSignal): Promise<R>;
+  invoke<R>(
+    operation: Operation<any, R>,
+    profile: string | undefined,
+    input: Record<string, unknown>,
+    note?: (note: string) => void,
+    signal?: AbortSignal,
+  ): Promise<R>;
 }
 
 /** The header a control API answer carries its notes in (call-notes.ts). */
@@ -29,7 +35,10 @@ export const NOTE_HEADER = 'x-clawd-note';
 export const EARLY_NOTES_HEADER = 'x-clawd-early-notes';
 
 /** The request an operation's checked input makes: its path (with `:field`s filled and, for GET and DELETE, the query) and its body. */
-export function httpRequest(operation: Operation, input: Record<string, unknown>): { method: string; path: string; body?: Record<string, unknown> } {
+export function httpRequest(
+  operation: Operation,
+  input: Record<string, unknown>,
+): { method: string; path: string; body?: Record<string, unknown> } {
   const rest = { ...input };
   const path = operation.http.path.replace(/:(\w+)/g, (_, field: string) => {
     const value = rest[field];
@@ -40,7 +49,10 @@ export function httpRequest(operation: Operation, input: Record<string, unknown>
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(rest)) {
     if (value === undefined || value === null) continue;
-    query.set(key, Array.isArray(value) ? value.join(',') : typeof value === 'object' ? JSON.stringify(value) : String(value));
+    query.set(
+      key,
+      Array.isArray(value) ? value.join(',') : typeof value === 'object' ? JSON.stringify(value) : String(value),
+    );
   }
   return { method: operation.http.method, path: query.size ? `${path}?${query}` : path };
 }
@@ -67,15 +79,37 @@ export class ControlClient implements Invoker {
   }
 
   /** Calls an operation on the server; its answer is the operation's result. */
-  invoke<R>(operation: Operation<any, R>, profile: string | undefined, input: Record<string, unknown>, note?: (note: string) => void, signal?: AbortSignal): Promise<R> {
+  invoke<R>(
+    operation: Operation<any, R>,
+    profile: string | undefined,
+    input: Record<string, unknown>,
+    note?: (note: string) => void,
+    signal?: AbortSignal,
+  ): Promise<R> {
     const { method, path, body } = httpRequest(operation, input);
     const timeoutMs = operation.clientTimeoutMs?.(input as never);
-    return this.call<R>(method, path, { ...(profile ? { profile } : {}), ...(body ? { body } : {}), ...(timeoutMs ? { timeoutMs } : {}), ...(note ? { note } : {}), ...(signal ? { signal } : {}) });
+    return this.call<R>(method, path, {
+      ...(profile ? { profile } : {}),
+      ...(body ? { body } : {}),
+      ...(timeoutMs ? { timeoutMs } : {}),
+      ...(note ? { note } : {}),
+      ...(signal ? { signal } : {}),
+    });
   }
 
   /** Calls the control API; the server's own error (code and message) becomes a ClawdError. */
   /** `signal`: the caller went away; the request is cut, and the server withdraws what it waited for (a question to the person). */
-  async call<T = any>(method: string, path: string, options: { profile?: string; body?: unknown; timeoutMs?: number; note?: (note: string) => void; signal?: AbortSignal } = {}): Promise<T> {
+  async call<T = any>(
+    method: string,
+    path: string,
+    options: {
+      profile?: string;
+      body?: unknown;
+      timeoutMs?: number;
+      note?: (note: string) => void;
+      signal?: AbortSignal;
+    } = {},
+  ): Promise<T> {
     const url = new URL(this.url + path);
     if (options.profile) url.searchParams.set('profile', options.profile);
     // A safety net only: the server bounds every action itself (at most 60 s, plus its own steps).
@@ -88,15 +122,29 @@ export class ControlClient implements Invoker {
     };
     let response: { status: number; notes: string | string[] | undefined; text: string };
     try {
-      const headers = { Authorization: `Bearer ${this.token}`, [EARLY_NOTES_HEADER]: '1', ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}) };
-      response = await request(url, method, headers, options.body === undefined ? undefined : JSON.stringify(options.body), timeoutMs, (notes) => {
-        heard += hear(notes, 0);
-      }, options.signal);
+      const headers = {
+        Authorization: `Bearer ${this.token}`,
+        [EARLY_NOTES_HEADER]: '1',
+        ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      };
+      response = await request(
+        url,
+        method,
+        headers,
+        options.body === undefined ? undefined : JSON.stringify(options.body),
+        timeoutMs,
+        (notes) => {
+          heard += hear(notes, 0);
+        },
+        options.signal,
+      );
     } catch (error) {
       const timedOut = (error as Error).name === 'TimeoutError';
       throw new ClawdError(
         timedOut ? 'command_timeout' : 'not_running',
-        timedOut ? `the clawd server at ${this.url} did not answer ${method} ${path} within ${Math.round(timeoutMs / 1000)} s` : `cannot reach the clawd server at ${this.url}: start it with \`clawd serve\``,
+        timedOut
+          ? `the clawd server at ${this.url} did not answer ${method} ${path} within ${Math.round(timeoutMs / 1000)} s`
+          : `cannot reach the clawd server at ${this.url}: start it with \`clawd serve\``,
         { cause: error },
       );
     }
@@ -106,36 +154,65 @@ export class ControlClient implements Invoker {
     try {
       body = text === '' ? {} : JSON.parse(text);
     } catch {
-      throw new ClawdError('upstream_error', `${this.url}${path} answered HTTP ${response.status} with something that is not JSON: is this the clawd control API?`);
+      throw new ClawdError(
+        'upstream_error',
+        `${this.url}${path} answered HTTP ${response.status} with something that is not JSON: is this the clawd control API?`,
+      );
     }
     if (response.status === 401 && this.home !== undefined) {
       // The default port answers, but with another home's server: say so, not "the token is wrong".
       const other = await otherHome(this.url, this.home);
-      if (other) throw new ClawdError('not_running', `the clawd server at ${this.url} serves another home (${other}), not ${this.home}: start one for this home with \`clawd serve --home ${this.home} --control-port 0 --relay-port 0\`, or use that home`);
+      if (other)
+        throw new ClawdError(
+          'not_running',
+          `the clawd server at ${this.url} serves another home (${other}), not ${this.home}: start one for this home with \`clawd serve --home ${this.home} --control-port 0 --relay-port 0\`, or use that home`,
+        );
     }
     if (response.status < 200 || response.status > 299) {
       const error = (body as { error?: { code?: string; message?: string } }).error;
-      throw new ClawdError((error?.code as ErrorCode | undefined) ?? 'upstream_error', error?.message ?? `HTTP ${response.status}`);
+      throw new ClawdError(
+        (error?.code as ErrorCode | undefined) ?? 'upstream_error',
+        error?.message ?? `HTTP ${response.status}`,
+      );
     }
     return body as T;
   }
 }
 
 /** One HTTP request within `timeoutMs` in all: the status, the final notes header and the body; `early` hears the notes of each 103 as it comes. */
-async function request(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, early: (notes: string | string[] | undefined) => void, signal?: AbortSignal): Promise<{ status: number; notes: string | string[] | undefined; text: string }> {
+async function request(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  timeoutMs: number,
+  early: (notes: string | string[] | undefined) => void,
+  signal?: AbortSignal,
+): Promise<{ status: number; notes: string | string[] | undefined; text: string }> {
   // TLS is loaded only for a server behind https (a CLI command costs what Node does).
   const send = url.protocol === 'https:' ? (await import('node:https')).request : http.request;
   return new Promise((resolve, reject) => {
-    const req = send(url, { method, headers: { ...headers, ...(body !== undefined ? { 'Content-Length': Buffer.byteLength(body) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, notes: res.headers[NOTE_HEADER], text: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.on('error', reject);
-    });
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { name: 'TimeoutError' })), timeoutMs);
+    const req = send(
+      url,
+      { method, headers: { ...headers, ...(body !== undefined ? { 'Content-Length': Buffer.byteLength(body) } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({
+            status: res.statusCode ?? 0,
+            notes: res.headers[NOTE_HEADER],
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
+        });
+        res.on('error', reject);
+      },
+    );
+    const timer = setTimeout(
+      () => req.destroy(Object.assign(new Error('timed out'), { name: 'TimeoutError' })),
+      timeoutMs,
+    );
     signal?.addEventListener('abort', () => req.destroy(new Error('the caller went away')), { once: true });
     req.on('information', (info) => {
       if (info.statusCode === 103) early(info.headers[NOTE_HEADER]);
@@ -151,8 +228,12 @@ async function request(url: URL, method: string, headers: Record<string, string>
 /** The home the server at `url` says it serves, when it is not `home`. */
 async function otherHome(url: string, home: string): Promise<string | undefined> {
   try {
-    const health = JSON.parse((await request(new URL(`${url}/`), 'GET', {}, undefined, 1_500, () => {})).text) as { home?: unknown };
-    return typeof health.home === 'string' && path.resolve(health.home) !== path.resolve(home) ? health.home : undefined;
+    const health = JSON.parse((await request(new URL(`${url}/`), 'GET', {}, undefined, 1_500, () => {})).text) as {
+      home?: unknown;
+    };
+    return typeof health.home === 'string' && path.resolve(health.home) !== path.resolve(home)
+      ? health.home
+      : undefined;
   } catch {
     return undefined;
   }

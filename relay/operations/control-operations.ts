@@ -12,7 +12,8 @@ export const MAX_HANDOFF_WAIT_MS = 10 * 60_000;
 export type HandoffEnd = 'person' | 'agent' | 'timeout';
 
 /** Who holds a tab, as `GET /tabs` shows it. */
-export type HolderView = { kind: 'agent'; session: string } | { kind: 'person'; reason: string; since: string; takenOver?: true };
+export type HolderView =
+  { kind: 'agent'; session: string } | { kind: 'person'; reason: string; since: string; takenOver?: true };
 
 export interface HandoffResult {
   handedOff: true;
@@ -34,24 +35,35 @@ export interface HandbackResult {
 export const handoffWait = operation<HandbackResult>()({
   name: 'handoffWait',
   summary: 'wait until the person gives the tab back after a hand-over (at most 10 minutes); then take a new snapshot',
-  input: z.object({ ...tabFields, timeoutMs: intIn(0, MAX_HANDOFF_WAIT_MS).default(MAX_HANDOFF_WAIT_MS).describe('how long to wait in ms (default and at most 10 minutes)') }),
+  input: z.object({
+    ...tabFields,
+    timeoutMs: intIn(0, MAX_HANDOFF_WAIT_MS)
+      .default(MAX_HANDOFF_WAIT_MS)
+      .describe('how long to wait in ms (default and at most 10 minutes)'),
+  }),
   http: { method: 'GET', path: '/handoff/wait' },
   cli: { group: 'agent', name: 'handoff-wait', exitCode: (r) => (r.returned === 'timeout' ? 1 : 0) },
   mcp: { tool: 'handoff', as: 'wait' },
   example: {},
-  text: (r) => (r.returned === 'timeout' ? 'the person did not give the tab back in time' : `the tab is back${r.returned === 'none' ? ' (it was not handed over)' : ` (${r.returned})`}: ${[r.title, r.url].filter(Boolean).join(' ')}`.trim()),
+  text: (r) =>
+    r.returned === 'timeout'
+      ? 'the person did not give the tab back in time'
+      : `the tab is back${r.returned === 'none' ? ' (it was not handed over)' : ` (${r.returned})`}: ${[r.title, r.url].filter(Boolean).join(' ')}`.trim(),
   clientTimeoutMs: (i) => i.timeoutMs + 10_000,
 });
 
 export const handoff = operation<HandoffResult>()({
   name: 'handoff',
-  summary: 'give the tab to the person when you cannot go on (a log-in, a CAPTCHA, a payment): answers a live view link to pass on to them',
+  summary:
+    'give the tab to the person when you cannot go on (a log-in, a CAPTCHA, a payment): answers a live view link to pass on to them',
   details:
-    "The answer's viewUrl is a signed-in live view link to the tab (one use, valid as long as the hand-over, at most 10 minutes). Until the tab comes back every agent call that would change it answers 423 user_in_control with the reason. The person gives it back with the live view's \"Done — give it back\" button, or, on a tab of their own browser, with the toolbar button (its badge reads YOU meanwhile). With wait (CLI, MCP) the answer comes when it is back; the CLI exits 1 when the wait runs out.",
+    'The answer\'s viewUrl is a signed-in live view link to the tab (one use, valid as long as the hand-over, at most 10 minutes). Until the tab comes back every agent call that would change it answers 423 user_in_control with the reason. The person gives it back with the live view\'s "Done — give it back" button, or, on a tab of their own browser, with the toolbar button (its badge reads YOU meanwhile). With wait (CLI, MCP) the answer comes when it is back; the CLI exits 1 when the wait runs out.',
   input: z.object({
     ...tabFields,
     reason: text().describe('what the person should do, e.g. "Log in, then press Done"'),
-    timeoutMs: intIn(1_000, MAX_HANDOFF_WAIT_MS).optional().describe('end the hand-over by itself after this long (ms)'),
+    timeoutMs: intIn(1_000, MAX_HANDOFF_WAIT_MS)
+      .optional()
+      .describe('end the hand-over by itself after this long (ms)'),
     wait: z.boolean().default(false).describe('then wait until it is given back (over HTTP: GET /handoff/wait)'),
   }),
   http: { method: 'POST', path: '/handoff' },
@@ -59,8 +71,17 @@ export const handoff = operation<HandoffResult>()({
   cli: { group: 'agent', args: [{ field: 'reason', value: 'REASON', rest: true }] },
   mcp: { tool: 'handoff', as: 'give' },
   example: { reason: 'Log in, then press Done', wait: true },
-  text: (r) => `handed ${r.targetId} to the person: "${r.reason}". Give them this link to act in the tab (it works once): ${r.viewUrl}`,
-  followUp: { field: 'wait', operation: 'handoffWait', input: (r, i) => ({ targetId: r.targetId, ...(i.session ? { session: i.session } : {}), ...(i.timeoutMs !== undefined ? { timeoutMs: i.timeoutMs } : {}) }) },
+  text: (r) =>
+    `handed ${r.targetId} to the person: "${r.reason}". Give them this link to act in the tab (it works once): ${r.viewUrl}`,
+  followUp: {
+    field: 'wait',
+    operation: 'handoffWait',
+    input: (r, i) => ({
+      targetId: r.targetId,
+      ...(i.session ? { session: i.session } : {}),
+      ...(i.timeoutMs !== undefined ? { timeoutMs: i.timeoutMs } : {}),
+    }),
+  },
 });
 
 export const handoffEnd = operation<{ targetId: string; ended: boolean }>()({

@@ -14,7 +14,9 @@ export const bad = (message: string) => new ClawdError('bad_request', message);
 /** A ref, written e12, @e12, ref=e12 or 12, as e12; undefined when it is not one. */
 export function normalizeRef(raw: unknown): string | undefined {
   if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
-  const match = String(raw).trim().match(/^(?:@|ref=)?(e\d+|\d+)$/);
+  const match = String(raw)
+    .trim()
+    .match(/^(?:@|ref=)?(e\d+|\d+)$/);
   if (!match) return undefined;
   return /^\d+$/.test(match[1]!) ? `e${match[1]}` : match[1];
 }
@@ -26,7 +28,10 @@ export const ref = () =>
     z.string({ required_error: 'is required (a ref from the snapshot, like e12)' }).transform((raw, ctx) => {
       const normal = normalizeRef(raw);
       if (normal) return normal;
-      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(raw)} is not a ref: use one from the snapshot, like e12` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `${JSON.stringify(raw)} is not a ref: use one from the snapshot, like e12`,
+      });
       return z.NEVER;
     }),
   );
@@ -51,14 +56,20 @@ export const clampedMs = (min: number, max: number, fallback: number) =>
   z
     .number({ invalid_type_error: 'must be a number of milliseconds' })
     .optional()
-    .transform((ms) => Math.min(max, Math.max(min, Math.round(ms === undefined || !Number.isFinite(ms) ? fallback : ms))));
+    .transform((ms) =>
+      Math.min(max, Math.max(min, Math.round(ms === undefined || !Number.isFinite(ms) ? fallback : ms))),
+    );
 
 /** An action's bound: 0.5–60 s, default 8 s. */
 const DEFAULT_TIMEOUT_MS = 8_000;
 export const actionTimeout = (fallback = DEFAULT_TIMEOUT_MS) => clampedMs(500, 60_000, fallback);
 
 /** A name for an agent session: a tab it changes is held for it. */
-export const session = () => z.string().regex(/^[\w.-]{1,64}$/, 'must be 1–64 letters, digits, ".", "_" or "-"').optional();
+export const session = () =>
+  z
+    .string()
+    .regex(/^[\w.-]{1,64}$/, 'must be 1–64 letters, digits, ".", "_" or "-"')
+    .optional();
 
 /** Text that must not be empty when given. */
 export const text = () => z.string().min(1, 'must not be empty');
@@ -101,7 +112,10 @@ function coerceText(kind: FieldKind, value: string): unknown {
       if (value === '0' || value === 'false') return false;
       return value;
     case 'list':
-      return value.split(',').map((v) => v.trim()).filter((v) => v !== '');
+      return value
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
     case 'json':
       try {
         return JSON.parse(value);
@@ -126,7 +140,8 @@ export function coerce(shape: z.ZodRawShape, values: Record<string, unknown>): R
 /** What the field's value was, for "got …" in a message. */
 function valueAt(input: unknown, path: Array<string | number>): unknown {
   let current = input;
-  for (const key of path) current = current && typeof current === 'object' ? (current as Record<string | number, unknown>)[key] : undefined;
+  for (const key of path)
+    current = current && typeof current === 'object' ? (current as Record<string | number, unknown>)[key] : undefined;
   return current;
 }
 
@@ -134,7 +149,13 @@ function fieldPath(path: Array<string | number>): string {
   return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : i === 0 ? key : `.${key}`)).join('');
 }
 
-const EXPECTED: Record<string, string> = { boolean: 'true or false', number: 'a number', string: 'a string', array: 'a list', object: 'an object' };
+const EXPECTED: Record<string, string> = {
+  boolean: 'true or false',
+  number: 'a number',
+  string: 'a string',
+  array: 'a list',
+  object: 'an object',
+};
 
 /** One issue as one sentence: the field, what it must be, what it was. */
 function describeIssue(issue: z.ZodIssue, input: unknown): string {
@@ -145,7 +166,8 @@ function describeIssue(issue: z.ZodIssue, input: unknown): string {
   const lead = field === '' ? '' : issue.message.startsWith(':') ? field : `${field} `;
   switch (issue.code) {
     case 'invalid_type':
-      if (issue.received === 'undefined') return `${lead}${issue.message === 'Required' ? 'is required' : issue.message}`;
+      if (issue.received === 'undefined')
+        return `${lead}${issue.message === 'Required' ? 'is required' : issue.message}`;
       return `${lead}${issue.message.startsWith('Expected') ? `must be ${EXPECTED[issue.expected] ?? issue.expected}` : issue.message}${gotText}`;
     case 'invalid_enum_value':
       return `${lead}must be one of ${issue.options.join(', ')}${gotText}`;

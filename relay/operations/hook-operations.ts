@@ -14,7 +14,9 @@ const MAX_ARM_MS = 120_000;
 const hookFields = {
   ...tabFields,
   ref: ref().optional().describe('click this to open it, and answer once done'),
-  timeoutMs: clampedMs(500, MAX_ARM_MS, MAX_ARM_MS).describe('how long it stays armed in ms (default and at most 2 minutes)'),
+  timeoutMs: clampedMs(500, MAX_ARM_MS, MAX_ARM_MS).describe(
+    'how long it stays armed in ms (default and at most 2 minutes)',
+  ),
   clickTimeoutMs: actionTimeout().describe('the click’s bound in ms (default 8 s)'),
 };
 const hookInput = z.object(hookFields);
@@ -36,11 +38,19 @@ export const upload = operation<ArmedResult>()({
   name: 'upload',
   summary: 'arm the next file chooser with these files; with ref, also click the element that opens it',
   details:
-    'Armed for timeoutMs (default and at most 2 minutes; the last arm wins). With ref it clicks the element and answers once the chooser got the files, or, when that click opens nothing within 5 s, disarms and says so (422). No native dialog opens, on a person\'s tab either.',
+    "Armed for timeoutMs (default and at most 2 minutes; the last arm wins). With ref it clicks the element and answers once the chooser got the files, or, when that click opens nothing within 5 s, disarms and says so (422). No native dialog opens, on a person's tab either.",
   input: z.object({
     ...hookFields,
     // Resolved where the request is made (the CLI's folder), never the server's.
-    paths: z.array(z.string().min(1).transform((p) => path.resolve(p))).min(1, 'must list at least one file').describe('file paths'),
+    paths: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .transform((p) => path.resolve(p)),
+      )
+      .min(1, 'must list at least one file')
+      .describe('file paths'),
   }),
   http: { method: 'POST', path: '/hooks/file-chooser' },
   logged: true,
@@ -50,15 +60,24 @@ export const upload = operation<ArmedResult>()({
   // The server may wait for the hook (and for the person's answer) up to its timeoutMs: the client waits longer.
   clientTimeoutMs: (i) => i.timeoutMs + 70_000,
   example: { paths: ['/tmp/cv.pdf'], ref: 'e9' },
-  text: (r, i) => (r.files ? `uploaded ${r.files.join(', ')}${i.ref ? ` via ${i.ref}` : ''}` : `armed: the next file chooser gets ${i.paths.join(', ')}`),
+  text: (r, i) =>
+    r.files
+      ? `uploaded ${r.files.join(', ')}${i.ref ? ` via ${i.ref}` : ''}`
+      : `armed: the next file chooser gets ${i.paths.join(', ')}`,
 });
 
 export const dialog = operation<ArmedResult>()({
   name: 'dialog',
   summary: 'arm the answer to the next alert, confirm or prompt; with ref, also click the element that opens it',
   details:
-    'Armed for timeoutMs (default and at most 2 minutes; the last arm wins). With ref it clicks the element and answers with the dialog\'s type and message, or, when that click opens nothing within 5 s, disarms and says so (422). Dialogs nobody armed for are dismissed in clawd\'s own browser and left to the person in theirs.',
-  input: z.object({ ...hookFields, accept: z.boolean({ required_error: 'is required: true to accept, false to dismiss' }).describe('accept (or dismiss) it'), promptText: z.string().optional().describe("a prompt's answer") }),
+    "Armed for timeoutMs (default and at most 2 minutes; the last arm wins). With ref it clicks the element and answers with the dialog's type and message, or, when that click opens nothing within 5 s, disarms and says so (422). Dialogs nobody armed for are dismissed in clawd's own browser and left to the person in theirs.",
+  input: z.object({
+    ...hookFields,
+    accept: z
+      .boolean({ required_error: 'is required: true to accept, false to dismiss' })
+      .describe('accept (or dismiss) it'),
+    promptText: z.string().optional().describe("a prompt's answer"),
+  }),
   http: { method: 'POST', path: '/hooks/dialog' },
   logged: true,
   gate: { changes: true, touches: (i) => (i.ref ? { refs: [i.ref], sends: 'click' } : {}) },
@@ -71,7 +90,10 @@ export const dialog = operation<ArmedResult>()({
   // The server may wait for the hook (and for the person's answer) up to its timeoutMs: the client waits longer.
   clientTimeoutMs: (i) => i.timeoutMs + 70_000,
   example: { accept: true, ref: 'e4' },
-  text: (r, i) => (r.dialog ? `${i.accept ? 'accepted' : 'dismissed'} ${r.dialog.type} "${r.dialog.message}"` : `armed: the next dialog is ${i.accept ? 'accepted' : 'dismissed'}`),
+  text: (r, i) =>
+    r.dialog
+      ? `${i.accept ? 'accepted' : 'dismissed'} ${r.dialog.type} "${r.dialog.message}"`
+      : `armed: the next dialog is ${i.accept ? 'accepted' : 'dismissed'}`,
 });
 
 export type DownloadState = 'in_progress' | 'complete' | 'failed' | 'cancelled';
@@ -111,7 +133,14 @@ export const downloads = operation<{ targetId: string; downloads: DownloadEntry[
   cli: { group: 'agent' },
   mcp: { tool: 'download', as: 'list' },
   example: {},
-  text: (r) => (r.downloads.length ? r.downloads.map((d) => `${d.id}  ${d.state.padEnd(11)} ${d.path ?? d.suggestedFilename}${d.error ? `  (${d.error})` : ''}`).join('\n') : 'no downloads'),
+  text: (r) =>
+    r.downloads.length
+      ? r.downloads
+          .map(
+            (d) => `${d.id}  ${d.state.padEnd(11)} ${d.path ?? d.suggestedFilename}${d.error ? `  (${d.error})` : ''}`,
+          )
+          .join('\n')
+      : 'no downloads',
 });
 
 export type FileChooserRequest = z.output<typeof upload.input>;

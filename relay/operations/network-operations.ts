@@ -59,17 +59,39 @@ export interface NetworkDetail extends NetworkEntry {
   bodyError?: string;
 }
 
-const RESOURCE_TYPES = ['document', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'xhr', 'fetch', 'eventsource', 'websocket', 'manifest', 'other'] as const;
+const RESOURCE_TYPES = [
+  'document',
+  'stylesheet',
+  'image',
+  'media',
+  'font',
+  'script',
+  'texttrack',
+  'xhr',
+  'fetch',
+  'eventsource',
+  'websocket',
+  'manifest',
+  'other',
+] as const;
 
 const listFields = {
   ...tabFields,
   filter: z.string().optional().describe('only URLs holding this text'),
   // Checked, not listed in the tool's schema: the description's examples are what an agent needs.
   type: z
-    .array(z.string().refine((t) => (RESOURCE_TYPES as readonly string[]).includes(t), { message: `must be types among ${RESOURCE_TYPES.join(', ')}` }))
+    .array(
+      z.string().refine((t) => (RESOURCE_TYPES as readonly string[]).includes(t), {
+        message: `must be types among ${RESOURCE_TYPES.join(', ')}`,
+      }),
+    )
     .optional()
     .describe('only these types: xhr,fetch,document,image,script,…'),
-  status: z.string().regex(/^([1-5]\d\d|[1-5]xx)$/i, 'must be a status (404) or a class (4xx)').optional().describe('only this status (404) or class (4xx)'),
+  status: z
+    .string()
+    .regex(/^([1-5]\d\d|[1-5]xx)$/i, 'must be a status (404) or a class (4xx)')
+    .optional()
+    .describe('only this status (404) or class (4xx)'),
   failed: z.boolean().default(false).describe('only failed or 4xx/5xx'),
   all: z.boolean().default(false).describe("older pages' too"),
   limit: intIn(1, 1_000).default(100).describe('the newest this many (default 100)'),
@@ -83,7 +105,9 @@ const kb = (bytes: number) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).t
 /** One request as a line: id, method, status (or the failure), type, URL, size, time. */
 export function requestLine(r: NetworkEntry): string {
   const outcome = r.failed ? `failed ${r.errorText}` : r.pending ? 'pending' : String(r.status ?? '—');
-  const tail = [r.bytes !== undefined ? kb(r.bytes) : '', r.durationMs !== undefined ? `${r.durationMs} ms` : ''].filter(Boolean).join(', ');
+  const tail = [r.bytes !== undefined ? kb(r.bytes) : '', r.durationMs !== undefined ? `${r.durationMs} ms` : '']
+    .filter(Boolean)
+    .join(', ');
   return `${r.id} ${r.method} ${outcome} ${r.type} ${r.url}${tail ? ` (${tail})` : ''}`;
 }
 
@@ -94,34 +118,64 @@ export interface Har {
 
 export const network = operation<NetworkList | Har>()({
   name: 'network',
-  summary: "the tab's recent requests (since its page loaded unless all): a line each with status, type, size and time; failed keeps the broken ones",
+  summary:
+    "the tab's recent requests (since its page loaded unless all): a line each with status, type, size and time; failed keeps the broken ones",
   details:
-    'The last 1,000 requests of each tab are kept from the first agent call on it (what they were, their headers and POST bodies up to 64 KB; response bodies stay in the browser until one request is asked for). A new page in the tab starts a new list; all shows the older pages\' too. format=har answers the same requests as HAR 1.2, without response bodies: clawd network --format har --all --limit 1000 > run.har for all that is kept.',
+    "The last 1,000 requests of each tab are kept from the first agent call on it (what they were, their headers and POST bodies up to 64 KB; response bodies stay in the browser until one request is asked for). A new page in the tab starts a new list; all shows the older pages' too. format=har answers the same requests as HAR 1.2, without response bodies: clawd network --format har --all --limit 1000 > run.har for all that is kept.",
   input: z.object(listFields),
   http: { method: 'GET', path: '/network' },
-  cli: { group: 'agent', flags: { type: { value: 'T,T' }, status: { value: 'S' }, filter: { value: 'TEXT' } }, withArgument: { operation: 'networkRequest', value: 'ID' } },
+  cli: {
+    group: 'agent',
+    flags: { type: { value: 'T,T' }, status: { value: 'S' }, filter: { value: 'TEXT' } },
+    withArgument: { operation: 'networkRequest', value: 'ID' },
+  },
   mcp: { tool: 'network', as: 'list' },
   example: { failed: true, type: ['xhr', 'fetch'] },
-  text: (r) => ('log' in r ? JSON.stringify(r, null, 2) : r.requests.length ? r.requests.map(requestLine).join('\n') : r.recording ? 'no requests match' : "no requests: the browser did not let clawd listen to this tab's network"),
+  text: (r) =>
+    'log' in r
+      ? JSON.stringify(r, null, 2)
+      : r.requests.length
+        ? r.requests.map(requestLine).join('\n')
+        : r.recording
+          ? 'no requests match'
+          : "no requests: the browser did not let clawd listen to this tab's network",
 });
 
 export const networkRequest = operation<NetworkDetail>()({
   name: 'networkRequest',
   summary: 'one request of the tab by id: its headers both ways and its body (text as text, else base64)',
-  details: 'The body is read from the browser when asked: it has the current page\'s bodies while it keeps them (a new page or a large page may have let them go; then bodyError says so). A redirect has no body.',
+  details:
+    "The body is read from the browser when asked: it has the current page's bodies while it keeps them (a new page or a large page may have let them go; then bodyError says so). A redirect has no body.",
   input: z.object({
     ...tabFields,
-    id: z.string().regex(/^n\d+$/, 'must be a request id from network, like n12').describe('its id in the list (n12)'),
+    id: z
+      .string()
+      .regex(/^n\d+$/, 'must be a request id from network, like n12')
+      .describe('its id in the list (n12)'),
     maxChars: intIn(1, 1_000_000).default(20_000).describe('text body cut (default 20,000)'),
     maxBytes: intIn(1, 10_000_000).default(1_000_000).describe('other body cut, in bytes (default 1 MB)'),
   }),
   http: { method: 'GET', path: '/network/:id' },
-  cli: { group: 'agent', name: 'request', args: [{ field: 'id', value: 'ID' }], flags: { maxChars: { value: 'N' }, maxBytes: { value: 'N' } } },
+  cli: {
+    group: 'agent',
+    name: 'request',
+    args: [{ field: 'id', value: 'ID' }],
+    flags: { maxChars: { value: 'N' }, maxBytes: { value: 'N' } },
+  },
   mcp: { tool: 'network', as: 'request' },
   example: { id: 'n3' },
   text: (r) => {
-    const head = [`${requestLine(r)}${r.statusText ? ` ${r.statusText}` : ''}`, ...r.requestHeaders.map((h) => `> ${h.name}: ${h.value}`), ...(r.postData !== undefined ? [`> (body) ${r.postData}`] : []), ...r.responseHeaders.map((h) => `< ${h.name}: ${h.value}`)];
-    const body = r.bodyError ? `(no body: ${r.bodyError})` : r.bodyEncoding === 'base64' ? `(base64, ${r.bodyBytes} bytes${r.truncated ? ', cut' : ''}) ${r.body}` : `${r.body}${r.truncated ? `\n(cut: ${r.bodyBytes} bytes in all)` : ''}`;
+    const head = [
+      `${requestLine(r)}${r.statusText ? ` ${r.statusText}` : ''}`,
+      ...r.requestHeaders.map((h) => `> ${h.name}: ${h.value}`),
+      ...(r.postData !== undefined ? [`> (body) ${r.postData}`] : []),
+      ...r.responseHeaders.map((h) => `< ${h.name}: ${h.value}`),
+    ];
+    const body = r.bodyError
+      ? `(no body: ${r.bodyError})`
+      : r.bodyEncoding === 'base64'
+        ? `(base64, ${r.bodyBytes} bytes${r.truncated ? ', cut' : ''}) ${r.body}`
+        : `${r.body}${r.truncated ? `\n(cut: ${r.bodyBytes} bytes in all)` : ''}`;
     return `${head.join('\n')}\n\n${body}`;
   },
 });

@@ -3,7 +3,22 @@
 // cli/operation-commands.ts, and docs.ts (the agent skill and docs/reference.md).
 
 import { z } from 'zod';
-import { click, close, drag, evaluate, fill, focus, hover, press, resize, scroll, scrollIntoView, select, type, wait } from './act-operations';
+import {
+  click,
+  close,
+  drag,
+  evaluate,
+  fill,
+  focus,
+  hover,
+  press,
+  resize,
+  scroll,
+  scrollIntoView,
+  select,
+  type,
+  wait,
+} from './act-operations';
 import { handoff, handoffEnd, handoffWait, release } from './control-operations';
 import { coerce, parseInput } from './fields';
 import { dialog, download, downloads, upload } from './hook-operations';
@@ -82,11 +97,18 @@ export function isFixedField(operation: Operation, field: string): boolean {
  * Reads an operation's input whatever door it came through (`text`: a query string or a CLI's
  * flags, every value a string), checks it, and answers the typed input or a 400 naming the field.
  */
-export function parseOperationInput(operation: Operation, raw: Record<string, unknown>, from: 'json' | 'text'): Record<string, unknown> {
+export function parseOperationInput(
+  operation: Operation,
+  raw: Record<string, unknown>,
+  from: 'json' | 'text',
+): Record<string, unknown> {
   let values = raw;
   if (from === 'text') {
     // An empty query value means "not given" (`?format=`), as browsers and forms write it.
-    values = coerce(operation.input.shape, Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== '' && v !== undefined)));
+    values = coerce(
+      operation.input.shape,
+      Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== '' && v !== undefined)),
+    );
   }
   if (operation.http.kind !== undefined) values = { ...values, kind: operation.http.kind };
   const input = parseInput(operation.input, values) as Record<string, unknown>;
@@ -107,9 +129,12 @@ export interface ToolGroup {
 const TOOL_SUMMARIES: Record<string, string> = {
   act: 'act on the page by ref; kind picks what: click, type (text; submit), fill (fields), select (values), press (key), hover, drag (startRef, endRef), scroll (direction; amount), scrollIntoView, focus, wait (text, textGone, selector, url, loadState, fn or timeMs), resize (width, height), evaluate (fn), close',
   tabs: 'the tabs: list (default), open (url), focus, close or release (targetId)',
-  browser: "the profile's browser: status (default), start, stop, all profiles, the origin policy (which sites you may load), or the action log",
-  handoff: 'give (default) the tab to the person with a reason, when you cannot go on (log-in, CAPTCHA); answers a live view link for them; wait for it back, or end it',
-  download: "wait (default) for the tab's next download (with ref, click what starts it) and answer where it was saved; or list them",
+  browser:
+    "the profile's browser: status (default), start, stop, all profiles, the origin policy (which sites you may load), or the action log",
+  handoff:
+    'give (default) the tab to the person with a reason, when you cannot go on (log-in, CAPTCHA); answers a live view link for them; wait for it back, or end it',
+  download:
+    "wait (default) for the tab's next download (with ref, click what starts it) and answer where it was saved; or list them",
   network: "the tab's requests: list (default) or request (id: its headers and body)",
   storage: "export the profile's log-in state (cookies, local storage) to a file, or import one (path)",
 };
@@ -122,7 +147,8 @@ export function toolGroups(): ToolGroup[] {
     if (tool !== null) byTool.set(tool, [...(byTool.get(tool) ?? []), operation]);
   }
   return [...byTool].map(([tool, members]) => {
-    if (members.length === 1 && members[0]!.mcp.as === undefined) return { tool, description: members[0]!.summary, members };
+    if (members.length === 1 && members[0]!.mcp.as === undefined)
+      return { tool, description: members[0]!.summary, members };
     const chooser = members.every((m) => m.http.kind !== undefined) ? 'kind' : 'action';
     const description = TOOL_SUMMARIES[tool];
     if (!description) throw new Error(`MCP tool ${tool} has several operations and no summary`);

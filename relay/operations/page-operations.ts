@@ -41,7 +41,10 @@ export interface SnapshotResult {
  * A snapshot as an agent reads it: a line on the page, then the snapshot. `page: false` when the
  * agent knows where it is already (an action that stayed on the page, a load it just asked for).
  */
-export function snapshotText(snap: Omit<SnapshotResult, 'targetId' | 'url' | 'title'> & { url?: string; title?: string }, page = true): string {
+export function snapshotText(
+  snap: Omit<SnapshotResult, 'targetId' | 'url' | 'title'> & { url?: string; title?: string },
+  page = true,
+): string {
   const head: string[] = [];
   if (page) head.push(`page: ${pageName(snap.title, snap.url)}`);
   // A diff's lines say what changed; its counts only matter when the lines are cut. After an
@@ -52,7 +55,8 @@ export function snapshotText(snap: Omit<SnapshotResult, 'targetId' | 'url' | 'ti
   else if (snap.brief) head.push('brief view');
   else if (snap.id) head.push(`snapshot ${snap.id}`);
   const body = snap.snapshot === '' ? '(nothing to show)' : snap.snapshot;
-  const cut = snap.truncated && !snap.next && snap.format !== 'agent' ? `\n(cut at ${snap.stats.chars} characters)` : '';
+  const cut =
+    snap.truncated && !snap.next && snap.format !== 'agent' ? `\n(cut at ${snap.stats.chars} characters)` : '';
   return `${head.length ? `${head.join(' · ')}\n` : ''}${body}${cut}`;
 }
 
@@ -63,7 +67,13 @@ export function pageName(title: string | undefined, url: string | undefined | nu
 
 /** A diff's counts, the zero ones left out. */
 function counted(diff: { added: number; removed: number; changed: number }): string {
-  return [diff.changed && `${diff.changed} changed`, diff.added && `${diff.added} added`, diff.removed && `${diff.removed} removed`].filter(Boolean).join(', ');
+  return [
+    diff.changed && `${diff.changed} changed`,
+    diff.added && `${diff.added} added`,
+    diff.removed && `${diff.removed} removed`,
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 export const snapshot = operation<SnapshotResult>()({
@@ -86,19 +96,38 @@ export const snapshot = operation<SnapshotResult>()({
     frame: ref().optional().describe("only this iframe's contents (its ref)"),
     ref: ref().optional().describe("only this element's subtree"),
     after: ref().optional().describe('the rest of a cut snapshot, after this ref'),
-    since: z.string().regex(/^s\d+$/, 'must be the id of an earlier snapshot, like s12').optional().describe('only what changed since that snapshot (its id, s12)'),
-    timeoutMs: intIn(500, 60_000).default(SNAPSHOT_TIMEOUT_MS).describe('the whole snapshot’s bound in ms (default 30 s)'),
+    since: z
+      .string()
+      .regex(/^s\d+$/, 'must be the id of an earlier snapshot, like s12')
+      .optional()
+      .describe('only what changed since that snapshot (its id, s12)'),
+    timeoutMs: intIn(500, 60_000)
+      .default(SNAPSHOT_TIMEOUT_MS)
+      .describe('the whole snapshot’s bound in ms (default 30 s)'),
   }),
   check(input) {
-    if (input.after !== undefined && input.format !== 'agent') throw bad('after works with the agent format (the default)');
-    if (input.since !== undefined && input.format !== 'agent') throw bad('since works with the agent format (the default)');
+    if (input.after !== undefined && input.format !== 'agent')
+      throw bad('after works with the agent format (the default)');
+    if (input.since !== undefined && input.format !== 'agent')
+      throw bad('since works with the agent format (the default)');
     if (input.ref !== undefined && input.format !== 'agent') throw bad('ref works with the agent format (the default)');
-    if (input.ref !== undefined && (input.since ?? input.after ?? input.frame ?? input.selector) !== undefined) throw bad('ref shows one element: leave out since, after, frame and selector');
+    if (input.ref !== undefined && (input.since ?? input.after ?? input.frame ?? input.selector) !== undefined)
+      throw bad('ref shows one element: leave out since, after, frame and selector');
   },
   http: { method: 'GET', path: '/snapshot' },
   cli: {
     group: 'agent',
-    flags: { maxChars: { value: 'N' }, depth: { value: 'N' }, limit: { value: 'N' }, selector: { value: 'CSS' }, frame: { value: 'REF' }, ref: { value: 'REF' }, after: { value: 'REF' }, since: { value: 'ID' }, format: { value: 'F' } },
+    flags: {
+      maxChars: { value: 'N' },
+      depth: { value: 'N' },
+      limit: { value: 'N' },
+      selector: { value: 'CSS' },
+      frame: { value: 'REF' },
+      ref: { value: 'REF' },
+      after: { value: 'REF' },
+      since: { value: 'ID' },
+      format: { value: 'F' },
+    },
   },
   mcp: { tool: 'snapshot' },
   example: {},
@@ -120,7 +149,8 @@ export interface NavigateResult {
 export const navigate = operation<NavigateResult>()({
   name: 'navigate',
   summary: 'load a URL (http, https or about:blank) in the tab and wait for it',
-  details: 'snapshot answers the page as it loaded, as after an action; over MCP a brief view unless told (none, brief, diff or full).',
+  details:
+    'snapshot answers the page as it loaded, as after an action; over MCP a brief view unless told (none, brief, diff or full).',
   input: z.object({
     ...tabFields,
     url: openUrl().describe('the address to load'),
@@ -168,25 +198,35 @@ export interface FindResult {
 
 export const find = operation<FindResult>()({
   name: 'find',
-  summary: 'search the page for text (names and values too): the matching lines with refs, in their row, list item or dialog',
+  summary:
+    'search the page for text (names and values too): the matching lines with refs, in their row, list item or dialog',
   details:
-    'Case-insensitive; every frame and open shadow root. Each match comes with what frames it: its row, list item, dialog or group, else the heading before it, and the first few refs inside it (a matching row\'s buttons). The refs are the snapshot\'s own, so act on them at once.',
+    "Case-insensitive; every frame and open shadow root. Each match comes with what frames it: its row, list item, dialog or group, else the heading before it, and the first few refs inside it (a matching row's buttons). The refs are the snapshot's own, so act on them at once.",
   input: z.object({
     ...tabFields,
     q: z.string().min(1, 'must not be empty').describe('the text to look for'),
-    role: z.string().regex(/^[a-z]+$/, 'must be a role, like button, link, row or textbox').optional().describe('only lines of this role (button, link, row, textbox, …)'),
+    role: z
+      .string()
+      .regex(/^[a-z]+$/, 'must be a role, like button, link, row or textbox')
+      .optional()
+      .describe('only lines of this role (button, link, row, textbox, …)'),
     limit: intIn(1, 200).default(10).describe('at most this many matches'),
     timeoutMs: intIn(500, 60_000).default(SNAPSHOT_TIMEOUT_MS).describe('the bound in ms (default 30 s)'),
   }),
   http: { method: 'GET', path: '/find' },
-  cli: { group: 'agent', args: [{ field: 'q', value: 'TEXT', rest: true }], flags: { role: { value: 'ROLE' }, limit: { value: 'N' } } },
+  cli: {
+    group: 'agent',
+    args: [{ field: 'q', value: 'TEXT', rest: true }],
+    flags: { role: { value: 'ROLE' }, limit: { value: 'N' } },
+  },
   mcp: { tool: 'find' },
   example: { q: 'Checkout' },
   text: (r) => {
     // Nothing found says on which page it looked (the title, or the URL when there is none): the
     // word may be on another. Matches say where they are themselves.
     if (r.matches === 0) return `no match on ${r.title || r.url}: try other words, a role, or a snapshot`;
-    const count = r.matches === r.shown ? `${r.matches} match${r.matches === 1 ? '' : 'es'}` : `${r.shown} of ${r.matches} matches`;
+    const count =
+      r.matches === r.shown ? `${r.matches} match${r.matches === 1 ? '' : 'es'}` : `${r.shown} of ${r.matches} matches`;
     return `${count}\n${r.text}`;
   },
 });
@@ -222,7 +262,8 @@ export const screenshot = operation<ScreenshotResult>()({
   cli: { group: 'agent', flags: { ref: { value: 'REF' }, element: { value: 'CSS' } } },
   mcp: { tool: 'screenshot' },
   example: { fullPage: true },
-  text: (r) => `saved ${r.path} (${r.width}×${r.height}${r.labels !== undefined ? `, ${r.labels} labels` : ''}${r.broughtToFront ? '; the tab was brought to the front' : ''})`,
+  text: (r) =>
+    `saved ${r.path} (${r.width}×${r.height}${r.labels !== undefined ? `, ${r.labels} labels` : ''}${r.broughtToFront ? '; the tab was brought to the front' : ''})`,
   image: (r) => ({ path: r.path, mimeType: r.type === 'jpeg' ? 'image/jpeg' : 'image/png' }),
   clientTimeoutMs: () => 60_000,
 });
@@ -246,24 +287,40 @@ export interface ContentResult {
 
 export const content = operation<ContentResult>()({
   name: 'content',
-  summary: "the page's main content as Markdown (its article, links kept), text or HTML; cheaper than a snapshot for reading",
+  summary:
+    "the page's main content as Markdown (its article, links kept), text or HTML; cheaper than a snapshot for reading",
   details:
     "The article is found as Firefox's reader view finds it (Mozilla's Readability) and written as Markdown by Turndown, links kept as Markdown links; selector reads a part instead (no extraction). Cut at maxChars on a line, the cut said in the text.",
   input: z.object({
     ...tabFields,
     format: z.enum(CONTENT_FORMATS).default('markdown').describe('default markdown'),
     selector: z.string().min(1).optional().describe('only under this CSS selector'),
-    heading: z.string().min(1, 'must not be empty').optional().describe('only the section under a heading holding this'),
+    heading: z
+      .string()
+      .min(1, 'must not be empty')
+      .optional()
+      .describe('only the section under a heading holding this'),
     match: z.string().min(1, 'must not be empty').optional().describe('only the paragraphs holding this'),
     maxChars: intIn(100, 10_000_000).default(40_000).describe('cut here (default 40000)'),
     timeoutMs: intIn(500, 60_000).default(SNAPSHOT_TIMEOUT_MS).describe('the bound in ms (default 30 s)'),
   }),
   check(input) {
-    if (input.heading !== undefined && input.format !== 'markdown') throw bad('heading works with the markdown format (the default)');
-    if (input.match !== undefined && input.format === 'html') throw bad('match works with the markdown and text formats');
+    if (input.heading !== undefined && input.format !== 'markdown')
+      throw bad('heading works with the markdown format (the default)');
+    if (input.match !== undefined && input.format === 'html')
+      throw bad('match works with the markdown and text formats');
   },
   http: { method: 'GET', path: '/content' },
-  cli: { group: 'agent', flags: { format: { value: 'F' }, selector: { value: 'CSS' }, heading: { value: 'TEXT' }, match: { value: 'TEXT' }, maxChars: { value: 'N' } } },
+  cli: {
+    group: 'agent',
+    flags: {
+      format: { value: 'F' },
+      selector: { value: 'CSS' },
+      heading: { value: 'TEXT' },
+      match: { value: 'TEXT' },
+      maxChars: { value: 'N' },
+    },
+  },
   mcp: { tool: 'content' },
   example: { format: 'markdown' },
   text: (r) => r.content,
@@ -291,7 +348,10 @@ export interface ConsoleResult {
 export const consoleMessages = operation<ConsoleResult>()({
   name: 'console',
   summary: "the tab's console messages (the last 500) and page errors, at or above a level",
-  input: z.object({ ...tabFields, level: z.enum(CONSOLE_LEVELS).default('debug').describe('the least level shown (default debug)') }),
+  input: z.object({
+    ...tabFields,
+    level: z.enum(CONSOLE_LEVELS).default('debug').describe('the least level shown (default debug)'),
+  }),
   http: { method: 'GET', path: '/console' },
   cli: { group: 'agent', flags: { level: { value: 'L' } } },
   mcp: { tool: 'console' },

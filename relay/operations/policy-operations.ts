@@ -13,14 +13,18 @@ const askText = (p: PolicyInForce) => `; asks the person before: ${p.ask.length 
 
 function policyText(p: PolicyInForce): string {
   if (p.source === 'none') return `${p.profile}: no origin policy (agents may load any site)${askText(p)}`;
-  const rules = [p.allow ? `allow ${p.allow.length ? p.allow.join(', ') : '(nothing)'}` : 'allow any site', ...(p.block?.length ? [`block ${p.block.join(', ')}`] : [])];
+  const rules = [
+    p.allow ? `allow ${p.allow.length ? p.allow.join(', ') : '(nothing)'}` : 'allow any site',
+    ...(p.block?.length ? [`block ${p.block.join(', ')}`] : []),
+  ];
   return `${p.profile} (${p.source === 'profile' ? 'its own policy' : 'the global policy'}): ${rules.join('; ')}${askText(p)}`;
 }
 
 export const policy = operation<PolicyInForce>()({
   name: 'policy',
   summary: 'the origin policy in force for the profile: which sites agents may load',
-  details: "Patterns are origins with wildcards: https://*.example.com, http://localhost:*, https://example.com:8443; block wins over allow; with allow set, everything else is blocked. about:blank and data: pages are always allowed.",
+  details:
+    'Patterns are origins with wildcards: https://*.example.com, http://localhost:*, https://example.com:8443; block wins over allow; with allow set, everything else is blocked. about:blank and data: pages are always allowed.',
   input: z.object({}),
   http: { method: 'GET', path: '/policy' },
   cli: { group: 'profiles' },
@@ -32,16 +36,27 @@ export const policy = operation<PolicyInForce>()({
 export const policySet = operation<PolicyInForce>()({
   name: 'policySet',
   summary: "set the profile's origin policy (or, with global, the default of every profile), in force at once",
-  details: 'Replaces the lists it is given; with no list at all the profile\'s own policy goes and the global one applies again. With only ask, the origin lists stay as they are. Written to config.json. Enforced in the browser: on a person\'s attached tabs by Chrome\'s declarativeNetRequest rules, on managed and remote profiles by the relay\'s interception of every request.',
+  details:
+    "Replaces the lists it is given; with no list at all the profile's own policy goes and the global one applies again. With only ask, the origin lists stay as they are. Written to config.json. Enforced in the browser: on a person's attached tabs by Chrome's declarativeNetRequest rules, on managed and remote profiles by the relay's interception of every request.",
   input: z.object({
     allow: originList().describe('origins agents may load; every other is blocked'),
     block: originList().describe('origins agents may not load (wins over allow)'),
-    global: z.boolean().default(false).describe("browser.policy, every profile's default, instead of this profile's own"),
-    ask: z.array(z.enum(ASK_KINDS)).optional().describe(`what the person is asked before on this profile: ${ASK_KINDS.join(', ')} (an empty list: nothing)`),
+    global: z
+      .boolean()
+      .default(false)
+      .describe("browser.policy, every profile's default, instead of this profile's own"),
+    ask: z
+      .array(z.enum(ASK_KINDS))
+      .optional()
+      .describe(`what the person is asked before on this profile: ${ASK_KINDS.join(', ')} (an empty list: nothing)`),
   }),
   http: { method: 'POST', path: '/policy' },
   logged: true,
-  cli: { group: 'profiles', name: 'policy-set', flags: { allow: { value: 'ORIGINS' }, block: { value: 'ORIGINS' }, ask: { value: 'KINDS' } } },
+  cli: {
+    group: 'profiles',
+    name: 'policy-set',
+    flags: { allow: { value: 'ORIGINS' }, block: { value: 'ORIGINS' }, ask: { value: 'KINDS' } },
+  },
   mcp: { tool: null, why: "the policy keeps an agent to its task: changing it is the person's, not a tool's" },
   example: { allow: ['https://*.example.com', 'http://localhost:*'] },
   text: policyText,

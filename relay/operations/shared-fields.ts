@@ -6,7 +6,12 @@
 import { z } from 'zod';
 import { actionTimeout, session } from './fields';
 
-export const targetId = () => z.string().min(1, 'must not be empty').optional().describe('the tab: an id or a unique prefix of one (default: the tab last used)');
+export const targetId = () =>
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .optional()
+    .describe('the tab: an id or a unique prefix of one (default: the tab last used)');
 
 /** Which tab, and who asks. */
 export const tabFields = {
@@ -27,7 +32,10 @@ export type PageView = (typeof PAGE_VIEWS)[number];
 export const actFields = {
   ...tabFields,
   timeoutMs: actionTimeout().describe('the whole call’s bound in ms (0.5–60 s, default 8 s; out of range is clamped)'),
-  snapshot: z.enum(PAGE_VIEWS).optional().describe('answer with the page after it: none, brief, diff (what changed) or full'),
+  snapshot: z
+    .enum(PAGE_VIEWS)
+    .optional()
+    .describe('answer with the page after it: none, brief, diff (what changed) or full'),
 };
 
 /** The names of the shared fields: described once, not on every MCP tool. */

@@ -14,7 +14,10 @@ export interface StorageExportResult {
   /** Origins whose local storage is in it (those a tab showed). */
   origins: string[];
   /** The state itself, as Playwright's storageState. */
-  state: { cookies: unknown[]; origins: Array<{ origin: string; localStorage: Array<{ name: string; value: string }> }> };
+  state: {
+    cookies: unknown[];
+    origins: Array<{ origin: string; localStorage: Array<{ name: string; value: string }> }>;
+  };
 }
 
 export interface StorageImportResult {
@@ -27,30 +30,39 @@ export interface StorageImportResult {
 
 export const storageExport = operation<StorageExportResult>()({
   name: 'storageExport',
-  summary: "save the profile's cookies and the local storage of the sites its tabs show, as Playwright's storageState JSON",
+  summary:
+    "save the profile's cookies and the local storage of the sites its tabs show, as Playwright's storageState JSON",
   details:
-    'Written under the home\'s storage-states/ (mode 0600: it holds log-in secrets); the HTTP answer carries the state too, the CLI and MCP only say where it is. Local storage is read from the tabs that are open (clawd never opens a tab to read it).',
+    "Written under the home's storage-states/ (mode 0600: it holds log-in secrets); the HTTP answer carries the state too, the CLI and MCP only say where it is. Local storage is read from the tabs that are open (clawd never opens a tab to read it).",
   input: z.object({ ...tabFields }),
   http: { method: 'GET', path: '/storage-state' },
   gate: { changes: false, asks: ['storage'] },
   cli: { group: 'profiles', name: 'storage-export' },
   mcp: { tool: 'storage', as: 'export' },
   example: {},
-  text: (r) => `saved ${r.cookies} cookies${r.origins.length ? ` and the local storage of ${r.origins.join(', ')}` : ''} to ${r.path} (it holds log-in secrets: keep it private)`,
+  text: (r) =>
+    `saved ${r.cookies} cookies${r.origins.length ? ` and the local storage of ${r.origins.join(', ')}` : ''} to ${r.path} (it holds log-in secrets: keep it private)`,
 });
 
 export const storageImport = operation<StorageImportResult>()({
   name: 'storageImport',
   summary: 'put cookies and local storage back from a storageState JSON file (or object)',
-  details: 'Cookies are added for every site; local storage is set on the origins a tab of the profile shows, and the answer names the others (open a tab there and import again).',
+  details:
+    'Cookies are added for every site; local storage is set on the origins a tab of the profile shows, and the answer names the others (open a tab there and import again).',
   input: z.object({
     ...tabFields,
     // Resolved where the request is made (the CLI's folder), never the server's.
-    path: z.string().min(1).transform((p) => path.resolve(p)).optional().describe('a storageState JSON file, as storage-export writes it'),
+    path: z
+      .string()
+      .min(1)
+      .transform((p) => path.resolve(p))
+      .optional()
+      .describe('a storageState JSON file, as storage-export writes it'),
     state: z.record(z.unknown()).optional().describe('the storageState itself (HTTP and MCP)'),
   }),
   check(input) {
-    if ((input.path === undefined) === (input.state === undefined)) throw bad('give path (a storageState file) or state (the storageState itself), one of them');
+    if ((input.path === undefined) === (input.state === undefined))
+      throw bad('give path (a storageState file) or state (the storageState itself), one of them');
   },
   http: { method: 'POST', path: '/storage-state' },
   logged: true,

@@ -12,11 +12,19 @@ import { tabFields, targetId } from './shared-fields';
 /** A profile's status as a person reads it: a line on its state, then the facts. */
 export function statusLines(s: ProfileStatus): string[] {
   const state =
-    s.driver === 'extension' ? (s.running ? `connected, ${s.attachedTabs} tab(s) attached` : 'extension not connected')
-    : s.running ? `running${s.cdpReady ? ', CDP ready' : ', CDP not answering'}`
-    : 'not running';
+    s.driver === 'extension'
+      ? s.running
+        ? `connected, ${s.attachedTabs} tab(s) attached`
+        : 'extension not connected'
+      : s.running
+        ? `running${s.cdpReady ? ', CDP ready' : ', CDP not answering'}`
+        : 'not running';
   const lines = [`${s.profile} (${s.driver}): ${state}`];
-  const facts = [s.pid !== null ? `pid ${s.pid}` : undefined, s.cdpPort !== null ? `CDP port ${s.cdpPort}` : undefined, s.cdpUrl].filter(Boolean);
+  const facts = [
+    s.pid !== null ? `pid ${s.pid}` : undefined,
+    s.cdpPort !== null ? `CDP port ${s.cdpPort}` : undefined,
+    s.cdpUrl,
+  ].filter(Boolean);
   lines.push(`  ${facts.join(' · ')}`);
   const browser = [
     s.browser ?? undefined,
@@ -58,7 +66,13 @@ export const start = operation<StartResult>()({
   cli: { group: 'profiles' },
   mcp: { tool: 'browser', as: 'start' },
   example: {},
-  text: (s) => [s.alreadyRunning ? `${s.profile} was already running` : `${s.profile} started in ${(s.tookMs / 1000).toFixed(1)} s`, ...statusLines(s)].join('\n'),
+  text: (s) =>
+    [
+      s.alreadyRunning
+        ? `${s.profile} was already running`
+        : `${s.profile} started in ${(s.tookMs / 1000).toFixed(1)} s`,
+      ...statusLines(s),
+    ].join('\n'),
   clientTimeoutMs: () => 60_000,
   progress: 'starting the browser …',
 });
@@ -71,7 +85,12 @@ export const stop = operation<{ stopped: boolean; status: ProfileStatus }>()({
   cli: { group: 'profiles' },
   mcp: { tool: 'browser', as: 'stop' },
   example: {},
-  text: ({ stopped, status: s }) => (stopped ? `${s.profile} stopped` : s.driver === 'managed' ? `${s.profile} was not running` : `${s.profile} is not clawd's to stop (${s.driver} profile)`),
+  text: ({ stopped, status: s }) =>
+    stopped
+      ? `${s.profile} stopped`
+      : s.driver === 'managed'
+        ? `${s.profile} was not running`
+        : `${s.profile} is not clawd's to stop (${s.driver} profile)`,
   clientTimeoutMs: () => 15_000,
 });
 
@@ -83,7 +102,13 @@ export const profiles = operation<{ defaultProfile: string; profiles: Array<Prof
   cli: { group: 'profiles' },
   mcp: { tool: 'browser', as: 'profiles' },
   example: {},
-  text: (r) => r.profiles.map((p) => `${p.default ? '*' : ' '} ${p.profile.padEnd(16)} ${p.driver.padEnd(9)} ${(p.running ? 'running' : 'stopped').padEnd(8)} ${p.cdpPort ?? p.cdpUrl}  ${p.color}`).join('\n'),
+  text: (r) =>
+    r.profiles
+      .map(
+        (p) =>
+          `${p.default ? '*' : ' '} ${p.profile.padEnd(16)} ${p.driver.padEnd(9)} ${(p.running ? 'running' : 'stopped').padEnd(8)} ${p.cdpPort ?? p.cdpUrl}  ${p.color}`,
+      )
+      .join('\n'),
 });
 
 export type ListedTab = Tab & { holder?: HolderView };
@@ -97,14 +122,21 @@ export const tabs = operation<{ profile: string; tabs: ListedTab[] }>()({
   mcp: { tool: 'tabs', as: 'list' },
   example: {},
   text: (r) =>
-    r.tabs.length === 0 ? 'no tabs'
-    : r.tabs.map((t) => `${short(t.targetId)}  ${t.title || '(untitled)'}  ${t.url}${t.holder ? `  [${t.holder.kind === 'agent' ? `held by ${t.holder.session}` : 'with the person'}]` : ''}`).join('\n'),
+    r.tabs.length === 0
+      ? 'no tabs'
+      : r.tabs
+          .map(
+            (t) =>
+              `${short(t.targetId)}  ${t.title || '(untitled)'}  ${t.url}${t.holder ? `  [${t.holder.kind === 'agent' ? `held by ${t.holder.session}` : 'with the person'}]` : ''}`,
+          )
+          .join('\n'),
 });
 
 export const tabOpen = operation<Tab>()({
   name: 'tabOpen',
   summary: 'open a tab on a URL (http, https or about:blank)',
-  details: "In a person's browser the tab joins the clawd tab group of its agent session (`clawd · <session>`), or `clawd` when the call names none.",
+  details:
+    "In a person's browser the tab joins the clawd tab group of its agent session (`clawd · <session>`), or `clawd` when the call names none.",
   input: z.object({ url: openUrl().describe('the address to open'), session: tabFields.session }),
   http: { method: 'POST', path: '/tabs/open' },
   logged: true,

@@ -39,7 +39,10 @@ export const trace = operation<TraceResult>()({
   },
   mcp: { tool: 'trace' },
   example: { action: 'start' },
-  text: (r) => (r.action === 'start' ? `tracing tab ${r.targetId}: stop it to save the trace` : `saved the trace (${r.actions} calls, ${r.bytes} bytes) to ${r.path}: npx playwright show-trace ${r.path}`),
+  text: (r) =>
+    r.action === 'start'
+      ? `tracing tab ${r.targetId}: stop it to save the trace`
+      : `saved the trace (${r.actions} calls, ${r.bytes} bytes) to ${r.path}: npx playwright show-trace ${r.path}`,
   clientTimeoutMs: () => 90_000,
 });
 

@@ -18,7 +18,8 @@ export class ExtensionDriver implements ProfileDriver {
     unarmedDialogs: 'leave',
     captureFront: 'when-stalled',
     cancelsDownloads: false,
-    noTabs: 'no tab of this browser is handed to the agent: ask the person to click the clawd toolbar button on the tab to use (its badge then reads ON), then try again',
+    noTabs:
+      'no tab of this browser is handed to the agent: ask the person to click the clawd toolbar button on the tab to use (its badge then reads ON), then try again',
     evaluateRefusal: () =>
       this.settings.evaluateEnabled
         ? undefined
@@ -36,7 +37,10 @@ export class ExtensionDriver implements ProfileDriver {
     private readonly settings: BrowserConfig,
   ) {
     this.cdp = new CdpHttp(relay.url, { Authorization: `Bearer ${token}` }, 10_000);
-    this.playwright = { url: relay.url, headers: { Authorization: `Bearer ${token}`, 'X-Clawd-Agent': relay.agentKey } };
+    this.playwright = {
+      url: relay.url,
+      headers: { Authorization: `Bearer ${token}`, 'X-Clawd-Agent': relay.agentKey },
+    };
   }
 
   readonly playwright: { url: string; headers: Record<string, string> };
@@ -68,7 +72,9 @@ export class ExtensionDriver implements ProfileDriver {
       attachedTabs: tabs,
       extension: { connected, version: switchboard.extensionVersion ?? null },
       ...(!connected
-        ? { hint: `the clawd extension is not connected: load dist/extension in Chrome and set its relay port (${this.relay.port}) and token in its options` }
+        ? {
+            hint: `the clawd extension is not connected: load dist/extension in Chrome and set its relay port (${this.relay.port}) and token in its options`,
+          }
         : tabs === 0
           ? { hint: 'no tab is attached: click the clawd toolbar button on a tab to hand it to the agent' }
           : {}),
@@ -77,7 +83,11 @@ export class ExtensionDriver implements ProfileDriver {
 
   async ensureReachable(): Promise<void> {
     const status = await this.status(true);
-    if (!status.running) throw new ClawdError('extension_not_connected', status.hint ?? 'the clawd extension is not connected to the relay');
+    if (!status.running)
+      throw new ClawdError(
+        'extension_not_connected',
+        status.hint ?? 'the clawd extension is not connected to the relay',
+      );
   }
 
   /** The relay runs in this process: there is nothing to start. */

@@ -23,7 +23,13 @@ export class ManagedDriver implements ProfileDriver {
   readonly policyEnforcement = 'interception' as const;
   // The agent's own browser: headless pages would hang on a dialog, and a tab behind another one
   // paints nothing to capture, so it is brought to the front.
-  readonly pages: PagePolicy = { unarmedDialogs: 'dismiss', captureFront: 'always', cancelsDownloads: true, evaluateRefusal: () => undefined, noTabs: 'this profile has no open tab: open one first (POST /tabs/open, clawd open URL)' };
+  readonly pages: PagePolicy = {
+    unarmedDialogs: 'dismiss',
+    captureFront: 'always',
+    cancelsDownloads: true,
+    evaluateRefusal: () => undefined,
+    noTabs: 'this profile has no open tab: open one first (POST /tabs/open, clawd open URL)',
+  };
   readonly ownFolder: string;
   readonly userDataDir: string;
   readonly cdp: CdpHttp;
@@ -40,7 +46,15 @@ export class ManagedDriver implements ProfileDriver {
     this.ownFolder = profileDir(home, name);
     this.userDataDir = path.join(this.ownFolder, 'user-data');
     this.#choice = decideLaunch(settings);
-    this.#browser = new ManagedBrowser({ name, userDataDir: this.userDataDir, cdpPort: profile.cdpPort, color: profile.color, choice: this.#choice, extraArgs: settings.extraArgs, log });
+    this.#browser = new ManagedBrowser({
+      name,
+      userDataDir: this.userDataDir,
+      cdpPort: profile.cdpPort,
+      color: profile.color,
+      choice: this.#choice,
+      extraArgs: settings.extraArgs,
+      log,
+    });
     this.cdp = this.#browser.cdp;
     this.playwright = { url: this.cdp.base };
   }
@@ -48,7 +62,11 @@ export class ManagedDriver implements ProfileDriver {
   readonly playwright: { url: string };
 
   async ensureReachable(): Promise<void> {
-    if (!(await this.status(true)).running) throw new ClawdError('not_running', `profile ${this.name} is not running and browser.autoStart is false: start it first (POST /start, clawd start --profile ${this.name})`);
+    if (!(await this.status(true)).running)
+      throw new ClawdError(
+        'not_running',
+        `profile ${this.name} is not running and browser.autoStart is false: start it first (POST /start, clawd start --profile ${this.name})`,
+      );
   }
 
   #executable() {
@@ -104,7 +122,10 @@ export class ManagedDriver implements ProfileDriver {
     if (this.settings.attachOnly) {
       const version = await this.cdp.isReady();
       if (version) return version;
-      throw new ClawdError('attach_only', `attachOnly is set: clawd does not launch ${this.name}, and nothing answers on its CDP port ${this.profile.cdpPort}`);
+      throw new ClawdError(
+        'attach_only',
+        `attachOnly is set: clawd does not launch ${this.name}, and nothing answers on its CDP port ${this.profile.cdpPort}`,
+      );
     }
     return (await this.#browser.start(this.#executable(), progress)).version;
   }
@@ -126,6 +147,10 @@ export class ManagedDriver implements ProfileDriver {
     const port = this.profile.cdpPort;
     if (await isPortFree(port)) return { stopped: ours.map((p) => p.pid), portFree: true };
     const holder = await listeningPid(port);
-    return { stopped: ours.map((p) => p.pid), portFree: false, note: `CDP port ${port} is held by another program${holder ? ` (pid ${holder})` : ''}; clawd left it alone` };
+    return {
+      stopped: ours.map((p) => p.pid),
+      portFree: false,
+      note: `CDP port ${port} is held by another program${holder ? ` (pid ${holder})` : ''}; clawd left it alone`,
+    };
   }
 }

@@ -31,7 +31,8 @@ const SETUP_MS = 5_000;
  */
 export function webSocketGuard(policy: OriginPolicy): string {
   const { allow, block } = policy.config;
-  const regexes = (list: string[] | undefined) => (list ? `[${list.map((p) => `new RegExp(${JSON.stringify(patternRegex(p))})`).join(',')}]` : 'null');
+  const regexes = (list: string[] | undefined) =>
+    list ? `[${list.map((p) => `new RegExp(${JSON.stringify(patternRegex(p))})`).join(',')}]` : 'null';
   return `(() => {
   const Native = globalThis.WebSocket;
   if (!Native || Native.__clawdGuarded) return;
@@ -58,13 +59,29 @@ export class PolicyGuard {
     private readonly log: Logger,
     private readonly blocked: (block: GuardBlock) => void,
   ) {
-    ws.on('message', (data) => this.#onMessage(JSON.parse(data.toString()) as { id?: number; method?: string; params?: any; result?: unknown; error?: { message: string }; sessionId?: string }));
+    ws.on('message', (data) =>
+      this.#onMessage(
+        JSON.parse(data.toString()) as {
+          id?: number;
+          method?: string;
+          params?: any;
+          result?: unknown;
+          error?: { message: string };
+          sessionId?: string;
+        },
+      ),
+    );
     ws.on('close', () => this.#fail('the browser closed the connection'));
     ws.on('error', (error) => log.debug(`policy guard: ${error.message}`));
   }
 
   /** Connects to the browser's WebSocket and holds every target, present and future, to the policy. */
-  static async start(webSocketUrl: string, policy: () => OriginPolicy, log: Logger, blocked: (block: GuardBlock) => void = () => {}): Promise<PolicyGuard> {
+  static async start(
+    webSocketUrl: string,
+    policy: () => OriginPolicy,
+    log: Logger,
+    blocked: (block: GuardBlock) => void = () => {},
+  ): Promise<PolicyGuard> {
     const ws = new WebSocket(webSocketUrl, { perMessageDeflate: false, handshakeTimeout: 5_000 });
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
@@ -72,7 +89,12 @@ export class PolicyGuard {
     });
     const guard = new PolicyGuard(ws, policy, log, blocked);
     const filter = [{ type: 'browser', exclude: true }, { type: 'tab', exclude: true }, {}];
-    await guard.#send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter });
+    await guard.#send('Target.setAutoAttach', {
+      autoAttach: true,
+      waitForDebuggerOnStart: true,
+      flatten: true,
+      filter,
+    });
     return guard;
   }
 
@@ -89,7 +111,8 @@ export class PolicyGuard {
   }
 
   #send(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<unknown> {
-    if (this.#closed || this.ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error('the policy guard is closed'));
+    if (this.#closed || this.ws.readyState !== WebSocket.OPEN)
+      return Promise.reject(new Error('the policy guard is closed'));
     const id = this.#nextId++;
     this.ws.send(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }));
     return new Promise((resolve, reject) => {
@@ -109,7 +132,14 @@ export class PolicyGuard {
     this.#pending.clear();
   }
 
-  #onMessage(message: { id?: number; method?: string; params?: any; result?: unknown; error?: { message: string }; sessionId?: string }): void {
+  #onMessage(message: {
+    id?: number;
+    method?: string;
+    params?: any;
+    result?: unknown;
+    error?: { message: string };
+    sessionId?: string;
+  }): void {
     if (message.id !== undefined) {
       const call = this.#pending.get(message.id);
       if (!call) return;
@@ -119,8 +149,10 @@ export class PolicyGuard {
       else call.resolve(message.result);
       return;
     }
-    if (message.method === 'Target.attachedToTarget') void this.#hold(message.params as Protocol.Target.AttachedToTargetEvent);
-    else if (message.method === 'Fetch.requestPaused' && message.sessionId) void this.#judge(message.params as Protocol.Fetch.RequestPausedEvent, message.sessionId);
+    if (message.method === 'Target.attachedToTarget')
+      void this.#hold(message.params as Protocol.Target.AttachedToTargetEvent);
+    else if (message.method === 'Fetch.requestPaused' && message.sessionId)
+      void this.#judge(message.params as Protocol.Fetch.RequestPausedEvent, message.sessionId);
   }
 
   /** A new target: its requests paused for judgement, its own children held too, then let run. */
@@ -131,15 +163,27 @@ export class PolicyGuard {
     // Each on its own: a dedicated worker has no Fetch domain (its requests are its page's), and
     // that must not keep its WebSocket guard from being in place before it runs.
     const steps = await Promise.allSettled([
-        this.#send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, sessionId),
-        // Out-of-process iframes and dedicated workers are the page's children, not the browser's.
-        framed ? this.#send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, sessionId) : undefined,
-        // Every document from now on (same-process frames too), and the one already there. Chrome
-        // runs a session's init scripts only once its Page domain is on.
-        framed ? this.#send('Page.enable', {}, sessionId).then(() => this.#send('Page.addScriptToEvaluateOnNewDocument', { source: sockets, runImmediately: true }, sessionId)) : undefined,
-        this.#send('Runtime.evaluate', { expression: sockets }, sessionId),
-      ]);
-    for (const step of steps) if (step.status === 'rejected') this.log.debug(`policy guard: ${targetInfo.type} ${targetInfo.url}: ${(step.reason as Error).message}`);
+      this.#send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, sessionId),
+      // Out-of-process iframes and dedicated workers are the page's children, not the browser's.
+      framed
+        ? this.#send(
+            'Target.setAutoAttach',
+            { autoAttach: true, waitForDebuggerOnStart: true, flatten: true },
+            sessionId,
+          )
+        : undefined,
+      // Every document from now on (same-process frames too), and the one already there. Chrome
+      // runs a session's init scripts only once its Page domain is on.
+      framed
+        ? this.#send('Page.enable', {}, sessionId).then(() =>
+            this.#send('Page.addScriptToEvaluateOnNewDocument', { source: sockets, runImmediately: true }, sessionId),
+          )
+        : undefined,
+      this.#send('Runtime.evaluate', { expression: sockets }, sessionId),
+    ]);
+    for (const step of steps)
+      if (step.status === 'rejected')
+        this.log.debug(`policy guard: ${targetInfo.type} ${targetInfo.url}: ${(step.reason as Error).message}`);
     if (attached.waitingForDebugger) await this.#send('Runtime.runIfWaitingForDebugger', {}, sessionId).catch(() => {});
   }
 
@@ -154,7 +198,16 @@ export class PolicyGuard {
       this.blocked({ url: request.url, reason: verdict.reason, resourceType });
       if (resourceType === 'Document') {
         const body = Buffer.from(blockedPageHtml(request.url, verdict.reason)).toString('base64');
-        await this.#send('Fetch.fulfillRequest', { requestId, responseCode: 403, responseHeaders: [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }], body }, sessionId);
+        await this.#send(
+          'Fetch.fulfillRequest',
+          {
+            requestId,
+            responseCode: 403,
+            responseHeaders: [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }],
+            body,
+          },
+          sessionId,
+        );
       } else {
         await this.#send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' }, sessionId);
       }

@@ -8,7 +8,18 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
 import type { AskKind } from '../../shared/ask-kinds';
-import { RESERVED_PORTS, askOf, isLoopbackUrl, nextColor, parsePolicy, policyOf, profileNameProblem, type BrowserConfig, type Driver, type ProfileConfig } from '../home/config-schema';
+import {
+  RESERVED_PORTS,
+  askOf,
+  isLoopbackUrl,
+  nextColor,
+  parsePolicy,
+  policyOf,
+  profileNameProblem,
+  type BrowserConfig,
+  type Driver,
+  type ProfileConfig,
+} from '../home/config-schema';
 import { ExtensionDriver } from './extension-driver';
 import { ManagedDriver } from './managed-driver';
 import type { ProfileDriver, ProfileStatus } from './profile-driver';
@@ -70,15 +81,24 @@ export class ProfileService {
 
   /** The profiles a driver serves (the extension's tabs belong to every extension profile). */
   profilesOf(driver: Driver): string[] {
-    return Object.entries(this.#config.browser.profiles).filter(([, p]) => p.driver === driver).map(([name]) => name);
+    return Object.entries(this.#config.browser.profiles)
+      .filter(([, p]) => p.driver === driver)
+      .map(([name]) => name);
   }
 
   /** The profile a request names, or the default one; unknown → 404. Disabled → 503. */
   resolve(name: string | undefined): string {
-    if (!this.settings.enabled) throw new ClawdError('browser_disabled', 'Browser disabled in settings (browser.enabled is false in config.json)');
+    if (!this.settings.enabled)
+      throw new ClawdError(
+        'browser_disabled',
+        'Browser disabled in settings (browser.enabled is false in config.json)',
+      );
     const chosen = name === undefined || name === '' ? this.settings.defaultProfile : name;
     if (!this.settings.profiles[chosen]) {
-      throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(chosen)}: the profiles are ${Object.keys(this.settings.profiles).join(', ')}`);
+      throw new ClawdError(
+        'profile_not_found',
+        `no profile named ${JSON.stringify(chosen)}: the profiles are ${Object.keys(this.settings.profiles).join(', ')}`,
+      );
     }
     return chosen;
   }
@@ -98,7 +118,11 @@ export class ProfileService {
   /** Refuses a URL the profile's policy blocks: 403 origin_blocked naming the rule, nothing loaded. */
   checkUrl(name: string, url: string): void {
     const verdict = this.policy(name).check(url);
-    if (!verdict.allowed) throw new ClawdError('origin_blocked', `${verdict.reason} (the origin policy of profile ${name}); nothing was loaded`);
+    if (!verdict.allowed)
+      throw new ClawdError(
+        'origin_blocked',
+        `${verdict.reason} (the origin policy of profile ${name}); nothing was loaded`,
+      );
   }
 
   /**
@@ -149,7 +173,12 @@ export class ProfileService {
     const starting = (async () => {
       const version = await driver.cdp.isReady(1_000);
       if (!version) return undefined;
-      return PolicyGuard.start(version.webSocketDebuggerUrl, () => this.policy(name), this.log, (block) => this.onGuardBlock(name, block)).catch((error: Error) => {
+      return PolicyGuard.start(
+        version.webSocketDebuggerUrl,
+        () => this.policy(name),
+        this.log,
+        (block) => this.onGuardBlock(name, block),
+      ).catch((error: Error) => {
         this.log.warn(`the origin policy of ${name} is not enforced in its browser: ${error.message}`);
         return undefined;
       });
@@ -182,9 +211,11 @@ export class ProfileService {
     const profile = this.settings.profiles[name];
     if (!profile) throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(name)}`);
     driver =
-      profile.driver === 'managed' ? new ManagedDriver(name, profile as ProfileConfig & { cdpPort: number }, this.settings, this.home, this.log)
-      : profile.driver === 'extension' ? new ExtensionDriver(name, profile, this.relay, this.#config.token, this.settings)
-      : new RemoteDriver(name, profile as ProfileConfig & { cdpUrl: string });
+      profile.driver === 'managed'
+        ? new ManagedDriver(name, profile as ProfileConfig & { cdpPort: number }, this.settings, this.home, this.log)
+        : profile.driver === 'extension'
+          ? new ExtensionDriver(name, profile, this.relay, this.#config.token, this.settings)
+          : new RemoteDriver(name, profile as ProfileConfig & { cdpUrl: string });
     this.#drivers.set(name, driver);
     return driver;
   }
@@ -200,7 +231,10 @@ export class ProfileService {
   }
 
   /** Makes the profile's browser available; says whether it already was, and how long it took. */
-  async start(name: string, progress?: (message: string) => void): Promise<ProfileStatus & { alreadyRunning: boolean; tookMs: number }> {
+  async start(
+    name: string,
+    progress?: (message: string) => void,
+  ): Promise<ProfileStatus & { alreadyRunning: boolean; tookMs: number }> {
     const driver = this.driver(name);
     const began = performance.now();
     const before = await driver.cdp.isReady(500);
@@ -227,7 +261,13 @@ export class ProfileService {
     try {
       await driver.ensureReachable();
     } catch (error) {
-      if (!(isClawdError(error) && error.code === 'not_running' && driver.driver === 'managed' && this.settings.autoStart)) throw error;
+      if (!(
+        isClawdError(error) &&
+        error.code === 'not_running' &&
+        driver.driver === 'managed' &&
+        this.settings.autoStart
+      ))
+        throw error;
       const started = await this.start(name);
       if (!started.alreadyRunning) {
         noteForCaller(`started profile ${name} in ${(started.tookMs / 1000).toFixed(1)} s: it was not running`);
@@ -237,7 +277,6 @@ export class ProfileService {
     await this.guard(name);
     return driver;
   }
-
 
   async tabs(name: string): Promise<Tab[]> {
     return (await (await this.ensureRunning(name)).cdp.list()).map(toTab);
@@ -279,23 +318,48 @@ export class ProfileService {
     if (input.color !== undefined && (typeof input.color !== 'string' || !/^#[0-9A-Fa-f]{6}$/.test(input.color))) {
       throw new ClawdError('invalid_profile', `color must look like "#0066CC", got ${JSON.stringify(input.color)}`);
     }
-    if (input.cdpUrl !== undefined && (typeof input.cdpUrl !== 'string' || !/^(https?|wss?):\/\/[^/]+/.test(input.cdpUrl))) {
-      throw new ClawdError('invalid_profile', `cdpUrl must be an http(s) or ws(s) URL, got ${JSON.stringify(input.cdpUrl)}`);
+    if (
+      input.cdpUrl !== undefined &&
+      (typeof input.cdpUrl !== 'string' || !/^(https?|wss?):\/\/[^/]+/.test(input.cdpUrl))
+    ) {
+      throw new ClawdError(
+        'invalid_profile',
+        `cdpUrl must be an http(s) or ws(s) URL, got ${JSON.stringify(input.cdpUrl)}`,
+      );
     }
-    const driver: Driver = input.driver === undefined ? (input.cdpUrl ? 'remote' : 'managed') : (input.driver as Driver);
-    if (!['managed', 'remote', 'extension'].includes(driver)) throw new ClawdError('invalid_profile', `driver must be "managed", "remote" or "extension", got ${JSON.stringify(input.driver)}`);
+    const driver: Driver =
+      input.driver === undefined ? (input.cdpUrl ? 'remote' : 'managed') : (input.driver as Driver);
+    if (!['managed', 'remote', 'extension'].includes(driver))
+      throw new ClawdError(
+        'invalid_profile',
+        `driver must be "managed", "remote" or "extension", got ${JSON.stringify(input.driver)}`,
+      );
     if (driver === 'managed' && input.cdpUrl !== undefined) {
-      throw new ClawdError('invalid_profile', 'a managed profile gets its own port: leave cdpUrl out, or use driver "remote" to attach to an existing browser');
+      throw new ClawdError(
+        'invalid_profile',
+        'a managed profile gets its own port: leave cdpUrl out, or use driver "remote" to attach to an existing browser',
+      );
     }
-    if (driver !== 'managed' && input.cdpUrl === undefined && driver === 'remote') throw new ClawdError('invalid_profile', 'a remote profile needs cdpUrl');
+    if (driver !== 'managed' && input.cdpUrl === undefined && driver === 'remote')
+      throw new ClawdError('invalid_profile', 'a remote profile needs cdpUrl');
     const written = await updateConfig(this.home, async (config) => {
-      if (config.browser.profiles[name]) throw new ClawdError('profile_exists', `a profile named ${name} already exists`);
-      const profile: ProfileConfig = { driver, color: (input.color as string | undefined)?.toUpperCase() ?? nextColor(config.browser) };
+      if (config.browser.profiles[name])
+        throw new ClawdError('profile_exists', `a profile named ${name} already exists`);
+      const profile: ProfileConfig = {
+        driver,
+        color: (input.color as string | undefined)?.toUpperCase() ?? nextColor(config.browser),
+      };
       if (driver === 'managed') {
-        const taken = new Set(Object.values(config.browser.profiles).flatMap((p) => (p.cdpPort === undefined ? [] : [p.cdpPort])));
+        const taken = new Set(
+          Object.values(config.browser.profiles).flatMap((p) => (p.cdpPort === undefined ? [] : [p.cdpPort])),
+        );
         const range = portRangeFromEnv() ?? config.browser.cdpPortRange;
         const port = await firstFreePort(range, taken, RESERVED_PORTS);
-        if (port === undefined) throw new ClawdError('port_in_use', `no free CDP port left in ${range.from}–${range.to}: delete a profile or widen browser.cdpPortRange`);
+        if (port === undefined)
+          throw new ClawdError(
+            'port_in_use',
+            `no free CDP port left in ${range.from}–${range.to}: delete a profile or widen browser.cdpPortRange`,
+          );
         profile.cdpPort = port;
       } else {
         profile.cdpUrl = (input.cdpUrl as string | undefined) ?? this.relay.url;
@@ -304,14 +368,18 @@ export class ProfileService {
       return config;
     });
     this.#config = written;
-    if (driver === 'remote' && !isLoopbackUrl(input.cdpUrl as string)) this.log.info(`profile ${name} attaches to ${input.cdpUrl as string}; clawd never launches it`);
+    if (driver === 'remote' && !isLoopbackUrl(input.cdpUrl as string))
+      this.log.info(`profile ${name} attaches to ${input.cdpUrl as string}; clawd never launches it`);
     return this.status(name);
   }
 
   /** Stops the profile's browser and removes its entry and its own folder under the home (nothing else). */
   async remove(name: string): Promise<{ deleted: string; removed: string | null }> {
     if (name === this.settings.defaultProfile) {
-      throw new ClawdError('invalid_profile', `${name} is the default profile: make another one the default (browser.defaultProfile) before deleting it`);
+      throw new ClawdError(
+        'invalid_profile',
+        `${name} is the default profile: make another one the default (browser.defaultProfile) before deleting it`,
+      );
     }
     const driver = this.driver(name);
     await driver.stop();
@@ -333,7 +401,8 @@ export class ProfileService {
 
   async reset(name: string): Promise<{ profile: string; stopped: number[]; portFree: boolean; note?: string }> {
     const driver = this.driver(name);
-    if (!(driver instanceof ManagedDriver)) throw new ClawdError('invalid_profile', `${name} is not a managed profile: there is nothing of clawd's to reset`);
+    if (!(driver instanceof ManagedDriver))
+      throw new ClawdError('invalid_profile', `${name} is not a managed profile: there is nothing of clawd's to reset`);
     return { profile: name, ...(await driver.reset()) };
   }
 

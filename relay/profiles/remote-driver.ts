@@ -11,7 +11,13 @@ export class RemoteDriver implements ProfileDriver {
   readonly policyEnforcement = 'interception' as const;
   readonly cdp: CdpHttp;
   // Someone else's browser, often a headless server: dialogs would hang it, but its windows are not ours to rearrange.
-  readonly pages: PagePolicy = { unarmedDialogs: 'dismiss', captureFront: 'when-stalled', cancelsDownloads: true, evaluateRefusal: () => undefined, noTabs: 'this profile has no open tab: open one first (POST /tabs/open, clawd open URL)' };
+  readonly pages: PagePolicy = {
+    unarmedDialogs: 'dismiss',
+    captureFront: 'when-stalled',
+    cancelsDownloads: true,
+    evaluateRefusal: () => undefined,
+    noTabs: 'this profile has no open tab: open one first (POST /tabs/open, clawd open URL)',
+  };
 
   constructor(
     readonly name: string,
@@ -45,18 +51,29 @@ export class RemoteDriver implements ProfileDriver {
       userDataDir: null,
       color: this.profile.color,
       attachedTabs: null,
-      ...(version ? {} : { hint: `nothing answers CDP at ${this.profile.cdpUrl}: clawd only attaches to remote profiles, start that browser yourself` }),
+      ...(version
+        ? {}
+        : {
+            hint: `nothing answers CDP at ${this.profile.cdpUrl}: clawd only attaches to remote profiles, start that browser yourself`,
+          }),
     };
   }
 
   async ensureReachable(): Promise<void> {
-    if (!(await this.cdp.isReady(2_000))) throw new ClawdError('not_running', `remote profile ${this.name}: nothing answers CDP at ${this.profile.cdpUrl}; start that browser (clawd only attaches to remote profiles)`);
+    if (!(await this.cdp.isReady(2_000)))
+      throw new ClawdError(
+        'not_running',
+        `remote profile ${this.name}: nothing answers CDP at ${this.profile.cdpUrl}; start that browser (clawd only attaches to remote profiles)`,
+      );
   }
 
   async start(): Promise<CdpVersion> {
     const version = await this.cdp.isReady();
     if (version) return version;
-    throw new ClawdError('attach_only', `remote profile ${this.name}: nothing answers CDP at ${this.profile.cdpUrl}, and clawd never launches a remote browser`);
+    throw new ClawdError(
+      'attach_only',
+      `remote profile ${this.name}: nothing answers CDP at ${this.profile.cdpUrl}, and clawd never launches a remote browser`,
+    );
   }
 
   async stop(): Promise<boolean> {

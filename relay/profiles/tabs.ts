@@ -14,12 +14,19 @@ export interface Tab {
 export function matchTab(tabs: Tab[], idOrPrefix: string): Tab {
   const exact = tabs.find((t) => t.targetId === idOrPrefix);
   if (exact) return exact;
-  const matches = idOrPrefix === '' ? [] : tabs.filter((t) => t.targetId.toLowerCase().startsWith(idOrPrefix.toLowerCase()));
+  const matches =
+    idOrPrefix === '' ? [] : tabs.filter((t) => t.targetId.toLowerCase().startsWith(idOrPrefix.toLowerCase()));
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1) {
-    throw new ClawdError('target_ambiguous', `${JSON.stringify(idOrPrefix)} matches ${matches.length} tabs (${matches.map((t) => t.targetId.slice(0, 8)).join(', ')}): give more of the id`);
+    throw new ClawdError(
+      'target_ambiguous',
+      `${JSON.stringify(idOrPrefix)} matches ${matches.length} tabs (${matches.map((t) => t.targetId.slice(0, 8)).join(', ')}): give more of the id`,
+    );
   }
-  throw new ClawdError('target_not_found', `no tab with id ${JSON.stringify(idOrPrefix)}: list them with GET /tabs (clawd tabs)`);
+  throw new ClawdError(
+    'target_not_found',
+    `no tab with id ${JSON.stringify(idOrPrefix)}: list them with GET /tabs (clawd tabs)`,
+  );
 }
 
 /** What a tab may be opened on or navigated to: the web, or a blank page. The URL as the browser writes it, or what is wrong (said after the word "url"). */
@@ -39,6 +46,7 @@ export function openableUrl(url: unknown): { href: string } | { problem: string 
 
 export function checkOpenUrl(url: unknown): string {
   const checked = openableUrl(url);
-  if ('problem' in checked) throw new ClawdError('bad_request', `url${checked.problem.startsWith(':') ? '' : ' '}${checked.problem}`);
+  if ('problem' in checked)
+    throw new ClawdError('bad_request', `url${checked.problem.startsWith(':') ? '' : ' '}${checked.problem}`);
   return checked.href;
 }

@@ -59,7 +59,10 @@ export class LiveViews {
 
   /** What each viewer costs the server right now: bytes in its socket, frames held for it. */
   viewerStats(): Array<{ buffered: number; held: number }> {
-    return [...this.#sockets].map(([ws, place]) => ({ buffered: ws.bufferedAmount, held: place ? place.cast.held(place.sink) : 0 }));
+    return [...this.#sockets].map(([ws, place]) => ({
+      buffered: ws.bufferedAmount,
+      held: place ? place.cast.held(place.sink) : 0,
+    }));
   }
 
   /** Serves one viewer on an accepted socket until it closes. */
@@ -98,7 +101,12 @@ export class LiveViews {
     if (ws.readyState !== ws.OPEN) return this.#release(tab, cast, sink);
     clearTimeout(this.#abandoned.get(tab));
     this.#abandoned.delete(tab);
-    const pageInfo = async () => send({ t: 'page', url: page.url(), title: await within(page.title(), 2_000, () => new Error('no title')).catch(() => '') });
+    const pageInfo = async () =>
+      send({
+        t: 'page',
+        url: page.url(),
+        title: await within(page.title(), 2_000, () => new Error('no title')).catch(() => ''),
+      });
     const onNavigated = (frame: ReturnType<Page['mainFrame']>) => void (frame === page.mainFrame() && pageInfo());
     const onClose = () => {
       send({ t: 'status', state: 'closed', message: 'The tab was closed.' });
@@ -108,7 +116,12 @@ export class LiveViews {
     page.on('close', onClose);
     const [eventProfile, eventTarget] = [profile, targetId];
     const unsubscribe = this.events.subscribe((event) => {
-      if ((event.type === 'hold' || event.type === 'handoff') && event.profile === eventProfile && event.targetId === eventTarget) send({ t: 'control', holder: this.agent.holder(tab) });
+      if (
+        (event.type === 'hold' || event.type === 'handoff') &&
+        event.profile === eventProfile &&
+        event.targetId === eventTarget
+      )
+        send({ t: 'control', holder: this.agent.holder(tab) });
     });
     send({ t: 'control', holder: this.agent.holder(tab) });
     void pageInfo();
@@ -116,7 +129,8 @@ export class LiveViews {
     cast.join(sink);
 
     onMessage = (data, isBinary) => {
-      if (isBinary) return void send({ t: 'error', code: 'bad_request', message: 'the view sends JSON text messages only' });
+      if (isBinary)
+        return void send({ t: 'error', code: 'bad_request', message: 'the view sends JSON text messages only' });
       let message: ViewMessage;
       try {
         message = parseViewMessage(data.toString());
@@ -179,7 +193,10 @@ export class LiveViews {
     return cast;
   }
 
-  async #onMessage(message: ViewMessage, v: { page: Page; tab: TabKey; cast: TabScreencast; sink: ViewerSink; send: (u: ViewUpdate) => void }): Promise<void> {
+  async #onMessage(
+    message: ViewMessage,
+    v: { page: Page; tab: TabKey; cast: TabScreencast; sink: ViewerSink; send: (u: ViewUpdate) => void },
+  ): Promise<void> {
     if (message.t === 'ack') return v.cast.ack(v.sink);
     if (message.t === 'size') return v.cast.resize(v.sink, message);
     if (message.t === 'take') return this.agent.personTakes(v.tab);
@@ -195,7 +212,11 @@ export class LiveViews {
     const holder = this.agent.holder(tab);
     if (holder?.kind === 'person') return true;
     if (!isActing(message)) return false; // hovering over a tab that is not yours does nothing
-    if (holder?.kind === 'agent') throw new ClawdError('tab_held', `watch-only: the agent session "${holder.session}" holds this tab. Press "Take over" to act.`);
+    if (holder?.kind === 'agent')
+      throw new ClawdError(
+        'tab_held',
+        `watch-only: the agent session "${holder.session}" holds this tab. Press "Take over" to act.`,
+      );
     this.agent.personTakes(tab);
     return true;
   }

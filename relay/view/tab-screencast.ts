@@ -41,7 +41,11 @@ export class TabScreencast {
   // Added by join(), removed by leave(); the screencast runs while this is not empty.
   readonly #viewers = new Map<ViewerSink, ViewerState>();
   #last: Uint8Array | undefined;
-  #status: ViewUpdate & { t: 'status' } = { t: 'status', state: 'waiting', message: 'Waiting for the first picture of the tab…' };
+  #status: ViewUpdate & { t: 'status' } = {
+    t: 'status',
+    state: 'waiting',
+    message: 'Waiting for the first picture of the tab…',
+  };
   #running: { width: number; height: number } | undefined;
   #firstFrameTimer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -54,7 +58,15 @@ export class TabScreencast {
   ) {
     session.on('Page.screencastFrame', (event) => this.#onFrame(event as unknown as ScreencastFrameEvent));
     session.on('Page.screencastVisibilityChanged', ({ visible }) => {
-      this.#setStatus(visible ? { t: 'status', state: 'live', message: '' } : { t: 'status', state: 'hidden', message: 'The tab is hidden: bring it to the front of its window to see it.' });
+      this.#setStatus(
+        visible
+          ? { t: 'status', state: 'live', message: '' }
+          : {
+              t: 'status',
+              state: 'hidden',
+              message: 'The tab is hidden: bring it to the front of its window to see it.',
+            },
+      );
     });
   }
 
@@ -130,14 +142,26 @@ export class TabScreencast {
     this.#running = size;
     try {
       if (!first) await this.session.send('Page.stopScreencast');
-      await this.session.send('Page.startScreencast', { format: 'jpeg', quality: qualityFor(size.width), maxWidth: size.width, maxHeight: size.height, everyNthFrame: 1 });
+      await this.session.send('Page.startScreencast', {
+        format: 'jpeg',
+        quality: qualityFor(size.width),
+        maxWidth: size.width,
+        maxHeight: size.height,
+        everyNthFrame: 1,
+      });
     } catch (error) {
       if (!this.#closed) this.log.debug(`screencast start: ${(error as Error).message}`);
       return;
     }
     if (first && !this.#last) {
       this.#firstFrameTimer = setTimeout(() => {
-        if (!this.#last) this.#setStatus({ t: 'status', state: 'hidden', message: 'The tab shows no picture: it may be in the background of its window. Bring it to the front to see it.' });
+        if (!this.#last)
+          this.#setStatus({
+            t: 'status',
+            state: 'hidden',
+            message:
+              'The tab shows no picture: it may be in the background of its window. Bring it to the front to see it.',
+          });
       }, FIRST_FRAME_MS);
     }
   }
@@ -146,9 +170,21 @@ export class TabScreencast {
     // Ack at once: Chrome sends the next frame only after the ack; viewers are paced separately.
     this.session.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => {});
     if (this.#closed) return;
-    const { deviceWidth, deviceHeight, pageScaleFactor, offsetTop, scrollOffsetX, scrollOffsetY, timestamp } = event.metadata;
+    const { deviceWidth, deviceHeight, pageScaleFactor, offsetTop, scrollOffsetX, scrollOffsetY, timestamp } =
+      event.metadata;
     const jpeg = Buffer.from(event.data, 'base64');
-    const bytes = encodeFrame({ deviceWidth, deviceHeight, pageScaleFactor, offsetTop, scrollOffsetX, scrollOffsetY, ...(timestamp !== undefined ? { timestamp } : {}) }, jpeg);
+    const bytes = encodeFrame(
+      {
+        deviceWidth,
+        deviceHeight,
+        pageScaleFactor,
+        offsetTop,
+        scrollOffsetX,
+        scrollOffsetY,
+        ...(timestamp !== undefined ? { timestamp } : {}),
+      },
+      jpeg,
+    );
     this.stats.frames++;
     this.stats.bytes += jpeg.length;
     this.#last = bytes;

@@ -8,9 +8,28 @@ import type { ViewMessage } from '../../shared/view-protocol';
 type Command = { method: string; params: Record<string, unknown> };
 
 const NAMED_KEYS: Record<string, number> = {
-  Backspace: 8, Tab: 9, Enter: 13, Shift: 16, Control: 17, Alt: 18, Pause: 19, CapsLock: 20, Escape: 27,
-  ' ': 32, PageUp: 33, PageDown: 34, End: 35, Home: 36, ArrowLeft: 37, ArrowUp: 38, ArrowRight: 39, ArrowDown: 40,
-  Insert: 45, Delete: 46, Meta: 91, ContextMenu: 93,
+  Backspace: 8,
+  Tab: 9,
+  Enter: 13,
+  Shift: 16,
+  Control: 17,
+  Alt: 18,
+  Pause: 19,
+  CapsLock: 20,
+  Escape: 27,
+  ' ': 32,
+  PageUp: 33,
+  PageDown: 34,
+  End: 35,
+  Home: 36,
+  ArrowLeft: 37,
+  ArrowUp: 38,
+  ArrowRight: 39,
+  ArrowDown: 40,
+  Insert: 45,
+  Delete: 46,
+  Meta: 91,
+  ContextMenu: 93,
 };
 for (let i = 1; i <= 12; i++) NAMED_KEYS[`F${i}`] = 111 + i;
 
@@ -34,10 +53,28 @@ export function inputCommand(message: ViewMessage): Command | undefined {
     case 'mouse':
       return {
         method: 'Input.dispatchMouseEvent',
-        params: { type: message.type, x: message.x, y: message.y, button: message.button, buttons: message.buttons, clickCount: message.clickCount, modifiers: message.modifiers },
+        params: {
+          type: message.type,
+          x: message.x,
+          y: message.y,
+          button: message.button,
+          buttons: message.buttons,
+          clickCount: message.clickCount,
+          modifiers: message.modifiers,
+        },
       };
     case 'wheel':
-      return { method: 'Input.dispatchMouseEvent', params: { type: 'mouseWheel', x: message.x, y: message.y, deltaX: message.deltaX, deltaY: message.deltaY, modifiers: message.modifiers } };
+      return {
+        method: 'Input.dispatchMouseEvent',
+        params: {
+          type: 'mouseWheel',
+          x: message.x,
+          y: message.y,
+          deltaX: message.deltaX,
+          deltaY: message.deltaY,
+          modifiers: message.modifiers,
+        },
+      };
     case 'key': {
       const code = keyCodeOf(message.key);
       // With Ctrl, Alt or Meta a key is a shortcut, not text.
@@ -64,5 +101,11 @@ export function inputCommand(message: ViewMessage): Command | undefined {
 
 /** Input that shows intent to act (a press, a key, text, a wheel), as opposed to merely hovering. */
 export function isActing(message: ViewMessage): boolean {
-  return message.t === 'wheel' || message.t === 'key' || message.t === 'text' || message.t === 'nav' || (message.t === 'mouse' && message.type !== 'mouseMoved');
+  return (
+    message.t === 'wheel' ||
+    message.t === 'key' ||
+    message.t === 'text' ||
+    message.t === 'nav' ||
+    (message.t === 'mouse' && message.type !== 'mouseMoved')
+  );
 }

@@ -21,7 +21,14 @@ import { jsonBody } from '../http/request-body';
 /** Routes the page loads before it has a session. */
 const OPEN_PATHS = new Set(['/view', '/view/app.js', '/view/login']);
 /** Routes the view session opens besides those (the token opens them too). */
-const SESSION_PATHS = new Set(['/view/api/tabs', '/view/api/actions', '/view/api/questions', '/view/api/answer', '/view/ws', '/events']);
+const SESSION_PATHS = new Set([
+  '/view/api/tabs',
+  '/view/api/actions',
+  '/view/api/questions',
+  '/view/api/answer',
+  '/view/ws',
+  '/events',
+]);
 
 export function isViewPath(path: string): boolean {
   return OPEN_PATHS.has(path) || SESSION_PATHS.has(path);
@@ -38,7 +45,13 @@ export function viewGuard(options: ViewRouteOptions): MiddlewareHandler {
   return async function viewGuard(c, next) {
     const url = new URL(c.req.url);
     const refused = viewRefusal(
-      { host: c.req.header('host'), origin: c.req.header('origin'), authorization: c.req.header('authorization'), url, viewSession: options.auth.hasSession(c.req.header('cookie')) },
+      {
+        host: c.req.header('host'),
+        origin: c.req.header('origin'),
+        authorization: c.req.header('authorization'),
+        url,
+        viewSession: options.auth.hasSession(c.req.header('cookie')),
+      },
       { token: options.token, port: options.port(), open: OPEN_PATHS.has(url.pathname) },
     );
     if (refused) return c.json(httpErrorBody(refused), httpStatusOf(refused) as 401);
@@ -49,7 +62,10 @@ export function viewGuard(options: ViewRouteOptions): MiddlewareHandler {
 /** Headers for the page: nothing from elsewhere, no Referer, never framed. */
 function pageHeaders(port: number): Record<string, string> {
   const self = `127.0.0.1:${port} localhost:${port}`;
-  const ws = self.split(' ').map((h) => `ws://${h}`).join(' ');
+  const ws = self
+    .split(' ')
+    .map((h) => `ws://${h}`)
+    .join(' ');
   return {
     'Content-Security-Policy': `default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'; connect-src 'self' ${ws}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
     'Referrer-Policy': 'no-referrer',
@@ -63,22 +79,42 @@ function pageHeaders(port: number): Record<string, string> {
  * `answers`: the person's own link (`clawd view`), whose view may answer agents' questions; a
  * hand-over's link, which an agent holds, may not.
  */
-export function viewLink(options: ViewRouteOptions, tab?: { profile: string; targetId: string }, ttlMs?: number, answers = false): { url: string; code: string; expiresInMs: number } {
+export function viewLink(
+  options: ViewRouteOptions,
+  tab?: { profile: string; targetId: string },
+  ttlMs?: number,
+  answers = false,
+): { url: string; code: string; expiresInMs: number } {
   const { code, expiresInMs } = options.auth.code(ttlMs, answers);
   const where = tab ? `&${new URLSearchParams({ profile: tab.profile, target: tab.targetId })}` : '';
   return { url: `http://127.0.0.1:${options.port()}/view#code=${code}${where}`, code, expiresInMs };
 }
 
-export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { service: ProfileService; agent: AgentService; actions: ActionLog }): void {
+export function registerViewRoutes(
+  app: Hono,
+  options: ViewRouteOptions & { service: ProfileService; agent: AgentService; actions: ActionLog },
+): void {
   const { auth, service, agent } = options;
   app.get('/view', (c) => c.html(distAsset('view/index.html'), 200, pageHeaders(options.port())));
-  app.get('/view/app.js', (c) => c.body(distAsset('view/app.js'), 200, { 'Content-Type': 'text/javascript; charset=utf-8', ...pageHeaders(options.port()) }));
+  app.get('/view/app.js', (c) =>
+    c.body(distAsset('view/app.js'), 200, {
+      'Content-Type': 'text/javascript; charset=utf-8',
+      ...pageHeaders(options.port()),
+    }),
+  );
   // The code from the link's fragment, once, for a cookie scripts cannot read.
   app.post('/view/login', async (c) => {
     const { code } = await jsonBody(c);
     const session = typeof code === 'string' ? auth.redeem(code) : undefined;
-    if (!session) throw new ClawdError('unauthorized', 'This link was used already or is older than a minute: run `clawd view` for a new one');
-    return c.json({ ok: true }, 200, { 'Set-Cookie': sessionCookie(session.session, session.maxAgeSeconds), 'Cache-Control': 'no-store' });
+    if (!session)
+      throw new ClawdError(
+        'unauthorized',
+        'This link was used already or is older than a minute: run `clawd view` for a new one',
+      );
+    return c.json({ ok: true }, 200, {
+      'Set-Cookie': sessionCookie(session.session, session.maxAgeSeconds),
+      'Cache-Control': 'no-store',
+    });
   });
   // For `clawd view` (token only: this route is not a view route).
   app.post('/view/codes', async (c) => c.json(viewLink(options, undefined, undefined, true)));
@@ -88,19 +124,35 @@ export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { serv
     const listed = await Promise.all(
       profiles.map(async (p) => {
         const tabs = p.running ? await service.tabs(p.profile).catch(() => []) : [];
-        return { profile: p.profile, driver: p.driver, running: p.running, default: p.default, tabs: tabs.map((t) => ({ ...t, holder: agent.view.holder(tabKey(p.profile, t.targetId)) })) };
+        return {
+          profile: p.profile,
+          driver: p.driver,
+          running: p.running,
+          default: p.default,
+          tabs: tabs.map((t) => ({ ...t, holder: agent.view.holder(tabKey(p.profile, t.targetId)) })),
+        };
       }),
     );
     return c.json({ profiles: listed });
   });
   // The questions waiting for the person (ask-before), and whether this view may answer them.
-  app.get('/view/api/questions', (c) => c.json({ questions: agent.view.questions(service.resolve(c.req.query('profile'))), mayAnswer: auth.mayAnswer(c.req.header('cookie')) }));
+  app.get('/view/api/questions', (c) =>
+    c.json({
+      questions: agent.view.questions(service.resolve(c.req.query('profile'))),
+      mayAnswer: auth.mayAnswer(c.req.header('cookie')),
+    }),
+  );
   // The person's Allow or Deny: only from a view signed in with the person's own link (`clawd
   // view`), never with the token or a hand-over's link — an agent must not answer its own question.
   app.post('/view/api/answer', async (c) => {
-    if (!auth.mayAnswer(c.req.header('cookie'))) throw new ClawdError('unauthorized', "questions are answered by the person: in the side panel, or in the live view opened from the link `clawd view` prints (a hand-over's link only watches)");
+    if (!auth.mayAnswer(c.req.header('cookie')))
+      throw new ClawdError(
+        'unauthorized',
+        "questions are answered by the person: in the side panel, or in the live view opened from the link `clawd view` prints (a hand-over's link only watches)",
+      );
     const { id, allow } = await jsonBody(c);
-    if (typeof id !== 'string' || typeof allow !== 'boolean') throw new ClawdError('bad_request', 'give {id, allow}: the question and true or false');
+    if (typeof id !== 'string' || typeof allow !== 'boolean')
+      throw new ClawdError('bad_request', 'give {id, allow}: the question and true or false');
     return c.json({ answered: agent.view.answer(id, allow) });
   });
   // The tab's recent actions, shown beside the picture (new ones come as `action` events).
@@ -112,14 +164,24 @@ export function registerViewRoutes(app: Hono, options: ViewRouteOptions & { serv
 }
 
 /** Serves `/view/ws` upgrades on the control API's server, after the same guard. */
-export function attachViewSocket(server: Server, options: ViewRouteOptions & { views: LiveViews; service: ProfileService; activity?: { begin(): () => void } }): () => void {
+export function attachViewSocket(
+  server: Server,
+  options: ViewRouteOptions & { views: LiveViews; service: ProfileService; activity?: { begin(): () => void } },
+): () => void {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const onUpgrade = (req: import('node:http').IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => {});
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== '/view/ws') return refuseUpgrade(socket, new ClawdError('not_found', `No WebSocket endpoint at ${url.pathname}`));
+    if (url.pathname !== '/view/ws')
+      return refuseUpgrade(socket, new ClawdError('not_found', `No WebSocket endpoint at ${url.pathname}`));
     const refused = viewRefusal(
-      { host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization, url, viewSession: options.auth.hasSession(req.headers.cookie) },
+      {
+        host: req.headers.host,
+        origin: req.headers.origin,
+        authorization: req.headers.authorization,
+        url,
+        viewSession: options.auth.hasSession(req.headers.cookie),
+      },
       { token: options.token, port: options.port(), open: false },
     );
     if (refused) return refuseUpgrade(socket, refused);

@@ -13,7 +13,13 @@ export class InMemoryEchoExtension extends EventEmitter implements LinkSocket {
 
   /** Starts the conversation once the relay listens to this socket. */
   hello(): void {
-    this.#deliver({ type: 'hello', protocol: PROTOCOL_VERSION, extensionVersion: 'bench', browser: { product: 'Chrome/0', userAgent: 'bench', protocolVersion: '1.3' }, tabs: [this.tab] });
+    this.#deliver({
+      type: 'hello',
+      protocol: PROTOCOL_VERSION,
+      extensionVersion: 'bench',
+      browser: { product: 'Chrome/0', userAgent: 'bench', protocolVersion: '1.3' },
+      tabs: [this.tab],
+    });
   }
 
   send(data: string): void {

@@ -30,13 +30,19 @@ const DIST = path.dirname(fileURLToPath(import.meta.url));
 
 export async function startRelayProcess(): Promise<RelayProcess> {
   const home = mkdtempSync(path.join(os.tmpdir(), 'clawd-bench-'));
-  const child = spawn(process.execPath, [path.join(DIST, 'clawd.js'), 'serve', '--relay-port', '0', '--control-port', '0', '--home', home], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CLAWD_LOG: 'warn' } });
+  const child = spawn(
+    process.execPath,
+    [path.join(DIST, 'clawd.js'), 'serve', '--relay-port', '0', '--control-port', '0', '--home', home],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CLAWD_LOG: 'warn' } },
+  );
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`clawd serve did not start:\n${out}`)), 15_000);
     child.stdout!.on('data', (d) => {
       out += d;
-      const m = out.match(/Relay \(CDP\)\s+(http:\/\/127\.0\.0\.1:(\d+))[\s\S]*Control API\s+(\S+)[\s\S]*Token\s+(\S+)/);
+      const m = out.match(
+        /Relay \(CDP\)\s+(http:\/\/127\.0\.0\.1:(\d+))[\s\S]*Control API\s+(\S+)[\s\S]*Token\s+(\S+)/,
+      );
       if (m) {
         clearTimeout(timer);
         resolve(m);
@@ -68,7 +74,9 @@ export async function startRelayProcess(): Promise<RelayProcess> {
 }
 
 /** A local page server for the bench's pages. */
-export async function startBenchPages(pages: Record<string, string>): Promise<{ url(p: string): string; close(): Promise<void> }> {
+export async function startBenchPages(
+  pages: Record<string, string>,
+): Promise<{ url(p: string): string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const body = pages[new URL(req.url ?? '/', 'http://x').pathname];
     res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'text/html' }).end(body ?? 'not found');
@@ -99,14 +107,24 @@ export async function openBenchTab(relay: RelayProcess, url: string): Promise<Be
   const browser = await TestBrowser.launch({ args: ['--window-size=1920,1080'] });
   await browser.configureExtension(relay.port, relay.token);
   const tab = await browser.openTab(url);
-  const json = async () => (await (await fetch(`${relay.url}/json/list?token=${relay.token}`)).json()) as Array<{ id: string }>;
-  await until('the extension to connect', async () => ((await (await fetch(`${relay.url}/extension/status?token=${relay.token}`)).json()) as { connected: boolean }).connected, 15_000);
+  const json = async () =>
+    (await (await fetch(`${relay.url}/json/list?token=${relay.token}`)).json()) as Array<{ id: string }>;
+  await until(
+    'the extension to connect',
+    async () =>
+      ((await (await fetch(`${relay.url}/extension/status?token=${relay.token}`)).json()) as { connected: boolean })
+        .connected,
+    15_000,
+  );
   await browser.clickToolbar(tab);
   await until('the tab to be attached', async () => (await json()).some((t) => t.id === tab.pageTargetId));
   const relayClient = await CdpClient.connect(relay.cdpWsUrl);
-  const relaySession = (await relayClient.send('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true })).sessionId;
+  const relaySession = (await relayClient.send('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true }))
+    .sessionId;
   const directClient = await CdpClient.connect(browser.wsEndpoint);
-  const directSession = (await directClient.send('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true })).sessionId;
+  const directSession = (
+    await directClient.send('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true })
+  ).sessionId;
   return {
     relay,
     browser,

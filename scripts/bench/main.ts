@@ -26,7 +26,25 @@ import { browserVersion, findExecutable } from '../../relay/browser/executable';
 import { openBenchTab, startBenchPages, startRelayProcess, type BenchTab } from './fixture';
 import type { CaseResult } from './stats';
 
-const ALL = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'mcp-tasks', 'network-flood', 'managed-start', 'fan-out', 'many-profiles', 'many-tabs', 'target-fuzz'] as const;
+const ALL = [
+  'cdp-rtt',
+  'pw-evaluate',
+  'screenshot',
+  'event-flood',
+  'relay-hop',
+  'snapshot-scale',
+  'snapshot-corpus',
+  'live-view',
+  'cli',
+  'mcp-tools',
+  'mcp-tasks',
+  'network-flood',
+  'managed-start',
+  'fan-out',
+  'many-profiles',
+  'many-tabs',
+  'target-fuzz',
+] as const;
 const PENDING: Record<string, string> = {};
 
 interface PendingCase {
@@ -35,7 +53,9 @@ interface PendingCase {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { json: { type: 'boolean' }, quick: { type: 'boolean' }, only: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { json: { type: 'boolean' }, quick: { type: 'boolean' }, only: { type: 'string' } },
+  });
   const quick = values.quick ?? false;
   const only = values.only ? new Set(values.only.split(',')) : undefined;
   const wanted = (name: string) => !only || only.has(name);
@@ -86,9 +106,15 @@ async function main(): Promise<number> {
     await relay.close();
     await pages.close();
   }
-  if (['managed-start', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'network-flood'].some(wanted)) {
+  if (
+    ['managed-start', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'network-flood'].some(
+      wanted,
+    )
+  ) {
     const server = await startRelayProcess();
-    const many = await startBenchPages(Object.fromEntries([1_000, 5_000, 20_000].map((n) => [`/many${n}`, manyPage(n)])));
+    const many = await startBenchPages(
+      Object.fromEntries([1_000, 5_000, 20_000].map((n) => [`/many${n}`, manyPage(n)])),
+    );
     try {
       if (wanted('managed-start')) {
         log(`running managed-start${quick ? ' (quick)' : ''} …`);
@@ -175,11 +201,25 @@ async function main(): Promise<number> {
   const rows = cases.map((c) =>
     'pending' in c
       ? [c.name, '—', '—', '—', '—', '—', `pending: ${c.pending}`]
-      : [c.name, `${c.value} ${c.unit}`, c.baseline === undefined ? '—' : String(c.baseline), c.ratio === undefined ? '—' : `${c.ratio}×`, c.target, c.ok ? 'ok' : 'MISSED', Object.entries(c.details ?? {}).map(([k, v]) => `${k}=${v}`).join(' ')],
+      : [
+          c.name,
+          `${c.value} ${c.unit}`,
+          c.baseline === undefined ? '—' : String(c.baseline),
+          c.ratio === undefined ? '—' : `${c.ratio}×`,
+          c.target,
+          c.ok ? 'ok' : 'MISSED',
+          Object.entries(c.details ?? {})
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' '),
+        ],
   );
   const header = ['case', 'value', 'baseline', 'ratio', 'target', '', 'details'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   process.stdout.write(
     [
       `clawd-browser bench — ${machine.date.slice(0, 10)}, ${machine.chromium}, ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGB} GB, Node ${machine.node}${quick ? ', quick' : ''}`,

@@ -11,10 +11,18 @@ export function percentile(values: number[], p: number): number {
 export const median = (values: number[]) => percentile(values, 50);
 
 /** Runs `a` and `b` alternately `rounds` times after `warmup` rounds, returning each side's timings in ms. */
-export async function alternate(rounds: number, warmup: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<{ a: number[]; b: number[] }> {
+export async function alternate(
+  rounds: number,
+  warmup: number,
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+): Promise<{ a: number[]; b: number[] }> {
   const times = { a: [] as number[], b: [] as number[] };
   for (let i = 0; i < warmup + rounds; i++) {
-    for (const [side, fn] of [['a', a], ['b', b]] as const) {
+    for (const [side, fn] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       const start = performance.now();
       await fn();
       const elapsed = performance.now() - start;

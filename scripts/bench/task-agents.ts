@@ -29,7 +29,8 @@ export interface TaskScript {
 const REF = /\[(?:ref=)?((?:f\d+)?e\d+)\]/;
 
 /** A line of a snapshot, as either server prints it (Playwright MCP's start with "- "), not a heading of the answer. */
-const isSnapshotLine = (line: string) => line.trimStart().startsWith('- ') || (/^\s*[a-z]+( "|:)/.test(line) && !/^(loaded|page|changes)[ :]/.test(line));
+const isSnapshotLine = (line: string) =>
+  line.trimStart().startsWith('- ') || (/^\s*[a-z]+( "|:)/.test(line) && !/^(loaded|page|changes)[ :]/.test(line));
 
 /**
  * The ref on the first line naming this role and name, as both servers print it; with `after`,
@@ -40,7 +41,10 @@ export function refIn(text: string, role: string, name: string, after?: string):
   const from = after === undefined ? 0 : lines.findIndex((l) => isSnapshotLine(l) && l.includes(after));
   const line = from < 0 ? undefined : lines.slice(from).find((l) => l.includes(`${role} "${name}"`) && REF.test(l));
   const ref = line?.match(REF)?.[1];
-  if (!ref) throw new Error(`the agent found no ${role} "${name}"${after ? ` after "${after}"` : ''} in:\n${text.slice(0, 3_000)}`);
+  if (!ref)
+    throw new Error(
+      `the agent found no ${role} "${name}"${after ? ` after "${after}"` : ''} in:\n${text.slice(0, 3_000)}`,
+    );
   return ref;
 }
 
@@ -67,10 +71,18 @@ export function enclosingRef(answer: string, role: string, text: string): string
  */
 async function pwLook(s: AgentSession, expected: string): Promise<string> {
   if (!s.frugal) return s.call('browser_snapshot', {});
-  return s.call('browser_snapshot', { target: enclosingRef(await s.call('browser_find', { text: expected }), 'main', expected) });
+  return s.call('browser_snapshot', {
+    target: enclosingRef(await s.call('browser_find', { text: expected }), 'main', expected),
+  });
 }
 
-const SIGNUP = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'correct horse 7', country: 'Ireland', birthday: '1990-12-10' };
+const SIGNUP = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  password: 'correct horse 7',
+  country: 'Ireland',
+  birthday: '1990-12-10',
+};
 
 const signup: TaskScript = {
   name: 'sign-up form',
@@ -93,7 +105,12 @@ const signup: TaskScript = {
   async playwright(s, url) {
     await s.call('browser_navigate', { url: url('/signup') });
     const page = await pwLook(s, 'Full name');
-    const field = (type: string, role: string, name: string, value: string) => ({ name, type, target: refIn(page, role, name), value });
+    const field = (type: string, role: string, name: string, value: string) => ({
+      name,
+      type,
+      target: refIn(page, role, name),
+      value,
+    });
     await s.call('browser_fill_form', {
       fields: [
         field('textbox', 'textbox', 'Full name', SIGNUP.name),
@@ -105,12 +122,24 @@ const signup: TaskScript = {
         field('checkbox', 'checkbox', 'I accept the terms', 'true'),
       ],
     });
-    return s.call('browser_click', { element: 'Create account button', target: refIn(page, 'button', 'Create account') });
+    return s.call('browser_click', {
+      element: 'Create account button',
+      target: refIn(page, 'button', 'Create account'),
+    });
   },
   verify(site, answer) {
     const got = site.state.signups;
-    const want = { name: SIGNUP.name, email: SIGNUP.email, password: SIGNUP.password, country: SIGNUP.country, birthday: SIGNUP.birthday, plan: 'team', terms: 'yes' };
-    if (got.length !== 1 || Object.entries(want).some(([k, v]) => got[0]![k] !== v) || got[0]!.news) return `signed up ${JSON.stringify(got)}`;
+    const want = {
+      name: SIGNUP.name,
+      email: SIGNUP.email,
+      password: SIGNUP.password,
+      country: SIGNUP.country,
+      birthday: SIGNUP.birthday,
+      plan: 'team',
+      terms: 'yes',
+    };
+    if (got.length !== 1 || Object.entries(want).some(([k, v]) => got[0]![k] !== v) || got[0]!.news)
+      return `signed up ${JSON.stringify(got)}`;
     return answer.includes('Welcome') ? undefined : 'the agent did not see the welcome page';
   },
 };
@@ -126,26 +155,49 @@ const shop: TaskScript = {
     await s.call('act', { kind: 'click', ref: refIn(await s.call('find', { q: 'Next page' }), 'link', 'Next page') });
     const card = await s.call('find', { q: 'Blue Kettle' });
     await s.call('act', { kind: 'click', ref: refIn(card, 'button', 'Add to basket', 'Blue Kettle') });
-    return s.call('act', { kind: 'click', ref: refIn(await s.call('find', { q: 'Check out' }), 'button', 'Check out') });
+    return s.call('act', {
+      kind: 'click',
+      ref: refIn(await s.call('find', { q: 'Check out' }), 'button', 'Check out'),
+    });
   },
   async playwright(s, url) {
     await s.call('browser_navigate', { url: url('/shop') });
-    await s.call('browser_click', { element: 'Kitchen link', target: refIn(await s.call('browser_find', { text: 'Kitchen' }), 'link', 'Kitchen') });
+    await s.call('browser_click', {
+      element: 'Kitchen link',
+      target: refIn(await s.call('browser_find', { text: 'Kitchen' }), 'link', 'Kitchen'),
+    });
     if ((await s.call('browser_find', { text: 'Blue Kettle' })).match(REF)) throw new Error('Blue Kettle is on page 2');
-    await s.call('browser_click', { element: 'Next page link', target: refIn(await s.call('browser_find', { text: 'Next page' }), 'link', 'Next page') });
+    await s.call('browser_click', {
+      element: 'Next page link',
+      target: refIn(await s.call('browser_find', { text: 'Next page' }), 'link', 'Next page'),
+    });
     // find shows the match in its card, with the card's button.
     const card = await s.call('browser_find', { text: 'Blue Kettle' });
-    await s.call('browser_click', { element: 'Add to basket button', target: refIn(card, 'button', 'Add to basket', 'Blue Kettle') });
+    await s.call('browser_click', {
+      element: 'Add to basket button',
+      target: refIn(card, 'button', 'Add to basket', 'Blue Kettle'),
+    });
     const checkout = await s.call('browser_find', { text: 'Check out' });
     return s.call('browser_click', { element: 'Check out button', target: refIn(checkout, 'button', 'Check out') });
   },
   verify(site, answer) {
-    if (JSON.stringify(site.state.orders) !== JSON.stringify([['Blue Kettle']])) return `ordered ${JSON.stringify(site.state.orders)}`;
+    if (JSON.stringify(site.state.orders) !== JSON.stringify([['Blue Kettle']]))
+      return `ordered ${JSON.stringify(site.state.orders)}`;
     return answer.includes('Order placed') ? undefined : 'the agent did not see the order placed';
   },
 };
 
-const TODO_END = ['Buy milk', 'Call the plumber', 'Renew passport', 'Water the plants', 'Pay the gas bill', 'Return library books', 'Book a dentist appointment', 'Write report', 'Book flights'];
+const TODO_END = [
+  'Buy milk',
+  'Call the plumber',
+  'Renew passport',
+  'Water the plants',
+  'Pay the gas bill',
+  'Return library books',
+  'Book a dentist appointment',
+  'Write report',
+  'Book flights',
+];
 
 const todo: TaskScript = {
   name: 'todo app',
@@ -166,11 +218,20 @@ const todo: TaskScript = {
     await s.call('browser_click', { element: 'Buy milk checkbox', target: refIn(page, 'checkbox', 'Done: Buy milk') });
     await s.call('browser_click', { element: 'Delete Old task', target: refIn(page, 'button', 'Delete Old task') });
     // Seeing every change, as clawd's diff shows them: the list, found again (refs last one snapshot).
-    return s.call('browser_snapshot', { target: enclosingRef(await s.call('browser_find', { text: 'Book flights' }), 'list', 'Book flights') });
+    return s.call('browser_snapshot', {
+      target: enclosingRef(await s.call('browser_find', { text: 'Book flights' }), 'list', 'Book flights'),
+    });
   },
   verify(site, answer) {
     const got = site.state.todos ?? [];
-    if (JSON.stringify(got.map((t) => t.title)) !== JSON.stringify(TODO_END) || got.filter((t) => t.done).map((t) => t.title).join() !== 'Buy milk') return `todos ${JSON.stringify(got)}`;
+    if (
+      JSON.stringify(got.map((t) => t.title)) !== JSON.stringify(TODO_END) ||
+      got
+        .filter((t) => t.done)
+        .map((t) => t.title)
+        .join() !== 'Buy milk'
+    )
+      return `todos ${JSON.stringify(got)}`;
     return answer.includes('Book flights') ? undefined : 'the agent did not see its new todo';
   },
 };
@@ -195,7 +256,11 @@ const gridRow: TaskScript = {
   async clawd(s, url) {
     await s.call('navigate', { url: url('/orders'), snapshot: 'none' });
     const row = await s.call('find', { q: 'ORD-1742' });
-    const dialog = await s.call('act', { kind: 'click', ref: refIn(row, 'button', 'Edit', 'ORD-1742'), snapshot: 'diff' });
+    const dialog = await s.call('act', {
+      kind: 'click',
+      ref: refIn(row, 'button', 'Edit', 'ORD-1742'),
+      snapshot: 'diff',
+    });
     await s.call('act', { kind: 'select', ref: refIn(dialog, 'combobox', 'Status'), values: ['Shipped'] });
     await s.call('act', { kind: 'click', ref: refIn(dialog, 'button', 'Save') });
     return s.call('find', { q: 'ORD-1742' });
@@ -206,14 +271,23 @@ const gridRow: TaskScript = {
     const found = await s.call('browser_find', { text: 'ORD-1742' });
     const row = await s.call('browser_snapshot', { target: enclosingRef(found, 'row', 'ORD-1742') });
     await s.call('browser_click', { element: 'Edit button of ORD-1742', target: refIn(row, 'button', 'Edit') });
-    const dialog = await s.call('browser_snapshot', { target: enclosingRef(await s.call('browser_find', { text: 'Edit order' }), 'dialog', 'Edit order ORD-1742') });
-    await s.call('browser_select_option', { element: 'Status', target: refIn(dialog, 'combobox', 'Status'), values: ['Shipped'] });
+    const dialog = await s.call('browser_snapshot', {
+      target: enclosingRef(await s.call('browser_find', { text: 'Edit order' }), 'dialog', 'Edit order ORD-1742'),
+    });
+    await s.call('browser_select_option', {
+      element: 'Status',
+      target: refIn(dialog, 'combobox', 'Status'),
+      values: ['Shipped'],
+    });
     await s.call('browser_click', { element: 'Save button', target: refIn(dialog, 'button', 'Save') });
     // Its refs last one snapshot: the row is found again to be read.
-    return s.call('browser_snapshot', { target: enclosingRef(await s.call('browser_find', { text: 'ORD-1742' }), 'row', 'ORD-1742') });
+    return s.call('browser_snapshot', {
+      target: enclosingRef(await s.call('browser_find', { text: 'ORD-1742' }), 'row', 'ORD-1742'),
+    });
   },
   verify(site, answer) {
-    if (JSON.stringify(site.state.statuses) !== JSON.stringify({ 'ORD-1742': 'Shipped' })) return `statuses ${JSON.stringify(site.state.statuses)}`;
+    if (JSON.stringify(site.state.statuses) !== JSON.stringify({ 'ORD-1742': 'Shipped' }))
+      return `statuses ${JSON.stringify(site.state.statuses)}`;
     return answer.includes('Shipped') ? undefined : 'the agent did not see the row shipped';
   },
 };

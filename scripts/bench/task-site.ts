@@ -24,7 +24,20 @@ export interface SiteState {
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
 
-const NAV = ['Deals', 'New in', 'Brands', 'Gift ideas', 'Help', 'Stores', 'Track an order', 'Returns', 'Blog', 'Careers', 'Sign in', 'Basket'];
+const NAV = [
+  'Deals',
+  'New in',
+  'Brands',
+  'Gift ideas',
+  'Help',
+  'Stores',
+  'Track an order',
+  'Returns',
+  'Blog',
+  'Careers',
+  'Sign in',
+  'Basket',
+];
 const FOOTER: Record<string, string[]> = {
   Shop: ['Kitchen', 'Garden', 'Office', 'Toys', 'Books', 'Outdoor', 'Gift cards'],
   Help: ['Delivery', 'Returns', 'Contact us', 'FAQ', 'Size guide', 'Accessibility'],
@@ -41,11 +54,48 @@ function page(title: string, main: string, script = ''): string {
 <nav aria-label="Main">${NAV.map((n) => `<a href="${slug(n)}">${n}</a>`).join(' ')}</nav></header>
 <main>${main}</main>
 <footer>${Object.entries(FOOTER)
-    .map(([h, links]) => `<section><h2>${h}</h2><ul>${links.map((l) => `<li><a href="${slug(l)}">${l}</a></li>`).join('')}</ul></section>`)
-    .join('')}<p>© 2026 Acme Ltd. Prices include VAT.</p></footer>${script ? `<script>${script}</script>` : ''}</body></html>`;
+    .map(
+      ([h, links]) =>
+        `<section><h2>${h}</h2><ul>${links.map((l) => `<li><a href="${slug(l)}">${l}</a></li>`).join('')}</ul></section>`,
+    )
+    .join(
+      '',
+    )}<p>© 2026 Acme Ltd. Prices include VAT.</p></footer>${script ? `<script>${script}</script>` : ''}</body></html>`;
 }
 
-const COUNTRIES = ['Argentina', 'Australia', 'Austria', 'Belgium', 'Brazil', 'Canada', 'Chile', 'Denmark', 'Egypt', 'Finland', 'France', 'Germany', 'Greece', 'India', 'Ireland', 'Italy', 'Japan', 'Kenya', 'Mexico', 'Netherlands', 'New Zealand', 'Norway', 'Poland', 'Portugal', 'Singapore', 'South Africa', 'Spain', 'Sweden', 'Switzerland', 'United Kingdom', 'United States'];
+const COUNTRIES = [
+  'Argentina',
+  'Australia',
+  'Austria',
+  'Belgium',
+  'Brazil',
+  'Canada',
+  'Chile',
+  'Denmark',
+  'Egypt',
+  'Finland',
+  'France',
+  'Germany',
+  'Greece',
+  'India',
+  'Ireland',
+  'Italy',
+  'Japan',
+  'Kenya',
+  'Mexico',
+  'Netherlands',
+  'New Zealand',
+  'Norway',
+  'Poland',
+  'Portugal',
+  'Singapore',
+  'South Africa',
+  'Spain',
+  'Sweden',
+  'Switzerland',
+  'United Kingdom',
+  'United States',
+];
 
 const SIGNUP = page(
   'Create your account',
@@ -91,7 +141,10 @@ function categoryPage(category: string, n: number): string {
     `${category} – page ${n}`,
     `<nav aria-label="Categories">${CATEGORIES.map((c) => `<a href="/shop/${c.toLowerCase()}">${c}</a>`).join(' ')}</nav>
 <h1>${category}</h1><p>${all.length} products · page ${n} of ${pages}</p>
-<ul>${all.slice((n - 1) * PER_PAGE, n * PER_PAGE).map((name, i) => productCard(name, i)).join('')}</ul>
+<ul>${all
+      .slice((n - 1) * PER_PAGE, n * PER_PAGE)
+      .map((name, i) => productCard(name, i))
+      .join('')}</ul>
 <nav aria-label="Pages">${n > 1 ? link(n - 1, 'Previous page') : ''} ${Array.from({ length: pages }, (_, i) => link(i + 1, String(i + 1))).join(' ')} ${n < pages ? link(n + 1, 'Next page') : ''}</nav>`,
   );
 }
@@ -102,7 +155,16 @@ const SHOP = page(
 <h2>Featured</h2><ul>${products('Garden').slice(0, 8).map(productCard).join('')}</ul>`,
 );
 
-const TODO_ITEMS = ['Buy milk', 'Old task', 'Call the plumber', 'Renew passport', 'Water the plants', 'Pay the gas bill', 'Return library books', 'Book a dentist appointment'];
+const TODO_ITEMS = [
+  'Buy milk',
+  'Old task',
+  'Call the plumber',
+  'Renew passport',
+  'Water the plants',
+  'Pay the gas bill',
+  'Return library books',
+  'Book a dentist appointment',
+];
 
 const TODO = page(
   'Todos',
@@ -133,20 +195,36 @@ todos.forEach(item); left();`,
 );
 
 const SECTIONS: Array<[string, string]> = [
-  ['Getting there', 'The harbour is a ten minute walk from the railway station; follow the signs for the old town and then the quay. Buses 4 and 12 stop at the harbour gate every quarter of an hour.'],
-  ['Timetable', 'Ferries leave the harbour every hour from six in the morning, and the last one sails at eleven at night. On public holidays the first sailing is at eight.'],
-  ['Tickets', 'Tickets are sold at the kiosk on the quay and online. A single crossing costs four pounds, a day pass twelve. Cards and cash are taken at the kiosk.'],
-  ['Fares for families', 'Children under 12 travel free when they travel with a paying adult. Teenagers pay half fare on presenting a school card. A family day pass covers two adults and three children.'],
+  [
+    'Getting there',
+    'The harbour is a ten minute walk from the railway station; follow the signs for the old town and then the quay. Buses 4 and 12 stop at the harbour gate every quarter of an hour.',
+  ],
+  [
+    'Timetable',
+    'Ferries leave the harbour every hour from six in the morning, and the last one sails at eleven at night. On public holidays the first sailing is at eight.',
+  ],
+  [
+    'Tickets',
+    'Tickets are sold at the kiosk on the quay and online. A single crossing costs four pounds, a day pass twelve. Cards and cash are taken at the kiosk.',
+  ],
+  [
+    'Fares for families',
+    'Children under 12 travel free when they travel with a paying adult. Teenagers pay half fare on presenting a school card. A family day pass covers two adults and three children.',
+  ],
   ['Bicycles and dogs', 'Bicycles travel free outside the morning rush; dogs on a lead are welcome on the open deck.'],
   ['Accessibility', 'Every boat has step-free boarding by the ramp on the left of the gangway; ask the crew for help.'],
-  ['Weather', 'In storms the crossing may be cancelled; the board at the kiosk and the website say so by seven each morning.'],
+  [
+    'Weather',
+    'In storms the crossing may be cancelled; the board at the kiosk and the website say so by seven each morning.',
+  ],
   ['History', 'The ferry has crossed the bay since 1874, first under sail, then by steam, and since 1961 by diesel.'],
 ];
 
 const ARTICLE = page(
   'The ferry guide',
   `<article><h1>The ferry guide</h1><p>Everything you need for a day on the water, updated every season by our travel desk.</p>${SECTIONS.map(
-    ([h, p], i) => `<h2>${h}</h2><p>${p}</p>${Array.from({ length: 6 }, (_, k) => `<p>${`Section ${i + 1}, note ${k + 1}: ${'The crossing takes twenty minutes in calm weather and the view of the old town from the water is worth the trip alone. '.repeat(2)}`}</p>`).join('')}`,
+    ([h, p], i) =>
+      `<h2>${h}</h2><p>${p}</p>${Array.from({ length: 6 }, (_, k) => `<p>${`Section ${i + 1}, note ${k + 1}: ${'The crossing takes twenty minutes in calm weather and the view of the old town from the water is worth the trip alone. '.repeat(2)}`}</p>`).join('')}`,
   ).join('')}</article>`,
 );
 
@@ -201,7 +279,12 @@ export async function startTaskSite(): Promise<TaskSite> {
       if (url.pathname === '/signup') {
         const fields = Object.fromEntries(new URLSearchParams(body));
         state.signups.push(fields);
-        return html(page('Welcome', `<h1>Welcome, ${esc(fields.name ?? '')}</h1><p>Your ${esc(fields.plan ?? '')} account is ready.</p>`));
+        return html(
+          page(
+            'Welcome',
+            `<h1>Welcome, ${esc(fields.name ?? '')}</h1><p>Your ${esc(fields.plan ?? '')} account is ready.</p>`,
+          ),
+        );
       }
       if (url.pathname === '/basket/add') {
         basket.push(new URLSearchParams(body).get('item') ?? '');
@@ -210,7 +293,12 @@ export async function startTaskSite(): Promise<TaskSite> {
       if (url.pathname === '/checkout') {
         state.orders.push(basket);
         basket = [];
-        return html(page('Order placed', `<h1>Order placed</h1><p>Thank you. Your order number is A-${1000 + state.orders.length}.</p>`));
+        return html(
+          page(
+            'Order placed',
+            `<h1>Order placed</h1><p>Thank you. Your order number is A-${1000 + state.orders.length}.</p>`,
+          ),
+        );
       }
       if (url.pathname === '/todos') {
         state.todos = JSON.parse(body) as SiteState['todos'];

@@ -27,7 +27,10 @@ describe('driving a tab from the clawd CLI', () => {
   const inPage = async (expression: string) => JSON.parse(await ok(['evaluate', '--fn', `() => ${expression}`]));
   /** The number of the ref a snapshot line gives, `- button "Send" [ref=e7]` (role) or `button "Send" [e7]` (agent) → "7". */
   const refNumber = (snapshot: string, line: RegExp) => {
-    const found = snapshot.split('\n').find((l) => line.test(l))?.match(/\[(?:ref=)?e(\d+)\]/)?.[1];
+    const found = snapshot
+      .split('\n')
+      .find((l) => line.test(l))
+      ?.match(/\[(?:ref=)?e(\d+)\]/)?.[1];
     if (!found) throw new Error(`no line like ${line} in:\n${snapshot}`);
     return found;
   };
@@ -37,11 +40,20 @@ describe('driving a tab from the clawd CLI', () => {
     const snap = await ok(['snapshot', '--format', 'role', '--interactive']);
     expect(snap).toMatch(/^- textbox "Name" \[ref=e1\]$/m);
     await ok(['type', refNumber(snap, /textbox "Name"/), 'Ada', 'Lovelace']);
-    await ok(['fill', '--fields', JSON.stringify([{ ref: `e${refNumber(snap, /textbox "Email"/)}`, value: 'ada@example.test' }, { ref: `@e${refNumber(snap, /checkbox "Agree"/)}`, value: true }])]);
+    await ok([
+      'fill',
+      '--fields',
+      JSON.stringify([
+        { ref: `e${refNumber(snap, /textbox "Email"/)}`, value: 'ada@example.test' },
+        { ref: `@e${refNumber(snap, /checkbox "Agree"/)}`, value: true },
+      ]),
+    ]);
     expect(await ok(['select', refNumber(snap, /combobox "Color"/), 'green'])).toBe('selected green\n');
     await ok(['click', refNumber(snap, /radio "Small"/)]);
     await ok(['click', refNumber(snap, /button "Send"/)]);
-    expect(await inPage('document.getElementById("result").textContent')).toBe('submitted name=Ada+Lovelace&email=ada%40example.test&agree=yes&size=small&color=green');
+    expect(await inPage('document.getElementById("result").textContent')).toBe(
+      'submitted name=Ada+Lovelace&email=ada%40example.test&agree=yes&size=small&color=green',
+    );
     const unknown = await t.cli(['click', '999']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^clawd: unknown ref e999/);
@@ -75,11 +87,15 @@ describe('driving a tab from the clawd CLI', () => {
     await ok(['navigate', pages.url('/agent-form')]);
     const file = temp.file('clawd-cli-upload.txt', 'abc');
     const snap = await ok(['snapshot', '--format', 'role']);
-    expect(await ok(['upload', file, '--ref', refNumber(snap, /button "Attachment"/)])).toBe(`uploaded ${file} via e${refNumber(snap, /button "Attachment"/)}\n`);
+    expect(await ok(['upload', file, '--ref', refNumber(snap, /button "Attachment"/)])).toBe(
+      `uploaded ${file} via e${refNumber(snap, /button "Attachment"/)}\n`,
+    );
     expect(await inPage('document.getElementById("got").textContent')).toBe(`${path.basename(file)}:3`);
     await ok(['navigate', pages.url('/dialogs')]);
     const dialogs = await ok(['snapshot', '--format', 'role']);
-    expect(await ok(['dialog', '--accept', '--prompt-text', 'Grace', '--ref', refNumber(dialogs, /button "Prompt"/)])).toBe('accepted prompt "name?"\n');
+    expect(
+      await ok(['dialog', '--accept', '--prompt-text', 'Grace', '--ref', refNumber(dialogs, /button "Prompt"/)]),
+    ).toBe('accepted prompt "name?"\n');
     expect(await inPage('document.getElementById("answer").textContent')).toBe('prompt Grace');
     expect(await ok(['dialog', '--dismiss'])).toBe('armed: the next dialog is dismissed\n');
     await ok(['click', refNumber(dialogs, /button "Confirm"/)]);

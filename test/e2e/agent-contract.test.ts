@@ -30,7 +30,6 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
   const ctx = useAgentDriver(makeDriver);
   const temp = useTempDirs('clawd-agent-');
 
-
   const navigate = async (route: string) => {
     const res = await ctx.d.api('POST', '/navigate', { url: ctx.pages.url(route), targetId: ctx.d.targetId });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -49,7 +48,9 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
   };
   /** The ref of an unnamed element by the text the snapshot shows for it (e.g. \`- generic [ref=e5]: hover me\`). */
   const refByText = (snap: Snapshot, text: string) => {
-    const line = snap.snapshot.split('\n').find((l) => l.endsWith(`: ${JSON.stringify(text)}`) || l.endsWith(`: ${text}`));
+    const line = snap.snapshot
+      .split('\n')
+      .find((l) => l.endsWith(`: ${JSON.stringify(text)}`) || l.endsWith(`: ${text}`));
     const ref = line?.match(/\[(?:ref=)?(e\d+)\]/)?.[1];
     if (!ref) throw new Error(`no element showing ${JSON.stringify(text)} in snapshot:\n${snap.snapshot}`);
     return ref;
@@ -60,13 +61,25 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body;
   };
-  const text = (selector: string) => ctx.d.inPage<string>(`document.querySelector(${JSON.stringify(selector)}).textContent`);
+  const text = (selector: string) =>
+    ctx.d.inPage<string>(`document.querySelector(${JSON.stringify(selector)}).textContent`);
 
   it('navigates and snapshots the page with refs', async () => {
-    expect(await navigate('/agent-form')).toMatchObject({ ok: true, targetId: ctx.d.targetId, url: ctx.pages.url('/agent-form'), title: 'agent form', status: 200 });
+    expect(await navigate('/agent-form')).toMatchObject({
+      ok: true,
+      targetId: ctx.d.targetId,
+      url: ctx.pages.url('/agent-form'),
+      title: 'agent form',
+      status: 200,
+    });
     // The default, for agents: actionable elements with refs, nothing unnamed and structural.
     const agent = await snapshot();
-    expect(agent).toMatchObject({ format: 'agent', url: ctx.pages.url('/agent-form'), title: 'agent form', truncated: false });
+    expect(agent).toMatchObject({
+      format: 'agent',
+      url: ctx.pages.url('/agent-form'),
+      title: 'agent form',
+      truncated: false,
+    });
     expect(agent.snapshot).toMatch(/^textbox "Name" \[e\d+\]$/m);
     expect(agent.snapshot).toMatch(/^combobox "Color" \[e\d+\]: "Red"$/m);
     expect(agent.snapshot).not.toMatch(/generic/);
@@ -114,9 +127,13 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
         { ref: `ref=${refOf(snap, 'radio', 'Large')}`, value: true },
       ],
     });
-    expect(await actOk({ kind: 'select', ref: refOf(snap, 'combobox', 'Color'), values: ['blue'] })).toMatchObject({ selected: ['blue'] });
+    expect(await actOk({ kind: 'select', ref: refOf(snap, 'combobox', 'Color'), values: ['blue'] })).toMatchObject({
+      selected: ['blue'],
+    });
     await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Send') });
-    expect(await text('#result')).toBe('submitted name=Grace&email=grace%40example.test&agree=yes&size=large&color=blue');
+    expect(await text('#result')).toBe(
+      'submitted name=Grace&email=grace%40example.test&agree=yes&size=large&color=blue',
+    );
   });
 
   it('submits with type --submit, presses keys, hovers and double-clicks', async () => {
@@ -131,7 +148,9 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     const ai = await snapshot('&format=ai'); // refs on every element, plain ones too
     await actOk({ kind: 'hover', ref: refByText(ai, 'hover me') });
     expect(await text('#hover')).toBe('hovered');
-    await ctx.d.inPage('window.__clicks = 0; document.getElementById("keys").addEventListener("dblclick", () => window.__clicks++)');
+    await ctx.d.inPage(
+      'window.__clicks = 0; document.getElementById("keys").addEventListener("dblclick", () => window.__clicks++)',
+    );
     await actOk({ kind: 'click', ref: refByText(ai, 'keys: a ArrowDown'), doubleClick: true });
     expect(await ctx.d.inPage('window.__clicks')).toBe(1);
   });
@@ -140,7 +159,11 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     await navigate('/scrolling');
     const snap = await snapshot('&format=role');
     await actOk({ kind: 'scroll', direction: 'down', amount: 500 });
-    expect((await actOk({ kind: 'scroll', direction: 'down', amount: 500 })).scroll).toMatchObject({ x: 0, y: 1000, atEnd: false });
+    expect((await actOk({ kind: 'scroll', direction: 'down', amount: 500 })).scroll).toMatchObject({
+      x: 0,
+      y: 1000,
+      atEnd: false,
+    });
     expect((await actOk({ kind: 'scroll', direction: 'up', amount: 300 })).scroll).toMatchObject({ y: 700 });
     expect(await ctx.d.inPage('scrollY')).toBe(700);
     const box = refOf(snap, 'button', 'In the box');
@@ -149,12 +172,17 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     expect(await ctx.d.inPage('document.getElementById("box").scrollTop')).toBe(first.y);
     expect(await ctx.d.inPage('scrollY')).toBe(700);
     let last = first;
-    for (let i = 0; i < 20 && !last.atEnd; i++) last = (await actOk({ kind: 'scroll', direction: 'down', ref: box })).scroll;
+    for (let i = 0; i < 20 && !last.atEnd; i++)
+      last = (await actOk({ kind: 'scroll', direction: 'down', ref: box })).scroll;
     expect(last).toMatchObject({ atEnd: true, y: last.maxY });
     expect((await act({ kind: 'scroll', direction: 'sideways' })).body.error.message).toContain('direction');
 
     await actOk({ kind: 'focus', ref: refOf(snap, 'textbox', 'Field') });
-    expect(await ctx.d.inPage('[document.activeElement.id, document.getElementById("field").dataset.focused, document.getElementById("field").dataset.clicked ?? "no"]')).toEqual(['field', 'yes', 'no']);
+    expect(
+      await ctx.d.inPage(
+        '[document.activeElement.id, document.getElementById("field").dataset.focused, document.getElementById("field").dataset.clicked ?? "no"]',
+      ),
+    ).toEqual(['field', 'yes', 'no']);
   });
 
   it('reads the main content as Markdown without the navigation, cut to maxChars when asked', async () => {
@@ -196,7 +224,14 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Later') });
     expect(await actOk({ kind: 'wait', text: 'arrived later' })).toMatchObject({ ok: true });
     expect(await ctx.d.inPage('!!document.getElementById("arrived")')).toBe(true);
-    await actOk({ kind: 'wait', textGone: 'going away', selector: '#arrived', loadState: 'load', url: '/agent-form', timeMs: 10 });
+    await actOk({
+      kind: 'wait',
+      textGone: 'going away',
+      selector: '#arrived',
+      loadState: 'load',
+      url: '/agent-form',
+      timeMs: 10,
+    });
     expect(await ctx.d.inPage('!!document.getElementById("going")')).toBe(false);
     const slow = await act({ kind: 'wait', text: 'never shows', timeoutMs: 600 });
     expect(slow.status).toBe(408);
@@ -242,15 +277,20 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     expect(path.dirname(plain.path)).toBe(path.join(ctx.d.server.home, 'screenshots'));
     expect(png(plain).subarray(1, 4).toString()).toBe('PNG');
     expect(statSync(plain.path).size).toBe(plain.bytes);
-    const full = (await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, fullPage: true, type: 'jpeg' })).body;
+    const full = (await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, fullPage: true, type: 'jpeg' }))
+      .body;
     expect(full.type).toBe('jpeg');
     expect(full.width).toBeGreaterThan(750); // the page's width (without a scrollbar)
     expect(full.height).toBeGreaterThan(3000);
     expect(png(full)[0]).toBe(0xff);
-    const rough = (await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, fullPage: true, type: 'jpeg', quality: 10 })).body;
+    const rough = (
+      await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, fullPage: true, type: 'jpeg', quality: 10 })
+    ).body;
     expect(rough.bytes).toBeLessThan(full.bytes);
     const snap = await snapshot('&format=role');
-    const element = (await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, ref: refOf(snap, 'heading', 'Top') })).body;
+    const element = (
+      await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, ref: refOf(snap, 'heading', 'Top') })
+    ).body;
     expect(element.width).toBeGreaterThan(10);
     expect(element.height).toBeLessThan(100);
     const labelled = (await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, labels: true })).body;
@@ -276,12 +316,18 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     await navigate('/agent-form');
     const file = temp.file('clawd-upload.txt', 'lobster!');
     const snap = await snapshot('&format=role');
-    const res = await ctx.d.api('POST', '/hooks/file-chooser', { targetId: ctx.d.targetId, paths: [file], ref: refOf(snap, 'button', 'Attachment') });
+    const res = await ctx.d.api('POST', '/hooks/file-chooser', {
+      targetId: ctx.d.targetId,
+      paths: [file],
+      ref: refOf(snap, 'button', 'Attachment'),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ ok: true, armed: 'file-chooser', files: [file] });
     expect(await text('#got')).toBe(`${path.basename(file)}:8`);
     // Armed first, clicked afterwards: the same.
-    expect((await ctx.d.api('POST', '/hooks/file-chooser', { targetId: ctx.d.targetId, paths: [file] })).body).toMatchObject({ armed: 'file-chooser' });
+    expect(
+      (await ctx.d.api('POST', '/hooks/file-chooser', { targetId: ctx.d.targetId, paths: [file] })).body,
+    ).toMatchObject({ armed: 'file-chooser' });
     await ctx.d.inPage('document.getElementById("got").textContent = "again?"');
     await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Attachment') });
     await until('the second upload', async () => (await text('#got')) === `${path.basename(file)}:8`);
@@ -291,14 +337,26 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     await navigate('/agent-form');
     const file = temp.file('clawd-stray.txt', 'stray');
     const snap = await snapshot('&format=role');
-    const wrong = await ctx.d.api('POST', '/hooks/file-chooser', { targetId: ctx.d.targetId, paths: [file], ref: refOf(snap, 'button', 'Later') });
+    const wrong = await ctx.d.api('POST', '/hooks/file-chooser', {
+      targetId: ctx.d.targetId,
+      paths: [file],
+      ref: refOf(snap, 'button', 'Later'),
+    });
     expect(wrong.status).toBe(422);
-    expect(wrong.body.error.message).toMatch(/^clicking e\d+ opened no file chooser within 5 s, so the hook was disarmed/);
+    expect(wrong.body.error.message).toMatch(
+      /^clicking e\d+ opened no file chooser within 5 s, so the hook was disarmed/,
+    );
     // A later click on the chooser's button is not answered by the withdrawn hook: only the
     // file of the next hook ever reaches the input.
-    await ctx.d.inPage('window.__files = []; document.getElementById("file").addEventListener("change", (e) => __files.push([...e.target.files].map((f) => f.name).join()))');
+    await ctx.d.inPage(
+      'window.__files = []; document.getElementById("file").addEventListener("change", (e) => __files.push([...e.target.files].map((f) => f.name).join()))',
+    );
     await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Attachment') });
-    const right = await ctx.d.api('POST', '/hooks/file-chooser', { targetId: ctx.d.targetId, paths: [temp.file('clawd-right.txt', 'right')], ref: refOf(snap, 'button', 'Attachment') });
+    const right = await ctx.d.api('POST', '/hooks/file-chooser', {
+      targetId: ctx.d.targetId,
+      paths: [temp.file('clawd-right.txt', 'right')],
+      ref: refOf(snap, 'button', 'Attachment'),
+    });
     expect(right.body).toMatchObject({ ok: true });
     expect(await ctx.d.inPage('window.__files')).toEqual(['clawd-right.txt']);
   });
@@ -306,7 +364,12 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
   it('answers dialogs through armed hooks', async () => {
     await navigate('/dialogs');
     const snap = await snapshot('&format=role');
-    const prompt = await ctx.d.api('POST', '/hooks/dialog', { targetId: ctx.d.targetId, accept: true, promptText: 'Grace', ref: refOf(snap, 'button', 'Prompt') });
+    const prompt = await ctx.d.api('POST', '/hooks/dialog', {
+      targetId: ctx.d.targetId,
+      accept: true,
+      promptText: 'Grace',
+      ref: refOf(snap, 'button', 'Prompt'),
+    });
     expect(prompt.body).toMatchObject({ ok: true, dialog: { type: 'prompt', message: 'name?' } });
     expect(await text('#answer')).toBe('prompt Grace');
     await ctx.d.api('POST', '/hooks/dialog', { targetId: ctx.d.targetId, accept: false });
@@ -328,7 +391,12 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     // The bound leaves Playwright time for its first hit test even on a loaded machine (the remote driver is a hop slower).
     const covered = await act({ kind: 'click', ref: refOf(snap, 'button', 'Under'), timeoutMs: 3_000 });
     expect(covered.status).toBe(409);
-    expect(covered.body.error).toEqual({ code: 'not_interactable', message: expect.stringMatching(/^click e\d+: not visible or covered \(by <div id="overlay".*\): scroll it into view or close the overlay$/) });
+    expect(covered.body.error).toEqual({
+      code: 'not_interactable',
+      message: expect.stringMatching(
+        /^click e\d+: not visible or covered \(by <div id="overlay".*\): scroll it into view or close the overlay$/,
+      ),
+    });
     expect(await text('#under')).toBe('Under');
   });
 
@@ -338,7 +406,10 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     const save = refOf(snap, 'button', 'Save');
     await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Swap') });
     const replaced = await act({ kind: 'click', ref: save });
-    expect(replaced).toEqual({ status: 409, body: { error: { code: 'ref_stale', message: `ref ${save} is stale: take a new snapshot` } } });
+    expect(replaced).toEqual({
+      status: 409,
+      body: { error: { code: 'ref_stale', message: `ref ${save} is stale: take a new snapshot` } },
+    });
     expect(await text('#log')).toBe('log:');
 
     // The same element, but it no longer is what the snapshot showed: refused too.
@@ -376,11 +447,22 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
       expect(res.body.error.message).toMatch(message);
     }
     const js = await ctx.d.api('POST', '/navigate', { targetId: ctx.d.targetId, url: 'javascript:alert(1)' });
-    expect(js).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/^url: javascript: URLs are refused/) } } });
-    const missing = await ctx.d.api('POST', '/hooks/file-chooser', { targetId: ctx.d.targetId, paths: ['/no/such/file.txt'] });
-    expect(missing).toMatchObject({ status: 400, body: { error: { message: 'paths[0] "/no/such/file.txt" does not exist or is not a file' } } });
+    expect(js).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringMatching(/^url: javascript: URLs are refused/) } },
+    });
+    const missing = await ctx.d.api('POST', '/hooks/file-chooser', {
+      targetId: ctx.d.targetId,
+      paths: ['/no/such/file.txt'],
+    });
+    expect(missing).toMatchObject({
+      status: 400,
+      body: { error: { message: 'paths[0] "/no/such/file.txt" does not exist or is not a file' } },
+    });
     // Timeouts out of range are clamped, not refused.
-    expect(await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Send'), timeoutMs: 9_999_999 })).toMatchObject({ timeoutMs: 60_000 });
+    expect(await actOk({ kind: 'click', ref: refOf(snap, 'button', 'Send'), timeoutMs: 9_999_999 })).toMatchObject({
+      timeoutMs: 60_000,
+    });
     expect(await actOk({ kind: 'wait', loadState: 'load', timeoutMs: 1 })).toMatchObject({ timeoutMs: 500 });
   });
 
@@ -397,34 +479,47 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     expect(small.stats.chars).toBeLessThan(role.stats.chars);
   });
 
-  it(kind !== 'extension' ? `evaluates and prints a PDF on a ${kind} profile` : 'refuses evaluate on the extension profile by default, saying how to allow it', async () => {
-    await navigate('/agent-form');
-    const snap = await snapshot('&format=role');
-    const evaluated = await act({ kind: 'evaluate', fn: '() => document.title' });
-    const onRef = await act({ kind: 'evaluate', fn: '(el) => el.tagName', ref: refOf(snap, 'button', 'Send') });
-    const waitFn = await act({ kind: 'wait', fn: '() => true' });
-    if (kind !== 'extension') {
-      expect(evaluated.body).toMatchObject({ ok: true, result: 'agent form' });
-      expect(onRef.body).toMatchObject({ ok: true, result: 'BUTTON' });
-      expect(waitFn.status).toBe(200);
-      // An agent's function that never settles is bounded by the action's timeout, and the tab
-      // stays usable.
-      const stuck = await act({ kind: 'evaluate', fn: '() => new Promise(() => {})', timeoutMs: 600 });
-      expect(stuck.status).toBe(408);
-      expect(stuck.body.error.message).toBe("evaluate: timed out after 0.6 s waiting for the function's result");
-      const stuckOnRef = await act({ kind: 'evaluate', fn: '(el) => new Promise(() => {})', ref: refOf(snap, 'button', 'Send'), timeoutMs: 600 });
-      expect(stuckOnRef.status).toBe(408);
-      expect((await act({ kind: 'evaluate', fn: '() => 6 * 7' })).body).toMatchObject({ ok: true, result: 42 });
-      const pdf = (await ctx.d.api('POST', '/pdf', { targetId: ctx.d.targetId })).body;
-      expect(readFileSync(pdf.path).subarray(0, 5).toString()).toBe('%PDF-');
-      expect(path.dirname(pdf.path)).toBe(path.join(ctx.d.server.home, 'pdfs'));
-    } else {
-      for (const refused of [evaluated, onRef, waitFn]) {
-        expect(refused.status).toBe(403);
-        expect(refused.body.error).toEqual({ code: 'evaluate_disabled', message: expect.stringContaining('set "evaluateEnabled": true in the browser section of config.json') });
+  it(
+    kind !== 'extension'
+      ? `evaluates and prints a PDF on a ${kind} profile`
+      : 'refuses evaluate on the extension profile by default, saying how to allow it',
+    async () => {
+      await navigate('/agent-form');
+      const snap = await snapshot('&format=role');
+      const evaluated = await act({ kind: 'evaluate', fn: '() => document.title' });
+      const onRef = await act({ kind: 'evaluate', fn: '(el) => el.tagName', ref: refOf(snap, 'button', 'Send') });
+      const waitFn = await act({ kind: 'wait', fn: '() => true' });
+      if (kind !== 'extension') {
+        expect(evaluated.body).toMatchObject({ ok: true, result: 'agent form' });
+        expect(onRef.body).toMatchObject({ ok: true, result: 'BUTTON' });
+        expect(waitFn.status).toBe(200);
+        // An agent's function that never settles is bounded by the action's timeout, and the tab
+        // stays usable.
+        const stuck = await act({ kind: 'evaluate', fn: '() => new Promise(() => {})', timeoutMs: 600 });
+        expect(stuck.status).toBe(408);
+        expect(stuck.body.error.message).toBe("evaluate: timed out after 0.6 s waiting for the function's result");
+        const stuckOnRef = await act({
+          kind: 'evaluate',
+          fn: '(el) => new Promise(() => {})',
+          ref: refOf(snap, 'button', 'Send'),
+          timeoutMs: 600,
+        });
+        expect(stuckOnRef.status).toBe(408);
+        expect((await act({ kind: 'evaluate', fn: '() => 6 * 7' })).body).toMatchObject({ ok: true, result: 42 });
+        const pdf = (await ctx.d.api('POST', '/pdf', { targetId: ctx.d.targetId })).body;
+        expect(readFileSync(pdf.path).subarray(0, 5).toString()).toBe('%PDF-');
+        expect(path.dirname(pdf.path)).toBe(path.join(ctx.d.server.home, 'pdfs'));
+      } else {
+        for (const refused of [evaluated, onRef, waitFn]) {
+          expect(refused.status).toBe(403);
+          expect(refused.body.error).toEqual({
+            code: 'evaluate_disabled',
+            message: expect.stringContaining('set "evaluateEnabled": true in the browser section of config.json'),
+          });
+        }
       }
-    }
-  });
+    },
+  );
 
   it('takes screenshots of a tab behind another one', async () => {
     // Measured on headless Chromium: a background tab's capture hangs about every other time
@@ -458,9 +553,13 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     expect(statSync(exported.body.path).mode & 0o777).toBe(0o600);
     const saved = JSON.parse(readFileSync(exported.body.path, 'utf8'));
     expect(saved.cookies).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'login', value: 'ada' })]));
-    expect(saved.origins).toEqual(expect.arrayContaining([{ origin, localStorage: [{ name: 'token', value: 'abc123' }] }]));
+    expect(saved.origins).toEqual(
+      expect.arrayContaining([{ origin, localStorage: [{ name: 'token', value: 'abc123' }] }]),
+    );
     // Logged out …
-    await ctx.d.inPage(`document.cookie = 'login=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/'; localStorage.clear(); 1`);
+    await ctx.d.inPage(
+      `document.cookie = 'login=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/'; localStorage.clear(); 1`,
+    );
     expect(await ctx.d.inPage('document.cookie')).toBe('');
     // … and back in from the file.
     const imported = await ctx.d.api('POST', '/storage-state', { targetId: ctx.d.targetId, path: exported.body.path });
@@ -469,14 +568,23 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     expect(await ctx.d.inPage('document.cookie')).toBe('login=ada');
     expect(await ctx.d.inPage(`localStorage.getItem('token')`)).toBe('abc123');
     const bad = await ctx.d.api('POST', '/storage-state', { targetId: ctx.d.targetId, state: { cookies: 'nope' } });
-    expect(bad).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/^state must be a storage state/) } } });
+    expect(bad).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringMatching(/^state must be a storage state/) } },
+    });
   });
 
   it('closes a tab by act close', async () => {
     const extra = (await ctx.d.api('POST', '/tabs/open', { url: ctx.pages.url('/') })).body;
-    await until('the new tab in /tabs', async () => (await ctx.d.api('GET', '/tabs')).body.tabs.some((t: { targetId: string }) => t.targetId === extra.targetId));
+    await until('the new tab in /tabs', async () =>
+      (await ctx.d.api('GET', '/tabs')).body.tabs.some((t: { targetId: string }) => t.targetId === extra.targetId),
+    );
     await actOk({ kind: 'close', targetId: extra.targetId });
-    await until('the tab to be gone', async () => !(await ctx.d.api('GET', '/tabs')).body.tabs.some((t: { targetId: string }) => t.targetId === extra.targetId));
+    await until(
+      'the tab to be gone',
+      async () =>
+        !(await ctx.d.api('GET', '/tabs')).body.tabs.some((t: { targetId: string }) => t.targetId === extra.targetId),
+    );
   });
 });
 
@@ -484,6 +592,9 @@ describe('evaluate on the extension profile, once enabled', () => {
   const ctx = useAgentDriver((pages) => extensionDriver(pages, { evaluateEnabled: true }));
   it('works', async () => {
     await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/agent-form'), targetId: ctx.d.targetId });
-    expect((await ctx.d.api('POST', '/act', { kind: 'evaluate', fn: '() => document.title', targetId: ctx.d.targetId })).body).toMatchObject({ ok: true, result: 'agent form' });
+    expect(
+      (await ctx.d.api('POST', '/act', { kind: 'evaluate', fn: '() => document.title', targetId: ctx.d.targetId }))
+        .body,
+    ).toMatchObject({ ok: true, result: 'agent form' });
   });
 });

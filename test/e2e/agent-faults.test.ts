@@ -13,7 +13,8 @@ describe.each([
   ['extension', extensionDriver],
 ] as const)('a misbehaving page on a %s profile', (kind, makeDriver) => {
   const ctx = useAgentDriver(makeDriver);
-  const refOf = (snap: { refs: Record<string, { name: string }> }, name: string) => Object.entries(snap.refs).find(([, r]) => r.name === name)![0];
+  const refOf = (snap: { refs: Record<string, { name: string }> }, name: string) =>
+    Object.entries(snap.refs).find(([, r]) => r.name === name)![0];
   /** A second tab of the profile, for the page that misbehaves. */
   const openTab = async (route: string) => {
     const opened = await ctx.d.api('POST', '/tabs/open', { url: ctx.pages.url(route) });
@@ -34,7 +35,10 @@ describe.each([
     try {
       const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
       void cdp.send('Page.crash', {}, sessionId).catch(() => {}); // the renderer dies: no answer comes
-      await until('the agent layer to hear of the crash', async () => (await ctx.d.api('GET', `/snapshot?targetId=${targetId}`)).status === 410);
+      await until(
+        'the agent layer to hear of the crash',
+        async () => (await ctx.d.api('GET', `/snapshot?targetId=${targetId}`)).status === 410,
+      );
     } finally {
       if (kind === 'managed') await cdp.close();
     }
@@ -46,7 +50,7 @@ describe.each([
     expect((await ctx.d.api('DELETE', `/tabs/${targetId}`)).status).toBe(200);
   });
 
-  it('answers within the caller\'s bound when a script is stuck, and serves other tabs meanwhile', async () => {
+  it("answers within the caller's bound when a script is stuck, and serves other tabs meanwhile", async () => {
     const targetId = await openTab('/stuck');
     const snap = (await ctx.d.api('GET', `/snapshot?targetId=${targetId}`)).body;
     // The bound is the contract here: `timeoutMs` plus at most a second.
@@ -61,11 +65,16 @@ describe.each([
       ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`),
     ]);
     expect(hang.result.status).toBe(408);
-    expect(hang.result.body.error).toMatchObject({ code: 'action_timeout', message: expect.stringMatching(/^click e\d+: timed out after 2 s/) });
+    expect(hang.result.body.error).toMatchObject({
+      code: 'action_timeout',
+      message: expect.stringMatching(/^click e\d+: timed out after 2 s/),
+    });
     expect(hang.ms).toBeLessThan(3_000);
     expect(other.status).toBe(200);
     // The next call on the stuck page (its ref check cannot answer) keeps its own bound.
-    const act = await timed(ctx.d.api('POST', '/act', { targetId, kind: 'click', ref: refOf(snap, 'Other'), timeoutMs: 2_000 }));
+    const act = await timed(
+      ctx.d.api('POST', '/act', { targetId, kind: 'click', ref: refOf(snap, 'Other'), timeoutMs: 2_000 }),
+    );
     expect(act.result.status).toBe(408);
     expect(act.ms).toBeLessThan(3_000);
     const snapshot = await timed(ctx.d.api('GET', `/snapshot?targetId=${targetId}&timeoutMs=3000`));
@@ -85,10 +94,17 @@ describe('a managed browser killed under an agent', () => {
     process.kill(pid, 'SIGKILL'); // behind clawd's back, as a crash or the person would
     await until('the browser gone', async () => !(await ctx.d.api('GET', '/')).body.running);
     const call = (body: Record<string, unknown>) =>
-      fetch(`${ctx.d.server.controlUrl}/navigate?profile=clawd`, { method: 'POST', headers: { Authorization: `Bearer ${ctx.d.server.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${ctx.d.server.controlUrl}/navigate?profile=clawd`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${ctx.d.server.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const act = await call({ targetId: ctx.d.targetId, url: ctx.pages.url('/form') });
     expect(act.status).toBe(410);
-    expect((await act.json()).error).toMatchObject({ code: 'browser_gone', message: expect.stringContaining('the browser of profile clawd went away') });
+    expect((await act.json()).error).toMatchObject({
+      code: 'browser_gone',
+      message: expect.stringContaining('the browser of profile clawd went away'),
+    });
     // That call started it again, and said so; its tab went with the old browser.
     const notes = act.headers.get('x-clawd-note') ?? '';
     expect(notes).toContain('the browser of profile clawd had gone away');

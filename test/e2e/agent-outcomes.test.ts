@@ -21,7 +21,11 @@ describe.each([
   const ctx = useAgentDriver(makeDriver);
   const api = <T = any>(method: string, route: string, body?: unknown) => ctx.d.api<T>(method, route, body);
   const navigate = async (route: string) => {
-    const res = await api('POST', '/navigate', { url: ctx.pages.url(route), targetId: ctx.d.targetId, snapshot: 'full' });
+    const res = await api('POST', '/navigate', {
+      url: ctx.pages.url(route),
+      targetId: ctx.d.targetId,
+      snapshot: 'full',
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body as { snapshot: { snapshot: string; refs: Record<string, { role: string; name: string }> } };
   };
@@ -68,16 +72,22 @@ describe.each([
     expect(refused.url).toBe(ctx.pages.url('/signup'));
     const reason = await ctx.d.inPage<string>("document.querySelector('input').validationMessage");
     expect(reason).not.toBe('');
-    expect(refused.snapshot!.snapshot).toBe(`~ textbox "Email" [required] [invalid=${JSON.stringify(reason)}] [${email}]`);
+    expect(refused.snapshot!.snapshot).toBe(
+      `~ textbox "Email" [required] [invalid=${JSON.stringify(reason)}] [${email}]`,
+    );
 
     // Tried again with a wrong address: the field's new reason; the same reason again is said again.
     await act({ kind: 'type', ref: email, text: 'ada' });
     const again = await act({ kind: 'click', ref: submit, snapshot: 'diff' });
     const now = await ctx.d.inPage<string>("document.querySelector('input').validationMessage");
     expect(now).not.toBe(reason);
-    expect(again.snapshot!.snapshot).toContain(`textbox "Email" [required] [invalid=${JSON.stringify(now)}] [${email}]: "ada"`);
+    expect(again.snapshot!.snapshot).toContain(
+      `textbox "Email" [required] [invalid=${JSON.stringify(now)}] [${email}]: "ada"`,
+    );
     const same = await act({ kind: 'click', ref: submit, snapshot: 'diff' });
-    expect(same.snapshot!.snapshot).toBe(`= textbox "Email" [required] [invalid=${JSON.stringify(now)}] [${email}]: "ada"`);
+    expect(same.snapshot!.snapshot).toBe(
+      `= textbox "Email" [required] [invalid=${JSON.stringify(now)}] [${email}]: "ada"`,
+    );
     expect(await ctx.d.inPage<string>('location.pathname')).toBe('/signup');
   });
 

@@ -29,7 +29,6 @@ const shape = (snap: Snapshot) => snap.snapshot.replace(/\[e\d+\]/g, '[ref]').sp
 describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver) => {
   const ctx = useAgentDriver(makeDriver);
 
-
   const open = async (route: string) => {
     const res = await ctx.d.api('POST', '/navigate', { url: ctx.pages.url(route), targetId: ctx.d.targetId });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -51,11 +50,22 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
 
   it('reads open shadow roots and what their slots show', async () => {
     await open('/snap/shadow');
-    expect(shape(await snapshot())).toEqual(['button "Shadow button" [ref]', 'link "light link" [ref]', 'textbox "Shadow input" [ref]']);
+    expect(shape(await snapshot())).toEqual([
+      'button "Shadow button" [ref]',
+      'link "light link" [ref]',
+      'textbox "Shadow input" [ref]',
+    ]);
     const snap = await snapshot();
     await click(refOf(snap, 'button', 'Shadow button'));
-    await ctx.d.api('POST', '/act', { kind: 'type', ref: refOf(snap, 'textbox', 'Shadow input'), text: 'in the shadow', targetId: ctx.d.targetId });
-    expect(await ctx.d.inPage("document.getElementById('host').shadowRoot.querySelector('input').value")).toBe('in the shadow');
+    await ctx.d.api('POST', '/act', {
+      kind: 'type',
+      ref: refOf(snap, 'textbox', 'Shadow input'),
+      text: 'in the shadow',
+      targetId: ctx.d.targetId,
+    });
+    expect(await ctx.d.inPage("document.getElementById('host').shadowRoot.querySelector('input').value")).toBe(
+      'in the shadow',
+    );
   });
 
   it('nests same- and cross-origin frames below their iframes, and acts inside both', async () => {
@@ -64,11 +74,20 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
       const s = await snapshot();
       return s.snapshot.split('button "Inner"').length === 3 ? s : undefined;
     });
-    expect(shape(snap)).toEqual(['heading "Frames" [level=1]', 'iframe "Same" [ref]:', '  button "Inner" [ref]', 'iframe "Other" [ref]:', '  button "Inner" [ref]']);
+    expect(shape(snap)).toEqual([
+      'heading "Frames" [level=1]',
+      'iframe "Same" [ref]:',
+      '  button "Inner" [ref]',
+      'iframe "Other" [ref]:',
+      '  button "Inner" [ref]',
+    ]);
     await click(refOf(snap, 'button', 'Inner', 0));
     await click(refOf(snap, 'button', 'Inner', 1));
     const after = await snapshot();
-    expect(shape(after).filter((l) => l.includes('Pressed'))).toEqual(['  button "Pressed" [ref]', '  button "Pressed" [ref]']);
+    expect(shape(after).filter((l) => l.includes('Pressed'))).toEqual([
+      '  button "Pressed" [ref]',
+      '  button "Pressed" [ref]',
+    ]);
     // One frame alone, by its iframe's ref; the refs are the same numbers as in the whole page.
     const other = await snapshot(`&frame=${refOf(after, 'iframe', 'Other')}`);
     expect(shape(other)).toEqual(['button "Pressed" [ref]']);
@@ -78,14 +97,28 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
   it('leaves out what is hidden (closed menus, display, visibility, aria-hidden, templates) and shows it once open', async () => {
     await open('/snap/hidden');
     const snap = await snapshot();
-    expect(shape(snap)).toEqual(['navigation "Main":', '  button "Menu" [collapsed] [ref]', 'button "Shown again" [ref]']);
+    expect(shape(snap)).toEqual([
+      'navigation "Main":',
+      '  button "Menu" [collapsed] [ref]',
+      'button "Shown again" [ref]',
+    ]);
     await click(refOf(snap, 'button', 'Menu'));
-    expect(shape(await snapshot())).toEqual(['navigation "Main":', '  button "Menu" [expanded] [ref]', '  link "Hidden item" [ref]', 'button "Shown again" [ref]']);
+    expect(shape(await snapshot())).toEqual([
+      'navigation "Main":',
+      '  button "Menu" [expanded] [ref]',
+      '  link "Hidden item" [ref]',
+      'button "Shown again" [ref]',
+    ]);
   });
 
   it('names icon-only controls by aria-label, ::before/::after content and title', async () => {
     await open('/snap/icons');
-    expect(shape(await snapshot())).toEqual(['button "Close" [ref]', 'button "Search" [ref]', 'button "Next" [ref]', 'link "Home" [ref]']);
+    expect(shape(await snapshot())).toEqual([
+      'button "Close" [ref]',
+      'button "Search" [ref]',
+      'button "Next" [ref]',
+      'link "Home" [ref]',
+    ]);
   });
 
   it('names fields by label for=, a wrapping label, aria-labelledby and placeholder', async () => {
@@ -105,7 +138,13 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     expect(shape(snap)).toEqual(['textbox "Notes" [ref]: "hello world"', 'text: "plain paragraph"']);
     await click(refOf(snap, 'textbox', 'Notes'));
     await ctx.d.api('POST', '/act', { kind: 'press', key: 'End', targetId: ctx.d.targetId });
-    await ctx.d.api('POST', '/act', { kind: 'type', ref: refOf(snap, 'textbox', 'Notes'), text: ' again', slowly: true, targetId: ctx.d.targetId });
+    await ctx.d.api('POST', '/act', {
+      kind: 'type',
+      ref: refOf(snap, 'textbox', 'Notes'),
+      text: ' again',
+      slowly: true,
+      targetId: ctx.d.targetId,
+    });
     expect(shape(await snapshot())[0]).toBe('textbox "Notes" [ref]: "hello world again"');
   });
 
@@ -114,7 +153,11 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     const snap = await snapshot();
     expect(shape(snap)).toEqual(['button "More" [collapsed] [ref]']);
     await click(refOf(snap, 'button', 'More'));
-    expect(shape(await snapshot())).toEqual(['button "More" [expanded] [ref]', 'text: "Folded text"', 'button "Inside" [ref]']);
+    expect(shape(await snapshot())).toEqual([
+      'button "More" [expanded] [ref]',
+      'text: "Folded text"',
+      'button "Inside" [ref]',
+    ]);
   });
 
   it('shows an open <dialog> with what is in it, and not a closed one', async () => {
@@ -136,7 +179,9 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
         seen.add(ref);
       }
       if (!part.truncated) break;
-      expect(part.snapshot).toMatch(new RegExp(`… cut at 20000 characters: \\d+ more lines, \\d+ more refs; continue with after=${part.next}$`));
+      expect(part.snapshot).toMatch(
+        new RegExp(`… cut at 20000 characters: \\d+ more lines, \\d+ more refs; continue with after=${part.next}$`),
+      );
       query = `&maxChars=20000&after=${part.next}`;
     }
     expect(parts).toBeGreaterThan(2);
@@ -152,10 +197,19 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     const first = await snapshot();
     expect(first.truncated).toBe(true); // the page is far over the budget …
     const field = refOf(first, 'textbox', 'Search');
-    const typed = await ctx.d.api('POST', '/act', { kind: 'type', ref: field, text: 'lobster', snapshot: 'diff', targetId: ctx.d.targetId });
+    const typed = await ctx.d.api('POST', '/act', {
+      kind: 'type',
+      ref: field,
+      text: 'lobster',
+      snapshot: 'diff',
+      targetId: ctx.d.targetId,
+    });
     expect(typed.status, JSON.stringify(typed.body)).toBe(200);
     // … and its diff is the one line that changed, with the same ref.
-    expect(typed.body.snapshot).toMatchObject({ diff: { since: first.id, added: 0, removed: 0, changed: 1 }, truncated: false });
+    expect(typed.body.snapshot).toMatchObject({
+      diff: { since: first.id, added: 0, removed: 0, changed: 1 },
+      truncated: false,
+    });
     expect(typed.body.snapshot.snapshot).toBe(`~ textbox "Search" [${field}]: "lobster"`);
     await click(refOf(first, 'button', 'Go'));
     const since = await snapshot(`&since=${typed.body.snapshot.id}`);

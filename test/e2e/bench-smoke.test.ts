@@ -8,33 +8,75 @@ const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../
 /** The benchmark's quick run, as a smoke test: it must run every case and report numbers (mcp-tasks fails the run if a task's end state is wrong). No thresholds. */
 describe('npm run bench -- --quick --json', () => {
   it('runs every case against real Chromium and prints one JSON document', async () => {
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BENCH, '--quick', '--json']);
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.stderr.on('data', (d) => (err += d));
-      child.once('exit', (c) => resolve({ code: c, stdout: out, stderr: err }));
-    });
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+      (resolve) => {
+        const child = spawn(process.execPath, [BENCH, '--quick', '--json']);
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (err += d));
+        child.once('exit', (c) => resolve({ code: c, stdout: out, stderr: err }));
+      },
+    );
     expect(code, stderr).toBe(0);
     const report = JSON.parse(stdout);
-    expect(report.machine).toMatchObject({ cpus: expect.any(Number), node: process.version, chromium: expect.stringMatching(/^Chrome\//), quick: true });
+    expect(report.machine).toMatchObject({
+      cpus: expect.any(Number),
+      node: process.version,
+      chromium: expect.stringMatching(/^Chrome\//),
+      quick: true,
+    });
     const names = report.cases.map((c: { name: string }) => c.name);
-    expect(names).toEqual(['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'relay-hop', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'mcp-tasks', 'network-flood', 'managed-start', 'fan-out', 'many-profiles', 'many-tabs', 'target-fuzz']);
+    expect(names).toEqual([
+      'cdp-rtt',
+      'pw-evaluate',
+      'screenshot',
+      'event-flood',
+      'relay-hop',
+      'snapshot-scale',
+      'snapshot-corpus',
+      'live-view',
+      'cli',
+      'mcp-tools',
+      'mcp-tasks',
+      'network-flood',
+      'managed-start',
+      'fan-out',
+      'many-profiles',
+      'many-tabs',
+      'target-fuzz',
+    ]);
     expect(report.cases.filter((c: { pending?: string }) => c.pending)).toEqual([]);
     for (const c of report.cases) {
       if ('pending' in c) continue;
-      expect(c).toMatchObject({ unit: expect.any(String), value: expect.any(Number), target: expect.any(String), ok: expect.any(Boolean) });
+      expect(c).toMatchObject({
+        unit: expect.any(String),
+        value: expect.any(Number),
+        target: expect.any(String),
+        ok: expect.any(Boolean),
+      });
       expect(Number.isFinite(c.value), c.name).toBe(true);
       if (c.ratio !== undefined) expect(c.ratio, c.name).toBeGreaterThan(0);
     }
-    const lost = report.cases.filter((c: { details?: { lost?: number } }) => c.details?.lost !== undefined).map((c: { details: { lost: number } }) => c.details.lost);
+    const lost = report.cases
+      .filter((c: { details?: { lost?: number } }) => c.details?.lost !== undefined)
+      .map((c: { details: { lost: number } }) => c.details.lost);
     expect(lost).toEqual([0, 0]); // event-flood and fan-out deliver every event, even in the quick run
     // The scale cases' correctness holds in the quick run too: no failed agent step, every client told of every tab.
-    const scale = Object.fromEntries(report.cases.filter((c: { name: string }) => c.name.startsWith('many-')).map((c: { name: string; details: object }) => [c.name, c.details]));
+    const scale = Object.fromEntries(
+      report.cases
+        .filter((c: { name: string }) => c.name.startsWith('many-'))
+        .map((c: { name: string; details: object }) => [c.name, c.details]),
+    );
     expect(scale['many-profiles']).toMatchObject({ errors: 0 });
     // The target fuzz's quick run breaks nothing either.
     expect(report.cases.find((c: { name: string }) => c.name === 'target-fuzz')).toMatchObject({ value: 0, ok: true });
-    expect(scale['many-tabs']).toMatchObject({ wrong: 0, invariantBreaks: 0, toldPerClient: '20/20/20', listedPerClient: '20/20/20', evaluations: 20 });
+    expect(scale['many-tabs']).toMatchObject({
+      wrong: 0,
+      invariantBreaks: 0,
+      toldPerClient: '20/20/20',
+      listedPerClient: '20/20/20',
+      evaluations: 20,
+    });
   }, 300_000);
 });

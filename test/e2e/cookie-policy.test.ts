@@ -34,7 +34,11 @@ describe('cookies under the origin policy, through the relay', () => {
     // The person said not to be asked before an export (asked by default on their browser).
     const set = await d.api('POST', '/policy', { block: ['http://localhost:*'], ask: [] });
     expect(set.status).toBe(200);
-    const version = await (await fetch(`${d.server.server.relay.url}/json/version`, { headers: { Authorization: `Bearer ${d.server.token}` } })).json();
+    const version = await (
+      await fetch(`${d.server.server.relay.url}/json/version`, {
+        headers: { Authorization: `Bearer ${d.server.token}` },
+      })
+    ).json();
     wsUrl = version.webSocketDebuggerUrl;
   });
   afterAll(async () => {
@@ -82,8 +86,14 @@ describe('cookies under the origin policy, through the relay', () => {
     const client = await CdpClient.connect(wsUrl);
     try {
       const { sessionId } = await client.send('Target.attachToTarget', { targetId: d.targetId, flatten: true });
-      await expect(client.send('Network.setCookie', { name: 'planted', value: 'x', url: blockedUrl }, sessionId)).rejects.toThrow(/block http:\/\/localhost:\*/);
-      await expect(client.send('Storage.setCookies', { cookies: [{ name: 'planted', value: 'x', domain: 'localhost', path: '/' }] })).rejects.toThrow(/no cookie was set/);
+      await expect(
+        client.send('Network.setCookie', { name: 'planted', value: 'x', url: blockedUrl }, sessionId),
+      ).rejects.toThrow(/block http:\/\/localhost:\*/);
+      await expect(
+        client.send('Storage.setCookies', {
+          cookies: [{ name: 'planted', value: 'x', domain: 'localhost', path: '/' }],
+        }),
+      ).rejects.toThrow(/no cookie was set/);
     } finally {
       await client.close();
     }
@@ -105,14 +115,48 @@ describe('cookies under the origin policy, on a managed profile', () => {
 
   it('leaves a blocked host’s cookie out of the storage export and refuses importing one', async () => {
     const { d } = ctx;
-    const imported = await d.api('POST', '/storage-state', { state: { cookies: [{ name: SECRET, value: 's3cret', domain: 'localhost', path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Lax' }], origins: [] } });
+    const imported = await d.api('POST', '/storage-state', {
+      state: {
+        cookies: [
+          {
+            name: SECRET,
+            value: 's3cret',
+            domain: 'localhost',
+            path: '/',
+            expires: -1,
+            httpOnly: true,
+            secure: false,
+            sameSite: 'Lax',
+          },
+        ],
+        origins: [],
+      },
+    });
     expect(imported.status).toBe(200);
     // In the browser, and exported, while nothing blocks it.
-    expect((await d.api('GET', '/storage-state')).body.state.cookies.map((c: { name: string }) => c.name)).toContain(SECRET);
+    expect((await d.api('GET', '/storage-state')).body.state.cookies.map((c: { name: string }) => c.name)).toContain(
+      SECRET,
+    );
     await d.api('POST', '/policy', { block: ['http://localhost:*'] });
     const exported = await d.api('GET', '/storage-state');
     expect(exported.body.state.cookies.map((c: { name: string }) => c.name)).not.toContain(SECRET);
-    const again = await d.api('POST', '/storage-state', { state: { cookies: [{ name: 'planted', value: 'x', domain: 'localhost', path: '/', expires: -1, httpOnly: false, secure: false, sameSite: 'Lax' }], origins: [] } });
+    const again = await d.api('POST', '/storage-state', {
+      state: {
+        cookies: [
+          {
+            name: 'planted',
+            value: 'x',
+            domain: 'localhost',
+            path: '/',
+            expires: -1,
+            httpOnly: false,
+            secure: false,
+            sameSite: 'Lax',
+          },
+        ],
+        origins: [],
+      },
+    });
     expect(again.status).toBe(403);
     expect(again.body.error.code).toBe('origin_blocked');
   });

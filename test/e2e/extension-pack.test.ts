@@ -44,37 +44,51 @@ describe('the store build of the extension', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'clawd-store-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('is an MV3 zip without a key that loads, and connects to a relay that lists its id', { timeout: 90_000 }, async () => {
-    await new Promise<void>((resolve, reject) => execFile(process.execPath, [path.join(ROOT, 'scripts', 'pack-extension.mjs')], (error) => (error ? reject(error) : resolve())));
-    const unpacked = path.join(dir, 'extension');
-    const names = unzip(readFileSync(path.join(ROOT, 'dist', `clawd-extension-${VERSION}.zip`)), unpacked);
-    expect(names).toContain('manifest.json');
-    expect(names.some((n) => n.endsWith('.map'))).toBe(false);
-    const manifest = JSON.parse(readFileSync(path.join(unpacked, 'manifest.json'), 'utf8'));
-    expect(manifest.manifest_version).toBe(3);
-    expect(manifest).not.toHaveProperty('key');
+  it(
+    'is an MV3 zip without a key that loads, and connects to a relay that lists its id',
+    { timeout: 90_000 },
+    async () => {
+      await new Promise<void>((resolve, reject) =>
+        execFile(process.execPath, [path.join(ROOT, 'scripts', 'pack-extension.mjs')], (error) =>
+          error ? reject(error) : resolve(),
+        ),
+      );
+      const unpacked = path.join(dir, 'extension');
+      const names = unzip(readFileSync(path.join(ROOT, 'dist', `clawd-extension-${VERSION}.zip`)), unpacked);
+      expect(names).toContain('manifest.json');
+      expect(names.some((n) => n.endsWith('.map'))).toBe(false);
+      const manifest = JSON.parse(readFileSync(path.join(unpacked, 'manifest.json'), 'utf8'));
+      expect(manifest.manifest_version).toBe(3);
+      expect(manifest).not.toHaveProperty('key');
 
-    const id = unpackedExtensionId(unpacked);
-    const server = await startTestServer();
-    const browser = await TestBrowser.launch({ extensionDir: unpacked, extensionId: id });
-    try {
-      // Not listed yet: refused like any other extension.
-      const extensionUrl = `ws://127.0.0.1:${server.server.relay.port}/extension?token=${server.token}`;
-      expect(await upgradeStatus(extensionUrl, {}, `chrome-extension://${id}`)).toBe(403);
-      await server.stop();
-      await loadConfig(server.home);
-      await updateConfig(server.home, (config) => ({ ...config, relay: { extensionIds: [id] } }));
-      const listed = await startTestServer({ home: server.home });
+      const id = unpackedExtensionId(unpacked);
+      const server = await startTestServer();
+      const browser = await TestBrowser.launch({ extensionDir: unpacked, extensionId: id });
       try {
-        await browser.configureExtension(listed.server.relay.port, listed.token);
-        await until('the store build to connect', () => listed.server.relay.switchboard.extensionConnected, 15_000);
-        expect(await upgradeStatus(`ws://127.0.0.1:${listed.server.relay.port}/extension?token=${listed.token}`, {}, 'chrome-extension://abcdefghijklmnopabcdefghijklmnop')).toBe(403);
+        // Not listed yet: refused like any other extension.
+        const extensionUrl = `ws://127.0.0.1:${server.server.relay.port}/extension?token=${server.token}`;
+        expect(await upgradeStatus(extensionUrl, {}, `chrome-extension://${id}`)).toBe(403);
+        await server.stop();
+        await loadConfig(server.home);
+        await updateConfig(server.home, (config) => ({ ...config, relay: { extensionIds: [id] } }));
+        const listed = await startTestServer({ home: server.home });
+        try {
+          await browser.configureExtension(listed.server.relay.port, listed.token);
+          await until('the store build to connect', () => listed.server.relay.switchboard.extensionConnected, 15_000);
+          expect(
+            await upgradeStatus(
+              `ws://127.0.0.1:${listed.server.relay.port}/extension?token=${listed.token}`,
+              {},
+              'chrome-extension://abcdefghijklmnopabcdefghijklmnop',
+            ),
+          ).toBe(403);
+        } finally {
+          await listed.close();
+        }
       } finally {
-        await listed.close();
+        await browser.close();
+        await server.close();
       }
-    } finally {
-      await browser.close();
-      await server.close();
-    }
-  });
+    },
+  );
 });

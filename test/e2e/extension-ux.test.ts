@@ -16,11 +16,15 @@ describe('the extension as a user meets it', () => {
   it('shows ! with the reason on a chrome:// page instead of failing silently', async () => {
     const tab = await e2e.browser.openTab('chrome://version');
     const tabId = await until('the chrome:// tab id', () =>
-      e2e.browser.swEval<number | undefined>(`chrome.tabs.query({}).then(ts => ts.find(t => (t.url || t.pendingUrl || '').startsWith('chrome://version'))?.id)`),
+      e2e.browser.swEval<number | undefined>(
+        `chrome.tabs.query({}).then(ts => ts.find(t => (t.url || t.pendingUrl || '').startsWith('chrome://version'))?.id)`,
+      ),
     );
     // Chrome resets a tab's badge and title when its navigation commits: click once it has loaded,
     // or the reset can land between the badge and title reads.
-    await until('the chrome:// tab to load', () => e2e.browser.swEval<boolean>(`chrome.tabs.get(${tabId}).then(t => t.status === 'complete')`));
+    await until('the chrome:// tab to load', () =>
+      e2e.browser.swEval<boolean>(`chrome.tabs.get(${tabId}).then(t => t.status === 'complete')`),
+    );
     await e2e.browser.clickToolbar(tab);
     const badge = await until('the error badge', async () => {
       const b = await e2e.browser.badge(tabId);
@@ -36,7 +40,12 @@ describe('the extension as a user meets it', () => {
     const before = await e2e.sessionIdOf(tab.pageTargetId);
     const browser = await chromium.connectOverCDP(e2e.relay.cdpHttpUrl);
     try {
-      const page = await until('the page', () => browser.contexts()[0]?.pages().find((p) => p.url() === e2e.pages.url('/form')));
+      const page = await until('the page', () =>
+        browser
+          .contexts()[0]
+          ?.pages()
+          .find((p) => p.url() === e2e.pages.url('/form')),
+      );
       await page.goto(e2e.pages.otherSiteUrl('/console'));
       expect(await page.evaluate(() => location.host)).toBe(`localhost:${e2e.pages.port}`);
       await page.goto(e2e.pages.url('/'));
@@ -47,7 +56,9 @@ describe('the extension as a user meets it', () => {
     expect(await e2e.sessionIdOf(tab.pageTargetId)).toBe(before);
     const listed = await e2e.json<Array<{ id: string; url: string; title: string }>>('/json/list');
     await until('the list to show the new url', async () => {
-      const entry = (await e2e.json<Array<{ id: string; url: string }>>('/json/list')).find((t) => t.id === tab.pageTargetId);
+      const entry = (await e2e.json<Array<{ id: string; url: string }>>('/json/list')).find(
+        (t) => t.id === tab.pageTargetId,
+      );
       return entry?.url === e2e.pages.url('/');
     });
     expect(listed.some((t) => t.id === tab.pageTargetId)).toBe(true);
@@ -58,11 +69,19 @@ describe('the extension as a user meets it', () => {
     await e2e.attach(tab);
     const browser = await chromium.connectOverCDP(e2e.relay.cdpHttpUrl);
     try {
-      const page = await until('the page', () => browser.contexts()[0]?.pages().find((p) => p.url() === e2e.pages.url('/console')));
+      const page = await until('the page', () =>
+        browser
+          .contexts()[0]
+          ?.pages()
+          .find((p) => p.url() === e2e.pages.url('/console')),
+      );
       const closed = new Promise<void>((resolve) => page.once('close', () => resolve()));
       await e2e.browser.cdp.send('Target.closeTarget', { targetId: tab.pageTargetId }); // the user closes the tab
       await closed;
-      await until('the tab to leave /json/list', async () => !(await e2e.json<Array<{ id: string }>>('/json/list')).some((t) => t.id === tab.pageTargetId));
+      await until(
+        'the tab to leave /json/list',
+        async () => !(await e2e.json<Array<{ id: string }>>('/json/list')).some((t) => t.id === tab.pageTargetId),
+      );
       expect(browser.isConnected()).toBe(true);
     } finally {
       await browser.close();
@@ -73,16 +92,33 @@ describe('the extension as a user meets it', () => {
     const tab = await e2e.browser.openTab(`${EXTENSION_ORIGIN}/options.html`);
     const session = await e2e.browser.pageSession(tab.pageTargetId);
     const evaluate = async (expression: string) =>
-      (await e2e.browser.cdp.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, session)).result.value;
-    await until('the options form to load the saved settings', async () => (await evaluate("document.getElementById('port').value")) === String(e2e.relay.port));
+      (await e2e.browser.cdp.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, session))
+        .result.value;
+    await until(
+      'the options form to load the saved settings',
+      async () => (await evaluate("document.getElementById('port').value")) === String(e2e.relay.port),
+    );
     expect(await evaluate("document.getElementById('token').value")).toBe(e2e.relay.token);
     const test = async (token: string) => {
-      await evaluate(`document.getElementById('result').textContent = ''; document.getElementById('token').value = ${JSON.stringify(token)}; document.getElementById('test').click()`);
-      return until('a verdict', async () => (await evaluate("document.getElementById('result').textContent")) || undefined);
+      await evaluate(
+        `document.getElementById('result').textContent = ''; document.getElementById('token').value = ${JSON.stringify(token)}; document.getElementById('test').click()`,
+      );
+      return until(
+        'a verdict',
+        async () => (await evaluate("document.getElementById('result').textContent")) || undefined,
+      );
     };
-    expect(await test('not-the-token')).toBe('The relay rejected the token: paste the output of `clawd token` into the options.');
+    expect(await test('not-the-token')).toBe(
+      'The relay rejected the token: paste the output of `clawd token` into the options.',
+    );
     expect(await test(e2e.relay.token)).toMatch(/^Connected: clawd \S+ on port \d+ accepts this token\.$/);
-    expect(await until('the live status', async () => (await evaluate("document.getElementById('live').textContent")).startsWith('Status: connected') || undefined)).toBe(true);
+    expect(
+      await until(
+        'the live status',
+        async () =>
+          (await evaluate("document.getElementById('live').textContent")).startsWith('Status: connected') || undefined,
+      ),
+    ).toBe(true);
   });
 });
 
@@ -119,13 +155,19 @@ describe('settings', () => {
       expect(await browser.optionsStatus()).toMatch(/^Status: connected/);
       await other.configureExtension(relay.port, relay.token);
       // The second browser replaces the first, which must not fight back on its own.
-      await until('the second browser to take over', async () => /^Status: connected/.test(await other.optionsStatus()));
+      await until('the second browser to take over', async () =>
+        /^Status: connected/.test(await other.optionsStatus()),
+      );
       await quiet(4_000); // longer than the reconnect backoff
       expect(await other.optionsStatus()).toMatch(/^Status: connected/);
-      expect(await browser.optionsStatus()).toMatch(/^Status: error \(another browser connected to the relay; click the clawd button to take it back\)/);
+      expect(await browser.optionsStatus()).toMatch(
+        /^Status: error \(another browser connected to the relay; click the clawd button to take it back\)/,
+      );
       // The first browser's click takes the relay back and hands its tab over.
       await browser.clickToolbar(page);
-      await until('the first browser\'s tab to be attached', () => relay.relay.switchboard.tabs().some((t) => t.targetId === page.pageTargetId));
+      await until("the first browser's tab to be attached", () =>
+        relay.relay.switchboard.tabs().some((t) => t.targetId === page.pageTargetId),
+      );
       expect(await browser.optionsStatus()).toMatch(/^Status: connected/);
     } finally {
       await other.close();
@@ -143,6 +185,8 @@ describe('settings', () => {
       return b.text === '!' ? b : undefined;
     });
     expect(badge.title).toBe('clawd: set the relay token in the extension options (run `clawd token`)');
-    await until('the options page to open', async () => (await browser!.targets('page')).some((t) => t.url === `${EXTENSION_ORIGIN}/options.html`));
+    await until('the options page to open', async () =>
+      (await browser!.targets('page')).some((t) => t.url === `${EXTENSION_ORIGIN}/options.html`),
+    );
   });
 });

@@ -63,7 +63,12 @@ describe('faults', () => {
     try {
       const started = Date.now();
       await until('the extension to reconnect', () => restarted.switchboard.extensionConnected, 5_000, 20);
-      await until('the tab to reappear', () => restarted.switchboard.tabs().some((t) => t.targetId === tab.pageTargetId), 5_000 - (Date.now() - started), 20);
+      await until(
+        'the tab to reappear',
+        () => restarted.switchboard.tabs().some((t) => t.targetId === tab.pageTargetId),
+        5_000 - (Date.now() - started),
+        20,
+      );
       const browser = await chromium.connectOverCDP(`${restarted.url}/?token=${token}`);
       const page = await until('the page', () => browser.contexts()[0]?.pages()[0]);
       expect(await page.evaluate(() => document.title)).toBe('form');
@@ -80,15 +85,23 @@ describe('faults', () => {
     await e2e.attach(tab);
     const client = await CdpClient.connect(e2e.relay.cdpWsUrl);
     const { sessionId } = await client.send('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true });
-    const forever = client.send('Runtime.evaluate', { expression: 'new Promise(() => {})', awaitPromise: true }, sessionId);
+    const forever = client.send(
+      'Runtime.evaluate',
+      { expression: 'new Promise(() => {})', awaitPromise: true },
+      sessionId,
+    );
     forever.catch(() => {});
     await quiet(200); // the command is in the tab by now
 
     await e2e.browser.terminateWorker();
-    await expect(within(3_000, forever, 'the pending command')).rejects.toThrow(/Runtime\.evaluate.*extension disconnected/);
+    await expect(within(3_000, forever, 'the pending command')).rejects.toThrow(
+      /Runtime\.evaluate.*extension disconnected/,
+    );
 
     const later = client.send('DOM.getDocument', {}, sessionId);
-    await expect(within(10_000, later, 'the new command')).rejects.toThrow(/DOM\.getDocument was not sent: the clawd extension is not connected/);
+    await expect(within(10_000, later, 'the new command')).rejects.toThrow(
+      /DOM\.getDocument was not sent: the clawd extension is not connected/,
+    );
     // The client itself is still served.
     expect((await client.send('Browser.getVersion')).product).toMatch(/^Chrome\//);
     await client.close();

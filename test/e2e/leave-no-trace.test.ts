@@ -14,7 +14,8 @@ describe("an agent's session leaves the user's tab as it found it", () => {
     const tab = await e2e.browser.openTab(e2e.pages.url('/form'));
     await e2e.attach(tab);
     const harness = await e2e.browser.pageSession(tab.pageTargetId);
-    const inPage = async (expression: string) => (await e2e.browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true }, harness)).result.value;
+    const inPage = async (expression: string) =>
+      (await e2e.browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true }, harness)).result.value;
 
     const browser = await chromium.connectOverCDP(e2e.relay.cdpHttpUrl);
     const page = await until('the page', () => browser.contexts()[0]?.pages()[0]);
@@ -25,7 +26,10 @@ describe("an agent's session leaves the user's tab as it found it", () => {
     expect(await inPage('window.leftover === true')).toBe(true);
 
     await browser.close();
-    await until('the dark override to go', async () => (await inPage('matchMedia("(prefers-color-scheme: dark)").matches')) === false);
+    await until(
+      'the dark override to go',
+      async () => (await inPage('matchMedia("(prefers-color-scheme: dark)").matches')) === false,
+    );
     await e2e.browser.cdp.send('Page.reload', {}, harness);
     await until('the page to reload', async () => (await inPage('document.readyState')) === 'complete');
     expect(await inPage('window.leftover === undefined')).toBe(true);

@@ -36,16 +36,34 @@ describe.runIf(headedTestsRun())('the live view of a background tab in a headed 
   it('shows a tab hidden behind another live, and follows its changes', async () => {
     const tab = await browser.openTab(pages.url('/live'));
     await browser.clickToolbar(tab);
-    await until('the tab to be attached', () => server.server.relay.switchboard.tabs().some((t) => t.targetId === tab.pageTargetId));
+    await until('the tab to be attached', () =>
+      server.server.relay.switchboard.tabs().some((t) => t.targetId === tab.pageTargetId),
+    );
     const front = await browser.openTab('about:blank');
     await browser.cdp.send('Target.activateTarget', { targetId: front.pageTargetId });
-    const { sessionId } = await browser.cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true });
-    const inTab = async <T>(expression: string) => (await browser.cdp.send<{ result: { value: T } }>('Runtime.evaluate', { expression, returnByValue: true }, sessionId)).result.value;
-    await until('the tab to be hidden behind the other', async () => (await inTab<string>('document.visibilityState')) === 'hidden');
+    const { sessionId } = await browser.cdp.send<{ sessionId: string }>('Target.attachToTarget', {
+      targetId: tab.pageTargetId,
+      flatten: true,
+    });
+    const inTab = async <T>(expression: string) =>
+      (
+        await browser.cdp.send<{ result: { value: T } }>(
+          'Runtime.evaluate',
+          { expression, returnByValue: true },
+          sessionId,
+        )
+      ).result.value;
+    await until(
+      'the tab to be hidden behind the other',
+      async () => (await inTab<string>('document.visibilityState')) === 'hidden',
+    );
 
     const frames: Buffer[] = [];
     const states: string[] = [];
-    const viewer = new WebSocket(`${server.controlUrl.replace('http', 'ws')}/view/ws?profile=chrome&targetId=${tab.pageTargetId}`, { headers: { Authorization: `Bearer ${server.token}` } });
+    const viewer = new WebSocket(
+      `${server.controlUrl.replace('http', 'ws')}/view/ws?profile=chrome&targetId=${tab.pageTargetId}`,
+      { headers: { Authorization: `Bearer ${server.token}` } },
+    );
     viewer.on('message', (data, binary) => {
       if (!binary) {
         const update = JSON.parse(data.toString());

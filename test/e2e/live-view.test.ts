@@ -17,7 +17,10 @@ type Rgb = [number, number, number];
 function usePerson(): { readonly browser: Browser } {
   let browser: Browser | undefined;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS.filter((f) => !f.startsWith('--headless')) });
+    browser = await chromium.launch({
+      executablePath: chromiumPath(),
+      args: CHROMIUM_FLAGS.filter((f) => !f.startsWith('--headless')),
+    });
   });
   afterAll(async () => browser?.close());
   return {
@@ -43,7 +46,9 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
   const out = () => ctx.d.inPage<string>('document.getElementById("out").textContent');
   const act = (body: Record<string, unknown>) => ctx.d.api('POST', '/act', { targetId: ctx.d.targetId, ...body });
   const pressRef = async () => {
-    const snap = (await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`)).body as { refs: Record<string, { name: string }> };
+    const snap = (await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`)).body as {
+      refs: Record<string, { name: string }>;
+    };
     return Object.entries(snap.refs).find(([, r]) => r.name === 'Press')![0];
   };
   /** Where a point of the tab's page is on the person's screen. */
@@ -62,7 +67,10 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
       [x, y, viewport.width],
     );
   const near = (a: Rgb, b: Rgb) => a.every((v, i) => Math.abs(v - b[i]!) < 40);
-  const holder = async () => ((await ctx.d.api('GET', '/tabs')).body.tabs as Array<{ targetId: string; holder?: { kind: string } }>).find((t) => t.targetId === ctx.d.targetId)?.holder;
+  const holder = async () =>
+    ((await ctx.d.api('GET', '/tabs')).body.tabs as Array<{ targetId: string; holder?: { kind: string } }>).find(
+      (t) => t.targetId === ctx.d.targetId,
+    )?.holder;
 
   beforeAll(async () => {
     await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/live'), targetId: ctx.d.targetId });
@@ -78,13 +86,22 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
   it('shows the tab, and the picture follows what the agent changes', async () => {
     await until('the first picture', async () => near(await pixel(100, 100), [0, 200, 0]), 10_000);
     expect(view.url()).not.toContain('code='); // the one-time code leaves the address bar
-    const snap = (await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`)).body as { refs: Record<string, { name: string }> };
+    const snap = (await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`)).body as {
+      refs: Record<string, { name: string }>;
+    };
     const paint = Object.entries(snap.refs).find(([, r]) => r.name === 'Paint')![0];
     expect((await act({ kind: 'click', ref: paint })).status).toBe(200);
     await until('the new picture', async () => near(await pixel(100, 100), [0, 0, 220]), 5_000);
     expect(await view.locator('#address').inputValue()).toBe(ctx.pages.url('/live'));
     // What the agent did is listed beside the picture as it happens (the action log).
-    await until('the click listed', async () => (await view.getByRole('region', { name: 'What agents did in this tab' }).textContent())?.includes(`click ${paint} button "Paint"`), 5_000);
+    await until(
+      'the click listed',
+      async () =>
+        (await view.getByRole('region', { name: 'What agents did in this tab' }).textContent())?.includes(
+          `click ${paint} button "Paint"`,
+        ),
+      5_000,
+    );
     // Where the eye goes: above the fold, not under the picture.
     const list = await view.getByRole('region', { name: 'What agents did in this tab' }).boundingBox();
     expect(list!.y + 40).toBeLessThan(800);
@@ -118,11 +135,21 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
 
   it('hands over with a reason; the person acts and gives it back; `clawd handoff --wait` exits 0', async () => {
     await ctx.d.inPage('scrollTo(0, 0); document.getElementById("field").value = ""');
-    const waiting = ctx.d.server.cli(['handoff', 'Log in, then press Done', '--wait', '--profile', ctx.d.profile, '--target', ctx.d.targetId], 60_000);
-    await until('the reason shown', async () => (await view.locator('#reason').textContent()) === 'Log in, then press Done', 10_000);
+    const waiting = ctx.d.server.cli(
+      ['handoff', 'Log in, then press Done', '--wait', '--profile', ctx.d.profile, '--target', ctx.d.targetId],
+      60_000,
+    );
+    await until(
+      'the reason shown',
+      async () => (await view.locator('#reason').textContent()) === 'Log in, then press Done',
+      10_000,
+    );
     const refused = await act({ kind: 'click', ref: await pressRef() });
     expect(refused.status).toBe(423);
-    expect(refused.body.error).toMatchObject({ code: 'user_in_control', message: expect.stringContaining('Log in, then press Done') });
+    expect(refused.body.error).toMatchObject({
+      code: 'user_in_control',
+      message: expect.stringContaining('Log in, then press Done'),
+    });
     expect(await out()).toBe('pressed 2');
 
     const input = await onScreen(450, 160);
@@ -141,12 +168,18 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
     const before = await out();
     const press = await onScreen(400, 70);
     await view.mouse.click(press.x, press.y);
-    await until('watch-only shown', async () => (await view.locator('#notice').textContent())?.includes('watch-only'), 5_000);
+    await until(
+      'watch-only shown',
+      async () => (await view.locator('#notice').textContent())?.includes('watch-only'),
+      5_000,
+    );
     expect(await out()).toBe(before);
 
     await view.getByRole('button', { name: 'Take over' }).click();
     await until('the person holds the tab', async () => (await holder())?.kind === 'person');
-    expect((await act({ kind: 'click', ref: await pressRef(), session: 'alpha' })).body.error.code).toBe('user_in_control');
+    expect((await act({ kind: 'click', ref: await pressRef(), session: 'alpha' })).body.error.code).toBe(
+      'user_in_control',
+    );
     const moved = await onScreen(400, 70); // the control bar now says more: the picture may have moved
     await view.mouse.click(moved.x, moved.y);
     await until('the person pressed', async () => (await out()) !== before);
@@ -159,14 +192,21 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
     await view.locator('#address').fill(ctx.pages.url('/form'));
     await view.locator('#address').press('Enter');
     await until('the tab on /form', async () => (await path()) === '/form');
-    await until('the address bar to follow', async () => (await view.locator('#address').inputValue()) === ctx.pages.url('/form'));
+    await until(
+      'the address bar to follow',
+      async () => (await view.locator('#address').inputValue()) === ctx.pages.url('/form'),
+    );
     await view.getByRole('button', { name: 'Back', exact: true }).click();
     await until('the tab back on /live', async () => (await path()) === '/live');
     await view.getByRole('button', { name: 'Forward', exact: true }).click();
     await until('the tab forward on /form', async () => (await path()) === '/form');
     await view.locator('#address').fill('file:///etc/passwd');
     await view.locator('#address').press('Enter');
-    await until('the refusal shown', async () => /http/.test((await view.locator('#notice').textContent()) ?? ''), 5_000);
+    await until(
+      'the refusal shown',
+      async () => /http/.test((await view.locator('#notice').textContent()) ?? ''),
+      5_000,
+    );
     expect(await path()).toBe('/form');
     await view.getByRole('button', { name: 'Done — give it back' }).click();
     await until('the tab given back', async () => (await holder()) === undefined);
@@ -178,7 +218,11 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
     const questions = view.getByRole('region', { name: 'Questions for you' });
     try {
       const denied = ctx.d.api('POST', '/navigate', { targetId: ctx.d.targetId, url: elsewhere, timeoutMs: 20_000 });
-      await until('the question shown', async () => ((await questions.textContent()) ?? '').includes(`navigate ${elsewhere}`), 10_000);
+      await until(
+        'the question shown',
+        async () => ((await questions.textContent()) ?? '').includes(`navigate ${elsewhere}`),
+        10_000,
+      );
       expect(await questions.textContent()).toContain('going to a site it has not been on before');
       await questions.getByRole('button', { name: 'Deny' }).click();
       expect((await denied).body.error.code).toBe('person_declined');
@@ -186,7 +230,11 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
       await until('the question gone', async () => await questions.isHidden(), 5_000);
 
       const allowed = ctx.d.api('POST', '/navigate', { targetId: ctx.d.targetId, url: elsewhere, timeoutMs: 20_000 });
-      await until('the question shown again', async () => await questions.getByRole('button', { name: 'Allow' }).isVisible(), 10_000);
+      await until(
+        'the question shown again',
+        async () => await questions.getByRole('button', { name: 'Allow' }).isVisible(),
+        10_000,
+      );
       await questions.getByRole('button', { name: 'Allow' }).click();
       expect((await allowed).status).toBe(200);
       expect(await ctx.d.inPage<string>('location.hostname')).toBe('localhost');
@@ -204,10 +252,19 @@ describe('live view viewers', () => {
   it('fits a phone-sized screen and works from the keyboard alone', async () => {
     await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/live'), targetId: ctx.d.targetId });
     const link = (await ctx.d.server.cli(['view', '--profile', 'clawd', '--target', ctx.d.targetId])).stdout.trim();
-    const phone = await person.browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, hasTouch: true, isMobile: true });
+    const phone = await person.browser.newPage({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      hasTouch: true,
+      isMobile: true,
+    });
     try {
       await phone.goto(link);
-      await until('the first picture', async () => Number(await phone.locator('#screen').getAttribute('data-frames')) > 0, 10_000);
+      await until(
+        'the first picture',
+        async () => Number(await phone.locator('#screen').getAttribute('data-frames')) > 0,
+        10_000,
+      );
       expect(await phone.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
       const canvas = (await phone.locator('#screen').boundingBox())!;
       expect(canvas.width).toBeLessThanOrEqual(390);
@@ -222,7 +279,10 @@ describe('live view viewers', () => {
       expect(reached).toEqual(['tab', 'take', 'back', 'forward', 'reload', 'address', 'go', 'keys', 'keys']);
       // In the picture keys go to the tab: that Tab did not move focus, it took the free tab for
       // the person; Shift+Escape leaves the picture for the "Done" button.
-      const holder = async () => ((await ctx.d.api('GET', '/tabs')).body.tabs as Array<{ targetId: string; holder?: { kind: string } }>).find((t) => t.targetId === ctx.d.targetId)?.holder;
+      const holder = async () =>
+        ((await ctx.d.api('GET', '/tabs')).body.tabs as Array<{ targetId: string; holder?: { kind: string } }>).find(
+          (t) => t.targetId === ctx.d.targetId,
+        )?.holder;
       await until('the person holds the tab', async () => (await holder())?.kind === 'person');
       await phone.locator('#done').waitFor({ state: 'visible', timeout: 10_000 });
       await phone.keyboard.press('Shift+Escape');
@@ -244,17 +304,30 @@ describe('live view viewers', () => {
     }
   });
 
-  it('shows a remote profile\'s tab too, and the page lists tabs as they open (from /events)', async () => {
+  it("shows a remote profile's tab too, and the page lists tabs as they open (from /events)", async () => {
     const status = (await ctx.d.api('GET', '/')).body as { cdpUrl: string };
-    expect((await ctx.d.server.api('POST', '/profiles/create', { body: { name: 'far', cdpUrl: status.cdpUrl } })).status).toBe(201);
+    expect(
+      (await ctx.d.server.api('POST', '/profiles/create', { body: { name: 'far', cdpUrl: status.cdpUrl } })).status,
+    ).toBe(201);
     const link = (await ctx.d.server.cli(['view', '--profile', 'far', '--target', ctx.d.targetId])).stdout.trim();
     const page = await person.browser.newPage();
     try {
       await page.goto(link);
-      await until('the remote tab picked', async () => (await page.locator('#tab').inputValue()) === `far|${ctx.d.targetId}`);
-      await until('the first picture of the remote tab', async () => Number(await page.locator('#screen').getAttribute('data-frames')) > 0, 10_000);
+      await until(
+        'the remote tab picked',
+        async () => (await page.locator('#tab').inputValue()) === `far|${ctx.d.targetId}`,
+      );
+      await until(
+        'the first picture of the remote tab',
+        async () => Number(await page.locator('#screen').getAttribute('data-frames')) > 0,
+        10_000,
+      );
       const opened = (await ctx.d.api('POST', '/tabs/open', { url: ctx.pages.url('/form') })).body.targetId as string;
-      await until('the new tab listed', async () => (await page.locator('#tab option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).includes(`clawd|${opened}`));
+      await until('the new tab listed', async () =>
+        (
+          await page.locator('#tab option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))
+        ).includes(`clawd|${opened}`),
+      );
       await ctx.d.api('DELETE', `/tabs/${opened}`);
     } finally {
       await page.close();
@@ -263,7 +336,10 @@ describe('live view viewers', () => {
   });
 
   it('a viewer that stops reading holds at most one frame, and another keeps getting frames', async () => {
-    expect((await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/live?animate=1'), targetId: ctx.d.targetId })).status).toBe(200);
+    expect(
+      (await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/live?animate=1'), targetId: ctx.d.targetId }))
+        .status,
+    ).toBe(200);
     const url = `${ctx.d.server.controlUrl.replace('http', 'ws')}/view/ws?profile=clawd&targetId=${ctx.d.targetId}`;
     const open = (onFrame: (ws: WebSocket, data: Buffer) => void) =>
       new Promise<WebSocket>((resolve, reject) => {
@@ -293,16 +369,28 @@ describe('live view viewers', () => {
       slow.close();
       fast.close();
     }
-    await until('the screencast to stop with its last viewer', () => ctx.d.server.server.control.views.viewerStats().length === 0);
+    await until(
+      'the screencast to stop with its last viewer',
+      () => ctx.d.server.server.control.views.viewerStats().length === 0,
+    );
   });
 });
 
 describe('a take-over nobody watches', () => {
   const ctx = useAgentDriver((pages) => managedDriver(pages, { takeoverGraceMs: 300 }));
-  const holder = async () => ((await ctx.d.api('GET', '/tabs')).body.tabs as Array<{ targetId: string; holder?: { kind: string; takenOver?: boolean } }>).find((t) => t.targetId === ctx.d.targetId)?.holder;
+  const holder = async () =>
+    (
+      (await ctx.d.api('GET', '/tabs')).body.tabs as Array<{
+        targetId: string;
+        holder?: { kind: string; takenOver?: boolean };
+      }>
+    ).find((t) => t.targetId === ctx.d.targetId)?.holder;
   const watch = () =>
     new Promise<WebSocket>((resolve, reject) => {
-      const ws = new WebSocket(`${ctx.d.server.controlUrl.replace('http', 'ws')}/view/ws?profile=clawd&targetId=${ctx.d.targetId}`, { headers: { Authorization: `Bearer ${ctx.d.server.token}` } });
+      const ws = new WebSocket(
+        `${ctx.d.server.controlUrl.replace('http', 'ws')}/view/ws?profile=clawd&targetId=${ctx.d.targetId}`,
+        { headers: { Authorization: `Bearer ${ctx.d.server.token}` } },
+      );
       ws.once('open', () => resolve(ws)).once('error', reject);
     });
 
@@ -320,7 +408,11 @@ describe('a take-over nobody watches', () => {
       viewer.send(JSON.stringify({ t: 'mouse', type: 'mousePressed', x: 'left', y: 1 }));
       viewer.send(Buffer.from([1, 2, 3]));
       await until('three refusals', () => updates.filter((u) => u.t === 'error').length === 3);
-      expect(updates.filter((u) => u.t === 'error').map((u) => u.message)).toEqual(['not JSON', 'x must be a number from -100000 to 100000', 'the view sends JSON text messages only']);
+      expect(updates.filter((u) => u.t === 'error').map((u) => u.message)).toEqual([
+        'not JSON',
+        'x must be a number from -100000 to 100000',
+        'the view sends JSON text messages only',
+      ]);
       expect(await holder()).toBeUndefined(); // nothing reached the tab
       await until('the first frame', () => frames > 0);
       const seen = frames;

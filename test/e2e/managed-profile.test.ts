@@ -18,12 +18,20 @@ describe('the managed clawd profile', () => {
     await pages?.close();
   });
   const userDataDir = () => path.join(t.home, 'profiles', 'clawd', 'user-data');
-  const exitType = () => JSON.parse(readFileSync(path.join(userDataDir(), 'Default', 'Preferences'), 'utf8')).profile.exit_type;
+  const exitType = () =>
+    JSON.parse(readFileSync(path.join(userDataDir(), 'Default', 'Preferences'), 'utf8')).profile.exit_type;
 
   it('starts, lists, opens, focuses and closes tabs, and stops, through the API', async () => {
     const started = await t.api('POST', '/start');
     expect(started.status).toBe(200);
-    expect(started.body).toMatchObject({ profile: 'clawd', running: true, cdpReady: true, pid: expect.any(Number), userDataDir: userDataDir(), browser: expect.stringMatching(/^Chrome\/\d+/) });
+    expect(started.body).toMatchObject({
+      profile: 'clawd',
+      running: true,
+      cdpReady: true,
+      pid: expect.any(Number),
+      userDataDir: userDataDir(),
+      browser: expect.stringMatching(/^Chrome\/\d+/),
+    });
     expect(started.body.userDataDir.startsWith(t.home)).toBe(true);
     expect(await readDecoration(userDataDir())).toEqual({ name: 'clawd', color: '#FF4500' });
 
@@ -35,9 +43,17 @@ describe('the managed clawd profile', () => {
     });
     expect(list.length).toBeGreaterThanOrEqual(2); // and the start page
     const prefix = opened.body.targetId.slice(0, 10);
-    expect((await t.api('POST', '/tabs/focus', { body: { targetId: prefix } })).body.targetId).toBe(opened.body.targetId);
+    expect((await t.api('POST', '/tabs/focus', { body: { targetId: prefix } })).body.targetId).toBe(
+      opened.body.targetId,
+    );
     expect((await t.api('DELETE', `/tabs/${prefix}`)).body.targetId).toBe(opened.body.targetId);
-    await until('the tab to close', async () => !(await t.api('GET', '/tabs')).body.tabs.some((tab: { targetId: string }) => tab.targetId === opened.body.targetId));
+    await until(
+      'the tab to close',
+      async () =>
+        !(await t.api('GET', '/tabs')).body.tabs.some(
+          (tab: { targetId: string }) => tab.targetId === opened.body.targetId,
+        ),
+    );
 
     const pid = started.body.pid as number;
     const singletonFolder = path.dirname(readlinkSync(path.join(userDataDir(), 'SingletonSocket')));
@@ -85,8 +101,11 @@ describe('the managed clawd profile', () => {
     // A helper the browser has forked but not yet exec'd still shows the browser's command line
     // for a moment (seen once in CI), so the list is read until it settles; a second browser
     // would stay in it and fail this.
-    const browsers = async () => (await processesUsing(userDataDir())).filter((p) => !/\s--type=/.test(p.args)).map((p) => p.pid);
-    await until('one browser process for the profile', async () => (await browsers()).length === 1, 5_000).catch(() => undefined);
+    const browsers = async () =>
+      (await processesUsing(userDataDir())).filter((p) => !/\s--type=/.test(p.args)).map((p) => p.pid);
+    await until('one browser process for the profile', async () => (await browsers()).length === 1, 5_000).catch(
+      () => undefined,
+    );
     expect(await browsers()).toEqual([a.body.pid]);
     await t.api('POST', '/stop');
   });

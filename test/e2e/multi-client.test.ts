@@ -23,23 +23,36 @@ describe('several CDP clients share one extension tab', () => {
     opened.push(browser);
     return browser;
   }
-  const pwPage = (browser: Browser) => until('the tab in Playwright', () => browser.contexts()[0]?.pages().find((p) => p.url() === formUrl()));
+  const pwPage = (browser: Browser) =>
+    until('the tab in Playwright', () =>
+      browser
+        .contexts()[0]
+        ?.pages()
+        .find((p) => p.url() === formUrl()),
+    );
 
   it('two Playwright clients and Puppeteer drive the same tab at once; one leaving does not disturb the others', async () => {
     const a = await playwright();
     const b = await playwright();
-    const p: PuppeteerBrowser = await puppeteer.connect({ browserWSEndpoint: e2e.relay.cdpWsUrl, defaultViewport: null });
+    const p: PuppeteerBrowser = await puppeteer.connect({
+      browserWSEndpoint: e2e.relay.cdpWsUrl,
+      defaultViewport: null,
+    });
     opened.push(p);
     const pageA = await pwPage(a);
     const pageB = await pwPage(b);
-    const pageP = await until('the tab in Puppeteer', async () => (await p.pages()).find((pg) => pg.url() === formUrl()));
+    const pageP = await until('the tab in Puppeteer', async () =>
+      (await p.pages()).find((pg) => pg.url() === formUrl()),
+    );
 
     // Each sees what the others did: one page, three drivers.
     await pageA.fill('#name', 'from A');
     expect(await pageB.inputValue('#name')).toBe('from A');
     expect(await pageP.$eval('#name', (el) => (el as HTMLInputElement).value)).toBe('from A');
     await pageP.type('#name', ' and P');
-    expect(await pageA.evaluate(() => (document.querySelector('#name') as HTMLInputElement).value)).toBe('from A and P');
+    expect(await pageA.evaluate(() => (document.querySelector('#name') as HTMLInputElement).value)).toBe(
+      'from A and P',
+    );
 
     // A disconnects; B and Puppeteer carry on.
     await a.close();
@@ -62,9 +75,16 @@ describe('several CDP clients share one extension tab', () => {
     const late = await playwright();
     const latePage = await until('the tab in the late client', () => late.contexts()[0]?.pages()[0]);
     expect(await latePage.evaluate(() => document.title)).toBe('outer');
-    const frame = await until('the cross-site frame in the late client', () => latePage.frames().find((f) => f.url() === e2e.pages.otherSiteUrl('/framed')));
+    const frame = await until('the cross-site frame in the late client', () =>
+      latePage.frames().find((f) => f.url() === e2e.pages.otherSiteUrl('/framed')),
+    );
     expect(await frame.textContent('#state')).toBe('not clicked');
     await frame.click('#inner');
-    expect(await firstPage.frames().find((f) => f.url().includes('/framed'))!.textContent('#state')).toBe('clicked in frame');
+    expect(
+      await firstPage
+        .frames()
+        .find((f) => f.url().includes('/framed'))!
+        .textContent('#state'),
+    ).toBe('clicked in frame');
   });
 });

@@ -45,8 +45,13 @@ async function startSites(): Promise<SiteServer> {
         </script>`);
     }
     if (url.pathname === '/redirect') return void res.writeHead(302, { location: `${blockedOrigin}/redirected` }).end();
-    if (url.pathname === '/login') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>login</title><label>Password <input type="password" id="pw"></label>');
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>reached ${url.pathname}</title><p>reached</p>`);
+    if (url.pathname === '/login')
+      return void res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<!doctype html><title>login</title><label>Password <input type="password" id="pw"></label>');
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!doctype html><title>reached ${url.pathname}</title><p>reached</p>`);
   });
   server.on('upgrade', (req, socket) => {
     if (req.headers.host?.startsWith('localhost')) blockedHits.push(`upgrade ${req.url}`);
@@ -58,10 +63,11 @@ async function startSites(): Promise<SiteServer> {
     allowed: (path) => `http://127.0.0.1:${port}${path}`,
     blocked: (path) => `http://localhost:${port}${path}`,
     blockedHits,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -83,109 +89,169 @@ describe.each([
 
   const act = (body: Record<string, unknown>) => d.api('POST', '/act', { targetId: d.targetId, ...body });
   const refOf = async (name: string) => {
-    const snap = (await d.api('GET', `/snapshot?targetId=${d.targetId}`)).body as { refs: Record<string, { name: string }> };
+    const snap = (await d.api('GET', `/snapshot?targetId=${d.targetId}`)).body as {
+      refs: Record<string, { name: string }>;
+    };
     return Object.entries(snap.refs).find(([, r]) => r.name === name)![0];
   };
   const title = () => d.inPage<string>('document.title');
 
-  it('keeps every way in off a blocked origin, and lets it in once the rule is lifted', { timeout: 90_000 }, async () => {
-    const set = await d.api('POST', '/policy', { allow: ['http://127.0.0.1:*'] });
-    expect(set.status, JSON.stringify(set.body)).toBe(200);
-    expect(set.body).toMatchObject({ profile: d.profile, source: 'profile', allow: ['http://127.0.0.1:*'] });
-    expect((await d.api('GET', '/policy')).body).toMatchObject({ source: 'profile', allow: ['http://127.0.0.1:*'] });
-    expect((await d.server.cli(['doctor'])).stdout).toMatch(new RegExp(`^✓ policy ${d.profile}: its own: allow http://127\\.0\\.0\\.1:\\*$`, 'm'));
+  it(
+    'keeps every way in off a blocked origin, and lets it in once the rule is lifted',
+    { timeout: 90_000 },
+    async () => {
+      const set = await d.api('POST', '/policy', { allow: ['http://127.0.0.1:*'] });
+      expect(set.status, JSON.stringify(set.body)).toBe(200);
+      expect(set.body).toMatchObject({ profile: d.profile, source: 'profile', allow: ['http://127.0.0.1:*'] });
+      expect((await d.api('GET', '/policy')).body).toMatchObject({ source: 'profile', allow: ['http://127.0.0.1:*'] });
+      expect((await d.server.cli(['doctor'])).stdout).toMatch(
+        new RegExp(`^✓ policy ${d.profile}: its own: allow http://127\\.0\\.0\\.1:\\*$`, 'm'),
+      );
 
-    // The agent API refuses before anything loads, naming the rule.
-    const refused = await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.blocked('/navigated') });
-    expect(refused.status).toBe(403);
-    expect(refused.body.error).toMatchObject({ code: 'origin_blocked', message: expect.stringContaining(`http://localhost:${new URL(sites.blocked('/')).port} is not in the allowed origins (http://127.0.0.1:*)`) });
-    expect((await d.api('POST', '/tabs/open', { url: sites.blocked('/opened') })).status).toBe(403);
+      // The agent API refuses before anything loads, naming the rule.
+      const refused = await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.blocked('/navigated') });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({
+        code: 'origin_blocked',
+        message: expect.stringContaining(
+          `http://localhost:${new URL(sites.blocked('/')).port} is not in the allowed origins (http://127.0.0.1:*)`,
+        ),
+      });
+      expect((await d.api('POST', '/tabs/open', { url: sites.blocked('/opened') })).status).toBe(403);
 
-    // In the browser: a link click, a redirect, window.open and fetch() all stay off it.
-    expect((await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/start') })).status).toBe(200);
-    expect((await act({ kind: 'click', ref: await refOf('fetch') })).status).toBe(200);
-    await until('the fetch to fail', async () => (await d.inPage<string>('document.getElementById("fetched").textContent')) === 'failed');
-    expect((await act({ kind: 'click', ref: await refOf('popup') })).status).toBe(200);
-    expect((await act({ kind: 'click', ref: await refOf('away') })).status).toBe(200);
-    await until('the blocked page to name the rule', async () => (await title()) === 'Blocked by clawd');
-    expect(await d.inPage<string>('document.body.innerText')).toContain('is not in the allowed origins (http://127.0.0.1:*)');
-    const redirected = await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/redirect') });
-    expect([200, 502, 422]).toContain(redirected.status); // the load itself may be reported as failed
-    await until('the redirect to be stopped', async () => (await title()) === 'Blocked by clawd');
+      // In the browser: a link click, a redirect, window.open and fetch() all stay off it.
+      expect((await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/start') })).status).toBe(
+        200,
+      );
+      expect((await act({ kind: 'click', ref: await refOf('fetch') })).status).toBe(200);
+      await until(
+        'the fetch to fail',
+        async () => (await d.inPage<string>('document.getElementById("fetched").textContent')) === 'failed',
+      );
+      expect((await act({ kind: 'click', ref: await refOf('popup') })).status).toBe(200);
+      expect((await act({ kind: 'click', ref: await refOf('away') })).status).toBe(200);
+      await until('the blocked page to name the rule', async () => (await title()) === 'Blocked by clawd');
+      expect(await d.inPage<string>('document.body.innerText')).toContain(
+        'is not in the allowed origins (http://127.0.0.1:*)',
+      );
+      const redirected = await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/redirect') });
+      expect([200, 502, 422]).toContain(redirected.status); // the load itself may be reported as failed
+      await until('the redirect to be stopped', async () => (await title()) === 'Blocked by clawd');
 
-    // A raw CDP client gets the same refusal.
-    if (kind === 'extension') {
-      const browser = await chromium.connectOverCDP(d.server.server.relay.url + `/?token=${d.server.token}`);
-      try {
-        const page = await until('an attached page in Playwright', () => browser.contexts()[0]?.pages()[0]);
-        await expect(page.goto(sites.blocked('/raw'))).rejects.toThrow(/origin_blocked|not in the allowed origins/);
-      } finally {
-        await browser.close();
+      // A raw CDP client gets the same refusal.
+      if (kind === 'extension') {
+        const browser = await chromium.connectOverCDP(d.server.server.relay.url + `/?token=${d.server.token}`);
+        try {
+          const page = await until('an attached page in Playwright', () => browser.contexts()[0]?.pages()[0]);
+          await expect(page.goto(sites.blocked('/raw'))).rejects.toThrow(/origin_blocked|not in the allowed origins/);
+        } finally {
+          await browser.close();
+        }
+      } else {
+        const status = (await d.api('GET', '/')).body as { cdpUrl: string };
+        const browser = await chromium.connectOverCDP(status.cdpUrl);
+        try {
+          const page = browser.contexts()[0]!.pages()[0]!;
+          const response = await page.goto(sites.blocked('/raw'));
+          expect(response?.status()).toBe(403);
+          expect(await page.title()).toBe('Blocked by clawd');
+        } finally {
+          await browser.close();
+        }
       }
-    } else {
-      const status = (await d.api('GET', '/')).body as { cdpUrl: string };
-      const browser = await chromium.connectOverCDP(status.cdpUrl);
-      try {
-        const page = browser.contexts()[0]!.pages()[0]!;
-        const response = await page.goto(sites.blocked('/raw'));
-        expect(response?.status()).toBe(403);
-        expect(await page.title()).toBe('Blocked by clawd');
-      } finally {
-        await browser.close();
+      await quiet(300); // anything that slipped through would have reached the server by now
+      expect(sites.blockedHits).toEqual([]);
+
+      if (kind === 'extension') {
+        // The person's own tabs stay theirs: a tab they open on the blocked origin loads, and so
+        // does a popup of a tab they did not hand over (the rules hold only the agent's tabs).
+        const browser = d.browser!;
+        const own = await browser.openTab(sites.blocked('/persons-tab'));
+        await until("the person's tab to load", async () =>
+          (await browser.targets('page')).some(
+            (t) => t.targetId === own.pageTargetId && t.title === 'reached /persons-tab',
+          ),
+        );
+        const theirs = await browser.openTab(sites.allowed('/start'));
+        const session = await browser.pageSession(theirs.pageTargetId);
+        await browser.cdp.send(
+          'Runtime.evaluate',
+          { expression: "document.getElementById('popup').click()", userGesture: true },
+          session,
+        );
+        await until("the person's popup to load", () => sites.blockedHits.includes('/popup'));
+        const popup = await until("the person's popup tab", async () =>
+          (await browser.targets('page')).find((t) => t.url === sites.blocked('/popup')),
+        );
+        for (const tab of [own.pageTargetId, theirs.pageTargetId, popup.targetId])
+          await browser.cdp.send('Target.closeTarget', { targetId: tab });
+        await quiet(300);
+        // (Their page's own WebSockets and favicons reached it too: theirs, not held.)
+        expect(
+          new Set(sites.blockedHits.filter((hit) => !hit.startsWith('upgrade') && hit !== '/favicon.ico')),
+        ).toEqual(new Set(['/persons-tab', '/popup']));
+        sites.blockedHits.length = 0;
       }
-    }
-    await quiet(300); // anything that slipped through would have reached the server by now
-    expect(sites.blockedHits).toEqual([]);
 
-    if (kind === 'extension') {
-      // The person's own tabs stay theirs: a tab they open on the blocked origin loads, and so
-      // does a popup of a tab they did not hand over (the rules hold only the agent's tabs).
-      const browser = d.browser!;
-      const own = await browser.openTab(sites.blocked('/persons-tab'));
-      await until("the person's tab to load", async () => (await browser.targets('page')).some((t) => t.targetId === own.pageTargetId && t.title === 'reached /persons-tab'));
-      const theirs = await browser.openTab(sites.allowed('/start'));
-      const session = await browser.pageSession(theirs.pageTargetId);
-      await browser.cdp.send('Runtime.evaluate', { expression: "document.getElementById('popup').click()", userGesture: true }, session);
-      await until("the person's popup to load", () => sites.blockedHits.includes('/popup'));
-      const popup = await until("the person's popup tab", async () => (await browser.targets('page')).find((t) => t.url === sites.blocked('/popup')));
-      for (const tab of [own.pageTargetId, theirs.pageTargetId, popup.targetId]) await browser.cdp.send('Target.closeTarget', { targetId: tab });
-      await quiet(300);
-      // (Their page's own WebSockets and favicons reached it too: theirs, not held.)
-      expect(new Set(sites.blockedHits.filter((hit) => !hit.startsWith('upgrade') && hit !== '/favicon.ico'))).toEqual(new Set(['/persons-tab', '/popup']));
-      sites.blockedHits.length = 0;
-    }
+      // Lifted: the same navigation loads.
+      const lifted = await d.api('POST', '/policy', {});
+      expect(lifted.body).toMatchObject({ source: 'none' });
+      const loaded = await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.blocked('/navigated') });
+      expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
+      expect(sites.blockedHits.filter((p) => p !== '/favicon.ico')).toEqual(['/navigated']);
 
-    // Lifted: the same navigation loads.
-    const lifted = await d.api('POST', '/policy', {});
-    expect(lifted.body).toMatchObject({ source: 'none' });
-    const loaded = await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.blocked('/navigated') });
-    expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
-    expect(sites.blockedHits.filter((p) => p !== '/favicon.ico')).toEqual(['/navigated']);
+      // A password typed by a named agent session: in the log by its length only.
+      const secret = `hunter-${kind}-4242`;
+      await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/login'), session: 'alpha' });
+      expect((await act({ kind: 'type', ref: await refOf('Password'), text: secret, session: 'alpha' })).status).toBe(
+        200,
+      );
+      await d.api('DELETE', `/tabs/${d.targetId}/hold?session=alpha`);
 
-    // A password typed by a named agent session: in the log by its length only.
-    const secret = `hunter-${kind}-4242`;
-    await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/login'), session: 'alpha' });
-    expect((await act({ kind: 'type', ref: await refOf('Password'), text: secret, session: 'alpha' })).status).toBe(200);
-    await d.api('DELETE', `/tabs/${d.targetId}/hold?session=alpha`);
-
-    const log = (await d.api('GET', '/log?limit=100')).body as { entries: Array<Record<string, any>> };
-    const kinds = log.entries.map((e) => `${e.kind} ${e.outcome}`);
-    expect(kinds).toEqual(expect.arrayContaining(['policySet ok', 'navigate origin_blocked', 'tabOpen origin_blocked', 'navigate ok', 'click ok', 'type ok']));
-    const refusedEntry = log.entries.find((e) => e.kind === 'navigate' && e.outcome === 'origin_blocked')!;
-    expect(refusedEntry).toMatchObject({ profile: d.profile, url: sites.blocked('/navigated'), detail: expect.stringContaining('not in the allowed origins') });
-    expect(log.entries.find((e) => e.kind === 'click')).toMatchObject({ targetId: d.targetId, element: { ref: expect.stringMatching(/^e\d+$/), role: 'button', name: 'fetch' }, outcome: 'ok', durationMs: expect.any(Number) });
-    if (kind === 'managed') expect(kinds).toContain('blocked origin_blocked'); // what the browser itself was kept from loading
-    const typed = log.entries.find((e) => e.kind === 'type')!;
-    expect(typed).toMatchObject({ session: 'alpha', element: { role: 'textbox', name: 'Password' }, text: { length: secret.length } });
-    expect(typed.text.value).toBeUndefined();
-    const alpha = (await d.api('GET', '/log?session=alpha')).body.entries as Array<{ session?: string; kind: string }>;
-    expect(alpha.map((e) => e.kind)).toEqual(['navigate', 'type']);
-    const files = readdirSync(path.join(d.server.home, 'log'));
-    expect(files).toEqual([expect.stringMatching(/^actions-\d{4}-\d{2}-\d{2}\.jsonl$/)]);
-    const file = path.join(d.server.home, 'log', files[0]!);
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(readFileSync(file, 'utf8')).not.toContain(secret);
-    const printed = await d.server.cli(['log', '--profile', d.profile, '--session', 'alpha']);
-    expect(printed.stdout).toMatch(/ alpha type e\d+ textbox "Password" \(\d+ characters\) .*→ ok \d+ ms$/m);
-  });
+      const log = (await d.api('GET', '/log?limit=100')).body as { entries: Array<Record<string, any>> };
+      const kinds = log.entries.map((e) => `${e.kind} ${e.outcome}`);
+      expect(kinds).toEqual(
+        expect.arrayContaining([
+          'policySet ok',
+          'navigate origin_blocked',
+          'tabOpen origin_blocked',
+          'navigate ok',
+          'click ok',
+          'type ok',
+        ]),
+      );
+      const refusedEntry = log.entries.find((e) => e.kind === 'navigate' && e.outcome === 'origin_blocked')!;
+      expect(refusedEntry).toMatchObject({
+        profile: d.profile,
+        url: sites.blocked('/navigated'),
+        detail: expect.stringContaining('not in the allowed origins'),
+      });
+      expect(log.entries.find((e) => e.kind === 'click')).toMatchObject({
+        targetId: d.targetId,
+        element: { ref: expect.stringMatching(/^e\d+$/), role: 'button', name: 'fetch' },
+        outcome: 'ok',
+        durationMs: expect.any(Number),
+      });
+      if (kind === 'managed') expect(kinds).toContain('blocked origin_blocked'); // what the browser itself was kept from loading
+      const typed = log.entries.find((e) => e.kind === 'type')!;
+      expect(typed).toMatchObject({
+        session: 'alpha',
+        element: { role: 'textbox', name: 'Password' },
+        text: { length: secret.length },
+      });
+      expect(typed.text.value).toBeUndefined();
+      const alpha = (await d.api('GET', '/log?session=alpha')).body.entries as Array<{
+        session?: string;
+        kind: string;
+      }>;
+      expect(alpha.map((e) => e.kind)).toEqual(['navigate', 'type']);
+      const files = readdirSync(path.join(d.server.home, 'log'));
+      expect(files).toEqual([expect.stringMatching(/^actions-\d{4}-\d{2}-\d{2}\.jsonl$/)]);
+      const file = path.join(d.server.home, 'log', files[0]!);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readFileSync(file, 'utf8')).not.toContain(secret);
+      const printed = await d.server.cli(['log', '--profile', d.profile, '--session', 'alpha']);
+      expect(printed.stdout).toMatch(/ alpha type e\d+ textbox "Password" \(\d+ characters\) .*→ ok \d+ ms$/m);
+    },
+  );
 });

@@ -17,7 +17,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 function npm(args: string[], cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('npm', args, { cwd, timeout: 120_000 }, (error, stdout, stderr) => (error ? reject(new Error(`npm ${args.join(' ')}: ${error.message}\n${stderr}`)) : resolve(stdout)));
+    execFile('npm', args, { cwd, timeout: 120_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`npm ${args.join(' ')}: ${error.message}\n${stderr}`)) : resolve(stdout),
+    );
   });
 }
 
@@ -30,7 +32,19 @@ describe('the installed package', () => {
     // The build is already there (npm test builds first): pack it as it is, without prepack.
     await npm(['pack', '--ignore-scripts', '--pack-destination', dir], ROOT);
     const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
-    await npm(['install', '-g', '--prefix', path.join(dir, 'prefix'), path.join(dir, tarball), '--prefer-offline', '--no-audit', '--no-fund'], dir);
+    await npm(
+      [
+        'install',
+        '-g',
+        '--prefix',
+        path.join(dir, 'prefix'),
+        path.join(dir, tarball),
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+      ],
+      dir,
+    );
     bin = path.join(dir, 'prefix', 'bin', 'clawd');
     pages = await startPageServer();
   }, 180_000);
@@ -39,28 +53,41 @@ describe('the installed package', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('runs: its version, a serve that names its own extension folder, an agent command on a managed profile', { timeout: 120_000 }, async () => {
-    const installed = path.join(dir, 'prefix', 'lib', 'node_modules', 'clawd-browser');
-    expect(existsSync(path.join(installed, 'test'))).toBe(false); // only what is needed ships
-    expect((await runCli(['--version'], {}, 15_000, bin)).stdout.trim()).toBe(VERSION);
-    const home = path.join(dir, 'home');
-    const extension = path.join(installed, 'dist', 'extension');
-    expect((await runCli(['extension-path', '--home', home], {}, 15_000, bin)).stdout.trim()).toBe(extension);
-    const serve = await startCli(['serve', '--home', home, '--relay-port', '0', '--control-port', '0'], /Press Ctrl\+C/, {}, bin);
-    try {
-      expect(serve.stdout()).toContain(`Extension    ${extension}`);
-      expect(existsSync(path.join(extension, 'manifest.json'))).toBe(true);
-      const control = serve.stdout().match(/Control API\s+(\S+)/)![1]!;
-      expect(await (await fetch(control)).json()).toMatchObject({ ok: true, name: 'clawd-browser', version: VERSION });
-      const cli = (args: string[]) => runCli([...args, '--home', home], {}, 60_000, bin);
-      expect((await cli(['start'])).code).toBe(0);
-      expect((await cli(['navigate', pages.url('/form')])).code).toBe(0);
-      const snapshot = await cli(['snapshot']);
-      expect(snapshot.stdout).toContain('button "Go"');
-      expect((await cli(['stop'])).code).toBe(0);
-    } finally {
-      serve.child.kill('SIGTERM');
-      await new Promise((resolve) => serve.child.once('exit', resolve));
-    }
-  });
+  it(
+    'runs: its version, a serve that names its own extension folder, an agent command on a managed profile',
+    { timeout: 120_000 },
+    async () => {
+      const installed = path.join(dir, 'prefix', 'lib', 'node_modules', 'clawd-browser');
+      expect(existsSync(path.join(installed, 'test'))).toBe(false); // only what is needed ships
+      expect((await runCli(['--version'], {}, 15_000, bin)).stdout.trim()).toBe(VERSION);
+      const home = path.join(dir, 'home');
+      const extension = path.join(installed, 'dist', 'extension');
+      expect((await runCli(['extension-path', '--home', home], {}, 15_000, bin)).stdout.trim()).toBe(extension);
+      const serve = await startCli(
+        ['serve', '--home', home, '--relay-port', '0', '--control-port', '0'],
+        /Press Ctrl\+C/,
+        {},
+        bin,
+      );
+      try {
+        expect(serve.stdout()).toContain(`Extension    ${extension}`);
+        expect(existsSync(path.join(extension, 'manifest.json'))).toBe(true);
+        const control = serve.stdout().match(/Control API\s+(\S+)/)![1]!;
+        expect(await (await fetch(control)).json()).toMatchObject({
+          ok: true,
+          name: 'clawd-browser',
+          version: VERSION,
+        });
+        const cli = (args: string[]) => runCli([...args, '--home', home], {}, 60_000, bin);
+        expect((await cli(['start'])).code).toBe(0);
+        expect((await cli(['navigate', pages.url('/form')])).code).toBe(0);
+        const snapshot = await cli(['snapshot']);
+        expect(snapshot.stdout).toContain('button "Go"');
+        expect((await cli(['stop'])).code).toBe(0);
+      } finally {
+        serve.child.kill('SIGTERM');
+        await new Promise((resolve) => serve.child.once('exit', resolve));
+      }
+    },
+  );
 });

@@ -30,54 +30,90 @@ describe('pairing the extension', () => {
   async function openLink(link: string) {
     const { pageTargetId } = await browser.openTab(link);
     const session = await browser.pageSession(pageTargetId);
-    const evaluate = async <T>(expression: string) => (await browser.cdp.send<{ result: { value: T } }>('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, session)).result.value;
+    const evaluate = async <T>(expression: string) =>
+      (
+        await browser.cdp.send<{ result: { value: T } }>(
+          'Runtime.evaluate',
+          { expression, returnByValue: true, awaitPromise: true },
+          session,
+        )
+      ).result.value;
     const text = (id: string) => evaluate<string>(`document.getElementById(${JSON.stringify(id)})?.textContent ?? ''`);
     const click = async (id: string) => {
-      const box = await evaluate<{ x: number; y: number }>(`(() => { const r = document.getElementById(${JSON.stringify(id)}).getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`);
-      for (const type of ['mousePressed', 'mouseReleased']) await browser.cdp.send('Input.dispatchMouseEvent', { type, x: box.x, y: box.y, button: 'left', clickCount: 1 }, session);
+      const box = await evaluate<{ x: number; y: number }>(
+        `(() => { const r = document.getElementById(${JSON.stringify(id)}).getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
+      );
+      for (const type of ['mousePressed', 'mouseReleased'])
+        await browser.cdp.send(
+          'Input.dispatchMouseEvent',
+          { type, x: box.x, y: box.y, button: 'left', clickCount: 1 },
+          session,
+        );
     };
     return { text, click, evaluate };
   }
 
-  it('pairs on the person\'s confirmation; the extension connects and a click attaches a tab', { timeout: 60_000 }, async () => {
-    const printed = await server.cli(['pair']);
-    expect(printed.code, printed.stderr).toBe(0);
-    const link = printed.stdout.trim().split('\n').find((l) => l.startsWith(EXTENSION_ORIGIN))!;
-    expect(link).toMatch(new RegExp(`^${EXTENSION_ORIGIN}/pair\\.html#port=${server.server.relay.port}&code=[\\w-]+$`));
-    expect(link).not.toContain(server.token);
+  it(
+    "pairs on the person's confirmation; the extension connects and a click attaches a tab",
+    { timeout: 60_000 },
+    async () => {
+      const printed = await server.cli(['pair']);
+      expect(printed.code, printed.stderr).toBe(0);
+      const link = printed.stdout
+        .trim()
+        .split('\n')
+        .find((l) => l.startsWith(EXTENSION_ORIGIN))!;
+      expect(link).toMatch(
+        new RegExp(`^${EXTENSION_ORIGIN}/pair\\.html#port=${server.server.relay.port}&code=[\\w-]+$`),
+      );
+      expect(link).not.toContain(server.token);
 
-    const page = await openLink(link);
-    const port = server.server.relay.port;
-    await until('the question', async () => (await page.text('question')) === `Pair with clawd on port ${port}?`);
-    expect(await page.evaluate<string>('location.href')).not.toContain('code='); // it leaves the address bar
-    expect(server.server.relay.switchboard.extensionConnected).toBe(false); // nothing before the person confirms
-    await page.click('pair');
-    await until('paired', async () => (await page.text('result')).startsWith(`Paired with clawd on port ${port}`));
-    await until('the extension to connect', () => server.server.relay.switchboard.extensionConnected, 15_000);
+      const page = await openLink(link);
+      const port = server.server.relay.port;
+      await until('the question', async () => (await page.text('question')) === `Pair with clawd on port ${port}?`);
+      expect(await page.evaluate<string>('location.href')).not.toContain('code='); // it leaves the address bar
+      expect(server.server.relay.switchboard.extensionConnected).toBe(false); // nothing before the person confirms
+      await page.click('pair');
+      await until('paired', async () => (await page.text('result')).startsWith(`Paired with clawd on port ${port}`));
+      await until('the extension to connect', () => server.server.relay.switchboard.extensionConnected, 15_000);
 
-    const tab = await browser.openTab(pages.url('/form'));
-    await browser.clickToolbar(tab);
-    await until('the tab attached', () => server.server.relay.switchboard.tabs().some((t) => t.targetId === tab.pageTargetId));
+      const tab = await browser.openTab(pages.url('/form'));
+      await browser.clickToolbar(tab);
+      await until('the tab attached', () =>
+        server.server.relay.switchboard.tabs().some((t) => t.targetId === tab.pageTargetId),
+      );
 
-    // The same link again: refused, and nothing changes.
-    const again = await openLink(link);
-    await until('the question', async () => (await again.text('question')).startsWith('Pair with clawd'));
-    await again.click('pair');
-    await until('the refusal', async () => (await again.text('result')).includes('was used already, is older than 10 minutes, or was never issued'));
-  });
+      // The same link again: refused, and nothing changes.
+      const again = await openLink(link);
+      await until('the question', async () => (await again.text('question')).startsWith('Pair with clawd'));
+      await again.click('pair');
+      await until('the refusal', async () =>
+        (await again.text('result')).includes('was used already, is older than 10 minutes, or was never issued'),
+      );
+    },
+  );
 
   it('refuses a code never issued, and a web page (its origin) even with a good code', async () => {
     const claim = (origin: string | undefined, code: string) =>
       rawRequest(server.server.relay.port, '/pair/claim', {
         method: 'POST',
-        headers: { host: `127.0.0.1:${server.server.relay.port}`, 'content-type': 'application/json', ...(origin ? { origin } : {}) },
+        headers: {
+          host: `127.0.0.1:${server.server.relay.port}`,
+          'content-type': 'application/json',
+          ...(origin ? { origin } : {}),
+        },
         body: JSON.stringify({ code }),
       });
     const never = await claim(EXTENSION_ORIGIN, 'never-issued-code');
     expect(never.status).toBe(401);
     expect(never.json().error.code).toBe('unauthorized');
     const { code } = (await server.api('POST', '/pair/codes')).body as { code: string };
-    for (const origin of ['https://evil.example', 'http://127.0.0.1:8080', 'chrome-extension://abcdefghijklmnopabcdefghijklmnop', undefined]) {
+    for (const origin of [
+      'https://evil.example',
+      'http://127.0.0.1:8080',
+      'chrome-extension://abcdefghijklmnopabcdefghijklmnop',
+      undefined,
+    ]) {
       const refused = await claim(origin, code);
       expect(refused.status, String(origin)).toBe(403);
       expect(refused.body).not.toContain(server.token);

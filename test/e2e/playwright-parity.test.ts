@@ -24,7 +24,10 @@ interface Mode {
 
 /** What the page itself says of its permissions. */
 function permissionState(page: Page): Promise<{ geolocation: string; notifications: string }> {
-  return page.evaluate(async () => ({ geolocation: (await navigator.permissions.query({ name: 'geolocation' })).state, notifications: Notification.permission }));
+  return page.evaluate(async () => ({
+    geolocation: (await navigator.permissions.query({ name: 'geolocation' })).state,
+    notifications: Notification.permission,
+  }));
 }
 
 async function plain(): Promise<Mode> {
@@ -32,7 +35,13 @@ async function plain(): Promise<Mode> {
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS });
   const context = await browser.newContext();
   const page = await context.newPage();
-  return { pages, browser, context, page, close: async () => void (await Promise.all([browser.close(), pages.close()])) };
+  return {
+    pages,
+    browser,
+    context,
+    page,
+    close: async () => void (await Promise.all([browser.close(), pages.close()])),
+  };
 }
 
 async function throughRelay(): Promise<Mode> {
@@ -41,11 +50,21 @@ async function throughRelay(): Promise<Mode> {
   await e2e.attach(tab);
   const browser = await chromium.connectOverCDP(e2e.relay.cdpHttpUrl);
   const context = browser.contexts()[0]!;
-  const page = await until('the attached page in Playwright', () => context.pages().find((p) => p.url() === e2e.pages.url('/')));
-  return { pages: e2e.pages, browser, context, page, e2e, tab, close: async () => {
-    await browser.close();
-    await e2e.close();
-  } };
+  const page = await until('the attached page in Playwright', () =>
+    context.pages().find((p) => p.url() === e2e.pages.url('/')),
+  );
+  return {
+    pages: e2e.pages,
+    browser,
+    context,
+    page,
+    e2e,
+    tab,
+    close: async () => {
+      await browser.close();
+      await e2e.close();
+    },
+  };
 }
 
 describe.each([
@@ -82,7 +101,10 @@ describe.each([
     await m.page.goto(m.pages.url('/'));
     const url = m.pages.url('/');
     await m.context.clearCookies();
-    await m.context.addCookies([{ name: 'flavour', value: 'lobster', url }, { name: 'other', value: 'site', url: m.pages.otherSiteUrl('/') }]);
+    await m.context.addCookies([
+      { name: 'flavour', value: 'lobster', url },
+      { name: 'other', value: 'site', url: m.pages.otherSiteUrl('/') },
+    ]);
     expect((await m.context.cookies(url)).map((c) => `${c.name}=${c.value}`)).toEqual(['flavour=lobster']);
     expect((await m.context.cookies()).map((c) => c.name).sort()).toEqual(['flavour', 'other']);
     expect(await m.page.evaluate(() => document.cookie)).toBe('flavour=lobster');
@@ -107,7 +129,17 @@ describe.each([
     await m.context.grantPermissions(['geolocation', 'notifications'], { origin });
     expect(await permissionState(m.page)).toEqual({ geolocation: 'granted', notifications: 'granted' });
     await m.context.setGeolocation({ latitude: 52.5, longitude: 13.4 });
-    expect(await m.page.evaluate(() => new Promise((resolve) => navigator.geolocation.getCurrentPosition((p) => resolve([p.coords.latitude, p.coords.longitude]), (e) => resolve(e.message))))).toEqual([52.5, 13.4]);
+    expect(
+      await m.page.evaluate(
+        () =>
+          new Promise((resolve) =>
+            navigator.geolocation.getCurrentPosition(
+              (p) => resolve([p.coords.latitude, p.coords.longitude]),
+              (e) => resolve(e.message),
+            ),
+          ),
+      ),
+    ).toEqual([52.5, 13.4]);
     await m.context.clearPermissions();
     expect(await permissionState(m.page)).toEqual(before);
   });
@@ -118,7 +150,9 @@ describe.each([
       await other.close();
       return;
     }
-    await expect(m.browser.newContext()).rejects.toThrow(/Target.createBrowserContext is not available through the clawd relay.*managed clawd profile/);
+    await expect(m.browser.newContext()).rejects.toThrow(
+      /Target.createBrowserContext is not available through the clawd relay.*managed clawd profile/,
+    );
   });
 });
 
@@ -135,9 +169,13 @@ describe("a person's tab and the tabs it opens", () => {
     await popup.waitForLoadState();
     const listed = async () => (await m.e2e!.json<Array<{ id: string; url: string }>>('/json/list')).map((t) => t.url);
     // The relay hears the popup's address from Chrome's tab update, a moment after the page loads.
-    await until('the popup listed with its address', async () => (await listed()).includes(m.pages.url('/popup?by=open')));
+    await until('the popup listed with its address', async () =>
+      (await listed()).includes(m.pages.url('/popup?by=open')),
+    );
     const popupTarget = (await m.e2e!.browser.targets('page')).find((t) => t.url === m.pages.url('/popup?by=open'))!;
-    const badge = await m.e2e!.browser.swEval<string>(`chrome.action.getBadgeText({ tabId: ${await m.e2e!.browser.tabIdOf(popupTarget.targetId)} })`);
+    const badge = await m.e2e!.browser.swEval<string>(
+      `chrome.action.getBadgeText({ tabId: ${await m.e2e!.browser.tabIdOf(popupTarget.targetId)} })`,
+    );
     expect(badge).toBe('ON');
     // The person takes the opener back: its popup is not left with the agent.
     await m.e2e!.browser.clickToolbar(m.tab!);
@@ -159,27 +197,39 @@ describe("permissions on a person's tab", () => {
     const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: m.tab!.pageTargetId, flatten: true });
     try {
       const expression = `(async () => ({ geolocation: (await navigator.permissions.query({ name: 'geolocation' })).state, notifications: Notification.permission }))()`;
-      return (await cdp.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, sessionId)).result.value;
+      return (await cdp.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, sessionId))
+        .result.value;
     } finally {
       await cdp.send('Target.detachFromTarget', { sessionId });
     }
   }
 
-  it('are the person\'s own again once the tab is released', async () => {
+  it("are the person's own again once the tab is released", async () => {
     await m.page.goto(m.pages.url('/'));
     await m.context.grantPermissions(['geolocation', 'notifications']); // no origin: the attached tabs' sites
     expect(await stateInPage()).toEqual({ geolocation: 'granted', notifications: 'granted' });
     await m.e2e!.browser.clickToolbar(m.tab!);
-    await until('the tab released', async () => !(await m.e2e!.json<Array<{ id: string }>>('/json/list')).some((t) => t.id === m.tab!.pageTargetId));
-    await until('the permissions back as they were', async () => JSON.stringify(await stateInPage()) === JSON.stringify({ geolocation: 'prompt', notifications: 'default' }));
+    await until(
+      'the tab released',
+      async () => !(await m.e2e!.json<Array<{ id: string }>>('/json/list')).some((t) => t.id === m.tab!.pageTargetId),
+    );
+    await until(
+      'the permissions back as they were',
+      async () =>
+        JSON.stringify(await stateInPage()) === JSON.stringify({ geolocation: 'prompt', notifications: 'default' }),
+    );
   });
 
   it('answer what browser-use sends: success for what can be granted, a refusal naming the rest', async () => {
     await m.e2e!.attach(m.tab!);
     const client = await CdpClient.connect(m.e2e!.relay.cdpWsUrl);
     try {
-      expect(await client.send('Browser.grantPermissions', { permissions: ['clipboardReadWrite', 'notifications'] })).toEqual({});
-      await expect(client.send('Browser.grantPermissions', { permissions: ['midi', 'notifications'] })).rejects.toThrow(/midi cannot be granted on your own browser through clawd: Chrome lets an extension grant \(and take back\) only geolocation, notifications/);
+      expect(
+        await client.send('Browser.grantPermissions', { permissions: ['clipboardReadWrite', 'notifications'] }),
+      ).toEqual({});
+      await expect(client.send('Browser.grantPermissions', { permissions: ['midi', 'notifications'] })).rejects.toThrow(
+        /midi cannot be granted on your own browser through clawd: Chrome lets an extension grant \(and take back\) only geolocation, notifications/,
+      );
       expect(await client.send('Browser.resetPermissions')).toEqual({});
       expect(await stateInPage()).toEqual({ geolocation: 'prompt', notifications: 'default' });
     } finally {

@@ -16,7 +16,12 @@ describe('Playwright drives an extension tab through the relay', () => {
     const tab = await e2e.browser.openTab(e2e.pages.url('/'));
     await e2e.attach(tab);
     browser = await chromium.connectOverCDP(e2e.relay.cdpHttpUrl);
-    page = await until('the attached page in Playwright', () => browser.contexts()[0]?.pages().find((p) => p.url() === e2e.pages.url('/')));
+    page = await until('the attached page in Playwright', () =>
+      browser
+        .contexts()[0]
+        ?.pages()
+        .find((p) => p.url() === e2e.pages.url('/')),
+    );
   });
   afterAll(async () => {
     await browser?.close();
@@ -35,7 +40,9 @@ describe('Playwright drives an extension tab through the relay', () => {
     await page.click('#go');
     expect(await page.textContent('#out')).toBe('clicked lobster');
     expect(await page.isChecked('#agree')).toBe(true);
-    expect(await page.evaluate(() => document.querySelector<HTMLInputElement>('#name')!.value + ':' + (1 + 1))).toBe('lobster:2');
+    expect(await page.evaluate(() => document.querySelector<HTMLInputElement>('#name')!.value + ':' + (1 + 1))).toBe(
+      'lobster:2',
+    );
   });
 
   it('takes a screenshot of the page', async () => {
@@ -68,13 +75,20 @@ describe('Playwright drives an extension tab through the relay', () => {
     expect(listed.some((t) => t.url === e2e.pages.url('/'))).toBe(true);
     const before = (await e2e.browser.targets('page')).length;
     await extra.close();
-    await until('the tab to close in the browser', async () => (await e2e.browser.targets('page')).length === before - 1);
-    expect((await e2e.json<Array<{ url: string }>>('/json/list')).some((t) => t.url === e2e.pages.url('/'))).toBe(false);
+    await until(
+      'the tab to close in the browser',
+      async () => (await e2e.browser.targets('page')).length === before - 1,
+    );
+    expect((await e2e.json<Array<{ url: string }>>('/json/list')).some((t) => t.url === e2e.pages.url('/'))).toBe(
+      false,
+    );
   });
 
   it('reads and clicks inside a cross-site iframe', async () => {
     await page.goto(e2e.pages.url('/outer'));
-    const frame = await until('the cross-site frame', () => page.frames().find((f) => f.url() === e2e.pages.otherSiteUrl('/framed')));
+    const frame = await until('the cross-site frame', () =>
+      page.frames().find((f) => f.url() === e2e.pages.otherSiteUrl('/framed')),
+    );
     expect(await frame.textContent('#state')).toBe('not clicked');
     await frame.click('#inner');
     expect(await frame.textContent('#state')).toBe('clicked in frame');

@@ -44,59 +44,83 @@ describe.each([
 ] as const)('refs under random mutation on a %s profile', (_kind, makeDriver, rounds) => {
   const ctx = useAgentDriver(makeDriver);
 
+  it(
+    `lands every click on the element the snapshot showed, or refuses it as stale (${rounds} seeded rounds)`,
+    { timeout: 240_000 },
+    async () => {
+      const next = random(20261123);
+      const res = await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/snap/fuzz'), targetId: ctx.d.targetId });
+      expect(res.status).toBe(200);
+      const everSeen = new Map<string, string>(); // ref → the uid it named
+      const outcomes = { landed: 0, stale: 0 };
+      let fresh = 10_000;
+      for (let round = 0; round < rounds; round++) {
+        // Duplicates pile up over the rounds: before each snapshot, later copies get names of their own.
+        await ctx.d.inPage(
+          `(() => { const seen = new Set(); for (const b of document.querySelectorAll('#list button')) { if (seen.has(b.textContent)) b.textContent = 'button ' + (${fresh++} + '-' + b.dataset.uid); seen.add(b.textContent); } })()`,
+        );
+        const snap = (await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`)).body as {
+          refs: Record<string, { role: string; name: string }>;
+        };
+        const onPage =
+          (await ctx.d.inPage<Array<[string, string]>>(
+            "[...document.querySelectorAll('#list button')].map((b) => [b.textContent, b.dataset.uid])",
+          )) ?? [];
+        const uidsByName = new Map<string, string[]>();
+        for (const [name, uid] of onPage) uidsByName.set(name, [...(uidsByName.get(name) ?? []), uid]);
+        // Refs whose name is unique on the page: the element each stands for is known for sure.
+        const known = Object.entries(snap.refs).filter(
+          ([, r]) => r.role === 'button' && uidsByName.get(r.name)?.length === 1,
+        );
+        for (const [ref, r] of known) {
+          const uid = uidsByName.get(r.name)![0]!;
+          expect(
+            everSeen.get(ref) ?? uid,
+            `round ${round}: ${ref} named uid ${everSeen.get(ref)} before, now ${uid}`,
+          ).toBe(uid);
+          everSeen.set(ref, uid);
+        }
+        expect(known.length, `round ${round}`).toBeGreaterThan(0);
+        const [ref, shown] = known[Math.floor(next() * known.length)]!;
+        const target = uidsByName.get(shown.name)![0]!;
 
-  it(`lands every click on the element the snapshot showed, or refuses it as stale (${rounds} seeded rounds)`, { timeout: 240_000 }, async () => {
-    const next = random(20261123);
-    const res = await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/snap/fuzz'), targetId: ctx.d.targetId });
-    expect(res.status).toBe(200);
-    const everSeen = new Map<string, string>(); // ref → the uid it named
-    const outcomes = { landed: 0, stale: 0 };
-    let fresh = 10_000;
-    for (let round = 0; round < rounds; round++) {
-      // Duplicates pile up over the rounds: before each snapshot, later copies get names of their own.
-      await ctx.d.inPage(`(() => { const seen = new Set(); for (const b of document.querySelectorAll('#list button')) { if (seen.has(b.textContent)) b.textContent = 'button ' + (${fresh++} + '-' + b.dataset.uid); seen.add(b.textContent); } })()`);
-      const snap = (await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`)).body as { refs: Record<string, { role: string; name: string }> };
-      const onPage = (await ctx.d.inPage<Array<[string, string]>>("[...document.querySelectorAll('#list button')].map((b) => [b.textContent, b.dataset.uid])")) ?? [];
-      const uidsByName = new Map<string, string[]>();
-      for (const [name, uid] of onPage) uidsByName.set(name, [...(uidsByName.get(name) ?? []), uid]);
-      // Refs whose name is unique on the page: the element each stands for is known for sure.
-      const known = Object.entries(snap.refs).filter(([, r]) => r.role === 'button' && uidsByName.get(r.name)?.length === 1);
-      for (const [ref, r] of known) {
-        const uid = uidsByName.get(r.name)![0]!;
-        expect(everSeen.get(ref) ?? uid, `round ${round}: ${ref} named uid ${everSeen.get(ref)} before, now ${uid}`).toBe(uid);
-        everSeen.set(ref, uid);
-      }
-      expect(known.length, `round ${round}`).toBeGreaterThan(0);
-      const [ref, shown] = known[Math.floor(next() * known.length)]!;
-      const target = uidsByName.get(shown.name)![0]!;
+        const mutations = 1 + Math.floor(next() * 3);
+        for (let m = 0; m < mutations; m++) {
+          const kind = KINDS[Math.floor(next() * KINDS.length)]!;
+          await ctx.d.inPage(
+            `${MUTATE}(${JSON.stringify({ kind, hit: next() < 0.5, target, pick: next(), fresh: fresh++ })})`,
+          );
+        }
+        // What became of the element the snapshot showed.
+        const now = await ctx.d.inPage<string | null>(
+          `document.querySelector('#list button[data-uid="${target}"]')?.textContent ?? null`,
+        );
+        const unchanged = now === shown.name;
 
-      const mutations = 1 + Math.floor(next() * 3);
-      for (let m = 0; m < mutations; m++) {
-        const kind = KINDS[Math.floor(next() * KINDS.length)]!;
-        await ctx.d.inPage(`${MUTATE}(${JSON.stringify({ kind, hit: next() < 0.5, target, pick: next(), fresh: fresh++ })})`);
+        await ctx.d.inPage("document.getElementById('log').textContent = ''");
+        const clicked = await ctx.d.api('POST', '/act', {
+          kind: 'click',
+          ref,
+          targetId: ctx.d.targetId,
+          timeoutMs: 3_000,
+        });
+        const log = (await ctx.d.inPage<string>("document.getElementById('log').textContent")).trim();
+        if (clicked.status === 200) {
+          expect(log, `round ${round}: ${ref} clicked uid ${log}, the snapshot showed uid ${target}`).toBe(target);
+          expect(unchanged, `round ${round}: ${ref} was clicked though its element changed`).toBe(true);
+          outcomes.landed++;
+        } else {
+          expect(clicked.body.error?.code, `round ${round}: ${JSON.stringify(clicked.body)}`).toBe('ref_stale');
+          expect(log, `round ${round}: a refused click still clicked`).toBe('');
+          // Refused only when the element went or is no longer what the snapshot showed.
+          expect(unchanged, `round ${round}: ${ref} refused though its element is unchanged`).toBe(false);
+          outcomes.stale++;
+        }
       }
-      // What became of the element the snapshot showed.
-      const now = await ctx.d.inPage<string | null>(`document.querySelector('#list button[data-uid="${target}"]')?.textContent ?? null`);
-      const unchanged = now === shown.name;
-
-      await ctx.d.inPage("document.getElementById('log').textContent = ''");
-      const clicked = await ctx.d.api('POST', '/act', { kind: 'click', ref, targetId: ctx.d.targetId, timeoutMs: 3_000 });
-      const log = (await ctx.d.inPage<string>("document.getElementById('log').textContent")).trim();
-      if (clicked.status === 200) {
-        expect(log, `round ${round}: ${ref} clicked uid ${log}, the snapshot showed uid ${target}`).toBe(target);
-        expect(unchanged, `round ${round}: ${ref} was clicked though its element changed`).toBe(true);
-        outcomes.landed++;
-      } else {
-        expect(clicked.body.error?.code, `round ${round}: ${JSON.stringify(clicked.body)}`).toBe('ref_stale');
-        expect(log, `round ${round}: a refused click still clicked`).toBe('');
-        // Refused only when the element went or is no longer what the snapshot showed.
-        expect(unchanged, `round ${round}: ${ref} refused though its element is unchanged`).toBe(false);
-        outcomes.stale++;
-      }
-    }
-    expect(outcomes.landed + outcomes.stale).toBe(rounds);
-    // Both outcomes happen often, or the test would prove little.
-    expect(outcomes.landed).toBeGreaterThan(rounds / 5);
-    expect(outcomes.stale).toBeGreaterThan(rounds / 5);
-  });
+      expect(outcomes.landed + outcomes.stale).toBe(rounds);
+      // Both outcomes happen often, or the test would prove little.
+      expect(outcomes.landed).toBeGreaterThan(rounds / 5);
+      expect(outcomes.stale).toBeGreaterThan(rounds / 5);
+    },
+  );
 });

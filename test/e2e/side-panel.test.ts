@@ -25,7 +25,10 @@ async function startShop(): Promise<{ url(path: string): string; posts: string[]
       req.resume();
       return void html('<title>ordered</title><h1>Thank you</h1>');
     }
-    if (path === '/shop') return void html('<title>shop</title><h1>Kettle</h1><button type="button" onclick="this.textContent = \'Said hello\'">Hello</button><form method="post" action="/buy"><input name="qty" value="1" aria-label="Quantity"><button>Buy now</button></form>');
+    if (path === '/shop')
+      return void html(
+        '<title>shop</title><h1>Kettle</h1><button type="button" onclick="this.textContent = \'Said hello\'">Hello</button><form method="post" action="/buy"><input name="qty" value="1" aria-label="Quantity"><button>Buy now</button></form>',
+      );
     if (path === '/typing') {
       return void html(`<title>typing</title><input id="field" aria-label="Notes"><button id="go" onclick="window.clickedAt = Date.now()">Go</button>
         <script>addEventListener('keydown', () => { window.lastKeyAt = Date.now(); }, true);</script>`);
@@ -37,10 +40,11 @@ async function startShop(): Promise<{ url(path: string): string; posts: string[]
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     posts,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -50,9 +54,12 @@ describe("the side panel and the person's say", () => {
   let shop: Awaited<ReturnType<typeof startShop>>;
   let tab: { tabTargetId: string; pageTargetId: string };
   let panelSession: string;
-  const api = <T = any>(method: string, route: string, body?: unknown) => server.api<T>(method, route, { profile: 'chrome', ...(body !== undefined ? { body } : {}) });
+  const api = <T = any>(method: string, route: string, body?: unknown) =>
+    server.api<T>(method, route, { profile: 'chrome', ...(body !== undefined ? { body } : {}) });
   /** Evaluates in the side panel's page, as the person sees it. */
-  const inPanel = async <T = any>(expression: string): Promise<T> => (await browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, panelSession)).result.value as T;
+  const inPanel = async <T = any>(expression: string): Promise<T> =>
+    (await browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, panelSession))
+      .result.value as T;
   const refOf = async (name: string) => {
     const snap = await api<{ snapshot: string }>('GET', `/snapshot?targetId=${tab.pageTargetId}`);
     const ref = snap.body.snapshot.match(new RegExp(`"${name}" \\[(e\\d+)\\]`))?.[1];
@@ -61,12 +68,18 @@ describe("the side panel and the person's say", () => {
   };
 
   beforeAll(async () => {
-    [server, browser, shop] = await Promise.all([startTestServer({ personIdleMs: 1_500 }), TestBrowser.launch(), startShop()]);
+    [server, browser, shop] = await Promise.all([
+      startTestServer({ personIdleMs: 1_500 }),
+      TestBrowser.launch(),
+      startShop(),
+    ]);
     await browser.configureExtension(server.server.relay.port, server.token);
     await until('the extension to connect', () => server.server.relay.switchboard.extensionConnected, 15_000);
     tab = await browser.openTab(shop.url('/shop'));
     await browser.clickToolbar(tab);
-    await until('the tab attached', () => server.server.relay.switchboard.tabs().some((t) => t.targetId === tab.pageTargetId));
+    await until('the tab attached', () =>
+      server.server.relay.switchboard.tabs().some((t) => t.targetId === tab.pageTargetId),
+    );
     const panel = await browser.openTab(`chrome-extension://${browser.extensionId}/panel.html`);
     panelSession = await browser.pageSession(panel.pageTargetId);
   });
@@ -75,27 +88,58 @@ describe("the side panel and the person's say", () => {
   });
 
   it('lists the tabs handed over, and shows an agent’s click within a second', async () => {
-    await until('the tab in the panel', async () => (await inPanel<string>(`document.getElementById('tabs').textContent`)).includes('shop'));
-    expect(await inPanel<string>(`document.getElementById('status').textContent`)).toMatch(/1 tab\(s\) handed to your agents/);
+    await until('the tab in the panel', async () =>
+      (await inPanel<string>(`document.getElementById('tabs').textContent`)).includes('shop'),
+    );
+    expect(await inPanel<string>(`document.getElementById('status').textContent`)).toMatch(
+      /1 tab\(s\) handed to your agents/,
+    );
     const hello = await refOf('Hello');
-    const clicked = await api('POST', '/act', { kind: 'click', targetId: tab.pageTargetId, ref: hello, session: 'shopper' });
+    const clicked = await api('POST', '/act', {
+      kind: 'click',
+      targetId: tab.pageTargetId,
+      ref: hello,
+      session: 'shopper',
+    });
     expect(clicked.status).toBe(200);
-    const line = await until('the click in the panel', async () => [...(await inPanel<string[]>(`[...document.querySelectorAll('#actions li')].map((li) => li.textContent)`))].find((text) => text.includes(`click ${hello} button "Hello"`)), 1_000, 25);
+    const line = await until(
+      'the click in the panel',
+      async () =>
+        [
+          ...(await inPanel<string[]>(`[...document.querySelectorAll('#actions li')].map((li) => li.textContent)`)),
+        ].find((text) => text.includes(`click ${hello} button "Hello"`)),
+      1_000,
+      25,
+    );
     expect(line).toContain('shopper: ');
     expect(await inPanel<string>(`document.getElementById('tabs').textContent`)).toContain('held by shopper');
   });
 
   it('asks before a form is sent: Deny and the site never sees it, Allow and it sees it once', async () => {
     expect((await api('POST', '/policy', { ask: ['submit'] })).body.ask).toEqual(['submit']);
-    await until('the panel’s ask boxes', async () => (await inPanel<string[]>(`[...document.querySelectorAll('#ask input:checked')].map((b) => b.value)`)).join() === 'submit');
+    await until(
+      'the panel’s ask boxes',
+      async () =>
+        (await inPanel<string[]>(`[...document.querySelectorAll('#ask input:checked')].map((b) => b.value)`)).join() ===
+        'submit',
+    );
     const buy = await refOf('Buy now');
-    const call = () => fetch(`${server.controlUrl}/act?profile=chrome`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ kind: 'click', targetId: tab.pageTargetId, ref: buy, session: 'shopper', timeoutMs: 20_000 }),
-    });
+    const call = () =>
+      fetch(`${server.controlUrl}/act?profile=chrome`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          kind: 'click',
+          targetId: tab.pageTargetId,
+          ref: buy,
+          session: 'shopper',
+          timeoutMs: 20_000,
+        }),
+      });
     const answerIn = async (button: 'allow' | 'deny', ref = buy) => {
-      const question = await until('the question in the panel', async () => inPanel<string | undefined>(`document.querySelector('#questions .question:not([data-answered])')?.textContent`));
+      const question = await until('the question in the panel', async () =>
+        inPanel<string | undefined>(`document.querySelector('#questions .question:not([data-answered])')?.textContent`),
+      );
       expect(question).toContain('sending a form');
       expect(question).toContain(`click ${ref} button "Buy now"`);
       await inPanel(`document.querySelector('#questions .question:not([data-answered]) .${button}').click()`);
@@ -114,17 +158,39 @@ describe("the side panel and the person's say", () => {
     expect((await allowed).status).toBe(200);
     await until('the order at the shop', () => shop.posts.length === 1);
     expect(shop.posts).toEqual(['/buy']);
-    const log = (await api<{ entries: Array<{ kind: string; outcome: string }> }>('GET', '/log?limit=50')).body.entries.filter((e) => e.kind === 'ask').map((e) => e.outcome);
+    const log = (await api<{ entries: Array<{ kind: string; outcome: string }> }>('GET', '/log?limit=50')).body.entries
+      .filter((e) => e.kind === 'ask')
+      .map((e) => e.outcome);
     expect(log).toEqual(['asked', 'person_declined', 'asked', 'allowed']);
 
     // The CLI says it waits for the person on stderr at once, while it waits.
     await api('POST', '/navigate', { targetId: tab.pageTargetId, url: shop.url('/shop'), session: 'shopper' });
     const again = await refOf('Buy now');
-    const cli = spawn(process.execPath, [CLAWD_BIN, 'click', again, '--target', tab.pageTargetId, '--session', 'shopper', '--timeout', '20000', '--profile', 'chrome'], { env: { ...process.env, CLAWD_HOME: server.home } });
+    const cli = spawn(
+      process.execPath,
+      [
+        CLAWD_BIN,
+        'click',
+        again,
+        '--target',
+        tab.pageTargetId,
+        '--session',
+        'shopper',
+        '--timeout',
+        '20000',
+        '--profile',
+        'chrome',
+      ],
+      { env: { ...process.env, CLAWD_HOME: server.home } },
+    );
     let stderr = '';
     cli.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => cli.once('exit', resolve));
-    await until('the note on stderr before any answer', () => /waiting for the person to allow: submit on tab/.test(stderr), 15_000);
+    await until(
+      'the note on stderr before any answer',
+      () => /waiting for the person to allow: submit on tab/.test(stderr),
+      15_000,
+    );
     await answerIn('deny', again);
     expect(await exited).not.toBe(0);
     expect(stderr).toMatch(/person_declined|declined/);
@@ -134,13 +200,18 @@ describe("the side panel and the person's say", () => {
 
   it('asks before an export of the person’s cookies, by default', async () => {
     const exporting = api('GET', `/storage-state?targetId=${tab.pageTargetId}`);
-    await until('the question in the panel', async () => (await inPanel<string>(`document.getElementById('questions').textContent`)).includes('exporting your cookies'));
+    await until('the question in the panel', async () =>
+      (await inPanel<string>(`document.getElementById('questions').textContent`)).includes('exporting your cookies'),
+    );
     await inPanel(`document.querySelector('#questions .question:not([data-answered]) .allow').click()`);
     expect((await exporting).status).toBe(200);
   });
 
   it("holds an agent's click while the person types in the tab, and lands it after their last key", async () => {
-    expect((await api('POST', '/navigate', { targetId: tab.pageTargetId, url: shop.url('/typing'), session: 'shopper' })).status).toBe(200);
+    expect(
+      (await api('POST', '/navigate', { targetId: tab.pageTargetId, url: shop.url('/typing'), session: 'shopper' }))
+        .status,
+    ).toBe(200);
     const go = await refOf('Go');
     // The person's own hands, through the test's own connection to the browser (not the relay).
     const hands = await browser.pageSession(tab.pageTargetId);
@@ -148,20 +219,30 @@ describe("the side panel and the person's say", () => {
       await browser.cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', key, text: key }, hands);
       await browser.cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key }, hands);
     };
-    const page = async <T>(expression: string): Promise<T> => (await browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true }, hands)).result.value as T;
+    const page = async <T>(expression: string): Promise<T> =>
+      (await browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true }, hands)).result.value as T;
     await page(`document.getElementById('field').focus()`);
     // The person keeps typing until the panel says the tab is theirs (it stays so while they type).
     await until('the person active on the tab', async () => {
       await press('a');
       return (await inPanel<string>(`document.getElementById('tabs').textContent`)).includes('yours while you use it');
     });
-    const clicking = api('POST', '/act', { kind: 'click', targetId: tab.pageTargetId, ref: go, session: 'shopper', timeoutMs: 15_000 });
+    const clicking = api('POST', '/act', {
+      kind: 'click',
+      targetId: tab.pageTargetId,
+      ref: go,
+      session: 'shopper',
+      timeoutMs: 15_000,
+    });
     for (let i = 0; i < 8; i++) {
       await new Promise((resolve) => setTimeout(resolve, 150));
       await press('b');
     }
     const clicked = await clicking;
-    const [lastKeyAt, clickedAt] = await Promise.all([page<number>('window.lastKeyAt'), page<number>('window.clickedAt')]);
+    const [lastKeyAt, clickedAt] = await Promise.all([
+      page<number>('window.lastKeyAt'),
+      page<number>('window.clickedAt'),
+    ]);
     expect(clicked.status, JSON.stringify(clicked.body)).toBe(200);
     expect(clickedAt).toBeGreaterThan(lastKeyAt);
     expect(await page<string>(`document.getElementById('field').value`)).toMatch(/^a+b{8}$/);
@@ -170,17 +251,33 @@ describe("the side panel and the person's say", () => {
 
   it('changes what the person is asked about, and blocks the site of the tab beside it', async () => {
     await inPanel(`document.querySelector('#ask input[value="download"]').click()`);
-    await until('the ask in force', async () => (await api<{ ask: string[] }>('GET', '/policy')).body.ask.includes('download'));
+    await until('the ask in force', async () =>
+      (await api<{ ask: string[] }>('GET', '/policy')).body.ask.includes('download'),
+    );
     expect((await api<{ ask: string[] }>('GET', '/policy')).body.ask.sort()).toEqual(['download', 'storage']);
     // The person looks at their shop tab with the panel beside it.
     await browser.cdp.send('Target.activateTarget', { targetId: tab.pageTargetId });
     const host = new URL(shop.url('/')).host;
-    await until('the block button for the shop', async () => (await inPanel<string>(`document.getElementById('block').hidden ? '' : document.getElementById('block').textContent`)) === `Block ${host}`);
+    await until(
+      'the block button for the shop',
+      async () =>
+        (await inPanel<string>(
+          `document.getElementById('block').hidden ? '' : document.getElementById('block').textContent`,
+        )) === `Block ${host}`,
+    );
     await inPanel(`document.getElementById('block').click()`);
-    await until('the site blocked', async () => ((await api<{ block?: string[] }>('GET', '/policy')).body.block ?? []).includes(`http://${host}`));
-    const refused = await api('POST', '/navigate', { targetId: tab.pageTargetId, url: shop.url('/shop'), session: 'shopper' });
+    await until('the site blocked', async () =>
+      ((await api<{ block?: string[] }>('GET', '/policy')).body.block ?? []).includes(`http://${host}`),
+    );
+    const refused = await api('POST', '/navigate', {
+      targetId: tab.pageTargetId,
+      url: shop.url('/shop'),
+      session: 'shopper',
+    });
     expect(refused.body.error.code).toBe('origin_blocked');
-    await until('the panel shows the rule', async () => (await inPanel<string>(`document.getElementById('policy').textContent`)).includes(`Never: http://${host}`));
+    await until('the panel shows the rule', async () =>
+      (await inPanel<string>(`document.getElementById('policy').textContent`)).includes(`Never: http://${host}`),
+    );
     await api('POST', '/policy', {});
   });
 
@@ -188,14 +285,24 @@ describe("the side panel and the person's say", () => {
     const second = await browser.openTab(shop.url('/'));
     await browser.clickToolbar(second);
     await until('two tabs attached', () => server.server.relay.switchboard.tabs().length === 2);
-    await until('both in the panel', async () => (await inPanel<number>(`document.querySelectorAll('#tabs li').length`)) === 2);
+    await until(
+      'both in the panel',
+      async () => (await inPanel<number>(`document.querySelectorAll('#tabs li').length`)) === 2,
+    );
     await inPanel(`document.getElementById('stop').click()`);
     await until('no tab attached', () => server.server.relay.switchboard.tabs().length === 0);
-    await until('the panel says so', async () => (await inPanel<number>(`document.querySelectorAll('#tabs li').length`)) === 0);
+    await until(
+      'the panel says so',
+      async () => (await inPanel<number>(`document.querySelectorAll('#tabs li').length`)) === 0,
+    );
     const tabId = await browser.tabIdOf(tab.pageTargetId);
     await until('the badge cleared', async () => (await browser.badge(tabId)).text === '');
-    expect(await browser.swEval<string[]>('chrome.tabGroups.query({}).then((gs) => gs.map((g) => g.title))')).toEqual([]);
-    const log = (await api<{ entries: Array<{ kind: string }> }>('GET', '/log?limit=5')).body.entries.map((e) => e.kind);
+    expect(await browser.swEval<string[]>('chrome.tabGroups.query({}).then((gs) => gs.map((g) => g.title))')).toEqual(
+      [],
+    );
+    const log = (await api<{ entries: Array<{ kind: string }> }>('GET', '/log?limit=5')).body.entries.map(
+      (e) => e.kind,
+    );
     expect(log).toContain('stop');
   });
 });

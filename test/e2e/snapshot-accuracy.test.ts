@@ -14,13 +14,29 @@ import { CHROMIUM_FLAGS, chromiumPath } from '../helpers/chromium';
 import { CORPUS_PAGES, startCorpusServer, type CorpusServer } from '../helpers/corpus';
 
 /** Actionable roles both engines and Chromium name the same way. */
-const ACTIONABLE = new Set(['button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'option', 'menuitem', 'slider', 'spinbutton', 'switch', 'tab']);
+const ACTIONABLE = new Set([
+  'button',
+  'link',
+  'textbox',
+  'searchbox',
+  'checkbox',
+  'radio',
+  'combobox',
+  'listbox',
+  'option',
+  'menuitem',
+  'slider',
+  'spinbutton',
+  'switch',
+  'tab',
+]);
 /** Elements compared per page and engine (the first ones in the page). */
 const SAMPLE = 120;
 
 const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
 /** A name cut with … agrees when Chromium's begins with it. */
-const sameName = (ours: string, chromes: string) => (ours.endsWith('…') ? squash(chromes).startsWith(ours.slice(0, -1)) : ours === squash(chromes));
+const sameName = (ours: string, chromes: string) =>
+  ours.endsWith('…') ? squash(chromes).startsWith(ours.slice(0, -1)) : ours === squash(chromes);
 
 interface Tally {
   compared: number;
@@ -35,7 +51,9 @@ async function chromiumView(session: CDPSession): Promise<Map<string, { role: st
   for (const node of nodes) {
     const role = String(node.role?.value ?? '');
     if (node.ignored || node.backendDOMNodeId === undefined || !ACTIONABLE.has(role)) continue;
-    const described = await session.send('DOM.describeNode', { backendNodeId: node.backendDOMNodeId }).catch(() => undefined);
+    const described = await session
+      .send('DOM.describeNode', { backendNodeId: node.backendDOMNodeId })
+      .catch(() => undefined);
     const attributes = described?.node.attributes ?? [];
     const k = attributes[attributes.indexOf('data-k') + 1];
     if (attributes.includes('data-k') && k) view.set(k, { role, name: String(node.name?.value ?? '') });
@@ -43,7 +61,12 @@ async function chromiumView(session: CDPSession): Promise<Map<string, { role: st
   return view;
 }
 
-async function measure(page: Page, engine: SnapshotEngine, request: SnapshotRequest, view: Map<string, { role: string; name: string }>): Promise<Tally> {
+async function measure(
+  page: Page,
+  engine: SnapshotEngine,
+  request: SnapshotRequest,
+  view: Map<string, { role: string; name: string }>,
+): Promise<Tally> {
   const taken = await engine.take(page, request, { tab: tabKey('accuracy', request.format), previous: undefined });
   const refs = taken.refs as RefIndex;
   const tally: Tally = { compared: 0, agreed: 0 };
@@ -51,7 +74,8 @@ async function measure(page: Page, engine: SnapshotEngine, request: SnapshotRequ
     if (!ACTIONABLE.has(info.role)) continue;
     if (tally.compared >= SAMPLE) break;
     const target = await refs.resolve(page, ref).catch(() => undefined);
-    const readable = target as unknown as { evaluate(fn: (el: Element) => string | null): Promise<string | null> } | undefined;
+    const readable = target as unknown as
+      { evaluate(fn: (el: Element) => string | null): Promise<string | null> } | undefined;
     const k = readable ? await readable.evaluate((el) => el.getAttribute('data-k')).catch(() => null) : null;
     const chromes = k ? view.get(k) : undefined;
     tally.compared++;
@@ -73,28 +97,51 @@ describe('snapshot accuracy against Chromium’s accessibility tree, on the corp
     await corpus?.close();
   });
 
-  it('agrees with Chromium on actionable elements at least as often as the Playwright-based snapshot', { timeout: 180_000 }, async () => {
-    const totals = { agent: { compared: 0, agreed: 0 }, playwright: { compared: 0, agreed: 0 } };
-    const page = await browser.newPage();
-    const session = await page.context().newCDPSession(page);
-    const rows: string[] = [];
-    for (const name of CORPUS_PAGES) {
-      await page.goto(corpus.url(name), { waitUntil: 'load' });
-      // The join key between the engines' elements and Chromium's nodes (a test-only attribute).
-      await page.evaluate(() => document.querySelectorAll('*').forEach((el, i) => el.setAttribute('data-k', String(i))));
-      const view = await chromiumView(session);
-      const agent = await measure(page, new AgentEngine(), { format: 'agent', interactive: false, compact: false, timeoutMs: 30_000 }, view);
-      const playwright = await measure(page, new PlaywrightEngine(), { format: 'ai', interactive: false, compact: false, timeoutMs: 30_000 }, view);
-      for (const [key, tally] of [['agent', agent], ['playwright', playwright]] as const) {
-        totals[key].compared += tally.compared;
-        totals[key].agreed += tally.agreed;
+  it(
+    'agrees with Chromium on actionable elements at least as often as the Playwright-based snapshot',
+    { timeout: 180_000 },
+    async () => {
+      const totals = { agent: { compared: 0, agreed: 0 }, playwright: { compared: 0, agreed: 0 } };
+      const page = await browser.newPage();
+      const session = await page.context().newCDPSession(page);
+      const rows: string[] = [];
+      for (const name of CORPUS_PAGES) {
+        await page.goto(corpus.url(name), { waitUntil: 'load' });
+        // The join key between the engines' elements and Chromium's nodes (a test-only attribute).
+        await page.evaluate(() =>
+          document.querySelectorAll('*').forEach((el, i) => el.setAttribute('data-k', String(i))),
+        );
+        const view = await chromiumView(session);
+        const agent = await measure(
+          page,
+          new AgentEngine(),
+          { format: 'agent', interactive: false, compact: false, timeoutMs: 30_000 },
+          view,
+        );
+        const playwright = await measure(
+          page,
+          new PlaywrightEngine(),
+          { format: 'ai', interactive: false, compact: false, timeoutMs: 30_000 },
+          view,
+        );
+        for (const [key, tally] of [
+          ['agent', agent],
+          ['playwright', playwright],
+        ] as const) {
+          totals[key].compared += tally.compared;
+          totals[key].agreed += tally.agreed;
+        }
+        rows.push(
+          `${name.padEnd(10)} agent ${agent.agreed}/${agent.compared}  playwright ${playwright.agreed}/${playwright.compared}`,
+        );
       }
-      rows.push(`${name.padEnd(10)} agent ${agent.agreed}/${agent.compared}  playwright ${playwright.agreed}/${playwright.compared}`);
-    }
-    const rate = (t: Tally) => t.agreed / t.compared;
-    console.log(`role and name as Chromium has them, actionable elements, first ${SAMPLE} per page:\n${rows.join('\n')}\n` +
-      `agent ${(rate(totals.agent) * 100).toFixed(1)}% (${totals.agent.agreed}/${totals.agent.compared}), playwright ${(rate(totals.playwright) * 100).toFixed(1)}% (${totals.playwright.agreed}/${totals.playwright.compared})`);
-    expect(totals.agent.compared).toBeGreaterThan(300);
-    expect(rate(totals.agent)).toBeGreaterThanOrEqual(rate(totals.playwright));
-  });
+      const rate = (t: Tally) => t.agreed / t.compared;
+      console.log(
+        `role and name as Chromium has them, actionable elements, first ${SAMPLE} per page:\n${rows.join('\n')}\n` +
+          `agent ${(rate(totals.agent) * 100).toFixed(1)}% (${totals.agent.agreed}/${totals.agent.compared}), playwright ${(rate(totals.playwright) * 100).toFixed(1)}% (${totals.playwright.agreed}/${totals.playwright.compared})`,
+      );
+      expect(totals.agent.compared).toBeGreaterThan(300);
+      expect(rate(totals.agent)).toBeGreaterThanOrEqual(rate(totals.playwright));
+    },
+  );
 });

@@ -23,11 +23,14 @@ describe("tab groups in the person's browser", () => {
   let server: TestServer;
   let browser: TestBrowser;
   let pages: PageServer;
-  const api = <T = any>(method: string, route: string, body?: unknown) => server.api<T>(method, route, { profile: 'chrome', ...(body !== undefined ? { body } : {}) });
+  const api = <T = any>(method: string, route: string, body?: unknown) =>
+    server.api<T>(method, route, { profile: 'chrome', ...(body !== undefined ? { body } : {}) });
   const attached = (targetId: string) => server.server.relay.switchboard.tabs().some((t) => t.targetId === targetId);
   /** The tab's group as Chrome has it: its id (-1 for none), title and colour. */
   const groupOf = (tabId: number) =>
-    browser.swEval<GroupOf>(`chrome.tabs.get(${tabId}).then(async (t) => t.groupId === -1 ? { groupId: -1 } : chrome.tabGroups.get(t.groupId).then((g) => ({ groupId: g.id, title: g.title, color: g.color })))`);
+    browser.swEval<GroupOf>(
+      `chrome.tabs.get(${tabId}).then(async (t) => t.groupId === -1 ? { groupId: -1 } : chrome.tabGroups.get(t.groupId).then((g) => ({ groupId: g.id, title: g.title, color: g.color })))`,
+    );
   const groupTitles = () => browser.swEval<string[]>('chrome.tabGroups.query({}).then((gs) => gs.map((g) => g.title))');
 
   beforeAll(async () => {
@@ -60,20 +63,24 @@ describe("tab groups in the person's browser", () => {
     const beta = await api('POST', '/tabs/open', { url: pages.url('/'), session: 'beta' });
     expect(alpha.status).toBe(200);
     expect(beta.status).toBe(200);
-    const [alphaGroup, betaGroup] = await Promise.all([alpha, beta].map(async (opened) => {
-      const tabId = await browser.tabIdOf(opened.body.targetId);
-      return until('the tab in its group', async () => {
-        const g = await groupOf(tabId);
-        return g.title ? g : undefined;
-      });
-    }));
+    const [alphaGroup, betaGroup] = await Promise.all(
+      [alpha, beta].map(async (opened) => {
+        const tabId = await browser.tabIdOf(opened.body.targetId);
+        return until('the tab in its group', async () => {
+          const g = await groupOf(tabId);
+          return g.title ? g : undefined;
+        });
+      }),
+    );
     expect(alphaGroup!.title).toBe('clawd · alpha');
     expect(betaGroup!.title).toBe('clawd · beta');
     expect(alphaGroup!.color).not.toBe(betaGroup!.color);
     expect(alphaGroup!.color).not.toBe('orange');
 
     // A raw CDP client is an agent session of its own: named after itself, or cdp-N.
-    const version = await (await fetch(`${server.server.relay.url}/json/version`, { headers: { Authorization: `Bearer ${server.token}` } })).json();
+    const version = await (
+      await fetch(`${server.server.relay.url}/json/version`, { headers: { Authorization: `Bearer ${server.token}` } })
+    ).json();
     const named = await CdpClient.connect(`${version.webSocketDebuggerUrl}&session=gamma`);
     const unnamed = await CdpClient.connect(version.webSocketDebuggerUrl);
     try {
@@ -100,7 +107,8 @@ describe("tab groups in the person's browser", () => {
     await browser.swEval(`chrome.tabs.group({ tabIds: [${tabId}], groupId: ${alphaGroup} })`);
     await until('the dragged tab attached', () => attached(tab.pageTargetId));
     const listed = await until('the tab held by alpha', async () => {
-      const tabs = (await api<{ tabs: Array<{ targetId: string; holder?: { session?: string } }> }>('GET', '/tabs')).body.tabs;
+      const tabs = (await api<{ tabs: Array<{ targetId: string; holder?: { session?: string } }> }>('GET', '/tabs'))
+        .body.tabs;
       return tabs.find((t) => t.targetId === tab.pageTargetId && t.holder?.session === 'alpha');
     });
     expect(listed.holder).toEqual({ kind: 'agent', session: 'alpha' });
@@ -115,16 +123,30 @@ describe("tab groups in the person's browser", () => {
       return g.title === 'clawd · beta' ? g.groupId : undefined;
     });
     await browser.swEval(`chrome.tabs.group({ tabIds: [${tabId}], groupId: ${betaGroup} })`);
-    await until('the tab held by beta', async () => (await api<{ tabs: Array<{ targetId: string; holder?: { session?: string } }> }>('GET', '/tabs')).body.tabs.some((t) => t.targetId === tab.pageTargetId && t.holder?.session === 'beta'));
+    await until('the tab held by beta', async () =>
+      (await api<{ tabs: Array<{ targetId: string; holder?: { session?: string } }> }>('GET', '/tabs')).body.tabs.some(
+        (t) => t.targetId === tab.pageTargetId && t.holder?.session === 'beta',
+      ),
+    );
     await browser.swEval(`chrome.tabs.group({ tabIds: [${tabId}], groupId: ${alphaGroup} })`);
-    await until('the tab held by alpha again', async () => (await api<{ tabs: Array<{ targetId: string; holder?: { session?: string } }> }>('GET', '/tabs')).body.tabs.some((t) => t.targetId === tab.pageTargetId && t.holder?.session === 'alpha'));
+    await until('the tab held by alpha again', async () =>
+      (await api<{ tabs: Array<{ targetId: string; holder?: { session?: string } }> }>('GET', '/tabs')).body.tabs.some(
+        (t) => t.targetId === tab.pageTargetId && t.holder?.session === 'alpha',
+      ),
+    );
 
     // A tab its page opens joins the same group, as the person's own tab.
     const popupBefore = new Set(server.server.relay.switchboard.tabs().map((t) => t.targetId));
     const session = await browser.pageSession(tab.pageTargetId);
-    await browser.cdp.send('Runtime.evaluate', { expression: `window.open(${JSON.stringify(pages.url('/'))}); 1`, userGesture: true }, session);
+    await browser.cdp.send(
+      'Runtime.evaluate',
+      { expression: `window.open(${JSON.stringify(pages.url('/'))}); 1`, userGesture: true },
+      session,
+    );
     await browser.cdp.send('Target.detachFromTarget', { sessionId: session });
-    const popup = await until('the popup attached', () => server.server.relay.switchboard.tabs().find((t) => !popupBefore.has(t.targetId)));
+    const popup = await until('the popup attached', () =>
+      server.server.relay.switchboard.tabs().find((t) => !popupBefore.has(t.targetId)),
+    );
     await until('the popup in its opener’s group', async () => (await groupOf(popup.tabId)).groupId === alphaGroup);
 
     await browser.swEval(`chrome.tabs.ungroup(${tabId})`);
@@ -141,18 +163,31 @@ describe("tab groups in the person's browser", () => {
     await until('the kept tab attached', () => attached(kept.pageTargetId));
     const keptId = await browser.tabIdOf(kept.pageTargetId);
     const strayId = await browser.tabIdOf(stray.pageTargetId);
-    const clawd = await until('the clawd group', async () => ((await groupOf(keptId)).title === 'clawd' ? (await groupOf(keptId)).groupId : undefined));
+    const clawd = await until('the clawd group', async () =>
+      (await groupOf(keptId)).title === 'clawd' ? (await groupOf(keptId)).groupId : undefined,
+    );
     await browser.swEval(`chrome.tabs.group({ tabIds: [${strayId}], groupId: ${clawd} })`);
     await until('the stray tab attached', () => attached(stray.pageTargetId));
     // As if the browser went down before the stray tab's record was written: it is not among the
     // tabs the extension remembers. After a reload (an update), its group keeps only the others.
-    const stored = () => browser.swEval<Array<{ tabId: number; sessionId?: string }>>(`chrome.storage.local.get('attachedTabs').then((s) => s.attachedTabs)`);
-    await until('the stray tab remembered with its session', async () => (await stored()).some((t) => t.tabId === strayId && t.sessionId));
+    const stored = () =>
+      browser.swEval<Array<{ tabId: number; sessionId?: string }>>(
+        `chrome.storage.local.get('attachedTabs').then((s) => s.attachedTabs)`,
+      );
+    await until('the stray tab remembered with its session', async () =>
+      (await stored()).some((t) => t.tabId === strayId && t.sessionId),
+    );
     const oldWorker = (await browser.workerTarget())!.targetId;
     await browser
-      .swEval(`chrome.storage.local.get('attachedTabs').then(({ attachedTabs }) => chrome.storage.local.set({ attachedTabs: attachedTabs.filter((t) => t.tabId !== ${strayId}) })).then(() => chrome.runtime.reload())`)
+      .swEval(
+        `chrome.storage.local.get('attachedTabs').then(({ attachedTabs }) => chrome.storage.local.set({ attachedTabs: attachedTabs.filter((t) => t.tabId !== ${strayId}) })).then(() => chrome.runtime.reload())`,
+      )
       .catch(() => {}); // the worker goes as it answers
-    await until('the new worker', async () => ((await browser.workerTarget())?.targetId ?? oldWorker) !== oldWorker, 20_000);
+    await until(
+      'the new worker',
+      async () => ((await browser.workerTarget())?.targetId ?? oldWorker) !== oldWorker,
+      20_000,
+    );
     await until('the stray tab out of the group', async () => (await groupOf(strayId)).groupId === -1, 20_000);
     // The new worker's hello names the tabs it attached again: the kept one, not the stray.
     await until('the stray tab no longer attached', () => !attached(stray.pageTargetId), 20_000);
@@ -164,16 +199,34 @@ describe("tab groups in the person's browser", () => {
     const optionsUrl = `chrome-extension://${browser.extensionId}/options.html`;
     const options = await browser.openTab(optionsUrl);
     const session = await browser.pageSession(options.pageTargetId);
-    const inOptions = async (expression: string) => (await browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, session)).result.value;
+    const inOptions = async (expression: string) =>
+      (await browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, session))
+        .result.value;
     try {
-      await until('the option shown on', async () => (await inOptions(`document.getElementById('may-open').checked`)) === true);
+      await until(
+        'the option shown on',
+        async () => (await inOptions(`document.getElementById('may-open').checked`)) === true,
+      );
       await inOptions(`document.getElementById('may-open').click()`);
-      await until('the option saved', async () => (await browser.swEval(`chrome.storage.local.get('agentsMayOpenTabs').then((s) => s.agentsMayOpenTabs)`)) === false);
+      await until(
+        'the option saved',
+        async () =>
+          (await browser.swEval(`chrome.storage.local.get('agentsMayOpenTabs').then((s) => s.agentsMayOpenTabs)`)) ===
+          false,
+      );
       const refused = await api('POST', '/tabs/open', { url: pages.url('/') });
       expect(refused.status).toBe(403);
-      expect(refused.body.error).toMatchObject({ code: 'tab_open_refused', message: expect.stringContaining('Agents may open tabs in my browser') });
+      expect(refused.body.error).toMatchObject({
+        code: 'tab_open_refused',
+        message: expect.stringContaining('Agents may open tabs in my browser'),
+      });
       await inOptions(`document.getElementById('may-open').click()`);
-      await until('the option saved', async () => (await browser.swEval(`chrome.storage.local.get('agentsMayOpenTabs').then((s) => s.agentsMayOpenTabs)`)) === true);
+      await until(
+        'the option saved',
+        async () =>
+          (await browser.swEval(`chrome.storage.local.get('agentsMayOpenTabs').then((s) => s.agentsMayOpenTabs)`)) ===
+          true,
+      );
       expect((await api('POST', '/tabs/open', { url: pages.url('/') })).status).toBe(200);
     } finally {
       await browser.cdp.send('Target.detachFromTarget', { sessionId: session }).catch(() => {});

@@ -36,7 +36,8 @@ describe("a client's view of targets through the relay", () => {
       browser = await chromium.connectOverCDP(e2e.relay.cdpHttpUrl);
       const context = browser.contexts()[0]!;
       const pages = context.pages();
-      const ready = (page: (typeof pages)[number]) => until('the worker ready', async () => (await page.textContent('#state')) === 'ready');
+      const ready = (page: (typeof pages)[number]) =>
+        until('the worker ready', async () => (await page.textContent('#state')) === 'ready');
       for (const page of pages) await ready(page);
       await until('one worker', () => context.serviceWorkers().length === 1);
       for (let round = 0; round < 3; round++) {
@@ -47,12 +48,20 @@ describe("a client's view of targets through the relay", () => {
       }
       // The first tab is released: the worker stays, shown through the second.
       await e2e.browser.clickToolbar(first);
-      await until('the first tab released', async () => !(await e2e.json<Array<{ id: string }>>('/json/list')).some((t) => t.id === first.pageTargetId));
-      await pages.find((p) => !p.isClosed() && p.url().includes('/sw-page'))!.reload().catch(() => {});
+      await until(
+        'the first tab released',
+        async () => !(await e2e.json<Array<{ id: string }>>('/json/list')).some((t) => t.id === first.pageTargetId),
+      );
+      await pages
+        .find((p) => !p.isClosed() && p.url().includes('/sw-page'))!
+        .reload()
+        .catch(() => {});
       expect(browser.isConnected()).toBe(true);
       const [worker] = context.serviceWorkers();
       expect(await worker!.evaluate(() => (self as unknown as { answer: number }).answer)).toBe(42);
-      const workers = (await raw.send('Target.getTargets')).targetInfos.filter((t: { type: string }) => t.type === 'service_worker');
+      const workers = (await raw.send('Target.getTargets')).targetInfos.filter(
+        (t: { type: string }) => t.type === 'service_worker',
+      );
       expect(workers).toHaveLength(1);
       expect(rules.breaks).toEqual([]);
       expect(discovering.breaks).toEqual([]);

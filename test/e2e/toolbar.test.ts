@@ -15,14 +15,20 @@ describe('the toolbar button hands a tab to the agent', () => {
     expect((await e2e.browser.badge(tabId)).text).toBe('');
 
     await e2e.attach(tab);
-    const listed = await e2e.json<Array<{ id: string; type: string; url: string; title: string; webSocketDebuggerUrl: string }>>('/json/list');
+    const listed =
+      await e2e.json<Array<{ id: string; type: string; url: string; title: string; webSocketDebuggerUrl: string }>>(
+        '/json/list',
+      );
     const entry = listed.find((t) => t.id === tab.pageTargetId)!;
     expect(entry).toMatchObject({ type: 'page', url: e2e.pages.url('/form'), title: 'form' });
     expect(entry.webSocketDebuggerUrl).toContain(`/devtools/page/${tab.pageTargetId}`);
     await until('badge ON', async () => (await e2e.browser.badge(tabId)).text === 'ON');
 
     await e2e.browser.clickToolbar(tab);
-    await until('the tab to leave /json/list', async () => !(await e2e.json<Array<{ id: string }>>('/json/list')).some((t) => t.id === tab.pageTargetId));
+    await until(
+      'the tab to leave /json/list',
+      async () => !(await e2e.json<Array<{ id: string }>>('/json/list')).some((t) => t.id === tab.pageTargetId),
+    );
     await until('badge cleared', async () => (await e2e.browser.badge(tabId)).text === '');
   });
 });

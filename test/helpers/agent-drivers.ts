@@ -29,17 +29,26 @@ export interface AgentDriver {
 async function harness(cdp: CdpClient, targetId: string) {
   const { sessionId } = await cdp.send('Target.attachToTarget', { targetId, flatten: true });
   return async <T>(expression: string): Promise<T> => {
-    const { result, exceptionDetails } = await cdp.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId);
-    if (exceptionDetails) throw new Error(`in page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+    const { result, exceptionDetails } = await cdp.send(
+      'Runtime.evaluate',
+      { expression, returnByValue: true, awaitPromise: true },
+      sessionId,
+    );
+    if (exceptionDetails)
+      throw new Error(`in page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
     return result.value as T;
   };
 }
 
 function scoped(server: TestServer, profile: string) {
-  return <T>(method: string, route: string, body?: unknown) => server.api<T>(method, route, { profile, ...(body !== undefined ? { body } : {}) });
+  return <T>(method: string, route: string, body?: unknown) =>
+    server.api<T>(method, route, { profile, ...(body !== undefined ? { body } : {}) });
 }
 
-export async function managedDriver(pages: PageServer, serverOptions: Parameters<typeof startTestServer>[0] = {}): Promise<AgentDriver> {
+export async function managedDriver(
+  pages: PageServer,
+  serverOptions: Parameters<typeof startTestServer>[0] = {},
+): Promise<AgentDriver> {
   const server = await startTestServer(serverOptions);
   const api = scoped(server, 'clawd');
   const started = await api<{ cdpUrl: string }>('POST', '/start');
@@ -60,14 +69,19 @@ export async function managedDriver(pages: PageServer, serverOptions: Parameters
   };
 }
 
-export async function extensionDriver(pages: PageServer, options: { evaluateEnabled?: boolean } = {}): Promise<AgentDriver> {
+export async function extensionDriver(
+  pages: PageServer,
+  options: { evaluateEnabled?: boolean } = {},
+): Promise<AgentDriver> {
   const server = await startTestServer({ ...(options.evaluateEnabled ? { evaluateEnabled: true } : {}) });
   const browser = await TestBrowser.launch();
   await browser.configureExtension(server.server.relay.port, server.token);
   await until('the extension to connect', () => server.server.relay.switchboard.extensionConnected, 15_000);
   const tab = await browser.openTab(pages.url('/'));
   await browser.clickToolbar(tab);
-  await until('the tab to be attached', () => server.server.relay.switchboard.tabs().some((t) => t.targetId === tab.pageTargetId));
+  await until('the tab to be attached', () =>
+    server.server.relay.switchboard.tabs().some((t) => t.targetId === tab.pageTargetId),
+  );
   return {
     name: 'extension',
     profile: 'chrome',

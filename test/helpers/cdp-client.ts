@@ -48,7 +48,9 @@ export class CdpClient {
         else call.resolve(message.result);
       }
     });
-    this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    this.closed = new Promise((resolve) =>
+      ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
     ws.once('close', () => {
       for (const call of this.#pending.values()) call.reject(new Error(`${call.method}: socket closed`));
       this.#pending.clear();
@@ -59,7 +61,9 @@ export class CdpClient {
     const ws = new WebSocket(url, { headers: options.headers, origin: options.origin, perMessageDeflate: false });
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new CdpClient(ws)));
-      ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode })));
+      ws.once('unexpected-response', (_req, res) =>
+        reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode })),
+      );
       ws.once('error', reject);
     });
   }
@@ -82,7 +86,11 @@ export class CdpClient {
   }
 
   /** Resolves with the first event (already received or future) that matches, or rejects after timeoutMs. */
-  waitForEvent(method: string, predicate: (m: CdpMessage) => boolean = () => true, timeoutMs = 5_000): Promise<CdpMessage> {
+  waitForEvent(
+    method: string,
+    predicate: (m: CdpMessage) => boolean = () => true,
+    timeoutMs = 5_000,
+  ): Promise<CdpMessage> {
     const seen = this.events.find((e) => e.method === method && predicate(e));
     if (seen) return Promise.resolve(seen);
     return this.waitForNext((m) => m.method === method && predicate(m), `event ${method}`, timeoutMs);

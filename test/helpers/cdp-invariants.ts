@@ -40,23 +40,34 @@ export class TargetInvariants {
   #check(message: CdpMessage): void {
     if (!message.method) return;
     const on = message.sessionId ?? '';
-    if (on !== '' && !this.#sessions.has(on)) this.#break(`an event on session ${on}, which the client does not hold`, message);
+    if (on !== '' && !this.#sessions.has(on))
+      this.#break(`an event on session ${on}, which the client does not hold`, message);
     switch (message.method) {
       case 'Target.attachedToTarget': {
-        const { sessionId, targetInfo } = message.params as { sessionId: string; targetInfo: { targetId: string; type: string } };
+        const { sessionId, targetInfo } = message.params as {
+          sessionId: string;
+          targetInfo: { targetId: string; type: string };
+        };
         if (this.#sessions.has(sessionId)) this.#break('an attach with a session id the client already holds', message);
         for (const held of this.#sessions.values()) {
           if (held.targetId !== targetInfo.targetId) continue;
-          if (held.parent === on) this.#break(`a second attach of target ${targetInfo.targetId} on the same session before its detach`, message);
-          else if (held.parent === '' && on === '') this.#break(`target ${targetInfo.targetId} attached twice at the root`, message);
+          if (held.parent === on)
+            this.#break(
+              `a second attach of target ${targetInfo.targetId} on the same session before its detach`,
+              message,
+            );
+          else if (held.parent === '' && on === '')
+            this.#break(`target ${targetInfo.targetId} attached twice at the root`, message);
         }
-        if (this.discovering && on === '' && !this.#created.has(targetInfo.targetId)) this.#break(`attached to target ${targetInfo.targetId} before its targetCreated`, message);
+        if (this.discovering && on === '' && !this.#created.has(targetInfo.targetId))
+          this.#break(`attached to target ${targetInfo.targetId} before its targetCreated`, message);
         this.#sessions.set(sessionId, { targetId: targetInfo.targetId, parent: on });
         return;
       }
       case 'Target.detachedFromTarget': {
         const { sessionId } = message.params as { sessionId: string };
-        if (!this.#sessions.has(sessionId)) this.#break(`a detach of session ${sessionId}, which the client does not hold`, message);
+        if (!this.#sessions.has(sessionId))
+          this.#break(`a detach of session ${sessionId}, which the client does not hold`, message);
         // Its own sessions below go with it (a client is not told of each).
         for (const [id, held] of [...this.#sessions]) if (held.parent === sessionId) this.#sessions.delete(id);
         this.#sessions.delete(sessionId);
@@ -67,7 +78,8 @@ export class TargetInvariants {
         return;
       case 'Target.targetDestroyed': {
         const { targetId } = message.params as { targetId: string };
-        if (this.discovering && [...this.#sessions.values()].some((s) => s.parent === '' && s.targetId === targetId)) this.#break(`target ${targetId} destroyed while the client is still attached to it`, message);
+        if (this.discovering && [...this.#sessions.values()].some((s) => s.parent === '' && s.targetId === targetId))
+          this.#break(`target ${targetId} destroyed while the client is still attached to it`, message);
         this.#created.delete(targetId);
         return;
       }

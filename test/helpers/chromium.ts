@@ -29,7 +29,12 @@ export function unpackedExtensionId(dir: string): string {
 }
 
 export function chromiumPath(): string {
-  const candidates = [process.env.CLAWD_TEST_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+  const candidates = [
+    process.env.CLAWD_TEST_CHROMIUM,
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+    '/usr/bin/google-chrome',
+  ];
   const found = candidates.find((c): c is string => !!c && existsSync(c));
   if (!found) throw new Error('No Chromium found: install it (apt-get install -y chromium) or set CLAWD_TEST_CHROMIUM');
   return found;
@@ -73,7 +78,15 @@ export class TestBrowser {
    * `display`: run headed on that X display (e.g. Xvfb's), where a background tab really is hidden.
    * `extensionDir`: another build of the extension (the store zip, unpacked), `extensionId` its id.
    */
-  static async launch(options: { extension?: boolean; args?: string[]; display?: string; extensionDir?: string; extensionId?: string } = {}): Promise<TestBrowser> {
+  static async launch(
+    options: {
+      extension?: boolean;
+      args?: string[];
+      display?: string;
+      extensionDir?: string;
+      extensionId?: string;
+    } = {},
+  ): Promise<TestBrowser> {
     const withExtension = options.extension ?? true;
     const extensionDir = options.extensionDir ?? EXTENSION_DIR;
     if (withExtension && !existsSync(path.join(extensionDir, 'manifest.json'))) {
@@ -85,7 +98,13 @@ export class TestBrowser {
     mkdirSync(path.join(userDataDir, 'Default'), { recursive: true });
     // Downloads land in the profile's own folder, never the user's ~/Downloads, and without a prompt.
     const downloads = path.join(userDataDir, 'Downloads');
-    writeFileSync(path.join(userDataDir, 'Default', 'Preferences'), JSON.stringify({ extensions: { ui: { developer_mode: true } }, download: { default_directory: downloads, prompt_for_download: false } }));
+    writeFileSync(
+      path.join(userDataDir, 'Default', 'Preferences'),
+      JSON.stringify({
+        extensions: { ui: { developer_mode: true } },
+        download: { default_directory: downloads, prompt_for_download: false },
+      }),
+    );
     const args = [
       ...CHROMIUM_FLAGS.filter((flag) => !(options.display && flag.startsWith('--headless'))),
       `--user-data-dir=${userDataDir}`,
@@ -98,7 +117,10 @@ export class TestBrowser {
     const child = spawn(chromiumPath(), args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true, env });
     let stderr = '';
     const wsEndpoint = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`Chromium did not start within 20 s:\n${stderr.slice(-2000)}`)), 20_000);
+      const timer = setTimeout(
+        () => reject(new Error(`Chromium did not start within 20 s:\n${stderr.slice(-2000)}`)),
+        20_000,
+      );
       child.stderr!.on('data', (d: Buffer) => {
         stderr += d.toString();
         const match = stderr.match(/DevTools listening on (ws:\/\/\S+)/);
@@ -119,12 +141,17 @@ export class TestBrowser {
   }
 
   async targets(type?: string): Promise<TargetInfo[]> {
-    const { targetInfos } = await this.cdp.send<{ targetInfos: TargetInfo[] }>('Target.getTargets', type ? { filter: [{ type }] } : {});
+    const { targetInfos } = await this.cdp.send<{ targetInfos: TargetInfo[] }>(
+      'Target.getTargets',
+      type ? { filter: [{ type }] } : {},
+    );
     return type ? targetInfos : targetInfos.filter((t) => t.type !== 'browser' && t.type !== 'tab');
   }
 
   async workerTarget(): Promise<TargetInfo | undefined> {
-    return (await this.targets('service_worker')).find((t) => t.url.startsWith(`chrome-extension://${this.extensionId}/`));
+    return (await this.targets('service_worker')).find((t) =>
+      t.url.startsWith(`chrome-extension://${this.extensionId}/`),
+    );
   }
 
   /**
@@ -135,12 +162,24 @@ export class TestBrowser {
     const worker = await until('the extension service worker', () => this.workerTarget());
     const { sessionId } = await this.cdp.send('Target.attachToTarget', { targetId: worker.targetId, flatten: true });
     const evaluate = async (code: string) => {
-      const { result, exceptionDetails } = await this.cdp.send('Runtime.evaluate', { expression: code, awaitPromise: true, returnByValue: true }, sessionId);
-      if (exceptionDetails) throw new Error(`worker evaluation failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+      const { result, exceptionDetails } = await this.cdp.send(
+        'Runtime.evaluate',
+        { expression: code, awaitPromise: true, returnByValue: true },
+        sessionId,
+      );
+      if (exceptionDetails)
+        throw new Error(
+          `worker evaluation failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`,
+        );
       return result.value as T;
     };
     try {
-      await until('the worker to have its extension APIs', async () => (await evaluate("typeof chrome === 'object' && !!chrome.storage")) === true, 5_000, 25);
+      await until(
+        'the worker to have its extension APIs',
+        async () => (await evaluate("typeof chrome === 'object' && !!chrome.storage")) === true,
+        5_000,
+        25,
+      );
       return await evaluate(expression);
     } finally {
       await this.cdp.send('Target.detachFromTarget', { sessionId }).catch(() => {});
@@ -156,20 +195,28 @@ export class TestBrowser {
   async openTab(url: string): Promise<{ tabTargetId: string; pageTargetId: string }> {
     const before = new Set((await this.targets('tab')).map((t) => t.targetId));
     const { targetId } = await this.cdp.send<{ targetId: string }>('Target.createTarget', { url });
-    const tab = await until('the new tab target', async () => (await this.targets('tab')).find((t) => !before.has(t.targetId)));
+    const tab = await until('the new tab target', async () =>
+      (await this.targets('tab')).find((t) => !before.has(t.targetId)),
+    );
     if (!url.startsWith('chrome://')) {
       const session = await this.pageSession(targetId);
       try {
         await until(`${url} to load`, async () => {
           // Without the fragment: a page may drop it (the pair page removes its one-time code).
-          const { result } = await this.cdp.send('Runtime.evaluate', { expression: 'location.href.split("#")[0] + " " + document.readyState', returnByValue: true }, session);
+          const { result } = await this.cdp.send(
+            'Runtime.evaluate',
+            { expression: 'location.href.split("#")[0] + " " + document.readyState', returnByValue: true },
+            session,
+          );
           return result.value === `${new URL(url).href.split('#')[0]} complete`;
         });
       } finally {
         await this.cdp.send('Target.detachFromTarget', { sessionId: session }).catch(() => {});
       }
     } else {
-      await until(`${url} to load`, async () => (await this.targets('page')).some((t) => t.targetId === targetId && t.url.startsWith(url)));
+      await until(`${url} to load`, async () =>
+        (await this.targets('page')).some((t) => t.targetId === targetId && t.url.startsWith(url)),
+      );
     }
     return { tabTargetId: tab.targetId, pageTargetId: targetId };
   }
@@ -194,22 +241,36 @@ export class TestBrowser {
   /** Chrome's tab id for a page target, as the extension sees it. */
   async tabIdOf(pageTargetId: string): Promise<number> {
     return until('the tab id', () =>
-      this.swEval<number | undefined>(`chrome.debugger.getTargets().then(ts => ts.find(t => t.id === ${JSON.stringify(pageTargetId)})?.tabId)`),
+      this.swEval<number | undefined>(
+        `chrome.debugger.getTargets().then(ts => ts.find(t => t.id === ${JSON.stringify(pageTargetId)})?.tabId)`,
+      ),
     );
   }
 
   async badge(tabId: number): Promise<{ text: string; title: string }> {
-    return this.swEval(`Promise.all([chrome.action.getBadgeText({tabId: ${tabId}}), chrome.action.getTitle({tabId: ${tabId}})]).then(([text, title]) => ({text, title}))`);
+    return this.swEval(
+      `Promise.all([chrome.action.getBadgeText({tabId: ${tabId}}), chrome.action.getTitle({tabId: ${tabId}})]).then(([text, title]) => ({text, title}))`,
+    );
   }
 
   /** The live status line of the extension's options page, as a user reads it. */
   async optionsStatus(): Promise<string> {
     const url = `chrome-extension://${this.extensionId}/options.html`;
-    const page = (await this.targets('page')).find((t) => t.url === url) ?? { targetId: (await this.openTab(url)).pageTargetId };
+    const page = (await this.targets('page')).find((t) => t.url === url) ?? {
+      targetId: (await this.openTab(url)).pageTargetId,
+    };
     const session = await this.pageSession(page.targetId);
     try {
       // The page refreshes the line every 2 s; read it fresh.
-      const { result } = await this.cdp.send('Runtime.evaluate', { expression: 'refreshLiveForTests?.() ?? document.getElementById("live").textContent', awaitPromise: true, returnByValue: true }, session);
+      const { result } = await this.cdp.send(
+        'Runtime.evaluate',
+        {
+          expression: 'refreshLiveForTests?.() ?? document.getElementById("live").textContent',
+          awaitPromise: true,
+          returnByValue: true,
+        },
+        session,
+      );
       return result.value as string;
     } finally {
       await this.cdp.send('Target.detachFromTarget', { sessionId: session }).catch(() => {});
@@ -222,12 +283,19 @@ export class TestBrowser {
     if (!worker) throw new Error('no service worker to terminate');
     await this.cdp.send('Target.closeTarget', { targetId: worker.targetId });
     // With a client attached, page events wake a fresh worker (a new target) almost at once.
-    await until('the worker to stop', async () => (await this.workerTarget())?.targetId !== worker.targetId || undefined, 5_000);
+    await until(
+      'the worker to stop',
+      async () => (await this.workerTarget())?.targetId !== worker.targetId || undefined,
+      5_000,
+    );
   }
 
   /** A raw CDP session of the harness on a page (a second debugger client, as DevTools would be). */
   async pageSession(pageTargetId: string): Promise<string> {
-    const { sessionId } = await this.cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: pageTargetId, flatten: true });
+    const { sessionId } = await this.cdp.send<{ sessionId: string }>('Target.attachToTarget', {
+      targetId: pageTargetId,
+      flatten: true,
+    });
     return sessionId;
   }
 

@@ -12,7 +12,12 @@ export interface CliResult {
 }
 
 /** `bin`: another clawd than the repo's build (an installed package's). */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000, bin = CLAWD_BIN): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 15_000,
+  bin = CLAWD_BIN,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
     let stdout = '';
@@ -31,7 +36,12 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 
 }
 
 /** Starts a long-running command and resolves once its stdout matches `ready`. */
-export function startCli(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}, bin = CLAWD_BIN): Promise<{ child: ChildProcess; stdout: () => string; match: RegExpMatchArray }> {
+export function startCli(
+  args: string[],
+  ready: RegExp,
+  env: NodeJS.ProcessEnv = {},
+  bin = CLAWD_BIN,
+): Promise<{ child: ChildProcess; stdout: () => string; match: RegExpMatchArray }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
     let stdout = '';

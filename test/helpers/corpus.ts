@@ -24,7 +24,8 @@ export const CORPUS_DIR = (() => {
 /** Fails naming what is missing, so a test never measures an empty corpus. */
 export function assertCorpusPresent(): void {
   const missing = CORPUS_PAGES.filter((page) => !existsSync(path.join(CORPUS_DIR, `${page}.html`)));
-  if (missing.length > 0) throw new Error(`corpus pages missing from ${CORPUS_DIR}: ${missing.map((p) => `${p}.html`).join(', ')}`);
+  if (missing.length > 0)
+    throw new Error(`corpus pages missing from ${CORPUS_DIR}: ${missing.map((p) => `${p}.html`).join(', ')}`);
 }
 
 export interface CorpusServer {
@@ -41,9 +42,14 @@ export async function startCorpusServer(): Promise<CorpusServer> {
     try {
       html = readFileSync(path.join(CORPUS_DIR, `${name}.html`));
     } catch (error) {
-      return void res.writeHead(500, { 'content-type': 'text/plain' }).end(`the corpus is not at ${CORPUS_DIR}: ${(error as Error).message}`);
+      return void res
+        .writeHead(500, { 'content-type': 'text/plain' })
+        .end(`the corpus is not at ${CORPUS_DIR}: ${(error as Error).message}`);
     }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:" });
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+    });
     res.end(html);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -21,7 +21,16 @@ export function fakeTab(tabId: number, overrides: Partial<AnnouncedTab['targetIn
   const targetId = `PAGE${String(tabId).padStart(28, '0')}`;
   return {
     tabId,
-    targetInfo: { targetId, type: 'page', title: `tab ${tabId}`, url: `https://example.test/${tabId}`, attached: true, canAccessOpener: false, browserContextId: 'CTX1', ...overrides },
+    targetInfo: {
+      targetId,
+      type: 'page',
+      title: `tab ${tabId}`,
+      url: `https://example.test/${tabId}`,
+      attached: true,
+      canAccessOpener: false,
+      browserContextId: 'CTX1',
+      ...overrides,
+    },
   };
 }
 
@@ -44,29 +53,44 @@ export class FakeExtension {
         .then(
           (result) => this.send({ type: 'reply', id: frame.id, result }),
           (error: unknown) => {
-            const wire: WireError = (error as { wire?: WireError }).wire ?? { code: 'extension_error', message: String((error as Error).message ?? error) };
+            const wire: WireError = (error as { wire?: WireError }).wire ?? {
+              code: 'extension_error',
+              message: String((error as Error).message ?? error),
+            };
             this.send({ type: 'reply', id: frame.id, error: wire });
           },
         );
     });
-    this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    this.closed = new Promise((resolve) =>
+      ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
   }
 
   /** Opens the socket (not saying hello yet). */
   static open(port: number, token: string, options: { origin?: string; path?: string } = {}): Promise<FakeExtension> {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}${options.path ?? '/extension'}?token=${encodeURIComponent(token)}`, {
-      origin: options.origin ?? EXTENSION_ORIGIN,
-      perMessageDeflate: false,
-    });
+    const ws = new WebSocket(
+      `ws://127.0.0.1:${port}${options.path ?? '/extension'}?token=${encodeURIComponent(token)}`,
+      {
+        origin: options.origin ?? EXTENSION_ORIGIN,
+        perMessageDeflate: false,
+      },
+    );
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new FakeExtension(ws)));
-      ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode })));
+      ws.once('unexpected-response', (_req, res) =>
+        reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode })),
+      );
       ws.once('error', reject);
     });
   }
 
   /** Opens the socket, says hello with these tabs and waits for the welcome. */
-  static async connect(port: number, token: string, tabs: AnnouncedTab[] = [], hello: Partial<HelloFrame> = {}): Promise<FakeExtension> {
+  static async connect(
+    port: number,
+    token: string,
+    tabs: AnnouncedTab[] = [],
+    hello: Partial<HelloFrame> = {},
+  ): Promise<FakeExtension> {
     const ext = await FakeExtension.open(port, token);
     await ext.hello(tabs, hello);
     return ext;
@@ -78,7 +102,11 @@ export class FakeExtension {
       type: 'hello',
       protocol: PROTOCOL_VERSION,
       extensionVersion: '0.0.0-test',
-      browser: { product: 'Chrome/156.0.1.2', userAgent: 'Mozilla/5.0 HeadlessChrome/156.0.0.0', protocolVersion: '1.3' },
+      browser: {
+        product: 'Chrome/156.0.1.2',
+        userAgent: 'Mozilla/5.0 HeadlessChrome/156.0.0.0',
+        protocolVersion: '1.3',
+      },
       tabs,
       ...overrides,
     });

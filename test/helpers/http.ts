@@ -11,19 +11,28 @@ export interface RawResponse {
 }
 
 /** `headersOnly`: resolves at the headers and ends the request (for streams such as /events). */
-export function rawRequest(port: number, path: string, options: { method?: string; headers?: Record<string, string>; body?: string; headersOnly?: boolean } = {}): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; headersOnly?: boolean } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers }, (res) => {
-      if (options.headersOnly) {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '', json: () => undefined });
-        req.destroy();
-        return;
-      }
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers },
+      (res) => {
+        if (options.headersOnly) {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '', json: () => undefined });
+          req.destroy();
+          return;
+        }
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) }),
+        );
+      },
+    );
     req.on('error', (error) => (options.headersOnly && req.destroyed ? undefined : reject(error)));
     req.end(options.body);
   });

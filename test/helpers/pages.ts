@@ -64,7 +64,8 @@ const PAGES: Record<string, (port: number) => string> = {
     <div id="source" draggable="true" role="button" aria-label="Source" style="width:80px;height:40px;background:#fa0">drag me</div>
     <div id="target" role="region" aria-label="Target" style="width:160px;height:80px;margin-top:40px;border:2px dashed #333"
       ondragover="event.preventDefault()" ondrop="event.preventDefault(); this.textContent = 'dropped'">drop here</div>`,
-  '/long': () => `<!doctype html><title>long</title><h1>Top</h1>${'<p>filler paragraph</p>'.repeat(300)}<button id="bottom" onclick="this.textContent = 'bottom clicked'">Bottom</button>`,
+  '/long': () =>
+    `<!doctype html><title>long</title><h1>Top</h1>${'<p>filler paragraph</p>'.repeat(300)}<button id="bottom" onclick="this.textContent = 'bottom clicked'">Bottom</button>`,
   '/replace': () => `<!doctype html><title>replace</title>
     <button id="victim" onclick="document.getElementById('log').textContent += ' victim'">Save</button>
     <button onclick="const b = document.getElementById('victim'); const n = b.cloneNode(true); n.onclick = () => document.getElementById('log').textContent += ' impostor'; b.replaceWith(n)">Swap</button>
@@ -95,13 +96,17 @@ const PAGES: Record<string, (port: number) => string> = {
     <aside id="aside"><h2>Most read</h2><ul><li><a href="/a">Ferry timetable changes</a></li><li><a href="/b">Storm warning</a></li></ul></aside>
     <footer><p>© Harbour News · <a href="/privacy">Privacy</a></p></footer>`,
   // A big table: 2,000 people, each row with an Edit button that marks that row (find's page).
-  '/grid': () => `<!doctype html><title>staff</title><h1>Staff</h1><table><thead><tr><th>Name</th><th>Email</th><th>Status</th><th></th></tr></thead><tbody>${Array.from(
-    { length: 2_000 },
-    (_, i) => `<tr id="r${i + 1}"><td>Person ${i + 1}</td><td>person${i + 1}@example.com</td><td class="status">active</td><td><button onclick="this.closest('tr').querySelector('.status').textContent = 'edited'">Edit</button></td></tr>`,
-  ).join('')}</tbody></table>`,
+  '/grid': () =>
+    `<!doctype html><title>staff</title><h1>Staff</h1><table><thead><tr><th>Name</th><th>Email</th><th>Status</th><th></th></tr></thead><tbody>${Array.from(
+      { length: 2_000 },
+      (_, i) =>
+        `<tr id="r${i + 1}"><td>Person ${i + 1}</td><td>person${i + 1}@example.com</td><td class="status">active</td><td><button onclick="this.closest('tr').querySelector('.status').textContent = 'edited'">Edit</button></td></tr>`,
+    ).join('')}</tbody></table>`,
   // A shop page with its basket in a cross-site iframe.
-  '/shop-framed': (port) => `<!doctype html><title>shop</title><h1>Shop</h1><p>Browse the shelves.</p><iframe src="http://localhost:${port}/basket" width="400" height="200"></iframe>`,
-  '/basket': () => `<!doctype html><title>basket</title><h2>Basket</h2><ul><li>Tea <button>Remove</button></li><li>Cake <button>Remove</button></li></ul>
+  '/shop-framed': (port) =>
+    `<!doctype html><title>shop</title><h1>Shop</h1><p>Browse the shelves.</p><iframe src="http://localhost:${port}/basket" width="400" height="200"></iframe>`,
+  '/basket':
+    () => `<!doctype html><title>basket</title><h2>Basket</h2><ul><li>Tea <button>Remove</button></li><li>Cake <button>Remove</button></li></ul>
     <button onclick="this.textContent = 'Checked out'">Checkout</button>`,
   // Every kind of field fill takes; a Lock field that disables Key as it is typed into.
   '/fields': () => `<!doctype html><title>fields</title>
@@ -177,10 +182,12 @@ const PAGES: Record<string, (port: number) => string> = {
     <a id="blank" href="/popup?by=link" target="_blank">in a new tab</a>
     <button id="open" onclick="window.open('/popup?by=open')">open</button>
     <button id="noopener" onclick="window.open('/popup?by=noopener', '_blank', 'noopener')">open without opener</button>`,
-  '/popup': () => `<!doctype html><title>popup</title><p id="by"></p><script>document.getElementById('by').textContent = location.search</script>`,
+  '/popup': () =>
+    `<!doctype html><title>popup</title><p id="by"></p><script>document.getElementById('by').textContent = location.search</script>`,
   '/sw-page': () => `<!doctype html><title>service worker</title><p id="state">registering</p>
     <script>navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready).then(() => document.getElementById('state').textContent = 'ready')</script>`,
-  '/sw.js': () => `self.answer = 42; self.addEventListener('install', () => self.skipWaiting()); self.addEventListener('activate', (e) => e.waitUntil(clients.claim()));`,
+  '/sw.js': () =>
+    `self.answer = 42; self.addEventListener('install', () => self.skipWaiting()); self.addEventListener('activate', (e) => e.waitUntil(clients.claim()));`,
 };
 
 /** The bytes /files/ serves: byte i is i mod 251, so a test can check every byte it got. */
@@ -200,7 +207,9 @@ function productPage(added: boolean): string {
 
 /** `/many?n=5000`: that many interactive elements, for snapshot size limits. */
 function manyPage(n: number): string {
-  const items = Array.from({ length: n }, (_, i) => (i % 2 ? `<a href="#i${i}">link ${i}</a>` : `<button>button ${i}</button>`));
+  const items = Array.from({ length: n }, (_, i) =>
+    i % 2 ? `<a href="#i${i}">link ${i}</a>` : `<button>button ${i}</button>`,
+  );
   return `<!doctype html><title>many</title><main><h1>Many</h1><ul>${items.map((item) => `<li><div><span>${item}</span></div></li>`).join('')}</ul></main>`;
 }
 
@@ -209,17 +218,26 @@ export async function startPageServer(): Promise<PageServer> {
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
     if (path === '/many') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(manyPage(Number(url.searchParams.get('n') ?? 100)));
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(manyPage(Number(url.searchParams.get('n') ?? 100)));
       return;
     }
     // Files to download: /files/<name>?size=N bytes of a known pattern, as an attachment.
     if (path.startsWith('/files/')) {
       const size = Number(url.searchParams.get('size') ?? 1000);
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(size), 'content-disposition': `attachment; filename="${path.slice(7)}"` });
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'content-length': String(size),
+        'content-disposition': `attachment; filename="${path.slice(7)}"`,
+      });
       return void res.end(downloadBytes(size));
     }
     // A JSON API, and one that answers only after 10 s (to be aborted by the page).
-    if (path === '/api/data.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ items: [1, 2, 3], ok: true }));
+    if (path === '/api/data.json')
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ items: [1, 2, 3], ok: true }));
     if (path === '/api/slow') {
       const timer = setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('late'), 10_000);
       req.once('close', () => clearTimeout(timer));
@@ -227,8 +245,12 @@ export async function startPageServer(): Promise<PageServer> {
     }
     // A shop's product page, and its cart form: a POST answered by a redirect back to the page,
     // which then says how it went (server-rendered, as such pages are).
-    if (path === '/cart/add' && req.method === 'POST') return void res.writeHead(303, { location: '/product?added=1' }).end();
-    if (path === '/product') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(productPage(url.searchParams.has('added')));
+    if (path === '/cart/add' && req.method === 'POST')
+      return void res.writeHead(303, { location: '/product?added=1' }).end();
+    if (path === '/product')
+      return void res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(productPage(url.searchParams.has('added')));
     // Chromium asks every site for its icon; a 404 would land in the page's console as an error.
     if (path === '/favicon.ico') return void res.writeHead(204).end();
     const page = PAGES[path] ?? SNAPSHOT_PAGES[path];

@@ -15,11 +15,15 @@ async function freePortBlock(size: number): Promise<string> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const base = 20_000 + Math.floor(Math.random() * 20_000);
     const free = await Promise.all(
-      Array.from({ length: size }, (_, i) => new Promise<boolean>((resolve) => {
-        const s = net.createServer();
-        s.once('error', () => resolve(false));
-        s.listen(base + i, '127.0.0.1', () => s.close(() => resolve(true)));
-      })),
+      Array.from(
+        { length: size },
+        (_, i) =>
+          new Promise<boolean>((resolve) => {
+            const s = net.createServer();
+            s.once('error', () => resolve(false));
+            s.listen(base + i, '127.0.0.1', () => s.close(() => resolve(true)));
+          }),
+      ),
     );
     if (free.every(Boolean)) return `${base}-${base + size - 1}`;
   }
@@ -32,7 +36,11 @@ export interface TestServer {
   token: string;
   controlUrl: string;
   /** Calls the control API (with the token unless `token: null`). */
-  api<T = any>(method: string, path: string, options?: { profile?: string; body?: unknown; token?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: T }>;
+  api<T = any>(
+    method: string,
+    path: string,
+    options?: { profile?: string; body?: unknown; token?: string | null; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: T }>;
   /** Runs the built `clawd` CLI against this server. */
   cli(args: string[], timeoutMs?: number): Promise<CliResult>;
   /** Stops the server (keeps the home, for restart tests). */
@@ -41,10 +49,25 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { home?: string; evaluateEnabled?: boolean; downloadLimitMb?: number; autoStart?: boolean; personIdleMs?: number; log?: Logger; takeoverGraceMs?: number } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: {
+    home?: string;
+    evaluateEnabled?: boolean;
+    downloadLimitMb?: number;
+    autoStart?: boolean;
+    personIdleMs?: number;
+    log?: Logger;
+    takeoverGraceMs?: number;
+  } = {},
+): Promise<TestServer> {
   process.env.CLAWD_CDP_PORTS ??= await freePortBlock(24);
   const home = options.home ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'clawd-serve-')), 'home');
-  if (options.evaluateEnabled !== undefined || options.downloadLimitMb !== undefined || options.autoStart !== undefined || options.personIdleMs !== undefined) {
+  if (
+    options.evaluateEnabled !== undefined ||
+    options.downloadLimitMb !== undefined ||
+    options.autoStart !== undefined ||
+    options.personIdleMs !== undefined
+  ) {
     await loadConfig(home);
     const changes = {
       ...(options.evaluateEnabled !== undefined ? { evaluateEnabled: options.evaluateEnabled } : {}),
@@ -55,7 +78,13 @@ export async function startTestServer(options: { home?: string; evaluateEnabled?
     await updateConfig(home, (config) => ({ ...config, browser: { ...config.browser, ...changes } }));
   }
   const log = options.log ?? (process.env.CLAWD_TEST_LOG ? createLogger('debug') : silentLogger);
-  const server = await startServer({ home, relayPort: 0, controlPort: 0, log, ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}) });
+  const server = await startServer({
+    home,
+    relayPort: 0,
+    controlPort: 0,
+    log,
+    ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}),
+  });
   const controlUrl = server.control.url;
   let stopped = false;
   const stop = async () => {
@@ -74,8 +103,14 @@ export async function startTestServer(options: { home?: string; evaluateEnabled?
       const token = opts.token === undefined ? server.token : opts.token;
       const response = await fetch(url, {
         method,
-        headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(opts.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...opts.headers },
-        ...(opts.body !== undefined ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
+        headers: {
+          ...(token ? { Authorization: `Bearer ${token}` } : {}),
+          ...(opts.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+          ...opts.headers,
+        },
+        ...(opts.body !== undefined
+          ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) }
+          : {}),
       });
       const text = await response.text();
       return { status: response.status, body: text ? JSON.parse(text) : undefined };

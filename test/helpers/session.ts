@@ -25,7 +25,10 @@ export async function startE2e(): Promise<E2eSetup> {
   await browser.configureExtension(relay.port, relay.token);
   await until('the extension to connect', () => relay.relay.switchboard.extensionConnected, 15_000);
   const json = async <T = any>(path: string, init?: RequestInit): Promise<T> => {
-    const res = await fetch(`${relay.relay.url}${path}`, { ...init, headers: { Authorization: `Bearer ${relay.token}`, ...init?.headers } });
+    const res = await fetch(`${relay.relay.url}${path}`, {
+      ...init,
+      headers: { Authorization: `Bearer ${relay.token}`, ...init?.headers },
+    });
     if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
     return (res.headers.get('content-type')?.includes('json') ? res.json() : res.text()) as Promise<T>;
   };
@@ -38,14 +41,17 @@ export async function startE2e(): Promise<E2eSetup> {
       const client = await CdpClient.connect(relay.cdpWsUrl);
       try {
         await client.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
-        return (await client.waitForEvent('Target.attachedToTarget', (m) => m.params.targetInfo.targetId === targetId)).params.sessionId;
+        return (await client.waitForEvent('Target.attachedToTarget', (m) => m.params.targetInfo.targetId === targetId))
+          .params.sessionId;
       } finally {
         await client.close();
       }
     },
     async attach(tab) {
       await browser.clickToolbar(tab);
-      await until('the tab in /json/list', async () => (await json<Array<{ id: string }>>('/json/list')).some((t) => t.id === tab.pageTargetId));
+      await until('the tab in /json/list', async () =>
+        (await json<Array<{ id: string }>>('/json/list')).some((t) => t.id === tab.pageTargetId),
+      );
       return tab.pageTargetId;
     },
     async close() {

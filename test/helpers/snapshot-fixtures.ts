@@ -12,7 +12,8 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
     <h1>Frames</h1>
     <iframe title="Same" src="/snap/inner" width="300" height="100"></iframe>
     <iframe title="Other" src="http://localhost:${port}/snap/inner" width="300" height="100"></iframe>`,
-  '/snap/inner': () => `<!doctype html><title>inner</title><button onclick="this.textContent = 'Pressed'">Inner</button>`,
+  '/snap/inner': () =>
+    `<!doctype html><title>inner</title><button onclick="this.textContent = 'Pressed'">Inner</button>`,
   '/snap/hidden': () => `<!doctype html><title>hidden</title>
     <nav aria-label="Main">
       <button aria-expanded="false" onclick="this.setAttribute('aria-expanded', 'true'); document.getElementById('menu').hidden = false">Menu</button>

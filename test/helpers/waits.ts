@@ -3,7 +3,12 @@
 // matching message from a stream, or let a moment pass to show that something does NOT happen.
 
 /** Polls `probe` until it returns something other than undefined or false; fails after `timeoutMs`. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, everyMs = 50): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 10_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -13,7 +18,10 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
     } catch (error) {
       lastError = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`,
+      );
     await quiet(everyMs);
   }
 }
@@ -21,7 +29,9 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
 /** Rejects if `promise` has not settled after `ms`: for behaviour that must "not hang". */
 export function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} still pending after ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} still pending after ${ms} ms`)), ms)),
+  );
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
@@ -37,7 +47,12 @@ export function quiet(ms: number): Promise<void> {
  * The next item from `subscribe` (a stream of messages) that matches, within `timeoutMs`.
  * `subscribe` registers a listener and returns its removal.
  */
-export function nextMatching<M>(subscribe: (listener: (message: M) => void) => () => void, matches: (message: M) => boolean, what: string, timeoutMs: number): Promise<M> {
+export function nextMatching<M>(
+  subscribe: (listener: (message: M) => void) => () => void,
+  matches: (message: M) => boolean,
+  what: string,
+  timeoutMs: number,
+): Promise<M> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       off();

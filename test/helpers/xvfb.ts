@@ -32,7 +32,9 @@ export async function startXvfb(): Promise<Display> {
   const first = 90 + Math.floor(Math.random() * 100);
   for (let n = first; n < first + 10; n++) {
     if (existsSync(`/tmp/.X11-unix/X${n}`) || existsSync(`/tmp/.X${n}-lock`)) continue;
-    const child: ChildProcess = spawn(binary, [`:${n}`, '-screen', '0', '1280x900x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
+    const child: ChildProcess = spawn(binary, [`:${n}`, '-screen', '0', '1280x900x24', '-nolisten', 'tcp'], {
+      stdio: 'ignore',
+    });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     try {
       await until(`Xvfb on :${n}`, () => existsSync(`/tmp/.X11-unix/X${n}`) || child.exitCode !== null, 10_000);

@@ -11,7 +11,8 @@ import { startTestRelay, type TestRelay } from '../helpers/relay';
 
 const TAB1 = fakeTab(1);
 const TAB2 = fakeTab(2);
-const cdpOps = (ext: FakeExtension) => ext.requests.filter((r): r is Extract<RequestFrame, { op: 'cdp' }> => r.op === 'cdp');
+const cdpOps = (ext: FakeExtension) =>
+  ext.requests.filter((r): r is Extract<RequestFrame, { op: 'cdp' }> => r.op === 'cdp');
 
 describe('CDP through the relay', () => {
   let t: TestRelay;
@@ -27,7 +28,8 @@ describe('CDP through the relay', () => {
     const c = await client();
     await c.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
     const sessions = new Map<string, string>();
-    for (const e of c.events) if (e.method === 'Target.attachedToTarget') sessions.set(e.params.targetInfo.targetId, e.params.sessionId);
+    for (const e of c.events)
+      if (e.method === 'Target.attachedToTarget') sessions.set(e.params.targetInfo.targetId, e.params.sessionId);
     return { c, sessions };
   }
 
@@ -44,14 +46,22 @@ describe('CDP through the relay', () => {
   describe('the browser target the relay plays', () => {
     it('answers Browser.getVersion from the hello', async () => {
       const c = await client();
-      expect(await c.send('Browser.getVersion')).toEqual({ protocolVersion: '1.3', product: 'Chrome/156.0.1.2', revision: '', userAgent: 'Mozilla/5.0 HeadlessChrome/156.0.0.0', jsVersion: '' });
+      expect(await c.send('Browser.getVersion')).toEqual({
+        protocolVersion: '1.3',
+        product: 'Chrome/156.0.1.2',
+        revision: '',
+        userAgent: 'Mozilla/5.0 HeadlessChrome/156.0.0.0',
+        jsVersion: '',
+      });
     });
 
     it('says clearly that no browser is connected yet', async () => {
       const empty = await startTestRelay();
       try {
         const c = await CdpClient.connect(empty.cdpWsUrl);
-        await expect(c.send('Browser.getVersion')).rejects.toThrow(/No browser has connected to the clawd relay yet: load the clawd extension/);
+        await expect(c.send('Browser.getVersion')).rejects.toThrow(
+          /No browser has connected to the clawd relay yet: load the clawd extension/,
+        );
         await c.close();
       } finally {
         await empty.close();
@@ -63,7 +73,10 @@ describe('CDP through the relay', () => {
       const { c, sessions } = await autoAttached();
       expect([...sessions.keys()].sort()).toEqual([TAB1.targetInfo.targetId, TAB2.targetInfo.targetId]);
       const event = c.events.find((e) => e.method === 'Target.attachedToTarget')!;
-      expect(event.params).toMatchObject({ waitingForDebugger: false, targetInfo: { type: 'page', attached: true, browserContextId: 'CTX1' } });
+      expect(event.params).toMatchObject({
+        waitingForDebugger: false,
+        targetInfo: { type: 'page', attached: true, browserContextId: 'CTX1' },
+      });
       expect(bystander.events).toEqual([]);
     });
 
@@ -74,23 +87,45 @@ describe('CDP through the relay', () => {
       const all = await c.send('Target.getTargets', { filter: [{}] });
       expect(all.targetInfos.map((i: any) => i.type)).toEqual(['browser', 'tab', 'page', 'tab', 'page']);
       expect((await c.send('Target.getTargetInfo')).targetInfo.type).toBe('browser');
-      expect((await c.send('Target.getTargetInfo', { targetId: TAB1.targetInfo.targetId })).targetInfo).toMatchObject({ type: 'page', url: TAB1.targetInfo.url });
-      await expect(c.send('Target.getTargetInfo', { targetId: 'NOPE' })).rejects.toThrow(/No target with given id found/);
+      expect((await c.send('Target.getTargetInfo', { targetId: TAB1.targetInfo.targetId })).targetInfo).toMatchObject({
+        type: 'page',
+        url: TAB1.targetInfo.url,
+      });
+      await expect(c.send('Target.getTargetInfo', { targetId: 'NOPE' })).rejects.toThrow(
+        /No target with given id found/,
+      );
       expect(await c.send('Target.getBrowserContexts')).toEqual({ browserContextIds: [] });
-      await expect(c.send('Target.createBrowserContext')).rejects.toThrow(/not available through the clawd relay.*managed clawd profile/);
-      await expect(c.send('Page.navigate', { url: 'https://x.test' })).rejects.toThrow(/'Page.navigate' wasn't found.*send Page commands on a page session/);
-      await expect(c.send('Browser.getWindowForTarget', {})).rejects.toThrow(/'Browser.getWindowForTarget' wasn't found: of the Browser domain .* answers getVersion, setDownloadBehavior, grantPermissions, setPermission, resetPermissions, close/);
+      await expect(c.send('Target.createBrowserContext')).rejects.toThrow(
+        /not available through the clawd relay.*managed clawd profile/,
+      );
+      await expect(c.send('Page.navigate', { url: 'https://x.test' })).rejects.toThrow(
+        /'Page.navigate' wasn't found.*send Page commands on a page session/,
+      );
+      await expect(c.send('Browser.getWindowForTarget', {})).rejects.toThrow(
+        /'Browser.getWindowForTarget' wasn't found: of the Browser domain .* answers getVersion, setDownloadBehavior, grantPermissions, setPermission, resetPermissions, close/,
+      );
     });
 
     it("answers the browser's cookies through an attached tab, and asks the extension to grant permissions to the attached tabs' sites", async () => {
       const c = await client();
-      ext.handler = (r) => (r.op === 'cdp' && r.method === 'Storage.getCookies' ? { cookies: [{ name: 'a', value: '1' }] } : {});
-      expect(await c.send('Storage.getCookies', { browserContextId: 'CTX1' })).toEqual({ cookies: [{ name: 'a', value: '1' }] });
+      ext.handler = (r) =>
+        r.op === 'cdp' && r.method === 'Storage.getCookies' ? { cookies: [{ name: 'a', value: '1' }] } : {};
+      expect(await c.send('Storage.getCookies', { browserContextId: 'CTX1' })).toEqual({
+        cookies: [{ name: 'a', value: '1' }],
+      });
       expect(cdpOps(ext).at(-1)).toMatchObject({ tabId: 1, method: 'Storage.getCookies', params: {} });
       await c.send('Browser.grantPermissions', { permissions: ['geolocation'] });
-      expect(ext.requests.at(-1)).toMatchObject({ op: 'grantPermissions', origins: ['https://example.test'], permissions: ['geolocation'] });
+      expect(ext.requests.at(-1)).toMatchObject({
+        op: 'grantPermissions',
+        origins: ['https://example.test'],
+        permissions: ['geolocation'],
+      });
       await c.send('Browser.grantPermissions', { permissions: ['notifications'], origin: 'https://other.test' });
-      expect(ext.requests.at(-1)).toMatchObject({ op: 'grantPermissions', origins: ['https://other.test'], permissions: ['notifications'] });
+      expect(ext.requests.at(-1)).toMatchObject({
+        op: 'grantPermissions',
+        origins: ['https://other.test'],
+        permissions: ['notifications'],
+      });
       await c.send('Browser.resetPermissions');
       expect(ext.requests.at(-1)).toMatchObject({ op: 'resetPermissions' });
       // What the extension refuses reaches the client as the extension said it.
@@ -98,15 +133,26 @@ describe('CDP through the relay', () => {
         if (r.op === 'grantPermissions') throw new Error('midi cannot be granted on your own browser through clawd');
         return {};
       };
-      await expect(c.send('Browser.grantPermissions', { permissions: ['midi'] })).rejects.toThrow(/midi cannot be granted on your own browser through clawd/);
+      await expect(c.send('Browser.grantPermissions', { permissions: ['midi'] })).rejects.toThrow(
+        /midi cannot be granted on your own browser through clawd/,
+      );
     });
 
     it('announces targets to a discovering client, including ones attached later', async () => {
       const c = await client();
       await c.send('Target.setDiscoverTargets', { discover: true, filter: [{}] });
-      expect(c.events.filter((e) => e.method === 'Target.targetCreated').map((e) => e.params.targetInfo.type)).toEqual(['browser', 'tab', 'page', 'tab', 'page']);
+      expect(c.events.filter((e) => e.method === 'Target.targetCreated').map((e) => e.params.targetInfo.type)).toEqual([
+        'browser',
+        'tab',
+        'page',
+        'tab',
+        'page',
+      ]);
       ext.send({ type: 'tabAttached', tab: fakeTab(3) });
-      const created = await c.waitForEvent('Target.targetCreated', (e) => e.params.targetInfo.targetId === fakeTab(3).targetInfo.targetId);
+      const created = await c.waitForEvent(
+        'Target.targetCreated',
+        (e) => e.params.targetInfo.targetId === fakeTab(3).targetInfo.targetId,
+      );
       expect(created.params.targetInfo.type).toBe('page');
       ext.send({ type: 'tabUpdated', tabId: 3, title: 'Renamed' });
       const changed = await c.waitForEvent('Target.targetInfoChanged', (e) => e.params.targetInfo.type === 'page');
@@ -144,7 +190,10 @@ describe('CDP through the relay', () => {
       expect(ext.requests.some((r) => r.op === 'activateTab' && r.tabId === 2)).toBe(true);
       expect(await c.send('Target.closeTarget', { targetId: TAB2.targetInfo.targetId })).toEqual({ success: true });
       const detached = await c.waitForEvent('Target.detachedFromTarget');
-      expect(detached.params).toEqual({ sessionId: sessions.get(TAB2.targetInfo.targetId), targetId: TAB2.targetInfo.targetId });
+      expect(detached.params).toEqual({
+        sessionId: sessions.get(TAB2.targetInfo.targetId),
+        targetId: TAB2.targetInfo.targetId,
+      });
       await expect(c.send('Target.closeTarget', { targetId: 'NOPE' })).rejects.toThrow(/No target with given id found/);
     });
   });
@@ -160,7 +209,14 @@ describe('CDP through the relay', () => {
 
     it("passes Chrome's own protocol errors through unchanged", async () => {
       const { c, sessions } = await autoAttached();
-      ext.handler = () => Promise.reject({ wire: { code: 'cdp', message: 'Cannot find context with specified id', cdp: { code: -32000, message: 'Cannot find context with specified id' } } });
+      ext.handler = () =>
+        Promise.reject({
+          wire: {
+            code: 'cdp',
+            message: 'Cannot find context with specified id',
+            cdp: { code: -32000, message: 'Cannot find context with specified id' },
+          },
+        });
       const reply = c.waitForNext((m) => m.id !== undefined);
       c.send('Runtime.evaluate', { contextId: 99 }, sessions.get(TAB1.targetInfo.targetId)).catch(() => {});
       expect((await reply).error).toEqual({ code: -32000, message: 'Cannot find context with specified id' });
@@ -178,17 +234,27 @@ describe('CDP through the relay', () => {
     it('times out a command the extension never answers, naming the method', async () => {
       const { c, sessions } = await autoAttached();
       ext.handler = () => new Promise(() => {});
-      await expect(c.send('Page.captureScreenshot', {}, sessions.get(TAB1.targetInfo.targetId))).rejects.toThrow(/Page.captureScreenshot got no answer within 1 s/);
+      await expect(c.send('Page.captureScreenshot', {}, sessions.get(TAB1.targetInfo.targetId))).rejects.toThrow(
+        /Page.captureScreenshot got no answer within 1 s/,
+      );
     });
 
     it('gives each attachToTarget its own session (newCDPSession), both receiving the tab events', async () => {
       const { c, sessions } = await autoAttached();
       const primary = sessions.get(TAB1.targetInfo.targetId)!;
-      const { sessionId: extra } = await c.send('Target.attachToTarget', { targetId: TAB1.targetInfo.targetId, flatten: true });
+      const { sessionId: extra } = await c.send('Target.attachToTarget', {
+        targetId: TAB1.targetInfo.targetId,
+        flatten: true,
+      });
       expect(extra).not.toBe(primary);
       ext.event(1, 'Page.loadEventFired', { timestamp: 1 });
-      await until('both sessions to get the event', () => c.events.filter((e) => e.method === 'Page.loadEventFired').length === 2);
-      expect(new Set(c.events.filter((e) => e.method === 'Page.loadEventFired').map((e) => e.sessionId))).toEqual(new Set([primary, extra]));
+      await until(
+        'both sessions to get the event',
+        () => c.events.filter((e) => e.method === 'Page.loadEventFired').length === 2,
+      );
+      expect(new Set(c.events.filter((e) => e.method === 'Page.loadEventFired').map((e) => e.sessionId))).toEqual(
+        new Set([primary, extra]),
+      );
       await c.send('Target.detachFromTarget', { sessionId: extra });
       expect((await c.waitForEvent('Target.detachedFromTarget')).params.sessionId).toBe(extra);
       const reply = c.waitForNext((m) => m.id !== undefined);
@@ -198,7 +264,10 @@ describe('CDP through the relay', () => {
 
     it('delivers events only to clients attached to that tab', async () => {
       const a = await client();
-      const { sessionId } = await a.send('Target.attachToTarget', { targetId: TAB1.targetInfo.targetId, flatten: true });
+      const { sessionId } = await a.send('Target.attachToTarget', {
+        targetId: TAB1.targetInfo.targetId,
+        flatten: true,
+      });
       const b = await client();
       await b.send('Target.attachToTarget', { targetId: TAB2.targetInfo.targetId, flatten: true });
       ext.event(1, 'Page.frameNavigated', { frame: { id: 'F', url: 'https://a.test/' } });
@@ -223,20 +292,33 @@ describe('CDP through the relay', () => {
       expect(await a.c.send('Network.disable', {}, sa)).toEqual({});
       expect(cdpOps(ext).some((r) => r.method === 'Network.disable')).toBe(false);
       await b.c.close();
-      await until('the last user to release the domain', () => cdpOps(ext).some((r) => r.tabId === 1 && r.method === 'Network.disable'));
+      await until('the last user to release the domain', () =>
+        cdpOps(ext).some((r) => r.tabId === 1 && r.method === 'Network.disable'),
+      );
     });
 
     it('shows a late client the execution contexts the first one already has', async () => {
       const a = await autoAttached();
-      const context = { id: 5, origin: 'https://a.test', name: '', uniqueId: 'U5', auxData: { isDefault: true, type: 'default', frameId: 'F' } };
+      const context = {
+        id: 5,
+        origin: 'https://a.test',
+        name: '',
+        uniqueId: 'U5',
+        auxData: { isDefault: true, type: 'default', frameId: 'F' },
+      };
       ext.handler = (r) => {
-        if (r.op === 'cdp' && r.method === 'Runtime.enable') ext.event(1, 'Runtime.executionContextCreated', { context });
+        if (r.op === 'cdp' && r.method === 'Runtime.enable')
+          ext.event(1, 'Runtime.executionContextCreated', { context });
         return {};
       };
       await a.c.send('Runtime.enable', {}, a.sessions.get(TAB1.targetInfo.targetId));
       await a.c.waitForEvent('Runtime.executionContextCreated');
       // The first enable reset the domain first, so even a previous relay's leftovers replay.
-      expect(cdpOps(ext).filter((r) => r.tabId === 1).map((r) => r.method)).toContain('Runtime.enable');
+      expect(
+        cdpOps(ext)
+          .filter((r) => r.tabId === 1)
+          .map((r) => r.method),
+      ).toContain('Runtime.enable');
 
       ext.handler = () => ({}); // Chrome replays nothing on a second enable (measured)
       const b = await autoAttached();
@@ -251,7 +333,8 @@ describe('CDP through the relay', () => {
     it('keeps the order in which answers arrive, replays included (getFrameTree before the contexts)', async () => {
       const a = await autoAttached();
       ext.handler = (r) => {
-        if (r.op === 'cdp' && r.method === 'Runtime.enable') ext.event(1, 'Runtime.executionContextCreated', { context: { id: 7, origin: '', name: '', uniqueId: 'U7' } });
+        if (r.op === 'cdp' && r.method === 'Runtime.enable')
+          ext.event(1, 'Runtime.executionContextCreated', { context: { id: 7, origin: '', name: '', uniqueId: 'U7' } });
         return {};
       };
       await a.c.send('Runtime.enable', {}, a.sessions.get(TAB1.targetInfo.targetId));
@@ -261,7 +344,13 @@ describe('CDP through the relay', () => {
       const held: RequestFrame[] = [];
       ext.handler = (r) => {
         held.push(r);
-        if (held.length === 2) for (const h of held) ext.send({ type: 'reply', id: h.id, result: h.op === 'cdp' && h.method === 'Page.getFrameTree' ? { frameTree: {} } : {} });
+        if (held.length === 2)
+          for (const h of held)
+            ext.send({
+              type: 'reply',
+              id: h.id,
+              result: h.op === 'cdp' && h.method === 'Page.getFrameTree' ? { frameTree: {} } : {},
+            });
         return new Promise(() => {});
       };
       const b = await autoAttached();
@@ -272,14 +361,19 @@ describe('CDP through the relay', () => {
       const enable = b.c.send('Runtime.enable', {}, sb);
       await Promise.all([frameTree, enable]);
       await b.c.waitForEvent('Runtime.executionContextCreated');
-      expect(order.filter((o) => !o.startsWith('Target.'))).toEqual(['response 2', 'Runtime.executionContextCreated', 'response 3']);
+      expect(order.filter((o) => !o.startsWith('Target.'))).toEqual([
+        'response 2',
+        'Runtime.executionContextCreated',
+        'response 3',
+      ]);
     });
 
     it('puts a response ahead of the events that overtook it (the event fence)', async () => {
       const { c, sessions } = await autoAttached();
       ext.handler = (r) => {
         // chrome.debugger's reordering, reproduced: the event leaves before the response.
-        if (r.op === 'cdp') ext.event(1, 'Runtime.executionContextCreated', { context: { id: 1, origin: '', name: '', uniqueId: 'U1' } });
+        if (r.op === 'cdp')
+          ext.event(1, 'Runtime.executionContextCreated', { context: { id: 1, origin: '', name: '', uniqueId: 'U1' } });
         return new Promise((resolve) => setTimeout(() => resolve({ frameTree: {} }), 20));
       };
       const order: string[] = [];
@@ -348,13 +442,21 @@ describe('CDP through the relay', () => {
       expect(ext.requests.some((r) => r.op === 'resetTab')).toBe(false);
       await b.c.close();
       await until('the reset of both tabs', () => ext.requests.filter((r) => r.op === 'resetTab').length === 2);
-      expect(ext.requests.filter((r) => r.op === 'resetTab').map((r) => (r as { tabId: number }).tabId).sort()).toEqual([1, 2]);
+      expect(
+        ext.requests
+          .filter((r) => r.op === 'resetTab')
+          .map((r) => (r as { tabId: number }).tabId)
+          .sort(),
+      ).toEqual([1, 2]);
     });
 
-    it('holds a newcomer\'s commands until the reset is done, in order', async () => {
+    it("holds a newcomer's commands until the reset is done, in order", async () => {
       const a = await autoAttached();
       let finishReset: () => void = () => {};
-      ext.handler = (r) => (r.op === 'resetTab' ? new Promise<object>((resolve) => (finishReset = () => resolve({}))) : { method: (r as { method?: string }).method });
+      ext.handler = (r) =>
+        r.op === 'resetTab'
+          ? new Promise<object>((resolve) => (finishReset = () => resolve({})))
+          : { method: (r as { method?: string }).method };
       await a.c.close();
       await until('the reset to start', () => ext.requests.some((r) => r.op === 'resetTab'));
       const b = await autoAttached();
@@ -375,13 +477,18 @@ describe('CDP through the relay', () => {
       const b = await autoAttached();
       const sa = a.sessions.get(TAB1.targetInfo.targetId)!;
       await b.c.send('Page.enable', {}, b.sessions.get(TAB1.targetInfo.targetId));
-      ext.handler = (r) => (r.op === 'cdp' && r.method === 'Page.addScriptToEvaluateOnNewDocument' ? { identifier: '42' } : {});
+      ext.handler = (r) =>
+        r.op === 'cdp' && r.method === 'Page.addScriptToEvaluateOnNewDocument' ? { identifier: '42' } : {};
       await a.c.send('Page.enable', {}, sa);
       await a.c.send('Fetch.enable', {}, sa);
       await a.c.send('Page.addScriptToEvaluateOnNewDocument', { source: 'window.x = 1' }, sa);
       await a.c.close();
       await until('the clean-up', () => cdpOps(ext).some((r) => r.method === 'Fetch.disable'));
-      await until('the script removal', () => cdpOps(ext).some((r) => r.method === 'Page.removeScriptToEvaluateOnNewDocument' && r.params?.identifier === '42'));
+      await until('the script removal', () =>
+        cdpOps(ext).some(
+          (r) => r.method === 'Page.removeScriptToEvaluateOnNewDocument' && r.params?.identifier === '42',
+        ),
+      );
       expect(cdpOps(ext).some((r) => r.method === 'Page.disable')).toBe(false);
       expect(ext.requests.some((r) => r.op === 'resetTab')).toBe(false);
     });
@@ -405,13 +512,27 @@ describe('CDP through the relay', () => {
       expect(cdpOps(ext).some((r) => r.method === 'Page.disable')).toBe(false);
       expect(ext.requests.some((r) => r.op === 'resetTab')).toBe(false);
       // The player stays and is served.
-      ext.handler = (r) => (r.op === 'cdp' && r.method === 'Runtime.evaluate' ? { result: { type: 'number', value: 2 } } : {});
-      expect(await player.c.send('Runtime.evaluate', { expression: '1+1' }, sp)).toEqual({ result: { type: 'number', value: 2 } });
+      ext.handler = (r) =>
+        r.op === 'cdp' && r.method === 'Runtime.evaluate' ? { result: { type: 'number', value: 2 } } : {};
+      expect(await player.c.send('Runtime.evaluate', { expression: '1+1' }, sp)).toEqual({
+        result: { type: 'number', value: 2 },
+      });
     });
   });
 
   describe('child targets (out-of-process iframes)', () => {
-    const child = { sessionId: 'CHILD-1', targetInfo: { targetId: 'FRAME-1', type: 'iframe', title: '', url: 'https://other.test/', attached: true, canAccessOpener: false }, waitingForDebugger: true };
+    const child = {
+      sessionId: 'CHILD-1',
+      targetInfo: {
+        targetId: 'FRAME-1',
+        type: 'iframe',
+        title: '',
+        url: 'https://other.test/',
+        attached: true,
+        canAccessOpener: false,
+      },
+      waitingForDebugger: true,
+    };
 
     it('routes child sessions both ways and replays existing children to a late client', async () => {
       const a = await autoAttached();
@@ -430,11 +551,17 @@ describe('CDP through the relay', () => {
       const sb = b.sessions.get(TAB1.targetInfo.targetId)!;
       await b.c.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, sb);
       const replayed = await b.c.waitForEvent('Target.attachedToTarget', (e) => e.sessionId === sb);
-      expect(replayed.params).toMatchObject({ sessionId: 'CHILD-1', targetInfo: { targetId: 'FRAME-1' }, waitingForDebugger: false });
+      expect(replayed.params).toMatchObject({
+        sessionId: 'CHILD-1',
+        targetInfo: { targetId: 'FRAME-1' },
+        waitingForDebugger: false,
+      });
 
       ext.event(1, 'Target.detachedFromTarget', { sessionId: 'CHILD-1', targetId: 'FRAME-1' });
       for (const c of [a.c, b.c]) {
-        expect((await c.waitForEvent('Target.detachedFromTarget', (e) => e.params.sessionId === 'CHILD-1')).params.targetId).toBe('FRAME-1');
+        expect(
+          (await c.waitForEvent('Target.detachedFromTarget', (e) => e.params.sessionId === 'CHILD-1')).params.targetId,
+        ).toBe('FRAME-1');
       }
     });
   });
@@ -442,11 +569,20 @@ describe('CDP through the relay', () => {
   describe("Puppeteer's tab targets", () => {
     it('attaches tab targets when pages are excluded, and the page below on the tab session', async () => {
       const c = await client();
-      await c.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: 'page', exclude: true }, {}] });
+      await c.send('Target.setAutoAttach', {
+        autoAttach: true,
+        waitForDebuggerOnStart: true,
+        flatten: true,
+        filter: [{ type: 'page', exclude: true }, {}],
+      });
       const tabs = c.events.filter((e) => e.method === 'Target.attachedToTarget');
       expect(tabs.map((e) => e.params.targetInfo.type)).toEqual(['tab', 'tab']);
       const tabSession = tabs[0]!.params.sessionId;
-      await c.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{}] }, tabSession);
+      await c.send(
+        'Target.setAutoAttach',
+        { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{}] },
+        tabSession,
+      );
       const page = await c.waitForEvent('Target.attachedToTarget', (e) => e.sessionId === tabSession);
       expect(page.params.targetInfo).toMatchObject({ type: 'page', targetId: TAB1.targetInfo.targetId });
       expect(await c.send('Runtime.runIfWaitingForDebugger', {}, tabSession)).toEqual({});
@@ -462,21 +598,42 @@ describe('CDP through the relay', () => {
       await until('the request to reach the extension', () => cdpOps(ext).some((r) => r.method === 'Runtime.evaluate'));
       await ext.close();
       await expect(inFlight).rejects.toThrow(/Runtime.evaluate failed: the extension disconnected before answering/);
-      await expect(c.send('DOM.getDocument', {}, sessions.get(TAB1.targetInfo.targetId))).rejects.toThrow(/DOM.getDocument was not sent: the clawd extension is not connected/);
+      await expect(c.send('DOM.getDocument', {}, sessions.get(TAB1.targetInfo.targetId))).rejects.toThrow(
+        /DOM.getDocument was not sent: the clawd extension is not connected/,
+      );
     });
   });
 
   describe('/json routes that act', () => {
     it('opens a tab with PUT /json/new (not GET), and 404s an unknown id', async () => {
       ext.handler = (r) => (r.op === 'createTab' ? { tab: fakeTab(5, { url: r.url }) } : {});
-      const put = await fetch(`${t.relay.url}/json/new?url=${encodeURIComponent('https://five.test/')}&token=${t.token}`, { method: 'PUT' });
+      const put = await fetch(
+        `${t.relay.url}/json/new?url=${encodeURIComponent('https://five.test/')}&token=${t.token}`,
+        { method: 'PUT' },
+      );
       expect(put.status).toBe(200);
-      expect(await put.json()).toMatchObject({ id: fakeTab(5).targetInfo.targetId, url: 'https://five.test/', type: 'page' });
-      const chromeStyle = await fetch(`${t.relay.url}/json/new?https://six.test/`, { method: 'PUT', headers: { Authorization: `Bearer ${t.token}` } });
+      expect(await put.json()).toMatchObject({
+        id: fakeTab(5).targetInfo.targetId,
+        url: 'https://five.test/',
+        type: 'page',
+      });
+      const chromeStyle = await fetch(`${t.relay.url}/json/new?https://six.test/`, {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${t.token}` },
+      });
       expect(chromeStyle.status).toBe(200);
-      expect(ext.requests.filter((r) => r.op === 'createTab').map((r) => (r as { url: string }).url)).toEqual(['https://five.test/', 'https://six.test/']);
+      expect(ext.requests.filter((r) => r.op === 'createTab').map((r) => (r as { url: string }).url)).toEqual([
+        'https://five.test/',
+        'https://six.test/',
+      ]);
       expect((await fetch(`${t.relay.url}/json/new?url=x&token=${t.token}`)).status).toBe(405);
-      expect((await fetch(`${t.relay.url}/json/new?url=${encodeURIComponent('javascript:alert(1)')}&token=${t.token}`, { method: 'PUT' })).status).toBe(400);
+      expect(
+        (
+          await fetch(`${t.relay.url}/json/new?url=${encodeURIComponent('javascript:alert(1)')}&token=${t.token}`, {
+            method: 'PUT',
+          })
+        ).status,
+      ).toBe(400);
       for (const action of ['close', 'activate']) {
         const res = await fetch(`${t.relay.url}/json/${action}/NOPE?token=${t.token}`);
         expect(res.status).toBe(404);

@@ -88,7 +88,8 @@ describe("a child's pause through the relay", () => {
     ext.event(1, 'Target.attachedToTarget', FRAME(3));
     expect((await told(first, 3)).params.waitingForDebugger).toBe(true);
     expect((await told(second, 3)).params.waitingForDebugger).toBe(true);
-    const resumed = () => cdpOps().filter((r) => r.method === 'Runtime.runIfWaitingForDebugger' && r.sessionId === 'CHILD-3');
+    const resumed = () =>
+      cdpOps().filter((r) => r.method === 'Runtime.runIfWaitingForDebugger' && r.sessionId === 'CHILD-3');
     // One of them goes: the other may still let it run.
     await first.close();
     await second.send('Runtime.getIsolateId', {}, 'CHILD-3').catch(() => {}); // a round trip: the relay has handled the close

@@ -20,7 +20,10 @@ describe('the clawd command', () => {
   it('serves the relay, says where everything is, and stops cleanly on SIGINT and SIGTERM', async () => {
     const home = tempHome();
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      const { child, match, stdout } = await startCli(['serve', '--relay-port', '0', '--control-port', '0', '--home', home], /Relay \(CDP\)\s+(http:\/\/127\.0\.0\.1:\d+)[\s\S]*Token\s+(\S+)[\s\S]*Extension\s+(\S+)[\s\S]*Ctrl\+C/);
+      const { child, match, stdout } = await startCli(
+        ['serve', '--relay-port', '0', '--control-port', '0', '--home', home],
+        /Relay \(CDP\)\s+(http:\/\/127\.0\.0\.1:\d+)[\s\S]*Token\s+(\S+)[\s\S]*Extension\s+(\S+)[\s\S]*Ctrl\+C/,
+      );
       const [, url, token, extension] = match;
       expect(token).toBe((await runCli(['token', '--home', home])).stdout.trim());
       expect(path.isAbsolute(extension!)).toBe(true);
@@ -45,7 +48,9 @@ describe('the clawd command', () => {
     try {
       const result = await runCli(['serve', '--relay-port', String(port), '--control-port', '0', '--home', tempHome()]);
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe(`clawd: relay port ${port} on 127.0.0.1 is already in use (another clawd serve?); choose another port\n`);
+      expect(result.stderr).toBe(
+        `clawd: relay port ${port} on 127.0.0.1 is already in use (another clawd serve?); choose another port\n`,
+      );
     } finally {
       blocker.close();
     }
@@ -54,9 +59,15 @@ describe('the clawd command', () => {
   it('answers bad usage with a one-line reason and exit code 2', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['bogus'], /^clawd: unknown command "bogus"\. See clawd --help\n$/],
-      [['serve', '--relay-port', 'abc'], /^clawd: --relay-port must be a port number from 0 to 65535, got "abc"\. See clawd serve --help\n$/],
+      [
+        ['serve', '--relay-port', 'abc'],
+        /^clawd: --relay-port must be a port number from 0 to 65535, got "abc"\. See clawd serve --help\n$/,
+      ],
       [['token', '--nope'], /^clawd: token does not take --nope; it takes --home, --help\. See clawd token --help\n$/],
-      [['snapshot', '--double'], /^clawd: snapshot does not take --double; it takes --format, --interactive, .*--target, --session, --timeout, --profile, --json, --home, --help\. See clawd snapshot --help\n$/],
+      [
+        ['snapshot', '--double'],
+        /^clawd: snapshot does not take --double; it takes --format, --interactive, .*--target, --session, --timeout, --profile, --json, --home, --help\. See clawd snapshot --help\n$/,
+      ],
       [['snapshot', '--format'], /^clawd: Option '--format <value>' argument missing\. See clawd snapshot --help\n$/],
     ];
     for (const [args, message] of cases) {

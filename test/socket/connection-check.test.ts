@@ -26,7 +26,10 @@ describe('the connection check', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const port = (probe.address() as net.AddressInfo).port;
     await new Promise((resolve) => probe.close(resolve));
-    expect(await checkRelay(port, 'x')).toEqual({ ok: false, message: `The relay is not running on 127.0.0.1:${port}: start it with \`clawd serve\`, or check the port.` });
+    expect(await checkRelay(port, 'x')).toEqual({
+      ok: false,
+      message: `The relay is not running on 127.0.0.1:${port}: start it with \`clawd serve\`, or check the port.`,
+    });
   });
 
   it('says something else answers on that port', async () => {
@@ -35,14 +38,24 @@ describe('the connection check', () => {
   });
 
   it('says the versions do not match', async () => {
-    const port = await serve((_req, res) => res.end(JSON.stringify({ ok: true, name: 'clawd-browser', version: '9.0.0', protocol: 99 })));
-    expect((await checkRelay(port, 'x')).message).toContain(`Version mismatch: the relay (clawd 9.0.0) speaks protocol 99, this extension speaks ${PROTOCOL_VERSION}`);
+    const port = await serve((_req, res) =>
+      res.end(JSON.stringify({ ok: true, name: 'clawd-browser', version: '9.0.0', protocol: 99 })),
+    );
+    expect((await checkRelay(port, 'x')).message).toContain(
+      `Version mismatch: the relay (clawd 9.0.0) speaks protocol 99, this extension speaks ${PROTOCOL_VERSION}`,
+    );
   });
 
   it('says the token is missing or rejected, and OK when it is right', async () => {
     t = await startTestRelay();
     expect((await checkRelay(t.port, '')).message).toMatch(/No token set/);
-    expect(await checkRelay(t.port, 'wrong-token')).toEqual({ ok: false, message: 'The relay rejected the token: paste the output of `clawd token` into the options.' });
-    expect(await checkRelay(t.port, t.token)).toEqual({ ok: true, message: expect.stringMatching(/^Connected: clawd \S+ on port \d+ accepts this token\.$/) });
+    expect(await checkRelay(t.port, 'wrong-token')).toEqual({
+      ok: false,
+      message: 'The relay rejected the token: paste the output of `clawd token` into the options.',
+    });
+    expect(await checkRelay(t.port, t.token)).toEqual({
+      ok: true,
+      message: expect.stringMatching(/^Connected: clawd \S+ on port \d+ accepts this token\.$/),
+    });
   });
 });

@@ -16,28 +16,62 @@ describe('the control API', () => {
     t = await startTestServer();
     const health = await t.api('GET', '/', { token: null });
     // Which home it serves, so a client of another home never takes it for its own.
-    expect(health).toEqual({ status: 200, body: { ok: true, name: 'clawd-browser', version: expect.any(String), home: t.home } });
+    expect(health).toEqual({
+      status: 200,
+      body: { ok: true, name: 'clawd-browser', version: expect.any(String), home: t.home },
+    });
     const status = await t.api('GET', '/');
     expect(status.status).toBe(200);
-    expect(status.body).toMatchObject({ enabled: true, profile: 'clawd', driver: 'managed', running: false, cdpReady: false, pid: null, cdpPort: expect.any(Number), color: '#FF4500' });
+    expect(status.body).toMatchObject({
+      enabled: true,
+      profile: 'clawd',
+      driver: 'managed',
+      running: false,
+      cdpReady: false,
+      pid: null,
+      cdpPort: expect.any(Number),
+      color: '#FF4500',
+    });
     expect(status.body.userDataDir).toBe(path.join(t.home, 'profiles', 'clawd', 'user-data'));
     const chrome = await t.api('GET', '/', { profile: 'chrome' });
-    expect(chrome.body).toMatchObject({ driver: 'extension', running: false, attachedTabs: 0, cdpUrl: t.server.relay.url, hint: expect.stringContaining('extension is not connected') });
+    expect(chrome.body).toMatchObject({
+      driver: 'extension',
+      running: false,
+      attachedTabs: 0,
+      cdpUrl: t.server.relay.url,
+      hint: expect.stringContaining('extension is not connected'),
+    });
   });
 
   it('refuses every other route without the token (401) and a cross-site POST (403)', async () => {
     t = await startTestServer();
-    for (const [method, route] of [['GET', '/tabs'], ['POST', '/start'], ['GET', '/profiles'], ['POST', '/profiles/create'], ['DELETE', '/tabs/x'], ['POST', '/mcp']] as const) {
+    for (const [method, route] of [
+      ['GET', '/tabs'],
+      ['POST', '/start'],
+      ['GET', '/profiles'],
+      ['POST', '/profiles/create'],
+      ['DELETE', '/tabs/x'],
+      ['POST', '/mcp'],
+    ] as const) {
       const res = await t.api(method, route, { token: null });
       expect(res.status, `${method} ${route}`).toBe(401);
       expect(res.body.error.code).toBe('unauthorized');
     }
     const port = new URL(t.controlUrl).port;
-    const evil = await rawRequest(Number(port), '/start', { method: 'POST', headers: { host: `127.0.0.1:${port}`, origin: 'https://evil.example', authorization: `Bearer ${t.token}` } });
+    const evil = await rawRequest(Number(port), '/start', {
+      method: 'POST',
+      headers: { host: `127.0.0.1:${port}`, origin: 'https://evil.example', authorization: `Bearer ${t.token}` },
+    });
     expect(evil.status).toBe(403);
-    const evilMcp = await rawRequest(Number(port), '/mcp', { method: 'POST', headers: { host: `127.0.0.1:${port}`, origin: 'https://evil.example', authorization: `Bearer ${t.token}` } });
+    const evilMcp = await rawRequest(Number(port), '/mcp', {
+      method: 'POST',
+      headers: { host: `127.0.0.1:${port}`, origin: 'https://evil.example', authorization: `Bearer ${t.token}` },
+    });
     expect(evilMcp.status).toBe(403);
-    const crossSite = await rawRequest(Number(port), '/profiles/create', { method: 'POST', headers: { host: `127.0.0.1:${port}`, 'sec-fetch-site': 'cross-site', authorization: `Bearer ${t.token}` } });
+    const crossSite = await rawRequest(Number(port), '/profiles/create', {
+      method: 'POST',
+      headers: { host: `127.0.0.1:${port}`, 'sec-fetch-site': 'cross-site', authorization: `Bearer ${t.token}` },
+    });
     expect(crossSite.status).toBe(403);
     expect((await rawRequest(Number(port), '/', { headers: { host: 'evil.example' } })).status).toBe(403);
     expect((await t.api('GET', '/')).body.running).toBe(false); // nothing was started
@@ -48,7 +82,12 @@ describe('the control API', () => {
     const clawdPort = (await t.api('GET', '/')).body.cdpPort as number;
     const created = await t.api('POST', '/profiles/create', { body: { name: 'work' } });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ profile: 'work', driver: 'managed', cdpPort: clawdPort + 1, color: '#0066CC' });
+    expect(created.body).toMatchObject({
+      profile: 'work',
+      driver: 'managed',
+      cdpPort: clawdPort + 1,
+      color: '#0066CC',
+    });
     expect((await t.api('POST', '/profiles/create', { body: { name: 'work' } })).status).toBe(409);
 
     const home = t.home;
@@ -68,24 +107,52 @@ describe('the control API', () => {
     expect(existsSync(workDir)).toBe(false);
     expect(existsSync(path.join(home, 'profiles', 'clawd', 'user-data'))).toBe(true);
     expect(readFileSync(path.join(home, 'profiles', 'keep.txt'), 'utf8')).toBe('keep');
-    expect((await t.api('GET', '/profiles')).body.profiles.map((p: { profile: string }) => p.profile)).toEqual(['clawd', 'chrome']);
+    expect((await t.api('GET', '/profiles')).body.profiles.map((p: { profile: string }) => p.profile)).toEqual([
+      'clawd',
+      'chrome',
+    ]);
     expect((await t.api('DELETE', '/profiles/work')).status).toBe(404);
   });
 
-  it.each([['../x'], ['A'], ['-x'], ['a'.repeat(65)], ['']])('refuses the profile name %j with 400 naming the rule', async (name) => {
-    t = await startTestServer();
-    const res = await t.api('POST', '/profiles/create', { body: { name } });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: 'invalid_profile', message: expect.stringContaining('use lowercase letters, digits and hyphens, starting with a letter or digit, at most 64 characters') });
-  });
+  it.each([['../x'], ['A'], ['-x'], ['a'.repeat(65)], ['']])(
+    'refuses the profile name %j with 400 naming the rule',
+    async (name) => {
+      t = await startTestServer();
+      const res = await t.api('POST', '/profiles/create', { body: { name } });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({
+        code: 'invalid_profile',
+        message: expect.stringContaining(
+          'use lowercase letters, digits and hyphens, starting with a letter or digit, at most 64 characters',
+        ),
+      });
+    },
+  );
 
   it('refuses bad bodies, unknown profiles, and tabs of a stopped browser (browser.autoStart off), each with a clear error', async () => {
     t = await startTestServer({ autoStart: false });
     expect((await t.api('POST', '/tabs/open', { body: '{nope' })).body.error.code).toBe('bad_request');
-    expect(await t.api('GET', '/tabs', { profile: 'nope' })).toMatchObject({ status: 404, body: { error: { code: 'profile_not_found', message: expect.stringContaining('the profiles are clawd, chrome') } } });
-    expect(await t.api('GET', '/tabs')).toMatchObject({ status: 409, body: { error: { code: 'not_running', message: expect.stringContaining('browser.autoStart is false: start it first (POST /start, clawd start --profile clawd)') } } });
+    expect(await t.api('GET', '/tabs', { profile: 'nope' })).toMatchObject({
+      status: 404,
+      body: {
+        error: { code: 'profile_not_found', message: expect.stringContaining('the profiles are clawd, chrome') },
+      },
+    });
+    expect(await t.api('GET', '/tabs')).toMatchObject({
+      status: 409,
+      body: {
+        error: {
+          code: 'not_running',
+          message: expect.stringContaining(
+            'browser.autoStart is false: start it first (POST /start, clawd start --profile clawd)',
+          ),
+        },
+      },
+    });
     expect((await t.api('POST', '/profiles/create', { body: { name: 'r', cdpUrl: 'ftp://x' } })).status).toBe(400);
-    const remote = await t.api('POST', '/profiles/create', { body: { name: 'remote', cdpUrl: 'http://10.255.255.1:9222' } });
+    const remote = await t.api('POST', '/profiles/create', {
+      body: { name: 'remote', cdpUrl: 'http://10.255.255.1:9222' },
+    });
     expect(remote.body).toMatchObject({ driver: 'remote', cdpUrl: 'http://10.255.255.1:9222', running: false });
     const start = await t.api('POST', '/start', { profile: 'remote' });
     expect(start).toMatchObject({ status: 409, body: { error: { code: 'attach_only' } } });
@@ -103,17 +170,23 @@ describe('the control API', () => {
     t = await startTestServer({ home });
     for (const route of ['/tabs', '/profiles']) {
       const res = await t.api('GET', route);
-      expect(res).toEqual({ status: 503, body: { error: { code: 'browser_disabled', message: expect.stringMatching(/^Browser disabled in settings/) } } });
+      expect(res).toEqual({
+        status: 503,
+        body: { error: { code: 'browser_disabled', message: expect.stringMatching(/^Browser disabled in settings/) } },
+      });
     }
   });
 
-  it('reports a failed launch with the tail of the browser\'s stderr and a hint', async () => {
+  it("reports a failed launch with the tail of the browser's stderr and a hint", async () => {
     t = await startTestServer();
     const home = t.home;
     await t.stop();
     // A stand-in browser that fails the way Chromium does as root without --no-sandbox.
     const fake = path.join(path.dirname(home), 'fake-chrome');
-    writeFileSync(fake, '#!/bin/sh\necho "[1:1:ERROR:zygote_host_impl_linux.cc(100)] Running as root without --no-sandbox is not supported." >&2\nexit 1\n');
+    writeFileSync(
+      fake,
+      '#!/bin/sh\necho "[1:1:ERROR:zygote_host_impl_linux.cc(100)] Running as root without --no-sandbox is not supported." >&2\nexit 1\n',
+    );
     chmodSync(fake, 0o755);
     const file = path.join(home, 'config.json');
     const config = JSON.parse(readFileSync(file, 'utf8'));
@@ -123,12 +196,18 @@ describe('the control API', () => {
     const start = await t.api('POST', '/start');
     expect(start.status).toBe(500);
     expect(start.body.error.code).toBe('launch_failed');
-    expect(start.body.error.message).toMatch(/^could not start clawd: Chromium exited \(1\) before its CDP port answered\. Chromium needs --no-sandbox here: set "noSandbox": true/);
-    expect(start.body.error.message).toContain('Chromium said:\n[1:1:ERROR:zygote_host_impl_linux.cc(100)] Running as root without --no-sandbox is not supported.');
+    expect(start.body.error.message).toMatch(
+      /^could not start clawd: Chromium exited \(1\) before its CDP port answered\. Chromium needs --no-sandbox here: set "noSandbox": true/,
+    );
+    expect(start.body.error.message).toContain(
+      'Chromium said:\n[1:1:ERROR:zygote_host_impl_linux.cc(100)] Running as root without --no-sandbox is not supported.',
+    );
     expect((await t.api('GET', '/')).body.running).toBe(false);
     const cli = await t.cli(['start']);
     expect(cli.code).toBe(1);
-    expect(cli.stderr).toMatch(/^starting the browser …\nclawd: could not start clawd: Chromium exited \(1\) before its CDP port answered\. Chromium needs --no-sandbox/);
+    expect(cli.stderr).toMatch(
+      /^starting the browser …\nclawd: could not start clawd: Chromium exited \(1\) before its CDP port answered\. Chromium needs --no-sandbox/,
+    );
   });
 
   it('creates and deletes profiles through the CLI', async () => {
@@ -143,7 +222,9 @@ describe('the control API', () => {
     expect(bad.stderr).toMatch(/^clawd: invalid profile name "A": use lowercase letters/);
     expect((await t.cli(['profiles'])).stdout).toMatch(/^\* clawd .*\n {2}chrome .*\n {2}work {13}managed {3}stopped/);
     expect((await t.cli(['delete-profile', '--name', 'work'])).stdout).toMatch(/^deleted work/);
-    expect((await t.cli(['delete-profile'])).stderr).toBe('clawd: delete-profile needs --name NAME. See clawd delete-profile --help\n');
+    expect((await t.cli(['delete-profile'])).stderr).toBe(
+      'clawd: delete-profile needs --name NAME. See clawd delete-profile --help\n',
+    );
   });
 
   it('refuses to start on a port another program holds, naming it, and reset-profile leaves that program alone', async () => {
@@ -154,9 +235,19 @@ describe('the control API', () => {
     try {
       const start = await t.api('POST', '/start');
       expect(start.status).toBe(500);
-      expect(start.body.error).toEqual({ code: 'port_in_use', message: expect.stringMatching(new RegExp(`^CDP port ${port} of profile clawd is in use by another program \\(pid ${process.pid}\\)`)) });
+      expect(start.body.error).toEqual({
+        code: 'port_in_use',
+        message: expect.stringMatching(
+          new RegExp(`^CDP port ${port} of profile clawd is in use by another program \\(pid ${process.pid}\\)`),
+        ),
+      });
       const reset = await t.api('POST', '/reset-profile');
-      expect(reset.body).toEqual({ profile: 'clawd', stopped: [], portFree: false, note: `CDP port ${port} is held by another program (pid ${process.pid}); clawd left it alone` });
+      expect(reset.body).toEqual({
+        profile: 'clawd',
+        stopped: [],
+        portFree: false,
+        note: `CDP port ${port} is held by another program (pid ${process.pid}); clawd left it alone`,
+      });
       expect(squatter.listening).toBe(true);
     } finally {
       squatter.close();

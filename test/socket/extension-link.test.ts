@@ -11,12 +11,22 @@ describe('the /extension socket', () => {
 
   it('takes the browser version and tabs from hello and serves them on /json', async () => {
     t = await startTestRelay();
-    const ext = await FakeExtension.connect(t.port, t.token, [fakeTab(7, { title: 'Seven', url: 'https://seven.test/' })]);
-    expect(ext.welcome).toMatchObject({ type: 'welcome', protocol: PROTOCOL_VERSION, sessions: [{ tabId: 7, sessionId: expect.stringMatching(/^[0-9A-F]{32}$/) }] });
+    const ext = await FakeExtension.connect(t.port, t.token, [
+      fakeTab(7, { title: 'Seven', url: 'https://seven.test/' }),
+    ]);
+    expect(ext.welcome).toMatchObject({
+      type: 'welcome',
+      protocol: PROTOCOL_VERSION,
+      sessions: [{ tabId: 7, sessionId: expect.stringMatching(/^[0-9A-F]{32}$/) }],
+    });
 
     for (const path of ['/json/version', '/json/version/']) {
       const version = await (await fetch(`${t.relay.url}${path}?token=${t.token}`)).json();
-      expect(version).toMatchObject({ Browser: 'Chrome/156.0.1.2', 'Protocol-Version': '1.3', 'User-Agent': 'Mozilla/5.0 HeadlessChrome/156.0.0.0' });
+      expect(version).toMatchObject({
+        Browser: 'Chrome/156.0.1.2',
+        'Protocol-Version': '1.3',
+        'User-Agent': 'Mozilla/5.0 HeadlessChrome/156.0.0.0',
+      });
       expect(version.webSocketDebuggerUrl).toBe(`ws://127.0.0.1:${t.port}/cdp?token=${t.token}`);
     }
     const list = await (await fetch(`${t.relay.url}/json/list?token=${t.token}`)).json();
@@ -32,7 +42,13 @@ describe('the /extension socket', () => {
       },
     ]);
     const status = await (await fetch(`${t.relay.url}/extension/status?token=${t.token}`)).json();
-    expect(status).toEqual({ connected: true, extensionVersion: '0.0.0-test', browser: 'Chrome/156.0.1.2', attachedTabs: 1, clients: 0 });
+    expect(status).toEqual({
+      connected: true,
+      extensionVersion: '0.0.0-test',
+      browser: 'Chrome/156.0.1.2',
+      attachedTabs: 1,
+      clients: 0,
+    });
     await ext.close();
   });
 
@@ -45,7 +61,12 @@ describe('the /extension socket', () => {
 
   it('closes with 1007 on malformed JSON, an unknown frame type, or a frame of the wrong shape', async () => {
     t = await startTestRelay();
-    for (const bad of ['{not json', JSON.stringify({ type: 'teleport' }), JSON.stringify({ type: 'event', tabId: 'one', method: 'X.y' }), JSON.stringify([1])]) {
+    for (const bad of [
+      '{not json',
+      JSON.stringify({ type: 'teleport' }),
+      JSON.stringify({ type: 'event', tabId: 'one', method: 'X.y' }),
+      JSON.stringify([1]),
+    ]) {
       const ext = await FakeExtension.connect(t.port, t.token);
       ext.sendRaw(bad);
       const closed = await ext.closed;
@@ -61,7 +82,13 @@ describe('the /extension socket', () => {
   it('closes with 4001 when the hello speaks another protocol version', async () => {
     t = await startTestRelay();
     const ext = await FakeExtension.open(t.port, t.token);
-    ext.send({ type: 'hello', protocol: 99, extensionVersion: '9', browser: { product: 'Chrome/1', userAgent: 'x', protocolVersion: '1.3' }, tabs: [] });
+    ext.send({
+      type: 'hello',
+      protocol: 99,
+      extensionVersion: '9',
+      browser: { product: 'Chrome/1', userAgent: 'x', protocolVersion: '1.3' },
+      tabs: [],
+    });
     const closed = await ext.closed;
     expect(closed.code).toBe(CLOSE.versionMismatch);
     expect(closed.reason).toBe(`version mismatch: relay speaks protocol ${PROTOCOL_VERSION}, extension 99`);
@@ -89,7 +116,10 @@ describe('the /extension socket', () => {
     expect((await old.closed).code).toBe(CLOSE.replaced);
     expect(t.relay.switchboard.tabs().map((tab) => tab.tabId)).toEqual([1]);
     const client = await CdpClient.connect(t.cdpWsUrl);
-    const { sessionId } = await client.send('Target.attachToTarget', { targetId: fakeTab(1).targetInfo.targetId, flatten: true });
+    const { sessionId } = await client.send('Target.attachToTarget', {
+      targetId: fakeTab(1).targetInfo.targetId,
+      flatten: true,
+    });
     fresh.handler = () => ({ result: { type: 'number', value: 3 } });
     expect((await client.send('Runtime.evaluate', { expression: '1+2' }, sessionId)).result.value).toBe(3);
     await client.close();

@@ -24,20 +24,24 @@ describe('keep-alive connections', () => {
   });
   afterAll(async () => t?.close());
 
-  it('answers a request on a socket reused after 6 s idle, on the relay and on the control API', { timeout: 20_000 }, async () => {
-    const urls = [`${t.server.relay.url}/json/version`, `${t.controlUrl}/profiles`];
-    const agents = urls.map(() => new http.Agent({ keepAlive: true, maxSockets: 1, keepAliveMsecs: 1_000 }));
-    try {
-      const first = await Promise.all(urls.map((url, i) => get(agents[i]!, url, t.token)));
-      expect(first.map((r) => r.status)).toEqual([200, 200]);
-      await quiet(6_000); // idle past Node's default keepAliveTimeout (5 s)
-      const again = await Promise.all(urls.map((url, i) => get(agents[i]!, url, t.token)));
-      expect(again).toEqual([
-        { status: 200, reused: true },
-        { status: 200, reused: true },
-      ]);
-    } finally {
-      for (const agent of agents) agent.destroy();
-    }
-  });
+  it(
+    'answers a request on a socket reused after 6 s idle, on the relay and on the control API',
+    { timeout: 20_000 },
+    async () => {
+      const urls = [`${t.server.relay.url}/json/version`, `${t.controlUrl}/profiles`];
+      const agents = urls.map(() => new http.Agent({ keepAlive: true, maxSockets: 1, keepAliveMsecs: 1_000 }));
+      try {
+        const first = await Promise.all(urls.map((url, i) => get(agents[i]!, url, t.token)));
+        expect(first.map((r) => r.status)).toEqual([200, 200]);
+        await quiet(6_000); // idle past Node's default keepAliveTimeout (5 s)
+        const again = await Promise.all(urls.map((url, i) => get(agents[i]!, url, t.token)));
+        expect(again).toEqual([
+          { status: 200, reused: true },
+          { status: 200, reused: true },
+        ]);
+      } finally {
+        for (const agent of agents) agent.destroy();
+      }
+    },
+  );
 });

@@ -13,7 +13,11 @@ import { nextMatching } from '../helpers/waits';
 
 const TAB = fakeTab(1);
 // Escapes, non-ASCII text and a long base64-like run: what a byte-identical pass-through must keep.
-const bigResult = () => ({ data: 'iVBORw0KGgo'.repeat(20_000), note: 'quote " backslash \\ newline \n tab \t é ✓ 🙂 \u0001', nested: { list: [1, 2.5, null, true, 'x'] } });
+const bigResult = () => ({
+  data: 'iVBORw0KGgo'.repeat(20_000),
+  note: 'quote " backslash \\ newline \n tab \t é ✓ 🙂 \u0001',
+  nested: { list: [1, 2.5, null, true, 'x'] },
+});
 
 /** The next text frame the client's socket gets whose text matches. */
 function nextText(ws: WebSocket, test: (text: string) => boolean): Promise<string> {
@@ -61,7 +65,9 @@ describe('large results through the relay', () => {
   });
 
   it('passes a large result through on a root-session client too (no sessionId in the frame)', async () => {
-    const page = await CdpClient.connect(`ws://127.0.0.1:${t.port}/devtools/page/${TAB.targetInfo.targetId}?token=${t.token}`);
+    const page = await CdpClient.connect(
+      `ws://127.0.0.1:${t.port}/devtools/page/${TAB.targetInfo.targetId}?token=${t.token}`,
+    );
     try {
       const result = bigResult();
       ext.handler = () => result;
@@ -76,7 +82,12 @@ describe('large results through the relay', () => {
 
   it('still reads a large result the relay filters (cookies the policy hides are left out)', async () => {
     await t.relay.switchboard.policy.set({ block: ['https://hidden.test'] });
-    const cookies = Array.from({ length: 600 }, (_, i) => ({ name: `c${i}`, value: 'v'.repeat(100), domain: i % 2 ? 'hidden.test' : 'example.test', path: '/' }));
+    const cookies = Array.from({ length: 600 }, (_, i) => ({
+      name: `c${i}`,
+      value: 'v'.repeat(100),
+      domain: i % 2 ? 'hidden.test' : 'example.test',
+      path: '/',
+    }));
     ext.handler = () => ({ cookies });
     const { cookies: seen } = await c.send('Network.getAllCookies', {}, sessionId);
     expect(seen.length).toBeLessThan(cookies.length);

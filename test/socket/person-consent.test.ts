@@ -54,7 +54,8 @@ describe("the relay and the person's say", () => {
     ext = await FakeExtension.connect(t.port, t.token, [TAB]);
     ext.handler = async (request) => {
       // An agent's key: the page sees it while the command is on its way, and says so first.
-      if (request.op === 'cdp' && request.method === 'Input.dispatchKeyEvent') ext.send({ type: 'personInput', tabId: TAB.tabId });
+      if (request.op === 'cdp' && request.method === 'Input.dispatchKeyEvent')
+        ext.send({ type: 'personInput', tabId: TAB.tabId });
       return {};
     };
   });
@@ -82,7 +83,11 @@ describe("the relay and the person's say", () => {
     ext.send({ type: 'personInput', tabId: TAB.tabId });
     await until('the person seen', () => activity.busyFor(TAB.targetInfo.targetId) > 0);
     const sent = () => ext.requests.filter((r) => r.op === 'cdp' && r.method === 'Input.dispatchMouseEvent').length;
-    const clicking = c.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: 1, y: 1, button: 'left', clickCount: 1 }, sessionId);
+    const clicking = c.send(
+      'Input.dispatchMouseEvent',
+      { type: 'mousePressed', x: 1, y: 1, button: 'left', clickCount: 1 },
+      sessionId,
+    );
     await quiet(200);
     expect(sent()).toBe(0);
     await clicking;
@@ -92,9 +97,18 @@ describe("the relay and the person's say", () => {
   it('asks the person before a raw client reads the cookies or goes to a new site, when they asked to be', async () => {
     asked = ['raw-cookies', 'new-site'];
     const { c, sessionId } = await pageClient('&session=scraper');
-    const reading = c.send('Network.getAllCookies', {}, sessionId).then(() => 'read', (error: Error) => error.message);
+    const reading = c.send('Network.getAllCookies', {}, sessionId).then(
+      () => 'read',
+      (error: Error) => error.message,
+    );
     const [question] = await until('the question', () => questions.pending()[0] && questions.pending());
-    expect(question).toMatchObject({ profile: 'chrome', session: 'scraper', kinds: ['raw-cookies'], what: 'Network.getAllCookies', targetId: TAB.targetInfo.targetId });
+    expect(question).toMatchObject({
+      profile: 'chrome',
+      session: 'scraper',
+      kinds: ['raw-cookies'],
+      what: 'Network.getAllCookies',
+      targetId: TAB.targetInfo.targetId,
+    });
     questions.answer(question!.id, false, 'side panel');
     expect(await reading).toMatch(/the person declined a raw CDP client reading your browser's cookies/);
     expect(ext.requests.some((r) => r.op === 'cdp' && r.method === 'Network.getAllCookies')).toBe(false);
@@ -121,12 +135,30 @@ describe("the relay and the person's say", () => {
   it("asks before a raw client has a download's file: denied, it hears the download canceled and gets nothing", async () => {
     asked = ['download'];
     const { c } = await pageClient('&session=fetcher');
-    await c.send('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: '/tmp/clawd-never-written', eventsEnabled: true });
-    ext.event(TAB.tabId, 'Page.downloadWillBegin', { frameId: 'F', guid: 'g1', url: 'https://example.test/report.pdf', suggestedFilename: 'report.pdf' });
+    await c.send('Browser.setDownloadBehavior', {
+      behavior: 'allowAndName',
+      downloadPath: '/tmp/clawd-never-written',
+      eventsEnabled: true,
+    });
+    ext.event(TAB.tabId, 'Page.downloadWillBegin', {
+      frameId: 'F',
+      guid: 'g1',
+      url: 'https://example.test/report.pdf',
+      suggestedFilename: 'report.pdf',
+    });
     const [question] = await until('the question', () => questions.pending()[0] && questions.pending());
-    expect(question).toMatchObject({ kinds: ['download'], session: 'fetcher', what: 'download https://example.test/report.pdf' });
+    expect(question).toMatchObject({
+      kinds: ['download'],
+      session: 'fetcher',
+      what: 'download https://example.test/report.pdf',
+    });
     questions.answer(question!.id, false, 'side panel');
-    ext.event(TAB.tabId, 'Page.downloadProgress', { guid: 'g1', totalBytes: 10, receivedBytes: 10, state: 'completed' });
+    ext.event(TAB.tabId, 'Page.downloadProgress', {
+      guid: 'g1',
+      totalBytes: 10,
+      receivedBytes: 10,
+      state: 'completed',
+    });
     const progress = await c.waitForEvent('Browser.downloadProgress', (m) => m.params.guid === 'g1');
     expect(progress.params.state).toBe('canceled');
     expect(ext.requests.some((r) => r.op === 'downloadedFile')).toBe(false);

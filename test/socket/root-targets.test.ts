@@ -13,7 +13,15 @@ import { until } from '../helpers/waits';
 
 const TAB1 = fakeTab(1);
 const TAB2 = fakeTab(2);
-const WORKER = { targetId: 'SW0000000000000000000000000000000', type: 'service_worker', title: 'sw', url: 'https://example.test/sw.js', attached: true, canAccessOpener: false, browserContextId: 'CTX1' };
+const WORKER = {
+  targetId: 'SW0000000000000000000000000000000',
+  type: 'service_worker',
+  title: 'sw',
+  url: 'https://example.test/sw.js',
+  attached: true,
+  canAccessOpener: false,
+  browserContextId: 'CTX1',
+};
 
 describe('root-level targets through the relay', () => {
   let t: TestRelay;
@@ -25,8 +33,10 @@ describe('root-level targets through the relay', () => {
     return c;
   };
   /** Chrome attaches the worker under a tab's page session (the tab's auto-attach). */
-  const workerUnder = (tabId: number, sessionId: string) => ext.event(tabId, 'Target.attachedToTarget', { sessionId, targetInfo: WORKER, waitingForDebugger: false });
-  const workerAttaches = (c: CdpClient) => c.events.filter((m) => m.method === 'Target.attachedToTarget' && m.params.targetInfo.type === 'service_worker');
+  const workerUnder = (tabId: number, sessionId: string) =>
+    ext.event(tabId, 'Target.attachedToTarget', { sessionId, targetInfo: WORKER, waitingForDebugger: false });
+  const workerAttaches = (c: CdpClient) =>
+    c.events.filter((m) => m.method === 'Target.attachedToTarget' && m.params.targetInfo.type === 'service_worker');
 
   beforeEach(async () => {
     t = await startTestRelay();
@@ -49,19 +59,29 @@ describe('root-level targets through the relay', () => {
     workerUnder(2, 'CHILD-B');
     ext.event(2, 'Inspector.workerScriptLoaded', {}, 'CHILD-B');
     await until('the worker shown', () => workerAttaches(c).length === 1);
-    expect(c.events.findIndex((m) => m.method === 'Target.targetCreated' && m.params.targetInfo.targetId === WORKER.targetId)).toBeLessThan(c.events.indexOf(workerAttaches(c)[0]!));
-    expect((await c.send('Target.getTargets')).targetInfos.filter((i: { type: string }) => i.type === 'service_worker')).toHaveLength(1);
+    expect(
+      c.events.findIndex(
+        (m) => m.method === 'Target.targetCreated' && m.params.targetInfo.targetId === WORKER.targetId,
+      ),
+    ).toBeLessThan(c.events.indexOf(workerAttaches(c)[0]!));
+    expect(
+      (await c.send('Target.getTargets')).targetInfos.filter((i: { type: string }) => i.type === 'service_worker'),
+    ).toHaveLength(1);
 
     // Tab 1 goes: the worker's session through it ends, and the one through tab 2 is shown.
     ext.send({ type: 'tabDetached', tabId: 1, reason: 'target_closed' });
     await until('the worker shown again', () => workerAttaches(c).length === 2);
     expect(workerAttaches(c)[1]!.params.sessionId).toBe('CHILD-B');
     // Its script loaded long ago, before anyone was shown that session: the client is told, as Playwright waits for it.
-    await until('the script loaded told', () => c.events.some((m) => m.method === 'Inspector.workerScriptLoaded' && m.sessionId === 'CHILD-B'));
+    await until('the script loaded told', () =>
+      c.events.some((m) => m.method === 'Inspector.workerScriptLoaded' && m.sessionId === 'CHILD-B'),
+    );
 
     // Tab 2's goes too: no worker left.
     ext.event(2, 'Target.detachedFromTarget', { sessionId: 'CHILD-B', targetId: WORKER.targetId });
-    await until('the worker destroyed', () => c.events.some((m) => m.method === 'Target.targetDestroyed' && m.params.targetId === WORKER.targetId));
+    await until('the worker destroyed', () =>
+      c.events.some((m) => m.method === 'Target.targetDestroyed' && m.params.targetId === WORKER.targetId),
+    );
     expect(rules.breaks).toEqual([]);
   });
 

@@ -33,7 +33,13 @@ describe('the relay refuses what it must', () => {
       const res = await rawRequest(t.port, '/', { method, headers: { host: `127.0.0.1:${t.port}` } });
       expect(res.status).toBe(200);
       if (method === 'GET') {
-        expect(res.json()).toEqual({ ok: true, name: 'clawd-browser', version: expect.any(String), protocol: PROTOCOL_VERSION, extensionConnected: true });
+        expect(res.json()).toEqual({
+          ok: true,
+          name: 'clawd-browser',
+          version: expect.any(String),
+          protocol: PROTOCOL_VERSION,
+          extensionConnected: true,
+        });
         expect(res.body).not.toContain(t.token);
       }
     }
@@ -42,7 +48,9 @@ describe('the relay refuses what it must', () => {
   it('refuses /json routes and /cdp without a token or with a wrong one (401)', async () => {
     for (const path of ['/json/version', '/json/list', '/json', '/extension/status']) {
       expect((await rawRequest(t.port, path, { headers: { host: `127.0.0.1:${t.port}` } })).status).toBe(401);
-      const wrong = await rawRequest(t.port, path, { headers: { host: `127.0.0.1:${t.port}`, authorization: 'Bearer nope' } });
+      const wrong = await rawRequest(t.port, path, {
+        headers: { host: `127.0.0.1:${t.port}`, authorization: 'Bearer nope' },
+      });
       expect(wrong.status).toBe(401);
       expect(wrong.json().error.code).toBe('unauthorized');
     }
@@ -51,7 +59,9 @@ describe('the relay refuses what it must', () => {
   });
 
   it('accepts the token as a Bearer header or a query parameter', async () => {
-    const header = await rawRequest(t.port, '/json/list', { headers: { host: `127.0.0.1:${t.port}`, authorization: `Bearer ${t.token}` } });
+    const header = await rawRequest(t.port, '/json/list', {
+      headers: { host: `127.0.0.1:${t.port}`, authorization: `Bearer ${t.token}` },
+    });
     const query = await rawRequest(t.port, `/json/list?token=${t.token}`, { headers: { host: `localhost:${t.port}` } });
     expect(header.status).toBe(200);
     expect(query.status).toBe(200);
@@ -65,7 +75,11 @@ describe('the relay refuses what it must', () => {
   });
 
   it('refuses /extension from any origin but the pinned extension (403)', async () => {
-    for (const origin of ['https://evil.example', 'chrome-extension://abcdefghijklmnopabcdefghijklmnop', 'http://127.0.0.1']) {
+    for (const origin of [
+      'https://evil.example',
+      'chrome-extension://abcdefghijklmnopabcdefghijklmnop',
+      'http://127.0.0.1',
+    ]) {
       expect(await upgradeStatus(ws('/extension', `token=${t.token}`), {}, origin)).toBe(403);
     }
     expect(await upgradeStatus(ws('/extension', `token=${t.token}`))).toBe(403);
@@ -84,17 +98,23 @@ describe('the relay refuses what it must', () => {
   });
 
   it('refuses a mutating request from a web page (403)', async () => {
-    const res = await rawRequest(t.port, `/json/new?url=${encodeURIComponent('https://example.test/')}&token=${t.token}`, {
-      method: 'PUT',
-      headers: { host: `127.0.0.1:${t.port}`, origin: 'https://evil.example' },
-    });
+    const res = await rawRequest(
+      t.port,
+      `/json/new?url=${encodeURIComponent('https://example.test/')}&token=${t.token}`,
+      {
+        method: 'PUT',
+        headers: { host: `127.0.0.1:${t.port}`, origin: 'https://evil.example' },
+      },
+    );
     expect(res.status).toBe(403);
     expect(res.json().error.code).toBe('origin_not_allowed');
     expect(ext.requests.some((r) => r.op === 'createTab')).toBe(false);
   });
 
   it('accepts the extension origin on HTTP routes (the options page checks the token that way)', async () => {
-    const res = await rawRequest(t.port, '/extension/status', { headers: { host: `127.0.0.1:${t.port}`, origin: EXTENSION_ORIGIN, authorization: `Bearer ${t.token}` } });
+    const res = await rawRequest(t.port, '/extension/status', {
+      headers: { host: `127.0.0.1:${t.port}`, origin: EXTENSION_ORIGIN, authorization: `Bearer ${t.token}` },
+    });
     expect(res.status).toBe(200);
     expect(res.json()).toMatchObject({ connected: true, attachedTabs: 1, browser: 'Chrome/156.0.1.2' });
   });
@@ -119,7 +139,9 @@ describe('the relay refuses what it must', () => {
     const small = await startTestRelay();
     try {
       const client = await CdpClient.connect(small.cdpWsUrl);
-      client.sendRaw(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: 'x'.repeat(65 * 1024 * 1024) } }));
+      client.sendRaw(
+        JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: 'x'.repeat(65 * 1024 * 1024) } }),
+      );
       expect((await client.closed).code).toBe(1009);
       const other = await CdpClient.connect(small.cdpWsUrl);
       expect((await other.send('Target.getBrowserContexts')).browserContextIds).toEqual([]);

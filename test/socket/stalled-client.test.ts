@@ -56,47 +56,59 @@ describe('a client that stops reading', () => {
     return { c, session: sessionId };
   }
 
-  it('is closed at the cap with a clear reason, its queue freed, while another client is served throughout', { timeout: 60_000 }, async () => {
-    const stalled = await subscribed();
-    const healthy = await subscribed();
-    // The healthy client reads every event but keeps none (the test's memory is measured too).
-    let healthyEvents = 0;
-    healthy.c.onMessage((m) => void (m.method === 'Runtime.consoleAPICalled' && healthyEvents++));
-    const forget = () => {
-      healthy.c.events.length = 0;
-      healthy.c.raw.length = 0;
-    };
-    const stalledSocket = (stalled.c.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
-    stalledSocket.pause();
+  it(
+    'is closed at the cap with a clear reason, its queue freed, while another client is served throughout',
+    { timeout: 60_000 },
+    async () => {
+      const stalled = await subscribed();
+      const healthy = await subscribed();
+      // The healthy client reads every event but keeps none (the test's memory is measured too).
+      let healthyEvents = 0;
+      healthy.c.onMessage((m) => void (m.method === 'Runtime.consoleAPICalled' && healthyEvents++));
+      const forget = () => {
+        healthy.c.events.length = 0;
+        healthy.c.raw.length = 0;
+      };
+      const stalledSocket = (stalled.c.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+      stalledSocket.pause();
 
-    const base = bufferMemory();
-    let peak = 0;
-    let sent = 0;
-    let batchesAfterClose = 0;
-    const payload = 'x'.repeat(EVENT_BYTES);
-    // Batches until the stalled client is gone, then as many again: nothing more is queued for it.
-    while (batchesAfterClose < 16) {
-      for (let i = 0; i < BATCH; i++) ext.event(1, 'Runtime.consoleAPICalled', { type: 'log', args: [{ type: 'string', value: payload }], executionContextId: 1, timestamp: sent++ });
-      await until('the healthy client to read the batch', () => healthyEvents === sent, 10_000, 5);
-      forget();
-      // A call on the browser session and one forwarded to the tab, both answered mid-flood.
-      expect((await healthy.c.send('Target.getTargets')).targetInfos).toHaveLength(1);
-      await healthy.c.send('Runtime.runIfWaitingForDebugger', {}, healthy.session);
-      peak = Math.max(peak, bufferMemory() - base);
-      if (t.relay.switchboard.clientCount === 1) batchesAfterClose++;
-      expect(sent).toBeLessThan(4_000); // 1 GB of events: the cap never acted
-    }
-    console.log(`stalled client closed; ${Math.round((sent * EVENT_BYTES) / MiB)} MiB of events sent, peak memory +${(peak / MiB).toFixed(1)} MiB (cap ${CAP / MiB} MiB)`);
-    expect(peak).toBeLessThan(CAP + MARGIN);
-    expect(bufferMemory() - base).toBeLessThan(CAP + MARGIN);
+      const base = bufferMemory();
+      let peak = 0;
+      let sent = 0;
+      let batchesAfterClose = 0;
+      const payload = 'x'.repeat(EVENT_BYTES);
+      // Batches until the stalled client is gone, then as many again: nothing more is queued for it.
+      while (batchesAfterClose < 16) {
+        for (let i = 0; i < BATCH; i++)
+          ext.event(1, 'Runtime.consoleAPICalled', {
+            type: 'log',
+            args: [{ type: 'string', value: payload }],
+            executionContextId: 1,
+            timestamp: sent++,
+          });
+        await until('the healthy client to read the batch', () => healthyEvents === sent, 10_000, 5);
+        forget();
+        // A call on the browser session and one forwarded to the tab, both answered mid-flood.
+        expect((await healthy.c.send('Target.getTargets')).targetInfos).toHaveLength(1);
+        await healthy.c.send('Runtime.runIfWaitingForDebugger', {}, healthy.session);
+        peak = Math.max(peak, bufferMemory() - base);
+        if (t.relay.switchboard.clientCount === 1) batchesAfterClose++;
+        expect(sent).toBeLessThan(4_000); // 1 GB of events: the cap never acted
+      }
+      console.log(
+        `stalled client closed; ${Math.round((sent * EVENT_BYTES) / MiB)} MiB of events sent, peak memory +${(peak / MiB).toFixed(1)} MiB (cap ${CAP / MiB} MiB)`,
+      );
+      expect(peak).toBeLessThan(CAP + MARGIN);
+      expect(bufferMemory() - base).toBeLessThan(CAP + MARGIN);
 
-    // Reading again, the stalled client gets what was queued and then the close with its reason.
-    stalledSocket.resume();
-    expect(await stalled.c.closed).toEqual({ code: NOT_READING_CLOSE.code, reason: NOT_READING_CLOSE.reason });
-    // Its queue is gone with it (and the test's client keeps none of what it read).
-    stalled.c.events.length = 0;
-    stalled.c.raw.length = 0;
-    await until('the closed client’s queue to be freed', () => bufferMemory() - base < MARGIN);
-    expect(healthyEvents).toBe(sent);
-  });
+      // Reading again, the stalled client gets what was queued and then the close with its reason.
+      stalledSocket.resume();
+      expect(await stalled.c.closed).toEqual({ code: NOT_READING_CLOSE.code, reason: NOT_READING_CLOSE.reason });
+      // Its queue is gone with it (and the test's client keeps none of what it read).
+      stalled.c.events.length = 0;
+      stalled.c.raw.length = 0;
+      await until('the closed client’s queue to be freed', () => bufferMemory() - base < MARGIN);
+      expect(healthyEvents).toBe(sent);
+    },
+  );
 });

@@ -18,7 +18,11 @@ describe('live view access', () => {
   /** A view session cookie, got the way the page gets it. */
   async function signIn(): Promise<string> {
     const { code } = (await t.api('POST', '/view/codes')).body as { code: string };
-    const res = await rawRequest(port, '/view/login', { method: 'POST', headers: { host: host(), origin: self(), 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    const res = await rawRequest(port, '/view/login', {
+      method: 'POST',
+      headers: { host: host(), origin: self(), 'content-type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
     expect(res.status).toBe(200);
     return String(res.headers['set-cookie']).split(';')[0]!;
   }
@@ -46,18 +50,30 @@ describe('live view access', () => {
     const { code, url } = (await t.api('POST', '/view/codes')).body as { code: string; url: string };
     expect(url).toBe(`${self()}/view#code=${code}`);
     expect(url).not.toContain(t.token);
-    const login = (origin: string) => rawRequest(port, '/view/login', { method: 'POST', headers: { host: host(), origin, 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    const login = (origin: string) =>
+      rawRequest(port, '/view/login', {
+        method: 'POST',
+        headers: { host: host(), origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ code }),
+      });
     expect((await login('https://evil.example')).status).toBe(403); // and the code is not spent by it
     const first = await login(self());
     expect(first.status).toBe(200);
-    expect(String(first.headers['set-cookie'])).toMatch(/^clawd_view=[\w-]+; HttpOnly; SameSite=Strict; Path=\/; Max-Age=\d+$/);
+    expect(String(first.headers['set-cookie'])).toMatch(
+      /^clawd_view=[\w-]+; HttpOnly; SameSite=Strict; Path=\/; Max-Age=\d+$/,
+    );
     const again = await login(self());
     expect(again.status).toBe(401);
     expect(again.json().error.message).toContain('clawd view');
   });
 
   it("lets only a view from the person's own link answer the questions agents ask, never a hand-over's link or the token", async () => {
-    const answer = (headers: Record<string, string>) => rawRequest(port, '/view/api/answer', { method: 'POST', headers: { host: host(), origin: self(), 'content-type': 'application/json', ...headers }, body: JSON.stringify({ id: 'q-none', allow: true }) });
+    const answer = (headers: Record<string, string>) =>
+      rawRequest(port, '/view/api/answer', {
+        method: 'POST',
+        headers: { host: host(), origin: self(), 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ id: 'q-none', allow: true }),
+      });
     // The token (an agent's as much as the person's) does not answer.
     const withToken = await answer({ authorization: `Bearer ${t.token}` });
     expect(withToken.status).toBe(401);
@@ -65,7 +81,10 @@ describe('live view access', () => {
     // `clawd view`'s link: it may (there is no such question here, so nothing was answered).
     // (A hand-over's link may not: test/unit/view-auth.test.ts.)
     const cookie = await signIn();
-    expect((await rawRequest(port, '/view/api/questions', { headers: { host: host(), cookie } })).json()).toEqual({ questions: [], mayAnswer: true });
+    expect((await rawRequest(port, '/view/api/questions', { headers: { host: host(), cookie } })).json()).toEqual({
+      questions: [],
+      mayAnswer: true,
+    });
     const answered = await answer({ cookie });
     expect(answered.status).toBe(200);
     expect(answered.json()).toEqual({ answered: false });
@@ -76,13 +95,31 @@ describe('live view access', () => {
     const asView = { host: host(), origin: self(), cookie };
     expect((await rawRequest(port, '/view/api/tabs', { headers: asView })).status).toBe(200);
     expect((await rawRequest(port, '/view/api/tabs', { headers: { host: host(), origin: self() } })).status).toBe(401);
-    expect((await rawRequest(port, '/view/api/tabs', { headers: { host: host(), cookie: 'clawd_view=forged' } })).status).toBe(401);
-    expect((await rawRequest(port, '/view/api/tabs', { headers: { ...asView, origin: 'https://evil.example' } })).status).toBe(403);
+    expect(
+      (await rawRequest(port, '/view/api/tabs', { headers: { host: host(), cookie: 'clawd_view=forged' } })).status,
+    ).toBe(401);
+    expect(
+      (await rawRequest(port, '/view/api/tabs', { headers: { ...asView, origin: 'https://evil.example' } })).status,
+    ).toBe(403);
 
     expect((await rawRequest(port, '/events', { headers: asView, headersOnly: true })).status).toBe(200);
     expect((await rawRequest(port, '/events', { headers: { host: host() }, headersOnly: true })).status).toBe(401);
-    expect((await rawRequest(port, '/events', { headers: { host: host(), authorization: `Bearer ${t.token}`, origin: 'https://evil.example' }, headersOnly: true })).status).toBe(403);
-    expect((await rawRequest(port, '/events', { headers: { host: host(), authorization: `Bearer ${t.token}` }, headersOnly: true })).status).toBe(200);
+    expect(
+      (
+        await rawRequest(port, '/events', {
+          headers: { host: host(), authorization: `Bearer ${t.token}`, origin: 'https://evil.example' },
+          headersOnly: true,
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await rawRequest(port, '/events', {
+          headers: { host: host(), authorization: `Bearer ${t.token}` },
+          headersOnly: true,
+        })
+      ).status,
+    ).toBe(200);
 
     const socket = `ws://${host()}/view/ws`;
     expect(await upgradeStatus(socket)).toBe(401);
@@ -96,10 +133,16 @@ describe('live view access', () => {
 
   it('lets the view origin in on its own routes only, and the view session opens nothing else', async () => {
     const cookie = await signIn();
-    const start = await rawRequest(port, '/start', { method: 'POST', headers: { host: host(), origin: self(), authorization: `Bearer ${t.token}` } });
+    const start = await rawRequest(port, '/start', {
+      method: 'POST',
+      headers: { host: host(), origin: self(), authorization: `Bearer ${t.token}` },
+    });
     expect(start.status).toBe(403);
     expect((await rawRequest(port, '/tabs', { headers: { host: host(), cookie } })).status).toBe(401);
-    expect((await rawRequest(port, '/view/codes', { method: 'POST', headers: { host: host(), origin: self(), cookie } })).status).toBe(403);
+    expect(
+      (await rawRequest(port, '/view/codes', { method: 'POST', headers: { host: host(), origin: self(), cookie } }))
+        .status,
+    ).toBe(403);
   });
 
   it('keeps the token and the view session out of the log, `clawd view` included', async () => {

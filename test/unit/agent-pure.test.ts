@@ -30,7 +30,7 @@ const tree: AriaNode[] = [
 ];
 
 describe('snapshot formats', () => {
-  it('ai: the whole tree with every element\'s ref', () => {
+  it("ai: the whole tree with every element's ref", () => {
     const { text, refs } = renderSnapshot(tree, { format: 'ai' });
     expect(text).toBe(
       [
@@ -62,7 +62,15 @@ describe('snapshot formats', () => {
 
   it('interactive: a flat list of actionable elements only', () => {
     const { text } = renderSnapshot(tree, { format: 'role', interactive: true });
-    expect(text).toBe(['- textbox "Name" [ref=e1]', '- button "Save" [ref=e2]', '- button "Save" [ref=e3] [nth=1]', '- checkbox "Agree" [checked] [ref=e4]', '- link "Home" [ref=e5]'].join('\n'));
+    expect(text).toBe(
+      [
+        '- textbox "Name" [ref=e1]',
+        '- button "Save" [ref=e2]',
+        '- button "Save" [ref=e3] [nth=1]',
+        '- checkbox "Agree" [checked] [ref=e4]',
+        '- link "Home" [ref=e5]',
+      ].join('\n'),
+    );
   });
 
   it('compact lifts unnamed structure; depth and limit cut, and say how much', () => {
@@ -78,21 +86,35 @@ describe('snapshot formats', () => {
     expect(limited.omitted).toBeGreaterThan(0);
   });
 
-  it('numbers refs itself: Playwright\'s per-document prefixes never show', () => {
+  it("numbers refs itself: Playwright's per-document prefixes never show", () => {
     const page: AriaNode[] = [
       {
         role: 'generic',
         ref: 'f2e1',
         children: [
           { role: 'button', name: 'Out', ref: 'f2e2' },
-          { role: 'iframe', ref: 'f2e3', children: [{ role: 'button', name: 'In', ref: 'f3e1' }, { role: 'link', name: 'Deep', ref: 'f3e2' }] },
+          {
+            role: 'iframe',
+            ref: 'f2e3',
+            children: [
+              { role: 'button', name: 'In', ref: 'f3e1' },
+              { role: 'link', name: 'Deep', ref: 'f3e2' },
+            ],
+          },
           { role: 'link', name: 'After', ref: 'f2e4' },
         ],
       },
     ];
     const full = renderSnapshot(page, { format: 'ai' });
     expect(full.text).not.toMatch(/ref=f\d/);
-    expect([...full.refs].map(([ref, t]) => `${ref}=${t.pw}`)).toEqual(['e1=f2e1', 'e2=f2e2', 'e3=f2e3', 'e4=f3e1', 'e5=f3e2', 'e6=f2e4']);
+    expect([...full.refs].map(([ref, t]) => `${ref}=${t.pw}`)).toEqual([
+      'e1=f2e1',
+      'e2=f2e2',
+      'e3=f2e3',
+      'e4=f3e1',
+      'e5=f3e2',
+      'e6=f2e4',
+    ]);
     // One iframe's contents alone, numbered as in the full snapshot; every ref stays known.
     const inner = renderSnapshot(page, { format: 'ai', within: 'f2e3' });
     expect(inner.text).toBe(['- button "In" [ref=e4]', '- link "Deep" [ref=e5]'].join('\n'));
@@ -112,16 +134,26 @@ describe('snapshot formats', () => {
 
   it('reads refs in every spelling', () => {
     for (const spelling of ['e12', '@e12', 'ref=e12', '12', ' e12 ', 12]) expect(normalizeRef(spelling)).toBe('e12');
-    for (const bad of ['button', 'e', 'x12', 'f2e7', '', undefined, null, {}]) expect(normalizeRef(bad)).toBeUndefined();
+    for (const bad of ['button', 'e', 'x12', 'f2e7', '', undefined, null, {}])
+      expect(normalizeRef(bad)).toBeUndefined();
   });
 });
 
 describe('act requests', () => {
   it('takes each kind with its fields', () => {
-    expect(parseAct({ kind: 'click', ref: '@e3', doubleClick: true, button: 'right', modifiers: ['Shift'] })).toEqual({ kind: 'click', ref: 'e3', doubleClick: true, button: 'right', modifiers: ['Shift'], timeoutMs: 8_000 });
+    expect(parseAct({ kind: 'click', ref: '@e3', doubleClick: true, button: 'right', modifiers: ['Shift'] })).toEqual({
+      kind: 'click',
+      ref: 'e3',
+      doubleClick: true,
+      button: 'right',
+      modifiers: ['Shift'],
+      timeoutMs: 8_000,
+    });
     expect(parseAct({ kind: 'select', ref: 'e1', values: ['blue'] })).toMatchObject({ values: ['blue'] });
     expect(parseAct({ kind: 'wait', timeMs: 90_000 })).toMatchObject({ timeMs: 30_000 });
-    expect(parseAct({ kind: 'fill', fields: [{ ref: 2, value: true }] })).toMatchObject({ fields: [{ ref: 'e2', value: true }] });
+    expect(parseAct({ kind: 'fill', fields: [{ ref: 2, value: true }] })).toMatchObject({
+      fields: [{ ref: 'e2', value: true }],
+    });
   });
 
   it.each([
@@ -146,7 +178,9 @@ describe('act requests', () => {
     expect(timeout.parse(1)).toBe(500);
     expect(timeout.parse(10_000_000)).toBe(60_000);
     expect(timeout.parse(undefined)).toBe(8_000);
-    expect(() => parseAct({ kind: 'press', key: 'a', timeoutMs: 'soon' })).toThrow(/^timeoutMs must be a number of milliseconds, got "soon"$/);
+    expect(() => parseAct({ kind: 'press', key: 'a', timeoutMs: 'soon' })).toThrow(
+      /^timeoutMs must be a number of milliseconds, got "soon"$/,
+    );
     const hook = (timeoutMs: unknown) => parseOperationInput(upload, { paths: ['/x'], timeoutMs }, 'json').timeoutMs;
     expect(hook(undefined)).toBe(120_000);
     expect(hook(600_000)).toBe(120_000);
@@ -169,15 +203,42 @@ describe('act requests', () => {
 describe('errors for agents', () => {
   const err = (message: string) => toAgentError(new Error(message), { what: 'click e4', timeoutMs: 8_000 });
   it('rewrites Playwright into what to do next', () => {
-    expect(err('locator.click: Timeout 8000ms exceeded.\nCall log:\n  - waiting for getByRef(\'e4\')\n  - <div id="cookie">…</div> intercepts pointer events')).toMatchObject({ code: 'not_interactable', message: 'click e4: not visible or covered (by <div id="cookie">…</div>): scroll it into view or close the overlay' });
-    expect(err('locator.click: Timeout 8000ms exceeded.\n  - element is not visible')).toMatchObject({ code: 'not_interactable' });
-    expect(err('strict mode violation: locator resolved to 3 elements')).toMatchObject({ code: 'element_ambiguous', message: 'click e4: matched 3 elements; take a new snapshot' });
-    expect(err('locator.click: Timeout 8000ms exceeded.\nCall log:\n  - waiting for getByRole(\'button\')')).toMatchObject({ code: 'action_timeout', message: "click e4: timed out after 8 s waiting for getByRole('button')" });
-    expect(err('locator.fill: Error: Element is not an <input>, <textarea>, <select> or [contenteditable]')).toMatchObject({ code: 'action_failed', message: 'click e4: it is not a text field; type into a textbox ref' });
+    expect(
+      err(
+        'locator.click: Timeout 8000ms exceeded.\nCall log:\n  - waiting for getByRef(\'e4\')\n  - <div id="cookie">…</div> intercepts pointer events',
+      ),
+    ).toMatchObject({
+      code: 'not_interactable',
+      message:
+        'click e4: not visible or covered (by <div id="cookie">…</div>): scroll it into view or close the overlay',
+    });
+    expect(err('locator.click: Timeout 8000ms exceeded.\n  - element is not visible')).toMatchObject({
+      code: 'not_interactable',
+    });
+    expect(err('strict mode violation: locator resolved to 3 elements')).toMatchObject({
+      code: 'element_ambiguous',
+      message: 'click e4: matched 3 elements; take a new snapshot',
+    });
+    expect(
+      err("locator.click: Timeout 8000ms exceeded.\nCall log:\n  - waiting for getByRole('button')"),
+    ).toMatchObject({
+      code: 'action_timeout',
+      message: "click e4: timed out after 8 s waiting for getByRole('button')",
+    });
+    expect(
+      err('locator.fill: Error: Element is not an <input>, <textarea>, <select> or [contenteditable]'),
+    ).toMatchObject({ code: 'action_failed', message: 'click e4: it is not a text field; type into a textbox ref' });
     expect(err('Target page, context or browser has been closed')).toMatchObject({ code: 'target_closed' });
-    expect(err('Protocol error (DOM.setFileInputFiles): Not allowed (setInputFiles)').message).toMatch(/Allow access to file URLs/);
-    expect(err('something odd happened')).toMatchObject({ code: 'action_failed', message: 'click e4: something odd happened' });
-    expect(err('locator.hover: Timeout 500ms exceeded.\n  - waiting for getByRef(\'e8\')\u001b[22m').message).toBe("click e4: timed out after 0.5 s waiting for getByRef('e8')");
+    expect(err('Protocol error (DOM.setFileInputFiles): Not allowed (setInputFiles)').message).toMatch(
+      /Allow access to file URLs/,
+    );
+    expect(err('something odd happened')).toMatchObject({
+      code: 'action_failed',
+      message: 'click e4: something odd happened',
+    });
+    expect(err("locator.hover: Timeout 500ms exceeded.\n  - waiting for getByRef('e8')\u001b[22m").message).toBe(
+      "click e4: timed out after 0.5 s waiting for getByRef('e8')",
+    );
   });
 });
 
@@ -188,14 +249,31 @@ describe('captures', () => {
     png.writeUInt32BE(640, 16);
     png.writeUInt32BE(480, 20);
     expect(imageSize(png)).toEqual({ width: 640, height: 480 });
-    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x00, 0x00, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x01, 0xe0, 0x02, 0x80, 0x03]);
+    const jpeg = Buffer.from([
+      0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x00, 0x00, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x01, 0xe0, 0x02, 0x80, 0x03,
+    ]);
     expect(imageSize(jpeg)).toEqual({ width: 640, height: 480 });
   });
 
-  it('labels the refs that have a box, and skips iframe contents (their boxes are the frame\'s)', () => {
+  it("labels the refs that have a box, and skips iframe contents (their boxes are the frame's)", () => {
     const box = { x: 1, y: 2, width: 3, height: 4 };
-    const roots: AriaNode[] = [{ role: 'generic', ref: 'e1', box, children: [{ role: 'button', ref: 'e2', box }, { role: 'iframe', ref: 'e3', box, children: [{ role: 'button', ref: 'f1e1', box }] }, { role: 'link', ref: 'e4', box: { ...box, width: 0 } }] }];
-    const labels = new Map([['e2', 'e1'], ['f1e1', 'e2'], ['e4', 'e3']]);
+    const roots: AriaNode[] = [
+      {
+        role: 'generic',
+        ref: 'e1',
+        box,
+        children: [
+          { role: 'button', ref: 'e2', box },
+          { role: 'iframe', ref: 'e3', box, children: [{ role: 'button', ref: 'f1e1', box }] },
+          { role: 'link', ref: 'e4', box: { ...box, width: 0 } },
+        ],
+      },
+    ];
+    const labels = new Map([
+      ['e2', 'e1'],
+      ['f1e1', 'e2'],
+      ['e4', 'e3'],
+    ]);
     expect(labelBoxes(roots, labels)).toEqual([{ label: 'e1', box }]);
   });
 });

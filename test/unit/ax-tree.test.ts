@@ -3,7 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { renderAxTree, type AxNode } from '../../relay/agent/ax-tree-engine';
 
-const node = (nodeId: string, role: string, name: string | undefined, childIds: string[] = [], ignored = false): AxNode => ({
+const node = (
+  nodeId: string,
+  role: string,
+  name: string | undefined,
+  childIds: string[] = [],
+  ignored = false,
+): AxNode => ({
   nodeId,
   childIds,
   ignored,
@@ -22,13 +28,19 @@ function labelledTextbox(textboxName: string): AxNode[] {
     node('5', 'textbox', textboxName),
     node('6', 'InlineTextBox', 'Name '),
   ];
-  for (const n of nodes) for (const child of n.childIds ?? []) nodes.find((c) => c.nodeId === child)!.parentId = n.nodeId;
+  for (const n of nodes)
+    for (const child of n.childIds ?? []) nodes.find((c) => c.nodeId === child)!.parentId = n.nodeId;
   return nodes;
 }
 
 describe('the aria format', () => {
   it('reads the same on Chromium 150 and 156: names trimmed and squashed, inline text boxes and ignored nodes left out', () => {
-    const expected = ['- RootWebArea "agent form"', '  - LabelText', '    - StaticText "Name"', '    - textbox "Name"'].join('\n');
+    const expected = [
+      '- RootWebArea "agent form"',
+      '  - LabelText',
+      '    - StaticText "Name"',
+      '    - textbox "Name"',
+    ].join('\n');
     expect(renderAxTree(labelledTextbox('Name'))).toBe(expected);
     expect(renderAxTree(labelledTextbox('Name '))).toBe(expected);
     expect(renderAxTree(labelledTextbox('  Name \n '))).toBe(expected);

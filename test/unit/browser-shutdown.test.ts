@@ -16,7 +16,10 @@ describe('leftovers of a browser that did not shut down cleanly', () => {
     const tempDir = path.join(root, 'tmp');
     const userDataDir = path.join(root, 'user-data');
     mkdirSync(userDataDir, { recursive: true });
-    const folder = path.join(opts.folderOutsideTemp ? path.join(root, 'elsewhere') : tempDir, 'org.chromium.Chromium.abc123');
+    const folder = path.join(
+      opts.folderOutsideTemp ? path.join(root, 'elsewhere') : tempDir,
+      'org.chromium.Chromium.abc123',
+    );
     mkdirSync(folder, { recursive: true });
     writeFileSync(path.join(folder, 'SingletonSocket'), '');
     writeFileSync(path.join(folder, 'SingletonCookie'), '');

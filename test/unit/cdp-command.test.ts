@@ -4,8 +4,14 @@ import { newTabUrl } from '../../relay/cdp/json-routes';
 
 describe('CDP command frames', () => {
   it('accepts {id, method, params?, sessionId?}', () => {
-    expect(parseCdpCommand('{"id":1,"method":"A.b"}')).toEqual({ ok: true, command: { id: 1, method: 'A.b', params: {}, sessionId: '' } });
-    expect(parseCdpCommand('{"id":2,"method":"A.b","params":{"x":1},"sessionId":"S"}')).toEqual({ ok: true, command: { id: 2, method: 'A.b', params: { x: 1 }, sessionId: 'S' } });
+    expect(parseCdpCommand('{"id":1,"method":"A.b"}')).toEqual({
+      ok: true,
+      command: { id: 1, method: 'A.b', params: {}, sessionId: '' },
+    });
+    expect(parseCdpCommand('{"id":2,"method":"A.b","params":{"x":1},"sessionId":"S"}')).toEqual({
+      ok: true,
+      command: { id: 2, method: 'A.b', params: { x: 1 }, sessionId: 'S' },
+    });
   });
 
   it('refuses bad frames with JSON-RPC codes, keeping the id and session when it can', () => {

@@ -39,7 +39,10 @@ describe('the home folder and config.json', () => {
     await writeConfig(home, { token: 'a'.repeat(20), browser: defaultBrowserConfig() });
     const file = path.join(home, 'config.json');
     writeFileSync(file, '{"token": ');
-    await expect(loadConfig(home)).rejects.toMatchObject({ code: 'config_invalid', message: expect.stringContaining(`${file} is not valid JSON`) });
+    await expect(loadConfig(home)).rejects.toMatchObject({
+      code: 'config_invalid',
+      message: expect.stringContaining(`${file} is not valid JSON`),
+    });
     expect(readFileSync(file, 'utf8')).toBe('{"token": ');
     writeFileSync(file, '{"token": 42}');
     await expect(loadConfig(home)).rejects.toThrow(/"token" must be a string of at least 16 characters, got 42/);
@@ -47,16 +50,29 @@ describe('the home folder and config.json', () => {
 
   it('takes a list of extension ids for relay.extensionIds, and names a bad one', () => {
     const token = 'x'.repeat(24);
-    expect(parseConfig(JSON.stringify({ token, relay: { extensionIds: ['abcdefghijklmnopabcdefghijklmnop'] } }), 'config.json').relay).toEqual({ extensionIds: ['abcdefghijklmnopabcdefghijklmnop'] });
-    expect(() => parseConfig(JSON.stringify({ token, relay: { extensionIds: ['not-an-id'] } }), 'config.json')).toThrow(/relay\.extensionIds must be a list of Chrome extension ids .* got \["not-an-id"\]/);
-    expect(() => parseConfig(JSON.stringify({ token, relay: 'x' }), 'config.json')).toThrow('"relay" must be an object');
+    expect(
+      parseConfig(
+        JSON.stringify({ token, relay: { extensionIds: ['abcdefghijklmnopabcdefghijklmnop'] } }),
+        'config.json',
+      ).relay,
+    ).toEqual({ extensionIds: ['abcdefghijklmnopabcdefghijklmnop'] });
+    expect(() => parseConfig(JSON.stringify({ token, relay: { extensionIds: ['not-an-id'] } }), 'config.json')).toThrow(
+      /relay\.extensionIds must be a list of Chrome extension ids .* got \["not-an-id"\]/,
+    );
+    expect(() => parseConfig(JSON.stringify({ token, relay: 'x' }), 'config.json')).toThrow(
+      '"relay" must be an object',
+    );
   });
 
   it('takes relay.clientMaxBufferedMb in megabytes, and names a bad value', () => {
     const token = 'x'.repeat(24);
-    expect(parseConfig(JSON.stringify({ token, relay: { clientMaxBufferedMb: 32 } }), 'config.json').relay).toEqual({ clientMaxBufferedMb: 32 });
+    expect(parseConfig(JSON.stringify({ token, relay: { clientMaxBufferedMb: 32 } }), 'config.json').relay).toEqual({
+      clientMaxBufferedMb: 32,
+    });
     for (const bad of [0, 2048, 1.5, '64']) {
-      expect(() => parseConfig(JSON.stringify({ token, relay: { clientMaxBufferedMb: bad } }), 'config.json')).toThrow(`relay.clientMaxBufferedMb must be an integer from 1 to 1024, got ${JSON.stringify(bad)}`);
+      expect(() => parseConfig(JSON.stringify({ token, relay: { clientMaxBufferedMb: bad } }), 'config.json')).toThrow(
+        `relay.clientMaxBufferedMb must be an integer from 1 to 1024, got ${JSON.stringify(bad)}`,
+      );
     }
   });
 
@@ -64,7 +80,11 @@ describe('the home folder and config.json', () => {
     const home = tempHome();
     mkdirSync(home);
     writeFileSync(path.join(home, 'config.json'), JSON.stringify({ token: 'b'.repeat(20), later: { feature: true } }));
-    expect(await loadConfig(home)).toEqual({ token: 'b'.repeat(20), later: { feature: true }, browser: defaultBrowserConfig() });
+    expect(await loadConfig(home)).toEqual({
+      token: 'b'.repeat(20),
+      later: { feature: true },
+      browser: defaultBrowserConfig(),
+    });
   });
 
   it('creates the clawd and chrome profiles on first run', async () => {
@@ -87,7 +107,11 @@ describe('the home folder and config.json', () => {
       ),
     );
     const { profiles } = (await loadConfig(home)).browser;
-    expect(Object.keys(profiles).filter((n) => n.startsWith('p')).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `p${i}`).sort());
+    expect(
+      Object.keys(profiles)
+        .filter((n) => n.startsWith('p'))
+        .sort(),
+    ).toEqual(Array.from({ length: 12 }, (_, i) => `p${i}`).sort());
     expect(readdirSync(home).sort()).toEqual(['config.json']);
   });
 

@@ -6,7 +6,14 @@ import { PersonQuestions, type QuestionChange } from '../../relay/consent/person
 afterEach(() => void vi.useRealTimers());
 
 describe('questions for the person', () => {
-  const input = { profile: 'chrome', targetId: 'T1', kinds: ['submit' as const], session: 'shop', what: 'click e12 button "Buy now"', url: 'https://shop.test/cart' };
+  const input = {
+    profile: 'chrome',
+    targetId: 'T1',
+    kinds: ['submit' as const],
+    session: 'shop',
+    what: 'click e12 button "Buy now"',
+    url: 'https://shop.test/cart',
+  };
 
   it('let the call go when the person allows it, and say the question and its answer', async () => {
     const questions = new PersonQuestions();
@@ -28,7 +35,12 @@ describe('questions for the person', () => {
     const questions = new PersonQuestions();
     const denied = questions.ask(input, 5_000);
     questions.answer(questions.pending()[0]!.id, false, 'live view');
-    await expect(denied).rejects.toMatchObject({ code: 'person_declined', message: expect.stringContaining('sending a form (a submit button, Enter in a form field): click e12 button "Buy now"') });
+    await expect(denied).rejects.toMatchObject({
+      code: 'person_declined',
+      message: expect.stringContaining(
+        'sending a form (a submit button, Enter in a form field): click e12 button "Buy now"',
+      ),
+    });
     const unanswered = questions.ask(input, 5_000);
     const caught = unanswered.catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(5_000);
@@ -43,10 +55,16 @@ describe('questions for the person', () => {
     const caller = new AbortController();
     const asking = questions.ask(input, 5_000, caller.signal);
     caller.abort();
-    await expect(asking).rejects.toMatchObject({ code: 'person_no_answer', message: expect.stringContaining('given up') });
+    await expect(asking).rejects.toMatchObject({
+      code: 'person_no_answer',
+      message: expect.stringContaining('given up'),
+    });
     expect(told.map((c) => c.state)).toEqual(['asked', 'withdrawn']);
     questions.close();
-    await expect(questions.ask(input, 5_000)).rejects.toMatchObject({ code: 'person_no_answer', message: expect.stringContaining('server is stopping') });
+    await expect(questions.ask(input, 5_000)).rejects.toMatchObject({
+      code: 'person_no_answer',
+      message: expect.stringContaining('server is stopping'),
+    });
     expect(questions.pending()).toEqual([]);
   });
 
@@ -66,7 +84,10 @@ describe("the person's hands on a tab", () => {
   it('hold a waiting call until the person has been idle long enough, then let it go', async () => {
     vi.useFakeTimers();
     const changes: string[] = [];
-    const activity = new PersonActivity(() => 3_000, (id, state) => changes.push(`${id} ${state}`));
+    const activity = new PersonActivity(
+      () => 3_000,
+      (id, state) => changes.push(`${id} ${state}`),
+    );
     activity.input('T1');
     let done = false;
     const waited = activity.waitIdle('T1', 10_000, 'click e1').then(() => (done = true));
@@ -88,7 +109,10 @@ describe("the person's hands on a tab", () => {
     activity.input('T2');
     const refused = activity.waitIdle('T2', 1_000, 'click e1').catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(1_000);
-    expect(await refused).toMatchObject({ code: 'person_active', message: expect.stringMatching(/^click e1: the person is using this tab/) });
+    expect(await refused).toMatchObject({
+      code: 'person_active',
+      message: expect.stringMatching(/^click e1: the person is using this tab/),
+    });
     activity.close();
   });
 });

@@ -51,7 +51,13 @@ describe('DebuggeeState', () => {
     state.autoAttach.set(a, false);
     state.addScript(a, '7');
     state.observe('Runtime.executionContextCreated', { context: { id: 1, origin: '', name: '', uniqueId: 'U1' } });
-    expect(state.remove(a)).toEqual({ domains: ['Runtime'], scripts: ['7'], autoAttach: true, unpause: false, stops: [] });
+    expect(state.remove(a)).toEqual({
+      domains: ['Runtime'],
+      scripts: ['7'],
+      autoAttach: true,
+      unpause: false,
+      stops: [],
+    });
     expect(state.contexts.size).toBe(0);
     expect(state.remove(b)).toEqual({ domains: ['Page'], scripts: [], autoAttach: false, unpause: false, stops: [] });
   });
@@ -89,7 +95,13 @@ describe('DebuggeeState', () => {
     // b stops its own view: a still watches, so the tab must not stop the screencast.
     expect(state.stopStream('Page.startScreencast', b)).toBe(false);
     expect(state.remove(c).stops).toEqual([]);
-    expect(state.remove(a)).toEqual({ domains: [], scripts: [], autoAttach: false, unpause: false, stops: ['Page.stopScreencast'] });
+    expect(state.remove(a)).toEqual({
+      domains: [],
+      scripts: [],
+      autoAttach: false,
+      unpause: false,
+      stops: ['Page.stopScreencast'],
+    });
     expect(state.subscribers).toEqual(new Set([b]));
   });
 });

@@ -5,7 +5,11 @@ import { attachRefusal } from '../../extension/src/tab-attachments';
 describe('the extension reports errors the relay can act on', () => {
   it("keeps Chrome's protocol errors whole", () => {
     const error = new Error('{"code":-32601,"message":"\'Browser.getVersion\' wasn\'t found"}');
-    expect(toWireError(error)).toEqual({ code: 'cdp', message: "'Browser.getVersion' wasn't found", cdp: { code: -32601, message: "'Browser.getVersion' wasn't found" } });
+    expect(toWireError(error)).toEqual({
+      code: 'cdp',
+      message: "'Browser.getVersion' wasn't found",
+      cdp: { code: -32601, message: "'Browser.getVersion' wasn't found" },
+    });
   });
 
   it('marks a tab that is gone', () => {

@@ -8,7 +8,15 @@ describe('guards', () => {
     expect(isAllowedHost('127.0.0.1:18792', 18792)).toBe(true);
     expect(isAllowedHost('localhost:18792', 18792)).toBe(true);
     expect(isAllowedHost('[::1]:18792', 18792)).toBe(true);
-    for (const host of [undefined, '', '127.0.0.1', 'localhost', '127.0.0.1:1', 'evil.example:18792', 'LOCALHOST.evil:18792']) {
+    for (const host of [
+      undefined,
+      '',
+      '127.0.0.1',
+      'localhost',
+      '127.0.0.1:1',
+      'evil.example:18792',
+      'LOCALHOST.evil:18792',
+    ]) {
       expect(isAllowedHost(host, 18792)).toBe(false);
     }
   });
@@ -34,10 +42,18 @@ describe('guards', () => {
 
   it('checks host, then origin, then token, with a message that says what to do', () => {
     const policy = { token: 'tok-tok-tok-tok-1', port: 1, extensionOrigins: [EXT], origins: 'no-web' as const };
-    const input = (o: Partial<Parameters<typeof refusal>[0]>) => ({ host: '127.0.0.1:1', origin: undefined, authorization: 'Bearer tok-tok-tok-tok-1', url: new URL('http://h/'), ...o });
+    const input = (o: Partial<Parameters<typeof refusal>[0]>) => ({
+      host: '127.0.0.1:1',
+      origin: undefined,
+      authorization: 'Bearer tok-tok-tok-tok-1',
+      url: new URL('http://h/'),
+      ...o,
+    });
     expect(refusal(input({}), policy)).toBeUndefined();
     expect(refusal(input({ host: 'evil:1', origin: 'https://evil' }), policy)?.code).toBe('host_not_allowed');
-    expect(refusal(input({ origin: 'https://evil', authorization: undefined }), policy)?.code).toBe('origin_not_allowed');
+    expect(refusal(input({ origin: 'https://evil', authorization: undefined }), policy)?.code).toBe(
+      'origin_not_allowed',
+    );
     expect(refusal(input({ authorization: undefined }), policy)?.message).toMatch(/A token is required.*clawd token/);
     expect(refusal(input({ authorization: 'Bearer nope' }), policy)?.message).toMatch(/The token is wrong/);
     expect(refusal(input({}), { ...policy, origins: 'extension' })?.code).toBe('origin_not_allowed');

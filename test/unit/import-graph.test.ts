@@ -36,9 +36,22 @@ const LAYERS: Array<[string, string[]]> = [
   ['operations', ['relay/operations/']],
   ['relay and profiles', ['relay/profiles/', 'relay/cdp/', 'relay/events/', 'relay/pairing/', 'relay/consent/']],
   ['base', ['relay/browser/', 'relay/home/', 'relay/http/']],
-  ['core', ['relay/errors.ts', 'relay/call-notes.ts', 'relay/log.ts', 'relay/time-limit.ts', 'relay/version.ts', 'relay/dist-assets.ts', 'shared/', 'package.json']],
+  [
+    'core',
+    [
+      'relay/errors.ts',
+      'relay/call-notes.ts',
+      'relay/log.ts',
+      'relay/time-limit.ts',
+      'relay/version.ts',
+      'relay/dist-assets.ts',
+      'shared/',
+      'package.json',
+    ],
+  ],
 ];
-const layerOf = (file: string) => LAYERS.findIndex(([, prefixes]) => prefixes.some((prefix) => file.startsWith(prefix)));
+const layerOf = (file: string) =>
+  LAYERS.findIndex(([, prefixes]) => prefixes.some((prefix) => file.startsWith(prefix)));
 
 /** Every cycle, each as the files around it (found by depth-first search). */
 function cycles(): string[][] {
@@ -70,20 +83,35 @@ describe('the import graph', () => {
   });
 
   it('imports only downwards through the layers (docs/architecture.md names them)', () => {
-    const upward = [...graph].flatMap(([file, imports]) => imports.filter((target) => layerOf(target) < layerOf(file)).map((target) => `${file} (${LAYERS[layerOf(file)]![0]}) → ${target} (${LAYERS[layerOf(target)]![0]})`));
+    const upward = [...graph].flatMap(([file, imports]) =>
+      imports
+        .filter((target) => layerOf(target) < layerOf(file))
+        .map((target) => `${file} (${LAYERS[layerOf(file)]![0]}) → ${target} (${LAYERS[layerOf(target)]![0]})`),
+    );
     expect(upward).toEqual([]);
     // Every file of relay/ and shared/ has a layer.
     expect([...graph.keys()].filter((f) => !f.startsWith('extension/') && layerOf(f) === -1)).toEqual([]);
   });
 
   it('sends events to CDP clients from one outlet (relay/cdp/client-events.ts)', () => {
-    const senders = [...graph.keys()].filter((file) => file !== 'relay/cdp/client-session.ts' && file !== 'relay/cdp/client-events.ts' && /\.sendEvent(Json)?\(/.test(readFileSync(path.join(ROOT, file), 'utf8')));
+    const senders = [...graph.keys()].filter(
+      (file) =>
+        file !== 'relay/cdp/client-session.ts' &&
+        file !== 'relay/cdp/client-events.ts' &&
+        /\.sendEvent(Json)?\(/.test(readFileSync(path.join(ROOT, file), 'utf8')),
+    );
     expect(senders).toEqual([]);
   });
 
   it('keeps the relay and the extension apart: each imports only shared/ of the other side', () => {
     const crossing = [...graph].flatMap(([file, imports]) =>
-      imports.filter((target) => (file.startsWith('relay/') && target.startsWith('extension/')) || (file.startsWith('extension/') && target.startsWith('relay/'))).map((target) => `${file} → ${target}`),
+      imports
+        .filter(
+          (target) =>
+            (file.startsWith('relay/') && target.startsWith('extension/')) ||
+            (file.startsWith('extension/') && target.startsWith('relay/')),
+        )
+        .map((target) => `${file} → ${target}`),
     );
     expect(crossing).toEqual([]);
   });

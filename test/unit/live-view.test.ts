@@ -13,7 +13,18 @@ import { inputCommand, keyCodeOf } from '../../relay/view/view-input';
 
 describe('view messages', () => {
   it('parses what the page sends and names what is wrong', () => {
-    expect(parseViewMessage('{"t":"mouse","type":"mousePressed","x":10,"y":20,"button":"left","buttons":1,"clickCount":1}')).toEqual({ t: 'mouse', type: 'mousePressed', x: 10, y: 20, button: 'left', buttons: 1, clickCount: 1, modifiers: 0 });
+    expect(
+      parseViewMessage('{"t":"mouse","type":"mousePressed","x":10,"y":20,"button":"left","buttons":1,"clickCount":1}'),
+    ).toEqual({
+      t: 'mouse',
+      type: 'mousePressed',
+      x: 10,
+      y: 20,
+      button: 'left',
+      buttons: 1,
+      clickCount: 1,
+      modifiers: 0,
+    });
     expect(parseViewMessage('{"t":"text","text":"日本"}')).toEqual({ t: 'text', text: '日本' });
     expect(() => parseViewMessage('nope')).toThrow('not JSON');
     expect(() => parseViewMessage('{"t":"shell"}')).toThrow('unknown message "shell"');
@@ -24,9 +35,19 @@ describe('view messages', () => {
   });
 
   it('maps a canvas point to the page through the frame metadata, and frames round-trip', () => {
-    const metadata = { deviceWidth: 1280, deviceHeight: 800, pageScaleFactor: 1, offsetTop: 0, scrollOffsetX: 0, scrollOffsetY: 500 };
+    const metadata = {
+      deviceWidth: 1280,
+      deviceHeight: 800,
+      pageScaleFactor: 1,
+      offsetTop: 0,
+      scrollOffsetX: 0,
+      scrollOffsetY: 500,
+    };
     expect(canvasToPage({ x: 320, y: 100 }, { width: 640, height: 400 }, metadata)).toEqual({ x: 640, y: 200 });
-    expect(canvasToPage({ x: 320, y: 100 }, { width: 640, height: 400 }, { ...metadata, pageScaleFactor: 2 })).toEqual({ x: 320, y: 100 });
+    expect(canvasToPage({ x: 320, y: 100 }, { width: 640, height: 400 }, { ...metadata, pageScaleFactor: 2 })).toEqual({
+      x: 320,
+      y: 100,
+    });
     const decoded = decodeFrame(encodeFrame(metadata, new Uint8Array([0xff, 0xd8, 1, 2])));
     expect(decoded.metadata).toEqual(metadata);
     expect([...decoded.jpeg]).toEqual([0xff, 0xd8, 1, 2]);
@@ -35,10 +56,21 @@ describe('view messages', () => {
   it('turns keys into key events Chrome acts on, text into insertText', () => {
     expect(keyCodeOf('Enter')).toBe(13);
     expect(keyCodeOf('a')).toBe(65);
-    expect(inputCommand({ t: 'key', type: 'keyDown', key: 'Enter', code: 'Enter', modifiers: 0 })?.params).toMatchObject({ type: 'keyDown', text: '\r', windowsVirtualKeyCode: 13 });
-    expect(inputCommand({ t: 'key', type: 'keyDown', key: 'a', code: 'KeyA', modifiers: 2 })?.params).toMatchObject({ type: 'rawKeyDown', windowsVirtualKeyCode: 65, modifiers: 2 });
-    expect(inputCommand({ t: 'key', type: 'keyDown', key: 'a', code: 'KeyA', modifiers: 2 })?.params).not.toHaveProperty('text');
-    expect(inputCommand({ t: 'text', text: 'héllo' })).toEqual({ method: 'Input.insertText', params: { text: 'héllo' } });
+    expect(
+      inputCommand({ t: 'key', type: 'keyDown', key: 'Enter', code: 'Enter', modifiers: 0 })?.params,
+    ).toMatchObject({ type: 'keyDown', text: '\r', windowsVirtualKeyCode: 13 });
+    expect(inputCommand({ t: 'key', type: 'keyDown', key: 'a', code: 'KeyA', modifiers: 2 })?.params).toMatchObject({
+      type: 'rawKeyDown',
+      windowsVirtualKeyCode: 65,
+      modifiers: 2,
+    });
+    expect(
+      inputCommand({ t: 'key', type: 'keyDown', key: 'a', code: 'KeyA', modifiers: 2 })?.params,
+    ).not.toHaveProperty('text');
+    expect(inputCommand({ t: 'text', text: 'héllo' })).toEqual({
+      method: 'Input.insertText',
+      params: { text: 'héllo' },
+    });
     expect(inputCommand({ t: 'take' })).toBeUndefined();
   });
 });
@@ -76,7 +108,18 @@ describe('TabScreencast', () => {
     async detach() {}
   }
   const frame = (session: FakeSession, n: number) =>
-    session.emit('Page.screencastFrame', { data: Buffer.from([n]).toString('base64'), sessionId: n, metadata: { deviceWidth: 100, deviceHeight: 50, pageScaleFactor: 1, offsetTop: 0, scrollOffsetX: 0, scrollOffsetY: 0 } });
+    session.emit('Page.screencastFrame', {
+      data: Buffer.from([n]).toString('base64'),
+      sessionId: n,
+      metadata: {
+        deviceWidth: 100,
+        deviceHeight: 50,
+        pageScaleFactor: 1,
+        offsetTop: 0,
+        scrollOffsetX: 0,
+        scrollOffsetY: 0,
+      },
+    });
   /** A viewer; `takes` says whether its socket takes a frame (false: closing or far behind). */
   const sink = (takes = () => true) => {
     const got: number[] = [];
@@ -99,10 +142,15 @@ describe('TabScreencast', () => {
     cast.join(slow.viewer);
     cast.join(fast.viewer);
     await Promise.resolve();
-    expect(session.sent[0]).toMatchObject({ method: 'Page.startScreencast', params: { format: 'jpeg', maxWidth: 1280, maxHeight: 800, quality: qualityFor(1280) } });
+    expect(session.sent[0]).toMatchObject({
+      method: 'Page.startScreencast',
+      params: { format: 'jpeg', maxWidth: 1280, maxHeight: 800, quality: qualityFor(1280) },
+    });
     cast.resize(fast.viewer, { width: 780, height: 1600 }); // a phone: the screencast follows the largest viewer
     await Promise.resolve();
-    expect(session.sent.filter((s) => s.method === 'Page.startScreencast').at(-1)).toMatchObject({ params: { maxWidth: 780, maxHeight: 1600, quality: 80 } });
+    expect(session.sent.filter((s) => s.method === 'Page.startScreencast').at(-1)).toMatchObject({
+      params: { maxWidth: 780, maxHeight: 1600, quality: 80 },
+    });
     session.sent = [];
     for (let n = 1; n <= 6; n++) {
       frame(session, n);

@@ -29,10 +29,17 @@ describe('OneTimeCodes', () => {
 
 describe('Pairing', () => {
   it('links to the pair page of each known extension id with the relay port, and trades a code once for the token', () => {
-    const pairing = new Pairing('the-token-0123456789', ['chrome-extension://aaaa', 'chrome-extension://bbbb'], () => 18792);
+    const pairing = new Pairing(
+      'the-token-0123456789',
+      ['chrome-extension://aaaa', 'chrome-extension://bbbb'],
+      () => 18792,
+    );
     const { code, links, expiresInMs } = pairing.links();
     expect(expiresInMs).toBe(PAIR_CODE_TTL_MS);
-    expect(links).toEqual([`chrome-extension://aaaa/pair.html#port=18792&code=${code}`, `chrome-extension://bbbb/pair.html#port=18792&code=${code}`]);
+    expect(links).toEqual([
+      `chrome-extension://aaaa/pair.html#port=18792&code=${code}`,
+      `chrome-extension://bbbb/pair.html#port=18792&code=${code}`,
+    ]);
     expect(pairing.claim('wrong')).toBeUndefined();
     expect(pairing.claim(code)).toBe('the-token-0123456789');
     expect(pairing.claim(code)).toBeUndefined();

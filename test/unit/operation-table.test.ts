@@ -20,12 +20,20 @@ import { callTool, toolDefinitions } from '../../relay/mcp/mcp-tools';
 import { httpRequest, type ControlClient, type Invoker } from '../../relay/operations/control-client';
 import { fieldKind } from '../../relay/operations/fields';
 import type { Operation } from '../../relay/operations/operation';
-import { isFixedField, OPERATION_LIST, OPERATIONS, parseOperationInput, toolGroups } from '../../relay/operations/operation-table';
+import {
+  isFixedField,
+  OPERATION_LIST,
+  OPERATIONS,
+  parseOperationInput,
+  toolGroups,
+} from '../../relay/operations/operation-table';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** An invoker that records what reached the work instead of doing it. */
-function recorder(): Invoker & { calls: Array<{ operation: string; profile: string | undefined; input: Record<string, unknown> }> } {
+function recorder(): Invoker & {
+  calls: Array<{ operation: string; profile: string | undefined; input: Record<string, unknown> }>;
+} {
   const calls: Array<{ operation: string; profile: string | undefined; input: Record<string, unknown> }> = [];
   return {
     calls,
@@ -36,7 +44,8 @@ function recorder(): Invoker & { calls: Array<{ operation: string; profile: stri
   };
 }
 
-const checked = (operation: Operation) => parseOperationInput(operation, operation.example as Record<string, unknown>, 'json');
+const checked = (operation: Operation) =>
+  parseOperationInput(operation, operation.example as Record<string, unknown>, 'json');
 
 /** The example as a command line: positional arguments, then a flag for each other field. */
 function argvOf(operation: Operation): string[] {
@@ -54,7 +63,11 @@ function argvOf(operation: Operation): string[] {
     if (kind === 'boolean') {
       if (value === true) argv.push(`--${flag}`);
       else argv.push(...Object.keys(operation.cli.extra ?? {}).map((extra) => `--${extra}`)); // dialog's --dismiss
-    } else argv.push(`--${flag}`, kind === 'json' ? JSON.stringify(value) : Array.isArray(value) ? value.join(',') : String(value));
+    } else
+      argv.push(
+        `--${flag}`,
+        kind === 'json' ? JSON.stringify(value) : Array.isArray(value) ? value.join(',') : String(value),
+      );
   }
   return [...argv, '--profile', 'work'];
 }
@@ -66,12 +79,17 @@ describe('the operation table', () => {
     expect(new Set(OPERATION_LIST.map(commandName)).size).toBe(OPERATION_LIST.length);
   });
 
-  it.each(OPERATION_LIST.map((o) => [o.name, o] as const))('%s: its example passes its own checks', (_name, operation) => {
-    expect(() => checked(operation)).not.toThrow();
-  });
+  it.each(OPERATION_LIST.map((o) => [o.name, o] as const))(
+    '%s: its example passes its own checks',
+    (_name, operation) => {
+      expect(() => checked(operation)).not.toThrow();
+    },
+  );
 
   it('offers every field through every door: a tool property, and a CLI flag or argument', () => {
-    const tools = new Map(toolDefinitions().map((t) => [t.name, t.inputSchema as { properties: Record<string, unknown> }]));
+    const tools = new Map(
+      toolDefinitions().map((t) => [t.name, t.inputSchema as { properties: Record<string, unknown> }]),
+    );
     for (const operation of OPERATION_LIST) {
       const fields = Object.keys(operation.input.shape).filter((f) => !isFixedField(operation, f));
       if (operation.mcp.tool === null) {
@@ -79,52 +97,84 @@ describe('the operation table', () => {
         expect(operation.mcp.why.length, operation.name).toBeGreaterThan(20);
       } else {
         const tool = tools.get(operation.mcp.tool)!;
-        for (const field of fields) expect(tool.properties, `${operation.name}.${field} over MCP`).toHaveProperty(field);
+        for (const field of fields)
+          expect(tool.properties, `${operation.name}.${field} over MCP`).toHaveProperty(field);
       }
       const onCli = new Set([...flagFields(operation).values(), ...(operation.cli.args ?? []).map((a) => a.field)]);
       for (const field of fields) expect(onCli.has(field), `${operation.name}.${field} on the CLI`).toBe(true);
     }
   });
 
-  it.each(OPERATION_LIST.map((o) => [o.name, o] as const))('%s: the example reaches the work as the same input over HTTP, MCP and the CLI', async (_name, operation) => {
-    const expected = checked(operation);
+  it.each(OPERATION_LIST.map((o) => [o.name, o] as const))(
+    '%s: the example reaches the work as the same input over HTTP, MCP and the CLI',
+    async (_name, operation) => {
+      const expected = checked(operation);
 
-    // HTTP: the request a client makes of it, through the real routes.
-    const http = recorder();
-    const app = new Hono();
-    app.onError((error, c) => c.json(httpErrorBody(error), httpStatusOf(error) as 400));
-    registerOperationRoutes(app, http);
-    const { method, path: route, body } = httpRequest(operation, expected);
-    const response = await app.request(`${route}${route.includes('?') ? '&' : '?'}profile=work`, { method, ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
-    expect(response.status, await response.clone().text()).toBe(200);
-    expect(http.calls).toEqual([{ operation: operation.name, profile: 'work', input: expected }]);
+      // HTTP: the request a client makes of it, through the real routes.
+      const http = recorder();
+      const app = new Hono();
+      app.onError((error, c) => c.json(httpErrorBody(error), httpStatusOf(error) as 400));
+      registerOperationRoutes(app, http);
+      const { method, path: route, body } = httpRequest(operation, expected);
+      const response = await app.request(`${route}${route.includes('?') ? '&' : '?'}profile=work`, {
+        method,
+        ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+      });
+      expect(response.status, await response.clone().text()).toBe(200);
+      expect(http.calls).toEqual([{ operation: operation.name, profile: 'work', input: expected }]);
 
-    // MCP: the tool it belongs to, chosen by kind or action (none for what is the person's alone).
-    const group = toolGroups().find((g) => g.members.includes(operation));
-    expect(group === undefined, `${operation.name} is an MCP tool unless it says why not`).toBe(operation.mcp.tool === null);
-    if (group) {
-      const mcp = recorder();
-      const args = { ...(operation.example as Record<string, unknown>), ...(group.chooser ? { [group.chooser]: operation.mcp.as } : {}), profile: 'work' };
-      const answer = await callTool(group, args, mcp, undefined).catch((error: Error) => ({ content: [{ type: 'text' as const, text: error.message }], isError: true }));
-      // The recorder answers {} and the operation's text may not read it; what reached the work is the point
-      // (with what the tool assumes for a field the agent left out: navigate's brief view).
-      const overMcp = parseOperationInput(operation, { ...operation.mcp.defaults, ...(operation.example as Record<string, unknown>) }, 'json');
-      expect(mcp.calls[0], JSON.stringify(answer)).toEqual({ operation: operation.name, profile: 'work', input: overMcp });
-    }
+      // MCP: the tool it belongs to, chosen by kind or action (none for what is the person's alone).
+      const group = toolGroups().find((g) => g.members.includes(operation));
+      expect(group === undefined, `${operation.name} is an MCP tool unless it says why not`).toBe(
+        operation.mcp.tool === null,
+      );
+      if (group) {
+        const mcp = recorder();
+        const args = {
+          ...(operation.example as Record<string, unknown>),
+          ...(group.chooser ? { [group.chooser]: operation.mcp.as } : {}),
+          profile: 'work',
+        };
+        const answer = await callTool(group, args, mcp, undefined).catch((error: Error) => ({
+          content: [{ type: 'text' as const, text: error.message }],
+          isError: true,
+        }));
+        // The recorder answers {} and the operation's text may not read it; what reached the work is the point
+        // (with what the tool assumes for a field the agent left out: navigate's brief view).
+        const overMcp = parseOperationInput(
+          operation,
+          { ...operation.mcp.defaults, ...(operation.example as Record<string, unknown>) },
+          'json',
+        );
+        expect(mcp.calls[0], JSON.stringify(answer)).toEqual({
+          operation: operation.name,
+          profile: 'work',
+          input: overMcp,
+        });
+      }
 
-    // CLI: the example as a command line.
-    const cli = recorder();
-    const line = parseCommandLine(argvOf(operation));
-    if (line.kind !== 'run') throw new Error(`${operation.name}: the command line was not read as a run`);
-    const ctx: CommandContext = { home: '/nonexistent', profile: 'work', json: true, client: async () => cli as unknown as ControlClient, print: () => {}, progress: () => {} };
-    await line.command.run(line.args, line.flags, ctx).catch(() => {});
-    expect(cli.calls[0]).toEqual({ operation: operation.name, profile: 'work', input: expected });
-  });
+      // CLI: the example as a command line.
+      const cli = recorder();
+      const line = parseCommandLine(argvOf(operation));
+      if (line.kind !== 'run') throw new Error(`${operation.name}: the command line was not read as a run`);
+      const ctx: CommandContext = {
+        home: '/nonexistent',
+        profile: 'work',
+        json: true,
+        client: async () => cli as unknown as ControlClient,
+        print: () => {},
+        progress: () => {},
+      };
+      await line.command.run(line.args, line.flags, ctx).catch(() => {});
+      expect(cli.calls[0]).toEqual({ operation: operation.name, profile: 'work', input: expected });
+    },
+  );
 
   it('the skill lists every command, and docs/reference.md is the one the table generates (npm run build writes it)', () => {
     const skill = skillMarkdown();
     expect(skill).toMatch(/^---\nname: clawd-browser\ndescription: .+\n---\n/);
-    for (const operation of OPERATION_LIST) expect(skill, operation.name).toContain(`\`clawd ${commandName(operation)}`);
+    for (const operation of OPERATION_LIST)
+      expect(skill, operation.name).toContain(`\`clawd ${commandName(operation)}`);
     expect(readFileSync(path.join(ROOT, 'docs/reference.md'), 'utf8')).toBe(referenceMarkdown());
   });
 });
@@ -135,36 +185,73 @@ describe('answers as an agent reads them', () => {
   it('an action says where it led when it loaded another page, and nothing more when it did not', () => {
     const text = (result: object) => (OPERATIONS.click.text as (r: object, i: object) => string)(result, { ref: 'e4' });
     expect(text(clicked)).toBe('clicked e4');
-    expect(text({ ...clicked, navigated: true, title: 'Basket | Acme' })).toBe('clicked e4\nnow on: Basket | Acme — http://127.0.0.1:1/b');
+    expect(text({ ...clicked, navigated: true, title: 'Basket | Acme' })).toBe(
+      'clicked e4\nnow on: Basket | Acme — http://127.0.0.1:1/b',
+    );
     expect(text({ ...clicked, navigated: true, title: '' })).toBe('clicked e4\nnow on: http://127.0.0.1:1/b');
     // Said from where the tab was: the path on the same site, nothing for the same URL, all of it elsewhere.
-    expect(text({ ...clicked, url: 'http://127.0.0.1:1/shop?page=2', navigated: true, title: 'Shop', from: 'http://127.0.0.1:1/shop' })).toBe('clicked e4\nnow on: Shop — /shop?page=2');
-    expect(text({ ...clicked, navigated: true, title: 'Welcome', from: 'http://127.0.0.1:1/b' })).toBe('clicked e4\nnow on: Welcome');
-    expect(text({ ...clicked, navigated: true, title: '', from: 'http://127.0.0.1:1/b' })).toBe('clicked e4\nnow on: http://127.0.0.1:1/b');
-    expect(text({ ...clicked, navigated: true, title: 'Bank', from: 'http://127.0.0.1:2/b' })).toBe('clicked e4\nnow on: Bank — http://127.0.0.1:1/b');
+    expect(
+      text({
+        ...clicked,
+        url: 'http://127.0.0.1:1/shop?page=2',
+        navigated: true,
+        title: 'Shop',
+        from: 'http://127.0.0.1:1/shop',
+      }),
+    ).toBe('clicked e4\nnow on: Shop — /shop?page=2');
+    expect(text({ ...clicked, navigated: true, title: 'Welcome', from: 'http://127.0.0.1:1/b' })).toBe(
+      'clicked e4\nnow on: Welcome',
+    );
+    expect(text({ ...clicked, navigated: true, title: '', from: 'http://127.0.0.1:1/b' })).toBe(
+      'clicked e4\nnow on: http://127.0.0.1:1/b',
+    );
+    expect(text({ ...clicked, navigated: true, title: 'Bank', from: 'http://127.0.0.1:2/b' })).toBe(
+      'clicked e4\nnow on: Bank — http://127.0.0.1:1/b',
+    );
   });
 
   const view = { format: 'agent' as const, refs: {}, stats: { chars: 9, lines: 1, refs: 1 }, truncated: false };
 
   it('a view after an action is not headed by the page again; a diff counts only when cut', () => {
     const text = (result: object) => (OPERATIONS.click.text as (r: object, i: object) => string)(result, { ref: 'e4' });
-    const diff = { ...view, snapshot: '+ button "Save" [e9]', id: 's3', diff: { since: 's2', added: 1, removed: 0, changed: 0 } };
+    const diff = {
+      ...view,
+      snapshot: '+ button "Save" [e9]',
+      id: 's3',
+      diff: { since: 's2', added: 1, removed: 0, changed: 0 },
+    };
     expect(text({ ...clicked, title: 'Form', snapshot: diff })).toBe('clicked e4\nchanges:\n+ button "Save" [e9]');
-    expect(text({ ...clicked, title: 'Form', snapshot: { ...diff, snapshot: '', diff: { since: 's2', added: 0, removed: 0, changed: 0 } } })).toBe('clicked e4\nchanges: none');
+    expect(
+      text({
+        ...clicked,
+        title: 'Form',
+        snapshot: { ...diff, snapshot: '', diff: { since: 's2', added: 0, removed: 0, changed: 0 } },
+      }),
+    ).toBe('clicked e4\nchanges: none');
     const brief = { ...view, snapshot: 'button "Pay" [e9]', id: 's3', brief: true };
-    expect(text({ ...clicked, title: 'Basket', navigated: true, from: 'http://127.0.0.1:1/a', snapshot: brief })).toBe('clicked e4\nnow on: Basket — /b\nbrief view\nbutton "Pay" [e9]');
+    expect(text({ ...clicked, title: 'Basket', navigated: true, from: 'http://127.0.0.1:1/a', snapshot: brief })).toBe(
+      'clicked e4\nnow on: Basket — /b\nbrief view\nbutton "Pay" [e9]',
+    );
     // Asked for with since=, a diff says its page and the id it is since.
-    expect(OPERATIONS.snapshot.text({ ...diff, targetId: 'T1', url: 'http://127.0.0.1:1/b', title: 'Form' } as never, {} as never)).toBe('page: Form — http://127.0.0.1:1/b · changes since s2:\n+ button "Save" [e9]');
+    expect(
+      OPERATIONS.snapshot.text(
+        { ...diff, targetId: 'T1', url: 'http://127.0.0.1:1/b', title: 'Form' } as never,
+        {} as never,
+      ),
+    ).toBe('page: Form — http://127.0.0.1:1/b · changes since s2:\n+ button "Save" [e9]');
   });
 
   it('a load says the page by its title, the URL only when it landed elsewhere, the status only when it is not a success', () => {
-    const text = (result: object, url = 'http://127.0.0.1:1/b') => (OPERATIONS.navigate.text as (r: object, i: object) => string)(result, { url });
+    const text = (result: object, url = 'http://127.0.0.1:1/b') =>
+      (OPERATIONS.navigate.text as (r: object, i: object) => string)(result, { url });
     const loaded = { ok: true as const, targetId: 'T1', url: 'http://127.0.0.1:1/b', title: 'Basket', status: 200 };
     expect(text(loaded)).toBe('loaded: Basket');
     expect(text({ ...loaded, url: 'http://127.0.0.1:1/' }, 'http://127.0.0.1:1')).toBe('loaded: Basket');
     expect(text({ ...loaded, url: 'http://127.0.0.1:1/login' })).toBe('loaded: Basket — http://127.0.0.1:1/login');
     expect(text({ ...loaded, status: 404 })).toBe('loaded: Basket (HTTP 404)');
-    expect(text({ ...loaded, snapshot: { ...view, snapshot: 'button "Pay" [e9]', id: 's1', brief: true } })).toBe('loaded: Basket · brief view\nbutton "Pay" [e9]');
+    expect(text({ ...loaded, snapshot: { ...view, snapshot: 'button "Pay" [e9]', id: 's1', brief: true } })).toBe(
+      'loaded: Basket · brief view\nbutton "Pay" [e9]',
+    );
   });
 
   it('find says on which page only when nothing matched', () => {
@@ -172,6 +259,8 @@ describe('answers as an agent reads them', () => {
     const found = { targetId: 'T1', url: 'http://127.0.0.1:1/b', title: 'Basket', refs: {}, id: 's2' };
     expect(text({ ...found, text: 'button "Pay" [e9]', matches: 1, shown: 1 })).toBe('1 match\nbutton "Pay" [e9]');
     expect(text({ ...found, text: 'a\nb', matches: 12, shown: 2 })).toBe('2 of 12 matches\na\nb');
-    expect(text({ ...found, text: '', matches: 0, shown: 0 })).toBe('no match on Basket: try other words, a role, or a snapshot');
+    expect(text({ ...found, text: '', matches: 0, shown: 0 })).toBe(
+      'no match on Basket: try other words, a role, or a snapshot',
+    );
   });
 });

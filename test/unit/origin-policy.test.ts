@@ -40,8 +40,16 @@ describe('origin patterns', () => {
 
   it('let block win over allow, and name the rule that decided', () => {
     const policy = new OriginPolicy({ allow: ['https://*.example.com'], block: ['https://bank.example.com'] });
-    expect(policy.check('https://bank.example.com/login')).toEqual({ allowed: false, rule: 'block https://bank.example.com', reason: 'https://bank.example.com is blocked by the rule block https://bank.example.com' });
-    expect(policy.check('https://news.test/')).toEqual({ allowed: false, rule: 'allow https://*.example.com', reason: 'https://news.test is not in the allowed origins (https://*.example.com)' });
+    expect(policy.check('https://bank.example.com/login')).toEqual({
+      allowed: false,
+      rule: 'block https://bank.example.com',
+      reason: 'https://bank.example.com is blocked by the rule block https://bank.example.com',
+    });
+    expect(policy.check('https://news.test/')).toEqual({
+      allowed: false,
+      rule: 'allow https://*.example.com',
+      reason: 'https://news.test is not in the allowed origins (https://*.example.com)',
+    });
     expect(policy.check('https://www.example.com/')).toEqual({ allowed: true });
   });
 
@@ -66,12 +74,15 @@ describe('origin patterns', () => {
     expect(parsePattern('https://example.com/path')).toMatch(/^"https:\/\/example.com\/path" is not an origin pattern/);
     expect(parsePattern('example.com')).toMatch(/not an origin pattern/);
     expect(parsePattern('https://example.com:99999')).toMatch(/port 99999 is out of range/);
-    expect(() => new OriginPolicy({ allow: ['ftp://x'] }, 'browser.profiles.work.policy')).toThrow(/^browser\.profiles\.work\.policy\.allow: "ftp:\/\/x" is not an origin pattern/);
+    expect(() => new OriginPolicy({ allow: ['ftp://x'] }, 'browser.profiles.work.policy')).toThrow(
+      /^browser\.profiles\.work\.policy\.allow: "ftp:\/\/x" is not an origin pattern/,
+    );
   });
 });
 
 describe('cookies under the origin policy', () => {
-  const visible = (policy: OriginPolicy, domain: string, secure = false) => policy.cookieVerdict({ domain, secure }).allowed;
+  const visible = (policy: OriginPolicy, domain: string, secure = false) =>
+    policy.cookieVerdict({ domain, secure }).allowed;
 
   it('hide a cookie whose host a block rule names, on any port and either scheme it travels over', () => {
     const policy = new OriginPolicy({ block: ['http://localhost:*', 'https://*.bank.test'] });
@@ -80,7 +91,9 @@ describe('cookies under the origin policy', () => {
     expect(visible(policy, '.bank.test', true)).toBe(false);
     expect(visible(policy, 'www.bank.test', true)).toBe(false);
     expect(visible(policy, '127.0.0.1')).toBe(true);
-    expect(policy.cookieVerdict({ domain: '.bank.test', secure: true })).toMatchObject({ rule: 'block https://*.bank.test' });
+    expect(policy.cookieVerdict({ domain: '.bank.test', secure: true })).toMatchObject({
+      rule: 'block https://*.bank.test',
+    });
   });
 
   it('hide a domain cookie that also travels to a blocked host below its domain', () => {
@@ -104,8 +117,24 @@ describe('cookies under the origin policy', () => {
 
 describe('origin patterns as the regular expressions Chrome enforces', () => {
   it('match the same URLs the policy does', () => {
-    const urls = ['https://example.com/', 'https://a.example.com/x', 'https://example.com:8443/', 'http://localhost:4000/', 'http://localhost/', 'wss://a.example.com/socket', 'http://[::1]:8080/', 'https://badexample.com/', 'https://example.com.evil.test/'];
-    for (const text of ['https://*.example.com', 'http://localhost:*', 'https://example.com:8443', '*://example.com', 'http://[::1]:*']) {
+    const urls = [
+      'https://example.com/',
+      'https://a.example.com/x',
+      'https://example.com:8443/',
+      'http://localhost:4000/',
+      'http://localhost/',
+      'wss://a.example.com/socket',
+      'http://[::1]:8080/',
+      'https://badexample.com/',
+      'https://example.com.evil.test/',
+    ];
+    for (const text of [
+      'https://*.example.com',
+      'http://localhost:*',
+      'https://example.com:8443',
+      '*://example.com',
+      'http://[::1]:*',
+    ]) {
       const regex = new RegExp(patternRegex(text));
       const policy = new OriginPolicy({ allow: [text] });
       for (const url of urls) expect(regex.test(url), `${text} on ${url}`).toBe(policy.check(url).allowed);

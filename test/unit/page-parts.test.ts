@@ -9,11 +9,20 @@ import { briefLines, renderLines } from '../../relay/agent/snapshot-lines';
 import { dropSaidTwice } from '../../relay/agent/walk-lines';
 import type { WalkLine } from '../../relay/agent/in-page/page-walker';
 
-const line = (depth: number, text: string, ref?: string): SnapshotLine => ({ depth, text: ref ? `${text} [${ref}]` : text, ...(ref ? { ref } : {}) });
+const line = (depth: number, text: string, ref?: string): SnapshotLine => ({
+  depth,
+  text: ref ? `${text} [${ref}]` : text,
+  ...(ref ? { ref } : {}),
+});
 
 /** A page: a heading, a navigation, a table of people with an Edit button per row, a list of todos. */
 function page(rows = 3): SnapshotLine[] {
-  const lines = [line(0, 'heading "People" [level=1]'), line(0, 'navigation "Main":'), line(1, 'link "Home"', 'e1'), line(0, 'table "Staff":')];
+  const lines = [
+    line(0, 'heading "People" [level=1]'),
+    line(0, 'navigation "Main":'),
+    line(1, 'link "Home"', 'e1'),
+    line(0, 'table "Staff":'),
+  ];
   for (let i = 1; i <= rows; i++) {
     lines.push(line(1, `row: "Person ${i} | person${i}@example.com | Edit"`));
     lines.push(line(2, `button "Edit Person ${i}"`, `e${i + 1}`));
@@ -71,7 +80,12 @@ describe('find in the page', () => {
   it('shows what follows a match framed only by its section: a product card drawn as a heading, text and a button', () => {
     const cards = [line(0, 'main:')];
     for (const [i, name] of ['Steel kettle', 'Blue Kettle', 'Red teapot'].entries()) {
-      cards.push(line(1, `heading "${name}" [level=3]`), line(1, `text: "£${40 + i}.00 · free delivery"`), line(1, 'button "Add to basket"', `e${i + 1}`), line(1, 'link "Reviews"', `e${i + 11}`));
+      cards.push(
+        line(1, `heading "${name}" [level=3]`),
+        line(1, `text: "£${40 + i}.00 · free delivery"`),
+        line(1, 'button "Add to basket"', `e${i + 1}`),
+        line(1, 'link "Reviews"', `e${i + 11}`),
+      );
     }
     expect(findLines(cards, { query: 'blue kettle', limit: 10 }).text.split('\n')).toEqual([
       'heading "Blue Kettle" [level=3]',
@@ -88,13 +102,37 @@ describe('find in the page', () => {
   });
 
   it('leaves out the heading before a match that needs none: a row (its cells say where), an element to act on like no other', () => {
-    expect(findLines(page(), { query: 'person2@', limit: 10 }).text.split('\n')).toEqual(['table "Staff":', '  row: "Person 2 | person2@example.com | Edit"', '    button "Edit Person 2" [e3]']);
-    const section = [line(0, 'heading "Your basket" [level=1]'), line(0, 'text: "1 item"'), line(0, 'button "Check out"', 'e1'), line(0, 'button "Remove"', 'e2'), line(0, 'heading "Saved" [level=2]'), line(0, 'button "Remove"', 'e3')];
+    expect(findLines(page(), { query: 'person2@', limit: 10 }).text.split('\n')).toEqual([
+      'table "Staff":',
+      '  row: "Person 2 | person2@example.com | Edit"',
+      '    button "Edit Person 2" [e3]',
+    ]);
+    const section = [
+      line(0, 'heading "Your basket" [level=1]'),
+      line(0, 'text: "1 item"'),
+      line(0, 'button "Check out"', 'e1'),
+      line(0, 'button "Remove"', 'e2'),
+      line(0, 'heading "Saved" [level=2]'),
+      line(0, 'button "Remove"', 'e3'),
+    ];
     expect(findLines(section, { query: 'check out', limit: 10 }).text).toBe('button "Check out" [e1]');
     // Named alike but for their values, or one of several matches: the heading tells them apart.
-    const addresses = [line(0, 'heading "Billing" [level=2]'), line(0, 'textbox "Street"', 'e1'), line(0, 'heading "Shipping" [level=2]'), { depth: 0, text: 'textbox "Street" [e2]: "1 Quay St"', ref: 'e2' }];
-    expect(findLines(addresses, { query: 'quay', limit: 10 }).text.split('\n')).toEqual(['heading "Shipping" [level=2]', 'textbox "Street" [e2]: "1 Quay St"']);
-    expect(findLines(section, { query: 'remove', limit: 10 }).text.split('\n')).toEqual(['heading "Your basket" [level=1]', 'button "Remove" [e2]', 'heading "Saved" [level=2]', 'button "Remove" [e3]']);
+    const addresses = [
+      line(0, 'heading "Billing" [level=2]'),
+      line(0, 'textbox "Street"', 'e1'),
+      line(0, 'heading "Shipping" [level=2]'),
+      { depth: 0, text: 'textbox "Street" [e2]: "1 Quay St"', ref: 'e2' },
+    ];
+    expect(findLines(addresses, { query: 'quay', limit: 10 }).text.split('\n')).toEqual([
+      'heading "Shipping" [level=2]',
+      'textbox "Street" [e2]: "1 Quay St"',
+    ]);
+    expect(findLines(section, { query: 'remove', limit: 10 }).text.split('\n')).toEqual([
+      'heading "Your basket" [level=1]',
+      'button "Remove" [e2]',
+      'heading "Saved" [level=2]',
+      'button "Remove" [e3]',
+    ]);
   });
 
   it('narrows by role, caps the matches at limit and says how many more there are', () => {
@@ -149,8 +187,16 @@ describe('a brief view', () => {
       'checkbox "Done" [e5]',
       'button "Delete" [e6]',
     ]);
-    const nested = [line(0, 'dialog "Sign in":'), line(1, 'text: "Welcome"'), line(1, 'group:'), line(2, 'textbox "Email"', 'e1'), line(0, 'button "Later"', 'e2')];
-    expect(renderLines(briefLines(nested), { interactive: false }).text).toBe('dialog "Sign in":\n  textbox "Email" [e1]\nbutton "Later" [e2]');
+    const nested = [
+      line(0, 'dialog "Sign in":'),
+      line(1, 'text: "Welcome"'),
+      line(1, 'group:'),
+      line(2, 'textbox "Email"', 'e1'),
+      line(0, 'button "Later"', 'e2'),
+    ];
+    expect(renderLines(briefLines(nested), { interactive: false }).text).toBe(
+      'dialog "Sign in":\n  textbox "Email" [e1]\nbutton "Later" [e2]',
+    );
   });
 
   it('keeps what the page says about how things went: its status and alert messages, a refused field with why', () => {
@@ -172,7 +218,8 @@ describe('a brief view', () => {
   });
 
   it("folds the site's header, menus and footer outside main into a line each, and keeps main's own", () => {
-    const links = (depth: number, names: string[], from: number) => names.map((n, i) => line(depth, `link "${n}"`, `e${from + i}`));
+    const links = (depth: number, names: string[], from: number) =>
+      names.map((n, i) => line(depth, `link "${n}"`, `e${from + i}`));
     const site = [
       line(0, 'banner:'),
       ...links(1, ['Acme home'], 1),
@@ -198,7 +245,11 @@ describe('a brief view', () => {
     ]);
     // A button per row: the first two, then a count with the refs' range.
     const rows = Array.from({ length: 500 }, (_, i) => line(0, 'button "Edit"', `e${i + 1}`));
-    expect(renderLines(briefLines([line(0, 'heading "Orders" [level=1]'), ...rows]), { interactive: false }).text.split('\n')).toEqual([
+    expect(
+      renderLines(briefLines([line(0, 'heading "Orders" [level=1]'), ...rows]), { interactive: false }).text.split(
+        '\n',
+      ),
+    ).toEqual([
       'heading "Orders" [level=1]',
       'button "Edit" [e1]',
       'button "Edit" [e2]',
@@ -210,7 +261,11 @@ describe('a brief view', () => {
   });
 
   it("leaves out the top heading that says what the page's title (said above it) says, and no other", () => {
-    const form = [line(0, 'heading "Create your account" [level=1]'), line(0, 'textbox "Email"', 'e1'), line(0, 'heading "Plan" [level=2]')];
+    const form = [
+      line(0, 'heading "Create your account" [level=1]'),
+      line(0, 'textbox "Email"', 'e1'),
+      line(0, 'heading "Plan" [level=2]'),
+    ];
     const brief = (title?: string) => renderLines(briefLines(form, title), { interactive: false }).text.split('\n');
     expect(brief('Create your account | Acme')).toEqual(['textbox "Email" [e1]', 'heading "Plan" [level=2]']);
     expect(brief('Create your account')).toEqual(['textbox "Email" [e1]', 'heading "Plan" [level=2]']);
@@ -220,9 +275,10 @@ describe('a brief view', () => {
 });
 
 describe('what is said twice is said once', () => {
-  const walked = (...lines: Array<[number, string, string?]>): WalkLine[] => lines.map(([d, s, r]) => ({ d, s, ...(r ? { r } : {}) }));
+  const walked = (...lines: Array<[number, string, string?]>): WalkLine[] =>
+    lines.map(([d, s, r]) => ({ d, s, ...(r ? { r } : {}) }));
 
-  it("drops a text beside a control whose name holds it, and a heading that names the frame it titles; keeps what no neighbour says", () => {
+  it('drops a text beside a control whose name holds it, and a heading that names the frame it titles; keeps what no neighbour says', () => {
     const lines = walked(
       [0, 'dialog "Edit order 17":'],
       [1, 'heading "Edit order 17" [level=2]'],
@@ -233,26 +289,84 @@ describe('what is said twice is said once', () => {
       [1, 'heading "Totals" [level=3]'],
       [0, 'text: "Buy milk"'],
     );
-    expect(dropSaidTwice(lines).map((l) => l.s)).toEqual(['dialog "Edit order 17":', 'checkbox "Done: Buy milk" [e1]', 'button "Delete Buy milk" [e2]', 'text: "2 items left"', 'heading "Totals" [level=3]', 'text: "Buy milk"']);
+    expect(dropSaidTwice(lines).map((l) => l.s)).toEqual([
+      'dialog "Edit order 17":',
+      'checkbox "Done: Buy milk" [e1]',
+      'button "Delete Buy milk" [e2]',
+      'text: "2 items left"',
+      'heading "Totals" [level=3]',
+      'text: "Buy milk"',
+    ]);
   });
 
-  it('keeps a region\'s heading (a brief view shows headings, not regions) and a text a name holds only as part of a word', () => {
-    const lines = walked([0, 'region "Billing address":'], [1, 'heading "Billing address" [level=2]'], [1, 'text: "Ada"'], [1, 'button "Email Adam" [e1]', 'e1'], [1, 'text: "12"'], [1, 'link "Reviews (12)" [e2]', 'e2']);
-    expect(dropSaidTwice(lines).map((l) => l.s)).toEqual(['region "Billing address":', 'heading "Billing address" [level=2]', 'text: "Ada"', 'button "Email Adam" [e1]', 'link "Reviews (12)" [e2]']);
+  it("keeps a region's heading (a brief view shows headings, not regions) and a text a name holds only as part of a word", () => {
+    const lines = walked(
+      [0, 'region "Billing address":'],
+      [1, 'heading "Billing address" [level=2]'],
+      [1, 'text: "Ada"'],
+      [1, 'button "Email Adam" [e1]', 'e1'],
+      [1, 'text: "12"'],
+      [1, 'link "Reviews (12)" [e2]', 'e2'],
+    );
+    expect(dropSaidTwice(lines).map((l) => l.s)).toEqual([
+      'region "Billing address":',
+      'heading "Billing address" [level=2]',
+      'text: "Ada"',
+      'button "Email Adam" [e1]',
+      'link "Reviews (12)" [e2]',
+    ]);
   });
 });
 
 describe('part of the content', () => {
-  const article = ['# Harbour News', '', 'Intro paragraph.', '', '## The storm', '', 'Waves hit the pier.', '', 'The lighthouse keeper stayed.', '', '### Aftermath', '', 'The pier was closed.', '', '## Sports', '', 'The harbour team won.'].join('\n');
+  const article = [
+    '# Harbour News',
+    '',
+    'Intro paragraph.',
+    '',
+    '## The storm',
+    '',
+    'Waves hit the pier.',
+    '',
+    'The lighthouse keeper stayed.',
+    '',
+    '### Aftermath',
+    '',
+    'The pier was closed.',
+    '',
+    '## Sports',
+    '',
+    'The harbour team won.',
+  ].join('\n');
 
   it('is the section under the first heading holding the text, down to the next of its level', () => {
-    expect(sectionUnder(article, 'STORM')).toBe(['## The storm', '', 'Waves hit the pier.', '', 'The lighthouse keeper stayed.', '', '### Aftermath', '', 'The pier was closed.'].join('\n'));
-    expect(() => sectionUnder(article, 'weather')).toThrow('no heading holds "weather"; they are: "Harbour News", "The storm", "Aftermath", "Sports"');
+    expect(sectionUnder(article, 'STORM')).toBe(
+      [
+        '## The storm',
+        '',
+        'Waves hit the pier.',
+        '',
+        'The lighthouse keeper stayed.',
+        '',
+        '### Aftermath',
+        '',
+        'The pier was closed.',
+      ].join('\n'),
+    );
+    expect(() => sectionUnder(article, 'weather')).toThrow(
+      'no heading holds "weather"; they are: "Harbour News", "The storm", "Aftermath", "Sports"',
+    );
   });
 
   it('is the paragraphs holding the text, each group under its heading', () => {
-    expect(paragraphsWith(article, 'pier')).toEqual({ content: ['## The storm', '', 'Waves hit the pier.', '', '### Aftermath', '', 'The pier was closed.'].join('\n'), matches: 2 });
+    expect(paragraphsWith(article, 'pier')).toEqual({
+      content: ['## The storm', '', 'Waves hit the pier.', '', '### Aftermath', '', 'The pier was closed.'].join('\n'),
+      matches: 2,
+    });
     expect(paragraphsWith(article, 'harbour').matches).toBe(1); // a heading alone is not a paragraph
-    expect(paragraphsWith(article, 'tennis')).toEqual({ content: '(no paragraph holds "tennis"; the headings: "Harbour News", "The storm", "Aftermath", "Sports")', matches: 0 });
+    expect(paragraphsWith(article, 'tennis')).toEqual({
+      content: '(no paragraph holds "tennis"; the headings: "Harbour News", "The storm", "Aftermath", "Sports")',
+      matches: 0,
+    });
   });
 });

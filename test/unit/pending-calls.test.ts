@@ -35,7 +35,10 @@ describe('PendingCalls', () => {
       await Promise.resolve();
       expect(settled).toBe(false);
       vi.advanceTimersByTime(350);
-      await expect(promise).rejects.toMatchObject({ code: 'command_timeout', message: 'Page.printToPDF got no answer within 2 s' });
+      await expect(promise).rejects.toMatchObject({
+        code: 'command_timeout',
+        message: 'Page.printToPDF got no answer within 2 s',
+      });
       expect(calls.size).toBe(0);
     } finally {
       vi.useRealTimers();

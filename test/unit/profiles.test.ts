@@ -1,12 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { defaultBrowserConfig, isLoopbackUrl, nextColor, parseBrowserConfig, profileNameProblem } from '../../relay/home/config-schema';
+import {
+  defaultBrowserConfig,
+  isLoopbackUrl,
+  nextColor,
+  parseBrowserConfig,
+  profileNameProblem,
+} from '../../relay/home/config-schema';
 import { checkOpenUrl, matchTab } from '../../relay/profiles/tabs';
 
 describe('profile names', () => {
-  it.each(['clawd', 'work', 'my-project-1', '0day', 'a'.repeat(64)])('accepts %s', (name) => expect(profileNameProblem(name)).toBeUndefined());
-  it.each(['../x', 'A', '-x', 'a'.repeat(65), '', 'with space', 'ünï', 'a/b'])('refuses %j, naming the rule', (name) => {
-    expect(profileNameProblem(name)).toMatch(/use lowercase letters, digits and hyphens, starting with a letter or digit, at most 64 characters/);
-  });
+  it.each(['clawd', 'work', 'my-project-1', '0day', 'a'.repeat(64)])('accepts %s', (name) =>
+    expect(profileNameProblem(name)).toBeUndefined(),
+  );
+  it.each(['../x', 'A', '-x', 'a'.repeat(65), '', 'with space', 'ünï', 'a/b'])(
+    'refuses %j, naming the rule',
+    (name) => {
+      expect(profileNameProblem(name)).toMatch(
+        /use lowercase letters, digits and hyphens, starting with a letter or digit, at most 64 characters/,
+      );
+    },
+  );
 });
 
 describe('the browser section of config.json', () => {
@@ -18,12 +31,27 @@ describe('the browser section of config.json', () => {
 
   it.each([
     [(c: any) => (c.enabled = 'yes'), 'browser.enabled must be true or false, got "yes"'],
-    [(c: any) => (c.profiles.clawd.cdpPort = 'abc'), 'browser.profiles.clawd.cdpPort must be an integer from 1 to 65535, got "abc"'],
+    [
+      (c: any) => (c.profiles.clawd.cdpPort = 'abc'),
+      'browser.profiles.clawd.cdpPort must be an integer from 1 to 65535, got "abc"',
+    ],
     [(c: any) => (c.profiles.clawd.cdpPort = 9222), 'browser.profiles.clawd.cdpPort must not be 9222'],
-    [(c: any) => (c.profiles.clawd.color = 'orange'), 'browser.profiles.clawd.color must be a colour like "#FF4500", got "orange"'],
-    [(c: any) => (c.profiles.chrome.cdpUrl = 'ftp://x'), 'browser.profiles.chrome.cdpUrl must be an http(s) or ws(s) URL, got "ftp://x"'],
-    [(c: any) => (c.defaultProfile = 'nope'), 'browser.defaultProfile must name one of the profiles (clawd, chrome), got "nope"'],
-    [(c: any) => (c.profiles.work = { driver: 'managed', cdpPort: c.profiles.clawd.cdpPort, color: '#000000' }), "browser.profiles.work.cdpPort must differ from profile clawd's"],
+    [
+      (c: any) => (c.profiles.clawd.color = 'orange'),
+      'browser.profiles.clawd.color must be a colour like "#FF4500", got "orange"',
+    ],
+    [
+      (c: any) => (c.profiles.chrome.cdpUrl = 'ftp://x'),
+      'browser.profiles.chrome.cdpUrl must be an http(s) or ws(s) URL, got "ftp://x"',
+    ],
+    [
+      (c: any) => (c.defaultProfile = 'nope'),
+      'browser.defaultProfile must name one of the profiles (clawd, chrome), got "nope"',
+    ],
+    [
+      (c: any) => (c.profiles.work = { driver: 'managed', cdpPort: c.profiles.clawd.cdpPort, color: '#000000' }),
+      "browser.profiles.work.cdpPort must differ from profile clawd's",
+    ],
     [(c: any) => (c.extraArgs = '--x'), 'browser.extraArgs must be a list of strings, got "--x"'],
     [(c: any) => (c.cdpPortRange = { from: 2, to: 1 }), 'browser.cdpPortRange must have from ≤ to'],
     [(c: any) => (c.profiles.Bad = c.profiles.clawd), 'invalid profile name "Bad"'],
@@ -58,7 +86,9 @@ describe('tabs by id or prefix', () => {
     expect(matchTab(tabs, 'abcdef01').title).toBe('a');
   });
   it('refuses an ambiguous prefix (409) and an unknown id (404)', () => {
-    expect(() => matchTab(tabs, 'ABC')).toThrow(expect.objectContaining({ code: 'target_ambiguous', message: expect.stringContaining('matches 2 tabs') }));
+    expect(() => matchTab(tabs, 'ABC')).toThrow(
+      expect.objectContaining({ code: 'target_ambiguous', message: expect.stringContaining('matches 2 tabs') }),
+    );
     expect(() => matchTab(tabs, 'zz')).toThrow(expect.objectContaining({ code: 'target_not_found' }));
     expect(() => matchTab(tabs, '')).toThrow(expect.objectContaining({ code: 'target_not_found' }));
   });
@@ -69,7 +99,12 @@ describe('URLs a tab may open', () => {
     expect(checkOpenUrl('https://example.com')).toBe('https://example.com/');
     expect(checkOpenUrl('about:blank')).toBe('about:blank');
   });
-  it.each([['javascript:alert(1)', /url: javascript: URLs are refused/], ['file:///etc/passwd', /url: file: URLs are refused/], ['example.com', /not an absolute URL/], [undefined, /url is required/]])('refuses %j', (url, message) => {
+  it.each([
+    ['javascript:alert(1)', /url: javascript: URLs are refused/],
+    ['file:///etc/passwd', /url: file: URLs are refused/],
+    ['example.com', /not an absolute URL/],
+    [undefined, /url is required/],
+  ])('refuses %j', (url, message) => {
     expect(() => checkOpenUrl(url)).toThrow(message);
   });
 });

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { parseExtensionFrame, parseRelayFrame } from '../../shared/protocol';
 
 const tab = { tabId: 1, targetInfo: { targetId: 'T', type: 'page', title: 't', url: 'https://a.test/' } };
-const hello = { type: 'hello', protocol: 1, extensionVersion: '1.0.0', browser: { product: 'Chrome/1', userAgent: 'ua', protocolVersion: '1.3' }, tabs: [tab] };
+const hello = {
+  type: 'hello',
+  protocol: 1,
+  extensionVersion: '1.0.0',
+  browser: { product: 'Chrome/1', userAgent: 'ua', protocolVersion: '1.3' },
+  tabs: [tab],
+};
 
 describe('extension frames', () => {
   it('accepts every well-formed frame type', () => {
@@ -47,7 +53,10 @@ describe('extension frames', () => {
     [JSON.stringify({ type: 'personInput' }), /personInput: tabId must be an integer/],
     [JSON.stringify({ type: 'panel', open: 'yes' }), /panel: open must be true or false/],
     [JSON.stringify({ type: 'person', say: { answer: 'q1' } }), /person: say.answer needs a question id and allow/],
-    [JSON.stringify({ type: 'person', say: { ask: ['buy'] } }), /person: say.ask "buy" is not something clawd asks about/],
+    [
+      JSON.stringify({ type: 'person', say: { ask: ['buy'] } }),
+      /person: say.ask "buy" is not something clawd asks about/,
+    ],
     [JSON.stringify({ type: 'person', say: { launch: true } }), /person: say must be/],
     [JSON.stringify({ type: 'tabAttached', tab: { ...tab, session: 3 } }), /tabAttached: tab must be/],
   ])('refuses %s', (raw, error) => {
@@ -59,18 +68,43 @@ describe('extension frames', () => {
 
 describe('relay frames', () => {
   it('accepts requests of the allow-listed ops only', () => {
-    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 1, op: 'cdp', tabId: 1, method: 'A.b' })).ok).toBe(true);
-    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 2, op: 'createTab', url: 'about:blank', active: true })).ok).toBe(true);
-    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 8, op: 'createTab', url: 'about:blank', active: true, session: 'shop' })).ok).toBe(true);
-    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 9, op: 'createTab', url: 'about:blank', active: true, session: 7 })).ok).toBe(false);
-    expect(parseRelayFrame(JSON.stringify({ type: 'consent', state: { profile: 'chrome', tabs: [], actions: [], policy: {}, ask: [], questions: [] } })).ok).toBe(true);
+    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 1, op: 'cdp', tabId: 1, method: 'A.b' })).ok).toBe(
+      true,
+    );
+    expect(
+      parseRelayFrame(JSON.stringify({ type: 'request', id: 2, op: 'createTab', url: 'about:blank', active: true })).ok,
+    ).toBe(true);
+    expect(
+      parseRelayFrame(
+        JSON.stringify({ type: 'request', id: 8, op: 'createTab', url: 'about:blank', active: true, session: 'shop' }),
+      ).ok,
+    ).toBe(true);
+    expect(
+      parseRelayFrame(
+        JSON.stringify({ type: 'request', id: 9, op: 'createTab', url: 'about:blank', active: true, session: 7 }),
+      ).ok,
+    ).toBe(false);
+    expect(
+      parseRelayFrame(
+        JSON.stringify({
+          type: 'consent',
+          state: { profile: 'chrome', tabs: [], actions: [], policy: {}, ask: [], questions: [] },
+        }),
+      ).ok,
+    ).toBe(true);
     expect(parseRelayFrame(JSON.stringify({ type: 'consent', state: { profile: 'chrome' } })).ok).toBe(false);
     expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 3, op: 'closeTab', tabId: 1 })).ok).toBe(true);
-    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 5, op: 'showHandoff', tabId: 1, reason: 'Log in' })).ok).toBe(true);
+    expect(
+      parseRelayFrame(JSON.stringify({ type: 'request', id: 5, op: 'showHandoff', tabId: 1, reason: 'Log in' })).ok,
+    ).toBe(true);
     expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 6, op: 'showHandoff', tabId: 1 })).ok).toBe(true);
-    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 7, op: 'showHandoff', tabId: 1, reason: 3 })).ok).toBe(false);
+    expect(parseRelayFrame(JSON.stringify({ type: 'request', id: 7, op: 'showHandoff', tabId: 1, reason: 3 })).ok).toBe(
+      false,
+    );
     const evil = parseRelayFrame(JSON.stringify({ type: 'request', id: 4, op: 'eval', code: '1' }));
     expect(evil).toEqual({ ok: false, error: 'request: unknown request op "eval"' });
-    expect(parseRelayFrame(JSON.stringify({ type: 'welcome', protocol: 1, relayVersion: '1', sessions: [{ tabId: 1 }] })).ok).toBe(false);
+    expect(
+      parseRelayFrame(JSON.stringify({ type: 'welcome', protocol: 1, relayVersion: '1', sessions: [{ tabId: 1 }] })).ok,
+    ).toBe(false);
   });
 });

@@ -28,7 +28,21 @@ describe('SetupLog', () => {
   });
 
   it('knows setup from one-off commands', () => {
-    for (const m of ['Runtime.enable', 'Emulation.setFocusEmulationEnabled', 'Network.setExtraHTTPHeaders', 'Runtime.addBinding', 'Target.setAutoAttach']) expect(isSetup(m), m).toBe(true);
-    for (const m of ['Runtime.evaluate', 'DOM.setFileInputFiles', 'Page.navigate', 'Input.dispatchMouseEvent', 'Page.setDocumentContent']) expect(isSetup(m), m).toBe(false);
+    for (const m of [
+      'Runtime.enable',
+      'Emulation.setFocusEmulationEnabled',
+      'Network.setExtraHTTPHeaders',
+      'Runtime.addBinding',
+      'Target.setAutoAttach',
+    ])
+      expect(isSetup(m), m).toBe(true);
+    for (const m of [
+      'Runtime.evaluate',
+      'DOM.setFileInputFiles',
+      'Page.navigate',
+      'Input.dispatchMouseEvent',
+      'Page.setDocumentContent',
+    ])
+      expect(isSetup(m), m).toBe(false);
   });
 });

@@ -3,7 +3,11 @@ import { diffSnapshots } from '../../relay/agent/snapshot-diff';
 import { isMessageLine } from '../../relay/agent/snapshot-lines';
 import type { SnapshotLine } from '../../relay/agent/snapshot-engine';
 
-const line = (text: string, ref?: string, depth = 0): SnapshotLine => ({ depth, text: ref ? `${text} [${ref}]` : text, ...(ref ? { ref } : {}) });
+const line = (text: string, ref?: string, depth = 0): SnapshotLine => ({
+  depth,
+  text: ref ? `${text} [${ref}]` : text,
+  ...(ref ? { ref } : {}),
+});
 
 describe('snapshot diffs', () => {
   it('is empty for the same snapshot', () => {
@@ -14,7 +18,13 @@ describe('snapshot diffs', () => {
   it('matches lines by ref: a new value is a change, not a removal and an addition', () => {
     const before = [line('textbox "Name"', 'e1'), line('button "Go"', 'e2')];
     const after = [{ depth: 0, text: 'textbox "Name" [e1]: "Ada"', ref: 'e1' }, line('button "Go"', 'e2')];
-    expect(diffSnapshots(before, after)).toEqual({ lines: ['~ textbox "Name" [e1]: "Ada"'], added: 0, removed: 0, changed: 1, refs: ['e1'] });
+    expect(diffSnapshots(before, after)).toEqual({
+      lines: ['~ textbox "Name" [e1]: "Ada"'],
+      added: 0,
+      removed: 0,
+      changed: 1,
+      refs: ['e1'],
+    });
   });
 
   it('lists new lines in page order and gone ones last; plain lines are matched by text, repeats counted', () => {
@@ -30,8 +40,19 @@ describe('snapshot diffs', () => {
   });
 
   it('says again what the page says about how things went, marked =, even when it did not change', () => {
-    const before = [line('status "Saved"'), line('textbox "Email" [invalid="Enter an email address."]', 'e1'), line('text: "idle"'), line('button "Save"', 'e2')];
-    const after = [line('status "Saved"'), line('textbox "Email" [invalid="Enter an email address."]', 'e1'), line('text: "idle"'), line('button "Save"', 'e2'), line('alert "Try again"')];
+    const before = [
+      line('status "Saved"'),
+      line('textbox "Email" [invalid="Enter an email address."]', 'e1'),
+      line('text: "idle"'),
+      line('button "Save"', 'e2'),
+    ];
+    const after = [
+      line('status "Saved"'),
+      line('textbox "Email" [invalid="Enter an email address."]', 'e1'),
+      line('text: "idle"'),
+      line('button "Save"', 'e2'),
+      line('alert "Try again"'),
+    ];
     expect(diffSnapshots(before, after, isMessageLine)).toEqual({
       lines: ['= status "Saved"', '= textbox "Email" [invalid="Enter an email address."] [e1]', '+ alert "Try again"'],
       added: 1,

@@ -14,7 +14,14 @@ const page: SnapshotLine[] = [
 describe('snapshot lines', () => {
   it('indents by depth, two spaces a level', () => {
     expect(renderLines(page, { interactive: false }).text).toBe(
-      ['heading "Shop" [level=1]', 'navigation "Main":', '  link "Home" [e1]', '  link "Cart" [e2]', 'text: "Welcome"', 'button "Buy" [e3]'].join('\n'),
+      [
+        'heading "Shop" [level=1]',
+        'navigation "Main":',
+        '  link "Home" [e1]',
+        '  link "Cart" [e2]',
+        'text: "Welcome"',
+        'button "Buy" [e3]',
+      ].join('\n'),
     );
   });
 
@@ -26,7 +33,12 @@ describe('snapshot lines', () => {
     const cut = renderLines(page, { interactive: false, maxChars: 80 });
     expect(cut.truncated).toBe(true);
     expect(cut.next).toBe('e1');
-    expect(cut.text.split('\n')).toEqual(['heading "Shop" [level=1]', 'navigation "Main":', '  link "Home" [e1]', '… cut at 80 characters: 3 more lines, 2 more refs; continue with after=e1']);
+    expect(cut.text.split('\n')).toEqual([
+      'heading "Shop" [level=1]',
+      'navigation "Main":',
+      '  link "Home" [e1]',
+      '… cut at 80 characters: 3 more lines, 2 more refs; continue with after=e1',
+    ]);
     const rest = renderLines(page, { interactive: false, maxChars: 80, after: cut.next });
     expect(rest.text.split('\n')[0]).toBe('  link "Cart" [e2]');
     expect(rest.truncated).toBe(false);
@@ -39,6 +51,8 @@ describe('snapshot lines', () => {
   });
 
   it('refuses an after= ref that is no longer on the page', () => {
-    expect(() => renderLines(page, { interactive: false, after: 'e9' })).toThrow(/after=e9: that ref is not on the page any more/);
+    expect(() => renderLines(page, { interactive: false, after: 'e9' })).toThrow(
+      /after=e9: that ref is not on the page any more/,
+    );
   });
 });

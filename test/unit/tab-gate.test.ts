@@ -27,7 +27,8 @@ function gateOn(url: string, asked: AskKind[], sendsForm = false) {
       if (url.includes('blocked.test')) throw Object.assign(new Error(`${url} is blocked`), { code: 'origin_blocked' });
     },
   });
-  const pass = (spec: GateSpec<any>, input: Record<string, unknown>, label = 'click e1 button "Go"') => gate.pass({ profile: 'chrome', spec, input, label });
+  const pass = (spec: GateSpec<any>, input: Record<string, unknown>, label = 'click e1 button "Go"') =>
+    gate.pass({ profile: 'chrome', spec, input, label });
   return { gate, control, activity, questions, pass, close: () => (activity.close(), questions.close()) };
 }
 
@@ -48,7 +49,12 @@ describe('the gate', () => {
     const waiting = sending.pass(click, { ref: 'e1', timeoutMs: 5_000 });
     await new Promise((r) => setTimeout(r, 20));
     const [question] = sending.questions.pending();
-    expect(question).toMatchObject({ kinds: ['submit'], what: 'click e1 button "Go"', url: 'https://shop.test/', targetId: 'T1' });
+    expect(question).toMatchObject({
+      kinds: ['submit'],
+      what: 'click e1 button "Go"',
+      url: 'https://shop.test/',
+      targetId: 'T1',
+    });
     sending.questions.answer(question!.id, true, 'side panel');
     expect((await waiting).targetId).toBe('T1');
     sending.close();
@@ -60,7 +66,11 @@ describe('the gate', () => {
 
   it('asks before an operation that always is one, and the session takes nothing when the person declines', async () => {
     const g = gateOn('https://shop.test/', ['evaluate']);
-    const waiting = g.pass({ changes: true, asks: ['evaluate', 'download'] }, { session: 'a', timeoutMs: 5_000 }, 'evaluate');
+    const waiting = g.pass(
+      { changes: true, asks: ['evaluate', 'download'] },
+      { session: 'a', timeoutMs: 5_000 },
+      'evaluate',
+    );
     await new Promise((r) => setTimeout(r, 20));
     expect(g.questions.pending()[0]!.kinds).toEqual(['evaluate']);
     g.questions.answer(g.questions.pending()[0]!.id, false, 'side panel');
@@ -72,20 +82,28 @@ describe('the gate', () => {
   it('asks before a new site once per session: the page it is on and a site it was allowed are known', async () => {
     const g = gateOn('https://shop.test/cart', ['new-site']);
     expect((await g.pass(navigate, { url: 'https://shop.test/checkout', session: 'a' })).waited).toBe(0);
-    const going = g.pass(navigate, { url: 'https://bank.test/', session: 'a', timeoutMs: 5_000 }, 'navigate https://bank.test/');
+    const going = g.pass(
+      navigate,
+      { url: 'https://bank.test/', session: 'a', timeoutMs: 5_000 },
+      'navigate https://bank.test/',
+    );
     await new Promise((r) => setTimeout(r, 20));
     g.questions.answer(g.questions.pending()[0]!.id, true, 'live view');
     await going;
     expect((await g.pass(navigate, { url: 'https://bank.test/other', session: 'a' })).waited).toBe(0);
     // Another session has been on the shop's page only: the bank is new to it.
     g.control.release(tabKey('chrome', 'T1'), 'a');
-    await expect(g.pass(navigate, { url: 'https://bank.test/', session: 'b', timeoutMs: 50 })).rejects.toMatchObject({ code: 'person_no_answer' });
+    await expect(g.pass(navigate, { url: 'https://bank.test/', session: 'b', timeoutMs: 50 })).rejects.toMatchObject({
+      code: 'person_no_answer',
+    });
     g.close();
   });
 
   it('refuses a load the policy blocks before it asks the person anything', async () => {
     const g = gateOn('https://shop.test/', ['new-site']);
-    await expect(g.pass(navigate, { url: 'https://blocked.test/', timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'origin_blocked' });
+    await expect(g.pass(navigate, { url: 'https://blocked.test/', timeoutMs: 5_000 })).rejects.toMatchObject({
+      code: 'origin_blocked',
+    });
     expect(g.questions.pending()).toEqual([]);
     g.close();
   });

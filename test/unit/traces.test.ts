@@ -22,12 +22,26 @@ describe('calls in a trace', () => {
     const traces = new Traces('/nonexistent');
     await traces.start('clawd', recordingContext(calls), 'T1', { screenshots: false, snapshots: false });
     let release!: () => void;
-    const slow = traces.around('clawd', () => 'click e1', () => new Promise<string>((resolve) => (release = () => resolve('slow'))));
+    const slow = traces.around(
+      'clawd',
+      () => 'click e1',
+      () => new Promise<string>((resolve) => (release = () => resolve('slow'))),
+    );
     await new Promise((resolve) => setTimeout(resolve, 10));
-    const quick = await traces.around('clawd', () => 'snapshot', async () => 'quick');
+    const quick = await traces.around(
+      'clawd',
+      () => 'snapshot',
+      async () => 'quick',
+    );
     release();
     expect([await slow, quick]).toEqual(['slow', 'quick']);
-    expect(await traces.around('clawd', () => 'navigate', async () => 'next')).toBe('next');
+    expect(
+      await traces.around(
+        'clawd',
+        () => 'navigate',
+        async () => 'next',
+      ),
+    ).toBe('next');
     expect(calls).toEqual(['start', 'group click e1', 'groupEnd', 'group navigate', 'groupEnd']);
   });
 
@@ -37,7 +51,11 @@ describe('calls in a trace', () => {
     const context = recordingContext(calls);
     await traces.start('clawd', context, 'T1', { screenshots: false, snapshots: false });
     let release!: () => void;
-    const slow = traces.around('clawd', () => 'click e1', () => new Promise<void>((resolve) => (release = resolve)));
+    const slow = traces.around(
+      'clawd',
+      () => 'click e1',
+      () => new Promise<void>((resolve) => (release = resolve)),
+    );
     await new Promise((resolve) => setTimeout(resolve, 10));
     await traces.stop('clawd').catch(() => {}); // saving fails here (no such folder): tracing ends anyway
     await traces.start('clawd', context, 'T1', { screenshots: false, snapshots: false });
@@ -47,6 +65,12 @@ describe('calls in a trace', () => {
   });
 
   it('runs calls as they are when no trace is running', async () => {
-    expect(await new Traces('/nonexistent').around('clawd', () => 'click e1', async () => 7)).toBe(7);
+    expect(
+      await new Traces('/nonexistent').around(
+        'clawd',
+        () => 'click e1',
+        async () => 7,
+      ),
+    ).toBe(7);
   });
 });

@@ -51,7 +51,9 @@ let socket: WebSocket | undefined;
 const send = (message: ViewMessage) => {
   if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
 };
-const screen = new Screen($<HTMLCanvasElement>('screen'), $<HTMLTextAreaElement>('keys'), send, () => (ui.done.hidden ? ui.take : ui.done).focus());
+const screen = new Screen($<HTMLCanvasElement>('screen'), $<HTMLTextAreaElement>('keys'), send, () =>
+  (ui.done.hidden ? ui.take : ui.done).focus(),
+);
 
 /** profile and target from the fragment (the code is removed from it once used). */
 function fragment(): URLSearchParams {
@@ -64,9 +66,14 @@ async function signIn(): Promise<boolean> {
   if (code) {
     params.delete('code');
     history.replaceState(null, '', `${location.pathname}${params.size ? `#${params}` : ''}`);
-    const res = await fetch('/view/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code }) });
+    const res = await fetch('/view/login', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
     if (!res.ok) {
-      ui.signinWhy.textContent = ((await res.json()) as { error?: { message?: string } }).error?.message ?? 'This link did not work.';
+      ui.signinWhy.textContent =
+        ((await res.json()) as { error?: { message?: string } }).error?.message ?? 'This link did not work.';
       return false;
     }
   }
@@ -80,10 +87,12 @@ async function listTabs(): Promise<ListedProfile[] | undefined> {
 }
 
 function fillPicker(profiles: ListedProfile[]): void {
-  const current = ui.tab.value || (() => {
-    const p = fragment();
-    return p.get('target') ? `${p.get('profile') ?? ''}|${p.get('target')}` : '';
-  })();
+  const current =
+    ui.tab.value ||
+    (() => {
+      const p = fragment();
+      return p.get('target') ? `${p.get('profile') ?? ''}|${p.get('target')}` : '';
+    })();
   ui.tab.replaceChildren();
   for (const p of profiles.filter((x) => x.running && x.tabs.length > 0)) {
     const group = document.createElement('optgroup');
@@ -99,7 +108,9 @@ function fillPicker(profiles: ListedProfile[]): void {
   }
   const options = [...ui.tab.options];
   const target = current.split('|')[1];
-  const wanted = options.find((o) => o.value === current) ?? (target ? options.find((o) => o.value.endsWith(`|${target}`)) : undefined);
+  const wanted =
+    options.find((o) => o.value === current) ??
+    (target ? options.find((o) => o.value.endsWith(`|${target}`)) : undefined);
   ui.tab.value = (wanted ?? options[0]!).value;
 }
 
@@ -159,11 +170,20 @@ async function loadQuestions(): Promise<void> {
   if (!res.ok) return;
   const { questions: waiting, mayAnswer } = (await res.json()) as { questions: ConsentQuestion[]; mayAnswer: boolean };
   // A view opened from a hand-over's link (an agent's to pass on) shows the questions but cannot answer them.
-  questions.show(waiting, mayAnswer ? undefined : 'Answer in the clawd side panel, or in the live view opened from the link `clawd view` prints.');
+  questions.show(
+    waiting,
+    mayAnswer
+      ? undefined
+      : 'Answer in the clawd side panel, or in the live view opened from the link `clawd view` prints.',
+  );
 }
 
 async function answer(id: string, allow: boolean): Promise<void> {
-  await fetch('/view/api/answer', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id, allow }) });
+  await fetch('/view/api/answer', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ id, allow }),
+  });
   void loadQuestions();
 }
 
@@ -173,7 +193,11 @@ function connect(): void {
   if (!targetId) return;
   void loadActions(profile!, targetId);
   void loadQuestions();
-  history.replaceState(null, '', `${location.pathname}#${new URLSearchParams({ profile: profile!, target: targetId })}`);
+  history.replaceState(
+    null,
+    '',
+    `${location.pathname}#${new URLSearchParams({ profile: profile!, target: targetId })}`,
+  );
   ui.status.hidden = false;
   ui.status.textContent = 'Connecting…';
   const ws = new WebSocket(`ws://${location.host}/view/ws?${new URLSearchParams({ profile: profile!, targetId })}`);

@@ -4,7 +4,13 @@
 // and non-Latin scripts arrive as text; only keys that are not text (Enter, arrows…) and
 // shortcuts go as keys.
 
-import { canvasToPage, decodeFrame, type FrameMetadata, type MouseButton, type ViewMessage } from '../../shared/view-protocol';
+import {
+  canvasToPage,
+  decodeFrame,
+  type FrameMetadata,
+  type MouseButton,
+  type ViewMessage,
+} from '../../shared/view-protocol';
 
 const BUTTONS: MouseButton[] = ['left', 'middle', 'right'];
 
@@ -44,11 +50,15 @@ export class Screen {
       this.#pendingMove = e;
     });
     canvas.addEventListener('contextmenu', (e) => e.preventDefault());
-    canvas.addEventListener('wheel', (e) => {
-      e.preventDefault();
-      const at = this.#toPage(e);
-      if (at) send({ t: 'wheel', ...at, deltaX: e.deltaX, deltaY: e.deltaY, modifiers: modifiersOf(e) });
-    }, { passive: false });
+    canvas.addEventListener(
+      'wheel',
+      (e) => {
+        e.preventDefault();
+        const at = this.#toPage(e);
+        if (at) send({ t: 'wheel', ...at, deltaX: e.deltaX, deltaY: e.deltaY, modifiers: modifiersOf(e) });
+      },
+      { passive: false },
+    );
     // Focusing the picture by keyboard hands the keys to the textarea that carries them.
     canvas.addEventListener('focus', () => keys.focus({ preventScroll: true }));
     keys.addEventListener('keydown', (e) => {
@@ -97,7 +107,10 @@ export class Screen {
   /** The canvas size in device pixels the server should aim its frames at. */
   wantedSize(): { width: number; height: number } {
     const ratio = window.devicePixelRatio || 1;
-    return { width: Math.round(this.canvas.clientWidth * ratio) || 1280, height: Math.round(window.innerHeight * ratio) || 800 };
+    return {
+      width: Math.round(this.canvas.clientWidth * ratio) || 1280,
+      height: Math.round(window.innerHeight * ratio) || 800,
+    };
   }
 
   #sendText(): void {
@@ -117,12 +130,24 @@ export class Screen {
     if (!at) return;
     const button = type === 'mouseMoved' ? 'none' : (BUTTONS[e.button] ?? 'left');
     // DOM and CDP count buttons alike (left 1, right 2, middle 4, back 8, forward 16).
-    this.send({ t: 'mouse', type, ...at, button, buttons: e.buttons & 31, clickCount: type === 'mouseMoved' ? 0 : Math.max(1, e.detail), modifiers: modifiersOf(e) });
+    this.send({
+      t: 'mouse',
+      type,
+      ...at,
+      button,
+      buttons: e.buttons & 31,
+      clickCount: type === 'mouseMoved' ? 0 : Math.max(1, e.detail),
+      modifiers: modifiersOf(e),
+    });
   }
 
   #toPage(e: MouseEvent): { x: number; y: number } | undefined {
     if (!this.#metadata) return undefined;
     const rect = this.canvas.getBoundingClientRect();
-    return canvasToPage({ x: e.clientX - rect.left, y: e.clientY - rect.top }, { width: rect.width, height: rect.height }, this.#metadata);
+    return canvasToPage(
+      { x: e.clientX - rect.left, y: e.clientY - rect.top },
+      { width: rect.width, height: rect.height },
+      this.#metadata,
+    );
   }
 }

@@ -21,24 +21,48 @@ export interface ContentResult {
   source: 'article' | 'selector' | 'body';
 }
 
-const condense = (text: string) => text.replace(/[ \t\f\v\u00a0]+/g, ' ').replace(/\s*\n\s*/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+const condense = (text: string) =>
+  text
+    .replace(/[ \t\f\v\u00a0]+/g, ' ')
+    .replace(/\s*\n\s*/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 
 export function extract(request: ContentRequest): ContentResult {
   if (request.selector !== undefined) {
     const element = document.querySelector(request.selector);
     if (!element) throw new Error(`no element matches the selector ${JSON.stringify(request.selector)}`);
-    return render(request.format, element.outerHTML, (element as HTMLElement).innerText ?? element.textContent ?? '', document.title, 'selector');
+    return render(
+      request.format,
+      element.outerHTML,
+      (element as HTMLElement).innerText ?? element.textContent ?? '',
+      document.title,
+      'selector',
+    );
   }
-  if (request.format === 'html') return { content: document.documentElement.outerHTML, title: document.title, source: 'body' };
+  if (request.format === 'html')
+    return { content: document.documentElement.outerHTML, title: document.title, source: 'body' };
   const article = new Readability(document.cloneNode(true) as Document).parse();
   if (article?.content) {
-    const result = render(request.format, article.content, article.textContent ?? '', article.title || document.title, 'article');
+    const result = render(
+      request.format,
+      article.content,
+      article.textContent ?? '',
+      article.title || document.title,
+      'article',
+    );
     return article.byline ? { ...result, byline: article.byline } : result;
   }
   return render(request.format, document.body?.innerHTML ?? '', document.body?.innerText ?? '', document.title, 'body');
 }
 
-function render(format: ContentRequest['format'], html: string, text: string, title: string, source: ContentResult['source']): ContentResult {
+function render(
+  format: ContentRequest['format'],
+  html: string,
+  text: string,
+  title: string,
+  source: ContentResult['source'],
+): ContentResult {
   if (format === 'html') return { content: html, title, source };
   if (format === 'text') return { content: condense(text), title, source };
   const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });

@@ -56,24 +56,145 @@ export function createRegistry(): Registry {
 
 export function inPage(reg: Registry, req: InPageRequest): unknown {
   const INTERACTIVE = new Set([
-    'button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'option', 'menuitem',
-    'menuitemcheckbox', 'menuitemradio', 'slider', 'spinbutton', 'switch', 'tab', 'treeitem', 'gridcell',
+    'button',
+    'link',
+    'textbox',
+    'searchbox',
+    'checkbox',
+    'radio',
+    'combobox',
+    'listbox',
+    'option',
+    'menuitem',
+    'menuitemcheckbox',
+    'menuitemradio',
+    'slider',
+    'spinbutton',
+    'switch',
+    'tab',
+    'treeitem',
+    'gridcell',
   ]);
   // Roles whose accessible name comes from their content (accname "name from content").
   const FROM_CONTENT = new Set([
-    'button', 'link', 'heading', 'cell', 'gridcell', 'columnheader', 'rowheader', 'option', 'tab', 'menuitem',
-    'menuitemcheckbox', 'menuitemradio', 'treeitem', 'checkbox', 'radio', 'switch', 'tooltip', 'row', 'clickable', 'legend',
+    'button',
+    'link',
+    'heading',
+    'cell',
+    'gridcell',
+    'columnheader',
+    'rowheader',
+    'option',
+    'tab',
+    'menuitem',
+    'menuitemcheckbox',
+    'menuitemradio',
+    'treeitem',
+    'checkbox',
+    'radio',
+    'switch',
+    'tooltip',
+    'row',
+    'clickable',
+    'legend',
   ]);
   // Shown as a container line when named (or always, for the landmarks), with what is inside below.
-  const CONTAINERS = new Set(['navigation', 'main', 'banner', 'contentinfo', 'complementary', 'region', 'form', 'search', 'dialog', 'alertdialog', 'group', 'table', 'grid', 'tablist', 'menu', 'menubar', 'tree', 'radiogroup', 'toolbar']);
-  const ALWAYS_SHOWN = new Set(['navigation', 'main', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'alertdialog', 'menu', 'menubar', 'tablist', 'tree', 'grid']);
+  const CONTAINERS = new Set([
+    'navigation',
+    'main',
+    'banner',
+    'contentinfo',
+    'complementary',
+    'region',
+    'form',
+    'search',
+    'dialog',
+    'alertdialog',
+    'group',
+    'table',
+    'grid',
+    'tablist',
+    'menu',
+    'menubar',
+    'tree',
+    'radiogroup',
+    'toolbar',
+  ]);
+  const ALWAYS_SHOWN = new Set([
+    'navigation',
+    'main',
+    'banner',
+    'contentinfo',
+    'complementary',
+    'search',
+    'dialog',
+    'alertdialog',
+    'menu',
+    'menubar',
+    'tablist',
+    'tree',
+    'grid',
+  ]);
   const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'base']);
   const ARIA_ROLES = new Set([
-    ...INTERACTIVE, 'alert', 'alertdialog', 'application', 'article', 'banner', 'blockquote', 'caption', 'cell', 'columnheader', 'complementary',
-    'contentinfo', 'definition', 'dialog', 'directory', 'document', 'feed', 'figure', 'form', 'generic', 'grid', 'group', 'heading', 'img',
-    'list', 'listitem', 'log', 'main', 'marquee', 'math', 'menu', 'menubar', 'meter', 'navigation', 'none', 'note', 'presentation',
-    'progressbar', 'radiogroup', 'region', 'row', 'rowgroup', 'rowheader', 'scrollbar', 'search', 'separator', 'status', 'table',
-    'tablist', 'tabpanel', 'term', 'timer', 'toolbar', 'tooltip', 'tree', 'treegrid', 'image', 'paragraph',
+    ...INTERACTIVE,
+    'alert',
+    'alertdialog',
+    'application',
+    'article',
+    'banner',
+    'blockquote',
+    'caption',
+    'cell',
+    'columnheader',
+    'complementary',
+    'contentinfo',
+    'definition',
+    'dialog',
+    'directory',
+    'document',
+    'feed',
+    'figure',
+    'form',
+    'generic',
+    'grid',
+    'group',
+    'heading',
+    'img',
+    'list',
+    'listitem',
+    'log',
+    'main',
+    'marquee',
+    'math',
+    'menu',
+    'menubar',
+    'meter',
+    'navigation',
+    'none',
+    'note',
+    'presentation',
+    'progressbar',
+    'radiogroup',
+    'region',
+    'row',
+    'rowgroup',
+    'rowheader',
+    'scrollbar',
+    'search',
+    'separator',
+    'status',
+    'table',
+    'tablist',
+    'tabpanel',
+    'term',
+    'timer',
+    'toolbar',
+    'tooltip',
+    'tree',
+    'treegrid',
+    'image',
+    'paragraph',
   ]);
 
   const styles = new Map<Element, CSSStyleDeclaration>();
@@ -107,11 +228,40 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
 
   // Tags whose implicit role does not depend on attributes or context.
   const TAG_ROLES: Record<string, string> = {
-    button: 'button', summary: 'button', textarea: 'textbox', option: 'option', h1: 'heading', h2: 'heading', h3: 'heading',
-    h4: 'heading', h5: 'heading', h6: 'heading', nav: 'navigation', main: 'main', aside: 'complementary', form: 'form',
-    section: 'region', dialog: 'dialog', details: 'group', fieldset: 'group', optgroup: 'group', table: 'table', tr: 'row',
-    td: 'cell', ul: 'list', ol: 'list', li: 'listitem', iframe: 'iframe', frame: 'iframe', progress: 'progressbar',
-    meter: 'meter', hr: 'separator', p: 'paragraph', label: 'label', legend: 'legend', output: 'status',
+    button: 'button',
+    summary: 'button',
+    textarea: 'textbox',
+    option: 'option',
+    h1: 'heading',
+    h2: 'heading',
+    h3: 'heading',
+    h4: 'heading',
+    h5: 'heading',
+    h6: 'heading',
+    nav: 'navigation',
+    main: 'main',
+    aside: 'complementary',
+    form: 'form',
+    section: 'region',
+    dialog: 'dialog',
+    details: 'group',
+    fieldset: 'group',
+    optgroup: 'group',
+    table: 'table',
+    tr: 'row',
+    td: 'cell',
+    ul: 'list',
+    ol: 'list',
+    li: 'listitem',
+    iframe: 'iframe',
+    frame: 'iframe',
+    progress: 'progressbar',
+    meter: 'meter',
+    hr: 'separator',
+    p: 'paragraph',
+    label: 'label',
+    legend: 'legend',
+    output: 'status',
   };
   // Roles that say nothing by themselves: such an element shows as `clickable` when it acts like one.
   const PLAIN = new Set(['generic', 'none', 'presentation', 'paragraph', 'listitem']);
@@ -152,11 +302,17 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   function roleOf(el: Element): string {
     const explicit = el.getAttribute('role');
     if (explicit) {
-      for (const token of explicit.trim().toLowerCase().split(/\s+/)) if (ARIA_ROLES.has(token)) return token === 'image' ? 'img' : token;
+      for (const token of explicit.trim().toLowerCase().split(/\s+/))
+        if (ARIA_ROLES.has(token)) return token === 'image' ? 'img' : token;
     }
     const role = implicitRole(el);
     if (role !== 'generic') return role;
-    if (el instanceof HTMLElement && (el.isContentEditable && (el.parentElement === null || !el.parentElement.isContentEditable))) return 'textbox';
+    if (
+      el instanceof HTMLElement &&
+      el.isContentEditable &&
+      (el.parentElement === null || !el.parentElement.isContentEditable)
+    )
+      return 'textbox';
     return role;
   }
 
@@ -214,13 +370,20 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
 
   function byIds(el: Element, ids: string): Element[] {
     const root = el.getRootNode() as Document | ShadowRoot;
-    return ids.split(/\s+/).map((id) => root.getElementById?.(id) ?? el.ownerDocument.getElementById(id)).filter((e): e is HTMLElement => e !== null);
+    return ids
+      .split(/\s+/)
+      .map((id) => root.getElementById?.(id) ?? el.ownerDocument.getElementById(id))
+      .filter((e): e is HTMLElement => e !== null);
   }
 
   function nameOf(el: Element, role: string): string {
     const labelledBy = el.getAttribute('aria-labelledby');
     if (labelledBy) {
-      const text = squash(byIds(el, labelledBy).map((e) => e.getAttribute('aria-label') || textOf(e, 300, false)).join(' '));
+      const text = squash(
+        byIds(el, labelledBy)
+          .map((e) => e.getAttribute('aria-label') || textOf(e, 300, false))
+          .join(' '),
+      );
       if (text) return cap(text, 150);
     }
     const label = el.getAttribute('aria-label');
@@ -232,7 +395,8 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         const value = (el as HTMLInputElement).value;
         return cap(squash(value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '')), 150);
       }
-      if (tag === 'input' && type === 'image') return cap(squash(el.getAttribute('alt') ?? el.getAttribute('value') ?? 'Submit'), 150);
+      if (tag === 'input' && type === 'image')
+        return cap(squash(el.getAttribute('alt') ?? el.getAttribute('value') ?? 'Submit'), 150);
       const labels = (el as HTMLInputElement).labels;
       if (labels && labels.length > 0) {
         const text = squash([...labels].map((l) => textOf(l, 300, false, el)).join(' '));
@@ -242,7 +406,8 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       const placeholder = el.getAttribute('placeholder') ?? '';
       return cap(squash(title || placeholder), 150);
     }
-    if (tag === 'img' || tag === 'area') return cap(squash(el.getAttribute('alt') ?? el.getAttribute('title') ?? ''), 150);
+    if (tag === 'img' || tag === 'area')
+      return cap(squash(el.getAttribute('alt') ?? el.getAttribute('title') ?? ''), 150);
     if (tag === 'fieldset') {
       const legend = [...el.children].find((c) => c.localName === 'legend');
       if (legend) return cap(textOf(legend, 300, false), 150);
@@ -267,16 +432,25 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       if (level) parts.push(`[level=${level}]`);
     }
     const input = el as HTMLInputElement;
-    const checked = aria('aria-checked') ?? (el.localName === 'input' && (input.type === 'checkbox' || input.type === 'radio') ? String(input.indeterminate ? 'mixed' : input.checked) : null);
+    const checked =
+      aria('aria-checked') ??
+      (el.localName === 'input' && (input.type === 'checkbox' || input.type === 'radio')
+        ? String(input.indeterminate ? 'mixed' : input.checked)
+        : null);
     if (checked === 'true') parts.push('[checked]');
     if (checked === 'mixed') parts.push('[checked=mixed]');
     if (aria('aria-disabled') === 'true' || (el as HTMLButtonElement).disabled === true) parts.push('[disabled]');
-    const expanded = aria('aria-expanded') ?? (el.localName === 'summary' && el.parentElement?.localName === 'details' ? String((el.parentElement as HTMLDetailsElement).open) : null);
+    const expanded =
+      aria('aria-expanded') ??
+      (el.localName === 'summary' && el.parentElement?.localName === 'details'
+        ? String((el.parentElement as HTMLDetailsElement).open)
+        : null);
     if (expanded === 'true') parts.push('[expanded]');
     if (expanded === 'false') parts.push('[collapsed]');
     const pressed = aria('aria-pressed');
     if (pressed === 'true') parts.push('[pressed]');
-    if (aria('aria-selected') === 'true' || (el.localName === 'option' && (el as HTMLOptionElement).selected)) parts.push('[selected]');
+    if (aria('aria-selected') === 'true' || (el.localName === 'option' && (el as HTMLOptionElement).selected))
+      parts.push('[selected]');
     if ((el as HTMLInputElement).required === true || aria('aria-required') === 'true') parts.push('[required]');
     const invalid = invalidMessage(el);
     if (invalid !== undefined) parts.push(invalid ? `[invalid=${quote(cap(invalid, 150))}]` : '[invalid]');
@@ -300,9 +474,19 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     if (!user && (aria === null || aria === 'false')) return undefined;
     const said = (attr: string) => {
       const ids = el.getAttribute(attr);
-      return ids ? squash(byIds(el, ids).map((e) => textOf(e, 300, false)).join(' ')) : '';
+      return ids
+        ? squash(
+            byIds(el, ids)
+              .map((e) => textOf(e, 300, false))
+              .join(' '),
+          )
+        : '';
     };
-    return said('aria-errormessage') || (user ? squash((el as HTMLInputElement).validationMessage ?? '') : '') || said('aria-describedby');
+    return (
+      said('aria-errormessage') ||
+      (user ? squash((el as HTMLInputElement).validationMessage ?? '') : '') ||
+      said('aria-describedby')
+    );
   }
 
   /** `status` or `alert` for an element that tells the person how something went, else undefined. */
@@ -314,7 +498,8 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
 
   function valueOf(el: Element, role: string): string | undefined {
     const tag = el.localName;
-    if (tag === 'select') return [...(el as HTMLSelectElement).selectedOptions].map((o) => squash(o.textContent ?? '')).join(', ');
+    if (tag === 'select')
+      return [...(el as HTMLSelectElement).selectedOptions].map((o) => squash(o.textContent ?? '')).join(', ');
     if (tag === 'textarea' || (tag === 'input' && role !== 'checkbox' && role !== 'radio' && role !== 'button')) {
       const input = el as HTMLInputElement;
       return input.type === 'password' ? (input.value ? '••••' : '') : input.value;
@@ -324,7 +509,6 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     if (now !== null) return el.getAttribute('aria-valuetext') ?? now;
     return undefined;
   }
-
 
   /** The ref for `el`, kept while its role and name stay what they were; a new one otherwise. */
   function refFor(el: Element, role: string, name: string, counter: { next: number }): string {
@@ -404,7 +588,11 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
           lines.push({ d: depth, s: `${head}:`, r: ref, f: 1 });
           return;
         }
-        lines.push({ d: depth, s: value !== undefined && value !== '' ? `${head}: ${quote(cap(value, 200))}` : head, r: ref });
+        lines.push({
+          d: depth,
+          s: value !== undefined && value !== '' ? `${head}: ${quote(cap(value, 200))}` : head,
+          r: ref,
+        });
         if (editable || el.localName === 'select' || el.localName === 'textarea') return;
         childQuiet = true;
         childDepth = depth + 1;
@@ -431,7 +619,10 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         }
       } else if (shown && role === 'row') {
         flush();
-        const cells = [...el.children].filter((c) => !isHiddenForAll(c)).map((c) => textOf(c, 60, false)).filter(Boolean);
+        const cells = [...el.children]
+          .filter((c) => !isHiddenForAll(c))
+          .map((c) => textOf(c, 60, false))
+          .filter(Boolean);
         lines.push({ d: depth, s: `row: ${quote(cap(cells.join(' | '), 120))}` });
         childQuiet = true;
         childDepth = depth + 1;
@@ -450,7 +641,9 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         }
       }
       // A label's text is its control's name, a legend's its group's: said once is enough.
-      const labelOfControl = (el.localName === 'label' && (el as HTMLLabelElement).control !== null) || (el.localName === 'legend' && el.parentElement?.localName === 'fieldset');
+      const labelOfControl =
+        (el.localName === 'label' && (el as HTMLLabelElement).control !== null) ||
+        (el.localName === 'legend' && el.parentElement?.localName === 'fieldset');
       // An invisible element's own text is not shown; its children have their own visibility.
       const textQuiet = childQuiet || !shown || labelOfControl;
       // A closed <details> renders its summary only (its other children stay in the DOM, unseen).
@@ -470,8 +663,9 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
 
   switch (req.kind) {
     case 'walk': {
-      const root = req.selector ? document.querySelector(req.selector) : document.body ?? document.documentElement;
-      if (!root) return JSON.stringify({ lines: [], nextRef: req.nextRef, refs: [], missing: true } satisfies WalkResult);
+      const root = req.selector ? document.querySelector(req.selector) : (document.body ?? document.documentElement);
+      if (!root)
+        return JSON.stringify({ lines: [], nextRef: req.nextRef, refs: [], missing: true } satisfies WalkResult);
       // Forget refs whose element is gone: they can only be stale now.
       for (const [ref, entry] of reg.byId) {
         const el = entry.el.deref();
@@ -507,7 +701,9 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         if (invalid === undefined || !el.checkVisibility()) continue;
         const role = roleOf(el);
         const name = nameOf(el, role);
-        out.push(`${role}${name ? ` ${quote(name)}` : ''} ${invalid ? `[invalid=${quote(cap(invalid, 150))}]` : '[invalid]'}`);
+        out.push(
+          `${role}${name ? ` ${quote(name)}` : ''} ${invalid ? `[invalid=${quote(cap(invalid, 150))}]` : '[invalid]'}`,
+        );
       }
       return out.slice(0, 10);
     }

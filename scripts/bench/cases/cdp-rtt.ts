@@ -4,7 +4,8 @@ import type { BenchTab } from '../fixture';
 import { alternate, median, percentile, round, type CaseResult } from '../stats';
 
 export async function cdpRtt(tab: BenchTab, quick: boolean): Promise<CaseResult> {
-  const call = (side: BenchTab['direct']) => () => side.client.send('Runtime.evaluate', { expression: '1', returnByValue: true }, side.sessionId);
+  const call = (side: BenchTab['direct']) => () =>
+    side.client.send('Runtime.evaluate', { expression: '1', returnByValue: true }, side.sessionId);
   const t = await alternate(quick ? 50 : 500, quick ? 5 : 50, call(tab.viaRelay), call(tab.direct));
   const value = median(t.a);
   const baseline = median(t.b);

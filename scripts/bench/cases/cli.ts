@@ -19,7 +19,11 @@ function run(args: string[]): Promise<void> {
 
 export async function cli(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
   const api = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(relay.controlUrl + route, { method, headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(relay.controlUrl + route, {
+      method,
+      headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     if (!response.ok) throw new Error(`${method} ${route}: ${await response.text()}`);
     return response.json();
   };
@@ -27,9 +31,19 @@ export async function cli(relay: RelayProcess, quick: boolean): Promise<CaseResu
   await api('POST', '/tabs/open', { url: 'about:blank' });
   try {
     const rounds = quick ? 3 : 15;
-    const version = await alternate(rounds, 1, () => run([CLAWD, '--version']), () => run(['-e', '0']));
+    const version = await alternate(
+      rounds,
+      1,
+      () => run([CLAWD, '--version']),
+      () => run(['-e', '0']),
+    );
     const bare = `fetch(${JSON.stringify(`${relay.controlUrl}/tabs`)}, { headers: { Authorization: 'Bearer ${relay.token}' } }).then((r) => r.text()).then((t) => process.stdout.write(t))`;
-    const tabs = await alternate(rounds, 1, () => run([CLAWD, 'tabs', '--json', '--home', relay.home]), () => run(['-e', bare]));
+    const tabs = await alternate(
+      rounds,
+      1,
+      () => run([CLAWD, 'tabs', '--json', '--home', relay.home]),
+      () => run(['-e', bare]),
+    );
     const versionRatio = median(version.a) / median(version.b);
     const tabsRatio = median(tabs.a) / median(tabs.b);
     return {
@@ -40,7 +54,11 @@ export async function cli(relay: RelayProcess, quick: boolean): Promise<CaseResu
       ratio: round(tabsRatio, 2),
       target: '--version ≤ 1.2× node -e 0; tabs ≤ 1.3× a bare fetch',
       ok: versionRatio <= 1.2 && tabsRatio <= 1.3,
-      details: { versionMs: round(median(version.a), 0), nodeMs: round(median(version.b), 0), versionRatio: round(versionRatio, 2) },
+      details: {
+        versionMs: round(median(version.a), 0),
+        nodeMs: round(median(version.b), 0),
+        versionRatio: round(versionRatio, 2),
+      },
     };
   } finally {
     await api('POST', '/stop').catch(() => {});

@@ -8,7 +8,12 @@ import { median, round, type CaseResult } from '../stats';
 let roundNo = 0;
 
 /** Triggers `count` console messages and waits for them on `side`; returns the time and how many arrived. */
-export async function flood(side: { client: CdpClient; sessionId: string }, trigger: { client: CdpClient; sessionId: string }, count: number, others: Array<{ client: CdpClient; sessionId: string }> = []): Promise<{ ms: number; received: number[] }> {
+export async function flood(
+  side: { client: CdpClient; sessionId: string },
+  trigger: { client: CdpClient; sessionId: string },
+  count: number,
+  others: Array<{ client: CdpClient; sessionId: string }> = [],
+): Promise<{ ms: number; received: number[] }> {
   const marker = `flood-${++roundNo}`;
   const receivers = [side, ...others];
   const received = receivers.map(() => 0);
@@ -19,7 +24,12 @@ export async function flood(side: { client: CdpClient; sessionId: string }, trig
         new Promise<void>((resolve) => {
           offs.push(
             r.client.onMessage((m) => {
-              if (m.method !== 'Runtime.consoleAPICalled' || m.sessionId !== r.sessionId || m.params?.args?.[0]?.value !== marker) return;
+              if (
+                m.method !== 'Runtime.consoleAPICalled' ||
+                m.sessionId !== r.sessionId ||
+                m.params?.args?.[0]?.value !== marker
+              )
+                return;
               if (++received[i]! === count) resolve();
             }),
           );
@@ -27,7 +37,11 @@ export async function flood(side: { client: CdpClient; sessionId: string }, trig
     ),
   );
   const start = performance.now();
-  await trigger.client.send('Runtime.evaluate', { expression: `for (let i = 0; i < ${count}; i++) console.log(${JSON.stringify(marker)}, i)` }, trigger.sessionId);
+  await trigger.client.send(
+    'Runtime.evaluate',
+    { expression: `for (let i = 0; i < ${count}; i++) console.log(${JSON.stringify(marker)}, i)` },
+    trigger.sessionId,
+  );
   await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 60_000))]);
   const ms = performance.now() - start;
   for (const off of offs) off();

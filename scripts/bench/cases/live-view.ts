@@ -17,7 +17,11 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function liveView(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
   const api = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(relay.controlUrl + route, { method, headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(relay.controlUrl + route, {
+      method,
+      headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     if (!response.ok) throw new Error(`${method} ${route}: ${await response.text()}`);
     return response.json() as Promise<any>;
   };
@@ -31,7 +35,9 @@ export async function liveView(relay: RelayProcess, quick: boolean): Promise<Cas
   let frames = 0;
   let bytes = 0;
   let onFrame: (() => void) | undefined;
-  const viewer = new WebSocket(`${relay.controlUrl.replace('http', 'ws')}/view/ws?targetId=${targetId}`, { headers: { Authorization: `Bearer ${relay.token}` } });
+  const viewer = new WebSocket(`${relay.controlUrl.replace('http', 'ws')}/view/ws?targetId=${targetId}`, {
+    headers: { Authorization: `Bearer ${relay.token}` },
+  });
   viewer.on('message', (data, binary) => {
     if (!binary) return;
     frames++;
@@ -55,7 +61,11 @@ export async function liveView(relay: RelayProcess, quick: boolean): Promise<Cas
         };
       });
       const started = performance.now();
-      await cdp.send('Runtime.evaluate', { expression: `document.body.style.background = 'rgb(${i % 2 ? 0 : 200}, 0, ${i % 2 ? 200 : 0})'` }, sessionId);
+      await cdp.send(
+        'Runtime.evaluate',
+        { expression: `document.body.style.background = 'rgb(${i % 2 ? 0 : 200}, 0, ${i % 2 ? 200 : 0})'` },
+        sessionId,
+      );
       latencies.push((await arrived) - started);
     }
     await cdp.send('Page.navigate', { url: pages.url('/animated') }, sessionId);

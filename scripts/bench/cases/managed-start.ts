@@ -16,13 +16,24 @@ import { median, round, type CaseResult } from '../stats';
 async function rawSpawnMs(): Promise<number> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'clawd-bench-raw-'));
   const port = (await firstFreePort({ from: 19_500, to: 19_999 }, new Set(), new Set()))!;
-  const args = launchArgs({ userDataDir: dir, cdpPort: port, choice: decideLaunch({ headless: false, noSandbox: false }), extraArgs: [] });
+  const args = launchArgs({
+    userDataDir: dir,
+    cdpPort: port,
+    choice: decideLaunch({ headless: false, noSandbox: false }),
+    extraArgs: [],
+  });
   const started = performance.now();
   const child = spawn(findExecutable(undefined).path, args, { stdio: 'ignore', detached: true });
   const cdp = new CdpHttp(`http://127.0.0.1:${port}`, {}, 1_000);
   try {
     for (;;) {
-      if (await cdp.version().then(() => true, () => false)) return performance.now() - started;
+      if (
+        await cdp.version().then(
+          () => true,
+          () => false,
+        )
+      )
+        return performance.now() - started;
       if (performance.now() - started > 15_000) throw new Error('raw Chromium did not answer within 15 s');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -37,7 +48,11 @@ async function rawSpawnMs(): Promise<number> {
 
 export async function managedStart(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
   const api = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(relay.controlUrl + route, { method, headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(relay.controlUrl + route, {
+      method,
+      headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     if (!response.ok) throw new Error(`${method} ${route}: ${await response.text()}`);
     return response.json() as Promise<any>;
   };

@@ -39,7 +39,10 @@ function counted(client: Client, tally: Tally, trace: boolean, frugal: boolean):
   return {
     frugal,
     async call(tool, args) {
-      const result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as { content: Array<{ type: string; text?: string }>; isError?: boolean };
+      const result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as {
+        content: Array<{ type: string; text?: string }>;
+        isError?: boolean;
+      };
       const text = result.content.map((c) => (c.type === 'text' ? c.text : JSON.stringify(c))).join('\n');
       tally.calls += 1;
       tally.chars += JSON.stringify(args).length + text.length;
@@ -50,9 +53,24 @@ function counted(client: Client, tally: Tally, trace: boolean, frugal: boolean):
   };
 }
 
-async function runServer(side: 'clawd' | 'playwright', command: string[], cwd: string, site: TaskSite, trace: boolean, frugal = false): Promise<ServerRun> {
+async function runServer(
+  side: 'clawd' | 'playwright',
+  command: string[],
+  cwd: string,
+  site: TaskSite,
+  trace: boolean,
+  frugal = false,
+): Promise<ServerRun> {
   const client = new Client({ name: 'clawd-bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: command, cwd, env: { ...(process.env as Record<string, string>), TMPDIR: cwd }, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: command,
+      cwd,
+      env: { ...(process.env as Record<string, string>), TMPDIR: cwd },
+      stderr: 'ignore',
+    }),
+  );
   const total: Tally = { calls: 0, chars: 0, ms: 0 };
   const perTask: Record<string, Tally> = {};
   try {
@@ -60,9 +78,11 @@ async function runServer(side: 'clawd' | 'playwright', command: string[], cwd: s
       site.reset();
       const tally: Tally = { calls: 0, chars: 0, ms: 0 };
       const started = performance.now();
-      const answer = await (task[side] as TaskScript['clawd'])(counted(client, tally, trace, frugal), site.url).catch((error: Error) => {
-        throw new Error(`${side}, task "${task.name}": ${error.message}`);
-      });
+      const answer = await (task[side] as TaskScript['clawd'])(counted(client, tally, trace, frugal), site.url).catch(
+        (error: Error) => {
+          throw new Error(`${side}, task "${task.name}": ${error.message}`);
+        },
+      );
       tally.ms = performance.now() - started;
       const wrong = task.verify(site, answer);
       if (wrong) throw new Error(`${side}, task "${task.name}" not done: ${wrong}`);
@@ -82,10 +102,28 @@ export async function mcpTasks(): Promise<CaseResult> {
   const temp = mkdtempSync(path.join(os.tmpdir(), 'clawd-bench-tasks-'));
   const trace = process.env.CLAWD_BENCH_TRACE === '1';
   try {
-    const clawd = await runServer('clawd', [CLAWD, 'mcp', '--home', path.join(temp, 'home'), '--relay-port', '0', '--control-port', '0'], temp, site, trace);
-    const playwrightCli = path.join(path.dirname(createRequire(import.meta.url).resolve('@playwright/mcp/package.json')), 'cli.js');
+    const clawd = await runServer(
+      'clawd',
+      [CLAWD, 'mcp', '--home', path.join(temp, 'home'), '--relay-port', '0', '--control-port', '0'],
+      temp,
+      site,
+      trace,
+    );
+    const playwrightCli = path.join(
+      path.dirname(createRequire(import.meta.url).resolve('@playwright/mcp/package.json')),
+      'cli.js',
+    );
     const root = process.getuid?.() === 0;
-    const playwrightArgs = [playwrightCli, '--headless', '--isolated', '--executable-path', findExecutable(undefined).path, '--output-dir', path.join(temp, 'pw-out'), ...(root ? ['--no-sandbox'] : [])];
+    const playwrightArgs = [
+      playwrightCli,
+      '--headless',
+      '--isolated',
+      '--executable-path',
+      findExecutable(undefined).path,
+      '--output-dir',
+      path.join(temp, 'pw-out'),
+      ...(root ? ['--no-sandbox'] : []),
+    ];
     const playwright = await runServer('playwright', playwrightArgs, temp, site, trace);
     // The same plan with Playwright MCP looking at the form and the todo list through a find and
     // a snapshot of the page's main landmark instead of the whole page: its cheapest look.
@@ -96,7 +134,10 @@ export async function mcpTasks(): Promise<CaseResult> {
     const perTask = Object.fromEntries(
       TASKS.map((t) => {
         const [c, p, f] = [clawd.perTask[t.name]!, playwright.perTask[t.name]!, frugal.perTask[t.name]!];
-        return [t.name.replace(/[^a-z0-9]+/gi, '-'), `${c.chars}/${p.chars}/${f.chars} chars ${c.calls}/${p.calls}/${f.calls} calls`];
+        return [
+          t.name.replace(/[^a-z0-9]+/gi, '-'),
+          `${c.chars}/${p.chars}/${f.chars} chars ${c.calls}/${p.calls}/${f.calls} calls`,
+        ];
       }),
     );
     return {

@@ -31,9 +31,21 @@ async function listTools(command: string, args: string[]): Promise<Listed> {
   const temp = mkdtempSync(path.join(os.tmpdir(), 'clawd-bench-tools-'));
   const client = new Client({ name: 'clawd-bench', version: '1' });
   try {
-    await client.connect(new StdioClientTransport({ command, args, cwd: temp, env: { ...(process.env as Record<string, string>), TMPDIR: temp }, stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({
+        command,
+        args,
+        cwd: temp,
+        env: { ...(process.env as Record<string, string>), TMPDIR: temp },
+        stderr: 'ignore',
+      }),
+    );
     const listed = await client.listTools();
-    return { chars: JSON.stringify(listed).length, tools: listed.tools.length, instructions: client.getInstructions()?.length ?? 0 };
+    return {
+      chars: JSON.stringify(listed).length,
+      tools: listed.tools.length,
+      instructions: client.getInstructions()?.length ?? 0,
+    };
   } finally {
     await client.close().catch(() => {});
     rmSync(temp, { recursive: true, force: true });
@@ -54,7 +66,9 @@ export async function mcpTools(relay: RelayProcess): Promise<CaseResult> {
   const devtoolsBin = resolveBin('chrome-devtools-mcp', 'build/src/bin/chrome-devtools-mcp.js');
   const devtools = devtoolsBin ? await listTools(process.execPath, [devtoolsBin, '--headless']) : undefined;
   // The other way to draw the tools: one per operation, each with its own fields.
-  const separate = JSON.stringify({ tools: OPERATION_LIST.map((o) => toolDefinition({ tool: o.name, description: o.summary, members: [o] })) }).length;
+  const separate = JSON.stringify({
+    tools: OPERATION_LIST.map((o) => toolDefinition({ tool: o.name, description: o.summary, members: [o] })),
+  }).length;
   const ratio = clawd.chars / playwright.chars;
   return {
     name: 'mcp-tools',
@@ -68,7 +82,13 @@ export async function mcpTools(relay: RelayProcess): Promise<CaseResult> {
       tools: clawd.tools,
       instructions: clawd.instructions,
       playwrightTools: playwright.tools,
-      ...(devtools ? { devtoolsChars: devtools.chars, devtoolsTools: devtools.tools, devtoolsRatio: round(clawd.chars / devtools.chars, 2) } : { devtools: 'not installed' }),
+      ...(devtools
+        ? {
+            devtoolsChars: devtools.chars,
+            devtoolsTools: devtools.tools,
+            devtoolsRatio: round(clawd.chars / devtools.chars, 2),
+          }
+        : { devtools: 'not installed' }),
       onePerOperationChars: separate,
       onePerOperationRatio: round(separate / playwright.chars, 2),
     },

@@ -17,9 +17,17 @@ const floodPage = (n: number) => `<!doctype html><title>flooding</title><script>
 
 export async function networkFlood(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
   const n = quick ? 2_000 : 10_000;
-  const pages = await startBenchPages({ '/blank': '<!doctype html><title>blank</title>', '/flood': floodPage(n), '/api': 'ok' });
+  const pages = await startBenchPages({
+    '/blank': '<!doctype html><title>blank</title>',
+    '/flood': floodPage(n),
+    '/api': 'ok',
+  });
   const api = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(relay.controlUrl + route, { method, headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(relay.controlUrl + route, {
+      method,
+      headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     if (!response.ok) throw new Error(`${method} ${route}: ${await response.text()}`);
     return response.json() as Promise<any>;
   };
@@ -33,7 +41,8 @@ export async function networkFlood(relay: RelayProcess, quick: boolean): Promise
     let peak = before;
     // The flood page, then its n fetches.
     while (seen - seenBefore < n + 1) {
-      if (performance.now() - started > 180_000) throw new Error(`only ${seen - seenBefore} of ${n} requests recorded in 180 s`);
+      if (performance.now() - started > 180_000)
+        throw new Error(`only ${seen - seenBefore} of ${n} requests recorded in 180 s`);
       await new Promise((resolve) => setTimeout(resolve, 250));
       seen = (await api('GET', '/network?limit=1')).seen;
       peak = Math.max(peak, relay.memory().rssMb);
@@ -48,7 +57,14 @@ export async function networkFlood(relay: RelayProcess, quick: boolean): Promise
       value: round(growth, 1),
       target: '≤ 50 MB, 1,000 kept',
       ok: growth <= 50 && kept === 1_000,
-      details: { requests: n, kept, beforeMb: round(before, 1), peakMb: round(peak, 1), afterMb: round(after, 1), requestsPerSecond: Math.round(n / seconds) },
+      details: {
+        requests: n,
+        kept,
+        beforeMb: round(before, 1),
+        peakMb: round(peak, 1),
+        afterMb: round(after, 1),
+        requestsPerSecond: Math.round(n / seconds),
+      },
     };
   } finally {
     await pages.close();

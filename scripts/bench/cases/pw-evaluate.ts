@@ -9,9 +9,20 @@ export async function pwEvaluate(tab: BenchTab, url: string, quick: boolean): Pr
   const viaRelay = await chromium.connectOverCDP(`${tab.relay.url}/?token=${tab.relay.token}`);
   const direct = await chromium.connectOverCDP(tab.browser.wsEndpoint);
   try {
-    const find = (b: typeof viaRelay) => until('the page in Playwright', () => b.contexts().flatMap((c) => c.pages()).find((p: Page) => p.url() === url));
+    const find = (b: typeof viaRelay) =>
+      until('the page in Playwright', () =>
+        b
+          .contexts()
+          .flatMap((c) => c.pages())
+          .find((p: Page) => p.url() === url),
+      );
     const [pr, pd] = await Promise.all([find(viaRelay), find(direct)]);
-    const t = await alternate(quick ? 30 : 300, quick ? 5 : 30, () => pr.evaluate(() => 1), () => pd.evaluate(() => 1));
+    const t = await alternate(
+      quick ? 30 : 300,
+      quick ? 5 : 30,
+      () => pr.evaluate(() => 1),
+      () => pd.evaluate(() => 1),
+    );
     const value = median(t.a);
     const baseline = median(t.b);
     return {

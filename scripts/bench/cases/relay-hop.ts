@@ -16,14 +16,24 @@ export async function relayHop(quick: boolean): Promise<CaseResult> {
   extension.hello();
   await until('the echo extension to say hello', () => relay.switchboard.extensionConnected);
   const echo = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
-  echo.on('connection', (ws) => ws.on('message', (data) => ws.send(`{"id":${JSON.parse(data.toString()).id},"result":{}}`)));
+  echo.on('connection', (ws) =>
+    ws.on('message', (data) => ws.send(`{"id":${JSON.parse(data.toString()).id},"result":{}}`)),
+  );
   await new Promise((resolve) => echo.once('listening', resolve));
   const client = await CdpClient.connect(`ws://127.0.0.1:${relay.port}/cdp?token=${token}`);
   const direct = await CdpClient.connect(`ws://127.0.0.1:${(echo.address() as { port: number }).port}`);
   try {
-    const { sessionId } = await client.send('Target.attachToTarget', { targetId: extension.tab.targetInfo.targetId, flatten: true });
+    const { sessionId } = await client.send('Target.attachToTarget', {
+      targetId: extension.tab.targetInfo.targetId,
+      flatten: true,
+    });
     const params = { expression: '1', returnByValue: true };
-    const t = await alternate(quick ? 300 : 5_000, quick ? 30 : 300, () => client.send('Runtime.evaluate', params, sessionId), () => direct.send('Runtime.evaluate', params));
+    const t = await alternate(
+      quick ? 300 : 5_000,
+      quick ? 30 : 300,
+      () => client.send('Runtime.evaluate', params, sessionId),
+      () => direct.send('Runtime.evaluate', params),
+    );
     const addedUs = (median(t.a) - median(t.b)) * 1000;
 
     const pipelined = quick ? 2_000 : 20_000;
@@ -38,7 +48,11 @@ export async function relayHop(quick: boolean): Promise<CaseResult> {
       baseline: round(median(t.b) * 1000, 1),
       target: '≤ 50 µs added',
       ok: addedUs <= 50,
-      details: { relayRttUs: round(median(t.a) * 1000, 1), relayP95Us: round(percentile(t.a, 95) * 1000, 1), messagesPerSecond: Math.round(perSecond) },
+      details: {
+        relayRttUs: round(median(t.a) * 1000, 1),
+        relayP95Us: round(percentile(t.a, 95) * 1000, 1),
+        messagesPerSecond: Math.round(perSecond),
+      },
     };
   } finally {
     await client.close();

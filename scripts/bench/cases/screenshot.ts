@@ -28,6 +28,10 @@ export async function screenshot(tab: BenchTab, quick: boolean): Promise<CaseRes
     ratio: round(value / baseline, 2),
     target: 'ratio ≤ 1.3',
     ok: value / baseline <= 1.3,
-    details: { shots: t.a.length, frameMB: round(bytes.relay / 1024 / 1024, 1), directFrameMB: round(bytes.direct / 1024 / 1024, 1) },
+    details: {
+      shots: t.a.length,
+      frameMB: round(bytes.relay / 1024 / 1024, 1),
+      directFrameMB: round(bytes.direct / 1024 / 1024, 1),
+    },
   };
 }

@@ -24,7 +24,11 @@ const textOf = (result: ToolText) => (result.content ?? []).map((c) => c.text ??
 
 export async function snapshotCorpus(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
   const api = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(relay.controlUrl + route, { method, headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(relay.controlUrl + route, {
+      method,
+      headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     if (!response.ok) throw new Error(`${method} ${route}: ${await response.text()}`);
     return response.json() as Promise<any>;
   };
@@ -37,7 +41,15 @@ export async function snapshotCorpus(relay: RelayProcess, quick: boolean): Promi
   const mcp = new Client({ name: 'clawd-bench', version: '1' });
   // Its temp files too (it leaves a pw-… folder behind when its client goes): removed with outputDir.
   const env = { ...(process.env as Record<string, string>), TMPDIR: outputDir };
-  await mcp.connect(new StdioClientTransport({ command: process.execPath, args: [cli, '--cdp-endpoint', status.cdpUrl, '--output-dir', outputDir], cwd: outputDir, env, stderr: 'ignore' }));
+  await mcp.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [cli, '--cdp-endpoint', status.cdpUrl, '--output-dir', outputDir],
+      cwd: outputDir,
+      env,
+      stderr: 'ignore',
+    }),
+  );
   const call = async (name: string, args: Record<string, unknown>) => {
     const result = (await mcp.callTool({ name, arguments: args })) as ToolText;
     if (result.isError) throw new Error(`Playwright MCP ${name}: ${textOf(result).slice(0, 300)}`);
@@ -59,7 +71,8 @@ export async function snapshotCorpus(relay: RelayProcess, quick: boolean): Promi
       const times = await alternate(
         rounds,
         1,
-        async () => (oursChars = (await api('GET', `/snapshot?targetId=${targetId}&maxChars=10000000`)).snapshot.length),
+        async () =>
+          (oursChars = (await api('GET', `/snapshot?targetId=${targetId}&maxChars=10000000`)).snapshot.length),
         async () => (theirsChars = (await call('browser_snapshot', {})).length),
       );
       const [a, b] = [median(times.a), median(times.b)];

@@ -5,13 +5,23 @@ import type { RelayProcess } from '../fixture';
 import { median, round, type CaseResult } from '../stats';
 
 export function manyPage(n: number): string {
-  const items = Array.from({ length: n }, (_, i) => (i % 2 ? `<a href="#i${i}">link ${i}</a>` : `<button>button ${i}</button>`));
+  const items = Array.from({ length: n }, (_, i) =>
+    i % 2 ? `<a href="#i${i}">link ${i}</a>` : `<button>button ${i}</button>`,
+  );
   return `<!doctype html><title>many</title><main><h1>Many</h1><ul>${items.map((item) => `<li><div><span>${item}</span></div></li>`).join('')}</ul></main>`;
 }
 
-export async function snapshotScale(relay: RelayProcess, pageUrl: (n: number) => string, quick: boolean): Promise<CaseResult> {
+export async function snapshotScale(
+  relay: RelayProcess,
+  pageUrl: (n: number) => string,
+  quick: boolean,
+): Promise<CaseResult> {
   const api = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(relay.controlUrl + route, { method, headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(relay.controlUrl + route, {
+      method,
+      headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     if (!response.ok) throw new Error(`${method} ${route}: ${await response.text()}`);
     return response.json() as Promise<any>;
   };
