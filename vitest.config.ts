@@ -6,7 +6,8 @@ import { defineConfig } from 'vitest/config';
 // One browser for the whole run: CLAWD_TEST_CHROMIUM is what tests launch, and managed profiles
 // find theirs through CLAWD_CHROME_PATH, so the one follows the other unless both are given.
 const testChromium = process.env.CLAWD_TEST_CHROMIUM;
-const env: Record<string, string> = testChromium && !process.env.CLAWD_CHROME_PATH ? { CLAWD_CHROME_PATH: testChromium } : {};
+const env: Record<string, string> =
+  testChromium && !process.env.CLAWD_CHROME_PATH ? { CLAWD_CHROME_PATH: testChromium } : {};
 
 export default defineConfig({
   test: {
@@ -17,7 +18,16 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 10_000 } },
       { extends: true, test: { name: 'socket', include: ['test/socket/**/*.test.ts'], testTimeout: 20_000 } },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
+      {
+        extends: true,
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
+      },
+      // Not in npm test yet: under a whole CI run's load a page's evaluate hangs after two
+      // navigations at once (issue #34's note); run it alone with npm run test:fuzz.
+      {
+        extends: true,
+        test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 60_000 },
+      },
     ],
   },
 });
