@@ -7,6 +7,7 @@
 // The extension is a thin forwarder, so the model lives in one place: it announces attached tabs, forwards
 // debugger events and detaches, and executes a small allow-list of requests. The relay owns the
 // model: it mints session ids, answers Browser/Target methods itself, and routes per client.
+// One file on purpose: every frame's type and its parser sit together, so the two cannot drift.
 
 import type { Protocol } from 'devtools-protocol';
 import { parseAskKinds, type AskKind } from './ask-kinds';

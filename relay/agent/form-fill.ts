@@ -4,6 +4,8 @@
 // a failure while filling puts back what the call had changed. Either way the error names the one
 // field and why. Choosing an option works on a native <select> and on an ARIA combobox or listbox
 // (by the option's accessible name), for `fill` and `select` alike.
+// One file because the check, the fill and the put-back share each field's plan; longer since
+// the one-format reformat.
 
 import type { ElementHandle, Page } from 'playwright-core';
 import { ClawdError, isClawdError } from '../errors';

@@ -1,6 +1,7 @@
 // The actions on a page, one operation per kind of `POST /act`: click, type, press, hover,
 // scrollIntoView, drag, select, fill, wait, resize, close, evaluate, scroll, focus. Every
 // element comes by a ref from the snapshot. Over MCP they are one tool, `act`, chosen by `kind`.
+// Long because each definition holds its own help text, kept beside its schema on purpose.
 
 import { z } from 'zod';
 import { bad, intIn, ref, text } from './fields';

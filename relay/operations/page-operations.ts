@@ -1,5 +1,6 @@
 // Operations that read the page or load one: snapshot, navigate, screenshot, content, console,
 // pdf. Each entry is the whole definition of its operation (operation.ts says what the parts are).
+// Long because each definition holds its own help text, kept beside its schema on purpose.
 
 import { z } from 'zod';
 import { bad, intIn, openUrl, ref } from './fields';
