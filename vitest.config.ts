@@ -22,8 +22,8 @@ export default defineConfig({
         extends: true,
         test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
       },
-      // Not in npm test yet: under a whole CI run's load a page's evaluate hangs after two
-      // navigations at once (issue #34's note); run it alone with npm run test:fuzz.
+      // The target fuzz: real Chromium like e2e, a tier of its own so it can be run alone and
+      // longer (npm run test:fuzz, CLAWD_FUZZ_ROUNDS).
       {
         extends: true,
         test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 60_000 },

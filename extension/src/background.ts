@@ -22,7 +22,7 @@ import { PolicyRules } from './policy-rules';
 import { PersonRefusal, RelayConnection, type LinkStatus } from './relay-connection';
 import { agentsMayOpenTabs, loadSettings } from './settings';
 import { TabGroups } from './tab-groups';
-import { attachRefusal, TabAttachments } from './tab-attachments';
+import { attachRefusal, backOnTheWeb, TabAttachments } from './tab-attachments';
 
 const WAKE_ALARM = 'clawd-wake';
 
@@ -337,7 +337,7 @@ chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
   // A parked tab back on the web is attached again; one still on a browser page stays parked.
   const url = change.url ?? tab.pendingUrl ?? tab.url;
   if (attachments.isParked(tabId)) {
-    if (url && !attachRefusal(url) && /^(https?|file|about|data):/.test(url)) void attachments.resume(tabId);
+    if (backOnTheWeb(url)) void attachments.resume(tabId);
     else if (change.status === 'complete' && url) void badge.paused(tabId, url); // a navigation resets the tab's badge
     return;
   }

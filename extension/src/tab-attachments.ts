@@ -40,10 +40,25 @@ export function attachRefusal(url: string | undefined): string | undefined {
   return undefined;
 }
 
+/** Whether a parked tab showing `url` is back where the debugger may attach again. */
+export function backOnTheWeb(url: string | undefined): boolean {
+  return url !== undefined && !attachRefusal(url) && /^(https?|file|about|data):/.test(url);
+}
+
+/** How often, and how many times, a parked tab back on the web is tried again when Chrome still refuses it. */
+const RESUME_RETRY_MS = 200;
+const RESUME_TRIES = 25;
+
 export class TabAttachments {
   readonly #tabs = new Map<number, StoredTab>();
   // Attaches under way, by tab: a second one for the same tab (a drag and a popup at once) joins the first.
   readonly #attaching = new Map<number, Promise<AnnouncedTab>>();
+  // Tabs Chrome said were gone while their attach was under way. Found by the target fuzz: a popup
+  // closed while being attached was forgotten before it was remembered, then remembered and
+  // announced, a tab the relay kept for good whose every command failed.
+  readonly #goneWhileAttaching = new Set<number>();
+  // Retries of parked tabs back on the web that Chrome still refused to attach, by tab.
+  readonly #resumeRetries = new Map<number, { timer: ReturnType<typeof setTimeout>; tries: number }>();
   readonly ready: Promise<void>;
 
   constructor(
@@ -96,6 +111,10 @@ export class TabAttachments {
     await this.#persist();
     void badge.paused(tabId, url);
     this.out.send({ type: 'tabParked', tabId, url });
+    // Chrome's onDetach can trail the tab's way back to the web (found by the target fuzz, a
+    // chrome:// detour of a moment): no update of the tab would then come to attach it again.
+    const now = await chrome.tabs.get(tabId).catch(() => undefined);
+    if (backOnTheWeb(now?.pendingUrl || now?.url)) await this.resume(tabId);
   }
 
   /** A parked tab is back on the web: attach again, under the same relay session. */
@@ -107,19 +126,39 @@ export class TabAttachments {
     tab.parked = undefined;
     try {
       this.out.send({ type: 'tabAttached', tab: await this.#reattach(tab) });
+      this.#stopRetrying(tabId);
     } catch (error) {
       const message = (error as Error).message;
       // Measured: the web URL is announced before the chrome:// page has gone; attaching then
       // fails. The tab stays parked and the next update (the page complete) tries again.
-      if (
-        /Cannot access|Cannot attach|chrome:\/\//i.test(message) &&
-        (await chrome.tabs.get(tabId).catch(() => undefined))
-      ) {
+      const now = await chrome.tabs.get(tabId).catch(() => undefined);
+      if (/Cannot access|Cannot attach|chrome:\/\//i.test(message) && now) {
         tab.parked = parkedOn;
+        // Tried again shortly too, bounded: the update that would try it may have come already.
+        this.#retryResume(tabId);
         return;
       }
       await this.forget(tabId, `could not attach again: ${message}`);
     }
+  }
+
+  #stopRetrying(tabId: number): void {
+    clearTimeout(this.#resumeRetries.get(tabId)?.timer);
+    this.#resumeRetries.delete(tabId);
+  }
+
+  #retryResume(tabId: number): void {
+    const previous = this.#resumeRetries.get(tabId);
+    clearTimeout(previous?.timer);
+    const tries = (previous?.tries ?? 0) + 1;
+    if (tries > RESUME_TRIES) return void this.#resumeRetries.delete(tabId);
+    const timer = setTimeout(() => {
+      void chrome.tabs.get(tabId).then(
+        (tab) => (backOnTheWeb(tab.pendingUrl || tab.url) ? this.resume(tabId) : undefined),
+        () => undefined,
+      );
+    }, RESUME_RETRY_MS);
+    this.#resumeRetries.set(tabId, { timer, tries });
   }
 
   async #reattach(tab: StoredTab): Promise<AnnouncedTab> {
@@ -158,7 +197,10 @@ export class TabAttachments {
   attach(tabId: number, openerTabId?: number): Promise<AnnouncedTab> {
     const running = this.#attaching.get(tabId);
     if (running) return running;
-    const attaching = this.#attach(tabId, openerTabId).finally(() => this.#attaching.delete(tabId));
+    const attaching = this.#attach(tabId, openerTabId).finally(() => {
+      this.#attaching.delete(tabId);
+      this.#goneWhileAttaching.delete(tabId);
+    });
     this.#attaching.set(tabId, attaching);
     return attaching;
   }
@@ -195,6 +237,11 @@ export class TabAttachments {
       ...(openerTabId !== undefined ? { openerTabId } : {}),
     });
     await this.#persist();
+    if (this.#goneWhileAttaching.delete(tabId)) {
+      this.#tabs.delete(tabId);
+      await this.#persist();
+      throw new Error('the tab closed while it was being attached');
+    }
     this.changed();
     this.each.attached(tabId);
     void badge.attached(tabId);
@@ -256,6 +303,8 @@ export class TabAttachments {
   /** Chrome ended the session or the tab closed: forget it, tell the relay, clear the badge. */
   async forget(tabId: number, reason: string): Promise<void> {
     await this.ready;
+    if (this.#attaching.has(tabId)) this.#goneWhileAttaching.add(tabId);
+    this.#stopRetrying(tabId);
     const known = this.#tabs.delete(tabId);
     this.out.send({ type: 'tabDetached', tabId, reason });
     if (!known) return;

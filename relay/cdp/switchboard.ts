@@ -281,6 +281,7 @@ export class Switchboard implements BrowserHub {
     this.options.onTabChange?.({ targetId: tab.targetId, url: tab.info.url, state: 'detached', reason });
     this.#table.dropTab(tab);
     this.#tellDiscoverers(tab, 'Target.targetDestroyed');
+    this.#link.gone(tab);
   }
 
   // ---- BrowserHub: what the extension does for Target.* ------------------------------------
@@ -412,5 +413,6 @@ export class Switchboard implements BrowserHub {
     this.#presence.close();
     for (const client of [...this.#table.clients()]) client.close(1001, 'relay shutting down');
     for (const tab of this.#registry.list()) this.#registry.remove(tab.tabId);
+    this.#link.close();
   }
 }

@@ -17,6 +17,16 @@ import type { TabRecord, TargetRegistry } from './target-registry';
  */
 export const AGENT_INPUT_GRACE_MS = 500;
 
+/**
+ * How long a page command's "the debugger is not attached" answer waits for the extension's word
+ * that the tab went. Over a real CDP pipe a closing target's `detachedFromTarget` comes first and
+ * clients drop what they had in flight (Puppeteer's TargetCloseError, which it ignores); through
+ * chrome.debugger the failed command's answer can overtake the tab's onDetach, and an error
+ * clients do not take for "closed" reached Puppeteer (`Network.enable: Debugger is not attached`,
+ * seen in the target fuzz when a popup closed). Measured gap: a few milliseconds.
+ */
+export const TAB_GONE_WAIT_MS = 1_000;
+
 interface AgentInput {
   inFlight: number;
   lastEnd: number;
@@ -28,6 +38,8 @@ export class TabLink {
   readonly #resets = new Map<TabRecord, Promise<void>>();
   // Input.* commands each tab was sent (by any client: every agent's input goes through here).
   readonly #input = new WeakMap<TabRecord, AgentInput>();
+  // Answers held until their tab's removal is known (or TAB_GONE_WAIT_MS), by tab: see gone().
+  readonly #heldForGone = new Map<TabRecord, Set<() => void>>();
 
   constructor(
     private readonly presence: ExtensionPresence,
@@ -129,6 +141,35 @@ export class TabLink {
     return done;
   }
 
+  /**
+   * The tab was removed and clients were told: the page commands that failed because it went
+   * answer now, after the `detachedFromTarget` their clients expect first.
+   */
+  gone(tab: TabRecord): void {
+    const held = this.#heldForGone.get(tab);
+    this.#heldForGone.delete(tab);
+    for (const answer of held ?? []) answer();
+  }
+
+  /** Answers everything still held (the relay is closing). */
+  close(): void {
+    for (const tab of [...this.#heldForGone.keys()]) this.gone(tab);
+  }
+
+  /** Holds a "not attached" answer for a tab the relay still holds, until gone() or the bound. */
+  #holdUntilGone(tab: TabRecord, answer: () => void): void {
+    let held = this.#heldForGone.get(tab);
+    if (!held) this.#heldForGone.set(tab, (held = new Set()));
+    const once = () => {
+      clearTimeout(timer);
+      held.delete(once);
+      if (held.size === 0 && this.#heldForGone.get(tab) === held) this.#heldForGone.delete(tab);
+      answer();
+    };
+    const timer = setTimeout(once, TAB_GONE_WAIT_MS);
+    held.add(once);
+  }
+
   /** Whether input the tab's page saw now may be an agent's: an input command is on its way, or answered a moment ago. */
   agentInputNear(tab: TabRecord, now = Date.now()): boolean {
     const input = this.#input.get(tab);
@@ -169,6 +210,17 @@ export class TabLink {
       op,
       method,
       (error, result) => {
+        if (
+          childId === undefined &&
+          error instanceof ClawdError &&
+          error.code === 'target_closed' &&
+          this.registry.holds(tab)
+        ) {
+          // The tab is going: its events are let through now, the answer after its removal.
+          tab.fence.end(seq);
+          this.#holdUntilGone(tab, () => settle(error));
+          return;
+        }
         try {
           settle(error, result); // the response (and anything it replays) reaches the client first,
         } finally {

@@ -1,16 +1,16 @@
 // The target fuzz in CI (test/helpers/target-fuzz.ts): a seeded random run of what tabs do, on a
-// managed profile, with Playwright, Puppeteer and raw CDP clients connected at once: 0 invariant
-// breaks, 0 client errors. A failure prints its seed; CLAWD_FUZZ_SEED replays it and
-// CLAWD_FUZZ_ROUNDS runs longer. The same fuzz on a handed-over tab runs in the bench case
-// target-fuzz only, until its open faults are fixed (a target Chrome never attaches to the
-// extension's debugger after a stall, a client told the debugger is not attached mid-run: #34).
+// managed profile and on a handed-over tab, with Playwright, Puppeteer and raw CDP clients
+// connected at once: 0 invariant breaks, 0 client errors. A failure prints its seed;
+// CLAWD_FUZZ_SEED replays it and CLAWD_FUZZ_ROUNDS runs longer (the bench case target-fuzz runs
+// a thousand rounds of each).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { managedDriver, type AgentDriver } from '../helpers/agent-drivers';
+import { extensionDriver, managedDriver, type AgentDriver } from '../helpers/agent-drivers';
 import { CdpClient } from '../helpers/cdp-client';
 import type { PageServer } from '../helpers/pages';
 import {
   describeRun,
+  extensionReloader,
   fuzzSettings,
   runTargetFuzz,
   startFuzzPages,
@@ -20,7 +20,7 @@ import {
 
 const { seed, rounds } = fuzzSettings(300);
 // Cheap events most rounds; the slow ones (a second or more each) a few times per run.
-const SLOW = { detours: 3 };
+const SLOW = { detours: 3, extensionReloads: 2 };
 const bound = Math.max(60_000, rounds * 350);
 
 function expectClean(report: FuzzReport, name: string): void {
@@ -83,6 +83,46 @@ describe('the target fuzz on a managed profile', () => {
         targetId: d.targetId,
       };
       expectClean(await runTargetFuzz(target, pages, { seed, rounds, detours: SLOW.detours }), 'managed');
+    },
+    bound,
+  );
+});
+
+describe('the target fuzz on a handed-over tab', () => {
+  let pages: PageServer;
+  let d: AgentDriver;
+  beforeAll(async () => {
+    pages = await startFuzzPages();
+    d = await extensionDriver(pages);
+  });
+  afterAll(async () => {
+    await d?.close();
+    await pages?.close();
+  });
+
+  it(
+    `keeps every client's view of targets whole (seed ${seed}, ${rounds} rounds)`,
+    async () => {
+      const relay = d.server.server.relay;
+      const token = d.server.token;
+      const target: FuzzTarget = {
+        name: 'extension',
+        playwrightUrl: `http://127.0.0.1:${relay.port}/?token=${token}`,
+        browserWsUrl: `ws://127.0.0.1:${relay.port}/cdp?token=${token}`,
+        pageWsUrl: (id) => `ws://127.0.0.1:${relay.port}/devtools/page/${id}?token=${token}`,
+        harness: d.browser!.cdp,
+        targetId: d.targetId,
+        reloadExtension: extensionReloader(d.browser!),
+      };
+      expectClean(
+        await runTargetFuzz(target, pages, {
+          seed,
+          rounds,
+          detours: SLOW.detours,
+          extensionReloads: SLOW.extensionReloads,
+        }),
+        'extension',
+      );
     },
     bound,
   );
