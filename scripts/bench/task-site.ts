@@ -174,7 +174,8 @@ const TODO = page(
   `const todos = ${JSON.stringify(TODO_ITEMS.map((title) => ({ title, done: false })))};
 const list = document.getElementById('list');
 function left() { document.getElementById('left').textContent = todos.filter((t) => !t.done).length + ' items left'; }
-function save() { left(); fetch('/todos', { method: 'POST', body: JSON.stringify(todos) }); }
+let saves = 0;
+function save() { left(); fetch('/todos', { method: 'POST', body: JSON.stringify({ n: ++saves, todos }) }); }
 function item(t) {
   const li = document.createElement('li');
   const box = Object.assign(document.createElement('input'), { type: 'checkbox', checked: t.done });
@@ -269,6 +270,7 @@ const readBody = (req: http.IncomingMessage) =>
 export async function startTaskSite(): Promise<TaskSite> {
   const state: SiteState = { signups: [], orders: [], todos: undefined, statuses: {} };
   let basket: string[] = [];
+  let todoSaves = 0;
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
@@ -301,7 +303,9 @@ export async function startTaskSite(): Promise<TaskSite> {
         );
       }
       if (url.pathname === '/todos') {
-        state.todos = JSON.parse(body) as SiteState['todos'];
+        // Two saves a moment apart can arrive in either order (two connections): the later one wins.
+        const save = JSON.parse(body) as { n: number; todos: NonNullable<SiteState['todos']> };
+        if (save.n > todoSaves) [todoSaves, state.todos] = [save.n, save.todos];
         return res.writeHead(204).end();
       }
       const order = url.pathname.match(/^\/orders\/(ORD-\d+)$/)?.[1];
@@ -342,6 +346,7 @@ export async function startTaskSite(): Promise<TaskSite> {
       state.todos = undefined;
       state.statuses = {};
       basket = [];
+      todoSaves = 0;
     },
     close: () =>
       new Promise((resolve) => {
