@@ -58,8 +58,16 @@ export class DebuggeeState<S> {
   readonly domains = new Map<string, Set<S>>();
   // stream start command → subscriptions that started it without stopping it.
   readonly streams = new Map<string, Set<S>>();
-  // Execution contexts as delivered to clients; meaningful while anyone has Runtime enabled.
+  // Execution contexts as Chrome last said, counting events the tab's fence still holds back
+  // from clients; meaningful while anyone has Runtime enabled. A newcomer's Runtime.enable is
+  // answered with these (Chrome says nothing on a second enable), and the context events that
+  // arrived before then are not sent to it again (#shownUpTo): found by the target fuzz, a
+  // Playwright joining just after a reload was shown the old document's contexts, the reload's
+  // events held behind another client's command, and evaluated in a context that was gone.
   readonly contexts = new Map<number, Protocol.Runtime.ExecutionContextDescription>();
+  // Context events counted as they arrive; per subscription, the last one its replay covered.
+  #arrivals = 0;
+  readonly #shownUpTo = new Map<S, number>();
   // Subscriptions that asked for Target.setAutoAttach here, each with whether it asked new
   // targets to wait for it (waitForDebuggerOnStart): Chrome's one session pauses them when any
   // did, and each client is told only of the pauses it asked for (as Chrome tells each client).
@@ -128,10 +136,20 @@ export class DebuggeeState<S> {
     this.scripts.get(sub)?.delete(identifier);
   }
 
-  /** Keeps the context cache in step with the Runtime events delivered to clients. */
-  observe(method: string, params: Record<string, unknown> | undefined): void {
+  /** What the state keeps of an event delivered to clients. */
+  observe(method: string): void {
     if (method === 'Inspector.workerScriptLoaded') this.scriptLoaded = true;
-    if (!this.domains.get('Runtime')?.size) return; // only what a client with Runtime on has seen
+  }
+
+  /**
+   * A Runtime context event arrived from Chrome (or was made up by the relay), before the fence
+   * may hold it: the context cache follows at once. Returns the event's number for shows(), or
+   * undefined for any other event.
+   */
+  arrive(method: string, params: Record<string, unknown> | undefined): number | undefined {
+    if (!method.startsWith('Runtime.executionContext')) return undefined;
+    const arrival = ++this.#arrivals;
+    if (!this.domains.get('Runtime')?.size) return arrival; // only what a client with Runtime on would see
     if (method === 'Runtime.executionContextCreated') {
       const context = params?.context as Protocol.Runtime.ExecutionContextDescription | undefined;
       if (context) this.contexts.set(context.id, context);
@@ -140,6 +158,17 @@ export class DebuggeeState<S> {
     } else if (method === 'Runtime.executionContextsCleared') {
       this.contexts.clear();
     }
+    return arrival;
+  }
+
+  /** `sub` was shown the contexts as they are now: the context events that arrived so far are not for it. */
+  shownAll(sub: S): void {
+    this.#shownUpTo.set(sub, this.#arrivals);
+  }
+
+  /** Whether the context event numbered `arrival` is news to `sub` (not covered by its replay). */
+  shows(sub: S, arrival: number | undefined): boolean {
+    return arrival === undefined || arrival > (this.#shownUpTo.get(sub) ?? 0);
   }
 
   /** The debugger session was replaced by a fresh one: nothing is enabled or running. Subscribers stay. */
@@ -155,6 +184,7 @@ export class DebuggeeState<S> {
   /** Forgets a subscription and says what the tab no longer needs because of it. */
   remove(sub: S): Released {
     this.subscribers.delete(sub);
+    this.#shownUpTo.delete(sub);
     const scripts = [...(this.scripts.get(sub) ?? [])].map((id) => this.setup.current(id));
     const released: Released = { domains: [], scripts, autoAttach: false, unpause: false, stops: [] };
     this.scripts.delete(sub);

@@ -96,8 +96,9 @@ export class Switchboard implements BrowserHub {
           if (!tab) return;
           if (frame.method.startsWith('Page.download') && frame.sessionId === undefined)
             this.downloads.tabEvent(frame.method, frame.params ?? {});
-          if (UNFENCED_EVENTS.has(frame.method)) this.#commands.deliver(tab, frame);
-          else tab.fence.push(() => this.#commands.deliver(tab, frame));
+          const arrival = this.#commands.arrived(tab, frame);
+          if (UNFENCED_EVENTS.has(frame.method)) this.#commands.deliver(tab, frame, arrival);
+          else tab.fence.push(() => this.#commands.deliver(tab, frame, arrival));
         },
         tabAttached: (link, frame) => {
           const record = this.#registerTab(link, frame.tab);

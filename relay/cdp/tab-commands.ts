@@ -83,6 +83,7 @@ export class TabCommands {
       return forward(cmd.method, cmd.params, () => {
         state.enable(domain, sub);
         record();
+        state.shownAll(sub);
         for (const context of state.contexts.values())
           say(sub.client, sub.sessionId, 'Runtime.executionContextCreated', {
             context: context as Protocol.Runtime.ExecutionContextDescription,
@@ -202,8 +203,13 @@ export class TabCommands {
     respond(undefined, {});
   }
 
+  /** A tab event arrived, before the fence may hold it: returns its number among context events (see DebuggeeState.arrive). */
+  arrived(tab: TabRecord, frame: EventFrame): number | undefined {
+    return this.table.debuggee(tab, frame.sessionId)?.arrive(frame.method, frame.params);
+  }
+
   /** Delivers one tab event (already ordered by the fence) to the client sessions that want it. */
-  deliver(tab: TabRecord, frame: EventFrame): void {
+  deliver(tab: TabRecord, frame: EventFrame, arrival?: number): void {
     const state = this.table.debuggee(tab, frame.sessionId);
     if (!state) {
       this.log.debug(`dropped ${frame.method} for unknown session ${frame.sessionId ?? ''} of tab ${tab.tabId}`);
@@ -218,11 +224,12 @@ export class TabCommands {
     if (frame.method === 'Target.detachedFromTarget') return this.table.childDetached(tab, params.sessionId as string);
     if (frame.method === 'Target.targetInfoChanged' && params.targetInfo)
       this.table.updateChild(tab, params.targetInfo as Protocol.Target.TargetInfo);
-    state.observe(frame.method, params);
+    state.observe(frame.method);
     if (state.subscribers.size === 0) return;
     const json = JSON.stringify(params);
     for (const sub of state.subscribers) {
-      if (state.wants(sub, frame.method)) forward(sub.client, sub.sessionId, frame.method, json);
+      if (state.wants(sub, frame.method) && state.shows(sub, arrival))
+        forward(sub.client, sub.sessionId, frame.method, json);
     }
   }
 
@@ -299,7 +306,7 @@ export class TabCommands {
     state: DebuggeeState<Subscription>,
   ): <E extends 'Runtime.executionContextsCleared' | 'Page.frameNavigated'>(method: E, params: EventParams<E>) => void {
     return (method, params) => {
-      state.observe(method, params as unknown as Record<string, unknown>);
+      state.arrive(method, params as unknown as Record<string, unknown>);
       for (const sub of state.subscribers) if (state.wants(sub, method)) say(sub.client, sub.sessionId, method, params);
     };
   }

@@ -26,17 +26,17 @@ describe('DebuggeeState', () => {
     expect(state.wants(b, 'Page.loadEventFired')).toBe(true);
   });
 
-  it('keeps the execution contexts clients with Runtime on have been shown', () => {
+  it('keeps the execution contexts Chrome said while a client has Runtime on', () => {
     const state = new DebuggeeState<Sub>();
-    state.observe('Runtime.executionContextCreated', { context: { id: 9, origin: '', name: '', uniqueId: 'U9' } });
+    state.arrive('Runtime.executionContextCreated', { context: { id: 9, origin: '', name: '', uniqueId: 'U9' } });
     expect(state.contexts.size).toBe(0); // nobody has Runtime on: nothing to remember
     state.enable('Runtime', sub(1));
     const context = (id: number) => ({ context: { id, origin: '', name: '', uniqueId: `U${id}` } });
-    state.observe('Runtime.executionContextCreated', context(1));
-    state.observe('Runtime.executionContextCreated', context(2));
-    state.observe('Runtime.executionContextDestroyed', { executionContextId: 1 });
+    state.arrive('Runtime.executionContextCreated', context(1));
+    state.arrive('Runtime.executionContextCreated', context(2));
+    state.arrive('Runtime.executionContextDestroyed', { executionContextId: 1 });
     expect([...state.contexts.keys()]).toEqual([2]);
-    state.observe('Runtime.executionContextsCleared', {});
+    state.arrive('Runtime.executionContextsCleared', {});
     expect(state.contexts.size).toBe(0);
   });
 
@@ -50,7 +50,7 @@ describe('DebuggeeState', () => {
     state.enable('Page', b);
     state.autoAttach.set(a, false);
     state.addScript(a, '7');
-    state.observe('Runtime.executionContextCreated', { context: { id: 1, origin: '', name: '', uniqueId: 'U1' } });
+    state.arrive('Runtime.executionContextCreated', { context: { id: 1, origin: '', name: '', uniqueId: 'U1' } });
     expect(state.remove(a)).toEqual({
       domains: ['Runtime'],
       scripts: ['7'],
