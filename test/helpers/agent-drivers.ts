@@ -52,6 +52,7 @@ export async function managedDriver(
   const server = await startTestServer(serverOptions);
   const api = scoped(server, 'clawd');
   const started = await api<{ cdpUrl: string }>('POST', '/start');
+  if (started.status !== 200) throw new Error(`starting the managed profile: ${JSON.stringify(started.body)}`);
   const opened = await api<{ targetId: string }>('POST', '/tabs/open', { url: pages.url('/') });
   const version = await (await fetch(`${started.body.cdpUrl}/json/version`)).json();
   const cdp = await CdpClient.connect(version.webSocketDebuggerUrl);

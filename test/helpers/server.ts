@@ -10,10 +10,14 @@ import { createLogger, silentLogger, type Logger } from '../../relay/log';
 import { startServer, type RunningServer } from '../../relay/server';
 import { runCli, type CliResult } from './cli';
 
-/** A block of ports that were free a moment ago, well apart from the usual ones. */
+/**
+ * A block of ports that were free a moment ago, well apart from the usual ones and below Linux's
+ * ephemeral range (32768 up): a block within it could lose a port to any outgoing connection
+ * before the browser binds it (a managed start in a clean-clone CI run failed so, once).
+ */
 async function freePortBlock(size: number): Promise<string> {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 20_000);
+    const base = 20_000 + Math.floor(Math.random() * (32_768 - 20_000 - size));
     const free = await Promise.all(
       Array.from(
         { length: size },
