@@ -205,6 +205,8 @@ export class TabCommands {
 
   /** A tab event arrived, before the fence may hold it: returns its number among context events (see DebuggeeState.arrive). */
   arrived(tab: TabRecord, frame: EventFrame): number | undefined {
+    // Every event of every tab passes here: only context events look up their debuggee.
+    if (!frame.method.startsWith('Runtime.executionContext')) return undefined;
     return this.table.debuggee(tab, frame.sessionId)?.arrive(frame.method, frame.params);
   }
 
