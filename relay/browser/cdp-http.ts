@@ -1,6 +1,12 @@
 // A client for the HTTP face of a CDP endpoint: Chrome's own `/json/*` on a managed profile's
 // port, our relay's (with the token) for the extension profile, or a remote browser's. Tab
-// operations are the same calls for every driver. Every request has a timeout.
+// operations are the same calls for every driver. Every request has a timeout: a short one for
+// the questions readiness asks, a longer one for tab calls (a browser busy starting, or eight on
+// two cores, took over 2 s to open a tab: bench `many-profiles`); one that runs out is a
+// `command_timeout`, never "nothing answers" (that is for a browser that refused the connection).
+
+/** Opening, focusing or closing a tab: what a loaded browser may take. */
+const TAB_CALL_MS = 15_000;
 
 import WebSocket from 'ws';
 import { ClawdError } from '../errors';
@@ -25,17 +31,25 @@ export class CdpHttp {
     readonly base: string,
     private readonly headers: Record<string, string> = {},
     private readonly timeoutMs = 5_000,
+    /** Opening, focusing or closing a tab (never shorter than `timeoutMs`). */
+    private readonly tabCallMs = TAB_CALL_MS,
   ) {}
 
-  async #request(method: string, path: string): Promise<Response> {
+  async #request(method: string, path: string, timeoutMs = this.timeoutMs): Promise<Response> {
     let response: Response;
     try {
       response = await fetch(new URL(path, this.base), {
         method,
         headers: this.headers,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
+      if ((error as Error).name === 'TimeoutError')
+        throw new ClawdError(
+          'command_timeout',
+          `the browser at ${this.base} did not answer ${method} ${path.split('?')[0]} within ${timeoutMs / 1000} s (it is running, but busy)`,
+          { cause: error },
+        );
       throw new ClawdError('not_running', `nothing answers CDP at ${this.base} (${(error as Error).message})`, {
         cause: error,
       });
@@ -50,6 +64,10 @@ export class CdpHttp {
     return response;
   }
 
+  get #tabCallMs(): number {
+    return Math.max(this.timeoutMs, this.tabCallMs);
+  }
+
   async version(): Promise<CdpVersion> {
     return (await (await this.#request('GET', '/json/version')).json()) as CdpVersion;
   }
@@ -61,15 +79,17 @@ export class CdpHttp {
   }
 
   async open(url: string): Promise<CdpTarget> {
-    return (await (await this.#request('PUT', `/json/new?${encodeURIComponent(url)}`)).json()) as CdpTarget;
+    return (await (
+      await this.#request('PUT', `/json/new?${encodeURIComponent(url)}`, this.#tabCallMs)
+    ).json()) as CdpTarget;
   }
 
   async activate(id: string): Promise<void> {
-    await this.#request('GET', `/json/activate/${encodeURIComponent(id)}`);
+    await this.#request('GET', `/json/activate/${encodeURIComponent(id)}`, this.#tabCallMs);
   }
 
   async close(id: string): Promise<void> {
-    await this.#request('GET', `/json/close/${encodeURIComponent(id)}`);
+    await this.#request('GET', `/json/close/${encodeURIComponent(id)}`, this.#tabCallMs);
   }
 
   /**
