@@ -23,6 +23,8 @@ const ALLOWED_PERMISSIONS = new Set([
   'sidePanel',
   'contextMenus',
   'scripting',
+  // Asks clawd's native host (after `clawd install`) where the server is: Chrome starts clawd.
+  'nativeMessaging',
 ]);
 // Every site: the watch for the person's hands is put into whatever tab they hand over
 // (chrome.scripting). Chrome warns of nothing more than `debugger` already does ("read and change

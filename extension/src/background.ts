@@ -17,10 +17,11 @@ import {
 import { badge } from './badge';
 import { CONSENT_PORT, ConsentPorts } from './consent-port';
 import { HandOvers } from './hand-overs';
+import { HostLookups } from './native-host';
 import { PermissionGrants } from './permission-grants';
 import { PolicyRules } from './policy-rules';
 import { PersonRefusal, RelayConnection, type LinkStatus } from './relay-connection';
-import { agentsMayOpenTabs, loadSettings } from './settings';
+import { agentsMayOpenTabs, loadSettings, saveSettings } from './settings';
 import { TabGroups } from './tab-groups';
 import { attachRefusal, backOnTheWeb, TabAttachments } from './tab-attachments';
 
@@ -67,9 +68,18 @@ const connection: RelayConnection = new RelayConnection({
   request: (frame) => execute(frame),
   status: (status, detail) => {
     paintAttached(status, detail);
+    // Not reachable (or not configured): the native host, if installed, knows or starts the server.
+    if (status === 'error' || status === 'unconfigured') void hosts.ask();
     panels.status(status, status === 'connected' ? 'Connected to clawd.' : `Not connected to clawd: ${detail}`);
   },
   consent: (frame) => panels.state(frame.state),
+});
+
+/** After `clawd install`: Chrome starts clawd, and the host's answer becomes the settings. */
+const hosts = new HostLookups(loadSettings, async (server, changed) => {
+  if (changed)
+    await saveSettings({ relayPort: server.relayPort, token: server.token }); // storage.onChanged reconnects
+  else connection.wake();
 });
 
 const groups = new TabGroups();
@@ -439,4 +449,5 @@ const started = (async () => {
   // Grants left by a worker or browser that stopped with no tab attached are taken back now.
   await takeBackGrants();
   connection.configure(await loadSettings());
+  void hosts.ask(true);
 })();

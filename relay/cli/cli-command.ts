@@ -68,3 +68,12 @@ export function stringFlag(flags: FlagValues, name: string): string | undefined 
 export function noArguments(args: string[]): void {
   if (args.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args[0])}`);
 }
+
+/** A port flag's value: 0 to 65535 (0: a free one), else a usage error naming the flag. */
+export function parsePort(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`${flag} must be a port number from 0 to 65535, got ${JSON.stringify(value)}`);
+  return port;
+}

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { PRODUCT_NAME } from '../../shared/defaults';
 import { VERSION } from '../version';
 import { AGENT_COMMANDS } from './agent-commands';
+import { INSTALL_COMMANDS } from './install-commands';
 import { OPERATION_COMMANDS } from './operation-commands';
 import { UsageError, type CliCommand, type CommandGroup, type FlagValues, type Flags } from './cli-command';
 import { PROFILE_COMMANDS } from './profile-commands';
@@ -14,6 +15,7 @@ import { SERVER_COMMANDS } from './server-commands';
 
 export const COMMANDS: readonly CliCommand[] = [
   ...SERVER_COMMANDS,
+  ...INSTALL_COMMANDS,
   ...OPERATION_COMMANDS.filter((c) => c.group === 'profiles'),
   ...PROFILE_COMMANDS,
   ...OPERATION_COMMANDS.filter((c) => c.group === 'agent'),

@@ -1,7 +1,7 @@
 // `clawd doctor`: one line per check, each failure with what to do about it. It asks the running
 // server (found through serve.json) and looks at this machine itself: the control API, the token,
-// the relay, the extension and a real Runtime.evaluate on an attached tab, the browser
-// executable, and every managed profile's port (free, or held by our own browser).
+// the relay, the extension, the native host (`clawd install`), a real Runtime.evaluate on an
+// attached tab, the browser executable, and every managed profile's port (free, or held by our own browser).
 
 import path from 'node:path';
 import WebSocket from 'ws';
@@ -12,6 +12,7 @@ import { browserProcess, listeningPid } from '../browser/processes';
 import { loadConfig } from '../home/config-store';
 import { policyOf } from '../home/config-schema';
 import { readServeState } from '../home/serve-state';
+import { installedPlaces, localHostTarget, placeLabel } from '../native-host/host-install';
 
 export type Verdict = 'ok' | 'fail' | 'warn' | 'skip';
 export interface Check {
@@ -114,7 +115,21 @@ export async function runDoctor(home: string): Promise<Check[]> {
     add(
       'fail',
       'extension',
-      `not connected: load dist/extension in Chrome (chrome://extensions, Developer mode, Load unpacked), then set port ${new URL(relayUrl).port} and the token (clawd token) in its options`,
+      `not connected: load dist/extension in Chrome (chrome://extensions, Developer mode, Load unpacked), then run \`clawd install\` (it connects by itself), or set port ${new URL(relayUrl).port} and the token (clawd token) in its options`,
+    );
+
+  const hosted = await installedPlaces(localHostTarget(home, {}));
+  if (hosted.length > 0)
+    add(
+      'ok',
+      'native host',
+      `installed for ${hosted.map(placeLabel).join(', ')}: Chrome starts clawd for the extension`,
+    );
+  else
+    add(
+      'warn',
+      'native host',
+      'not installed: `clawd install` lets Chrome start clawd, and the extension connects with no token to paste',
     );
 
   if (!connected) add('skip', 'tab evaluate', 'not checked: no extension');

@@ -11,15 +11,7 @@ import { ClawdError } from '../errors';
 import { loadConfig } from '../home/config-store';
 import { createLogger, logLevelFromEnv, type Logger } from '../log';
 import { VERSION } from '../version';
-import { noArguments, stringFlag, UsageError, type CliCommand } from './cli-command';
-
-function parsePort(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`${flag} must be a port number from 0 to 65535, got ${JSON.stringify(value)}`);
-  return port;
-}
+import { noArguments, parsePort, stringFlag, type CliCommand } from './cli-command';
 
 /** A port taken by the clawd server of another home: named, with what to do (never a wrong-token puzzle later). */
 async function heldByAnotherHome(

@@ -29,6 +29,7 @@ describe('the chrome profile: extension tabs through the same API and CLI', () =
     expect(doctor.stdout).toMatch(
       /^✗ extension: not connected: load dist\/extension in Chrome .* set port \d+ and the token/m,
     );
+    expect(doctor.stdout).toMatch(/^! native host: not installed: `clawd install` lets Chrome start clawd/m);
     expect(doctor.stdout).toMatch(/^– tab evaluate: not checked: no extension$/m);
     expect(doctor.stdout).toMatch(/^✓ browser: .+ at \//m);
     expect(doctor.stdout).toMatch(/^✓ profile clawd: CDP port \d+ is free$/m);

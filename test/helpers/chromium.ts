@@ -71,6 +71,8 @@ export class TestBrowser {
     readonly userDataDir: string,
     /** The loaded extension's id: the pinned one, or the one Chrome derived for a build without a key. */
     readonly extensionId: string = EXTENSION_ID,
+    /** Whether the user data folder is this browser's own (removed on close). */
+    private readonly ownsUserData = true,
   ) {}
 
   /** Launches Chromium with the built extension and waits for its service worker. */
@@ -85,6 +87,8 @@ export class TestBrowser {
       display?: string;
       extensionDir?: string;
       extensionId?: string;
+      /** A user data folder of the caller's (kept on close, so a browser can be started on it again). */
+      userDataDir?: string;
     } = {},
   ): Promise<TestBrowser> {
     const withExtension = options.extension ?? true;
@@ -92,19 +96,20 @@ export class TestBrowser {
     if (withExtension && !existsSync(path.join(extensionDir, 'manifest.json'))) {
       throw new Error(`${extensionDir} is missing: run npm run build first`);
     }
-    const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'clawd-chromium-'));
+    const userDataDir = options.userDataDir ?? mkdtempSync(path.join(os.tmpdir(), 'clawd-chromium-'));
     // Developer mode on, as for anyone who loaded the extension unpacked: without it Chrome 137+
     // disables an unpacked extension on reload (DISABLE_UNSUPPORTED_DEVELOPER_EXTENSION).
     mkdirSync(path.join(userDataDir, 'Default'), { recursive: true });
     // Downloads land in the profile's own folder, never the user's ~/Downloads, and without a prompt.
     const downloads = path.join(userDataDir, 'Downloads');
-    writeFileSync(
-      path.join(userDataDir, 'Default', 'Preferences'),
-      JSON.stringify({
-        extensions: { ui: { developer_mode: true } },
-        download: { default_directory: downloads, prompt_for_download: false },
-      }),
-    );
+    if (!existsSync(path.join(userDataDir, 'Default', 'Preferences')))
+      writeFileSync(
+        path.join(userDataDir, 'Default', 'Preferences'),
+        JSON.stringify({
+          extensions: { ui: { developer_mode: true } },
+          download: { default_directory: downloads, prompt_for_download: false },
+        }),
+      );
     const args = [
       ...CHROMIUM_FLAGS.filter((flag) => !(options.display && flag.startsWith('--headless'))),
       `--user-data-dir=${userDataDir}`,
@@ -135,7 +140,14 @@ export class TestBrowser {
       });
     });
     const cdp = await CdpClient.connect(wsEndpoint);
-    const browser = new TestBrowser(child, cdp, wsEndpoint, userDataDir, options.extensionId ?? EXTENSION_ID);
+    const browser = new TestBrowser(
+      child,
+      cdp,
+      wsEndpoint,
+      userDataDir,
+      options.extensionId ?? EXTENSION_ID,
+      options.userDataDir === undefined,
+    );
     if (withExtension) await until('the extension service worker', () => browser.workerTarget());
     return browser;
   }
@@ -320,6 +332,6 @@ export class TestBrowser {
     }
     // A signalled Chromium leaves its singleton folder in the temp dir; the product's cleanup removes it.
     await removeSingletonLeftovers(this.userDataDir);
-    rmSync(this.userDataDir, { recursive: true, force: true });
+    if (this.ownsUserData) rmSync(this.userDataDir, { recursive: true, force: true });
   }
 }

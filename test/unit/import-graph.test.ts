@@ -30,7 +30,7 @@ const graph = new Map(DIRS.flatMap(sources).map((file) => [file, importsOf(file)
  * contract (schemas, results, texts); the relay and the profiles; what they stand on; the core.
  */
 const LAYERS: Array<[string, string[]]> = [
-  ['entry', ['relay/cli/', 'relay/server.ts', 'relay/person-consent.ts']],
+  ['entry', ['relay/cli/', 'relay/native-host/', 'relay/server.ts', 'relay/person-consent.ts']],
   ['doors', ['relay/control/', 'relay/mcp/']],
   ['services', ['relay/agent/', 'relay/view/']],
   ['operations', ['relay/operations/']],
