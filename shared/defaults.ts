@@ -61,7 +61,11 @@ export const TIMEOUTS = {
    * than this, so a long-running command (an awaited evaluate, a dialog) cannot stall events.
    */
   eventFenceMs: 100,
-  /** Reconnect backoff of the extension: first retry, cap (jitter ±30% on top). */
+  /**
+   * Reconnect backoff of the extension: first retry, cap (jitter ±30% on top). The relay is on
+   * loopback, where a refused connect costs next to nothing: capped so a relay that restarts is
+   * followed within 2 s.
+   */
   reconnectMinMs: 250,
-  reconnectMaxMs: 3_000,
+  reconnectMaxMs: 1_500,
 } as const;

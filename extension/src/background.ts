@@ -59,6 +59,7 @@ const connection: RelayConnection = new RelayConnection({
     browser: await browserInfo(),
     tabs: await attachments.announce(),
   }),
+  steppedAside: (aside) => void chrome.storage.session.set({ steppedAside: aside }),
   welcome: (frame) => {
     for (const { tabId, sessionId } of frame.sessions) void attachments.setSession(tabId, sessionId);
     // A panel open across a reconnect (or a relay restart) still wants the consent state.
@@ -114,6 +115,7 @@ async function takeBackGrants(): Promise<void> {
 
 function paintAttached(status: LinkStatus, detail: string): void {
   for (const tabId of attachments.tabIds) {
+    if (attachments.isParked(tabId)) continue; // on a browser page: its ❚❚ stays until it is back on the web
     if (status === 'connected') void badge.attached(tabId);
     else if (status === 'connecting') void badge.connecting(tabId);
     else void badge.error(tabId, detail);
@@ -318,8 +320,10 @@ async function adoptPopup(tabId: number, openerTabId: number, url: string): Prom
 // Chrome refused a page load by our rules. An attached tab says which rule, instead of an error
 // page; a person's tab caught while it was new and unclaimed is let go and loaded again, once.
 const reloaded = new Set<string>();
-chrome.webNavigation.onErrorOccurred.addListener((details) => {
+chrome.webNavigation.onErrorOccurred.addListener((details) => void loadRefused(details));
+async function loadRefused(details: { tabId: number; frameId: number; url: string; error: string }): Promise<void> {
   if (details.frameId !== 0 || !details.error.includes('ERR_BLOCKED_BY_CLIENT')) return;
+  await started; // the attached tabs are read from storage first
   const blocked = policyRules.blockedPage(details.url);
   if (!blocked) return; // another extension's rule, or none of ours
   if (attachments.has(details.tabId)) return void chrome.tabs.update(details.tabId, { url: blocked });
@@ -328,14 +332,18 @@ chrome.webNavigation.onErrorOccurred.addListener((details) => {
   if (reloaded.size > 100) reloaded.clear();
   reloaded.add(once);
   void policyRules.letGo(details.tabId).then(() => chrome.tabs.update(details.tabId, { url: details.url }));
-});
+}
 
-chrome.tabs.onRemoved.addListener((tabId) => {
+chrome.tabs.onRemoved.addListener((tabId) => void removed(tabId));
+async function removed(tabId: number): Promise<void> {
+  await started; // a worker woken by the close reads the attached tabs first
   void handOvers.end(tabId);
   if (attachments.has(tabId)) void attachments.forget(tabId, 'target_closed');
-});
+}
 
-chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
+chrome.tabs.onUpdated.addListener((tabId, change, tab) => void updated(tabId, change, tab));
+async function updated(tabId: number, change: chrome.tabs.OnUpdatedInfo, tab: chrome.tabs.Tab): Promise<void> {
+  await started; // a worker woken by the update reads the attached tabs first
   if (change.groupId !== undefined) void regrouped(tabId);
   if (!attachments.has(tabId)) {
     // A tab in a clawd group on a browser page (a new tab made in the group) is attached once it is on the web.
@@ -360,7 +368,7 @@ chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
     ...(change.url !== undefined ? { url: change.url } : {}),
     ...(change.title !== undefined ? { title: change.title } : {}),
   });
-});
+}
 
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && ('relayPort' in changes || 'token' in changes))
@@ -438,8 +446,11 @@ chrome.runtime.onMessage.addListener((message: unknown, sender, reply) => {
     return false;
   }
   if (type !== 'status') return false;
-  reply({ status: connection.status, detail: connection.detail, attachedTabs: attachments.tabIds.length });
-  return false;
+  // Once the worker has read its state (a page asking may be what woke it), not the blank it starts with.
+  void started.then(() =>
+    reply({ status: connection.status, detail: connection.detail, attachedTabs: attachments.tabIds.length }),
+  );
+  return true;
 });
 
 const started = (async () => {
@@ -448,6 +459,8 @@ const started = (async () => {
   await groups.reconcile((tabId) => attachments.has(tabId)).catch(() => {});
   // Grants left by a worker or browser that stopped with no tab attached are taken back now.
   await takeBackGrants();
-  connection.configure(await loadSettings());
+  // A browser that stepped aside for another stays aside across its worker's restarts.
+  const { steppedAside } = await chrome.storage.session.get('steppedAside');
+  connection.configure(await loadSettings(), steppedAside === true);
   void hosts.ask(true);
 })();

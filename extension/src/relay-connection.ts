@@ -24,6 +24,8 @@ export type LinkStatus = 'unconfigured' | 'connecting' | 'connected' | 'error';
 
 export interface RelayConnectionHooks {
   hello(): Promise<HelloFrame>;
+  /** Another browser took the relay over (true), or this one takes it back (false): kept across worker restarts. */
+  steppedAside(aside: boolean): void;
   welcome(frame: WelcomeFrame): void;
   tabSession(frame: TabSessionFrame): void;
   request(frame: RequestFrame): Promise<unknown>;
@@ -80,20 +82,41 @@ export class RelayConnection {
 
   constructor(private readonly hooks: RelayConnectionHooks) {}
 
-  /** New settings: reconnect now if they changed (or if we were not connected). */
   /** The relay's origin, http://127.0.0.1:<port>, once configured. */
   get relayOrigin(): string | undefined {
     return this.#settings ? `http://127.0.0.1:${this.#settings.relayPort}` : undefined;
   }
 
-  configure(settings: Settings): void {
+  /**
+   * New settings: reconnect now if they changed (or if we were not connected). `stayAside`: this
+   * browser had stepped aside for another when its worker stopped; it does not take the relay back
+   * on its own (a click or new settings do).
+   */
+  configure(settings: Settings, stayAside = false): void {
     const same = this.#settings?.relayPort === settings.relayPort && this.#settings?.token === settings.token;
     this.#settings = settings;
+    if (stayAside) {
+      this.#disconnect();
+      this.#stepAside();
+      return;
+    }
     if (same && (this.#ws || this.#retryTimer)) return;
-    this.#parked = false;
+    this.#takeBack();
     this.#disconnect();
     this.#attempt = 0;
     this.#connect();
+  }
+
+  #stepAside(): void {
+    this.#parked = true;
+    this.hooks.steppedAside(true);
+    this.#setStatus('error', 'another browser connected to the relay; click the clawd button to take it back');
+  }
+
+  #takeBack(): void {
+    if (!this.#parked) return;
+    this.#parked = false;
+    this.hooks.steppedAside(false);
   }
 
   /** Nudge from an alarm: connect now if idle or waiting to retry (not when another browser took over). */
@@ -107,7 +130,7 @@ export class RelayConnection {
   /** Resolves once welcomed; rejects with the precise reason if that does not happen in time. */
   ensureConnected(timeoutMs: number): Promise<void> {
     if (this.#welcomed) return Promise.resolve();
-    this.#parked = false; // the user asked for this browser
+    this.#takeBack(); // the user asked for this browser
     this.wake();
     if (this.status === 'unconfigured') return Promise.reject(new Error(this.detail));
     return new Promise<void>((resolve, reject) => {
@@ -224,11 +247,7 @@ export class RelayConnection {
     const settings = this.#settings;
     if (!settings) return;
     let detail = reason || `connection closed (${code})`;
-    if (code === CLOSE.replaced) {
-      this.#parked = true;
-      this.#setStatus('error', 'another browser connected to the relay; click the clawd button to take it back');
-      return;
-    }
+    if (code === CLOSE.replaced) return this.#stepAside();
     if (code === CLOSE.versionMismatch) detail = `${reason}. Rebuild with \`npm run build\` and reload the extension.`;
     else if (code === 1006 || code === 1002) detail = (await checkRelay(settings.relayPort, settings.token)).message;
     // New settings or a wake-up may have started another socket while we asked the relay why.

@@ -69,3 +69,17 @@ export function toAgentError(error: unknown, context: AgentErrorContext): ClawdE
   }
   return fail('action_failed', `${context.what}: ${first.slice(0, 300)}`);
 }
+
+/**
+ * `pdf` on a browser that cannot print while it shows windows, said with the setting that helps.
+ * Chromium 150 and 156 print headed too (measured on Linux, under Xvfb); a browser that cannot
+ * answers in these words.
+ */
+export function headedPdfError(error: unknown, profile: string): ClawdError | undefined {
+  if (!/printToPDF is not implemented|not supported in headful/i.test((error as Error)?.message ?? ''))
+    return undefined;
+  return new ClawdError(
+    'unsupported',
+    `the browser of profile ${profile} cannot print a PDF while it shows windows: for a managed profile, "headless": true in the browser section of config.json (the default; restart clawd serve after the edit)`,
+  );
+}

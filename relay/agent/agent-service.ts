@@ -52,7 +52,7 @@ import type { ProfileService } from '../profiles/profile-service';
 import { seconds, within } from '../time-limit';
 import { VERSION } from '../version';
 import { runAct } from './actions';
-import { toAgentError } from './agent-errors';
+import { headedPdfError, toAgentError } from './agent-errors';
 import { imageSize, saveCapture } from './capture';
 import { harOf } from './har';
 import { Downloads } from './downloads';
@@ -412,7 +412,7 @@ export class AgentService {
     try {
       buffer = await page.pdf();
     } catch (error) {
-      throw toAgentError(error, { what: 'pdf' });
+      throw headedPdfError(error, profile) ?? toAgentError(error, { what: 'pdf' });
     }
     const file = await saveCapture(path.join(this.home, 'pdfs'), profile, 'pdf', buffer);
     return { path: file, bytes: buffer.length, targetId };

@@ -3,7 +3,6 @@
 // Canary and Chromium first, they are easy to tell from the user's daily Chrome). Google-branded
 // Chrome 137+ ignores --load-extension, which only matters for the extension, not for us here.
 
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -93,24 +92,15 @@ export function findExecutable(
   return { path: found.path, source: found.name };
 }
 
-const versions = new Map<string, Promise<string | undefined>>();
-
-/** "Chromium 156" from `<exe> --version`, cached per path; undefined if it cannot be read in 5 s. */
-export function browserVersion(executable: string): Promise<string | undefined> {
-  let version = versions.get(executable);
-  if (!version) {
-    version = new Promise((resolve) => {
-      execFile(executable, ['--version'], { timeout: 5_000 }, (error, stdout) => {
-        // Debian's wrapper prints a harmless warning line first: take the line with a version.
-        const line = stdout
-          ?.split('\n')
-          .map((l) => l.trim())
-          .find((l) => /\d+\.\d+/.test(l));
-        const match = line?.match(/^(.*?)\s+(\d+)\.[\d.]+/);
-        resolve(error && !match ? undefined : match ? `${match[1]} ${match[2]}` : undefined);
-      });
-    });
-    versions.set(executable, version);
-  }
-  return version;
+/**
+ * Ubuntu's Snap Chromium is confined: it cannot read or write a hidden folder of the person's
+ * home, so a managed profile's user data under ~/.clawd fails to start. Said with the fix, when
+ * the executable is a snap's and a folder on the way to the home's profiles is hidden.
+ */
+export function snapProblem(executable: string, home: string, homedir: string = os.homedir()): string | undefined {
+  if (!executable.startsWith('/snap/')) return undefined;
+  const relative = path.posix.relative(homedir, home);
+  if (relative.startsWith('..') || path.posix.isAbsolute(relative)) return undefined;
+  if (!relative.split('/').some((part) => part.startsWith('.'))) return undefined;
+  return `${executable} is a Snap, which cannot use the hidden folder ${home} for its profiles: set CLAWD_HOME to a folder that is not hidden (e.g. ${path.posix.join(homedir, 'clawd')}), or install Chromium from a .deb, or set browser.executablePath to another browser`;
 }

@@ -1,7 +1,9 @@
 // The command line of a managed profile's Chromium (spec: dedicated user data dir and CDP port,
-// no first run, no sync, no background networking …). Adds --no-sandbox when running as root
-// (Chromium refuses to start otherwise) and --headless=new when Linux has no display; both are
-// reported in status so nobody wonders why.
+// no first run, no sync, no background networking …). Headless unless the config says
+// `headless: false` (one default on every OS: no window over the person's work, and the live
+// view shows the tab); headed without a display on Linux is headless all the same. Adds
+// --no-sandbox when running as root (Chromium refuses to start otherwise); both are reported in
+// status so nobody wonders why. macOS: a mock keychain, so no keychain prompt ever shows.
 
 export interface LaunchChoice {
   headless: boolean;
@@ -50,7 +52,9 @@ export function launchArgs(options: {
     '--hide-crash-restore-bubble',
     '--password-store=basic',
   ];
-  if ((options.platform ?? process.platform) === 'linux') args.push('--disable-dev-shm-usage');
+  const platform = options.platform ?? process.platform;
+  if (platform === 'linux') args.push('--disable-dev-shm-usage');
+  if (platform === 'darwin') args.push('--use-mock-keychain');
   // Headless windows default to 800×600 (a 780×437 page): narrow enough for many sites to serve
   // their phone layout to the agent. browser.extraArgs can set another size (the last one wins).
   if (options.choice.headless) args.push('--headless=new', '--disable-gpu', '--window-size=1280,900');

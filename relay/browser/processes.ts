@@ -17,16 +17,42 @@ function run(file: string, args: string[]): Promise<string> {
   );
 }
 
+/**
+ * The command that lists every process with its command line, per platform. Windows: PowerShell,
+ * told to write UTF-8 (its console default is the OEM code page, which turns a user data path's
+ * non-ASCII letters into other characters, and the path would match nothing).
+ */
+export function processListCommand(platform: NodeJS.Platform): { file: string; args: string[] } {
+  if (platform === 'win32')
+    return {
+      file: 'powershell.exe',
+      args: [
+        '-NoProfile',
+        '-Command',
+        '[Console]::OutputEncoding = [System.Text.Encoding]::UTF8; Get-CimInstance Win32_Process | ForEach-Object { "$($_.ProcessId) $($_.CommandLine)" }',
+      ],
+    };
+  return { file: 'ps', args: ['-axww', '-o', 'pid=,args='] };
+}
+
 async function listProcesses(): Promise<ProcessInfo[]> {
-  if (process.platform === 'win32') {
-    const out = await run('powershell.exe', [
-      '-NoProfile',
-      '-Command',
-      'Get-CimInstance Win32_Process | ForEach-Object { "$($_.ProcessId) $($_.CommandLine)" }',
-    ]);
-    return parsePs(out);
-  }
-  return parsePs(await run('ps', ['-axww', '-o', 'pid=,args=']));
+  const { file, args } = processListCommand(process.platform);
+  return parsePs(await run(file, args));
+}
+
+/**
+ * Whether a command line was started with this user data dir: `--user-data-dir=DIR` as a word of
+ * its own, or quoted as Windows writes an argument with spaces (`"--user-data-dir=C:\A B\x"`, or
+ * `--user-data-dir="…"`). A dir that only starts with DIR (`…/user-data-2`) is another one.
+ */
+export function usesUserDataDir(commandLine: string, userDataDir: string): boolean {
+  const flag = `--user-data-dir=${userDataDir}`;
+  return (
+    commandLine.includes(`${flag} `) ||
+    commandLine.endsWith(flag) ||
+    commandLine.includes(`"${flag}"`) ||
+    commandLine.includes(`--user-data-dir="${userDataDir}"`)
+  );
 }
 
 export function parsePs(out: string): ProcessInfo[] {
@@ -39,10 +65,7 @@ export function parsePs(out: string): ProcessInfo[] {
 
 /** The browser processes started with this exact user data dir (the main one carries the debugging port). */
 export async function processesUsing(userDataDir: string): Promise<ProcessInfo[]> {
-  const flag = `--user-data-dir=${userDataDir}`;
-  return (await listProcesses()).filter(
-    (p) => p.pid !== process.pid && (p.args.includes(`${flag} `) || p.args.endsWith(flag)),
-  );
+  return (await listProcesses()).filter((p) => p.pid !== process.pid && usesUserDataDir(p.args, userDataDir));
 }
 
 /** The main browser process of a profile (its helpers carry `--type=renderer` and the like). */

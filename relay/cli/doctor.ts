@@ -6,7 +6,8 @@
 import path from 'node:path';
 import WebSocket from 'ws';
 import { DEFAULT_RELAY_PORT } from '../../shared/defaults';
-import { browserVersion, findExecutable } from '../browser/executable';
+import { browserVersion } from '../browser/browser-version';
+import { findExecutable, snapProblem } from '../browser/executable';
 import { isPortFree } from '../browser/ports';
 import { browserProcess, listeningPid } from '../browser/processes';
 import { loadConfig } from '../home/config-store';
@@ -153,11 +154,14 @@ export async function runDoctor(home: string): Promise<Check[]> {
 
   try {
     const executable = findExecutable(config.browser.executablePath);
-    add(
-      'ok',
-      'browser',
-      `${(await browserVersion(executable.path)) ?? 'found'} at ${executable.path} (${executable.source})`,
-    );
+    const snap = snapProblem(executable.path, home);
+    if (snap) add('fail', 'browser', snap);
+    else
+      add(
+        'ok',
+        'browser',
+        `${(await browserVersion(executable.path)) ?? 'found'} at ${executable.path} (${executable.source})`,
+      );
   } catch (error) {
     add('fail', 'browser', (error as Error).message);
   }

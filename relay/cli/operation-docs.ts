@@ -1,7 +1,7 @@
 // Documents generated from the operation table, so they cannot drift from what the code does:
 // the agent skill (SKILL.md: how a coding agent drives the browser with the CLI, printed by
 // `clawd skill` and shipped in the package) and docs/reference.md (every operation over HTTP,
-// MCP and the CLI, with its fields). `npm run build` writes both; a unit test checks the
+// MCP and the CLI, with its fields; then the CLI's other commands, from the command table). `npm run build` writes both; a unit test checks the
 // committed reference is current.
 
 import { zodToJsonSchema } from 'zod-to-json-schema';
@@ -10,7 +10,11 @@ import type { Operation } from '../operations/operation';
 import { isFixedField, OPERATION_LIST, toolGroups } from '../operations/operation-table';
 import { PROFILE_HELP } from '../operations/shared-fields';
 import { INSTRUCTIONS } from '../mcp/mcp-tools';
+import { AGENT_COMMANDS } from './agent-commands';
+import { INSTALL_COMMANDS } from './install-commands';
 import { flagOf, operationCommand } from './operation-commands';
+import { PROFILE_COMMANDS } from './profile-commands';
+import { SERVER_COMMANDS } from './server-commands';
 
 /** `clawd click REF [--double] …`: the command with its arguments and flags, as its help shows it. */
 function cliLine(operation: Operation): string {
@@ -90,6 +94,24 @@ export function referenceMarkdown(): string {
     }
     lines.push(`Example: \`${JSON.stringify(operation.example)}\``, '');
   }
+  lines.push(
+    '# Commands besides the operations',
+    '',
+    'The server, its set-up and the profiles: commands of the CLI only (`--home DIR` and `--help` on each).',
+    '',
+  );
+  for (const command of [...SERVER_COMMANDS, ...INSTALL_COMMANDS, ...PROFILE_COMMANDS, ...AGENT_COMMANDS]) {
+    lines.push(`## clawd ${command.name}`, '', `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.`, '');
+    lines.push(`- CLI: \`clawd ${command.usage}\``, '');
+    if (command.details) lines.push(command.details.replace(/\n(?! )/g, ' '), '');
+    const flags = Object.entries(command.flags);
+    if (flags.length > 0) {
+      lines.push('| flag | |', '|---|---|');
+      for (const [name, flag] of flags)
+        lines.push(`| \`--${name}${flag.value ? ` ${flag.value}` : ''}\` | ${flag.help.replace(/\|/g, '\\|')} |`);
+      lines.push('');
+    }
+  }
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
@@ -110,26 +132,34 @@ export function skillMarkdown(): string {
     '',
     '# Driving a browser with clawd',
     '',
-    "`clawd serve` must be running (or start one: `clawd serve &`). The default profile is clawd's own Chromium;",
-    "`--profile chrome` is the person's own browser (only the tabs they handed over with the clawd toolbar button).",
+    'A clawd server must be running. If a command says it cannot reach one, ask the person to start it (`npm start` in',
+    'the clawd folder, or `clawd install` once and Chrome starts it); over MCP, `clawd mcp` starts what it needs.',
+    '',
+    "Two kinds of browser: the default profile (`clawd`) is clawd's own Chromium, isolated — no log-ins, good for",
+    "public pages. `--profile chrome` is the person's own browser, and only the tabs they handed you with the clawd",
+    'toolbar button (`clawd tabs --profile chrome` lists them): use it when the task needs their log-ins or a tab they',
+    'gave you.',
     '',
     '## The loop',
     '',
-    '1. `clawd start`, then `clawd navigate https://…` (it waits for the page to load).',
-    '2. `clawd snapshot`: every element you can act on, with a ref, role, name, value and state, plus headings and',
-    '   text. Long pages are cut: go on with `--after REF` (the ref the cut names). `--since ID` shows only what',
-    '   changed since an earlier snapshot (its id is on the first line).',
+    "1. `clawd navigate https://…`: starts the profile's browser if needed, waits for the load, and answers the page's",
+    '   brief view (headings and what can be acted on, with refs).',
+    '2. Look: `clawd find TEXT` answers the lines that match, with their refs — the cheapest look at a big page;',
+    '   `clawd snapshot` gives every element you can act on (ref, role, name, value, state) with headings and text.',
+    '   Long pages are cut: go on with `--after REF` (the ref the cut names).',
     '3. Act by ref: `clawd click e12`, `clawd type e3 hello --submit`, `clawd fill --fields \'[{"ref":"e4","value":"Ada"}]\'`,',
-    '   `clawd select e7 green`. Add `--snapshot diff` to see what the action changed without a second call.',
-    '4. A ref whose element changed or went is refused as stale: take a new snapshot. Refs are never reused.',
+    "   `clawd select e7 green`. `--snapshot diff` answers what the action changed (`brief`: the page's brief view,",
+    '   `full`: the whole page, `none`: just how it ended), so you rarely need a second look.',
+    '4. A ref whose element changed or went is refused as stale: look again. Refs are never reused.',
     '',
     "To read rather than act, `clawd content` gives the page's article as Markdown, far smaller than a snapshot.",
-    'When you cannot go on (a log-in, a CAPTCHA, a payment): `clawd handoff "Log in, then press Done" --wait` gives',
-    'the tab to the person (it prints a link for them) and returns when they give it back.',
+    'When you cannot go on (a log-in, a CAPTCHA, a payment): `clawd handoff "Log in, then press Done"` gives the tab',
+    'to the person and prints a link: show it to them at once. Then `clawd handoff-wait` returns when they give the',
+    'tab back; look again before acting.',
     '',
     "Every command takes `--profile NAME` and `--json` (the API's answer as JSON); commands on a tab take `--target ID`",
     '(an id or unique prefix from `clawd tabs`), `--session NAME` (tabs you change are held for you) and `--timeout MS`;',
-    'actions take `--snapshot diff|full` (answer with what the action changed, or the whole page after it).',
+    'actions take `--snapshot none|brief|diff|full`.',
     "`clawd <command> --help` lists a command's flags. Errors say what to do next.",
     '',
     '## Reading the page',
@@ -152,7 +182,8 @@ export function skillMarkdown(): string {
     '',
     '## Browser, tabs, the origin policy, the log',
     '',
-    ...byGroup(() => true),
+    // What is the person's to set (the origin policy) is not taught to agents: no MCP tool has it either.
+    ...byGroup((o) => o.mcp.tool !== null),
     '',
     `Over MCP the same operations are tools (\`clawd mcp\`): ${INSTRUCTIONS.split('. ')[0]}.`,
   ];

@@ -198,7 +198,7 @@ export const SERVER_COMMANDS: CliCommand[] = [
     usage: 'mcp [--profile NAME] [--relay-port N] [--control-port N]',
     summary: 'MCP over stdio for agents (uses a running clawd serve, or runs one while connected)',
     details:
-      'Speaks the Model Context Protocol on stdin/stdout (logs on stderr). Its tools are clients of the\nclawd serve of the home; when none runs, it starts one (detached, `serve --until-unused`) that\nstops itself, and the browsers it launched, a few seconds after its last client left: two agent\nwindows share it. MCP client configuration:\n  {"command": "npx", "args": ["clawd-browser", "mcp"]}',
+      'Speaks the Model Context Protocol on stdin/stdout (logs on stderr). Its tools are clients of the\nclawd serve of the home; when none runs, it starts one (detached, `serve --until-unused`) that\nstops itself, and the browsers it launched, a few seconds after its last client left: two agent\nwindows share it. For the tabs the person hands over in their own browser, --profile chrome. MCP\nclient configuration:\n  {"command": "clawd", "args": ["mcp", "--profile", "chrome"]}',
     flags: {
       profile: {
         type: 'string',
@@ -255,7 +255,7 @@ export const SERVER_COMMANDS: CliCommand[] = [
     usage: 'doctor',
     summary: 'check the set-up, one line per check, with fixes',
     details:
-      "Checks the control API, the token, the relay, the extension (with a real Runtime.evaluate on an\nattached tab), the browser executable and each managed profile's port. Exit code 1 if any fails.",
+      "Checks the control API, the token, the relay, the extension (with a real Runtime.evaluate on an\nattached tab), the native host (`clawd install`), the browser executable and each managed\nprofile's port. Exit code 1 if any fails (a missing native host only warns).",
     flags: { json: { type: 'boolean', help: 'the checks as JSON' } },
     async run(args, _flags, ctx) {
       noArguments(args);

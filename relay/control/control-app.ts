@@ -109,7 +109,8 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
 
   // What happened, as server-sent events, so a UI needs no polling. A subscriber that falls more
   // than EVENTS_QUEUE behind is dropped (its stream ends) rather than queued for without bound.
-  app.get('/events', (c) =>
+  // The live view reads it at /view/events, under the path its session cookie is limited to.
+  app.on('GET', ['/events', '/view/events'], (c) =>
     streamSSE(c, async (stream) => {
       const queue: Array<{ event: string; data: string }> = [];
       let wake: (() => void) | undefined;

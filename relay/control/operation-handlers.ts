@@ -25,7 +25,13 @@ export interface OperationServices {
   actions: ActionLog;
 }
 
-type Handler<O> = (services: OperationServices, profile: string, input: InputOf<O>) => Promise<ResultOf<O>>;
+/** `named`: the caller named the profile (else it is the configured default). */
+type Handler<O> = (
+  services: OperationServices,
+  profile: string,
+  input: InputOf<O>,
+  named: boolean,
+) => Promise<ResultOf<O>>;
 type Handlers = { [K in OperationName]: Handler<(typeof OPERATIONS)[K]> };
 
 export const HANDLERS: Handlers = {
@@ -70,12 +76,14 @@ export const HANDLERS: Handlers = {
   release: (s, profile, input) => s.agent.releaseHold(profile, input),
   storageExport: (s, profile, input) => s.agent.storageExport(profile, input),
   storageImport: (s, profile, input) => s.agent.storageImport(profile, input),
-  tabs: async (s, profile) => {
+  tabs: async (s, profile, _input, named) => {
     const tabs = (await s.profiles.tabs(profile)).map((tab) => {
       const holder = s.agent.holderOf(profile, tab.targetId);
       return holder ? { ...tab, holder } : tab;
     });
-    return { profile, tabs };
+    // An agent that named no profile is told of the tabs the person handed over elsewhere, and how to reach them.
+    const elsewhere = named ? [] : await s.profiles.handedOver(profile);
+    return { profile, tabs, ...(elsewhere.length > 0 ? { elsewhere } : {}) };
   },
   tabOpen: async (s, profile, input) => {
     const tab = await s.profiles.openTab(profile, input.url, input.session);
@@ -147,8 +155,10 @@ export class LocalInvoker implements Invoker {
       s: OperationServices,
       profile: string,
       input: Record<string, unknown>,
+      named: boolean,
     ) => Promise<R>;
     const name = this.services.profiles.resolve(profile);
+    const named = profile !== undefined && profile !== '';
     const began = performance.now();
     const deps = {
       log: this.services.actions,
@@ -160,7 +170,7 @@ export class LocalInvoker implements Invoker {
       const work = async () => {
         // The one gate (agent/tab-gate.ts): holds, the person's hands, what the person asked to be
         // asked. Time spent waiting there comes off the call's own bound.
-        if (!gate) return handler(this.services, name, input);
+        if (!gate) return handler(this.services, name, input, named);
         const passed = await this.services.agent.gate({
           profile: name,
           spec: gate,
@@ -174,6 +184,7 @@ export class LocalInvoker implements Invoker {
           passed.waited > 0 && typeof input.timeoutMs === 'number'
             ? { ...checked, timeoutMs: Math.max(1, input.timeoutMs - passed.waited) }
             : checked,
+          named,
         );
       };
       // While the profile is traced, each agent call is a named action in the trace.

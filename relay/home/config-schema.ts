@@ -82,7 +82,7 @@ export function defaultBrowserConfig(
   return {
     enabled: true,
     defaultProfile: 'clawd',
-    headless: false,
+    headless: true,
     noSandbox: false,
     attachOnly: false,
     extraArgs: [],

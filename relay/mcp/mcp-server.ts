@@ -9,10 +9,11 @@ import { toolGroups } from '../operations/operation-table';
 import { VERSION } from '../version';
 import { callTool, INSTRUCTIONS, toolDefinition } from './mcp-tools';
 
-export function createMcpServer(invoker: Invoker, defaultProfile: string | undefined): Server {
+/** `said`: a sentence added to the instructions (which profiles there are, when the client chose none). */
+export function createMcpServer(invoker: Invoker, defaultProfile: string | undefined, said?: string): Server {
   const server = new Server(
     { name: 'clawd-browser', version: VERSION },
-    { capabilities: { tools: {}, logging: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, logging: {} }, instructions: said ? `${INSTRUCTIONS} ${said}` : INSTRUCTIONS },
   );
   const groups = toolGroups();
   const tools = groups.map(toolDefinition);

@@ -12,6 +12,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Logger } from '../log';
 import type { ControlClient } from '../operations/control-client';
 import { ensureServer } from '../operations/local-server';
+import { profiles } from '../operations/tab-operations';
 import { createMcpServer } from './mcp-server';
 
 /** Holds an /events stream of the server open while this process runs: the server counts it as a client. */
@@ -26,6 +27,17 @@ function holdLease(client: ControlClient, log: Logger): () => void {
   );
   request.on('error', (error) => log.debug(`events stream: ${error.message}`));
   return () => request.destroy();
+}
+
+/** One sentence for the instructions: the profiles of this server, the default and the person's own named. */
+async function profilesSaid(client: ControlClient): Promise<string> {
+  const { profiles: listed } = await client.invoke(profiles, undefined, {});
+  const said = listed.map((p) =>
+    p.driver === 'extension'
+      ? `${p.profile} (the person's own browser: only the tabs they handed over${p.attachedTabs ? `, ${p.attachedTabs} now` : ''}; name it to use them)`
+      : `${p.profile} (${p.driver === 'managed' ? "clawd's own browser" : 'a remote browser'}${p.default ? ', the default' : ''})`,
+  );
+  return `Profiles: ${said.join(', ')}.`;
 }
 
 /** Serves MCP on stdin/stdout until the client goes away. */
@@ -44,7 +56,12 @@ export async function runMcpStdio(options: {
   });
   log.info(`MCP over stdio, using the clawd server at ${client.url}`);
   const release = holdLease(client, log);
-  const server = createMcpServer(client, options.profile);
+  // With no profile chosen, the agent is told which there are, and which one is the person's browser.
+  const server = createMcpServer(
+    client,
+    options.profile,
+    options.profile === undefined ? await profilesSaid(client).catch(() => undefined) : undefined,
+  );
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

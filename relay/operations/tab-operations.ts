@@ -113,23 +113,32 @@ export const profiles = operation<{ defaultProfile: string; profiles: Array<Prof
 
 export type ListedTab = Tab & { holder?: HolderView };
 
-export const tabs = operation<{ profile: string; tabs: ListedTab[] }>()({
+const tabLine = (t: ListedTab) =>
+  `${short(t.targetId)}  ${t.title || '(untitled)'}  ${t.url}${t.holder ? `  [${t.holder.kind === 'agent' ? `held by ${t.holder.session}` : 'with the person'}]` : ''}`;
+
+export const tabs = operation<{
+  profile: string;
+  tabs: ListedTab[];
+  /** When no profile was named: tabs the person handed over in their own browser, by the profile that reaches them. */
+  elsewhere?: Array<{ profile: string; tabs: Tab[] }>;
+}>()({
   name: 'tabs',
-  summary: 'list the tabs, with who holds each',
+  summary: "list the tabs, with who holds each (naming no profile: the person's handed-over tabs too)",
+  details:
+    "Without a profile named, the answer's `elsewhere` also lists the tabs the person handed over in their own browser (an extension profile, e.g. `chrome`): name that profile to use them.",
   input: none,
   http: { method: 'GET', path: '/tabs' },
   cli: { group: 'profiles' },
   mcp: { tool: 'tabs', as: 'list' },
   example: {},
   text: (r) =>
-    r.tabs.length === 0
-      ? 'no tabs'
-      : r.tabs
-          .map(
-            (t) =>
-              `${short(t.targetId)}  ${t.title || '(untitled)'}  ${t.url}${t.holder ? `  [${t.holder.kind === 'agent' ? `held by ${t.holder.session}` : 'with the person'}]` : ''}`,
-          )
-          .join('\n'),
+    [
+      r.tabs.length === 0 ? `no tabs in profile ${r.profile}` : r.tabs.map(tabLine).join('\n'),
+      ...(r.elsewhere ?? []).map(
+        (e) =>
+          `handed over by the person in profile ${e.profile} (name that profile to use them):\n${e.tabs.map((t) => `  ${tabLine(t)}`).join('\n')}`,
+      ),
+    ].join('\n'),
 });
 
 export const tabOpen = operation<Tab>()({

@@ -25,7 +25,8 @@ export class ExtensionDriver implements ProfileDriver {
         ? undefined
         : new ClawdError(
             'evaluate_disabled',
-            `evaluate is off for the ${this.name} profile: it is your own, logged-in browser. To allow it, set "evaluateEnabled": true in the browser section of config.json and restart clawd serve`,
+            // Said to the agent: what it can do instead, not how to lift the person's gate.
+            `evaluate is off for the ${this.name} profile (the person's own, logged-in browser; only the person can allow it): use snapshot, find, content or the actions instead`,
           ),
   };
 

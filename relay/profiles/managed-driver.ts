@@ -4,7 +4,8 @@
 import path from 'node:path';
 import type { Logger } from '../log';
 import type { CdpHttp, CdpTarget, CdpVersion } from '../browser/cdp-http';
-import { browserVersion, findExecutable } from '../browser/executable';
+import { browserVersion } from '../browser/browser-version';
+import { findExecutable } from '../browser/executable';
 import { decideLaunch } from '../browser/launch-args';
 import { ManagedBrowser } from '../browser/managed-browser';
 import { isPortFree } from '../browser/ports';
@@ -21,15 +22,11 @@ function profileDir(home: string, name: string): string {
 export class ManagedDriver implements ProfileDriver {
   readonly driver = 'managed' as const;
   readonly policyEnforcement = 'interception' as const;
-  // The agent's own browser: headless pages would hang on a dialog, and a tab behind another one
-  // paints nothing to capture, so it is brought to the front.
-  readonly pages: PagePolicy = {
-    unarmedDialogs: 'dismiss',
-    captureFront: 'always',
-    cancelsDownloads: true,
-    evaluateRefusal: () => undefined,
-    noTabs: 'this profile has no open tab: open one first (POST /tabs/open, clawd open URL)',
-  };
+  // The agent's own browser: headless pages would hang on a dialog, and a headless tab behind
+  // another one paints nothing to capture, so it is brought to the front. A headed one (headless
+  // false) has windows on the person's screen: it is brought to the front only when its capture
+  // stalls, never raised over the person's work for every screenshot.
+  readonly pages: PagePolicy;
   readonly ownFolder: string;
   readonly userDataDir: string;
   readonly cdp: CdpHttp;
@@ -46,6 +43,13 @@ export class ManagedDriver implements ProfileDriver {
     this.ownFolder = profileDir(home, name);
     this.userDataDir = path.join(this.ownFolder, 'user-data');
     this.#choice = decideLaunch(settings);
+    this.pages = {
+      unarmedDialogs: 'dismiss',
+      captureFront: this.#choice.headless ? 'always' : 'when-stalled',
+      cancelsDownloads: true,
+      evaluateRefusal: () => undefined,
+      noTabs: 'this profile has no open tab: open one first (POST /tabs/open, clawd open URL)',
+    };
     this.#browser = new ManagedBrowser({
       name,
       userDataDir: this.userDataDir,

@@ -284,6 +284,16 @@ export class ProfileService {
     return (await (await this.ensureRunning(name)).cdp.list()).map(toTab);
   }
 
+  /** The tabs the person handed over in their own browser (extension profiles other than `except`, connected). */
+  async handedOver(except: string): Promise<Array<{ profile: string; tabs: Tab[] }>> {
+    const found = await Promise.all(
+      this.profilesOf('extension')
+        .filter((name) => name !== except)
+        .map(async (name) => ({ profile: name, tabs: await this.tabs(name).catch(() => []) })),
+    );
+    return found.filter((p) => p.tabs.length > 0);
+  }
+
   async openTab(name: string, url: unknown, session?: string): Promise<Tab> {
     const target = checkOpenUrl(url);
     this.checkUrl(name, target);

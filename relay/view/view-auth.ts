@@ -2,7 +2,10 @@
 // link it prints carries the code in its #fragment, which browsers never send to a server, put
 // in a Referer or log. The page trades the code (POST /view/login, once, within a minute) for a
 // view session: an HttpOnly, SameSite=Strict cookie, so page scripts never see it and other
-// sites cannot ride it. The token itself never reaches the browser.
+// sites cannot ride it. Cookies are per host, not per port: its name carries the server's port (a
+// second clawd server never overwrites it), and it is sent only under /view, where every route
+// of the view lives — another server on 127.0.0.1 the person visits is sent it only there.
+// The token itself never reaches the browser.
 // Only a session from `clawd view`'s own link may answer the questions agents ask the person: the
 // link a hand-over gives is an agent's to pass on (and its own browser could open it), so a
 // session made from it watches and acts, but never allows anything. Expiry is checked on use:
@@ -10,7 +13,6 @@
 
 import { mintSecret, OneTimeCodes } from '../http/one-time-codes';
 
-const VIEW_COOKIE = 'clawd_view';
 const CODE_TTL_MS = 60_000;
 /** The longest a code may wait: a hand-over's link lives as long as the hand-over, at most this. */
 const MAX_CODE_TTL_MS = 10 * 60_000;
@@ -47,14 +49,14 @@ export class ViewAuth {
     return { session, maxAgeSeconds: SESSION_TTL_MS / 1000 };
   }
 
-  /** True when the request's Cookie header carries a live view session. */
-  hasSession(cookieHeader: string | undefined): boolean {
-    return this.#session(cookieHeader) !== undefined;
+  /** True when the request's Cookie header carries a live view session of the server on `port`. */
+  hasSession(cookieHeader: string | undefined, port: number): boolean {
+    return this.#session(cookieHeader, port) !== undefined;
   }
 
   /** True when that session may answer the questions agents ask the person. */
-  mayAnswer(cookieHeader: string | undefined): boolean {
-    return this.#session(cookieHeader)?.answers === true;
+  mayAnswer(cookieHeader: string | undefined, port: number): boolean {
+    return this.#session(cookieHeader, port)?.answers === true;
   }
 
   close(): void {
@@ -63,8 +65,8 @@ export class ViewAuth {
     this.#answering.clear();
   }
 
-  #session(cookieHeader: string | undefined): { expires: number; answers: boolean } | undefined {
-    const session = cookieOf(cookieHeader, VIEW_COOKIE);
+  #session(cookieHeader: string | undefined, port: number): { expires: number; answers: boolean } | undefined {
+    const session = cookieOf(cookieHeader, viewCookieName(port));
     if (session === undefined) return undefined;
     const found = this.#sessions.get(session);
     if (found === undefined) return undefined;
@@ -84,6 +86,11 @@ function cookieOf(header: string | undefined, name: string): string | undefined 
   return undefined;
 }
 
-export function sessionCookie(session: string, maxAgeSeconds: number): string {
-  return `${VIEW_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAgeSeconds}`;
+/** The view session's cookie name on the server listening on `port`. */
+export function viewCookieName(port: number): string {
+  return `clawd_view_${port}`;
+}
+
+export function sessionCookie(session: string, maxAgeSeconds: number, port: number): string {
+  return `${viewCookieName(port)}=${session}; HttpOnly; SameSite=Strict; Path=/view; Max-Age=${maxAgeSeconds}`;
 }

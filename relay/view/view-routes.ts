@@ -27,7 +27,7 @@ const SESSION_PATHS = new Set([
   '/view/api/questions',
   '/view/api/answer',
   '/view/ws',
-  '/events',
+  '/view/events',
 ]);
 
 export function isViewPath(path: string): boolean {
@@ -50,7 +50,7 @@ export function viewGuard(options: ViewRouteOptions): MiddlewareHandler {
         origin: c.req.header('origin'),
         authorization: c.req.header('authorization'),
         url,
-        viewSession: options.auth.hasSession(c.req.header('cookie')),
+        viewSession: options.auth.hasSession(c.req.header('cookie'), options.port()),
       },
       { token: options.token, port: options.port(), open: OPEN_PATHS.has(url.pathname) },
     );
@@ -112,7 +112,7 @@ export function registerViewRoutes(
         'This link was used already or is older than a minute: run `clawd view` for a new one',
       );
     return c.json({ ok: true }, 200, {
-      'Set-Cookie': sessionCookie(session.session, session.maxAgeSeconds),
+      'Set-Cookie': sessionCookie(session.session, session.maxAgeSeconds, options.port()),
       'Cache-Control': 'no-store',
     });
   });
@@ -139,13 +139,13 @@ export function registerViewRoutes(
   app.get('/view/api/questions', (c) =>
     c.json({
       questions: agent.view.questions(service.resolve(c.req.query('profile'))),
-      mayAnswer: auth.mayAnswer(c.req.header('cookie')),
+      mayAnswer: auth.mayAnswer(c.req.header('cookie'), options.port()),
     }),
   );
   // The person's Allow or Deny: only from a view signed in with the person's own link (`clawd
   // view`), never with the token or a hand-over's link — an agent must not answer its own question.
   app.post('/view/api/answer', async (c) => {
-    if (!auth.mayAnswer(c.req.header('cookie')))
+    if (!auth.mayAnswer(c.req.header('cookie'), options.port()))
       throw new ClawdError(
         'unauthorized',
         "questions are answered by the person: in the side panel, or in the live view opened from the link `clawd view` prints (a hand-over's link only watches)",
@@ -180,7 +180,7 @@ export function attachViewSocket(
         origin: req.headers.origin,
         authorization: req.headers.authorization,
         url,
-        viewSession: options.auth.hasSession(req.headers.cookie),
+        viewSession: options.auth.hasSession(req.headers.cookie, options.port()),
       },
       { token: options.token, port: options.port(), open: false },
     );

@@ -22,7 +22,8 @@ import { NOISE_PAGE, screenshot } from './cases/screenshot';
 import { snapshotCorpus } from './cases/snapshot-corpus';
 import { targetFuzz } from './cases/target-fuzz';
 import { manyPage, snapshotScale } from './cases/snapshot-scale';
-import { browserVersion, findExecutable } from '../../relay/browser/executable';
+import { browserVersion } from '../../relay/browser/browser-version';
+import { findExecutable } from '../../relay/browser/executable';
 import { openBenchTab, startBenchPages, startRelayProcess, type BenchTab } from './fixture';
 import type { CaseResult } from './stats';
 

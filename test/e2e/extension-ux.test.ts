@@ -163,6 +163,13 @@ describe('settings', () => {
       expect(await browser.optionsStatus()).toMatch(
         /^Status: error \(another browser connected to the relay; click the clawd button to take it back\)/,
       );
+      // Its worker stopped and started again (the options page wakes it): it stays aside.
+      await browser.terminateWorker();
+      expect(await browser.optionsStatus()).toMatch(
+        /^Status: error \(another browser connected to the relay; click the clawd button to take it back\)/,
+      );
+      await quiet(4_000);
+      expect(await other.optionsStatus()).toMatch(/^Status: connected/);
       // The first browser's click takes the relay back and hands its tab over.
       await browser.clickToolbar(page);
       await until("the first browser's tab to be attached", () =>

@@ -63,6 +63,7 @@ describe('faults', () => {
     try {
       const started = Date.now();
       await until('the extension to reconnect', () => restarted.switchboard.extensionConnected, 5_000, 20);
+      console.log(`relay restart: the extension was back ${Date.now() - started} ms after the relay was`);
       await until(
         'the tab to reappear',
         () => restarted.switchboard.tabs().some((t) => t.targetId === tab.pageTargetId),

@@ -249,6 +249,44 @@ describe('two MCP clients at once', () => {
   });
 });
 
+describe("an agent that names no profile finds the person's tabs", () => {
+  const ctx = useAgentDriver(extensionDriver);
+
+  it(
+    'its instructions name the profile of the person’s browser, and tabs lists their handed-over tab and how to reach it',
+    { timeout: 60_000 },
+    async () => {
+      const { client } = await connect(['--home', ctx.d.server.home]);
+      try {
+        expect(client.getInstructions()).toMatch(
+          new RegExp(
+            `Profiles: .*${ctx.d.profile} \\(the person's own browser: only the tabs they handed over, 1 now; name it to use them\\)`,
+          ),
+        );
+        const listed = text(await call(client, 'tabs'));
+        expect(listed).toContain(
+          `handed over by the person in profile ${ctx.d.profile} (name that profile to use them):`,
+        );
+        expect(listed).toContain(ctx.d.targetId.slice(0, 8));
+        // Named, it reads the tab.
+        const snapshot = await call(client, 'snapshot', { profile: ctx.d.profile, targetId: ctx.d.targetId });
+        expect(snapshot.isError, text(snapshot)).toBeFalsy();
+        expect(text(snapshot)).toContain('heading "home"');
+      } finally {
+        await client.close();
+      }
+      // An agent that chose the profile is not told of it again.
+      const { client: chosen } = await connect(['--home', ctx.d.server.home, '--profile', ctx.d.profile]);
+      try {
+        expect(chosen.getInstructions()).not.toContain('Profiles:');
+        expect(text(await call(chosen, 'tabs'))).not.toContain('handed over by the person');
+      } finally {
+        await chosen.close();
+      }
+    },
+  );
+});
+
 describe('clawd mcp over stdio with no server running', () => {
   it(
     'runs its own server for the session, starts the managed browser on the first call, and leaves nothing behind',

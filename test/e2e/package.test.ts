@@ -1,17 +1,22 @@
 // The package a user installs: `npm pack` of this build, installed globally into a temporary
 // prefix (no clone, no dev dependencies), gives a working `clawd` with the extension inside it:
-// the version, a serve whose banner names the installed extension folder, and an agent command
-// on a managed profile.
+// the version, a serve whose banner names the installed extension folder, an agent command on a
+// managed profile, `clawd install` writing a host that runs the installed clawd, and `clawd mcp`.
+// And the clone's own way the README gives: `npx clawd` inside it.
 
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NATIVE_HOST_NAME } from '../../shared/native-host-protocol';
 import { VERSION } from '../../relay/version';
 import { runCli, startCli } from '../helpers/cli';
 import { startPageServer, type PageServer } from '../helpers/pages';
+import { until } from '../helpers/waits';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -90,4 +95,48 @@ describe('the installed package', () => {
       }
     },
   );
+
+  it(
+    'installs its native host for a browser folder, pointing at the installed clawd, and serves MCP',
+    { timeout: 90_000 },
+    async () => {
+      const home = path.join(dir, 'host-home');
+      const browserDir = path.join(dir, 'browser');
+      const installed = await runCli(['install', '--home', home, '--user-data-dir', browserDir], {}, 15_000, bin);
+      expect(installed.code, installed.stderr).toBe(0);
+      const manifest = JSON.parse(
+        readFileSync(path.join(browserDir, 'NativeMessagingHosts', `${NATIVE_HOST_NAME}.json`), 'utf8'),
+      ) as { path: string };
+      // The installed `clawd` as it was run (the global bin, which an upgrade of the package keeps pointing right).
+      expect(readFileSync(manifest.path, 'utf8')).toContain(`'${bin}' 'native-host' '--home' '${home}'`);
+
+      // `clawd mcp` from the package: its tools, listed over stdio (the server it starts stops after it).
+      const client = new Client({ name: 'clawd-package-test', version: '1' });
+      await client.connect(
+        new StdioClientTransport({
+          command: bin,
+          args: ['mcp', '--home', path.join(dir, 'mcp-home'), '--relay-port', '0', '--control-port', '0'],
+          stderr: 'ignore',
+        }),
+      );
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['snapshot', 'act', 'tabs', 'navigate']));
+      } finally {
+        await client.close();
+      }
+      // It stops 3 s after its last client; a client gone before its lease reached the server counts as none came (30 s).
+      await until(
+        'its server to stop after its last client',
+        () => !existsSync(path.join(dir, 'mcp-home', 'serve.json')),
+        45_000,
+      );
+    },
+  );
+});
+
+describe('the clone', () => {
+  it('runs `npx clawd` inside it, as the README says', async () => {
+    expect((await npm(['exec', '--no-install', '--', 'clawd', '--version'], ROOT)).trim()).toBe(VERSION);
+  });
 });

@@ -1,5 +1,5 @@
 // Who may open the live view: the page and its code exchange are open; its tab list, socket and
-// /events need the token or the view session (a cookie got once for a one-time code); only
+// /view/events need the token or the view session (a cookie got once for a one-time code); only
 // the control API's own origin is let in, and only on those routes. The token never shows in a
 // link, a page or the server's log.
 
@@ -59,8 +59,9 @@ describe('live view access', () => {
     expect((await login('https://evil.example')).status).toBe(403); // and the code is not spent by it
     const first = await login(self());
     expect(first.status).toBe(200);
+    // Named after this server's port: browsers send a host's cookies to every port of it.
     expect(String(first.headers['set-cookie'])).toMatch(
-      /^clawd_view=[\w-]+; HttpOnly; SameSite=Strict; Path=\/; Max-Age=\d+$/,
+      new RegExp(`^clawd_view_${port}=[\\w-]+; HttpOnly; SameSite=Strict; Path=/view; Max-Age=\\d+$`),
     );
     const again = await login(self());
     expect(again.status).toBe(401);
@@ -90,20 +91,23 @@ describe('live view access', () => {
     expect(answered.json()).toEqual({ answered: false });
   });
 
-  it('opens the tab list, /events and the socket to the view session or the token, and to no one else', async () => {
+  it('opens the tab list, events and the socket to the view session or the token, and to no one else', async () => {
     const cookie = await signIn();
     const asView = { host: host(), origin: self(), cookie };
     expect((await rawRequest(port, '/view/api/tabs', { headers: asView })).status).toBe(200);
     expect((await rawRequest(port, '/view/api/tabs', { headers: { host: host(), origin: self() } })).status).toBe(401);
     expect(
-      (await rawRequest(port, '/view/api/tabs', { headers: { host: host(), cookie: 'clawd_view=forged' } })).status,
+      (await rawRequest(port, '/view/api/tabs', { headers: { host: host(), cookie: `clawd_view_${port}=forged` } }))
+        .status,
     ).toBe(401);
     expect(
       (await rawRequest(port, '/view/api/tabs', { headers: { ...asView, origin: 'https://evil.example' } })).status,
     ).toBe(403);
 
-    expect((await rawRequest(port, '/events', { headers: asView, headersOnly: true })).status).toBe(200);
-    expect((await rawRequest(port, '/events', { headers: { host: host() }, headersOnly: true })).status).toBe(401);
+    // The view reads events at /view/events (where its cookie is sent); /events is the token's.
+    expect((await rawRequest(port, '/view/events', { headers: asView, headersOnly: true })).status).toBe(200);
+    expect((await rawRequest(port, '/view/events', { headers: { host: host() }, headersOnly: true })).status).toBe(401);
+    expect((await rawRequest(port, '/events', { headers: asView, headersOnly: true })).status).toBe(403); // a web origin
     expect(
       (
         await rawRequest(port, '/events', {
@@ -123,7 +127,7 @@ describe('live view access', () => {
 
     const socket = `ws://${host()}/view/ws`;
     expect(await upgradeStatus(socket)).toBe(401);
-    expect(await upgradeStatus(socket, { cookie: 'clawd_view=forged' }, self())).toBe(401);
+    expect(await upgradeStatus(socket, { cookie: `clawd_view_${port}=forged` }, self())).toBe(401);
     expect(await upgradeStatus(socket, { cookie }, 'https://evil.example')).toBe(403);
     expect(await upgradeStatus(socket, { cookie, host: `evil.example:${port}` }, self())).toBe(403); // DNS rebinding
     expect(await upgradeStatus(socket, { cookie }, self())).toBe(101);

@@ -83,13 +83,16 @@ describe('ViewAuth', () => {
     const session = auth.redeem(code)!;
     expect(session.session).not.toBe(code);
     expect(auth.redeem(code)).toBeUndefined();
-    expect(auth.hasSession(`a=b; clawd_view=${session.session}`)).toBe(true);
-    expect(auth.hasSession('clawd_view=other')).toBe(false);
+    expect(auth.hasSession(`a=b; clawd_view_18791=${session.session}`, 18791)).toBe(true);
+    expect(auth.hasSession('clawd_view_18791=other', 18791)).toBe(false);
+    // Another server's port: its cookie is not this one's (and this one's is never sent there).
+    expect(auth.hasSession(`clawd_view_18791=${session.session}`, 18795)).toBe(false);
+    expect(auth.hasSession(`clawd_view=${session.session}`, 18791)).toBe(false);
     const late = auth.code().code;
     now += 61_000;
     expect(auth.redeem(late)).toBeUndefined();
     now += 13 * 60 * 60_000;
-    expect(auth.hasSession(`clawd_view=${session.session}`)).toBe(false);
+    expect(auth.hasSession(`clawd_view_18791=${session.session}`, 18791)).toBe(false);
     // A hand-over's link lives as long as the hand-over, never past 10 minutes.
     const handover = auth.code(5 * 60_000).code;
     expect(auth.code(60 * 60_000).expiresInMs).toBe(10 * 60_000);

@@ -170,11 +170,15 @@ describe('the operation table', () => {
     },
   );
 
-  it('the skill lists every command, and docs/reference.md is the one the table generates (npm run build writes it)', () => {
+  it("the skill lists every command an agent may use (not the person's policy), and docs/reference.md is the one the table generates (npm run build writes it)", () => {
     const skill = skillMarkdown();
     expect(skill).toMatch(/^---\nname: clawd-browser\ndescription: .+\n---\n/);
     for (const operation of OPERATION_LIST)
-      expect(skill, operation.name).toContain(`\`clawd ${commandName(operation)}`);
+      if (operation.mcp.tool === null) expect(skill, operation.name).not.toContain(`clawd ${commandName(operation)}`);
+      else expect(skill, operation.name).toContain(`\`clawd ${commandName(operation)}`);
+    // Never tells an agent to start a server in the background, nor to wait before the person has the link.
+    expect(skill).not.toMatch(/serve &|clawd handoff "[^"\n]*" --wait/);
+    expect(skill).toContain('--snapshot none|brief|diff|full');
     expect(readFileSync(path.join(ROOT, 'docs/reference.md'), 'utf8')).toBe(referenceMarkdown());
   });
 });

@@ -1,7 +1,7 @@
 // The live view page: signs in with the one-time code from the link's #fragment (then drops it
 // from the address bar), lists the running profiles' tabs, and shows the chosen one through
 // `/view/ws`: frames on the canvas (screen.ts), who controls the tab, and the buttons to take it,
-// give it back and navigate. `/events` keeps the tab list current without polling, the list of
+// give it back and navigate. `/view/events` keeps the tab list current without polling, the list of
 // what agents did in the tab (the action log) growing as they act, and the questions agents ask
 // the person (Allow, Deny) — the same two pieces the extension's side panel shows (ui/).
 
@@ -234,7 +234,7 @@ function wire(): void {
     resizeTimer = window.setTimeout(() => send({ t: 'size', ...screen.wantedSize() }), 250);
   });
   // Tabs come and go: refresh the list on what /events says, a moment after it says it.
-  const events = new EventSource('/events');
+  const events = new EventSource('/view/events');
   let refresh: number | undefined;
   const later = () => {
     clearTimeout(refresh);
