@@ -70,7 +70,8 @@ const connection: RelayConnection = new RelayConnection({
   status: (status, detail) => {
     paintAttached(status, detail);
     // Not reachable (or not configured): the native host, if installed, knows or starts the server.
-    if (status === 'error' || status === 'unconfigured') void hosts.ask();
+    // Not when stepped aside for another browser: its answer must not take the relay back.
+    if ((status === 'error' && !connection.aside) || status === 'unconfigured') void hosts.ask();
     panels.status(status, status === 'connected' ? 'Connected to clawd.' : `Not connected to clawd: ${detail}`);
   },
   consent: (frame) => panels.state(frame.state),

@@ -82,6 +82,11 @@ export class RelayConnection {
 
   constructor(private readonly hooks: RelayConnectionHooks) {}
 
+  /** Stepped aside for another browser: only a click or new settings take the relay back. */
+  get aside(): boolean {
+    return this.#parked;
+  }
+
   /** The relay's origin, http://127.0.0.1:<port>, once configured. */
   get relayOrigin(): string | undefined {
     return this.#settings ? `http://127.0.0.1:${this.#settings.relayPort}` : undefined;

@@ -60,7 +60,12 @@ export async function runMcpStdio(options: {
   const server = createMcpServer(
     client,
     options.profile,
-    options.profile === undefined ? await profilesSaid(client).catch(() => undefined) : undefined,
+    options.profile === undefined
+      ? await profilesSaid(client).catch((error: Error) => {
+          log.warn(`could not list the profiles for the instructions: ${error.message}`);
+          return undefined;
+        })
+      : undefined,
   );
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
