@@ -128,7 +128,13 @@ export interface HandBackFrame {
 export interface PersonInputFrame {
   type: 'personInput';
   tabId: number;
+  /** What the page saw since its last word (at most PERSON_INPUTS_MAX); absent from an older extension. */
+  inputs?: PersonInput[];
 }
+/** One input the page's watch saw: a key pressed (and which), a mouse press, the wheel, a touch. */
+export type PersonInput = { kind: 'key'; key?: string } | { kind: 'mouse' } | { kind: 'wheel' } | { kind: 'touch' };
+/** The most inputs one personInput frame carries (the watch keeps the last ones). */
+export const PERSON_INPUTS_MAX = 32;
 /** A side panel (or the options page) opened or closed: the relay sends consent state while one is open. */
 export interface PanelFrame {
   type: 'panel';
@@ -220,6 +226,13 @@ export type Parsed<T> = { ok: true; frame: T } | { ok: false; error: string };
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStr = (v: unknown): v is string => typeof v === 'string';
+const INPUT_KINDS: ReadonlySet<unknown> = new Set(['key', 'mouse', 'wheel', 'touch']);
+const isPersonInput = (v: unknown): boolean =>
+  isObj(v) && INPUT_KINDS.has(v.kind) && (v.key === undefined || (v.kind === 'key' && isStr(v.key)));
+/** The inputs a page's watch reported that a personInput frame may carry (the last PERSON_INPUTS_MAX good ones), or undefined. */
+export function personInputsOf(v: unknown): PersonInput[] | undefined {
+  return Array.isArray(v) ? (v.filter(isPersonInput) as PersonInput[]).slice(-PERSON_INPUTS_MAX) : undefined;
+}
 const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
 const optStr = (v: unknown) => v === undefined || isStr(v);
 const optObj = (v: unknown) => v === undefined || isObj(v);
@@ -297,7 +310,13 @@ const extensionChecks: Record<ExtensionFrame['type'], (f: Obj) => string | null>
   ping: () => null,
   handBack: (f) => (isInt(f.tabId) ? null : 'tabId must be an integer'),
   tabParked: (f) => (!isInt(f.tabId) ? 'tabId must be an integer' : !isStr(f.url) ? 'url must be a string' : null),
-  personInput: (f) => (isInt(f.tabId) ? null : 'tabId must be an integer'),
+  personInput: (f) =>
+    !isInt(f.tabId)
+      ? 'tabId must be an integer'
+      : f.inputs !== undefined &&
+          !(Array.isArray(f.inputs) && f.inputs.length <= PERSON_INPUTS_MAX && f.inputs.every(isPersonInput))
+        ? `inputs must be at most ${PERSON_INPUTS_MAX} of {kind: key|mouse|wheel|touch, key?}`
+        : null,
   panel: (f) => (typeof f.open === 'boolean' ? null : 'open must be true or false'),
   person: (f) => personSayProblem(f.say),
 };

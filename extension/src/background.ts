@@ -9,6 +9,7 @@
 
 import {
   PROTOCOL_VERSION,
+  personInputsOf,
   type BrowserInfo,
   type HelloFrame,
   type PersonFrame,
@@ -21,7 +22,7 @@ import { HostLookups } from './native-host';
 import { PermissionGrants } from './permission-grants';
 import { PolicyRules } from './policy-rules';
 import { PersonRefusal, RelayConnection, type LinkStatus } from './relay-connection';
-import { agentsMayOpenTabs, loadSettings, saveSettings } from './settings';
+import { agentsMayOpenTabs, loadSettings, saveSettings, setAgentsMayOpenTabs } from './settings';
 import { TabGroups } from './tab-groups';
 import { attachRefusal, backOnTheWeb, TabAttachments } from './tab-attachments';
 
@@ -133,7 +134,7 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       if (!(await agentsMayOpenTabs())) {
         throw new PersonRefusal(
           'tab_open_refused',
-          'the person does not let agents open tabs in their browser (the clawd extension\'s option "Agents may open tabs in my browser" is off): use a tab they hand over',
+          'the person does not let agents open tabs in their browser (the clawd extension\'s option "Agents may open tabs in my browser" is off: they turned it off, or pressed Stop): use a tab they hand over',
         );
       }
       const tab = await chrome.tabs.create({ url: frame.url, active: frame.active });
@@ -406,11 +407,18 @@ chrome.runtime.onConnect.addListener((port) => {
     panels.add(port);
 });
 
-/** What the person said in the side panel; Stop takes every tab back here, at once, before the relay hears it. */
+/**
+ * What the person said in the side panel; Stop takes every tab back here, at once, before the relay
+ * hears it, and keeps agents from opening new ones until the person lets them again (an agent that
+ * runs on would otherwise be back in a moment).
+ */
 async function personSaid(say: PersonFrame['say']): Promise<void> {
   await started;
   if ('stop' in say)
-    await Promise.all(attachments.tabIds.map((tabId) => attachments.release(tabId, 'stopped by the person')));
+    await Promise.all([
+      setAgentsMayOpenTabs(false),
+      ...attachments.tabIds.map((tabId) => attachments.release(tabId, 'stopped by the person')),
+    ]);
   connection.send({ type: 'person', say });
 }
 
@@ -418,7 +426,9 @@ async function personSaid(say: PersonFrame['say']): Promise<void> {
 async function watch(tabId: number, frameId?: number): Promise<void> {
   const target = frameId === undefined ? { tabId, allFrames: true } : { tabId, frameIds: [frameId] };
   await chrome.scripting.executeScript({ target, files: ['person-watch.js'], injectImmediately: true }).catch(() => {
-    // A frame that cannot take it (a browser page, an about:blank frame): nothing to watch there.
+    // A frame that cannot take it (a browser page, another extension's, one removed meanwhile): nothing
+    // to watch there. Every web frame takes it — about:blank, srcdoc, data:, blob: and sandboxed
+    // ones too (measured on Chromium 156); a blob: frame has no DOMContentLoaded, its commit suffices.
   });
 }
 
@@ -443,7 +453,10 @@ chrome.runtime.onMessage.addListener((message: unknown, sender, reply) => {
   const type = (message as { type?: string })?.type;
   if (type === 'clawd-person') {
     const tabId = sender.tab?.id;
-    if (tabId !== undefined && attachments.has(tabId)) connection.send({ type: 'personInput', tabId });
+    // Only what the relay can read goes (it drops the link on a frame it cannot).
+    const inputs = personInputsOf((message as { inputs?: unknown }).inputs);
+    if (tabId !== undefined && attachments.has(tabId))
+      connection.send({ type: 'personInput', tabId, ...(inputs ? { inputs } : {}) });
     return false;
   }
   if (type !== 'status') return false;

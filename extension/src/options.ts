@@ -5,7 +5,7 @@ import { ASK_KINDS, ASK_KIND_TEXT, type AskKind } from '../../shared/ask-kinds';
 import { DEFAULT_RELAY_PORT } from '../../shared/defaults';
 import { checkRelay } from './connection-check';
 import { CONSENT_PORT, type PanelMessage, type WorkerMessage } from './consent-port';
-import { agentsMayOpenTabs, loadSettings, saveSettings, setAgentsMayOpenTabs } from './settings';
+import { bindAgentsMayOpenTabs, loadSettings, saveSettings } from './settings';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const portInput = $<HTMLInputElement>('port');
@@ -62,9 +62,7 @@ setInterval(() => void refreshLive(), 2_000);
 
 // The person's say: may agents open tabs here (kept in the extension, which refuses them), and
 // what to be asked before (clawd's, through the same port the side panel uses).
-const mayOpen = $<HTMLInputElement>('may-open');
-void agentsMayOpenTabs().then((allowed) => (mayOpen.checked = allowed));
-mayOpen.addEventListener('change', () => void setAgentsMayOpenTabs(mayOpen.checked));
+bindAgentsMayOpenTabs($<HTMLInputElement>('may-open'));
 
 const ask = $<HTMLFieldSetElement>('ask');
 ask.disabled = true;

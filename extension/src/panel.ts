@@ -1,13 +1,15 @@
 // The side panel (and the same page opened as a tab): the consent state the relay sends through
 // the worker — the questions waiting for the person with Allow and Deny, Stop, the tabs agents
 // have and who holds each, what agents did (the same list the live view shows), the origin policy
-// with "Block this site" for the tab beside the panel, and what the person is asked before.
+// with "Block this site" for the tab beside the panel, what the person is asked before, and
+// whether agents may open tabs here (Stop turns it off: an agent running on must not come back).
 // Everything it says goes back over the same port to the worker.
 
 import { ASK_KINDS, ASK_KIND_TEXT, type AskKind } from '../../shared/ask-kinds';
 import type { ConsentState } from '../../shared/consent-state';
 import { ActionList, QuestionList } from '../../ui/agent-activity';
 import { CONSENT_PORT, type PanelMessage, type WorkerMessage } from './consent-port';
+import { bindAgentsMayOpenTabs } from './settings';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const ui = {
@@ -108,6 +110,7 @@ ui.ask.addEventListener('change', () => {
   say({ say: { ask: kinds } });
 });
 ui.stop.addEventListener('click', () => say({ say: { stop: true } }));
+bindAgentsMayOpenTabs($<HTMLInputElement>('may-open'));
 ui.block.addEventListener('click', () => {
   if (ui.block.dataset.origin) say({ say: { block: ui.block.dataset.origin } });
 });

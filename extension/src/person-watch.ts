@@ -1,29 +1,44 @@
 // Put into the frames of an attached tab only (chrome.scripting, by the worker, at attach and
 // at each navigation), never into the person's other tabs: tells the worker that the page saw a
 // key, a click, a touch or the wheel that the browser marks as trusted — the person's, or an
-// agent's input dispatched through the debugger (the relay tells them apart: every agent input
-// goes through it). At most one message per 200 ms, the last one always sent, so the relay
-// knows when the person's last input was. The worker's 'clawd-unwatch' (on release) stops it.
+// agent's input dispatched through the debugger (the relay tells them apart by what was seen —
+// which key, a press, the wheel — against the agents' input commands, which all go through it).
+// At most one message per 200 ms, carrying what was seen since the last, the last one always
+// sent, so the relay knows when the person's last input was. The worker's 'clawd-unwatch' (on
+// release) stops it.
+
+import { PERSON_INPUTS_MAX, type PersonInput } from '../../shared/protocol';
 
 const WATCHING = '__clawdPersonWatch';
 const EVERY_MS = 200;
 const INPUTS = ['keydown', 'mousedown', 'wheel', 'touchstart'] as const;
+
+function inputOf(event: Event): PersonInput {
+  if (event.type === 'keydown') return { kind: 'key', key: (event as KeyboardEvent).key };
+  return { kind: event.type === 'mousedown' ? 'mouse' : event.type === 'wheel' ? 'wheel' : 'touch' };
+}
 
 (() => {
   const scope = globalThis as unknown as Record<string, unknown>;
   if (scope[WATCHING]) return; // put in twice (attach, then the navigation's commit)
   let last = 0;
   let trailing: ReturnType<typeof setTimeout> | undefined;
+  let seenSince: PersonInput[] = [];
   const tell = () => {
     last = Date.now();
+    const inputs = seenSince;
+    seenSince = [];
     try {
-      chrome.runtime.sendMessage({ type: 'clawd-person' }).catch(() => stop()); // the worker could not take it
+      chrome.runtime.sendMessage({ type: 'clawd-person', inputs }).catch(() => stop()); // the worker could not take it
     } catch {
       stop(); // the extension was reloaded: this script is an orphan
     }
   };
   const seen = (event: Event) => {
     if (!event.isTrusted) return; // a page's own synthetic events are nobody's hands
+    // A wheel turn fires many events: one says it. Past the cap the oldest go (the newest say the person is here).
+    if (event.type !== 'wheel' || !seenSince.some((input) => input.kind === 'wheel')) seenSince.push(inputOf(event));
+    if (seenSince.length > PERSON_INPUTS_MAX) seenSince.shift();
     const since = Date.now() - last;
     if (since >= EVERY_MS) return tell();
     trailing ??= setTimeout(() => {

@@ -30,6 +30,15 @@ export async function setAgentsMayOpenTabs(allowed: boolean): Promise<void> {
   await chrome.storage.local.set({ agentsMayOpenTabs: allowed });
 }
 
+/** Shows the setting in a checkbox and keeps it true to what is stored (Stop turns it off from the side panel). */
+export function bindAgentsMayOpenTabs(box: HTMLInputElement): void {
+  void agentsMayOpenTabs().then((allowed) => (box.checked = allowed));
+  box.addEventListener('change', () => void setAgentsMayOpenTabs(box.checked));
+  chrome.storage.onChanged.addListener((changes, area) => {
+    if (area === 'local' && 'agentsMayOpenTabs' in changes) box.checked = changes.agentsMayOpenTabs!.newValue !== false;
+  });
+}
+
 export async function saveSettings(settings: Settings): Promise<void> {
   await chrome.storage.local.set({ relayPort: settings.relayPort, token: settings.token });
 }

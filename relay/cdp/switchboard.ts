@@ -108,7 +108,8 @@ export class Switchboard implements BrowserHub {
           const tab = this.#registry.byTabId(frame.tabId);
           // Input an agent sent a moment ago shows in the page too: only the rest is the person's.
           if (!tab) return;
-          if (this.#link.agentInputNear(tab)) this.#log.debug(`tab ${tab.tabId}: input taken for an agent's`);
+          if (!this.#link.includesPersons(tab, frame.inputs))
+            this.#log.debug(`tab ${tab.tabId}: input taken for an agent's`);
           else options.consent?.personInput(tab.targetId);
         },
         panel: (_link, frame) => options.consent?.panel(frame.open),

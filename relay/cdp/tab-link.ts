@@ -5,17 +5,12 @@
 
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
+import { AgentInputs } from './agent-inputs';
 import type { ExtensionLink } from './extension-link';
 import type { ExtensionPresence } from './extension-presence';
+import type { PersonInput } from '../../shared/protocol';
 import type { Settle } from './pending-calls';
 import type { TabRecord, TargetRegistry } from './target-registry';
-
-/**
- * How long after an agent's input command answered its page's events still count as the agent's:
- * the page's word that it saw input comes by another path (the extension's content script) and
- * may trail the answer. A person's input inside that moment is taken for the agent's.
- */
-export const AGENT_INPUT_GRACE_MS = 500;
 
 /**
  * How long a page command's "the debugger is not attached" answer waits for the extension's word
@@ -27,17 +22,12 @@ export const AGENT_INPUT_GRACE_MS = 500;
  */
 export const TAB_GONE_WAIT_MS = 1_000;
 
-interface AgentInput {
-  inFlight: number;
-  lastEnd: number;
-}
-
 export class TabLink {
   // Added while a tab's debugger session is being replaced; commands for the tab wait for it.
   // Removed when the reset settles.
   readonly #resets = new Map<TabRecord, Promise<void>>();
   // Input.* commands each tab was sent (by any client: every agent's input goes through here).
-  readonly #input = new WeakMap<TabRecord, AgentInput>();
+  readonly #input = new WeakMap<TabRecord, AgentInputs>();
   // Answers held until their tab's removal is known (or TAB_GONE_WAIT_MS), by tab: see gone().
   readonly #heldForGone = new Map<TabRecord, Set<() => void>>();
 
@@ -170,10 +160,9 @@ export class TabLink {
     held.add(once);
   }
 
-  /** Whether input the tab's page saw now may be an agent's: an input command is on its way, or answered a moment ago. */
-  agentInputNear(tab: TabRecord, now = Date.now()): boolean {
-    const input = this.#input.get(tab);
-    return input !== undefined && (input.inFlight > 0 || now - input.lastEnd < AGENT_INPUT_GRACE_MS);
+  /** Whether input the tab's page saw (`seen`: what it says it saw) includes the person's, not only agents' input commands on their way or answered a moment ago. */
+  includesPersons(tab: TabRecord, seen: readonly PersonInput[] | undefined): boolean {
+    return this.#input.get(tab)?.includesPersons(seen) ?? true;
   }
 
   #sendOn(
@@ -190,14 +179,12 @@ export class TabLink {
       return;
     }
     if (method.startsWith('Input.')) {
-      let input = this.#input.get(tab);
-      if (!input) this.#input.set(tab, (input = { inFlight: 0, lastEnd: 0 }));
-      input.inFlight++;
+      let inputs = this.#input.get(tab);
+      if (!inputs) this.#input.set(tab, (inputs = new AgentInputs()));
+      const answered = inputs.sending(method, params);
       const inner = settle;
-      const counted = input;
       settle = (error, result) => {
-        counted.inFlight--;
-        counted.lastEnd = Date.now();
+        answered();
         inner(error, result);
       };
     }

@@ -3,13 +3,15 @@
 // as it happens, asks before a form is sent (Deny: the site never sees the POST and the call
 // answers person_declined; Allow: one POST) and before an export of their cookies, and Stop takes
 // every tab back. The test's own connection to the browser plays the person's hands: while they
-// type in a tab, an agent's click waits until they have been idle, and lands after their last key.
+// type in a tab, an agent's click waits until they have been idle, and lands after their last key;
+// a key of theirs is seen while an agent's keys are on their way.
 
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestBrowser } from '../helpers/chromium';
+import { CdpClient } from '../helpers/cdp-client';
 import { CLAWD_BIN } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { until } from '../helpers/waits';
@@ -249,6 +251,60 @@ describe("the side panel and the person's say", () => {
     await browser.cdp.send('Target.detachFromTarget', { sessionId: hands });
   });
 
+  it('sees the person’s key while an agent types in the same tab', async () => {
+    await until(
+      'the tab idle again',
+      async () =>
+        !(await inPanel<string>(`document.getElementById('tabs').textContent`)).includes('yours while you use it'),
+    );
+    const hands = await browser.pageSession(tab.pageTargetId);
+    await browser.cdp.send(
+      'Runtime.evaluate',
+      { expression: `document.getElementById('field').value = ''; document.getElementById('field').focus()` },
+      hands,
+    );
+    // An agent types through the relay, key after key, as a raw CDP client.
+    const version = await (
+      await fetch(`${server.server.relay.url}/json/version`, { headers: { Authorization: `Bearer ${server.token}` } })
+    ).json();
+    const agent = await CdpClient.connect(`${version.webSocketDebuggerUrl}&session=typist`);
+    const { sessionId } = await agent.send('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true });
+    let typing = true;
+    const typed = (async () => {
+      while (typing) {
+        await agent.send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'z', text: 'z' }, sessionId);
+        await agent.send('Input.dispatchKeyEvent', { type: 'keyUp', key: 'z' }, sessionId);
+      }
+    })();
+    try {
+      await until('the agent typing', async () =>
+        (
+          (
+            await browser.cdp.send(
+              'Runtime.evaluate',
+              { expression: `document.getElementById('field').value`, returnByValue: true },
+              hands,
+            )
+          ).result.value as string
+        ).includes('zz'),
+      );
+      // The person presses one key of their own while the agent's keys keep coming.
+      await browser.cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'x', text: 'x' }, hands);
+      await browser.cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key: 'x' }, hands);
+      await until(
+        'the panel says the tab is theirs',
+        async () =>
+          (await inPanel<string>(`document.getElementById('tabs').textContent`)).includes('yours while you use it'),
+        3_000,
+      );
+    } finally {
+      typing = false;
+      await typed;
+      await agent.close();
+      await browser.cdp.send('Target.detachFromTarget', { sessionId: hands });
+    }
+  });
+
   it('changes what the person is asked about, and blocks the site of the tab beside it', async () => {
     await inPanel(`document.querySelector('#ask input[value="download"]').click()`);
     await until('the ask in force', async () =>
@@ -304,5 +360,17 @@ describe("the side panel and the person's say", () => {
       (e) => e.kind,
     );
     expect(log).toContain('stop');
+    // An agent running on cannot come back by opening a tab of its own until the person lets it.
+    await until(
+      'the panel shows agents kept out',
+      async () => !(await inPanel<boolean>(`document.getElementById('may-open').checked`)),
+    );
+    const refused = await api('POST', '/tabs/open', { url: shop.url('/') });
+    expect(refused.body.error).toMatchObject({ code: 'tab_open_refused', message: expect.stringContaining('Stop') });
+    await inPanel(`document.getElementById('may-open').click()`);
+    await until(
+      'agents let in again',
+      async () => (await api('POST', '/tabs/open', { url: shop.url('/') })).status === 200,
+    );
   });
 });

@@ -55,7 +55,11 @@ describe("the relay and the person's say", () => {
     ext.handler = async (request) => {
       // An agent's key: the page sees it while the command is on its way, and says so first.
       if (request.op === 'cdp' && request.method === 'Input.dispatchKeyEvent')
-        ext.send({ type: 'personInput', tabId: TAB.tabId });
+        ext.send({
+          type: 'personInput',
+          tabId: TAB.tabId,
+          inputs: [{ kind: 'key', key: String(request.params?.key) }],
+        });
       return {};
     };
   });
@@ -72,10 +76,13 @@ describe("the relay and the person's say", () => {
     await c.send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'a' }, sessionId);
     await quiet(100);
     expect(touched).toEqual([]);
+    // The person presses another key while the agent's is still near: theirs.
+    ext.send({ type: 'personInput', tabId: TAB.tabId, inputs: [{ kind: 'key', key: 'q' }] });
+    await until('the person seen beside the agent', () => touched.length === 1);
     await quiet(600); // past the moment an agent's input may still show in the page
     ext.send({ type: 'personInput', tabId: TAB.tabId });
-    await until('the person seen', () => touched.length === 1);
-    expect(touched).toEqual([TAB.targetInfo.targetId]);
+    await until('the person seen', () => touched.length === 2);
+    expect(touched).toEqual([TAB.targetInfo.targetId, TAB.targetInfo.targetId]);
   });
 
   it("holds a raw client's input while the person's hands are on the tab, and lets it go once they are idle", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseExtensionFrame, parseRelayFrame } from '../../shared/protocol';
+import { parseExtensionFrame, parseRelayFrame, personInputsOf } from '../../shared/protocol';
 
 const tab = { tabId: 1, targetInfo: { targetId: 'T', type: 'page', title: 't', url: 'https://a.test/' } };
 const hello = {
@@ -25,6 +25,7 @@ describe('extension frames', () => {
       { type: 'handBack', tabId: 1 },
       { type: 'tabAttached', tab: { ...tab, session: 'shop' } },
       { type: 'personInput', tabId: 1 },
+      { type: 'personInput', tabId: 1, inputs: [{ kind: 'key', key: 'a' }, { kind: 'mouse' }, { kind: 'wheel' }] },
       { type: 'panel', open: true },
       { type: 'person', say: { answer: 'q1', allow: false } },
       { type: 'person', say: { stop: true } },
@@ -51,6 +52,12 @@ describe('extension frames', () => {
     [JSON.stringify({ type: 'toString' }), /unknown frame type "toString"/],
     [JSON.stringify({ type: 'handBack', tabId: '1' }), /handBack: tabId must be an integer/],
     [JSON.stringify({ type: 'personInput' }), /personInput: tabId must be an integer/],
+    [JSON.stringify({ type: 'personInput', tabId: 1, inputs: [{ kind: 'gaze' }] }), /personInput: inputs must be/],
+    [JSON.stringify({ type: 'personInput', tabId: 1, inputs: [{ kind: 'mouse', key: 'a' }] }), /personInput: inputs/],
+    [
+      JSON.stringify({ type: 'personInput', tabId: 1, inputs: Array(33).fill({ kind: 'wheel' }) }),
+      /personInput: inputs must be at most 32/,
+    ],
     [JSON.stringify({ type: 'panel', open: 'yes' }), /panel: open must be true or false/],
     [JSON.stringify({ type: 'person', say: { answer: 'q1' } }), /person: say.answer needs a question id and allow/],
     [
@@ -63,6 +70,18 @@ describe('extension frames', () => {
     const parsed = parseExtensionFrame(raw);
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.error).toMatch(error);
+  });
+});
+
+describe("what a page's watch says it saw", () => {
+  it('keeps only inputs a frame may carry, the last 32 of them', () => {
+    expect(personInputsOf('keys')).toBeUndefined();
+    expect(personInputsOf([{ kind: 'key', key: 'a' }, { kind: 'gaze' }, 7, { kind: 'touch' }])).toEqual([
+      { kind: 'key', key: 'a' },
+      { kind: 'touch' },
+    ]);
+    const many = Array.from({ length: 40 }, (_, i) => ({ kind: 'key', key: String(i) }));
+    expect(personInputsOf(many)).toEqual(many.slice(8));
   });
 });
 
