@@ -9,7 +9,8 @@ import { AgentService } from './agent/agent-service';
 import { tabKey } from './agent/tab-key';
 import { ActionLog } from './agent/action-log';
 import { EventBus, type ActionEntry } from './events/event-bus';
-import { loadConfig } from './home/config-store';
+import { loadConfig, updateConfig } from './home/config-store';
+import { ServerToken } from './http/server-token';
 import { removeServeState, writeServeState } from './home/serve-state';
 import type { Logger } from './log';
 import { ProfileService } from './profiles/profile-service';
@@ -28,6 +29,7 @@ export interface ServeOptions {
 
 export interface RunningServer {
   readonly home: string;
+  /** The token in force now (`clawd token --rotate` changes it while the server runs). */
   readonly token: string;
   readonly relay: RelayServer;
   readonly control: ControlServer;
@@ -59,12 +61,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   ];
   // Pairing links carry the relay's port, known once it listens.
   let relayPort = 0;
-  const pairing = new Pairing(config.token, extensionOrigins, () => relayPort);
+  // One owner of the token: a rotation is saved to config.json before it is in force.
+  const token = new ServerToken(config.token, async (next) => {
+    await updateConfig(options.home, (current) => ({ ...current, token: next }));
+  });
+  const pairing = new Pairing(token, extensionOrigins, () => relayPort);
   const relay = await startRelayServer({
     port: options.relayPort ?? DEFAULT_RELAY_PORT,
     extensionOrigins,
     pairing,
-    token: config.token,
+    token,
     log: options.log,
     ...(config.relay?.clientMaxBufferedMb !== undefined
       ? { maxClientBufferedBytes: config.relay.clientMaxBufferedMb * MiB }
@@ -117,7 +123,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   try {
     control = await startControlServer({
       port: options.controlPort ?? DEFAULT_CONTROL_PORT,
-      token: config.token,
+      token,
       home: options.home,
       service: profiles,
       agent,
@@ -141,7 +147,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let closing: Promise<void> | undefined;
   return {
     home: options.home,
-    token: config.token,
+    get token() {
+      return token.value;
+    },
     relay,
     control,
     profiles,

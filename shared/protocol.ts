@@ -203,7 +203,12 @@ export interface ConsentFrame {
   type: 'consent';
   state: ConsentState;
 }
-export type RelayFrame = WelcomeFrame | TabSessionFrame | PongFrame | RequestFrame | ConsentFrame;
+/** The server's token changed (`clawd token --rotate`): the extension keeps it for its next connection. */
+export interface TokenFrame {
+  type: 'token';
+  token: string;
+}
+export type RelayFrame = WelcomeFrame | TabSessionFrame | PongFrame | RequestFrame | ConsentFrame | TokenFrame;
 
 /** What each request op resolves with. */
 export interface RequestResults {
@@ -332,6 +337,8 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
           : null,
   tabSession: (f) => (isInt(f.tabId) && isStr(f.sessionId) ? null : 'tabSession needs tabId and sessionId'),
   pong: () => null,
+  token: (f) =>
+    isStr(f.token) && /^\S{16,}$/.test(f.token) ? null : 'token must be a string of 16 or more visible characters',
   consent: (f) =>
     isObj(f.state) &&
     isStr(f.state.profile) &&

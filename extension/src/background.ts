@@ -76,6 +76,8 @@ const connection: RelayConnection = new RelayConnection({
     panels.status(status, status === 'connected' ? 'Connected to clawd.' : `Not connected to clawd: ${detail}`);
   },
   consent: (frame) => panels.state(frame.state),
+  // Saved, it reconnects at once with the new token (storage.onChanged): the relay keeps the tabs meanwhile.
+  token: (token) => void loadSettings().then((settings) => saveSettings({ relayPort: settings.relayPort, token })),
 });
 
 /** After `clawd install`: Chrome starts clawd, and the host's answer becomes the settings. */

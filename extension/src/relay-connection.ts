@@ -32,6 +32,8 @@ export interface RelayConnectionHooks {
   status(status: LinkStatus, detail: string): void;
   /** The consent state for the side panel (sent while one is open). */
   consent(frame: ConsentFrame): void;
+  /** The server's token was rotated: keep it for the next connection. */
+  token(token: string): void;
 }
 
 /** A refusal the person's settings make, with the relay's code for it. */
@@ -232,6 +234,8 @@ export class RelayConnection {
         return;
       case 'consent':
         return this.hooks.consent(frame);
+      case 'token':
+        return this.hooks.token(frame.token);
       case 'request':
         this.hooks.request(frame).then(
           (result) => this.send({ type: 'reply', id: frame.id, result: result ?? {} }),

@@ -79,6 +79,11 @@ let nextClientId = 1;
 
 /** Close code and reason a client that stopped reading gets, after what was queued for it. */
 export const NOT_READING_CLOSE = { code: 1013, reason: 'client is not reading: too much output queued' } as const;
+/** Close code a client that came in with a token since rotated gets (1008: policy violation). */
+export const TOKEN_ROTATED_CLOSE = {
+  code: 1008,
+  reason: 'the token was rotated: connect with the new one (clawd token)',
+} as const;
 /** How long a client closed for not reading has to take its queue and the close frame before its socket is cut. */
 const NOT_READING_CUT_MS = 5_000;
 

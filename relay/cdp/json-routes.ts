@@ -9,13 +9,14 @@ import { blockedPageHtml } from '../../shared/blocked-page';
 import { PROTOCOL_VERSION } from '../../shared/protocol';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
 import { accessGuard, classifyOrigin, hostGuard, type GuardPolicy } from '../http/guards';
+import type { ServerToken } from '../http/server-token';
 import type { Switchboard } from './switchboard';
 import type { TabRecord } from './target-registry';
 
 export interface RelayAppOptions {
   switchboard: Switchboard;
   version: string;
-  token: string;
+  token: ServerToken;
   extensionOrigins: readonly string[];
   /** The listening port, known once the server is bound (tests bind port 0). */
   port: () => number;
@@ -27,14 +28,14 @@ export function createRelayApp(options: RelayAppOptions): Hono {
   const { switchboard, token } = options;
   const app = new Hono();
   const policy = (): GuardPolicy => ({
-    token,
+    token: token.value,
     port: options.port(),
     extensionOrigins: options.extensionOrigins,
     origins: 'no-web',
   });
   const host = (c: Context) => c.req.header('host') ?? `127.0.0.1:${options.port()}`;
   const wsBase = (c: Context) => `ws://${host(c)}`;
-  const tokenQuery = `token=${encodeURIComponent(token)}`;
+  const tokenQuery = () => `token=${encodeURIComponent(token.value)}`;
 
   app.onError((error, c) => c.json(httpErrorBody(error), httpStatusOf(error) as 500));
   app.notFound((c) =>
@@ -94,7 +95,7 @@ export function createRelayApp(options: RelayAppOptions): Hono {
       'User-Agent': info?.userAgent ?? '',
       'V8-Version': '',
       'WebKit-Version': '',
-      webSocketDebuggerUrl: `${wsBase(c)}/cdp?${tokenQuery}`,
+      webSocketDebuggerUrl: `${wsBase(c)}/cdp?${tokenQuery()}`,
     });
   };
   app.get('/json/version', version);
@@ -107,7 +108,7 @@ export function createRelayApp(options: RelayAppOptions): Hono {
     title: tab.info.title,
     type: tab.info.type,
     url: tab.info.url,
-    webSocketDebuggerUrl: `${wsBase(c)}/devtools/page/${tab.targetId}?${tokenQuery}`,
+    webSocketDebuggerUrl: `${wsBase(c)}/devtools/page/${tab.targetId}?${tokenQuery()}`,
   });
   const list = (c: Context) => c.json(switchboard.tabs().map((tab) => describe(c, tab)));
   for (const path of ['/json', '/json/', '/json/list', '/json/list/']) app.get(path, list);

@@ -13,6 +13,7 @@ import { refusal, refuseUpgrade, type GuardPolicy } from '../http/guards';
 import { closerOf, listen } from '../http/listen';
 import { silentLogger, type Logger } from '../log';
 import { VERSION } from '../version';
+import type { ServerToken } from '../http/server-token';
 import { createRelayApp, type RelayAppOptions } from './json-routes';
 import { Switchboard, type SwitchboardOptions } from './switchboard';
 import { CLIENT_NAME } from './client-session';
@@ -20,7 +21,8 @@ import { CLIENT_NAME } from './client-session';
 export interface RelayServerOptions {
   /** 0 picks a free port (tests). */
   port: number;
-  token: string;
+  /** The server's token: every upgrade is checked against its current value; a rotation is followed. */
+  token: ServerToken;
   host?: string;
   extensionOrigins?: readonly string[];
   log?: Logger;
@@ -47,6 +49,7 @@ export interface RelayServer {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
   readonly switchboard: Switchboard;
+  readonly token: ServerToken;
   close(): Promise<void>;
 }
 
@@ -107,7 +110,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     if (!isExtension && !isClient)
       return refuseUpgrade(socket, new ClawdError('not_found', `No WebSocket endpoint at ${path}`));
     const policy: GuardPolicy = {
-      token: options.token,
+      token: options.token.value,
       port,
       extensionOrigins,
       origins: isExtension ? 'extension' : 'no-web',
@@ -141,6 +144,9 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     clientWss.handleUpgrade(req, socket, head, (ws) => switchboard.addClient(ws, page, internal, name));
   };
   server.on('upgrade', onUpgrade);
+  // A new token: the extension is told it (its next connection presents it), and raw clients that
+  // came in with the old one are cut — a rotation is for a token that leaked.
+  const unfollow = options.token.onRotated((token) => switchboard.tokenRotated(token));
 
   port = await listen(server, port, host, 'relay');
   const url = `http://${host}:${port}`;
@@ -151,7 +157,9 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     url,
     agentKey,
     switchboard,
+    token: options.token,
     close: closerOf(server, () => {
+      unfollow();
       server.off('upgrade', onUpgrade);
       switchboard.close();
       extensionWss.close();

@@ -17,7 +17,7 @@ import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import { BrowserTarget, type BrowserHub } from './browser-target';
 import { say } from './client-events';
-import { ClientSession, type CdpCommand } from './client-session';
+import { ClientSession, TOKEN_ROTATED_CLOSE, type CdpCommand } from './client-session';
 import { EventFence, UNFENCED_EVENTS } from './event-fence';
 import { DownloadRelay } from './download-relay';
 import type { ExtensionLink, LinkSocket } from './extension-link';
@@ -362,6 +362,17 @@ export class Switchboard implements BrowserHub {
     this.#table.addClient(client, page);
     this.#log.debug(`client ${client.id} connected${page ? ` to tab ${page.tabId}` : ''}`);
     return client;
+  }
+
+  /**
+   * The server's token changed: the connected extension keeps the new one for its next connection;
+   * raw CDP clients, which came in with the old one, are cut (clawd's own agent layer is not: its
+   * per-process key let it in, and it presents the token afresh at each connection).
+   */
+  tokenRotated(token: string): void {
+    this.#presence.ready?.send({ type: 'token', token });
+    for (const client of [...this.#table.clients()])
+      if (!client.internal) client.close(TOKEN_ROTATED_CLOSE.code, TOKEN_ROTATED_CLOSE.reason);
   }
 
   /** The consent state for the side panel, sent to the extension (while a panel is open). */

@@ -8,8 +8,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PRODUCT_NAME } from '../../shared/defaults';
 import { ClawdError } from '../errors';
-import { loadConfig } from '../home/config-store';
-import { createLogger, logLevelFromEnv, type Logger } from '../log';
+import { generateToken, loadConfig, updateConfig } from '../home/config-store';
+import { createLogger, logLevelFromEnv, silentLogger, type Logger } from '../log';
+import { runningServer } from '../operations/local-server';
 import { VERSION } from '../version';
 import { noArguments, parsePort, stringFlag, type CliCommand } from './cli-command';
 
@@ -240,13 +241,26 @@ export const SERVER_COMMANDS: CliCommand[] = [
   {
     name: 'token',
     group: 'server',
-    usage: 'token',
-    summary: 'print the token clients and the extension present',
-    details: "Prints the token (created on first run in the home's config.json).",
-    flags: {},
-    async run(args, _flags, ctx) {
+    usage: 'token [--rotate]',
+    summary: 'print the token clients and the extension present (--rotate: a new one)',
+    details:
+      "Prints the token (created on first run in the home's config.json). --rotate replaces it and\nprints the new one: a running server refuses the old token at once, tells the connected\nextension the new one (it reconnects with it) and cuts raw CDP clients that used the old one;\n`clawd mcp` and the CLI read the new one from config.json. Live view links are unaffected.",
+    flags: { rotate: { type: 'boolean', help: 'replace the token (after a leak)' } },
+    async run(args, flags, ctx) {
       noArguments(args);
-      ctx.print((await loadConfig(ctx.home)).token);
+      if (flags.rotate !== true) {
+        ctx.print((await loadConfig(ctx.home)).token);
+        return;
+      }
+      const { client } = await runningServer(ctx.home, silentLogger);
+      if (client) {
+        ctx.print((await client.call<{ token: string }>('POST', '/token/rotate')).token);
+        return;
+      }
+      // No server runs: the next one reads the new token from config.json.
+      const next = generateToken();
+      await updateConfig(ctx.home, (config) => ({ ...config, token: next }));
+      ctx.print(next);
     },
   },
   {

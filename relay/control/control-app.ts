@@ -11,7 +11,9 @@ import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { PRODUCT_NAME } from '../../shared/defaults';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
-import { accessGuard, hostGuard, requestToken, tokenMatches, type GuardPolicy } from '../http/guards';
+import { accessGuard, hostGuard, requestToken, type GuardPolicy } from '../http/guards';
+import type { ServerToken } from '../http/server-token';
+import { generateToken } from '../home/config-store';
 import type { AgentService } from '../agent/agent-service';
 import type { EventBus } from '../events/event-bus';
 import type { ProfileService } from '../profiles/profile-service';
@@ -29,7 +31,7 @@ export interface ControlAppOptions {
   service: ProfileService;
   agent: AgentService;
   events: EventBus;
-  token: string;
+  token: ServerToken;
   version: string;
   extensionOrigins: readonly string[];
   port: () => number;
@@ -62,7 +64,7 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   const { service, token } = options;
   const app = new Hono();
   const policy = (): GuardPolicy => ({
-    token,
+    token: token.value,
     port: options.port(),
     extensionOrigins: options.extensionOrigins,
     origins: 'no-web',
@@ -87,7 +89,7 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   app.use('*', hostGuard(options.port));
 
   app.on(['GET', 'HEAD'], '/', async (c, next) => {
-    const authorized = tokenMatches(requestToken(c.req.header('authorization'), new URL(c.req.url)), token);
+    const authorized = token.matches(requestToken(c.req.header('authorization'), new URL(c.req.url)));
     // The home too: a client of another home (the default port taken by another home's server)
     // must not take this server for its own (its token would be "wrong"). Loopback only, and no
     // web page can read it (no CORS).
@@ -156,6 +158,13 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   // For `clawd pair`: links to the extension's pair page with a fresh one-time code.
   app.post('/pair/codes', (c) => c.json(options.pairing.links()));
   app.post('/reset-profile', async (c) => c.json(await service.reset(profile(c))));
+  // `clawd token --rotate`: the person's (no operation, no MCP tool). Saved first; the old token is
+  // refused from the answer on, the extension follows, raw CDP clients that used it are cut.
+  app.post('/token/rotate', async (c) => {
+    const next = generateToken();
+    await token.rotate(next);
+    return c.json({ token: next });
+  });
   registerOperationRoutes(app, options.invoker);
   registerViewRoutes(app, {
     token,

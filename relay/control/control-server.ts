@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { EXTENSION_ORIGIN, LOOPBACK_HOST } from '../../shared/defaults';
 import { closerOf, listen } from '../http/listen';
+import type { ServerToken } from '../http/server-token';
 import type { ActionLog } from '../agent/action-log';
 import type { AgentService } from '../agent/agent-service';
 import type { EventBus } from '../events/event-bus';
@@ -34,7 +35,7 @@ export interface ControlServer {
 
 export async function startControlServer(options: {
   port: number;
-  token: string;
+  token: ServerToken;
   home: string;
   service: ProfileService;
   agent: AgentService;

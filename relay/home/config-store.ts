@@ -36,7 +36,8 @@ export function resolveHome(flag?: string, env: NodeJS.ProcessEnv = process.env)
   return path.resolve(chosen && chosen !== '' ? chosen : path.join(os.homedir(), '.clawd'));
 }
 
-function generateToken(): string {
+/** A new token: 24 random bytes, base64url (32 characters). */
+export function generateToken(): string {
   return randomBytes(24).toString('base64url');
 }
 

@@ -58,13 +58,22 @@ export function httpRequest(
 }
 
 export class ControlClient implements Invoker {
+  #token: string;
+
   private constructor(
     readonly url: string,
-    readonly token: string,
+    token: string,
     readonly state: ServeState | undefined,
     /** The home this client is of (the one whose token it presents), when known. */
     readonly home?: string,
-  ) {}
+  ) {
+    this.#token = token;
+  }
+
+  /** The token this client presents: the home's, read again when the server says it is wrong (rotated). */
+  get token(): string {
+    return this.#token;
+  }
 
   /** A client of the control API at `url` (e.g. a server this process runs itself). */
   static at(url: string, token: string): ControlClient {
@@ -109,6 +118,7 @@ export class ControlClient implements Invoker {
       note?: (note: string) => void;
       signal?: AbortSignal;
     } = {},
+    retried = false,
   ): Promise<T> {
     const url = new URL(this.url + path);
     if (options.profile) url.searchParams.set('profile', options.profile);
@@ -123,7 +133,7 @@ export class ControlClient implements Invoker {
     let response: { status: number; notes: string | string[] | undefined; text: string };
     try {
       const headers = {
-        Authorization: `Bearer ${this.token}`,
+        Authorization: `Bearer ${this.#token}`,
         [EARLY_NOTES_HEADER]: '1',
         ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
       };
@@ -167,6 +177,12 @@ export class ControlClient implements Invoker {
           'not_running',
           `the clawd server at ${this.url} serves another home (${other}), not ${this.home}: start one for this home with \`clawd serve --home ${this.home} --control-port 0 --relay-port 0\`, or use that home`,
         );
+      // The token was rotated since this client read it (a long-lived `clawd mcp`): once more with the home's.
+      const { token } = await loadConfig(this.home);
+      if (token !== this.#token && !retried) {
+        this.#token = token;
+        return this.call<T>(method, path, options, true);
+      }
     }
     if (response.status < 200 || response.status > 299) {
       const error = (body as { error?: { code?: string; message?: string } }).error;

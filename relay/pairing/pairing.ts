@@ -5,6 +5,7 @@
 // learn the token, and a code is spent by its first claim.
 
 import { OneTimeCodes } from '../http/one-time-codes';
+import type { ServerToken } from '../http/server-token';
 
 export const PAIR_CODE_TTL_MS = 10 * 60_000;
 
@@ -12,7 +13,7 @@ export class Pairing {
   readonly #codes = new OneTimeCodes(PAIR_CODE_TTL_MS, PAIR_CODE_TTL_MS, 20);
 
   constructor(
-    private readonly token: string,
+    private readonly token: ServerToken,
     /** Our extension's origins (`chrome-extension://<id>`): one link for each. */
     private readonly extensionOrigins: readonly string[],
     private readonly relayPort: () => number,
@@ -27,7 +28,7 @@ export class Pairing {
 
   /** The token for a valid code (spending it), else undefined. */
   claim(code: unknown): string | undefined {
-    return this.#codes.redeem(code) ? this.token : undefined;
+    return this.#codes.redeem(code) ? this.token.value : undefined;
   }
 
   close(): void {

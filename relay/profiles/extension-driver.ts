@@ -34,13 +34,23 @@ export class ExtensionDriver implements ProfileDriver {
     readonly name: string,
     private readonly profile: ProfileConfig,
     private readonly relay: RelayServer,
-    token: string,
     private readonly settings: BrowserConfig,
   ) {
-    this.cdp = new CdpHttp(relay.url, { Authorization: `Bearer ${token}` }, 10_000);
+    // The token as it is when each request or connection is made (it may be rotated while the server runs).
+    const authorization = {
+      get Authorization() {
+        return `Bearer ${relay.token.value}`;
+      },
+    };
+    this.cdp = new CdpHttp(relay.url, authorization, 10_000);
     this.playwright = {
       url: relay.url,
-      headers: { Authorization: `Bearer ${token}`, 'X-Clawd-Agent': relay.agentKey },
+      headers: {
+        get Authorization() {
+          return authorization.Authorization;
+        },
+        'X-Clawd-Agent': relay.agentKey,
+      },
     };
   }
 

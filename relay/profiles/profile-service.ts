@@ -216,7 +216,7 @@ export class ProfileService {
       profile.driver === 'managed'
         ? new ManagedDriver(name, profile as ProfileConfig & { cdpPort: number }, this.settings, this.home, this.log)
         : profile.driver === 'extension'
-          ? new ExtensionDriver(name, profile, this.relay, this.#config.token, this.settings)
+          ? new ExtensionDriver(name, profile, this.relay, this.settings)
           : new RemoteDriver(name, profile as ProfileConfig & { cdpUrl: string });
     this.#drivers.set(name, driver);
     return driver;

@@ -9,6 +9,7 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import { WebSocketServer } from 'ws';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
 import { refuseUpgrade, viewRefusal } from '../http/guards';
+import type { ServerToken } from '../http/server-token';
 import type { ActionLog } from '../agent/action-log';
 import type { AgentService } from '../agent/agent-service';
 import { tabKey } from '../agent/tab-key';
@@ -35,7 +36,7 @@ export function isViewPath(path: string): boolean {
 }
 
 export interface ViewRouteOptions {
-  token: string;
+  token: ServerToken;
   port: () => number;
   auth: ViewAuth;
 }
@@ -52,7 +53,7 @@ export function viewGuard(options: ViewRouteOptions): MiddlewareHandler {
         url,
         viewSession: options.auth.hasSession(c.req.header('cookie'), options.port()),
       },
-      { token: options.token, port: options.port(), open: OPEN_PATHS.has(url.pathname) },
+      { token: options.token.value, port: options.port(), open: OPEN_PATHS.has(url.pathname) },
     );
     if (refused) return c.json(httpErrorBody(refused), httpStatusOf(refused) as 401);
     await next();
@@ -182,7 +183,7 @@ export function attachViewSocket(
         url,
         viewSession: options.auth.hasSession(req.headers.cookie, options.port()),
       },
-      { token: options.token, port: options.port(), open: false },
+      { token: options.token.value, port: options.port(), open: false },
     );
     if (refused) return refuseUpgrade(socket, refused);
     let profile: string;

@@ -1,6 +1,7 @@
 import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRelayServer } from '../../relay/cdp/relay-server';
+import { ServerToken } from '../../relay/http/server-token';
 import { CdpClient } from '../helpers/cdp-client';
 import { quiet, until, within } from '../helpers/waits';
 import { startE2e, type E2eSetup } from '../helpers/session';
@@ -59,7 +60,7 @@ describe('faults', () => {
     expect(['!', '…']).toContain(away.text);
     expect(away.title).toMatch(/relay/);
 
-    const restarted = await startRelayServer({ port, token });
+    const restarted = await startRelayServer({ port, token: new ServerToken(token) });
     try {
       const started = Date.now();
       await until('the extension to reconnect', () => restarted.switchboard.extensionConnected, 5_000, 20);

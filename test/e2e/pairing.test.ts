@@ -123,4 +123,32 @@ describe('pairing the extension', () => {
     expect(good.json()).toEqual({ token: server.token, relayPort: server.server.relay.port });
     expect((await claim(EXTENSION_ORIGIN, code)).status).toBe(401);
   });
+
+  it('rotates the token: the old one is refused, the extension follows with the tab still handed over, the CLI reads the new one', async () => {
+    const old = server.token;
+    const tabs = server.server.relay.switchboard.tabs().map((t) => t.targetId);
+    expect(tabs).toHaveLength(1);
+    const rotated = await server.cli(['token', '--rotate']);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const token = rotated.stdout.trim();
+    expect(token).toMatch(/^[\w-]{32}$/);
+    expect(token).not.toBe(old);
+    expect(server.server.token).toBe(token);
+    expect((await server.cli(['token'])).stdout.trim()).toBe(token);
+
+    const tabsWith = (t: string) =>
+      fetch(`${server.controlUrl}/tabs?profile=chrome`, { headers: { Authorization: `Bearer ${t}` } });
+    expect((await tabsWith(old)).status).toBe(401);
+    expect((await tabsWith(token)).status).toBe(200);
+    // The extension keeps the new token and is connected with it; the tab it had stays handed over.
+    await until(
+      'the extension keeps the new token',
+      async () => (await browser.swEval(`chrome.storage.local.get('token').then((s) => s.token)`)) === token,
+    );
+    await until('the extension connected again', () => server.server.relay.switchboard.extensionConnected, 10_000);
+    expect(server.server.relay.switchboard.tabs().map((t) => t.targetId)).toEqual(tabs);
+    const listed = await server.cli(['tabs', '--profile', 'chrome']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(tabs[0]!.slice(0, 8));
+  });
 });

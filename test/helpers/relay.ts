@@ -2,6 +2,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { startRelayServer, type RelayServer, type RelayServerOptions } from '../../relay/cdp/relay-server';
+import { ServerToken } from '../../relay/http/server-token';
 import { createLogger, silentLogger } from '../../relay/log';
 
 export interface TestRelay {
@@ -15,10 +16,12 @@ export interface TestRelay {
   close(): Promise<void>;
 }
 
-export async function startTestRelay(options: Partial<RelayServerOptions> = {}): Promise<TestRelay> {
+export async function startTestRelay(
+  options: Partial<Omit<RelayServerOptions, 'token'>> & { token?: string } = {},
+): Promise<TestRelay> {
   const token = options.token ?? randomBytes(18).toString('base64url');
   const log = process.env.CLAWD_TEST_LOG ? createLogger('debug') : silentLogger;
-  const relay = await startRelayServer({ port: 0, log, ...options, token });
+  const relay = await startRelayServer({ port: 0, log, ...options, token: new ServerToken(token) });
   return {
     relay,
     token,

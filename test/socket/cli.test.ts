@@ -63,7 +63,10 @@ describe('the clawd command', () => {
         ['serve', '--relay-port', 'abc'],
         /^clawd: --relay-port must be a port number from 0 to 65535, got "abc"\. See clawd serve --help\n$/,
       ],
-      [['token', '--nope'], /^clawd: token does not take --nope; it takes --home, --help\. See clawd token --help\n$/],
+      [
+        ['token', '--nope'],
+        /^clawd: token does not take --nope; it takes --rotate, --home, --help\. See clawd token --help\n$/,
+      ],
       [
         ['snapshot', '--double'],
         /^clawd: snapshot does not take --double; it takes --format, --interactive, .*--target, --session, --timeout, --profile, --json, --home, --help\. See clawd snapshot --help\n$/,

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { OneTimeCodes } from '../../relay/http/one-time-codes';
+import { ServerToken } from '../../relay/http/server-token';
 import { Pairing, PAIR_CODE_TTL_MS } from '../../relay/pairing/pairing';
 
 describe('OneTimeCodes', () => {
@@ -30,7 +31,7 @@ describe('OneTimeCodes', () => {
 describe('Pairing', () => {
   it('links to the pair page of each known extension id with the relay port, and trades a code once for the token', () => {
     const pairing = new Pairing(
-      'the-token-0123456789',
+      new ServerToken('the-token-0123456789'),
       ['chrome-extension://aaaa', 'chrome-extension://bbbb'],
       () => 18792,
     );

@@ -3,6 +3,7 @@
 // this process: the difference is the relay's own work per message. Then pipelined throughput.
 import { WebSocketServer } from 'ws';
 import { startRelayServer } from '../../../relay/cdp/relay-server';
+import { ServerToken } from '../../../relay/http/server-token';
 import { CdpClient } from '../../../test/helpers/cdp-client';
 import { until } from '../../../test/helpers/waits';
 import { InMemoryEchoExtension } from '../echo-extension';
@@ -10,7 +11,7 @@ import { alternate, median, percentile, round, type CaseResult } from '../stats'
 
 export async function relayHop(quick: boolean): Promise<CaseResult> {
   const token = 'bench-token-bench-token';
-  const relay = await startRelayServer({ port: 0, token });
+  const relay = await startRelayServer({ port: 0, token: new ServerToken(token) });
   const extension = new InMemoryEchoExtension();
   relay.switchboard.attachExtension(extension);
   extension.hello();
