@@ -15,13 +15,14 @@ import {
   type PersonFrame,
   type RequestFrame,
 } from '../../shared/protocol';
-import { badge } from './badge';
+import { badge, badgeLook } from './badge';
 import { CONSENT_PORT, ConsentPorts } from './consent-port';
 import { HandOvers } from './hand-overs';
 import { HostLookups } from './native-host';
 import { PermissionGrants } from './permission-grants';
 import { PolicyRules } from './policy-rules';
-import { PersonRefusal, RelayConnection, type LinkStatus } from './relay-connection';
+import { PersonRefusal, RelayConnection } from './relay-connection';
+import { WorkerState } from './worker-state';
 import { agentsMayOpenTabs, loadSettings, saveSettings, setAgentsMayOpenTabs } from './settings';
 import { TabGroups } from './tab-groups';
 import { attachRefusal, backOnTheWeb, TabAttachments } from './tab-attachments';
@@ -52,6 +53,8 @@ async function browserInfo(): Promise<BrowserInfo> {
   return { product: `Chrome/${version}`, userAgent, protocolVersion: '1.3' };
 }
 
+// What must outlive this worker, read once before any listener acts (worker-state.ts).
+const state = new WorkerState();
 const connection: RelayConnection = new RelayConnection({
   hello: async (): Promise<HelloFrame> => ({
     type: 'hello',
@@ -60,7 +63,7 @@ const connection: RelayConnection = new RelayConnection({
     browser: await browserInfo(),
     tabs: await attachments.announce(),
   }),
-  steppedAside: (aside) => void chrome.storage.session.set({ steppedAside: aside }),
+  steppedAside: (aside) => void state.save('steppedAside', aside),
   welcome: (frame) => {
     for (const { tabId, sessionId } of frame.sessions) void attachments.setSession(tabId, sessionId);
     // A panel open across a reconnect (or a relay restart) still wants the consent state.
@@ -69,7 +72,7 @@ const connection: RelayConnection = new RelayConnection({
   tabSession: (frame) => void attachments.setSession(frame.tabId, frame.sessionId),
   request: (frame) => execute(frame),
   status: (status, detail) => {
-    paintAttached(status, detail);
+    paintAll();
     // Not reachable (or not configured): the native host, if installed, knows or starts the server.
     // Not when stepped aside for another browser: its answer must not take the relay back.
     if ((status === 'error' && !connection.aside) || status === 'unconfigured') void hosts.ask();
@@ -89,6 +92,7 @@ const hosts = new HostLookups(loadSettings, async (server, changed) => {
 
 const groups = new TabGroups();
 const attachments = new TabAttachments(
+  state,
   connection,
   () => {
     void policyRules.holdTabs(attachments.tabIds);
@@ -102,13 +106,14 @@ const attachments = new TabAttachments(
       void chrome.tabs.sendMessage(tabId, { type: 'clawd-unwatch' }).catch(() => {});
     },
   },
+  (tabId) => paintTab(tabId),
 );
 const panels = new ConsentPorts({
   open: (open) => connection.send({ type: 'panel', open }),
   said: (say) => void personSaid(say),
 });
-const handOvers = new HandOvers();
-const grants = new PermissionGrants();
+const handOvers = new HandOvers(state, (tabId) => paintTab(tabId));
+const grants = new PermissionGrants(state);
 const policyRules = new PolicyRules(() => connection.relayOrigin);
 
 /** When no tab is attached any more, what the agent granted goes too. */
@@ -117,14 +122,19 @@ async function takeBackGrants(): Promise<void> {
   if (attachments.tabIds.length === 0) await grants.reset();
 }
 
-function paintAttached(status: LinkStatus, detail: string): void {
-  for (const tabId of attachments.tabIds) {
-    if (attachments.isParked(tabId)) continue; // on a browser page: its ❚❚ stays until it is back on the web
-    if (status === 'connected') void badge.attached(tabId);
-    else if (status === 'connecting') void badge.connecting(tabId);
-    else void badge.error(tabId, detail);
-  }
-  if (status === 'connected') handOvers.repaint();
+/** Draws a tab's badge from what the worker knows of it and of the link. */
+function paintTab(tabId: number): void {
+  const parked = attachments.parkedOn(tabId);
+  const handedOver = handOvers.reason(tabId);
+  const tab = attachments.has(tabId)
+    ? { ...(parked !== undefined ? { parked } : {}), ...(handedOver !== undefined ? { handedOver } : {}) }
+    : undefined;
+  void badge.show(tabId, badgeLook(tab, { status: connection.status, detail: connection.detail }));
+}
+
+/** Every handed-over tab's badge, after the link changed. */
+function paintAll(): void {
+  for (const tabId of attachments.tabIds) paintTab(tabId);
 }
 
 /** The allow-list of what the relay may ask for. */
@@ -189,7 +199,6 @@ async function toggle(tab: chrome.tabs.Tab): Promise<void> {
   await started; // a click may be what woke the worker: settings and tabs first
   // A tab the agent handed to the person: the click gives it back, the tab stays attached.
   if (attachments.has(tabId) && (await handOvers.end(tabId))) {
-    void badge.attached(tabId);
     connection.send({ type: 'handBack', tabId });
     return;
   }
@@ -360,11 +369,10 @@ async function updated(tabId: number, change: chrome.tabs.OnUpdatedInfo, tab: ch
   const url = change.url ?? tab.pendingUrl ?? tab.url;
   if (attachments.isParked(tabId)) {
     if (backOnTheWeb(url)) void attachments.resume(tabId);
-    else if (change.status === 'complete' && url) void badge.paused(tabId, url); // a navigation resets the tab's badge
+    else if (change.status === 'complete') paintTab(tabId); // a navigation resets the tab's badge
     return;
   }
-  if (change.status === 'complete' && connection.status === 'connected')
-    void (handOvers.has(tabId) ? handOvers.repaint() : badge.attached(tabId));
+  if (change.status === 'complete') paintTab(tabId);
   if (change.url === undefined && change.title === undefined) return;
   connection.send({
     type: 'tabUpdated',
@@ -476,7 +484,6 @@ const started = (async () => {
   // Grants left by a worker or browser that stopped with no tab attached are taken back now.
   await takeBackGrants();
   // A browser that stepped aside for another stays aside across its worker's restarts.
-  const { steppedAside } = await chrome.storage.session.get('steppedAside');
-  connection.configure(await loadSettings(), steppedAside === true);
+  connection.configure(await loadSettings(), (await state.loaded).steppedAside);
   void hosts.ask(true);
 })();

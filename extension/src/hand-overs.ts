@@ -1,21 +1,22 @@
 // The tabs the agent has handed to the person (log in, solve a CAPTCHA), with the reason, kept
-// in chrome.storage.session so a restarted worker still knows them: while a tab is here its
-// badge says YOU, and a toolbar click gives the tab back instead of detaching it.
+// in the worker's state (worker-state.ts, storage.session) so a restarted worker still knows
+// them: while a tab is here its badge says YOU, and a toolbar click gives the tab back instead
+// of detaching it.
 
-import { badge } from './badge';
-
-const STORAGE_KEY = 'handOvers';
+import type { WorkerState } from './worker-state';
 
 export class HandOvers {
   // tab id → the agent's reason; added on the relay's showHandoff, removed when it ends either way.
   readonly #reasons = new Map<number, string>();
   readonly ready: Promise<void>;
 
-  constructor() {
-    this.ready = chrome.storage.session.get(STORAGE_KEY).then((stored) => {
-      const entries = stored[STORAGE_KEY];
-      if (Array.isArray(entries))
-        for (const [tabId, reason] of entries as Array<[number, string]>) this.#reasons.set(tabId, reason);
+  constructor(
+    private readonly state: WorkerState,
+    /** What the tab's badge is drawn from changed. */
+    private readonly repaint: (tabId: number) => void = () => {},
+  ) {
+    this.ready = state.loaded.then(({ handOvers }) => {
+      for (const [tabId, reason] of handOvers) this.#reasons.set(tabId, reason);
     });
   }
 
@@ -23,31 +24,32 @@ export class HandOvers {
     return this.#reasons.has(tabId);
   }
 
-  /** The relay says the tab is the person's (with a reason) or back with the agent (without). */
-  async show(tabId: number, reason: string | undefined): Promise<void> {
-    if (reason === undefined) {
-      this.#reasons.delete(tabId);
-      void badge.attached(tabId);
-    } else {
-      this.#reasons.set(tabId, reason);
-      void badge.handedOver(tabId, reason);
-    }
-    await this.#persist();
+  /** Why the agent handed the tab to the person, while it is theirs. */
+  reason(tabId: number): string | undefined {
+    return this.#reasons.get(tabId);
   }
 
-  /** Repaints the hand-over badges (after a reconnect painted every attached tab ON). */
-  repaint(): void {
-    for (const [tabId, reason] of this.#reasons) void badge.handedOver(tabId, reason);
+  /** The relay says the tab is the person's (with a reason) or back with the agent (without). */
+  async show(tabId: number, reason: string | undefined): Promise<void> {
+    await this.ready;
+    if (reason === undefined) this.#reasons.delete(tabId);
+    else this.#reasons.set(tabId, reason);
+    this.repaint(tabId);
+    await this.#persist();
   }
 
   /** The person gives the tab back (or it went away): forgets it; true when it was handed over. */
   async end(tabId: number): Promise<boolean> {
+    await this.ready;
     const had = this.#reasons.delete(tabId);
-    if (had) await this.#persist();
+    if (had) {
+      this.repaint(tabId);
+      await this.#persist();
+    }
     return had;
   }
 
   #persist(): Promise<void> {
-    return chrome.storage.session.set({ [STORAGE_KEY]: [...this.#reasons] });
+    return this.state.save('handOvers', [...this.#reasons]);
   }
 }

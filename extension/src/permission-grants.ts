@@ -3,10 +3,10 @@
 // back when the last attached tab is released or the agent resets them. Measured on Chromium
 // 150 and 156: a content setting takes effect at once (no reload; navigator.permissions says
 // granted), and `clear({})` removes only what this extension set, so the person's own choices
-// come back as they were. What was granted is kept in storage.local: a worker or extension
-// restart still knows what to undo.
+// come back as they were. What was granted is kept in the worker's state (worker-state.ts,
+// storage.local): a worker or extension restart still knows what to undo.
 
-const STORAGE_KEY = 'grantedPermissions';
+import type { WorkerState } from './worker-state';
 
 type ContentType = 'location' | 'notifications' | 'clipboard' | 'camera' | 'microphone';
 
@@ -40,12 +40,12 @@ export class PermissionGrants {
   // Content type → patterns set to allow; mirrored in storage.local.
   #granted = new Map<ContentType, Set<string>>();
 
-  constructor() {
-    this.ready = (async () => {
-      const stored = (await chrome.storage.local.get(STORAGE_KEY))[STORAGE_KEY] as Record<string, string[]> | undefined;
-      for (const [type, patterns] of Object.entries(stored ?? {}))
-        this.#granted.set(type as ContentType, new Set(patterns));
-    })();
+  constructor(private readonly state: WorkerState) {
+    this.ready = state.loaded.then(({ grantedPermissions }) => {
+      for (const [type, patterns] of Object.entries(grantedPermissions))
+        if (Object.values(CONTENT_TYPE).includes(type as ContentType))
+          this.#granted.set(type as ContentType, new Set(patterns));
+    });
   }
 
   /** Grants each permission to each origin, or refuses before changing anything, naming what cannot be granted and why. */
@@ -79,8 +79,9 @@ export class PermissionGrants {
   }
 
   #persist(): Promise<void> {
-    return chrome.storage.local.set({
-      [STORAGE_KEY]: Object.fromEntries([...this.#granted].map(([type, patterns]) => [type, [...patterns]])),
-    });
+    return this.state.save(
+      'grantedPermissions',
+      Object.fromEntries([...this.#granted].map(([type, patterns]) => [type, [...patterns]])),
+    );
   }
 }

@@ -1,5 +1,5 @@
-// The tabs the person handed to the agent, and their debugger sessions, mirrored in
-// chrome.storage.local so a restarted worker — or a reloaded, updated extension — knows them.
+// The tabs the person handed to the agent, and their debugger sessions, kept in the worker's
+// state (worker-state.ts, storage.local) so a restarted worker — or a reloaded, updated extension — knows them.
 // Measured: a debugger session outlives its service worker (after a worker restart the tabs are
 // simply re-announced), but not an extension reload, after which each tab is attached again and
 // announced as `reattached`. Stored tabs are checked against Chrome's own target ids, so after
@@ -9,19 +9,7 @@
 // popup, a target=_blank link) is attached with it and released with it.
 
 import type { AnnouncedTab, ExtensionFrame, TargetInfo } from '../../shared/protocol';
-import { badge } from './badge';
-
-interface StoredTab {
-  tabId: number;
-  targetId: string;
-  sessionId?: string;
-  /** The page it is showing that cannot be attached to, while parked. */
-  parked?: string;
-  /** The attached tab that opened it: released together with it. */
-  openerTabId?: number;
-}
-
-const STORAGE_KEY = 'attachedTabs';
+import type { StoredTab, WorkerState } from './worker-state';
 
 /** Pages chrome.debugger may not attach to, with words a user understands. */
 export function attachRefusal(url: string | undefined): string | undefined {
@@ -62,6 +50,7 @@ export class TabAttachments {
   readonly ready: Promise<void>;
 
   constructor(
+    private readonly state: WorkerState,
     private readonly out: { send(frame: ExtensionFrame): void },
     /** The set of attached tabs changed (one attached, or let go of): the policy rules follow, grants go after the last. */
     private readonly changed: () => void = () => {},
@@ -70,6 +59,8 @@ export class TabAttachments {
       attached: () => {},
       forgotten: () => {},
     },
+    /** What the tab's badge is drawn from changed (attached, parked, let go of). */
+    private readonly repaint: (tabId: number) => void = () => {},
   ) {
     this.ready = this.#load();
   }
@@ -83,10 +74,10 @@ export class TabAttachments {
   }
 
   async #load(): Promise<void> {
-    const stored = (await chrome.storage.local.get(STORAGE_KEY))[STORAGE_KEY];
-    if (!Array.isArray(stored)) return;
+    const stored = (await this.state.loaded).attachedTabs;
+    if (stored.length === 0) return;
     const targets = await chrome.debugger.getTargets();
-    for (const tab of stored as StoredTab[]) {
+    for (const tab of stored) {
       const target = targets.find((t) => t.tabId === tab.tabId && (t.id === tab.targetId || tab.parked !== undefined));
       if (!target) continue; // closed, or another browser run: not the tab the person chose
       this.#tabs.set(tab.tabId, tab);
@@ -95,7 +86,12 @@ export class TabAttachments {
   }
 
   #persist(): Promise<void> {
-    return chrome.storage.local.set({ [STORAGE_KEY]: [...this.#tabs.values()] });
+    return this.state.save('attachedTabs', [...this.#tabs.values()]);
+  }
+
+  /** The page a parked tab shows (undefined when it is not parked, or not attached). */
+  parkedOn(tabId: number): string | undefined {
+    return this.#tabs.get(tabId)?.parked;
   }
 
   isParked(tabId: number): boolean {
@@ -109,7 +105,7 @@ export class TabAttachments {
     if (!tab) return;
     tab.parked = url;
     await this.#persist();
-    void badge.paused(tabId, url);
+    this.repaint(tabId);
     this.out.send({ type: 'tabParked', tabId, url });
     // Chrome's onDetach can trail the tab's way back to the web (found by the target fuzz, a
     // chrome:// detour of a moment): no update of the tab would then come to attach it again.
@@ -172,7 +168,7 @@ export class TabAttachments {
     await this.#persist();
     this.changed();
     this.each.attached(tab.tabId);
-    void badge.attached(tab.tabId);
+    this.repaint(tab.tabId);
     return { tabId: tab.tabId, ...(tab.sessionId ? { sessionId: tab.sessionId } : {}), targetInfo, reattached: true };
   }
 
@@ -244,7 +240,7 @@ export class TabAttachments {
     }
     this.changed();
     this.each.attached(tabId);
-    void badge.attached(tabId);
+    this.repaint(tabId);
     return { tabId, targetInfo };
   }
 
@@ -309,7 +305,7 @@ export class TabAttachments {
     this.out.send({ type: 'tabDetached', tabId, reason });
     if (!known) return;
     await this.#persist();
-    void badge.clear(tabId);
+    this.repaint(tabId);
     this.changed();
     this.each.forgotten(tabId);
   }

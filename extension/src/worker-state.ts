@@ -1,0 +1,112 @@
+// What the extension's worker must still know after Chrome stops it (idle, an update, a crash),
+// as one model: which tabs are handed over and which of them are parked, the hand-overs to the
+// person, the permissions granted, and the link's own state ("another browser took over: step
+// aside"). The slots keep the storage keys earlier versions used, so an update finds them. Read once, from both storage areas, before any listener acts (`loaded`); each part
+// written whole, in the order asked. `local` outlives an extension reload or update (the tabs are
+// attached again; grants must still be taken back); `session` lives while the browser runs.
+// What is drawn from it (the toolbar badge) is a function of it: badge.ts `badgeLook`.
+
+/** A tab the person handed over, as kept across worker restarts. */
+export interface StoredTab {
+  tabId: number;
+  targetId: string;
+  sessionId?: string;
+  /** The page it is showing that cannot be attached to, while parked. */
+  parked?: string;
+  /** The attached tab that opened it: released together with it. */
+  openerTabId?: number;
+}
+
+export interface WorkerSlots {
+  /** The tabs handed over (parked ones too). */
+  attachedTabs: StoredTab[];
+  /** Content-setting type → patterns this extension set to allow (taken back when the last tab goes). */
+  grantedPermissions: Record<string, string[]>;
+  /** Tabs the agent handed to the person, with its reason. */
+  handOvers: Array<[number, string]>;
+  /** This browser stepped aside for another that connected to the relay: it does not take it back by itself. */
+  steppedAside: boolean;
+}
+
+type Slot = keyof WorkerSlots;
+
+const AREA: Record<Slot, 'local' | 'session'> = {
+  attachedTabs: 'local',
+  grantedPermissions: 'local',
+  handOvers: 'session',
+  steppedAside: 'session',
+};
+
+const isInt = (v: unknown): v is number => Number.isInteger(v);
+const isStr = (v: unknown): v is string => typeof v === 'string';
+const isStoredTab = (v: unknown): v is StoredTab => {
+  const t = v as StoredTab;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    isInt(t.tabId) &&
+    isStr(t.targetId) &&
+    (t.sessionId === undefined || isStr(t.sessionId)) &&
+    (t.parked === undefined || isStr(t.parked)) &&
+    (t.openerTabId === undefined || isInt(t.openerTabId))
+  );
+};
+
+/** Each slot as stored, or its empty value when absent or not of its shape (kept by an older version, or damaged). */
+const READ: { [K in Slot]: (v: unknown) => WorkerSlots[K] } = {
+  attachedTabs: (v) => (Array.isArray(v) ? v.filter(isStoredTab) : []),
+  grantedPermissions: (v) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v).filter((e): e is [string, string[]] => Array.isArray(e[1]) && e[1].every(isStr)),
+        )
+      : {},
+  handOvers: (v) =>
+    Array.isArray(v)
+      ? v.filter((e): e is [number, string] => Array.isArray(e) && e.length === 2 && isInt(e[0]) && isStr(e[1]))
+      : [],
+  steppedAside: (v) => v === true,
+};
+
+/** The two areas of chrome.storage this needs (a fake in unit tests). */
+export interface StateStorage {
+  local: Pick<chrome.storage.StorageArea, 'get' | 'set'>;
+  session: Pick<chrome.storage.StorageArea, 'get' | 'set'>;
+}
+
+export class WorkerState {
+  /** Every slot, read once; listeners await it before acting. */
+  readonly loaded: Promise<WorkerSlots>;
+  // The last write of each slot: the next one goes after it, so writes land in the order asked.
+  readonly #writes = new Map<Slot, Promise<void>>();
+
+  constructor(private readonly storage: StateStorage = chrome.storage) {
+    this.loaded = this.#load();
+  }
+
+  async #load(): Promise<WorkerSlots> {
+    const slots = Object.keys(AREA) as Slot[];
+    const [local, session] = await Promise.all([
+      this.storage.local.get(slots.filter((s) => AREA[s] === 'local')),
+      this.storage.session.get(slots.filter((s) => AREA[s] === 'session')),
+    ]);
+    const read = <K extends Slot>(slot: K): WorkerSlots[K] =>
+      READ[slot]((AREA[slot] === 'local' ? local : session)[slot]);
+    return {
+      attachedTabs: read('attachedTabs'),
+      grantedPermissions: read('grantedPermissions'),
+      handOvers: read('handOvers'),
+      steppedAside: read('steppedAside'),
+    };
+  }
+
+  /** Keeps one slot whole (after the state was loaded, and after the slot's last write). */
+  save<K extends Slot>(slot: K, value: WorkerSlots[K]): Promise<void> {
+    const copy = structuredClone(value); // what was asked now, not what the caller's object holds later
+    const write = (this.#writes.get(slot) ?? this.loaded.then(() => {}))
+      .catch(() => {}) // a failed write does not stop the ones after it
+      .then(() => this.storage[AREA[slot]].set({ [slot]: copy }));
+    this.#writes.set(slot, write);
+    return write;
+  }
+}

@@ -1,0 +1,162 @@
+// The extension worker's state that outlives the worker, against a fake chrome.storage: one read
+// of both areas before anything acts, each part in its area, writes in the order asked, a damaged
+// or older stored value read as empty; a worker started again (a new WorkerState on the same
+// storage) knows what the last one kept. The badge is drawn from that state and the link's.
+
+import { describe, expect, it } from 'vitest';
+import { badgeLook } from '../../extension/src/badge';
+import { WorkerState, type StateStorage } from '../../extension/src/worker-state';
+
+/** chrome.storage's two areas, in memory; `slow` delays each write by that many ms. */
+function fakeStorage(slow = 0) {
+  const areas = { local: new Map<string, unknown>(), session: new Map<string, unknown>() };
+  const reads: string[] = [];
+  const area = (name: 'local' | 'session') => ({
+    async get(keys: string[]) {
+      reads.push(name);
+      return Object.fromEntries(
+        keys.filter((k) => areas[name].has(k)).map((k) => [k, structuredClone(areas[name].get(k))]),
+      );
+    },
+    async set(items: Record<string, unknown>) {
+      if (slow) await new Promise((resolve) => setTimeout(resolve, slow * Math.random()));
+      for (const [k, v] of Object.entries(items)) areas[name].set(k, structuredClone(v));
+    },
+  });
+  return { storage: { local: area('local'), session: area('session') } as unknown as StateStorage, areas, reads };
+}
+
+describe("the worker's state", () => {
+  it('starts empty, reading each area once', async () => {
+    const { storage, reads } = fakeStorage();
+    expect(await new WorkerState(storage).loaded).toEqual({
+      attachedTabs: [],
+      grantedPermissions: {},
+      handOvers: [],
+      steppedAside: false,
+    });
+    expect(reads.sort()).toEqual(['local', 'session']);
+  });
+
+  it('is known to the next worker: tabs and grants in local, hand-overs and stepping aside in session', async () => {
+    const { storage, areas } = fakeStorage();
+    const first = new WorkerState(storage);
+    await Promise.all([
+      first.save('attachedTabs', [
+        { tabId: 4, targetId: 'T4', sessionId: 'S4' },
+        { tabId: 5, targetId: 'T5', parked: 'chrome://settings' },
+      ]),
+      first.save('grantedPermissions', { location: ['https://a.test/*'] }),
+      first.save('handOvers', [[4, 'log in']]),
+      first.save('steppedAside', true),
+    ]);
+    expect([...areas.local.keys()].sort()).toEqual(['attachedTabs', 'grantedPermissions']);
+    expect([...areas.session.keys()].sort()).toEqual(['handOvers', 'steppedAside']);
+
+    const next = await new WorkerState(storage).loaded;
+    expect(next.attachedTabs).toEqual([
+      { tabId: 4, targetId: 'T4', sessionId: 'S4' },
+      { tabId: 5, targetId: 'T5', parked: 'chrome://settings' },
+    ]);
+    expect(next.grantedPermissions).toEqual({ location: ['https://a.test/*'] });
+    expect(next.handOvers).toEqual([[4, 'log in']]);
+    expect(next.steppedAside).toBe(true);
+
+    // The browser restarted: session is gone, local stays (its tabs are checked against Chrome's).
+    areas.session.clear();
+    const afterRestart = await new WorkerState(storage).loaded;
+    expect(afterRestart.steppedAside).toBe(false);
+    expect(afterRestart.handOvers).toEqual([]);
+    expect(afterRestart.attachedTabs).toHaveLength(2);
+  });
+
+  it('keeps the last of quick writes, whatever order the storage finishes them in', async () => {
+    const { storage } = fakeStorage(20);
+    const state = new WorkerState(storage);
+    const writes = [];
+    for (let n = 1; n <= 10; n++)
+      writes.push(
+        state.save(
+          'handOvers',
+          Array.from({ length: n }, (_, i) => [i, `r${i}`] as [number, string]),
+        ),
+      );
+    await Promise.all(writes);
+    expect((await new WorkerState(storage).loaded).handOvers).toHaveLength(10);
+  });
+
+  it('saves what was asked, not what the caller changed afterwards', async () => {
+    const { storage } = fakeStorage(5);
+    const state = new WorkerState(storage);
+    const tabs = [{ tabId: 1, targetId: 'T1' }];
+    const saved = state.save('attachedTabs', tabs);
+    tabs.push({ tabId: 2, targetId: 'T2' });
+    await saved;
+    expect((await new WorkerState(storage).loaded).attachedTabs).toEqual([{ tabId: 1, targetId: 'T1' }]);
+  });
+
+  it('reads a damaged or older value as empty, and keeps the good entries of a list', async () => {
+    const { storage, areas } = fakeStorage();
+    areas.local.set('attachedTabs', [
+      { tabId: 1, targetId: 'T1' },
+      { tabId: 'two' },
+      null,
+      { tabId: 3, targetId: 'T3', parked: 7 },
+    ]);
+    areas.local.set('grantedPermissions', ['location']);
+    areas.session.set('handOvers', { 4: 'log in' });
+    areas.session.set('steppedAside', 'yes');
+    expect(await new WorkerState(storage).loaded).toEqual({
+      attachedTabs: [{ tabId: 1, targetId: 'T1' }],
+      grantedPermissions: {},
+      handOvers: [],
+      steppedAside: false,
+    });
+  });
+
+  it('goes on writing after a write failed', async () => {
+    const { storage, areas } = fakeStorage();
+    const set = storage.session.set.bind(storage.session);
+    let fail = true;
+    storage.session.set = (async (items: Record<string, unknown>) => {
+      if (fail) {
+        fail = false;
+        throw new Error('quota');
+      }
+      return set(items);
+    }) as typeof storage.session.set;
+    const state = new WorkerState(storage);
+    await expect(state.save('steppedAside', true)).rejects.toThrow('quota');
+    await state.save('steppedAside', false);
+    expect(areas.session.get('steppedAside')).toBe(false);
+  });
+});
+
+describe('the badge, from tab state × link state', () => {
+  const connected = { status: 'connected' as const, detail: 'connected to 127.0.0.1:18792' };
+  const down = { status: 'error' as const, detail: 'cannot reach the relay on 127.0.0.1:18792' };
+  const connecting = { status: 'connecting' as const, detail: '' };
+  it('is empty on a tab not handed over, whatever the link', () => {
+    for (const link of [connected, down, connecting]) expect(badgeLook(undefined, link).text).toBe('');
+  });
+  it('is ON, or YOU while the agent handed it to the person, only while the link is up', () => {
+    expect(badgeLook({}, connected)).toMatchObject({
+      text: 'ON',
+      title: expect.stringContaining('Click to take it back'),
+    });
+    expect(badgeLook({ handedOver: 'log in' }, connected)).toMatchObject({
+      text: 'YOU',
+      title: expect.stringContaining('log in'),
+    });
+    expect(badgeLook({ handedOver: 'log in' }, connecting).text).toBe('…');
+    expect(badgeLook({}, down)).toMatchObject({ text: '!', title: `clawd: ${down.detail}` });
+    expect(badgeLook({}, { status: 'unconfigured', detail: 'set the relay port and token' }).text).toBe('!');
+  });
+  it('keeps a parked tab paused whatever the link does (never ON after a reconnect)', () => {
+    for (const link of [connected, down, connecting])
+      expect(badgeLook({ parked: 'chrome://settings/' }, link)).toMatchObject({
+        text: '❚❚',
+        title: expect.stringContaining('chrome://settings/'),
+      });
+  });
+});
