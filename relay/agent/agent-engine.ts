@@ -16,6 +16,7 @@ import type { SnapshotRequest } from '../operations/page-operations';
 import { createRegistry, inPage, type InPageRequest, type WalkLine, type WalkResult } from './in-page/page-walker';
 import { SNAPSHOT_TIMEOUT_MS } from '../operations/page-operations';
 import { dropEmptyContainers, dropSaidTwice } from './walk-lines';
+import { flagged } from '../operations/instruction-lines';
 import type {
   ActTarget,
   EngineSnapshot,
@@ -137,7 +138,8 @@ export class AgentEngine implements SnapshotEngine {
       const children = await this.#childFrames(frame, result.lines);
       const out: SnapshotLine[] = [];
       for (const line of dropSaidTwice(dropEmptyContainers(result.lines))) {
-        out.push({ depth: line.d, text: line.s, ...(line.r ? { ref: line.r } : {}) });
+        // A line that reads as an instruction to an AI is flagged (instruction-lines.ts): kept, said to be the page's.
+        out.push({ depth: line.d, text: flagged(line.s), ...(line.r ? { ref: line.r } : {}) });
         const child = line.f && line.r ? children.get(line.r) : undefined;
         if (!child) continue;
         frames.set(line.r!, child);

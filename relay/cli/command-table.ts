@@ -11,6 +11,7 @@ import { INSTALL_COMMANDS } from './install-commands';
 import { OPERATION_COMMANDS } from './operation-commands';
 import { UsageError, type CliCommand, type CommandGroup, type FlagValues, type Flags } from './cli-command';
 import { PROFILE_COMMANDS } from './profile-commands';
+import { SECRET_COMMANDS } from './secret-commands';
 import { SERVER_COMMANDS } from './server-commands';
 
 export const COMMANDS: readonly CliCommand[] = [
@@ -18,6 +19,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...INSTALL_COMMANDS,
   ...OPERATION_COMMANDS.filter((c) => c.group === 'profiles'),
   ...PROFILE_COMMANDS,
+  ...SECRET_COMMANDS,
   ...OPERATION_COMMANDS.filter((c) => c.group === 'agent'),
   ...AGENT_COMMANDS,
 ];

@@ -11,6 +11,7 @@ import { fieldKind, type FieldKind } from '../operations/fields';
 import { isFixedField, OPERATION_LIST, operationNamed, parseOperationInput } from '../operations/operation-table';
 import { SHARED_FIELDS } from '../operations/shared-fields';
 import { output, UsageError, type CliCommand, type Flags } from './cli-command';
+import { fenced, fenceNonce } from '../operations/page-fence';
 
 const CONVENTIONAL: Record<string, string> = {
   targetId: 'target',
@@ -145,25 +146,29 @@ export function operationCommand(operation: Operation): CliCommand {
         // Until interrupted: each answer printed, then the next asked for (`log --follow`).
         for (let answer = result, asked = input; ;) {
           if (((answer as { entries?: unknown[] }).entries ?? [answer]).length > 0)
-            output(ctx, answer, () => [operation.text(answer, asked as never)]);
+            output(ctx, answer, () => [agentText(operation.text(answer, asked as never))]);
           asked = repeat.next(answer, asked);
           answer = await client.invoke(operation, ctx.profile, asked);
         }
       }
       const followUp = operation.followUp;
       if (!followUp || input[followUp.field] !== true) {
-        output(ctx, result, () => [operation.text(result, input as never)]);
+        output(ctx, result, () => [agentText(operation.text(result, input as never))]);
         return operation.cli.exitCode?.(result) ?? 0;
       }
       // Asked to go on (`handoff --wait`): what the first step said is progress, the second is the answer.
-      if (!ctx.json) ctx.progress(operation.text(result, input as never));
+      if (!ctx.json) ctx.progress(agentText(operation.text(result, input as never)));
       const next = operationNamed(followUp.operation);
       const nextInput = parseOperationInput(next, followUp.input(result, input), 'json');
       const nextResult = await client.invoke(next, ctx.profile, nextInput);
-      output(ctx, nextResult, () => [next.text(nextResult, nextInput as never)]);
+      output(ctx, nextResult, () => [agentText(next.text(nextResult, nextInput as never))]);
       return next.cli.exitCode?.(nextResult) ?? 0;
     },
   };
 }
+
+/** This command's fence nonce (one per CLI run): the page's words in its text go between its lines. */
+let nonce: string | undefined;
+const agentText = (text: string) => fenced(text, (nonce ??= fenceNonce()));
 
 export const OPERATION_COMMANDS: CliCommand[] = OPERATION_LIST.map(operationCommand);

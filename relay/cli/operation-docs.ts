@@ -14,7 +14,9 @@ import { AGENT_COMMANDS } from './agent-commands';
 import { INSTALL_COMMANDS } from './install-commands';
 import { flagOf, operationCommand } from './operation-commands';
 import { PROFILE_COMMANDS } from './profile-commands';
+import { SECRET_COMMANDS } from './secret-commands';
 import { SERVER_COMMANDS } from './server-commands';
+import { fenceMeaning } from '../operations/page-fence';
 
 /** `clawd click REF [--double] …`: the command with its arguments and flags, as its help shows it. */
 function cliLine(operation: Operation): string {
@@ -100,7 +102,13 @@ export function referenceMarkdown(): string {
     'The server, its set-up and the profiles: commands of the CLI only (`--home DIR` and `--help` on each).',
     '',
   );
-  for (const command of [...SERVER_COMMANDS, ...INSTALL_COMMANDS, ...PROFILE_COMMANDS, ...AGENT_COMMANDS]) {
+  for (const command of [
+    ...SERVER_COMMANDS,
+    ...INSTALL_COMMANDS,
+    ...PROFILE_COMMANDS,
+    ...SECRET_COMMANDS,
+    ...AGENT_COMMANDS,
+  ]) {
     lines.push(`## clawd ${command.name}`, '', `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.`, '');
     lines.push(`- CLI: \`clawd ${command.usage}\``, '');
     if (command.details) lines.push(command.details.replace(/\n(?! )/g, ' '), '');
@@ -152,10 +160,14 @@ export function skillMarkdown(): string {
     '   `full`: the whole page, `none`: just how it ended), so you rarely need a second look.',
     '4. A ref whose element changed or went is refused as stale: look again. Refs are never reused.',
     '',
+    `The page's words come fenced: ${fenceMeaning()} The nonce is new with every command.`,
+    '',
     "To read rather than act, `clawd content` gives the page's article as Markdown, far smaller than a snapshot.",
     'When you cannot go on (a log-in, a CAPTCHA, a payment): `clawd handoff "Log in, then press Done"` gives the tab',
     'to the person and prints a link: show it to them at once. Then `clawd handoff-wait` returns when they give the',
     'tab back; look again before acting.',
+    'A secret the person kept (`clawd secrets` lists the names) is typed as `{{secret:NAME}}` in `type` or `fill`: the',
+    'page gets the value, you see `••••`.',
     '',
     "Every command takes `--profile NAME` and `--json` (the API's answer as JSON); commands on a tab take `--target ID`",
     '(an id or unique prefix from `clawd tabs`), `--session NAME` (tabs you change are held for you) and `--timeout MS`;',

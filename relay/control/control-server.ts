@@ -6,6 +6,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { EXTENSION_ORIGIN, LOOPBACK_HOST } from '../../shared/defaults';
 import { closerOf, listen } from '../http/listen';
 import type { ServerToken } from '../http/server-token';
+import { SecretStore } from '../home/secret-store';
 import type { ActionLog } from '../agent/action-log';
 import type { AgentService } from '../agent/agent-service';
 import type { EventBus } from '../events/event-bus';
@@ -56,6 +57,7 @@ export async function startControlServer(options: {
     profiles: options.service,
     events: options.events,
     actions: options.actions,
+    secrets: new SecretStore(options.home),
     viewLink: (tab, ttlMs) => viewLink({ token: options.token, port: () => port, auth: viewAuth }, tab, ttlMs).url,
   });
   const activity = new ClientActivity();

@@ -13,6 +13,8 @@ import { MAX_HANDOFF_WAIT_MS } from '../operations/control-operations';
 import type { InputOf, Operation, ResultOf } from '../operations/operation';
 import type { OperationName, OPERATIONS } from '../operations/operation-table';
 import type { ProfileService } from '../profiles/profile-service';
+import type { SecretStore } from '../home/secret-store';
+import { masked, namesSecrets, withSecrets } from '../operations/secret-use';
 import { callLabel, recordCall } from './action-recorder';
 
 export interface OperationServices {
@@ -23,6 +25,8 @@ export interface OperationServices {
   viewLink(tab: { profile: string; targetId: string }, ttlMs: number): string;
   /** Where what agents did is recorded. */
   actions: ActionLog;
+  /** The person's secrets: put into `type`/`fill` for `{{secret:NAME}}`, masked in every answer. */
+  secrets: SecretStore;
 }
 
 /** `named`: the caller named the profile (else it is the configured default). */
@@ -165,19 +169,24 @@ export class LocalInvoker implements Invoker {
       agent: this.services.agent,
       logText: () => this.services.profiles.settings.logText,
     };
+    // The profile's secrets: put in for the call's placeholders (the log, the trace and the gate keep
+    // the placeholder), masked in whatever goes back.
+    const secrets = await this.services.secrets.valuesOf(name);
+    const hidden = [...secrets.values()];
     try {
+      const run = namesSecrets(operation.name, input) ? withSecrets(operation.name, input, secrets, name) : input;
       const gate = operation.gate;
       const work = async () => {
         // The one gate (agent/tab-gate.ts): holds, the person's hands, what the person asked to be
         // asked. Time spent waiting there comes off the call's own bound.
-        if (!gate) return handler(this.services, name, input, named);
+        if (!gate) return handler(this.services, name, run, named);
         const passed = await this.services.agent.gate({
           profile: name,
           spec: gate,
           input,
           label: callLabel(deps, operation, name, input),
         });
-        const checked = { ...input, ...(passed.targetId !== undefined ? { targetId: passed.targetId } : {}) };
+        const checked = { ...run, ...(passed.targetId !== undefined ? { targetId: passed.targetId } : {}) };
         return handler(
           this.services,
           name,
@@ -195,8 +204,9 @@ export class LocalInvoker implements Invoker {
       // Notes reach the door as they are said (a call waiting for the person says so at once).
       const { value: result } = await collectNotes(traced, note, signal);
       void recordCall(deps, operation, name, input, { result }, performance.now() - began);
-      return result;
+      return masked(result, hidden);
     } catch (error) {
+      if (error instanceof Error && hidden.length > 0) error.message = masked(error.message, hidden);
       void recordCall(deps, operation, name, input, { error }, performance.now() - began);
       throw error;
     }

@@ -7,13 +7,17 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { Invoker } from '../operations/control-client';
 import { toolGroups } from '../operations/operation-table';
 import { VERSION } from '../version';
+import { fenceMeaning, fenceNonce } from '../operations/page-fence';
 import { callTool, INSTRUCTIONS, toolDefinition } from './mcp-tools';
 
 /** `said`: a sentence added to the instructions (which profiles there are, when the client chose none). */
 export function createMcpServer(invoker: Invoker, defaultProfile: string | undefined, said?: string): Server {
+  // The page fence's nonce, one per MCP session: said once in the instructions, on every answer's page words.
+  const nonce = fenceNonce();
+  const instructions = [INSTRUCTIONS, fenceMeaning(nonce), ...(said ? [said] : [])].join(' ');
   const server = new Server(
     { name: 'clawd-browser', version: VERSION },
-    { capabilities: { tools: {}, logging: {} }, instructions: said ? `${INSTRUCTIONS} ${said}` : INSTRUCTIONS },
+    { capabilities: { tools: {}, logging: {} }, instructions },
   );
   const groups = toolGroups();
   const tools = groups.map(toolDefinition);
@@ -50,6 +54,7 @@ export function createMcpServer(invoker: Invoker, defaultProfile: string | undef
       (request.params.arguments ?? {}) as Record<string, unknown>,
       invoker,
       defaultProfile,
+      nonce,
       said,
       extra.signal,
     );

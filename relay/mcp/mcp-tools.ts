@@ -20,13 +20,14 @@ import {
   type ToolGroup,
 } from '../operations/operation-table';
 import { SHARED_FIELDS } from '../operations/shared-fields';
+import { fenced } from '../operations/page-fence';
 
 export const INSTRUCTIONS =
   'Drive a browser by refs: snapshot (or find, to search a big page for text), then act on an element by its ref (act: click, type, fill, …). ' +
   "Actions and navigate take snapshot: none, brief (headings and what can be acted on; the site's header, menus and footer folded), diff (what changed since your last look; on another page its brief view) or full; navigate answers brief unless told (find or snapshot for the rest); an action that loads another page says where it led. " +
   'A ref whose element changed or went is refused as stale: take a new snapshot. A long page is cut at maxChars: go on with after=<the ref named at the cut>. ' +
   'Every tool takes profile (default: the configured one) and, where it acts on a tab, targetId (an id or unique prefix from tabs; default: the tab last used) and session (your agent session name: tabs you change are held for you). ' +
-  'timeoutMs bounds a call (actions 8 s by default). When you cannot go on (a log-in, a CAPTCHA), handoff gives the tab to the person. ' +
+  'timeoutMs bounds a call (actions 8 s by default). When you cannot go on (a log-in, a CAPTCHA), handoff gives the tab to the person; a secret the person kept is typed as {{secret:NAME}} in type or fill (its value is never shown). ' +
   "Debugging a web app: network lists the tab's requests (failed: true for the broken ones) and reads one; trace start/stop saves a Playwright trace of your calls.";
 
 export interface ToolDefinition {
@@ -116,6 +117,8 @@ export async function callTool(
   args: Record<string, unknown>,
   invoker: Invoker,
   defaultProfile: string | undefined,
+  /** The session's fence nonce: the page's words in the answer go between its lines. */
+  nonce: string,
   said?: (note: string) => void,
   signal?: AbortSignal,
 ): Promise<{ content: Content; isError?: true }> {
@@ -135,13 +138,13 @@ export async function callTool(
       },
       signal,
     );
-    const texts = [...notes, operation.text(result, input as never)];
+    const texts = [...notes, fenced(operation.text(result, input as never), nonce)];
     const image = operation.image?.(result);
     const followUp = operation.followUp;
     if (followUp && input[followUp.field] === true) {
       const next = operationNamed(followUp.operation);
       const nextInput = parseOperationInput(next, followUp.input(result, input), 'json');
-      texts.push(next.text(await invoker.invoke(next, profile, nextInput), nextInput as never));
+      texts.push(fenced(next.text(await invoker.invoke(next, profile, nextInput), nextInput as never), nonce));
     }
     const content: Content = [{ type: 'text', text: texts.join('\n') }];
     if (image)

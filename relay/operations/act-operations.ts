@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import { bad, intIn, ref, text } from './fields';
+import { pageTitle, pageWords } from './page-fence';
 import { operation, type Operation } from './operation';
 import { pageName, snapshotText, type SnapshotResult } from './page-operations';
 import { actFields } from './shared-fields';
@@ -59,8 +60,8 @@ const answer =
     const said = [line(result, input)];
     if (result.navigated)
       said.push(
-        `now on: ${pageName(result.title, result.url && result.from ? urlFrom(result.from, result.url) : result.url) || result.url}`,
-        ...(result.messages ?? []),
+        `now on: ${pageTitle(pageName(result.title, result.url && result.from ? urlFrom(result.from, result.url) : result.url) || (result.url ?? ''))}`,
+        ...(result.messages?.length ? [pageWords(result.messages.join('\n'))] : []),
       );
     if (result.snapshot) said.push(snapshotText(result.snapshot, false));
     return said.join('\n');
@@ -341,7 +342,7 @@ export const evaluate = operation<ActResult>()({
   cli: { group: 'agent', flags: { fn: { value: 'F' }, ref: { value: 'REF' } } },
   mcp: { tool: 'act', as: 'evaluate' },
   example: { kind: 'evaluate', fn: '() => document.title' },
-  text: answer((r) => JSON.stringify(r.result ?? null)),
+  text: answer((r) => pageWords(JSON.stringify(r.result ?? null))),
 });
 
 export const scroll = operation<ActResult>()({

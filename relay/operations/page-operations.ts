@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { bad, intIn, openUrl, ref } from './fields';
+import { pageTitle, pageWords } from './page-fence';
 import { operation } from './operation';
 import { actFields, tabFields, type PageView } from './shared-fields';
 
@@ -47,7 +48,7 @@ export function snapshotText(
   page = true,
 ): string {
   const head: string[] = [];
-  if (page) head.push(`page: ${pageName(snap.title, snap.url)}`);
+  if (page) head.push(`page: ${pageTitle(pageName(snap.title, snap.url))}`);
   // A diff's lines say what changed; its counts only matter when the lines are cut. After an
   // action it is since the agent's last look, whatever that was; asked for, since the id given.
   const since = snap.diff ? `changes${page ? ` since ${snap.diff.since}` : ''}` : '';
@@ -55,7 +56,7 @@ export function snapshotText(
   if (snap.diff) head.push(`${since}:${snap.truncated ? ` ${counted(snap.diff)}` : ''}`);
   else if (snap.brief) head.push('brief view');
   else if (snap.id) head.push(`snapshot ${snap.id}`);
-  const body = snap.snapshot === '' ? '(nothing to show)' : snap.snapshot;
+  const body = snap.snapshot === '' ? '(nothing to show)' : pageWords(snap.snapshot);
   const cut =
     snap.truncated && !snap.next && snap.format !== 'agent' ? `\n(cut at ${snap.stats.chars} characters)` : '';
   return `${head.length ? `${head.join(' · ')}\n` : ''}${body}${cut}`;
@@ -168,8 +169,10 @@ export const navigate = operation<NavigateResult>()({
     // What the agent did not ask for: the URL when it landed elsewhere (a redirect), a status
     // other than success. The view follows without a second page line.
     const status = r.status !== null && (r.status < 200 || r.status > 299) ? ` (HTTP ${r.status})` : '';
-    const line = `loaded: ${pageName(r.title, sameUrl(i.url, r.url) ? undefined : r.url) || r.url}${status}`;
-    return r.snapshot ? `${line} · ${snapshotText(r.snapshot, false)}` : [line, ...(r.messages ?? [])].join('\n');
+    const line = `loaded: ${pageTitle(pageName(r.title, sameUrl(i.url, r.url) ? undefined : r.url) || r.url)}${status}`;
+    return r.snapshot
+      ? `${line} · ${snapshotText(r.snapshot, false)}`
+      : [line, ...(r.messages?.length ? [pageWords(r.messages.join('\n'))] : [])].join('\n');
   },
 });
 
@@ -225,10 +228,10 @@ export const find = operation<FindResult>()({
   text: (r) => {
     // Nothing found says on which page it looked (the title, or the URL when there is none): the
     // word may be on another. Matches say where they are themselves.
-    if (r.matches === 0) return `no match on ${r.title || r.url}: try other words, a role, or a snapshot`;
+    if (r.matches === 0) return `no match on ${pageTitle(r.title || r.url)}: try other words, a role, or a snapshot`;
     const count =
       r.matches === r.shown ? `${r.matches} match${r.matches === 1 ? '' : 'es'}` : `${r.shown} of ${r.matches} matches`;
-    return `${count}\n${r.text}`;
+    return `${count}\n${pageWords(r.text)}`;
   },
 });
 
@@ -324,7 +327,7 @@ export const content = operation<ContentResult>()({
   },
   mcp: { tool: 'content' },
   example: { format: 'markdown' },
-  text: (r) => r.content,
+  text: (r) => pageWords(r.content),
   clientTimeoutMs: () => 70_000,
 });
 
@@ -359,7 +362,7 @@ export const consoleMessages = operation<ConsoleResult>()({
   example: { level: 'error' },
   text: (r) => {
     const lines = [...r.messages.map((m) => `[${m.type}] ${m.text}`), ...r.errors.map((e) => `[pageerror] ${e.text}`)];
-    return lines.length ? lines.join('\n') : '(no messages)';
+    return lines.length ? pageWords(lines.join('\n')) : '(no messages)';
   },
 });
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ProfileStatus } from '../profiles/profile-driver';
 import type { Tab } from '../profiles/tabs';
 import { openUrl } from './fields';
+import { pageTitle } from './page-fence';
 import { operation } from './operation';
 import type { HolderView } from './control-operations';
 import { tabFields, targetId } from './shared-fields';
@@ -114,7 +115,7 @@ export const profiles = operation<{ defaultProfile: string; profiles: Array<Prof
 export type ListedTab = Tab & { holder?: HolderView };
 
 const tabLine = (t: ListedTab) =>
-  `${short(t.targetId)}  ${t.title || '(untitled)'}  ${t.url}${t.holder ? `  [${t.holder.kind === 'agent' ? `held by ${t.holder.session}` : 'with the person'}]` : ''}`;
+  `${short(t.targetId)}  ${t.title ? pageTitle(t.title) : '(untitled)'}  ${t.url}${t.holder ? `  [${t.holder.kind === 'agent' ? `held by ${t.holder.session}` : 'with the person'}]` : ''}`;
 
 export const tabs = operation<{
   profile: string;

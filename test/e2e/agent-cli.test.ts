@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPageServer, type PageServer } from '../helpers/pages';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { useTempDirs } from '../helpers/temp-dirs';
+import { unfenced } from '../helpers/fence';
 
 describe('driving a tab from the clawd CLI', () => {
   let t: TestServer;
@@ -21,7 +22,7 @@ describe('driving a tab from the clawd CLI', () => {
   const ok = async (args: string[]) => {
     const result = await t.cli(args);
     expect(result.code, `clawd ${args.join(' ')}\n${result.stderr}`).toBe(0);
-    return result.stdout;
+    return unfenced(result.stdout);
   };
   /** The page's own answer, through the CLI's evaluate (allowed on a managed profile). */
   const inPage = async (expression: string) => JSON.parse(await ok(['evaluate', '--fn', `() => ${expression}`]));

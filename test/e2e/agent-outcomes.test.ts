@@ -5,6 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
+import { unfenced } from '../helpers/fence';
 
 interface Answer {
   navigated?: true;
@@ -60,7 +61,9 @@ describe.each([
     // The CLI's line says it too.
     ref = refOf(await navigate('/product'), 'button', 'Add to cart');
     const said = await ctx.d.server.cli(['click', ref, '--target', ctx.d.targetId, '--profile', ctx.d.profile]);
-    expect(said.stdout).toContain('now on: Blue mug | Shop — /product?added=1\nstatus "Added to your cart: Blue mug"');
+    expect(unfenced(said.stdout)).toContain(
+      'now on: Blue mug | Shop — /product?added=1\nstatus "Added to your cart: Blue mug"',
+    );
   });
 
   it("a form the browser's own validation refuses: nothing sent, the field and the browser's reason in the answer", async () => {

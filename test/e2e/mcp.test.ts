@@ -13,6 +13,7 @@ import { processesUsing } from '../../relay/browser/processes';
 import { extensionDriver, managedDriver, useAgentDriver, type AgentDriver } from '../helpers/agent-drivers';
 import { CLAWD_BIN, runCli } from '../helpers/cli';
 import { until } from '../helpers/waits';
+import { fenceLinesIn, unfenced } from '../helpers/fence';
 
 interface ToolResult {
   content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
@@ -44,7 +45,9 @@ async function connectTo(d: AgentDriver, over: 'stdio' | 'http'): Promise<Client
 
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
   (await client.callTool({ name, arguments: args })) as ToolResult;
-const text = (result: ToolResult) =>
+/** An answer's text, its fence lines taken out (the fence is asserted on its own below). */
+const text = (result: ToolResult) => unfenced(fencedText(result));
+const fencedText = (result: ToolResult) =>
   result.content
     .filter((c) => c.type === 'text')
     .map((c) => c.text)
@@ -103,7 +106,13 @@ describe.each([
         expect(
           text(await call(client, 'navigate', { url: ctx.pages.url('/agent-form'), targetId, snapshot: 'none' })),
         ).toBe('loaded: agent form');
-        const snap = text(await call(client, 'snapshot', { targetId }));
+        const fencedSnap = fencedText(await call(client, 'snapshot', { targetId }));
+        const snap = unfenced(fencedSnap);
+        // The page's words are fenced with this session's nonce, said once in the instructions.
+        const nonce = client.getInstructions()?.match(/‹page ([a-z0-9]{10}) begins›/)?.[1];
+        expect(nonce, client.getInstructions()).toBeDefined();
+        expect(fenceLinesIn(fencedSnap)).toEqual([`‹page ${nonce} begins›`, `‹page ${nonce} ends›`]);
+        expect(fencedSnap.split('\n')[1]).toBe(`‹page ${nonce} begins›`);
         expect(snap).toMatch(/^page: agent form — http.*\/agent-form · snapshot s\d+\ntextbox "Name" \[e\d+\]/);
         const filled = await call(client, 'act', {
           kind: 'fill',

@@ -17,9 +17,12 @@ export function runCli(
   env: NodeJS.ProcessEnv = {},
   timeoutMs = 15_000,
   bin = CLAWD_BIN,
+  /** What the command reads on standard input (it ends there: a command reading it never waits). */
+  input = '',
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
+    child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

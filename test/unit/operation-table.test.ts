@@ -20,6 +20,7 @@ import { callTool, toolDefinitions } from '../../relay/mcp/mcp-tools';
 import { httpRequest, type ControlClient, type Invoker } from '../../relay/operations/control-client';
 import { fieldKind } from '../../relay/operations/fields';
 import type { Operation } from '../../relay/operations/operation';
+import { unmarked } from '../../relay/operations/page-fence';
 import {
   isFixedField,
   OPERATION_LIST,
@@ -135,7 +136,7 @@ describe('the operation table', () => {
           ...(group.chooser ? { [group.chooser]: operation.mcp.as } : {}),
           profile: 'work',
         };
-        const answer = await callTool(group, args, mcp, undefined).catch((error: Error) => ({
+        const answer = await callTool(group, args, mcp, undefined, 'k4m2x9p7q3').catch((error: Error) => ({
           content: [{ type: 'text' as const, text: error.message }],
           isError: true,
         }));
@@ -187,7 +188,8 @@ describe('answers as an agent reads them', () => {
   const clicked = { ok: true as const, kind: 'click', targetId: 'T1', url: 'http://127.0.0.1:1/b', timeoutMs: 8_000 };
 
   it('an action says where it led when it loaded another page, and nothing more when it did not', () => {
-    const text = (result: object) => (OPERATIONS.click.text as (r: object, i: object) => string)(result, { ref: 'e4' });
+    const text = (result: object) =>
+      unmarked((OPERATIONS.click.text as (r: object, i: object) => string)(result, { ref: 'e4' }));
     expect(text(clicked)).toBe('clicked e4');
     expect(text({ ...clicked, navigated: true, title: 'Basket | Acme' })).toBe(
       'clicked e4\nnow on: Basket | Acme — http://127.0.0.1:1/b',
@@ -217,7 +219,8 @@ describe('answers as an agent reads them', () => {
   const view = { format: 'agent' as const, refs: {}, stats: { chars: 9, lines: 1, refs: 1 }, truncated: false };
 
   it('a view after an action is not headed by the page again; a diff counts only when cut', () => {
-    const text = (result: object) => (OPERATIONS.click.text as (r: object, i: object) => string)(result, { ref: 'e4' });
+    const text = (result: object) =>
+      unmarked((OPERATIONS.click.text as (r: object, i: object) => string)(result, { ref: 'e4' }));
     const diff = {
       ...view,
       snapshot: '+ button "Save" [e9]',
@@ -238,16 +241,18 @@ describe('answers as an agent reads them', () => {
     );
     // Asked for with since=, a diff says its page and the id it is since.
     expect(
-      OPERATIONS.snapshot.text(
-        { ...diff, targetId: 'T1', url: 'http://127.0.0.1:1/b', title: 'Form' } as never,
-        {} as never,
+      unmarked(
+        OPERATIONS.snapshot.text(
+          { ...diff, targetId: 'T1', url: 'http://127.0.0.1:1/b', title: 'Form' } as never,
+          {} as never,
+        ),
       ),
     ).toBe('page: Form — http://127.0.0.1:1/b · changes since s2:\n+ button "Save" [e9]');
   });
 
   it('a load says the page by its title, the URL only when it landed elsewhere, the status only when it is not a success', () => {
     const text = (result: object, url = 'http://127.0.0.1:1/b') =>
-      (OPERATIONS.navigate.text as (r: object, i: object) => string)(result, { url });
+      unmarked((OPERATIONS.navigate.text as (r: object, i: object) => string)(result, { url }));
     const loaded = { ok: true as const, targetId: 'T1', url: 'http://127.0.0.1:1/b', title: 'Basket', status: 200 };
     expect(text(loaded)).toBe('loaded: Basket');
     expect(text({ ...loaded, url: 'http://127.0.0.1:1/' }, 'http://127.0.0.1:1')).toBe('loaded: Basket');
@@ -259,7 +264,8 @@ describe('answers as an agent reads them', () => {
   });
 
   it('find says on which page only when nothing matched', () => {
-    const text = (result: object) => (OPERATIONS.find.text as (r: object, i: object) => string)(result, { q: 'x' });
+    const text = (result: object) =>
+      unmarked((OPERATIONS.find.text as (r: object, i: object) => string)(result, { q: 'x' }));
     const found = { targetId: 'T1', url: 'http://127.0.0.1:1/b', title: 'Basket', refs: {}, id: 's2' };
     expect(text({ ...found, text: 'button "Pay" [e9]', matches: 1, shown: 1 })).toBe('1 match\nbutton "Pay" [e9]');
     expect(text({ ...found, text: 'a\nb', matches: 12, shown: 2 })).toBe('2 of 12 matches\na\nb');

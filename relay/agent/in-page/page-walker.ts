@@ -36,6 +36,8 @@ export interface WalkLine {
 
 export type InPageRequest =
   | { kind: 'walk'; nextRef: number; selector?: string; textMax: number }
+  /** In the page only (page-content.ts): takes out of `copy`, a fresh deep clone of `from`, what a person cannot see of `from`; answers how many nodes went. */
+  | { kind: 'prune'; from: Node; copy: Node }
   | { kind: 'resolve'; ref: string }
   | { kind: 'boxes'; refs: string[] }
   | { kind: 'messages' };
@@ -226,6 +228,130 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     return style(el).display === 'none';
   };
 
+  // ---- What a person cannot see (#36: page text a person never sees must not reach the agent) ----
+  // Each rule answers a way pages hide text; display:none, visibility:hidden, `hidden`,
+  // aria-hidden, <noscript>, <template> and comments are left out by the walk itself. An element
+  // caught by a box rule hides its text and what is inside it, except what can take focus (a skip
+  // link shown on focus, a custom checkbox's real input at opacity 0): those stay, named as
+  // assistive technology names them. Accessible names keep visually hidden text (an icon button's
+  // "Close"): that is what the control is called.
+
+  /** `rgb(a, b, c)` / `rgba(a, b, c, d)` → [r, g, b, alpha], or undefined for what we cannot read (then nothing is judged). */
+  const rgba = (color: string): [number, number, number, number] | undefined => {
+    if (color === 'transparent') return [0, 0, 0, 0];
+    const m = color.match(/^rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)$/);
+    return m ? [Number(m[1]), Number(m[2]), Number(m[3]), m[4] === undefined ? 1 : Number(m[4])] : undefined;
+  };
+  const luminance = ([r, g, b]: [number, number, number, number]) => {
+    const lin = (c: number) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  };
+  const backgrounds = new Map<Element, [number, number, number, number] | undefined>();
+  /** The colour behind an element's text: the nearest opaque-enough background up the tree (white at the top); undefined behind an image or gradient. */
+  const backgroundOf = (el: Element | null): [number, number, number, number] | undefined => {
+    if (!el) return [255, 255, 255, 1];
+    if (backgrounds.has(el)) return backgrounds.get(el);
+    const st = style(el);
+    let bg: [number, number, number, number] | undefined;
+    if (st.backgroundImage !== 'none') bg = undefined;
+    else {
+      const own = rgba(st.backgroundColor);
+      bg = own && own[3] >= 0.5 ? own : backgroundOf(el.parentElement);
+    }
+    backgrounds.set(el, bg);
+    return bg;
+  };
+  const unseenTexts = new Map<Element, boolean>();
+  /** Whether text directly in `el` cannot be read (the text's own style; children may differ). */
+  const textUnseen = (el: Element): boolean => {
+    let unseen = unseenTexts.get(el);
+    if (unseen === undefined) unseenTexts.set(el, (unseen = textUnseenNow(el)));
+    return unseen;
+  };
+  const textUnseenNow = (el: Element): boolean => {
+    const st = style(el);
+    // font-size: 0 — text shrunk to nothing.
+    if (parseFloat(st.fontSize) === 0) return true;
+    // text-indent that pushes the text out of its box (image replacement, -9999px).
+    const indent = Math.abs(parseFloat(st.textIndent) || 0);
+    if (indent >= 1000 || (indent > 0 && st.overflowX !== 'visible' && indent >= (el as HTMLElement).offsetWidth))
+      return true;
+    // Transparent text (a gradient clipped to the text shows it, so that is seen).
+    const fill = rgba(st.getPropertyValue('-webkit-text-fill-color') || st.color);
+    if (!fill) return false;
+    if (fill[3] === 0)
+      return !/text/.test(st.getPropertyValue('background-clip') + st.getPropertyValue('-webkit-background-clip'));
+    // Text the colour of what is behind it: contrast under 1.2 (white on white, #fefefe on #fff).
+    const bg = backgroundOf(el);
+    if (!bg || fill[3] < 0.5) return false;
+    const [a, b] = [luminance(fill), luminance(bg)];
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) < 1.2 && !mediaBehind(el);
+  };
+  const MEDIA = 'img, picture, video, canvas, svg, iframe';
+  /**
+   * Whether a picture may be what is behind the text (white text on a hero image, where every
+   * background colour up the tree is white): then the colours say nothing and the text stays.
+   * Asked only of text that failed the contrast rule.
+   */
+  const mediaBehind = (el: Element): boolean => {
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    if (x >= 0 && y >= 0 && x < innerWidth && y < innerHeight)
+      return document
+        .elementsFromPoint(x, y)
+        .some(
+          (below) =>
+            below !== el && !el.contains(below) && (below.matches(MEDIA) || style(below).backgroundImage !== 'none'),
+        );
+    // Out of the window: a picture near it in the tree (six levels up) may be behind it.
+    let up = el.parentElement;
+    for (let i = 0; up && i < 6; i++, up = up.parentElement) {
+      const media = up.querySelector(MEDIA);
+      if (media && !el.contains(media)) return true;
+    }
+    return false;
+  };
+  /** Whether nothing of the element's box can be seen: its text and what is inside are left out (but what takes focus). */
+  const boxUnseen = (el: Element, st: CSSStyleDeclaration): boolean => {
+    // opacity: 0 (inherited by everything inside: a child cannot be more opaque than its parent).
+    if (st.opacity === '0') return true;
+    // transform: scale(0) and the like (a flattened box).
+    const m = st.transform.startsWith('matrix(') ? st.transform.slice(7, -1).split(',').map(Number) : undefined;
+    if (m && m[0]! * m[3]! - m[1]! * m[2]! === 0) return true;
+    // clip: rect(0 0 0 0) / rect(1px 1px 1px 1px) on a positioned box, clip-path: inset(50%) (visually hidden).
+    if (st.position === 'absolute' || st.position === 'fixed') {
+      const r = st.clip.match(/^rect\(([-\d.]+)px,\s*([-\d.]+)px,\s*([-\d.]+)px,\s*([-\d.]+)px\)$/);
+      if (r && (Number(r[3]) <= Number(r[1]) || Number(r[2]) <= Number(r[4]))) return true;
+    }
+    if (/^inset\((50|[5-9]\d|100)%\)$/.test(st.clipPath) || /^circle\(0(px)?\b/.test(st.clipPath)) return true;
+    // A box clipped to (almost) nothing: overflow hidden with a size of a pixel or less.
+    const clips = (v: string) => v === 'hidden' || v === 'clip';
+    if (clips(st.overflowX) && clips(st.overflowY)) {
+      const r = el.getBoundingClientRect();
+      if (r.width <= 1 || r.height <= 1) return true;
+    }
+    // Far off-screen: where no scrolling reaches (left: -9999px; a fixed box outside the window).
+    if (st.position === 'absolute' || st.position === 'fixed') {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) return false; // a positioned anchor for what is inside
+      if (st.position === 'fixed') return r.right <= 0 || r.bottom <= 0 || r.left >= innerWidth || r.top >= innerHeight;
+      const page = document.documentElement;
+      return (
+        r.right + scrollX <= 0 ||
+        r.bottom + scrollY <= 0 ||
+        r.left + scrollX >= Math.max(page.scrollWidth, innerWidth) ||
+        r.top + scrollY >= Math.max(page.scrollHeight, innerHeight)
+      );
+    }
+    return false;
+  };
+  /** Whether a person (or the keyboard) can reach the element in an unseen box: it stays in the snapshot. */
+  const takesFocus = (el: Element): boolean =>
+    (el as HTMLElement).tabIndex >= 0 &&
+    !(el as HTMLInputElement).disabled &&
+    !(el.localName === 'input' && (el as HTMLInputElement).type === 'hidden');
+
   // Tags whose implicit role does not depend on attributes or context.
   const TAG_ROLES: Record<string, string> = {
     button: 'button',
@@ -324,17 +450,23 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     return parts ? parts.map((p) => p.slice(1, -1).replace(/\\(.)/g, '$1')).join('') : '';
   }
 
-  /** Text of a subtree for a name (accname's name from content, simplified), bounded by `max`. */
-  function textOf(node: Node, max: number, pseudo: boolean, skip?: Element): string {
+  /**
+   * Text of a subtree for a name (accname's name from content, simplified), bounded by `max`.
+   * `seenOnly`: only what a person sees (a heading, a message, a row): a control's name keeps
+   * visually hidden text, the rest of the page does not.
+   */
+  function textOf(node: Node, max: number, pseudo: boolean, skip?: Element, seenOnly = false): string {
     let out = '';
     const visit = (n: Node) => {
       if (out.length > max) return;
       if (n.nodeType === Node.TEXT_NODE) {
+        if (seenOnly && n.parentElement && /\S/.test(n.nodeValue ?? '') && textUnseen(n.parentElement)) return;
         out += n.nodeValue ?? '';
         return;
       }
       if (!(n instanceof Element) || n === skip) return;
       if (SKIPPED.has(n.localName) || isHiddenForAll(n)) return;
+      if (seenOnly && (style(n).visibility === 'hidden' || boxUnseen(n, style(n)))) return;
       const label = n.getAttribute('aria-label');
       if (label && label.trim()) {
         out += ` ${label} `;
@@ -346,7 +478,8 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         return;
       }
       if (tag === 'input' || tag === 'textarea') {
-        out += ` ${(n as HTMLInputElement).value} `;
+        // A hidden input's value is the page's, never shown to anyone.
+        if ((n as HTMLInputElement).type !== 'hidden') out += ` ${(n as HTMLInputElement).value} `;
         return;
       }
       if (tag === 'select') {
@@ -539,16 +672,19 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       pending += text;
     };
 
-    /** `quiet`: inside an element whose name already says its text (a button, a link): no text lines. */
-    const visit = (node: Node, depth: number, quiet: boolean): void => {
+    /**
+     * `quiet`: inside an element whose name already says its text (a button, a link): no text lines.
+     * `unseen`: inside a box no person sees (boxUnseen): only what takes focus is shown.
+     */
+    const visit = (node: Node, depth: number, quiet: boolean, unseen = false): void => {
       if (node.nodeType === Node.TEXT_NODE) {
-        if (!quiet) addText(node.nodeValue ?? '', depth);
+        if (!quiet && !unseen) addText(node.nodeValue ?? '', depth);
         return;
       }
       if (!(node instanceof Element)) {
         if (node.nodeType === Node.DOCUMENT_FRAGMENT_NODE || node.nodeType === Node.DOCUMENT_NODE) {
           const kids = childrenOf(node);
-          for (let i = 0; i < kids.length; i++) visit(kids[i]!, depth, quiet);
+          for (let i = 0; i < kids.length; i++) visit(kids[i]!, depth, quiet, unseen);
         }
         return;
       }
@@ -559,22 +695,27 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       if (st.display === 'none') return;
       const block = st.display !== 'inline' && st.display !== 'contents';
       if (block) flush();
-      const shown = st.visibility !== 'hidden' && st.visibility !== 'collapse';
+      const visible = st.visibility !== 'hidden' && st.visibility !== 'collapse';
+      const hidden = unseen || boxUnseen(el, st);
+      // Seen by a person; in an unseen box, still reachable by the keyboard when it takes focus.
+      const shown = visible && !hidden;
+      const reachable = shown || (visible && takesFocus(el));
       const role = roleOf(el);
       const editable = role === 'textbox' && el instanceof HTMLElement && el.isContentEditable;
       const focusable = el.hasAttribute('tabindex') && Number(el.getAttribute('tabindex')) >= 0;
       let shownRole = role;
-      if (PLAIN.has(role) && shown) {
+      if (PLAIN.has(role) && reachable) {
         const parentCursor = el.parentElement ? style(el.parentElement).cursor : '';
         if ((st.cursor === 'pointer' && parentCursor !== 'pointer') || focusable) shownRole = 'clickable';
       }
-      const actionable = shown && (INTERACTIVE.has(shownRole) || shownRole === 'clickable' || editable);
+      const actionable = reachable && (INTERACTIVE.has(shownRole) || shownRole === 'clickable' || editable);
       let childDepth = depth;
       let childQuiet = quiet;
       if (shownRole === 'iframe') {
-        // Tracking pixels and parked ad slots (a pixel or less across) hold nothing to act on.
+        // Tracking pixels and parked ad slots (a pixel or less across) hold nothing to act on; a
+        // frame in an unseen box shows nothing a person sees.
         const box = el.getBoundingClientRect();
-        if (box.width <= 1 || box.height <= 1) return;
+        if (box.width <= 1 || box.height <= 1 || hidden) return;
       }
       if (actionable || shownRole === 'iframe') {
         flush();
@@ -598,7 +739,11 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         childDepth = depth + 1;
       } else if (shown && role === 'heading') {
         flush();
-        const name = nameOf(el, role);
+        // What the person reads there (a heading is not a control: its hidden words are not its name).
+        const name =
+          el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')
+            ? nameOf(el, role)
+            : cap(textOf(el, 300, false, undefined, true) || textOf(el, 300, true, undefined, true), 150);
         const attrs = states(el, role);
         if (name) lines.push({ d: depth, s: `heading ${quote(name)}${attrs ? ` ${attrs}` : ''}` });
         childQuiet = true;
@@ -607,7 +752,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         // How an action went ("Added to your cart", "Wrong password"): one line an answer keeps,
         // its text said once; a long live region (a feed, a results list) is a container.
         flush();
-        const said = textOf(el, MESSAGE_MAX + 1, false);
+        const said = textOf(el, MESSAGE_MAX + 1, false, undefined, true);
         const kind = messageRole(el, role)!;
         if (said && said.length <= MESSAGE_MAX) {
           lines.push({ d: depth, s: `${kind} ${quote(said)}` });
@@ -621,13 +766,15 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         flush();
         const cells = [...el.children]
           .filter((c) => !isHiddenForAll(c))
-          .map((c) => textOf(c, 60, false))
+          .map((c) => textOf(c, 60, false, undefined, true))
           .filter(Boolean);
         lines.push({ d: depth, s: `row: ${quote(cap(cells.join(' | '), 120))}` });
         childQuiet = true;
         childDepth = depth + 1;
       } else if (shown && role === 'img') {
-        const name = nameOf(el, role);
+        // A picture of 2×2 pixels or less (a tracking pixel) has no words a person reads.
+        const box = el.getBoundingClientRect();
+        const name = box.width > 2 || box.height > 2 ? nameOf(el, role) : '';
         if (name && !quiet) {
           flush();
           lines.push({ d: depth, s: `img ${quote(name)}` });
@@ -649,9 +796,16 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       // A closed <details> renders its summary only (its other children stay in the DOM, unseen).
       const closed = el.localName === 'details' && !(el as HTMLDetailsElement).open;
       const kids = closed ? [...el.children].filter((c) => c.localName === 'summary') : childrenOf(el);
+      // Whether this element's own text can be read (textUnseen), asked once, at its first words.
+      let ownText: boolean | undefined;
       for (let i = 0; i < kids.length; i++) {
         const kid = kids[i]!;
-        visit(kid, childDepth, kid.nodeType === Node.TEXT_NODE ? textQuiet : childQuiet || labelOfControl);
+        if (kid.nodeType === Node.TEXT_NODE) {
+          if (textQuiet || hidden) continue;
+          // Spaces between words stay; words are asked whether they can be read.
+          if (/\S/.test(kid.nodeValue ?? '') && (ownText ??= !textUnseen(el)) === false) continue;
+          visit(kid, childDepth, false);
+        } else visit(kid, childDepth, childQuiet || labelOfControl, hidden);
       }
       if (block) flush();
     };
@@ -661,7 +815,52 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     return { lines, nextRef: counter.next, refs };
   }
 
+  /** The prune request: the same rules as the walk, on a clone, node for node (a clone's children are the original's, in order). */
+  function prune(from: Node, copy: Node): number {
+    const gone: Node[] = [];
+    const visit = (orig: Node, clone: Node, invisibleText: boolean) => {
+      const origKids = orig.childNodes;
+      const cloneKids = clone.childNodes;
+      for (let i = 0; i < origKids.length && i < cloneKids.length; i++) {
+        const o = origKids[i]!;
+        const c = cloneKids[i]!;
+        if (o.nodeType === Node.TEXT_NODE) {
+          if (/\S/.test(o.nodeValue ?? '') && (invisibleText || (orig instanceof Element && textUnseen(orig))))
+            gone.push(c);
+          continue;
+        }
+        if (o.nodeType === Node.COMMENT_NODE) {
+          gone.push(c);
+          continue;
+        }
+        if (!(o instanceof Element) || o.localName === 'head') continue; // the head (its title, its metadata) stays as it is
+        const st = style(o);
+        if (
+          SKIPPED.has(o.localName) ||
+          isHiddenForAll(o) ||
+          o.hasAttribute('inert') ||
+          boxUnseen(o, st) ||
+          (o.localName === 'input' && (o as HTMLInputElement).type === 'hidden')
+        ) {
+          gone.push(c);
+          continue;
+        }
+        if (o.localName === 'img') {
+          const box = o.getBoundingClientRect();
+          if (box.width <= 2 && box.height <= 2) gone.push(c);
+          continue;
+        }
+        visit(o, c, st.visibility === 'hidden' || st.visibility === 'collapse');
+      }
+    };
+    visit(from, copy, false);
+    for (const node of gone) node.parentNode?.removeChild(node);
+    return gone.length;
+  }
+
   switch (req.kind) {
+    case 'prune':
+      return prune(req.from, req.copy);
     case 'walk': {
       const root = req.selector ? document.querySelector(req.selector) : (document.body ?? document.documentElement);
       if (!root)
@@ -693,7 +892,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         const kind = messageRole(el, roleOf(el));
         if (!kind || taken.some((t) => t.contains(el)) || !el.checkVisibility({ visibilityProperty: true })) continue;
         taken.push(el);
-        const said = textOf(el, MESSAGE_MAX, false);
+        const said = textOf(el, MESSAGE_MAX, false, undefined, true);
         if (said) out.push(`${kind} ${quote(cap(said, MESSAGE_MAX))}`);
       }
       for (const el of document.querySelectorAll('input, select, textarea, [aria-invalid]')) {

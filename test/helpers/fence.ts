@@ -1,0 +1,17 @@
+// The page fence in answers (relay/operations/page-fence.ts): tests that read an answer's lines
+// take the fence's two lines out; the fence itself is asserted where it is the point.
+
+const FENCE_LINE = /^‹page [a-z0-9]{10} (?:begins|ends)›$/;
+
+/** The answer without its fence lines (the page's words stay, line for line). */
+export function unfenced(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => !FENCE_LINE.test(line))
+    .join('\n');
+}
+
+/** The fence lines of an answer, in order. */
+export function fenceLinesIn(text: string): string[] {
+  return text.split('\n').filter((line) => FENCE_LINE.test(line));
+}

@@ -1,0 +1,82 @@
+// The person's secrets: kept per profile in the home (0600), put into type and fill for
+// {{secret:NAME}}, masked in whatever goes back — deep in an answer, and in an error's words.
+
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SecretStore } from '../../relay/home/secret-store';
+import { MASK, masked, namesSecrets, withSecrets } from '../../relay/operations/secret-use';
+
+describe('secrets in agent calls', () => {
+  const values = new Map([
+    ['BANK', 'hunter2-Secret-9'],
+    ['PIN', '4711'],
+  ]);
+
+  it('are put into type’s text and fill’s string values, nowhere else', () => {
+    expect(namesSecrets('type', { text: 'x{{secret:BANK}}' })).toBe(true);
+    expect(namesSecrets('click', { ref: '{{secret:BANK}}' })).toBe(false);
+    expect(withSecrets('type', { ref: 'e1', text: 'pw: {{secret:BANK}}!' }, values, 'clawd')).toEqual({
+      ref: 'e1',
+      text: 'pw: hunter2-Secret-9!',
+    });
+    const input = {
+      fields: [
+        { ref: 'e1', value: '{{secret:PIN}}' },
+        { ref: 'e2', value: true },
+      ],
+    };
+    expect(withSecrets('fill', input, values, 'clawd')).toEqual({
+      fields: [
+        { ref: 'e1', value: '4711' },
+        { ref: 'e2', value: true },
+      ],
+    });
+    expect(input.fields[0]!.value).toBe('{{secret:PIN}}'); // the caller's input (logged, traced) keeps the placeholder
+  });
+
+  it('name an unknown secret, and the ones there are, never their values', () => {
+    expect(() => withSecrets('type', { text: '{{secret:NOPE}}' }, values, 'work')).toThrow(
+      'no secret named "NOPE" for profile work (there are: BANK, PIN): the person sets one with `clawd secret-set NOPE --profile work`',
+    );
+  });
+
+  it('are masked deep in an answer, the longest first', () => {
+    const answer = {
+      snapshot: 'textbox "Code" [e1]: "hunter2-Secret-9"',
+      refs: { e1: { name: 'x4711y' } },
+      list: ['hunter2-Secret-9hunter2-Secret-9', 3, null],
+    };
+    expect(masked(answer, [...values.values()])).toEqual({
+      snapshot: `textbox "Code" [e1]: "${MASK}"`,
+      refs: { e1: { name: `x${MASK}y` } },
+      list: [`${MASK}${MASK}`, 3, null],
+    });
+    expect(masked(answer, [])).toBe(answer);
+  });
+});
+
+describe('the secret store', () => {
+  let home: string;
+  afterEach(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('keeps secrets per profile in a 0600 file, lists names only, forgets one on request', async () => {
+    home = await mkdtemp(path.join(os.tmpdir(), 'clawd-secrets-'));
+    const store = new SecretStore(home);
+    await store.set('clawd', 'BANK', 'hunter2-Secret-9');
+    await store.set('chrome', 'PIN', '4711');
+    expect(await store.names('clawd')).toEqual(['BANK']);
+    expect((await stat(path.join(home, 'secrets.json'))).mode & 0o777).toBe(0o600);
+    // Another process (the CLI) changed the file: a running server sees it at its next call.
+    await new SecretStore(home).set('clawd', 'OTHER', 'another-one');
+    expect([...(await store.valuesOf('clawd')).keys()]).toEqual(['BANK', 'OTHER']);
+    expect(await store.delete('clawd', 'BANK')).toBe(true);
+    expect(await store.delete('clawd', 'BANK')).toBe(false);
+    expect(await store.names('clawd')).toEqual(['OTHER']);
+    await expect(store.set('clawd', 'bad name', 'value-here')).rejects.toThrow(/is not one/);
+    await expect(store.set('clawd', 'SHORT', 'abc')).rejects.toThrow(/at least 4 characters/);
+  });
+});
