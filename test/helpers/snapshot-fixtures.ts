@@ -46,8 +46,8 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
       <p style="color:#fefefe">HIDDEN-white-on-white</p>
       <div style="background:#123456"><p style="color:#123457">HIDDEN-same-colour</p></div>
       <h2 style="text-indent:-9999px;overflow:hidden">HIDDEN-text-indent</h2>
-      <p style="transform:scale(0)">HIDDEN-scale</p>
-      <p style="clip-path:inset(50%)">HIDDEN-clip-path</p>
+      <p style="position:relative;transform:scale(0)">HIDDEN-scale</p>
+      <p style="position:relative;clip-path:inset(50%)">HIDDEN-clip-path</p>
       <noscript>HIDDEN-noscript</noscript>
       <template><p>HIDDEN-template</p></template>
       <!-- HIDDEN-comment -->

@@ -272,12 +272,15 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     const st = style(el);
     // font-size: 0 — text shrunk to nothing.
     if (parseFloat(st.fontSize) === 0) return true;
-    // text-indent that pushes the text out of its box (image replacement, -9999px).
-    const indent = Math.abs(parseFloat(st.textIndent) || 0);
-    if (indent >= 1000 || (indent > 0 && st.overflowX !== 'visible' && indent >= (el as HTMLElement).offsetWidth))
-      return true;
+    // text-indent that pushes the text out of its box (image replacement, -9999px); it applies to
+    // block containers only.
+    if (st.display !== 'inline') {
+      const indent = Math.abs(parseFloat(st.textIndent) || 0);
+      if (indent >= 1000 || (indent > 0 && st.overflowX !== 'visible' && indent >= (el as HTMLElement).offsetWidth))
+        return true;
+    }
     // Transparent text (a gradient clipped to the text shows it, so that is seen).
-    const fill = rgba(st.getPropertyValue('-webkit-text-fill-color') || st.color);
+    const fill = rgba(st.webkitTextFillColor || st.color);
     if (!fill) return false;
     if (fill[3] === 0)
       return !/text/.test(st.getPropertyValue('background-clip') + st.getPropertyValue('-webkit-background-clip'));
@@ -312,39 +315,66 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     }
     return false;
   };
-  /** Whether nothing of the element's box can be seen: its text and what is inside are left out (but what takes focus). */
+  /**
+   * Whether nothing of the element's box can be seen: its text and what is inside are left out
+   * (but what takes focus). Asked of every element, so it reads as few styles as it can (each
+   * read costs about half a microsecond; a 20k-element page has 20k elements): opacity, position
+   * and overflow-x for all, the rest only for a positioned box — where visually-hidden patterns
+   * live (`.sr-only`, `left: -9999px`, a box scaled or clipped to nothing).
+   */
+  const unseenBoxes = new Map<Element, boolean>();
   const boxUnseen = (el: Element, st: CSSStyleDeclaration): boolean => {
+    // Asked again of the same element when a row's cells or a heading's words are read.
+    let unseen = unseenBoxes.get(el);
+    if (unseen === undefined) unseenBoxes.set(el, (unseen = boxUnseenNow(el, st)));
+    return unseen;
+  };
+  const boxUnseenNow = (el: Element, st: CSSStyleDeclaration): boolean => {
     // opacity: 0 (inherited by everything inside: a child cannot be more opaque than its parent).
     if (st.opacity === '0') return true;
+    // An inline box (a link, a <b> in a paragraph: most of a page's elements) has no overflow,
+    // transform or clip of its own, and a positioned one is no longer inline.
+    if (st.display === 'inline') return false;
+    // A box clipped to (almost) nothing: overflow hidden with a size of a pixel or less (its used
+    // size, read from the style: no layout query for the many boxes that clip their floats).
+    const overflow = st.overflowX;
+    if ((overflow === 'hidden' || overflow === 'clip') && (st.overflowY === 'hidden' || st.overflowY === 'clip')) {
+      if (parseFloat(st.width) <= 1 || parseFloat(st.height) <= 1) return true;
+    }
+    const position = st.position;
+    if (position === 'static') return false;
     // transform: scale(0) and the like (a flattened box).
-    const m = st.transform.startsWith('matrix(') ? st.transform.slice(7, -1).split(',').map(Number) : undefined;
-    if (m && m[0]! * m[3]! - m[1]! * m[2]! === 0) return true;
-    // clip: rect(0 0 0 0) / rect(1px 1px 1px 1px) on a positioned box, clip-path: inset(50%) (visually hidden).
-    if (st.position === 'absolute' || st.position === 'fixed') {
-      const r = st.clip.match(/^rect\(([-\d.]+)px,\s*([-\d.]+)px,\s*([-\d.]+)px,\s*([-\d.]+)px\)$/);
-      if (r && (Number(r[3]) <= Number(r[1]) || Number(r[2]) <= Number(r[4]))) return true;
+    const transform = st.transform;
+    if (transform.startsWith('matrix(')) {
+      const m = transform.slice(7, -1).split(',').map(Number);
+      if (m[0]! * m[3]! - m[1]! * m[2]! === 0) return true;
     }
-    if (/^inset\((50|[5-9]\d|100)%\)$/.test(st.clipPath) || /^circle\(0(px)?\b/.test(st.clipPath)) return true;
-    // A box clipped to (almost) nothing: overflow hidden with a size of a pixel or less.
-    const clips = (v: string) => v === 'hidden' || v === 'clip';
-    if (clips(st.overflowX) && clips(st.overflowY)) {
-      const r = el.getBoundingClientRect();
-      if (r.width <= 1 || r.height <= 1) return true;
-    }
+    // clip-path: inset(50%) or a circle of nothing (visually hidden).
+    const clipPath = st.clipPath;
+    if (clipPath !== 'none' && (/^inset\((50|[5-9]\d|100)%\)$/.test(clipPath) || /^circle\(0(px)?\b/.test(clipPath)))
+      return true;
+    if (position !== 'absolute' && position !== 'fixed') return false;
+    // clip: rect(0 0 0 0) / rect(1px 1px 1px 1px) (clip applies to absolute and fixed boxes only).
+    const r = st.clip.match(/^rect\(([-\d.]+)px,\s*([-\d.]+)px,\s*([-\d.]+)px,\s*([-\d.]+)px\)$/);
+    if (r && (Number(r[3]) <= Number(r[1]) || Number(r[2]) <= Number(r[4]))) return true;
     // Far off-screen: where no scrolling reaches (left: -9999px; a fixed box outside the window).
-    if (st.position === 'absolute' || st.position === 'fixed') {
-      const r = el.getBoundingClientRect();
-      if (r.width === 0 && r.height === 0) return false; // a positioned anchor for what is inside
-      if (st.position === 'fixed') return r.right <= 0 || r.bottom <= 0 || r.left >= innerWidth || r.top >= innerHeight;
+    // An absolute box is measured only when its offsets are far out (a layout query is dear).
+    if (position === 'absolute' && !(parseFloat(st.left) < -999 || parseFloat(st.top) < -999)) {
+      const right = parseFloat(st.right);
       const page = document.documentElement;
-      return (
-        r.right + scrollX <= 0 ||
-        r.bottom + scrollY <= 0 ||
-        r.left + scrollX >= Math.max(page.scrollWidth, innerWidth) ||
-        r.top + scrollY >= Math.max(page.scrollHeight, innerHeight)
-      );
+      if (!(right < -999 || parseFloat(st.left) > Math.max(page.scrollWidth, innerWidth))) return false;
     }
-    return false;
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) return false; // a positioned anchor for what is inside
+    if (position === 'fixed')
+      return box.right <= 0 || box.bottom <= 0 || box.left >= innerWidth || box.top >= innerHeight;
+    const page = document.documentElement;
+    return (
+      box.right + scrollX <= 0 ||
+      box.bottom + scrollY <= 0 ||
+      box.left + scrollX >= Math.max(page.scrollWidth, innerWidth) ||
+      box.top + scrollY >= Math.max(page.scrollHeight, innerHeight)
+    );
   };
   /** Whether a person (or the keyboard) can reach the element in an unseen box: it stays in the snapshot. */
   const takesFocus = (el: Element): boolean =>
