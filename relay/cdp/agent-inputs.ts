@@ -13,6 +13,8 @@ import type { PersonInput } from '../../shared/protocol';
  * may trail the answer. The person's same key inside that moment is taken for the agent's.
  */
 export const AGENT_INPUT_GRACE_MS = 500;
+/** The most input commands kept per tab (a burst of typing is far fewer within the grace). */
+const SENT_MAX = 256;
 
 /** What one agent command makes the page's watch see: a kind, or `any` for commands whose DOM events we do not map. */
 type Made = PersonInput | { kind: 'any' };
@@ -69,6 +71,9 @@ export class AgentInputs {
     const made = madeBy(method, params);
     if (!made) return () => {};
     const sent: Sent = { made, ended: undefined, used: false };
+    // A tab whose page never reports (no watch there) asks nothing: what is past its moment goes here, and a cap holds the rest.
+    this.#drop();
+    if (this.#sent.length >= SENT_MAX) this.#sent.shift();
     this.#sent.push(sent);
     return () => {
       sent.ended = this.now();

@@ -32,7 +32,10 @@ async function readValue(name: string): Promise<string> {
   const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
   const rl = createInterface({ input: process.stdin, output: silent, terminal: true });
   try {
-    return await new Promise<string>((resolve) => rl.once('line', resolve));
+    return await new Promise<string>((resolve, reject) => {
+      rl.once('line', resolve);
+      rl.once('close', () => reject(new Error('no value typed: nothing kept')));
+    });
   } finally {
     rl.close();
     process.stderr.write('\n');
@@ -46,7 +49,7 @@ export const SECRET_COMMANDS: CliCommand[] = [
     usage: 'secret-set NAME',
     summary: 'keep a secret for the profile: agents type {{secret:NAME}} and never see it',
     details:
-      'The value is read from standard input (`printf %s "$PW" | clawd secret-set BANK_PW`) or typed at a prompt that\ndoes not echo; never an argument. Kept in the home\'s secrets.json (mode 0600). An agent\'s type and fill put\nit in for {{secret:NAME}}; every answer shows it as ••••, whatever reads it (a snapshot, evaluate, the network\nview), and the action log and traces keep the placeholder.',
+      "The value is read from standard input (`printf %s \"$PW\" | clawd secret-set BANK_PW`) or typed at a prompt that\ndoes not echo; never an argument. Kept in the home's secrets.json (mode 0600). An agent's type and fill put\nit in for {{secret:NAME}}; every answer shows it as •••• where it appears as it is (a snapshot, evaluate, the\nnetwork view); the action log and a trace's action names keep the placeholder (a trace records what was\ntyped: stop tracing first).",
     flags: {},
     async run(args, _flags, ctx) {
       const name = oneName(args, 'secret-set');

@@ -202,9 +202,10 @@ export class LocalInvoker implements Invoker {
           ? () => this.services.agent.traced(name, () => callLabel(deps, operation, name, input), work)
           : work;
       // Notes reach the door as they are said (a call waiting for the person says so at once).
-      const { value: result } = await collectNotes(traced, note, signal);
+      const { value } = await collectNotes(traced, note, signal);
+      const result = masked(value, hidden);
       void recordCall(deps, operation, name, input, { result }, performance.now() - began);
-      return masked(result, hidden);
+      return result;
     } catch (error) {
       if (error instanceof Error && hidden.length > 0) error.message = masked(error.message, hidden);
       void recordCall(deps, operation, name, input, { error }, performance.now() - began);

@@ -39,8 +39,12 @@ export class SecretStore {
     let stored: Stored;
     try {
       stored = JSON.parse(await fs.readFile(file, 'utf8')) as Stored;
-    } catch (error) {
-      throw new ClawdError('bad_request', `${file} is not JSON: ${(error as Error).message}`);
+    } catch {
+      // Not the parser's words: they quote the file, secrets and all.
+      throw new ClawdError(
+        'bad_request',
+        `${file} is damaged (not JSON): mend or remove it (clawd secret-set writes it anew)`,
+      );
     }
     this.#cache = { version, stored };
     return stored;
@@ -58,10 +62,10 @@ export class SecretStore {
 
   async set(profile: string, name: string, value: string): Promise<void> {
     checkSecretName(name);
-    if (value.length < 4)
+    if (value.length < 6)
       throw new ClawdError(
         'bad_request',
-        'a secret needs at least 4 characters: a shorter one would be masked wherever the same characters appear on a page',
+        'a secret needs at least 6 characters: a shorter one (a PIN) would be masked wherever the same characters appear — in refs and ids too',
       );
     const stored = structuredClone(await this.#read());
     (stored[profile] ??= {})[name] = value;

@@ -31,6 +31,8 @@ const SEEN = [
   'SEEN-font-size-reset',
   'SEEN-white-on-picture',
   'SEEN-semi-transparent',
+  'SEEN-price-19',
+  'SEEN-video',
 ];
 
 describe.each([

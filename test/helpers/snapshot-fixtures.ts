@@ -62,6 +62,8 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
       <p style="font-size:0"><span style="font-size:16px">SEEN-font-size-reset</span></p>
       <div style="position:relative"><img src="data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACwAAAAAAQABAAACAkQBADs=" width="300" height="60"><p style="position:absolute;top:0;margin:0;color:#fff">SEEN-white-on-picture</p></div>
       <p style="color:rgba(0,0,0,0.8)">SEEN-semi-transparent</p>
+      <span><span class="sr-only">SEEN-price-19</span><span aria-hidden="true">SEEN-price-19</span></span>
+      <div style="position:relative;height:0;padding-bottom:30%;overflow:hidden"><iframe title="SEEN-video" src="about:blank" style="position:absolute;top:0;left:0;width:100%;height:100%;border:0"></iframe></div>
     </main>`,
   // Page text that talks to the agent, in plain sight, and a fence line the page forged.
   '/snap/injection': () => `<!doctype html><title>Recipes</title>

@@ -67,7 +67,7 @@ describe('the secret store', () => {
     home = await mkdtemp(path.join(os.tmpdir(), 'clawd-secrets-'));
     const store = new SecretStore(home);
     await store.set('clawd', 'BANK', 'hunter2-Secret-9');
-    await store.set('chrome', 'PIN', '4711');
+    await store.set('chrome', 'PIN', '471100');
     expect(await store.names('clawd')).toEqual(['BANK']);
     expect((await stat(path.join(home, 'secrets.json'))).mode & 0o777).toBe(0o600);
     // Another process (the CLI) changed the file: a running server sees it at its next call.
@@ -77,6 +77,6 @@ describe('the secret store', () => {
     expect(await store.delete('clawd', 'BANK')).toBe(false);
     expect(await store.names('clawd')).toEqual(['OTHER']);
     await expect(store.set('clawd', 'bad name', 'value-here')).rejects.toThrow(/is not one/);
-    await expect(store.set('clawd', 'SHORT', 'abc')).rejects.toThrow(/at least 4 characters/);
+    await expect(store.set('clawd', 'SHORT', 'abcde')).rejects.toThrow(/at least 6 characters/);
   });
 });

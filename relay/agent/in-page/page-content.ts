@@ -43,7 +43,13 @@ export function extract(request: ContentRequest): ContentResult {
     if (!element) throw new Error(`no element matches the selector ${JSON.stringify(request.selector)}`);
     if (request.format === 'html') return { content: element.outerHTML, title: document.title, source: 'selector' };
     const seen = seenCopy(element);
-    return render(request.format, seen.outerHTML, seen.textContent ?? '', document.title, 'selector');
+    return render(
+      request.format,
+      seen.outerHTML,
+      blockText(seen as unknown as HTMLElement),
+      document.title,
+      'selector',
+    );
   }
   // HTML is the page's as it is (asked for as such); Markdown and text only what a person sees.
   if (request.format === 'html')

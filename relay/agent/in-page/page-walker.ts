@@ -249,7 +249,8 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   const backgrounds = new Map<Element, [number, number, number, number] | undefined>();
   /** The colour behind an element's text: the nearest opaque-enough background up the tree (white at the top); undefined behind an image or gradient. */
   const backgroundOf = (el: Element | null): [number, number, number, number] | undefined => {
-    if (!el) return [255, 255, 255, 1];
+    // The canvas: white, unless the page may be in a dark colour scheme (then it is not known: nothing is judged).
+    if (!el) return /dark/.test(style(document.documentElement).colorScheme) ? undefined : [255, 255, 255, 1];
     if (backgrounds.has(el)) return backgrounds.get(el);
     const st = style(el);
     let bg: [number, number, number, number] | undefined;
@@ -271,7 +272,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   const textUnseenNow = (el: Element): boolean => {
     const st = style(el);
     // font-size: 0 — text shrunk to nothing.
-    if (parseFloat(st.fontSize) === 0) return true;
+    if (parseFloat(st.fontSize) < 2) return true;
     // text-indent that pushes the text out of its box (image replacement, -9999px); it applies to
     // block containers only.
     if (st.display !== 'inline') {
@@ -282,7 +283,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     // Transparent text (a gradient clipped to the text shows it, so that is seen).
     const fill = rgba(st.webkitTextFillColor || st.color);
     if (!fill) return false;
-    if (fill[3] === 0)
+    if (fill[3] < 0.1)
       return !/text/.test(st.getPropertyValue('background-clip') + st.getPropertyValue('-webkit-background-clip'));
     // Text the colour of what is behind it: contrast under 1.2 (white on white, #fefefe on #fff).
     const bg = backgroundOf(el);
@@ -331,7 +332,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   };
   const boxUnseenNow = (el: Element, st: CSSStyleDeclaration): boolean => {
     // opacity: 0 (inherited by everything inside: a child cannot be more opaque than its parent).
-    if (st.opacity === '0') return true;
+    if (parseFloat(st.opacity) < 0.05) return true;
     // An inline box (a link, a <b> in a paragraph: most of a page's elements) has no overflow,
     // transform or clip of its own, and a positioned one is no longer inline.
     if (st.display === 'inline') return false;
@@ -339,7 +340,9 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     // size, read from the style: no layout query for the many boxes that clip their floats).
     const overflow = st.overflowX;
     if ((overflow === 'hidden' || overflow === 'clip') && (st.overflowY === 'hidden' || st.overflowY === 'clip')) {
-      if (parseFloat(st.width) <= 1 || parseFloat(st.height) <= 1) return true;
+      // The padding box: a video's aspect-ratio wrapper is 0 high with its height in padding.
+      if ((parseFloat(st.width) <= 1 || parseFloat(st.height) <= 1) && (el.clientWidth <= 1 || el.clientHeight <= 1))
+        return true;
     }
     const position = st.position;
     if (position === 'static') return false;
@@ -375,6 +378,23 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       box.left + scrollX >= Math.max(page.scrollWidth, innerWidth) ||
       box.top + scrollY >= Math.max(page.scrollHeight, innerHeight)
     );
+  };
+  /**
+   * Whether an unseen box says again what a person sees beside it, hidden from assistive
+   * technology (a shop's price: `<span class="a-offscreen">$19.99</span><span aria-hidden="true">$19.99</span>`):
+   * then its words are the seen ones, and stay.
+   */
+  const repeatsShownText = (el: Element): boolean => {
+    const said = squash(el.textContent ?? '');
+    if (!said || said.length > 200 || !el.parentElement) return false;
+    for (const sibling of el.parentElement.children)
+      if (
+        sibling !== el &&
+        sibling.getAttribute('aria-hidden') === 'true' &&
+        squash(sibling.textContent ?? '') === said
+      )
+        return !boxUnseen(sibling, style(sibling));
+    return false;
   };
   /** Whether a person (or the keyboard) can reach the element in an unseen box: it stays in the snapshot. */
   const takesFocus = (el: Element): boolean =>
@@ -726,7 +746,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       const block = st.display !== 'inline' && st.display !== 'contents';
       if (block) flush();
       const visible = st.visibility !== 'hidden' && st.visibility !== 'collapse';
-      const hidden = unseen || boxUnseen(el, st);
+      const hidden = unseen || (boxUnseen(el, st) && !repeatsShownText(el));
       // Seen by a person; in an unseen box, still reachable by the keyboard when it takes focus.
       const shown = visible && !hidden;
       const reachable = shown || (visible && takesFocus(el));
@@ -869,7 +889,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
           SKIPPED.has(o.localName) ||
           isHiddenForAll(o) ||
           o.hasAttribute('inert') ||
-          boxUnseen(o, st) ||
+          (boxUnseen(o, st) && !repeatsShownText(o)) ||
           (o.localName === 'input' && (o as HTMLInputElement).type === 'hidden')
         ) {
           gone.push(c);
