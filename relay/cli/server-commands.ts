@@ -8,7 +8,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PRODUCT_NAME } from '../../shared/defaults';
 import { ClawdError } from '../errors';
+import { isAlive } from '../browser/processes';
 import { generateToken, loadConfig, updateConfig } from '../home/config-store';
+import { readServeState } from '../home/serve-state';
 import { createLogger, logLevelFromEnv, silentLogger, type Logger } from '../log';
 import { runningServer } from '../operations/local-server';
 import { VERSION } from '../version';
@@ -244,7 +246,7 @@ export const SERVER_COMMANDS: CliCommand[] = [
     usage: 'token [--rotate]',
     summary: 'print the token clients and the extension present (--rotate: a new one)',
     details:
-      "Prints the token (created on first run in the home's config.json). --rotate replaces it and\nprints the new one: a running server refuses the old token at once, tells the connected\nextension the new one (it reconnects with it) and cuts raw CDP clients that used the old one;\n`clawd mcp` and the CLI read the new one from config.json. Live view links are unaffected.",
+      "Prints the token (created on first run in the home's config.json). --rotate replaces it and\nprints the new one: a running server refuses the old token at once, tells the connected\nextension the new one (it reconnects with it) and cuts raw CDP clients that used the old one;\n`clawd mcp` and the CLI read the new one from config.json. Live view sessions and event streams\nopened before stay until they end (restart clawd serve to cut everything).",
     flags: { rotate: { type: 'boolean', help: 'replace the token (after a leak)' } },
     async run(args, flags, ctx) {
       noArguments(args);
@@ -257,6 +259,13 @@ export const SERVER_COMMANDS: CliCommand[] = [
         ctx.print((await client.call<{ token: string }>('POST', '/token/rotate')).token);
         return;
       }
+      // A server that runs but did not answer would keep the old token while config.json changed.
+      const state = await readServeState(ctx.home);
+      if (state && isAlive(state.pid))
+        throw new ClawdError(
+          'command_timeout',
+          `the clawd server of ${ctx.home} (pid ${state.pid}) runs but did not answer at ${state.controlUrl}: the token was not rotated; try again, or stop it first`,
+        );
       // No server runs: the next one reads the new token from config.json.
       const next = generateToken();
       await updateConfig(ctx.home, (config) => ({ ...config, token: next }));

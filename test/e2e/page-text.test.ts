@@ -17,7 +17,7 @@ import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent
 import { CORPUS_PAGES, startCorpusServer } from '../helpers/corpus';
 import { CLAWD_BIN, runCli } from '../helpers/cli';
 import { fenceLinesIn } from '../helpers/fence';
-import { zipEntry } from '../helpers/zip-entry';
+import { readZip } from '../helpers/zip';
 
 const SEEN = [
   'SEEN-heading',
@@ -230,7 +230,7 @@ describe('page text that talks to the agent, and secrets, on a managed profile',
       const logDir = path.join(ctx.d.server.home, 'log');
       for (const file of await readdir(logDir))
         expect(await readFile(path.join(logDir, file), 'utf8')).not.toContain(SECRET);
-      const trace = (await zipEntry(stopped.body.path, 'trace.trace'))!.toString('utf8');
+      const trace = readZip(stopped.body.path).get('trace.trace')!.toString('utf8');
       const names = trace
         .split('\n')
         .filter(Boolean)
