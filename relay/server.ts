@@ -25,6 +25,11 @@ export interface ServeOptions {
   log: Logger;
   /** How long a take-over nobody watches stays the person's (default 30 s; tests shorten it). */
   takeoverGraceMs?: number;
+  /**
+   * The bench's "before" side: `agent` snapshots walk without the rules of what a person cannot
+   * see (CLAWD_BENCH_SEE_ALL=1), so one run measures what the rules cost. Never for agents.
+   */
+  benchSeeAll?: boolean;
 }
 
 export interface RunningServer {
@@ -109,7 +114,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       detail: `${block.reason} (${block.resourceType})`,
     });
   profiles.onStartedOnUse = (profile) => events.emit({ type: 'browser', profile, state: 'started' });
-  const agent = new AgentService(profiles, options.home, options.log, events, consent);
+  const agent = new AgentService(profiles, options.home, options.log, events, consent, {
+    seeAll: options.benchSeeAll === true,
+  });
   consent.connect({ profiles, agent, relay });
   // A hand-over of a person's own tab shows on its toolbar badge; a click there gives it back.
   handBack = (targetId) => {

@@ -110,6 +110,9 @@ export class AgentEngine implements SnapshotEngine {
   // The next ref number of each tab: refs are never reused within a tab's life.
   readonly #counters = new Map<string, number>();
 
+  /** `seeAll`: walk without the rules of what a person cannot see (the bench's "before"; never for agents). */
+  constructor(private readonly seeAll = false) {}
+
   async take(page: Page, request: SnapshotRequest, context: SnapshotContext): Promise<EngineSnapshot> {
     let nextRef = this.#counters.get(context.tab) ?? 1;
     const previous = context.previous instanceof AgentRefs ? context.previous : undefined;
@@ -124,7 +127,13 @@ export class AgentEngine implements SnapshotEngine {
     const walkFrame = async (frame: Frame, selector: string | undefined): Promise<SnapshotLine[]> => {
       const json = (await this.call(
         frame,
-        { kind: 'walk', nextRef, textMax: TEXT_MAX, ...(selector ? { selector } : {}) },
+        {
+          kind: 'walk',
+          nextRef,
+          textMax: TEXT_MAX,
+          ...(selector ? { selector } : {}),
+          ...(this.seeAll ? { seeAll: true as const } : {}),
+        },
         'value',
         'snapshot',
       )) as string;

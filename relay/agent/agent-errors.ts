@@ -4,6 +4,8 @@
 
 import { ClawdError, isClawdError } from '../errors';
 import { seconds as inSeconds } from '../time-limit';
+import { flagged } from '../operations/instruction-lines';
+import { pageTitle } from '../operations/page-fence';
 
 export interface AgentErrorContext {
   /** What was being done, e.g. "click e12". */
@@ -31,7 +33,8 @@ export function toAgentError(error: unknown, context: AgentErrorContext): ClawdE
   if (covered)
     return fail(
       'not_interactable',
-      `${context.what}: not visible or covered (by ${covered[1]!.slice(0, 120)}): scroll it into view or close the overlay`,
+      // The covering element as Playwright quotes it: the page's words, said inline like a title.
+      `${context.what}: not visible or covered (by ${pageTitle(covered[1]!)}): scroll it into view or close the overlay`,
     );
   if (log.includes('element is not visible') || log.includes('outside of the viewport')) {
     return fail(
@@ -67,7 +70,8 @@ export function toAgentError(error: unknown, context: AgentErrorContext): ClawdE
   if (/printToPDF|PrintToPDF is not implemented/i.test(message)) {
     return fail('unsupported', 'PDF needs a headless browser: Chromium prints to PDF only in headless mode');
   }
-  return fail('action_failed', `${context.what}: ${first.slice(0, 300)}`);
+  // What else failed may quote the page (an error it threw): flagged when it talks to an AI.
+  return fail('action_failed', `${context.what}: ${flagged(first.slice(0, 300))}`);
 }
 
 /**

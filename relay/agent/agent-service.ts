@@ -98,7 +98,7 @@ const titleOf = (page: Page, ms = 5_000): Promise<string> =>
 
 export class AgentService {
   readonly #pages: PageFinder;
-  readonly #snapshots = new Snapshots();
+  readonly #snapshots: Snapshots;
   readonly #traces: Traces;
   readonly #hooks = new Hooks();
   readonly #control: TabControl;
@@ -116,7 +116,9 @@ export class AgentService {
       activity: new PersonActivity(() => profiles.settings.personIdleMs),
       questions: new PersonQuestions(),
     },
+    snapshotOptions: { seeAll: boolean } = { seeAll: false },
   ) {
+    this.#snapshots = new Snapshots(snapshotOptions);
     this.#downloads = new Downloads(home, () => profiles.settings.downloadLimitMb * 1024 * 1024, log);
     this.#traces = new Traces(path.join(home, 'traces'));
     // Every page the agent finds has its downloads saved (on a person's tab, copies: the relay

@@ -21,10 +21,11 @@ import { renderSnapshot, type AriaNode, type RefTarget } from './snapshot-render
 const REF_CHECK_MS = 10_000;
 const UNADDRESSABLE_ROLES = new Set(['generic', 'iframe', 'none', 'presentation']);
 
-const ariaJson = async (scope: Page | Locator, boxes = false): Promise<AriaNode[]> => {
+/** `timeoutMs`: the caller's bound (a 20k-element page's first `ai` walk has taken over 30 s). */
+const ariaJson = async (scope: Page | Locator, timeoutMs: number, boxes = false): Promise<AriaNode[]> => {
   const json = (await scope.ariaSnapshotJSON({
     mode: 'ai',
-    timeout: SNAPSHOT_TIMEOUT_MS,
+    timeout: timeoutMs,
     ...(boxes ? { boxes: true } : {}),
   })) as unknown as AriaNode[] | AriaNode;
   return Array.isArray(json) ? json : [json];
@@ -80,14 +81,14 @@ class PlaywrightRefs implements RefIndex {
   async labelBoxes(page: Page): Promise<LabelBox[]> {
     // A fresh snapshot with boxes: Playwright's element refs are stable per element.
     const byPw = new Map([...this.targets].map(([ref, t]) => [t.pw, ref]));
-    return labelBoxes(await ariaJson(page, true), byPw);
+    return labelBoxes(await ariaJson(page, SNAPSHOT_TIMEOUT_MS, true), byPw);
   }
 }
 
 export class PlaywrightEngine implements SnapshotEngine {
   async take(page: Page, request: SnapshotRequest, { previous }: SnapshotContext): Promise<EngineSnapshot> {
     const format = request.format === 'role' ? 'role' : 'ai';
-    const roots = await ariaJson(request.selector ? page.locator(request.selector).first() : page);
+    const roots = await ariaJson(request.selector ? page.locator(request.selector).first() : page, request.timeoutMs);
     const inside = request.frame !== undefined ? frameRef(previous, request.frame) : undefined;
     const { interactive, compact, depth, limit } = request;
     const rendered = renderSnapshot(roots, {

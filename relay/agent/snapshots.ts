@@ -54,9 +54,11 @@ export class Snapshots {
   // Each tab's last snapshot number: ids are not reused within the relay's life.
   readonly #ids = new Map<TabKey, number>();
   readonly #engines: Record<SnapshotFormat, SnapshotEngine>;
-  readonly #agent = new AgentEngine();
+  readonly #agent: AgentEngine;
 
-  constructor() {
+  /** `seeAll`: the bench's walk without the rules of what a person cannot see (server.ts `benchSeeAll`). */
+  constructor({ seeAll }: { seeAll: boolean } = { seeAll: false }) {
+    this.#agent = new AgentEngine(seeAll);
     const playwright = new PlaywrightEngine();
     this.#engines = { agent: this.#agent, ai: playwright, role: playwright, aria: new AxTreeEngine() };
   }

@@ -72,10 +72,11 @@ async function serve(
 ): Promise<void> {
   const log = createLogger(logLevelFromEnv());
   const { startServer } = await import('../server');
-  const server = await startServer({ home, relayPort, controlPort, log }).catch(async (error: unknown) => {
+  const benchSeeAll = process.env.CLAWD_BENCH_SEE_ALL === '1';
+  const server = await startServer({ home, relayPort, controlPort, log, benchSeeAll }).catch(async (error: unknown) => {
     if (untilUnused && (error as { code?: string })?.code === 'port_in_use') {
       log.info(`${(error as Error).message}: serving on free ports`);
-      return startServer({ home, relayPort: 0, controlPort: 0, log });
+      return startServer({ home, relayPort: 0, controlPort: 0, log, benchSeeAll });
     }
     throw (await heldByAnotherHome(error, home, controlPort)) ?? error;
   });

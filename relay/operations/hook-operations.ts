@@ -6,6 +6,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { actionTimeout, clampedMs, ref } from './fields';
 import { operation } from './operation';
+import { pageTitle, pageWords } from './page-fence';
 import { tabFields } from './shared-fields';
 
 /** How long a hook stays armed: 2 minutes by default and at most, half a second at least. */
@@ -92,7 +93,7 @@ export const dialog = operation<ArmedResult>()({
   example: { accept: true, ref: 'e4' },
   text: (r, i) =>
     r.dialog
-      ? `${i.accept ? 'accepted' : 'dismissed'} ${r.dialog.type} "${r.dialog.message}"`
+      ? `${i.accept ? 'accepted' : 'dismissed'} ${r.dialog.type}, which said:\n${pageWords(r.dialog.message)}`
       : `armed: the next dialog is ${i.accept ? 'accepted' : 'dismissed'}`,
 });
 
@@ -121,7 +122,7 @@ export const download = operation<ArmedResult & { download: DownloadEntry }>()({
   cli: { group: 'agent', flags: { ref: { value: 'REF' } } },
   mcp: { tool: 'download', as: 'wait' },
   example: { ref: 'e14' },
-  text: (r) => `saved ${r.download.suggestedFilename} (${r.download.bytes} bytes) to ${r.download.path}`,
+  text: (r) => `saved ${pageTitle(r.download.suggestedFilename)} (${r.download.bytes} bytes) to ${r.download.path}`,
   clientTimeoutMs: (i) => i.timeoutMs + 70_000,
 });
 

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { intIn } from './fields';
 import { operation } from './operation';
+import { pageWords } from './page-fence';
 import { tabFields } from './shared-fields';
 
 export interface NetworkEntry {
@@ -135,7 +136,7 @@ export const network = operation<NetworkList | Har>()({
     'log' in r
       ? JSON.stringify(r, null, 2)
       : r.requests.length
-        ? r.requests.map(requestLine).join('\n')
+        ? pageWords(r.requests.map(requestLine).join('\n')) // the URLs are the page's
         : r.recording
           ? 'no requests match'
           : "no requests: the browser did not let clawd listen to this tab's network",
@@ -165,6 +166,7 @@ export const networkRequest = operation<NetworkDetail>()({
   mcp: { tool: 'network', as: 'request' },
   example: { id: 'n3' },
   text: (r) => {
+    // All of it the page's or its servers' (the URL, headers, bodies): fenced.
     const head = [
       `${requestLine(r)}${r.statusText ? ` ${r.statusText}` : ''}`,
       ...r.requestHeaders.map((h) => `> ${h.name}: ${h.value}`),
@@ -176,7 +178,7 @@ export const networkRequest = operation<NetworkDetail>()({
       : r.bodyEncoding === 'base64'
         ? `(base64, ${r.bodyBytes} bytes${r.truncated ? ', cut' : ''}) ${r.body}`
         : `${r.body}${r.truncated ? `\n(cut: ${r.bodyBytes} bytes in all)` : ''}`;
-    return `${head.join('\n')}\n\n${body}`;
+    return pageWords(`${head.join('\n')}\n\n${body}`);
   },
 });
 

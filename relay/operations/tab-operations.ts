@@ -167,7 +167,7 @@ export const tabFocus = operation<Tab>()({
   cli: { group: 'profiles', name: 'focus', args: [{ field: 'targetId', value: 'ID' }] },
   mcp: { tool: 'tabs', as: 'focus' },
   example: { targetId: '6A1F' },
-  text: (t) => `focused ${short(t.targetId)}  ${t.title}`,
+  text: (t) => `focused ${short(t.targetId)}  ${pageTitle(t.title)}`,
 });
 
 export const tabClose = operation<Tab>()({
@@ -180,5 +180,5 @@ export const tabClose = operation<Tab>()({
   cli: { group: 'profiles', name: 'close', args: [{ field: 'targetId', value: 'ID' }] },
   mcp: { tool: 'tabs', as: 'close' },
   example: { targetId: '6A1F' },
-  text: (t) => `closed ${short(t.targetId)}  ${t.title}`,
+  text: (t) => `closed ${short(t.targetId)}  ${pageTitle(t.title)}`,
 });

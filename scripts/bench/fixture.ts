@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,12 +29,13 @@ export interface RelayProcess {
 
 const DIST = path.dirname(fileURLToPath(import.meta.url));
 
-export async function startRelayProcess(): Promise<RelayProcess> {
+/** `env`: more of the server's environment (CLAWD_BENCH_SEE_ALL=1 for the snapshot cases' "before" side). */
+export async function startRelayProcess(env: Record<string, string> = {}): Promise<RelayProcess> {
   const home = mkdtempSync(path.join(os.tmpdir(), 'clawd-bench-'));
   const child = spawn(
     process.execPath,
     [path.join(DIST, 'clawd.js'), 'serve', '--relay-port', '0', '--control-port', '0', '--home', home],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CLAWD_LOG: 'warn' } },
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CLAWD_LOG: 'warn', ...env } },
   );
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
     let out = '';
@@ -71,6 +73,30 @@ export async function startRelayProcess(): Promise<RelayProcess> {
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/** A call to a server's control API, answering its JSON or throwing with what it said. */
+export type ControlCall = (method: string, route: string, body?: unknown) => Promise<any>;
+
+export function controlApi(server: RelayProcess): ControlCall {
+  return async (method, route, body) => {
+    const response = await fetch(server.controlUrl + route, {
+      method,
+      headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    if (!response.ok) throw new Error(`${method} ${route}: ${await response.text()}`);
+    return response.json();
+  };
+}
+
+/** A CLAWD_CDP_PORTS range of one port the system gave as free. */
+export async function systemPickedPorts(): Promise<string> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `${port}-${port}`;
 }
 
 /** A local page server for the bench's pages. */

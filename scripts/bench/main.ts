@@ -9,6 +9,7 @@ import { cdpRtt } from './cases/cdp-rtt';
 import { eventFlood } from './cases/event-flood';
 import { cli } from './cases/cli';
 import { fanOut } from './cases/fan-out';
+import { injection } from './cases/injection';
 import { liveView } from './cases/live-view';
 import { managedStart } from './cases/managed-start';
 import { manyProfiles } from './cases/many-profiles';
@@ -24,7 +25,7 @@ import { targetFuzz } from './cases/target-fuzz';
 import { manyPage, snapshotScale } from './cases/snapshot-scale';
 import { browserVersion } from '../../relay/browser/browser-version';
 import { findExecutable } from '../../relay/browser/executable';
-import { openBenchTab, startBenchPages, startRelayProcess, type BenchTab } from './fixture';
+import { openBenchTab, startBenchPages, startRelayProcess, systemPickedPorts, type BenchTab } from './fixture';
 import type { CaseResult } from './stats';
 
 const ALL = [
@@ -35,6 +36,7 @@ const ALL = [
   'relay-hop',
   'snapshot-scale',
   'snapshot-corpus',
+  'injection',
   'live-view',
   'cli',
   'mcp-tools',
@@ -108,11 +110,24 @@ async function main(): Promise<number> {
     await pages.close();
   }
   if (
-    ['managed-start', 'snapshot-scale', 'snapshot-corpus', 'live-view', 'cli', 'mcp-tools', 'network-flood'].some(
-      wanted,
-    )
+    [
+      'managed-start',
+      'snapshot-scale',
+      'snapshot-corpus',
+      'injection',
+      'live-view',
+      'cli',
+      'mcp-tools',
+      'network-flood',
+    ].some(wanted)
   ) {
     const server = await startRelayProcess();
+    // The snapshot cases' "before": the walk without the rules of what a person cannot see. Its
+    // browser on a port the system picks (both homes would start at the first of the usual range).
+    const before =
+      wanted('snapshot-scale') || wanted('snapshot-corpus')
+        ? await startRelayProcess({ CLAWD_BENCH_SEE_ALL: '1', CLAWD_CDP_PORTS: await systemPickedPorts() })
+        : undefined;
     const many = await startBenchPages(
       Object.fromEntries([1_000, 5_000, 20_000].map((n) => [`/many${n}`, manyPage(n)])),
     );
@@ -123,11 +138,15 @@ async function main(): Promise<number> {
       }
       if (wanted('snapshot-scale')) {
         log(`running snapshot-scale${quick ? ' (quick)' : ''} …`);
-        cases.push(await snapshotScale(server, (n) => many.url(`/many${n}`), quick));
+        cases.push(await snapshotScale(server, before!, (n) => many.url(`/many${n}`), quick));
       }
       if (wanted('snapshot-corpus')) {
         log(`running snapshot-corpus${quick ? ' (quick)' : ''} …`);
-        cases.push(await snapshotCorpus(server, quick));
+        cases.push(await snapshotCorpus(server, before!, quick));
+      }
+      if (wanted('injection')) {
+        log('running injection …');
+        cases.push(await injection(server));
       }
       if (wanted('live-view')) {
         log(`running live-view${quick ? ' (quick)' : ''} …`);
@@ -148,6 +167,7 @@ async function main(): Promise<number> {
     } finally {
       await many.close();
       await server.close();
+      await before?.close();
     }
   }
   if (wanted('mcp-tasks')) {

@@ -17,12 +17,19 @@ export async function alternate(
   a: () => Promise<unknown>,
   b: () => Promise<unknown>,
 ): Promise<{ a: number[]; b: number[] }> {
-  const times = { a: [] as number[], b: [] as number[] };
+  return alternateSides(rounds, warmup, { a, b });
+}
+
+/** The same for any number of sides, taken in turn (A B C A B C …). */
+export async function alternateSides<K extends string>(
+  rounds: number,
+  warmup: number,
+  sides: Record<K, () => Promise<unknown>>,
+): Promise<Record<K, number[]>> {
+  const entries = Object.entries(sides) as Array<[K, () => Promise<unknown>]>;
+  const times = Object.fromEntries(entries.map(([side]) => [side, [] as number[]])) as Record<K, number[]>;
   for (let i = 0; i < warmup + rounds; i++) {
-    for (const [side, fn] of [
-      ['a', a],
-      ['b', b],
-    ] as const) {
+    for (const [side, fn] of entries) {
       const start = performance.now();
       await fn();
       const elapsed = performance.now() - start;

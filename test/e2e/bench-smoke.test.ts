@@ -35,6 +35,7 @@ describe('npm run bench -- --quick --json', () => {
       'relay-hop',
       'snapshot-scale',
       'snapshot-corpus',
+      'injection',
       'live-view',
       'cli',
       'mcp-tools',
@@ -69,6 +70,8 @@ describe('npm run bench -- --quick --json', () => {
         .map((c: { name: string; details: object }) => [c.name, c.details]),
     );
     expect(scale['many-profiles']).toMatchObject({ errors: 0 });
+    // No hidden instruction reaches clawd, every seen item does (the quick run holds it too).
+    expect(report.cases.find((c: { name: string }) => c.name === 'injection')).toMatchObject({ value: 0, ok: true });
     // The target fuzz's quick run breaks nothing either.
     expect(report.cases.find((c: { name: string }) => c.name === 'target-fuzz')).toMatchObject({ value: 0, ok: true });
     expect(scale['many-tabs']).toMatchObject({

@@ -17,23 +17,10 @@ import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent
 import { CORPUS_PAGES, startCorpusServer } from '../helpers/corpus';
 import { CLAWD_BIN, runCli } from '../helpers/cli';
 import { fenceLinesIn } from '../helpers/fence';
+import { UNSEEN_PAGE_SEEN } from '../helpers/snapshot-fixtures';
 import { readZip } from '../helpers/zip';
 
-const SEEN = [
-  'SEEN-heading',
-  'SEEN-paragraph',
-  'SEEN-button-with-a-field',
-  'SEEN-image-alt',
-  'SEEN-sr-only-button-name',
-  'SEEN-skip-link',
-  'SEEN-custom-checkbox',
-  'SEEN-white-on-black',
-  'SEEN-font-size-reset',
-  'SEEN-white-on-picture',
-  'SEEN-semi-transparent',
-  'SEEN-price-19',
-  'SEEN-video',
-];
+const SEEN = UNSEEN_PAGE_SEEN;
 
 describe.each([
   ['managed', managedDriver],

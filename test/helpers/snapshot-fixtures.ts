@@ -1,6 +1,23 @@
 // Pages for the `agent` snapshot's fixture tests, served by pages.ts under /snap/…: each one
 // exercises a way pages hide, name or nest what an agent acts on.
 
+/** What a person sees on /snap/unseen (or what names a control there): every one must reach the agent. */
+export const UNSEEN_PAGE_SEEN = [
+  'SEEN-heading',
+  'SEEN-paragraph',
+  'SEEN-button-with-a-field',
+  'SEEN-image-alt',
+  'SEEN-sr-only-button-name',
+  'SEEN-skip-link',
+  'SEEN-custom-checkbox',
+  'SEEN-white-on-black',
+  'SEEN-font-size-reset',
+  'SEEN-white-on-picture',
+  'SEEN-semi-transparent',
+  'SEEN-price-19',
+  'SEEN-video',
+];
+
 export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
   '/snap/shadow': () => `<!doctype html><title>shadow</title>
     <div id="host"><a href="#x" slot="s">light link</a></div>

@@ -35,7 +35,12 @@ export interface WalkLine {
 }
 
 export type InPageRequest =
-  | { kind: 'walk'; nextRef: number; selector?: string; textMax: number }
+  /**
+   * `seeAll`: the walk without the rules of what a person cannot see — what it was before them.
+   * Only the bench asks for it (a server started with CLAWD_BENCH_SEE_ALL=1), to measure what
+   * the rules cost in the same run; an agent cannot.
+   */
+  | { kind: 'walk'; nextRef: number; selector?: string; textMax: number; seeAll?: true }
   /** In the page only (page-content.ts): takes out of `copy`, a fresh deep clone of `from`, what a person cannot see of `from`; answers how many nodes went. */
   | { kind: 'prune'; from: Node; copy: Node }
   | { kind: 'resolve'; ref: string }
@@ -236,43 +241,56 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   // assistive technology names them. Accessible names keep visually hidden text (an icon button's
   // "Close"): that is what the control is called.
 
+  /** Whether the rules apply (always, but in the bench's walk as it was before them). */
+  const judged = !(req.kind === 'walk' && req.seeAll);
   /** `rgb(a, b, c)` / `rgba(a, b, c, d)` → [r, g, b, alpha], or undefined for what we cannot read (then nothing is judged). */
-  const rgba = (color: string): [number, number, number, number] | undefined => {
-    if (color === 'transparent') return [0, 0, 0, 0];
+  /** Read once per colour a page uses (a page has a few dozen; its elements, thousands). */
+  const colours = new Map<string, Colour | undefined>();
+  type Colour = [number, number, number, number];
+  const rgba = (color: string): Colour | undefined => {
+    if (colours.has(color)) return colours.get(color);
     const m = color.match(/^rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)$/);
-    return m ? [Number(m[1]), Number(m[2]), Number(m[3]), m[4] === undefined ? 1 : Number(m[4])] : undefined;
+    const read: Colour | undefined =
+      color === 'transparent'
+        ? [0, 0, 0, 0]
+        : m
+          ? [Number(m[1]), Number(m[2]), Number(m[3]), m[4] === undefined ? 1 : Number(m[4])]
+          : undefined;
+    colours.set(color, read);
+    return read;
   };
-  const luminance = ([r, g, b]: [number, number, number, number]) => {
+  const luminance = ([r, g, b]: Colour) => {
     const lin = (c: number) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
     return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
   };
-  const backgrounds = new Map<Element, [number, number, number, number] | undefined>();
-  /** The colour behind an element's text: the nearest opaque-enough background up the tree (white at the top); undefined behind an image or gradient. */
-  const backgroundOf = (el: Element | null): [number, number, number, number] | undefined => {
+  const backgrounds = new Map<Element, Colour | undefined>();
+  /**
+   * The colour behind an element's text: the nearest opaque-enough background colour up the tree
+   * (white at the top). Background images and gradients are not read here (one style read less
+   * per element): text that fails the contrast rule asks whether a picture is behind it (mediaBehind).
+   */
+  const backgroundOf = (el: Element | null): Colour | undefined => {
     // The canvas: white, unless the page may be in a dark colour scheme (then it is not known: nothing is judged).
     if (!el) return /dark/.test(style(document.documentElement).colorScheme) ? undefined : [255, 255, 255, 1];
     if (backgrounds.has(el)) return backgrounds.get(el);
-    const st = style(el);
-    let bg: [number, number, number, number] | undefined;
-    if (st.backgroundImage !== 'none') bg = undefined;
-    else {
-      const own = rgba(st.backgroundColor);
-      bg = own && own[3] >= 0.5 ? own : backgroundOf(el.parentElement);
-    }
+    const own = rgba(style(el).backgroundColor);
+    const bg = own && own[3] >= 0.5 ? own : backgroundOf(el.parentElement);
     backgrounds.set(el, bg);
     return bg;
   };
   const unseenTexts = new Map<Element, boolean>();
   /** Whether text directly in `el` cannot be read (the text's own style; children may differ). */
   const textUnseen = (el: Element): boolean => {
+    if (!judged) return false;
     let unseen = unseenTexts.get(el);
     if (unseen === undefined) unseenTexts.set(el, (unseen = textUnseenNow(el)));
     return unseen;
   };
   const textUnseenNow = (el: Element): boolean => {
     const st = style(el);
-    // font-size: 0 — text shrunk to nothing.
-    if (parseFloat(st.fontSize) < 2) return true;
+    // font-size: 0 — text shrunk to nothing ('0px', '1.5px'; most sizes are parsed no further than their first digit).
+    const fontSize = st.fontSize;
+    if (fontSize.charCodeAt(0) <= 49 && parseFloat(fontSize) < 2) return true;
     // text-indent that pushes the text out of its box (image replacement, -9999px); it applies to
     // block containers only.
     if (st.display !== 'inline') {
@@ -294,10 +312,16 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   const MEDIA = 'img, picture, video, canvas, svg, iframe';
   /**
    * Whether a picture may be what is behind the text (white text on a hero image, where every
-   * background colour up the tree is white): then the colours say nothing and the text stays.
-   * Asked only of text that failed the contrast rule.
+   * background colour up the tree is white; a background image or gradient under it): then the
+   * colours say nothing and the text stays. Asked only of text that failed the contrast rule.
    */
   const mediaBehind = (el: Element): boolean => {
+    // A background image or gradient on the text's own box or one around it.
+    for (let up: Element | null = el; up; up = up.parentElement) {
+      if (style(up).backgroundImage !== 'none') return true;
+      const own = rgba(style(up).backgroundColor);
+      if (own && own[3] >= 0.5) break; // an opaque colour: what is further up is covered
+    }
     const r = el.getBoundingClientRect();
     const x = r.left + r.width / 2;
     const y = r.top + r.height / 2;
@@ -325,17 +349,22 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
    */
   const unseenBoxes = new Map<Element, boolean>();
   const boxUnseen = (el: Element, st: CSSStyleDeclaration): boolean => {
-    // Asked again of the same element when a row's cells or a heading's words are read.
+    // Asked again of the same element when a row's cells or a heading's words are read (the
+    // walk asks each element once, without the cache: a map lookup costs as much as a style read).
     let unseen = unseenBoxes.get(el);
-    if (unseen === undefined) unseenBoxes.set(el, (unseen = boxUnseenNow(el, st)));
+    if (unseen === undefined) unseenBoxes.set(el, (unseen = boxUnseenNow(el, st, st.display)));
     return unseen;
   };
-  const boxUnseenNow = (el: Element, st: CSSStyleDeclaration): boolean => {
+  /** `display`: the element's, already read by the caller (each read counts). */
+  const boxUnseenNow = (el: Element, st: CSSStyleDeclaration, display: string): boolean => {
+    if (!judged) return false;
     // opacity: 0 (inherited by everything inside: a child cannot be more opaque than its parent).
-    if (parseFloat(st.opacity) < 0.05) return true;
+    // Most boxes say '1': no number is parsed for them.
+    const opacity = st.opacity;
+    if (opacity !== '1' && parseFloat(opacity) < 0.05) return true;
     // An inline box (a link, a <b> in a paragraph: most of a page's elements) has no overflow,
     // transform or clip of its own, and a positioned one is no longer inline.
-    if (st.display === 'inline') return false;
+    if (display === 'inline') return false;
     // A box clipped to (almost) nothing: overflow hidden with a size of a pixel or less (its used
     // size, read from the style: no layout query for the many boxes that clip their floats).
     const overflow = st.overflowX;
@@ -396,6 +425,8 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         return !boxUnseen(sibling, style(sibling));
     return false;
   };
+  /** The walk's root: inside no box at all. */
+  const NONE_UNSEEN = () => false;
   /** Whether a person (or the keyboard) can reach the element in an unseen box: it stays in the snapshot. */
   const takesFocus = (el: Element): boolean =>
     (el as HTMLElement).tabIndex >= 0 &&
@@ -724,11 +755,14 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
 
     /**
      * `quiet`: inside an element whose name already says its text (a button, a link): no text lines.
-     * `unseen`: inside a box no person sees (boxUnseen): only what takes focus is shown.
+     * `unseen`: whether it is inside a box no person sees (boxUnseen): then only what takes focus is
+     * shown. Asked, not told: a box is judged only when something inside needs it (a text, a
+     * heading), never for a wrapper that holds only links and buttons — they are shown either way,
+     * and most of a page's boxes are such wrappers.
      */
-    const visit = (node: Node, depth: number, quiet: boolean, unseen = false): void => {
+    const visit = (node: Node, depth: number, quiet: boolean, unseen: () => boolean = NONE_UNSEEN): void => {
       if (node.nodeType === Node.TEXT_NODE) {
-        if (!quiet && !unseen) addText(node.nodeValue ?? '', depth);
+        if (!quiet && !unseen()) addText(node.nodeValue ?? '', depth);
         return;
       }
       if (!(node instanceof Element)) {
@@ -742,30 +776,35 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       if (SKIPPED.has(el.localName)) return;
       if (el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert')) return;
       const st = style(el);
-      if (st.display === 'none') return;
-      const block = st.display !== 'inline' && st.display !== 'contents';
+      const display = st.display;
+      if (display === 'none') return;
+      const block = display !== 'inline' && display !== 'contents';
       if (block) flush();
-      const visible = st.visibility !== 'hidden' && st.visibility !== 'collapse';
-      const hidden = unseen || (boxUnseen(el, st) && !repeatsShownText(el));
+      const visibility = st.visibility;
+      const visible = visibility !== 'hidden' && visibility !== 'collapse';
+      // Whether its box or one around it is unseen: judged once, when first asked.
+      let hiddenNow: boolean | undefined;
+      const hidden = () => (hiddenNow ??= unseen() || (boxUnseenNow(el, st, display) && !repeatsShownText(el)));
       // Seen by a person; in an unseen box, still reachable by the keyboard when it takes focus.
-      const shown = visible && !hidden;
-      const reachable = shown || (visible && takesFocus(el));
+      const shown = () => visible && !hidden();
+      const reachable = () => visible && (takesFocus(el) || !hidden());
       const role = roleOf(el);
       const editable = role === 'textbox' && el instanceof HTMLElement && el.isContentEditable;
       const focusable = el.hasAttribute('tabindex') && Number(el.getAttribute('tabindex')) >= 0;
       let shownRole = role;
-      if (PLAIN.has(role) && reachable) {
+      if (PLAIN.has(role)) {
         const parentCursor = el.parentElement ? style(el.parentElement).cursor : '';
-        if ((st.cursor === 'pointer' && parentCursor !== 'pointer') || focusable) shownRole = 'clickable';
+        if (((st.cursor === 'pointer' && parentCursor !== 'pointer') || focusable) && reachable())
+          shownRole = 'clickable';
       }
-      const actionable = reachable && (INTERACTIVE.has(shownRole) || shownRole === 'clickable' || editable);
+      const actionable = (INTERACTIVE.has(shownRole) || shownRole === 'clickable' || editable) && reachable();
       let childDepth = depth;
       let childQuiet = quiet;
       if (shownRole === 'iframe') {
         // Tracking pixels and parked ad slots (a pixel or less across) hold nothing to act on; a
         // frame in an unseen box shows nothing a person sees.
         const box = el.getBoundingClientRect();
-        if (box.width <= 1 || box.height <= 1 || hidden) return;
+        if (box.width <= 1 || box.height <= 1 || hidden()) return;
       }
       if (actionable || shownRole === 'iframe') {
         flush();
@@ -787,7 +826,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         if (editable || el.localName === 'select' || el.localName === 'textarea') return;
         childQuiet = true;
         childDepth = depth + 1;
-      } else if (shown && role === 'heading') {
+      } else if (role === 'heading' && shown()) {
         flush();
         // What the person reads there (a heading is not a control: its hidden words are not its name).
         const name =
@@ -798,7 +837,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         if (name) lines.push({ d: depth, s: `heading ${quote(name)}${attrs ? ` ${attrs}` : ''}` });
         childQuiet = true;
         childDepth = depth + 1;
-      } else if (shown && !quiet && messageRole(el, role)) {
+      } else if (!quiet && messageRole(el, role) && shown()) {
         // How an action went ("Added to your cart", "Wrong password"): one line an answer keeps,
         // its text said once; a long live region (a feed, a results list) is a container.
         flush();
@@ -812,7 +851,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
           lines.push({ d: depth, s: `${kind}:`, c: 1 });
           childDepth = depth + 1;
         }
-      } else if (shown && role === 'row') {
+      } else if (role === 'row' && shown()) {
         flush();
         const cells = [...el.children]
           .filter((c) => !isHiddenForAll(c))
@@ -821,15 +860,15 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         lines.push({ d: depth, s: `row: ${quote(cap(cells.join(' | '), 120))}` });
         childQuiet = true;
         childDepth = depth + 1;
-      } else if (shown && role === 'img') {
+      } else if (role === 'img' && shown()) {
         // A picture of 2×2 pixels or less (a tracking pixel) has no words a person reads.
-        const box = el.getBoundingClientRect();
+        const box = judged ? el.getBoundingClientRect() : { width: 3, height: 3 };
         const name = box.width > 2 || box.height > 2 ? nameOf(el, role) : '';
         if (name && !quiet) {
           flush();
           lines.push({ d: depth, s: `img ${quote(name)}` });
         }
-      } else if (shown && CONTAINERS.has(role)) {
+      } else if (CONTAINERS.has(role) && shown()) {
         const name = nameOf(el, role);
         if (name || ALWAYS_SHOWN.has(role)) {
           flush();
@@ -841,8 +880,9 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       const labelOfControl =
         (el.localName === 'label' && (el as HTMLLabelElement).control !== null) ||
         (el.localName === 'legend' && el.parentElement?.localName === 'fieldset');
-      // An invisible element's own text is not shown; its children have their own visibility.
-      const textQuiet = childQuiet || !shown || labelOfControl;
+      // An invisible element's own text is not shown (asked at its first words); its children have
+      // their own visibility.
+      const textQuiet = childQuiet || labelOfControl;
       // A closed <details> renders its summary only (its other children stay in the DOM, unseen).
       const closed = el.localName === 'details' && !(el as HTMLDetailsElement).open;
       const kids = closed ? [...el.children].filter((c) => c.localName === 'summary') : childrenOf(el);
@@ -851,7 +891,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       for (let i = 0; i < kids.length; i++) {
         const kid = kids[i]!;
         if (kid.nodeType === Node.TEXT_NODE) {
-          if (textQuiet || hidden) continue;
+          if (textQuiet || !shown()) continue;
           // Spaces between words stay; words are asked whether they can be read.
           if (/\S/.test(kid.nodeValue ?? '') && (ownText ??= !textUnseen(el)) === false) continue;
           visit(kid, childDepth, false);

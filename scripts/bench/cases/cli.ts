@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RelayProcess } from '../fixture';
+import { type RelayProcess, controlApi } from '../fixture';
 import { alternate, median, round, type CaseResult } from '../stats';
 
 const CLAWD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'clawd.js');
@@ -18,15 +18,7 @@ function run(args: string[]): Promise<void> {
 }
 
 export async function cli(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
-  const api = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(relay.controlUrl + route, {
-      method,
-      headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    if (!response.ok) throw new Error(`${method} ${route}: ${await response.text()}`);
-    return response.json();
-  };
+  const api = controlApi(relay);
   await api('POST', '/start');
   await api('POST', '/tabs/open', { url: 'about:blank' });
   try {

@@ -5,7 +5,7 @@
 
 import WebSocket from 'ws';
 import { CdpClient } from '../../../test/helpers/cdp-client';
-import type { RelayProcess } from '../fixture';
+import { type RelayProcess, controlApi } from '../fixture';
 import { startBenchPages } from '../fixture';
 import { median, percentile, round, type CaseResult } from '../stats';
 
@@ -16,15 +16,7 @@ const ANIMATED = `<!doctype html><title>animated</title><body style="margin:0"><
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function liveView(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
-  const api = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(relay.controlUrl + route, {
-      method,
-      headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    if (!response.ok) throw new Error(`${method} ${route}: ${await response.text()}`);
-    return response.json() as Promise<any>;
-  };
+  const api = controlApi(relay);
   const pages = await startBenchPages({ '/still': STILL, '/animated': ANIMATED });
   const { cdpUrl } = await api('POST', '/start');
   const { targetId } = await api('POST', '/tabs/open', { url: pages.url('/still') });

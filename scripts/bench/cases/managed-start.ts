@@ -10,7 +10,7 @@ import { findExecutable } from '../../../relay/browser/executable';
 import { decideLaunch, launchArgs } from '../../../relay/browser/launch-args';
 import { firstFreePort } from '../../../relay/browser/ports';
 import { removeSingletonLeftovers } from '../../../relay/browser/shutdown';
-import type { RelayProcess } from '../fixture';
+import { type RelayProcess, controlApi } from '../fixture';
 import { median, round, type CaseResult } from '../stats';
 
 async function rawSpawnMs(): Promise<number> {
@@ -47,15 +47,7 @@ async function rawSpawnMs(): Promise<number> {
 }
 
 export async function managedStart(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
-  const api = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(relay.controlUrl + route, {
-      method,
-      headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    if (!response.ok) throw new Error(`${method} ${route}: ${await response.text()}`);
-    return response.json() as Promise<any>;
-  };
+  const api = controlApi(relay);
   const ours: number[] = [];
   const raw: number[] = [];
   for (let i = 0; i < (quick ? 1 : 6); i++) {

@@ -4,7 +4,7 @@
 // sees every request's events). The list keeps the last 1,000 per tab; the target is that the
 // growth stays bounded, not that it is zero (Playwright and V8 keep their own caches).
 
-import type { RelayProcess } from '../fixture';
+import { type RelayProcess, controlApi } from '../fixture';
 import { startBenchPages } from '../fixture';
 import { round, type CaseResult } from '../stats';
 
@@ -22,15 +22,7 @@ export async function networkFlood(relay: RelayProcess, quick: boolean): Promise
     '/flood': floodPage(n),
     '/api': 'ok',
   });
-  const api = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(relay.controlUrl + route, {
-      method,
-      headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    if (!response.ok) throw new Error(`${method} ${route}: ${await response.text()}`);
-    return response.json() as Promise<any>;
-  };
+  const api = controlApi(relay);
   try {
     await api('POST', '/navigate', { url: pages.url('/blank') });
     const before = relay.memory().rssMb;

@@ -14,7 +14,7 @@ import {
   type FuzzTarget,
 } from '../../../test/helpers/target-fuzz';
 import { until } from '../../../test/helpers/waits';
-import type { RelayProcess } from '../fixture';
+import { type RelayProcess, controlApi } from '../fixture';
 import { round, type CaseResult } from '../stats';
 
 type Run = Pick<FuzzReport, 'rounds' | 'breaks' | 'clientErrors' | 'stalls' | 'seconds'>;
@@ -71,15 +71,7 @@ export async function targetFuzz(relay: RelayProcess, quick: boolean): Promise<C
     }
 
     // A managed profile: the clients on its own CDP port, as an agent's Playwright would be.
-    const api = async (method: string, route: string, body?: unknown) => {
-      const response = await fetch(relay.controlUrl + route, {
-        method,
-        headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      if (!response.ok) throw new Error(`${method} ${route}: ${await response.text()}`);
-      return response.json() as Promise<any>;
-    };
+    const api = controlApi(relay);
     const { cdpUrl } = await api('POST', '/start');
     const { targetId } = await api('POST', '/tabs/open', { url: pages.url('/') });
     const { webSocketDebuggerUrl } = (await (await fetch(`${cdpUrl}/json/version`)).json()) as {
