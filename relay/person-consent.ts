@@ -105,7 +105,7 @@ export class PersonConsent {
 
   /** The person's browser: the first extension profile. */
   #profile(): string | undefined {
-    return this.#world?.profiles.profilesOf('extension')[0];
+    return this.#world?.profiles.personsProfiles()[0];
   }
 
   #tabs(profile: string): ConsentTab[] {

@@ -94,7 +94,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   relayPort = relay.port;
   const profiles = new ProfileService(options.home, config, relay, options.log);
-  extensionProfiles = () => profiles.profilesOf('extension');
+  extensionProfiles = () => profiles.personsProfiles();
   // The person's tabs follow the extension profile's origin policy (the first one, when there are several).
   const syncRelayPolicy = () => {
     const [profile] = extensionProfiles();

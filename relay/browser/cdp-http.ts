@@ -11,22 +11,11 @@ const TAB_CALL_MS = 15_000;
 import WebSocket from 'ws';
 import { ClawdError } from '../errors';
 
-export interface CdpTarget {
-  id: string;
-  type: string;
-  title: string;
-  url: string;
-  webSocketDebuggerUrl?: string;
-}
+import type { CdpTarget, CdpVersion, TabEndpoint } from './tab-endpoint';
 
-export interface CdpVersion {
-  Browser: string;
-  'Protocol-Version': string;
-  'User-Agent': string;
-  webSocketDebuggerUrl: string;
-}
+export type { CdpTarget, CdpVersion } from './tab-endpoint';
 
-export class CdpHttp {
+export class CdpHttp implements TabEndpoint {
   constructor(
     readonly base: string,
     private readonly headers: Record<string, string> = {},

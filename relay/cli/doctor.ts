@@ -180,7 +180,7 @@ export async function runDoctor(home: string): Promise<Check[]> {
   }
 
   for (const [name, profile] of Object.entries(config.browser.profiles)) {
-    if (profile.driver !== 'managed' || profile.cdpPort === undefined) continue;
+    if (profile.cdpPort === undefined) continue; // a port of its own: clawd's own browser
     const port = profile.cdpPort;
     if (await isPortFree(port)) {
       add('ok', `profile ${name}`, `CDP port ${port} is free`);

@@ -4,6 +4,8 @@
 
 import { isClawdError } from '../errors';
 import { resolveHome } from '../home/config-store';
+// The profile kinds, known to config parsing before any command reads config.json.
+import '../profiles/kinds';
 import { VERSION } from '../version';
 import { stringFlag, UsageError, type CommandContext } from './cli-command';
 import { CommandUsageError, commandHelp, overviewHelp, parseCommandLine } from './command-table';

@@ -5,9 +5,11 @@
 import { DEFAULT_RELAY_PORT, LOOPBACK_HOST } from '../../shared/defaults';
 import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
-import { DEFAULT_EXTENSION_ASK, parseAskKinds, type AskKind } from '../../shared/ask-kinds';
+import { parseAskKinds, type AskKind } from '../../shared/ask-kinds';
+import { profileKind, profileKindNames, type ConfigFail } from './profile-kinds';
 
-export type Driver = 'managed' | 'extension' | 'remote';
+/** A profile's kind: the name a driver module registered (relay/profiles/kinds.ts). */
+export type Driver = string;
 
 export interface ProfileConfig {
   driver: Driver;
@@ -15,6 +17,8 @@ export interface ProfileConfig {
   cdpPort?: number;
   /** Extension and remote profiles: where their CDP endpoint is. */
   cdpUrl?: string;
+  /** A kind's own further keys (checked by the kind: relay/profiles/). */
+  [own: string]: unknown;
   color: string;
   /** This profile's origin policy: replaces `browser.policy` for it. */
   policy?: PolicyConfig;
@@ -99,6 +103,20 @@ export function defaultBrowserConfig(
   };
 }
 
+/** A TCP port (1–65535), for a kind's own keys too. */
+export function parsePort(key: string, got: unknown, fail: ConfigFail): number {
+  return Number.isInteger(got) && (got as number) >= 1 && (got as number) <= 65535
+    ? (got as number)
+    : fail(key, 'must be an integer from 1 to 65535', got);
+}
+
+/** Where a CDP endpoint is: an http(s) or ws(s) URL, for the kinds that attach to one. */
+export function parseCdpUrl(key: string, got: unknown, fail: ConfigFail): string {
+  return typeof got === 'string' && /^(https?|wss?):\/\//.test(got)
+    ? got
+    : fail(key, 'must be an http(s) or ws(s) URL', got);
+}
+
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -115,10 +133,7 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
     if (got === undefined) return defaults[key] as boolean;
     return typeof got === 'boolean' ? got : fail(key, 'must be true or false', got);
   };
-  const port = (key: string, got: unknown) =>
-    Number.isInteger(got) && (got as number) >= 1 && (got as number) <= 65535
-      ? (got as number)
-      : fail(key, 'must be an integer from 1 to 65535', got);
+  const port = (key: string, got: unknown) => parsePort(key, got, fail);
   const range =
     v.cdpPortRange === undefined
       ? defaults.cdpPortRange
@@ -138,9 +153,19 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
     if (problem) throw new ClawdError('config_invalid', `${file}: browser.profiles: ${problem}`);
     if (!isObj(raw)) fail(key, 'must be an object', raw);
     const p = raw as Obj;
+    // An entry without a driver, as earlier versions wrote them: remote with a cdpUrl, else managed.
     const driver = p.driver ?? (p.cdpUrl ? 'remote' : 'managed');
-    if (driver !== 'managed' && driver !== 'extension' && driver !== 'remote')
-      fail(`${key}.driver`, 'must be "managed", "extension" or "remote"', p.driver);
+    const kind = typeof driver === 'string' ? profileKind(driver) : undefined;
+    if (profileKindNames().length === 0)
+      throw new Error('no profile kinds are registered: import relay/profiles/kinds before config.json is read');
+    if (!kind)
+      fail(
+        `${key}.driver`,
+        `must be one of ${profileKindNames()
+          .map((k) => `"${k}"`)
+          .join(', ')}`,
+        p.driver,
+      );
     if (typeof p.color !== 'string' || !/^#[0-9A-Fa-f]{6}$/.test(p.color))
       fail(`${key}.color`, 'must be a colour like "#FF4500"', p.color);
     const profile: ProfileConfig = { driver: driver as Driver, color: (p.color as string).toUpperCase() };
@@ -150,16 +175,7 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
       if (typeof kinds === 'string') fail(`${key}.ask`, kinds, p.ask);
       profile.ask = kinds as AskKind[];
     }
-    if (driver === 'managed') {
-      profile.cdpPort = port(`${key}.cdpPort`, p.cdpPort);
-      if (RESERVED_PORTS.has(profile.cdpPort))
-        fail(`${key}.cdpPort`, 'must not be 9222 (reserved for ad-hoc debugging)', p.cdpPort);
-    } else {
-      if (typeof p.cdpUrl !== 'string' || !/^(https?|wss?):\/\//.test(p.cdpUrl))
-        fail(`${key}.cdpUrl`, 'must be an http(s) or ws(s) URL', p.cdpUrl);
-      profile.cdpUrl = p.cdpUrl as string;
-    }
-    profiles[name] = profile;
+    profiles[name] = { ...profile, ...kind!.parseOwnKeys(p, key, fail as ConfigFail) };
   }
   const defaultProfile = v.defaultProfile ?? defaults.defaultProfile;
   if (typeof defaultProfile !== 'string' || !profiles[defaultProfile])
@@ -244,7 +260,7 @@ function personIdle(value: unknown, fail: (key: string, rule: string, value: unk
 export function askOf(config: BrowserConfig, profile: string): AskKind[] {
   const own = config.profiles[profile];
   if (own?.ask) return own.ask;
-  return own?.driver === 'extension' ? [...DEFAULT_EXTENSION_ASK] : [];
+  return [...((own && profileKind(own.driver)?.defaultAsk) ?? [])];
 }
 
 /** The first colour of the palette no profile uses (cycling when all are taken). */

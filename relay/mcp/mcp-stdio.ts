@@ -32,11 +32,7 @@ function holdLease(client: ControlClient, log: Logger): () => void {
 /** One sentence for the instructions: the profiles of this server, the default and the person's own named. */
 async function profilesSaid(client: ControlClient): Promise<string> {
   const { profiles: listed } = await client.invoke(profiles, undefined, {});
-  const said = listed.map((p) =>
-    p.driver === 'extension'
-      ? `${p.profile} (the person's own browser: only the tabs they handed over${p.attachedTabs ? `, ${p.attachedTabs} now` : ''}; name it to use them)`
-      : `${p.profile} (${p.driver === 'managed' ? "clawd's own browser" : 'a remote browser'}${p.default ? ', the default' : ''})`,
-  );
+  const said = listed.map((p) => `${p.profile} (${p.role}${p.default ? ', the default' : ''})`);
   return `Profiles: ${said.join(', ')}.`;
 }
 

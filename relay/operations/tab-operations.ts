@@ -12,15 +12,7 @@ import { tabFields, targetId } from './shared-fields';
 
 /** A profile's status as a person reads it: a line on its state, then the facts. */
 export function statusLines(s: ProfileStatus): string[] {
-  const state =
-    s.driver === 'extension'
-      ? s.running
-        ? `connected, ${s.attachedTabs} tab(s) attached`
-        : 'extension not connected'
-      : s.running
-        ? `running${s.cdpReady ? ', CDP ready' : ', CDP not answering'}`
-        : 'not running';
-  const lines = [`${s.profile} (${s.driver}): ${state}`];
+  const lines = [`${s.profile} (${s.driver}): ${s.state}`];
   const facts = [
     s.pid !== null ? `pid ${s.pid}` : undefined,
     s.cdpPort !== null ? `CDP port ${s.cdpPort}` : undefined,
@@ -89,7 +81,7 @@ export const stop = operation<{ stopped: boolean; status: ProfileStatus }>()({
   text: ({ stopped, status: s }) =>
     stopped
       ? `${s.profile} stopped`
-      : s.driver === 'managed'
+      : s.clawdStops
         ? `${s.profile} was not running`
         : `${s.profile} is not clawd's to stop (${s.driver} profile)`,
   clientTimeoutMs: () => 15_000,

@@ -5,12 +5,16 @@
 import { CdpHttp, type CdpTarget } from '../browser/cdp-http';
 import type { RelayServer } from '../cdp/relay-server';
 import { ClawdError } from '../errors';
-import type { BrowserConfig, ProfileConfig } from '../home/config-schema';
+import { DEFAULT_EXTENSION_ASK } from '../../shared/ask-kinds';
+import { parseCdpUrl, type BrowserConfig, type ProfileConfig } from '../home/config-schema';
+import type { DriverKind } from './driver-kinds';
 import type { PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
 
 export class ExtensionDriver implements ProfileDriver {
   readonly driver = 'extension' as const;
   readonly policyEnforcement = 'extension' as const;
+  readonly startsOnUse = false;
+  readonly personsBrowser = true;
   readonly cdp: CdpHttp;
   // The person's own, logged-in browser: their dialogs stay theirs, their window is not rearranged
   // unless a capture stalls, their downloads are not cancelled, and evaluate needs their say-so.
@@ -70,6 +74,9 @@ export class ExtensionDriver implements ProfileDriver {
       enabled,
       profile: this.name,
       driver: 'extension',
+      role: `the person's own browser: only the tabs they handed over${tabs ? `, ${tabs} now` : ''}; name it to use them`,
+      state: connected ? `connected, ${tabs} tab(s) attached` : 'extension not connected',
+      clawdStops: false,
       running: connected,
       cdpReady: connected,
       pid: null,
@@ -110,4 +117,22 @@ export class ExtensionDriver implements ProfileDriver {
   async stop(): Promise<boolean> {
     return false;
   }
+}
+
+/** The person's own browser, through this server's relay: its URL is the relay's. */
+export const extensionKind: DriverKind = {
+  kind: 'extension',
+  defaultAsk: DEFAULT_EXTENSION_ASK,
+  parseOwnKeys: (entry, key, fail) => ({ cdpUrl: parseCdpUrl(`${key}.cdpUrl`, entry.cdpUrl, fail) }),
+  async newProfile(input, _config, relayUrl) {
+    return { cdpUrl: input.cdpUrl === undefined ? relayUrl : checkedCdpUrl(input.cdpUrl) };
+  },
+  create: (name, profile, { relay, settings }) => new ExtensionDriver(name, profile, relay, settings),
+};
+
+/** A cdpUrl given to create-profile: an http(s) or ws(s) URL, else invalid_profile. */
+export function checkedCdpUrl(url: unknown): string {
+  if (typeof url !== 'string' || !/^(https?|wss?):\/\/[^/]+/.test(url))
+    throw new ClawdError('invalid_profile', `cdpUrl must be an http(s) or ws(s) URL, got ${JSON.stringify(url)}`);
+  return url;
 }

@@ -8,11 +8,12 @@ import { browserVersion } from '../browser/browser-version';
 import { findExecutable } from '../browser/executable';
 import { decideLaunch } from '../browser/launch-args';
 import { ManagedBrowser } from '../browser/managed-browser';
-import { isPortFree } from '../browser/ports';
 import { browserProcess, listeningPid, processesUsing, terminate } from '../browser/processes';
 import { removeSingletonLeftovers } from '../browser/shutdown';
 import { ClawdError } from '../errors';
-import type { BrowserConfig, ProfileConfig } from '../home/config-schema';
+import { RESERVED_PORTS, parsePort, type BrowserConfig, type ProfileConfig } from '../home/config-schema';
+import { firstFreePort, isPortFree, portRangeFromEnv } from '../browser/ports';
+import type { DriverKind } from './driver-kinds';
 import type { PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
 
 function profileDir(home: string, name: string): string {
@@ -22,6 +23,8 @@ function profileDir(home: string, name: string): string {
 export class ManagedDriver implements ProfileDriver {
   readonly driver = 'managed' as const;
   readonly policyEnforcement = 'interception' as const;
+  readonly startsOnUse = true;
+  readonly personsBrowser = false;
   // The agent's own browser: headless pages would hang on a dialog, and a headless tab behind
   // another one paints nothing to capture, so it is brought to the front. A headed one (headless
   // false) has windows on the person's screen: it is brought to the front only when its capture
@@ -104,6 +107,9 @@ export class ManagedDriver implements ProfileDriver {
       enabled,
       profile: this.name,
       driver: 'managed',
+      role: "clawd's own browser",
+      clawdStops: true,
+      state: running ? `running${version !== undefined ? ', CDP ready' : ', CDP not answering'}` : 'not running',
       running,
       cdpReady: running && version !== undefined,
       pid,
@@ -158,3 +164,33 @@ export class ManagedDriver implements ProfileDriver {
     };
   }
 }
+
+/** clawd's own Chromium: a CDP port of its own from the range, taken once and kept. */
+export const managedKind: DriverKind = {
+  kind: 'managed',
+  defaultAsk: [],
+  parseOwnKeys(entry, key, fail) {
+    const cdpPort = parsePort(`${key}.cdpPort`, entry.cdpPort, fail);
+    if (RESERVED_PORTS.has(cdpPort))
+      fail(`${key}.cdpPort`, 'must not be 9222 (reserved for ad-hoc debugging)', cdpPort);
+    return { cdpPort };
+  },
+  async newProfile(input, config) {
+    if (input.cdpUrl !== undefined)
+      throw new ClawdError(
+        'invalid_profile',
+        'a managed profile gets its own port: leave cdpUrl out, or use driver "remote" to attach to an existing browser',
+      );
+    const taken = new Set(Object.values(config.profiles).flatMap((p) => (p.cdpPort === undefined ? [] : [p.cdpPort])));
+    const range = portRangeFromEnv() ?? config.cdpPortRange;
+    const port = await firstFreePort(range, taken, RESERVED_PORTS);
+    if (port === undefined)
+      throw new ClawdError(
+        'port_in_use',
+        `no free CDP port left in ${range.from}–${range.to}: delete a profile or widen browser.cdpPortRange`,
+      );
+    return { cdpPort: port };
+  },
+  create: (name, profile, { settings, home, log }) =>
+    new ManagedDriver(name, profile as ProfileConfig & { cdpPort: number }, settings, home, log),
+};

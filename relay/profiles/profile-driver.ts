@@ -1,11 +1,12 @@
 // What the control API needs of a profile, whatever drives it: managed (we launch Chromium),
 // extension (tabs of the user's own browser through our relay), remote (someone else's CDP
-// endpoint, attach only). Tab operations go through each driver's CDP HTTP endpoint, so they are
-// one code path for all three. What differs by whose browser it is (may evaluate run, what
-// happens to an unasked dialog, may a tab be brought to the front) is a member of the driver,
-// never a branch on its kind elsewhere.
+// endpoint, attach only). Tab operations go through each driver's tab endpoint (`/json/*`, or
+// CDP's Target domain on a bare WebSocket), so they are one code path for all. What differs by
+// whose browser it is (may evaluate run, what happens to an unasked dialog, may a tab be brought
+// to the front, is it started on first use) is a member of the driver, never a branch on its
+// kind elsewhere; the kinds themselves are plug-ins (driver-kinds.ts).
 
-import type { CdpHttp, CdpTarget, CdpVersion } from '../browser/cdp-http';
+import type { CdpTarget, CdpVersion, TabEndpoint } from '../browser/tab-endpoint';
 import type { ClawdError } from '../errors';
 import type { Driver } from '../home/config-schema';
 
@@ -13,6 +14,12 @@ export interface ProfileStatus {
   enabled: boolean;
   profile: string;
   driver: Driver;
+  /** Whose browser it is, in a few words ("clawd's own browser", "the person's own browser: …"). */
+  role: string;
+  /** Its state in a few words ("running, CDP ready", "connected, 2 tab(s) attached"). */
+  state: string;
+  /** clawd starts and stops this browser (else it only attaches: the person's, someone else's). */
+  clawdStops: boolean;
   running: boolean;
   cdpReady: boolean;
   pid: number | null;
@@ -61,6 +68,12 @@ export interface ProfileDriver {
   ensureReachable(): Promise<void>;
   /** The folder under the home that is this profile's own, removed with it (managed profiles). */
   readonly ownFolder?: string;
+  /** An agent's call starts it when it is not running (and browser.autoStart is on): clawd's own browser. */
+  readonly startsOnUse: boolean;
+  /** The person's own browser, reached through this server's relay (their tabs, their say). */
+  readonly personsBrowser: boolean;
+  /** Stops stray processes of clawd's own browser (`clawd reset`); absent where nothing is clawd's. */
+  reset?(): Promise<{ stopped: number[]; portFree: boolean; note?: string }>;
   /**
    * Who holds the browser to the origin policy: the relay, intercepting every target's requests
    * over CDP (managed and remote browsers), or the extension, through Chrome's own rules (the
@@ -68,7 +81,7 @@ export interface ProfileDriver {
    */
   readonly policyEnforcement: 'interception' | 'extension';
   /** The endpoint tab operations use. */
-  readonly cdp: CdpHttp;
+  readonly cdp: TabEndpoint;
   /** Opens a tab; in a person's browser it joins the clawd tab group of `session` (or plain `clawd`). */
   openTab(url: string, session: string | undefined): Promise<CdpTarget>;
   /** Where Playwright connects (connectOverCDP), with any headers it needs. */

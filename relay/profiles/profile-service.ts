@@ -11,7 +11,6 @@ import path from 'node:path';
 import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
 import type { AskKind } from '../../shared/ask-kinds';
 import {
-  RESERVED_PORTS,
   askOf,
   isLoopbackUrl,
   nextColor,
@@ -19,16 +18,12 @@ import {
   policyOf,
   profileNameProblem,
   type BrowserConfig,
-  type Driver,
-  type ProfileConfig,
 } from '../home/config-schema';
-import { ExtensionDriver } from './extension-driver';
-import { ManagedDriver } from './managed-driver';
+import { driverKind, type NewProfileInput } from './driver-kinds';
+import './kinds';
 import type { ProfileDriver, ProfileStatus } from './profile-driver';
 import { PolicyGuard, type GuardBlock } from './policy-guard';
-import { RemoteDriver } from './remote-driver';
-import { firstFreePort, portRangeFromEnv } from '../browser/ports';
-import type { CdpTarget } from '../browser/cdp-http';
+import type { CdpTarget } from '../browser/tab-endpoint';
 import type { RelayServer } from '../cdp/relay-server';
 import { noteForCaller } from '../call-notes';
 import { ClawdError, isClawdError } from '../errors';
@@ -36,10 +31,9 @@ import { updateConfig, type ClawdConfig } from '../home/config-store';
 import type { Logger } from '../log';
 import { checkOpenUrl, matchTab, type Tab } from './tabs';
 
-export interface CreateProfile {
+export interface CreateProfile extends NewProfileInput {
   name?: unknown;
   color?: unknown;
-  cdpUrl?: unknown;
   driver?: unknown;
 }
 
@@ -81,11 +75,9 @@ export class ProfileService {
     return this.#config.browser;
   }
 
-  /** The profiles a driver serves (the extension's tabs belong to every extension profile). */
-  profilesOf(driver: Driver): string[] {
-    return Object.entries(this.#config.browser.profiles)
-      .filter(([, p]) => p.driver === driver)
-      .map(([name]) => name);
+  /** The profiles of the person's own browser, reached through this server's relay (its tabs belong to every one). */
+  personsProfiles(): string[] {
+    return Object.keys(this.#config.browser.profiles).filter((name) => this.driver(name).personsBrowser);
   }
 
   /** The profile a request names, or the default one; unknown → 404. Disabled → 503. */
@@ -212,12 +204,12 @@ export class ProfileService {
     if (driver) return driver;
     const profile = this.settings.profiles[name];
     if (!profile) throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(name)}`);
-    driver =
-      profile.driver === 'managed'
-        ? new ManagedDriver(name, profile as ProfileConfig & { cdpPort: number }, this.settings, this.home, this.log)
-        : profile.driver === 'extension'
-          ? new ExtensionDriver(name, profile, this.relay, this.settings)
-          : new RemoteDriver(name, profile as ProfileConfig & { cdpUrl: string });
+    driver = driverKind(profile.driver).create(name, profile, {
+      home: this.home,
+      settings: this.settings,
+      relay: this.relay,
+      log: this.log,
+    });
     this.#drivers.set(name, driver);
     return driver;
   }
@@ -263,12 +255,7 @@ export class ProfileService {
     try {
       await driver.ensureReachable();
     } catch (error) {
-      if (!(
-        isClawdError(error) &&
-        error.code === 'not_running' &&
-        driver.driver === 'managed' &&
-        this.settings.autoStart
-      ))
+      if (!(isClawdError(error) && error.code === 'not_running' && driver.startsOnUse && this.settings.autoStart))
         throw error;
       const started = await this.start(name);
       if (!started.alreadyRunning) {
@@ -287,7 +274,7 @@ export class ProfileService {
   /** The tabs the person handed over in their own browser (extension profiles other than `except`, connected). */
   async handedOver(except: string): Promise<Array<{ profile: string; tabs: Tab[] }>> {
     const found = await Promise.all(
-      this.profilesOf('extension')
+      this.personsProfiles()
         .filter((name) => name !== except)
         .map(async (name) => ({ profile: name, tabs: await this.tabs(name).catch(() => []) })),
     );
@@ -322,7 +309,7 @@ export class ProfileService {
     return tab;
   }
 
-  /** A new profile: managed on the first free port of the range, or remote/extension with a cdpUrl. */
+  /** A new profile of any kind (managed unless it says otherwise or gives a cdpUrl: then remote); its own keys are its kind's. */
   async create(input: CreateProfile): Promise<ProfileStatus> {
     const problem = profileNameProblem(input.name);
     if (problem) throw new ClawdError('invalid_profile', problem);
@@ -330,58 +317,23 @@ export class ProfileService {
     if (input.color !== undefined && (typeof input.color !== 'string' || !/^#[0-9A-Fa-f]{6}$/.test(input.color))) {
       throw new ClawdError('invalid_profile', `color must look like "#0066CC", got ${JSON.stringify(input.color)}`);
     }
-    if (
-      input.cdpUrl !== undefined &&
-      (typeof input.cdpUrl !== 'string' || !/^(https?|wss?):\/\/[^/]+/.test(input.cdpUrl))
-    ) {
-      throw new ClawdError(
-        'invalid_profile',
-        `cdpUrl must be an http(s) or ws(s) URL, got ${JSON.stringify(input.cdpUrl)}`,
-      );
-    }
-    const driver: Driver =
-      input.driver === undefined ? (input.cdpUrl ? 'remote' : 'managed') : (input.driver as Driver);
-    if (!['managed', 'remote', 'extension'].includes(driver))
-      throw new ClawdError(
-        'invalid_profile',
-        `driver must be "managed", "remote" or "extension", got ${JSON.stringify(input.driver)}`,
-      );
-    if (driver === 'managed' && input.cdpUrl !== undefined) {
-      throw new ClawdError(
-        'invalid_profile',
-        'a managed profile gets its own port: leave cdpUrl out, or use driver "remote" to attach to an existing browser',
-      );
-    }
-    if (driver !== 'managed' && input.cdpUrl === undefined && driver === 'remote')
-      throw new ClawdError('invalid_profile', 'a remote profile needs cdpUrl');
+    const kind = driverKind(
+      input.driver === undefined ? (input.cdpUrl === undefined ? 'managed' : 'remote') : String(input.driver),
+    );
     const written = await updateConfig(this.home, async (config) => {
       if (config.browser.profiles[name])
         throw new ClawdError('profile_exists', `a profile named ${name} already exists`);
-      const profile: ProfileConfig = {
-        driver,
+      config.browser.profiles[name] = {
+        driver: kind.kind,
         color: (input.color as string | undefined)?.toUpperCase() ?? nextColor(config.browser),
+        ...(await kind.newProfile(input, config.browser, this.relay.url)),
       };
-      if (driver === 'managed') {
-        const taken = new Set(
-          Object.values(config.browser.profiles).flatMap((p) => (p.cdpPort === undefined ? [] : [p.cdpPort])),
-        );
-        const range = portRangeFromEnv() ?? config.browser.cdpPortRange;
-        const port = await firstFreePort(range, taken, RESERVED_PORTS);
-        if (port === undefined)
-          throw new ClawdError(
-            'port_in_use',
-            `no free CDP port left in ${range.from}–${range.to}: delete a profile or widen browser.cdpPortRange`,
-          );
-        profile.cdpPort = port;
-      } else {
-        profile.cdpUrl = (input.cdpUrl as string | undefined) ?? this.relay.url;
-      }
-      config.browser.profiles[name] = profile;
       return config;
     });
     this.#config = written;
-    if (driver === 'remote' && !isLoopbackUrl(input.cdpUrl as string))
-      this.log.info(`profile ${name} attaches to ${input.cdpUrl as string}; clawd never launches it`);
+    const cdpUrl = written.browser.profiles[name]!.cdpUrl;
+    if (cdpUrl !== undefined && !isLoopbackUrl(cdpUrl))
+      this.log.info(`profile ${name} attaches to a browser elsewhere; clawd never launches it`);
     return this.status(name);
   }
 
@@ -413,7 +365,7 @@ export class ProfileService {
 
   async reset(name: string): Promise<{ profile: string; stopped: number[]; portFree: boolean; note?: string }> {
     const driver = this.driver(name);
-    if (!(driver instanceof ManagedDriver))
+    if (!driver.reset)
       throw new ClawdError('invalid_profile', `${name} is not a managed profile: there is nothing of clawd's to reset`);
     return { profile: name, ...(await driver.reset()) };
   }

@@ -1,15 +1,23 @@
-// A remote profile: a CDP endpoint someone else runs (a browserless or Playwright server, or a
-// tunnel). Attach only: clawd never launches or stops a remote browser.
+// A remote profile: a CDP endpoint someone else runs (a browserless or Playwright server, a
+// Selenium Grid session's `se:cdp`, a tunnel). Attach only: clawd never launches or stops a
+// remote browser. An http(s) URL is asked over Chrome's `/json/*`; a ws(s) URL is the browser's
+// CDP WebSocket itself, often with nothing beside it, so its tabs go over CDP's Target domain.
 
-import { CdpHttp, type CdpTarget, type CdpVersion } from '../browser/cdp-http';
+import { CdpHttp } from '../browser/cdp-http';
+import { CdpSocketTabs, redacted } from '../browser/cdp-socket-tabs';
+import type { CdpTarget, CdpVersion, TabEndpoint } from '../browser/tab-endpoint';
 import { ClawdError } from '../errors';
-import type { ProfileConfig } from '../home/config-schema';
+import { parseCdpUrl, type ProfileConfig } from '../home/config-schema';
+import type { DriverKind } from './driver-kinds';
+import { checkedCdpUrl } from './extension-driver';
 import type { PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
 
 export class RemoteDriver implements ProfileDriver {
   readonly driver = 'remote' as const;
   readonly policyEnforcement = 'interception' as const;
-  readonly cdp: CdpHttp;
+  readonly startsOnUse = false;
+  readonly personsBrowser = false;
+  readonly cdp: TabEndpoint;
   // Someone else's browser, often a headless server: dialogs would hang it, but its windows are not ours to rearrange.
   readonly pages: PagePolicy = {
     unarmedDialogs: 'dismiss',
@@ -23,7 +31,9 @@ export class RemoteDriver implements ProfileDriver {
     readonly name: string,
     private readonly profile: ProfileConfig & { cdpUrl: string },
   ) {
-    this.cdp = new CdpHttp(profile.cdpUrl.replace(/^ws/, 'http'), {}, 5_000);
+    this.cdp = /^wss?:/.test(profile.cdpUrl)
+      ? new CdpSocketTabs(profile.cdpUrl, {}, 5_000)
+      : new CdpHttp(profile.cdpUrl, {}, 5_000);
     this.playwright = { url: profile.cdpUrl };
   }
 
@@ -34,17 +44,31 @@ export class RemoteDriver implements ProfileDriver {
     return this.cdp.open(url);
   }
 
+  /** What the endpoint answered instead of CDP, when it can say (a bare socket's 401 or 404). */
+  async #problem(): Promise<string> {
+    const said = this.cdp instanceof CdpSocketTabs ? await this.cdp.problem(2_000) : undefined;
+    return said ?? `nothing answers CDP at ${this.#where}`;
+  }
+
+  /** The URL as it may be said (its token and password left out). */
+  get #where(): string {
+    return redacted(this.profile.cdpUrl);
+  }
+
   async status(enabled: boolean, confirmed?: CdpVersion): Promise<ProfileStatus> {
     const version = confirmed ?? (await this.cdp.isReady(2_000));
     return {
       enabled,
       profile: this.name,
       driver: 'remote',
+      role: 'a remote browser',
+      state: version !== undefined ? 'running, CDP ready' : 'not running',
+      clawdStops: false,
       running: version !== undefined,
       cdpReady: version !== undefined,
       pid: null,
       cdpPort: null,
-      cdpUrl: this.profile.cdpUrl,
+      cdpUrl: this.#where,
       executablePath: null,
       browser: version?.Browser ?? null,
       headless: null,
@@ -53,9 +77,7 @@ export class RemoteDriver implements ProfileDriver {
       attachedTabs: null,
       ...(version
         ? {}
-        : {
-            hint: `nothing answers CDP at ${this.profile.cdpUrl}: clawd only attaches to remote profiles, start that browser yourself`,
-          }),
+        : { hint: `${await this.#problem()}: clawd only attaches to remote profiles, start that browser yourself` }),
     };
   }
 
@@ -63,7 +85,7 @@ export class RemoteDriver implements ProfileDriver {
     if (!(await this.cdp.isReady(2_000)))
       throw new ClawdError(
         'not_running',
-        `remote profile ${this.name}: nothing answers CDP at ${this.profile.cdpUrl}; start that browser (clawd only attaches to remote profiles)`,
+        `remote profile ${this.name}: ${await this.#problem()}; start that browser (clawd only attaches to remote profiles)`,
       );
   }
 
@@ -72,7 +94,7 @@ export class RemoteDriver implements ProfileDriver {
     if (version) return version;
     throw new ClawdError(
       'attach_only',
-      `remote profile ${this.name}: nothing answers CDP at ${this.profile.cdpUrl}, and clawd never launches a remote browser`,
+      `remote profile ${this.name}: ${await this.#problem()}, and clawd never launches a remote browser`,
     );
   }
 
@@ -80,3 +102,15 @@ export class RemoteDriver implements ProfileDriver {
     return false;
   }
 }
+
+/** Someone else's browser, attached by its CDP URL (http(s) with `/json/*`, or a bare ws(s) socket). */
+export const remoteKind: DriverKind = {
+  kind: 'remote',
+  defaultAsk: [],
+  parseOwnKeys: (entry, key, fail) => ({ cdpUrl: parseCdpUrl(`${key}.cdpUrl`, entry.cdpUrl, fail) }),
+  async newProfile(input) {
+    if (input.cdpUrl === undefined) throw new ClawdError('invalid_profile', 'a remote profile needs cdpUrl');
+    return { cdpUrl: checkedCdpUrl(input.cdpUrl) };
+  },
+  create: (name, profile) => new RemoteDriver(name, profile as ProfileConfig & { cdpUrl: string }),
+};

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, updateConfig } from '../../relay/home/config-store';
 import { writeServeState } from '../../relay/home/serve-state';
 import { ControlClient } from '../../relay/operations/control-client';
+import '../../relay/profiles/kinds'; // the profile kinds, known to config parsing
 
 describe('a control API client after the token was rotated', () => {
   let home: string;

@@ -6,6 +6,7 @@ import { loadConfig, parseConfig, resolveHome, updateConfig, writeConfig } from 
 import { defaultBrowserConfig } from '../../relay/home/config-schema';
 import { useTempDirs } from '../helpers/temp-dirs';
 import { quiet } from '../helpers/waits';
+import '../../relay/profiles/kinds'; // the profile kinds, known to config parsing
 
 describe('the home folder and config.json', () => {
   const temp = useTempDirs('clawd-home-');

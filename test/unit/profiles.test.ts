@@ -7,6 +7,7 @@ import {
   profileNameProblem,
 } from '../../relay/home/config-schema';
 import { checkOpenUrl, matchTab } from '../../relay/profiles/tabs';
+import '../../relay/profiles/kinds'; // the profile kinds, known to config parsing
 
 describe('profile names', () => {
   it.each(['clawd', 'work', 'my-project-1', '0day', 'a'.repeat(64)])('accepts %s', (name) =>
