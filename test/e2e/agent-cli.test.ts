@@ -96,7 +96,7 @@ describe('driving a tab from the clawd CLI', () => {
     const dialogs = await ok(['snapshot', '--format', 'role']);
     expect(
       await ok(['dialog', '--accept', '--prompt-text', 'Grace', '--ref', refNumber(dialogs, /button "Prompt"/)]),
-    ).toBe('accepted prompt "name?"\n');
+    ).toBe('accepted prompt, which said:\nname?\n'); // the page's words (fenced; `ok` reads them unfenced)
     expect(await inPage('document.getElementById("answer").textContent')).toBe('prompt Grace');
     expect(await ok(['dialog', '--dismiss'])).toBe('armed: the next dialog is dismissed\n');
     await ok(['click', refNumber(dialogs, /button "Confirm"/)]);

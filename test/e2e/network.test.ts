@@ -14,6 +14,7 @@ import {
 } from '../helpers/agent-drivers';
 import { runCli } from '../helpers/cli';
 import { until } from '../helpers/waits';
+import { fenceLinesIn, unfenced } from '../helpers/fence';
 
 interface Entry {
   id: string;
@@ -167,9 +168,12 @@ describe('the network of a tab, on the CLI and under a flood', () => {
     )!.id;
     const one = await runCli(['network', id, '--target', ctx.d.targetId, ...home]);
     expect(one.code, one.stderr).toBe(0);
-    expect(one.stdout).toMatch(new RegExp(`^${id} GET 200 fetch .*/api/data.json`));
-    expect(one.stdout).toContain('< content-type: application/json');
-    expect(one.stdout.trim().endsWith('{"items":[1,2,3],"ok":true}')).toBe(true);
+    // All of it the page's and its server's: fenced.
+    expect(fenceLinesIn(one.stdout)).toHaveLength(2);
+    const detail = unfenced(one.stdout);
+    expect(detail).toMatch(new RegExp(`^${id} GET 200 fetch .*/api/data.json`));
+    expect(detail).toContain('< content-type: application/json');
+    expect(detail.trim().endsWith('{"items":[1,2,3],"ok":true}')).toBe(true);
   });
 
   // Three times what is kept proves the ring; the 10,000-request memory figure is the bench's
