@@ -23,6 +23,8 @@ const ERROR_CODES = {
   target_closed: { http: 410, cdp: -32000 },
   target_crashed: { http: 410, cdp: -32000 },
   browser_gone: { http: 410, cdp: -32000 },
+  grid_busy: { http: 503, cdp: -32000 },
+  too_many_browsers: { http: 429, cdp: -32000 },
   target_paused: { http: 409, cdp: -32000 },
   command_timeout: { http: 504, cdp: -32000 },
   extension_error: { http: 502, cdp: -32000 },

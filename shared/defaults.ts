@@ -61,6 +61,8 @@ export const TIMEOUTS = {
    * than this, so a long-running command (an awaited evaluate, a dialog) cannot stall events.
    */
   eventFenceMs: 100,
+  /** A client closed for not reading has this long to take its queue and the close frame before its socket is cut. */
+  notReadingCutMs: 5_000,
   /**
    * Reconnect backoff of the extension: first retry, cap (jitter ±30% on top). The relay is on
    * loopback, where a refused connect costs next to nothing: capped so a relay that restarts is

@@ -136,7 +136,7 @@ export class AgentService {
     });
     this.#questions = consent.questions;
     this.#gate = new TabGate({
-      find: (profile, targetId) => this.#pages.find(profile, targetId),
+      find: (profile, targetId, session) => this.#pages.find(profile, targetId, true, session),
       tabId: async (profile, idOrPrefix) => (await profiles.findTab(profile, idOrPrefix)).targetId,
       resolve: (page, tab, ref) => this.#snapshots.resolve(page, tab, ref),
       control: this.#control,
@@ -153,7 +153,7 @@ export class AgentService {
   }
 
   async snapshot(profile: string, request: SnapshotRequest): Promise<SnapshotResult> {
-    const found = await this.#pages.find(profile, request.targetId);
+    const found = await this.#pages.find(profile, request.targetId, true, request.session);
     const { page, targetId, tab } = found;
     const what = `snapshot of ${targetId}`;
     return this.#bounded(found, what, request.timeoutMs, async () => {
@@ -164,7 +164,7 @@ export class AgentService {
 
   /** The lines of the page that hold some text, with their refs and context. */
   async find(profile: string, request: FindRequest): Promise<FindResult> {
-    const found = await this.#pages.find(profile, request.targetId);
+    const found = await this.#pages.find(profile, request.targetId, true, request.session);
     const { page, targetId, tab } = found;
     const what = `find ${JSON.stringify(request.q)} in ${targetId}`;
     return this.#bounded(found, what, request.timeoutMs, async () => {
@@ -174,7 +174,7 @@ export class AgentService {
   }
 
   async act(profile: string, request: ActRequest): Promise<ActResult> {
-    const found = await this.#pages.find(profile, request.targetId);
+    const found = await this.#pages.find(profile, request.targetId, true, request.session);
     const { page, targetId, driver, tab } = found;
     const refs = refsOf(request);
     const what = `${request.kind}${refs.length ? ` ${refs.join(' → ')}` : ''}`;
@@ -286,7 +286,7 @@ export class AgentService {
       );
     } catch (error) {
       if (found.state.crashed) throw crashed(found.targetId);
-      if (this.#pages.lost(profileOf(found))) throw browserGone(profileOf(found), found.targetId);
+      if (this.#pages.lost(found)) throw browserGone(profileOf(found), found.targetId);
       throw error;
     }
   }
@@ -294,7 +294,7 @@ export class AgentService {
   async navigate(profile: string, request: NavigateRequest): Promise<NavigateResult> {
     // Refused before anything is loaded (the browser enforces the policy too; this says which rule).
     this.profiles.checkUrl(profile, request.url);
-    const found = await this.#pages.find(profile, request.targetId);
+    const found = await this.#pages.find(profile, request.targetId, true, request.session);
     const { page, targetId, tab } = found;
     const what = `navigate to ${request.url}`;
     return this.#bounded(found, what, request.timeoutMs, async () => {
@@ -331,7 +331,7 @@ export class AgentService {
   }
 
   async screenshot(profile: string, request: ScreenshotRequest): Promise<ScreenshotResult> {
-    const found = await this.#pages.find(profile, request.targetId);
+    const found = await this.#pages.find(profile, request.targetId, true, request.session);
     const { page, tab, targetId } = found;
     const shot = await takeScreenshot(found, request, {
       resolve: (ref) => this.#snapshots.resolve(page, tab, ref),
@@ -356,7 +356,7 @@ export class AgentService {
 
   /** The page's main content as Markdown, text or HTML (page-content.ts). */
   async content(profile: string, request: ContentRequest): Promise<ContentResult> {
-    const found = await this.#pages.find(profile, request.targetId);
+    const found = await this.#pages.find(profile, request.targetId, true, request.session);
     const { page, targetId } = found;
     return this.#bounded(found, `content of ${targetId}`, request.timeoutMs, async () => {
       const result = await pageContent(page, request);
@@ -365,7 +365,7 @@ export class AgentService {
   }
 
   async console(profile: string, request: ConsoleRequest): Promise<ConsoleResult> {
-    const { targetId, state } = await this.#pages.find(profile, request.targetId);
+    const { targetId, state } = await this.#pages.find(profile, request.targetId, true, request.session);
     const min = MIN_LEVEL[request.level];
     const keep = (entry: { type: string }) => (LEVELS[entry.type] ?? 1) >= min;
     return { targetId, level: request.level, messages: state.console.filter(keep), errors: state.errors };
@@ -373,7 +373,7 @@ export class AgentService {
 
   /** The tab's kept requests, as lines or as HAR (network-log.ts, har.ts). */
   async network(profile: string, request: NetworkQuery): Promise<NetworkList | Har> {
-    const { page, targetId, state } = await this.#pages.find(profile, request.targetId, false);
+    const { page, targetId, state } = await this.#pages.find(profile, request.targetId, false, request.session);
     const requests = state.network.list(request);
     if (request.format === 'har') {
       const sources = await within(
@@ -396,7 +396,7 @@ export class AgentService {
 
   /** One kept request with its headers and body, read from the browser now. */
   async networkRequest(profile: string, request: NetworkRequestInput): Promise<NetworkDetail> {
-    const { state } = await this.#pages.find(profile, request.targetId, false);
+    const { state } = await this.#pages.find(profile, request.targetId, false, request.session);
     return within(
       state.network.detail(request.id, request),
       NETWORK_READ_MS,
@@ -409,7 +409,7 @@ export class AgentService {
   }
 
   async pdf(profile: string, request: TabRequest): Promise<SavedFile> {
-    const { page, targetId } = await this.#pages.find(profile, request.targetId);
+    const { page, targetId } = await this.#pages.find(profile, request.targetId, true, request.session);
     let buffer: Buffer;
     try {
       buffer = await page.pdf();
@@ -441,7 +441,7 @@ export class AgentService {
 
   /** What downloads the tab's page caused, saved under the home. */
   async downloads(profile: string, request: TabRequest): Promise<{ targetId: string; downloads: DownloadEntry[] }> {
-    const { page, targetId } = await this.#pages.find(profile, request.targetId);
+    const { page, targetId } = await this.#pages.find(profile, request.targetId, true, request.session);
     return { targetId, downloads: this.#downloads.list(page) };
   }
 
@@ -451,7 +451,7 @@ export class AgentService {
    * says so.
    */
   async download(profile: string, request: HookRequest): Promise<ArmedResult & { download: DownloadEntry }> {
-    const { page, tab, targetId } = await this.#pages.find(profile, request.targetId);
+    const { page, tab, targetId } = await this.#pages.find(profile, request.targetId, true, request.session);
     const target = request.ref ? await this.#snapshots.resolve(page, tab, request.ref) : undefined;
     const next = this.#downloads.next(page);
     try {
@@ -485,7 +485,7 @@ export class AgentService {
     kind: HookKind,
     arm: (found: AgentPage) => Promise<Partial<ArmedResult>>,
   ): Promise<ArmedResult> {
-    const found = await this.#pages.find(profile, request.targetId);
+    const found = await this.#pages.find(profile, request.targetId, true, request.session);
     const { page, tab, targetId } = found;
     const target = request.ref ? await this.#snapshots.resolve(page, tab, request.ref) : undefined;
     const answered = arm(found);
@@ -499,7 +499,7 @@ export class AgentService {
 
   /** The profile's cookies and the local storage its tabs show, saved as storageState JSON (0600). */
   async storageExport(profile: string, request: TabRequest): Promise<StorageExportResult> {
-    const { page } = await this.#pages.find(profile, request.targetId);
+    const { page } = await this.#pages.find(profile, request.targetId, true, request.session);
     const read = await within(
       readStorageState(page.context()),
       30_000,
@@ -523,7 +523,7 @@ export class AgentService {
     profile: string,
     request: TabRequest & { path?: string; state?: Record<string, unknown> },
   ): Promise<StorageImportResult> {
-    const { page } = await this.#pages.find(profile, request.targetId);
+    const { page } = await this.#pages.find(profile, request.targetId, true, request.session);
     let raw: unknown = request.state;
     if (request.path !== undefined) {
       const text = await fs
@@ -562,7 +562,7 @@ export class AgentService {
   /** Starts or stops the profile's Playwright trace (traces.ts). */
   async trace(profile: string, request: TraceRequest): Promise<TraceResult> {
     if (request.action === 'stop') return { action: 'stop', ...(await this.#traces.stop(profile)) };
-    const { page, targetId } = await this.#pages.find(profile, request.targetId);
+    const { page, targetId } = await this.#pages.find(profile, request.targetId, true, request.session);
     await this.#traces.start(profile, page.context(), targetId, {
       screenshots: request.screenshots,
       snapshots: request.snapshots,
@@ -622,7 +622,7 @@ export class AgentService {
   }
 
   async releaseHold(profile: string, request: TabRequest): Promise<{ targetId: string; released: boolean }> {
-    const { targetId, tab } = await this.#pages.find(profile, request.targetId);
+    const { targetId, tab } = await this.#pages.find(profile, request.targetId, true, request.session);
     return { targetId, released: this.#control.release(tab, request.session) };
   }
 
@@ -631,7 +631,7 @@ export class AgentService {
     profile: string,
     request: HandoffRequest,
   ): Promise<{ handedOff: true; targetId: string; reason: string; timeoutMs?: number }> {
-    const { targetId, tab } = await this.#pages.find(profile, request.targetId);
+    const { targetId, tab } = await this.#pages.find(profile, request.targetId, true, request.session);
     this.#control.handOff(tab, request.reason, request.timeoutMs);
     return {
       handedOff: true,
@@ -642,7 +642,7 @@ export class AgentService {
   }
 
   async waitForHandback(profile: string, request: HandoffWaitRequest): Promise<HandbackResult> {
-    const { page, targetId, tab } = await this.#pages.find(profile, request.targetId);
+    const { page, targetId, tab } = await this.#pages.find(profile, request.targetId, true, request.session);
     const returned = await this.#control.wait(tab, request.timeoutMs);
     return {
       targetId,
@@ -657,7 +657,7 @@ export class AgentService {
     request: TabRequest,
     by: 'person' | 'agent',
   ): Promise<{ targetId: string; ended: boolean }> {
-    const { targetId, tab } = await this.#pages.find(profile, request.targetId);
+    const { targetId, tab } = await this.#pages.find(profile, request.targetId, true, request.session);
     return { targetId, ended: this.#control.giveBack(tab, by) };
   }
 

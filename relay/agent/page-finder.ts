@@ -23,6 +23,8 @@ export interface AgentPage {
   tab: TabKey;
   /** Its console, errors and armed dialog. */
   state: PageState;
+  /** The browser it is in (a profile may have one per agent session). */
+  endpoint: string;
 }
 
 /** What an agent hears when the profile's browser went away under it. */
@@ -57,21 +59,27 @@ export class PageFinder {
     this.#tracker = new PageTracker(log);
   }
 
-  /** `remember`: the found tab becomes the profile's default (not when a person merely watches it). */
-  async find(profile: string, targetId: string | undefined, remember = true): Promise<AgentPage> {
+  /**
+   * `remember`: the found tab becomes the default (not when a person merely watches it);
+   * `session`: the agent session calling — on a profile with a browser per session (grid), the
+   * call works in its own (made on first use), and its default tab is its own.
+   */
+  async find(profile: string, targetId: string | undefined, remember = true, session?: string): Promise<AgentPage> {
     const driver = this.profiles.driver(profile);
+    const endpoint = driver.browserFor ? await driver.browserFor(session, targetId) : driver.playwright;
+    const defaultKey = driver.browserFor ? `${profile}\n${session ?? ''}` : profile;
     // The browser went away since the last call: this call starts it again (a managed profile,
     // saying so), and a tab it names that is not in the new one went with the old one (the answer
     // names the profile, not "no such tab").
-    const lost = this.#connections.takeLost(driver.playwright.url);
+    const lost = this.#connections.takeLost(endpoint.url);
     if (lost) noteForCaller(`the browser of profile ${profile} had gone away (stopped, killed or crashed)`);
     // Reachable (a stopped managed profile started) and held to the profile's origin policy
     // before the agent does anything in it.
-    if (!this.#connections.isConnected(driver.playwright.url)) await this.profiles.ensureRunning(profile);
+    if (!this.#connections.isConnected(endpoint.url)) await this.profiles.ensureRunning(profile);
     else await this.profiles.guard(profile);
-    const browser = await this.#connections.browser(driver.playwright);
+    const browser = await this.#connections.browser(endpoint);
     const found = await this.#tracker
-      .find(browser, targetId, this.#lastTarget.get(profile), driver.pages.noTabs)
+      .find(browser, targetId, this.#lastTarget.get(defaultKey), driver.pages.noTabs)
       .catch((error: unknown) => {
         throw lost && targetId !== undefined && (error as ClawdError).code === 'target_not_found'
           ? browserGone(profile, targetId)
@@ -82,13 +90,13 @@ export class PageFinder {
     // The first time: its requests are recorded before the agent's call loads anything (bounded).
     await state.network.started;
     this.onPage(found.page, driver, profile);
-    if (remember) this.#lastTarget.set(profile, found.targetId);
-    return { ...found, driver, tab: tabKey(profile, found.targetId), state };
+    if (remember) this.#lastTarget.set(defaultKey, found.targetId);
+    return { ...found, driver, tab: tabKey(profile, found.targetId), state, endpoint: endpoint.url };
   }
 
-  /** Whether the profile's browser went away under the connection (a call in flight then answers browser_gone). */
-  lost(profile: string): boolean {
-    return this.#connections.lost(this.profiles.driver(profile).playwright.url);
+  /** Whether the page's browser went away under the connection (a call in flight then answers browser_gone). */
+  lost(found: AgentPage): boolean {
+    return this.#connections.lost(found.endpoint);
   }
 
   /** The tab the profile last acted on, if any. */

@@ -26,6 +26,8 @@ export interface ClientSessionHandlers {
 export interface ClientSessionOptions {
   /** A client that stops reading is closed once this much output is queued for it. */
   maxBufferedBytes: number;
+  /** Then how long it has to take its queue and the close frame before its socket is cut. */
+  notReadingCutMs: number;
   log: Logger;
   /** clawd's own agent layer (it says so in its upgrade): its doings are logged as operations, not as a raw client's. */
   internal?: boolean;
@@ -84,8 +86,6 @@ export const TOKEN_ROTATED_CLOSE = {
   code: 1008,
   reason: 'the token was rotated: connect with the new one (clawd token)',
 } as const;
-/** How long a client closed for not reading has to take its queue and the close frame before its socket is cut. */
-const NOT_READING_CUT_MS = 5_000;
 
 export class ClientSession {
   readonly id = nextClientId++;
@@ -161,7 +161,7 @@ export class ClientSession {
       this.close(NOT_READING_CLOSE.code, NOT_READING_CLOSE.reason);
       // The close frame waits behind the queue: a client that stays stalled never reads it, and
       // the queue would be held until ws's own 30 s close timeout. Cut the socket sooner.
-      this.#cut = setTimeout(() => this.ws.terminate(), NOT_READING_CUT_MS);
+      this.#cut = setTimeout(() => this.ws.terminate(), this.options.notReadingCutMs);
       this.#cut.unref();
       return;
     }

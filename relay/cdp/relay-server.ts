@@ -69,6 +69,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       reconnectWaitMs: TIMEOUTS.reconnectWaitMs,
       tabGraceMs: TIMEOUTS.tabGraceMs,
       eventFenceMs: TIMEOUTS.eventFenceMs,
+      notReadingCutMs: TIMEOUTS.notReadingCutMs,
       helloMs: TIMEOUTS.helloMs,
       extensionIdleMs: TIMEOUTS.extensionIdleMs,
       ...options.timeouts,

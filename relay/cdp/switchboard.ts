@@ -51,7 +51,7 @@ export interface SwitchboardOptions {
   onClientNavigate?: (targetId: string, url: string) => void;
   /** The person's say over their browser: their input, the side panel, the gate for raw clients. */
   consent?: RelayConsent;
-  timeouts: PresenceOptions['timeouts'] & { eventFenceMs: number };
+  timeouts: PresenceOptions['timeouts'] & { eventFenceMs: number; notReadingCutMs: number };
   maxClientBufferedBytes: number;
 }
 
@@ -357,7 +357,13 @@ export class Switchboard implements BrowserHub {
           this.#log.debug(`client ${c.id} disconnected`);
         },
       },
-      { maxBufferedBytes: this.options.maxClientBufferedBytes, log: this.#log, internal, ...(name ? { name } : {}) },
+      {
+        maxBufferedBytes: this.options.maxClientBufferedBytes,
+        notReadingCutMs: this.options.timeouts.notReadingCutMs,
+        log: this.#log,
+        internal,
+        ...(name ? { name } : {}),
+      },
     );
     this.#table.addClient(client, page);
     this.#log.debug(`client ${client.id} connected${page ? ` to tab ${page.tabId}` : ''}`);

@@ -29,16 +29,27 @@ export const PROFILE_COMMANDS: CliCommand[] = [
   {
     name: 'create-profile',
     group: 'profiles',
-    usage: 'create-profile --name NAME [--color #RRGGBB] [--cdp-url URL] [--driver managed|remote|extension]',
-    summary: 'a new profile: managed (its own Chromium), remote (a CDP URL) or extension',
+    usage:
+      'create-profile --name NAME [--color #RRGGBB] [--cdp-url URL | --grid-url URL [--capabilities JSON]] [--driver managed|remote|extension|grid]',
+    summary: 'a new profile: managed (its own Chromium), remote (a CDP URL), grid (a Selenium Grid) or extension',
     flags: {
       ...NAME_FLAG,
       color: { type: 'string', value: '#RRGGBB', help: "the browser's colour (default: the next free one)" },
       'cdp-url': { type: 'string', value: 'URL', help: 'a remote profile: the CDP endpoint to attach to' },
+      'grid-url': {
+        type: 'string',
+        value: 'URL',
+        help: 'a grid profile: the Selenium Grid 4 that gives a browser per agent session (http://user:pass@grid:4444)',
+      },
+      capabilities: {
+        type: 'string',
+        value: 'JSON',
+        help: 'a grid profile: the W3C capabilities of its browsers (default headless Chrome)',
+      },
       driver: {
         type: 'string',
         value: 'D',
-        help: 'managed, remote or extension (default: remote with --cdp-url, else managed)',
+        help: 'managed, remote, grid or extension (default: remote with --cdp-url, grid with --grid-url, else managed)',
       },
     },
     async run(args, flags, ctx) {
@@ -47,8 +58,17 @@ export const PROFILE_COMMANDS: CliCommand[] = [
       if (name === undefined) throw new UsageError('create-profile needs --name NAME');
       const color = stringFlag(flags, 'color');
       const cdpUrl = stringFlag(flags, 'cdp-url');
-      const driver = stringFlag(flags, 'driver');
-      const body = { name, ...(color ? { color } : {}), ...(cdpUrl ? { cdpUrl } : {}), ...(driver ? { driver } : {}) };
+      const gridUrl = stringFlag(flags, 'grid-url');
+      const capabilities = stringFlag(flags, 'capabilities');
+      const driver = stringFlag(flags, 'driver') ?? (gridUrl ? 'grid' : undefined);
+      const body = {
+        name,
+        ...(color ? { color } : {}),
+        ...(cdpUrl ? { cdpUrl } : {}),
+        ...(gridUrl ? { gridUrl } : {}),
+        ...(capabilities ? { capabilities } : {}),
+        ...(driver ? { driver } : {}),
+      };
       const status = await (await ctx.client()).call<ProfileStatus>('POST', '/profiles/create', { body });
       output(ctx, status, () => [`created ${status.profile}`, ...statusLines(status)]);
     },

@@ -5,7 +5,8 @@
 
 import { registerDriverKind } from './driver-kinds';
 import { extensionKind } from './extension-driver';
+import { gridKind } from './grid/grid-config';
 import { managedKind } from './managed-driver';
 import { remoteKind } from './remote-driver';
 
-for (const kind of [managedKind, extensionKind, remoteKind]) registerDriverKind(kind);
+for (const kind of [managedKind, extensionKind, remoteKind, gridKind]) registerDriverKind(kind);

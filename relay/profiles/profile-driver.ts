@@ -37,6 +37,8 @@ export interface ProfileStatus {
   color: string;
   /** Extension profile: tabs the user has handed over. */
   attachedTabs: number | null;
+  /** A profile whose browsers are per agent session (grid): each one, and where it runs. */
+  browsers?: Array<{ session: string; gridSession: string; node: string | null }>;
   /** Extension profile: is the extension connected, and which version. */
   extension?: { connected: boolean; version: string | null };
   /** What to do next, when something is missing. */
@@ -57,6 +59,12 @@ export interface PagePolicy {
   readonly noTabs: string;
 }
 
+/** A browser's CDP endpoint as Playwright connects to it. */
+export interface BrowserEndpoint {
+  url: string;
+  headers?: Record<string, string>;
+}
+
 export interface ProfileDriver {
   readonly name: string;
   readonly driver: Driver;
@@ -72,6 +80,13 @@ export interface ProfileDriver {
   readonly startsOnUse: boolean;
   /** The person's own browser, reached through this server's relay (their tabs, their say). */
   readonly personsBrowser: boolean;
+  /**
+   * A browser per agent session (grid): the one a call works in — the one holding `targetId`, else
+   * the session's own, made on first use within `timeoutMs`. Absent: every call uses `playwright`.
+   */
+  browserFor?(session: string | undefined, targetId?: string, timeoutMs?: number): Promise<BrowserEndpoint>;
+  /** The browsers' sockets the origin policy guards, when there are several (else the endpoint's own). */
+  guardedSockets?(): string[];
   /** Stops stray processes of clawd's own browser (`clawd reset`); absent where nothing is clawd's. */
   reset?(): Promise<{ stopped: number[]; portFree: boolean; note?: string }>;
   /**

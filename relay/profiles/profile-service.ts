@@ -56,6 +56,7 @@ export class ProfileService {
   // Told when any policy changes (the enforcers re-read theirs); removed by the returned function.
   readonly #policyListeners = new Set<() => void | Promise<void>>();
   // The relay's interception of a managed or remote browser, while its profile's policy has rules.
+  // Keyed by profile, and by profile and socket where a profile has several browsers (grid).
   readonly #guards = new Map<string, Promise<PolicyGuard | undefined>>();
   /** A request a guard refused (the action log listens). */
   onGuardBlock: (profile: string, block: GuardBlock) => void = () => {};
@@ -141,9 +142,9 @@ export class ProfileService {
     // Answered once every enforcer has the new rules in force: the guards are made anew (what they
     // put in pages was made from the old rules, and goes with their connection).
     await Promise.all([...this.#policyListeners].map((listener) => listener()));
-    for (const [profile, guard] of this.#guards) {
+    for (const [key, guard] of this.#guards) {
       (await guard)?.close();
-      this.#guards.delete(profile);
+      this.#guards.delete(key);
     }
     await Promise.all(Object.keys(this.settings.profiles).map((profile) => this.guard(profile)));
     return this.policyInForce(name);
@@ -157,18 +158,25 @@ export class ProfileService {
   async guard(name: string): Promise<void> {
     const driver = this.driver(name);
     const empty = this.policy(name).empty;
-    const existing = await this.#guards.get(name);
     if (driver.policyEnforcement !== 'interception' || empty) {
-      existing?.close();
-      this.#guards.delete(name);
+      await this.#unguard(name);
       return;
     }
+    // A browser per agent session: each is guarded (its socket known); else the endpoint's browser.
+    const sockets = driver.guardedSockets?.();
+    if (sockets === undefined)
+      return this.#guardOne(name, name, async () => (await driver.cdp.isReady(1_000))?.webSocketDebuggerUrl);
+    await Promise.all(sockets.map((socket) => this.#guardOne(name, `${name}\n${socket}`, async () => socket)));
+  }
+
+  async #guardOne(name: string, key: string, socket: () => Promise<string | undefined>): Promise<void> {
+    const existing = await this.#guards.get(key);
     if (existing?.open) return;
     const starting = (async () => {
-      const version = await driver.cdp.isReady(1_000);
-      if (!version) return undefined;
+      const url = await socket();
+      if (!url) return undefined;
       return PolicyGuard.start(
-        version.webSocketDebuggerUrl,
+        url,
         () => this.policy(name),
         this.log,
         (block) => this.onGuardBlock(name, block),
@@ -177,8 +185,17 @@ export class ProfileService {
         return undefined;
       });
     })();
-    this.#guards.set(name, starting);
+    this.#guards.set(key, starting);
     await starting;
+  }
+
+  /** Ends the profile's guards (its browsers stopped, or its policy is empty now). */
+  async #unguard(name: string): Promise<void> {
+    for (const [key, guard] of [...this.#guards]) {
+      if (key !== name && !key.startsWith(`${name}\n`)) continue;
+      this.#guards.delete(key);
+      (await guard)?.close();
+    }
   }
 
   /** What the person is asked before on the profile, written to config.json and in force at once (the person's: never an MCP tool). */
@@ -239,8 +256,7 @@ export class ProfileService {
   }
 
   async stop(name: string): Promise<{ stopped: boolean; status: ProfileStatus }> {
-    (await this.#guards.get(name))?.close();
-    this.#guards.delete(name);
+    await this.#unguard(name);
     const stopped = await this.driver(name).stop();
     return { stopped, status: await this.status(name) };
   }
@@ -318,7 +334,13 @@ export class ProfileService {
       throw new ClawdError('invalid_profile', `color must look like "#0066CC", got ${JSON.stringify(input.color)}`);
     }
     const kind = driverKind(
-      input.driver === undefined ? (input.cdpUrl === undefined ? 'managed' : 'remote') : String(input.driver),
+      input.driver !== undefined
+        ? String(input.driver)
+        : input.gridUrl !== undefined
+          ? 'grid'
+          : input.cdpUrl !== undefined
+            ? 'remote'
+            : 'managed',
     );
     const written = await updateConfig(this.home, async (config) => {
       if (config.browser.profiles[name])

@@ -1,0 +1,276 @@
+// A grid profile: browsers from a Selenium Grid 4, one per agent session (its `session` name;
+// calls without one share the profile's own), asked for on first use over W3C WebDriver and
+// driven over the session's `se:cdp` — so N agents spread over the Grid's nodes. Bounded by
+// `maxBrowsers` per profile (past it: 429 naming the bound); a browser idle for `idleMs` is given
+// back; `stop` (and the server's exit) ends every Grid session of the profile.
+
+import { CdpSocketTabs } from '../../browser/cdp-socket-tabs';
+import type { CdpTarget, CdpVersion, TabEndpoint } from '../../browser/tab-endpoint';
+import { ClawdError } from '../../errors';
+import type { Logger } from '../../log';
+import type { BrowserEndpoint as Endpoint, PagePolicy, ProfileDriver, ProfileStatus } from '../profile-driver';
+import { GridClient, type GridSession } from './grid-client';
+
+/** A grid profile's settings, parsed (grid-config.ts). */
+export interface GridProfileConfig {
+  url: string;
+  /** W3C capabilities of every browser (alwaysMatch). */
+  capabilities: Record<string, unknown>;
+  maxBrowsers: number;
+  idleMs: number;
+  color: string;
+}
+
+/** How long the Grid may take to give a browser when the caller set no bound (a node starts one in seconds). */
+const NEW_BROWSER_MS = 60_000;
+/** How often idle browsers are looked for. */
+const SWEEP_MS = 15_000;
+
+interface GridBrowser {
+  /** The agent session it is for ('' for calls without one). */
+  session: string;
+  grid: GridSession;
+  tabs: CdpSocketTabs;
+  lastUsed: number;
+}
+
+export class GridDriver implements ProfileDriver {
+  readonly driver = 'grid' as const;
+  readonly policyEnforcement = 'interception' as const;
+  // Its browsers are made per agent session when a call needs one, not by a start.
+  readonly startsOnUse = false;
+  readonly personsBrowser = false;
+  // Browsers of the Grid's, headless on its nodes: a dialog would hang one, a tab behind another paints nothing.
+  readonly pages: PagePolicy = {
+    unarmedDialogs: 'dismiss',
+    captureFront: 'always',
+    cancelsDownloads: true,
+    evaluateRefusal: () => undefined,
+    noTabs: 'this browser has no open tab: open one first (POST /tabs/open, clawd open URL)',
+  };
+  readonly grid: GridClient;
+  readonly cdp: TabEndpoint;
+  // Per agent session: the browser being asked for, and the ones the Grid gave.
+  readonly #browsers = new Map<string, Promise<GridBrowser>>();
+  readonly #given = new Map<string, GridBrowser>();
+  #sweep: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly name: string,
+    private readonly config: GridProfileConfig,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.grid = new GridClient(config.url);
+    this.cdp = new GridTabs(this);
+  }
+
+  /** Where Playwright would connect without a session: the shared browser's socket, once there is one. */
+  get playwright(): Endpoint {
+    return { url: `${this.grid.url}#shared`, headers: this.grid.headers };
+  }
+
+  /** The browsers the Grid gave and the profile holds now. */
+  held(): GridBrowser[] {
+    return [...this.#given.values()];
+  }
+
+  /**
+   * The browser a call works in: the one holding `targetId` when it names a tab, else its agent
+   * session's, asked of the Grid on first use (within `timeoutMs`, its queue included).
+   */
+  async browserFor(session: string | undefined, targetId?: string, timeoutMs = NEW_BROWSER_MS): Promise<Endpoint> {
+    if (targetId !== undefined) {
+      const holder = await this.holderOf(targetId);
+      if (holder) return this.#use(holder);
+    }
+    const key = session ?? '';
+    let pending = this.#browsers.get(key);
+    if (!pending) {
+      if (this.#browsers.size >= this.config.maxBrowsers)
+        throw new ClawdError(
+          'too_many_browsers',
+          `profile ${this.name} holds ${this.#browsers.size} browsers of its Grid, its bound (maxBrowsers ${this.config.maxBrowsers}): end one (clawd stop --profile ${this.name}) or raise maxBrowsers in its config`,
+        );
+      pending = this.#newBrowser(key, timeoutMs);
+      this.#browsers.set(key, pending);
+      pending.catch(() => this.#browsers.delete(key));
+    }
+    return this.#use(await pending);
+  }
+
+  #use(browser: GridBrowser): Endpoint {
+    browser.lastUsed = this.now();
+    return { url: browser.grid.cdp, headers: this.grid.headers };
+  }
+
+  async #newBrowser(session: string, timeoutMs: number): Promise<GridBrowser> {
+    const grid = await this.grid.newSession(this.config.capabilities, timeoutMs);
+    this.log.info(
+      `profile ${this.name}: Grid session ${grid.id} for ${session ? `agent session ${session}` : 'calls without a session'}`,
+    );
+    this.#sweep ??= setInterval(() => void this.#giveBackIdle(), SWEEP_MS).unref();
+    const browser = {
+      session,
+      grid,
+      tabs: new CdpSocketTabs(grid.cdp, this.grid.headers, 10_000),
+      lastUsed: this.now(),
+    };
+    this.#given.set(session, browser);
+    return browser;
+  }
+
+  /** The browser whose tabs include `targetId`, if one does. */
+  async holderOf(targetId: string): Promise<GridBrowser | undefined> {
+    const browsers = this.held();
+    const lists = await Promise.all(browsers.map((b) => b.tabs.list().catch(() => [] as CdpTarget[])));
+    return browsers.find((_, i) => lists[i]!.some((t) => t.id === targetId));
+  }
+
+  async #giveBackIdle(): Promise<void> {
+    const idle = this.held().filter((b) => this.now() - b.lastUsed >= this.config.idleMs);
+    await Promise.all(idle.map((b) => this.#end(b, 'idle')));
+  }
+
+  async #end(browser: GridBrowser, why: string): Promise<void> {
+    this.#browsers.delete(browser.session);
+    this.#given.delete(browser.session);
+    if (this.#browsers.size === 0 && this.#sweep) {
+      clearInterval(this.#sweep);
+      this.#sweep = undefined;
+    }
+    await this.grid.deleteSession(browser.grid.id);
+    this.log.info(`profile ${this.name}: gave Grid session ${browser.grid.id} back (${why})`);
+  }
+
+  /** Every browser's socket, for the origin policy's guard. */
+  guardedSockets(): string[] {
+    return this.held().map((b) => b.grid.cdp);
+  }
+
+  /** Where each browser is: for status. */
+  async #placed(): Promise<Array<{ session: string; gridSession: string; node: string | null }>> {
+    const browsers = this.held();
+    if (browsers.length === 0) return [];
+    const nodes = await this.grid.status(2_000).then(
+      (s) => s.nodes,
+      () => [],
+    );
+    return browsers.map((b) => ({
+      session: b.session || '(no session)',
+      gridSession: b.grid.id,
+      node: nodes.find((n) => n.sessions.includes(b.grid.id))?.uri ?? null,
+    }));
+  }
+
+  async status(enabled: boolean): Promise<ProfileStatus> {
+    const grid = await this.grid.status(2_000).catch((error: Error) => error);
+    const up = !(grid instanceof Error) && grid.ready;
+    const browsers = up ? await this.#placed() : [];
+    return {
+      enabled,
+      profile: this.name,
+      driver: 'grid',
+      role: 'browsers from a Selenium Grid, one per agent session',
+      state: up
+        ? `Grid ready, ${browsers.length} browser(s) held (at most ${this.config.maxBrowsers})`
+        : 'Grid not answering',
+      clawdStops: true,
+      running: up,
+      cdpReady: up,
+      pid: null,
+      cdpPort: null,
+      cdpUrl: this.grid.url,
+      executablePath: null,
+      browser: null,
+      headless: null,
+      userDataDir: null,
+      color: this.config.color,
+      attachedTabs: null,
+      browsers,
+      ...(up
+        ? {}
+        : {
+            hint:
+              grid instanceof Error
+                ? `${grid.message}: start the Grid, or check the URL`
+                : `the Grid at ${this.grid.url} is not ready: ${grid.message}`,
+          }),
+    };
+  }
+
+  async ensureReachable(): Promise<void> {
+    const grid = await this.grid.status(5_000);
+    if (!grid.ready)
+      throw new ClawdError('not_running', `the Selenium Grid at ${this.grid.url} is not ready: ${grid.message}`);
+  }
+
+  /** The Grid is someone's service: starting is checking it answers. */
+  async start(): Promise<CdpVersion | undefined> {
+    await this.ensureReachable();
+    return undefined;
+  }
+
+  /** Ends every Grid session of the profile. */
+  async stop(): Promise<boolean> {
+    const browsers = this.held();
+    await Promise.all(browsers.map((b) => this.#end(b, 'stopped')));
+    return browsers.length > 0;
+  }
+
+  /** A tab in the agent session's own browser. */
+  async openTab(url: string, session: string | undefined): Promise<CdpTarget> {
+    await this.browserFor(session);
+    return this.#given.get(session ?? '')!.tabs.open(url);
+  }
+}
+
+/** The profile's tabs over all its browsers: listed together, each focused or closed where it is. */
+class GridTabs implements TabEndpoint {
+  constructor(private readonly driver: GridDriver) {}
+
+  get base(): string {
+    return this.driver.grid.url;
+  }
+
+  async version(): Promise<CdpVersion> {
+    const grid = await this.driver.grid.status();
+    return {
+      Browser: 'Selenium Grid',
+      'Protocol-Version': '1.3',
+      'User-Agent': grid.message,
+      webSocketDebuggerUrl: '',
+    };
+  }
+
+  async list(): Promise<CdpTarget[]> {
+    const browsers = this.driver.held();
+    return (await Promise.all(browsers.map((b) => b.tabs.list().catch(() => [] as CdpTarget[])))).flat();
+  }
+
+  open(url: string): Promise<CdpTarget> {
+    return this.driver.openTab(url, undefined);
+  }
+
+  async #holder(id: string): Promise<CdpSocketTabs> {
+    const holder = await this.driver.holderOf(id);
+    if (!holder)
+      throw new ClawdError('target_not_found', `no tab ${id} in the browsers of profile ${this.driver.name}`);
+    return holder.tabs;
+  }
+
+  async activate(id: string): Promise<void> {
+    await (await this.#holder(id)).activate(id);
+  }
+
+  async close(id: string): Promise<void> {
+    await (await this.#holder(id)).close(id);
+  }
+
+  async isReady(handshakeMs = 2_000): Promise<CdpVersion | undefined> {
+    const grid = await this.driver.grid.status(handshakeMs).catch(() => undefined);
+    return grid?.ready
+      ? { Browser: 'Selenium Grid', 'Protocol-Version': '1.3', 'User-Agent': grid.message, webSocketDebuggerUrl: '' }
+      : undefined;
+  }
+}
