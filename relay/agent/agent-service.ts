@@ -136,7 +136,7 @@ export class AgentService {
     });
     this.#questions = consent.questions;
     this.#gate = new TabGate({
-      find: (profile, targetId, session) => this.#pages.find(profile, targetId, true, session),
+      find: (profile, targetId, session, timeoutMs) => this.#pages.find(profile, targetId, true, session, timeoutMs),
       tabId: async (profile, idOrPrefix) => (await profiles.findTab(profile, idOrPrefix)).targetId,
       resolve: (page, tab, ref) => this.#snapshots.resolve(page, tab, ref),
       control: this.#control,
@@ -153,7 +153,7 @@ export class AgentService {
   }
 
   async snapshot(profile: string, request: SnapshotRequest): Promise<SnapshotResult> {
-    const found = await this.#pages.find(profile, request.targetId, true, request.session);
+    const found = await this.#pages.find(profile, request.targetId, true, request.session, request.timeoutMs);
     const { page, targetId, tab } = found;
     const what = `snapshot of ${targetId}`;
     return this.#bounded(found, what, request.timeoutMs, async () => {
@@ -164,7 +164,7 @@ export class AgentService {
 
   /** The lines of the page that hold some text, with their refs and context. */
   async find(profile: string, request: FindRequest): Promise<FindResult> {
-    const found = await this.#pages.find(profile, request.targetId, true, request.session);
+    const found = await this.#pages.find(profile, request.targetId, true, request.session, request.timeoutMs);
     const { page, targetId, tab } = found;
     const what = `find ${JSON.stringify(request.q)} in ${targetId}`;
     return this.#bounded(found, what, request.timeoutMs, async () => {
@@ -174,7 +174,7 @@ export class AgentService {
   }
 
   async act(profile: string, request: ActRequest): Promise<ActResult> {
-    const found = await this.#pages.find(profile, request.targetId, true, request.session);
+    const found = await this.#pages.find(profile, request.targetId, true, request.session, request.timeoutMs);
     const { page, targetId, driver, tab } = found;
     const refs = refsOf(request);
     const what = `${request.kind}${refs.length ? ` ${refs.join(' → ')}` : ''}`;
@@ -286,7 +286,8 @@ export class AgentService {
       );
     } catch (error) {
       if (found.state.crashed) throw crashed(found.targetId);
-      if (this.#pages.lost(found)) throw browserGone(profileOf(found), found.targetId);
+      if (this.#pages.lost(found))
+        throw browserGone(profileOf(found), found.targetId, found.driver.describeBrowser?.(found.endpoint));
       throw error;
     }
   }
@@ -294,7 +295,7 @@ export class AgentService {
   async navigate(profile: string, request: NavigateRequest): Promise<NavigateResult> {
     // Refused before anything is loaded (the browser enforces the policy too; this says which rule).
     this.profiles.checkUrl(profile, request.url);
-    const found = await this.#pages.find(profile, request.targetId, true, request.session);
+    const found = await this.#pages.find(profile, request.targetId, true, request.session, request.timeoutMs);
     const { page, targetId, tab } = found;
     const what = `navigate to ${request.url}`;
     return this.#bounded(found, what, request.timeoutMs, async () => {
@@ -356,7 +357,7 @@ export class AgentService {
 
   /** The page's main content as Markdown, text or HTML (page-content.ts). */
   async content(profile: string, request: ContentRequest): Promise<ContentResult> {
-    const found = await this.#pages.find(profile, request.targetId, true, request.session);
+    const found = await this.#pages.find(profile, request.targetId, true, request.session, request.timeoutMs);
     const { page, targetId } = found;
     return this.#bounded(found, `content of ${targetId}`, request.timeoutMs, async () => {
       const result = await pageContent(page, request);
@@ -451,7 +452,13 @@ export class AgentService {
    * says so.
    */
   async download(profile: string, request: HookRequest): Promise<ArmedResult & { download: DownloadEntry }> {
-    const { page, tab, targetId } = await this.#pages.find(profile, request.targetId, true, request.session);
+    const { page, tab, targetId } = await this.#pages.find(
+      profile,
+      request.targetId,
+      true,
+      request.session,
+      request.timeoutMs,
+    );
     const target = request.ref ? await this.#snapshots.resolve(page, tab, request.ref) : undefined;
     const next = this.#downloads.next(page);
     try {
@@ -485,7 +492,7 @@ export class AgentService {
     kind: HookKind,
     arm: (found: AgentPage) => Promise<Partial<ArmedResult>>,
   ): Promise<ArmedResult> {
-    const found = await this.#pages.find(profile, request.targetId, true, request.session);
+    const found = await this.#pages.find(profile, request.targetId, true, request.session, request.timeoutMs);
     const { page, tab, targetId } = found;
     const target = request.ref ? await this.#snapshots.resolve(page, tab, request.ref) : undefined;
     const answered = arm(found);
@@ -631,7 +638,13 @@ export class AgentService {
     profile: string,
     request: HandoffRequest,
   ): Promise<{ handedOff: true; targetId: string; reason: string; timeoutMs?: number }> {
-    const { targetId, tab } = await this.#pages.find(profile, request.targetId, true, request.session);
+    const { targetId, tab } = await this.#pages.find(
+      profile,
+      request.targetId,
+      true,
+      request.session,
+      request.timeoutMs,
+    );
     this.#control.handOff(tab, request.reason, request.timeoutMs);
     return {
       handedOff: true,
@@ -642,7 +655,13 @@ export class AgentService {
   }
 
   async waitForHandback(profile: string, request: HandoffWaitRequest): Promise<HandbackResult> {
-    const { page, targetId, tab } = await this.#pages.find(profile, request.targetId, true, request.session);
+    const { page, targetId, tab } = await this.#pages.find(
+      profile,
+      request.targetId,
+      true,
+      request.session,
+      request.timeoutMs,
+    );
     const returned = await this.#control.wait(tab, request.timeoutMs);
     return {
       targetId,

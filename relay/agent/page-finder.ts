@@ -27,11 +27,14 @@ export interface AgentPage {
   endpoint: string;
 }
 
-/** What an agent hears when the profile's browser went away under it. */
-export function browserGone(profile: string, targetId?: string): ClawdError {
+/**
+ * What an agent hears when the profile's browser went away under it; `browser` names which one
+ * when a profile has several (a Grid session and its node).
+ */
+export function browserGone(profile: string, targetId?: string, browser?: string): ClawdError {
   return new ClawdError(
     'browser_gone',
-    `the browser of profile ${profile} went away (stopped, killed or crashed)${targetId ? `, and tab ${targetId} with it` : ''}: the next call starts it again${targetId ? '; open a tab (POST /tabs/open) or call without a tab id' : ''}`,
+    `the browser of profile ${profile}${browser ? ` (${browser})` : ''} went away (${browser ? 'its node stopped, or it was' : 'stopped,'} killed or crashed)${targetId ? `, and tab ${targetId} with it` : ''}: the next call ${browser ? 'gets a new one' : 'starts it again'}${targetId ? '; open a tab (POST /tabs/open) or call without a tab id' : ''}`,
   );
 }
 
@@ -62,16 +65,31 @@ export class PageFinder {
   /**
    * `remember`: the found tab becomes the default (not when a person merely watches it);
    * `session`: the agent session calling — on a profile with a browser per session (grid), the
-   * call works in its own (made on first use), and its default tab is its own.
+   * call works in its own (made on first use, within `timeoutMs`: the call's bound), and its
+   * default tab is its own.
    */
-  async find(profile: string, targetId: string | undefined, remember = true, session?: string): Promise<AgentPage> {
+  async find(
+    profile: string,
+    targetId: string | undefined,
+    remember = true,
+    session?: string,
+    timeoutMs?: number,
+  ): Promise<AgentPage> {
     const driver = this.profiles.driver(profile);
-    const endpoint = driver.browserFor ? await driver.browserFor(session, targetId) : driver.playwright;
+    let endpoint = driver.browserFor ? await driver.browserFor(session, targetId, timeoutMs) : driver.playwright;
     const defaultKey = driver.browserFor ? `${profile}\n${session ?? ''}` : profile;
     // The browser went away since the last call: this call starts it again (a managed profile,
     // saying so), and a tab it names that is not in the new one went with the old one (the answer
     // names the profile, not "no such tab").
     const lost = this.#connections.takeLost(endpoint.url);
+    // One of several browsers (a Grid's) went away: the session gets a new one.
+    const gone = lost ? driver.describeBrowser?.(endpoint.url) : undefined;
+    if (lost && driver.browserLost && driver.browserFor) {
+      driver.browserLost(endpoint.url);
+      // The tab it names went with that browser: said at once; a call naming none gets a new one.
+      if (targetId !== undefined) throw browserGone(profile, targetId, gone);
+      endpoint = await driver.browserFor(session, undefined, timeoutMs);
+    }
     if (lost) noteForCaller(`the browser of profile ${profile} had gone away (stopped, killed or crashed)`);
     // Reachable (a stopped managed profile started) and held to the profile's origin policy
     // before the agent does anything in it.
@@ -82,7 +100,7 @@ export class PageFinder {
       .find(browser, targetId, this.#lastTarget.get(defaultKey), driver.pages.noTabs)
       .catch((error: unknown) => {
         throw lost && targetId !== undefined && (error as ClawdError).code === 'target_not_found'
-          ? browserGone(profile, targetId)
+          ? browserGone(profile, targetId, gone)
           : error;
       });
     const state = this.#tracker.state(found.page, driver.pages.unarmedDialogs);

@@ -5,12 +5,19 @@
 
 import type { Browser } from 'playwright-core';
 import { ClawdError } from '../errors';
+import { within } from '../time-limit';
 import type { Logger } from '../log';
 
 export interface Endpoint {
   url: string;
   headers?: Record<string, string>;
+  /** Asked every WATCH_MS and dropped when silent for WATCH_SILENCE_MS (a browser that may vanish with its socket left open). */
+  watch?: true;
 }
+
+/** How often a watched browser is asked whether it is there, and how long it may take to say so. */
+const WATCH_MS = 2_000;
+const WATCH_SILENCE_MS = 3_000;
 
 export class PlaywrightConnections {
   readonly #browsers = new Map<string, Promise<Browser>>();
@@ -35,7 +42,9 @@ export class PlaywrightConnections {
       pending.then(
         (browser) => {
           this.#connected.add(endpoint.url);
+          const watch = endpoint.watch ? this.#watch(browser, endpoint.url) : undefined;
           browser.on('disconnected', () => {
+            if (watch) clearInterval(watch);
             if (this.#browsers.get(endpoint.url) !== pending) return;
             this.#browsers.delete(endpoint.url);
             this.#connected.delete(endpoint.url);
@@ -47,6 +56,33 @@ export class PlaywrightConnections {
       );
     }
     return pending;
+  }
+
+  /**
+   * Asks the browser for its version every WATCH_MS; silent for WATCH_SILENCE_MS, it is dropped:
+   * the calls in flight fail at once (and answer browser_gone) instead of waiting out their bound.
+   */
+  #watch(browser: Browser, url: string): NodeJS.Timeout {
+    const session = browser.newBrowserCDPSession();
+    let asking = false;
+    const timer = setInterval(() => {
+      if (asking) return;
+      asking = true;
+      void within(
+        session.then((s) => s.send('Browser.getVersion')),
+        WATCH_SILENCE_MS,
+        () => new Error('silent'),
+      ).then(
+        () => (asking = false),
+        () => {
+          clearInterval(timer);
+          this.log.info(`playwright: the browser at ${url} stopped answering; dropping it`);
+          void browser.close().catch(() => {});
+        },
+      );
+    }, WATCH_MS);
+    timer.unref();
+    return timer;
   }
 
   async #connect(endpoint: Endpoint): Promise<Browser> {

@@ -25,7 +25,12 @@ export const GATE_WAIT_MS = 60_000;
 const PROBE_MS = 2_000;
 
 export interface GateDeps {
-  find(profile: string, targetId: string | undefined, session: string | undefined): Promise<AgentPage>;
+  find(
+    profile: string,
+    targetId: string | undefined,
+    session: string | undefined,
+    timeoutMs: number,
+  ): Promise<AgentPage>;
   /** A tab's whole target id from an id or a unique prefix, without reaching its page. */
   tabId(profile: string, idOrPrefix: string): Promise<string>;
   resolve(page: Page, tab: TabKey, ref: string): Promise<ActTarget>;
@@ -75,7 +80,7 @@ export class TabGate {
     const touches: Touches = spec.touches?.(input) ?? {};
     const asked = new Set(this.deps.askOf(profile));
     // A call that changes a tab is about a page (closing one, only the tab); a new tab or an export is not.
-    const found = spec.changes && !spec.tabOnly ? await this.deps.find(profile, targetId, session) : undefined;
+    const found = spec.changes && !spec.tabOnly ? await this.deps.find(profile, targetId, session, bound) : undefined;
     const tabOnly =
       spec.changes && spec.tabOnly && targetId !== undefined ? await this.deps.tabId(profile, targetId) : undefined;
     if (tabOnly !== undefined) this.deps.control.check(tabKey(profile, tabOnly), session);

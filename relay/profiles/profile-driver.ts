@@ -63,6 +63,11 @@ export interface PagePolicy {
 export interface BrowserEndpoint {
   url: string;
   headers?: Record<string, string>;
+  /**
+   * A browser that may vanish without its socket closing (a Grid's: its proxy keeps the socket
+   * open when a node dies): the connection asks it every few seconds and drops it when it is silent.
+   */
+  watch?: true;
 }
 
 export interface ProfileDriver {
@@ -87,6 +92,10 @@ export interface ProfileDriver {
   browserFor?(session: string | undefined, targetId?: string, timeoutMs?: number): Promise<BrowserEndpoint>;
   /** The browsers' sockets the origin policy guards, when there are several (else the endpoint's own). */
   guardedSockets?(): string[];
+  /** Which of its browsers is at `url`, in words for an error ("Grid session 8e98… on node http://…"). */
+  describeBrowser?(url: string): string | undefined;
+  /** The browser at `url` went away (its node died): forget it, so the session's next call gets a new one. */
+  browserLost?(url: string): void;
   /** Stops stray processes of clawd's own browser (`clawd reset`); absent where nothing is clawd's. */
   reset?(): Promise<{ stopped: number[]; portFree: boolean; note?: string }>;
   /**

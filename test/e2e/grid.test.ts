@@ -133,4 +133,59 @@ describe('browsers from a Selenium Grid', () => {
       );
     },
   );
+
+  it(
+    'answers within 10 s naming the Grid session when a node dies under its agents, and their next call gets a new browser',
+    { timeout: 120_000 },
+    async () => {
+      // Three agents on six slots: whichever node holds two or more dies, the other has room for them.
+      const agents = ['kay', 'barbara', 'donald'];
+      const tabs = await Promise.all(
+        agents.map(async (session) => {
+          const loaded = await api<{ targetId: string }>('POST', '/navigate', {
+            url: pages.url('/form'),
+            session,
+            timeoutMs: 60_000,
+          });
+          expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
+          return loaded.body.targetId;
+        }),
+      );
+      const { browsers } = (
+        await api<{ browsers: Array<{ session: string; gridSession: string; node: string | null }> }>('GET', '/')
+      ).body;
+      const nodes = [...new Set(browsers.map((b) => b.node!))];
+      const victimNode = nodes.find((node) => browsers.filter((b) => b.node === node).length >= 2)!;
+      const victims = browsers.filter((b) => b.node === victimNode);
+      expect(victims.length).toBeGreaterThanOrEqual(2);
+      grid.nodes.find((node) => node.url === victimNode)!.kill();
+      await Promise.all(
+        victims.map(async (victim) => {
+          const targetId = tabs[agents.indexOf(victim.session)]!;
+          const began = Date.now();
+          const answer = await api('GET', `/snapshot?targetId=${targetId}&session=${victim.session}`);
+          expect(answer.status, JSON.stringify(answer.body)).toBe(410);
+          expect(Date.now() - began).toBeLessThan(10_000);
+          expect(answer.body.error.code).toBe('browser_gone');
+          expect(answer.body.error.message).toContain(victim.gridSession);
+          const next = await api('POST', '/navigate', {
+            url: pages.url('/form'),
+            session: victim.session,
+            timeoutMs: 60_000,
+          });
+          expect(next.status, JSON.stringify(next.body)).toBe(200);
+        }),
+      );
+      const after = (
+        await api<{ browsers: Array<{ session: string; gridSession: string; node: string | null }> }>('GET', '/')
+      ).body.browsers;
+      expect(after).toHaveLength(3);
+      for (const victim of victims) {
+        const now = after.find((b) => b.session === victim.session)!;
+        expect(now.gridSession).not.toBe(victim.gridSession);
+        expect(now.node).not.toBe(victimNode);
+      }
+      expect((await api('POST', '/stop')).status).toBe(200);
+    },
+  );
 });

@@ -16,6 +16,8 @@ import { until } from './waits';
 export interface GridNode {
   url: string;
   process: ChildProcess;
+  /** Kills the node and every browser it started at once (SIGKILL to its process group): a machine that dies. */
+  kill(): void;
 }
 
 export interface GridSession {
@@ -31,7 +33,7 @@ export interface SeleniumGrid {
   newSession(): Promise<GridSession>;
   endSession(id: string): Promise<void>;
   /** The Grid's /status: its nodes, each with its sessions. */
-  status(): Promise<{ ready: boolean; nodes: Array<{ uri: string; sessions: number }> }>;
+  status(): Promise<{ ready: boolean; nodes: Array<{ uri: string; availability: string; sessions: number }> }>;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,15 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** Signals a process and what it started (its group); one already gone is left alone. */
+function groupKill(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, signal);
+  } catch {
+    // gone already
+  }
 }
 
 function needs(command: string, args: string[], what: string): void {
@@ -67,8 +78,10 @@ export async function startSeleniumGrid(options: { nodes?: number; slots?: numbe
   const bus = ['--publish-events', `tcp://127.0.0.1:${publish}`, '--subscribe-events', `tcp://127.0.0.1:${subscribe}`];
   const processes: ChildProcess[] = [];
   const java = (role: string, args: string[]) => {
+    // A process group of its own: a node's drivers and browsers go with it when it is killed.
     const child = spawn('java', ['-jar', JAR, role, '--host', '127.0.0.1', ...args], {
       stdio: ['ignore', 'ignore', 'ignore'],
+      detached: true,
     });
     processes.push(child);
     return child;
@@ -76,11 +89,18 @@ export async function startSeleniumGrid(options: { nodes?: number; slots?: numbe
   const url = `http://127.0.0.1:${hubPort}`;
   const status = async () => {
     const body = (await (await fetch(`${url}/status`)).json()) as {
-      value: { ready: boolean; nodes: Array<{ uri: string; slots: Array<{ session: unknown }> }> };
+      value: {
+        ready: boolean;
+        nodes: Array<{ uri: string; availability: string; slots: Array<{ session: unknown }> }>;
+      };
     };
     return {
       ready: body.value.ready,
-      nodes: body.value.nodes.map((n) => ({ uri: n.uri, sessions: n.slots.filter((s) => s.session).length })),
+      nodes: body.value.nodes.map((n) => ({
+        uri: n.uri,
+        availability: n.availability,
+        sessions: n.slots.filter((s) => s.session).length,
+      })),
     };
   };
   const close = async () => {
@@ -90,40 +110,39 @@ export async function startSeleniumGrid(options: { nodes?: number; slots?: numbe
           new Promise<void>((resolve) => {
             if (child.exitCode !== null || child.signalCode !== null) return resolve();
             child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-            setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+            groupKill(child, 'SIGTERM');
+            setTimeout(() => groupKill(child, 'SIGKILL'), 5_000).unref();
           }),
       ),
     );
     rmSync(logs, { recursive: true, force: true });
   };
   try {
-    java('hub', ['--port', String(hubPort), ...bus]);
+    // Nodes are checked every 5 s: a killed one is known to be down soon after.
+    java('hub', ['--port', String(hubPort), ...bus, '--healthcheck-interval', '5']);
     const nodes: GridNode[] = [];
     for (let i = 0; i < (options.nodes ?? 2); i++) {
       const port = await freePort();
-      nodes.push({
-        url: `http://127.0.0.1:${port}`,
-        process: java('node', [
-          '--port',
-          String(port),
-          '--hub',
-          url,
-          ...bus,
-          '--selenium-manager',
-          'false',
-          '--detect-drivers',
-          'false',
-          '--driver-configuration',
-          'display-name=chromium',
-          `max-sessions=${options.slots ?? 3}`,
-          'stereotype={"browserName":"chrome"}',
-          '--max-sessions',
-          String(options.slots ?? 3),
-          '--override-max-sessions',
-          'true',
-        ]),
-      });
+      const node = java('node', [
+        '--port',
+        String(port),
+        '--hub',
+        url,
+        ...bus,
+        '--selenium-manager',
+        'false',
+        '--detect-drivers',
+        'false',
+        '--driver-configuration',
+        'display-name=chromium',
+        `max-sessions=${options.slots ?? 3}`,
+        'stereotype={"browserName":"chrome"}',
+        '--max-sessions',
+        String(options.slots ?? 3),
+        '--override-max-sessions',
+        'true',
+      ]);
+      nodes.push({ url: `http://127.0.0.1:${port}`, process: node, kill: () => groupKill(node, 'SIGKILL') });
     }
     // A JVM each, on two cores: the Grid is ready once every node has registered.
     await until(

@@ -7,9 +7,10 @@
 import { CdpSocketTabs } from '../../browser/cdp-socket-tabs';
 import type { CdpTarget, CdpVersion, TabEndpoint } from '../../browser/tab-endpoint';
 import { ClawdError } from '../../errors';
+import { within } from '../../time-limit';
 import type { Logger } from '../../log';
 import type { BrowserEndpoint as Endpoint, PagePolicy, ProfileDriver, ProfileStatus } from '../profile-driver';
-import { GridClient, type GridSession } from './grid-client';
+import { GridClient, type GridSession, type GridStatus } from './grid-client';
 
 /** A grid profile's settings, parsed (grid-config.ts). */
 export interface GridProfileConfig {
@@ -30,6 +31,8 @@ interface GridBrowser {
   /** The agent session it is for ('' for calls without one). */
   session: string;
   grid: GridSession;
+  /** The node it runs on, as the Grid said when it was made (null when it did not say). */
+  node: string | null;
   tabs: CdpSocketTabs;
   lastUsed: number;
 }
@@ -101,18 +104,23 @@ export class GridDriver implements ProfileDriver {
 
   #use(browser: GridBrowser): Endpoint {
     browser.lastUsed = this.now();
-    return { url: browser.grid.cdp, headers: this.grid.headers };
+    return { url: browser.grid.cdp, headers: this.grid.headers, watch: true };
   }
 
   async #newBrowser(session: string, timeoutMs: number): Promise<GridBrowser> {
-    const grid = await this.grid.newSession(this.config.capabilities, timeoutMs);
+    const grid = await this.#askGrid(timeoutMs);
     this.log.info(
       `profile ${this.name}: Grid session ${grid.id} for ${session ? `agent session ${session}` : 'calls without a session'}`,
     );
     this.#sweep ??= setInterval(() => void this.#giveBackIdle(), SWEEP_MS).unref();
+    const node = await this.grid.status(2_000).then(
+      (s) => s.nodes.find((n) => n.sessions.includes(grid.id))?.uri ?? null,
+      () => null,
+    );
     const browser = {
       session,
       grid,
+      node,
       tabs: new CdpSocketTabs(grid.cdp, this.grid.headers, 10_000),
       lastUsed: this.now(),
     };
@@ -120,10 +128,33 @@ export class GridDriver implements ProfileDriver {
     return browser;
   }
 
+  /**
+   * A new Grid session within `timeoutMs`. A Grid that sent the request to a node it cannot reach
+   * (one that just died, not yet taken out by its health check) is asked again, once a second,
+   * while the bound lasts: it takes the node out and picks another.
+   */
+  async #askGrid(timeoutMs: number): Promise<GridSession> {
+    const deadline = this.now() + timeoutMs;
+    for (;;) {
+      try {
+        return await this.grid.newSession(this.config.capabilities, Math.max(1, deadline - this.now()));
+      } catch (error) {
+        const nodeUnreachable = /connection (error|refused)|unable to (connect|execute request)/i.test(
+          (error as Error).message,
+        );
+        if (!nodeUnreachable || deadline - this.now() < 2_000) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
+  }
+
   /** The browser whose tabs include `targetId`, if one does. */
   async holderOf(targetId: string): Promise<GridBrowser | undefined> {
     const browsers = this.held();
-    const lists = await Promise.all(browsers.map((b) => b.tabs.list().catch(() => [] as CdpTarget[])));
+    // A browser whose node died may leave the Grid's proxy waiting: asked briefly.
+    const lists = await Promise.all(
+      browsers.map((b) => within(b.tabs.list(), 3_000, () => new Error('no answer')).catch(() => [] as CdpTarget[])),
+    );
     return browsers.find((_, i) => lists[i]!.some((t) => t.id === targetId));
   }
 
@@ -133,6 +164,7 @@ export class GridDriver implements ProfileDriver {
   }
 
   async #end(browser: GridBrowser, why: string): Promise<void> {
+    if (this.#given.get(browser.session) !== browser) return; // already ended
     this.#browsers.delete(browser.session);
     this.#given.delete(browser.session);
     if (this.#browsers.size === 0 && this.#sweep) {
@@ -141,6 +173,17 @@ export class GridDriver implements ProfileDriver {
     }
     await this.grid.deleteSession(browser.grid.id);
     this.log.info(`profile ${this.name}: gave Grid session ${browser.grid.id} back (${why})`);
+  }
+
+  describeBrowser(url: string): string | undefined {
+    const browser = this.held().find((b) => b.grid.cdp === url);
+    return browser && `Grid session ${browser.grid.id}${browser.node ? ` on node ${browser.node}` : ''}`;
+  }
+
+  /** Its node died, or the Grid ended it: forgotten (and given back, in case the Grid still counts it). */
+  browserLost(url: string): void {
+    const browser = this.held().find((b) => b.grid.cdp === url);
+    if (browser) void this.#end(browser, 'gone');
   }
 
   /** Every browser's socket, for the origin policy's guard. */
@@ -159,13 +202,13 @@ export class GridDriver implements ProfileDriver {
     return browsers.map((b) => ({
       session: b.session || '(no session)',
       gridSession: b.grid.id,
-      node: nodes.find((n) => n.sessions.includes(b.grid.id))?.uri ?? null,
+      node: nodes.find((n) => n.sessions.includes(b.grid.id))?.uri ?? b.node,
     }));
   }
 
   async status(enabled: boolean): Promise<ProfileStatus> {
     const grid = await this.grid.status(2_000).catch((error: Error) => error);
-    const up = !(grid instanceof Error) && grid.ready;
+    const up = !(grid instanceof Error) && serving(grid);
     const browsers = up ? await this.#placed() : [];
     return {
       enabled,
@@ -201,7 +244,7 @@ export class GridDriver implements ProfileDriver {
 
   async ensureReachable(): Promise<void> {
     const grid = await this.grid.status(5_000);
-    if (!grid.ready)
+    if (!serving(grid))
       throw new ClawdError('not_running', `the Selenium Grid at ${this.grid.url} is not ready: ${grid.message}`);
   }
 
@@ -223,6 +266,11 @@ export class GridDriver implements ProfileDriver {
     await this.browserFor(session);
     return this.#given.get(session ?? '')!.tabs.open(url);
   }
+}
+
+/** A Grid gives browsers while a node of it is up (it says "not ready" while one of several is down). */
+function serving(grid: GridStatus): boolean {
+  return grid.ready || grid.nodes.some((node) => node.availability === 'UP');
 }
 
 /** The profile's tabs over all its browsers: listed together, each focused or closed where it is. */
@@ -269,7 +317,7 @@ class GridTabs implements TabEndpoint {
 
   async isReady(handshakeMs = 2_000): Promise<CdpVersion | undefined> {
     const grid = await this.driver.grid.status(handshakeMs).catch(() => undefined);
-    return grid?.ready
+    return grid && serving(grid)
       ? { Browser: 'Selenium Grid', 'Protocol-Version': '1.3', 'User-Agent': grid.message, webSocketDebuggerUrl: '' }
       : undefined;
   }
