@@ -9,6 +9,7 @@ import { cdpRtt } from './cases/cdp-rtt';
 import { eventFlood } from './cases/event-flood';
 import { cli } from './cases/cli';
 import { fanOut } from './cases/fan-out';
+import { grid } from './cases/grid';
 import { injection } from './cases/injection';
 import { liveView } from './cases/live-view';
 import { managedStart } from './cases/managed-start';
@@ -46,6 +47,7 @@ const ALL = [
   'fan-out',
   'many-profiles',
   'many-tabs',
+  'grid',
   'target-fuzz',
 ] as const;
 const PENDING: Record<string, string> = {};
@@ -183,6 +185,7 @@ async function main(): Promise<number> {
   for (const [name, fn] of [
     ['many-profiles', manyProfiles],
     ['many-tabs', manyTabs],
+    ['grid', grid],
   ] as const) {
     if (!wanted(name)) continue;
     log(`running ${name}${quick ? ' (quick)' : ''} …`);

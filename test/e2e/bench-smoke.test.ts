@@ -45,6 +45,7 @@ describe('npm run bench -- --quick --json', () => {
       'fan-out',
       'many-profiles',
       'many-tabs',
+      'grid',
       'target-fuzz',
     ]);
     expect(report.cases.filter((c: { pending?: string }) => c.pending)).toEqual([]);
@@ -72,6 +73,8 @@ describe('npm run bench -- --quick --json', () => {
     expect(scale['many-profiles']).toMatchObject({ errors: 0 });
     // No hidden instruction reaches clawd, every seen item does (the quick run holds it too).
     expect(report.cases.find((c: { name: string }) => c.name === 'injection')).toMatchObject({ value: 0, ok: true });
+    // Agents through a Grid make no error either, even in the quick run.
+    expect(report.cases.find((c: { name: string }) => c.name === 'grid')).toMatchObject({ details: { errors: 0 } });
     // The target fuzz's quick run breaks nothing either.
     expect(report.cases.find((c: { name: string }) => c.name === 'target-fuzz')).toMatchObject({ value: 0, ok: true });
     expect(scale['many-tabs']).toMatchObject({

@@ -9,7 +9,7 @@ import { descendants, peakSampler, pssMb } from '../process-memory';
 import { median, percentile, round, type CaseResult } from '../stats';
 
 /** A small form page as sites have them: a header, a field, a button, a status line, a footer. */
-const FORM_PAGE = `<!doctype html><title>Order</title>
+export const FORM_PAGE = `<!doctype html><title>Order</title>
 <header><nav><a href="/form">Home</a> <a href="/form?help">Help</a></nav></header>
 <main><h1>Order</h1>
   <label>Name <input id="name"></label>
@@ -24,18 +24,53 @@ const FORM_PAGE = `<!doctype html><title>Order</title>
 /** A call to the control API with its own bound: a call that hangs counts as an error and the loop goes on. */
 const CALL_BOUND_MS = 60_000;
 
-export async function manyProfiles(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
-  const agents = quick ? 2 : 8;
-  // Quick: a fixed count of rounds; full: every agent loops for the same time.
-  const rounds = quick ? 2 : Infinity;
-  const loopMs = quick ? Infinity : 60_000;
-  const pages = await startBenchPages({ '/form': FORM_PAGE });
-  const api = async <T = any>(
-    method: string,
-    route: string,
-    profile: string,
-    body?: Record<string, unknown>,
-  ): Promise<T> => {
+/** A call to the control API on one profile (GET bodies go in the query). */
+export type ProfileCall = <T = any>(
+  method: string,
+  route: string,
+  profile: string,
+  body?: Record<string, unknown>,
+) => Promise<T>;
+
+/** A timed step of an agent's round, by kind. */
+export type Step = <T>(kind: string, what: () => Promise<T>) => Promise<T>;
+
+/**
+ * One round of an agent on FORM_PAGE, five calls: navigate, snapshot, type and click by ref (the
+ * click answering a diff), find what the page said — and a wrong answer is an error.
+ */
+export async function formRound(
+  api: ProfileCall,
+  profile: string,
+  at: { targetId?: string; session: string },
+  url: string,
+  text: string,
+  step: Step,
+): Promise<void> {
+  const where = { ...(at.targetId ? { targetId: at.targetId } : {}), session: at.session };
+  await step('navigate', () => api('POST', '/navigate', profile, { ...where, url }));
+  const snap = await step('snapshot', () =>
+    api<{ refs: Record<string, { role: string; name: string }> }>('GET', '/snapshot', profile, where),
+  );
+  const refOf = (role: string, name: string) => {
+    const found = Object.entries(snap.refs).find(([, r]) => r.role === role && r.name === name)?.[0];
+    if (!found) throw new Error(`no ${role} "${name}" in the snapshot of ${at.session}`);
+    return found;
+  };
+  await step('type', () =>
+    api('POST', '/act', profile, { kind: 'type', ...where, ref: refOf('textbox', 'Name'), text }),
+  );
+  await step('click', () =>
+    api('POST', '/act', profile, { kind: 'click', ...where, ref: refOf('button', 'Save'), snapshot: 'diff' }),
+  );
+  const read = await step('find', () => api<{ text: string }>('GET', '/find', profile, { ...where, q: 'Saved:' }));
+  if (!read.text.includes(`Saved: ${text}`))
+    throw new Error(`${at.session} read ${JSON.stringify(read.text.slice(0, 200))}, not "Saved: ${text}"`);
+}
+
+/** The control API of a bench server, on one profile per call, each call bounded. */
+export function profileCalls(relay: RelayProcess): ProfileCall {
+  return async (method, route, profile, body) => {
     const url = new URL(relay.controlUrl + route);
     url.searchParams.set('profile', profile);
     if (method === 'GET') for (const [k, v] of Object.entries(body ?? {})) url.searchParams.set(k, String(v));
@@ -47,8 +82,17 @@ export async function manyProfiles(relay: RelayProcess, quick: boolean): Promise
     });
     if (!response.ok)
       throw new Error(`${method} ${route} (${profile}): ${response.status} ${(await response.text()).slice(0, 300)}`);
-    return (await response.json()) as T;
+    return (await response.json()) as any;
   };
+}
+
+export async function manyProfiles(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
+  const agents = quick ? 2 : 8;
+  // Quick: a fixed count of rounds; full: every agent loops for the same time.
+  const rounds = quick ? 2 : Infinity;
+  const loopMs = quick ? Infinity : 60_000;
+  const pages = await startBenchPages({ '/form': FORM_PAGE });
+  const api = profileCalls(relay);
   const server = relay.child.pid!;
   const browsers = peakSampler(() => pssMb(descendants(server)));
   const errors: string[] = [];
@@ -89,41 +133,14 @@ export async function manyProfiles(relay: RelayProcess, quick: boolean): Promise
         for (let round = 0; round < rounds && performance.now() - loopStarted < loopMs; round++) {
           const text = `agent ${k} round ${round}`;
           try {
-            await step('navigate', () =>
-              api('POST', '/navigate', profile, {
-                targetId,
-                session,
-                url: pages.url(`/form?agent=${k}&round=${round}`),
-              }),
+            await formRound(
+              api,
+              profile,
+              { targetId, session },
+              pages.url(`/form?agent=${k}&round=${round}`),
+              text,
+              step,
             );
-            const snap = await step('snapshot', () =>
-              api<{ refs: Record<string, { role: string; name: string }> }>('GET', '/snapshot', profile, {
-                targetId,
-                session,
-              }),
-            );
-            const refOf = (role: string, name: string) => {
-              const found = Object.entries(snap.refs).find(([, r]) => r.role === role && r.name === name)?.[0];
-              if (!found) throw new Error(`no ${role} "${name}" in the snapshot of agent ${k}`);
-              return found;
-            };
-            await step('type', () =>
-              api('POST', '/act', profile, { kind: 'type', targetId, session, ref: refOf('textbox', 'Name'), text }),
-            );
-            await step('click', () =>
-              api('POST', '/act', profile, {
-                kind: 'click',
-                targetId,
-                session,
-                ref: refOf('button', 'Save'),
-                snapshot: 'diff',
-              }),
-            );
-            const read = await step('find', () =>
-              api<{ text: string }>('GET', '/find', profile, { targetId, session, q: 'Saved:' }),
-            );
-            if (!read.text.includes(`Saved: ${text}`))
-              throw new Error(`agent ${k} read ${JSON.stringify(read.text.slice(0, 200))}, not "Saved: ${text}"`);
           } catch (error) {
             errors.push((error as Error).message);
           }
