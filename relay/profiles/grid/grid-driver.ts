@@ -68,7 +68,7 @@ export class GridDriver implements ProfileDriver {
     this.cdp = new GridTabs(this);
   }
 
-  /** Where Playwright would connect without a session: the shared browser's socket, once there is one. */
+  /** Never connected to: every call gets its browser from browserFor (PageFinder asks it first). */
   get playwright(): Endpoint {
     return { url: `${this.grid.url}#shared`, headers: this.grid.headers };
   }
