@@ -20,7 +20,7 @@ import {
 
 const { seed, rounds } = fuzzSettings(300);
 // Cheap events most rounds; the slow ones (a second or more each) a few times per run.
-const SLOW = { detours: 3, extensionReloads: 2 };
+const SLOW = { detours: 3, extensionReloads: 2, crashes: Number(process.env.CLAWD_FUZZ_CRASHES ?? 0) };
 const bound = Math.max(60_000, rounds * 350);
 
 function expectClean(report: FuzzReport, name: string): void {
@@ -39,6 +39,8 @@ function expectClean(report: FuzzReport, name: string): void {
   // the harness's bound (seen under a whole CI run's load), not a broken view of targets.
   if (report.stalls.length > 0)
     console.warn(`${name}: ${report.stalls.length} stalled (seed ${report.seed}):\n  ${report.stalls.join('\n  ')}`);
+  if (report.crashes.length > 0)
+    console.warn(`${name}: the renderer crashed after ${report.crashes.join('; ')} (seed ${report.seed})`);
   expect(report.breaks, run).toEqual([]);
   expect(report.clientErrors, run).toEqual([]);
   expect(report.rounds).toBe(rounds);
@@ -82,7 +84,10 @@ describe('the target fuzz on a managed profile', () => {
         harness,
         targetId: d.targetId,
       };
-      expectClean(await runTargetFuzz(target, pages, { seed, rounds, detours: SLOW.detours }), 'managed');
+      expectClean(
+        await runTargetFuzz(target, pages, { seed, rounds, detours: SLOW.detours, crashes: SLOW.crashes }),
+        'managed',
+      );
     },
     bound,
   );
@@ -119,6 +124,7 @@ describe('the target fuzz on a handed-over tab', () => {
           seed,
           rounds,
           detours: SLOW.detours,
+          crashes: SLOW.crashes,
           extensionReloads: SLOW.extensionReloads,
         }),
         'extension',

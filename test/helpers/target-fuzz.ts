@@ -39,6 +39,8 @@ export interface FuzzOptions {
   extensionReloads?: number;
   /** At most this many chrome:// detours. */
   detours?: number;
+  /** At most this many renderer crashes the run makes itself (Page.crash). */
+  crashes?: number;
 }
 
 export interface FuzzReport {
@@ -57,6 +59,12 @@ export interface FuzzReport {
    * on a managed profile too, where no clawd code is between the page and Chrome.
    */
   stalls: string[];
+  /**
+   * Rounds after which the tab's renderer had crashed: the run's own `renderer crash` events
+   * and any Chromium had by itself (seen once under a whole CI run's load). Said, not failed on:
+   * what is checked is that every client works on the tab again once it loads a new document.
+   */
+  crashes: string[];
   /** Target types the first raw client was shown, with how many attaches: what the run reached. */
   seen: Record<string, number>;
   /** How many times each event ran, and the milliseconds it took in all. */
@@ -299,6 +307,7 @@ interface PageState {
   registered: Set<0 | 1>;
   extensionReloads: number;
   detours: number;
+  crashes: number;
   /** Raw clients that joined during the run and have not left. */
   joined: Array<{ leave(): Promise<void> }>;
 }
@@ -333,6 +342,13 @@ export async function runTargetFuzz(target: FuzzTarget, pages: PageServer, optio
   const pageSession = (
     await harness.send<{ sessionId: string }>('Target.attachToTarget', { targetId: target.targetId, flatten: true })
   ).sessionId;
+  // A crashed renderer, said by Chrome to the harness's own session on the tab.
+  const crashes: string[] = [];
+  const crashed = harness.onMessage((m) => {
+    if (m.method === 'Inspector.targetCrashed' && m.sessionId === pageSession)
+      crashes.push(trail[trail.length - 1] ?? 'before the first round');
+  });
+  await harness.send('Inspector.enable', {}, pageSession);
   const evalPage = async <T>(expression: string, ms = 8_000): Promise<T> => {
     const { result, exceptionDetails } = await within(
       ms,
@@ -364,6 +380,7 @@ export async function runTargetFuzz(target: FuzzTarget, pages: PageServer, optio
     registered: new Set(),
     extensionReloads: 0,
     detours: 0,
+    crashes: 0,
     joined: [],
   };
   const loaded = async (previous: number) => {
@@ -736,6 +753,23 @@ export async function runTargetFuzz(target: FuzzTarget, pages: PageServer, optio
       },
     },
     {
+      // Chrome's renderer dies (as it does by itself, rarely): every client is told, and the
+      // tab works again for all of them on its next document.
+      name: 'renderer crash',
+      weight: 0.3,
+      when: (s) => s.crashes < (options.crashes ?? 0),
+      run: async () => {
+        state.crashes++;
+        const told = crashes.length;
+        await harness.send('Page.crash', {}, pageSession).catch(() => {});
+        await until('Chrome to say the renderer crashed', () => crashes.length > told, 10_000, 20);
+        const previous = state.doc;
+        await harness.send('Page.navigate', { url: siteUrl(state.site, `/p?n=${++counter}`) }, pageSession);
+        await loaded(previous);
+        await settled();
+      },
+    },
+    {
       name: 'extension reload',
       weight: 0.2,
       when: (s) => target.reloadExtension !== undefined && s.extensionReloads < (options.extensionReloads ?? Infinity),
@@ -798,7 +832,21 @@ export async function runTargetFuzz(target: FuzzTarget, pages: PageServer, optio
       }
     };
     const playwrightPages = () => watchers.playwright.contexts().flatMap((c) => c.pages());
-    await works('Playwright', async () => playwrightPages().find((p) => p.url() === href));
+    // Playwright's page is gone for good once its renderer crashed (by its design): after a
+    // crash, a Playwright connecting anew must find the tab and evaluate on it.
+    if (crashes.length > 0) {
+      const fresh = await chromium.connectOverCDP(target.playwrightUrl, { timeout: 20_000 });
+      try {
+        await works('Playwright (connected after the crash)', async () =>
+          fresh
+            .contexts()
+            .flatMap((c) => c.pages())
+            .find((p) => p.url() === href),
+        );
+      } finally {
+        await fresh.close().catch(() => {});
+      }
+    } else await works('Playwright', async () => playwrightPages().find((p) => p.url() === href));
     await works('Puppeteer', async () => (await watchers.puppeteer.pages()).find((p) => p.url() === href));
     // Closed popups are gone from each client's view: one page of ours left.
     await until(
@@ -856,6 +904,7 @@ export async function runTargetFuzz(target: FuzzTarget, pages: PageServer, optio
   } finally {
     // The whole trail, when asked for: the way to what happened before a failure's last events.
     if (process.env.CLAWD_FUZZ_TRAIL) writeFileSync(`${process.env.CLAWD_FUZZ_TRAIL}.${target.name}`, trail.join('\n'));
+    crashed();
     await watchers.close();
     await harness.send('Target.detachFromTarget', { sessionId: pageSession }).catch(() => {});
   }
@@ -866,6 +915,7 @@ export async function runTargetFuzz(target: FuzzTarget, pages: PageServer, optio
     clientErrors: watchers.errors,
     trail,
     stalls,
+    crashes,
     seen: watchers.seen,
     counts,
     seconds: (performance.now() - started) / 1000,

@@ -40,7 +40,9 @@ async function fuzz(target: FuzzTarget, run: () => Promise<FuzzReport>): Promise
 export async function targetFuzz(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
   // Rounds per driver; an extension update takes a second or more, a few per run.
   const { seed, rounds } = fuzzSettings(quick ? 15 : 1_000);
-  const slow = quick ? { extensionReloads: 0, detours: 1 } : { extensionReloads: 8, detours: 30 };
+  const slow = quick
+    ? { extensionReloads: 0, detours: 1, crashes: 0 }
+    : { extensionReloads: 8, detours: 30, crashes: 8 };
   const pages = await startFuzzPages();
   const runs: Run[] = [];
   try {
@@ -87,7 +89,11 @@ export async function targetFuzz(relay: RelayProcess, quick: boolean): Promise<C
         harness,
         targetId,
       };
-      runs.push(await fuzz(target, () => runTargetFuzz(target, pages, { seed, rounds, detours: slow.detours })));
+      runs.push(
+        await fuzz(target, () =>
+          runTargetFuzz(target, pages, { seed, rounds, detours: slow.detours, crashes: slow.crashes }),
+        ),
+      );
     } finally {
       await harness.close();
       await api('POST', '/stop').catch(() => {});
