@@ -55,6 +55,7 @@ const ERROR_CODES = {
   action_timeout: { http: 408, cdp: -32000 },
   evaluate_disabled: { http: 403, cdp: -32000 },
   origin_blocked: { http: 403, cdp: -32000 },
+  policy_not_enforced: { http: 503, cdp: -32000 },
   // the person's say over their own browser
   person_declined: { http: 403, cdp: -32000 },
   person_no_answer: { http: 408, cdp: -32000 },

@@ -77,14 +77,20 @@ export class PolicyGuard {
 
   /** Connects to the browser's WebSocket and holds every target, present and future, to the policy. */
   static async start(
-    webSocketUrl: string,
+    browser: { url: string; headers?: Record<string, string> },
     policy: () => OriginPolicy,
     log: Logger,
     blocked: (block: GuardBlock) => void = () => {},
   ): Promise<PolicyGuard> {
-    const ws = new WebSocket(webSocketUrl, { perMessageDeflate: false, handshakeTimeout: 5_000 });
+    // The endpoint's own headers (a Grid's basic auth) on the guard's socket too.
+    const ws = new WebSocket(browser.url, {
+      perMessageDeflate: false,
+      handshakeTimeout: 5_000,
+      headers: browser.headers,
+    });
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
+      // A refused upgrade is an error too ("Unexpected server response: 401").
       ws.once('error', reject);
     });
     const guard = new PolicyGuard(ws, policy, log, blocked);

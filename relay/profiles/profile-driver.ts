@@ -90,8 +90,8 @@ export interface ProfileDriver {
    * the session's own, made on first use within `timeoutMs`. Absent: every call uses `playwright`.
    */
   browserFor?(session: string | undefined, targetId?: string, timeoutMs?: number): Promise<BrowserEndpoint>;
-  /** The browsers' sockets the origin policy guards, when there are several (else the endpoint's own). */
-  guardedSockets?(): string[];
+  /** The browsers the origin policy guards, when there are several (else the endpoint's own). */
+  guardedBrowsers?(): BrowserEndpoint[];
   /** Which of its browsers is at `url`, in words for an error ("Grid session 8e98… on node http://…"). */
   describeBrowser?(url: string): string | undefined;
   /** The browser at `url` went away (its node died): forget it, so the session's next call gets a new one. */

@@ -21,7 +21,7 @@ import {
 } from '../home/config-schema';
 import { driverKind, type NewProfileInput } from './driver-kinds';
 import './kinds';
-import type { ProfileDriver, ProfileStatus } from './profile-driver';
+import type { BrowserEndpoint, ProfileDriver, ProfileStatus } from './profile-driver';
 import { PolicyGuard, type GuardBlock } from './policy-guard';
 import type { CdpTarget } from '../browser/tab-endpoint';
 import type { RelayServer } from '../cdp/relay-server';
@@ -146,14 +146,17 @@ export class ProfileService {
       (await guard)?.close();
       this.#guards.delete(key);
     }
-    await Promise.all(Object.keys(this.settings.profiles).map((profile) => this.guard(profile)));
+    // A browser that cannot be guarded now refuses its next call (guard() again, from PageFinder).
+    await Promise.all(Object.keys(this.settings.profiles).map((profile) => this.guard(profile).catch(() => {})));
     return this.policyInForce(name);
   }
 
   /**
-   * Holds the profile's browser to its policy, when the relay is the one to (managed and remote
-   * browsers) and the policy has rules: a guard of its own on the browser, kept while it lives.
-   * Idempotent; a browser that does not answer is guarded once it does (the next call).
+   * Holds the profile's browser to its policy, when the relay is the one to (managed, remote and
+   * grid browsers) and the policy has rules: a guard of its own on the browser, kept while it lives.
+   * Idempotent; a browser that does not answer is guarded once it does (the next call). A browser
+   * that answers but cannot be guarded (its socket refuses the guard) fails the call with
+   * `policy_not_enforced`: an agent never works in a browser its policy does not hold.
    */
   async guard(name: string): Promise<void> {
     const driver = this.driver(name);
@@ -163,30 +166,41 @@ export class ProfileService {
       return;
     }
     // A browser per agent session: each is guarded (its socket known); else the endpoint's browser.
-    const sockets = driver.guardedSockets?.();
-    if (sockets === undefined)
-      return this.#guardOne(name, name, async () => (await driver.cdp.isReady(1_000))?.webSocketDebuggerUrl);
-    await Promise.all(sockets.map((socket) => this.#guardOne(name, `${name}\n${socket}`, async () => socket)));
+    const browsers = driver.guardedBrowsers?.();
+    if (browsers === undefined)
+      return this.#guardOne(name, name, async () => {
+        const url = (await driver.cdp.isReady(1_000))?.webSocketDebuggerUrl;
+        return url === undefined ? undefined : { url, headers: driver.playwright.headers };
+      });
+    await Promise.all(browsers.map((browser) => this.#guardOne(name, `${name}\n${browser.url}`, async () => browser)));
   }
 
-  async #guardOne(name: string, key: string, socket: () => Promise<string | undefined>): Promise<void> {
+  async #guardOne(name: string, key: string, browser: () => Promise<BrowserEndpoint | undefined>): Promise<void> {
     const existing = await this.#guards.get(key);
     if (existing?.open) return;
     const starting = (async () => {
-      const url = await socket();
-      if (!url) return undefined;
+      const endpoint = await browser();
+      if (!endpoint) return undefined;
       return PolicyGuard.start(
-        url,
+        endpoint,
         () => this.policy(name),
         this.log,
         (block) => this.onGuardBlock(name, block),
-      ).catch((error: Error) => {
-        this.log.warn(`the origin policy of ${name} is not enforced in its browser: ${error.message}`);
-        return undefined;
-      });
+      );
     })();
-    this.#guards.set(key, starting);
-    await starting;
+    // A failed start is not kept: the next call tries again.
+    const kept = starting.catch(() => undefined);
+    this.#guards.set(key, kept);
+    try {
+      await starting;
+    } catch (error) {
+      if (this.#guards.get(key) === kept) this.#guards.delete(key);
+      this.log.warn(`the origin policy of ${name} cannot be enforced in its browser: ${(error as Error).message}`);
+      throw new ClawdError(
+        'policy_not_enforced',
+        `profile ${name} has an origin policy, and its browser refused the connection that enforces it (${(error as Error).message}): nothing was done in it. Check the browser's address and credentials, or change its policy (clawd policy-set --profile ${name})`,
+      );
+    }
   }
 
   /** Ends the profile's guards (its browsers stopped, or its policy is empty now). */

@@ -174,8 +174,8 @@ async function main(): Promise<number> {
   }
   if (wanted('mcp-tasks')) {
     // Its own servers: clawd mcp runs one on a fresh home, as an agent's host would.
-    log('running mcp-tasks …');
-    cases.push(await mcpTasks());
+    log(`running mcp-tasks${quick ? ' (quick)' : ''} …`);
+    cases.push(await mcpTasks(quick));
   }
   if (wanted('relay-hop')) {
     log(`running relay-hop${quick ? ' (quick)' : ''} …`);

@@ -1,12 +1,19 @@
 // One contract for the agent API, run against every driver: a managed profile, an
-// extension-attached tab and a remote profile. Every action is checked by reading the page back through the test's
+// extension-attached tab, a remote profile and a grid profile (a Selenium Grid on loopback). Every action is checked by reading the page back through the test's
 // own CDP session, not by the absence of an error. One file, longer than most, because the
 // contract is one suite run per driver.
 
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { extensionDriver, managedDriver, remoteDriver, useAgentDriver } from '../helpers/agent-drivers';
+import {
+  driversToRun,
+  extensionDriver,
+  gridDriver,
+  managedDriver,
+  remoteDriver,
+  useAgentDriver,
+} from '../helpers/agent-drivers';
 import { until } from '../helpers/waits';
 import { useTempDirs } from '../helpers/temp-dirs';
 
@@ -20,11 +27,12 @@ interface Snapshot {
   title: string;
 }
 
-const drivers = [
+const drivers = driversToRun([
   ['managed', managedDriver],
   ['extension', extensionDriver],
   ['remote', remoteDriver],
-] as const;
+  ['grid', gridDriver],
+] as const);
 
 describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
   const ctx = useAgentDriver(makeDriver);

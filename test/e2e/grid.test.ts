@@ -2,17 +2,60 @@
 // for the file). A remote profile on a Grid session's bare se:cdp URL works as on any CDP
 // endpoint. A grid profile gives each agent session a browser of its own, asked for on first use
 // over W3C WebDriver and driven over its se:cdp: four agent sessions at once each navigate,
-// snapshot and click in their own, spread over both nodes; status names each; stop gives every
-// one back.
+// snapshot and click in their own, spread over both nodes (a session's browser traces and exports
+// its storage state too); the origin policy holds in each; status names each; stop gives every
+// one back. A Grid behind basic auth: its browsers and the policy guard carry the credentials
+// given in its URL, and wrong ones are said. A node killed under its agents: browser_gone, then a
+// new browser.
 
+import { statSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPageServer, type PageServer } from '../helpers/pages';
+import { startBasicAuthProxy } from '../helpers/basic-auth-proxy';
 import { drivesThroughRemote } from '../helpers/remote-drive';
 import { chromiumCapabilities, startSeleniumGrid, type SeleniumGrid } from '../helpers/selenium-grid';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { until } from '../helpers/waits';
+
+/** A site on 127.0.0.1 whose page loads a picture from localhost; `hits` are the requests localhost got. */
+async function startShop(): Promise<{ port: number; hits: string[]; close(): Promise<void> }> {
+  const hits: string[] = [];
+  const site = http.createServer((req, res) => {
+    if (req.headers.host?.startsWith('localhost')) hits.push(req.url ?? '');
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(
+        `<!doctype html><title>shop</title><img src="http://localhost:${(site.address() as AddressInfo).port}/pixel.png" alt="pixel">`,
+      );
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (site.address() as AddressInfo).port,
+    hits,
+    async close() {
+      site.closeAllConnections(); // the browser keeps its connection alive
+      await new Promise((resolve) => site.close(resolve));
+    },
+  };
+}
+
+/**
+ * The origin policy (127.0.0.1 only) holds in the session's Grid browser: localhost is refused
+ * by name, and a page on 127.0.0.1 loads while the picture it asks of localhost never reaches it.
+ */
+async function expectPolicyHolds(
+  api: <T = any>(method: string, route: string, body?: unknown) => Promise<{ status: number; body: T }>,
+  shop: { port: number; hits: string[] },
+  session: string,
+): Promise<void> {
+  expect((await api('POST', '/navigate', { url: `http://localhost:${shop.port}/`, session })).status).toBe(403);
+  const loaded = await api('POST', '/navigate', { url: `http://127.0.0.1:${shop.port}/`, session, timeoutMs: 60_000 });
+  expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(shop.hits).toEqual([]);
+}
 
 describe('browsers from a Selenium Grid', () => {
   let t: TestServer;
@@ -98,30 +141,26 @@ describe('browsers from a Selenium Grid', () => {
         (tab) => tab.targetId,
       );
       for (const id of tabs) expect(listed).toContain(id);
+      // A session's browser has what any profile's has: a trace of its tab, its storage state.
+      const [, graceTab] = tabs;
+      const traced = { targetId: graceTab, session: 'grace' };
+      expect((await api('POST', '/trace/start', traced)).status).toBe(200);
+      expect((await api('POST', '/navigate', { ...traced, url: pages.url('/form?traced') })).status).toBe(200);
+      const trace = await api('POST', '/trace/stop', traced);
+      expect(trace.status, JSON.stringify(trace.body)).toBe(200);
+      expect(statSync(trace.body.path).size).toBeGreaterThan(1_000);
+      const storage = await api('GET', `/storage-state?targetId=${graceTab}&session=grace`);
+      expect(storage.status, JSON.stringify(storage.body)).toBe(200);
+      expect(storage.body.path).toMatch(/\.json$/);
 
       // The origin policy holds in each Grid browser: a page on an allowed origin loads a picture
       // from a blocked one, and the blocked server sees no request.
-      const hits: string[] = [];
-      const site = http.createServer((req, res) => {
-        if (req.headers.host?.startsWith('localhost')) hits.push(req.url ?? '');
-        res
-          .writeHead(200, { 'content-type': 'text/html' })
-          .end(
-            `<!doctype html><title>shop</title><img src="http://localhost:${(site.address() as AddressInfo).port}/pixel.png" alt="pixel">`,
-          );
-      });
-      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+      const shop = await startShop();
       try {
         expect((await api('POST', '/policy', { allow: ['http://127.0.0.1:*'] })).status).toBe(200);
-        const port = (site.address() as AddressInfo).port;
-        expect((await api('POST', '/navigate', { url: `http://localhost:${port}/`, session: 'ada' })).status).toBe(403);
-        const shop = await api('POST', '/navigate', { url: `http://127.0.0.1:${port}/`, session: 'ada' });
-        expect(shop.status, JSON.stringify(shop.body)).toBe(200);
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        expect(hits).toEqual([]);
+        await expectPolicyHolds(api, shop, 'ada');
       } finally {
-        site.closeAllConnections(); // the browser keeps its connection alive
-        await new Promise((resolve) => site.close(resolve));
+        await shop.close();
       }
 
       const stopped = await api('POST', '/stop');
@@ -131,6 +170,50 @@ describe('browsers from a Selenium Grid', () => {
         async () => (await grid.status()).nodes.every((n) => n.sessions === 0),
         15_000,
       );
+    },
+  );
+
+  it(
+    'works through a Grid behind basic auth — its browsers and the policy guard with the credentials — and says so when they are wrong',
+    { timeout: 90_000 },
+    async () => {
+      const proxy = await startBasicAuthProxy(grid.url, 'clawd', 's3cret:pass');
+      const shop = await startShop();
+      const on =
+        (profile: string) =>
+        <T = any>(method: string, route: string, body?: unknown) =>
+          t.api<T>(method, route, { profile, ...(body !== undefined ? { body } : {}) });
+      try {
+        // Wrong credentials: the Grid's 401 said, nothing made.
+        const wrong = await t.api('POST', '/profiles/create', {
+          body: { name: 'locked', gridUrl: proxy.urlWith('clawd', 'guess'), capabilities: chromiumCapabilities() },
+        });
+        expect(wrong.status, JSON.stringify(wrong.body)).toBe(201);
+        expect(wrong.body).toMatchObject({ running: false, hint: expect.stringContaining('401') });
+        const refused = await on('locked')('POST', '/navigate', {
+          url: `http://127.0.0.1:${shop.port}/`,
+          session: 'x',
+        });
+        expect(refused.status).not.toBe(200);
+        expect(refused.body.error.message).toContain('401');
+        const refusedBefore = proxy.refused.length;
+        expect(refusedBefore).toBeGreaterThan(0);
+
+        // The right ones: WebDriver, the browser's se:cdp and the policy guard's socket all carry them.
+        const created = await t.api('POST', '/profiles/create', {
+          body: { name: 'vault', gridUrl: proxy.urlWith('clawd', 's3cret:pass'), capabilities: chromiumCapabilities() },
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        expect(created.body).toMatchObject({ driver: 'grid', running: true });
+        expect(created.body.cdpUrl).not.toContain('s3cret');
+        expect((await on('vault')('POST', '/policy', { allow: ['http://127.0.0.1:*'] })).status).toBe(200);
+        await expectPolicyHolds(on('vault'), shop, 'ada');
+        expect(proxy.refused.slice(refusedBefore)).toEqual([]);
+        expect((await on('vault')('POST', '/stop')).status).toBe(200);
+      } finally {
+        await shop.close();
+        await proxy.close();
+      }
     },
   );
 

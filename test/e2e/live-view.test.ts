@@ -1,6 +1,6 @@
 // The live view as a person uses it: a second Chromium (driven by Playwright, playing the
 // person) opens the link `clawd view` prints and watches the tab an agent drives — managed
-// (headless) and extension-attached. Every check reads the tab back through the harness's own
+// (headless), extension-attached and a Grid's browser (over se:cdp). Every check reads the tab back through the harness's own
 // CDP session: the picture shows the page, a click on the picture presses the button, typing
 // fills the input (non-ASCII too), the wheel scrolls; hand-over and take-over follow one model.
 
@@ -8,7 +8,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeFrame } from '../../shared/view-protocol';
-import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
+import { driversToRun, extensionDriver, gridDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
 import { CHROMIUM_FLAGS, chromiumPath } from '../helpers/chromium';
 import { quiet, until } from '../helpers/waits';
 
@@ -31,10 +31,11 @@ function usePerson(): { readonly browser: Browser } {
   };
 }
 
-const drivers = [
+const drivers = driversToRun([
   ['managed', managedDriver],
   ['extension', extensionDriver],
-] as const;
+  ['grid', gridDriver],
+] as const);
 
 describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
   const ctx = useAgentDriver(makeDriver);

@@ -1,12 +1,14 @@
 // What a tab asked of the network, as an agent debugging a web app reads it: a page that fetches
 // a JSON API, posts JSON, shows a missing image and aborts a slow fetch; the list with status and
 // type, the broken ones alone, one request's headers and body, HAR of the same, and the bound on
-// what is kept when a page makes three times that many requests. On a managed profile, a person's attached tab
-// and a remote browser, through the control API, and through the CLI.
+// what is kept when a page makes three times that many requests. On a managed profile, a person's attached tab,
+// a remote browser and a Grid's, through the control API, and through the CLI.
 
 import { describe, expect, it } from 'vitest';
 import {
+  driversToRun,
   extensionDriver,
+  gridDriver,
   managedDriver,
   remoteDriver,
   useAgentDriver,
@@ -44,11 +46,14 @@ function calls(ctx: { readonly d: AgentDriver }) {
 
 const path = (e: Entry) => new URL(e.url).pathname + new URL(e.url).search;
 
-describe.each([
-  ['managed', managedDriver],
-  ['extension', extensionDriver],
-  ['remote', remoteDriver],
-] as const)('the network of a tab on a %s profile', (_kind, makeDriver) => {
+describe.each(
+  driversToRun([
+    ['managed', managedDriver],
+    ['extension', extensionDriver],
+    ['remote', remoteDriver],
+    ['grid', gridDriver],
+  ] as const),
+)('the network of a tab on a %s profile', (_kind, makeDriver) => {
   const ctx = useAgentDriver(makeDriver);
   const { api, list } = calls(ctx);
 

@@ -1,18 +1,29 @@
 // A Playwright trace of an agent's work, as a developer opens it: started, three agent calls,
 // stopped; the zip is one Playwright's trace viewer reads (trace.trace lists the calls by the
 // names the agent knows, e.g. click e3 button "Go"; trace.network holds the page's requests),
-// saved private under the home. On a managed profile, a person's attached tab and a remote browser.
+// saved private under the home. On a managed profile, a person's attached tab, a remote browser
+// and a Grid's.
 
 import { statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { extensionDriver, managedDriver, remoteDriver, useAgentDriver } from '../helpers/agent-drivers';
+import {
+  driversToRun,
+  extensionDriver,
+  gridDriver,
+  managedDriver,
+  remoteDriver,
+  useAgentDriver,
+} from '../helpers/agent-drivers';
 import { readZip } from '../helpers/zip';
 
-describe.each([
-  ['managed', managedDriver],
-  ['extension', extensionDriver],
-  ['remote', remoteDriver],
-] as const)('a trace of a tab on a %s profile', (_kind, makeDriver) => {
+describe.each(
+  driversToRun([
+    ['managed', managedDriver],
+    ['extension', extensionDriver],
+    ['remote', remoteDriver],
+    ['grid', gridDriver],
+  ] as const),
+)('a trace of a tab on a %s profile', (_kind, makeDriver) => {
   const ctx = useAgentDriver(makeDriver);
   const api = <T = any>(method: string, route: string, body?: unknown) => ctx.d.api<T>(method, route, body);
 

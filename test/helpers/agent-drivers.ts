@@ -1,6 +1,7 @@
-// The three ways the agent API reaches a page, set up for the contract suite: a managed profile
-// (our Chromium), an extension-attached tab (the user's browser, through the relay) and a remote
-// profile (a browser someone else started, attached by its CDP URL). Each gives the same handle:
+// The ways the agent API reaches a page, set up for the contract suite: a managed profile (our
+// Chromium), an extension-attached tab (the user's browser, through the relay), a remote profile
+// (a browser someone else started, attached by its CDP URL) and a grid profile (a browser from a
+// Selenium Grid on loopback, driven over its se:cdp). Each gives the same handle:
 // the control API scoped to its profile, and an independent way for the test to read the page
 // back (its own CDP session, not the API under test).
 
@@ -9,10 +10,11 @@ import { CdpClient } from './cdp-client';
 import { TestBrowser } from './chromium';
 import { until } from './waits';
 import { startPageServer, type PageServer } from './pages';
+import { chromiumCapabilities, startSeleniumGrid } from './selenium-grid';
 import { startTestServer, type TestServer } from './server';
 
 export interface AgentDriver {
-  name: 'managed' | 'extension' | 'remote';
+  name: 'managed' | 'extension' | 'remote' | 'grid';
   profile: string;
   server: TestServer;
   /** The tab the suite works in. */
@@ -121,6 +123,60 @@ export async function remoteDriver(pages: PageServer): Promise<AgentDriver> {
       await browser.close();
     },
   };
+}
+
+/**
+ * A grid profile on a Grid of the test's own (one node): calls without a session share the
+ * profile's browser, asked of the Grid by the first call; the harness reads it back over the
+ * Grid session's se:cdp, not through clawd.
+ */
+export async function gridDriver(pages: PageServer): Promise<AgentDriver> {
+  const [server, grid] = await Promise.all([startTestServer(), startSeleniumGrid({ nodes: 1, slots: 2 })]);
+  try {
+    const created = await server.api('POST', '/profiles/create', {
+      body: { name: 'pool', gridUrl: grid.url, capabilities: chromiumCapabilities() },
+    });
+    if (created.status !== 201) throw new Error(`creating the grid profile: ${JSON.stringify(created.body)}`);
+    const api = scoped(server, 'pool');
+    const opened = await api<{ targetId: string }>('POST', '/tabs/open', { url: pages.url('/'), timeoutMs: 60_000 });
+    if (opened.status !== 200) throw new Error(`opening a tab on the Grid: ${JSON.stringify(opened.body)}`);
+    const status = await api<{ browsers: Array<{ gridSession: string }> }>('GET', '/');
+    const gridSession = status.body.browsers[0]!.gridSession;
+    const cdp = await CdpClient.connect(`${grid.url.replace('http', 'ws')}/session/${gridSession}/se/cdp`);
+    return {
+      name: 'grid',
+      profile: 'pool',
+      server,
+      targetId: opened.body.targetId,
+      api,
+      inPage: await harness(cdp, opened.body.targetId),
+      async close() {
+        await cdp.close();
+        await server.close();
+        await grid.close();
+      },
+    };
+  } catch (error) {
+    await server.close();
+    await grid.close();
+    throw error;
+  }
+}
+
+/**
+ * The drivers a suite runs on: every one it lists, or those `CLAWD_TEST_DRIVERS` names (comma
+ * separated; .ci/run's older-Chromium run names its own, and says why). A name no suite knows fails.
+ */
+export function driversToRun<T extends readonly [string, (pages: PageServer) => Promise<AgentDriver>]>(
+  all: readonly T[],
+): T[] {
+  const wanted = process.env.CLAWD_TEST_DRIVERS?.split(',').map((name) => name.trim());
+  if (!wanted) return [...all];
+  const known = ['managed', 'extension', 'remote', 'grid'];
+  const unknown = wanted.filter((name) => !known.includes(name));
+  if (unknown.length > 0)
+    throw new Error(`CLAWD_TEST_DRIVERS names ${unknown.join(', ')}: known are ${known.join(', ')}`);
+  return all.filter(([name]) => wanted.includes(name));
 }
 
 /** A driver and the test pages, for one describe block: made before its tests, closed after. */

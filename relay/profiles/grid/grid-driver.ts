@@ -187,8 +187,8 @@ export class GridDriver implements ProfileDriver {
   }
 
   /** Every browser's socket, for the origin policy's guard. */
-  guardedSockets(): string[] {
-    return this.held().map((b) => b.grid.cdp);
+  guardedBrowsers(): Endpoint[] {
+    return this.held().map((b) => ({ url: b.grid.cdp, headers: this.grid.headers }));
   }
 
   /** Where each browser is: for status. */

@@ -60,7 +60,8 @@ export async function grid(relay: RelayProcess, quick: boolean): Promise<CaseRes
   const rounds = quick ? 1 : ROUNDS;
   const api = profileCalls(relay);
   const pages = await startBenchPages({ '/form': FORM_PAGE });
-  const hub = await startSeleniumGrid({ nodes: 2, slots: Math.ceil(agents / 2) });
+  // Quick: one node (a JVM less to start), the two agents on it.
+  const hub = await startSeleniumGrid({ nodes: quick ? 1 : 2, slots: quick ? agents : Math.ceil(agents / 2) });
   try {
     await api('POST', '/profiles/create', 'clawd', {
       name: 'bench-grid',
