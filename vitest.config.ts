@@ -2,6 +2,34 @@
 // extension and raw CDP clients), e2e (real Chromium with the built extension). `npm test` runs
 // all three after a build; e2e never skips: a missing Chromium fails loudly.
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The longest files first, so that neither worker is left running one alone at the end: a clean
+ * clone (CI) has no timing cache, and vitest then starts larger files first, which put the
+ * 4-minute bench smoke test last. Measured in a whole run; the rest keep vitest's order.
+ */
+const LONGEST_FIRST = ['bench-smoke', 'agent-contract', 'snapshot-accuracy', 'target-fuzz', 'mcp', 'grid', 'ref-fuzz'];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const projects = [...new Set(sorted.map((f) => f.project.name))];
+    const rank = (f: TestSpecification) => {
+      const at = LONGEST_FIRST.findIndex((name) => f.moduleId.endsWith(`/${name}.test.ts`));
+      return at < 0 ? LONGEST_FIRST.length : at;
+    };
+    return sorted
+      .map((file, order) => ({ file, order }))
+      .sort(
+        (a, b) =>
+          projects.indexOf(a.file.project.name) - projects.indexOf(b.file.project.name) ||
+          rank(a.file) - rank(b.file) ||
+          a.order - b.order,
+      )
+      .map(({ file }) => file);
+  }
+}
 
 // One browser for the whole run: CLAWD_TEST_CHROMIUM is what tests launch, and managed profiles
 // find theirs through CLAWD_CHROME_PATH, so the one follows the other unless both are given.
@@ -14,6 +42,7 @@ export default defineConfig({
     // Two cores: two files at once, each e2e file owning one Chromium.
     maxWorkers: 2,
     pool: 'forks',
+    sequence: { sequencer: LongestFirst },
     env,
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 10_000 } },

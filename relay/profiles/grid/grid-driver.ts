@@ -35,6 +35,12 @@ interface GridBrowser {
   node: string | null;
   tabs: CdpSocketTabs;
   lastUsed: number;
+  /**
+   * Tabs known to be in it (opened through it, or found in it): a call naming one goes there at
+   * once, instead of listing every browser's tabs. A tab never moves between browsers, so a
+   * closed one still known here only leads to the browser that says it has no such tab.
+   */
+  tabIds: Set<string>;
 }
 
 export class GridDriver implements ProfileDriver {
@@ -123,6 +129,7 @@ export class GridDriver implements ProfileDriver {
       node,
       tabs: new CdpSocketTabs(grid.cdp, this.grid.headers, 10_000),
       lastUsed: this.now(),
+      tabIds: new Set<string>(),
     };
     this.#given.set(session, browser);
     return browser;
@@ -151,11 +158,16 @@ export class GridDriver implements ProfileDriver {
   /** The browser whose tabs include `targetId`, if one does. */
   async holderOf(targetId: string): Promise<GridBrowser | undefined> {
     const browsers = this.held();
+    const known = browsers.find((b) => b.tabIds.has(targetId));
+    if (known) return known;
+    // A tab opened another way (by the page, or by a client on its se:cdp): every browser is asked.
     // A browser whose node died may leave the Grid's proxy waiting: asked briefly.
     const lists = await Promise.all(
       browsers.map((b) => within(b.tabs.list(), 3_000, () => new Error('no answer')).catch(() => [] as CdpTarget[])),
     );
-    return browsers.find((_, i) => lists[i]!.some((t) => t.id === targetId));
+    const holder = browsers.find((_, i) => lists[i]!.some((t) => t.id === targetId));
+    holder?.tabIds.add(targetId);
+    return holder;
   }
 
   async #giveBackIdle(): Promise<void> {
@@ -264,7 +276,10 @@ export class GridDriver implements ProfileDriver {
   /** A tab in the agent session's own browser. */
   async openTab(url: string, session: string | undefined): Promise<CdpTarget> {
     await this.browserFor(session);
-    return this.#given.get(session ?? '')!.tabs.open(url);
+    const browser = this.#given.get(session ?? '')!;
+    const tab = await browser.tabs.open(url);
+    browser.tabIds.add(tab.id);
+    return tab;
   }
 }
 
