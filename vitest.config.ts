@@ -7,7 +7,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /**
  * The longest files first, so that neither worker is left running one alone at the end: a clean
  * clone (CI) has no timing cache, and vitest then starts larger files first, which put the
- * 4-minute bench smoke test last. Measured in a whole run; the rest keep vitest's order.
+ * 4-minute bench smoke test last. Measured in a whole run, whatever their tier; the rest keep
+ * vitest's order.
  */
 const LONGEST_FIRST = ['bench-smoke', 'agent-contract', 'snapshot-accuracy', 'target-fuzz', 'mcp', 'grid', 'ref-fuzz'];
 
@@ -23,8 +24,8 @@ class LongestFirst extends BaseSequencer {
       .map((file, order) => ({ file, order }))
       .sort(
         (a, b) =>
-          projects.indexOf(a.file.project.name) - projects.indexOf(b.file.project.name) ||
           rank(a.file) - rank(b.file) ||
+          projects.indexOf(a.file.project.name) - projects.indexOf(b.file.project.name) ||
           a.order - b.order,
       )
       .map(({ file }) => file);

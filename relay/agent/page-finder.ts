@@ -94,7 +94,7 @@ export class PageFinder {
     // Reachable (a stopped managed profile started) and held to the profile's origin policy
     // before the agent does anything in it.
     if (!this.#connections.isConnected(endpoint.url)) await this.profiles.ensureRunning(profile);
-    else await this.profiles.guard(profile);
+    await this.profiles.guard(profile, endpoint.url);
     const browser = await this.#connections.browser(endpoint);
     const found = await this.#tracker
       .find(browser, targetId, this.#lastTarget.get(defaultKey), driver.pages.noTabs)

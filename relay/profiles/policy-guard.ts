@@ -95,12 +95,17 @@ export class PolicyGuard {
     });
     const guard = new PolicyGuard(ws, policy, log, blocked);
     const filter = [{ type: 'browser', exclude: true }, { type: 'tab', exclude: true }, {}];
-    await guard.#send('Target.setAutoAttach', {
-      autoAttach: true,
-      waitForDebuggerOnStart: true,
-      flatten: true,
-      filter,
-    });
+    try {
+      await guard.#send('Target.setAutoAttach', {
+        autoAttach: true,
+        waitForDebuggerOnStart: true,
+        flatten: true,
+        filter,
+      });
+    } catch (error) {
+      guard.close(); // its socket is not left open behind a guard nobody holds
+      throw error;
+    }
     return guard;
   }
 

@@ -50,6 +50,9 @@ export interface PolicyInForce {
   ask: AskKind[];
 }
 
+/** How long a profile's browser may take to answer before its guard is started (a loaded machine is slow). */
+const GUARD_READY_MS = 5_000;
+
 export class ProfileService {
   #config: ClawdConfig;
   readonly #drivers = new Map<string, ProfileDriver>();
@@ -154,41 +157,54 @@ export class ProfileService {
   /**
    * Holds the profile's browser to its policy, when the relay is the one to (managed, remote and
    * grid browsers) and the policy has rules: a guard of its own on the browser, kept while it lives.
-   * Idempotent; a browser that does not answer is guarded once it does (the next call). A browser
-   * that answers but cannot be guarded (its socket refuses the guard) fails the call with
-   * `policy_not_enforced`: an agent never works in a browser its policy does not hold.
+   * Idempotent. A browser that cannot be guarded (it does not answer, or refuses the guard's
+   * connection) fails the call with `policy_not_enforced`: an agent never works in a browser its
+   * policy does not hold, and the next call tries again. A profile with a browser per agent session
+   * (grid) guards the one at `browserUrl` so, and the others it holds as far as they let it.
    */
-  async guard(name: string): Promise<void> {
+  async guard(name: string, browserUrl?: string): Promise<void> {
     const driver = this.driver(name);
     const empty = this.policy(name).empty;
     if (driver.policyEnforcement !== 'interception' || empty) {
       await this.#unguard(name);
       return;
     }
-    // A browser per agent session: each is guarded (its socket known); else the endpoint's browser.
     const browsers = driver.guardedBrowsers?.();
     if (browsers === undefined)
       return this.#guardOne(name, name, async () => {
-        const url = (await driver.cdp.isReady(1_000))?.webSocketDebuggerUrl;
-        return url === undefined ? undefined : { url, headers: driver.playwright.headers };
+        const url = (await driver.cdp.isReady(GUARD_READY_MS))?.webSocketDebuggerUrl;
+        if (url === undefined) throw new Error(`it did not answer within ${GUARD_READY_MS} ms`);
+        return { url, headers: driver.playwright.headers };
       });
-    await Promise.all(browsers.map((browser) => this.#guardOne(name, `${name}\n${browser.url}`, async () => browser)));
+    // Each browser's guard on its own: one that cannot be guarded refuses only its own calls.
+    await Promise.all(
+      browsers.map((browser) => {
+        const guarding = this.#guardOne(name, `${name}\n${browser.url}`, async () => browser);
+        return browser.url === browserUrl ? guarding : guarding.catch(() => {});
+      }),
+    );
   }
 
-  async #guardOne(name: string, key: string, browser: () => Promise<BrowserEndpoint | undefined>): Promise<void> {
-    const existing = await this.#guards.get(key);
-    if (existing?.open) return;
-    const starting = (async () => {
-      const endpoint = await browser();
-      if (!endpoint) return undefined;
-      return PolicyGuard.start(
-        endpoint,
+  async #guardOne(name: string, key: string, browser: () => Promise<BrowserEndpoint>): Promise<void> {
+    // The guard in force, or the one being started by another call, is used; a closed or failed
+    // one is replaced. No await between looking and setting: two calls never start two guards
+    // for one browser (a second one, unclosed, would keep the old rules in force).
+    for (;;) {
+      const existing = this.#guards.get(key);
+      if (!existing) break;
+      const guard = await existing;
+      if (this.#guards.get(key) !== existing) continue;
+      if (guard?.open) return;
+      break;
+    }
+    const starting = (async () =>
+      PolicyGuard.start(
+        await browser(),
         () => this.policy(name),
         this.log,
         (block) => this.onGuardBlock(name, block),
-      );
-    })();
-    // A failed start is not kept: the next call tries again.
+      ))();
+    // A failed start is kept as nothing: whoever waits on it starts another.
     const kept = starting.catch(() => undefined);
     this.#guards.set(key, kept);
     try {
@@ -198,7 +214,7 @@ export class ProfileService {
       this.log.warn(`the origin policy of ${name} cannot be enforced in its browser: ${(error as Error).message}`);
       throw new ClawdError(
         'policy_not_enforced',
-        `profile ${name} has an origin policy, and its browser refused the connection that enforces it (${(error as Error).message}): nothing was done in it. Check the browser's address and credentials, or change its policy (clawd policy-set --profile ${name})`,
+        `profile ${name} has an origin policy, and the connection that enforces it in its browser failed (${(error as Error).message}): nothing was done in it. Check that the browser answers, its address and credentials, or change its policy (clawd policy-set --profile ${name})`,
       );
     }
   }
@@ -314,7 +330,10 @@ export class ProfileService {
   async openTab(name: string, url: unknown, session?: string): Promise<Tab> {
     const target = checkOpenUrl(url);
     this.checkUrl(name, target);
-    return toTab(await (await this.ensureRunning(name)).openTab(target, session));
+    const driver = await this.ensureRunning(name);
+    // A browser per agent session: the session's own, guarded before the tab loads anything in it.
+    if (driver.browserFor) await this.guard(name, (await driver.browserFor(session)).url);
+    return toTab(await driver.openTab(target, session));
   }
 
   /** What the person asked to be asked before on the profile (browser.profiles.<name>.ask, or its driver's default). */

@@ -196,6 +196,7 @@ describe('browsers from a Selenium Grid', () => {
         });
         expect(refused.status).not.toBe(200);
         expect(refused.body.error.message).toContain('401');
+        expect(JSON.stringify(refused.body)).not.toContain('guess'); // the password is never said back
         const refusedBefore = proxy.refused.length;
         expect(refusedBefore).toBeGreaterThan(0);
 

@@ -165,7 +165,8 @@ export async function gridDriver(pages: PageServer): Promise<AgentDriver> {
 
 /**
  * The drivers a suite runs on: every one it lists, or those `CLAWD_TEST_DRIVERS` names (comma
- * separated; .ci/run's older-Chromium run names its own, and says why). A name no suite knows fails.
+ * separated; .ci/run's older-Chromium run names its own, and says why). A name no suite knows
+ * fails; a suite listing none of the names has no test, and vitest says "No test found" for it.
  */
 export function driversToRun<T extends readonly [string, (pages: PageServer) => Promise<AgentDriver>]>(
   all: readonly T[],

@@ -288,6 +288,10 @@ function serving(grid: GridStatus): boolean {
   return grid.ready || grid.nodes.some((node) => node.availability === 'UP');
 }
 
+function notHeld(id: string, profile: string): ClawdError {
+  return new ClawdError('target_not_found', `no tab ${id} in the browsers of profile ${profile}`);
+}
+
 /** The profile's tabs over all its browsers: listed together, each focused or closed where it is. */
 class GridTabs implements TabEndpoint {
   constructor(private readonly driver: GridDriver) {}
@@ -317,8 +321,7 @@ class GridTabs implements TabEndpoint {
 
   async #holder(id: string): Promise<CdpSocketTabs> {
     const holder = await this.driver.holderOf(id);
-    if (!holder)
-      throw new ClawdError('target_not_found', `no tab ${id} in the browsers of profile ${this.driver.name}`);
+    if (!holder) throw notHeld(id, this.driver.name);
     return holder.tabs;
   }
 
@@ -327,7 +330,10 @@ class GridTabs implements TabEndpoint {
   }
 
   async close(id: string): Promise<void> {
-    await (await this.#holder(id)).close(id);
+    const holder = await this.driver.holderOf(id);
+    if (!holder) throw notHeld(id, this.driver.name);
+    await holder.tabs.close(id);
+    holder.tabIds.delete(id);
   }
 
   async isReady(handshakeMs = 2_000): Promise<CdpVersion | undefined> {

@@ -139,10 +139,11 @@ export async function mcpTasks(quick: boolean): Promise<CaseResult> {
     const ratio = clawd.total.chars / best;
     const perTask = Object.fromEntries(
       TASKS.map((t) => {
-        const [c, p, f] = [clawd.perTask[t.name]!, whole.perTask[t.name]!, frugal.perTask[t.name]!];
+        const [c, f] = [clawd.perTask[t.name]!, frugal.perTask[t.name]!];
+        const p = playwright?.perTask[t.name];
         return [
           t.name.replace(/[^a-z0-9]+/gi, '-'),
-          `${c.chars}/${p.chars}/${f.chars} chars ${c.calls}/${p.calls}/${f.calls} calls`,
+          `${c.chars}/${p?.chars ?? '-'}/${f.chars} chars ${c.calls}/${p?.calls ?? '-'}/${f.calls} calls`,
         ];
       }),
     );
@@ -160,11 +161,11 @@ export async function mcpTasks(quick: boolean): Promise<CaseResult> {
         wholePageLookRatio: playwright ? round(clawd.total.chars / playwright.total.chars, 3) : 'not run (quick)',
         frugalLookChars: frugal.total.chars,
         frugalLookRatio: round(clawd.total.chars / frugal.total.chars, 3),
-        playwrightCalls: `${whole.total.calls}/${frugal.total.calls}`,
+        playwrightCalls: playwright ? `${playwright.total.calls}/${frugal.total.calls}` : `-/${frugal.total.calls}`,
         timeMs: Math.round(clawd.total.ms),
-        playwrightTimeMs: Math.round(whole.total.ms),
-        timeRatio: round(clawd.total.ms / whole.total.ms, 2),
-        perTask: 'clawd/whole-page look/frugal look',
+        playwrightTimeMs: playwright ? Math.round(playwright.total.ms) : 'not run (quick)',
+        timeRatio: playwright ? round(clawd.total.ms / playwright.total.ms, 2) : 'not run (quick)',
+        perTask: playwright ? 'clawd/whole-page look/frugal look' : 'clawd/-/frugal look',
         ...perTask,
       },
     };

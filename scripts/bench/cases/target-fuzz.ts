@@ -40,9 +40,9 @@ async function fuzz(target: FuzzTarget, run: () => Promise<FuzzReport>): Promise
 export async function targetFuzz(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
   // Rounds per driver; an extension update takes a second or more, a few per run.
   const { seed, rounds } = fuzzSettings(quick ? 15 : 1_000);
-  const slow = quick
-    ? { extensionReloads: 0, detours: 1, crashes: 0 }
-    : { extensionReloads: 8, detours: 30, crashes: 8 };
+  // Renderer crashes the run makes itself: opt-in (CLAWD_FUZZ_CRASHES), as in the test.
+  const crashes = Number(process.env.CLAWD_FUZZ_CRASHES ?? 0);
+  const slow = quick ? { extensionReloads: 0, detours: 1, crashes } : { extensionReloads: 8, detours: 30, crashes };
   const pages = await startFuzzPages();
   const runs: Run[] = [];
   try {
