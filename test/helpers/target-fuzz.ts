@@ -761,7 +761,9 @@ export async function runTargetFuzz(target: FuzzTarget, pages: PageServer, optio
       run: async () => {
         state.crashes++;
         const told = crashes.length;
-        await harness.send('Page.crash', {}, pageSession).catch(() => {});
+        // Not waited on: Chrome answers it with an error at once, or (the extension's debugger
+        // attached too) not at all; the crash is what Chrome says next.
+        void harness.send('Page.crash', {}, pageSession).catch(() => {});
         await until('Chrome to say the renderer crashed', () => crashes.length > told, 10_000, 20);
         const previous = state.doc;
         await harness.send('Page.navigate', { url: siteUrl(state.site, `/p?n=${++counter}`) }, pageSession);

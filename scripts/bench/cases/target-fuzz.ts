@@ -40,7 +40,8 @@ async function fuzz(target: FuzzTarget, run: () => Promise<FuzzReport>): Promise
 export async function targetFuzz(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
   // Rounds per driver; an extension update takes a second or more, a few per run.
   const { seed, rounds } = fuzzSettings(quick ? 15 : 1_000);
-  // Renderer crashes the run makes itself: opt-in (CLAWD_FUZZ_CRASHES), as in the test.
+  // Renderer crashes the run makes itself: only when CLAWD_FUZZ_CRASHES asks (the test makes two
+  // on the handed-over tab; the managed run cannot have them: DEVELOPERS.md).
   const crashes = Number(process.env.CLAWD_FUZZ_CRASHES ?? 0);
   const slow = quick ? { extensionReloads: 0, detours: 1, crashes } : { extensionReloads: 8, detours: 30, crashes };
   const pages = await startFuzzPages();
