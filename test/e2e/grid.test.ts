@@ -67,7 +67,7 @@ describe('browsers from a Selenium Grid', () => {
       startPageServer(),
       startSeleniumGrid({ nodes: 2, slots: 3 }),
     ]);
-  }, 90_000);
+  }, 150_000);
   afterAll(async () => {
     await t?.close();
     await grid?.close();

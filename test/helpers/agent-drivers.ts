@@ -189,10 +189,11 @@ export interface DriverContext {
 export function useAgentDriver(make: (pages: PageServer) => Promise<AgentDriver>): DriverContext {
   let pages: PageServer | undefined;
   let driver: AgentDriver | undefined;
+  // A Grid's JVMs may take two minutes to come up beside a whole test run.
   beforeAll(async () => {
     pages = await startPageServer();
     driver = await make(pages);
-  });
+  }, 150_000);
   afterAll(async () => {
     await driver?.close();
     await pages?.close();

@@ -5,7 +5,7 @@
 // missing (Java, chromedriver) fails loudly: .ci/run installs both.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
@@ -77,15 +77,30 @@ export async function startSeleniumGrid(options: { nodes?: number; slots?: numbe
   const [hubPort, publish, subscribe] = [await freePort(), await freePort(), await freePort()];
   const bus = ['--publish-events', `tcp://127.0.0.1:${publish}`, '--subscribe-events', `tcp://127.0.0.1:${subscribe}`];
   const processes: ChildProcess[] = [];
+  const logNames: string[] = [];
   const java = (role: string, args: string[]) => {
+    // Its output kept in the temp folder, for the error when the Grid does not come up.
+    const log = path.join(logs, `${role}-${processes.length}.log`);
+    const fd = openSync(log, 'a');
     // A process group of its own: a node's drivers and browsers go with it when it is killed.
     const child = spawn('java', ['-jar', JAR, role, '--host', '127.0.0.1', ...args], {
-      stdio: ['ignore', 'ignore', 'ignore'],
+      stdio: ['ignore', fd, fd],
       detached: true,
     });
+    closeSync(fd);
     processes.push(child);
+    logNames.push(log);
     return child;
   };
+  /** What each JVM said last, and whether it exited: why a Grid did not come up. */
+  const tails = () =>
+    logNames
+      .map((log, i) => {
+        const exited = processes[i]!.exitCode ?? processes[i]!.signalCode;
+        const lines = readFileSync(log, 'utf8').trim().split('\n').slice(-4).join('\n    ');
+        return `  ${path.basename(log)}${exited !== null ? ` (exited: ${exited})` : ''}:\n    ${lines}`;
+      })
+      .join('\n');
   const url = `http://127.0.0.1:${hubPort}`;
   const status = async () => {
     const body = (await (await fetch(`${url}/status`)).json()) as {
@@ -144,15 +159,21 @@ export async function startSeleniumGrid(options: { nodes?: number; slots?: numbe
       ]);
       nodes.push({ url: `http://127.0.0.1:${port}`, process: node, kill: () => groupKill(node, 'SIGKILL') });
     }
-    // A JVM each, on two cores: the Grid is ready once every node has registered.
+    // A JVM each, on two cores beside a whole test run (another Grid may be starting too): the
+    // Grid is ready once every node has registered and is up.
+    let seen = 'no answer';
     await until(
       'the Selenium Grid and its nodes',
       async () => {
-        const now = await status().catch(() => undefined);
-        return now?.ready === true && now.nodes.length === nodes.length;
+        const now = await status().catch((error: Error) => error);
+        if (now instanceof Error) return false;
+        seen = `ready ${now.ready}, nodes ${now.nodes.map((n) => n.availability).join(', ') || 'none'}`;
+        return now.ready && now.nodes.length === nodes.length;
       },
-      60_000,
-    );
+      120_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; the Grid said: ${seen}\n${tails()}`);
+    });
     return {
       url,
       nodes,
