@@ -6,14 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  driversToRun,
-  extensionDriver,
-  gridDriver,
-  managedDriver,
-  remoteDriver,
-  useAgentDriver,
-} from '../helpers/agent-drivers';
+import { driversToRun, EVERY_DRIVER, extensionDriver, useAgentDriver } from '../helpers/agent-drivers';
 import { until } from '../helpers/waits';
 import { useTempDirs } from '../helpers/temp-dirs';
 
@@ -27,12 +20,7 @@ interface Snapshot {
   title: string;
 }
 
-const drivers = driversToRun([
-  ['managed', managedDriver],
-  ['extension', extensionDriver],
-  ['remote', remoteDriver],
-  ['grid', gridDriver],
-] as const);
+const drivers = driversToRun(EVERY_DRIVER);
 
 describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
   const ctx = useAgentDriver(makeDriver);

@@ -5,15 +5,7 @@
 // a remote browser and a Grid's, through the control API, and through the CLI.
 
 import { describe, expect, it } from 'vitest';
-import {
-  driversToRun,
-  extensionDriver,
-  gridDriver,
-  managedDriver,
-  remoteDriver,
-  useAgentDriver,
-  type AgentDriver,
-} from '../helpers/agent-drivers';
+import { type AgentDriver, driversToRun, EVERY_DRIVER, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
 import { runCli } from '../helpers/cli';
 import { until } from '../helpers/waits';
 import { fenceLinesIn, unfenced } from '../helpers/fence';
@@ -46,14 +38,7 @@ function calls(ctx: { readonly d: AgentDriver }) {
 
 const path = (e: Entry) => new URL(e.url).pathname + new URL(e.url).search;
 
-describe.each(
-  driversToRun([
-    ['managed', managedDriver],
-    ['extension', extensionDriver],
-    ['remote', remoteDriver],
-    ['grid', gridDriver],
-  ] as const),
-)('the network of a tab on a %s profile', (_kind, makeDriver) => {
+describe.each(driversToRun(EVERY_DRIVER))('the network of a tab on a %s profile', (_kind, makeDriver) => {
   const ctx = useAgentDriver(makeDriver);
   const { api, list } = calls(ctx);
 

@@ -6,24 +6,10 @@
 
 import { statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  driversToRun,
-  extensionDriver,
-  gridDriver,
-  managedDriver,
-  remoteDriver,
-  useAgentDriver,
-} from '../helpers/agent-drivers';
+import { driversToRun, EVERY_DRIVER, useAgentDriver } from '../helpers/agent-drivers';
 import { readZip } from '../helpers/zip';
 
-describe.each(
-  driversToRun([
-    ['managed', managedDriver],
-    ['extension', extensionDriver],
-    ['remote', remoteDriver],
-    ['grid', gridDriver],
-  ] as const),
-)('a trace of a tab on a %s profile', (_kind, makeDriver) => {
+describe.each(driversToRun(EVERY_DRIVER))('a trace of a tab on a %s profile', (_kind, makeDriver) => {
   const ctx = useAgentDriver(makeDriver);
   const api = <T = any>(method: string, route: string, body?: unknown) => ctx.d.api<T>(method, route, body);
 

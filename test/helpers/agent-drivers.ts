@@ -180,6 +180,14 @@ export function driversToRun<T extends readonly [string, (pages: PageServer) => 
   return all.filter(([name]) => wanted.includes(name));
 }
 
+/** Every driver, for the suites that run on all of them (through driversToRun). */
+export const EVERY_DRIVER = [
+  ['managed', managedDriver],
+  ['extension', extensionDriver],
+  ['remote', remoteDriver],
+  ['grid', gridDriver],
+] as const;
+
 /** A driver and the test pages, for one describe block: made before its tests, closed after. */
 export interface DriverContext {
   readonly pages: PageServer;
