@@ -58,6 +58,7 @@ const ERROR_CODES = {
   policy_not_enforced: { http: 503, cdp: -32000 },
   // the person's say over their own browser
   person_declined: { http: 403, cdp: -32000 },
+  person_only: { http: 403, cdp: -32000 },
   person_no_answer: { http: 408, cdp: -32000 },
   person_active: { http: 423, cdp: -32000 },
   tab_open_refused: { http: 403, cdp: -32000 },

@@ -14,7 +14,10 @@ import type { RelayServer } from './cdp/relay-server';
 import type { RelayConsent } from './cdp/switchboard';
 import { ConsentFeed } from './consent/consent-feed';
 import { PersonActivity } from './consent/person-activity';
-import { PersonQuestions, kindsText } from './consent/person-questions';
+import { PersonQuestions, SIDE_PANEL, kindsText } from './consent/person-questions';
+import { callerAuthority } from './caller-authority';
+import { callerSignal, noteForCaller } from './call-notes';
+import { ClawdError } from './errors';
 import type { EventBus } from './events/event-bus';
 import { DEFAULT_PERSON_IDLE_MS } from './home/config-schema';
 import type { Logger } from './log';
@@ -103,6 +106,27 @@ export class PersonConsent {
     this.activity.close();
   }
 
+  /**
+   * A change that loosens the person's rules may go on (`changes` say how, in words): never on an
+   * agent's word (person_only); on the person's terminal's, once they said yes in the side panel
+   * while their browser is connected, and at once when it is not (nothing of theirs to ask in).
+   */
+  async confirmLoosening(changes: string[], timeoutMs: number): Promise<void> {
+    const what = changes.join('; ');
+    if (callerAuthority() !== 'person')
+      throw new ClawdError(
+        'person_only',
+        `loosening the person's rules (${what}) is the person's to do, from their terminal, and they confirm it in clawd's side panel: an agent's token cannot`,
+      );
+    const profile = this.#profile();
+    if (!profile || !this.#world?.relay.switchboard.extensionConnected) {
+      noteForCaller("no browser of the person's is connected: the terminal's word was taken");
+      return;
+    }
+    noteForCaller(`waiting for your yes in clawd's side panel in Chrome: ${what}`);
+    await this.questions.ask({ profile, kinds: [], what, terminal: true }, timeoutMs, callerSignal());
+  }
+
   /** The person's browser: the first extension profile. */
   #profile(): string | undefined {
     return this.#world?.profiles.personsProfiles()[0];
@@ -133,10 +157,10 @@ export class PersonConsent {
     const world = this.#world;
     if (!profile || !world) return;
     if ('answer' in say) {
-      this.questions.answer(say.answer, say.allow, 'side panel');
+      this.questions.answer(say.answer, say.allow, SIDE_PANEL);
     } else if ('stop' in say) {
       // The extension releases every tab itself; here nothing of the agents' goes on waiting or holding.
-      this.questions.declineAll(profile, 'side panel');
+      this.questions.declineAll(profile, SIDE_PANEL);
       world.agent.releaseAll(profile);
       this.actions.record({
         profile,
@@ -184,11 +208,12 @@ export class PersonConsent {
     const durationMs = change.state === 'asked' ? 0 : Date.now() - Date.parse(question.asked);
     this.actions.record({
       profile: question.profile,
-      kind: 'ask',
+      // A loosening the person's terminal asked for is its own kind of entry, not an agent's question.
+      kind: question.terminal ? 'rules' : 'ask',
       ...where,
       outcome,
       durationMs,
-      detail: `${kindsText(question.kinds)}: ${question.what}${by ? ` (answered in the ${by})` : ''}`,
+      detail: `${question.terminal ? "the person's terminal asks to loosen their rules" : kindsText(question.kinds)}: ${question.what}${by ? ` (answered in the ${by})` : ''}`,
     });
   }
 }

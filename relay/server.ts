@@ -11,6 +11,8 @@ import { ActionLog } from './agent/action-log';
 import { EventBus, type ActionEntry } from './events/event-bus';
 import { loadConfig, updateConfig } from './home/config-store';
 import { ServerToken } from './http/server-token';
+import { ServerKeys } from './http/server-keys';
+import { loadKeys, rotateExtensionKey } from './home/home-keys';
 import { removeServeState, writeServeState } from './home/serve-state';
 import type { Logger } from './log';
 import { ProfileService } from './profiles/profile-service';
@@ -41,6 +43,8 @@ export interface RunningServer {
   readonly profiles: ProfileService;
   /** One-time links that pair the extension with this server. */
   readonly pairing: Pairing;
+  /** The person's say: the questions they are asked and their hands on a tab. */
+  readonly consent: PersonConsent;
   close(): Promise<void>;
 }
 
@@ -70,12 +74,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const token = new ServerToken(config.token, async (next) => {
     await updateConfig(options.home, (current) => ({ ...current, token: next }));
   });
-  const pairing = new Pairing(token, extensionOrigins, () => relayPort);
+  // The keys that are not the agent's: the person's terminal's and the paired extension's (keys.json).
+  const keys = new ServerKeys(await loadKeys(options.home), () => rotateExtensionKey(options.home));
+  const pairing = new Pairing(keys, extensionOrigins, () => relayPort);
   const relay = await startRelayServer({
     port: options.relayPort ?? DEFAULT_RELAY_PORT,
     extensionOrigins,
     pairing,
     token,
+    keys,
     log: options.log,
     ...(config.relay?.clientMaxBufferedMb !== undefined
       ? { maxClientBufferedBytes: config.relay.clientMaxBufferedMb * MiB }
@@ -131,6 +138,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     control = await startControlServer({
       port: options.controlPort ?? DEFAULT_CONTROL_PORT,
       token,
+      keys,
+      confirmLoosening: (changes, timeoutMs) => consent.confirmLoosening(changes, timeoutMs),
       home: options.home,
       service: profiles,
       agent,
@@ -161,6 +170,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     control,
     profiles,
     pairing,
+    consent,
     close() {
       closing ??= (async () => {
         // Calls waiting for the person hear that nobody answered, so no request outlives the server.

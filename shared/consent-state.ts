@@ -39,6 +39,8 @@ export interface ConsentQuestion {
   url?: string;
   asked: string;
   expires: string;
+  /** The person's terminal asks to loosen their rules (`what` says how): the side panel answers it. */
+  terminal?: true;
 }
 
 export interface ConsentState {

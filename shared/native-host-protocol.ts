@@ -1,7 +1,7 @@
 // What the extension and clawd's native messaging host say to each other (Chrome starts the host
 // for `chrome.runtime.sendNativeMessage` and ends it after one answer). The extension asks where
-// the home's server is; the host makes sure one runs and answers its relay port and token, so
-// the person pastes nothing. Parsed at both edges: either side may be another version.
+// the home's server is; the host makes sure one runs and answers its relay port and the
+// extension key (never the agents' token), so the person pastes nothing. Parsed at both edges: either side may be another version.
 
 /** The host's registered name (lowercase, dots: Chrome's rule); `clawd install` writes its manifest. */
 export const NATIVE_HOST_NAME = 'com.clawd.browser';
@@ -12,11 +12,12 @@ export interface HostHello {
   extensionVersion: string;
 }
 
-/** Where the server is: the extension connects to 127.0.0.1:relayPort with the token. */
+/** Where the server is: the extension connects to 127.0.0.1:relayPort and proves the key there. */
 export interface HostServer {
   type: 'server';
   relayPort: number;
-  token: string;
+  /** The extension key (keys.json): the relay proves it before the extension proves it back. */
+  key: string;
   /** The server's clawd version and home, for the options page. */
   version: string;
   home: string;
@@ -47,13 +48,13 @@ export function parseHostAnswer(raw: unknown): HostAnswer {
       Number.isInteger(port) &&
       port > 0 &&
       port < 65536 &&
-      typeof m.token === 'string' &&
-      m.token
+      typeof m.key === 'string' &&
+      m.key
     )
       return {
         type: 'server',
         relayPort: port,
-        token: m.token,
+        key: m.key,
         version: typeof m.version === 'string' ? m.version : '',
         home: typeof m.home === 'string' ? m.home : '',
         started: m.started === true,

@@ -11,9 +11,10 @@
 
 import type { Protocol } from 'devtools-protocol';
 import { parseAskKinds, type AskKind } from './ask-kinds';
+import { isNonce } from './key-proof';
 import type { ConsentState } from './consent-state';
 
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 
 /** Close codes on `/extension`, shown by the extension and the relay's logs. */
 export const CLOSE = {
@@ -29,6 +30,12 @@ export const CLOSE = {
   versionMismatch: 4001,
   /** No frame within the idle bound (keepalive lost). */
   idle: 4002,
+  /** The hello's proof of the extension key was wrong: this browser is not paired with this server. */
+  keyRefused: 4003,
+  /** The extension key was replaced (`clawd token --rotate`): the native host or a new pairing brings the new one. */
+  keyRotated: 4004,
+  /** Said by the extension: what answers on the port could not prove it knows the key, so it is not clawd. */
+  relayUnproven: 4005,
 } as const;
 
 export type TargetInfo = Protocol.Target.TargetInfo;
@@ -69,6 +76,11 @@ export interface WireError {
 
 export interface HelloFrame {
   type: 'hello';
+  /**
+   * The extension key's proof for the relay's challenge nonce (shared/key-proof.ts, role
+   * `extension`). Optional on the wire only so that an older extension hears "version mismatch".
+   */
+  proof?: string;
   protocol: number;
   extensionVersion: string;
   browser: BrowserInfo;
@@ -203,12 +215,17 @@ export interface ConsentFrame {
   type: 'consent';
   state: ConsentState;
 }
-/** The server's token changed (`clawd token --rotate`): the extension keeps it for its next connection. */
-export interface TokenFrame {
-  type: 'token';
-  token: string;
+/**
+ * The relay's first frame: the proof that it knows the extension key, for the nonce the extension
+ * chose (its `/extension?nonce=`), and a nonce of its own for the extension's proof in its hello.
+ * The extension says nothing, the key least of all, until this proof holds.
+ */
+export interface ChallengeFrame {
+  type: 'challenge';
+  proof: string;
+  nonce: string;
 }
-export type RelayFrame = WelcomeFrame | TabSessionFrame | PongFrame | RequestFrame | ConsentFrame | TokenFrame;
+export type RelayFrame = ChallengeFrame | WelcomeFrame | TabSessionFrame | PongFrame | RequestFrame | ConsentFrame;
 
 /** What each request op resolves with. */
 export interface RequestResults {
@@ -275,18 +292,20 @@ function isWireError(v: unknown): v is WireError {
 /** Each checker returns null when the frame is well-formed, or what is wrong with it. */
 const extensionChecks: Record<ExtensionFrame['type'], (f: Obj) => string | null> = {
   hello: (f) =>
-    !isInt(f.protocol)
-      ? 'protocol must be an integer'
-      : !isStr(f.extensionVersion)
-        ? 'extensionVersion must be a string'
-        : !isObj(f.browser) ||
-            !isStr(f.browser.product) ||
-            !isStr(f.browser.userAgent) ||
-            !isStr(f.browser.protocolVersion)
-          ? 'browser must be {product, userAgent, protocolVersion}'
-          : !Array.isArray(f.tabs) || !f.tabs.every(isAnnouncedTab)
-            ? 'tabs must be a list of {tabId, sessionId?, targetInfo}'
-            : null,
+    !optStr(f.proof)
+      ? 'proof must be a string'
+      : !isInt(f.protocol)
+        ? 'protocol must be an integer'
+        : !isStr(f.extensionVersion)
+          ? 'extensionVersion must be a string'
+          : !isObj(f.browser) ||
+              !isStr(f.browser.product) ||
+              !isStr(f.browser.userAgent) ||
+              !isStr(f.browser.protocolVersion)
+            ? 'browser must be {product, userAgent, protocolVersion}'
+            : !Array.isArray(f.tabs) || !f.tabs.every(isAnnouncedTab)
+              ? 'tabs must be a list of {tabId, sessionId?, targetInfo}'
+              : null,
   reply: (f) =>
     !isInt(f.id)
       ? 'id must be an integer'
@@ -337,8 +356,10 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
           : null,
   tabSession: (f) => (isInt(f.tabId) && isStr(f.sessionId) ? null : 'tabSession needs tabId and sessionId'),
   pong: () => null,
-  token: (f) =>
-    isStr(f.token) && /^\S{16,}$/.test(f.token) ? null : 'token must be a string of 16 or more visible characters',
+  challenge: (f) =>
+    isStr(f.proof) && /^[A-Za-z0-9_-]{16,128}$/.test(f.proof) && isNonce(f.nonce)
+      ? null
+      : 'challenge needs proof and nonce (base64url)',
   consent: (f) =>
     isObj(f.state) &&
     isStr(f.state.profile) &&

@@ -79,7 +79,9 @@ export class QuestionList {
     item.className = 'question';
     item.dataset.id = question.id;
     const heading = document.createElement('h3');
-    heading.textContent = `${question.session ? `${question.session} asks` : 'An agent asks'}: ${question.kinds.map((k) => ASK_KIND_TEXT[k]).join(' and ')}`;
+    heading.textContent = question.terminal
+      ? 'Your terminal asks to loosen your rules'
+      : `${question.session ? `${question.session} asks` : 'An agent asks'}: ${question.kinds.map((k) => ASK_KIND_TEXT[k]).join(' and ')}`;
     const what = document.createElement('p');
     what.className = 'what';
     what.textContent = question.what;

@@ -79,14 +79,14 @@ const connection: RelayConnection = new RelayConnection({
     panels.status(status, status === 'connected' ? 'Connected to clawd.' : `Not connected to clawd: ${detail}`);
   },
   consent: (frame) => panels.state(frame.state),
-  // Saved, it reconnects at once with the new token (storage.onChanged): the relay keeps the tabs meanwhile.
-  token: (token) => void loadSettings().then((settings) => saveSettings({ relayPort: settings.relayPort, token })),
+  // The server refused or replaced our key: the native host (after `clawd install`) knows the new one.
+  keyRefused: () => void hosts.ask(true),
 });
 
 /** After `clawd install`: Chrome starts clawd, and the host's answer becomes the settings. */
 const hosts = new HostLookups(loadSettings, async (server, changed) => {
   if (changed)
-    await saveSettings({ relayPort: server.relayPort, token: server.token }); // storage.onChanged reconnects
+    await saveSettings({ relayPort: server.relayPort, key: server.key }); // storage.onChanged reconnects
   else connection.wake();
 });
 
@@ -137,8 +137,18 @@ function paintAll(): void {
   for (const tabId of attachments.tabIds) paintTab(tabId);
 }
 
+/**
+ * Only a tab the person handed over (or an agent opened here) is the relay's to close, focus,
+ * reset or mark: whatever else the relay asks of, it never touches the person's other tabs.
+ */
+function handedOver(tabId: number): void {
+  if (!attachments.has(tabId)) throw new Error(`No tab with id: ${tabId} among the tabs handed to clawd`);
+}
+
 /** The allow-list of what the relay may ask for. */
 async function execute(frame: RequestFrame): Promise<unknown> {
+  if (frame.op === 'closeTab' || frame.op === 'activateTab' || frame.op === 'resetTab' || frame.op === 'showHandoff')
+    handedOver(frame.tabId);
   switch (frame.op) {
     case 'cdp':
       return attachments.sendCommand(frame.tabId, frame.sessionId, frame.method, frame.params);
@@ -383,7 +393,7 @@ async function updated(tabId: number, change: chrome.tabs.OnUpdatedInfo, tab: ch
 }
 
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === 'local' && ('relayPort' in changes || 'token' in changes))
+  if (area === 'local' && ('relayPort' in changes || 'extensionKey' in changes))
     void loadSettings().then((s) => connection.configure(s));
 });
 

@@ -1,7 +1,8 @@
 // Says precisely why the extension cannot talk to the relay. A browser WebSocket hides the HTTP
 // status of a refused upgrade (every failure looks like close 1006), so the options page's
 // "Test connection" and the worker's error badge ask the relay's HTTP side instead: is anything
-// listening, is it our relay, does it speak our protocol, does it accept the token.
+// listening, is it our relay, does it speak our protocol. Whether it knows this browser's key is
+// the WebSocket's own handshake (relay-connection.ts), where nothing secret is sent first.
 
 import { PRODUCT_NAME } from '../../shared/defaults';
 import { PROTOCOL_VERSION } from '../../shared/protocol';
@@ -14,12 +15,7 @@ export interface CheckResult {
 
 type Fetch = (url: string, init?: RequestInit) => Promise<Response>;
 
-export async function checkRelay(
-  port: number,
-  token: string,
-  fetchImpl: Fetch = fetch,
-  timeoutMs = 2_000,
-): Promise<CheckResult> {
+export async function checkRelay(port: number, fetchImpl: Fetch = fetch, timeoutMs = 2_000): Promise<CheckResult> {
   const base = `http://127.0.0.1:${port}`;
   let health: Response;
   try {
@@ -48,18 +44,5 @@ export async function checkRelay(
       message: `Version mismatch: the relay (clawd ${String(info.version)}) speaks protocol ${String(info.protocol)}, this extension speaks ${PROTOCOL_VERSION}. Rebuild with \`npm run build\` and reload the extension.`,
     };
   }
-  if (token === '') return { ok: false, message: 'No token set: paste the output of `clawd token` into the options.' };
-  let status: Response;
-  try {
-    status = await fetchImpl(`${base}/extension/status`, {
-      headers: { Authorization: `Bearer ${token}` },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch {
-    return { ok: false, message: `The relay on port ${port} stopped answering. Is \`clawd serve\` still running?` };
-  }
-  if (status.status === 401)
-    return { ok: false, message: 'The relay rejected the token: paste the output of `clawd token` into the options.' };
-  if (!status.ok) return { ok: false, message: `The relay answered HTTP ${status.status} to /extension/status.` };
-  return { ok: true, message: `Connected: clawd ${String(info.version)} on port ${port} accepts this token.` };
+  return { ok: true, message: `clawd ${String(info.version)} answers on port ${port}.` };
 }

@@ -64,7 +64,7 @@ export class HostLookups {
       this.last = found;
       if (found.kind === 'server') {
         const current = await this.settings();
-        const changed = current.relayPort !== found.server.relayPort || current.token !== found.server.token;
+        const changed = current.relayPort !== found.server.relayPort || current.key !== found.server.key;
         await this.apply(found.server, changed);
       } else if (found.kind === 'failed') console.warn(`clawd: the native host did not help: ${found.message}`);
       return found;

@@ -1,29 +1,20 @@
-// The options page: relay port and token, saved to chrome.storage.local (the worker reconnects
-// on change), a "Test connection" that says precisely what is wrong, and the worker's live state.
+// The options page: whether this browser is paired with clawd (and on which port) — the key comes
+// from pairing or the native host, never typed in — a "Test connection" that says precisely
+// what is wrong, the worker's live state, and the person's say.
 
 import { ASK_KINDS, ASK_KIND_TEXT, type AskKind } from '../../shared/ask-kinds';
-import { DEFAULT_RELAY_PORT } from '../../shared/defaults';
 import { checkRelay } from './connection-check';
 import { CONSENT_PORT, type PanelMessage, type WorkerMessage } from './consent-port';
-import { bindAgentsMayOpenTabs, loadSettings, saveSettings } from './settings';
+import { bindAgentsMayOpenTabs, loadSettings } from './settings';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-const portInput = $<HTMLInputElement>('port');
-const tokenInput = $<HTMLInputElement>('token');
+const paired = $<HTMLParagraphElement>('paired');
 const result = $<HTMLDivElement>('result');
 const live = $<HTMLParagraphElement>('live');
 
 function show(ok: boolean, message: string): void {
   result.className = ok ? 'ok' : 'bad';
   result.textContent = message;
-}
-
-function formSettings() {
-  const port = Number(portInput.value);
-  return {
-    relayPort: Number.isInteger(port) && port > 0 && port < 65536 ? port : DEFAULT_RELAY_PORT,
-    token: tokenInput.value.trim(),
-  };
 }
 
 async function refreshLive(): Promise<void> {
@@ -39,20 +30,23 @@ async function refreshLive(): Promise<void> {
   }
 }
 
-$<HTMLFormElement>('form').addEventListener('submit', (event) => {
-  event.preventDefault();
-  void saveSettings(formSettings()).then(() => show(true, 'Saved. The extension reconnects with these settings.'));
-});
-
 $<HTMLButtonElement>('test').addEventListener('click', () => {
-  const { relayPort, token } = formSettings();
   result.className = '';
-  void checkRelay(relayPort, token).then((r) => show(r.ok, r.message));
+  void loadSettings()
+    .then((settings) => checkRelay(settings.relayPort))
+    .then((r) => show(r.ok, r.message));
 });
 
-void loadSettings().then((settings) => {
-  portInput.value = String(settings.relayPort);
-  tokenInput.value = settings.token;
+function showPaired(): void {
+  void loadSettings().then((settings) => {
+    paired.textContent = settings.key
+      ? `Paired with clawd on port ${settings.relayPort}.`
+      : 'Not paired yet: run `clawd pair` in your terminal and open the link it prints.';
+  });
+}
+showPaired();
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && ('relayPort' in changes || 'extensionKey' in changes)) showPaired();
 });
 void refreshLive();
 setInterval(() => void refreshLive(), 2_000);

@@ -1,4 +1,6 @@
-// The worker's WebSocket to the relay: connect with the token, say hello, wait for welcome,
+// The worker's WebSocket to the relay: connect with a nonce of our own, let the relay prove it
+// knows the extension key for it (else it is not clawd: close, say so, send nothing), then say
+// hello with our proof for the relay's nonce, wait for welcome,
 // keep the worker alive with an application-level ping (MV3 counts only real messages), notice
 // a silent relay, and reconnect with backoff and jitter. Frames sent while the link is down are
 // kept (bounded) and flushed after the next welcome, so an event that woke a sleeping worker is
@@ -18,12 +20,14 @@ import {
   type WireError,
 } from '../../shared/protocol';
 import { checkRelay } from './connection-check';
+import { keyProof, newNonce, proofsEqual } from '../../shared/key-proof';
 import type { Settings } from './settings';
 
 export type LinkStatus = 'unconfigured' | 'connecting' | 'connected' | 'error';
 
 export interface RelayConnectionHooks {
-  hello(): Promise<HelloFrame>;
+  /** The hello without its proof (the connection adds it, once the relay proved itself). */
+  hello(): Promise<Omit<HelloFrame, 'proof'>>;
   /** Another browser took the relay over (true), or this one takes it back (false): kept across worker restarts. */
   steppedAside(aside: boolean): void;
   welcome(frame: WelcomeFrame): void;
@@ -32,8 +36,8 @@ export interface RelayConnectionHooks {
   status(status: LinkStatus, detail: string): void;
   /** The consent state for the side panel (sent while one is open). */
   consent(frame: ConsentFrame): void;
-  /** The server's token was rotated: keep it for the next connection. */
-  token(token: string): void;
+  /** The server refused our key, or replaced it: the native host may know the new one (ask now). */
+  keyRefused(): void;
 }
 
 /** A refusal the person's settings make, with the relay's code for it. */
@@ -66,7 +70,13 @@ export function toWireError(error: unknown): WireError {
 export class RelayConnection {
   #settings: Settings | undefined;
   #ws: WebSocket | undefined;
+  /** The nonce the open socket's challenge must prove the key for. */
+  #nonce = '';
   #welcomed = false;
+  /** The open socket's relay sent its challenge (it comes once, first). */
+  #challenged = false;
+  /** The open socket's relay failed its proof: we closed it, and say why. */
+  #unproven = false;
   #attempt = 0;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #keepaliveTimer: ReturnType<typeof setInterval> | undefined;
@@ -100,7 +110,7 @@ export class RelayConnection {
    * on its own (a click or new settings do).
    */
   configure(settings: Settings, stayAside = false): void {
-    const same = this.#settings?.relayPort === settings.relayPort && this.#settings?.token === settings.token;
+    const same = this.#settings?.relayPort === settings.relayPort && this.#settings?.key === settings.key;
     this.#settings = settings;
     if (stayAside) {
       this.#disconnect();
@@ -184,24 +194,36 @@ export class RelayConnection {
   #connect(): void {
     const settings = this.#settings;
     if (!settings) return;
-    if (settings.token === '') {
-      this.#setStatus('unconfigured', 'set the relay token in the extension options (run `clawd token`)');
+    if (settings.key === '') {
+      this.#setStatus(
+        'unconfigured',
+        'not paired with clawd yet: run `clawd pair` and open the link (or `clawd install`)',
+      );
       return;
     }
     this.#setStatus('connecting', `connecting to 127.0.0.1:${settings.relayPort}`);
-    const ws = new WebSocket(
-      `ws://127.0.0.1:${settings.relayPort}/extension?token=${encodeURIComponent(settings.token)}`,
-    );
+    // No credential in the address: the relay proves the key first, for this nonce.
+    this.#nonce = newNonce();
+    const ws = new WebSocket(`ws://127.0.0.1:${settings.relayPort}/extension?nonce=${this.#nonce}`);
     this.#ws = ws;
-    ws.onopen = () => void this.#onOpen(ws);
     ws.onmessage = (event) => this.#onMessage(ws, event);
     ws.onclose = (event) => void this.#onClose(ws, event.code, event.reason);
   }
 
-  async #onOpen(ws: WebSocket): Promise<void> {
+  /** The relay's challenge: its proof must hold before we say anything; then our hello, with our proof. */
+  async #onChallenge(ws: WebSocket, proof: string, relayNonce: string): Promise<void> {
+    const settings = this.#settings;
+    if (!settings) return;
     try {
+      const expected = await keyProof(settings.key, 'relay', settings.relayPort, this.#nonce);
+      if (!proofsEqual(proof, expected)) {
+        this.#unproven = true;
+        ws.close(CLOSE.relayUnproven, 'not the clawd server paired with this browser');
+        return;
+      }
       const hello = await this.hooks.hello();
-      if (ws === this.#ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(hello));
+      const answer = await keyProof(settings.key, 'extension', settings.relayPort, relayNonce);
+      if (ws === this.#ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ ...hello, proof: answer }));
     } catch (error) {
       ws.close(CLOSE.normal, `hello failed: ${(error as Error).message}`.slice(0, 120));
     }
@@ -216,7 +238,17 @@ export class RelayConnection {
       return;
     }
     const frame = parsed.frame;
+    // Until the relay proved the key, the challenge is the only frame we take.
+    if (!this.#challenged && frame.type !== 'challenge') {
+      ws.close(CLOSE.helloRequired, `expected the relay's challenge, got ${frame.type}`);
+      return;
+    }
     switch (frame.type) {
+      case 'challenge':
+        if (this.#challenged) return;
+        this.#challenged = true;
+        void this.#onChallenge(ws, frame.proof, frame.nonce);
+        return;
       case 'welcome':
         this.#welcomed = true;
         this.#attempt = 0;
@@ -234,8 +266,6 @@ export class RelayConnection {
         return;
       case 'consent':
         return this.hooks.consent(frame);
-      case 'token':
-        return this.hooks.token(frame.token);
       case 'request':
         this.hooks.request(frame).then(
           (result) => this.send({ type: 'reply', id: frame.id, result: result ?? {} }),
@@ -256,9 +286,14 @@ export class RelayConnection {
     const settings = this.#settings;
     if (!settings) return;
     let detail = reason || `connection closed (${code})`;
+    const unproven = this.#unproven;
+    this.#unproven = false;
     if (code === CLOSE.replaced) return this.#stepAside();
     if (code === CLOSE.versionMismatch) detail = `${reason}. Rebuild with \`npm run build\` and reload the extension.`;
-    else if (code === 1006 || code === 1002) detail = (await checkRelay(settings.relayPort, settings.token)).message;
+    else if (unproven)
+      detail = `what answers on port ${settings.relayPort} could not prove it is the clawd server this browser is paired with: nothing was sent to it (if clawd was restarted with a new key, run \`clawd pair\`)`;
+    else if (code === CLOSE.keyRefused || code === CLOSE.keyRotated) this.hooks.keyRefused();
+    else if (code === 1006 || code === 1002) detail = (await checkRelay(settings.relayPort)).message;
     // New settings or a wake-up may have started another socket while we asked the relay why.
     if (this.#ws || this.#retryTimer || settings !== this.#settings) return;
     this.#setStatus('error', detail);
@@ -274,6 +309,7 @@ export class RelayConnection {
     const ws = this.#ws;
     this.#ws = undefined;
     this.#welcomed = false;
+    this.#challenged = false;
     clearInterval(this.#keepaliveTimer);
     clearTimeout(this.#idleTimer);
     clearTimeout(this.#retryTimer);

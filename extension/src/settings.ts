@@ -1,23 +1,25 @@
-// The extension's settings, kept in chrome.storage.local and set from the options page: the
-// relay's port and the token from `clawd token`. The worker reconnects when either changes.
+// The extension's settings, kept in chrome.storage.local: the relay's port and the extension key,
+// which pairing (`clawd pair`) or the native host (`clawd install`) gives it — never the agents'
+// token, and never typed in. The worker reconnects when either changes.
 
 import { DEFAULT_RELAY_PORT } from '../../shared/defaults';
 
 export interface Settings {
   relayPort: number;
-  token: string;
+  /** The extension key; '' until paired. */
+  key: string;
 }
 
 export function normalizeSettings(raw: Record<string, unknown>): Settings {
   const port = Number(raw.relayPort);
   return {
     relayPort: Number.isInteger(port) && port > 0 && port < 65536 ? port : DEFAULT_RELAY_PORT,
-    token: typeof raw.token === 'string' ? raw.token.trim() : '',
+    key: typeof raw.extensionKey === 'string' ? raw.extensionKey.trim() : '',
   };
 }
 
 export async function loadSettings(): Promise<Settings> {
-  return normalizeSettings(await chrome.storage.local.get(['relayPort', 'token']));
+  return normalizeSettings(await chrome.storage.local.get(['relayPort', 'extensionKey']));
 }
 
 /** The person's "Agents may open tabs in my browser" (options page; on unless they turned it off). */
@@ -40,5 +42,5 @@ export function bindAgentsMayOpenTabs(box: HTMLInputElement): void {
 }
 
 export async function saveSettings(settings: Settings): Promise<void> {
-  await chrome.storage.local.set({ relayPort: settings.relayPort, token: settings.token });
+  await chrome.storage.local.set({ relayPort: settings.relayPort, extensionKey: settings.key });
 }

@@ -689,7 +689,7 @@ export class AgentService {
     personTakes: (tab: TabKey) => this.#control.takeOver(tab),
     personDone: (tab: TabKey) => void this.#control.giveBack(tab, 'person'),
     /** The questions waiting for the person on a profile, and their answer from the live view. */
-    questions: (profile: string) => this.#questions.pending(profile),
+    questions: (profile: string) => this.#questions.pending(profile).filter((q) => !q.terminal),
     answer: (id: string, allow: boolean) => this.#questions.answer(id, allow, 'live view'),
   };
 

@@ -1,9 +1,12 @@
-// The relay's end of the `/extension` WebSocket. Validates every frame at the edge (bad JSON or
+// The relay's end of the `/extension` WebSocket. First proves the extension key to the extension
+// (a challenge for the nonce it chose) and takes a hello only with the extension's proof back
+// (wrong → close 4003). Validates every frame at the edge (bad JSON or
 // shape → close 1007, anything before hello → close 1008, another protocol version → 4001),
 // answers the extension's keepalive, drops a silent socket, and carries requests to the
 // extension with a labelled timeout. What the frames mean is the switchboard's business. A large
 // reply whose caller only forwards it is read at its head and passed on as raw JSON (raw-json.ts).
 
+import { randomBytes } from 'node:crypto';
 import type { RawData } from 'ws';
 import {
   CLOSE,
@@ -26,6 +29,7 @@ import {
   type TabUpdatedFrame,
 } from '../../shared/protocol';
 import { ClawdError } from '../errors';
+import { keyProofSync, proofMatches } from '../http/key-proofs';
 import type { Logger } from '../log';
 import { PendingCalls, type Settle } from './pending-calls';
 import { RawJson, peekReply } from './raw-json';
@@ -59,6 +63,12 @@ export interface ExtensionLinkHandlers {
 }
 
 export interface ExtensionLinkOptions {
+  /** The extension key in force (it may be rotated while the server runs). */
+  key: () => string;
+  /** The relay's own port: proofs name it, so one made for another server is worth nothing here. */
+  port: number;
+  /** The nonce the extension chose (`/extension?nonce=`), for the relay's proof. */
+  clientNonce: string;
   relayVersion: string;
   helloMs: number;
   idleMs: number;
@@ -74,6 +84,8 @@ function clampReason(reason: string): string {
 
 export class ExtensionLink {
   #hello: HelloFrame | undefined;
+  /** The nonce the extension's proof must answer (sent in the challenge). */
+  readonly #nonce = randomBytes(18).toString('base64url');
   readonly #pending = new PendingCalls<unknown>();
   #idleTimer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -87,6 +99,13 @@ export class ExtensionLink {
     ws.on('close', this.#onClose);
     ws.on('error', this.#onError);
     this.#idleTimer = setTimeout(() => this.close(CLOSE.helloRequired, 'no hello received in time'), options.helloMs);
+    // First the relay proves it knows the key, for the extension's own nonce: until then the
+    // extension says nothing (a program on this port while clawd was down learns nothing).
+    this.send({
+      type: 'challenge',
+      nonce: this.#nonce,
+      proof: keyProofSync(options.key(), 'relay', options.port, options.clientNonce),
+    });
   }
 
   get hello(): HelloFrame | undefined {
@@ -202,6 +221,14 @@ export class ExtensionLink {
       this.close(
         CLOSE.versionMismatch,
         `version mismatch: relay speaks protocol ${PROTOCOL_VERSION}, extension ${frame.protocol}`,
+      );
+      return;
+    }
+    if (!proofMatches(frame.proof, this.options.key(), 'extension', this.options.port, this.#nonce)) {
+      this.options.log.warn('refused an /extension connection: its proof of the extension key is wrong');
+      this.close(
+        CLOSE.keyRefused,
+        'this browser is not paired with this clawd server (its key is wrong): run `clawd pair` and open the link',
       );
       return;
     }

@@ -38,6 +38,8 @@ interface LinkWaiter {
 
 export class ExtensionPresence {
   #link: ExtensionLink | undefined;
+  /** Sockets that have not proven the key yet (each ends by its hello deadline at the latest). */
+  readonly #unproven = new Set<ExtensionLink>();
   #browser: BrowserInfo | undefined;
   #graceTimer: NodeJS.Timeout | undefined;
   readonly #waiters = new Set<LinkWaiter>();
@@ -58,15 +60,19 @@ export class ExtensionPresence {
     return this.#browser;
   }
 
-  /** A new `/extension` socket passed the guards. It replaces any older one (a stale socket). */
-  attach(ws: LinkSocket): ExtensionLink {
-    const previous = this.#link;
+  /**
+   * A new `/extension` socket passed the guards; `proof` is what its challenge needs (the key, the
+   * relay's port, the extension's nonce). It takes over from the current link (a stale socket, or
+   * another browser's) only once its hello proved the extension key: an unproven socket never
+   * pushes the paired extension aside.
+   */
+  attach(ws: LinkSocket, proof: { key: () => string; port: number; clientNonce: string }): ExtensionLink {
     const { timeouts, relayVersion, log } = this.options;
     const current = (link: ExtensionLink) => link === this.#link;
     const link = new ExtensionLink(
       ws,
       {
-        hello: (l, frame) => (current(l) ? this.#onHello(l, frame) : []),
+        hello: (l, frame) => this.#onHello(l, frame),
         event: (l, frame) => current(l) && this.handlers.event(l, frame),
         tabAttached: (l, frame) => current(l) && this.handlers.tabAttached(l, frame),
         tabDetached: (l, frame) => current(l) && this.handlers.tabDetached(l, frame),
@@ -76,16 +82,36 @@ export class ExtensionPresence {
         personInput: (l, frame) => current(l) && this.handlers.personInput(l, frame),
         panel: (l, frame) => current(l) && this.handlers.panel(l, frame),
         person: (l, frame) => current(l) && this.handlers.person(l, frame),
-        closed: (l, code, reason) => current(l) && this.#onClosed(code, reason),
+        closed: (l, code, reason) => {
+          this.#unproven.delete(l);
+          if (current(l)) this.#onClosed(code, reason);
+        },
       },
-      { relayVersion, helloMs: timeouts.helloMs, idleMs: timeouts.extensionIdleMs, commandMs: timeouts.commandMs, log },
+      {
+        ...proof,
+        relayVersion,
+        helloMs: timeouts.helloMs,
+        idleMs: timeouts.extensionIdleMs,
+        commandMs: timeouts.commandMs,
+        log,
+      },
     );
-    this.#link = link;
-    previous?.close(CLOSE.replaced, 'replaced by a newer connection from the extension');
+    this.#unproven.add(link);
     return link;
   }
 
+  /** Drops the current extension (its key was replaced): it comes back with the new key, or not at all. */
+  drop(code: number, reason: string): void {
+    this.#link?.close(code, reason);
+  }
+
   #onHello(link: ExtensionLink, frame: HelloFrame): TabSession[] {
+    // Proven (the link checked the key before calling this): it is the extension from now on.
+    this.#unproven.delete(link);
+    const previous = this.#link;
+    this.#link = link;
+    if (previous && previous !== link)
+      previous.close(CLOSE.replaced, 'replaced by a newer connection from the extension');
     clearTimeout(this.#graceTimer);
     this.#browser = frame.browser;
     this.options.log.info(
@@ -129,7 +155,7 @@ export class ExtensionPresence {
           reject(
             new ClawdError(
               'extension_not_connected',
-              `${label} was not sent: the clawd extension is not connected (waited ${Math.round(waitMs / 1000)} s). Is the browser running with the extension loaded and its relay port and token set?`,
+              `${label} was not sent: the clawd extension is not connected (waited ${Math.round(waitMs / 1000)} s). Is the browser running with the extension loaded and paired (`clawd pair`)?`,
             ),
           );
         }, waitMs),
@@ -149,5 +175,6 @@ export class ExtensionPresence {
     }
     this.#waiters.clear();
     this.#link?.close(CLOSE.goingAway, 'relay shutting down');
+    for (const link of this.#unproven) link.close(CLOSE.goingAway, 'relay shutting down');
   }
 }

@@ -1,7 +1,8 @@
 // The relay's HTTP face, shaped like Chrome's DevTools HTTP endpoints so CDP tools find their
 // way: `/json/version` (with a WebSocket URL that already carries the token), `/json/list`,
-// `/json/new`, `/json/activate/:id`, `/json/close/:id`, plus our `/extension/status` and the
-// token-free health check `GET|HEAD /`. Guards run first; errors share one JSON shape.
+// `/json/new`, `/json/activate/:id`, `/json/close/:id`, plus our `/extension/status`, the
+// token-free health check `GET|HEAD /` and the pairing claim. Guards run first; errors share one
+// JSON shape.
 
 import { Hono, type Context } from 'hono';
 import { PRODUCT_NAME } from '../../shared/defaults';
@@ -58,20 +59,21 @@ export function createRelayApp(options: RelayAppOptions): Hono {
     }),
   );
 
-  // The extension's pair page trades a one-time code for the token: our extension's origin
-  // only (no token yet, by design); a web page, or anything without that origin, is refused.
+  // The extension's pair page trades a one-time code for the extension key: our extension's origin
+  // only (no token, by design; the code is the credential, minted with the person's key); a web
+  // page, or anything without that origin, is refused.
   app.post('/pair/claim', async (c) => {
     if (classifyOrigin(c.req.header('origin'), options.extensionOrigins) !== 'extension') {
       throw new ClawdError('origin_not_allowed', 'only the clawd extension can pair with the relay');
     }
     const body = (await c.req.json().catch(() => ({}))) as { code?: unknown };
-    const token = options.pairing?.claim(body.code);
-    if (!token)
+    const key = options.pairing?.claim(body.code);
+    if (!key)
       throw new ClawdError(
         'unauthorized',
         'this pairing link was used already, is older than 10 minutes, or was never issued: run `clawd pair` for a new one',
       );
-    return c.json({ token, relayPort: options.port() });
+    return c.json({ key, relayPort: options.port() });
   });
 
   // The page a person's tab shows when the origin policy blocked its load (the extension sends it

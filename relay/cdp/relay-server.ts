@@ -1,6 +1,7 @@
 // The relay's listener: one HTTP server on loopback carrying the `/json` routes (hono) and three
 // WebSocket doors — `/extension` for our extension, `/cdp` for CDP clients, `/devtools/page/<id>`
-// for clients of one tab. Every upgrade passes the same guards as HTTP before ws touches it.
+// for clients of one tab. Every upgrade passes the same guards as HTTP before ws touches it; the
+// CDP doors take the agent's token, `/extension` the extension key, proven in its handshake.
 
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
@@ -14,6 +15,8 @@ import { closerOf, listen } from '../http/listen';
 import { silentLogger, type Logger } from '../log';
 import { VERSION } from '../version';
 import type { ServerToken } from '../http/server-token';
+import type { ServerKeys } from '../http/server-keys';
+import { isNonce } from '../../shared/key-proof';
 import { createRelayApp, type RelayAppOptions } from './json-routes';
 import { Switchboard, type SwitchboardOptions } from './switchboard';
 import { CLIENT_NAME } from './client-session';
@@ -23,6 +26,8 @@ export interface RelayServerOptions {
   port: number;
   /** The server's token: every upgrade is checked against its current value; a rotation is followed. */
   token: ServerToken;
+  /** The extension key: `/extension` proves it in its handshake; a rotation drops the extension. */
+  keys: ServerKeys;
   host?: string;
   extensionOrigins?: readonly string[];
   log?: Logger;
@@ -115,6 +120,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       port,
       extensionOrigins,
       origins: isExtension ? 'extension' : 'no-web',
+      ...(isExtension ? { provenInBand: true as const } : {}),
     };
     const refused = refusal(
       { host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization, url },
@@ -125,7 +131,19 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       return refuseUpgrade(socket, refused);
     }
     if (isExtension) {
-      extensionWss.handleUpgrade(req, socket, head, (ws) => switchboard.attachExtension(ws));
+      // The extension's nonce: the relay's first frame proves the key for it (extension-link.ts).
+      const clientNonce = url.searchParams.get('nonce');
+      if (!isNonce(clientNonce))
+        return refuseUpgrade(
+          socket,
+          new ClawdError(
+            'bad_request',
+            '/extension needs ?nonce= (16 to 64 base64url characters): update the extension',
+          ),
+        );
+      extensionWss.handleUpgrade(req, socket, head, (ws) =>
+        switchboard.attachExtension(ws, { key: () => options.keys.extension, port, clientNonce }),
+      );
       return;
     }
     if (switchboard.clientCount >= maxClients) {
@@ -145,9 +163,10 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     clientWss.handleUpgrade(req, socket, head, (ws) => switchboard.addClient(ws, page, internal, name));
   };
   server.on('upgrade', onUpgrade);
-  // A new token: the extension is told it (its next connection presents it), and raw clients that
-  // came in with the old one are cut — a rotation is for a token that leaked.
-  const unfollow = options.token.onRotated((token) => switchboard.tokenRotated(token));
+  // A new token: raw clients that came in with the old one are cut — a rotation is for a token
+  // that leaked. A new extension key: the extension goes, and comes back only with the new key.
+  const unfollowToken = options.token.onRotated(() => switchboard.tokenRotated());
+  const unfollowKey = options.keys.onExtensionRotated(() => switchboard.extensionKeyRotated());
 
   port = await listen(server, port, host, 'relay');
   const url = `http://${host}:${port}`;
@@ -160,7 +179,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     switchboard,
     token: options.token,
     close: closerOf(server, () => {
-      unfollow();
+      unfollowToken();
+      unfollowKey();
       server.off('upgrade', onUpgrade);
       switchboard.close();
       extensionWss.close();

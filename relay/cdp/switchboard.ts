@@ -10,7 +10,14 @@
 // person's frames and the raw clients' gate included); the work itself is in those parts.
 
 import type { WebSocket } from 'ws';
-import type { AnnouncedTab, BrowserInfo, HelloFrame, PersonFrame, TabSession } from '../../shared/protocol';
+import {
+  CLOSE,
+  type AnnouncedTab,
+  type BrowserInfo,
+  type HelloFrame,
+  type PersonFrame,
+  type TabSession,
+} from '../../shared/protocol';
 import type { ConsentState } from '../../shared/consent-state';
 import type { ClientGate } from './client-gate';
 import { ClawdError } from '../errors';
@@ -202,9 +209,9 @@ export class Switchboard implements BrowserHub {
 
   // ---- the extension side ------------------------------------------------------------------
 
-  /** A new `/extension` socket passed the guards. */
-  attachExtension(ws: LinkSocket): ExtensionLink {
-    return this.#presence.attach(ws);
+  /** A new `/extension` socket passed the guards; it must prove the extension key before it is the extension. */
+  attachExtension(ws: LinkSocket, proof: { key: () => string; port: number; clientNonce: string }): ExtensionLink {
+    return this.#presence.attach(ws, proof);
   }
 
   #onHello(frame: HelloFrame): TabSession[] {
@@ -371,14 +378,21 @@ export class Switchboard implements BrowserHub {
   }
 
   /**
-   * The server's token changed: the connected extension keeps the new one for its next connection;
-   * raw CDP clients, which came in with the old one, are cut (clawd's own agent layer is not: its
-   * per-process key let it in, and it presents the token afresh at each connection).
+   * The server's token changed: raw CDP clients, which came in with the old one, are cut (clawd's
+   * own agent layer is not: its per-process key let it in, and it presents the token afresh at
+   * each connection). The extension does not use the token.
    */
-  tokenRotated(token: string): void {
-    this.#presence.ready?.send({ type: 'token', token });
+  tokenRotated(): void {
     for (const client of [...this.#table.clients()])
       if (!client.internal) client.close(TOKEN_ROTATED_CLOSE.code, TOKEN_ROTATED_CLOSE.reason);
+  }
+
+  /** The extension key was replaced: the connected extension goes (it comes back with the new key). */
+  extensionKeyRotated(): void {
+    this.#presence.drop(
+      CLOSE.keyRotated,
+      "clawd's extension key was replaced: the native host or a new pairing (`clawd pair`) brings the new one",
+    );
   }
 
   /** The consent state for the side panel, sent to the extension (while a panel is open). */

@@ -11,12 +11,12 @@ export const AGENT_COMMANDS: CliCommand[] = [
     usage: 'view [--profile P] [--target ID]',
     summary: 'print a link that opens the live view, signed in (valid once, for a minute)',
     details:
-      'The live view shows a tab live and lets you act in it: take over from an agent, log in, then press\n"Done — give it back". The link carries a one-time code in its #fragment (never sent to a server);\nopening it trades the code for a cookie, so the token never reaches the browser.',
+      "The live view shows a tab live and lets you act in it: take over from an agent, log in, then press\n\"Done — give it back\", and answer what agents ask you. It is the person's: the command sends the\nperson's key from the home (an agent's token cannot open such a view). The link carries a one-time\ncode in its #fragment (never sent to a server); opening it trades the code for a cookie, so\nnothing secret reaches the browser.",
     flags: { target: { type: 'string', value: 'ID', help: 'the tab to show (default: the one the view picks)' } },
     async run(args, flags, ctx) {
       noArguments(args);
       const link = await (
-        await ctx.client()
+        await ctx.personClient()
       ).call<{ url: string; expiresInMs: number }>('POST', '/view/codes', { profile: ctx.profile });
       const target = stringFlag(flags, 'target');
       const where = new URLSearchParams({

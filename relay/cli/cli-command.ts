@@ -24,8 +24,10 @@ export interface CommandContext {
   profile: string | undefined;
   /** --json: print the API's JSON instead of a summary. */
   json: boolean;
-  /** The running server's control API (found through the home's serve.json). */
+  /** The running server's control API (found through the home's serve.json), with the token. */
   client(): Promise<ControlClient>;
+  /** The same, for the person's own commands: it also presents the person's key (keys.json). */
+  personClient(): Promise<ControlClient>;
   /** Lines for the user (stdout). */
   print(line: string): void;
   /** Progress while waiting (stderr, so --json output stays clean). */

@@ -1,5 +1,6 @@
 // `clawd doctor`: one line per check, each failure with what to do about it. It asks the running
-// server (found through serve.json) and looks at this machine itself: the control API, the token,
+// server (found through serve.json) and looks at this machine itself: the control API, the token
+// (sent only once the server proved it knows it),
 // the relay, the extension, the native host (`clawd install`), a real Runtime.evaluate on an
 // attached tab, the browser executable, and every managed profile's port (free, or held by our own browser).
 
@@ -14,6 +15,7 @@ import { loadConfig } from '../home/config-store';
 import { policyOf } from '../home/config-schema';
 import { readServeState } from '../home/serve-state';
 import { installedPlaces, localHostTarget, placeLabel } from '../native-host/host-install';
+import { ControlClient } from '../operations/control-client';
 
 export type Verdict = 'ok' | 'fail' | 'warn' | 'skip';
 export interface Check {
@@ -92,8 +94,18 @@ export async function runDoctor(home: string): Promise<Check[]> {
     add('ok', 'control API', `reachable at ${controlUrl} (clawd ${health.body.version})`);
   else add('fail', 'control API', `nothing answers at ${controlUrl}: start the server with \`clawd serve\``);
 
-  const authed = health ? await getJson(`${controlUrl}/profiles`, config.token) : undefined;
+  // The token goes nowhere that has not proved it knows it (a program may hold clawd's ports).
+  const unproven = health
+    ? await ControlClient.locate(home)
+        .then((client) => client.prove())
+        .then(
+          () => undefined,
+          (error: Error) => error.message,
+        )
+    : 'the control API is down';
+  const authed = health && !unproven ? await getJson(`${controlUrl}/profiles`, config.token) : undefined;
   if (!health) add('skip', 'token', 'not checked: the control API is down');
+  else if (unproven) add('fail', 'token', `not sent: ${unproven}`);
   else if (authed?.status === 200 || authed?.status === 503)
     add('ok', 'token', `accepted (from ${path.join(home, 'config.json')})`);
   else
@@ -107,16 +119,17 @@ export async function runDoctor(home: string): Promise<Check[]> {
   if (relay?.body?.name === 'clawd-browser') add('ok', 'relay', `reachable at ${relayUrl}`);
   else add('fail', 'relay', `nothing answers at ${relayUrl}: start the server with \`clawd serve\``);
 
-  const extension = relay ? await getJson(`${relayUrl}/extension/status`, config.token) : undefined;
+  const extension = relay && !unproven ? await getJson(`${relayUrl}/extension/status`, config.token) : undefined;
   const connected = extension?.body?.connected === true;
   if (!relay) add('skip', 'extension', 'not checked: the relay is down');
+  else if (unproven) add('skip', 'extension', 'not checked: the server did not prove it knows the token');
   else if (connected)
     add('ok', 'extension', `connected, version ${extension!.body.extensionVersion} (${extension!.body.browser})`);
   else
     add(
       'fail',
       'extension',
-      `not connected: load dist/extension in Chrome (chrome://extensions, Developer mode, Load unpacked), then run \`clawd install\` (it connects by itself), or set port ${new URL(relayUrl).port} and the token (clawd token) in its options`,
+      `not connected: load dist/extension in Chrome (chrome://extensions, Developer mode, Load unpacked), then run \`clawd install\` (it connects by itself), or pair it with the link \`clawd pair\` prints`,
     );
 
   const hosted = await installedPlaces(localHostTarget(home, {}));
@@ -130,7 +143,7 @@ export async function runDoctor(home: string): Promise<Check[]> {
     add(
       'warn',
       'native host',
-      'not installed: `clawd install` lets Chrome start clawd, and the extension connects with no token to paste',
+      'not installed: `clawd install` lets Chrome start clawd, and the extension connects with nothing to pair',
     );
 
   if (!connected) add('skip', 'tab evaluate', 'not checked: no extension');

@@ -36,6 +36,7 @@ export async function main(argv: string[]): Promise<number> {
       profile: stringFlag(flags, 'profile'),
       json: flags.json === true,
       client: () => ControlClient.locate(home),
+      personClient: () => ControlClient.locate(home, process.env, { person: true }),
       print,
       progress: (text) => process.stderr.write(`${text}\n`),
     };

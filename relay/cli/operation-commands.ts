@@ -137,7 +137,7 @@ export function operationCommand(operation: Operation): CliCommand {
         if (isClawdError(error) && error.code === 'bad_request') throw new UsageError(error.message);
         throw error;
       }
-      const client = await ctx.client();
+      const client = operation.person ? await ctx.personClient() : await ctx.client();
       if (operation.progress && !ctx.json) ctx.progress(operation.progress);
       // What happened on the way (a profile started on first use) goes to stderr, beside the answer.
       const result = await client.invoke(operation, ctx.profile, input, (note) => ctx.progress(note));

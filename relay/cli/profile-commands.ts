@@ -69,7 +69,7 @@ export const PROFILE_COMMANDS: CliCommand[] = [
         ...(capabilities ? { capabilities } : {}),
         ...(driver ? { driver } : {}),
       };
-      const status = await (await ctx.client()).call<ProfileStatus>('POST', '/profiles/create', { body });
+      const status = await (await ctx.personClient()).call<ProfileStatus>('POST', '/profiles/create', { body });
       output(ctx, status, () => [`created ${status.profile}`, ...statusLines(status)]);
     },
   },
@@ -84,7 +84,7 @@ export const PROFILE_COMMANDS: CliCommand[] = [
       const name = stringFlag(flags, 'name');
       if (name === undefined) throw new UsageError('delete-profile needs --name NAME');
       const result = await (
-        await ctx.client()
+        await ctx.personClient()
       ).call<{ deleted: string; removed: string | null }>('DELETE', `/profiles/${encodeURIComponent(name)}`);
       output(ctx, result, () => [`deleted ${result.deleted}${result.removed ? ` and removed ${result.removed}` : ''}`]);
     },
@@ -96,7 +96,7 @@ export const PROFILE_COMMANDS: CliCommand[] = [
     async (args, ctx) => {
       noArguments(args);
       const result = await (
-        await ctx.client()
+        await ctx.personClient()
       ).call<{ profile: string; stopped: number[]; portFree: boolean; note?: string }>('POST', '/reset-profile', {
         profile: ctx.profile,
       });

@@ -11,6 +11,7 @@ import { ClawdError } from '../errors';
 import { isAlive } from '../browser/processes';
 import { generateToken, loadConfig, updateConfig } from '../home/config-store';
 import { readServeState } from '../home/serve-state';
+import { rotateExtensionKey } from '../home/home-keys';
 import { createLogger, logLevelFromEnv, silentLogger, type Logger } from '../log';
 import { runningServer } from '../operations/local-server';
 import { VERSION } from '../version';
@@ -98,7 +99,7 @@ async function serve(
       `  Extension    ${extension}${built ? '' : '   (not built yet: run npm run build)'}`,
       '    Load it once: open chrome://extensions, turn on Developer mode, click "Load unpacked" and',
       '    pick the folder above. Then pair it: open this link in that browser and confirm (it works',
-      '    once, for 10 minutes; `clawd pair` prints a new one), or paste the token in its options:',
+      '    once, for 10 minutes; `clawd pair` prints a new one; `clawd install` pairs it for good):',
       `  Pair         ${pair}`,
       '    Then click its toolbar button on a tab to hand that tab to your agent.',
       '',
@@ -162,11 +163,11 @@ export const SERVER_COMMANDS: CliCommand[] = [
     usage: 'pair',
     summary: 'print a link that pairs the extension with the running server (no token to copy)',
     details:
-      'Open the link in the browser where the clawd extension is installed and confirm in the page it\nshows: the extension gets the token from the relay and connects. The link works once, for 10\nminutes. With relay.extensionIds in config, one link per known extension id.',
+      "Open the link in the browser where the clawd extension is installed and confirm in the page it\nshows: the extension gets its key from the relay (and checks it against the link) and connects.\nThe link works once, for 10 minutes. With relay.extensionIds in config, one link per known\nextension id. The person's command: it sends the person's key from the home, which an agent's\ntoken cannot stand in for.",
     flags: {},
     async run(args, _flags, ctx) {
       noArguments(args);
-      const { links } = await (await ctx.client()).call<{ links: string[] }>('POST', '/pair/codes');
+      const { links } = await (await ctx.personClient()).call<{ links: string[] }>('POST', '/pair/codes');
       for (const link of links) ctx.print(link);
     },
   },
@@ -245,9 +246,9 @@ export const SERVER_COMMANDS: CliCommand[] = [
     name: 'token',
     group: 'server',
     usage: 'token [--rotate]',
-    summary: 'print the token clients and the extension present (--rotate: a new one)',
+    summary: 'print the token agents present (--rotate: a new one, and a new extension key)',
     details:
-      "Prints the token (created on first run in the home's config.json). --rotate replaces it and\nprints the new one: a running server refuses the old token at once, tells the connected\nextension the new one (it reconnects with it) and cuts raw CDP clients that used the old one;\n`clawd mcp` and the CLI read the new one from config.json. Live view sessions and event streams\nopened before stay until they end (restart clawd serve to cut everything).",
+      "Prints the token (created on first run in the home's config.json): what you give an agent.\n--rotate replaces it and prints the new one: a running server refuses the old token at once and\ncuts raw CDP clients that used it; `clawd mcp` and the CLI read the new one from config.json. It\nreplaces the extension's key too (keys.json): the extension disconnects until the native host\n(`clawd install`) or a new pairing (`clawd pair`) gives it the new one. Live view sessions and\nevent streams opened before stay until they end (restart clawd serve to cut everything).",
     flags: { rotate: { type: 'boolean', help: 'replace the token (after a leak)' } },
     async run(args, flags, ctx) {
       noArguments(args);
@@ -257,7 +258,11 @@ export const SERVER_COMMANDS: CliCommand[] = [
       }
       const { client } = await runningServer(ctx.home, silentLogger);
       if (client) {
-        ctx.print((await client.call<{ token: string }>('POST', '/token/rotate')).token);
+        const person = await ctx.personClient();
+        ctx.print((await person.call<{ token: string }>('POST', '/token/rotate')).token);
+        ctx.progress(
+          'The extension key was replaced too: the extension reconnects through the native host, or run `clawd pair`.',
+        );
         return;
       }
       // A server that runs but did not answer would keep the old token while config.json changed.
@@ -267,9 +272,10 @@ export const SERVER_COMMANDS: CliCommand[] = [
           'command_timeout',
           `the clawd server of ${ctx.home} (pid ${state.pid}) runs but did not answer at ${state.controlUrl}: the token was not rotated; try again, or stop it first`,
         );
-      // No server runs: the next one reads the new token from config.json.
+      // No server runs: the next one reads the new token and key from the home.
       const next = generateToken();
       await updateConfig(ctx.home, (config) => ({ ...config, token: next }));
+      await rotateExtensionKey(ctx.home);
       ctx.print(next);
     },
   },

@@ -22,6 +22,11 @@ export interface QuestionInput {
   what: string;
   /** Where: the page it happens on, or the address it would load. */
   url?: string;
+  /**
+   * The person's own terminal asks to loosen their rules (`what` says how): answered in the side
+   * panel only, never in a live view (a view the terminal opened would be the terminal's word again).
+   */
+  terminal?: true;
 }
 
 export interface Question extends QuestionInput {
@@ -42,6 +47,9 @@ interface Waiting {
   question: Question;
   settle(end: QuestionEnd, by?: string): void;
 }
+
+/** Who answered in the person's own browser: the only one who may answer what their terminal asks. */
+export const SIDE_PANEL = 'side panel';
 
 /** The kinds in words, for a message: `sending a form and downloading a file`. */
 export function kindsText(kinds: readonly AskKind[]): string {
@@ -87,7 +95,9 @@ export class PersonQuestions {
           signal?.removeEventListener('abort', withdraw);
           this.#tell({ state: end, question, ...(by ? { by } : {}) });
           if (end === 'allowed') return resolve();
-          const about = `${kindsText(question.kinds)}: ${question.what}`;
+          const about = question.terminal
+            ? `the change of your rules (${question.what})`
+            : `${kindsText(question.kinds)}: ${question.what}`;
           reject(
             end === 'declined'
               ? new ClawdError('person_declined', `the person declined ${about}; nothing was done`)
@@ -108,10 +118,14 @@ export class PersonQuestions {
     });
   }
 
-  /** The person's answer; false when the question is no longer waiting (answered, or its call gave up). */
+  /**
+   * The person's answer; false when the question is no longer waiting (answered, or its call gave
+   * up), or when `by` may not answer it (the terminal's questions are the side panel's).
+   */
   answer(id: string, allow: boolean, by: string): boolean {
     const waiting = this.#waiting.get(id);
     if (!waiting) return false;
+    if (waiting.question.terminal && by !== SIDE_PANEL) return false;
     waiting.settle(allow ? 'allowed' : 'declined', by);
     return true;
   }

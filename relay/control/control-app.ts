@@ -2,7 +2,9 @@
 // table (operation-routes.ts), the profile admin routes (create, delete, reset), pairing codes,
 // `/events`, the live view's routes and `/mcp`. Errors map in one place (relay/errors.ts). Every
 // route takes `?profile=` (default: browser.defaultProfile) and the token; `GET|HEAD /` without a
-// token is a bare health check, with the token it is the profile's status. A mutating request
+// token is a bare health check, with the token it is the profile's status. The person's routes
+// (profiles, pairing, rotation, the live view's answering link, loosening the policy) also need
+// the person's key, which only their terminal's commands send (`X-Clawd-Person`). A mutating request
 // from a web page (a web Origin, or Sec-Fetch-Site: cross-site) is refused, except the live
 // view's own page on its own routes (relay/view/view-routes.ts).
 
@@ -11,8 +13,12 @@ import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { PRODUCT_NAME } from '../../shared/defaults';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
-import { accessGuard, hostGuard, requestToken, type GuardPolicy } from '../http/guards';
+import { accessGuard, hostGuard, requestToken, requirePerson, PERSON_HEADER, type GuardPolicy } from '../http/guards';
 import type { ServerToken } from '../http/server-token';
+import type { ServerKeys } from '../http/server-keys';
+import { keyProofSync } from '../http/key-proofs';
+import { isNonce } from '../../shared/key-proof';
+import { asCaller } from '../caller-authority';
 import { generateToken } from '../home/config-store';
 import type { AgentService } from '../agent/agent-service';
 import type { EventBus } from '../events/event-bus';
@@ -32,6 +38,8 @@ export interface ControlAppOptions {
   agent: AgentService;
   events: EventBus;
   token: ServerToken;
+  /** The person's key (their terminal's person commands) and the extension's. */
+  keys: ServerKeys;
   version: string;
   extensionOrigins: readonly string[];
   port: () => number;
@@ -96,6 +104,19 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
     if (!authorized) return c.json({ ok: true, name: PRODUCT_NAME, version: options.version, home: options.home });
     await next();
   });
+  // The server proves it knows the token and the person's key before clawd's own clients send
+  // them (operations/control-client.ts): a program that took the port while clawd was down
+  // cannot answer, and learns nothing. For the nonce the client chose, on this server's own port.
+  app.get('/proof', (c) => {
+    const nonce = c.req.query('nonce');
+    if (!isNonce(nonce)) throw new ClawdError('bad_request', 'give ?nonce= (16 to 64 base64url characters)');
+    const port = options.port();
+    return c.json({
+      port,
+      agent: keyProofSync(token.value, 'agent', port, nonce),
+      person: keyProofSync(options.keys.person, 'person', port, nonce),
+    });
+  });
   // The live view's routes take its session cookie and its own origin; every other route refuses web origins.
   const guardAgents = accessGuard(policy);
   const guardView = viewGuard({ token, port: options.port, auth: options.viewAuth });
@@ -103,6 +124,8 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
     '*',
     (c, next) => (isViewPath(new URL(c.req.url).pathname) ? guardView(c, next) : guardAgents(c, next)),
     crossSiteGuard(),
+    // Whose call: the person's terminal adds its key to the token; everything else is an agent's.
+    (c, next) => asCaller(options.keys.personMatches(c.req.header(PERSON_HEADER)) ? 'person' : 'agent', () => next()),
     bodyLimit({
       maxSize: 1024 * 1024,
       onError: (c) => c.json(httpErrorBody(new ClawdError('bad_request', 'request body over 1 MiB')), 400),
@@ -150,19 +173,34 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
     }),
   );
 
+  // The person's own routes (their terminal's key): the profiles themselves, pairing a browser,
+  // a new token. No operation, no MCP tool, and an agent's token alone is refused (person_only).
   app.post('/profiles/create', async (c) => {
+    requirePerson('creating a profile');
     service.resolve(undefined);
     return c.json(await service.create(await jsonBody(c)), 201);
   });
-  app.delete('/profiles/:name', async (c) => c.json(await service.remove(service.resolve(c.req.param('name')))));
+  app.delete('/profiles/:name', async (c) => {
+    requirePerson('deleting a profile');
+    return c.json(await service.remove(service.resolve(c.req.param('name'))));
+  });
   // For `clawd pair`: links to the extension's pair page with a fresh one-time code.
-  app.post('/pair/codes', (c) => c.json(options.pairing.links()));
-  app.post('/reset-profile', async (c) => c.json(await service.reset(profile(c))));
-  // `clawd token --rotate`: the person's (no operation, no MCP tool). Saved first; the old token is
-  // refused from the answer on, the extension follows, raw CDP clients that used it are cut.
+  app.post('/pair/codes', (c) => {
+    requirePerson('pairing a browser');
+    return c.json(options.pairing.links());
+  });
+  app.post('/reset-profile', async (c) => {
+    requirePerson('resetting a profile');
+    return c.json(await service.reset(profile(c)));
+  });
+  // `clawd token --rotate`. Saved first; the old token is refused from the answer on, raw CDP
+  // clients that used it are cut; the extension key is replaced too, and the extension goes until
+  // the native host or a new pairing brings it the new one.
   app.post('/token/rotate', async (c) => {
+    requirePerson('rotating the token');
     const next = generateToken();
     await token.rotate(next);
+    await options.keys.rotateExtension();
     return c.json({ token: next });
   });
   registerOperationRoutes(app, options.invoker);

@@ -6,6 +6,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { EXTENSION_ORIGIN, LOOPBACK_HOST } from '../../shared/defaults';
 import { closerOf, listen } from '../http/listen';
 import type { ServerToken } from '../http/server-token';
+import type { ServerKeys } from '../http/server-keys';
 import { SecretStore } from '../home/secret-store';
 import type { ActionLog } from '../agent/action-log';
 import type { AgentService } from '../agent/agent-service';
@@ -37,6 +38,9 @@ export interface ControlServer {
 export async function startControlServer(options: {
   port: number;
   token: ServerToken;
+  keys: ServerKeys;
+  /** The person's yes to a loosening of their rules (person-consent.ts). */
+  confirmLoosening(changes: string[], timeoutMs: number): Promise<void>;
   home: string;
   service: ProfileService;
   agent: AgentService;
@@ -58,6 +62,7 @@ export async function startControlServer(options: {
     events: options.events,
     actions: options.actions,
     secrets: new SecretStore(options.home),
+    confirmLoosening: options.confirmLoosening,
     viewLink: (tab, ttlMs) => viewLink({ token: options.token, port: () => port, auth: viewAuth }, tab, ttlMs).url,
   });
   const activity = new ClientActivity();
@@ -66,6 +71,7 @@ export async function startControlServer(options: {
     agent: options.agent,
     events: options.events,
     token: options.token,
+    keys: options.keys,
     version: VERSION,
     extensionOrigins: options.extensionOrigins ?? [EXTENSION_ORIGIN],
     port: () => port,

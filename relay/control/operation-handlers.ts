@@ -13,6 +13,7 @@ import { MAX_HANDOFF_WAIT_MS } from '../operations/control-operations';
 import type { InputOf, Operation, ResultOf } from '../operations/operation';
 import type { OperationName, OPERATIONS } from '../operations/operation-table';
 import type { ProfileService } from '../profiles/profile-service';
+import { looseningsOfChange } from '../profiles/rule-changes';
 import type { SecretStore } from '../home/secret-store';
 import { masked, namesSecrets, withSecrets } from '../operations/secret-use';
 import { callLabel, recordCall } from './action-recorder';
@@ -27,6 +28,12 @@ export interface OperationServices {
   actions: ActionLog;
   /** The person's secrets: put into `type`/`fill` for `{{secret:NAME}}`, masked in every answer. */
   secrets: SecretStore;
+  /**
+   * A change that loosens the person's rules (each said in words) may go on: refused person_only
+   * unless the caller is the person's terminal; then, while their browser is connected, only once
+   * they said yes in the side panel (within `timeoutMs`).
+   */
+  confirmLoosening(changes: string[], timeoutMs: number): Promise<void>;
 }
 
 /** `named`: the caller named the profile (else it is the configured default). */
@@ -131,6 +138,16 @@ export const HANDLERS: Handlers = {
   policy: async (s, profile) => s.profiles.policyInForce(profile),
   policySet: async (s, profile, input) => {
     const lists = input.allow !== undefined || input.block !== undefined;
+    // Loosening is the person's, and waits for their yes in Chrome while their browser is connected.
+    const touchesLists = lists || input.ask === undefined;
+    const policy = { ...(input.allow ? { allow: input.allow } : {}), ...(input.block ? { block: input.block } : {}) };
+    const loosens = looseningsOfChange(s.profiles.settings, {
+      profile,
+      global: input.global,
+      ...(touchesLists ? { policy } : {}),
+      ...(input.ask !== undefined ? { ask: input.ask } : {}),
+    });
+    if (loosens.length > 0) await s.confirmLoosening(loosens, input.timeoutMs);
     if (input.ask !== undefined) await s.profiles.setAsk(profile, input.ask);
     if (!lists && input.ask !== undefined) return s.profiles.policyInForce(profile);
     return s.profiles.setPolicy(

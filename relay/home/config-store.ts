@@ -12,6 +12,7 @@ import path from 'node:path';
 import { DEFAULT_RELAY_PORT } from '../../shared/defaults';
 import { firstFreePort, portRangeFromEnv } from '../browser/ports';
 import { ClawdError } from '../errors';
+import { writePrivateFile } from './private-file';
 import { RESERVED_PORTS, defaultBrowserConfig, parseBrowserConfig, type BrowserConfig } from './config-schema';
 
 export interface ClawdConfig {
@@ -94,29 +95,9 @@ export function parseConfig(text: string, file: string): ClawdConfig {
   return { ...config, token: config.token, browser };
 }
 
-/** Writes a complete temp file beside the config and returns its path. */
-async function writeTemp(home: string, config: ClawdConfig): Promise<string> {
-  await fs.mkdir(home, { recursive: true, mode: 0o700 });
-  const temp = `${configPath(home)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const handle = await fs.open(temp, 'w', 0o600);
-  try {
-    await handle.writeFile(JSON.stringify(config, null, 2) + '\n');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  return temp;
-}
-
 /** Writes the config atomically with mode 0600. Use updateConfig to change an existing one. */
 export async function writeConfig(home: string, config: ClawdConfig): Promise<void> {
-  const temp = await writeTemp(home, config);
-  try {
-    await fs.rename(temp, configPath(home));
-  } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  }
+  await writePrivateFile(configPath(home), JSON.stringify(config, null, 2) + '\n');
 }
 
 // One queue per home within this process, so our own writers do not contend for the lock file.

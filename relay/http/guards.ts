@@ -8,6 +8,19 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { MiddlewareHandler } from 'hono';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
+import { callerAuthority } from '../caller-authority';
+
+/** The header clawd's person commands send the person's key in (after the server proved it knows it). */
+export const PERSON_HEADER = 'x-clawd-person';
+
+/** Refuses the current call unless it is the person's (their terminal's key came with it). */
+export function requirePerson(what: string): void {
+  if (callerAuthority() !== 'person')
+    throw new ClawdError(
+      'person_only',
+      `${what} is the person's to do, from their terminal (clawd's own command sends the person's key from its home); the token agents are given cannot`,
+    );
+}
 
 export function isAllowedHost(host: string | undefined, port: number): boolean {
   return host === `127.0.0.1:${port}` || host === `localhost:${port}` || host === `[::1]:${port}`;
@@ -49,6 +62,11 @@ export interface GuardPolicy {
   extensionOrigins: readonly string[];
   /** 'extension': only our extension's origin may connect (the `/extension` socket). */
   origins: 'extension' | 'no-web';
+  /**
+   * The credential is proven inside the connection instead of sent with it (the `/extension`
+   * socket: the extension key, challenge and answer), so no token is asked for here.
+   */
+  provenInBand?: true;
 }
 
 /** Returns the refusal for a request, or undefined when it may proceed. Order: host, origin, token. */
@@ -67,6 +85,7 @@ export function refusal(input: GuardInput, policy: GuardPolicy): ClawdError | un
         : 'requests from web pages are refused';
     return new ClawdError('origin_not_allowed', `Origin ${JSON.stringify(input.origin ?? '')} is not allowed: ${who}`);
   }
+  if (policy.provenInBand) return undefined;
   if (!tokenMatches(requestToken(input.authorization, input.url), policy.token)) {
     const sent = requestToken(input.authorization, input.url) !== undefined;
     return new ClawdError(

@@ -1,7 +1,7 @@
-// The server's token, held in one place so it can change while the server runs (`clawd token
-// --rotate`): every guard asks it at each request, the pairing hands out its current value, and
-// those who must follow a change (the relay: the connected extension is told the new one, raw
-// clients that came in with the old are cut) subscribe. The new value is saved before it is used.
+// The server's token — the agents' credential — held in one place so it can change while the
+// server runs (`clawd token --rotate`): every guard asks it at each request, and those who must
+// follow a change (the relay: raw clients that came in with the old one are cut) subscribe. The
+// new value is saved before it is used.
 
 import { tokenMatches } from './guards';
 

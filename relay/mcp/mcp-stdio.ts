@@ -15,8 +15,17 @@ import { ensureServer } from '../operations/local-server';
 import { profiles } from '../operations/tab-operations';
 import { createMcpServer } from './mcp-server';
 
-/** Holds an /events stream of the server open while this process runs: the server counts it as a client. */
-function holdLease(client: ControlClient, log: Logger): () => void {
+/**
+ * Holds an /events stream of the server open while this process runs: the server counts it as a
+ * client. Only once the server proved it knows the token (what answers may not be clawd).
+ */
+async function holdLease(client: ControlClient, log: Logger): Promise<() => void> {
+  try {
+    await client.prove();
+  } catch (error) {
+    log.warn(`not holding the server's event stream: ${(error as Error).message}`);
+    return () => {};
+  }
   const request = http.get(
     `${client.url}/events`,
     { headers: { Authorization: `Bearer ${client.token}` } },
@@ -51,7 +60,7 @@ export async function runMcpStdio(options: {
     controlPort: options.controlPort,
   });
   log.info(`MCP over stdio, using the clawd server at ${client.url}`);
-  const release = holdLease(client, log);
+  const release = await holdLease(client, log);
   // With no profile chosen, the agent is told which there are, and which one is the person's browser.
   const server = createMcpServer(
     client,

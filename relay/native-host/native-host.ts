@@ -1,12 +1,15 @@
 // `clawd native-host`: what Chrome runs when the extension asks where clawd is
 // (chrome.runtime.sendNativeMessage). It reads the extension's hello, makes sure the home's
-// server runs (starting it detached when none does: it outlives this process and Chrome), answers
-// the relay's port and the token, and exits. Chrome ends a host after its answer anyway.
+// server runs (starting it detached when none does: it outlives this process and Chrome), checks
+// that the server proves it knows the home's token (a program on its port while it was down
+// would not), answers the relay's port and the extension key, and exits. Chrome ends a host after
+// its answer anyway.
 
 import type { Readable, Writable } from 'node:stream';
 import { parseHostHello, type HostAnswer } from '../../shared/native-host-protocol';
 import type { Logger } from '../log';
 import { ensureServer } from '../operations/local-server';
+import { loadKeys } from '../home/home-keys';
 import { VERSION } from '../version';
 import { readNativeMessage, writeNativeMessage } from './native-messaging';
 
@@ -34,10 +37,11 @@ export async function runNativeHost(options: {
     });
     const relayUrl = client.state?.relayUrl;
     if (!relayUrl) throw new Error(`the clawd server of ${home} did not say where its relay is (serve.json)`);
+    await client.prove();
     answer = {
       type: 'server',
       relayPort: Number(new URL(relayUrl).port),
-      token: client.token,
+      key: (await loadKeys(home)).extension,
       version: client.state?.version || VERSION,
       home,
       started,

@@ -1,6 +1,9 @@
 // How a client reaches the running `clawd serve` (the CLI, and `clawd mcp` when a server already
 // runs): $CLAWD_CONTROL_URL if set, else the address in serve.json in the home (so a server on
-// other ports is found), else the default port; the token from config.json. `invoke` calls an
+// other ports is found), else the default port; the token from config.json (and, for the person's
+// commands, the person's key from keys.json). Before each request the server must prove it knows
+// what is about to be sent (`GET /proof`, for a nonce chosen here): a program that took the port
+// while clawd was down learns nothing. `invoke` calls an
 // operation where the table says it lives. Every request has a timeout; a server that cannot be
 // reached says how to start it. Requests go through node:http rather than fetch, which drops
 // informational answers: the server says a note at once (waiting for the person's answer) as a
@@ -11,6 +14,10 @@ import path from 'node:path';
 import { DEFAULT_CONTROL_PORT } from '../../shared/defaults';
 import { ClawdError, type ErrorCode } from '../errors';
 import { loadConfig } from '../home/config-store';
+import { loadKeys } from '../home/home-keys';
+import { PERSON_HEADER } from '../http/guards';
+import { proofMatches } from '../http/key-proofs';
+import { newNonce } from '../../shared/key-proof';
 import { readServeState, type ServeState } from '../home/serve-state';
 import type { Operation } from './operation';
 
@@ -66,6 +73,8 @@ export class ControlClient implements Invoker {
     readonly state: ServeState | undefined,
     /** The home this client is of (the one whose token it presents), when known. */
     readonly home?: string,
+    /** The person's key, sent with each call: a client of the person's own commands (never an agent's). */
+    private readonly personKey?: string,
   ) {
     this.#token = token;
   }
@@ -80,11 +89,80 @@ export class ControlClient implements Invoker {
     return new ControlClient(url.replace(/\/$/, ''), token, undefined);
   }
 
-  static async locate(home: string, env: NodeJS.ProcessEnv = process.env): Promise<ControlClient> {
+  /** The home's server; `person`: a client of the person's commands, which also presents the person's key. */
+  static async locate(
+    home: string,
+    env: NodeJS.ProcessEnv = process.env,
+    options: { person?: boolean } = {},
+  ): Promise<ControlClient> {
     const config = await loadConfig(home);
     const state = await readServeState(home);
     const url = env.CLAWD_CONTROL_URL || state?.controlUrl || `http://127.0.0.1:${DEFAULT_CONTROL_PORT}`;
-    return new ControlClient(url.replace(/\/$/, ''), config.token, state, home);
+    const personKey = options.person ? (await loadKeys(home)).person : undefined;
+    return new ControlClient(url.replace(/\/$/, ''), config.token, state, home, personKey);
+  }
+
+  /**
+   * Asks the server to prove it knows this client's token (and person's key), for a fresh nonce,
+   * on the port it listens on; throws `not_running` naming what answers instead. A token rotated
+   * since this client read it is read again from the home once.
+   */
+  async prove(timeoutMs = 5_000, retried = false): Promise<void> {
+    const nonce = newNonce();
+    let answer: { port?: unknown; agent?: unknown; person?: unknown } = {};
+    let status = 0;
+    try {
+      const response = await request(
+        new URL(`${this.url}/proof?nonce=${nonce}`),
+        'GET',
+        {},
+        undefined,
+        timeoutMs,
+        () => {},
+      );
+      status = response.status;
+      answer = JSON.parse(response.text) as typeof answer;
+    } catch (error) {
+      if ((error as Error).name === 'TimeoutError')
+        throw new ClawdError(
+          'command_timeout',
+          `the clawd server at ${this.url} did not answer within ${Math.round(timeoutMs / 1000)} s`,
+          { cause: error },
+        );
+      if (error instanceof SyntaxError) answer = {};
+      else
+        throw new ClawdError(
+          'not_running',
+          `cannot reach the clawd server at ${this.url}: start it with \`clawd serve\``,
+          {
+            cause: error,
+          },
+        );
+    }
+    const url = new URL(this.url);
+    const port = typeof answer.port === 'number' ? answer.port : -1;
+    // On loopback the port it proves for must be the one this client reached (not a relayed answer).
+    const portHolds = !isLoopback(url) || port === Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    const tokenHolds = portHolds && proofMatches(answer.agent, this.#token, 'agent', port, nonce);
+    const personHolds =
+      this.personKey === undefined || proofMatches(answer.person, this.personKey, 'person', port, nonce);
+    if (tokenHolds && personHolds && portHolds) return;
+    if (this.home !== undefined && status !== 0) {
+      const other = await otherHome(this.url, this.home);
+      if (other) throw anotherHome(this.url, other, this.home);
+      // The token was rotated since this client read it (a long-lived `clawd mcp`): once more with the home's.
+      const { token } = await loadConfig(this.home);
+      if (!tokenHolds && token !== this.#token && !retried) {
+        this.#token = token;
+        return this.prove(timeoutMs, true);
+      }
+    }
+    throw new ClawdError(
+      'not_running',
+      status === 404 || status === 0 || answer.agent === undefined
+        ? `what answers at ${this.url} is not a clawd server this version knows (it cannot prove it knows the token): nothing was sent to it`
+        : `what answers at ${this.url} could not prove it knows ${tokenHolds ? "the person's key" : 'the token'} of ${this.home ?? 'this home'}: nothing was sent to it. If clawd runs, its home differs; otherwise another program holds the port`,
+    );
   }
 
   /** Calls an operation on the server; its answer is the operation's result. */
@@ -130,10 +208,13 @@ export class ControlClient implements Invoker {
       for (const note of notes.slice(from)) options.note?.(note);
       return notes.length;
     };
+    // Nothing is sent until the server proved it knows it (each call: it may have been restarted, or replaced).
+    await this.prove(Math.min(timeoutMs, 5_000));
     let response: { status: number; notes: string | string[] | undefined; text: string };
     try {
       const headers = {
         Authorization: `Bearer ${this.#token}`,
+        ...(this.personKey !== undefined ? { [PERSON_HEADER]: this.personKey } : {}),
         [EARLY_NOTES_HEADER]: '1',
         ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
       };
@@ -172,11 +253,7 @@ export class ControlClient implements Invoker {
     if (response.status === 401 && this.home !== undefined) {
       // The default port answers, but with another home's server: say so, not "the token is wrong".
       const other = await otherHome(this.url, this.home);
-      if (other)
-        throw new ClawdError(
-          'not_running',
-          `the clawd server at ${this.url} serves another home (${other}), not ${this.home}: start one for this home with \`clawd serve --home ${this.home} --control-port 0 --relay-port 0\`, or use that home`,
-        );
+      if (other) throw anotherHome(this.url, other, this.home);
       // The token was rotated since this client read it (a long-lived `clawd mcp`): once more with the home's.
       const { token } = await loadConfig(this.home);
       if (token !== this.#token && !retried) {
@@ -239,6 +316,17 @@ async function request(
     });
     req.end(body);
   });
+}
+
+function anotherHome(url: string, other: string, home: string): ClawdError {
+  return new ClawdError(
+    'not_running',
+    `the clawd server at ${url} serves another home (${other}), not ${home}: start one for this home with \`clawd serve --home ${home} --control-port 0 --relay-port 0\`, or use that home`,
+  );
+}
+
+function isLoopback(url: URL): boolean {
+  return url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
 }
 
 /** The home the server at `url` says it serves, when it is not `home`. */

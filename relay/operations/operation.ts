@@ -120,6 +120,11 @@ export interface Operation<S extends z.AnyZodObject = z.AnyZodObject, R = any> {
   followUp?: FollowUp<R>;
   /** It changes a page or a tab: every call is recorded in the action log. */
   logged?: true;
+  /**
+   * The person's operation: its CLI command sends the person's key too (it may loosen the
+   * person's rules, which an agent's token alone cannot). Never an MCP tool.
+   */
+  person?: true;
   /** It passes the gate first (it changes a tab, or the person may be asked about it). */
   gate?: GateSpec<z.output<S>>;
   /** How long a client waits for the answer (the server bounds the work; this is the client's net). */

@@ -1,6 +1,8 @@
 // The origin policy: which sites agents may reach on a profile. Reading it is for everyone;
-// changing it is the person's (the CLI and HTTP), never an MCP tool, since the policy is what
-// keeps an agent to its task when a page tells it to go elsewhere.
+// changing it is never an MCP tool, since the policy is what keeps an agent to its task when a
+// page tells it to go elsewhere. Tightening it (a block, an ask) is anyone's, at once; loosening
+// it is the person's: their terminal's key, and, while their browser is connected, their yes in
+// the side panel (relay/profiles/rule-changes.ts decides which a change is).
 
 import { z } from 'zod';
 import { ASK_KINDS } from '../../shared/ask-kinds';
@@ -37,7 +39,7 @@ export const policySet = operation<PolicyInForce>()({
   name: 'policySet',
   summary: "set the profile's origin policy (or, with global, the default of every profile), in force at once",
   details:
-    "Replaces the lists it is given; with no list at all the profile's own policy goes and the global one applies again. With only ask, the origin lists stay as they are. Written to config.json. Enforced in the browser: on a person's attached tabs by Chrome's declarativeNetRequest rules, on managed and remote profiles by the relay's interception of every request.",
+    "Replaces the lists it is given; with no list at all the profile's own policy goes and the global one applies again. With only ask, the origin lists stay as they are. Written to config.json. Enforced in the browser: on a person's attached tabs by Chrome's declarativeNetRequest rules, on managed and remote profiles by the relay's interception of every request. A change that loosens the rules (an ask dropped, a block lifted, a site allowed) is the person's: the token alone is refused (person_only); from the person's terminal it waits for their yes in clawd's side panel while their browser is connected (timeoutMs), and is taken at once when none is.",
   input: z.object({
     allow: originList().describe('origins agents may load; every other is blocked'),
     block: originList().describe('origins agents may not load (wins over allow)'),
@@ -49,9 +51,18 @@ export const policySet = operation<PolicyInForce>()({
       .array(z.enum(ASK_KINDS))
       .optional()
       .describe(`what the person is asked before on this profile: ${ASK_KINDS.join(', ')} (an empty list: nothing)`),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(600_000)
+      .default(120_000)
+      .describe("how long a loosening waits for the person's yes in the side panel (ms, default 2 minutes)"),
   }),
   http: { method: 'POST', path: '/policy' },
   logged: true,
+  person: true,
+  clientTimeoutMs: (i) => i.timeoutMs + 10_000,
   cli: {
     group: 'profiles',
     name: 'policy-set',

@@ -1,11 +1,14 @@
-// Pairing the extension without copying the token: `clawd pair` (and `clawd serve`'s banner)
-// print a link to the extension's own pair page carrying a one-time code (10 minutes, once).
-// The person confirms there; the page trades the code with the relay for the token
-// (`POST /pair/claim`), which answers only our extension's origins, so no web page can pair or
-// learn the token, and a code is spent by its first claim.
+// Pairing the extension without copying a secret: `clawd pair` (and `clawd serve`'s banner)
+// print a link to the extension's own pair page carrying a one-time code (10 minutes, once) and
+// the relay's proof of the extension key for that code. The person confirms there; the page
+// trades the code with the relay for the extension key (`POST /pair/claim`) and keeps it only if
+// the key matches the proof the link carried — so a program that took the relay's port cannot
+// hand the extension a key of its own. Minting codes is the person's (their terminal's key):
+// an agent holding the token cannot pair a browser of its own in the person's place.
 
+import { keyProofSync } from '../http/key-proofs';
 import { OneTimeCodes } from '../http/one-time-codes';
-import type { ServerToken } from '../http/server-token';
+import type { ServerKeys } from '../http/server-keys';
 
 export const PAIR_CODE_TTL_MS = 10 * 60_000;
 
@@ -13,7 +16,7 @@ export class Pairing {
   readonly #codes = new OneTimeCodes(PAIR_CODE_TTL_MS, PAIR_CODE_TTL_MS, 20);
 
   constructor(
-    private readonly token: ServerToken,
+    private readonly keys: ServerKeys,
     /** Our extension's origins (`chrome-extension://<id>`): one link for each. */
     private readonly extensionOrigins: readonly string[],
     private readonly relayPort: () => number,
@@ -22,13 +25,15 @@ export class Pairing {
   /** A fresh code and the links that open the pair page with it, one per known extension id. */
   links(): { code: string; expiresInMs: number; links: string[] } {
     const { code, expiresInMs } = this.#codes.mint();
-    const fragment = new URLSearchParams({ port: String(this.relayPort()), code });
+    const port = this.relayPort();
+    const check = keyProofSync(this.keys.extension, 'relay', port, code);
+    const fragment = new URLSearchParams({ port: String(port), code, check });
     return { code, expiresInMs, links: this.extensionOrigins.map((origin) => `${origin}/pair.html#${fragment}`) };
   }
 
-  /** The token for a valid code (spending it), else undefined. */
+  /** The extension key for a valid code (spending it), else undefined. */
   claim(code: unknown): string | undefined {
-    return this.#codes.redeem(code) ? this.token.value : undefined;
+    return this.#codes.redeem(code) ? this.keys.extension : undefined;
   }
 
   close(): void {

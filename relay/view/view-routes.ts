@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { Hono, MiddlewareHandler } from 'hono';
 import { WebSocketServer } from 'ws';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
-import { refuseUpgrade, viewRefusal } from '../http/guards';
+import { refuseUpgrade, requirePerson, viewRefusal } from '../http/guards';
 import type { ServerToken } from '../http/server-token';
 import type { ActionLog } from '../agent/action-log';
 import type { AgentService } from '../agent/agent-service';
@@ -117,8 +117,12 @@ export function registerViewRoutes(
       'Cache-Control': 'no-store',
     });
   });
-  // For `clawd view` (token only: this route is not a view route).
-  app.post('/view/codes', async (c) => c.json(viewLink(options, undefined, undefined, true)));
+  // For `clawd view`: the person's (their terminal's key; an agent's token is refused), so a view
+  // that may answer questions and act is never minted by an agent. Not a view route.
+  app.post('/view/codes', async (c) => {
+    requirePerson('opening a live view that answers questions and acts');
+    return c.json(viewLink(options, undefined, undefined, true));
+  });
   // Every running profile's tabs and who holds each: what the page lists.
   app.get('/view/api/tabs', async (c) => {
     const profiles = await service.list();

@@ -21,6 +21,9 @@ export interface RelayProcess {
   controlUrl: string;
   port: number;
   token: string;
+  /** The home's keys: the extension's (configureExtension takes it) and the person's (profile admin). */
+  extensionKey: string;
+  personKey: string;
   cdpWsUrl: string;
   /** Resident and peak resident memory of the relay process, in MB (Linux). */
   memory(): { rssMb: number; peakMb: number };
@@ -53,7 +56,10 @@ export async function startRelayProcess(env: Record<string, string> = {}): Promi
     child.once('exit', (code) => reject(new Error(`clawd serve exited (${code}):\n${out}`)));
   });
   const [, url, port, controlUrl, token] = match as unknown as [string, string, string, string, string];
+  const keys = JSON.parse(readFileSync(path.join(home, 'keys.json'), 'utf8')) as { person: string; extension: string };
   return {
+    extensionKey: keys.extension,
+    personKey: keys.person,
     child,
     home,
     url,
@@ -75,14 +81,18 @@ export async function startRelayProcess(env: Record<string, string> = {}): Promi
   };
 }
 
-/** A call to a server's control API, answering its JSON or throwing with what it said. */
+/** A call to a server's control API as the person running the bench (token and person's key), answering its JSON or throwing with what it said. */
 export type ControlCall = (method: string, route: string, body?: unknown) => Promise<any>;
 
 export function controlApi(server: RelayProcess): ControlCall {
   return async (method, route, body) => {
     const response = await fetch(server.controlUrl + route, {
       method,
-      headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' },
+      headers: {
+        Authorization: `Bearer ${server.token}`,
+        'X-Clawd-Person': server.personKey,
+        'Content-Type': 'application/json',
+      },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
     if (!response.ok) throw new Error(`${method} ${route}: ${await response.text()}`);
@@ -131,7 +141,7 @@ export async function openBenchTab(relay: RelayProcess, url: string): Promise<Be
   // A 1920×1080 window, so every session captures the same frame (an emulation override set on
   // one CDP session does not apply to the extension's session).
   const browser = await TestBrowser.launch({ args: ['--window-size=1920,1080'] });
-  await browser.configureExtension(relay.port, relay.token);
+  await browser.configureExtension(relay.port, relay.extensionKey);
   const tab = await browser.openTab(url);
   const json = async () =>
     (await (await fetch(`${relay.url}/json/list?token=${relay.token}`)).json()) as Array<{ id: string }>;

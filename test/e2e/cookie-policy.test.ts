@@ -32,7 +32,7 @@ describe('cookies under the origin policy, through the relay', () => {
       ],
     });
     // The person said not to be asked before an export (asked by default on their browser).
-    const set = await d.api('POST', '/policy', { block: ['http://localhost:*'], ask: [] });
+    const set = await d.loosen({ block: ['http://localhost:*'], ask: [] });
     expect(set.status).toBe(200);
     const version = await (
       await fetch(`${d.server.server.relay.url}/json/version`, {

@@ -66,18 +66,18 @@ describe('the store build of the extension', () => {
       const browser = await TestBrowser.launch({ extensionDir: unpacked, extensionId: id });
       try {
         // Not listed yet: refused like any other extension.
-        const extensionUrl = `ws://127.0.0.1:${server.server.relay.port}/extension?token=${server.token}`;
+        const extensionUrl = `ws://127.0.0.1:${server.server.relay.port}/extension?nonce=a-nonce-0123456789abc`;
         expect(await upgradeStatus(extensionUrl, {}, `chrome-extension://${id}`)).toBe(403);
         await server.stop();
         await loadConfig(server.home);
         await updateConfig(server.home, (config) => ({ ...config, relay: { extensionIds: [id] } }));
         const listed = await startTestServer({ home: server.home });
         try {
-          await browser.configureExtension(listed.server.relay.port, listed.token);
+          await browser.configureExtension(listed.server.relay.port, listed.extensionKey);
           await until('the store build to connect', () => listed.server.relay.switchboard.extensionConnected, 15_000);
           expect(
             await upgradeStatus(
-              `ws://127.0.0.1:${listed.server.relay.port}/extension?token=${listed.token}`,
+              `ws://127.0.0.1:${listed.server.relay.port}/extension?nonce=a-nonce-0123456789abc`,
               {},
               'chrome-extension://abcdefghijklmnopabcdefghijklmnop',
             ),

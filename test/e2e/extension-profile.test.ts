@@ -27,7 +27,7 @@ describe('the chrome profile: extension tabs through the same API and CLI', () =
     expect(doctor.stdout).toMatch(/^✓ token: accepted/m);
     expect(doctor.stdout).toMatch(/^✓ relay: reachable at/m);
     expect(doctor.stdout).toMatch(
-      /^✗ extension: not connected: load dist\/extension in Chrome .* set port \d+ and the token/m,
+      /^✗ extension: not connected: load dist\/extension in Chrome .* pair it with the link `clawd pair` prints/m,
     );
     expect(doctor.stdout).toMatch(/^! native host: not installed: `clawd install` lets Chrome start clawd/m);
     expect(doctor.stdout).toMatch(/^– tab evaluate: not checked: no extension$/m);
@@ -47,7 +47,7 @@ describe('the chrome profile: extension tabs through the same API and CLI', () =
   });
 
   it('lists, opens, focuses and closes the tabs the user handed over', async () => {
-    await browser.configureExtension(relay().port, t.token);
+    await browser.configureExtension(relay().port, t.extensionKey);
     await until('the extension to connect', () => relay().switchboard.extensionConnected);
     const none = (await t.api('POST', '/start', { profile: 'chrome' })).body;
     expect(none).toMatchObject({

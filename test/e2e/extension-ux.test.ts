@@ -95,23 +95,22 @@ describe('the extension as a user meets it', () => {
       (await e2e.browser.cdp.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, session))
         .result.value;
     await until(
-      'the options form to load the saved settings',
-      async () => (await evaluate("document.getElementById('port').value")) === String(e2e.relay.port),
+      'the options page to say it is paired',
+      async () =>
+        (await evaluate("document.getElementById('paired').textContent")) ===
+        `Paired with clawd on port ${e2e.relay.port}.`,
     );
-    expect(await evaluate("document.getElementById('token').value")).toBe(e2e.relay.token);
-    const test = async (token: string) => {
-      await evaluate(
-        `document.getElementById('result').textContent = ''; document.getElementById('token').value = ${JSON.stringify(token)}; document.getElementById('test').click()`,
-      );
-      return until(
+    // Nothing secret on the page: the key is not shown, and there is no token to paste.
+    const html = await evaluate('document.documentElement.outerHTML');
+    expect(html).not.toContain(e2e.relay.extensionKey);
+    expect(await evaluate("document.querySelector('input[type=password], #token') === null")).toBe(true);
+    await evaluate("document.getElementById('result').textContent = ''; document.getElementById('test').click()");
+    expect(
+      await until(
         'a verdict',
         async () => (await evaluate("document.getElementById('result').textContent")) || undefined,
-      );
-    };
-    expect(await test('not-the-token')).toBe(
-      'The relay rejected the token: paste the output of `clawd token` into the options.',
-    );
-    expect(await test(e2e.relay.token)).toMatch(/^Connected: clawd \S+ on port \d+ accepts this token\.$/);
+      ),
+    ).toMatch(/^clawd \S+ answers on port \d+\.$/);
     expect(
       await until(
         'the live status',
@@ -136,9 +135,9 @@ describe('settings', () => {
     const second = await startTestRelay();
     relays.push(first, second);
     browser = await TestBrowser.launch();
-    await browser.configureExtension(first.port, first.token);
+    await browser.configureExtension(first.port, first.extensionKey);
     await until('the first relay to have the extension', () => first.relay.switchboard.extensionConnected);
-    await browser.configureExtension(second.port, second.token);
+    await browser.configureExtension(second.port, second.extensionKey);
     await until('the second relay to have the extension', () => second.relay.switchboard.extensionConnected);
     await until('the first relay to lose it', () => !first.relay.switchboard.extensionConnected);
   });
@@ -149,11 +148,11 @@ describe('settings', () => {
     browser = await TestBrowser.launch();
     const other = await TestBrowser.launch();
     try {
-      await browser.configureExtension(relay.port, relay.token);
+      await browser.configureExtension(relay.port, relay.extensionKey);
       await until('the first browser to connect', () => relay.relay.switchboard.extensionConnected);
       const page = await browser.openTab('data:text/html,<title>mine</title>');
       expect(await browser.optionsStatus()).toMatch(/^Status: connected/);
-      await other.configureExtension(relay.port, relay.token);
+      await other.configureExtension(relay.port, relay.extensionKey);
       // The second browser replaces the first, which must not fight back on its own.
       await until('the second browser to take over', async () =>
         /^Status: connected/.test(await other.optionsStatus()),
@@ -181,7 +180,7 @@ describe('settings', () => {
     }
   });
 
-  it('asks for the token on a click before it is configured, with ! and the options page', async () => {
+  it('asks to be paired on a click before it is, with ! and the options page', async () => {
     browser = await TestBrowser.launch();
     // A real page: on an empty tab Chrome would open the options in that very tab.
     const tab = await browser.openTab('data:text/html,<title>a page</title>');
@@ -191,7 +190,9 @@ describe('settings', () => {
       const b = await browser!.badge(tabId);
       return b.text === '!' ? b : undefined;
     });
-    expect(badge.title).toBe('clawd: set the relay token in the extension options (run `clawd token`)');
+    expect(badge.title).toBe(
+      'clawd: not paired with clawd yet: run `clawd pair` and open the link (or `clawd install`)',
+    );
     await until('the options page to open', async () =>
       (await browser!.targets('page')).some((t) => t.url === `${EXTENSION_ORIGIN}/options.html`),
     );

@@ -2,6 +2,7 @@ import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRelayServer } from '../../relay/cdp/relay-server';
 import { ServerToken } from '../../relay/http/server-token';
+import { ServerKeys } from '../../relay/http/server-keys';
 import { CdpClient } from '../helpers/cdp-client';
 import { quiet, until, within } from '../helpers/waits';
 import { startE2e, type E2eSetup } from '../helpers/session';
@@ -60,7 +61,11 @@ describe('faults', () => {
     expect(['!', '…']).toContain(away.text);
     expect(away.title).toMatch(/relay/);
 
-    const restarted = await startRelayServer({ port, token: new ServerToken(token) });
+    const restarted = await startRelayServer({
+      port,
+      token: new ServerToken(token),
+      keys: new ServerKeys({ person: 'p'.repeat(32), extension: e2e.relay.extensionKey }),
+    });
     try {
       const started = Date.now();
       await until('the extension to reconnect', () => restarted.switchboard.extensionConnected, 5_000, 20);

@@ -100,6 +100,7 @@ describe('browsers from a Selenium Grid', () => {
     { timeout: 120_000 },
     async () => {
       const created = await t.api('POST', '/profiles/create', {
+        person: true,
         body: { name: 'pool', gridUrl: grid.url, capabilities: chromiumCapabilities() },
       });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -186,6 +187,7 @@ describe('browsers from a Selenium Grid', () => {
       try {
         // Wrong credentials: the Grid's 401 said, nothing made.
         const wrong = await t.api('POST', '/profiles/create', {
+          person: true,
           body: { name: 'locked', gridUrl: proxy.urlWith('clawd', 'guess'), capabilities: chromiumCapabilities() },
         });
         expect(wrong.status, JSON.stringify(wrong.body)).toBe(201);
@@ -202,6 +204,7 @@ describe('browsers from a Selenium Grid', () => {
 
         // The right ones: WebDriver, the browser's se:cdp and the policy guard's socket all carry them.
         const created = await t.api('POST', '/profiles/create', {
+          person: true,
           body: { name: 'vault', gridUrl: proxy.urlWith('clawd', 's3cret:pass'), capabilities: chromiumCapabilities() },
         });
         expect(created.status, JSON.stringify(created.body)).toBe(201);

@@ -23,7 +23,7 @@ describe.runIf(headedTestsRun())('the live view of a background tab in a headed 
     pages = await startPageServer();
     server = await startTestServer();
     browser = await TestBrowser.launch({ display: display.display });
-    await browser.configureExtension(server.server.relay.port, server.token);
+    await browser.configureExtension(server.server.relay.port, server.extensionKey);
     await until('the extension to connect', () => server.server.relay.switchboard.extensionConnected, 15_000);
   });
   afterAll(async () => {

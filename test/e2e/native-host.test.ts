@@ -44,7 +44,7 @@ async function connected(state: ServeJson, what: string, browser: TestBrowser): 
   } catch (error) {
     const status = await browser
       .swEval<string>(
-        'chrome.storage.local.get(null).then((s) => JSON.stringify({ ...s, token: s.token ? "(set)" : "" }))',
+        'chrome.storage.local.get(null).then((s) => JSON.stringify({ ...s, extensionKey: s.extensionKey ? "(set)" : "" }))',
       )
       .catch((e: Error) => e.message);
     throw new Error(`${(error as Error).message}\nthe extension's storage: ${status}\n${logs()}`);
@@ -108,7 +108,11 @@ describe('Chrome starts clawd (clawd install, native messaging)', () => {
       const state = await until('the host to start a server', () => serveJson(), 15_000);
       await connected(state, 'the extension to connect', browser);
       console.log(`native host: the extension connected ${Date.now() - started} ms after the worker started`);
-      expect(await browser.swEval('chrome.storage.local.get("token").then((s) => s.token)')).toBe(token());
+      // What the host gave it is the extension key, never the agents' token.
+      expect(await browser.swEval('chrome.storage.local.get("extensionKey").then((s) => s.extensionKey)')).toBe(
+        (JSON.parse(readFileSync(path.join(home, 'keys.json'), 'utf8')) as { extension: string }).extension,
+      );
+      expect(JSON.stringify(await browser.swEval('chrome.storage.local.get(null)'))).not.toContain(token());
 
       // A toolbar hand-over, then Playwright through the relay drives the tab.
       const tab = await browser.openTab(pages.url('/form'));

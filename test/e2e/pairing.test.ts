@@ -1,15 +1,23 @@
-// Pairing without a token to copy, in real Chromium with the extension: `clawd pair` prints a
-// link; opened in the browser it shows the extension's own page, where the person presses Pair;
-// the extension then connects and a toolbar click attaches a tab. A link works once, a code
-// never issued does nothing, and no web page can pair or learn the token.
+// Pairing without a secret to copy, in real Chromium with the extension: `clawd pair` (the
+// person's command) prints a link; opened in the browser it shows the extension's own page, where
+// the person presses Pair; the extension gets its own key (never the agents' token) and checks it
+// against the link, then connects, and a toolbar click attaches a tab. A link works once, a code
+// never issued does nothing, no web page can pair, an agent's token cannot mint a link, and a
+// program holding clawd's ports while clawd is down hears no key or token from the extension, the
+// CLI or `clawd mcp`.
 
+import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { EXTENSION_ORIGIN } from '../../shared/defaults';
 import { TestBrowser } from '../helpers/chromium';
 import { rawRequest } from '../helpers/http';
 import { startPageServer, type PageServer } from '../helpers/pages';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { CLAWD_BIN, runCli } from '../helpers/cli';
 import { until } from '../helpers/waits';
+import { loadKeys } from '../../relay/home/home-keys';
 
 describe('pairing the extension', () => {
   let server: TestServer;
@@ -64,9 +72,10 @@ describe('pairing the extension', () => {
         .split('\n')
         .find((l) => l.startsWith(EXTENSION_ORIGIN))!;
       expect(link).toMatch(
-        new RegExp(`^${EXTENSION_ORIGIN}/pair\\.html#port=${server.server.relay.port}&code=[\\w-]+$`),
+        new RegExp(`^${EXTENSION_ORIGIN}/pair\\.html#port=${server.server.relay.port}&code=[\\w-]+&check=[\\w-]+$`),
       );
       expect(link).not.toContain(server.token);
+      expect(link).not.toContain(server.extensionKey);
 
       const page = await openLink(link);
       const port = server.server.relay.port;
@@ -76,6 +85,12 @@ describe('pairing the extension', () => {
       await page.click('pair');
       await until('paired', async () => (await page.text('result')).startsWith(`Paired with clawd on port ${port}`));
       await until('the extension to connect', () => server.server.relay.switchboard.extensionConnected, 15_000);
+      // What it keeps is its own key, not the token agents are given.
+      expect(await browser.swEval(`chrome.storage.local.get(null)`)).toMatchObject({
+        relayPort: port,
+        extensionKey: server.extensionKey,
+      });
+      expect(JSON.stringify(await browser.swEval(`chrome.storage.local.get(null)`))).not.toContain(server.token);
 
       const tab = await browser.openTab(pages.url('/form'));
       await browser.clickToolbar(tab);
@@ -107,7 +122,11 @@ describe('pairing the extension', () => {
     const never = await claim(EXTENSION_ORIGIN, 'never-issued-code');
     expect(never.status).toBe(401);
     expect(never.json().error.code).toBe('unauthorized');
-    const { code } = (await server.api('POST', '/pair/codes')).body as { code: string };
+    // The agent's token cannot mint a pairing code (else an agent could pair a browser of its own).
+    const minted = await server.api('POST', '/pair/codes');
+    expect(minted.status).toBe(403);
+    expect(minted.body.error.code).toBe('person_only');
+    const { code } = (await server.api('POST', '/pair/codes', { person: true })).body as { code: string };
     for (const origin of [
       'https://evil.example',
       'http://127.0.0.1:8080',
@@ -116,18 +135,49 @@ describe('pairing the extension', () => {
     ]) {
       const refused = await claim(origin, code);
       expect(refused.status, String(origin)).toBe(403);
-      expect(refused.body).not.toContain(server.token);
+      expect(refused.body).not.toContain(server.extensionKey);
     }
-    // Those attempts did not spend it: the extension's origin still gets the token, once.
+    // Those attempts did not spend it: the extension's origin still gets the key, once.
     const good = await claim(EXTENSION_ORIGIN, code);
-    expect(good.json()).toEqual({ token: server.token, relayPort: server.server.relay.port });
+    expect(good.json()).toEqual({ key: server.extensionKey, relayPort: server.server.relay.port });
     expect((await claim(EXTENSION_ORIGIN, code)).status).toBe(401);
   });
 
-  it('rotates the token: the old one is refused, the extension follows with the tab still handed over, the CLI reads the new one', async () => {
+  it('keeps no key that does not match the link: something else on the port cannot pair the browser with itself', async () => {
+    const { links } = (await server.api('POST', '/pair/codes', { person: true })).body as { links: string[] };
+    const fragment = new URLSearchParams(new URL(links[0]!).hash.slice(1));
+    // A program on another port answers the claim with a key of its own (for the link's real code and check).
+    const claims: string[] = [];
+    const impostor = http.createServer((req, res) => {
+      claims.push(req.url ?? '');
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ key: 'the-impostors-own-key-0123456789abc', relayPort: 1 }));
+    });
+    await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
+    try {
+      fragment.set('port', String((impostor.address() as import('node:net').AddressInfo).port));
+      const before = await browser.swEval(`chrome.storage.local.get(['relayPort', 'extensionKey'])`);
+      const page = await openLink(`${EXTENSION_ORIGIN}/pair.html#${fragment}`);
+      await until('the question', async () => (await page.text('question')).startsWith('Pair with clawd'));
+      await page.click('pair');
+      await until('the refusal', async () =>
+        (await page.text('result')).includes('is not the clawd server that printed this link'),
+      );
+      expect(claims).toEqual(['/pair/claim']);
+      expect(await browser.swEval(`chrome.storage.local.get(['relayPort', 'extensionKey'])`)).toEqual(before);
+    } finally {
+      impostor.close();
+    }
+  });
+
+  it('rotates the token and the extension key: the old ones are refused, a new pairing brings the extension back with its tab', async () => {
     const old = server.token;
+    const oldKey = server.extensionKey;
     const tabs = server.server.relay.switchboard.tabs().map((t) => t.targetId);
     expect(tabs).toHaveLength(1);
+    // The agent's token cannot rotate itself (nor lock the person out).
+    expect((await server.api('POST', '/token/rotate')).body.error?.code).toBe('person_only');
     const rotated = await server.cli(['token', '--rotate']);
     expect(rotated.code, rotated.stderr).toBe(0);
     const token = rotated.stdout.trim();
@@ -135,20 +185,107 @@ describe('pairing the extension', () => {
     expect(token).not.toBe(old);
     expect(server.server.token).toBe(token);
     expect((await server.cli(['token'])).stdout.trim()).toBe(token);
+    expect(rotated.stderr).toMatch(/extension key was replaced too/);
 
     const tabsWith = (t: string) =>
       fetch(`${server.controlUrl}/tabs?profile=chrome`, { headers: { Authorization: `Bearer ${t}` } });
     expect((await tabsWith(old)).status).toBe(401);
-    expect((await tabsWith(token)).status).toBe(200);
-    // The extension keeps the new token and is connected with it; the tab it had stays handed over.
-    await until(
-      'the extension keeps the new token',
-      async () => (await browser.swEval(`chrome.storage.local.get('token').then((s) => s.token)`)) === token,
-    );
-    await until('the extension connected again', () => server.server.relay.switchboard.extensionConnected, 10_000);
+    expect((await tabsWith(token)).status).not.toBe(401); // 503 while the extension is away
+    // The extension was dropped, and its old key is refused: no native host here, so it waits for a pairing.
+    await until('the extension dropped', () => !server.server.relay.switchboard.extensionConnected);
+    expect(await browser.swEval(`chrome.storage.local.get('extensionKey').then((s) => s.extensionKey)`)).toBe(oldKey);
+    const newKey = (await loadKeys(server.home)).extension;
+    expect(newKey).not.toBe(oldKey);
+
+    const printed = await server.cli(['pair']);
+    const page = await openLink(printed.stdout.trim().split('\n')[0]!);
+    await until('the question', async () => (await page.text('question')).startsWith('Pair with clawd'));
+    await page.click('pair');
+    await until('the extension connected again', () => server.server.relay.switchboard.extensionConnected, 15_000);
+    expect(await browser.swEval(`chrome.storage.local.get('extensionKey').then((s) => s.extensionKey)`)).toBe(newKey);
     expect(server.server.relay.switchboard.tabs().map((t) => t.targetId)).toEqual(tabs);
     const listed = await server.cli(['tabs', '--profile', 'chrome']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain(tabs[0]!.slice(0, 8));
   });
+
+  it(
+    'tells a program holding its ports while clawd is down nothing: not the extension, the CLI or clawd mcp',
+    { timeout: 60_000 },
+    async () => {
+      const relayPort = server.server.relay.port;
+      const controlPort = Number(new URL(server.controlUrl).port);
+      const key = (await loadKeys(server.home)).extension;
+      const token = server.server.token;
+      const person = (await loadKeys(server.home)).person;
+      await server.stop();
+      // The squatter: clawd's two ports, everything it is sent recorded; it plays clawd as far as it can.
+      const heard: string[] = [];
+      const squat = (port: number) => {
+        const web = http.createServer((req, res) => {
+          heard.push(`${req.method} ${req.url} ${JSON.stringify(req.headers)}`);
+          req.on('data', (chunk) => heard.push(String(chunk)));
+          const path = new URL(req.url ?? '/', 'http://x').pathname;
+          const body =
+            path === '/'
+              ? { ok: true, name: 'clawd-browser', version: '0.1.0', protocol: 5, home: server.home }
+              : path === '/proof'
+                ? { port, agent: 'A'.repeat(43), person: 'B'.repeat(43) }
+                : { fine: true };
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+        });
+        const sockets = new WebSocketServer({ server: web });
+        sockets.on('connection', (ws, req) => {
+          heard.push(`upgrade ${req.url} ${JSON.stringify(req.headers)}`);
+          ws.on('message', (data) => heard.push(String(data)));
+          ws.send(JSON.stringify({ type: 'challenge', proof: 'C'.repeat(43), nonce: 'squatters-nonce-0123456789' }));
+        });
+        return new Promise<http.Server>((resolve) => web.listen(port, '127.0.0.1', () => resolve(web)));
+      };
+      const squatters = [await squat(relayPort), await squat(controlPort)];
+      try {
+        // The extension keeps trying the relay's port: it gets there, and says nothing.
+        await until(
+          'the extension to try the port',
+          () => heard.some((h) => h.startsWith('upgrade /extension?nonce=')),
+          20_000,
+        );
+        // And says why on its options page, as the person sees it.
+        await until('the options page to say why', async () =>
+          /could not prove it is the clawd server/.test(await browser.optionsStatus()),
+        );
+        // The CLI and `clawd mcp`, sent to the squatter's control port.
+        const env = { CLAWD_HOME: server.home, CLAWD_CONTROL_URL: `http://127.0.0.1:${controlPort}` };
+        const tabs = await runCli(['tabs'], env);
+        expect(tabs.code).not.toBe(0);
+        expect(tabs.stderr).toMatch(/nothing was sent to it/);
+        expect((await runCli(['policy-set', '--ask', ''], env)).code).not.toBe(0);
+        expect((await runCli(['view'], env)).code).not.toBe(0);
+        const mcp = spawn(process.execPath, [CLAWD_BIN, 'mcp'], { env: { ...process.env, ...env } });
+        const said = new Promise<string>((resolve) => {
+          let out = '';
+          mcp.stdout.on('data', (d) => {
+            out += d;
+            if (out.includes('"id":2')) resolve(out);
+          });
+        });
+        const send = (message: object) => mcp.stdin.write(`${JSON.stringify(message)}\n`);
+        send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+        });
+        send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'tabs', arguments: {} } });
+        expect(await said).toMatch(/nothing was sent to it/);
+        mcp.kill();
+        const everything = heard.join('\n');
+        for (const secret of [key, token, person]) expect(everything).not.toContain(secret);
+        expect(everything).not.toMatch(/"type":"hello"/);
+      } finally {
+        for (const squatter of squatters) squatter.close();
+      }
+    },
+  );
 });

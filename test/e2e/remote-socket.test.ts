@@ -43,6 +43,7 @@ describe('a remote profile on a bare CDP WebSocket', () => {
 
   it('says what the endpoint answered when it refuses the token', async () => {
     const created = await t.api('POST', '/profiles/create', {
+      person: true,
       body: { name: 'refused', cdpUrl: endpoint.urlWithToken('wrong') },
     });
     expect(created.status).toBe(201);

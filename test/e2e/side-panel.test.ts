@@ -75,7 +75,7 @@ describe("the side panel and the person's say", () => {
       TestBrowser.launch(),
       startShop(),
     ]);
-    await browser.configureExtension(server.server.relay.port, server.token);
+    await browser.configureExtension(server.server.relay.port, server.extensionKey);
     await until('the extension to connect', () => server.server.relay.switchboard.extensionConnected, 15_000);
     tab = await browser.openTab(shop.url('/shop'));
     await browser.clickToolbar(tab);
@@ -117,8 +117,51 @@ describe("the side panel and the person's say", () => {
     expect(await inPanel<string>(`document.getElementById('tabs').textContent`)).toContain('held by shopper');
   });
 
+  it("loosens the rules only on the person's yes in the side panel; the agent's token cannot, tightening is at once", async () => {
+    const asked = async () => (await api<{ ask: string[] }>('GET', '/policy')).body.ask.slice().sort();
+    // Tightening is anyone's, at once: the agent's token adds an ask.
+    expect((await api('POST', '/policy', { ask: ['storage', 'submit'] })).body.ask).toEqual(['storage', 'submit']);
+    // Loosening with the agent's token alone: refused, nothing changed, nothing asked.
+    for (const body of [{ ask: ['storage'] }, { ask: [] }]) {
+      const refused = await api('POST', '/policy', body);
+      expect(refused.status, JSON.stringify(body)).toBe(403);
+      expect(refused.body.error.code).toBe('person_only');
+    }
+    expect(await asked()).toEqual(['storage', 'submit']);
+    expect(server.server.consent.questions.pending()).toEqual([]);
+
+    // From the person's terminal it waits for their yes in the panel, and says so meanwhile.
+    const loosen = (ask: string) => {
+      const cli = spawn(process.execPath, [CLAWD_BIN, 'policy-set', '--profile', 'chrome', '--ask', ask], {
+        env: { ...process.env, CLAWD_HOME: server.home },
+      });
+      let stderr = '';
+      cli.stderr.on('data', (d) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => cli.once('exit', resolve));
+      return { exited, stderr: () => stderr };
+    };
+    const question = async () =>
+      until('the terminal’s question in the panel', async () =>
+        inPanel<string | undefined>(`document.querySelector('#questions .question:not([data-answered])')?.textContent`),
+      );
+    const denied = loosen('storage');
+    expect(await question()).toMatch(/Your terminal asks to loosen your rules.*stop asking before sending a form/);
+    expect(await asked()).toEqual(['storage', 'submit']); // not before the yes
+    await inPanel(`document.querySelector('#questions .question:not([data-answered]) .deny').click()`);
+    expect(await denied.exited).not.toBe(0);
+    expect(denied.stderr()).toMatch(/waiting for your yes in clawd's side panel/);
+    expect(denied.stderr()).toMatch(/declined/);
+    expect(await asked()).toEqual(['storage', 'submit']);
+
+    const allowed = loosen('storage');
+    await question();
+    await inPanel(`document.querySelector('#questions .question:not([data-answered]) .allow').click()`);
+    expect(await allowed.exited).toBe(0);
+    expect(await asked()).toEqual(['storage']);
+  });
+
   it('asks before a form is sent: Deny and the site never sees it, Allow and it sees it once', async () => {
-    expect((await api('POST', '/policy', { ask: ['submit'] })).body.ask).toEqual(['submit']);
+    expect((await server.loosen({ ask: ['submit'] }, 'chrome')).body.ask).toEqual(['submit']);
     await until(
       'the panel’s ask boxes',
       async () =>
@@ -197,7 +240,7 @@ describe("the side panel and the person's say", () => {
     expect(await exited).not.toBe(0);
     expect(stderr).toMatch(/person_declined|declined/);
     expect(shop.posts).toEqual(['/buy']);
-    await api('POST', '/policy', { ask: ['storage'] });
+    await server.loosen({ ask: ['storage'] }, 'chrome');
   });
 
   it('asks before an export of the person’s cookies, by default', async () => {
@@ -334,7 +377,7 @@ describe("the side panel and the person's say", () => {
     await until('the panel shows the rule', async () =>
       (await inPanel<string>(`document.getElementById('policy').textContent`)).includes(`Never: http://${host}`),
     );
-    await api('POST', '/policy', {});
+    await server.loosen({}, 'chrome');
   });
 
   it('takes every tab back on Stop', async () => {

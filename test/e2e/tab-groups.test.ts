@@ -35,7 +35,7 @@ describe("tab groups in the person's browser", () => {
 
   beforeAll(async () => {
     [server, browser, pages] = await Promise.all([startTestServer(), TestBrowser.launch(), startPageServer()]);
-    await browser.configureExtension(server.server.relay.port, server.token);
+    await browser.configureExtension(server.server.relay.port, server.extensionKey);
     await until('the extension to connect', () => server.server.relay.switchboard.extensionConnected, 15_000);
   });
   afterAll(async () => {

@@ -20,6 +20,8 @@ export interface AgentDriver {
   /** The tab the suite works in. */
   targetId: string;
   api<T = any>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** POST /policy as the person, a loosening confirmed as their side panel would (TestServer.loosen). */
+  loosen<T = any>(body: Record<string, unknown>): Promise<{ status: number; body: T }>;
   /** The person's browser and the tab in it (extension driver only): for the toolbar and badge. */
   browser?: TestBrowser;
   tab?: { tabTargetId: string; pageTargetId: string };
@@ -64,6 +66,7 @@ export async function managedDriver(
     server,
     targetId: opened.body.targetId,
     api,
+    loosen: (body) => server.loosen(body, 'clawd'),
     inPage: await harness(cdp, opened.body.targetId),
     async close() {
       await cdp.close();
@@ -78,7 +81,7 @@ export async function extensionDriver(
 ): Promise<AgentDriver> {
   const server = await startTestServer({ ...(options.evaluateEnabled ? { evaluateEnabled: true } : {}) });
   const browser = await TestBrowser.launch();
-  await browser.configureExtension(server.server.relay.port, server.token);
+  await browser.configureExtension(server.server.relay.port, server.extensionKey);
   await until('the extension to connect', () => server.server.relay.switchboard.extensionConnected, 15_000);
   const tab = await browser.openTab(pages.url('/'));
   await browser.clickToolbar(tab);
@@ -93,6 +96,7 @@ export async function extensionDriver(
     browser,
     tab,
     api: scoped(server, 'chrome'),
+    loosen: (body) => server.loosen(body, 'chrome'),
     inPage: await harness(browser.cdp, tab.pageTargetId),
     async close() {
       await server.close();
@@ -106,7 +110,10 @@ export async function remoteDriver(pages: PageServer): Promise<AgentDriver> {
   const server = await startTestServer();
   const browser = await TestBrowser.launch({ extension: false });
   const cdpUrl = `http://${new URL(browser.wsEndpoint).host}`;
-  const created = await server.api('POST', '/profiles/create', { body: { name: 'far', cdpUrl } });
+  const created = await server.api('POST', '/profiles/create', {
+    person: true,
+    body: { name: 'far', cdpUrl },
+  });
   if (created.status !== 201) throw new Error(`creating the remote profile: ${JSON.stringify(created.body)}`);
   const api = scoped(server, 'far');
   const opened = await api<{ targetId: string }>('POST', '/tabs/open', { url: pages.url('/') });
@@ -116,6 +123,7 @@ export async function remoteDriver(pages: PageServer): Promise<AgentDriver> {
     server,
     targetId: opened.body.targetId,
     api,
+    loosen: (body) => server.loosen(body, 'far'),
     browser,
     inPage: await harness(browser.cdp, opened.body.targetId),
     async close() {
@@ -134,6 +142,7 @@ export async function gridDriver(pages: PageServer): Promise<AgentDriver> {
   const [server, grid] = await Promise.all([startTestServer(), startSeleniumGrid({ nodes: 1, slots: 2 })]);
   try {
     const created = await server.api('POST', '/profiles/create', {
+      person: true,
       body: { name: 'pool', gridUrl: grid.url, capabilities: chromiumCapabilities() },
     });
     if (created.status !== 201) throw new Error(`creating the grid profile: ${JSON.stringify(created.body)}`);
@@ -149,6 +158,7 @@ export async function gridDriver(pages: PageServer): Promise<AgentDriver> {
       server,
       targetId: opened.body.targetId,
       api,
+      loosen: (body) => server.loosen(body, 'pool'),
       inPage: await harness(cdp, opened.body.targetId),
       async close() {
         await cdp.close();

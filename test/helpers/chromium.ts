@@ -198,9 +198,9 @@ export class TestBrowser {
     }
   }
 
-  /** What a user does on the options page: set the relay port and token. */
-  async configureExtension(relayPort: number, token: string): Promise<void> {
-    await this.swEval(`chrome.storage.local.set(${JSON.stringify({ relayPort, token })})`);
+  /** What pairing leaves in the extension: the relay's port and the extension key (pairing.test.ts pairs for real). */
+  async configureExtension(relayPort: number, extensionKey: string): Promise<void> {
+    await this.swEval(`chrome.storage.local.set(${JSON.stringify({ relayPort, extensionKey })})`);
   }
 
   /** Opens a tab as a user would, waiting until it has loaded; returns its tab and page target ids. */

@@ -16,7 +16,7 @@ export async function drivesThroughRemote(
 ): Promise<void> {
   const api = <T = any>(method: string, route: string, body?: unknown) =>
     t.api<T>(method, route, { profile, ...(body !== undefined ? { body } : {}) });
-  const created = await t.api('POST', '/profiles/create', { body: { name: profile, cdpUrl } });
+  const created = await t.api('POST', '/profiles/create', { person: true, body: { name: profile, cdpUrl } });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   expect(created.body).toMatchObject({ driver: 'remote', running: true, browser: expect.stringMatching(/^Chrome\//) });
 

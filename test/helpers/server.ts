@@ -6,6 +6,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, updateConfig } from '../../relay/home/config-store';
+import { loadKeys } from '../../relay/home/home-keys';
+import { SIDE_PANEL } from '../../relay/consent/person-questions';
 import { createLogger, silentLogger, type Logger } from '../../relay/log';
 import { startServer, type RunningServer } from '../../relay/server';
 import { runCli, type CliResult } from './cli';
@@ -38,13 +40,28 @@ export interface TestServer {
   server: RunningServer;
   home: string;
   token: string;
+  /** The person's key (keys.json): what the person's terminal adds to the token (`personKey` of api's options). */
+  personKey: string;
+  /** What pairing gives the extension (configureExtension takes it). */
+  extensionKey: string;
   controlUrl: string;
-  /** Calls the control API (with the token unless `token: null`). */
+  /** Calls the control API (with the token unless `token: null`; as the person's terminal with `person: true`). */
   api<T = any>(
     method: string,
     path: string,
-    options?: { profile?: string; body?: unknown; token?: string | null; headers?: Record<string, string> },
+    options?: {
+      profile?: string;
+      body?: unknown;
+      token?: string | null;
+      person?: boolean;
+      headers?: Record<string, string>;
+    },
   ): Promise<{ status: number; body: T }>;
+  /**
+   * POST /policy as the person's terminal; a loosening that waits for their yes (their browser is
+   * connected) is answered as the side panel would (side-panel.test.ts clicks the real panel).
+   */
+  loosen<T = any>(body: Record<string, unknown>, profile?: string): Promise<{ status: number; body: T }>;
   /** Runs the built `clawd` CLI against this server. */
   cli(args: string[], timeoutMs?: number): Promise<CliResult>;
   /** Stops the server (keeps the home, for restart tests). */
@@ -90,34 +107,51 @@ export async function startTestServer(
     ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}),
   });
   const controlUrl = server.control.url;
+  const keys = await loadKeys(home);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
     await server.close();
   };
+  const api: TestServer['api'] = async (method, route, opts = {}) => {
+    const url = new URL(controlUrl + route);
+    if (opts.profile) url.searchParams.set('profile', opts.profile);
+    const token = opts.token === undefined ? server.token : opts.token;
+    const response = await fetch(url, {
+      method,
+      headers: {
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        ...(opts.person ? { 'X-Clawd-Person': keys.person } : {}),
+        ...(opts.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        ...opts.headers,
+      },
+      ...(opts.body !== undefined
+        ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) }
+        : {}),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
   return {
     server,
     home,
     token: server.token,
+    personKey: keys.person,
+    extensionKey: keys.extension,
     controlUrl,
-    async api(method, route, opts = {}) {
-      const url = new URL(controlUrl + route);
-      if (opts.profile) url.searchParams.set('profile', opts.profile);
-      const token = opts.token === undefined ? server.token : opts.token;
-      const response = await fetch(url, {
-        method,
-        headers: {
-          ...(token ? { Authorization: `Bearer ${token}` } : {}),
-          ...(opts.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-          ...opts.headers,
-        },
-        ...(opts.body !== undefined
-          ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) }
-          : {}),
-      });
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    api,
+    async loosen(body, profile) {
+      const call = api('POST', '/policy', { person: true, body, ...(profile ? { profile } : {}) });
+      let settled = false;
+      const done = () => void (settled = true);
+      call.then(done, done);
+      while (!settled) {
+        for (const question of server.consent.questions.pending())
+          if (question.terminal) server.consent.questions.answer(question.id, true, SIDE_PANEL);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return call;
     },
     cli: (args, timeoutMs) => runCli(args, { CLAWD_HOME: home }, timeoutMs),
     stop,

@@ -22,7 +22,7 @@ export interface E2eSetup {
 
 export async function startE2e(): Promise<E2eSetup> {
   const [relay, browser, pages] = await Promise.all([startTestRelay(), TestBrowser.launch(), startPageServer()]);
-  await browser.configureExtension(relay.port, relay.token);
+  await browser.configureExtension(relay.port, relay.extensionKey);
   await until('the extension to connect', () => relay.relay.switchboard.extensionConnected, 15_000);
   const json = async <T = any>(path: string, init?: RequestInit): Promise<T> => {
     const res = await fetch(`${relay.relay.url}${path}`, {

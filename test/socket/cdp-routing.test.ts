@@ -35,7 +35,7 @@ describe('CDP through the relay', () => {
 
   beforeEach(async () => {
     t = await startTestRelay({ timeouts: { commandMs: 1_000, reconnectWaitMs: 300 } });
-    ext = await FakeExtension.connect(t.port, t.token, [TAB1, TAB2]);
+    ext = await FakeExtension.connect(t.port, t.extensionKey, [TAB1, TAB2]);
   });
   afterEach(async () => {
     for (const c of clients.splice(0)) await c.close();

@@ -44,7 +44,7 @@ describe("a child's pause through the relay", () => {
 
   beforeEach(async () => {
     t = await startTestRelay();
-    ext = await FakeExtension.connect(t.port, t.token, [TAB1]);
+    ext = await FakeExtension.connect(t.port, t.extensionKey, [TAB1]);
   });
   afterEach(async () => {
     for (const c of clients.splice(0)) await c.close();

@@ -26,7 +26,7 @@ describe('a command on a tab that is closing', () => {
 
   beforeEach(async () => {
     t = await startTestRelay();
-    ext = await FakeExtension.connect(t.port, t.token, [TAB1]);
+    ext = await FakeExtension.connect(t.port, t.extensionKey, [TAB1]);
     c = await CdpClient.connect(t.cdpWsUrl);
     ({ sessionId } = await c.send<{ sessionId: string }>('Target.attachToTarget', {
       targetId: TAB1.targetInfo.targetId,

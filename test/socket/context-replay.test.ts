@@ -40,7 +40,7 @@ describe('the contexts shown to a client enabling Runtime after others', () => {
   beforeEach(async () => {
     // A fence window long enough that nothing here is let through by its deadline.
     t = await startTestRelay({ timeouts: { eventFenceMs: 5_000 } });
-    ext = await FakeExtension.connect(t.port, t.token, [TAB1]);
+    ext = await FakeExtension.connect(t.port, t.extensionKey, [TAB1]);
   });
   afterEach(async () => {
     for (const c of clients.splice(0)) await c.close();

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { keyProofSync } from '../../relay/http/key-proofs';
 import { rawRequest } from '../helpers/http';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -77,10 +78,73 @@ describe('the control API', () => {
     expect((await t.api('GET', '/')).body.running).toBe(false); // nothing was started
   });
 
+  it("keeps the person's routes from the agent's token: profiles, pairing, rotation, the answering view, loosening", async () => {
+    t = await startTestServer();
+    // Tightening is the token's: a site blocked everywhere (lifting it is tried below).
+    expect((await t.api('POST', '/policy', { body: { global: true, block: ['https://bank.test'] } })).status).toBe(200);
+    const tokenBefore = t.token;
+    const configBefore = readFileSync(path.join(t.home, 'config.json'), 'utf8');
+    for (const [method, route, body] of [
+      ['POST', '/profiles/create', { name: 'mine' }],
+      ['DELETE', '/profiles/clawd', undefined],
+      ['POST', '/reset-profile', undefined],
+      ['POST', '/pair/codes', undefined],
+      ['POST', '/token/rotate', undefined],
+      ['POST', '/view/codes', undefined],
+      ['POST', '/policy', { ask: [] }], // the person's browser is asked before storage by default
+      ['POST', '/policy', { global: true, block: [] }],
+    ] as const) {
+      const res = await t.api(method, route, { ...(body ? { body } : {}), profile: 'chrome' });
+      expect(res.status, `${method} ${route}`).toBe(403);
+      expect(res.body.error.code, `${method} ${route}`).toBe('person_only');
+      // A person's key that is wrong is the token alone.
+      const wrong = await t.api(method, route, {
+        ...(body ? { body } : {}),
+        profile: 'chrome',
+        headers: { 'X-Clawd-Person': t.token },
+      });
+      expect(wrong.status, `${method} ${route} with the token as the person's key`).toBe(403);
+    }
+    expect(t.server.token).toBe(tokenBefore);
+    expect(readFileSync(path.join(t.home, 'config.json'), 'utf8')).toBe(configBefore);
+    // Tightening is the token's: an ask added.
+    expect((await t.api('POST', '/policy', { profile: 'chrome', body: { ask: ['storage', 'submit'] } })).status).toBe(
+      200,
+    );
+    // The person's terminal, with no browser of theirs connected, is taken at its word (and told so).
+    const res = await fetch(`${t.controlUrl}/policy?profile=chrome`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${t.token}`,
+        'X-Clawd-Person': t.personKey,
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({ ask: [] }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-clawd-note')).toMatch(/terminal's word was taken/);
+  });
+
+  it('proves the token and the person’s key for the nonce a client chose, on its own port', async () => {
+    t = await startTestServer();
+    const port = Number(new URL(t.controlUrl).port);
+    const nonce = 'a-nonce-of-the-client-0123';
+    const proof = await t.api('GET', `/proof?nonce=${nonce}`, { token: null });
+    expect(proof.status).toBe(200);
+    expect(proof.body).toEqual({
+      port,
+      agent: keyProofSync(t.token, 'agent', port, nonce),
+      person: keyProofSync(t.personKey, 'person', port, nonce),
+    });
+    expect(JSON.stringify(proof.body)).not.toContain(t.token);
+    expect(JSON.stringify(proof.body)).not.toContain(t.personKey);
+    expect((await t.api('GET', '/proof?nonce=short', { token: null })).status).toBe(400);
+  });
+
   it('creates a profile on the first free port, keeps it across a restart, and deletes only its folder', async () => {
     t = await startTestServer();
     const clawdPort = (await t.api('GET', '/')).body.cdpPort as number;
-    const created = await t.api('POST', '/profiles/create', { body: { name: 'work' } });
+    const created = await t.api('POST', '/profiles/create', { person: true, body: { name: 'work' } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       profile: 'work',
@@ -88,7 +152,7 @@ describe('the control API', () => {
       cdpPort: clawdPort + 1,
       color: '#0066CC',
     });
-    expect((await t.api('POST', '/profiles/create', { body: { name: 'work' } })).status).toBe(409);
+    expect((await t.api('POST', '/profiles/create', { person: true, body: { name: 'work' } })).status).toBe(409);
 
     const home = t.home;
     await t.stop();
@@ -102,7 +166,7 @@ describe('the control API', () => {
     writeFileSync(path.join(workDir, 'user-data', 'x'), 'x');
     mkdirSync(path.join(home, 'profiles', 'clawd', 'user-data'), { recursive: true });
     writeFileSync(path.join(home, 'profiles', 'keep.txt'), 'keep');
-    const deleted = await t.api('DELETE', '/profiles/work');
+    const deleted = await t.api('DELETE', '/profiles/work', { person: true });
     expect(deleted).toEqual({ status: 200, body: { deleted: 'work', removed: workDir } });
     expect(existsSync(workDir)).toBe(false);
     expect(existsSync(path.join(home, 'profiles', 'clawd', 'user-data'))).toBe(true);
@@ -111,14 +175,14 @@ describe('the control API', () => {
       'clawd',
       'chrome',
     ]);
-    expect((await t.api('DELETE', '/profiles/work')).status).toBe(404);
+    expect((await t.api('DELETE', '/profiles/work', { person: true })).status).toBe(404);
   });
 
   it.each([['../x'], ['A'], ['-x'], ['a'.repeat(65)], ['']])(
     'refuses the profile name %j with 400 naming the rule',
     async (name) => {
       t = await startTestServer();
-      const res = await t.api('POST', '/profiles/create', { body: { name } });
+      const res = await t.api('POST', '/profiles/create', { person: true, body: { name } });
       expect(res.status).toBe(400);
       expect(res.body.error).toEqual({
         code: 'invalid_profile',
@@ -149,14 +213,17 @@ describe('the control API', () => {
         },
       },
     });
-    expect((await t.api('POST', '/profiles/create', { body: { name: 'r', cdpUrl: 'ftp://x' } })).status).toBe(400);
+    expect(
+      (await t.api('POST', '/profiles/create', { person: true, body: { name: 'r', cdpUrl: 'ftp://x' } })).status,
+    ).toBe(400);
     const remote = await t.api('POST', '/profiles/create', {
+      person: true,
       body: { name: 'remote', cdpUrl: 'http://10.255.255.1:9222' },
     });
     expect(remote.body).toMatchObject({ driver: 'remote', cdpUrl: 'http://10.255.255.1:9222', running: false });
     const start = await t.api('POST', '/start', { profile: 'remote' });
     expect(start).toMatchObject({ status: 409, body: { error: { code: 'attach_only' } } });
-    expect((await t.api('DELETE', '/profiles/clawd')).body.error.message).toMatch(/default profile/);
+    expect((await t.api('DELETE', '/profiles/clawd', { person: true })).body.error.message).toMatch(/default profile/);
   });
 
   it('answers 503 "Browser disabled in settings" when the browser is disabled', async () => {
@@ -241,7 +308,7 @@ describe('the control API', () => {
           new RegExp(`^CDP port ${port} of profile clawd is in use by another program \\(pid ${process.pid}\\)`),
         ),
       });
-      const reset = await t.api('POST', '/reset-profile');
+      const reset = await t.api('POST', '/reset-profile', { person: true });
       expect(reset.body).toEqual({
         profile: 'clawd',
         stopped: [],

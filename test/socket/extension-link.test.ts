@@ -11,7 +11,7 @@ describe('the /extension socket', () => {
 
   it('takes the browser version and tabs from hello and serves them on /json', async () => {
     t = await startTestRelay();
-    const ext = await FakeExtension.connect(t.port, t.token, [
+    const ext = await FakeExtension.connect(t.port, t.extensionKey, [
       fakeTab(7, { title: 'Seven', url: 'https://seven.test/' }),
     ]);
     expect(ext.welcome).toMatchObject({
@@ -54,7 +54,7 @@ describe('the /extension socket', () => {
 
   it('closes with 1008 on a frame before hello', async () => {
     t = await startTestRelay();
-    const ext = await FakeExtension.open(t.port, t.token);
+    const ext = await FakeExtension.open(t.port, t.extensionKey);
     ext.send({ type: 'ping' });
     expect(await ext.closed).toEqual({ code: CLOSE.helloRequired, reason: 'expected hello, got ping' });
   });
@@ -67,21 +67,21 @@ describe('the /extension socket', () => {
       JSON.stringify({ type: 'event', tabId: 'one', method: 'X.y' }),
       JSON.stringify([1]),
     ]) {
-      const ext = await FakeExtension.connect(t.port, t.token);
+      const ext = await FakeExtension.connect(t.port, t.extensionKey);
       ext.sendRaw(bad);
       const closed = await ext.closed;
       expect(closed.code).toBe(CLOSE.invalidFrame);
       expect(closed.reason.length).toBeGreaterThan(0);
     }
     // The relay is still up and takes the next extension.
-    const ok = await FakeExtension.connect(t.port, t.token);
+    const ok = await FakeExtension.connect(t.port, t.extensionKey);
     expect(t.relay.switchboard.extensionConnected).toBe(true);
     await ok.close();
   });
 
   it('closes with 4001 when the hello speaks another protocol version', async () => {
     t = await startTestRelay();
-    const ext = await FakeExtension.open(t.port, t.token);
+    const ext = await FakeExtension.open(t.port, t.extensionKey);
     ext.send({
       type: 'hello',
       protocol: 99,
@@ -96,13 +96,13 @@ describe('the /extension socket', () => {
 
   it('closes a socket that never says hello', async () => {
     t = await startTestRelay({ timeouts: { helloMs: 200 } });
-    const ext = await FakeExtension.open(t.port, t.token);
+    const ext = await FakeExtension.open(t.port, t.extensionKey);
     expect((await ext.closed).code).toBe(CLOSE.helloRequired);
   });
 
   it('answers the keepalive ping with pong', async () => {
     t = await startTestRelay();
-    const ext = await FakeExtension.connect(t.port, t.token);
+    const ext = await FakeExtension.connect(t.port, t.extensionKey);
     const pong = ext.next((f) => f.type === 'pong');
     ext.send({ type: 'ping' });
     expect(await pong).toEqual({ type: 'pong' });
@@ -111,8 +111,8 @@ describe('the /extension socket', () => {
 
   it('lets a reconnecting extension replace its stale socket', async () => {
     t = await startTestRelay();
-    const old = await FakeExtension.connect(t.port, t.token, [fakeTab(1)]);
-    const fresh = await FakeExtension.connect(t.port, t.token, [fakeTab(1)]);
+    const old = await FakeExtension.connect(t.port, t.extensionKey, [fakeTab(1)]);
+    const fresh = await FakeExtension.connect(t.port, t.extensionKey, [fakeTab(1)]);
     expect((await old.closed).code).toBe(CLOSE.replaced);
     expect(t.relay.switchboard.tabs().map((tab) => tab.tabId)).toEqual([1]);
     const client = await CdpClient.connect(t.cdpWsUrl);
@@ -128,14 +128,14 @@ describe('the /extension socket', () => {
 
   it('keeps tabs and their session ids across a reconnect, and detaches them only after the grace period', async () => {
     t = await startTestRelay({ timeouts: { tabGraceMs: 400 } });
-    let ext = await FakeExtension.connect(t.port, t.token, [fakeTab(1)]);
+    let ext = await FakeExtension.connect(t.port, t.extensionKey, [fakeTab(1)]);
     const client = await CdpClient.connect(t.cdpWsUrl);
     await client.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
     const { params } = await client.waitForEvent('Target.attachedToTarget');
     await ext.close();
 
     // Back within the grace period, announcing the tab with the session id it was given.
-    ext = await FakeExtension.connect(t.port, t.token, [{ ...fakeTab(1), sessionId: params.sessionId }]);
+    ext = await FakeExtension.connect(t.port, t.extensionKey, [{ ...fakeTab(1), sessionId: params.sessionId }]);
     await quiet(600);
     expect(client.events.some((e) => e.method === 'Target.detachedFromTarget')).toBe(false);
     ext.handler = () => ({ ok: true });
@@ -151,7 +151,9 @@ describe('the /extension socket', () => {
 
   it('adopts the session ids an extension remembers after a relay restart', async () => {
     t = await startTestRelay();
-    const ext = await FakeExtension.connect(t.port, t.token, [{ ...fakeTab(3), sessionId: 'REMEMBERED-SESSION' }]);
+    const ext = await FakeExtension.connect(t.port, t.extensionKey, [
+      { ...fakeTab(3), sessionId: 'REMEMBERED-SESSION' },
+    ]);
     const client = await CdpClient.connect(t.cdpWsUrl);
     await client.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
     expect((await client.waitForEvent('Target.attachedToTarget')).params.sessionId).toBe('REMEMBERED-SESSION');

@@ -50,7 +50,7 @@ describe('a grid profile whose Grid has no browser for it', () => {
     const closed = await grid(() => {});
     const url = closed.url;
     await closed.close();
-    const created = await t.api('POST', '/profiles/create', { body: { name: 'pool', gridUrl: url } });
+    const created = await t.api('POST', '/profiles/create', { person: true, body: { name: 'pool', gridUrl: url } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ driver: 'grid', running: false, hint: expect.stringContaining(url) });
     const call = await t.api('POST', '/navigate', { profile: 'pool', body: { url: 'about:blank', session: 'ada' } });
@@ -61,7 +61,9 @@ describe('a grid profile whose Grid has no browser for it', () => {
   it('answers grid_busy within the call’s bound while the request waits in the Grid’s queue', async () => {
     t = await startTestServer();
     fake = await grid(() => {}); // queued: never answered
-    expect((await t.api('POST', '/profiles/create', { body: { name: 'pool', gridUrl: fake.url } })).status).toBe(201);
+    expect(
+      (await t.api('POST', '/profiles/create', { person: true, body: { name: 'pool', gridUrl: fake.url } })).status,
+    ).toBe(201);
     const began = Date.now();
     const call = await t.api('POST', '/navigate', {
       profile: 'pool',
@@ -87,7 +89,9 @@ describe('a grid profile whose Grid has no browser for it', () => {
         }),
       ),
     );
-    expect((await t.api('POST', '/profiles/create', { body: { name: 'pool', gridUrl: fake.url } })).status).toBe(201);
+    expect(
+      (await t.api('POST', '/profiles/create', { person: true, body: { name: 'pool', gridUrl: fake.url } })).status,
+    ).toBe(201);
     const call = await t.api('POST', '/navigate', { profile: 'pool', body: { url: 'about:blank', session: 'ada' } });
     expect(call.status).toBe(503);
     expect(call.body.error).toMatchObject({

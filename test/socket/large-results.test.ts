@@ -43,7 +43,7 @@ describe('large results through the relay', () => {
 
   beforeEach(async () => {
     t = await startTestRelay({ timeouts: { commandMs: 2_000 } });
-    ext = await FakeExtension.connect(t.port, t.token, [TAB]);
+    ext = await FakeExtension.connect(t.port, t.extensionKey, [TAB]);
     c = await CdpClient.connect(t.cdpWsUrl);
     sessionId = (await c.send('Target.attachToTarget', { targetId: TAB.targetInfo.targetId, flatten: true })).sessionId;
   });

@@ -51,7 +51,7 @@ describe("the relay and the person's say", () => {
         handedTo: () => {},
       },
     });
-    ext = await FakeExtension.connect(t.port, t.token, [TAB]);
+    ext = await FakeExtension.connect(t.port, t.extensionKey, [TAB]);
     ext.handler = async (request) => {
       // An agent's key: the page sees it while the command is on its way, and says so first.
       if (request.op === 'cdp' && request.method === 'Input.dispatchKeyEvent')

@@ -67,7 +67,10 @@ describe('a browser the policy guard cannot hold', () => {
   it('refuses the call with policy_not_enforced instead of running it unguarded', async () => {
     t = await startTestServer();
     endpoint = await refusingEndpoint();
-    const created = await t.api('POST', '/profiles/create', { body: { name: 'far', cdpUrl: endpoint.url } });
+    const created = await t.api('POST', '/profiles/create', {
+      person: true,
+      body: { name: 'far', cdpUrl: endpoint.url },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const api = (method: string, route: string, body?: unknown) =>
       t!.api(method, route, { profile: 'far', ...(body !== undefined ? { body } : {}) });
@@ -88,7 +91,7 @@ describe('a browser the policy guard cannot hold', () => {
     expect(endpoint.commands).toEqual(['Target.setAutoAttach', 'Target.setAutoAttach']);
 
     // No policy: no guard is needed, and the call is not refused for one.
-    expect((await api('POST', '/policy', {})).status).toBe(200);
+    expect((await t.loosen({}, 'far')).status).toBe(200);
     const unguarded = await api('POST', '/navigate', { url: 'http://127.0.0.1:1/', timeoutMs: 5_000 });
     expect(unguarded.body.error?.code).not.toBe('policy_not_enforced');
   });

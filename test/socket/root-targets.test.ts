@@ -40,7 +40,7 @@ describe('root-level targets through the relay', () => {
 
   beforeEach(async () => {
     t = await startTestRelay();
-    ext = await FakeExtension.connect(t.port, t.token, [TAB1, TAB2]);
+    ext = await FakeExtension.connect(t.port, t.extensionKey, [TAB1, TAB2]);
   });
   afterEach(async () => {
     for (const c of clients.splice(0)) await c.close();

@@ -11,7 +11,7 @@ describe('the relay refuses what it must', () => {
   let ext: FakeExtension;
   beforeAll(async () => {
     t = await startTestRelay();
-    ext = await FakeExtension.connect(t.port, t.token, [fakeTab(1)]);
+    ext = await FakeExtension.connect(t.port, t.extensionKey, [fakeTab(1)]);
   });
   afterAll(async () => {
     await ext?.close();
@@ -85,6 +85,29 @@ describe('the relay refuses what it must', () => {
     expect(await upgradeStatus(ws('/extension', `token=${t.token}`))).toBe(403);
     // The real extension is still the connected one.
     expect(t.relay.switchboard.extensionConnected).toBe(true);
+  });
+
+  it("takes neither the agent's token nor a forged extension Origin for the extension key", async () => {
+    // What an agent holds (the token) and any program can send (our extension's Origin header).
+    expect(await upgradeStatus(ws('/extension', `token=${t.token}`), {}, EXTENSION_ORIGIN)).toBe(400); // no nonce
+    const impostor = await FakeExtension.open(t.port, t.token);
+    expect(await impostor.relayProved()).toBe(false); // the relay's proof says nothing about the token
+    await impostor.hello([fakeTab(9)]).catch(() => {});
+    expect(await impostor.closed).toEqual({ code: 4003, reason: expect.stringMatching(/not paired.*clawd pair/) });
+    // A hello with no proof at all: the same.
+    const bare = await FakeExtension.open(t.port, t.token);
+    await bare.challenge;
+    bare.send({
+      type: 'hello',
+      protocol: PROTOCOL_VERSION,
+      extensionVersion: 'x',
+      browser: { product: 'Chrome/1', userAgent: 'x', protocolVersion: '1.3' },
+      tabs: [fakeTab(9)],
+    });
+    expect((await bare.closed).code).toBe(4003);
+    // The paired extension was never pushed aside, and no tab of theirs was announced.
+    expect(ext.ws.readyState).toBe(ext.ws.OPEN);
+    expect(t.relay.switchboard.tabs().map((tab) => tab.tabId)).toEqual([1]);
   });
 
   it('refuses a Host that is not loopback with our port (DNS rebinding), for HTTP and upgrades', async () => {

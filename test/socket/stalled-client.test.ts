@@ -42,7 +42,7 @@ describe('a client that stops reading', () => {
     // The socket is cut 5 s after the close unless the client reads: this test resumes it only
     // after 16 more batches, which a loaded machine takes longer than 5 s to send.
     t = await startTestRelay({ maxClientBufferedBytes: CAP, timeouts: { notReadingCutMs: 60_000 } });
-    ext = await FakeExtension.connect(t.port, t.token, [TAB]);
+    ext = await FakeExtension.connect(t.port, t.extensionKey, [TAB]);
   });
   afterEach(async () => {
     for (const c of clients.splice(0)) await c.close();

@@ -22,7 +22,7 @@ describe('a tab attached again under its clients', () => {
 
   beforeEach(async () => {
     t = await startTestRelay({ timeouts: { commandMs: 1_000 } });
-    ext = await FakeExtension.connect(t.port, t.token, [TAB]);
+    ext = await FakeExtension.connect(t.port, t.extensionKey, [TAB]);
     let scripts = 0;
     ext.handler = (r) => {
       if (r.op !== 'cdp') return {};

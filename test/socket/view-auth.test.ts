@@ -17,7 +17,7 @@ describe('live view access', () => {
 
   /** A view session cookie, got the way the page gets it. */
   async function signIn(): Promise<string> {
-    const { code } = (await t.api('POST', '/view/codes')).body as { code: string };
+    const { code } = (await t.api('POST', '/view/codes', { person: true })).body as { code: string };
     const res = await rawRequest(port, '/view/login', {
       method: 'POST',
       headers: { host: host(), origin: self(), 'content-type': 'application/json' },
@@ -47,7 +47,11 @@ describe('live view access', () => {
 
   it('trades a one-time code for an HttpOnly, SameSite=Strict cookie, once', async () => {
     expect((await t.api('POST', '/view/codes', { token: null })).status).toBe(401);
-    const { code, url } = (await t.api('POST', '/view/codes')).body as { code: string; url: string };
+    // The agent's token alone does not open a view that answers and acts: that is `clawd view`, the person's.
+    const agents = await t.api('POST', '/view/codes');
+    expect(agents.status).toBe(403);
+    expect(agents.body.error.code).toBe('person_only');
+    const { code, url } = (await t.api('POST', '/view/codes', { person: true })).body as { code: string; url: string };
     expect(url).toBe(`${self()}/view#code=${code}`);
     expect(url).not.toContain(t.token);
     const login = (origin: string) =>

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseAskKinds } from '../../shared/ask-kinds';
 import { PersonActivity } from '../../relay/consent/person-activity';
-import { PersonQuestions, type QuestionChange } from '../../relay/consent/person-questions';
+import { PersonQuestions, SIDE_PANEL, type QuestionChange } from '../../relay/consent/person-questions';
 
 afterEach(() => void vi.useRealTimers());
 
@@ -28,6 +28,23 @@ describe('questions for the person', () => {
     expect(told[1]).toMatchObject({ by: 'side panel' });
     expect(questions.pending()).toEqual([]);
     expect(questions.answer(question!.id, true, 'side panel')).toBe(false); // answered already
+  });
+
+  it("take the answer to the person's terminal from the side panel only, never a live view", async () => {
+    const questions = new PersonQuestions();
+    const asked = questions.ask(
+      { profile: 'chrome', kinds: [], what: 'chrome: stop asking before sending a form', terminal: true },
+      5_000,
+    );
+    const [question] = questions.pending();
+    expect(questions.answer(question!.id, true, 'live view')).toBe(false);
+    expect(questions.pending()).toHaveLength(1);
+    expect(questions.answer(question!.id, false, SIDE_PANEL)).toBe(true);
+    await expect(asked).rejects.toMatchObject({
+      code: 'person_declined',
+      message:
+        'the person declined the change of your rules (chrome: stop asking before sending a form); nothing was done',
+    });
   });
 
   it('refuse with person_declined on Deny, and person_no_answer when the bound runs out', async () => {

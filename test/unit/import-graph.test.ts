@@ -41,6 +41,7 @@ const LAYERS: Array<[string, string[]]> = [
     [
       'relay/errors.ts',
       'relay/call-notes.ts',
+      'relay/caller-authority.ts',
       'relay/log.ts',
       'relay/time-limit.ts',
       'relay/version.ts',

@@ -163,17 +163,19 @@ describe("Chrome's native messaging framing", () => {
     expect(parseHostHello({ type: 'bye' })).toBeUndefined();
     expect(parseHostHello(null)).toBeUndefined();
     expect(
-      parseHostAnswer({ type: 'server', relayPort: 18792, token: 't', version: '0.1.0', home: '/h', started: true }),
+      parseHostAnswer({ type: 'server', relayPort: 18792, key: 'k', version: '0.1.0', home: '/h', started: true }),
     ).toEqual({
       type: 'server',
       relayPort: 18792,
-      token: 't',
+      key: 'k',
       version: '0.1.0',
       home: '/h',
       started: true,
     });
-    expect(parseHostAnswer({ type: 'server', relayPort: 70000, token: 't' })).toMatchObject({ type: 'error' });
-    expect(parseHostAnswer({ type: 'server', relayPort: 1, token: '' })).toMatchObject({ type: 'error' });
+    expect(parseHostAnswer({ type: 'server', relayPort: 70000, key: 'k' })).toMatchObject({ type: 'error' });
+    expect(parseHostAnswer({ type: 'server', relayPort: 1, key: '' })).toMatchObject({ type: 'error' });
+    // An older host that answers the token: not a key, so not taken for one.
+    expect(parseHostAnswer({ type: 'server', relayPort: 1, token: 't' })).toMatchObject({ type: 'error' });
     expect(parseHostAnswer({ type: 'error', message: 'no' })).toEqual({ type: 'error', message: 'no' });
     expect(parseHostAnswer('x')).toEqual({ type: 'error', message: expect.stringContaining('something else') });
   });
@@ -242,7 +244,7 @@ describe('the extension asking the host', () => {
   const server = {
     type: 'server' as const,
     relayPort: 18800,
-    token: 'new',
+    key: 'new',
     version: '0.1.0',
     home: '/h',
     started: true,
@@ -254,7 +256,7 @@ describe('the extension asking the host', () => {
     const applied: Array<[number, boolean]> = [];
     let answer: (value: HostLookup) => void = () => {};
     const lookups = new HostLookups(
-      async () => ({ relayPort: 18792, token: 'old' }),
+      async () => ({ relayPort: 18792, key: 'old' }),
       async (s, changed) => void applied.push([s.relayPort, changed]),
       () => {
         asked++;
@@ -280,7 +282,7 @@ describe('the extension asking the host', () => {
   it('an answer equal to the settings is applied as unchanged (the link is woken, nothing saved)', async () => {
     const applied: boolean[] = [];
     const lookups = new HostLookups(
-      async () => ({ relayPort: 18800, token: 'new' }),
+      async () => ({ relayPort: 18800, key: 'new' }),
       async (_s, changed) => void applied.push(changed),
       async () => ({ kind: 'server', server }),
     );

@@ -3,7 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { OneTimeCodes } from '../../relay/http/one-time-codes';
-import { ServerToken } from '../../relay/http/server-token';
+import { ServerKeys } from '../../relay/http/server-keys';
+import { keyProof } from '../../shared/key-proof';
 import { Pairing, PAIR_CODE_TTL_MS } from '../../relay/pairing/pairing';
 
 describe('OneTimeCodes', () => {
@@ -29,20 +30,24 @@ describe('OneTimeCodes', () => {
 });
 
 describe('Pairing', () => {
-  it('links to the pair page of each known extension id with the relay port, and trades a code once for the token', () => {
+  it("links to the pair page of each known extension id with the relay port and the key's proof, and trades a code once for the extension key", async () => {
+    const key = 'the-extension-key-0123456789abcdef';
     const pairing = new Pairing(
-      new ServerToken('the-token-0123456789'),
+      new ServerKeys({ person: 'p'.repeat(32), extension: key }),
       ['chrome-extension://aaaa', 'chrome-extension://bbbb'],
       () => 18792,
     );
     const { code, links, expiresInMs } = pairing.links();
     expect(expiresInMs).toBe(PAIR_CODE_TTL_MS);
+    const check = await keyProof(key, 'relay', 18792, code); // what the pair page checks the claimed key against
+    const fragment = new URLSearchParams({ port: '18792', code, check });
     expect(links).toEqual([
-      `chrome-extension://aaaa/pair.html#port=18792&code=${code}`,
-      `chrome-extension://bbbb/pair.html#port=18792&code=${code}`,
+      `chrome-extension://aaaa/pair.html#${fragment}`,
+      `chrome-extension://bbbb/pair.html#${fragment}`,
     ]);
+    expect(check).not.toContain(key);
     expect(pairing.claim('wrong')).toBeUndefined();
-    expect(pairing.claim(code)).toBe('the-token-0123456789');
+    expect(pairing.claim(code)).toBe(key);
     expect(pairing.claim(code)).toBeUndefined();
   });
 });

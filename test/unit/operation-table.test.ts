@@ -163,6 +163,7 @@ describe('the operation table', () => {
         profile: 'work',
         json: true,
         client: async () => cli as unknown as ControlClient,
+        personClient: async () => cli as unknown as ControlClient,
         print: () => {},
         progress: () => {},
       };

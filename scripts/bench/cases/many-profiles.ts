@@ -76,7 +76,11 @@ export function profileCalls(relay: RelayProcess): ProfileCall {
     if (method === 'GET') for (const [k, v] of Object.entries(body ?? {})) url.searchParams.set(k, String(v));
     const response = await fetch(url, {
       method,
-      headers: { Authorization: `Bearer ${relay.token}`, 'Content-Type': 'application/json' },
+      headers: {
+        Authorization: `Bearer ${relay.token}`,
+        'X-Clawd-Person': relay.personKey, // the bench creates profiles: the person's
+        'Content-Type': 'application/json',
+      },
       ...(method !== 'GET' && body ? { body: JSON.stringify(body) } : {}),
       signal: AbortSignal.timeout(CALL_BOUND_MS),
     });

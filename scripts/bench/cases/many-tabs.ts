@@ -23,7 +23,7 @@ export async function manyTabs(relay: RelayProcess, quick: boolean): Promise<Cas
   const browser = await TestBrowser.launch();
   const clients: CdpClient[] = [];
   try {
-    await browser.configureExtension(relay.port, relay.token);
+    await browser.configureExtension(relay.port, relay.extensionKey);
     const status = async () =>
       (await (await fetch(`${relay.url}/extension/status?token=${relay.token}`)).json()) as {
         connected: boolean;

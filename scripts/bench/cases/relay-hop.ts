@@ -4,6 +4,7 @@
 import { WebSocketServer } from 'ws';
 import { startRelayServer } from '../../../relay/cdp/relay-server';
 import { ServerToken } from '../../../relay/http/server-token';
+import { ServerKeys } from '../../../relay/http/server-keys';
 import { CdpClient } from '../../../test/helpers/cdp-client';
 import { until } from '../../../test/helpers/waits';
 import { InMemoryEchoExtension } from '../echo-extension';
@@ -11,10 +12,14 @@ import { alternate, median, percentile, round, type CaseResult } from '../stats'
 
 export async function relayHop(quick: boolean): Promise<CaseResult> {
   const token = 'bench-token-bench-token';
-  const relay = await startRelayServer({ port: 0, token: new ServerToken(token) });
-  const extension = new InMemoryEchoExtension();
-  relay.switchboard.attachExtension(extension);
-  extension.hello();
+  const key = 'bench-extension-key-bench-extension-key';
+  const relay = await startRelayServer({
+    port: 0,
+    token: new ServerToken(token),
+    keys: new ServerKeys({ person: 'bench-person-key-bench-person-key', extension: key }),
+  });
+  const extension = new InMemoryEchoExtension(key, relay.port);
+  relay.switchboard.attachExtension(extension, { key: () => key, port: relay.port, clientNonce: extension.nonce });
   await until('the echo extension to say hello', () => relay.switchboard.extensionConnected);
   const echo = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
   echo.on('connection', (ws) =>

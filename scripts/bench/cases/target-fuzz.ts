@@ -50,7 +50,7 @@ export async function targetFuzz(relay: RelayProcess, quick: boolean): Promise<C
     // The person's tab, handed over by a toolbar click.
     const browser = await TestBrowser.launch();
     try {
-      await browser.configureExtension(relay.port, relay.token);
+      await browser.configureExtension(relay.port, relay.extensionKey);
       const relayJson = async (path: string) =>
         (await fetch(`${relay.url}${path}?token=${relay.token}`)).json() as Promise<any>;
       await until('the extension to connect', async () => (await relayJson('/extension/status')).connected, 15_000);
