@@ -35,6 +35,8 @@ export type ViewHolder =
 
 /** To the page (JSON). Frames go as binary messages: see `encodeFrame`. */
 export type ViewUpdate =
+  /** What this view may do, said first: act (take over, input, navigate) and answer questions. */
+  | { t: 'grant'; acts: boolean; answers: boolean }
   | { t: 'control'; holder: ViewHolder }
   | { t: 'page'; url: string; title: string }
   | { t: 'status'; state: 'live' | 'waiting' | 'hidden' | 'closed'; message: string }

@@ -155,7 +155,7 @@ export class ExtensionPresence {
           reject(
             new ClawdError(
               'extension_not_connected',
-              `${label} was not sent: the clawd extension is not connected (waited ${Math.round(waitMs / 1000)} s). Is the browser running with the extension loaded and paired (`clawd pair`)?`,
+              `${label} was not sent: the clawd extension is not connected (waited ${Math.round(waitMs / 1000)} s). Is the browser running with the extension loaded and paired (\`clawd pair\`)?`,
             ),
           );
         }, waitMs),

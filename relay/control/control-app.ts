@@ -30,7 +30,7 @@ import { registerOperationRoutes } from './operation-routes';
 import type { ViewAuth } from '../view/view-auth';
 import type { Pairing } from '../pairing/pairing';
 import type { ActionLog } from '../agent/action-log';
-import { isViewPath, registerViewRoutes, viewGuard } from '../view/view-routes';
+import { isViewPath, registerViewRoutes, viewGrant, viewGuard } from '../view/view-routes';
 import type { ClientActivity } from './client-activity';
 
 export interface ControlAppOptions {
@@ -135,13 +135,25 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
   // What happened, as server-sent events, so a UI needs no polling. A subscriber that falls more
   // than EVENTS_QUEUE behind is dropped (its stream ends) rather than queued for without bound.
   // The live view reads it at /view/events, under the path its session cookie is limited to.
-  app.on('GET', ['/events', '/view/events'], (c) =>
-    streamSSE(c, async (stream) => {
+  app.on('GET', ['/events', '/view/events'], (c) => {
+    // A live view bound to one tab (a hand-over's link) hears only of that tab.
+    const bound =
+      new URL(c.req.url).pathname === '/view/events'
+        ? viewGrant(
+            { token, port: options.port, auth: options.viewAuth },
+            { cookie: c.req.header('cookie'), authorization: c.req.header('authorization') },
+            new URL(c.req.url),
+          )?.tab
+        : undefined;
+    const heard = (event: { profile?: string; targetId?: string }) =>
+      !bound || (event.profile === bound.profile && event.targetId === bound.targetId);
+    return streamSSE(c, async (stream) => {
       const queue: Array<{ event: string; data: string }> = [];
       let wake: (() => void) | undefined;
       const end = options.activity.begin(); // an open stream is someone using the server (a `clawd mcp`)
       stream.onAbort(end);
       const unsubscribe = options.events.subscribe((event) => {
+        if (!heard(event as { profile?: string; targetId?: string })) return;
         queue.push({ event: event.type, data: JSON.stringify(event) });
         wake?.();
       });
@@ -170,8 +182,8 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
         unsubscribe();
         end();
       }
-    }),
-  );
+    });
+  });
 
   // The person's own routes (their terminal's key): the profiles themselves, pairing a browser,
   // a new token. No operation, no MCP tool, and an agent's token alone is refused (person_only).

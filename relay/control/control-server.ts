@@ -16,7 +16,7 @@ import { VERSION } from '../version';
 import { createControlApp } from './control-app';
 import type { Logger } from '../log';
 import { LiveViews } from '../view/live-views';
-import { ViewAuth } from '../view/view-auth';
+import { ViewAuth, WATCH_ONLY } from '../view/view-auth';
 import type { Pairing } from '../pairing/pairing';
 import { attachViewSocket, viewLink } from '../view/view-routes';
 import { ClientActivity } from './client-activity';
@@ -63,7 +63,9 @@ export async function startControlServer(options: {
     actions: options.actions,
     secrets: new SecretStore(options.home),
     confirmLoosening: options.confirmLoosening,
-    viewLink: (tab, ttlMs) => viewLink({ token: options.token, port: () => port, auth: viewAuth }, tab, ttlMs).url,
+    // A hand-over's link goes to the agent, which passes it on: it watches its one tab, nothing more.
+    viewLink: (tab, ttlMs) =>
+      viewLink({ token: options.token, port: () => port, auth: viewAuth }, { ...WATCH_ONLY, tab }, ttlMs).url,
   });
   const activity = new ClientActivity();
   const { app, mcp } = createControlApp({

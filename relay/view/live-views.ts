@@ -2,7 +2,9 @@
 // screencast (tab-screencast.ts), hears who controls the tab (the event bus) and where the page
 // went, and sends the person's input to the tab — only while the person holds it. Input on a
 // free tab takes it for the person; while an agent holds it the view is watch-only until the
-// person presses "Take over". Owns every socket, screencast and listener it starts (close()).
+// person presses "Take over". A view whose grant does not act (a hand-over's link, which the
+// agent holds; the token) only ever watches: nothing it sends takes, gives back, types, clicks or
+// navigates. Owns every socket, screencast and listener it starts (close()).
 
 import type { Page } from 'playwright-core';
 import type { RawData, WebSocket } from 'ws';
@@ -15,6 +17,7 @@ import { checkOpenUrl } from '../profiles/tabs';
 import { within } from '../time-limit';
 import { TabScreencast, type ViewerSink } from './tab-screencast';
 import { inputCommand, isActing } from './view-input';
+import type { ViewGrant } from './view-auth';
 
 /** What the live view needs from the agent layer. */
 export interface ViewAgent {
@@ -27,6 +30,10 @@ export interface ViewAgent {
   /** The person gives the tab back. */
   personDone(tab: TabKey): void;
 }
+
+/** What a view that only watches says when it is asked to act. */
+export const WATCH_ONLY_WORDS =
+  "this view only watches (a hand-over's link, which the agent was given): to act, open the live view from clawd's side panel in Chrome, or with `clawd view` in your terminal";
 
 /** A socket's send buffer beyond which frames wait (the ack window normally keeps it far below). */
 const MAX_SOCKET_BUFFER = 8 * 1024 * 1024;
@@ -65,8 +72,8 @@ export class LiveViews {
     }));
   }
 
-  /** Serves one viewer on an accepted socket until it closes. */
-  async serve(ws: WebSocket, profile: string, requested: string | undefined): Promise<void> {
+  /** Serves one viewer on an accepted socket until it closes; `grant` says whether it may act. */
+  async serve(ws: WebSocket, profile: string, requested: string | undefined, grant: ViewGrant): Promise<void> {
     this.#sockets.set(ws, undefined);
     // Until the viewer is set up, closing only forgets the socket; then it undoes everything.
     let cleanUp = () => void this.#sockets.delete(ws);
@@ -123,6 +130,7 @@ export class LiveViews {
       )
         send({ t: 'control', holder: this.agent.holder(tab) });
     });
+    send({ t: 'grant', acts: grant.acts, answers: grant.answers });
     send({ t: 'control', holder: this.agent.holder(tab) });
     void pageInfo();
     this.#sockets.set(ws, { cast, sink });
@@ -137,7 +145,7 @@ export class LiveViews {
       } catch (error) {
         return void send({ t: 'error', code: 'bad_request', message: (error as Error).message });
       }
-      void this.#onMessage(message, { page, tab, cast, sink, send }).catch((error: Error) => {
+      void this.#onMessage(message, { page, tab, cast, sink, send, grant }).catch((error: Error) => {
         send({ t: 'error', code: isClawdError(error) ? error.code : 'internal', message: error.message });
       });
     };
@@ -195,10 +203,21 @@ export class LiveViews {
 
   async #onMessage(
     message: ViewMessage,
-    v: { page: Page; tab: TabKey; cast: TabScreencast; sink: ViewerSink; send: (u: ViewUpdate) => void },
+    v: {
+      page: Page;
+      tab: TabKey;
+      cast: TabScreencast;
+      sink: ViewerSink;
+      send: (u: ViewUpdate) => void;
+      grant: ViewGrant;
+    },
   ): Promise<void> {
     if (message.t === 'ack') return v.cast.ack(v.sink);
     if (message.t === 'size') return v.cast.resize(v.sink, message);
+    if (!v.grant.acts) {
+      if (!isActing(message) && message.t !== 'take' && message.t !== 'done' && message.t !== 'nav') return;
+      throw new ClawdError('person_only', WATCH_ONLY_WORDS);
+    }
     if (message.t === 'take') return this.agent.personTakes(v.tab);
     if (message.t === 'done') return this.agent.personDone(v.tab);
     if (!this.#mayAct(v.tab, message)) return;

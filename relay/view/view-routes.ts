@@ -5,10 +5,10 @@
 
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Hono, MiddlewareHandler } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { WebSocketServer } from 'ws';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
-import { refuseUpgrade, requirePerson, viewRefusal } from '../http/guards';
+import { refuseUpgrade, requestToken, requirePerson, viewRefusal } from '../http/guards';
 import type { ServerToken } from '../http/server-token';
 import type { ActionLog } from '../agent/action-log';
 import type { AgentService } from '../agent/agent-service';
@@ -16,7 +16,7 @@ import { tabKey } from '../agent/tab-key';
 import type { ProfileService } from '../profiles/profile-service';
 import type { LiveViews } from './live-views';
 import { distAsset } from '../dist-assets';
-import { sessionCookie, type ViewAuth } from './view-auth';
+import { PERSONS_VIEW, WATCH_ONLY, grantShows, sessionCookie, type ViewAuth, type ViewGrant } from './view-auth';
 import { jsonBody } from '../http/request-body';
 
 /** Routes the page loads before it has a session. */
@@ -60,6 +60,20 @@ export function viewGuard(options: ViewRouteOptions): MiddlewareHandler {
   };
 }
 
+/**
+ * What the request's view may do: its session's grant, or watching only for the token (an
+ * agent's credential: it may look, never act or answer as the person).
+ */
+export function viewGrant(
+  options: ViewRouteOptions,
+  headers: { cookie: string | undefined; authorization: string | undefined },
+  url: URL,
+): ViewGrant | undefined {
+  const session = options.auth.grantOf(headers.cookie, options.port());
+  if (session) return session;
+  return options.token.matches(requestToken(headers.authorization, url)) ? WATCH_ONLY : undefined;
+}
+
 /** Headers for the page: nothing from elsewhere, no Referer, never framed. */
 function pageHeaders(port: number): Record<string, string> {
   const self = `127.0.0.1:${port} localhost:${port}`;
@@ -76,17 +90,17 @@ function pageHeaders(port: number): Record<string, string> {
 }
 
 /**
- * A signed-in link to the live view, optionally of one tab: its one-time code in the #fragment.
- * `answers`: the person's own link (`clawd view`), whose view may answer agents' questions; a
- * hand-over's link, which an agent holds, may not.
+ * A signed-in link to the live view with `grant`: its one-time code in the #fragment, and the tab
+ * it is bound to. The person's own link (`clawd view`) answers and acts everywhere; a hand-over's
+ * link, which an agent holds, only watches its one tab.
  */
 export function viewLink(
   options: ViewRouteOptions,
-  tab?: { profile: string; targetId: string },
+  grant: ViewGrant,
   ttlMs?: number,
-  answers = false,
 ): { url: string; code: string; expiresInMs: number } {
-  const { code, expiresInMs } = options.auth.code(ttlMs, answers);
+  const { code, expiresInMs } = options.auth.code(grant, ttlMs);
+  const { tab } = grant;
   const where = tab ? `&${new URLSearchParams({ profile: tab.profile, target: tab.targetId })}` : '';
   return { url: `http://127.0.0.1:${options.port()}/view#code=${code}${where}`, code, expiresInMs };
 }
@@ -121,11 +135,18 @@ export function registerViewRoutes(
   // that may answer questions and act is never minted by an agent. Not a view route.
   app.post('/view/codes', async (c) => {
     requirePerson('opening a live view that answers questions and acts');
-    return c.json(viewLink(options, undefined, undefined, true));
+    return c.json(viewLink(options, PERSONS_VIEW));
   });
-  // Every running profile's tabs and who holds each: what the page lists.
+  const grantOf = (c: Context) =>
+    viewGrant(
+      options,
+      { cookie: c.req.header('cookie'), authorization: c.req.header('authorization') },
+      new URL(c.req.url),
+    ) ?? WATCH_ONLY;
+  // Every running profile's tabs and who holds each: what the page lists (a view bound to one tab, that tab).
   app.get('/view/api/tabs', async (c) => {
-    const profiles = await service.list();
+    const grant = grantOf(c);
+    const profiles = (await service.list()).filter((p) => !grant.tab || grant.tab.profile === p.profile);
     const listed = await Promise.all(
       profiles.map(async (p) => {
         const tabs = p.running ? await service.tabs(p.profile).catch(() => []) : [];
@@ -134,23 +155,29 @@ export function registerViewRoutes(
           driver: p.driver,
           running: p.running,
           default: p.default,
-          tabs: tabs.map((t) => ({ ...t, holder: agent.view.holder(tabKey(p.profile, t.targetId)) })),
+          tabs: tabs
+            .filter((t) => grantShows(grant, p.profile, t.targetId))
+            .map((t) => ({ ...t, holder: agent.view.holder(tabKey(p.profile, t.targetId)) })),
         };
       }),
     );
-    return c.json({ profiles: listed });
+    return c.json({ profiles: listed, acts: grant.acts, answers: grant.answers });
   });
   // The questions waiting for the person (ask-before), and whether this view may answer them.
-  app.get('/view/api/questions', (c) =>
-    c.json({
-      questions: agent.view.questions(service.resolve(c.req.query('profile'))),
-      mayAnswer: auth.mayAnswer(c.req.header('cookie'), options.port()),
-    }),
-  );
+  app.get('/view/api/questions', (c) => {
+    const grant = grantOf(c);
+    const profile = grant.tab?.profile ?? service.resolve(c.req.query('profile'));
+    return c.json({
+      questions: agent.view
+        .questions(profile)
+        .filter((q) => !grant.tab || q.targetId === undefined || q.targetId === grant.tab.targetId),
+      mayAnswer: grant.answers,
+    });
+  });
   // The person's Allow or Deny: only from a view signed in with the person's own link (`clawd
   // view`), never with the token or a hand-over's link — an agent must not answer its own question.
   app.post('/view/api/answer', async (c) => {
-    if (!auth.mayAnswer(c.req.header('cookie'), options.port()))
+    if (!auth.grantOf(c.req.header('cookie'), options.port())?.answers)
       throw new ClawdError(
         'unauthorized',
         "questions are answered by the person: in the side panel, or in the live view opened from the link `clawd view` prints (a hand-over's link only watches)",
@@ -162,8 +189,9 @@ export function registerViewRoutes(
   });
   // The tab's recent actions, shown beside the picture (new ones come as `action` events).
   app.get('/view/api/actions', async (c) => {
-    const profile = service.resolve(c.req.query('profile'));
-    const targetId = c.req.query('targetId');
+    const grant = grantOf(c);
+    const profile = grant.tab?.profile ?? service.resolve(c.req.query('profile'));
+    const targetId = grant.tab?.targetId ?? c.req.query('targetId');
     return c.json({ entries: await options.actions.query({ profile, ...(targetId ? { targetId } : {}), limit: 20 }) });
   });
 }
@@ -173,6 +201,7 @@ export function attachViewSocket(
   server: Server,
   options: ViewRouteOptions & { views: LiveViews; service: ProfileService; activity?: { begin(): () => void } },
 ): () => void {
+  const viewOptions: ViewRouteOptions = { token: options.token, port: options.port, auth: options.auth };
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const onUpgrade = (req: import('node:http').IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => {});
@@ -190,16 +219,29 @@ export function attachViewSocket(
       { token: options.token.value, port: options.port(), open: false },
     );
     if (refused) return refuseUpgrade(socket, refused);
+    const grant =
+      viewGrant(viewOptions, { cookie: req.headers.cookie, authorization: req.headers.authorization }, url) ??
+      WATCH_ONLY;
     let profile: string;
     try {
-      profile = options.service.resolve(url.searchParams.get('profile') ?? undefined);
+      profile = grant.tab?.profile ?? options.service.resolve(url.searchParams.get('profile') ?? undefined);
     } catch (error) {
       return refuseUpgrade(socket, error instanceof ClawdError ? error : new ClawdError('bad_request', String(error)));
     }
+    // A view bound to one tab (a hand-over's link) sees that tab and no other.
+    const asked = url.searchParams.get('targetId') ?? undefined;
+    if (grant.tab && asked !== undefined && !grantShows(grant, profile, asked))
+      return refuseUpgrade(
+        socket,
+        new ClawdError(
+          'origin_not_allowed',
+          'this live view link shows one tab only: open `clawd view` for the others',
+        ),
+      );
     wss.handleUpgrade(req, socket, head, (ws) => {
       const end = options.activity?.begin(); // a person watching uses the server too
       ws.once('close', () => end?.());
-      void options.views.serve(ws, profile, url.searchParams.get('targetId') ?? undefined);
+      void options.views.serve(ws, profile, grant.tab?.targetId ?? asked, grant);
     });
   };
   server.on('upgrade', onUpgrade);

@@ -394,14 +394,77 @@ describe('a take-over nobody watches', () => {
         holder?: { kind: string; takenOver?: boolean };
       }>
     ).find((t) => t.targetId === ctx.d.targetId)?.holder;
-  const watch = () =>
-    new Promise<WebSocket>((resolve, reject) => {
+  /** The person's own view (what `clawd view` opens): its session cookie, got as the page gets it. */
+  const personsCookie = async () => {
+    const { code } = (await ctx.d.server.api('POST', '/view/codes', { person: true })).body as { code: string };
+    const login = await fetch(`${ctx.d.server.controlUrl}/view/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
+    return login.headers.get('set-cookie')!.split(';')[0]!;
+  };
+  const watch = async (as: 'person' | 'token' = 'person') => {
+    const headers =
+      as === 'person' ? { cookie: await personsCookie() } : { Authorization: `Bearer ${ctx.d.server.token}` };
+    return new Promise<WebSocket>((resolve, reject) => {
       const ws = new WebSocket(
         `${ctx.d.server.controlUrl.replace('http', 'ws')}/view/ws?profile=clawd&targetId=${ctx.d.targetId}`,
-        { headers: { Authorization: `Bearer ${ctx.d.server.token}` } },
+        { headers },
       );
       ws.once('open', () => resolve(ws)).once('error', reject);
     });
+  };
+
+  it("watches only with the agent's token, or with a hand-over's link: nothing it sends takes or acts", async () => {
+    /** A view socket, every message it is sent kept from the first. */
+    const open = (headers: Record<string, string>) =>
+      new Promise<{ ws: WebSocket; updates: Array<{ t: string; code?: string }> }>((resolve, reject) => {
+        const updates: Array<{ t: string; code?: string }> = [];
+        const ws = new WebSocket(
+          `${ctx.d.server.controlUrl.replace('http', 'ws')}/view/ws?profile=clawd&targetId=${ctx.d.targetId}`,
+          { headers },
+        );
+        ws.on('message', (data, binary) => void (binary || updates.push(JSON.parse(data.toString()))));
+        ws.once('open', () => resolve({ ws, updates })).once('error', reject);
+      });
+    const viaToken = await open({ Authorization: `Bearer ${ctx.d.server.token}` });
+    // The link the hand-over gives the agent, redeemed as the agent would.
+    const handed = await ctx.d.api('POST', '/handoff', { targetId: ctx.d.targetId, reason: 'log in' });
+    const code = new URLSearchParams(new URL(handed.body.viewUrl).hash.slice(1)).get('code')!;
+    const login = await fetch(`${ctx.d.server.controlUrl}/view/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const viaLink = await open({ cookie });
+    try {
+      for (const { ws, updates } of [viaToken, viaLink]) {
+        await until('the grant said', () => updates.some((u) => u.t === 'grant'));
+        expect(updates.find((u) => u.t === 'grant')).toEqual({ t: 'grant', acts: false, answers: false });
+        for (const message of [
+          { t: 'take' },
+          { t: 'done' },
+          { t: 'nav', action: 'reload' },
+          { t: 'key', type: 'keyDown', key: 'a', code: 'KeyA' },
+          { t: 'mouse', type: 'mousePressed', x: 5, y: 5, button: 'left', buttons: 1, clickCount: 1 },
+        ])
+          ws.send(JSON.stringify(message));
+        await until('five refusals', () => updates.filter((u) => u.code === 'person_only').length === 5);
+      }
+      // The hand-over the agent asked for is as it was: nobody took it, nobody gave it back.
+      expect(await holder()).toMatchObject({ kind: 'person', reason: 'log in' });
+      // And the link shows that one tab only.
+      const tabs = await fetch(`${ctx.d.server.controlUrl}/view/api/tabs`, { headers: { cookie } });
+      const listed = ((await tabs.json()) as { profiles: Array<{ tabs: Array<{ targetId: string }> }> }).profiles;
+      expect(listed.flatMap((p) => p.tabs.map((t) => t.targetId))).toEqual([ctx.d.targetId]);
+    } finally {
+      viaToken.ws.close();
+      viaLink.ws.close();
+      await ctx.d.api('DELETE', `/handoff?targetId=${ctx.d.targetId}`);
+    }
+  });
 
   it('answers a malformed message with a reason and keeps the view going', async () => {
     const viewer = await watch();

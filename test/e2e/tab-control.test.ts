@@ -129,7 +129,9 @@ describe('who controls a tab', () => {
       expect(late.code).toBe(1);
       expect(late.stdout).toBe('the person did not give the tab back in time\n');
       // The link for the person came first, as progress.
-      expect(late.stderr).toMatch(/^handed \w+ to the person: "nobody comes"\. Give them this link .*\/view#code=/);
+      expect(late.stderr).toMatch(
+        /^handed \w+ to the person: "nobody comes"\. This link lets them watch the tab .*\/view#code=/,
+      );
     },
   );
 

@@ -8,7 +8,7 @@ import type { CDPSession } from 'playwright-core';
 import { canvasToPage, decodeFrame, encodeFrame, parseViewMessage } from '../../shared/view-protocol';
 import { silentLogger } from '../../relay/log';
 import { qualityFor, TabScreencast, type ViewerSink } from '../../relay/view/tab-screencast';
-import { ViewAuth } from '../../relay/view/view-auth';
+import { PERSONS_VIEW, ViewAuth, WATCH_ONLY, grantShows } from '../../relay/view/view-auth';
 import { inputCommand, keyCodeOf } from '../../relay/view/view-input';
 
 describe('view messages', () => {
@@ -79,7 +79,7 @@ describe('ViewAuth', () => {
   it('redeems a code once, within its minute, for a session the cookie carries', () => {
     let now = 0;
     const auth = new ViewAuth(() => now);
-    const { code } = auth.code();
+    const { code } = auth.code(PERSONS_VIEW);
     const session = auth.redeem(code)!;
     expect(session.session).not.toBe(code);
     expect(auth.redeem(code)).toBeUndefined();
@@ -88,16 +88,31 @@ describe('ViewAuth', () => {
     // Another server's port: its cookie is not this one's (and this one's is never sent there).
     expect(auth.hasSession(`clawd_view_18791=${session.session}`, 18795)).toBe(false);
     expect(auth.hasSession(`clawd_view=${session.session}`, 18791)).toBe(false);
-    const late = auth.code().code;
+    const late = auth.code(PERSONS_VIEW).code;
     now += 61_000;
     expect(auth.redeem(late)).toBeUndefined();
     now += 13 * 60 * 60_000;
     expect(auth.hasSession(`clawd_view_18791=${session.session}`, 18791)).toBe(false);
     // A hand-over's link lives as long as the hand-over, never past 10 minutes.
-    const handover = auth.code(5 * 60_000).code;
-    expect(auth.code(60 * 60_000).expiresInMs).toBe(10 * 60_000);
+    const handover = auth.code(WATCH_ONLY, 5 * 60_000).code;
+    expect(auth.code(WATCH_ONLY, 60 * 60_000).expiresInMs).toBe(10 * 60_000);
     now += 4 * 60_000;
     expect(auth.redeem(handover)).toBeDefined();
+  });
+
+  it("gives each session its link's grant: the person's acts and answers everywhere, a hand-over's watches one tab", () => {
+    const auth = new ViewAuth();
+    const cookie = (code: string) => `clawd_view_1=${auth.redeem(code)!.session}`;
+    const persons = cookie(auth.code(PERSONS_VIEW).code);
+    const tab = { profile: 'clawd', targetId: 'T1' };
+    const handover = cookie(auth.code({ ...WATCH_ONLY, tab }).code);
+    expect(auth.grantOf(persons, 1)).toEqual({ answers: true, acts: true });
+    expect(auth.grantOf(handover, 1)).toEqual({ answers: false, acts: false, tab });
+    expect(auth.mayAnswer(handover, 1)).toBe(false);
+    expect(grantShows(auth.grantOf(handover, 1)!, 'clawd', 'T1')).toBe(true);
+    expect(grantShows(auth.grantOf(handover, 1)!, 'clawd', 'T2')).toBe(false);
+    expect(grantShows(auth.grantOf(handover, 1)!, 'chrome', 'T1')).toBe(false);
+    expect(grantShows(auth.grantOf(persons, 1)!, 'chrome', 'T9')).toBe(true);
   });
 });
 

@@ -46,6 +46,8 @@ const ui = {
 const actions = new ActionList($<HTMLOListElement>('action-list'), 20);
 const questions = new QuestionList($('questions'), (id, allow) => void answer(id, allow));
 let noticeTimer: number | undefined;
+/** This view only watches (a hand-over's link, which the agent was given): no control is offered. */
+let watchOnly = false;
 
 let socket: WebSocket | undefined;
 const send = (message: ViewMessage) => {
@@ -116,8 +118,15 @@ function fillPicker(profiles: ListedProfile[]): void {
 
 function showHolder(holder: ViewHolder): void {
   ui.control.dataset.kind = holder?.kind ?? 'none';
-  ui.take.hidden = holder?.kind === 'person';
-  ui.done.hidden = holder?.kind !== 'person';
+  ui.take.hidden = watchOnly || holder?.kind === 'person';
+  ui.done.hidden = watchOnly || holder?.kind !== 'person';
+  ui.nav.hidden = watchOnly;
+  if (watchOnly) {
+    ui.who.textContent =
+      "You are watching: this link only watches. To act, open the live view from clawd's side panel in Chrome, or run `clawd view` in your terminal.";
+    ui.reason.textContent = holder?.kind === 'person' && !holder.takenOver ? holder.reason : '';
+    return;
+  }
   if (!holder) {
     ui.who.textContent = 'Nobody is driving this tab. Acting in the picture takes it.';
     ui.reason.textContent = '';
@@ -134,7 +143,10 @@ function showHolder(holder: ViewHolder): void {
 }
 
 function onUpdate(update: ViewUpdate): void {
-  if (update.t === 'control') showHolder(update.holder);
+  if (update.t === 'grant') {
+    watchOnly = !update.acts;
+    ui.app.dataset.watchOnly = String(watchOnly);
+  } else if (update.t === 'control') showHolder(update.holder);
   else if (update.t === 'page') {
     if (document.activeElement !== ui.address) ui.address.value = update.url;
     document.title = `${update.title || update.url} — clawd live view`;
