@@ -103,10 +103,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const profiles = new ProfileService(options.home, config, relay, options.log);
   extensionProfiles = () => profiles.personsProfiles();
   // The person's tabs follow the extension profile's origin policy (the first one, when there are several).
+  // The control API's port is known once it listens: until then, the relay's own and the profiles'.
+  let controlPort: number | undefined;
+  profiles.serverPorts = () => [relay.port, ...(controlPort !== undefined ? [controlPort] : [])];
   const syncRelayPolicy = () => {
     const [profile] = extensionProfiles();
     const { allow, block } = profile ? profiles.policyInForce(profile) : {};
-    return relay.switchboard.policy.set({ ...(allow ? { allow } : {}), ...(block ? { block } : {}) });
+    return relay.switchboard.policy.set({
+      ...(allow ? { allow } : {}),
+      ...(block ? { block } : {}),
+      own: profiles.ownOrigins(),
+    });
   };
   void syncRelayPolicy();
   profiles.onPolicyChange(syncRelayPolicy);
@@ -154,6 +161,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     await relay.close();
     throw error;
   }
+  // Now clawd's own addresses include the control API's (and the live view's).
+  controlPort = control.port;
+  await syncRelayPolicy();
   await writeServeState(options.home, {
     pid: process.pid,
     version: VERSION,

@@ -8,9 +8,16 @@
 // WebSocket URLs by the http(s) origin they stand for. Pure, and shared: the relay and the
 // extension judge a URL the same way.
 
+import { isClawdCookie } from './own-origins';
+
 export interface PolicyConfig {
   allow?: string[];
   block?: string[];
+  /**
+   * clawd's own addresses (shared/own-origins.ts), blocked before anything else whatever the
+   * person's rules say. Set by the server, never read from config.json.
+   */
+  own?: string[];
 }
 
 interface Pattern {
@@ -104,6 +111,7 @@ export function originOf(url: string): string | undefined {
 export class OriginPolicy {
   readonly #allow: Pattern[] | undefined;
   readonly #block: Pattern[];
+  readonly #own: Pattern[];
 
   /** Throws a message naming the bad pattern; `where` says which config key it came from. `config` is kept as given. */
   constructor(
@@ -118,10 +126,16 @@ export class OriginPolicy {
       });
     this.#allow = parse(config.allow, 'allow');
     this.#block = parse(config.block, 'block') ?? [];
+    this.#own = parse(config.own, 'own') ?? [];
   }
 
   /** No rule at all: nothing to enforce (and nothing to intercept). */
   get empty(): boolean {
+    return this.#allow === undefined && this.#block.length === 0 && this.#own.length === 0;
+  }
+
+  /** Only clawd's own addresses to keep out (the person set no rule): only loopback requests need judging. */
+  get ownOnly(): boolean {
     return this.#allow === undefined && this.#block.length === 0;
   }
 
@@ -137,6 +151,13 @@ export class OriginPolicy {
     if (url.protocol === 'blob:') return this.check(url.pathname);
     if (url.protocol === 'about:') return { allowed: true };
     const origin = url.protocol === 'file:' ? 'file://' : url.origin;
+    const own = this.#own.find((p) => matches(p, url));
+    if (own)
+      return {
+        allowed: false,
+        rule: "clawd's own address",
+        reason: `${origin} is clawd's own address: never a page for agents`,
+      };
     const blocked = this.#block.find((p) => matches(p, url));
     if (blocked)
       return {
@@ -161,7 +182,14 @@ export class OriginPolicy {
    * every host below its domain too. It is hidden when a block rule names any host it travels to,
    * or when an allow list names none of them.
    */
-  cookieVerdict(cookie: { domain: string; secure?: boolean }): Verdict {
+  cookieVerdict(cookie: { domain: string; secure?: boolean; name?: string }): Verdict {
+    // The live view's session (the person's) is clawd's own: never shown to a client, never set by one.
+    if (this.#own.length > 0 && isClawdCookie(cookie))
+      return {
+        allowed: false,
+        rule: "clawd's own address",
+        reason: "the live view's session cookie is clawd's own: never shown to, or set by, a client",
+      };
     const domainWide = cookie.domain.startsWith('.');
     const raw = cookie.domain.replace(/^\./, '').toLowerCase();
     const schemes = cookie.secure ? ['https:'] : ['http:', 'https:'];

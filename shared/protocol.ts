@@ -207,8 +207,8 @@ export type RequestOp =
   | { op: 'grantPermissions'; origins: string[]; permissions: string[] }
   /** Browser.resetPermissions: the person's own settings back. */
   | { op: 'resetPermissions' }
-  /** The origin policy Chrome enforces on the attached tabs (declarativeNetRequest), replacing the last one. */
-  | { op: 'setPolicy'; allow?: string[]; block?: string[] };
+  /** The origin policy Chrome enforces on the attached tabs (declarativeNetRequest), replacing the last one; `own`: clawd's own addresses, always blocked. */
+  | { op: 'setPolicy'; allow?: string[]; block?: string[]; own?: string[] };
 export type RequestFrame = { type: 'request'; id: number } & RequestOp;
 /** The consent state for the side panel, sent while one is open and whenever it changes. */
 export interface ConsentFrame {
@@ -399,7 +399,9 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
         return null;
       case 'setPolicy': {
         const list = (v: unknown) => v === undefined || (Array.isArray(v) && v.every(isStr));
-        return list(f.allow) && list(f.block) ? null : 'setPolicy needs allow? and block?, lists of origin patterns';
+        return list(f.allow) && list(f.block) && list(f.own)
+          ? null
+          : 'setPolicy needs allow?, block? and own?, lists of origin patterns';
       }
       default:
         return `unknown request op ${JSON.stringify(f.op)}`;

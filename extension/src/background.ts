@@ -107,6 +107,7 @@ const attachments = new TabAttachments(
     },
   },
   (tabId) => paintTab(tabId),
+  (url) => policyRules.clawdsOwn(url),
 );
 const panels = new ConsentPorts({
   open: (open) => connection.send({ type: 'panel', open }),
@@ -192,6 +193,7 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       await policyRules.set({
         ...(frame.allow ? { allow: frame.allow } : {}),
         ...(frame.block ? { block: frame.block } : {}),
+        ...(frame.own ? { own: frame.own } : {}),
       });
       await policyRules.holdTabs(attachments.tabIds);
       return {};

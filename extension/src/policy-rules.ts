@@ -84,6 +84,18 @@ export class PolicyRules {
     return this.#apply();
   }
 
+  /**
+   * Why a tab showing `url` may not be handed to an agent because the page is clawd's own (the
+   * live view carries the person's session): its words, or undefined. The relay's /blocked page
+   * holds nothing and may stay.
+   */
+  clawdsOwn(url: string): string | undefined {
+    const relay = this.relayOrigin();
+    if (relay && url.startsWith(`${relay}/blocked?`)) return undefined;
+    const own = new OriginPolicy({ own: this.#config.own ?? [] });
+    return own.check(url).allowed ? undefined : "clawd's own pages (the live view) are never handed to agents";
+  }
+
   /** Where a tab that may not load `url` goes instead, or undefined when it may (or the relay is unknown). */
   blockedPage(url: string): string | undefined {
     const verdict = this.#policy.check(url);
@@ -114,14 +126,17 @@ export class PolicyRules {
         action: { type: 'allow' as chrome.declarativeNetRequest.RuleActionType },
         condition: condition(patternRegex(pattern)),
       });
-    for (const pattern of this.#config.block ?? [])
+    // clawd's own addresses (its relay, control API and live view, the CDP ports): never a page of
+    // an agent's tab, whatever the person's rules — it would carry what the person's browser holds there.
+    for (const pattern of [...(this.#config.block ?? []), ...(this.#config.own ?? [])])
       rules.push({
         id: id++,
         priority: 3,
         action: { type: 'block' as chrome.declarativeNetRequest.RuleActionType },
         condition: condition(patternRegex(pattern)),
       });
-    // The relay's page that says what was blocked, whatever the rules.
+    // The relay's page that says what was blocked, whatever the rules (a page of no secrets: it
+    // shows only its own escaped query, runs nothing, takes no token and carries no cookie of ours).
     const relay = this.relayOrigin();
     if (relay)
       rules.push({

@@ -61,6 +61,8 @@ export class TabAttachments {
     },
     /** What the tab's badge is drawn from changed (attached, parked, let go of). */
     private readonly repaint: (tabId: number) => void = () => {},
+    /** Why a tab on this page may not be handed over because it is clawd's own (the live view), if it is. */
+    private readonly clawdsOwn: (url: string) => string | undefined = () => undefined,
   ) {
     this.ready = this.#load();
   }
@@ -212,7 +214,8 @@ export class TabAttachments {
   async #attach(tabId: number, openerTabId?: number): Promise<AnnouncedTab> {
     await this.ready;
     const tab = await chrome.tabs.get(tabId);
-    const refused = attachRefusal(tab.url || tab.pendingUrl);
+    const url = tab.url || tab.pendingUrl;
+    const refused = attachRefusal(url) ?? (url ? this.clawdsOwn(url) : undefined);
     if (refused) throw new Error(refused);
     try {
       await chrome.debugger.attach({ tabId }, '1.3');

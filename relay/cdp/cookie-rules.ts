@@ -31,6 +31,6 @@ export function visibleCookieResult(policy: RelayPolicy, result: unknown): unkno
   if (!Array.isArray(cookies)) return result;
   return {
     ...(result as object),
-    cookies: policy.visibleCookies(cookies as Array<{ domain: string; secure?: boolean }>),
+    cookies: policy.visibleCookies(cookies as Array<{ domain: string; secure?: boolean; name?: string }>),
   };
 }

@@ -4,6 +4,8 @@
 // itself enforce them on the attached tabs (declarativeNetRequest: clicks, redirects, scripts,
 // popups, sub-resources). Cookies follow the same rules: no client is shown a cookie of a host
 // the policy blocks (whatever asks: Storage.*, Network.*, on any session), nor may it set one.
+// clawd's own addresses are always among the rules (`own`): no client loads them, and the live
+// view's session cookie is never shown or set.
 
 import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
@@ -54,6 +56,7 @@ export class RelayPolicy {
       const verdict = this.#policy.cookieVerdict({
         domain,
         ...(cookie.secure !== undefined ? { secure: cookie.secure } : {}),
+        ...(cookie.name !== undefined ? { name: cookie.name } : {}),
       });
       if (verdict.allowed) continue;
       this.refused(cookie.url ?? `https://${domain.replace(/^\./, '')}/`, verdict.reason);
@@ -68,10 +71,12 @@ export class RelayPolicy {
 export interface CookieLike {
   domain: string;
   secure?: boolean;
+  name?: string;
 }
 
 /** A cookie as Network.setCookie(s) and Storage.setCookies take it: a domain, or a URL it is for. */
 export interface CookieToSet {
+  name?: string;
   domain?: string;
   url?: string;
   secure?: boolean;

@@ -5,9 +5,11 @@
 // any other blocked request fails as blocked by the client. Redirects pause again, so a redirect
 // to a blocked site is caught too. WebSockets are not requests Fetch sees (measured, and
 // Network.setBlockedURLs lets them through too), so every page, frame and worker also gets the
-// WebSocket constructor held to the policy before its own scripts run. It runs only while the
-// policy has rules (a new policy is a new guard); a target that cannot be set up is let run
-// rather than left paused.
+// WebSocket constructor held to the policy before its own scripts run. clawd's own addresses are
+// always among its rules (no agent's page loads them, shared/own-origins.ts); while the person set
+// no rule of their own, only loopback requests are paused and judged, and no script is put in
+// pages (a page's WebSocket to clawd is refused by clawd itself: it carries the page's Origin).
+// A new policy is a new guard; a target that cannot be set up is let run rather than left paused.
 
 import WebSocket from 'ws';
 import type { Protocol } from 'devtools-protocol';
@@ -25,12 +27,19 @@ export interface GuardBlock {
 /** How long a target may take to be set up before it is let run anyway. */
 const SETUP_MS = 5_000;
 
+/** What is paused while only clawd's own addresses are kept out: loopback requests (every port). */
+const LOOPBACK_PATTERNS = ['http://127.0.0.1*', 'http://localhost*', 'http://[::1]*'].map((urlPattern) => ({
+  urlPattern,
+  requestStage: 'Request',
+}));
+
 /**
  * A script that holds a realm's WebSocket constructor to the policy: the same rules as regexes
  * (the ones Chrome's own rules use on a person's tab), checked before a socket opens.
  */
 export function webSocketGuard(policy: OriginPolicy): string {
-  const { allow, block } = policy.config;
+  const { allow } = policy.config;
+  const block = [...(policy.config.block ?? []), ...(policy.config.own ?? [])];
   const regexes = (list: string[] | undefined) =>
     list ? `[${list.map((p) => `new RegExp(${JSON.stringify(patternRegex(p))})`).join(',')}]` : 'null';
   return `(() => {
@@ -170,11 +179,17 @@ export class PolicyGuard {
   async #hold(attached: Protocol.Target.AttachedToTargetEvent): Promise<void> {
     const { sessionId, targetInfo } = attached;
     const framed = targetInfo.type === 'page' || targetInfo.type === 'iframe';
-    const sockets = webSocketGuard(this.policy());
+    const policy = this.policy();
+    const ownOnly = policy.ownOnly;
+    const sockets = ownOnly ? undefined : webSocketGuard(policy);
     // Each on its own: a dedicated worker has no Fetch domain (its requests are its page's), and
     // that must not keep its WebSocket guard from being in place before it runs.
     const steps = await Promise.allSettled([
-      this.#send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, sessionId),
+      this.#send(
+        'Fetch.enable',
+        { patterns: ownOnly ? LOOPBACK_PATTERNS : [{ urlPattern: '*', requestStage: 'Request' }] },
+        sessionId,
+      ),
       // Out-of-process iframes and dedicated workers are the page's children, not the browser's.
       framed
         ? this.#send(
@@ -185,12 +200,12 @@ export class PolicyGuard {
         : undefined,
       // Every document from now on (same-process frames too), and the one already there. Chrome
       // runs a session's init scripts only once its Page domain is on.
-      framed
+      framed && sockets
         ? this.#send('Page.enable', {}, sessionId).then(() =>
             this.#send('Page.addScriptToEvaluateOnNewDocument', { source: sockets, runImmediately: true }, sessionId),
           )
         : undefined,
-      this.#send('Runtime.evaluate', { expression: sockets }, sessionId),
+      sockets ? this.#send('Runtime.evaluate', { expression: sockets }, sessionId) : undefined,
     ]);
     for (const step of steps)
       if (step.status === 'rejected')

@@ -9,6 +9,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
+import { ownOrigins } from '../../shared/own-origins';
 import type { AskKind } from '../../shared/ask-kinds';
 import {
   askOf,
@@ -65,6 +66,8 @@ export class ProfileService {
   onGuardBlock: (profile: string, block: GuardBlock) => void = () => {};
   /** A profile was started on an agent's first use of it (/events listens). */
   onStartedOnUse: (profile: string) => void = () => {};
+  /** The ports this server listens on (relay, control API): with the profiles' CDP ports, clawd's own addresses. */
+  serverPorts: () => number[] = () => [];
 
   constructor(
     private readonly home: string,
@@ -108,9 +111,15 @@ export class ProfileService {
     return { profile: name, source, ...config, ask: this.askOf(name) };
   }
 
-  /** The profile's policy as a matcher. */
+  /** The profile's policy as a matcher, clawd's own addresses always blocked first. */
   policy(name: string): OriginPolicy {
-    return new OriginPolicy(policyOf(this.settings, name).config);
+    return new OriginPolicy({ ...policyOf(this.settings, name).config, own: this.ownOrigins() });
+  }
+
+  /** clawd's own addresses (shared/own-origins.ts): its listeners and every profile's CDP port. */
+  ownOrigins(): string[] {
+    const cdpPorts = Object.values(this.settings.profiles).flatMap((p) => (p.cdpPort !== undefined ? [p.cdpPort] : []));
+    return ownOrigins([...this.serverPorts(), ...cdpPorts]);
   }
 
   /** Refuses a URL the profile's policy blocks: 403 origin_blocked naming the rule, nothing loaded. */
@@ -214,7 +223,7 @@ export class ProfileService {
       this.log.warn(`the origin policy of ${name} cannot be enforced in its browser: ${(error as Error).message}`);
       throw new ClawdError(
         'policy_not_enforced',
-        `profile ${name} has an origin policy, and the connection that enforces it in its browser failed (${(error as Error).message}): nothing was done in it. Check that the browser answers, its address and credentials, or change its policy (clawd policy-set --profile ${name})`,
+        `the connection that holds profile ${name}'s browser to its origin policy (and keeps its pages off clawd's own addresses) failed (${(error as Error).message}): nothing was done in it. Check that the browser answers, its address and credentials`,
       );
     }
   }

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestBrowser } from '../helpers/chromium';
 import { CdpClient } from '../helpers/cdp-client';
 import { CLAWD_BIN } from '../helpers/cli';
+import { FakeExtension } from '../helpers/fake-extension';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { until } from '../helpers/waits';
 
@@ -248,6 +249,50 @@ describe("the side panel and the person's say", () => {
     await until('the question in the panel', async () =>
       (await inPanel<string>(`document.getElementById('questions').textContent`)).includes('exporting your cookies'),
     );
+    await inPanel(`document.querySelector('#questions .question:not([data-answered]) .allow').click()`);
+    expect((await exporting).status).toBe(200);
+  });
+
+  it('keeps an agent from answering its own question: each door it has is refused, and only the panel answers', async () => {
+    const exporting = api('GET', `/storage-state?targetId=${tab.pageTargetId}`);
+    await until('the question in the panel', async () =>
+      (await inPanel<string>(`document.getElementById('questions').textContent`)).includes('exporting your cookies'),
+    );
+    // The agent knows the question's id (it is on /events, which the token opens).
+    const [question] = server.server.consent.questions.pending();
+    const port = Number(new URL(server.controlUrl).port);
+    const answer = (headers: Record<string, string>) =>
+      fetch(`${server.controlUrl}/view/api/answer`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify({ id: question!.id, allow: true }),
+      });
+    // The token on the answer route; a view it mints; a hand-over's link, redeemed as the agent would.
+    expect((await answer({ Authorization: `Bearer ${server.token}` })).status).toBe(401);
+    expect((await api('POST', '/view/codes')).body.error.code).toBe('person_only');
+    const handed = await api('POST', '/handoff', { targetId: tab.pageTargetId, reason: 'a moment' });
+    const code = new URLSearchParams(new URL(handed.body.viewUrl).hash.slice(1)).get('code')!;
+    const login = await fetch(`${server.controlUrl}/view/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    expect(cookie).toMatch(new RegExp(`^clawd_view_${port}=`));
+    expect((await answer({ cookie })).status).toBe(401);
+    await api('DELETE', `/handoff?targetId=${tab.pageTargetId}`);
+    // Being the extension (and saying Allow from its "side panel"): our extension's Origin, forged,
+    // with the token as the key — closed, and the person's extension is not pushed aside.
+    const impostor = await FakeExtension.open(server.server.relay.port, server.token);
+    expect(await impostor.relayProved()).toBe(false);
+    await impostor.hello().catch(() => {});
+    expect((await impostor.closed).code).toBe(4003);
+    // Turning the ask off instead, or pairing a browser of its own: the person's.
+    expect((await api('POST', '/policy', { ask: [] })).body.error.code).toBe('person_only');
+    expect((await api('POST', '/pair/codes')).body.error.code).toBe('person_only');
+    // Still waiting for the person; their extension still the one connected.
+    expect(server.server.consent.questions.pending().map((q) => q.id)).toEqual([question!.id]);
+    expect(server.server.relay.switchboard.extensionConnected).toBe(true);
     await inPanel(`document.querySelector('#questions .question:not([data-answered]) .allow').click()`);
     expect((await exporting).status).toBe(200);
   });

@@ -1,7 +1,8 @@
 // A browser that answers but will not let the relay's policy guard hold its targets (it refuses
 // the guard's auto-attach, as an endpoint that limits what its clients may do) never runs an
 // agent's call unguarded: the call answers 503 policy_not_enforced quoting what the browser said,
-// and no other client is let onto it. Without a policy the same browser is not refused for it.
+// and no other client is let onto it. Without a policy of the person's it is refused all the same:
+// the guard also keeps the browser's pages off clawd's own addresses.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -81,7 +82,9 @@ describe('a browser the policy guard cannot hold', () => {
     expect(refused.status, JSON.stringify(refused.body)).toBe(503);
     expect(refused.body.error).toMatchObject({
       code: 'policy_not_enforced',
-      message: expect.stringMatching(/profile far has an origin policy.*auto-attach is not allowed.*nothing was done/),
+      message: expect.stringMatching(
+        /profile far's browser to its origin policy.*auto-attach is not allowed.*nothing was done/,
+      ),
     });
     // Only the guard spoke to the browser: no client was let onto it once the guard was refused.
     expect(endpoint.commands).toEqual(['Target.setAutoAttach']);
@@ -90,9 +93,9 @@ describe('a browser the policy guard cannot hold', () => {
     expect(again.body.error?.code).toBe('policy_not_enforced');
     expect(endpoint.commands).toEqual(['Target.setAutoAttach', 'Target.setAutoAttach']);
 
-    // No policy: no guard is needed, and the call is not refused for one.
+    // No policy of the person's: the guard is still needed (clawd's own addresses), and refused still.
     expect((await t.loosen({}, 'far')).status).toBe(200);
     const unguarded = await api('POST', '/navigate', { url: 'http://127.0.0.1:1/', timeoutMs: 5_000 });
-    expect(unguarded.body.error?.code).not.toBe('policy_not_enforced');
+    expect(unguarded.body.error?.code).toBe('policy_not_enforced');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OriginPolicy, parsePattern, patternRegex } from '../../shared/origin-policy';
+import { isClawdCookie, ownOrigins } from '../../shared/own-origins';
 
 const allowed = (policy: OriginPolicy, url: string) => policy.check(url).allowed;
 
@@ -139,5 +140,58 @@ describe('origin patterns as the regular expressions Chrome enforces', () => {
       const policy = new OriginPolicy({ allow: [text] });
       for (const url of urls) expect(regex.test(url), `${text} on ${url}`).toBe(policy.check(url).allowed);
     }
+  });
+});
+
+describe("clawd's own addresses", () => {
+  const own = ownOrigins([18791, 18792, 18791]);
+  const policy = new OriginPolicy({ allow: ['http://127.0.0.1:*', 'http://localhost:*'], own });
+
+  it('are refused before the person’s rules, in every spelling a browser sends to clawd', () => {
+    expect(own).toEqual([
+      'http://127.0.0.1:18791',
+      'http://localhost:18791',
+      'http://[::1]:18791',
+      'http://127.0.0.1:18792',
+      'http://localhost:18792',
+      'http://[::1]:18792',
+    ]);
+    for (const url of [
+      'http://127.0.0.1:18791/view',
+      'http://LOCALHOST:18791/view/api/answer',
+      'http://2130706433:18791/view', // the browser writes it 127.0.0.1
+      'http://127.1:18792/json/version',
+      'http://[::1]:18791/',
+      'ws://127.0.0.1:18792/cdp',
+      'blob:http://127.0.0.1:18791/0f6e',
+    ])
+      expect(policy.check(url), url).toEqual({
+        allowed: false,
+        rule: "clawd's own address",
+        reason: expect.stringContaining("is clawd's own address: never a page for agents"),
+      });
+    // Another port of the same host is the person's rules' to judge (here: allowed).
+    expect(policy.check('http://127.0.0.1:3000/').allowed).toBe(true);
+    expect(new OriginPolicy({ own }).empty).toBe(false);
+    expect(new OriginPolicy({ own }).ownOnly).toBe(true);
+    expect(policy.ownOnly).toBe(false);
+  });
+
+  it('hide the live view’s session cookie from every client, whatever the rules, and only that cookie', () => {
+    expect(policy.cookieVerdict({ name: 'clawd_view_18791', domain: '127.0.0.1' }).allowed).toBe(false);
+    expect(policy.cookieVerdict({ name: 'clawd_view_18791', domain: 'localhost' }).allowed).toBe(false);
+    expect(policy.cookieVerdict({ name: 'session', domain: '127.0.0.1' }).allowed).toBe(true);
+    expect(isClawdCookie({ name: 'clawd_view_1', url: 'http://[::1]:1/view' })).toBe(true);
+    expect(isClawdCookie({ name: 'clawd_view_1', domain: 'shop.example' })).toBe(false);
+    // Without clawd's own list (a person's own policy read alone) the cookie is the policy's to judge.
+    expect(new OriginPolicy({}).cookieVerdict({ name: 'clawd_view_18791', domain: '127.0.0.1' }).allowed).toBe(true);
+  });
+
+  it('become rules Chrome enforces, WebSockets included', () => {
+    const regex = new RegExp(patternRegex('http://127.0.0.1:18791'));
+    expect(regex.test('http://127.0.0.1:18791/view')).toBe(true);
+    expect(regex.test('ws://127.0.0.1:18791/view/ws')).toBe(true);
+    expect(regex.test('http://127.0.0.1:187910/')).toBe(false);
+    expect(regex.test('http://127.0.0.1:18792/')).toBe(false);
   });
 });
