@@ -320,7 +320,11 @@ chrome.webNavigation.onCreatedNavigationTarget.addListener((details) => {
 const opening = new Set<number>();
 // Every new tab is held by the origin policy until it is known whose it is (policy-rules.ts).
 chrome.tabs.onCreated.addListener((tab) => {
-  if (tab.id !== undefined) policyRules.tabCreated(tab.id);
+  if (tab.id === undefined) return;
+  // An extension's own page (the pair page, the options) is never an agent's tab (it cannot be
+  // attached): not held, so its own calls to clawd (a pairing) are never caught by the rules.
+  if ((tab.pendingUrl || tab.url || '').startsWith('chrome-extension:')) return void policyRules.letGo(tab.id);
+  policyRules.tabCreated(tab.id);
 });
 
 async function adoptPopup(tabId: number, openerTabId: number, url: string): Promise<void> {

@@ -195,7 +195,7 @@ describe.each([
         );
         expect(handed).toMatch(
           new RegExp(
-            `Give them this link to act in the tab \\(it works once\\): http://127\\.0\\.0\\.1:\\d+/view#code=[\\w-]+&profile=${ctx.d.profile}&target=${targetId}$`,
+            `This link lets them watch the tab \\(it works once\\): http://127\\.0\\.0\\.1:\\d+/view#code=[\\w-]+&profile=${ctx.d.profile}&target=${targetId} — they act in it from their own live view \\(\`clawd view\`\\)$`,
           ),
         );
         // Nobody comes: the wait ends with the hand-over's own limit, and the tab is free again.
@@ -215,7 +215,7 @@ describe.each([
           await call(client, 'handoff', { targetId, reason: 'Solve the CAPTCHA', timeoutMs: 1_500, wait: true }),
         );
         expect(both).toMatch(
-          /^handed .* "Solve the CAPTCHA"\. Give them this link .*\nthe person did not give the tab back in time$/,
+          /^handed .* "Solve the CAPTCHA"\. This link lets them watch the tab .*\nthe person did not give the tab back in time$/,
         );
       } finally {
         await client.close();

@@ -255,11 +255,13 @@ describe("the side panel and the person's say", () => {
 
   it('keeps an agent from answering its own question: each door it has is refused, and only the panel answers', async () => {
     const exporting = api('GET', `/storage-state?targetId=${tab.pageTargetId}`);
-    await until('the question in the panel', async () =>
-      (await inPanel<string>(`document.getElementById('questions').textContent`)).includes('exporting your cookies'),
-    );
     // The agent knows the question's id (it is on /events, which the token opens).
-    const [question] = server.server.consent.questions.pending();
+    const question = await until('the question asked', () => server.server.consent.questions.pending()[0]);
+    await until('the question in the panel', async () =>
+      (
+        await inPanel<string>(`document.querySelector('#questions .question:not([data-answered])')?.textContent ?? ''`)
+      ).includes('exporting your cookies'),
+    );
     const port = Number(new URL(server.controlUrl).port);
     const answer = (headers: Record<string, string>) =>
       fetch(`${server.controlUrl}/view/api/answer`, {
