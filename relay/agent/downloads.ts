@@ -6,7 +6,7 @@
 // dropped.
 // `next(page)` is what the download hook waits on.
 
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CDPSession, Download, Page } from 'playwright-core';
 import type { Logger } from '../log';
@@ -84,9 +84,11 @@ export class Downloads {
     await this.#watchSizes(page, state);
     try {
       const dir = path.join(this.home, 'downloads', profile);
-      await mkdir(dir, { recursive: true });
+      // The person's: no one else on the machine reads what agents downloaded (0700, 0600).
+      await mkdir(dir, { recursive: true, mode: 0o700 });
       const file = path.join(dir, `${entry.id}-${safeName(entry.suggestedFilename)}`);
       await download.saveAs(file);
+      await chmod(file, 0o600).catch(() => {});
       if (entry.state === 'cancelled') {
         // Past the limit but finished before Chrome heard the cancel: it is not kept either.
         await rm(file, { force: true });

@@ -32,14 +32,16 @@ export function decideLaunch(
 
 export function launchArgs(options: {
   userDataDir: string;
-  cdpPort: number;
+  /** The port Chrome listens on itself; none: CDP over the pipe only (clawd serves the port). */
+  cdpPort?: number;
   choice: LaunchChoice;
   extraArgs: string[];
   platform?: NodeJS.Platform;
 }): string[] {
   const args = [
-    `--remote-debugging-port=${options.cdpPort}`,
-    '--remote-debugging-address=127.0.0.1',
+    ...(options.cdpPort === undefined
+      ? ['--remote-debugging-pipe']
+      : [`--remote-debugging-port=${options.cdpPort}`, '--remote-debugging-address=127.0.0.1']),
     `--user-data-dir=${options.userDataDir}`,
     '--no-first-run',
     '--no-default-browser-check',

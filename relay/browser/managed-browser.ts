@@ -1,20 +1,29 @@
-// One managed profile's Chromium: launch, readiness, stop. Starts are serialised (two concurrent
-// starts share one launch); a browser that a previous `clawd serve` left running on this
-// profile's port and user data dir is adopted instead of fought; a port held by another program
-// is an error naming the port and, where we can tell, the pid. Ready means /json/version answers
-// and its WebSocket opens, within 15 s; a failed launch is killed and reported with the tail of
-// Chromium's stderr and a hint. Stop asks Chromium to close (`Browser.close`), then signals.
+// One managed profile's Chromium: launch, readiness, stop. The browser is driven over its pipe
+// (`--remote-debugging-pipe`, cdp-pipe.ts) and listens on no port: clawd serves the profile's CDP
+// port itself (cdp-endpoint.ts), token-checked and held to the profile's policy, over a mux
+// (cdp-mux.ts) that gives each client a browser session of its own — so no other program on the
+// machine reaches the browser. Starts are serialised (two concurrent starts share one launch). A
+// browser of this profile left by an older clawd on its port (one that listened itself) is
+// stopped, not adopted; a port held by another program is an error naming it. Ready means the
+// browser answered over its pipe and the port is served, within 15 s; a failed launch is killed
+// and reported with the tail of Chromium's stderr and a hint. Stop asks Chromium to close
+// (`Browser.close`), then closes its pipe (it then exits by itself), then signals.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { ClawdError } from '../errors';
+import type { ServerToken } from '../http/server-token';
 import type { Logger } from '../log';
 import { CdpHttp, type CdpVersion } from './cdp-http';
+import { serveCdpEndpoint, AGENT_KEY_HEADER, type CdpEndpoint } from './cdp-endpoint';
+import { CdpMux, type MuxRules } from './cdp-mux';
+import { CdpPipe } from './cdp-pipe';
 import { decorateProfile } from './decorate';
 import type { Executable } from './executable';
 import { launchArgs, type LaunchChoice } from './launch-args';
 import { isPortFree } from './ports';
-import { browserProcess, isAlive, listeningPid } from './processes';
-import { removeSingletonLeftovers, removeStaleSingleton, requestBrowserClose } from './shutdown';
+import { browserProcess, listeningPid, terminate } from './processes';
+import { removeSingletonLeftovers, removeStaleSingleton } from './shutdown';
 import { settlesWithin } from '../time-limit';
 
 export interface ManagedBrowserOptions {
@@ -25,6 +34,8 @@ export interface ManagedBrowserOptions {
   choice: LaunchChoice;
   extraArgs: string[];
   log: Logger;
+  /** Who may use the port clawd serves: the agents' token, clawd's own key, the rules raw clients keep. */
+  access: { token: ServerToken; agentKey: string; rules: () => MuxRules };
   readyTimeoutMs?: number;
   stopGraceMs?: number;
 }
@@ -32,7 +43,7 @@ export interface ManagedBrowserOptions {
 export interface Started {
   pid: number;
   version: CdpVersion;
-  /** True when an already running browser of this profile was adopted. */
+  /** Always false now: a browser this process did not start cannot be driven over its pipe. */
   adopted: boolean;
 }
 
@@ -49,23 +60,31 @@ export function launchHint(stderr: string): string {
   return 'Check browser.executablePath and browser.extraArgs in config.json, or try `clawd doctor`';
 }
 
+interface Running {
+  child: ChildProcess;
+  pipe: CdpPipe;
+  mux: CdpMux;
+  endpoint: CdpEndpoint | undefined;
+}
+
 export class ManagedBrowser {
+  /** clawd's own client of the port it serves (its key, never the token). */
   readonly cdp: CdpHttp;
-  #child: ChildProcess | undefined;
-  #adoptedPid: number | undefined;
+  /** What clawd's own connections to that port carry. */
+  readonly ownHeaders: Record<string, string>;
+  #running: Running | undefined;
   #starting: Promise<Started> | undefined;
   #stderr: string[] = [];
 
   constructor(private readonly options: ManagedBrowserOptions) {
-    this.cdp = new CdpHttp(`http://127.0.0.1:${options.cdpPort}`, {}, 2_000);
+    this.ownHeaders = { [AGENT_KEY_HEADER]: options.access.agentKey };
+    this.cdp = new CdpHttp(`http://127.0.0.1:${options.cdpPort}`, this.ownHeaders, 2_000);
   }
 
-  /** The browser's main pid while it runs (ours or adopted). */
+  /** The browser's main pid while it runs. */
   get pid(): number | undefined {
-    if (this.#child?.pid !== undefined && this.#child.exitCode === null && this.#child.signalCode === null)
-      return this.#child.pid;
-    if (this.#adoptedPid !== undefined && isAlive(this.#adoptedPid)) return this.#adoptedPid;
-    return undefined;
+    const child = this.#running?.child;
+    return child?.pid !== undefined && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
   }
 
   get starting(): boolean {
@@ -82,83 +101,89 @@ export class ManagedBrowser {
   async #start(executable: Executable, progress: (message: string) => void): Promise<Started> {
     const { cdpPort, userDataDir, name, log } = this.options;
     const running = this.pid;
-    if (running !== undefined) {
-      const version = await this.cdp.isReady();
+    if (running !== undefined && this.#running?.endpoint) {
+      const version = await this.cdp.isReady().catch(() => undefined);
       if (version) return { pid: running, version, adopted: false };
     }
+    // What is left of a browser that went away by itself: its port is served no more.
+    await this.#forget();
     if (!(await isPortFree(cdpPort))) {
-      // Something listens already: a browser of ours from an earlier run (adopt it), or not ours.
-      const ours = await browserProcess(userDataDir, cdpPort);
-      const version = ours ? await this.cdp.isReady() : undefined;
-      if (ours && version) {
-        this.#adoptedPid = ours.pid;
-        log.info(`${name}: adopted the running browser (pid ${ours.pid}) on port ${cdpPort}`);
-        return { pid: ours.pid, version, adopted: true };
+      // A browser of this profile that an older clawd left listening on the port itself: stopped,
+      // since only a browser clawd starts over its pipe answers to clawd alone.
+      const leftover = await browserProcess(userDataDir, cdpPort);
+      if (leftover) {
+        log.info(`${name}: stopping the browser an earlier clawd left on port ${cdpPort} (pid ${leftover.pid})`);
+        await terminate(leftover.pid, this.options.stopGraceMs ?? 2_500);
       }
-      const holder = await listeningPid(cdpPort);
-      throw new ClawdError(
-        'port_in_use',
-        `CDP port ${cdpPort} of profile ${name} is in use by another program${holder ? ` (pid ${holder})` : ''}: stop it, or create a profile with another port`,
-      );
+      if (!(await isPortFree(cdpPort))) {
+        const holder = await listeningPid(cdpPort);
+        throw new ClawdError(
+          'port_in_use',
+          `CDP port ${cdpPort} of profile ${name} is in use by another program${holder ? ` (pid ${holder})` : ''}: stop it, or create a profile with another port`,
+        );
+      }
     }
     if (await removeStaleSingleton(userDataDir).catch(() => false))
       log.info(`${name}: removed the lock a crashed browser left`);
     await decorateProfile(userDataDir, name, this.options.color);
-    const args = launchArgs({ userDataDir, cdpPort, choice: this.options.choice, extraArgs: this.options.extraArgs });
+    const args = launchArgs({ userDataDir, choice: this.options.choice, extraArgs: this.options.extraArgs });
     progress(`launching ${executable.path}`);
-    log.info(`${name}: launching ${executable.path} on CDP port ${cdpPort}`);
+    log.info(`${name}: launching ${executable.path}, its CDP port ${cdpPort} served by clawd`);
     this.#stderr = [];
+    // fd 3: what Chromium reads (our commands); fd 4: what it writes.
     const child = spawn(executable.path, args, {
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
       detached: process.platform !== 'win32',
     });
-    this.#child = child;
-    this.#adoptedPid = undefined;
-    // Chromium prints this the moment its endpoint is up: check readiness then, instead of
-    // polling a port that is not open yet (polling competes with the launch for the CPU).
-    let listening: () => void = () => {};
-    const listeningLine = new Promise<void>((resolve) => (listening = resolve));
-    let webSocketUrl: string | undefined;
+    const pipe = new CdpPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
+    const mux = new CdpMux(pipe, log);
+    const current: Running = { child, pipe, mux, endpoint: undefined };
+    this.#running = current;
     let partial = ''; // a chunk may end mid-line
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
       const lines = (partial + chunk).split('\n');
       partial = lines.pop()!;
-      for (const line of lines) {
-        const url = line.match(/DevTools listening on (ws:\/\/\S+)/)?.[1];
-        if (url) {
-          webSocketUrl = url;
-          listening();
-        }
-        if (line.trim() !== '') this.#stderr.push(line);
-      }
+      for (const line of lines) if (line.trim() !== '') this.#stderr.push(line);
       if (this.#stderr.length > STDERR_LINES) this.#stderr.splice(0, this.#stderr.length - STDERR_LINES);
     });
     child.stderr!.once('end', () => {
       if (partial.trim() !== '') this.#stderr.push(partial);
     });
-    child.once('exit', (code, signal) => log.info(`${name}: browser exited (${signal ?? code})`));
-    const spawnError = new Promise<never>((_, reject) => child.once('error', (error) => reject(error)));
-    spawnError.catch(() => {});
-
-    const deadline = Date.now() + (this.options.readyTimeoutMs ?? 15_000);
+    child.once('exit', (code, signal) => {
+      log.info(`${name}: browser exited (${signal ?? code})`);
+      // Gone by itself (a crash, a kill): its port is not served for a browser that is not there.
+      if (this.#running === current) void this.#forget();
+    });
+    const exited = new Promise<never>((_, reject) => {
+      child.once('error', (error) => reject(error));
+      child.once('exit', (code, signal) =>
+        reject(new Error(`Chromium exited (${signal ?? code}) before it answered over its pipe`)),
+      );
+    });
+    exited.catch(() => {});
+    const timeoutMs = this.options.readyTimeoutMs ?? 15_000;
     try {
-      for (;;) {
-        // The line, or a slow poll for browsers that do not print it.
-        await Promise.race([listeningLine, new Promise((resolve) => setTimeout(resolve, 250)), spawnError]);
-        const version = await Promise.race([this.cdp.isReady(2_000, webSocketUrl), spawnError]);
-        if (version) {
-          log.info(`${name}: ready (${version.Browser}, pid ${child.pid})`);
-          return { pid: child.pid!, version, adopted: false };
-        }
-        if (child.exitCode !== null || child.signalCode !== null)
-          throw new Error(`Chromium exited (${child.signalCode ?? child.exitCode}) before its CDP port answered`);
-        if (Date.now() > deadline)
-          throw new Error(
-            `CDP port ${cdpPort} did not answer within ${Math.round((this.options.readyTimeoutMs ?? 15_000) / 1000)} s`,
-          );
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      // The first answer over the pipe: Chromium is up (no port to poll). Its pipe closes as it
+      // exits: then say how it exited, not only that the pipe went.
+      await Promise.race([mux.call('Browser.getVersion', {}, timeoutMs), exited]).catch(async (error: unknown) => {
+        const exit = await Promise.race([
+          exited.catch((e: unknown) => e),
+          new Promise((resolve) => setTimeout(resolve, 1_000)),
+        ]);
+        throw exit instanceof Error ? exit : error;
+      });
+      current.endpoint = await serveCdpEndpoint({
+        port: cdpPort,
+        mux,
+        token: this.options.access.token,
+        agentKey: this.options.access.agentKey,
+        rules: this.options.access.rules,
+        log,
+      });
+      const version = await this.cdp.version();
+      log.info(`${name}: ready (${version.Browser}, pid ${child.pid})`);
+      return { pid: child.pid!, version, adopted: false };
     } catch (error) {
       await this.stop();
       const tail = this.#stderr.slice(-12).join('\n');
@@ -170,35 +195,54 @@ export class ManagedBrowser {
     }
   }
 
+  /** The port is served no more and the pipe is closed (what ran on them is gone). */
+  async #forget(): Promise<void> {
+    const running = this.#running;
+    if (!running) return;
+    this.#running = undefined;
+    running.mux.close();
+    running.pipe.close();
+    await running.endpoint?.close();
+  }
+
   /**
    * Stops the browser if it runs; true if there was one to stop. `Browser.close` first (a clean
-   * exit, see shutdown.ts), SIGTERM to the process group if it is still there after the grace
-   * period, SIGKILL after another; bounded by about three graces in all.
+   * exit, see shutdown.ts), then its pipe closed (it exits by itself on that), SIGTERM to the
+   * process group if it is still there after the grace period, SIGKILL after another.
    */
   async stop(): Promise<boolean> {
     const grace = this.options.stopGraceMs ?? 2_500;
-    const child = this.#child;
+    const running = this.#running;
     const pid = this.pid;
-    this.#child = undefined;
-    this.#adoptedPid = undefined;
-    if (pid === undefined) return false;
+    if (!running) return false;
+    const { child, mux } = running;
     const gone: Promise<unknown> =
-      child?.pid === pid ? new Promise((resolve) => child.once('exit', resolve)) : untilDead(pid, 4 * grace);
-    const version = await this.cdp.version().catch(() => undefined);
-    const asked = version ? await requestBrowserClose(version.webSocketDebuggerUrl, grace) : false;
-    if (!asked || !(await settlesWithin(gone, grace))) {
-      // Our own child: the whole process tree. An adopted browser: just its main process.
-      const target = child?.pid === pid && process.platform !== 'win32' ? -pid : pid;
-      signal(target, 'SIGTERM');
-      if (!(await settlesWithin(gone, grace))) {
-        signal(target, 'SIGKILL');
-        await settlesWithin(gone, grace);
+      child.exitCode !== null || child.signalCode !== null
+        ? Promise.resolve()
+        : new Promise((resolve) => child.once('exit', resolve));
+    await running.endpoint?.close();
+    if (pid !== undefined) {
+      const asked = await settlesWithin(
+        mux.call('Browser.close', {}, grace).catch(() => undefined),
+        grace,
+      );
+      if (!asked || !(await settlesWithin(gone, grace))) {
+        running.pipe.close();
+        if (!(await settlesWithin(gone, grace))) {
+          const target = process.platform !== 'win32' ? -pid : pid;
+          signal(target, 'SIGTERM');
+          if (!(await settlesWithin(gone, grace))) {
+            signal(target, 'SIGKILL');
+            await settlesWithin(gone, grace);
+          }
+        }
       }
     }
+    await this.#forget();
     await removeSingletonLeftovers(this.options.userDataDir).catch((error) =>
       this.options.log.debug(`${this.options.name}: leftovers: ${(error as Error).message}`),
     );
-    return true;
+    return pid !== undefined;
   }
 }
 
@@ -207,14 +251,5 @@ function signal(pid: number, name: NodeJS.Signals): void {
     process.kill(pid, name);
   } catch {
     // already gone
-  }
-}
-
-/** Resolves once a process that is not our child is gone (polled: there is no exit event for it); rejects after `ms`. */
-async function untilDead(pid: number, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) throw new Error(`pid ${pid} still runs`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -3,7 +3,18 @@
 // session's Storage.*, a page's Network.* or Storage.*). Measured: a tab's session answers these
 // for the browser's whole cookie store, so one attached tab would otherwise show every site's.
 
-import type { CookieToSet, RelayPolicy } from './relay-policy';
+/** A cookie as Network.setCookie(s) and Storage.setCookies take it: a domain, or a URL it is for. */
+export interface CookieToSet {
+  name?: string;
+  domain?: string;
+  url?: string;
+  secure?: boolean;
+}
+
+/** What judges which cookies a client is shown (relay-policy.ts). */
+interface CookieFilter {
+  visibleCookies<C extends { domain: string; secure?: boolean; name?: string }>(cookies: readonly C[]): C[];
+}
 
 /** Commands whose result is `{ cookies: [...] }` of the whole store or of some URLs. */
 const COOKIE_READS = new Set(['Storage.getCookies', 'Network.getAllCookies', 'Network.getCookies']);
@@ -25,8 +36,18 @@ export function cookiesToSet(method: string, params: Record<string, unknown>): C
   }
 }
 
+/** The host a cookie to set is for: its domain, else its URL's host; undefined when it has neither. */
+export function cookieDomain(cookie: CookieToSet): string | undefined {
+  if (cookie.domain !== undefined) return cookie.domain;
+  try {
+    return cookie.url === undefined ? undefined : new URL(cookie.url).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A cookie read's result with what the policy hides left out. */
-export function visibleCookieResult(policy: RelayPolicy, result: unknown): unknown {
+export function visibleCookieResult(policy: CookieFilter, result: unknown): unknown {
   const cookies = (result as { cookies?: unknown } | undefined)?.cookies;
   if (!Array.isArray(cookies)) return result;
   return {

@@ -9,6 +9,7 @@
 
 import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
+import { cookieDomain, type CookieToSet } from './cookie-rules';
 
 export class RelayPolicy {
   #config: PolicyConfig = {};
@@ -51,7 +52,7 @@ export class RelayPolicy {
   /** Refuses setting a cookie of a host the policy blocks: origin_blocked naming the rule, nothing set. */
   checkCookies(cookies: readonly CookieToSet[], what: string): void {
     for (const cookie of cookies) {
-      const domain = cookie.domain ?? hostOf(cookie.url);
+      const domain = cookieDomain(cookie);
       if (domain === undefined) continue; // Chrome refuses a cookie with neither itself
       const verdict = this.#policy.cookieVerdict({
         domain,
@@ -72,20 +73,4 @@ export interface CookieLike {
   domain: string;
   secure?: boolean;
   name?: string;
-}
-
-/** A cookie as Network.setCookie(s) and Storage.setCookies take it: a domain, or a URL it is for. */
-export interface CookieToSet {
-  name?: string;
-  domain?: string;
-  url?: string;
-  secure?: boolean;
-}
-
-function hostOf(url: string | undefined): string | undefined {
-  try {
-    return url === undefined ? undefined : new URL(url).hostname;
-  } catch {
-    return undefined;
-  }
 }

@@ -6,6 +6,7 @@
 import type { BrowserConfig, ProfileConfig } from '../home/config-schema';
 import { registerProfileKind, type ProfileKindSchema } from '../home/profile-kinds';
 import type { RelayServer } from '../cdp/relay-server';
+import type { OriginPolicy } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import type { ProfileDriver } from './profile-driver';
@@ -23,6 +24,8 @@ export interface DriverContext {
   settings: BrowserConfig;
   relay: RelayServer;
   log: Logger;
+  /** The profile's origin policy in force (clawd's own addresses among it), read at each use. */
+  policy(): OriginPolicy;
 }
 
 export interface DriverKind extends ProfileKindSchema {

@@ -1,13 +1,15 @@
 // A managed profile: our own Chromium with its own user data dir under the home and its own CDP
-// port. `attachOnly` makes it connect-only (never launch).
+// port, which clawd serves (the browser listens on none: managed-browser.ts), so clients reach it
+// only with the token and held to its policy. `attachOnly` makes it connect-only (never launch):
+// then it is a browser someone else started listening on that port itself, reached as it is.
 
 import path from 'node:path';
 import type { Logger } from '../log';
-import type { CdpHttp, CdpTarget, CdpVersion } from '../browser/cdp-http';
+import { CdpHttp, type CdpTarget, type CdpVersion } from '../browser/cdp-http';
 import { browserVersion } from '../browser/browser-version';
 import { findExecutable } from '../browser/executable';
 import { decideLaunch } from '../browser/launch-args';
-import { ManagedBrowser } from '../browser/managed-browser';
+import { ManagedBrowser, type ManagedBrowserOptions } from '../browser/managed-browser';
 import { browserProcess, listeningPid, processesUsing, terminate } from '../browser/processes';
 import { removeSingletonLeftovers } from '../browser/shutdown';
 import { ClawdError } from '../errors';
@@ -15,6 +17,7 @@ import { RESERVED_PORTS, parsePort, type BrowserConfig, type ProfileConfig } fro
 import { firstFreePort, isPortFree, portRangeFromEnv } from '../browser/ports';
 import type { DriverKind } from './driver-kinds';
 import type { PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
+import { rawClientRules } from './raw-client-rules';
 
 function profileDir(home: string, name: string): string {
   return path.join(home, 'profiles', name);
@@ -42,6 +45,7 @@ export class ManagedDriver implements ProfileDriver {
     private readonly settings: BrowserConfig,
     home: string,
     log: Logger,
+    access: ManagedBrowserOptions['access'],
   ) {
     this.ownFolder = profileDir(home, name);
     this.userDataDir = path.join(this.ownFolder, 'user-data');
@@ -61,12 +65,19 @@ export class ManagedDriver implements ProfileDriver {
       choice: this.#choice,
       extraArgs: settings.extraArgs,
       log,
+      access,
     });
-    this.cdp = this.#browser.cdp;
-    this.playwright = { url: this.cdp.base };
+    if (settings.attachOnly) {
+      this.cdp = new CdpHttp(`http://127.0.0.1:${profile.cdpPort}`, {}, 2_000);
+      this.playwright = { url: this.cdp.base };
+    } else {
+      this.cdp = this.#browser.cdp;
+      // clawd's own connections say who they are: the port clawd serves lets them past the raw clients' rules.
+      this.playwright = { url: this.cdp.base, headers: this.#browser.ownHeaders };
+    }
   }
 
-  readonly playwright: { url: string };
+  readonly playwright: { url: string; headers?: Record<string, string> };
 
   async ensureReachable(): Promise<void> {
     if (!(await this.status(true)).running)
@@ -191,6 +202,10 @@ export const managedKind: DriverKind = {
       );
     return { cdpPort: port };
   },
-  create: (name, profile, { settings, home, log }) =>
-    new ManagedDriver(name, profile as ProfileConfig & { cdpPort: number }, settings, home, log),
+  create: (name, profile, { settings, home, log, relay, policy }) =>
+    new ManagedDriver(name, profile as ProfileConfig & { cdpPort: number }, settings, home, log, {
+      token: relay.token,
+      agentKey: relay.agentKey,
+      rules: () => rawClientRules(policy, name),
+    }),
 };

@@ -265,6 +265,7 @@ export class ProfileService {
       settings: this.settings,
       relay: this.relay,
       log: this.log,
+      policy: () => this.policy(name),
     });
     this.#drivers.set(name, driver);
     return driver;

@@ -25,7 +25,10 @@ describe.each([
   const browserCdp = async (): Promise<CdpClient> => {
     if (kind === 'extension') return ctx.d.browser!.cdp;
     const { cdpUrl } = (await ctx.d.api('GET', '/')).body as { cdpUrl: string };
-    return CdpClient.connect((await (await fetch(`${cdpUrl}/json/version`)).json()).webSocketDebuggerUrl);
+    // The profile's port, which clawd serves: with the token (its WebSocket URL carries it on).
+    return CdpClient.connect(
+      (await (await fetch(`${cdpUrl}/json/version?token=${ctx.d.server.token}`)).json()).webSocketDebuggerUrl,
+    );
   };
 
   it('answers target_crashed for a crashed tab, and another tab keeps working', async () => {

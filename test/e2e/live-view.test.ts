@@ -309,12 +309,15 @@ describe('live view viewers', () => {
   });
 
   it("shows a remote profile's tab too, and the page lists tabs as they open (from /events)", async () => {
+    // The managed profile's own browser, reached as a remote one by its CDP socket (with the token:
+    // its port is clawd's).
     const status = (await ctx.d.api('GET', '/')).body as { cdpUrl: string };
+    const version = await (await fetch(`${status.cdpUrl}/json/version?token=${ctx.d.server.token}`)).json();
     expect(
       (
         await ctx.d.server.api('POST', '/profiles/create', {
           person: true,
-          body: { name: 'far', cdpUrl: status.cdpUrl },
+          body: { name: 'far', cdpUrl: version.webSocketDebuggerUrl },
         })
       ).status,
     ).toBe(201);

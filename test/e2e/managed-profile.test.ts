@@ -1,9 +1,12 @@
-import { existsSync, readFileSync, readlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDecoration } from '../../relay/browser/decorate';
 import { isAlive, processesUsing } from '../../relay/browser/processes';
 import { until } from '../helpers/waits';
+import { CdpClient } from '../helpers/cdp-client';
+import { upgradeStatus } from '../helpers/http';
 import { startPageServer, type PageServer } from '../helpers/pages';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -20,6 +23,64 @@ describe('the managed clawd profile', () => {
   const userDataDir = () => path.join(t.home, 'profiles', 'clawd', 'user-data');
   const exitType = () =>
     JSON.parse(readFileSync(path.join(userDataDir(), 'Default', 'Preferences'), 'utf8')).profile.exit_type;
+
+  it("answers only clawd: the browser listens on no port, and the profile's port wants the token", async () => {
+    const started = await t.api('POST', '/start');
+    expect(started.status).toBe(200);
+    const { pid, cdpPort, cdpUrl } = started.body as { pid: number; cdpPort: number; cdpUrl: string };
+    // Every process of the browser (its own process group) and every TCP socket they listen on: none.
+    const group = execFileSync('ps', ['-axo', 'pid=,pgid='], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/).map(Number))
+      .filter(([, pgid]) => pgid === pid)
+      .map(([p]) => p!);
+    expect(group).toContain(pid);
+    const sockets = new Set(
+      group.flatMap((p) => {
+        try {
+          return readdirSync(`/proc/${p}/fd`).flatMap((fd) => {
+            const link = readlinkSync(`/proc/${p}/fd/${fd}`, { encoding: 'utf8' });
+            return link.startsWith('socket:[') ? [link.slice(8, -1)] : [];
+          });
+        } catch {
+          return []; // a process that ended meanwhile
+        }
+      }),
+    );
+    const listening = ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.trim().split(/\s+/))
+        .filter((cols) => cols[3] === '0A' && sockets.has(cols[9]!)),
+    );
+    expect(listening).toEqual([]);
+    expect(existsSync(path.join(userDataDir(), 'DevToolsActivePort'))).toBe(false);
+
+    // The profile's port is clawd's: nothing without the token, no web page even with it.
+    expect((await fetch(`${cdpUrl}/json/version`)).status).toBe(401);
+    expect((await fetch(`${cdpUrl}/json/version?token=wrong-token-0123456789`)).status).toBe(401);
+    expect(await upgradeStatus(`ws://127.0.0.1:${cdpPort}/devtools/browser/x`)).toBe(401);
+    expect(
+      await upgradeStatus(`ws://127.0.0.1:${cdpPort}/devtools/browser/x?token=${t.token}`, {}, 'https://evil.example'),
+    ).toBe(403);
+    // With it, what Chrome's own port answers.
+    const version = await (await fetch(`${cdpUrl}/json/version?token=${t.token}`)).json();
+    expect(version.Browser).toMatch(/^(Headless)?Chrome\/\d+/);
+    const client = await CdpClient.connect(version.webSocketDebuggerUrl);
+    try {
+      expect((await client.send('Browser.getVersion')).product).toBe(version.Browser);
+      // Browser.close from a client closes its own connection, not the browser.
+      await client.send('Browser.close').catch(() => {});
+      await until('its connection closed', () => client.ws.readyState === client.ws.CLOSED);
+      expect((await t.api('GET', '/')).body.running).toBe(true);
+    } finally {
+      await client.close();
+    }
+    await t.api('POST', '/stop');
+  });
 
   it('starts, lists, opens, focuses and closes tabs, and stops, through the API', async () => {
     const started = await t.api('POST', '/start');

@@ -148,13 +148,15 @@ describe.each([
           await browser.close();
         }
       } else {
+        // The profile's CDP port, which clawd serves: the token, then the same refusal as the
+        // relay's; and a load a script starts in the page is the guard's (the blocked page).
         const status = (await d.api('GET', '/')).body as { cdpUrl: string };
-        const browser = await chromium.connectOverCDP(status.cdpUrl);
+        const browser = await chromium.connectOverCDP(`${status.cdpUrl}/?token=${d.server.token}`);
         try {
           const page = browser.contexts()[0]!.pages()[0]!;
-          const response = await page.goto(sites.blocked('/raw'));
-          expect(response?.status()).toBe(403);
-          expect(await page.title()).toBe('Blocked by clawd');
+          await expect(page.goto(sites.blocked('/raw'))).rejects.toThrow(/origin_blocked|not in the allowed origins/);
+          await page.evaluate((url) => void (location.href = url), sites.blocked('/raw'));
+          await until('the blocked page', async () => (await page.title().catch(() => '')) === 'Blocked by clawd');
         } finally {
           await browser.close();
         }

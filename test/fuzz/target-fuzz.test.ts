@@ -80,16 +80,18 @@ describe('the target fuzz on a managed profile', () => {
   it(
     `keeps every client's view of targets whole (seed ${seed}, ${rounds} rounds)`,
     async () => {
+      // The profile's port, which clawd serves over the browser's pipe: every client with the token.
       const { cdpUrl } = (await d.api<{ cdpUrl: string }>('GET', '/')).body;
-      const { webSocketDebuggerUrl } = (await (await fetch(`${cdpUrl}/json/version`)).json()) as {
+      const token = d.server.token;
+      const { webSocketDebuggerUrl } = (await (await fetch(`${cdpUrl}/json/version?token=${token}`)).json()) as {
         webSocketDebuggerUrl: string;
       };
       harness = await CdpClient.connect(webSocketDebuggerUrl);
       const target: FuzzTarget = {
         name: 'managed',
-        playwrightUrl: cdpUrl,
+        playwrightUrl: `${cdpUrl}/?token=${token}`,
         browserWsUrl: webSocketDebuggerUrl,
-        pageWsUrl: (id) => `${cdpUrl.replace('http', 'ws')}/devtools/page/${id}`,
+        pageWsUrl: (id) => `${cdpUrl.replace('http', 'ws')}/devtools/page/${id}?token=${token}`,
         harness,
         targetId: d.targetId,
       };

@@ -58,7 +58,8 @@ export async function managedDriver(
   const started = await api<{ cdpUrl: string }>('POST', '/start');
   if (started.status !== 200) throw new Error(`starting the managed profile: ${JSON.stringify(started.body)}`);
   const opened = await api<{ targetId: string }>('POST', '/tabs/open', { url: pages.url('/') });
-  const version = await (await fetch(`${started.body.cdpUrl}/json/version`)).json();
+  // The profile's port is clawd's: the token opens it (the WebSocket URL it answers carries it).
+  const version = await (await fetch(`${started.body.cdpUrl}/json/version?token=${server.token}`)).json();
   const cdp = await CdpClient.connect(version.webSocketDebuggerUrl);
   return {
     name: 'managed',

@@ -264,7 +264,7 @@ describe('the control API', () => {
     expect(start.status).toBe(500);
     expect(start.body.error.code).toBe('launch_failed');
     expect(start.body.error.message).toMatch(
-      /^could not start clawd: Chromium exited \(1\) before its CDP port answered\. Chromium needs --no-sandbox here: set "noSandbox": true/,
+      /^could not start clawd: Chromium exited \(1\) before it answered over its pipe\. Chromium needs --no-sandbox here: set "noSandbox": true/,
     );
     expect(start.body.error.message).toContain(
       'Chromium said:\n[1:1:ERROR:zygote_host_impl_linux.cc(100)] Running as root without --no-sandbox is not supported.',
@@ -273,7 +273,7 @@ describe('the control API', () => {
     const cli = await t.cli(['start']);
     expect(cli.code).toBe(1);
     expect(cli.stderr).toMatch(
-      /^starting the browser …\nclawd: could not start clawd: Chromium exited \(1\) before its CDP port answered\. Chromium needs --no-sandbox/,
+      /^starting the browser …\nclawd: could not start clawd: Chromium exited \(1\) before it answered over its pipe\. Chromium needs --no-sandbox/,
     );
   });
 

@@ -28,6 +28,19 @@ describe('launch decisions', () => {
     });
   });
 
+  it('launches a managed browser on its pipe, listening on no port of its own', () => {
+    const args = launchArgs({
+      userDataDir: '/h/profiles/clawd/user-data',
+      choice: { headless: true, noSandbox: false },
+      extraArgs: [],
+      platform: 'linux',
+    });
+    expect(args).toContain('--remote-debugging-pipe');
+    expect(
+      args.filter((a) => a.startsWith('--remote-debugging-port') || a.startsWith('--remote-debugging-address')),
+    ).toEqual([]);
+  });
+
   it('launches on its own user data dir and port, never the user profile, never 9222', () => {
     const args = launchArgs({
       userDataDir: '/h/profiles/clawd/user-data',

@@ -31,7 +31,7 @@ export async function injection(relay: RelayProcess): Promise<CaseResult> {
   const api = controlApi(relay);
   const { cdpUrl } = await api('POST', '/start');
   const { targetId } = await api('POST', '/tabs/open', { url: pages.url('/injection') });
-  const mcp = await startPlaywrightMcp(cdpUrl);
+  const mcp = await startPlaywrightMcp(`${cdpUrl}/?token=${relay.token}`); // the port is clawd's
   try {
     const snapshot = (await api('GET', `/snapshot?targetId=${targetId}&maxChars=10000000`)).snapshot as string;
     const found = (await api('GET', `/find?targetId=${targetId}&q=HIDDEN&limit=50`)).text as string;

@@ -20,7 +20,7 @@ export async function liveView(relay: RelayProcess, quick: boolean): Promise<Cas
   const pages = await startBenchPages({ '/still': STILL, '/animated': ANIMATED });
   const { cdpUrl } = await api('POST', '/start');
   const { targetId } = await api('POST', '/tabs/open', { url: pages.url('/still') });
-  const version = await (await fetch(`${cdpUrl}/json/version`)).json();
+  const version = await (await fetch(`${cdpUrl}/json/version?token=${relay.token}`)).json(); // the port is clawd's
   const cdp = await CdpClient.connect(version.webSocketDebuggerUrl);
   const { sessionId } = await cdp.send('Target.attachToTarget', { targetId, flatten: true });
 

@@ -21,7 +21,7 @@ export async function snapshotCorpus(relay: RelayProcess, before: RelayProcess, 
   const { targetId } = await api('POST', '/tabs/open', { url: 'about:blank' });
   await api('POST', '/start', undefined, before);
   const beforeTab = (await api('POST', '/tabs/open', { url: 'about:blank' }, before)).targetId as string;
-  const mcp = await startPlaywrightMcp(status.cdpUrl);
+  const mcp = await startPlaywrightMcp(`${status.cdpUrl}/?token=${relay.token}`); // the port is clawd's
   const call = mcp.call;
   // The quick run (a smoke test) takes two pages whose frames all load (cnet's hold MCP 30 s).
   const pages = quick ? (['medium-3', 'qq'] as const) : CORPUS_PAGES;

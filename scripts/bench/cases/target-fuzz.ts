@@ -77,16 +77,17 @@ export async function targetFuzz(relay: RelayProcess, quick: boolean): Promise<C
     const api = controlApi(relay);
     const { cdpUrl } = await api('POST', '/start');
     const { targetId } = await api('POST', '/tabs/open', { url: pages.url('/') });
-    const { webSocketDebuggerUrl } = (await (await fetch(`${cdpUrl}/json/version`)).json()) as {
+    // The profile's port is clawd's (the browser listens on none): every client with the token.
+    const { webSocketDebuggerUrl } = (await (await fetch(`${cdpUrl}/json/version?token=${relay.token}`)).json()) as {
       webSocketDebuggerUrl: string;
     };
     const harness = await CdpClient.connect(webSocketDebuggerUrl);
     try {
       const target: FuzzTarget = {
         name: 'managed',
-        playwrightUrl: cdpUrl,
+        playwrightUrl: `${cdpUrl}/?token=${relay.token}`,
         browserWsUrl: webSocketDebuggerUrl,
-        pageWsUrl: (id) => `${cdpUrl.replace('http', 'ws')}/devtools/page/${id}`,
+        pageWsUrl: (id) => `${cdpUrl.replace('http', 'ws')}/devtools/page/${id}?token=${relay.token}`,
         harness,
         targetId,
       };

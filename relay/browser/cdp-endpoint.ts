@@ -1,0 +1,215 @@
+// A managed profile's CDP port, served by clawd: the browser itself listens on no port (it is
+// driven over its pipe, cdp-pipe.ts), so this is the only way in, and it is held as the relay
+// is — loopback Host only, no web page's Origin, the token (or clawd's own per-process key) on
+// every request and upgrade, raw clients held to the profile's origin policy (mux rules), and cut
+// when the token is rotated. It speaks what Chrome's own port speaks, so Playwright, Puppeteer and
+// clawd's own /json client need nothing else: `/json/version` (a WebSocket URL that carries the
+// token it was asked with), `/json/list`, `/json/new`, `/json/activate/<id>`, `/json/close/<id>`,
+// and the WebSockets `/devtools/browser/<id>` (or `/cdp`) and `/devtools/page/<id>`.
+
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { LIMITS, LOOPBACK_HOST } from '../../shared/defaults';
+import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
+import { refusal, refuseUpgrade } from '../http/guards';
+import { closerOf, listen } from '../http/listen';
+import type { ServerToken } from '../http/server-token';
+import type { Logger } from '../log';
+import type { CdpMux, MuxRules } from './cdp-mux';
+
+export interface CdpEndpointOptions {
+  port: number;
+  mux: CdpMux;
+  /** The agents' token: what raw clients present. */
+  token: ServerToken;
+  /** clawd's own connections (its Playwright, the policy guard, its /json client) say it in X-Clawd-Agent. */
+  agentKey: string;
+  /** What raw clients are held to: the profile's origin policy. */
+  rules: () => MuxRules;
+  log: Logger;
+}
+
+export interface CdpEndpoint {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** The header clawd's own connections carry its per-process key in. */
+export const AGENT_KEY_HEADER = 'x-clawd-agent';
+
+interface TargetInfo {
+  targetId: string;
+  type: string;
+  title: string;
+  url: string;
+}
+
+/** Targets Chrome's own /json/list leaves out. */
+const UNLISTED = new Set(['browser', 'tab', 'browser_ui']);
+
+export async function serveCdpEndpoint(options: CdpEndpointOptions): Promise<CdpEndpoint> {
+  const { mux, token, log } = options;
+  let port = options.port;
+  const browserId = randomBytes(16).toString('hex');
+  const raws = new Set<WebSocket>();
+  const internal = (req: IncomingMessage) => req.headers[AGENT_KEY_HEADER] === options.agentKey;
+  const refused = (req: IncomingMessage, url: URL) =>
+    refusal(
+      {
+        host: req.headers.host,
+        origin: req.headers.origin,
+        authorization: req.headers.authorization,
+        url,
+      },
+      // clawd's own connections carry its per-process key instead of the token.
+      {
+        token: token.value,
+        port,
+        extensionOrigins: [],
+        origins: 'no-web',
+        ...(internal(req) ? { provenInBand: true as const } : {}),
+      },
+    );
+
+  const wsBase = (req: IncomingMessage, url: URL) => {
+    const given = url.searchParams.get('token');
+    return { base: `ws://${req.headers.host}`, query: given ? `?token=${encodeURIComponent(given)}` : '' };
+  };
+  const describe = (req: IncomingMessage, url: URL, target: TargetInfo) => {
+    const { base, query } = wsBase(req, url);
+    return {
+      description: '',
+      devtoolsFrontendUrl: '',
+      id: target.targetId,
+      title: target.title,
+      type: target.type,
+      url: target.url,
+      webSocketDebuggerUrl: `${base}/devtools/page/${target.targetId}${query}`,
+    };
+  };
+
+  const routes = async (req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> => {
+    const json = (body: unknown) => {
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=UTF-8' }).end(JSON.stringify(body));
+    };
+    const path = url.pathname.replace(/\/$/, '');
+    if (path === '/json/version') {
+      const version = await mux.call<{
+        protocolVersion: string;
+        product: string;
+        userAgent: string;
+        jsVersion: string;
+      }>('Browser.getVersion');
+      const { base, query } = wsBase(req, url);
+      return json({
+        Browser: version.product,
+        'Protocol-Version': version.protocolVersion,
+        'User-Agent': version.userAgent,
+        'V8-Version': version.jsVersion,
+        'WebKit-Version': '',
+        webSocketDebuggerUrl: `${base}/devtools/browser/${browserId}${query}`,
+      });
+    }
+    if (path === '/json' || path === '/json/list') {
+      const { targetInfos } = await mux.call<{ targetInfos: TargetInfo[] }>('Target.getTargets');
+      return json(targetInfos.filter((t) => !UNLISTED.has(t.type)).map((t) => describe(req, url, t)));
+    }
+    if (path === '/json/new') {
+      if (req.method !== 'PUT')
+        throw new ClawdError(
+          'method_not_allowed',
+          `Using unsafe HTTP verb ${req.method} to invoke /json/new. This action supports only PUT verb.`,
+        );
+      const raw = decodeURIComponent(
+        url.search
+          .slice(1)
+          .split('&')
+          .filter((part) => !part.startsWith('token='))
+          .join('&'),
+      );
+      const target = raw === '' ? 'about:blank' : raw;
+      const params = { url: target };
+      const refusedLoad = internal(req) ? undefined : options.rules().refuse?.('Target.createTarget', params);
+      if (refusedLoad) throw refusedLoad;
+      const { targetId } = await mux.call<{ targetId: string }>('Target.createTarget', params);
+      const { targetInfo } = await mux.call<{ targetInfo: TargetInfo }>('Target.getTargetInfo', { targetId });
+      return json(describe(req, url, targetInfo));
+    }
+    const acting = path.match(/^\/json\/(activate|close)\/([^/]+)$/);
+    if (acting) {
+      const targetId = decodeURIComponent(acting[2]!);
+      try {
+        await mux.call(acting[1] === 'activate' ? 'Target.activateTarget' : 'Target.closeTarget', { targetId });
+      } catch {
+        throw new ClawdError('target_not_found', `No such target id: ${targetId}`);
+      }
+      res
+        .writeHead(200, { 'Content-Type': 'text/plain' })
+        .end(acting[1] === 'activate' ? 'Target activated' : 'Target is closing');
+      return;
+    }
+    throw new ClawdError('not_found', `No route for ${req.method} ${url.pathname}`);
+  };
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://endpoint');
+    const error = refused(req, url);
+    const fail = (e: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      res.writeHead(httpStatusOf(e), { 'Content-Type': 'application/json' }).end(JSON.stringify(httpErrorBody(e)));
+    };
+    if (error) return fail(error);
+    routes(req, url, res).catch((e: unknown) => {
+      if (!(e instanceof ClawdError)) log.debug(`cdp endpoint: ${req.url}: ${(e as Error).message}`);
+      fail(e);
+    });
+  });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.clientMaxPayload, perMessageDeflate: false });
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => {});
+    const url = new URL(req.url ?? '/', 'http://endpoint');
+    const page = url.pathname.match(/^\/devtools\/page\/([^/]+)$/)?.[1];
+    if (!page && url.pathname !== '/cdp' && !url.pathname.startsWith('/devtools/browser'))
+      return refuseUpgrade(socket, new ClawdError('not_found', `No WebSocket endpoint at ${url.pathname}`));
+    const error = refused(req, url);
+    if (error) return refuseUpgrade(socket, error);
+    const ours = internal(req);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      if (!ours) raws.add(ws);
+      const connection = mux.connect(
+        {
+          send: (text) => {
+            if (ws.readyState !== ws.OPEN) return;
+            // A client that stops reading is closed, not queued for without bound (as at the relay).
+            if (ws.bufferedAmount > LIMITS.clientMaxBuffered)
+              return void ws.close(1013, 'client is not reading: too much output queued');
+            ws.send(text);
+          },
+          close: (code, reason) => ws.close(code, reason),
+        },
+        { ...(ours ? {} : { rules: options.rules() }), ...(page ? { page: decodeURIComponent(page) } : {}) },
+      );
+      ws.on('message', (data) => connection.receive(data.toString()));
+      ws.once('close', () => {
+        raws.delete(ws);
+        connection.close();
+      });
+      ws.on('error', (e) => log.debug(`cdp endpoint socket: ${e.message}`));
+    });
+  };
+  server.on('upgrade', onUpgrade);
+  // A rotated token: raw clients that came in with the old one are cut, as at the relay.
+  const unfollow = token.onRotated(() => {
+    for (const ws of raws) ws.close(1008, 'the token was rotated: connect with the new one (clawd token)');
+  });
+  port = await listen(server, port, LOOPBACK_HOST, 'CDP port');
+  const close = closerOf(server, () => {
+    unfollow();
+    server.off('upgrade', onUpgrade);
+    for (const ws of wss.clients) ws.terminate();
+    wss.close();
+  });
+  return { port, close };
+}

@@ -1,0 +1,51 @@
+// What a raw CDP client of a managed profile's port (the agents' door with the token alone) is
+// held to, as the relay holds the person's tabs' raw clients: no load of a URL the profile's
+// policy refuses (Page.navigate, Target.createTarget: clawd's own addresses always among them),
+// no cookie shown of a host it blocks (nor the live view's session), none set for one. clawd's own
+// connections are not held here: they passed the agent layer's gate. The browser's guard holds
+// every page to the same policy from inside besides.
+
+import type { OriginPolicy } from '../../shared/origin-policy';
+import type { MuxRules } from '../browser/cdp-mux';
+import { cookieDomain, cookiesToSet, readsCookies } from '../cdp/cookie-rules';
+import { ClawdError } from '../errors';
+
+const LOADS = new Set(['Page.navigate', 'Target.createTarget']);
+
+export function rawClientRules(policy: () => OriginPolicy, profile: string): MuxRules {
+  return {
+    refuse(method, params) {
+      if (LOADS.has(method) && typeof params.url === 'string') {
+        const verdict = policy().check(params.url);
+        if (!verdict.allowed)
+          return new ClawdError(
+            'origin_blocked',
+            `${method}: ${verdict.reason} (the origin policy of profile ${profile}); nothing was loaded`,
+          );
+      }
+      for (const cookie of cookiesToSet(method, params) ?? []) {
+        const domain = cookieDomain(cookie);
+        if (domain === undefined) continue;
+        const verdict = policy().cookieVerdict({ ...cookie, domain });
+        if (!verdict.allowed)
+          return new ClawdError(
+            'origin_blocked',
+            `${method}: ${verdict.reason} (the origin policy of profile ${profile}); no cookie was set`,
+          );
+      }
+      return undefined;
+    },
+    shown(method, result) {
+      if (!readsCookies(method)) return result;
+      const cookies = (result as { cookies?: unknown } | undefined)?.cookies;
+      if (!Array.isArray(cookies)) return result;
+      const rules = policy();
+      return {
+        ...(result as object),
+        cookies: cookies.filter(
+          (c: { domain: string; secure?: boolean; name?: string }) => rules.cookieVerdict(c).allowed,
+        ),
+      };
+    },
+  };
+}

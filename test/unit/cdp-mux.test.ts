@@ -1,0 +1,176 @@
+// The mux of a managed browser's pipe (relay/browser/cdp-mux.ts) against a scripted browser:
+// each client gets a browser session of its own and its ids back, reaches only its own sessions,
+// closes only itself with Browser.close, and leaves nothing of its own behind when it goes.
+
+import { describe, expect, it } from 'vitest';
+import { CdpMux, type MuxPipe } from '../../relay/browser/cdp-mux';
+import { silentLogger } from '../../relay/log';
+
+interface Sent {
+  id: number;
+  method: string;
+  params?: Record<string, unknown>;
+  sessionId?: string;
+}
+
+/** A browser on the other end of the pipe: records what it is sent; the test answers. */
+function scriptedBrowser() {
+  const sent: Sent[] = [];
+  const listeners = new Set<(text: string) => void>();
+  const closers = new Set<() => void>();
+  let sessions = 0;
+  const pipe: MuxPipe & { closed: boolean } = {
+    closed: false,
+    send: (text: string) => {
+      const message = JSON.parse(text) as Sent;
+      sent.push(message);
+      // Browser sessions are made at once, as Chrome does.
+      if (message.method === 'Target.attachToBrowserTarget')
+        queueMicrotask(() => say({ id: message.id, result: { sessionId: `S${++sessions}` } }));
+    },
+    onMessage: (listener: (text: string) => void) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    onClose: (listener: () => void) => {
+      closers.add(listener);
+      return () => closers.delete(listener);
+    },
+  };
+  const say = (message: object) => {
+    for (const listener of listeners) listener(JSON.stringify(message));
+  };
+  const gone = () => {
+    pipe.closed = true;
+    for (const closer of closers) closer();
+  };
+  return { pipe, sent, say, gone, last: (method: string) => [...sent].reverse().find((m) => m.method === method)! };
+}
+
+function peer() {
+  const got: Array<Record<string, unknown>> = [];
+  let closed: { code: number; reason: string } | undefined;
+  return {
+    got,
+    closed: () => closed,
+    peer: {
+      send: (text: string) => void got.push(JSON.parse(text)),
+      close: (code: number, reason: string) => void (closed = { code, reason }),
+    },
+  };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('the CDP mux', () => {
+  it('gives each client a browser session of its own, its own ids back, and its own events', async () => {
+    const browser = scriptedBrowser();
+    const mux = new CdpMux(browser.pipe, silentLogger);
+    const a = peer();
+    const b = peer();
+    const ca = mux.connect(a.peer);
+    const cb = mux.connect(b.peer);
+    ca.receive(JSON.stringify({ id: 1, method: 'Target.setAutoAttach', params: { autoAttach: true, flatten: true } }));
+    cb.receive(JSON.stringify({ id: 1, method: 'Browser.getVersion' }));
+    await settle();
+    const fromA = browser.last('Target.setAutoAttach');
+    const fromB = browser.last('Browser.getVersion');
+    expect(fromA.sessionId).toBe('S1');
+    expect(fromB.sessionId).toBe('S2');
+    expect(fromA.id).not.toBe(fromB.id);
+    browser.say({ id: fromB.id, sessionId: 'S2', result: { product: 'Chrome/156' } });
+    browser.say({ id: fromA.id, sessionId: 'S1', result: {} });
+    // A's child: an event on its session, then one on the child's.
+    browser.say({
+      method: 'Target.attachedToTarget',
+      sessionId: 'S1',
+      params: { sessionId: 'C1', targetInfo: { targetId: 'P' } },
+    });
+    browser.say({ method: 'Runtime.executionContextCreated', sessionId: 'C1', params: {} });
+    browser.say({ method: 'Target.targetCreated', params: {} }); // the root's: nobody's
+    expect(a.got).toEqual([
+      { id: 1, result: {} },
+      { method: 'Target.attachedToTarget', params: { sessionId: 'C1', targetInfo: { targetId: 'P' } } },
+      { method: 'Runtime.executionContextCreated', sessionId: 'C1', params: {} },
+    ]);
+    expect(b.got).toEqual([{ id: 1, result: { product: 'Chrome/156' } }]);
+    // B may not use A's child.
+    cb.receive(JSON.stringify({ id: 2, method: 'Runtime.evaluate', sessionId: 'C1', params: {} }));
+    cb.receive(JSON.stringify({ id: 3, method: 'Target.detachFromTarget', params: { sessionId: 'C1' } }));
+    expect(b.got.slice(1)).toEqual([
+      { id: 2, sessionId: 'C1', error: { code: -32001, message: 'Session with given id not found: C1' } },
+      { id: 3, error: { code: -32602, message: 'No session with given id: C1' } },
+    ]);
+    expect(browser.sent.filter((m) => m.method === 'Runtime.evaluate')).toEqual([]);
+  });
+
+  it('closes only the client that sends Browser.close; a client that leaves takes its own things with it', async () => {
+    const browser = scriptedBrowser();
+    const mux = new CdpMux(browser.pipe, silentLogger);
+    const stays = peer();
+    const goes = peer();
+    const cs = mux.connect(stays.peer);
+    const cg = mux.connect(goes.peer);
+    cs.receive(
+      JSON.stringify({
+        id: 1,
+        method: 'Browser.setDownloadBehavior',
+        params: { behavior: 'allow', downloadPath: '/ours' },
+      }),
+    );
+    await settle();
+    cg.receive(JSON.stringify({ id: 1, method: 'Target.createBrowserContext' }));
+    cg.receive(
+      JSON.stringify({
+        id: 2,
+        method: 'Browser.setDownloadBehavior',
+        params: { behavior: 'allow', downloadPath: '/theirs' },
+      }),
+    );
+    browser.say({
+      id: browser.last('Target.createBrowserContext').id,
+      sessionId: 'S2',
+      result: { browserContextId: 'CTX' },
+    });
+    cg.receive(JSON.stringify({ id: 3, method: 'Browser.close' }));
+    expect(goes.got.at(-1)).toEqual({ id: 3, result: {} });
+    expect(goes.closed()).toMatchObject({ code: 1000 });
+    expect(browser.sent.some((m) => m.method === 'Browser.close')).toBe(false);
+    // Its session detached, its context disposed, the download place the other set put back.
+    expect(browser.sent.slice(-3).map((m) => [m.method, m.params])).toEqual([
+      ['Target.detachFromTarget', { sessionId: 'S2' }],
+      ['Target.disposeBrowserContext', { browserContextId: 'CTX' }],
+      ['Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: '/ours' }],
+    ]);
+    expect(mux.clients).toBe(1);
+  });
+
+  it('holds raw clients to its rules, and closes every client when the browser goes', async () => {
+    const browser = scriptedBrowser();
+    const mux = new CdpMux(browser.pipe, silentLogger);
+    const raw = peer();
+    const conn = mux.connect(raw.peer, {
+      rules: {
+        refuse: (method, params) =>
+          method === 'Page.navigate' && params.url === 'http://no/' ? new Error('not there') : undefined,
+        shown: (method, result) => (method === 'Network.getAllCookies' ? { cookies: [] } : result),
+      },
+    });
+    conn.receive(JSON.stringify({ id: 1, method: 'Page.navigate', params: { url: 'http://no/' } }));
+    conn.receive(JSON.stringify({ id: 2, method: 'Network.getAllCookies' }));
+    await settle();
+    browser.say({
+      id: browser.last('Network.getAllCookies').id,
+      sessionId: 'S1',
+      result: { cookies: [{ name: 'x' }] },
+    });
+    expect(raw.got).toEqual([
+      { id: 1, error: { code: -32000, message: 'not there' } },
+      { id: 2, result: { cookies: [] } },
+    ]);
+    expect(browser.sent.some((m) => m.method === 'Page.navigate')).toBe(false);
+    browser.gone();
+    expect(raw.closed()).toEqual({ code: 1011, reason: 'the browser went away' });
+    await expect(mux.call('Browser.getVersion')).rejects.toMatchObject({ code: 'browser_gone' });
+  });
+});
