@@ -58,6 +58,10 @@ export class PersonConsent {
       tabs: (named) => this.#tabs(named),
       policy: (named) => this.#world!.profiles.policyInForce(named),
       questions: (named) => this.questions.pending(named),
+      handoffs: () => {
+        const person = profile();
+        return (this.#world?.agent.handedOver() ?? []).filter((h) => h.profile !== person);
+      },
       history: async (named, limit) =>
         (await actions.query({ profile: named, limit })).map(({ profile: _p, ...entry }) => entry as ConsentAction),
       send: (state) => this.#world?.relay.switchboard.sendConsent(state),
@@ -91,6 +95,9 @@ export class PersonConsent {
       },
     };
   }
+
+  /** A live view link of the person's own (it acts), bound to one tab: the control API mints it once it listens. */
+  viewLink: ((tab: { profile: string; targetId: string }) => string) | undefined;
 
   /** The services exist: the relay's hooks reach them from now on. */
   connect(world: World): void {
@@ -169,6 +176,13 @@ export class PersonConsent {
         durationMs: 0,
         detail: 'the person pressed Stop in the side panel: every tab released',
       });
+    } else if ('view' in say) {
+      // The person, in their side panel, opens their own live view of a tab an agent handed them
+      // (the agent's link only watches): one that acts, bound to that tab, opened in a tab of theirs.
+      const { profile: handed, targetId } = say.view;
+      if (!world.agent.handedOver().some((h) => h.profile === handed && h.targetId === targetId)) return;
+      const url = this.viewLink?.({ profile: handed, targetId });
+      if (url) await world.relay.switchboard.openView(url);
     } else if ('block' in say) {
       const { allow, block = [] } = world.profiles.policyInForce(profile);
       if (!block.includes(say.block))

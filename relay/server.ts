@@ -161,6 +161,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     await relay.close();
     throw error;
   }
+  // The person's side panel opens their own live view of a tab an agent handed them.
+  consent.viewLink = (tab) => control.personsViewLink(tab);
   // Now clawd's own addresses include the control API's (and the live view's).
   controlPort = control.port;
   await syncRelayPolicy();

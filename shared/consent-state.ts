@@ -43,6 +43,16 @@ export interface ConsentQuestion {
   terminal?: true;
 }
 
+/**
+ * A tab an agent handed to the person in one of clawd's own browsers (not this one): they act in
+ * it from the live view, which the panel opens for them (a view of theirs, not the agent's link).
+ */
+export interface ConsentHandoff {
+  profile: string;
+  targetId: string;
+  reason: string;
+}
+
 export interface ConsentState {
   /** The profile these are of (the extension profile). */
   profile: string;
@@ -52,4 +62,6 @@ export interface ConsentState {
   policy: { allow?: string[]; block?: string[] };
   ask: AskKind[];
   questions: ConsentQuestion[];
+  /** Hand-overs in clawd's other browsers, each with the person's way to act in it. */
+  handoffs?: ConsentHandoff[];
 }

@@ -155,8 +155,16 @@ export interface PanelFrame {
 /** What the person said in the side panel. */
 export interface PersonFrame {
   type: 'person';
-  /** Allow or deny a question; Stop everything; block a site; what to be asked before. */
-  say: { answer: string; allow: boolean } | { stop: true } | { block: string } | { ask: AskKind[] };
+  /**
+   * Allow or deny a question; Stop everything; block a site; what to be asked before; open the
+   * live view of a tab an agent handed them (in one of clawd's own browsers), to act in it.
+   */
+  say:
+    | { answer: string; allow: boolean }
+    | { stop: true }
+    | { block: string }
+    | { ask: AskKind[] }
+    | { view: { profile: string; targetId: string } };
 }
 export type ExtensionFrame =
   | HelloFrame
@@ -208,7 +216,9 @@ export type RequestOp =
   /** Browser.resetPermissions: the person's own settings back. */
   | { op: 'resetPermissions' }
   /** The origin policy Chrome enforces on the attached tabs (declarativeNetRequest), replacing the last one; `own`: clawd's own addresses, always blocked. */
-  | { op: 'setPolicy'; allow?: string[]; block?: string[]; own?: string[] };
+  | { op: 'setPolicy'; allow?: string[]; block?: string[]; own?: string[] }
+  /** Opens the person's own live view in a new tab of theirs (they asked for it in the side panel). */
+  | { op: 'openView'; url: string };
 export type RequestFrame = { type: 'request'; id: number } & RequestOp;
 /** The consent state for the side panel, sent while one is open and whenever it changes. */
 export interface ConsentFrame {
@@ -239,6 +249,7 @@ export interface RequestResults {
   grantPermissions: Record<string, never>;
   resetPermissions: Record<string, never>;
   setPolicy: Record<string, never>;
+  openView: Record<string, never>;
 }
 
 // ---- validation ---------------------------------------------------------------------------
@@ -278,11 +289,15 @@ function personSayProblem(v: unknown): string | null {
     return isStr(v.answer) && typeof v.allow === 'boolean' ? null : 'say.answer needs a question id and allow';
   if ('stop' in v) return v.stop === true ? null : 'say.stop must be true';
   if ('block' in v) return isStr(v.block) ? null : 'say.block must be an origin';
+  if ('view' in v)
+    return isObj(v.view) && isStr(v.view.profile) && isStr(v.view.targetId)
+      ? null
+      : 'say.view needs the profile and targetId of a tab handed to the person';
   if ('ask' in v) {
     const kinds = parseAskKinds(v.ask);
     return typeof kinds === 'string' ? `say.ask ${kinds}` : null;
   }
-  return 'say must be {answer, allow}, {stop}, {block} or {ask}';
+  return 'say must be {answer, allow}, {stop}, {block}, {view} or {ask}';
 }
 function isWireError(v: unknown): v is WireError {
   if (!isObj(v) || !isStr(v.code) || !isStr(v.message)) return false;
@@ -397,6 +412,10 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
           : 'grantPermissions needs origins and permissions';
       case 'resetPermissions':
         return null;
+      case 'openView':
+        return isStr(f.url) && /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\/view#/.test(f.url)
+          ? null
+          : "openView needs the url of clawd's live view";
       case 'setPolicy': {
         const list = (v: unknown) => v === undefined || (Array.isArray(v) && v.every(isStr));
         return list(f.allow) && list(f.block) && list(f.own)

@@ -189,6 +189,14 @@ async function execute(frame: RequestFrame): Promise<unknown> {
     case 'resetPermissions':
       await grants.reset();
       return {};
+    case 'openView': {
+      // The person asked for it in the side panel: their own tab, never held by the agents' rules.
+      const tab = await chrome.tabs.create({ url: 'about:blank', active: true });
+      if (tab.id === undefined) throw new Error('Chrome created a tab without an id');
+      await policyRules.letGo(tab.id);
+      await chrome.tabs.update(tab.id, { url: frame.url });
+      return {};
+    }
     case 'setPolicy':
       await policyRules.set({
         ...(frame.allow ? { allow: frame.allow } : {}),

@@ -16,6 +16,7 @@ const ui = {
   status: $('status'),
   stop: $<HTMLButtonElement>('stop'),
   tabs: $<HTMLUListElement>('tabs'),
+  handoffs: $<HTMLUListElement>('handoffs'),
   noTabs: $('no-tabs'),
   noActions: $('no-actions'),
   policy: $('policy'),
@@ -54,6 +55,31 @@ function showTabs(s: ConsentState): void {
   );
 }
 
+/** Tabs agents handed to the person in clawd's own browsers: each opens the person's own live view. */
+function showHandoffs(s: ConsentState): void {
+  const handoffs = s.handoffs ?? [];
+  ui.handoffs.hidden = handoffs.length === 0;
+  ui.handoffs.replaceChildren(
+    ...handoffs.map((handoff) => {
+      const item = document.createElement('li');
+      item.dataset.targetId = handoff.targetId;
+      const why = document.createElement('div');
+      why.className = 'title';
+      why.textContent = `An agent hands you a tab of ${handoff.profile}: ${handoff.reason}`;
+      const open = Object.assign(document.createElement('button'), {
+        type: 'button',
+        className: 'open-view',
+        textContent: 'Open the live view',
+      });
+      open.addEventListener('click', () =>
+        say({ say: { view: { profile: handoff.profile, targetId: handoff.targetId } } }),
+      );
+      item.append(why, open);
+      return item;
+    }),
+  );
+}
+
 function showPolicy(s: ConsentState): void {
   const lines = [
     s.policy.allow ? `Only: ${s.policy.allow.join(', ') || 'nothing'}` : 'Any site',
@@ -75,6 +101,7 @@ function show(next: ConsentState): void {
     : 'Connected to clawd. No tab is handed over.';
   questions.show(next.questions);
   showTabs(next);
+  showHandoffs(next);
   actions.show(next.actions);
   ui.noActions.hidden = next.actions.length > 0;
   showPolicy(next);

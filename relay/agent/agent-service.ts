@@ -623,6 +623,11 @@ export class AgentService {
     this.#control.releaseProfile(profile);
   }
 
+  /** The tabs agents handed to the person, on every profile (the side panel offers to open each). */
+  handedOver(): Array<{ profile: string; targetId: string; reason: string }> {
+    return this.#control.handedOver().map(({ tab, reason }) => ({ ...tabOfKey(tab), reason }));
+  }
+
   /** Who holds a tab (for GET /tabs), if anyone. */
   holderOf(profile: string, targetId: string): HolderView | undefined {
     return this.#control.holder(tabKey(profile, targetId));

@@ -74,6 +74,7 @@ export class PageFinder {
     remember = true,
     session?: string,
     timeoutMs?: number,
+    again = false,
   ): Promise<AgentPage> {
     const driver = this.profiles.driver(profile);
     let endpoint = driver.browserFor ? await driver.browserFor(session, targetId, timeoutMs) : driver.playwright;
@@ -94,7 +95,16 @@ export class PageFinder {
     // Reachable (a stopped managed profile started) and held to the profile's origin policy
     // before the agent does anything in it.
     if (!this.#connections.isConnected(endpoint.url)) await this.profiles.ensureRunning(profile);
-    await this.profiles.guard(profile, endpoint.url);
+    try {
+      await this.profiles.guard(profile, endpoint.url);
+    } catch (error) {
+      // The guard found no browser because it has just gone, before its connection heard so: once
+      // it has, the call starts over (the browser is started again, and the caller told).
+      if (!again && (error as ClawdError).code === 'policy_not_enforced')
+        if (await this.#connections.goneWithin(endpoint.url, 1_000))
+          return this.find(profile, targetId, remember, session, timeoutMs, true);
+      throw error;
+    }
     const browser = await this.#connections.browser(endpoint);
     const found = await this.#tracker
       .find(browser, targetId, this.#lastTarget.get(defaultKey), driver.pages.noTabs)

@@ -34,6 +34,21 @@ export class PlaywrightConnections {
     return this.#connected.has(url);
   }
 
+  /**
+   * Whether the connection to `url` turns out to be gone within `ms` (its browser just went away,
+   * and the socket's close is still on its way to Playwright).
+   */
+  async goneWithin(url: string, ms: number): Promise<boolean> {
+    if (this.#lost.has(url)) return true;
+    if (!this.#connected.has(url)) return false; // no connection to lose
+    const deadline = Date.now() + ms;
+    for (;;) {
+      if (this.#lost.has(url) || !this.#connected.has(url)) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
   browser(endpoint: Endpoint): Promise<Browser> {
     let pending = this.#browsers.get(endpoint.url);
     if (!pending) {

@@ -128,6 +128,14 @@ export class TabControl {
     }
   }
 
+  /** The tabs an agent handed to the person and that are still theirs (not a take-over of their own). */
+  handedOver(): Array<{ tab: TabKey; reason: string }> {
+    return [...this.#holds.keys()].flatMap((tab) => {
+      const hold = this.#current(tab);
+      return hold?.kind === 'person' && !hold.takenOver ? [{ tab, reason: hold.reason }] : [];
+    });
+  }
+
   holder(tab: TabKey): HolderView | undefined {
     const hold = this.#current(tab);
     if (!hold) return undefined;

@@ -74,6 +74,8 @@ export class ManagedBrowser {
   readonly ownHeaders: Record<string, string>;
   #running: Running | undefined;
   #starting: Promise<Started> | undefined;
+  /** The close of the last browser's port, under way or done. */
+  #forgetting: Promise<void> = Promise.resolve();
   #stderr: string[] = [];
 
   constructor(private readonly options: ManagedBrowserOptions) {
@@ -195,14 +197,18 @@ export class ManagedBrowser {
     }
   }
 
-  /** The port is served no more and the pipe is closed (what ran on them is gone). */
-  async #forget(): Promise<void> {
+  /**
+   * The port is served no more and the pipe is closed (what ran on them is gone). Resolves once
+   * the port is free: a start right after a browser died waits for the last one's close.
+   */
+  #forget(): Promise<void> {
     const running = this.#running;
-    if (!running) return;
+    if (!running) return this.#forgetting;
     this.#running = undefined;
     running.mux.close();
     running.pipe.close();
-    await running.endpoint?.close();
+    this.#forgetting = running.endpoint?.close() ?? Promise.resolve();
+    return this.#forgetting;
   }
 
   /**

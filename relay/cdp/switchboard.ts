@@ -395,6 +395,11 @@ export class Switchboard implements BrowserHub {
     );
   }
 
+  /** Opens the person's own live view (a link the person's side panel asked for) in a tab of theirs. */
+  async openView(url: string): Promise<void> {
+    await this.#presence.ready?.request({ op: 'openView', url }, 'opening the live view');
+  }
+
   /** The consent state for the side panel, sent to the extension (while a panel is open). */
   sendConsent(state: ConsentState): void {
     this.#presence.ready?.send({ type: 'consent', state });

@@ -6,7 +6,13 @@
 // a change costs no file reads. Owns one timer, ended by close().
 
 import type { AskKind } from '../../shared/ask-kinds';
-import type { ConsentAction, ConsentQuestion, ConsentState, ConsentTab } from '../../shared/consent-state';
+import type {
+  ConsentAction,
+  ConsentHandoff,
+  ConsentQuestion,
+  ConsentState,
+  ConsentTab,
+} from '../../shared/consent-state';
 
 /** The newest actions a panel shows. */
 export const PANEL_ACTIONS = 30;
@@ -17,6 +23,8 @@ export interface ConsentFeedDeps {
   tabs(profile: string): ConsentTab[];
   policy(profile: string): { allow?: string[]; block?: string[]; ask: AskKind[] };
   questions(profile: string): ConsentQuestion[];
+  /** The tabs agents handed to the person in clawd's other browsers. */
+  handoffs(): ConsentHandoff[];
   /** The profile's last actions from the log, oldest first. */
   history(profile: string, limit: number): Promise<ConsentAction[]>;
   send(state: ConsentState): void;
@@ -77,6 +85,7 @@ export class ConsentFeed {
       policy,
       ask,
       questions: this.deps.questions(profile),
+      handoffs: this.deps.handoffs(),
     });
   }
 }

@@ -16,7 +16,7 @@ import { VERSION } from '../version';
 import { createControlApp } from './control-app';
 import type { Logger } from '../log';
 import { LiveViews } from '../view/live-views';
-import { ViewAuth, WATCH_ONLY } from '../view/view-auth';
+import { PERSONS_VIEW, ViewAuth, WATCH_ONLY } from '../view/view-auth';
 import type { Pairing } from '../pairing/pairing';
 import { attachViewSocket, viewLink } from '../view/view-routes';
 import { ClientActivity } from './client-activity';
@@ -32,6 +32,8 @@ export interface ControlServer {
   readonly views: LiveViews;
   /** The operations of the table, carried out in this process (for MCP served here). */
   readonly invoker: Invoker;
+  /** A live view link of the person's own (it acts and answers), bound to one tab: for their side panel. */
+  personsViewLink(tab: { profile: string; targetId: string }): string;
   close(): Promise<void>;
 }
 
@@ -104,6 +106,8 @@ export async function startControlServer(options: {
     url: `http://${host}:${port}`,
     views,
     invoker,
+    personsViewLink: (tab) =>
+      viewLink({ token: options.token, port: () => port, auth: viewAuth }, { ...PERSONS_VIEW, tab }).url,
     clients: () => activity.count,
     close: async () => {
       await views.close();

@@ -57,7 +57,7 @@ export const handoff = operation<HandoffResult>()({
   summary:
     'give the tab to the person when you cannot go on (a log-in, a CAPTCHA, a payment): answers a live view link to pass on to them',
   details:
-    "The answer's viewUrl is a signed-in live view link that watches the tab (one use, valid as long as the hand-over, at most 10 minutes): the person acts in it from their own live view (`clawd view`, their terminal's command), never from a link an agent holds. Until the tab comes back every agent call that would change it answers 423 user_in_control with the reason. The person gives it back with the live view's \"Done — give it back\" button, or, on a tab of their own browser, with the toolbar button (its badge reads YOU meanwhile). With wait (CLI, MCP) the answer comes when it is back; the CLI exits 1 when the wait runs out.",
+    'The answer\'s viewUrl is a signed-in live view link that watches the tab (one use, valid as long as the hand-over, at most 10 minutes): the person acts in it from their own live view (the side panel\'s "Open the live view" in Chrome, or `clawd view` in their terminal), never from a link an agent holds. Until the tab comes back every agent call that would change it answers 423 user_in_control with the reason. The person gives it back with the live view\'s "Done — give it back" button, or, on a tab of their own browser, with the toolbar button (its badge reads YOU meanwhile). With wait (CLI, MCP) the answer comes when it is back; the CLI exits 1 when the wait runs out.',
   input: z.object({
     ...tabFields,
     reason: text().describe('what the person should do, e.g. "Log in, then press Done"'),
@@ -72,7 +72,7 @@ export const handoff = operation<HandoffResult>()({
   mcp: { tool: 'handoff', as: 'give' },
   example: { reason: 'Log in, then press Done', wait: true },
   text: (r) =>
-    `handed ${r.targetId} to the person: "${r.reason}". This link lets them watch the tab (it works once): ${r.viewUrl} — they act in it from their own live view (\`clawd view\`)`,
+    `handed ${r.targetId} to the person: "${r.reason}". This link lets them watch the tab (it works once): ${r.viewUrl} — they act in it from their own live view (clawd's side panel, or \`clawd view\`)`,
   followUp: {
     field: 'wait',
     operation: 'handoffWait',

@@ -33,7 +33,7 @@ export interface ViewAgent {
 
 /** What a view that only watches says when it is asked to act. */
 export const WATCH_ONLY_WORDS =
-  "this view only watches (a hand-over's link, which the agent was given): to act, open your own live view with `clawd view` in your terminal";
+  'this view only watches (a hand-over\'s link, which the agent was given): to act, open your own live view: "Open the live view" in clawd\'s side panel in Chrome, or `clawd view` in your terminal';
 
 /** A socket's send buffer beyond which frames wait (the ack window normally keeps it far below). */
 const MAX_SOCKET_BUFFER = 8 * 1024 * 1024;

@@ -195,7 +195,7 @@ describe.each([
         );
         expect(handed).toMatch(
           new RegExp(
-            `This link lets them watch the tab \\(it works once\\): http://127\\.0\\.0\\.1:\\d+/view#code=[\\w-]+&profile=${ctx.d.profile}&target=${targetId} — they act in it from their own live view \\(\`clawd view\`\\)$`,
+            `This link lets them watch the tab \\(it works once\\): http://127\\.0\\.0\\.1:\\d+/view#code=[\\w-]+&profile=${ctx.d.profile}&target=${targetId} — they act in it from their own live view \\(clawd's side panel, or \`clawd view\`\\)$`,
           ),
         );
         // Nobody comes: the wait ends with the hand-over's own limit, and the tab is free again.

@@ -167,6 +167,23 @@ describe('Chrome starts clawd (clawd install, native messaging)', () => {
       expect(await listed()).toBe(true);
       expect(serveJson()?.pid).toBe(state.pid);
       await watching.close();
+
+      // A rotation replaces the extension key too: the extension is dropped, asks the host, and is
+      // back with the new key by itself, its tab still handed over.
+      const keyOf = () =>
+        (JSON.parse(readFileSync(path.join(home, 'keys.json'), 'utf8')) as { extension: string }).extension;
+      const oldKey = keyOf();
+      const rotated = await runCli(['token', '--rotate', '--home', home]);
+      expect(rotated.code, rotated.stderr).toBe(0);
+      expect(keyOf()).not.toBe(oldKey);
+      await until(
+        'the extension back with the new key',
+        async () =>
+          (await browser.swEval('chrome.storage.local.get("extensionKey").then((s) => s.extensionKey)')) === keyOf() &&
+          (await extensionConnected(state)),
+        20_000,
+      );
+      expect(await listed()).toBe(true);
     } finally {
       await browser.close();
       await pages.close();

@@ -292,11 +292,55 @@ describe("the side panel and the person's say", () => {
     // Turning the ask off instead, or pairing a browser of its own: the person's.
     expect((await api('POST', '/policy', { ask: [] })).body.error.code).toBe('person_only');
     expect((await api('POST', '/pair/codes')).body.error.code).toBe('person_only');
+    expect((await api('POST', '/token/rotate')).body.error.code).toBe('person_only');
     // Still waiting for the person; their extension still the one connected.
     expect(server.server.consent.questions.pending().map((q) => q.id)).toEqual([question!.id]);
     expect(server.server.relay.switchboard.extensionConnected).toBe(true);
     await inPanel(`document.querySelector('#questions .question:not([data-answered]) .allow').click()`);
     expect((await exporting).status).toBe(200);
+  });
+
+  it("opens the person's own live view of a tab an agent handed them in clawd's browser, and it acts", async () => {
+    const opened = await server.api('POST', '/tabs/open', { profile: 'clawd', body: { url: shop.url('/shop') } });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+    const targetId = opened.body.targetId as string;
+    const handed = await server.api('POST', '/handoff', { profile: 'clawd', body: { targetId, reason: 'pay for me' } });
+    expect(handed.status).toBe(200);
+    const holder = async () =>
+      (
+        (await server.api('GET', '/tabs', { profile: 'clawd' })).body.tabs as Array<{
+          targetId: string;
+          holder?: { kind: string };
+        }>
+      ).find((t) => t.targetId === targetId)?.holder;
+    try {
+      await until('the hand-over in the panel', async () =>
+        (await inPanel<string>(`document.getElementById('handoffs').textContent`)).includes('pay for me'),
+      );
+      const before = new Set((await browser.targets('page')).map((t) => t.targetId));
+      await inPanel(`document.querySelector('#handoffs .open-view').click()`);
+      const view = await until('the live view in a tab of the person', async () =>
+        (await browser.targets('page')).find((t) => !before.has(t.targetId) && /:\d+\/view/.test(t.url)),
+      );
+      const session = await browser.pageSession(view.targetId);
+      const inView = async <T = any>(expression: string): Promise<T> =>
+        (await browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, session))
+          .result.value as T;
+      // A view that acts (the person's own, not the agent's watching link): Done gives the tab back.
+      await until(
+        'Done offered',
+        async () => (await inView<boolean>(`!document.getElementById('done').hidden`)) === true,
+      );
+      expect(await inView<string>(`document.getElementById('tab').value`)).toBe(`clawd|${targetId}`);
+      await inView(`document.getElementById('done').click()`);
+      await until('the tab given back', async () => (await holder()) === undefined);
+      // It is the person's tab, not handed to an agent.
+      expect(server.server.relay.switchboard.tabs().some((t) => t.targetId === view.targetId)).toBe(false);
+      await browser.cdp.send('Target.closeTarget', { targetId: view.targetId });
+    } finally {
+      await server.api('DELETE', `/handoff?targetId=${targetId}`, { profile: 'clawd' });
+      await server.api('DELETE', `/tabs/${targetId}`, { profile: 'clawd' });
+    }
   });
 
   it("holds an agent's click while the person types in the tab, and lands it after their last key", async () => {

@@ -189,7 +189,8 @@ export class TestBrowser {
       await until(
         'the worker to have its extension APIs',
         async () => (await evaluate("typeof chrome === 'object' && !!chrome.storage")) === true,
-        5_000,
+        // A whole run's load: a worker started a moment ago took over 5 s to get them (seen twice).
+        15_000,
         25,
       );
       return await evaluate(expression);

@@ -122,8 +122,7 @@ function showHolder(holder: ViewHolder): void {
   ui.done.hidden = watchOnly || holder?.kind !== 'person';
   ui.nav.hidden = watchOnly;
   if (watchOnly) {
-    ui.who.textContent =
-      'You are watching: this link only watches. To act, open your own live view: run `clawd view` in your terminal.';
+    ui.who.textContent = `You are watching: this link only watches. To act, open your own live view: "Open the live view" in clawd's side panel in Chrome, or run \`clawd view\` in your terminal.`;
     ui.reason.textContent = holder?.kind === 'person' && !holder.takenOver ? holder.reason : '';
     return;
   }
