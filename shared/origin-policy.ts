@@ -8,6 +8,7 @@
 // WebSocket URLs by the http(s) origin they stand for. Pure, and shared: the relay and the
 // extension judge a URL the same way.
 
+import { canonicalHost, hostRegex, USERINFO_REGEX } from './host-spelling';
 import { isClawdCookie } from './own-origins';
 
 export interface PolicyConfig {
@@ -47,8 +48,9 @@ export function parsePattern(text: string): Pattern | string {
   if (host !== '*') {
     const bare = host!.startsWith('*.') ? host!.slice(2) : host!;
     try {
-      // The URL parser writes the host as the browser does: lowercase, IDN as punycode.
-      const written = new URL(`http://${bare}`).hostname;
+      // The URL parser writes the host as the browser does (lowercase, IDN as punycode), then
+      // the one spelling every enforcer compares (shared/host-spelling.ts).
+      const written = canonicalHost(new URL(`http://${bare}`).hostname);
       normalHost = host!.startsWith('*.') ? `*.${written}` : written;
     } catch {
       return `"${text}": ${bare} is not a host name`;
@@ -70,12 +72,10 @@ function matches(pattern: Pattern, url: URL): boolean {
   const scheme = url.protocol === 'ws:' ? 'http:' : url.protocol === 'wss:' ? 'https:' : url.protocol;
   if (!pattern.schemes.includes(scheme)) return false;
   if (scheme === 'file:') return true;
-  if (!hostMatches(pattern.host, url.hostname)) return false;
+  if (!hostMatches(pattern.host, canonicalHost(url.hostname))) return false;
   const port = url.port === '' ? DEFAULT_PORTS[url.protocol] : url.port;
   return pattern.port === '*' || (pattern.port === '' ? port === DEFAULT_PORTS[scheme] : pattern.port === port);
 }
-
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /**
  * A checked pattern as a regular expression over whole URLs, in the RE2 dialect Chrome's
@@ -87,15 +87,9 @@ export function patternRegex(text: string): string {
   if (pattern.schemes.includes('file:')) return '^file://';
   const schemes =
     pattern.schemes.length === 2 ? '(https?|wss?)' : pattern.schemes[0] === 'https:' ? '(https|wss)' : '(http|ws)';
-  const host =
-    pattern.host === '*'
-      ? '[^/:?#]+'
-      : pattern.host.startsWith('*.')
-        ? `([^/:?#]+\\.)?${escapeRegex(pattern.host.slice(2))}`
-        : escapeRegex(pattern.host);
-  // Chrome writes a URL without its scheme's default port.
+  // Chrome writes a URL without its scheme's default port; user information is not the host.
   const port = pattern.port === '*' ? '(:[0-9]+)?' : pattern.port === '' ? '' : `:${pattern.port}`;
-  return `^${schemes}://${host}${port}([/?#]|$)`;
+  return `^${schemes}://${USERINFO_REGEX}${hostRegex(pattern.host)}${port}([/?#]|$)`;
 }
 
 /** A URL's origin (`https://example.com`), or undefined for one that has none (about:blank, data:, not a URL). */
@@ -195,7 +189,7 @@ export class OriginPolicy {
     const schemes = cookie.secure ? ['https:'] : ['http:', 'https:'];
     let host: string;
     try {
-      host = new URL(`https://${raw}/`).hostname;
+      host = canonicalHost(new URL(`https://${raw}/`).hostname);
     } catch {
       return {
         allowed: false,

@@ -1,10 +1,12 @@
 // clawd's own addresses: every port it listens on (the relay, the control API with the live view,
 // the managed profiles' CDP ports), on each loopback host the server's Host check lets in
-// (127.0.0.1, localhost, [::1] — any other spelling is refused there, and a browser writes
-// 2130706433 or 127.1 as 127.0.0.1). No agent's page may load them, on any profile, whatever the
-// policy says: a tab on clawd's own origin would carry whatever the person's browser holds there
-// (the live view's session). For the same reason the live view's cookie is never shown to, or set
+// (127.0.0.1, localhost, [::1]; every other spelling of them — 2130706433, 0.0.0.0, a.localhost,
+// [::ffff:7f00:1], a trailing dot — is folded into these by shared/host-spelling.ts). No agent's
+// page may load them, on any profile, whatever the policy says: a tab on clawd's own origin would
+// carry whatever the person's browser holds there (the live view's session). For the same reason the live view's cookie is never shown to, or set
 // by, a client. Shared: the relay, the managed guard and the extension's rules use the same list.
+
+import { canonicalHost } from './host-spelling';
 
 /** The origin patterns (shared/origin-policy.ts syntax) of clawd's listeners on these ports. */
 export function ownOrigins(ports: readonly number[]): string[] {
@@ -21,10 +23,10 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 /** A cookie of clawd's own (the live view's session, on a loopback host): no client sees or sets it. */
 export function isClawdCookie(cookie: { name?: string; domain?: string; url?: string }): boolean {
   if (!cookie.name?.startsWith(VIEW_COOKIE_PREFIX)) return false;
-  let host = cookie.domain?.replace(/^\./, '').toLowerCase();
+  let host = cookie.domain === undefined ? undefined : canonicalHost(cookie.domain.replace(/^\./, ''));
   if (host === undefined && cookie.url !== undefined) {
     try {
-      host = new URL(cookie.url).hostname;
+      host = canonicalHost(new URL(cookie.url).hostname);
     } catch {
       return true; // a cookie with that name and no readable host: not let through
     }

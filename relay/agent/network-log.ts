@@ -14,6 +14,7 @@ import type Protocol from 'devtools-protocol';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import type { NetworkDetail, NetworkEntry, NetworkQuery } from '../operations/network-operations';
+import { currentMask } from '../operations/secret-use';
 import { seconds, within } from '../time-limit';
 
 /** Requests kept per tab. */
@@ -238,9 +239,10 @@ export class NetworkLog {
   list(query: NetworkQuery): NetworkEntry[] {
     const types = query.type ? new Set<string>(query.type) : undefined;
     const filter = query.filter?.toLowerCase();
+    const mask = currentMask(); // a filter matches what the agent may read, never a secret in a URL
     const chosen = this.#kept.filter(({ entry, nav }) => {
       if (!query.all && nav !== this.#nav) return false;
-      if (filter && !entry.url.toLowerCase().includes(filter)) return false;
+      if (filter && !mask.text(entry.url).toLowerCase().includes(filter)) return false;
       if (types && !types.has(entry.type)) return false;
       if (query.status && !statusMatches(entry.status, query.status)) return false;
       if (query.failed && !entry.failed && !(entry.status !== undefined && entry.status >= 400)) return false;
@@ -278,7 +280,10 @@ export class NetworkLog {
     const kept = this.#get(id);
     const { entry } = kept;
     const detail: NetworkDetail = { ...entry, ...headersOf(kept) };
-    const postData = await this.#postData(kept);
+    // The call's secrets are masked before any cut: a cut never ends inside one.
+    const mask = currentMask();
+    const rawPostData = await this.#postData(kept);
+    const postData = rawPostData === undefined ? undefined : mask.text(rawPostData);
     if (postData !== undefined)
       detail.postData = postData.length > cut.maxChars ? postData.slice(0, cut.maxChars) : postData;
     if (entry.failed) return { ...detail, bodyError: `the request failed (${entry.errorText}): there is no body` };
@@ -298,10 +303,11 @@ export class NetworkLog {
         bodyError: `the browser no longer has its body (${why.slice(0, 160)}): it keeps the bodies of the current page while it can`,
       };
     }
-    const bytes = answer.base64Encoded ? Buffer.from(answer.body, 'base64') : Buffer.from(answer.body, 'utf8');
-    detail.bodyBytes = bytes.length;
+    const raw = answer.base64Encoded ? Buffer.from(answer.body, 'base64') : Buffer.from(answer.body, 'utf8');
+    detail.bodyBytes = raw.length;
+    const bytes = mask.bytes(raw);
     if (TEXTUAL.test(entry.mimeType ?? '')) {
-      const text = bytes.toString('utf8');
+      const text = mask.text(bytes.toString('utf8'));
       detail.body = text.length > cut.maxChars ? text.slice(0, cut.maxChars) : text;
       detail.bodyEncoding = 'text';
       if (text.length > cut.maxChars) detail.truncated = true;

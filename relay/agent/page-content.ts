@@ -7,6 +7,7 @@
 import type { Page } from 'playwright-core';
 import { distAsset } from '../dist-assets';
 import { ClawdError } from '../errors';
+import { currentMask } from '../operations/secret-use';
 import { paragraphsWith, sectionUnder } from './content-parts';
 import type { ContentRequest as InPageRequest, ContentResult } from './in-page/page-content';
 
@@ -28,6 +29,8 @@ export async function pageContent(
     if (selector) throw new ClawdError('bad_request', selector);
     throw error;
   }
+  // The call's secrets masked before a section, a match or the cut is chosen from the text.
+  result = { ...result, content: currentMask().text(result.content) };
   let matches: number | undefined;
   if (request.heading !== undefined) result = { ...result, content: sectionUnder(result.content, request.heading) };
   if (request.match !== undefined)

@@ -20,6 +20,7 @@ import type {
 } from '../operations/page-operations';
 import type { PageView } from '../operations/shared-fields';
 import { findLines, subtreeOf } from './find-lines';
+import { currentMask } from '../operations/secret-use';
 import { AxTreeEngine } from './ax-tree-engine';
 import { PlaywrightEngine } from './playwright-engine';
 import { RefStore } from './ref-store';
@@ -211,7 +212,15 @@ export class Snapshots {
       throw toAgentError(error, { what, timeoutMs: request.timeoutMs });
     }
     if (taken.refs) this.#refs.set(tab, taken.refs);
-    return taken;
+    // The call's secrets masked before anything cuts, searches, counts or keeps the lines (a
+    // find one character at a time, a maxChars that ends inside one, a diff kept for later).
+    const mask = currentMask();
+    if (mask.empty) return taken;
+    return {
+      ...taken,
+      text: mask.text(taken.text),
+      ...(taken.lines ? { lines: taken.lines.map((line) => ({ ...line, text: mask.text(line.text) })) } : {}),
+    };
   }
 
   /** What a ref of the tab's latest snapshot showed (role and name), if it is known. */

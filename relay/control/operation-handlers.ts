@@ -15,7 +15,7 @@ import type { OperationName, OPERATIONS } from '../operations/operation-table';
 import type { ProfileService } from '../profiles/profile-service';
 import { looseningsOfChange } from '../profiles/rule-changes';
 import type { SecretStore } from '../home/secret-store';
-import { masked, namesSecrets, withSecrets } from '../operations/secret-use';
+import { namesSecrets, SecretMask, withCallMask, withSecrets } from '../operations/secret-use';
 import { callLabel, recordCall } from './action-recorder';
 
 export interface OperationServices {
@@ -189,7 +189,7 @@ export class LocalInvoker implements Invoker {
     // The profile's secrets: put in for the call's placeholders (the log, the trace and the gate keep
     // the placeholder), masked in whatever goes back.
     const secrets = await this.services.secrets.valuesOf(name);
-    const hidden = [...secrets.values()];
+    const mask = new SecretMask([...secrets.values()]);
     try {
       const run = namesSecrets(operation.name, input) ? withSecrets(operation.name, input, secrets, name) : input;
       const gate = operation.gate;
@@ -219,12 +219,16 @@ export class LocalInvoker implements Invoker {
           ? () => this.services.agent.traced(name, () => callLabel(deps, operation, name, input), work)
           : work;
       // Notes reach the door as they are said (a call waiting for the person says so at once).
-      const { value } = await collectNotes(traced, note, signal);
-      const result = masked(value, hidden);
+      // What reads the page masks before it cuts, searches or counts (currentMask); the answer
+      // is masked again whole, for what no reader masked (an evaluate's result, an error).
+      const { value } = await withCallMask(mask, () =>
+        collectNotes(traced, note && ((said) => note(mask.text(said))), signal),
+      );
+      const result = mask.value(value);
       void recordCall(deps, operation, name, input, { result }, performance.now() - began);
       return result;
     } catch (error) {
-      if (error instanceof Error && hidden.length > 0) error.message = masked(error.message, hidden);
+      if (error instanceof Error && !mask.empty) error.message = mask.text(error.message);
       void recordCall(deps, operation, name, input, { error }, performance.now() - began);
       throw error;
     }

@@ -27,8 +27,12 @@ export interface GuardBlock {
 /** How long a target may take to be set up before it is let run anyway. */
 const SETUP_MS = 5_000;
 
-/** What is paused while only clawd's own addresses are kept out: loopback requests (every port). */
-const LOOPBACK_PATTERNS = ['http://127.0.0.1*', 'http://localhost*', 'http://[::1]*'].map((urlPattern) => ({
+/**
+ * What is paused while only clawd's own addresses are kept out: loopback requests (every port),
+ * in every spelling a URL can carry (a user before the host, a trailing dot, a.localhost, 0.0.0.0,
+ * [::], [::ffff:7f00:1]; shared/host-spelling.ts). Wider than needed: what is paused is judged.
+ */
+const LOOPBACK_PATTERNS = ['*://*127.0.0.1*', '*://*localhost*', '*://*0.0.0.0*', '*://*[::*'].map((urlPattern) => ({
   urlPattern,
   requestStage: 'Request',
 }));

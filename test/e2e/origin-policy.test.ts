@@ -256,4 +256,79 @@ describe.each([
       expect(printed.stdout).toMatch(/ alpha type e\d+ textbox "Password" \(\d+ characters\) .*→ ok \d+ ms$/m);
     },
   );
+
+  it('keeps a blocked host off in every spelling of it', { timeout: 60_000 }, async () => {
+    // Two servers on 127.0.0.1: one the rules block (its port, on 127.0.0.1 and localhost),
+    // one they leave alone. What reaches the second shows a spelling leads somewhere.
+    const hits = { blocked: [] as string[], open: [] as string[] };
+    const listen = async (into: string[]) => {
+      const server = http.createServer((req, res) => {
+        into.push(`${req.headers.host} ${req.url}`);
+        res.writeHead(200, { 'content-type': 'text/html', 'access-control-allow-origin': '*' }).end('<p>here</p>');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return server;
+    };
+    const [blocked, open] = await Promise.all([listen(hits.blocked), listen(hits.open)]);
+    const port = (server: http.Server) => (server.address() as AddressInfo).port;
+    const spellings = [
+      '127.0.0.1.',
+      '2130706433',
+      '0x7f.1',
+      '0177.0.0.1',
+      '0.0.0.0',
+      '[::ffff:127.0.0.1]',
+      'x@127.0.0.1',
+      'x:y@127.0.0.1.',
+      'localhost.',
+      'a.localhost',
+      'LOCALHOST',
+    ];
+    try {
+      const rules = [`http://127.0.0.1:${port(blocked)}`, `http://localhost:${port(blocked)}`];
+      expect((await d.api('POST', '/policy', { block: rules })).status).toBe(200);
+      for (const host of spellings) {
+        const refused = await d.api('POST', '/navigate', {
+          targetId: d.targetId,
+          url: `http://${host}:${port(blocked)}/navigate`,
+        });
+        expect(refused.body.error?.code, `${host}: ${JSON.stringify(refused.body)}`).toBe('origin_blocked');
+      }
+      expect((await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/start') })).status).toBe(
+        200,
+      );
+      // From the page: a fetch, a frame and an image to each spelling of both servers.
+      await d.inPage(`(() => {
+        for (const host of ${JSON.stringify(spellings)})
+          for (const port of [${port(blocked)}, ${port(open)}]) {
+            const url = 'http://' + host + ':' + port;
+            fetch(url + '/fetch', { mode: 'no-cors' }).catch(() => {});
+            const frame = document.createElement('iframe');
+            frame.src = url + '/frame';
+            document.body.append(frame);
+            new Image().src = url + '/image';
+          }
+      })()`);
+      await until('the open server to hear from most spellings', () => hits.open.length >= 3 * 6);
+      await quiet(500);
+      expect(hits.blocked).toEqual([]);
+      // A script's own navigation of the tab, in two spellings.
+      for (const host of ['127.0.0.1.', 'x@0.0.0.0']) {
+        await d.inPage(`void (location.href = 'http://${host}:${port(blocked)}/location')`);
+        await until(
+          `the blocked page for ${host}`,
+          async () => (await d.inPage<string>('document.title')) === 'Blocked by clawd',
+        );
+        await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/start') });
+      }
+      await quiet(300);
+      expect(hits.blocked).toEqual([]);
+    } finally {
+      await d.loosen({});
+      for (const server of [blocked, open]) {
+        server.closeAllConnections();
+        server.close();
+      }
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OriginPolicy, parsePattern, patternRegex } from '../../shared/origin-policy';
 import { isClawdCookie, ownOrigins } from '../../shared/own-origins';
+import { canonicalHost, hostOfUrl } from '../../shared/host-spelling';
 
 const allowed = (policy: OriginPolicy, url: string) => policy.check(url).allowed;
 
@@ -193,5 +194,100 @@ describe("clawd's own addresses", () => {
     expect(regex.test('ws://127.0.0.1:18791/view/ws')).toBe(true);
     expect(regex.test('http://127.0.0.1:187910/')).toBe(false);
     expect(regex.test('http://127.0.0.1:18792/')).toBe(false);
+  });
+});
+
+describe('one spelling of a host (shared/host-spelling.ts)', () => {
+  // [rule, a URL as an agent may write it]: the rule must hold in the policy (what the relay, the
+  // agent API and the managed guard ask) and in its regular expression (Chrome's rules on the
+  // person's tabs, the page's WebSocket guard), over the URL as the browser writes it.
+  const SAME_HOST: Array<[string, string]> = [
+    ['https://bank.example', 'https://BANK.Example/'],
+    ['https://bank.example', 'https://bank.example./login'],
+    ['https://bank.example', 'https://bank.example../'],
+    ['https://bank.example', 'https://x@bank.example/'],
+    ['https://bank.example', 'https://x:y@bank.example./'],
+    ['https://bank.example', 'https://b%61nk.example/'],
+    ['https://bank.example', 'https://bank。example/'], // an ideographic full stop
+    ['https://bank.example', 'wss://bank.example./socket'],
+    ['https://bank.example', 'blob:https://bank.example./0f6e'],
+    ['https://*.bank.example', 'https://www.bank.example./'],
+    ['https://*.bank.example', 'https://u@a.b.bank.example/'],
+    ['https://bücher.de', 'https://xn--bcher-kva.de./'],
+    ['https://xn--bcher-kva.de', 'https://BÜCHER.de/'],
+    ['http://10.1.2.3:*', 'http://167838211:8080/'], // decimal
+    ['http://10.1.2.3:*', 'http://012.1.2.3:8080/'], // octal
+    ['http://10.1.2.3:*', 'http://0xa.0x1.0x2.0x3:8080/'], // hex
+    ['http://10.1.2.3:*', 'http://10.1.515/'], // short form
+    ['http://10.1.2.3:*', 'http://10.1.2.3./'],
+    ['http://10.1.2.3:*', 'http://[::ffff:10.1.2.3]/'],
+    ['http://10.1.2.3:*', 'http://[::FFFF:a01:203]:9/'],
+    ['http://127.0.0.1:*', 'http://0.0.0.0:9/'],
+    ['http://127.0.0.1:*', 'http://0/'],
+    ['http://127.0.0.1:*', 'http://[::ffff:7f00:1]:9/'],
+    ['http://localhost:*', 'http://localhost.:9/'],
+    ['http://localhost:*', 'http://a.b.localhost:9/'],
+    ['http://localhost:*', 'http://LocalHost./'],
+    ['http://[::1]:*', 'http://[0:0:0:0:0:0:0:1]:9/'],
+    ['http://[::1]:*', 'http://[::]:9/'],
+    ['http://[2001:db8::1]', 'http://[2001:DB8:0::1]/'],
+  ];
+  const OTHER_HOST: Array<[string, string]> = [
+    ['https://bank.example', 'https://bank.example.evil.test/'],
+    ['https://bank.example', 'https://xbank.example/'],
+    ['https://bank.example', 'https://bank.example@evil.test/'],
+    ['https://bank.example', 'https://evil.test/?u=https://bank.example/'],
+    ['https://bank.example', 'https://evil.test/bank.example'],
+    ['https://*.bank.example', 'https://notbank.example/'],
+    ['http://10.1.2.3:*', 'http://10.1.2.30/'],
+    ['http://10.1.2.3:*', 'http://[::ffff:a01:204]/'],
+    ['http://127.0.0.1:*', 'http://127.0.0.2/'],
+    ['http://localhost:*', 'http://localhost.evil.test/'],
+    ['http://[::1]:*', 'http://[::2]/'],
+  ];
+
+  it.each(SAME_HOST)('%s holds on %s, in the policy and in the rule Chrome enforces', (rule, url) => {
+    const verdict = new OriginPolicy({ block: [rule] }).check(url);
+    expect(verdict, url).toMatchObject({ allowed: false, rule: `block ${rule}` });
+    expect(new OriginPolicy({ allow: [rule] }).check(url).allowed, url).toBe(true);
+    const written = url.startsWith('blob:') ? new URL(url).pathname : new URL(url).href;
+    expect(new RegExp(patternRegex(rule)).test(written), written).toBe(true);
+  });
+
+  it.each(OTHER_HOST)('%s leaves %s alone, in the policy and in the rule Chrome enforces', (rule, url) => {
+    expect(new OriginPolicy({ block: [rule] }).check(url).allowed, url).toBe(true);
+    expect(new RegExp(patternRegex(rule)).test(new URL(url).href), url).toBe(false);
+  });
+
+  it('folds the same spellings into one host', () => {
+    for (const [hostname, one] of [
+      ['bank.example.', 'bank.example'],
+      ['a.localhost', 'localhost'],
+      ['localhost.', 'localhost'],
+      ['0.0.0.0', '127.0.0.1'],
+      ['[::]', '[::1]'],
+      ['[::ffff:7f00:1]', '127.0.0.1'],
+      ['[::ffff:127.0.0.1]', '127.0.0.1'],
+      ['[2001:db8::1]', '[2001:db8::1]'],
+    ])
+      expect(canonicalHost(hostname!), hostname).toBe(one);
+    expect(hostOfUrl('https://x@Bank.Example./a')).toBe('bank.example');
+    expect(hostOfUrl('about:blank')).toBeUndefined();
+    expect(hostOfUrl('not a url')).toBeUndefined();
+  });
+
+  it("keep clawd's own ports and the person's cookies in every spelling", () => {
+    const own = new OriginPolicy({ own: ownOrigins([18791]) });
+    for (const url of [
+      'http://0.0.0.0:18791/view',
+      'http://a.localhost:18791/',
+      'http://[::]:18791/',
+      'http://x@127.0.0.1.:18791/',
+    ])
+      expect(own.check(url).rule, url).toBe("clawd's own address");
+    const blocked = new OriginPolicy({ block: ['https://bank.example'] });
+    expect(blocked.cookieVerdict({ domain: 'bank.example.', secure: true }).allowed).toBe(false);
+    expect(blocked.cookieVerdict({ domain: '.BANK.example', secure: true }).allowed).toBe(false);
+    expect(isClawdCookie({ name: 'clawd_view_1', domain: 'a.localhost' })).toBe(true);
   });
 });

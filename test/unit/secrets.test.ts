@@ -6,7 +6,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SecretStore } from '../../relay/home/secret-store';
-import { MASK, masked, namesSecrets, withSecrets } from '../../relay/operations/secret-use';
+import {
+  currentMask,
+  MASK,
+  masked,
+  namesSecrets,
+  SecretMask,
+  withCallMask,
+  withSecrets,
+} from '../../relay/operations/secret-use';
 
 describe('secrets in agent calls', () => {
   const values = new Map([
@@ -54,6 +62,61 @@ describe('secrets in agent calls', () => {
       list: [`${MASK}${MASK}`, 3, null],
     });
     expect(masked(answer, [])).toBe(answer);
+  });
+});
+
+describe('a secret masked in every form an agent could read it in', () => {
+  const secret = 'pä$$ "w0rd"/+&<é>?';
+  const mask = new SecretMask([secret, 'hunter2-Secret-9']);
+  const hidden = (text: string) => !mask.text(text).includes(text.trim()) && mask.text(text).includes(MASK);
+
+  it('as is, escaped for JSON or JavaScript, URL-encoded and HTML-escaped', () => {
+    for (const form of [
+      secret,
+      JSON.stringify(secret).slice(1, -1),
+      'p\\u00e4$$ \\"w0rd\\"/+&<\\u00e9>?', // non-ASCII escaped too
+      encodeURIComponent(secret),
+      encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+      encodeURIComponent(secret).replace(/%20/g, '+'),
+      secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
+    ])
+      expect(hidden(`before ${form} after`), form).toBe(true);
+    expect(mask.text(JSON.stringify({ password: secret }))).toBe(`{"password":"${MASK}"}`);
+  });
+
+  it('base64 and its URL-safe alphabet, wherever the secret starts in the encoded bytes', () => {
+    for (const before of ['', 'a', 'ab', 'abc', 'user=me&password=']) {
+      const encoded = Buffer.from(`${before}${secret}tail`).toString('base64');
+      expect(mask.text(encoded), before).toContain(MASK);
+      const middle = Buffer.from(`${before}hunter2-Secret-9`).toString('base64url');
+      expect(mask.text(middle), before).toContain(MASK);
+      // What is left can no longer be decoded to the secret.
+      expect(Buffer.from(mask.text(encoded).split(MASK).join(''), 'base64').toString()).not.toContain('hunter2');
+    }
+  });
+
+  it('at a cut the page made (…) inside a secret: the beginning is masked', () => {
+    expect(mask.text('textbox "Code": "hunter2-Se…"')).toBe(`textbox "Code": "${MASK}…"`);
+    expect(mask.text('a heading… and hun…')).toBe(`a heading… and ${MASK}…`);
+    expect(mask.text('Read more…')).toBe('Read more…');
+  });
+
+  it('in bytes before they are cut or encoded', () => {
+    const body = Buffer.concat([Buffer.from([0, 1, 2]), Buffer.from('xhunter2-Secret-9y'), Buffer.from([255])]);
+    const out = mask.bytes(body);
+    expect(out.includes(Buffer.from('hunter2'))).toBe(false);
+    expect(out.subarray(0, 4)).toEqual(Buffer.from([0, 1, 2, 0x78]));
+    expect(mask.bytes(Buffer.from('nothing here'))).toEqual(Buffer.from('nothing here'));
+  });
+
+  it('is the running call’s, through every await, and none outside a call', async () => {
+    expect(currentMask().empty).toBe(true);
+    const seen = await withCallMask(mask, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return currentMask().text('hunter2-Secret-9');
+    });
+    expect(seen).toBe(MASK);
+    expect(currentMask().empty).toBe(true);
   });
 });
 

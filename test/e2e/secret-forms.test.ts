@@ -1,0 +1,151 @@
+// A secret typed into a site never comes back to the agent, however it asks: a network body cut
+// at every length around the secret, a body that carries it JSON-escaped, URL-encoded or in
+// base64, a snapshot cut inside its field, `find` and `content`'s match one character at a time,
+// the network list's URL filter, and an evaluate that reads the field as is or encoded. Masking
+// happens before any cut, search or count (relay/operations/secret-use.ts). On a managed profile
+// and on the person's tab.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
+import { CLAWD_BIN, runCli } from '../helpers/cli';
+
+const SECRET = 'Zq7-hunter2-Secret-9';
+/** What no answer may hold: the secret's first four characters are enough to say it is there. */
+const LEAK = SECRET.slice(0, 4);
+
+/** A site that echoes what it is sent in every form an agent could read it back in. */
+async function startEchoSite(): Promise<{ url: string; close(): void }> {
+  const server = http.createServer((req, res) => {
+    if (req.method === 'POST') {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        const code = new URLSearchParams(body).get('code') ?? '';
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            padding: 'x'.repeat(37),
+            code,
+            quoted: `"${code}"`,
+            url: encodeURIComponent(code),
+            base64: Buffer.from(`user:${code}`).toString('base64'),
+          }),
+        );
+      });
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>echo</title>
+      <input id="code" aria-label="Code">
+      <button onclick="fetch('/save', { method: 'POST', body: 'code=' + encodeURIComponent(document.getElementById('code').value) }).then(r => r.json()).then(j => { document.getElementById('said').textContent = 'Saved: ' + j.code; fetch('/echo?code=' + j.code) })">Save</button>
+      <p id="said"></p>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+describe.each([
+  ['managed', managedDriver],
+  ['extension', extensionDriver],
+] as const)('a secret on a %s profile', (kind, makeDriver) => {
+  const ctx = useAgentDriver(makeDriver);
+  const api = <T = any>(method: string, route: string, body?: unknown) => ctx.d.api<T>(method, route, body);
+  const noLeak = (answer: { status: number; body: unknown }, what: string) => {
+    const text = JSON.stringify(answer.body);
+    expect(text, `${what}: ${text.slice(0, 300)}`).not.toContain(LEAK);
+    // Nor in anything that decodes from base64 there.
+    for (const run of text.match(/[A-Za-z0-9+/_-]{8,}/g) ?? [])
+      for (const alphabet of ['base64', 'base64url'] as const)
+        expect(Buffer.from(run, alphabet).toString('latin1'), `${what}: ${run}`).not.toContain(LEAK);
+  };
+
+  it('never comes back through a cut, a search, a count, an encoding or an evaluate', { timeout: 90_000 }, async () => {
+    const site = await startEchoSite();
+    try {
+      const home = ['--home', ctx.d.server.home, '--profile', ctx.d.profile];
+      const set = await runCli(['secret-set', 'CODE', ...home], {}, 15_000, CLAWD_BIN, `${SECRET}\n`);
+      expect(set.code, set.stderr).toBe(0);
+      const loaded = await api('POST', '/navigate', { url: site.url, targetId: ctx.d.targetId, snapshot: 'full' });
+      expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
+      const refs = loaded.body.snapshot.refs as Record<string, { name: string }>;
+      const refOf = (name: string) => Object.entries(refs).find(([, r]) => r.name === name)![0];
+      const act = (body: Record<string, unknown>) => api('POST', '/act', { targetId: ctx.d.targetId, ...body });
+      expect((await act({ kind: 'type', ref: refOf('Code'), text: '{{secret:CODE}}', snapshot: 'none' })).status).toBe(
+        200,
+      );
+      expect((await act({ kind: 'click', ref: refOf('Save'), snapshot: 'none' })).status).toBe(200);
+      await expect
+        .poll(() => ctx.d.inPage<string>(`document.getElementById('said').textContent`))
+        .toBe(`Saved: ${SECRET}`);
+
+      // The network: the POST's body and its answer, cut at every length around the secret.
+      const listed = await api('GET', `/network?targetId=${ctx.d.targetId}`);
+      const post = (listed.body.requests as Array<{ id: string; method: string; url: string }>).find(
+        (r) => r.method === 'POST',
+      )!;
+      expect(post, JSON.stringify(listed.body)).toBeDefined();
+      const whole = await api('GET', `/network/${post.id}?targetId=${ctx.d.targetId}`);
+      noLeak(whole, 'the whole request');
+      expect(whole.body.body).toContain('"code":"••••"');
+      expect(whole.body.body).toContain('"base64":"');
+      const at = `{"padding":"${'x'.repeat(37)}","code":"`.length;
+      for (let maxChars = at + 1; maxChars < at + SECRET.length + 1; maxChars++)
+        noLeak(
+          await api('GET', `/network/${post.id}?targetId=${ctx.d.targetId}&maxChars=${maxChars}`),
+          `maxChars=${maxChars}`,
+        );
+      // The URL filter matches what the agent may read: a secret in a URL counts nothing.
+      const filtered = await api('GET', `/network?targetId=${ctx.d.targetId}&filter=${LEAK}`);
+      expect(filtered.body.requests, JSON.stringify(filtered.body)).toEqual([]);
+      noLeak(await api('GET', `/network?targetId=${ctx.d.targetId}&filter=echo`), 'the echo request listed');
+
+      // The page: find and content's match one piece at a time count nothing; a snapshot cut
+      // anywhere inside the field's line shows no beginning of it.
+      for (let n = 1; n <= 4; n++) {
+        const found = await api('GET', `/find?targetId=${ctx.d.targetId}&q=${encodeURIComponent(SECRET.slice(0, n))}`);
+        noLeak(found, `find ${SECRET.slice(0, n)}`);
+        expect(found.body.text ?? '', `find ${SECRET.slice(0, n)}`).not.toMatch(/Code|Saved/);
+        const content = await api(
+          'GET',
+          `/content?targetId=${ctx.d.targetId}&format=text&match=${encodeURIComponent(SECRET.slice(0, n))}`,
+        );
+        expect(content.body.matches ?? 0, `content match ${SECRET.slice(0, n)}`).toBe(0);
+      }
+      noLeak(await api('GET', `/content?targetId=${ctx.d.targetId}&format=text`), 'content');
+      const snapshot = await api('GET', `/snapshot?targetId=${ctx.d.targetId}`);
+      noLeak(snapshot, 'snapshot');
+      const text = snapshot.body.snapshot as string;
+      const line = text.indexOf('textbox "Code"');
+      for (let maxChars = line; maxChars < line + 60; maxChars += 3)
+        noLeak(await api('GET', `/snapshot?targetId=${ctx.d.targetId}&maxChars=${maxChars}`), `snapshot ${maxChars}`);
+
+      // An evaluate reading the field, as is and encoded (on a managed profile).
+      for (const fn of [
+        "() => document.getElementById('code').value",
+        "() => JSON.stringify({ v: document.getElementById('code').value + '\"' })",
+        "() => btoa(document.getElementById('code').value)",
+        "() => btoa('ab' + document.getElementById('code').value)",
+        "() => encodeURIComponent(document.getElementById('code').value + ' ')",
+        "() => [...document.querySelectorAll('input')].map(i => ({ value: i.value }))",
+      ]) {
+        const read = await act({ kind: 'evaluate', fn });
+        if (kind === 'extension') {
+          // The person's own browser runs no agent's code unless the person allows it.
+          expect(read.body.error?.code).toBe('evaluate_disabled');
+          continue;
+        }
+        expect(read.status, JSON.stringify(read.body)).toBe(200);
+        noLeak(read, fn);
+        expect(JSON.stringify(read.body.result), fn).toContain('••••');
+      }
+    } finally {
+      site.close();
+    }
+  });
+});
