@@ -2,8 +2,8 @@
 // tools that read it (Chrome DevTools' import, HAR viewers, har-to-k6 …). Written here rather
 // than with a library: the entries are already in hand, the writer is one function, and the
 // spec's required fields are checked by a unit test. No response bodies: they stay in the
-// browser (GET /network/<id> reads one); cookies are in the headers; sizes and times are what
-// the browser reported.
+// browser (GET /network/<id> reads one); no cookie or credential (their headers say how many, not
+// what: network-log.ts credentialShown); sizes and times are what the browser reported.
 
 import type { HarSource } from './network-log';
 import type { Har } from '../operations/network-operations';

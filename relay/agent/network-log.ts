@@ -84,10 +84,36 @@ function initiatorOf(initiator: Protocol.Network.Initiator): string {
   return where ? `${initiator.type} ${where}` : initiator.type;
 }
 
-/** Both sides' headers, the network stack's own where Chrome gave them. */
+/**
+ * A credential's value as the network view and HAR show it: never the value (the storage export
+ * is the door to cookies, asked when the person asks before it; an Authorization's is nobody's),
+ * only what kind it was, so an agent can tell a request went signed in.
+ */
+export function credentialShown(name: string, value: string): string | undefined {
+  switch (name.toLowerCase()) {
+    case 'cookie': {
+      const count = value.split(';').filter((pair) => pair.trim() !== '').length;
+      return `(${count} cookie${count === 1 ? '' : 's'}, hidden: storage-export reads cookies)`;
+    }
+    case 'set-cookie': {
+      const count = value.split('\n').filter((line) => line.trim() !== '').length;
+      return `(${count} cookie${count === 1 ? '' : 's'} set, hidden: storage-export reads cookies)`;
+    }
+    case 'authorization':
+    case 'proxy-authorization':
+      return `${value.split(' ')[0]} (hidden)`;
+    default:
+      return undefined;
+  }
+}
+
+const shownPairs = (headers: Protocol.Network.Headers | undefined): HeaderList =>
+  pairs(headers).map(({ name, value }) => ({ name, value: credentialShown(name, value) ?? value }));
+
+/** Both sides' headers, the network stack's own where Chrome gave them, credentials hidden. */
 const headersOf = (kept: Kept) => ({
-  requestHeaders: pairs(kept.raw.requestHeaders ?? kept.requestHeaders),
-  responseHeaders: pairs(kept.raw.responseHeaders ?? kept.responseHeaders),
+  requestHeaders: shownPairs(kept.raw.requestHeaders ?? kept.requestHeaders),
+  responseHeaders: shownPairs(kept.raw.responseHeaders ?? kept.responseHeaders),
 });
 
 export class NetworkLog {

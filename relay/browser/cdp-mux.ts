@@ -32,6 +32,8 @@ export interface MuxRules {
   refuse?(method: string, params: Record<string, unknown>): Error | undefined;
   /** What the client is shown of a command's result. */
   shown?(method: string, result: unknown): unknown;
+  /** What the client is shown of an event's params (the same object when all of it). */
+  event?(method: string, params: Record<string, unknown>): Record<string, unknown>;
 }
 
 /** A client's end of the mux. */
@@ -211,6 +213,7 @@ export class CdpMux {
       if (child) this.#ownSession(client, child);
     }
     if (sessionId === client.root) delete message.sessionId;
+    if (client.rules?.event && params) message.params = client.rules.event(method!, params as Record<string, unknown>);
     client.peer.send(JSON.stringify(message));
     if (method === 'Target.detachedFromTarget') {
       const child = (params as { sessionId?: string } | undefined)?.sessionId;

@@ -106,6 +106,8 @@ export class BrowserTarget {
         return {};
       case 'Browser.grantPermissions': {
         const p = paramsOf(cmd, 'Browser.grantPermissions');
+        // Without an origin: the attached tabs' own (pages they could load), never every site.
+        if (p.origin) hub.policy.checkTouch(cmd.method, cmd.params);
         await hub.grantPermissions(p.origin ? [p.origin] : this.#attachedOrigins(), p.permissions ?? []);
         return {};
       }
@@ -116,6 +118,7 @@ export class BrowserTarget {
             'unsupported',
             `Browser.setPermission ${String(p.setting)}: through the clawd relay a permission can be granted, and taken back with Browser.resetPermissions; the person's own choices are theirs`,
           );
+        if (p.origin) hub.policy.checkTouch(cmd.method, cmd.params);
         await hub.grantPermissions(p.origin ? [p.origin] : this.#attachedOrigins(), [String(p.permission?.name ?? '')]);
         return {};
       }
@@ -193,6 +196,7 @@ export class BrowserTarget {
         const { browserContextId: _context, ...params } = cmd.params;
         const setting = cookiesToSet(cmd.method, params);
         if (setting) hub.policy.checkCookies(setting, cmd.method);
+        hub.policy.checkTouch(cmd.method, params);
         const result = await hub.onAnyTab(cmd.method, params);
         return cmd.method === 'Storage.getCookies' ? visibleCookieResult(hub.policy, result) : result;
       }

@@ -82,6 +82,15 @@ export class ClientGate {
       });
   }
 
+  /**
+   * Whether a raw client is shown no cookie in events (request and response headers, cookie
+   * lists): while the person asks before raw clients read cookies, an event cannot ask, so the
+   * cookies are read with Network.getCookies and friends, which do.
+   */
+  asksBeforeCookies(client: ClientSession): boolean {
+    return !client.internal && this.deps.profile() !== undefined && this.deps.asked().includes('raw-cookies');
+  }
+
   /** Before a raw client has a download's file: the person's Allow, when they asked to be asked. */
   download(client: ClientSession, url: string): Promise<void> | undefined {
     const profile = this.deps.profile();

@@ -55,3 +55,164 @@ export function visibleCookieResult(policy: CookieFilter, result: unknown): unkn
     cookies: policy.visibleCookies(cookies as Array<{ domain: string; secure?: boolean; name?: string }>),
   };
 }
+
+/**
+ * Who sees what of the cookies an event carries: `visible` judges one cookie by its domain (the
+ * origin policy's cookieVerdict); `none` hides every cookie and credential (the person asked to
+ * be asked before a raw client reads cookies: the events cannot ask, Network.getCookies can).
+ */
+export interface CookieJudge {
+  visible(cookie: { domain: string; secure?: boolean; name?: string }): boolean;
+  /** Some cookie may be hidden (the person has rules): else only `none` hides anything. */
+  hidesSome: boolean;
+  none: boolean;
+}
+
+/** Events that carry cookies or credentials: request and response headers, cookie lists. */
+const COOKIE_EVENTS = new Set([
+  'Network.requestWillBeSent',
+  'Network.requestWillBeSentExtraInfo',
+  'Network.responseReceived',
+  'Network.responseReceivedExtraInfo',
+  'Network.webSocketWillSendHandshakeRequest',
+  'Network.webSocketHandshakeResponseReceived',
+]);
+
+export function carriesCookies(method: string): boolean {
+  return COOKIE_EVENTS.has(method);
+}
+
+const CREDENTIALS = new Set(['authorization', 'proxy-authorization']);
+type Headers = Record<string, unknown>;
+type Listed = { cookie?: { domain: string; secure?: boolean; name?: string; value?: string }; cookieLine?: string };
+
+const HEADER_NAMES = /^(cookie|set-cookie|authorization|proxy-authorization)$/i;
+const hasCredentialHeader = (headers: unknown) =>
+  headers !== null && typeof headers === 'object' && Object.keys(headers).some((name) => HEADER_NAMES.test(name));
+
+/** Whether an event's params may hold a cookie or a credential (read without copying anything). */
+function mayCarry(params: Record<string, unknown>): boolean {
+  if (['associatedCookies', 'blockedCookies', 'exemptedCookies'].some((k) => (params[k] as unknown[])?.length > 0))
+    return true;
+  const request = params.request as { headers?: unknown } | undefined;
+  const response = params.response as { headers?: unknown; requestHeaders?: unknown } | undefined;
+  return [params.headers, request?.headers, response?.headers, response?.requestHeaders].some(hasCredentialHeader);
+}
+
+/** The Domain attribute of a Set-Cookie line as a cookie domain (`.example.com`), or undefined (host-only). */
+function setCookieDomain(line: string): { domain: string; secure: boolean } | undefined {
+  const attributes = line.split(';').slice(1);
+  const domain = attributes.map((a) => a.trim().match(/^domain\s*=\s*\.?(.+)$/i)?.[1]).find((d) => d !== undefined);
+  if (domain === undefined) return undefined;
+  return { domain: `.${domain.trim()}`, secure: attributes.some((a) => /^\s*secure\s*$/i.test(a)) };
+}
+
+/**
+ * An event's params with what the judge hides left out: the cookies in its lists and headers
+ * (Cookie pairs of hidden cookies, Set-Cookie lines for hidden domains), and with `none` every
+ * cookie and credential header. The same object when nothing is hidden.
+ */
+export function cookieEventShown(
+  method: string,
+  params: Record<string, unknown>,
+  judge: CookieJudge,
+): Record<string, unknown> {
+  // Most events carry nothing to hide, and most policies hide nothing: those pass untouched.
+  if ((!judge.none && !judge.hidesSome) || !mayCarry(params)) return params;
+  const out = structuredClone(params);
+  let changed = false;
+  const shownCookie = (c: Listed['cookie']) => c !== undefined && !judge.none && judge.visible(c);
+  // Cookie pairs of a request: of hidden cookies (by name and value) when the list says which
+  // were sent, else the whole header unless no domain it may hold is hidden.
+  const hiddenPairs = new Set<string>();
+  const associated = out.associatedCookies as Listed[] | undefined;
+  if (Array.isArray(associated)) {
+    out.associatedCookies = associated.filter((a) => {
+      if (shownCookie(a.cookie)) return true;
+      if (a.cookie) hiddenPairs.add(`${a.cookie.name}=${a.cookie.value ?? ''}`);
+      changed = true;
+      return false;
+    });
+  }
+  const requestHeaders = (headers: Headers | undefined, knowsPairs: boolean) => {
+    if (!headers) return;
+    for (const name of Object.keys(headers)) {
+      const lower = name.toLowerCase();
+      if (CREDENTIALS.has(lower) && judge.none) {
+        delete headers[name];
+        changed = true;
+      } else if (lower === 'cookie') {
+        if (judge.none || !knowsPairs) {
+          // Without the list of what was sent, a header is kept only while nothing is hidden at all.
+          if (judge.none || judge.hidesSome) {
+            delete headers[name];
+            changed = true;
+          }
+          continue;
+        }
+        const pairs = String(headers[name])
+          .split(/;\s*/)
+          .filter((pair) => !hiddenPairs.has(pair));
+        if (pairs.length === 0) delete headers[name];
+        else headers[name] = pairs.join('; ');
+        if (hiddenPairs.size > 0) changed = true;
+      }
+    }
+  };
+  const responseHeaders = (headers: Headers | undefined) => {
+    if (!headers) return;
+    for (const name of Object.keys(headers)) {
+      if (name.toLowerCase() !== 'set-cookie') continue;
+      const lines = String(headers[name])
+        .split('\n')
+        .filter((line) => {
+          if (judge.none) return false;
+          const domain = setCookieDomain(line);
+          return domain === undefined || judge.visible(domain);
+        });
+      if (lines.join('\n') !== String(headers[name])) changed = true;
+      if (lines.length === 0) delete headers[name];
+      else headers[name] = lines.join('\n');
+    }
+  };
+  for (const list of ['blockedCookies', 'exemptedCookies'] as const) {
+    const listed = out[list] as Listed[] | undefined;
+    if (!Array.isArray(listed)) continue;
+    out[list] = listed.filter((l) => {
+      const domain = l.cookie ?? (l.cookieLine !== undefined ? setCookieDomain(l.cookieLine) : undefined);
+      const keep = !judge.none && (domain === undefined || judge.visible(domain));
+      if (!keep) changed = true;
+      return keep;
+    });
+  }
+  switch (method) {
+    case 'Network.requestWillBeSentExtraInfo':
+      requestHeaders(out.headers as Headers, Array.isArray(associated));
+      break;
+    case 'Network.requestWillBeSent':
+      requestHeaders((out.request as { headers?: Headers } | undefined)?.headers, false);
+      break;
+    case 'Network.webSocketWillSendHandshakeRequest':
+      requestHeaders((out.request as { headers?: Headers } | undefined)?.headers, false);
+      break;
+    case 'Network.responseReceivedExtraInfo':
+      responseHeaders(out.headers as Headers);
+      break;
+    case 'Network.responseReceived':
+    case 'Network.webSocketHandshakeResponseReceived': {
+      const response = out.response as { headers?: Headers; requestHeaders?: Headers } | undefined;
+      responseHeaders(response?.headers);
+      requestHeaders(response?.requestHeaders, false);
+      break;
+    }
+  }
+  if (!changed) return params;
+  // The raw header text says it all again: it goes when anything was hidden.
+  delete out.headersText;
+  const response = out.response as { headersText?: unknown; requestHeadersText?: unknown } | undefined;
+  if (response) {
+    delete response.headersText;
+    delete response.requestHeadersText;
+  }
+  return out;
+}

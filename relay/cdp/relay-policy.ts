@@ -9,7 +9,8 @@
 
 import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
-import { cookieDomain, type CookieToSet } from './cookie-rules';
+import { cookieDomain, type CookieJudge, type CookieToSet } from './cookie-rules';
+import { touchRefused } from './site-touches';
 
 export class RelayPolicy {
   #config: PolicyConfig = {};
@@ -49,6 +50,12 @@ export class RelayPolicy {
     return this.#policy.empty ? [...cookies] : cookies.filter((cookie) => this.#policy.cookieVerdict(cookie).allowed);
   }
 
+  /** How events' cookies are judged (cookie-rules.ts cookieEventShown); `none`: every cookie hidden. */
+  cookieJudge(none: boolean): CookieJudge {
+    const policy = this.#policy;
+    return { visible: (cookie) => policy.cookieVerdict(cookie).allowed, hidesSome: !policy.ownOnly, none };
+  }
+
   /** Refuses setting a cookie of a host the policy blocks: origin_blocked naming the rule, nothing set. */
   checkCookies(cookies: readonly CookieToSet[], what: string): void {
     for (const cookie of cookies) {
@@ -66,6 +73,17 @@ export class RelayPolicy {
         `${what}: ${verdict.reason} (the origin policy of the person's tabs); no cookie was set`,
       );
     }
+  }
+
+  /**
+   * Refuses a command that would do something to a site the policy blocks without loading it (a
+   * permission granted, its cookies or storage cleared; site-touches.ts): origin_blocked, nothing done.
+   */
+  checkTouch(method: string, params: Record<string, unknown>): void {
+    const refused = touchRefused(this.#policy, method, params);
+    if (refused === undefined) return;
+    this.refused(method, refused);
+    throw new ClawdError('origin_blocked', `${refused} (the origin policy of the person's tabs); nothing was done`);
   }
 }
 

@@ -158,9 +158,16 @@ export class Switchboard implements BrowserHub {
         void this.#link.request(tab, childId, 'Runtime.runIfWaitingForDebugger').catch(() => {}),
     });
     this.policy = new RelayPolicy((config) => this.#sendPolicy(config), options.onPolicyRefusal);
-    this.#commands = new TabCommands(this.#table, this.#link, this.#log, this.policy, (sub, url) => {
-      if (!sub.client.internal) options.onClientNavigate?.(sub.tab.targetId, url);
-    });
+    this.#commands = new TabCommands(
+      this.#table,
+      this.#link,
+      this.#log,
+      this.policy,
+      (sub, url) => {
+        if (!sub.client.internal) options.onClientNavigate?.(sub.tab.targetId, url);
+      },
+      (client) => options.consent?.gate.asksBeforeCookies(client) ?? false,
+    );
     this.downloads = new DownloadRelay(
       async (url) => {
         const link = this.#presence.ready;

@@ -11,7 +11,7 @@ import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import { paramsOf, type CommandParams, type EventParams } from './cdp-types';
 import { forward, say } from './client-events';
-import { cookiesToSet, readsCookies, visibleCookieResult } from './cookie-rules';
+import { carriesCookies, cookieEventShown, cookiesToSet, readsCookies, visibleCookieResult } from './cookie-rules';
 import type { CdpCommand } from './client-session';
 import { streamCommand, type DebuggeeState, type Released } from './debuggee-state';
 import { isSetup } from './setup-log';
@@ -51,6 +51,8 @@ export class TabCommands {
     private readonly policy: RelayPolicy,
     /** A client's navigation went to the tab (the action log). */
     private readonly navigated: (sub: Subscription, url: string) => void = () => {},
+    /** Whether a client is shown no cookie in events (the person asks before raw clients read them). */
+    private readonly cookiesAskedOf: (client: Subscription['client']) => boolean = () => false,
   ) {}
 
   /** Runs a client's command on a page or child session and answers it through `respond`. */
@@ -146,6 +148,7 @@ export class TabCommands {
         try {
           const setting = cookiesToSet(cmd.method, cmd.params);
           if (setting) this.policy.checkCookies(setting, cmd.method);
+          this.policy.checkTouch(cmd.method, cmd.params);
         } catch (error) {
           return respond(error);
         }
@@ -228,10 +231,29 @@ export class TabCommands {
       this.table.updateChild(tab, params.targetInfo as Protocol.Target.TargetInfo);
     state.observe(frame.method);
     if (state.subscribers.size === 0) return;
+    if (carriesCookies(frame.method)) return this.#deliverCookies(state, frame.method, params, arrival);
     const json = JSON.stringify(params);
     for (const sub of state.subscribers) {
       if (state.wants(sub, frame.method) && state.shows(sub, arrival))
         forward(sub.client, sub.sessionId, frame.method, json);
+    }
+  }
+
+  /** An event that may carry cookies: each client is shown what the policy and the person's asks let it see. */
+  #deliverCookies(
+    state: DebuggeeState<Subscription>,
+    method: string,
+    params: Record<string, unknown>,
+    arrival: number | undefined,
+  ): void {
+    const shown = new Map<boolean, string>();
+    for (const sub of state.subscribers) {
+      if (!state.wants(sub, method) || !state.shows(sub, arrival)) continue;
+      const none = this.cookiesAskedOf(sub.client);
+      let json = shown.get(none);
+      if (json === undefined)
+        shown.set(none, (json = JSON.stringify(cookieEventShown(method, params, this.policy.cookieJudge(none)))));
+      forward(sub.client, sub.sessionId, method, json);
     }
   }
 

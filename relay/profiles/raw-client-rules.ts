@@ -1,13 +1,16 @@
 // What a raw CDP client of a managed profile's port (the agents' door with the token alone) is
 // held to, as the relay holds the person's tabs' raw clients: no load of a URL the profile's
 // policy refuses (Page.navigate, Target.createTarget: clawd's own addresses always among them),
-// no cookie shown of a host it blocks (nor the live view's session), none set for one. clawd's own
+// no cookie shown of a host it blocks (nor the live view's session), none set for one, nothing
+// done to a blocked site without loading it (site-touches.ts: permissions, clearing), no cookie
+// of a blocked host in an event's headers or cookie lists. clawd's own
 // connections are not held here: they passed the agent layer's gate. The browser's guard holds
 // every page to the same policy from inside besides.
 
 import type { OriginPolicy } from '../../shared/origin-policy';
 import type { MuxRules } from '../browser/cdp-mux';
-import { cookieDomain, cookiesToSet, readsCookies } from '../cdp/cookie-rules';
+import { carriesCookies, cookieDomain, cookieEventShown, cookiesToSet, readsCookies } from '../cdp/cookie-rules';
+import { touchRefused } from '../cdp/site-touches';
 import { ClawdError } from '../errors';
 
 const LOADS = new Set(['Page.navigate', 'Target.createTarget']);
@@ -33,7 +36,19 @@ export function rawClientRules(policy: () => OriginPolicy, profile: string): Mux
             `${method}: ${verdict.reason} (the origin policy of profile ${profile}); no cookie was set`,
           );
       }
+      const touch = touchRefused(policy(), method, params);
+      if (touch !== undefined)
+        return new ClawdError('origin_blocked', `${touch} (the origin policy of profile ${profile}); nothing was done`);
       return undefined;
+    },
+    event(method, params) {
+      if (!carriesCookies(method)) return params;
+      const rules = policy();
+      return cookieEventShown(method, params, {
+        visible: (cookie) => rules.cookieVerdict(cookie).allowed,
+        hidesSome: !rules.ownOnly,
+        none: false,
+      });
     },
     shown(method, result) {
       if (!readsCookies(method)) return result;

@@ -77,7 +77,7 @@ describe.each(driversToRun(EVERY_DRIVER))('the network of a tab on a %s profile'
       expect(data.body).toMatchObject({ body: '{"items":[1,2,3],"ok":true}', bodyEncoding: 'text', bodyBytes: 27 });
       expect(data.body.responseHeaders).toContainEqual({ name: 'content-type', value: 'application/json' });
       expect(data.body.requestHeaders.length).toBeGreaterThan(0);
-      // The headers as the network stack sent them (the page's cookie too), not only the page's own.
+      // The headers as the network stack sent them (a cookie by its count only), not only the page's own.
       expect(data.body.requestHeaders.map((h: { name: string }) => h.name.toLowerCase())).toContain('host');
       const posted = await api(
         'GET',

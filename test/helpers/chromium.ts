@@ -53,6 +53,8 @@ export const CHROMIUM_FLAGS = [
   '--disable-gpu',
   '--disable-dev-shm-usage',
   '--password-store=basic',
+  // Names for tests that need a site with subdomains (cookies of a parent domain): all loopback.
+  '--host-resolver-rules=MAP shop.test 127.0.0.1, MAP *.shop.test 127.0.0.1',
 ];
 
 export interface TargetInfo {
