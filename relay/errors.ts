@@ -2,6 +2,8 @@
 // docs/errors.md. Code elsewhere throws ClawdError(code, message); only this file decides how
 // a code becomes an HTTP status or a CDP error object, so the mapping cannot drift per route.
 
+import { PAGE_MARKS } from '../shared/page-marks';
+
 const ERROR_CODES = {
   // HTTP and upgrade guards
   unauthorized: { http: 401, cdp: -32000 },
@@ -107,12 +109,13 @@ export function httpStatusOf(error: unknown): number {
 /** The `{ error: { code, message } }` body every HTTP error response carries. */
 export function httpErrorBody(error: unknown): { error: { code: ErrorCode; message: string } } {
   const e = asClawdError(error);
-  return { error: { code: e.code, message: e.message } };
+  // The marks around a quote of the page's (page-marks.ts) are for the doors that fence: JSON says it as is.
+  return { error: { code: e.code, message: e.message.replace(PAGE_MARKS, '') } };
 }
 
 /** The `error` member of a CDP response. Chrome's own errors pass through untouched. */
 export function cdpErrorOf(error: unknown): CdpErrorObject {
   const e = asClawdError(error);
   if (e.cdp) return e.cdp;
-  return { code: ERROR_CODES[e.code]?.cdp ?? -32000, message: e.message };
+  return { code: ERROR_CODES[e.code]?.cdp ?? -32000, message: e.message.replace(PAGE_MARKS, '') };
 }

@@ -5,6 +5,7 @@
 // panel's state, sent while a panel is open. The relay is made before the services it reaches,
 // so its hooks reach them once `connect` has run.
 
+import { PAGE_MARKS } from '../shared/page-marks';
 import type { ConsentAction, ConsentTab } from '../shared/consent-state';
 import type { PersonFrame } from '../shared/protocol';
 import type { ActionLog } from './agent/action-log';
@@ -227,7 +228,7 @@ export class PersonConsent {
       ...where,
       outcome,
       durationMs,
-      detail: `${question.terminal ? "the person's terminal asks to loosen their rules" : kindsText(question.kinds)}: ${question.what}${by ? ` (answered in the ${by})` : ''}`,
+      detail: `${question.terminal ? "the person's terminal asks to loosen their rules" : kindsText(question.kinds)}: ${question.what.replace(PAGE_MARKS, '')}${by ? ` (answered in the ${by})` : ''}`,
     });
   }
 }

@@ -5,18 +5,28 @@
 // hands in the data and what an answer does.
 
 import { ASK_KIND_TEXT } from '../shared/ask-kinds';
+import { PAGE_MARKS, pageParts } from '../shared/page-marks';
 import type { ConsentAction, ConsentQuestion } from '../shared/consent-state';
 
 /** Kinds whose address is worth a line's words (a load, a new tab, a refusal). */
 const WITH_URL = new Set(['navigate', 'tabOpen', 'cdp.navigate', 'cdp.blocked', 'blocked']);
 
 /** What a question's entries say happened to it. */
-const ASK_OUTCOMES: Record<string, string> = { asked: 'asked you', allowed: 'you allowed', person_declined: 'you declined', person_no_answer: 'no answer', withdrawn: 'gave up asking' };
+const ASK_OUTCOMES: Record<string, string> = {
+  asked: 'asked you',
+  allowed: 'you allowed',
+  person_declined: 'you declined',
+  person_no_answer: 'no answer',
+  withdrawn: 'gave up asking',
+};
 
 /** One action as the log says it: `click e12 button "Save"`, `navigate https://…`, `you allowed: sending a form…`, a refusal with its code. */
 export function actionText(entry: ConsentAction): string {
-  if (entry.kind === 'ask') return `${ASK_OUTCOMES[entry.outcome] ?? entry.outcome}: ${entry.detail ?? ''}`;
-  const element = entry.element ? ` ${entry.element.ref}${entry.element.role ? ` ${entry.element.role}` : ''}${entry.element.name ? ` "${entry.element.name}"` : ''}` : '';
+  if (entry.kind === 'ask')
+    return `${ASK_OUTCOMES[entry.outcome] ?? entry.outcome}: ${(entry.detail ?? '').replace(PAGE_MARKS, '')}`;
+  const element = entry.element
+    ? ` ${entry.element.ref}${entry.element.role ? ` ${entry.element.role}` : ''}${entry.element.name ? ` "${entry.element.name}"` : ''}`
+    : '';
   const url = entry.url && WITH_URL.has(entry.kind) ? ` ${entry.url}` : '';
   const outcome = entry.outcome === 'ok' ? '' : ` → ${entry.outcome}`;
   return `${entry.kind}${element}${url}${outcome}`;
@@ -84,7 +94,17 @@ export class QuestionList {
       : `${question.session ? `${question.session} asks` : 'An agent asks'}: ${question.kinds.map((k) => ASK_KIND_TEXT[k]).join(' and ')}`;
     const what = document.createElement('p');
     what.className = 'what';
-    what.textContent = question.what;
+    // The page's words in it (an element's name) are shown as the page's: a quote set apart.
+    what.replaceChildren(
+      ...pageParts(question.what).map((part) => {
+        if (!part.page) return document.createTextNode(part.text);
+        const quote = document.createElement('q');
+        quote.className = 'page-words';
+        quote.title = "the page's words, not clawd's";
+        quote.textContent = part.text;
+        return quote;
+      }),
+    );
     const where = document.createElement('p');
     where.className = 'where';
     where.textContent = question.url ?? '';

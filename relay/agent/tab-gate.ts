@@ -111,10 +111,9 @@ export class TabGate {
     if (asked.has('new-site') && destination && !visited.has(destination)) kinds.push('new-site');
     if (kinds.length > 0) {
       const where = found?.targetId ?? targetId;
+      // The label quotes the page (an element's name) cut, flagged and marked: fenced for the agent.
       noteForCaller(
-        ascii(
-          `waiting for the person to allow: ${kinds.join(' and ')}${where ? ` on tab ${where.slice(0, 8)}` : ''} (${label})`,
-        ),
+        `waiting for the person to allow: ${kinds.join(' and ')}${where ? ` on tab ${where.slice(0, 8)}` : ''} (${label})`,
       );
       const url = touches.url ?? (found && !found.page.isClosed() ? found.page.url() : undefined);
       await waitFor(
@@ -181,10 +180,6 @@ export class TabGate {
     }
   }
 }
-
-/** A note travels as an HTTP header: what is not printable ASCII is written as \uXXXX. */
-const ascii = (text: string) =>
-  text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /**
  * Runs in the page: does a click on `el` (or Enter in it, or in the focused field when there is

@@ -140,7 +140,7 @@ export function operationCommand(operation: Operation): CliCommand {
       const client = operation.person ? await ctx.personClient() : await ctx.client();
       if (operation.progress && !ctx.json) ctx.progress(operation.progress);
       // What happened on the way (a profile started on first use) goes to stderr, beside the answer.
-      const result = await client.invoke(operation, ctx.profile, input, (note) => ctx.progress(note));
+      const result = await client.invoke(operation, ctx.profile, input, (note) => ctx.progress(agentText(note)));
       const repeat = operation.cli.repeat;
       if (repeat && values[repeat.flag] === true) {
         // Until interrupted: each answer printed, then the next asked for (`log --follow`).

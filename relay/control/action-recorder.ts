@@ -19,17 +19,22 @@ export interface RecorderDeps {
 
 type Fields = Record<string, unknown>;
 
-/** One call in a few words, as a trace names it: `click e12 button "Save"`, `navigate https://…`, `find "Blue Kettle"`. */
+/**
+ * One call in a few words, as a trace names it: `click e12 button "Save"`, `navigate https://…`,
+ * `find "Blue Kettle"`. `quote` writes an element's name (the page's words): as JSON for a trace,
+ * or cut, flagged and marked (page-fence.ts pageQuote) for a note or a question.
+ */
 export function callLabel(
   deps: Pick<RecorderDeps, 'agent'>,
   operation: Operation,
   profile: string,
   input: Fields,
+  quote: (name: string) => string = (name) => JSON.stringify(name),
 ): string {
   const targetId = typeof input.targetId === 'string' ? input.targetId : undefined;
   const element = (ref: string) => {
     const info = deps.agent.describeRef(profile, targetId, ref);
-    return info ? `${ref} ${info.role}${info.name ? ` ${JSON.stringify(info.name)}` : ''}` : ref;
+    return info ? `${ref} ${info.role}${info.name ? ` ${quote(info.name)}` : ''}` : ref;
   };
   const ref =
     typeof input.ref === 'string' ? input.ref : typeof input.startRef === 'string' ? input.startRef : undefined;

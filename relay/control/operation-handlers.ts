@@ -15,6 +15,7 @@ import type { OperationName, OPERATIONS } from '../operations/operation-table';
 import type { ProfileService } from '../profiles/profile-service';
 import { looseningsOfChange } from '../profiles/rule-changes';
 import type { SecretStore } from '../home/secret-store';
+import { pageQuote } from '../operations/page-fence';
 import { namesSecrets, SecretMask, withCallMask, withSecrets } from '../operations/secret-use';
 import { callLabel, recordCall } from './action-recorder';
 
@@ -201,7 +202,7 @@ export class LocalInvoker implements Invoker {
           profile: name,
           spec: gate,
           input,
-          label: callLabel(deps, operation, name, input),
+          label: callLabel(deps, operation, name, input, (quoted) => pageQuote(quoted)),
         });
         const checked = { ...run, ...(passed.targetId !== undefined ? { targetId: passed.targetId } : {}) };
         return handler(

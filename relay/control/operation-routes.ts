@@ -9,7 +9,7 @@ import { jsonBody } from '../http/request-body';
 import { actOperation } from '../operations/act-operations';
 import type { Operation } from '../operations/operation';
 import { OPERATION_LIST, parseOperationInput } from '../operations/operation-table';
-import { EARLY_NOTES_HEADER, NOTE_HEADER, type Invoker } from '../operations/control-client';
+import { EARLY_NOTES_HEADER, NOTE_HEADER, noteHeader, type Invoker } from '../operations/control-client';
 
 async function rawInput(
   c: Context,
@@ -39,7 +39,8 @@ export function registerOperationRoutes(app: Hono, invoker: Invoker): void {
         operation,
         c.req.query('profile'),
         input,
-        (note) => {
+        (said) => {
+          const note = noteHeader(said);
           c.header(NOTE_HEADER, note, { append: true });
           // Said at once too, as 103 Early Hints, to a caller that asks for them (the CLI, a remote
           // `clawd mcp`): one that waits for the person's answer hears why meanwhile. Only when asked:

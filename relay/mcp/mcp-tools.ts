@@ -133,8 +133,10 @@ export async function callTool(
       profile,
       input,
       (note) => {
-        notes.push(`(${note})`);
-        said?.(note);
+        // A note that quotes the page (an element's name) fences the quote, as an answer does.
+        const text = fenced(note, nonce);
+        notes.push(text === note ? `(${note})` : text);
+        said?.(text);
       },
       signal,
     );
@@ -155,7 +157,11 @@ export async function callTool(
       });
     return { content };
   } catch (error) {
-    const text = isClawdError(error) ? `${error.message} (${error.code})` : String((error as Error)?.message ?? error);
+    // An error that quotes the page (a question's element, a page's own error) fences the quote.
+    const text = fenced(
+      isClawdError(error) ? `${error.message} (${error.code})` : String((error as Error)?.message ?? error),
+      nonce,
+    );
     return { content: [{ type: 'text', text }], isError: true };
   }
 }

@@ -38,6 +38,18 @@ export interface Invoker {
 
 /** The header a control API answer carries its notes in (call-notes.ts). */
 export const NOTE_HEADER = 'x-clawd-note';
+/**
+ * A note as a header value: printable ASCII, with `\`, `,` (notes are joined by ", ") and
+ * everything else (the page's words, their marks) written as \uXXXX; noteFromHeader reads it back.
+ */
+export function noteHeader(note: string): string {
+  return note.replace(/[^\x20-\x2b\x2d-\x5b\x5d-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+export function noteFromHeader(value: string): string {
+  return value.replace(/\\u([0-9a-f]{4})/g, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
 /** A request header asking for each note at once, as a 103 Early Hints answer, before the answer itself. */
 export const EARLY_NOTES_HEADER = 'x-clawd-early-notes';
 
@@ -205,7 +217,7 @@ export class ControlClient implements Invoker {
     let heard = 0; // notes said early; the final answer carries them all again
     const hear = (value: string | string[] | undefined, from: number) => {
       const notes = (Array.isArray(value) ? value.join(', ') : (value ?? '')).split(', ').filter(Boolean);
-      for (const note of notes.slice(from)) options.note?.(note);
+      for (const note of notes.slice(from)) options.note?.(noteFromHeader(note));
       return notes.length;
     };
     // Nothing is sent until the server proved it knows it (each call: it may have been restarted, or replaced).

@@ -8,12 +8,8 @@
 // for a title would cost an agent more than it tells. JSON answers carry page text as is.
 
 import { randomInt } from 'node:crypto';
+import { PAGE_CLOSE as CLOSE, PAGE_MARKS as MARKS, PAGE_OPEN as OPEN } from '../../shared/page-marks';
 import { flagged } from './instruction-lines';
-
-// Private-use characters: never meaningful in page text, and removed from it when marked.
-const OPEN = '\uE000';
-const CLOSE = '\uE001';
-const MARKS = /[\uE000\uE001]/g;
 
 /** Marks `text` as the page's words (what a page wrote, said, or named). */
 export function pageWords(text: string): string {
@@ -27,6 +23,16 @@ const TITLE_MAX = 100;
 export function pageTitle(title: string): string {
   const line = title.replace(/\s+/g, ' ').replace(MARKS, '\uFFFD').trim();
   return flagged(line.length <= TITLE_MAX ? line : `${line.slice(0, TITLE_MAX - 1)}…`);
+}
+
+/**
+ * A page's words quoted in a line of clawd's (a note, a question, an error): one line, cut at
+ * `max`, flagged when it reads as an instruction, and marked as the page's — fenced by the doors
+ * that give it to an agent, shown as the page's by the person's pages.
+ */
+export function pageQuote(text: string, max = 60): string {
+  const line = text.replace(/\s+/g, ' ').replace(MARKS, '\uFFFD').trim();
+  return pageWords(flagged(line.length <= max ? line : `${line.slice(0, max - 1)}…`));
 }
 
 const LETTERS = 'abcdefghijkmnpqrstuvwxyz';

@@ -187,7 +187,13 @@ describe("the side panel and the person's say", () => {
         inPanel<string | undefined>(`document.querySelector('#questions .question:not([data-answered])')?.textContent`),
       );
       expect(question).toContain('sending a form');
-      expect(question).toContain(`click ${ref} button "Buy now"`);
+      expect(question).toContain(`click ${ref} button Buy now`);
+      // The element's name is the page's: set apart as its quote.
+      expect(
+        await inPanel<string>(
+          `document.querySelector('#questions .question:not([data-answered]) .what q.page-words')?.textContent`,
+        ),
+      ).toBe('Buy now');
       await inPanel(`document.querySelector('#questions .question:not([data-answered]) .${button}').click()`);
     };
 
@@ -196,7 +202,10 @@ describe("the side panel and the person's say", () => {
     const refused = await denied;
     expect(refused.status).toBe(403);
     expect((await refused.json()).error.code).toBe('person_declined');
-    expect(refused.headers.get('x-clawd-note')).toMatch(/^waiting for the person to allow: submit on tab /);
+    // As a header: ASCII, the page's words between their marks (written \uXXXX).
+    expect(refused.headers.get('x-clawd-note')).toMatch(
+      /^waiting for the person to allow: submit on tab \w+ \(click e\d+ button \\ue000Buy now\\ue001\)$/,
+    );
     expect(shop.posts).toEqual([]);
 
     const allowed = call();
@@ -237,6 +246,8 @@ describe("the side panel and the person's say", () => {
       () => /waiting for the person to allow: submit on tab/.test(stderr),
       15_000,
     );
+    // The CLI fences the element's name, the page's words, as it fences any answer's.
+    await until('the fenced name', () => /‹page \w+ begins›\nBuy now\n‹page \w+ ends›/.test(stderr), 5_000);
     await answerIn('deny', again);
     expect(await exited).not.toBe(0);
     expect(stderr).toMatch(/person_declined|declined/);
