@@ -14,6 +14,7 @@ import type { PersonActivity } from '../consent/person-activity';
 import type { PersonQuestions } from '../consent/person-questions';
 import type { GateSpec, Touches } from '../operations/operation';
 import { within } from '../time-limit';
+import { ActionWatch, WATCHED_KINDS, type WatchOptions } from './action-watch';
 import type { AgentPage } from './page-finder';
 import type { ActTarget } from './snapshot-engine';
 import type { TabControl } from './tab-control';
@@ -56,6 +57,11 @@ export interface GatePassed {
   waited: number;
   /** The whole id of the tab the gate checked, when it checked one. */
   targetId?: string;
+  /**
+   * Runs the call with the tab's requests judged by what happens (action-watch.ts), when the
+   * person asks about something only the requests tell (a form sent, a new site, a download).
+   */
+  watched?<T>(work: () => Promise<T>): Promise<T>;
 }
 
 export class TabGate {
@@ -106,30 +112,31 @@ export class TabGate {
     if (here) visited.add(here);
 
     const kinds: AskKind[] = [...(spec.asks ?? []), ...(spec.asksFor?.(input) ?? [])].filter((kind) => asked.has(kind));
+    const question = (what: string, url: string | undefined, asking: AskKind[]) => {
+      const where = found?.targetId ?? targetId;
+      // The label quotes the page (an element's name) cut, flagged and marked: fenced for the agent.
+      noteForCaller(
+        `waiting for the person to allow: ${asking.join(' and ')}${where ? ` on tab ${where.slice(0, 8)}` : ''} (${what})`,
+      );
+      return this.deps.questions.ask(
+        {
+          profile,
+          ...(where ? { targetId: where } : {}),
+          kinds: asking,
+          ...(session ? { session } : {}),
+          what,
+          ...(url ? { url } : {}),
+        },
+        left(),
+        callerSignal(),
+      );
+    };
     if (asked.has('submit') && touches.sends && found && (await this.#sendsForm(found, touches))) kinds.push('submit');
     const destination = touches.url !== undefined ? originOf(touches.url) : undefined;
     if (asked.has('new-site') && destination && !visited.has(destination)) kinds.push('new-site');
     if (kinds.length > 0) {
-      const where = found?.targetId ?? targetId;
-      // The label quotes the page (an element's name) cut, flagged and marked: fenced for the agent.
-      noteForCaller(
-        `waiting for the person to allow: ${kinds.join(' and ')}${where ? ` on tab ${where.slice(0, 8)}` : ''} (${label})`,
-      );
       const url = touches.url ?? (found && !found.page.isClosed() ? found.page.url() : undefined);
-      await waitFor(
-        this.deps.questions.ask(
-          {
-            profile,
-            ...(where ? { targetId: where } : {}),
-            kinds,
-            ...(session ? { session } : {}),
-            what: label,
-            ...(url ? { url } : {}),
-          },
-          left(),
-          callerSignal(),
-        ),
-      );
+      await waitFor(question(label, url, kinds));
     }
     // Looked at again: while the person was asked, they may have put their hands on the tab, and
     // another session or a hand-over may have come. Only then is the tab taken.
@@ -137,11 +144,47 @@ export class TabGate {
     if (found) this.deps.control.change(found.tab, session);
     if (tabOnly !== undefined) this.deps.control.check(tabKey(profile, tabOnly), session);
     if (destination) visited.add(destination);
-    return { waited, ...(changed !== undefined ? { targetId: changed } : {}) };
+    // What only the requests tell is judged while the call runs (the person's asks that the call
+    // did not already answer here: a click that was not on a submit button may still send a form).
+    const watching = new Set(WATCHED_KINDS.filter((kind) => asked.has(kind)));
+    const watched =
+      found && watching.size > 0 && !found.page.isClosed()
+        ? <T>(work: () => Promise<T>) =>
+            this.#watched(found.page, work, {
+              kinds: watching,
+              visited,
+              asked: new Set(kinds),
+              ask: (asking, url, what) => question(`${label}: ${what}`, url, asking),
+            })
+        : undefined;
+    return { waited, ...(changed !== undefined ? { targetId: changed } : {}), ...(watched ? { watched } : {}) };
   }
 
   close(): void {
     this.#visited.clear();
+  }
+
+  /** Runs `work` with the page's requests watched; a refusal there is the call's answer. */
+  async #watched<T>(page: Page, work: () => Promise<T>, options: WatchOptions): Promise<T> {
+    let watch: ActionWatch;
+    try {
+      watch = await ActionWatch.start(page, options);
+    } catch (error) {
+      // Not watched, not let through unasked: the person is asked before, about all of it.
+      const asking = [...options.kinds].filter((kind) => !options.asked.has(kind));
+      if (asking.length > 0)
+        await options.ask(asking, page.url(), `clawd cannot watch this tab's requests (${(error as Error).message})`);
+      return work();
+    }
+    let result: T;
+    try {
+      result = await work();
+    } catch (error) {
+      await watch.stop(); // a refused request is why the call failed: that is its answer
+      throw error;
+    }
+    await watch.stop();
+    return result;
   }
 
   #visitedBy(profile: string, session: string | undefined): Set<string> {

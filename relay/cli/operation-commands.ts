@@ -126,7 +126,11 @@ export function operationCommand(operation: Operation): CliCommand {
       });
       if (!specs.some((s) => s.rest) && args.length > specs.length)
         throw new UsageError(`unexpected argument ${JSON.stringify(args[specs.length])}`);
-      for (const [flag, field] of fieldsByFlag) if (values[flag] !== undefined) raw[field] = values[flag];
+      for (const [flag, field] of fieldsByFlag) {
+        if (values[flag] === undefined) continue;
+        // A list flag given empty (`--ask ''`) is the empty list, said on purpose; elsewhere '' is "not given".
+        raw[field] = values[flag] === '' && fieldKind(shape[field]!) === 'list' ? [] : values[flag];
+      }
       for (const [flag, extra] of Object.entries(operation.cli.extra ?? {}))
         if (values[flag] === true) extra.apply(raw);
       let input: Record<string, unknown>;

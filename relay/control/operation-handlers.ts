@@ -205,14 +205,16 @@ export class LocalInvoker implements Invoker {
           label: callLabel(deps, operation, name, input, (quoted) => pageQuote(quoted)),
         });
         const checked = { ...run, ...(passed.targetId !== undefined ? { targetId: passed.targetId } : {}) };
-        return handler(
-          this.services,
-          name,
-          passed.waited > 0 && typeof input.timeoutMs === 'number'
-            ? { ...checked, timeoutMs: Math.max(1, input.timeoutMs - passed.waited) }
-            : checked,
-          named,
-        );
+        const call = () =>
+          handler(
+            this.services,
+            name,
+            passed.waited > 0 && typeof input.timeoutMs === 'number'
+              ? { ...checked, timeoutMs: Math.max(1, input.timeoutMs - passed.waited) }
+              : checked,
+            named,
+          );
+        return passed.watched ? passed.watched(call) : call();
       };
       // While the profile is traced, each agent call is a named action in the trace.
       const traced =

@@ -1,0 +1,252 @@
+// Asks decided by what happens (relay/agent/action-watch.ts): the person asked to be asked before
+// a form is sent, a new site is loaded and a file is downloaded, and each is asked whatever way
+// the agent's call brings it about — Enter written "\r" or "\n", a slow type with "\r", a click on
+// a submit button's label, a click on a page that overrides Element.prototype.closest (the
+// element probe runs in the page's world), a link to another site, a redirect to one, a script's
+// navigation, a click on a download link. Deny: the server never sees the form or the other
+// site, the download stops, and the call answers person_declined; Allow: it happens once.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIDE_PANEL } from '../../relay/consent/person-questions';
+import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
+import { quiet } from '../helpers/waits';
+
+interface Site {
+  url(path: string, other?: boolean): string;
+  /** `METHOD host path` of every request that reached it. */
+  hits: string[];
+  close(): void;
+}
+
+async function startSite(): Promise<Site> {
+  const hits: string[] = [];
+  let port = 0;
+  const other = () => `http://localhost:${port}`;
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname !== '/favicon.ico') hits.push(`${req.method} ${req.headers.host?.split(':')[0]} ${url.pathname}`);
+    const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html>${body}`);
+    switch (url.pathname) {
+      case '/form':
+        return html(`<title>form</title>
+          ${url.searchParams.has('closest') ? '<script>Element.prototype.closest = function () { return null; };</script>' : ''}
+          <form method="post" action="/sent"><input name="q" aria-label="Search">
+          <button id="buy">Buy</button></form><label for="buy" role="button">Label of buy</label>`);
+      case '/links':
+        return html(`<title>links</title>
+          <a href="${other()}/linked">Other site</a>
+          <a href="/redirect">Redirected</a>
+          <a href="/file">Report</a>`);
+      case '/redirect':
+        return void res.writeHead(302, { location: `${other()}/redirected` }).end();
+      case '/file':
+        return void res
+          .writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' })
+          .end('the report');
+      default:
+        return html(`<title>${url.pathname}</title><p>reached</p>`);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: (path, isOther) => `${isOther ? other() : `http://127.0.0.1:${port}`}${path}`,
+    hits,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+describe.each([
+  ['managed', managedDriver],
+  ['extension', extensionDriver],
+] as const)('asks by what happens, on a %s profile', (kind, makeDriver) => {
+  const ctx = useAgentDriver(makeDriver);
+  let site: Site;
+  let before: string[];
+  beforeAll(async () => {
+    site = await startSite();
+    before = (await ctx.d.api<{ ask: string[] }>('GET', '/policy')).body.ask;
+    const set = await ctx.d.api('POST', '/policy', {
+      ask: [...new Set([...before, 'submit', 'new-site', 'download'])],
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+  });
+  afterAll(async () => {
+    await ctx.d?.loosen({ ask: before });
+    site?.close();
+  });
+
+  const api = <T = any>(method: string, route: string, body?: unknown) => ctx.d.api<T>(method, route, body);
+  let sessions = 0;
+  /** A new agent session (its own sites visited) on the page: its first load is allowed. */
+  const open = async (path: string) => {
+    const session = `s${++sessions}`;
+    // The tab's current site counts as visited by a session that works there: start on this one.
+    await answering(true, () => api('POST', '/navigate', { targetId: ctx.d.targetId, url: site.url('/start') }));
+    const { answer: loaded } = await answering(true, () =>
+      api('POST', '/navigate', { targetId: ctx.d.targetId, url: site.url(path), snapshot: 'full', session }),
+    );
+    expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
+    const refs = loaded.body.snapshot.refs as Record<string, { name: string }>;
+    const ref = (name: string) => {
+      const found = Object.entries(refs).find(([, r]) => r.name === name);
+      if (!found) throw new Error(`no ref named ${name} in ${loaded.body.snapshot.snapshot}`);
+      return found[0];
+    };
+    return Object.assign(ref, { session });
+  };
+  const release = (session: string) => api('DELETE', `/tabs/${ctx.d.targetId}/hold?session=${session}`);
+  /** Runs the call while the person answers each question it raises; says which kinds were asked. */
+  const answering = async (allow: boolean, call: () => Promise<{ status: number; body: any }>) => {
+    const questions = ctx.d.server.server.consent.questions;
+    const asked: string[] = [];
+    let done = false;
+    const answerer = (async () => {
+      while (!done) {
+        for (const q of questions.pending())
+          if (!q.terminal) {
+            asked.push(...q.kinds);
+            questions.answer(q.id, allow, SIDE_PANEL);
+          }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    try {
+      return { answer: await call(), asked };
+    } finally {
+      done = true;
+      await answerer;
+    }
+  };
+  let current = '';
+  const act = (body: Record<string, unknown>) =>
+    api('POST', '/act', { targetId: ctx.d.targetId, timeoutMs: 20_000, snapshot: 'none', session: current, ...body });
+  const posts = () => site.hits.filter((h) => h.startsWith('POST'));
+  const otherHits = () => site.hits.filter((h) => h.includes(' localhost '));
+
+  it.each([
+    ['press "\\r" in a field', (ref: (n: string) => string) => act({ kind: 'press', ref: ref('Search'), key: '\r' })],
+    ['press "\\n" in a field', (ref: (n: string) => string) => act({ kind: 'press', ref: ref('Search'), key: '\n' })],
+    [
+      'type slowly with "\\r"',
+      (ref: (n: string) => string) => act({ kind: 'type', ref: ref('Search'), text: 'kettle\r', slowly: true }),
+    ],
+    [
+      'click the submit button’s label',
+      (ref: (n: string) => string) => act({ kind: 'click', ref: ref('Label of buy') }),
+    ],
+  ])('asks before a form is sent by %s: Deny, the server sees nothing; Allow, once', async (_how, send) => {
+    for (const allow of [false, true]) {
+      site.hits.length = 0;
+      const ref = await open('/form');
+      current = ref.session;
+      site.hits.length = 0;
+      const { answer, asked } = await answering(allow, () => send(ref)).finally(() => release(ref.session));
+      expect(asked, JSON.stringify(answer.body)).toContain('submit');
+      if (allow) {
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+        expect(posts()).toEqual(['POST 127.0.0.1 /sent']);
+      } else {
+        expect(answer.body.error?.code, JSON.stringify(answer.body)).toBe('person_declined');
+        await quiet(200);
+        expect(posts()).toEqual([]);
+      }
+    }
+  });
+
+  it('asks before a form is sent on a page that overrides the element probe’s own methods', async () => {
+    for (const allow of [false, true]) {
+      site.hits.length = 0;
+      const ref = await open('/form?closest=1');
+      current = ref.session;
+      site.hits.length = 0;
+      const { answer, asked } = await answering(allow, () => act({ kind: 'click', ref: ref('Buy') })).finally(() =>
+        release(ref.session),
+      );
+      expect(asked).toContain('submit');
+      expect(posts()).toEqual(allow ? ['POST 127.0.0.1 /sent'] : []);
+      expect(answer.status).toBe(allow ? 200 : 403);
+    }
+  });
+
+  it.each([
+    ['a link to another site', 'Other site', '/linked'],
+    ['a link that redirects to another site', 'Redirected', '/redirected'],
+  ])('asks before %s loads: Deny, the other site sees nothing; Allow, once', async (_how, name, path) => {
+    for (const allow of [false, true]) {
+      site.hits.length = 0;
+      const ref = await open('/links');
+      current = ref.session;
+      site.hits.length = 0;
+      try {
+        const { answer, asked } = await answering(allow, () => act({ kind: 'click', ref: ref(name) }));
+        expect(asked, JSON.stringify(answer.body)).toContain('new-site');
+        await quiet(200);
+        expect(otherHits()).toEqual(allow ? [`GET localhost ${path}`] : []);
+        expect(answer.status, JSON.stringify(answer.body)).toBe(allow ? 200 : 403);
+        // Once allowed, the session has been on that site: it is not asked again.
+        if (allow) {
+          const again = await answering(false, () =>
+            api('POST', '/navigate', { targetId: ctx.d.targetId, url: site.url('/again', true), session: ref.session }),
+          );
+          expect(again.asked).toEqual([]);
+        }
+      } finally {
+        await release(ref.session);
+      }
+    }
+  });
+
+  it('asks before a script the agent runs loads another site (evaluate: on a managed profile)', async () => {
+    for (const allow of [false, true]) {
+      const ref = await open('/links');
+      current = ref.session;
+      site.hits.length = 0;
+      const { answer, asked } = await answering(allow, () =>
+        act({ kind: 'evaluate', fn: `() => { location.href = ${JSON.stringify(site.url('/scripted', true))}; }` }),
+      ).finally(() => release(ref.session));
+      if (kind === 'extension') {
+        // The person's own browser runs no agent's code unless the person allows it.
+        expect(answer.body.error?.code).toBe('evaluate_disabled');
+        return;
+      }
+      expect(asked, JSON.stringify(answer.body)).toContain('new-site');
+      await quiet(200);
+      expect(otherHits()).toEqual(allow ? ['GET localhost /scripted'] : []);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(allow ? 200 : 403);
+    }
+  });
+
+  it('asks before a download a click starts: Deny refuses the call and stops it; Allow lets it go', async () => {
+    for (const allow of [false, true]) {
+      site.hits.length = 0;
+      const ref = await open('/links');
+      current = ref.session;
+      const { answer, asked } = await answering(allow, () => act({ kind: 'click', ref: ref('Report') })).finally(() =>
+        release(ref.session),
+      );
+      expect(asked, JSON.stringify(answer.body)).toContain('download');
+      expect(answer.status, JSON.stringify(answer.body)).toBe(allow ? 200 : 403);
+      if (!allow) expect(answer.body.error.code).toBe('person_declined');
+    }
+  });
+
+  it('clears the asks with policy-set --ask "" (a loosening: on the person’s yes where their browser is)', async () => {
+    const questions = ctx.d.server.server.consent.questions;
+    const cleared = ctx.d.server.cli(['policy-set', '--ask', '', '--profile', ctx.d.profile]);
+    let done = false;
+    void cleared.finally(() => (done = true));
+    while (!done) {
+      for (const q of questions.pending()) if (q.terminal) questions.answer(q.id, true, SIDE_PANEL);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect((await cleared).code, (await cleared).stderr).toBe(0);
+    expect((await api('GET', '/policy')).body.ask).toEqual([]);
+    expect((await api('POST', '/policy', { ask: ['submit', 'new-site', 'download'] })).status).toBe(200);
+  });
+});
