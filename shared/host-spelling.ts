@@ -57,3 +57,25 @@ export function hostRegex(host: string): string {
 
 /** What may stand between a URL's `//` and its host: user information (`x@`), never part of the host. */
 export const USERINFO_REGEX = '([^/?#@]*@)?';
+
+/**
+ * The hostname parts of URLPatterns (https://urlpattern.spec.whatwg.org/) that match every
+ * spelling of the canonical `host` a URL can carry (the browser's network-conditions rules take
+ * them): a trailing dot, and for loopback the aliases canonicalHost folds into it.
+ */
+export function hostUrlPatterns(host: string): string[] {
+  // URLPattern's own syntax characters, written as themselves.
+  const escape = (text: string) => text.replace(/[:*(){}?+\\[\]]/g, (c) => `\\${c}`);
+  if (host === '*') return ['*'];
+  if (host.startsWith('*.')) return [`{*.}?${escape(host.slice(2))}{.}?`];
+  if (host === 'localhost') return ['{*.}?localhost{.}?'];
+  const patterns = [host.startsWith('[') ? escape(host) : `${escape(host)}{.}?`];
+  if (host === '127.0.0.1') patterns.push('0.0.0.0');
+  if (host === '[::1]') patterns.push(escape('[::]'));
+  const v4 = host.match(/^(\d+)\.(\d+)\.(\d+)\.(\d+)$/);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    patterns.push(escape(`[::ffff:${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}]`));
+  }
+  return patterns;
+}

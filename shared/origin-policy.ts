@@ -8,7 +8,7 @@
 // WebSocket URLs by the http(s) origin they stand for. Pure, and shared: the relay and the
 // extension judge a URL the same way.
 
-import { canonicalHost, hostRegex, USERINFO_REGEX } from './host-spelling';
+import { canonicalHost, hostRegex, hostUrlPatterns, USERINFO_REGEX } from './host-spelling';
 import { isClawdCookie } from './own-origins';
 
 export interface PolicyConfig {
@@ -90,6 +90,38 @@ export function patternRegex(text: string): string {
   // Chrome writes a URL without its scheme's default port; user information is not the host.
   const port = pattern.port === '*' ? '(:[0-9]+)?' : pattern.port === '' ? '' : `:${pattern.port}`;
   return `^${schemes}://${USERINFO_REGEX}${hostRegex(pattern.host)}${port}([/?#]|$)`;
+}
+
+/**
+ * A checked pattern as URLPatterns over WebSocket URLs (ws: for http, wss: for https), in the
+ * syntax Chrome's network-conditions rules take: every spelling of the host.
+ */
+export function patternSocketUrls(text: string): string[] {
+  const pattern = parsePattern(text);
+  if (typeof pattern === 'string') throw new Error(pattern);
+  if (pattern.schemes.includes('file:')) return [];
+  const schemes = pattern.schemes.length === 2 ? 'ws{s}?' : pattern.schemes[0] === 'https:' ? 'wss' : 'ws';
+  // A scheme's default port is written as none.
+  const port = pattern.port === '*' ? ':*' : pattern.port === '' ? '' : `:${pattern.port}`;
+  return hostUrlPatterns(pattern.host).map((host) => `${schemes}://${host}${port}/*`);
+}
+
+/**
+ * The policy as network-conditions rules for WebSockets, first match wins (CDP
+ * Network.emulateNetworkConditionsByRule): clawd's own and the blocked origins offline, then
+ * the allowed ones as they are, then, with an allow list, every other WebSocket offline. What
+ * the browser enforces outside the page, where request interception does not see WebSockets.
+ */
+export function socketConditions(config: PolicyConfig): Array<{ urlPattern: string; offline: boolean }> {
+  const rules: Array<{ urlPattern: string; offline: boolean }> = [];
+  for (const text of [...(config.own ?? []), ...(config.block ?? [])])
+    for (const urlPattern of patternSocketUrls(text)) rules.push({ urlPattern, offline: true });
+  if (config.allow) {
+    for (const text of config.allow)
+      for (const urlPattern of patternSocketUrls(text)) rules.push({ urlPattern, offline: false });
+    rules.push({ urlPattern: 'ws{s}?://*:*/*', offline: true });
+  }
+  return rules;
 }
 
 /** A URL's origin (`https://example.com`), or undefined for one that has none (about:blank, data:, not a URL). */

@@ -4,8 +4,11 @@
 // they go out. A blocked document (a page or a frame) is answered with a page naming the rule;
 // any other blocked request fails as blocked by the client. Redirects pause again, so a redirect
 // to a blocked site is caught too. WebSockets are not requests Fetch sees (measured, and
-// Network.setBlockedURLs lets them through too), so every page, frame and worker also gets the
-// WebSocket constructor held to the policy before its own scripts run. clawd's own addresses are
+// Network.setBlockedURLs lets them through too), so every target also gets the browser's own
+// network conditions taking a blocked WebSocket offline (Network.emulateNetworkConditionsByRule,
+// outside the page: measured on 150 and 156 for pages, dedicated, shared and service workers),
+// and, as a second wall, every page, frame and worker the WebSocket constructor held to the policy
+// before its own scripts run. clawd's own addresses are
 // always among its rules (no agent's page loads them, shared/own-origins.ts); while the person set
 // no rule of their own, only loopback requests are paused and judged, and no script is put in
 // pages (a page's WebSocket to clawd is refused by clawd itself: it carries the page's Origin).
@@ -14,7 +17,7 @@
 import WebSocket from 'ws';
 import type { Protocol } from 'devtools-protocol';
 import { blockedPageHtml } from '../../shared/blocked-page';
-import { patternRegex, type OriginPolicy } from '../../shared/origin-policy';
+import { patternRegex, socketConditions, type OriginPolicy } from '../../shared/origin-policy';
 import type { Logger } from '../log';
 
 /** A request the guard refused, for the action log. */
@@ -56,6 +59,8 @@ export function webSocketGuard(policy: OriginPolicy): string {
     return protocols === undefined ? new Native(url) : new Native(url, protocols);
   };
   Guarded.prototype = Native.prototype;
+  // new WebSocket.prototype.constructor(url) reaches the guard, not the native constructor.
+  Object.defineProperty(Native.prototype, 'constructor', { value: Guarded, writable: true, configurable: true });
   Object.assign(Guarded, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3, __clawdGuarded: true });
   globalThis.WebSocket = Guarded;
 })();`;
@@ -210,6 +215,24 @@ export class PolicyGuard {
           )
         : undefined,
       sockets ? this.#send('Runtime.evaluate', { expression: sockets }, sessionId) : undefined,
+      // Outside the page too: the browser's own network conditions take a blocked WebSocket
+      // offline, whatever the page does to its constructor (the rules need the Network domain on).
+      sockets
+        ? this.#send('Network.enable', {}, sessionId).then(() =>
+            this.#send(
+              'Network.emulateNetworkConditionsByRule',
+              {
+                matchedNetworkConditions: socketConditions(policy.config).map((rule) => ({
+                  ...rule,
+                  latency: 0,
+                  downloadThroughput: -1,
+                  uploadThroughput: -1,
+                })),
+              },
+              sessionId,
+            ),
+          )
+        : undefined,
     ]);
     for (const step of steps)
       if (step.status === 'rejected')

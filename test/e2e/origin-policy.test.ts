@@ -20,12 +20,15 @@ interface SiteServer {
   blocked(path: string): string;
   /** Paths requested on the blocked origin (localhost). */
   blockedHits: string[];
+  /** WebSockets that reached the allowed origin (127.0.0.1). */
+  allowedSockets: string[];
   close(): Promise<void>;
 }
 
 /** One server, two origins: 127.0.0.1 (allowed) and localhost (blocked); it logs what localhost was asked. */
 async function startSites(): Promise<SiteServer> {
   const blockedHits: string[] = [];
+  const allowedSockets: string[] = [];
   let port = 0;
   const server = http.createServer((req, res) => {
     // (WebSocket upgrades are logged below: anything that reaches localhost counts.)
@@ -41,6 +44,10 @@ async function startSites(): Promise<SiteServer> {
         <script>
           // A WebSocket from the page and one from a worker, to the blocked origin.
           try { new WebSocket('ws://localhost:${port}/page-socket'); } catch {}
+          // The constructor the page's own WebSocket has (not the one clawd's page guard put there).
+          try { new WebSocket.prototype.constructor('ws://localhost:${port}/ctor-socket'); } catch {}
+          // An allowed one still opens (the browser's own rules let it through).
+          new WebSocket('ws://127.0.0.1:${port}/allowed-socket');
           new Worker(URL.createObjectURL(new Blob(["try { new WebSocket('ws://localhost:${port}/worker-socket') } catch {}"], { type: 'text/javascript' })));
         </script>`);
     }
@@ -55,6 +62,7 @@ async function startSites(): Promise<SiteServer> {
   });
   server.on('upgrade', (req, socket) => {
     if (req.headers.host?.startsWith('localhost')) blockedHits.push(`upgrade ${req.url}`);
+    else allowedSockets.push(req.url ?? '');
     socket.destroy();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -63,6 +71,7 @@ async function startSites(): Promise<SiteServer> {
     allowed: (path) => `http://127.0.0.1:${port}${path}`,
     blocked: (path) => `http://localhost:${port}${path}`,
     blockedHits,
+    allowedSockets,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -163,6 +172,7 @@ describe.each([
       }
       await quiet(300); // anything that slipped through would have reached the server by now
       expect(sites.blockedHits).toEqual([]);
+      expect(sites.allowedSockets).toContain('/allowed-socket');
 
       if (kind === 'extension') {
         // The person's own tabs stay theirs: a tab they open on the blocked origin loads, and so

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OriginPolicy, parsePattern, patternRegex } from '../../shared/origin-policy';
+import { OriginPolicy, parsePattern, patternRegex, socketConditions } from '../../shared/origin-policy';
 import { isClawdCookie, ownOrigins } from '../../shared/own-origins';
 import { canonicalHost, hostOfUrl } from '../../shared/host-spelling';
 
@@ -289,5 +289,30 @@ describe('one spelling of a host (shared/host-spelling.ts)', () => {
     expect(blocked.cookieVerdict({ domain: 'bank.example.', secure: true }).allowed).toBe(false);
     expect(blocked.cookieVerdict({ domain: '.BANK.example', secure: true }).allowed).toBe(false);
     expect(isClawdCookie({ name: 'clawd_view_1', domain: 'a.localhost' })).toBe(true);
+  });
+});
+
+describe('the policy as the browser’s own rules for WebSockets', () => {
+  it('takes clawd’s own and the blocked origins offline first, then lets the allowed ones be, then the rest offline', () => {
+    expect(
+      socketConditions({
+        own: ['http://127.0.0.1:18791'],
+        block: ['https://*.bank.example'],
+        allow: ['http://localhost:*', 'https://[::1]:8443'],
+      }),
+    ).toEqual([
+      { urlPattern: 'ws://127.0.0.1{.}?:18791/*', offline: true },
+      { urlPattern: 'ws://0.0.0.0:18791/*', offline: true },
+      { urlPattern: 'ws://\\[\\:\\:ffff\\:7f00\\:1\\]:18791/*', offline: true },
+      { urlPattern: 'wss://{*.}?bank.example{.}?/*', offline: true },
+      { urlPattern: 'ws://{*.}?localhost{.}?:*/*', offline: false },
+      { urlPattern: 'wss://\\[\\:\\:1\\]:8443/*', offline: false },
+      { urlPattern: 'wss://\\[\\:\\:\\]:8443/*', offline: false },
+      { urlPattern: 'ws{s}?://*:*/*', offline: true },
+    ]);
+    expect(socketConditions({ block: ['*://intranet'] })).toEqual([
+      { urlPattern: 'ws{s}?://intranet{.}?/*', offline: true },
+    ]);
+    expect(socketConditions({})).toEqual([]);
   });
 });
