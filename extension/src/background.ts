@@ -398,6 +398,7 @@ async function updated(tabId: number, change: chrome.tabs.OnUpdatedInfo, tab: ch
   }
   if (change.status === 'complete') paintTab(tabId);
   if (change.url === undefined && change.title === undefined) return;
+  if (change.url !== undefined) void policyRules.tabMoved(tabId); // its site's workers are held now
   connection.send({
     type: 'tabUpdated',
     tabId,

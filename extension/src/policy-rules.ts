@@ -4,6 +4,10 @@
 // whenever the policy or the set of attached tabs changes, gone when no tab is attached. A
 // blocked page load shows a page that names the rule.
 //
+// Requests of no tab that a held tab's site started (its service and shared workers) are held
+// too, while a tab of that site is held (also for the person's own tabs of that site: the worker
+// is one for the site).
+//
 // The rules hold every tab except the ones known to be the person's (excludedTabIds), not only
 // the attached ones (tabIds): a popup's first request can leave before any listener has added
 // its new tab id (measured: about one window.open in six escaped that way), so a tab is held
@@ -12,6 +16,7 @@
 // loaded again once it is let go (background.ts).
 
 import { blockedPageUrl } from '../../shared/blocked-page';
+import { hostOfUrl } from '../../shared/host-spelling';
 import { OriginPolicy, patternRegex, type PolicyConfig } from '../../shared/origin-policy';
 
 /** Our session rules' ids: this range is ours alone. */
@@ -103,48 +108,50 @@ export class PolicyRules {
     return verdict.allowed || !relay ? undefined : blockedPageUrl(relay, url, verdict.reason);
   }
 
-  /** `others`: the tabs that are the person's (neither attached nor new). */
-  #rules(others: number[]): chrome.declarativeNetRequest.Rule[] {
+  /** A held tab is on another page: the sites whose workers are held may have changed. */
+  tabMoved(tabId: number): Promise<void> {
+    if (this.#policy.empty || !this.#tabIds.includes(tabId)) return this.#applying;
+    return this.#apply();
+  }
+
+  /**
+   * `others`: the tabs that are the person's (neither attached nor new). `sites`: the hosts the
+   * held tabs show, whose service and shared workers (requests of no tab, started by that site)
+   * are held too: a held tab's site can reach the network through its worker.
+   */
+  #rules(others: number[], sites: string[]): chrome.declarativeNetRequest.Rule[] {
     if (this.#policy.empty || this.#tabIds.length === 0) return [];
-    // Requests of no tab (TAB_ID_NONE: service workers, other extensions) are not the agent's tabs'.
+    // Requests of no tab (TAB_ID_NONE: service workers, other extensions) are held only when a
+    // held tab's site started them (their initiator); the rest are the person's.
     const excludedTabIds = [chrome.tabs.TAB_ID_NONE, ...others];
-    const condition = (regexFilter: string) => ({ regexFilter, excludedTabIds, resourceTypes: ALL_TYPES });
+    const conditions = (regexFilter: string): chrome.declarativeNetRequest.RuleCondition[] => [
+      { regexFilter, excludedTabIds, resourceTypes: ALL_TYPES },
+      ...(sites.length > 0
+        ? [{ regexFilter, tabIds: [chrome.tabs.TAB_ID_NONE], initiatorDomains: sites, resourceTypes: ALL_TYPES }]
+        : []),
+    ];
     const rules: chrome.declarativeNetRequest.Rule[] = [];
     let id = FIRST_ID;
+    const rule = (priority: number, type: 'block' | 'allow', regexFilter: string) => {
+      for (const condition of conditions(regexFilter))
+        rules.push({
+          id: id++,
+          priority,
+          action: { type: type as chrome.declarativeNetRequest.RuleActionType },
+          condition,
+        });
+    };
     // With an allow list, everything else is blocked; allow rules outrank that; block rules outrank both.
-    if (this.#config.allow)
-      rules.push({
-        id: id++,
-        priority: 1,
-        action: { type: 'block' as chrome.declarativeNetRequest.RuleActionType },
-        condition: condition('^(https?|wss?)://'),
-      });
-    for (const pattern of this.#config.allow ?? [])
-      rules.push({
-        id: id++,
-        priority: 2,
-        action: { type: 'allow' as chrome.declarativeNetRequest.RuleActionType },
-        condition: condition(patternRegex(pattern)),
-      });
+    if (this.#config.allow) rule(1, 'block', '^(https?|wss?)://');
+    for (const pattern of this.#config.allow ?? []) rule(2, 'allow', patternRegex(pattern));
     // clawd's own addresses (its relay, control API and live view, the CDP ports): never a page of
     // an agent's tab, whatever the person's rules — it would carry what the person's browser holds there.
     for (const pattern of [...(this.#config.block ?? []), ...(this.#config.own ?? [])])
-      rules.push({
-        id: id++,
-        priority: 3,
-        action: { type: 'block' as chrome.declarativeNetRequest.RuleActionType },
-        condition: condition(patternRegex(pattern)),
-      });
+      rule(3, 'block', patternRegex(pattern));
     // The relay's page that says what was blocked, whatever the rules (a page of no secrets: it
     // shows only its own escaped query, runs nothing, takes no token and carries no cookie of ours).
     const relay = this.relayOrigin();
-    if (relay)
-      rules.push({
-        id: id++,
-        priority: 4,
-        action: { type: 'allow' as chrome.declarativeNetRequest.RuleActionType },
-        condition: condition(`^${relay.replace(/[.]/g, '\\.')}/blocked\\?`),
-      });
+    if (relay) rule(4, 'allow', `^${relay.replace(/[.]/g, '\\.')}/blocked\\?`);
     return rules.slice(0, LAST_ID - FIRST_ID);
   }
 
@@ -154,11 +161,22 @@ export class PolicyRules {
         .map((r) => r.id)
         .filter((id) => id >= FIRST_ID && id <= LAST_ID);
       const held = new Set([...this.#tabIds, ...this.#fresh.keys()]);
-      const others =
-        this.#policy.empty || this.#tabIds.length === 0
-          ? []
-          : (await chrome.tabs.query({})).flatMap((tab) => (tab.id !== undefined && !held.has(tab.id) ? [tab.id] : []));
-      await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: ours, addRules: this.#rules(others) });
+      const tabs = this.#policy.empty || this.#tabIds.length === 0 ? [] : await chrome.tabs.query({});
+      const others = tabs.flatMap((tab) => (tab.id !== undefined && !held.has(tab.id) ? [tab.id] : []));
+      const sites = [
+        ...new Set(
+          tabs.flatMap((tab) => {
+            if (tab.id === undefined || !this.#tabIds.includes(tab.id)) return [];
+            const host = hostOfUrl(tab.pendingUrl || tab.url || '');
+            // initiatorDomains takes a bare host (an IPv6 address without its brackets).
+            return host ? [host.replace(/^\[|\]$/g, '')] : [];
+          }),
+        ),
+      ];
+      await chrome.declarativeNetRequest.updateSessionRules({
+        removeRuleIds: ours,
+        addRules: this.#rules(others, sites),
+      });
     };
     // One failed update must not stop the ones after it.
     this.#applying = this.#applying.then(update, update);

@@ -52,6 +52,35 @@ async function startSites(): Promise<SiteServer> {
         </script>`);
     }
     if (url.pathname === '/redirect') return void res.writeHead(302, { location: `${blockedOrigin}/redirected` }).end();
+    // A service worker and a shared worker of the allowed site that fetch what they are told to.
+    if (url.pathname === '/sw.js' || url.pathname === '/shared.js')
+      return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(
+        url.pathname === '/sw.js'
+          ? `self.addEventListener('install', () => self.skipWaiting());
+             self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
+             self.addEventListener('message', (e) => e.waitUntil(fetch(e.data, { mode: 'no-cors' }).then(() => 'loaded', () => 'failed').then((t) => e.source.postMessage(t))));`
+          : `onconnect = (e) => { const port = e.ports[0]; port.onmessage = (m) => fetch(m.data, { mode: 'no-cors' }).then(() => 'loaded', () => 'failed').then((t) => port.postMessage(t)); };`,
+      );
+    if (url.pathname === '/workers')
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>workers</title>
+        <script>
+          window.viaService = async (target) => {
+            const registration = await navigator.serviceWorker.register('/sw.js');
+            const worker = registration.active ?? await new Promise((resolve) => {
+              const w = registration.installing ?? registration.waiting;
+              w.addEventListener('statechange', () => w.state === 'activated' && resolve(w));
+            });
+            return new Promise((resolve) => {
+              navigator.serviceWorker.addEventListener('message', (e) => resolve(e.data), { once: true });
+              worker.postMessage(target);
+            });
+          };
+          window.viaShared = (target) => new Promise((resolve) => {
+            const shared = new SharedWorker('/shared.js');
+            shared.port.onmessage = (e) => resolve(e.data);
+            shared.port.postMessage(target);
+          });
+        </script>`);
     if (url.pathname === '/login')
       return void res
         .writeHead(200, { 'content-type': 'text/html' })
@@ -341,4 +370,31 @@ describe.each([
       }
     }
   });
+
+  it(
+    'keeps the workers of an agent’s tab’s site off a blocked origin: service and shared',
+    { timeout: 60_000 },
+    async () => {
+      expect((await d.api('POST', '/policy', { block: ['http://localhost:*'] })).status).toBe(200);
+      try {
+        const opened = await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/workers') });
+        expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+        sites.blockedHits.length = 0;
+        // A site the rules leave alone: the workers reach it (they work, and they fetch).
+        expect(await d.inPage<string>(`viaService(${JSON.stringify(sites.allowed('/sw-open'))})`)).toBe('loaded');
+        expect(await d.inPage<string>(`viaShared(${JSON.stringify(sites.allowed('/shared-open'))})`)).toBe('loaded');
+        expect(await d.inPage<string>(`viaService(${JSON.stringify(sites.blocked('/sw-fetch'))})`)).toBe('failed');
+        expect(await d.inPage<string>(`viaShared(${JSON.stringify(sites.blocked('/shared-fetch'))})`)).toBe('failed');
+        await quiet(300);
+        expect(sites.blockedHits).toEqual([]);
+      } finally {
+        await d
+          .inPage(
+            'navigator.serviceWorker.getRegistrations().then((all) => Promise.all(all.map((r) => r.unregister())))',
+          )
+          .catch(() => {});
+        await d.loosen({});
+      }
+    },
+  );
 });
