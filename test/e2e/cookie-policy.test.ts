@@ -10,12 +10,24 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CdpClient } from '../helpers/cdp-client';
+import { SHOP_HOSTS_FLAG } from '../helpers/chromium';
 import { extensionDriver, managedDriver, useAgentDriver, type AgentDriver } from '../helpers/agent-drivers';
 import { startPageServer, type PageServer } from '../helpers/pages';
 import { quiet, until } from '../helpers/waits';
 
 const SECRET = 'bank-session';
 const OPEN = 'open-session';
+/** The blocked host's cookie as a storage state holds it. */
+const BLOCKED_HOSTS_COOKIE = {
+  name: SECRET,
+  value: 's3cret',
+  domain: 'localhost',
+  path: '/',
+  expires: -1,
+  httpOnly: true,
+  secure: false,
+  sameSite: 'Lax',
+};
 
 describe('cookies under the origin policy, through the relay', () => {
   let pages: PageServer;
@@ -209,24 +221,13 @@ describe('cookies under the origin policy, through the relay', () => {
 });
 
 describe('cookies under the origin policy, on a managed profile', () => {
-  const ctx = useAgentDriver(managedDriver);
+  const ctx = useAgentDriver((pages) => managedDriver(pages, { extraArgs: [SHOP_HOSTS_FLAG] }));
 
   it('leaves a blocked host’s cookie out of the storage export and refuses importing one', async () => {
     const { d } = ctx;
     const imported = await d.api('POST', '/storage-state', {
       state: {
-        cookies: [
-          {
-            name: SECRET,
-            value: 's3cret',
-            domain: 'localhost',
-            path: '/',
-            expires: -1,
-            httpOnly: true,
-            secure: false,
-            sameSite: 'Lax',
-          },
-        ],
+        cookies: [BLOCKED_HOSTS_COOKIE],
         origins: [],
       },
     });
@@ -263,18 +264,7 @@ describe('cookies under the origin policy, on a managed profile', () => {
     const { d } = ctx;
     await d.api('POST', '/storage-state', {
       state: {
-        cookies: [
-          {
-            name: SECRET,
-            value: 's3cret',
-            domain: 'localhost',
-            path: '/',
-            expires: -1,
-            httpOnly: true,
-            secure: false,
-            sameSite: 'Lax',
-          },
-        ],
+        cookies: [BLOCKED_HOSTS_COOKIE],
         origins: [],
       },
     });
@@ -303,5 +293,56 @@ describe('cookies under the origin policy, on a managed profile', () => {
     expect((await d.loosen({})).status).toBe(200);
     const state = (await d.api('GET', '/storage-state')).body.state as { cookies: Array<{ name: string }> };
     expect(state.cookies.map((c) => c.name)).toContain(SECRET);
+  });
+
+  it('leaves a cookie that travels to a blocked host out of a raw client’s network events on the profile’s port', async () => {
+    const { d } = ctx;
+    const site = http.createServer((_req, res) => {
+      res
+        .writeHead(200, {
+          'content-type': 'text/html',
+          'set-cookie': ['wide2=w2; Domain=shop.test; Path=/', 'own2=o2; Path=/'],
+        })
+        .end('<!doctype html><title>shop</title>');
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const url = `http://www.shop.test:${(site.address() as AddressInfo).port}/`;
+    const cookie = (name: string, value: string, domain: string) => ({
+      name,
+      value,
+      domain,
+      path: '/',
+      expires: -1,
+      httpOnly: false,
+      secure: false,
+      sameSite: 'Lax',
+    });
+    const imported = await d.api('POST', '/storage-state', {
+      state: { cookies: [cookie('wide', 'w1', '.shop.test'), cookie('own', 'o1', 'www.shop.test')], origins: [] },
+    });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    expect((await d.api('POST', '/policy', { block: ['http://bank.shop.test:*'] })).status).toBe(200);
+    const { cdpUrl } = (await d.api('GET', '/')).body as { cdpUrl: string };
+    const version = await (await fetch(`${cdpUrl}/json/version?token=${d.server.token}`)).json();
+    const client = await CdpClient.connect(version.webSocketDebuggerUrl);
+    try {
+      const { sessionId } = await client.send('Target.attachToTarget', { targetId: d.targetId, flatten: true });
+      await client.send('Network.enable', {}, sessionId);
+      await client.send('Page.navigate', { url }, sessionId);
+      const network = () => client.events.filter((e) => e.method!.startsWith('Network.'));
+      await until('the page’s answer heard', () =>
+        network().some((e) => e.method === 'Network.responseReceivedExtraInfo'),
+      );
+      await quiet(200);
+      const heard = JSON.stringify(network());
+      expect(heard).toContain('own=o1');
+      expect(heard).toContain('own2=o2');
+      expect(heard).not.toMatch(/wide=w1|wide2=w2/);
+    } finally {
+      await client.close();
+      await d.loosen({});
+      site.closeAllConnections();
+      site.close();
+    }
   });
 });

@@ -40,6 +40,9 @@ export function chromiumPath(): string {
   return found;
 }
 
+/** Names for tests that need a site with subdomains (cookies of a parent domain): all loopback. */
+export const SHOP_HOSTS_FLAG = '--host-resolver-rules=MAP shop.test 127.0.0.1, MAP *.shop.test 127.0.0.1';
+
 /** Flags a closed network and a root user need: without them Chromium keeps calling Google's hosts, and as root it will not start sandboxed. */
 export const CHROMIUM_FLAGS = [
   '--headless=new',
@@ -53,8 +56,7 @@ export const CHROMIUM_FLAGS = [
   '--disable-gpu',
   '--disable-dev-shm-usage',
   '--password-store=basic',
-  // Names for tests that need a site with subdomains (cookies of a parent domain): all loopback.
-  '--host-resolver-rules=MAP shop.test 127.0.0.1, MAP *.shop.test 127.0.0.1',
+  SHOP_HOSTS_FLAG,
 ];
 
 export interface TargetInfo {

@@ -79,6 +79,8 @@ export async function startTestServer(
     personIdleMs?: number;
     log?: Logger;
     takeoverGraceMs?: number;
+    /** browser.extraArgs: more flags for the managed browsers (a test's host names). */
+    extraArgs?: string[];
   } = {},
 ): Promise<TestServer> {
   process.env.CLAWD_CDP_PORTS ??= await freePortBlock(24);
@@ -87,7 +89,8 @@ export async function startTestServer(
     options.evaluateEnabled !== undefined ||
     options.downloadLimitMb !== undefined ||
     options.autoStart !== undefined ||
-    options.personIdleMs !== undefined
+    options.personIdleMs !== undefined ||
+    options.extraArgs !== undefined
   ) {
     await loadConfig(home);
     const changes = {
@@ -95,6 +98,7 @@ export async function startTestServer(
       ...(options.downloadLimitMb !== undefined ? { downloadLimitMb: options.downloadLimitMb } : {}),
       ...(options.autoStart !== undefined ? { autoStart: options.autoStart } : {}),
       ...(options.personIdleMs !== undefined ? { personIdleMs: options.personIdleMs } : {}),
+      ...(options.extraArgs !== undefined ? { extraArgs: options.extraArgs } : {}),
     };
     await updateConfig(home, (config) => ({ ...config, browser: { ...config.browser, ...changes } }));
   }
