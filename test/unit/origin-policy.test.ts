@@ -284,7 +284,7 @@ describe('one spelling of a host (shared/host-spelling.ts)', () => {
       'http://[::]:18791/',
       'http://x@127.0.0.1.:18791/',
     ])
-      expect(own.check(url).rule, url).toBe("clawd's own address");
+      expect(own.check(url), url).toMatchObject({ allowed: false, rule: "clawd's own address" });
     const blocked = new OriginPolicy({ block: ['https://bank.example'] });
     expect(blocked.cookieVerdict({ domain: 'bank.example.', secure: true }).allowed).toBe(false);
     expect(blocked.cookieVerdict({ domain: '.BANK.example', secure: true }).allowed).toBe(false);
