@@ -16,6 +16,21 @@ export const UNSEEN_PAGE_SEEN = [
   'SEEN-semi-transparent',
   'SEEN-price-19',
   'SEEN-video',
+  'SEEN-carousel-slide',
+  'SEEN-rotated',
+  'SEEN-scaled-a-little',
+  'SEEN-translate-within',
+  'SEEN-nudged',
+  'SEEN-drop-shadow',
+  'SEEN-faded-filter',
+  'SEEN-light-blur',
+  'SEEN-mask-part',
+  'SEEN-rounded-clip',
+  'SEEN-clip-path-polygon',
+  'SEEN-beside-a-badge',
+  'SEEN-under-a-veil',
+  'SEEN-on-the-cover',
+  'SEEN-words-around',
 ];
 
 export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
@@ -65,6 +80,27 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
       <h2 style="text-indent:-9999px;overflow:hidden">HIDDEN-text-indent</h2>
       <p style="position:relative;transform:scale(0)">HIDDEN-scale</p>
       <p style="position:relative;clip-path:inset(50%)">HIDDEN-clip-path</p>
+      <p style="transform:scale(0)">HIDDEN-scale-static</p>
+      <p style="transform:scaleY(0.05)">HIDDEN-squashed</p>
+      <p style="transform:rotateY(90deg)">HIDDEN-edge-on</p>
+      <p style="scale:0">HIDDEN-scale-property</p>
+      <p style="transform:translateX(-9999px)">HIDDEN-translated-away</p>
+      <p style="translate:0 -9999px">HIDDEN-translate-property</p>
+      <p style="clip-path:inset(50%)">HIDDEN-clip-path-static</p>
+      <p style="clip-path:inset(0 0 100% 0)">HIDDEN-clip-path-side</p>
+      <p style="clip-path:circle(0)">HIDDEN-clip-path-circle</p>
+      <p style="clip-path:polygon(0 0, 0 0, 0 0)">HIDDEN-clip-path-polygon</p>
+      <p style="position:relative;left:-9999px">HIDDEN-relative-offset</p>
+      <p style="position:relative;bottom:9999px">HIDDEN-relative-above</p>
+      <p style="filter:opacity(0)">HIDDEN-filter-opacity</p>
+      <p style="filter:opacity(3%) drop-shadow(1px 1px 1px #000)">HIDDEN-filter-faint</p>
+      <p style="filter:blur(12px)">HIDDEN-filter-blur</p>
+      <p>SEEN-words-around <span style="filter:opacity(0)">HIDDEN-filter-inline</span> a faded one</p>
+      <p style="mask-image:linear-gradient(transparent, transparent)">HIDDEN-mask-transparent</p>
+      <p style="-webkit-mask:linear-gradient(rgba(0,0,0,0), transparent)">HIDDEN-webkit-mask</p>
+      <p style="mask-image:linear-gradient(#000, #000);mask-size:0">HIDDEN-mask-size</p>
+      <div style="position:relative"><p>HIDDEN-covered</p><div style="position:absolute;inset:0;background:#fff"></div></div>
+      <div style="position:relative">HIDDEN-covered-text<div style="position:absolute;inset:0;background:#fff">SEEN-on-the-cover</div></div>
       <noscript>HIDDEN-noscript</noscript>
       <template><p>HIDDEN-template</p></template>
       <!-- HIDDEN-comment -->
@@ -80,6 +116,19 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
       <div style="position:relative"><img src="data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACwAAAAAAQABAAACAkQBADs=" width="300" height="60"><p style="position:absolute;top:0;margin:0;color:#fff">SEEN-white-on-picture</p></div>
       <p style="color:rgba(0,0,0,0.8)">SEEN-semi-transparent</p>
       <span><span class="sr-only">SEEN-price-19</span><span aria-hidden="true">SEEN-price-19</span></span>
+      <div style="overflow:hidden;width:300px"><div style="display:flex;width:600px;transform:translateX(-300px)"><p style="width:300px;margin:0">slide one</p><p style="width:300px;margin:0">SEEN-carousel-slide</p></div></div>
+      <p style="transform:rotate(-3deg)">SEEN-rotated</p>
+      <p style="transform:scale(0.9)">SEEN-scaled-a-little</p>
+      <p style="translate:40px 0">SEEN-translate-within</p>
+      <p style="position:relative;left:-4px;top:2px">SEEN-nudged</p>
+      <p style="filter:drop-shadow(2px 2px 2px #888)">SEEN-drop-shadow</p>
+      <p style="filter:opacity(0.6)">SEEN-faded-filter</p>
+      <p style="filter:blur(0.5px)">SEEN-light-blur</p>
+      <p style="mask-image:linear-gradient(#000 60%, transparent)">SEEN-mask-part</p>
+      <p style="clip-path:inset(0 round 6px);background:#eee">SEEN-rounded-clip</p>
+      <p style="clip-path:polygon(0 0, 100% 0, 100% 100%, 0 100%)">SEEN-clip-path-polygon</p>
+      <div style="position:relative"><p>SEEN-beside-a-badge</p><span style="position:absolute;top:0;right:0;background:#c00;color:#fff">new</span></div>
+      <div style="position:relative"><p>SEEN-under-a-veil</p><div style="position:absolute;inset:0;background:rgba(0,0,0,0.2)"></div></div>
       <div style="position:relative;height:0;padding-bottom:30%;overflow:hidden"><iframe title="SEEN-video" src="about:blank" style="position:absolute;top:0;left:0;width:100%;height:100%;border:0"></iframe></div>
     </main>`,
   // Page text that talks to the agent, in plain sight, and a fence line the page forged.
