@@ -57,7 +57,7 @@ describe.each(driversToRun(EVERY_DRIVER))('the network of a tab on a %s profile'
           )) === 'got 3yes',
         10_000,
       );
-      await until('every request to be settled', async () => (await list()).requests.every((r) => !r.pending), 5_000);
+      await until('every request to be settled', async () => (await list()).requests.every((r) => !r.pending), 15_000);
       const { requests } = await list();
       const by = (p: string, method = 'GET') => requests.find((r) => path(r) === p && r.method === method);
       expect(by('/netlog')).toMatchObject({ type: 'document', status: 200, mimeType: 'text/html' });
