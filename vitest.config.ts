@@ -50,10 +50,10 @@ const env: Record<string, string> =
 
 export default defineConfig({
   test: {
-    // Three files at once on two cores, each e2e file owning one Chromium: a whole run kept the
-    // two cores 45% busy with two (user + sys 20.5 of 45 core-minutes): e2e files mostly wait on
-    // their browser, their servers and the bounds of what they test.
-    maxWorkers: 3,
+    // Two cores: two files at once, each e2e file owning one Chromium. (A whole run keeps the
+    // cores about 45% busy, but three at once failed Grid, bench-smoke and ask tests on their
+    // bounds: a Grid's JVMs and the bench's browsers want the headroom.)
+    maxWorkers: 2,
     pool: 'forks',
     sequence: { sequencer: LongestFirst },
     env,

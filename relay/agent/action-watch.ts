@@ -33,7 +33,7 @@ export const WATCHED_KINDS: readonly AskKind[] = ['submit', 'new-site', 'downloa
 /** How long setting the watch up may take before the call goes on without it (it then fails). */
 const SETUP_MS = 5_000;
 /** After the call's work: how long a navigation it started (a script's, a redirect's next hop) may take to show. */
-const GRACE_MS = 100;
+const GRACE_MS = 250;
 /** The most the call waits after its work for the loads it started to answer (their next hop judged). */
 const SETTLE_MS = 10_000;
 

@@ -84,10 +84,12 @@ describe.each([
   const api = <T = any>(method: string, route: string, body?: unknown) => ctx.d.api<T>(method, route, body);
   let sessions = 0;
   /** A new agent session (its own sites visited) on the page: its first load is allowed. */
-  const open = async (path: string) => {
+  const open = async (path: string, fresh = false) => {
     const session = `s${++sessions}`;
-    // The tab's current site counts as visited by a session that works there: start on this one.
-    await answering(true, () => api('POST', '/navigate', { targetId: ctx.d.targetId, url: site.url('/start') }));
+    // The tab's current site counts as visited by a session that works there: for a new-site
+    // case, start on this one (the last case may have left the tab on the other).
+    if (fresh)
+      await answering(true, () => api('POST', '/navigate', { targetId: ctx.d.targetId, url: site.url('/start') }));
     const { answer: loaded } = await answering(true, () =>
       api('POST', '/navigate', { targetId: ctx.d.targetId, url: site.url(path), snapshot: 'full', session }),
     );
@@ -180,7 +182,7 @@ describe.each([
   ])('asks before %s loads: Deny, the other site sees nothing; Allow, once', async (_how, name, path) => {
     for (const allow of [false, true]) {
       site.hits.length = 0;
-      const ref = await open('/links');
+      const ref = await open('/links', true);
       current = ref.session;
       site.hits.length = 0;
       try {
@@ -204,7 +206,7 @@ describe.each([
 
   it('asks before a script the agent runs loads another site (evaluate: on a managed profile)', async () => {
     for (const allow of [false, true]) {
-      const ref = await open('/links');
+      const ref = await open('/links', true);
       current = ref.session;
       site.hits.length = 0;
       const { answer, asked } = await answering(allow, () =>
