@@ -25,6 +25,8 @@ export interface WatchOptions {
   /** What the gate already asked about for this call (and the person allowed). */
   asked: ReadonlySet<AskKind>;
   ask: WatchAsk;
+  /** What is left of the call's bound (ms): waiting for its loads never goes past it. */
+  left(): number;
 }
 
 /** The kinds a watch can judge at the request. */
@@ -88,7 +90,7 @@ export class ActionWatch {
    */
   async stop(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, GRACE_MS));
-    const until = Date.now() + SETTLE_MS;
+    const until = Date.now() + Math.min(SETTLE_MS, this.options.left());
     while ((this.#loading.size > 0 || this.#pending.size > 0) && Date.now() < until && !this.#refused) {
       if (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
       else await new Promise((resolve) => setTimeout(resolve, 20));

@@ -155,6 +155,7 @@ export class TabGate {
               visited,
               asked: new Set(kinds),
               ask: (asking, url, what) => question(`${label}: ${what}`, url, asking),
+              left,
             })
         : undefined;
     return { waited, ...(changed !== undefined ? { targetId: changed } : {}), ...(watched ? { watched } : {}) };
