@@ -29,6 +29,20 @@ const BLOCKED_HOSTS_COOKIE = {
   sameSite: 'Lax',
 };
 
+/** A shop whose page sets a cookie for every host of shop.test (bank.shop.test too) and one of its own. */
+async function startShop(): Promise<http.Server> {
+  const site = http.createServer((_req, res) => {
+    res
+      .writeHead(200, {
+        'content-type': 'text/html',
+        'set-cookie': ['wide2=w2; Domain=shop.test; Path=/', 'own2=o2; Path=/'],
+      })
+      .end('<!doctype html><title>shop</title>');
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  return site;
+}
+
 describe('cookies under the origin policy, through the relay', () => {
   let pages: PageServer;
   let d: AgentDriver;
@@ -151,17 +165,8 @@ describe('cookies under the origin policy, through the relay', () => {
   it('leaves a cookie that travels to a blocked host out of a raw client’s network events, and every cookie while the person asks', async () => {
     // A site with subdomains (the test browser maps *.shop.test to loopback): www is allowed, bank
     // blocked, and a .shop.test cookie travels to both.
-    const site = http.createServer((req, res) => {
-      res
-        .writeHead(200, {
-          'content-type': 'text/html',
-          'set-cookie': ['wide2=w2; Domain=shop.test; Path=/', 'own2=o2; Path=/'],
-        })
-        .end('<!doctype html><title>shop</title>');
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    const port = (site.address() as AddressInfo).port;
-    const url = `http://www.shop.test:${port}/`;
+    const site = await startShop();
+    const url = `http://www.shop.test:${(site.address() as AddressInfo).port}/`;
     await d.browser!.cdp.send('Storage.setCookies', {
       cookies: [
         { name: 'wide', value: 'w1', domain: '.shop.test', path: '/' },
@@ -297,15 +302,7 @@ describe('cookies under the origin policy, on a managed profile', () => {
 
   it('leaves a cookie that travels to a blocked host out of a raw client’s network events on the profile’s port', async () => {
     const { d } = ctx;
-    const site = http.createServer((_req, res) => {
-      res
-        .writeHead(200, {
-          'content-type': 'text/html',
-          'set-cookie': ['wide2=w2; Domain=shop.test; Path=/', 'own2=o2; Path=/'],
-        })
-        .end('<!doctype html><title>shop</title>');
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const site = await startShop();
     const url = `http://www.shop.test:${(site.address() as AddressInfo).port}/`;
     const cookie = (name: string, value: string, domain: string) => ({
       name,
