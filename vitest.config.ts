@@ -62,7 +62,14 @@ export default defineConfig({
       { extends: true, test: { name: 'socket', include: ['test/socket/**/*.test.ts'], testTimeout: 20_000 } },
       {
         extends: true,
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          // One Selenium Grid for the run, started when a file first asks (shared-grid.ts).
+          globalSetup: ['test/helpers/shared-grid.ts'],
+        },
       },
       // The target fuzz: real Chromium like e2e, a tier of its own so it can be run alone and
       // longer (npm run test:fuzz, CLAWD_FUZZ_ROUNDS).

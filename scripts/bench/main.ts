@@ -1,6 +1,8 @@
 // `npm run bench`: measures the relay against direct CDP on real Chromium, side by side in one
 // run on one machine, and prints a table (or `--json`). `--quick` runs few iterations: CI uses it
 // as a smoke run without thresholds, so the benchmark never rots. `--only a,b` picks cases.
+// `--grid URL` runs the grid case on a Selenium Grid already up (`--grid-pool NAME`: on its nodes
+// of that `clawd:pool`) instead of one of its own.
 // Cases whose feature has not landed yet are listed as pending rather than left out.
 
 import os from 'node:os';
@@ -26,7 +28,14 @@ import { targetFuzz } from './cases/target-fuzz';
 import { manyPage, snapshotScale } from './cases/snapshot-scale';
 import { browserVersion } from '../../relay/browser/browser-version';
 import { findExecutable } from '../../relay/browser/executable';
-import { openBenchTab, startBenchPages, startRelayProcess, systemPickedPorts, type BenchTab } from './fixture';
+import {
+  openBenchTab,
+  startBenchPages,
+  startRelayProcess,
+  systemPickedPorts,
+  type BenchTab,
+  type RelayProcess,
+} from './fixture';
 import type { CaseResult } from './stats';
 
 const ALL = [
@@ -59,7 +68,13 @@ interface PendingCase {
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { json: { type: 'boolean' }, quick: { type: 'boolean' }, only: { type: 'string' } },
+    options: {
+      json: { type: 'boolean' },
+      quick: { type: 'boolean' },
+      only: { type: 'string' },
+      grid: { type: 'string' },
+      'grid-pool': { type: 'string' },
+    },
   });
   const quick = values.quick ?? false;
   const only = values.only ? new Set(values.only.split(',')) : undefined;
@@ -181,11 +196,12 @@ async function main(): Promise<number> {
     log(`running relay-hop${quick ? ' (quick)' : ''} …`);
     cases.push(await relayHop(quick));
   }
+  const onGrid = values.grid !== undefined ? { url: values.grid, pool: values['grid-pool'] } : undefined;
   // The scale cases each on a server of their own: its peak memory is theirs alone.
   for (const [name, fn] of [
     ['many-profiles', manyProfiles],
     ['many-tabs', manyTabs],
-    ['grid', grid],
+    ['grid', (server: RelayProcess, q: boolean) => grid(server, q, onGrid)],
   ] as const) {
     if (!wanted(name)) continue;
     log(`running ${name}${quick ? ' (quick)' : ''} …`);

@@ -2,15 +2,29 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { sharedGrid } from '../helpers/shared-grid';
 
 const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/bench.js');
 
-/** The benchmark's quick run, as a smoke test: it must run every case and report numbers (mcp-tasks fails the run if a task's end state is wrong). No thresholds. */
+/**
+ * The benchmark's quick run, as a smoke test: it must run every case and report numbers
+ * (mcp-tasks fails the run if a task's end state is wrong). No thresholds. Its grid case runs on
+ * the run's Grid.
+ */
 describe('npm run bench -- --quick --json', () => {
   it('runs every case against real Chromium and prints one JSON document', async () => {
+    const grid = await sharedGrid();
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
       (resolve) => {
-        const child = spawn(process.execPath, [BENCH, '--quick', '--json']);
+        const child = spawn(process.execPath, [
+          BENCH,
+          '--quick',
+          '--json',
+          '--grid',
+          grid.url,
+          '--grid-pool',
+          grid.pool,
+        ]);
         let out = '';
         let err = '';
         child.stdout.on('data', (d) => (out += d));

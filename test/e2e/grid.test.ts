@@ -1,5 +1,6 @@
-// Browsers from a real Selenium Grid 4 on loopback (a hub and two nodes of three slots; one Grid
-// for the file). A remote profile on a Grid session's bare se:cdp URL works as on any CDP
+// Browsers from a real Selenium Grid 4 on loopback (two nodes of three slots of the file's own, on
+// the run's hub: shared-grid.ts; sessions ask for this file's pool, so killing a node kills only
+// this file's browsers). A remote profile on a Grid session's bare se:cdp URL works as on any CDP
 // endpoint. A grid profile gives each agent session a browser of its own, asked for on first use
 // over W3C WebDriver and driven over its se:cdp: four agent sessions at once each navigate,
 // snapshot and click in their own, spread over both nodes (a session's browser traces and exports
@@ -15,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPageServer, type PageServer } from '../helpers/pages';
 import { startBasicAuthProxy } from '../helpers/basic-auth-proxy';
 import { drivesThroughRemote } from '../helpers/remote-drive';
-import { chromiumCapabilities, startSeleniumGrid, type SeleniumGrid } from '../helpers/selenium-grid';
+import { startSeleniumGrid, type SeleniumGrid } from '../helpers/selenium-grid';
+import { sharedGrid } from '../helpers/shared-grid';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { until } from '../helpers/waits';
 
@@ -65,7 +67,7 @@ describe('browsers from a Selenium Grid', () => {
     [t, pages, grid] = await Promise.all([
       startTestServer(),
       startPageServer(),
-      startSeleniumGrid({ nodes: 2, slots: 3 }),
+      sharedGrid().then(({ hub }) => startSeleniumGrid({ nodes: 2, slots: 3, hub })),
     ]);
   }, 150_000);
   afterAll(async () => {
@@ -101,7 +103,7 @@ describe('browsers from a Selenium Grid', () => {
     async () => {
       const created = await t.api('POST', '/profiles/create', {
         person: true,
-        body: { name: 'pool', gridUrl: grid.url, capabilities: chromiumCapabilities() },
+        body: { name: 'pool', gridUrl: grid.url, capabilities: grid.capabilities },
       });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       expect(created.body).toMatchObject({ driver: 'grid', running: true, browsers: [] });
@@ -188,7 +190,7 @@ describe('browsers from a Selenium Grid', () => {
         // Wrong credentials: the Grid's 401 said, nothing made.
         const wrong = await t.api('POST', '/profiles/create', {
           person: true,
-          body: { name: 'locked', gridUrl: proxy.urlWith('clawd', 'guess'), capabilities: chromiumCapabilities() },
+          body: { name: 'locked', gridUrl: proxy.urlWith('clawd', 'guess'), capabilities: grid.capabilities },
         });
         expect(wrong.status, JSON.stringify(wrong.body)).toBe(201);
         expect(wrong.body).toMatchObject({ running: false, hint: expect.stringContaining('401') });
@@ -205,7 +207,7 @@ describe('browsers from a Selenium Grid', () => {
         // The right ones: WebDriver, the browser's se:cdp and the policy guard's socket all carry them.
         const created = await t.api('POST', '/profiles/create', {
           person: true,
-          body: { name: 'vault', gridUrl: proxy.urlWith('clawd', 's3cret:pass'), capabilities: chromiumCapabilities() },
+          body: { name: 'vault', gridUrl: proxy.urlWith('clawd', 's3cret:pass'), capabilities: grid.capabilities },
         });
         expect(created.status, JSON.stringify(created.body)).toBe(201);
         expect(created.body).toMatchObject({ driver: 'grid', running: true });

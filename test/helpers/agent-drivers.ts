@@ -10,7 +10,7 @@ import { CdpClient } from './cdp-client';
 import { TestBrowser } from './chromium';
 import { until } from './waits';
 import { startPageServer, type PageServer } from './pages';
-import { chromiumCapabilities, startSeleniumGrid } from './selenium-grid';
+import { sharedGrid } from './shared-grid';
 import { startTestServer, type TestServer } from './server';
 
 export interface AgentDriver {
@@ -135,16 +135,16 @@ export async function remoteDriver(pages: PageServer): Promise<AgentDriver> {
 }
 
 /**
- * A grid profile on a Grid of the test's own (one node): calls without a session share the
- * profile's browser, asked of the Grid by the first call; the harness reads it back over the
- * Grid session's se:cdp, not through clawd.
+ * A grid profile on the run's Grid (shared-grid.ts): calls without a session share the profile's
+ * browser, asked of the Grid by the first call; the harness reads it back over the Grid session's
+ * se:cdp, not through clawd. Closing the server stops the profile, which gives its browsers back.
  */
 export async function gridDriver(pages: PageServer): Promise<AgentDriver> {
-  const [server, grid] = await Promise.all([startTestServer(), startSeleniumGrid({ nodes: 1, slots: 2 })]);
+  const [server, grid] = await Promise.all([startTestServer(), sharedGrid()]);
   try {
     const created = await server.api('POST', '/profiles/create', {
       person: true,
-      body: { name: 'pool', gridUrl: grid.url, capabilities: chromiumCapabilities() },
+      body: { name: 'pool', gridUrl: grid.url, capabilities: grid.capabilities },
     });
     if (created.status !== 201) throw new Error(`creating the grid profile: ${JSON.stringify(created.body)}`);
     const api = scoped(server, 'pool');
@@ -164,12 +164,10 @@ export async function gridDriver(pages: PageServer): Promise<AgentDriver> {
       async close() {
         await cdp.close();
         await server.close();
-        await grid.close();
       },
     };
   } catch (error) {
     await server.close();
-    await grid.close();
     throw error;
   }
 }
@@ -208,7 +206,7 @@ export interface DriverContext {
 export function useAgentDriver(make: (pages: PageServer) => Promise<AgentDriver>): DriverContext {
   let pages: PageServer | undefined;
   let driver: AgentDriver | undefined;
-  // A Grid's JVMs may take two minutes to come up beside a whole test run.
+  // The run's Grid may take two minutes to come up beside a whole test run.
   beforeAll(async () => {
     pages = await startPageServer();
     driver = await make(pages);

