@@ -104,7 +104,7 @@ await Promise.all([
   }),
   nodeScript('scripts/bench/main.ts', 'bench.js'),
   // The document generator, run once below and not shipped.
-  nodeScript('relay/cli/operation-docs.ts', 'docs.mjs'),
+  nodeScript('relay/cli/generated-docs.ts', 'docs.mjs'),
 ]);
 
 const docs = await import(pathToFileURL(path.join(dist, 'docs.mjs')).href);

@@ -38,7 +38,7 @@ export const AGENT_COMMANDS: CliCommand[] = [
     async run(args, _flags, ctx) {
       noArguments(args);
       // Loaded on use: the generator reads the whole table and its JSON schemas.
-      const { skillMarkdown } = await import('./operation-docs');
+      const { skillMarkdown } = await import('./skill-doc');
       ctx.print(skillMarkdown().trimEnd());
     },
   },

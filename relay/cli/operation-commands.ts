@@ -82,6 +82,11 @@ function usageOf(operation: Operation, flags: Flags): string {
   return [commandName(operation), ...args, ...options].join(' ');
 }
 
+/** `clawd click REF [--double] …`: the command with its arguments and flags, as its help shows it. */
+export function operationCliLine(operation: Operation): string {
+  return `clawd ${operationCommand(operation).usage}`;
+}
+
 export function operationCommand(operation: Operation): CliCommand {
   const shape = operation.input.shape;
   const flags: Flags = {};
