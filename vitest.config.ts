@@ -50,16 +50,24 @@ const env: Record<string, string> =
 
 export default defineConfig({
   test: {
-    // Two cores: two files at once, each e2e file owning one Chromium. (A whole run keeps the
-    // cores about 45% busy, but three at once failed Grid, bench-smoke and ask tests on their
-    // bounds: a Grid's JVMs and the bench's browsers want the headroom.)
+    // Two cores: two files at once, each e2e file owning one Chromium. A whole run keeps both
+    // cores busy (measured from /proc/stat: the renderers Chromium forks are not children the
+    // shell's `time` counts, which once made it look half idle); three at once made every file
+    // slower and failed the bench smoke test and the contract suite on their bounds.
     maxWorkers: 2,
     pool: 'forks',
     sequence: { sequencer: LongestFirst },
     env,
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 10_000 } },
-      { extends: true, test: { name: 'socket', include: ['test/socket/**/*.test.ts'], testTimeout: 20_000 } },
+      // The socket, e2e and fuzz files share their worker's process, file after file (isolate:
+      // false): each file's servers and browsers are its own either way, and loading the relay's
+      // modules afresh for every file cost a third of a small file's CPU. The unit files, which
+      // mock modules and timers, each get a fresh one.
+      {
+        extends: true,
+        test: { name: 'socket', include: ['test/socket/**/*.test.ts'], testTimeout: 20_000, isolate: false },
+      },
       {
         extends: true,
         test: {
@@ -67,6 +75,7 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          isolate: false,
           // One Selenium Grid for the run, started when a file first asks (shared-grid.ts).
           globalSetup: ['test/helpers/shared-grid.ts'],
         },
@@ -75,7 +84,13 @@ export default defineConfig({
       // longer (npm run test:fuzz, CLAWD_FUZZ_ROUNDS).
       {
         extends: true,
-        test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 60_000 },
+        test: {
+          name: 'fuzz',
+          include: ['test/fuzz/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+          isolate: false,
+        },
       },
     ],
   },

@@ -43,20 +43,31 @@ interface Tally {
   agreed: number;
 }
 
+/** The data-k of every element in the document, by backend node id: one read of the whole tree. */
+async function keysByNode(session: CDPSession): Promise<Map<number, string>> {
+  const { root } = await session.send('DOM.getDocument', { depth: -1, pierce: true });
+  const keys = new Map<number, string>();
+  const walk = (node: typeof root) => {
+    const attributes = node.attributes ?? [];
+    const at = attributes.indexOf('data-k');
+    if (at >= 0 && at % 2 === 0) keys.set(node.backendNodeId, attributes[at + 1]!);
+    for (const child of [...(node.children ?? []), ...(node.shadowRoots ?? [])]) walk(child);
+    if (node.contentDocument) walk(node.contentDocument);
+  };
+  walk(root);
+  return keys;
+}
+
 /** Chromium's role and name for each element, keyed by the data-k the test gave every element. */
 async function chromiumView(session: CDPSession): Promise<Map<string, { role: string; name: string }>> {
-  await session.send('DOM.getDocument', { depth: -1 });
+  const keys = await keysByNode(session);
   const { nodes } = await session.send('Accessibility.getFullAXTree');
   const view = new Map<string, { role: string; name: string }>();
   for (const node of nodes) {
     const role = String(node.role?.value ?? '');
     if (node.ignored || node.backendDOMNodeId === undefined || !ACTIONABLE.has(role)) continue;
-    const described = await session
-      .send('DOM.describeNode', { backendNodeId: node.backendDOMNodeId })
-      .catch(() => undefined);
-    const attributes = described?.node.attributes ?? [];
-    const k = attributes[attributes.indexOf('data-k') + 1];
-    if (attributes.includes('data-k') && k) view.set(k, { role, name: String(node.name?.value ?? '') });
+    const k = keys.get(node.backendDOMNodeId);
+    if (k) view.set(k, { role, name: String(node.name?.value ?? '') });
   }
   return view;
 }
@@ -70,6 +81,8 @@ async function measure(
   const taken = await engine.take(page, request, { tab: tabKey('accuracy', request.format), previous: undefined });
   const refs = taken.refs as RefIndex;
   const tally: Tally = { compared: 0, agreed: 0 };
+  // One at a time: the Playwright engine's check of a ref queries the whole page by role and name,
+  // and many at once outlast its bound on a large page.
   for (const [ref, info] of refs.entries()) {
     if (!ACTIONABLE.has(info.role)) continue;
     if (tally.compared >= SAMPLE) break;

@@ -17,7 +17,7 @@ const CLIENTS = 3;
 const OURS = /\/t\?i=\d+$/;
 
 export async function manyTabs(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
-  const count = quick ? 20 : 300;
+  const count = quick ? 10 : 300;
   // Tiny and script-free, one per tab (its URL says which): 300 of them fit a 2-core box.
   const pages = await startBenchPages({ '/t': '<!doctype html><title>tab</title><p>tab</p>' });
   const browser = await TestBrowser.launch();

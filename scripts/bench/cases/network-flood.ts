@@ -16,7 +16,7 @@ const floodPage = (n: number) => `<!doctype html><title>flooding</title><script>
 </script>`;
 
 export async function networkFlood(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
-  const n = quick ? 2_000 : 10_000;
+  const n = quick ? 500 : 10_000;
   const pages = await startBenchPages({
     '/blank': '<!doctype html><title>blank</title>',
     '/flood': floodPage(n),

@@ -17,7 +17,7 @@ export async function screenshot(tab: BenchTab, quick: boolean): Promise<CaseRes
     bytes[key] = data.length;
     side.client.raw.length = 0;
   };
-  const t = await alternate(quick ? 3 : 30, quick ? 1 : 3, shoot(tab.viaRelay, 'relay'), shoot(tab.direct, 'direct'));
+  const t = await alternate(quick ? 2 : 30, quick ? 1 : 3, shoot(tab.viaRelay, 'relay'), shoot(tab.direct, 'direct'));
   const value = median(t.a);
   const baseline = median(t.b);
   return {

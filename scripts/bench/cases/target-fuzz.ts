@@ -39,7 +39,7 @@ async function fuzz(target: FuzzTarget, run: () => Promise<FuzzReport>): Promise
 
 export async function targetFuzz(relay: RelayProcess, quick: boolean): Promise<CaseResult> {
   // Rounds per driver; an extension update takes a second or more, a few per run.
-  const { seed, rounds } = fuzzSettings(quick ? 15 : 1_000);
+  const { seed, rounds } = fuzzSettings(quick ? 6 : 1_000);
   // Renderer crashes the run makes itself: only when CLAWD_FUZZ_CRASHES asks (the test makes two
   // on the handed-over tab; the managed run cannot have them: DEVELOPERS.md).
   const crashes = Number(process.env.CLAWD_FUZZ_CRASHES ?? 0);
