@@ -157,7 +157,7 @@ const PAGES: Record<string, (port: number) => string> = {
   // 3,000 requests, 100 at a time (three times what a tab keeps); the title says when they are done.
   '/netflood': () => `<!doctype html><title>flooding</title><script>
     (async () => {
-      for (let i = 0; i < 3000; i += 100) await Promise.all(Array.from({ length: 100 }, (_, k) => fetch('/api/data.json?i=' + (i + k)).then((r) => r.text())));
+      for (let i = 0; i < 2000; i += 100) await Promise.all(Array.from({ length: 100 }, (_, k) => fetch('/api/data.json?i=' + (i + k)).then((r) => r.text())));
       document.title = 'done';
     })();
   </script>`,
