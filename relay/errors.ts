@@ -106,11 +106,17 @@ export function httpStatusOf(error: unknown): number {
   return ERROR_CODES[asClawdError(error).code]?.http ?? 500; // a code from a newer server is still an error
 }
 
-/** The `{ error: { code, message } }` body every HTTP error response carries. */
-export function httpErrorBody(error: unknown): { error: { code: ErrorCode; message: string } } {
+/**
+ * The `{ error: { code, message } }` body every HTTP error response carries. A message quoting the
+ * page (page-marks.ts) is said as is in `message`, and with its marks in `pageMarked`, for a
+ * client that fences the page's words (the CLI does, as it fences an answer's).
+ */
+export function httpErrorBody(error: unknown): {
+  error: { code: ErrorCode; message: string; pageMarked?: string };
+} {
   const e = asClawdError(error);
-  // The marks around a quote of the page's (page-marks.ts) are for the doors that fence: JSON says it as is.
-  return { error: { code: e.code, message: e.message.replace(PAGE_MARKS, '') } };
+  const message = e.message.replace(PAGE_MARKS, '');
+  return { error: { code: e.code, message, ...(message !== e.message ? { pageMarked: e.message } : {}) } };
 }
 
 /** The `error` member of a CDP response. Chrome's own errors pass through untouched. */

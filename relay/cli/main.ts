@@ -2,6 +2,7 @@
 // runs the command. Every failure ends with a one-line reason on stderr (details indented below
 // it) and a non-zero exit: 2 for bad usage, 1 for everything else.
 
+import { PAGE_MARKS } from '../../shared/page-marks';
 import { isClawdError } from '../errors';
 import { resolveHome } from '../home/config-store';
 // The profile kinds, known to config parsing before any command reads config.json.
@@ -10,6 +11,7 @@ import { VERSION } from '../version';
 import { stringFlag, UsageError, type CommandContext } from './cli-command';
 import { CommandUsageError, commandHelp, overviewHelp, parseCommandLine } from './command-table';
 import { ControlClient } from '../operations/control-client';
+import { agentText } from './operation-commands';
 
 /** Runs the CLI; resolves with the exit code, or -1 while `serve` keeps running. */
 export async function main(argv: string[]): Promise<number> {
@@ -48,6 +50,12 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     const message = isClawdError(error) ? error.message : String((error as Error)?.message ?? error);
+    // An error that quotes the page (the element a declined question was about) fences its words,
+    // as an answer's are: the fence's lines as they are, not indented.
+    if (new RegExp(PAGE_MARKS.source).test(message)) {
+      process.stderr.write(`clawd: ${agentText(message)}\n`);
+      return 1;
+    }
     const [first, ...rest] = message.split('\n');
     process.stderr.write(`clawd: ${first}\n${rest.map((l) => `  ${l}\n`).join('')}`);
     return 1;

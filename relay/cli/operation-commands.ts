@@ -178,6 +178,7 @@ export function operationCommand(operation: Operation): CliCommand {
 
 /** This command's fence nonce (one per CLI run): the page's words in its text go between its lines. */
 let nonce: string | undefined;
-const agentText = (text: string) => fenced(text, (nonce ??= fenceNonce()));
+/** A text of this run for the agent, the page's words in it fenced (its answers, notes and errors). */
+export const agentText = (text: string) => fenced(text, (nonce ??= fenceNonce()));
 
 export const OPERATION_COMMANDS: CliCommand[] = OPERATION_LIST.map(operationCommand);

@@ -274,10 +274,12 @@ export class ControlClient implements Invoker {
       }
     }
     if (response.status < 200 || response.status > 299) {
-      const error = (body as { error?: { code?: string; message?: string } }).error;
+      const error = (body as { error?: { code?: string; message?: string; pageMarked?: string } }).error;
+      // With the page's words marked, when it quotes them: the CLI fences them.
+      const message = typeof error?.pageMarked === 'string' ? error.pageMarked : error?.message;
       throw new ClawdError(
         (error?.code as ErrorCode | undefined) ?? 'upstream_error',
-        error?.message ?? `HTTP ${response.status}`,
+        message ?? `HTTP ${response.status}`,
       );
     }
     return body as T;

@@ -250,7 +250,8 @@ describe("the side panel and the person's say", () => {
     await until('the fenced name', () => /‹page \w+ begins›\nBuy now\n‹page \w+ ends›/.test(stderr), 5_000);
     await answerIn('deny', again);
     expect(await exited).not.toBe(0);
-    expect(stderr).toMatch(/person_declined|declined/);
+    // The refusal names the element too: its name fenced like the note's, on lines of their own.
+    expect(stderr).toMatch(/\nclawd: the person declined [^\n]*\n‹page \w+ begins›\nBuy now\n‹page \w+ ends›/);
     expect(shop.posts).toEqual(['/buy']);
     await server.loosen({ ask: ['storage'] }, 'chrome');
   });

@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { toAgentError } from '../../relay/agent/agent-errors';
+import { ClawdError, httpErrorBody } from '../../relay/errors';
 import { dialog, download } from '../../relay/operations/hook-operations';
 import { INSTRUCTION_FLAG } from '../../relay/operations/instruction-lines';
 import { network, networkRequest } from '../../relay/operations/network-operations';
@@ -156,5 +157,20 @@ describe('the page’s words in answers beyond the snapshot', () => {
     expect(covered.code).toBe('not_interactable');
     expect(covered.message).toContain(INSTRUCTION_FLAG);
     expect(covered.message.length).toBeLessThan(260);
+  });
+
+  it('says an HTTP error quoting the page as is, and with its marks for a client that fences', () => {
+    const quoting = new ClawdError('person_declined', `the person declined submit: button ${pageQuote('Buy now')}`);
+    const { error } = httpErrorBody(quoting);
+    expect(error.message).toBe('the person declined submit: button Buy now');
+    expect(error.pageMarked).toBe(quoting.message);
+    expect(fenced(error.pageMarked!, 'n1')).toBe(
+      `the person declined submit: button\n${fenceLines('n1').begins}\nBuy now\n${fenceLines('n1').ends}`,
+    );
+    // A message of clawd's own words alone has no second form.
+    expect(httpErrorBody(new ClawdError('ref_stale', 'ref e4 is stale')).error).toEqual({
+      code: 'ref_stale',
+      message: 'ref e4 is stale',
+    });
   });
 });
