@@ -9,9 +9,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIDE_PANEL } from '../../relay/consent/person-questions';
+import type { Question } from '../../relay/consent/person-questions';
 import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
-import { quiet } from '../helpers/waits';
+import { answeringWhile, quiet } from '../helpers/waits';
 
 interface Site {
   url(path: string, other?: boolean): string;
@@ -107,23 +107,12 @@ describe.each([
   const answering = async (allow: boolean, call: () => Promise<{ status: number; body: any }>) => {
     const questions = ctx.d.server.server.consent.questions;
     const asked: string[] = [];
-    let done = false;
-    const answerer = (async () => {
-      while (!done) {
-        for (const q of questions.pending())
-          if (!q.terminal) {
-            asked.push(...q.kinds);
-            questions.answer(q.id, allow, SIDE_PANEL);
-          }
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    })();
-    try {
-      return { answer: await call(), asked };
-    } finally {
-      done = true;
-      await answerer;
-    }
+    const decide = (q: Question) => {
+      if (q.terminal) return undefined;
+      asked.push(...q.kinds);
+      return allow;
+    };
+    return { answer: await answeringWhile(questions, decide, call()), asked };
   };
   let current = '';
   const act = (body: Record<string, unknown>) =>
@@ -240,14 +229,12 @@ describe.each([
 
   it('clears the asks with policy-set --ask "" (a loosening: on the person’s yes where their browser is)', async () => {
     const questions = ctx.d.server.server.consent.questions;
-    const cleared = ctx.d.server.cli(['policy-set', '--ask', '', '--profile', ctx.d.profile]);
-    let done = false;
-    void cleared.finally(() => (done = true));
-    while (!done) {
-      for (const q of questions.pending()) if (q.terminal) questions.answer(q.id, true, SIDE_PANEL);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect((await cleared).code, (await cleared).stderr).toBe(0);
+    const cleared = await answeringWhile(
+      questions,
+      (q) => (q.terminal ? true : undefined),
+      ctx.d.server.cli(['policy-set', '--ask', '', '--profile', ctx.d.profile]),
+    );
+    expect(cleared.code, cleared.stderr).toBe(0);
     expect((await api('GET', '/policy')).body.ask).toEqual([]);
     expect((await api('POST', '/policy', { ask: ['submit', 'new-site', 'download'] })).status).toBe(200);
   });

@@ -19,7 +19,7 @@ import { drivesThroughRemote } from '../helpers/remote-drive';
 import { startSeleniumGrid, type SeleniumGrid } from '../helpers/selenium-grid';
 import { sharedGrid } from '../helpers/shared-grid';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { until } from '../helpers/waits';
+import { quiet, until } from '../helpers/waits';
 
 /** A site on 127.0.0.1 whose page loads a picture from localhost; `hits` are the requests localhost got. */
 async function startShop(): Promise<{ port: number; hits: string[]; close(): Promise<void> }> {
@@ -55,7 +55,7 @@ async function expectPolicyHolds(
   expect((await api('POST', '/navigate', { url: `http://localhost:${shop.port}/`, session })).status).toBe(403);
   const loaded = await api('POST', '/navigate', { url: `http://127.0.0.1:${shop.port}/`, session, timeoutMs: 60_000 });
   expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await quiet(500);
   expect(shop.hits).toEqual([]);
 }
 

@@ -15,7 +15,7 @@ import { CdpClient } from '../helpers/cdp-client';
 import { CLAWD_BIN } from '../helpers/cli';
 import { FakeExtension } from '../helpers/fake-extension';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { until } from '../helpers/waits';
+import { quiet, until } from '../helpers/waits';
 
 /** A shop whose server counts the orders it was sent, and a page to type in. */
 async function startShop(): Promise<{ url(path: string): string; posts: string[]; close(): Promise<void> }> {
@@ -383,7 +383,7 @@ describe("the side panel and the person's say", () => {
       timeoutMs: 15_000,
     });
     for (let i = 0; i < 8; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await quiet(150); // the person's rhythm: a key every 150 ms
       await press('b');
     }
     const clicked = await clicking;

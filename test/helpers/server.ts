@@ -7,10 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, updateConfig } from '../../relay/home/config-store';
 import { loadKeys } from '../../relay/home/home-keys';
-import { SIDE_PANEL } from '../../relay/consent/person-questions';
 import { createLogger, silentLogger, type Logger } from '../../relay/log';
 import { startServer, type RunningServer } from '../../relay/server';
 import { runCli, type CliResult } from './cli';
+import { answeringWhile } from './waits';
 
 /**
  * A block of ports that were free a moment ago, well apart from the usual ones and below Linux's
@@ -147,15 +147,7 @@ export async function startTestServer(
     api,
     async loosen(body, profile) {
       const call = api('POST', '/policy', { person: true, body, ...(profile ? { profile } : {}) });
-      let settled = false;
-      const done = () => void (settled = true);
-      call.then(done, done);
-      while (!settled) {
-        for (const question of server.consent.questions.pending())
-          if (question.terminal) server.consent.questions.answer(question.id, true, SIDE_PANEL);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      return call;
+      return answeringWhile(server.consent.questions, (question) => (question.terminal ? true : undefined), call);
     },
     cli: (args, timeoutMs) => runCli(args, { CLAWD_HOME: home }, timeoutMs),
     stop,

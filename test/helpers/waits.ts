@@ -1,6 +1,9 @@
 // Every way a test waits, in one place, each with a bound and a label so a failure says what
 // never happened: poll until a condition holds, fail if a promise stays pending, take the next
-// matching message from a stream, or let a moment pass to show that something does NOT happen.
+// matching message from a stream, or let a moment pass to show that something does NOT happen;
+// and answer the person's questions while a call waits for them.
+
+import { SIDE_PANEL, type PersonQuestions, type Question } from '../../relay/consent/person-questions';
 
 /** Polls `probe` until it returns something other than undefined or false; fails after `timeoutMs`. */
 export async function until<T>(
@@ -65,4 +68,30 @@ export function nextMatching<M>(
       resolve(message);
     });
   });
+}
+
+/**
+ * Answers, as the person's side panel would, each question `decide` has an answer for (true:
+ * allow, false: deny, undefined: leave it) while `call` runs: those already waiting and each one
+ * asked meanwhile, told by the questions' own events. Returns what the call returns.
+ */
+export async function answeringWhile<T>(
+  questions: PersonQuestions,
+  decide: (question: Question) => boolean | undefined,
+  call: Promise<T>,
+): Promise<T> {
+  const answer = (question: Question) => {
+    const allow = decide(question);
+    if (allow !== undefined) questions.answer(question.id, allow, SIDE_PANEL);
+  };
+  // After the asking call has its question in place: answered on the next turn.
+  const off = questions.onChange((change) => {
+    if (change.state === 'asked') setImmediate(() => answer(change.question));
+  });
+  try {
+    for (const question of questions.pending()) answer(question);
+    return await call;
+  } finally {
+    off();
+  }
 }

@@ -15,7 +15,7 @@ import { RelayConnection, type LinkStatus } from '../../extension/src/relay-conn
 import { WorkerState, type StateStorage } from '../../extension/src/worker-state';
 import { FakeExtension } from '../helpers/fake-extension';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
-import { until } from '../helpers/waits';
+import { quiet, until } from '../helpers/waits';
 
 /** The browser's WebSocket as the worker has it: our extension's origin goes with every connection. */
 class WorkerWebSocket extends WebSocket {
@@ -87,7 +87,7 @@ describe("the worker's link, from its persisted state", () => {
     first.connection.configure({ relayPort: relay.port, key: '' }); // the old worker's socket is gone with it
     const again = await startWorker(relay, storage);
     expect(again.connection.aside).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await quiet(500);
     expect(again.statuses).not.toContain('connecting');
     expect(other.ws.readyState).toBe(WebSocket.OPEN); // the other browser keeps the relay
 

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SecretStore } from '../../relay/home/secret-store';
+import { quiet } from '../helpers/waits';
 import {
   currentMask,
   MASK,
@@ -112,7 +113,7 @@ describe('a secret masked in every form an agent could read it in', () => {
   it('is the running call’s, through every await, and none outside a call', async () => {
     expect(currentMask().empty).toBe(true);
     const seen = await withCallMask(mask, async () => {
-      await new Promise((resolve) => setTimeout(resolve, 1));
+      await quiet(1); // a timer's turn: the mask must cross it
       return currentMask().text('hunter2-Secret-9');
     });
     expect(seen).toBe(MASK);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { until } from '../helpers/waits';
 import type { AskKind } from '../../shared/ask-kinds';
 import { PersonActivity } from '../../relay/consent/person-activity';
 import { PersonQuestions } from '../../relay/consent/person-questions';
@@ -47,8 +48,7 @@ describe('the gate', () => {
   it('asks before a click that sends a form, and not before one that does not', async () => {
     const sending = gateOn('https://shop.test/', ['submit'], true);
     const waiting = sending.pass(click, { ref: 'e1', timeoutMs: 5_000 });
-    await new Promise((r) => setTimeout(r, 20));
-    const [question] = sending.questions.pending();
+    const question = await until('the question', () => sending.questions.pending()[0], 2_000);
     expect(question).toMatchObject({
       kinds: ['submit'],
       what: 'click e1 button "Go"',
@@ -71,7 +71,7 @@ describe('the gate', () => {
       { session: 'a', timeoutMs: 5_000 },
       'evaluate',
     );
-    await new Promise((r) => setTimeout(r, 20));
+    await until('the question', () => g.questions.pending()[0], 2_000);
     expect(g.questions.pending()[0]!.kinds).toEqual(['evaluate']);
     g.questions.answer(g.questions.pending()[0]!.id, false, 'side panel');
     await expect(waiting).rejects.toMatchObject({ code: 'person_declined' });
@@ -87,7 +87,7 @@ describe('the gate', () => {
       { url: 'https://bank.test/', session: 'a', timeoutMs: 5_000 },
       'navigate https://bank.test/',
     );
-    await new Promise((r) => setTimeout(r, 20));
+    await until('the question', () => g.questions.pending()[0], 2_000);
     g.questions.answer(g.questions.pending()[0]!.id, true, 'live view');
     await going;
     expect((await g.pass(navigate, { url: 'https://bank.test/other', session: 'a' })).waited).toBe(0);
@@ -111,7 +111,7 @@ describe('the gate', () => {
   it('looks at the person’s hands again after they answered, before the call goes', async () => {
     const g = gateOn('https://shop.test/', ['evaluate']);
     const passing = g.pass({ changes: true, asks: ['evaluate'] }, { timeoutMs: 5_000 }, 'evaluate');
-    await new Promise((r) => setTimeout(r, 20));
+    await until('the question', () => g.questions.pending()[0], 2_000);
     g.activity.input('T1'); // they start typing while the question is open
     g.questions.answer(g.questions.pending()[0]!.id, true, 'side panel');
     const { waited } = await passing;

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
 import { Traces } from '../../relay/agent/traces';
+import { quiet } from '../helpers/waits';
 
 /** A context whose tracing records the calls made to it, in order. */
 function recordingContext(calls: string[]): BrowserContext {
@@ -27,7 +28,7 @@ describe('calls in a trace', () => {
       () => 'click e1',
       () => new Promise<string>((resolve) => (release = () => resolve('slow'))),
     );
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await quiet(10); // the slow call is under way
     const quick = await traces.around(
       'clawd',
       () => 'snapshot',
@@ -56,7 +57,7 @@ describe('calls in a trace', () => {
       () => 'click e1',
       () => new Promise<void>((resolve) => (release = resolve)),
     );
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await quiet(10); // the slow call is under way
     await traces.stop('clawd').catch(() => {}); // saving fails here (no such folder): tracing ends anyway
     await traces.start('clawd', context, 'T1', { screenshots: false, snapshots: false });
     release();

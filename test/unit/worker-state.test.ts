@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { badgeLook } from '../../extension/src/badge';
 import { WorkerState, type StateStorage } from '../../extension/src/worker-state';
+import { quiet } from '../helpers/waits';
 
 /** chrome.storage's two areas, in memory; `slow` delays each write by that many ms. */
 function fakeStorage(slow = 0) {
@@ -19,7 +20,7 @@ function fakeStorage(slow = 0) {
       );
     },
     async set(items: Record<string, unknown>) {
-      if (slow) await new Promise((resolve) => setTimeout(resolve, slow * Math.random()));
+      if (slow) await quiet(slow * Math.random()); // a storage that takes its time
       for (const [k, v] of Object.entries(items)) areas[name].set(k, structuredClone(v));
     },
   });
