@@ -83,6 +83,11 @@ export class PersonConsent {
         questions: this.questions,
         profile,
         asked: () => this.#world?.profiles.askOf(profile() ?? '') ?? [],
+        watch: () => {
+          const [agent, named] = [this.#world?.agent, profile()];
+          return agent && named ? (request) => agent.watchTab(named, request) : undefined;
+        },
+        warn: (message) => log.warn(message),
       }),
       personInput: (targetId) => this.activity.input(targetId),
       panel: (open) => this.feed.panel(open),
@@ -110,6 +115,7 @@ export class PersonConsent {
     this.#unsubscribe();
     this.#unsubscribePolicy();
     this.feed.close();
+    this.relay.gate.close();
     this.questions.close();
     this.activity.close();
   }

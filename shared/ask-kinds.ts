@@ -16,6 +16,12 @@ export const ASK_KIND_TEXT: Record<AskKind, string> = {
   'raw-cookies': "a raw CDP client reading your browser's cookies",
 };
 
+/**
+ * The kinds judged at the browser, by what a tab's requests do (a form's POST, a new site's load,
+ * an attachment), while an agent's call or a raw client acts there (agent/action-watch.ts).
+ */
+export const WATCHED_ASK_KINDS: readonly AskKind[] = ['submit', 'new-site', 'download'];
+
 /** What a person's browser (an extension profile) asks before when nobody said otherwise. */
 export const DEFAULT_EXTENSION_ASK: readonly AskKind[] = ['storage'];
 

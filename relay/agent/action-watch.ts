@@ -29,9 +29,6 @@ export interface WatchOptions {
   left(): number;
 }
 
-/** The kinds a watch can judge at the request. */
-export const WATCHED_KINDS: readonly AskKind[] = ['submit', 'new-site', 'download'];
-
 /** How long setting the watch up may take before the call goes on without it (it then fails). */
 const SETUP_MS = 5_000;
 /** After the call's work: how long a navigation it started (a script's, a redirect's next hop) may take to show. */

@@ -65,6 +65,8 @@ import { Snapshots } from './snapshots';
 import { Traces } from './traces';
 import { DEFAULT_HOLD_IDLE_MS, TabControl } from './tab-control';
 import { TabGate, type GateCall, type GatePassed } from './tab-gate';
+import { ActionWatch } from './action-watch';
+import type { TabWatch, WatchRequest } from '../cdp/raw-watches';
 import { PersonActivity } from '../consent/person-activity';
 import { PersonQuestions } from '../consent/person-questions';
 import { tabKey, tabOfKey, type TabKey } from './tab-key';
@@ -93,6 +95,8 @@ const NETWORK_READ_MS = 15_000;
 /** The page's title, or '' when the page does not answer in time (it is informational). */
 /** How long an answer waits to read the page's messages: they are extra, the call is done. */
 const MESSAGES_MS = 2_000;
+/** How long finding a tab for a raw client's watch may take (its command waits for it). */
+const WATCH_FIND_MS = 5_000;
 const titleOf = (page: Page, ms = 5_000): Promise<string> =>
   within(page.title(), Math.max(1, ms), () => new Error('no title')).catch(() => '');
 
@@ -606,6 +610,20 @@ export class AgentService {
     } catch {
       return true;
     }
+  }
+
+  /**
+   * A watch on a tab's document requests, for a raw CDP client acting on the person's tab
+   * (cdp/raw-watches.ts): the same judge as an agent call's, on a session of clawd's own.
+   */
+  async watchTab(profile: string, request: WatchRequest): Promise<TabWatch> {
+    const { targetId, ...options } = request;
+    const found = await within(
+      this.#pages.find(profile, targetId, false),
+      WATCH_FIND_MS,
+      () => new Error(`tab ${targetId} was not found within ${WATCH_FIND_MS / 1000} s`),
+    );
+    return ActionWatch.start(found.page, { ...options, asked: new Set() });
   }
 
   /** After a tab is closed: nobody holds it any more. */

@@ -7,14 +7,14 @@
 // tells that a call is one.
 
 import type { Page } from 'playwright-core';
-import type { AskKind } from '../../shared/ask-kinds';
+import { WATCHED_ASK_KINDS, type AskKind } from '../../shared/ask-kinds';
 import { originOf } from '../../shared/origin-policy';
 import { callerSignal, noteForCaller } from '../call-notes';
 import type { PersonActivity } from '../consent/person-activity';
 import type { PersonQuestions } from '../consent/person-questions';
 import type { GateSpec, Touches } from '../operations/operation';
 import { within } from '../time-limit';
-import { ActionWatch, WATCHED_KINDS, type WatchOptions } from './action-watch';
+import { ActionWatch, type WatchOptions } from './action-watch';
 import type { AgentPage } from './page-finder';
 import type { ActTarget } from './snapshot-engine';
 import type { TabControl } from './tab-control';
@@ -146,7 +146,7 @@ export class TabGate {
     if (destination) visited.add(destination);
     // What only the requests tell is judged while the call runs (the person's asks that the call
     // did not already answer here: a click that was not on a submit button may still send a form).
-    const watching = new Set(WATCHED_KINDS.filter((kind) => asked.has(kind)));
+    const watching = new Set(WATCHED_ASK_KINDS.filter((kind) => asked.has(kind)));
     const watched =
       found && watching.size > 0 && !found.page.isClosed()
         ? <T>(work: () => Promise<T>) =>

@@ -2,22 +2,32 @@
 // (agent/tab-gate.ts) for what the relay can tell from a command alone: a client's input waits
 // while the person's own hands are on the tab, and the person is asked — when they asked to be —
 // before a client goes to a site it has not been on (new-site), uploads a file (upload), reads
-// the browser's cookies (raw-cookies) or takes a download's file (download, download-relay.ts). clawd's own agent layer is not held here: its calls passed
-// its own gate, which knows more (the element, the session). Each raw client is an agent session
-// of its own, named after it.
+// the browser's cookies (raw-cookies) or takes a download's file (download, download-relay.ts);
+// and, for what a command cannot tell (a form its input sends, a site a click loads), its
+// acting commands go once the tab's requests are watched (raw-watches.ts). clawd's own agent
+// layer is not held here: its calls passed its own gate, which knows more (the element, the
+// session). Each raw client is an agent session of its own, named after it.
 
-import type { AskKind } from '../../shared/ask-kinds';
+import { WATCHED_ASK_KINDS, type AskKind } from '../../shared/ask-kinds';
 import { originOf } from '../../shared/origin-policy';
+import { ClawdError } from '../errors';
 import type { PersonActivity } from '../consent/person-activity';
 import type { PersonQuestions } from '../consent/person-questions';
 import type { ClientSession } from './client-session';
 import { readsCookies } from './cookie-rules';
+import { RawWatches, type OpenWatch } from './raw-watches';
 import type { TabRecord } from './target-registry';
 
 /** How long a raw client's input waits for the person to be idle (it has no bound of its own to give). */
 export const RAW_INPUT_WAIT_MS = 30_000;
 /** How long a raw client's command waits for the person's answer. */
 export const RAW_ASK_WAIT_MS = 60_000;
+
+/**
+ * A raw client's commands that can change what the tab does: its input, a script it runs in the
+ * page, a navigation. Each goes once the tab's requests are watched (while watched kinds are asked).
+ */
+const ACTS = /^(Input\.|Runtime\.(evaluate|callFunctionOn)$|Page\.(navigate|reload|navigateToHistoryEntry)$)/;
 
 export interface ClientGateDeps {
   activity: PersonActivity;
@@ -26,13 +36,26 @@ export interface ClientGateDeps {
   profile(): string | undefined;
   /** What the person asked to be asked before there. */
   asked(): readonly AskKind[];
+  /** Opens a watch on a tab's requests (the agent layer's, once it exists). */
+  watch(): OpenWatch | undefined;
+  warn(message: string): void;
 }
 
 export class ClientGate {
   // Each client's origins: those of the tabs it worked in and the addresses it loaded.
   readonly #visited = new WeakMap<ClientSession, Set<string>>();
+  // Each client's sites the person refused: a tab left on one shows its error page, under its
+  // address, and that is no visit.
+  readonly #refused = new WeakMap<ClientSession, Set<string>>();
+  readonly #watches: RawWatches;
 
-  constructor(private readonly deps: ClientGateDeps) {}
+  constructor(private readonly deps: ClientGateDeps) {
+    this.#watches = new RawWatches(deps.warn);
+  }
+
+  close(): void {
+    this.#watches.close();
+  }
 
   /** Before a raw client's command reaches a tab: what to wait for, or undefined to go at once. */
   before(
@@ -43,18 +66,41 @@ export class ClientGate {
   ): Promise<void> | undefined {
     // Every command of every raw client passes here: what most of them need is two lookups.
     if (client.internal) return undefined;
-    if (tab && method.startsWith('Input.') && this.deps.activity.busyFor(tab.targetId) > 0) {
-      return this.deps.activity.waitIdle(tab.targetId, RAW_INPUT_WAIT_MS, `${method} from ${client.name}`);
-    }
+    if (tab && method.startsWith('Input.') && this.deps.activity.busyFor(tab.targetId) > 0)
+      return this.deps.activity
+        .waitIdle(tab.targetId, RAW_INPUT_WAIT_MS, `${method} from ${client.name}`)
+        .then(() => this.#asks(client, tab, method, params));
+    return this.#asks(client, tab, method, params);
+  }
+
+  /** What the person asked to be asked before, for this command. */
+  #asks(
+    client: ClientSession,
+    tab: TabRecord | undefined,
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<void> | undefined {
     const asked = this.deps.asked();
     const profile = this.deps.profile();
     if (asked.length === 0 || profile === undefined) return undefined;
+    const watching = tab ? new Set(WATCHED_ASK_KINDS.filter((kind) => asked.includes(kind))) : new Set<AskKind>();
+    // The watch holds the tab's requests on the browser's one debugger session: a client's own
+    // interception there would be shown them too and could let them go unanswered.
+    if (watching.size > 0 && method.startsWith('Fetch.') && method !== 'Fetch.disable')
+      return Promise.reject(
+        new ClawdError(
+          'unsupported',
+          `${method}: the person asks before ${[...watching].join(', ')} on their tabs, so clawd holds this tab's requests for their answer; a client's own request interception is refused there`,
+        ),
+      );
+    const watched =
+      watching.size > 0 && ACTS.test(method) ? () => this.#watched(client, tab!, profile, watching) : undefined;
     const url = method === 'Page.navigate' || method === 'Target.createTarget' ? params.url : undefined;
     const newSite = asked.includes('new-site');
     const visited = this.#visitedBy(client);
     // The sites of the tabs it works in count as visited (only while new-site is asked: then it is read).
     const here = newSite && tab ? originOf(tab.info.url) : undefined;
-    if (here) visited.add(here);
+    if (here && !this.#refused.get(client)?.has(here)) visited.add(here);
     const kinds: AskKind[] = [];
     const destination = typeof url === 'string' ? originOf(url) : undefined;
     if (newSite && destination && !visited.has(destination)) kinds.push('new-site');
@@ -62,11 +108,11 @@ export class ClientGate {
     if (asked.includes('upload') && method === 'DOM.setFileInputFiles') kinds.push('upload');
     if (kinds.length === 0) {
       if (destination) visited.add(destination);
-      return undefined;
+      return watched?.();
     }
     const what = `${method}${typeof url === 'string' ? ` ${url}` : ''}`;
-    return this.deps.questions
-      .ask(
+    const answered = this.#asked(client, destination, () =>
+      this.deps.questions.ask(
         {
           profile,
           ...(tab ? { targetId: tab.targetId } : {}),
@@ -76,10 +122,33 @@ export class ClientGate {
           ...(typeof url === 'string' ? { url } : tab ? { url: tab.info.url } : {}),
         },
         RAW_ASK_WAIT_MS,
-      )
-      .then(() => {
-        if (destination) visited.add(destination);
-      });
+      ),
+    ).then(() => {
+      if (destination) visited.add(destination);
+    });
+    return watched ? answered.then(watched) : answered;
+  }
+
+  /** Resolves once the tab's requests are watched for the client (raw-watches.ts). */
+  #watched(client: ClientSession, tab: TabRecord, profile: string, kinds: ReadonlySet<AskKind>): Promise<void> {
+    const ask = (asking: AskKind[], url: string, what: string) =>
+      this.#asked(client, asking.includes('new-site') ? originOf(url) : undefined, () =>
+        this.deps.questions.ask(
+          { profile, targetId: tab.targetId, kinds: asking, session: client.name, what, url },
+          RAW_ASK_WAIT_MS,
+        ),
+      );
+    const open = this.deps.watch();
+    const visited = this.#visitedBy(client);
+    return this.#watches.arm(
+      `${client.name}\n${tab.targetId}`,
+      () =>
+        open
+          ? open({ targetId: tab.targetId, kinds, visited, ask, left: () => RAW_ASK_WAIT_MS })
+          : Promise.reject(new Error('the agent layer is not running')),
+      // Not watched, not let through unasked: the person is asked about all of it, once for the window.
+      (error) => ask([...kinds], tab.info.url, `clawd cannot watch this tab's requests (${error.message})`),
+    );
   }
 
   /**
@@ -98,6 +167,23 @@ export class ClientGate {
     return this.deps.questions.ask(
       { profile, kinds: ['download'], session: client.name, what: `download ${url}`, url },
       RAW_ASK_WAIT_MS,
+    );
+  }
+
+  /** A question about going to `site` (if it is one): a refusal is remembered, an Allow forgets it. */
+  #asked(client: ClientSession, site: string | undefined, question: () => Promise<void>): Promise<void> {
+    return question().then(
+      () => {
+        if (site) this.#refused.get(client)?.delete(site);
+      },
+      (error: unknown) => {
+        if (site) {
+          let set = this.#refused.get(client);
+          if (!set) this.#refused.set(client, (set = new Set()));
+          set.add(site);
+        }
+        throw error;
+      },
     );
   }
 

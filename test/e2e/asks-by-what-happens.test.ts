@@ -8,10 +8,11 @@
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Question } from '../../relay/consent/person-questions';
 import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
-import { answeringWhile, quiet } from '../helpers/waits';
+import { answeringWhile, quiet, until } from '../helpers/waits';
 
 interface Site {
   url(path: string, other?: boolean): string;
@@ -226,6 +227,75 @@ describe.each([
       if (!allow) expect(answer.body.error.code).toBe('person_declined');
     }
   });
+
+  // A raw CDP client through the relay (Playwright over /cdp) on the person's tab: what its input
+  // brings about is judged at the request as an agent call's is (relay/cdp/raw-watches.ts).
+  if (kind === 'extension')
+    describe('a raw CDP client on the person’s tab', () => {
+      let raw: Browser;
+      let page: Page;
+      beforeAll(async () => {
+        const relay = ctx.d.server.server.relay;
+        raw = await chromium.connectOverCDP(`${relay.url}/?token=${ctx.d.server.token}`);
+        // The person handed over one tab: the driver's.
+        page = await until('the raw client to see the tab', () => raw.contexts()[0]?.pages()[0]);
+      });
+      afterAll(() => raw?.close());
+
+      /** Runs the client's action while the person answers; waits for the question it must raise. */
+      const rawly = async (allow: boolean, action: () => Promise<unknown>) => {
+        const questions = ctx.d.server.server.consent.questions;
+        const asked: string[] = [];
+        const decide = (q: Question) => {
+          if (q.terminal) return undefined;
+          asked.push(...q.kinds);
+          return allow;
+        };
+        await answeringWhile(
+          questions,
+          decide,
+          (async () => {
+            await action().catch(() => {}); // a denied load fails the client's navigation: that is the point
+            await until('the person to be asked', () => asked.length > 0);
+          })(),
+        );
+        return asked;
+      };
+
+      it('asks before its Enter sends a form, and before its click loads another site', async () => {
+        for (const allow of [false, true]) {
+          const ref = await open('/form');
+          await release(ref.session);
+          site.hits.length = 0;
+          const asked = await rawly(allow, () => page.getByLabel('Search').press('Enter'));
+          expect(asked).toContain('submit');
+          if (allow) await until('the form to reach the site', () => posts().length > 0);
+          else await quiet(200);
+          expect(posts()).toEqual(allow ? ['POST 127.0.0.1 /sent'] : []);
+        }
+        for (const allow of [false, true]) {
+          const ref = await open('/links', true);
+          await release(ref.session);
+          site.hits.length = 0;
+          const asked = await rawly(allow, () => page.getByText('Other site').click());
+          expect(asked).toContain('new-site');
+          if (allow) await until('the other site to be loaded', () => otherHits().length > 0);
+          else await quiet(200);
+          expect(otherHits()).toEqual(allow ? ['GET localhost /linked'] : []);
+        }
+      });
+
+      it('refuses its own request interception while the person’s requests are held for their answer', async () => {
+        const error = await page
+          .route('**/*', (route) => route.continue())
+          .then(
+            () => page.reload().then(() => undefined),
+            (e: Error) => e,
+          );
+        await page.unrouteAll().catch(() => {});
+        expect(String(error)).toMatch(/request interception is refused/);
+      });
+    });
 
   it('clears the asks with policy-set --ask "" (a loosening: on the person’s yes where their browser is)', async () => {
     const questions = ctx.d.server.server.consent.questions;

@@ -1,13 +1,15 @@
 // The relay's side of the person's say, against a scripted extension: input the page saw while
 // an agent's input was on its way is the agent's, the rest is the person's; a raw client's input
 // waits while the person's hands are on the tab; a raw client is asked before it reads cookies or
-// goes to a new site when the person asked to be; the side panel's frames reach the hooks, and
+// goes to a new site when the person asked to be, and its input goes once its tab's requests are
+// watched (what it sends, loads or downloads is judged there); the side panel's frames reach the hooks, and
 // the consent state reaches the extension.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AskKind } from '../../shared/ask-kinds';
 import type { PersonFrame } from '../../shared/protocol';
 import { ClientGate } from '../../relay/cdp/client-gate';
+import type { OpenWatch, WatchRequest } from '../../relay/cdp/raw-watches';
 import { PersonActivity } from '../../relay/consent/person-activity';
 import { PersonQuestions } from '../../relay/consent/person-questions';
 import { CdpClient } from '../helpers/cdp-client';
@@ -23,6 +25,8 @@ describe("the relay and the person's say", () => {
   let activity: PersonActivity;
   let questions: PersonQuestions;
   let asked: AskKind[];
+  /** The agent layer's watch on a tab's requests, scripted: what each open was asked for. */
+  let watch: OpenWatch;
   const touched: string[] = [];
   const said: Array<PersonFrame['say']> = [];
   const panels: boolean[] = [];
@@ -37,11 +41,19 @@ describe("the relay and the person's say", () => {
   beforeEach(async () => {
     touched.length = said.length = panels.length = 0;
     asked = [];
+    watch = async () => ({ stop: async () => {} });
     activity = new PersonActivity(() => 400);
     questions = new PersonQuestions();
     t = await startTestRelay({
       consent: {
-        gate: new ClientGate({ activity, questions, profile: () => 'chrome', asked: () => asked }),
+        gate: new ClientGate({
+          activity,
+          questions,
+          profile: () => 'chrome',
+          asked: () => asked,
+          watch: () => watch,
+          warn: () => {},
+        }),
         personInput: (targetId) => {
           touched.push(targetId);
           activity.input(targetId);
@@ -137,6 +149,43 @@ describe("the relay and the person's say", () => {
     await going;
     await c.send('Page.navigate', { url: 'https://elsewhere.test/again' }, sessionId);
     expect(questions.pending()).toEqual([]);
+  });
+
+  it('holds a raw client’s acting commands until its tab’s requests are watched, and refuses its own interception then', async () => {
+    asked = ['submit', 'new-site'];
+    const opened: WatchRequest[] = [];
+    let stopped = 0;
+    watch = async (request) => {
+      opened.push(request);
+      return { stop: async () => void stopped++ };
+    };
+    const { c, sessionId } = await pageClient('&session=clicker');
+    const sent = () => ext.requests.filter((r) => r.op === 'cdp' && r.method === 'Input.dispatchMouseEvent').length;
+    const click = { type: 'mousePressed', x: 5, y: 5, button: 'left', clickCount: 1 };
+    await c.send('Input.dispatchMouseEvent', click, sessionId);
+    await c.send('Input.dispatchMouseEvent', { ...click, type: 'mouseReleased' }, sessionId);
+    // One watch for the client's acting on the tab (its two events), judging what was asked.
+    expect(opened).toHaveLength(1);
+    expect(opened[0]).toMatchObject({ targetId: TAB.targetInfo.targetId });
+    expect([...opened[0]!.kinds].sort()).toEqual(['new-site', 'submit']);
+    expect(sent()).toBe(2);
+    // What the page may see (reads) goes unwatched.
+    await c.send('DOM.getDocument', {}, sessionId);
+    expect(opened).toHaveLength(1);
+    // Its own Fetch would be shown the requests the watch holds: refused, and never sent on.
+    const intercepting = await c.send('Fetch.enable', {}, sessionId).catch((error: Error) => error.message);
+    expect(intercepting).toMatch(/request interception is refused/);
+    expect(ext.requests.some((r) => r.op === 'cdp' && r.method === 'Fetch.enable')).toBe(false);
+    await until('the watch to end after the client stopped acting', () => stopped === 1, 5_000);
+
+    // A tab that cannot be watched is not acted on unasked: the person is asked about all of it.
+    watch = () => Promise.reject(new Error('no session'));
+    const typing = c.send('Input.insertText', { text: 'x' }, sessionId).catch((error: Error) => error.message);
+    const [question] = await until('the question', () => questions.pending()[0] && questions.pending());
+    expect(question!.what).toMatch(/clawd cannot watch this tab's requests \(no session\)/);
+    questions.answer(question!.id, false, 'side panel');
+    expect(await typing).toMatch(/declined/);
+    expect(ext.requests.some((r) => r.op === 'cdp' && r.method === 'Input.insertText')).toBe(false);
   });
 
   it("asks before a raw client has a download's file: denied, it hears the download canceled and gets nothing", async () => {
