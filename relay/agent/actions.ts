@@ -12,8 +12,8 @@ import type { ActTarget } from './snapshot-engine';
 export interface ActContext {
   page: Page;
   resolve(ref: string): Promise<ActTarget>;
-  /** Why evaluate is not allowed on this profile, when it is not (the driver's PagePolicy). */
-  evaluateRefusal(): Refusal | undefined;
+  /** Why the agent's code may not run here, when it may not (the driver's PagePolicy, a secret in the page). */
+  evaluateRefusal(): Promise<Refusal | undefined>;
   /** How an error names a ref: as the snapshot showed it (`e14 combobox "Color"`). */
   describe(ref: string): string;
 }
@@ -23,8 +23,8 @@ export function isFunctionSource(source: string): boolean {
   return /^\s*(async\s+)?(function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)/.test(source);
 }
 
-function checkEvaluate(ctx: ActContext): void {
-  const refusal = ctx.evaluateRefusal();
+async function checkEvaluate(ctx: ActContext): Promise<void> {
+  const refusal = await ctx.evaluateRefusal();
   if (refusal) throw refusal;
 }
 
@@ -132,7 +132,7 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
       }
       if (request.loadState !== undefined) await page.waitForLoadState(request.loadState, { timeout });
       if (request.fn !== undefined) {
-        checkEvaluate(ctx);
+        await checkEvaluate(ctx);
         await page.waitForFunction(isFunctionSource(request.fn) ? pageFunction(request.fn) : request.fn, undefined, {
           timeout,
         });
@@ -150,7 +150,7 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
       await bounded(page.close(), request, 'the tab to close');
       return {};
     case 'evaluate': {
-      checkEvaluate(ctx);
+      await checkEvaluate(ctx);
       if (request.ref) {
         if (!isFunctionSource(request.fn))
           throw new ClawdError(

@@ -66,6 +66,8 @@ import { Traces } from './traces';
 import { DEFAULT_HOLD_IDLE_MS, TabControl } from './tab-control';
 import { TabGate, type GateCall, type GatePassed } from './tab-gate';
 import { ActionWatch } from './action-watch';
+import { SecretPages } from './secret-pages';
+import { callPutsSecret } from '../operations/secret-use';
 import type { TabWatch, WatchRequest } from '../cdp/raw-watches';
 import { PersonActivity } from '../consent/person-activity';
 import { PersonQuestions } from '../consent/person-questions';
@@ -108,6 +110,8 @@ export class AgentService {
   readonly #control: TabControl;
   readonly #downloads: Downloads;
   readonly #gate: TabGate;
+  /** Pages an agent typed a secret into: its own code does not run there (secret-pages.ts). */
+  readonly #secretPages = new SecretPages();
   readonly #questions: PersonQuestions;
 
   constructor(
@@ -200,10 +204,9 @@ export class AgentService {
           const info = this.#snapshots.refInfo(tab, ref);
           return info ? `${ref} ${info.role}${info.name ? ` ${JSON.stringify(info.name)}` : ''}` : ref;
         };
-        extra = await runAct(
-          { page, resolve, evaluateRefusal: () => driver.pages.evaluateRefusal(), describe },
-          request,
-        );
+        if (callPutsSecret()) await this.#secretPages.mark(page);
+        const evaluateRefusal = async () => driver.pages.evaluateRefusal() ?? (await this.#secretPages.refusal(page));
+        extra = await runAct({ page, resolve, evaluateRefusal, describe }, request);
       } catch (error) {
         if (isClawdError(error) || found.state.crashed) throw error;
         // The element went away while the action waited for it: that is a stale ref, not a timeout.

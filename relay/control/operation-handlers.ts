@@ -224,8 +224,10 @@ export class LocalInvoker implements Invoker {
       // Notes reach the door as they are said (a call waiting for the person says so at once).
       // What reads the page masks before it cuts, searches or counts (currentMask); the answer
       // is masked again whole, for what no reader masked (an evaluate's result, an error).
-      const { value } = await withCallMask(mask, () =>
-        collectNotes(traced, note && ((said) => note(mask.text(said))), signal),
+      const { value } = await withCallMask(
+        mask,
+        () => collectNotes(traced, note && ((said) => note(mask.text(said))), signal),
+        run !== input,
       );
       const result = mask.value(value);
       void recordCall(deps, operation, name, input, { result }, performance.now() - began);

@@ -160,16 +160,21 @@ export function masked<T>(value: T, secrets: readonly string[]): T {
  * read (a snapshot's lines, content, a network body) masks with them first, so no cut ends inside
  * a secret and no count says what it holds. Set by the operation's door for the call's whole run.
  */
-const callMask = new AsyncLocalStorage<SecretMask>();
+const callMask = new AsyncLocalStorage<{ mask: SecretMask; puts: boolean }>();
 
-/** Runs `work` with `mask` as the call's secrets (see callMask). */
-export function withCallMask<T>(mask: SecretMask, work: () => Promise<T>): Promise<T> {
-  return mask.empty ? work() : callMask.run(mask, work);
+/** Runs `work` with `mask` as the call's secrets (see callMask); `puts`: the call puts one into a page. */
+export function withCallMask<T>(mask: SecretMask, work: () => Promise<T>, puts = false): Promise<T> {
+  return mask.empty ? work() : callMask.run({ mask, puts }, work);
+}
+
+/** Whether the running call puts a secret into the page (its input named one). */
+export function callPutsSecret(): boolean {
+  return callMask.getStore()?.puts ?? false;
 }
 
 /** The running call's secrets (an empty mask outside a call, or when the profile has none). */
 export function currentMask(): SecretMask {
-  return callMask.getStore() ?? NO_SECRETS;
+  return callMask.getStore()?.mask ?? NO_SECRETS;
 }
 
 const NO_SECRETS = new SecretMask([]);

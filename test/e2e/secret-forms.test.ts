@@ -1,9 +1,10 @@
 // A secret typed into a site never comes back to the agent, however it asks: a network body cut
 // at every length around the secret, a body that carries it JSON-escaped, URL-encoded or in
 // base64, a snapshot cut inside its field, `find` and `content`'s match one character at a time,
-// the network list's URL filter, and an evaluate that reads the field as is or encoded. Masking
-// happens before any cut, search or count (relay/operations/secret-use.ts). On a managed profile
-// and on the person's tab.
+// the network list's URL filter; the page it was typed into runs no evaluate or wait fn of the
+// agent's (relay/agent/secret-pages.ts), and another page's evaluate that reads it back, as is or
+// encoded, is masked. Masking happens before any cut, search or count
+// (relay/operations/secret-use.ts). On a managed profile and on the person's tab.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,21 +18,23 @@ const LEAK = SECRET.slice(0, 4);
 
 /** A site that echoes what it is sent in every form an agent could read it back in. */
 async function startEchoSite(): Promise<{ url: string; close(): void }> {
+  let last = '';
+  const echo = (code: string) =>
+    JSON.stringify({
+      padding: 'x'.repeat(37),
+      code,
+      quoted: `"${code}"`,
+      url: encodeURIComponent(code),
+      base64: Buffer.from(`user:${code}`).toString('base64'),
+    });
   const server = http.createServer((req, res) => {
+    if (req.url === '/last') return void res.writeHead(200, { 'content-type': 'application/json' }).end(echo(last));
     if (req.method === 'POST') {
       let body = '';
       req.on('data', (chunk) => (body += chunk));
       req.on('end', () => {
-        const code = new URLSearchParams(body).get('code') ?? '';
-        res.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            padding: 'x'.repeat(37),
-            code,
-            quoted: `"${code}"`,
-            url: encodeURIComponent(code),
-            base64: Buffer.from(`user:${code}`).toString('base64'),
-          }),
-        );
+        last = new URLSearchParams(body).get('code') ?? '';
+        res.writeHead(200, { 'content-type': 'application/json' }).end(echo(last));
       });
       return;
     }
@@ -125,24 +128,34 @@ describe.each([
       for (let maxChars = line; maxChars < line + 60; maxChars += 3)
         noLeak(await api('GET', `/snapshot?targetId=${ctx.d.targetId}&maxChars=${maxChars}`), `snapshot ${maxChars}`);
 
-      // An evaluate reading the field, as is and encoded (on a managed profile).
-      for (const fn of [
-        "() => document.getElementById('code').value",
-        "() => JSON.stringify({ v: document.getElementById('code').value + '\"' })",
-        "() => btoa(document.getElementById('code').value)",
-        "() => btoa('ab' + document.getElementById('code').value)",
-        "() => encodeURIComponent(document.getElementById('code').value + ' ')",
-        "() => [...document.querySelectorAll('input')].map(i => ({ value: i.value }))",
+      // The page the secret was typed into runs none of the agent's code: it could hand the
+      // secret back reversed or a piece at a time (a wait fn says one bit a call).
+      for (const body of [
+        { kind: 'evaluate', fn: "() => [...document.getElementById('code').value].reverse().join('')" },
+        { kind: 'evaluate', fn: "() => document.getElementById('code').value.slice(1, 3)" },
+        { kind: 'wait', fn: "() => document.getElementById('code').value[0] === 'Z'", timeoutMs: 2_000 },
       ]) {
-        const read = await act({ kind: 'evaluate', fn });
-        if (kind === 'extension') {
-          // The person's own browser runs no agent's code unless the person allows it.
-          expect(read.body.error?.code).toBe('evaluate_disabled');
-          continue;
+        const read = await act(body);
+        noLeak(read, body.fn);
+        expect(read.body.error?.code, JSON.stringify(read.body)).toBe('evaluate_disabled');
+        // The person's own browser runs no agent's code unless the person allows it, secret or not.
+        if (kind === 'managed') expect(read.body.error.message).toMatch(/holds a secret the agent typed/);
+      }
+      if (kind === 'managed') {
+        // Another page: the agent's code runs again, and what it brings back (the site's echo of
+        // the secret, as is and encoded) is masked.
+        const other = await api('POST', '/navigate', { url: `${site.url}?again`, targetId: ctx.d.targetId });
+        expect(other.status, JSON.stringify(other.body)).toBe(200);
+        for (const fn of [
+          "() => fetch('/last').then((r) => r.text())",
+          "() => fetch('/last').then((r) => r.json()).then((j) => btoa('ab' + j.code))",
+          "() => fetch('/last').then((r) => r.json()).then((j) => encodeURIComponent(j.code + ' '))",
+        ]) {
+          const read = await act({ kind: 'evaluate', fn });
+          expect(read.status, JSON.stringify(read.body)).toBe(200);
+          noLeak(read, fn);
+          expect(JSON.stringify(read.body.result), fn).toContain('••••');
         }
-        expect(read.status, JSON.stringify(read.body)).toBe(200);
-        noLeak(read, fn);
-        expect(JSON.stringify(read.body.result), fn).toContain('••••');
       }
     } finally {
       site.close();
