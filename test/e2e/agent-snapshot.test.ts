@@ -192,6 +192,84 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     expect(whole.snapshot.length).toBeLessThanOrEqual(40_200);
   });
 
+  it('gives a ref to everything a person can click in a web app, and a click does what theirs does', async () => {
+    await open('/snap/clickables');
+    const snap = await snapshot();
+    const lines = shape(snap);
+    // A row with a pointer cursor and the link without href inside it: both, each with a ref.
+    expect(lines).toContain('row "INV-1001 Acme $50" [ref]');
+    expect(lines).toContain('  clickable "INV-1001" [ref]');
+    for (const name of ['Open settings', 'Show archive', 'Refresh feed', 'Focusable chip'])
+      expect(lines, snap.snapshot).toContain(`clickable "${name}" [ref]`);
+    // A card and the action inside it; a mail row named by its words, not its checkbox's "on".
+    expect(lines).toContain('clickable "Quarterly report Star it" [ref]');
+    expect(lines).toContain('  clickable "Star it" [ref]');
+    expect(lines).toContain('clickable "Ann Lee — Lunch on Friday?" [ref]');
+    const said = () => ctx.d.inPage<string>(`document.getElementById('said').textContent`);
+    for (const [role, name, what] of [
+      ['clickable', 'INV-1001', 'opened invoice 1001'],
+      ['row', 'INV-1002 Globex $75', 'selected row 1002'],
+      ['clickable', 'Open settings', 'react handler'],
+      ['clickable', 'Show archive', 'vue handler'],
+      ['clickable', 'Refresh feed', 'attribute handler'],
+      ['clickable', 'Star it', 'starred'],
+      ['clickable', 'Ann Lee — Lunch on Friday?', 'mail opened'],
+      ['clickable', 'Focusable chip', 'focusable clicked'],
+    ] as const) {
+      await click(refOf(snap, role, name));
+      expect(await said(), `${role} "${name}"`).toBe(what);
+    }
+  });
+
+  it('answers an empty diff for a re-render that changed nothing, and one row for a row that changed', async () => {
+    await open('/snap/rerender');
+    const first = await snapshot();
+    const act = async (ref: string) => {
+      const res = await ctx.d.api('POST', '/act', { kind: 'click', ref, snapshot: 'diff', targetId: ctx.d.targetId });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.snapshot as Snapshot;
+    };
+    const log = () => ctx.d.inPage<string>(`document.getElementById('log').textContent`);
+    // The whole list rebuilt, nothing a person sees changed: an empty diff, the same refs.
+    const refreshed = await act(refOf(first, 'button', 'Refresh'));
+    expect(refreshed.diff, refreshed.snapshot).toMatchObject({ added: 0, removed: 0, changed: 0 });
+    // A ref taken before the re-render clicks the same row's button after it …
+    const gamma = await act(refOf(first, 'button', 'Done', 2));
+    expect(await log()).toBe('done 3');
+    // … and the diff is that row only (its words, and its buttons in their new place) and the log.
+    expect(
+      gamma.snapshot
+        .replace(/\[e\d+\]/g, '[ref]')
+        .split('\n')
+        .sort(),
+    ).toEqual([
+      '+ button "Delete" [ref]',
+      '+ button "Undo" [ref]',
+      '+ text: "Gamma (done)"',
+      '+ text: "done 3"',
+      '- button "Delete" [ref]',
+      '- button "Done" [ref]',
+      '- text: "Gamma"',
+    ]);
+    await act(refOf(first, 'button', 'Delete', 3));
+    expect(await log()).toBe('done 3, delete 4');
+    // Two rows alike, rebuilt alike: each old ref is the one in the same order …
+    const [firstUntitled, secondUntitled] = [refOf(first, 'button', 'Delete', 4), refOf(first, 'button', 'Delete', 5)];
+    await act(firstUntitled);
+    expect(await log()).toBe('done 3, delete 4, delete 5');
+    // … but once one of them went, which one is left nobody can tell: its old ref is stale.
+    const stale = await ctx.d.api('POST', '/act', { kind: 'click', ref: secondUntitled, targetId: ctx.d.targetId });
+    expect(stale.body.error?.code, JSON.stringify(stale.body)).toBe('ref_stale');
+    expect(await log()).toBe('done 3, delete 4, delete 5');
+    // Rebuilt with no snapshot since: the ref held is given to the element the same to a person
+    // when the action looks it up.
+    const none = (ref: string) =>
+      ctx.d.api('POST', '/act', { kind: 'click', ref, snapshot: 'none', targetId: ctx.d.targetId });
+    expect((await none(refOf(first, 'button', 'Refresh'))).status).toBe(200);
+    expect((await none(refOf(first, 'button', 'Done', 1))).status).toBe(200);
+    expect(await log()).toBe('done 3, delete 4, delete 5, done 2');
+  });
+
   it('answers only what changed: after typing into one field of a large page, one line', async () => {
     await open('/snap/big-form');
     const first = await snapshot();

@@ -181,4 +181,64 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
       });
       for (let i = 0; i < 30; i++) document.getElementById('list').append(window.make('button ' + i));
     </script>`,
+  // What real web apps make clickable, each pattern once (#46): a table row with a pointer cursor
+  // whose invoice number is a link without href (one listener on the table handles both), a
+  // React-style element (its handler in the props React keeps on it, run by a listener at the
+  // root), a Vue-style one (its invoker), an onclick attribute, a card with a pointer cursor and
+  // an action inside it, a mail row with a checkbox (its "on" is no part of its name), a
+  // tabindex. Each click says what it did in #said.
+  '/snap/clickables': () => `<!doctype html><title>clickables</title>
+    <style>tr.inv { cursor: pointer } .card { cursor: pointer; border: 1px solid; padding: 4px }</style>
+    <p id="said">nothing yet</p>
+    <table id="invoices"><tr><th>Number</th><th>Customer</th><th>Total</th></tr>
+      <tr class="inv" data-id="1001"><td><a class="num">INV-1001</a></td><td>Acme</td><td>$50</td></tr>
+      <tr class="inv" data-id="1002"><td><a class="num">INV-1002</a></td><td>Globex</td><td>$75</td></tr>
+    </table>
+    <div id="root"><div id="react">Open settings</div></div>
+    <div id="vue">Show archive</div>
+    <div onclick="say('attribute handler')">Refresh feed</div>
+    <div class="card" onclick="say('card opened')"><h3>Quarterly report</h3><span class="star">Star it</span></div>
+    <div class="mail" style="cursor:pointer" onclick="say('mail opened')"><input type="checkbox" onclick="event.stopPropagation()"> Ann Lee — Lunch on Friday?</div>
+    <span tabindex="0" onclick="say('focusable clicked')">Focusable chip</span>
+    <script>
+      const say = (what) => (document.getElementById('said').textContent = what);
+      document.getElementById('invoices').addEventListener('click', (e) => {
+        const row = e.target.closest('tr.inv');
+        if (!row) return;
+        say(e.target.closest('a.num') ? 'opened invoice ' + row.dataset.id : 'selected row ' + row.dataset.id);
+      });
+      const react = document.getElementById('react');
+      react.__reactProps$x1 = { onClick: () => say('react handler') };
+      document.getElementById('root').addEventListener('click', (e) => {
+        for (let el = e.target; el; el = el.parentElement) if (el.__reactProps$x1?.onClick) return el.__reactProps$x1.onClick();
+      });
+      const vue = document.getElementById('vue');
+      vue._vei = { onClick: () => say('vue handler') };
+      vue.addEventListener('click', () => vue._vei.onClick());
+      document.querySelector('.star').__reactProps$x1 = undefined;
+      document.querySelector('.star').onclick = (e) => { e.stopPropagation(); say('starred'); };
+    </script>`,
+  // A framework-style list that rebuilds its whole DOM on every change (#46): Refresh re-renders
+  // with nothing changed, Done toggles one row, Delete removes one; two rows alike ("Untitled")
+  // cannot be told apart by a person. Each click is logged by the item's id in #log.
+  '/snap/rerender': () => `<!doctype html><title>rerender</title><div id="app"></div>
+    <script>
+      let items = ['Alpha', 'Beta', 'Gamma', 'Delta', 'Untitled', 'Untitled'].map((name, i) => ({ id: i + 1, name, done: false }));
+      const log = [];
+      window.act = (what, id) => {
+        log.push(what + ' ' + id);
+        if (what === 'done') items = items.map((it) => (it.id === id ? { ...it, done: !it.done } : it));
+        if (what === 'delete') items = items.filter((it) => it.id !== id);
+        render();
+      };
+      const render = () => {
+        document.getElementById('app').innerHTML = '<button onclick="render()">Refresh</button><ul>' +
+          items.map((it) => '<li><span>' + it.name + (it.done ? ' (done)' : '') + '</span> ' +
+            '<button onclick="act(\\'done\\', ' + it.id + ')">' + (it.done ? 'Undo' : 'Done') + '</button> ' +
+            '<button onclick="act(\\'delete\\', ' + it.id + ')">Delete</button></li>').join('') +
+          '</ul><p id="log">' + log.join(', ') + '</p>';
+      };
+      window.render = render;
+      render();
+    </script>`,
 };

@@ -691,6 +691,58 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   // Roles that say nothing by themselves: such an element shows as `clickable` when it acts like one.
   const PLAIN = new Set(['generic', 'none', 'presentation', 'paragraph', 'listitem']);
 
+  /**
+   * What a person can click though its role does not say so — the one rule (README, "What has a
+   * ref"): a link without `href` that has words, an element with a click handler of its own (an
+   * `onclick`, or a framework's own: React's props, Vue's invokers, Svelte's and Preact's
+   * delegated handlers), a `tabindex` of 0 or more, or a pointer cursor of its own — not one it
+   * only inherits, which would make every word of a clickable row a target. A handler added with
+   * addEventListener on the element itself is not seen here (its cursor usually says it).
+   */
+  function clicksLike(el: Element, st: CSSStyleDeclaration, focusable: boolean): boolean {
+    if (focusable) return true;
+    const tag = el.localName;
+    if ((tag === 'a' || tag === 'area') && /\S/.test(el.textContent ?? '')) return true;
+    if ((el.hasAttribute('onclick') || (el as HTMLElement).onclick || frameworkHandler(el)) && aTarget(el)) return true;
+    if (st.cursor !== 'pointer') return false;
+    const parent = el.parentElement ?? (el.parentNode as ShadowRoot | null)?.host ?? null;
+    return !parent || style(parent).cursor !== 'pointer';
+  }
+
+  /**
+   * A handler on a whole region (a page's root catching clicks outside a menu, a form's wrapper)
+   * is not a target: only an element of a few dozen elements, with no page region or form inside.
+   */
+  function aTarget(el: Element): boolean {
+    if (el === document.body || el === document.documentElement) return false;
+    return (
+      el.getElementsByTagName('*').length <= 60 &&
+      !el.querySelector('main, nav, form, [role=main], [role=navigation], [role=form]')
+    );
+  }
+
+  /** The key React keeps an element's props under (`__reactProps$…`, one per React copy), once seen. */
+  let reactProps: string | undefined;
+  const CLICKS = ['onClick', 'onMouseDown', 'onMouseUp', 'onPointerDown', 'onPointerUp'];
+
+  function frameworkHandler(el: Element): boolean {
+    const own = el as unknown as Record<string, unknown>;
+    if (reactProps === undefined) {
+      for (const key of Object.keys(own))
+        if (key.startsWith('__reactProps$')) {
+          reactProps = key;
+          break;
+        }
+    }
+    const props = reactProps !== undefined ? (own[reactProps] as Record<string, unknown> | undefined) : undefined;
+    if (props && CLICKS.some((name) => typeof props[name] === 'function')) return true;
+    const vue = own._vei as Record<string, unknown> | undefined; // Vue 3's invokers, by event
+    if (vue && typeof vue === 'object' && (vue.onClick || vue.onMousedown || vue.onPointerdown)) return true;
+    if (typeof own.__click === 'function') return true; // Svelte 5's delegated click
+    const preact = own.l as Record<string, unknown> | undefined; // Preact's listeners, by event and phase
+    return !!preact && typeof preact === 'object' && ('clickfalse' in preact || 'clicktrue' in preact);
+  }
+
   function implicitRole(el: Element): string {
     const tag = el.localName;
     const fixed = TAG_ROLES[tag];
@@ -776,15 +828,10 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         out += ` ${n.getAttribute('alt') ?? ''} `;
         return;
       }
-      if (tag === 'input' || tag === 'textarea') {
-        // A hidden input's value is the page's, never shown to anyone.
-        if ((n as HTMLInputElement).type !== 'hidden') out += ` ${(n as HTMLInputElement).value} `;
-        return;
-      }
-      if (tag === 'select') {
-        out += ` ${(n as HTMLSelectElement).selectedOptions[0]?.textContent ?? ''} `;
-        return;
-      }
+      // A control's value is not words of what holds it: a checkbox's "on", a field's text, a
+      // select's option would name a row or a clickable block by what was typed or chosen in it
+      // (the control's own line says its value).
+      if (tag === 'input' || tag === 'textarea' || tag === 'select') return;
       const block = style(n).display !== 'inline';
       if (block) out += ' ';
       if (pseudo) out += pseudoText(n, '::before');
@@ -942,6 +989,108 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     return undefined;
   }
 
+  /**
+   * A re-render is not a change: an element a page rebuilt (its old one gone from the document)
+   * takes the old one's ref when it is the same to a person — the same role and name in the same
+   * place (placeOf) — and exactly one gone element is (two alike rows stay apart: each gets a
+   * new ref). Anything else is a new element, and the old ref is stale.
+   */
+  const PLACE_MAX = 160;
+
+  /** Places read during one walk or resolve (a gone element's is compared with each new one alike). */
+  let places: Map<Element, string> | undefined;
+
+  /** The words around an element: those of its nearest ancestor that says more than it does (a row, a card, a list item). */
+  function placeOf(el: Element): string {
+    const known = places?.get(el);
+    if (known !== undefined) return known;
+    const place = readPlace(el);
+    places?.set(el, place);
+    return place;
+  }
+
+  function readPlace(el: Element): string {
+    const own = plainText(el);
+    let at: Element | null = el;
+    for (let i = 0; i < 8 && at; i++) {
+      at = at.parentElement ?? (at.parentNode as ShadowRoot | null)?.host ?? null;
+      if (!at) return i === 0 ? TAKEN_OUT : '';
+      const around = plainText(at);
+      if (around !== own) return `${at.localName} ${around}`;
+    }
+    return '';
+  }
+
+  /**
+   * The place of an element taken out of the page on its own (a page that sets innerHTML takes
+   * out its container's children one by one): nothing around it is left to compare, so it is
+   * heir only to the one element alike in the whole page.
+   */
+  const TAKEN_OUT = '\u0001taken out';
+
+  /** An element's text nodes, squashed, up to PLACE_MAX: read alike in a document and in a subtree taken out of it. */
+  function plainText(root: Element): string {
+    let out = '';
+    const visit = (n: Node) => {
+      if (out.length > PLACE_MAX) return;
+      if (n.nodeType === Node.TEXT_NODE) out += n.nodeValue ?? '';
+      else if (n instanceof Element && !SKIPPED.has(n.localName)) {
+        out += ' ';
+        for (let c = n.firstChild; c; c = c.nextSibling) visit(c);
+      }
+    };
+    visit(root);
+    return squash(out).slice(0, PLACE_MAX);
+  }
+
+  /** Refs whose element is gone, by role and name: what a walk may give to their rebuilt elements. */
+  type Orphans = Map<string, Array<[string, Element]>>;
+  /**
+   * During a walk: the gone refs, and the groups of heirs. A group is the gone elements of one
+   * role and name in one place and the new elements alike there; when there are as many of each,
+   * each new one takes the ref of the gone one in the same order (rows alike, rebuilt alike),
+   * and otherwise none does (one of them came or went: which, nobody can tell).
+   */
+  interface HeirGroup {
+    olds: Array<[string, Element]>;
+    news: Array<[string, Element]>;
+  }
+  let heirs: { orphans: Orphans; groups: Map<string, HeirGroup> } | undefined;
+
+  function takeOrphans(): Orphans {
+    const out: Orphans = new Map();
+    for (const [ref, entry] of reg.byId) {
+      const el = entry.el.deref();
+      if (el && el.isConnected) continue;
+      reg.byId.delete(ref);
+      if (!el) continue;
+      const key = `${entry.role}\u0000${entry.name}`;
+      const list = out.get(key);
+      if (list) list.push([ref, el]);
+      else out.set(key, [[ref, el]]);
+    }
+    return out;
+  }
+
+  /** The group a new element of `key` joins, if gone elements alike were in its place (or taken out on their own). */
+  function groupOf(el: Element, key: string): HeirGroup | undefined {
+    const list = heirs?.orphans.get(key);
+    if (!heirs || !list) return undefined;
+    const place = placeOf(el);
+    for (const at of [place, TAKEN_OUT]) {
+      const claim = `${key}\u0000${at}`;
+      let group = heirs.groups.get(claim);
+      if (!group) {
+        const olds = list.filter(([, old]) => placeOf(old) === at);
+        if (olds.length === 0) continue;
+        for (const old of olds) list.splice(list.indexOf(old), 1);
+        heirs.groups.set(claim, (group = { olds, news: [] }));
+      }
+      return group;
+    }
+    return undefined;
+  }
+
   /** The ref for `el`, kept while its role and name stay what they were; a new one otherwise. */
   function refFor(el: Element, role: string, name: string, counter: { next: number }): string {
     const known = reg.idOf.get(el);
@@ -951,7 +1100,82 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     const ref = `e${counter.next++}`;
     reg.idOf.set(el, ref);
     reg.byId.set(ref, { el: new WeakRef(el), role, name });
+    // Maybe heir to a gone one: its ref is settled once the walk has seen every one alike.
+    groupOf(el, `${role}\u0000${name}`)?.news.push([ref, el]);
     return ref;
+  }
+
+  /**
+   * Gone elements alike, in the order they stood in the page (they were taken out together, so
+   * they still share a tree); undefined when that cannot be told (taken out one by one).
+   */
+  function inPageOrder(olds: Array<[string, Element]>): Array<[string, Element]> | undefined {
+    if (olds.length < 2) return olds;
+    const [, first] = olds[0]!;
+    if (olds.some(([, el]) => first.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_DISCONNECTED))
+      return undefined;
+    return [...olds].sort(([, a], [, b]) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+  }
+
+  /** After a walk: each group of as many heirs as gone elements takes their refs, in order. */
+  function settleHeirs(result: WalkResult): void {
+    const taken = new Map<string, string>();
+    for (const { olds, news } of heirs?.groups.values() ?? []) {
+      const ordered = olds.length === news.length ? inPageOrder(olds) : undefined;
+      if (!ordered) continue;
+      news.forEach(([ref, el], i) => {
+        const old = ordered[i]![0];
+        const entry = reg.byId.get(ref)!;
+        reg.byId.delete(ref);
+        reg.byId.set(old, entry);
+        reg.idOf.set(el, old);
+        taken.set(ref, old);
+      });
+    }
+    if (taken.size === 0) return;
+    for (const line of result.lines) {
+      const old = line.r !== undefined ? taken.get(line.r) : undefined;
+      if (old === undefined) continue;
+      line.s = line.s.replace(`[${line.r}]`, `[${old}]`);
+      line.r = old;
+    }
+    for (const shown of result.refs) shown[0] = taken.get(shown[0]) ?? shown[0];
+  }
+
+  /**
+   * A ref whose element is gone since the last walk (a re-render before the action), given to
+   * the element now in the document that is the same to a person, as a walk would (groupOf).
+   */
+  function rebind(ref: string, entry: RegistryEntry): Element | undefined {
+    const old = entry.el.deref();
+    if (!old) return undefined;
+    const candidates: Element[] = [];
+    for (const el of document.querySelectorAll(old.localName)) {
+      const mine = reg.idOf.get(el);
+      if (mine !== undefined && mine !== ref && reg.byId.get(mine)?.el.deref() === el) continue;
+      const role = roleOf(el);
+      const clicks = () =>
+        clicksLike(el, style(el), el.hasAttribute('tabindex') && Number(el.getAttribute('tabindex')) >= 0);
+      const shown = entry.role === 'clickable' && PLAIN.has(role) && clicks() ? 'clickable' : role;
+      if (shown === entry.role && nameOf(el, shown) === entry.name) candidates.push(el);
+    }
+    // The new ones alike in the old one's place (in the page, for one taken out on its own); as
+    // many as the gone ones alike there, the one in the same order is its heir.
+    const place = placeOf(old);
+    const news = place === TAKEN_OUT ? candidates : candidates.filter((el) => placeOf(el) === place);
+    const olds: Array<[string, Element]> = [];
+    for (const [other, was] of reg.byId) {
+      const gone = was.el.deref();
+      if (was.role === entry.role && was.name === entry.name && gone && !gone.isConnected && placeOf(gone) === place)
+        olds.push([other, gone]);
+    }
+    const ordered = news.length === olds.length ? inPageOrder(olds) : undefined;
+    const at = ordered ? ordered.findIndex(([other]) => other === ref) : -1;
+    if (at < 0) return undefined;
+    const heir = news[at]!;
+    reg.idOf.set(heir, ref);
+    reg.byId.set(ref, { el: new WeakRef(heir), role: entry.role, name: entry.name });
+    return heir;
   }
 
   function walk(root: Node, nextRef: number, textMax: number): WalkResult {
@@ -1010,12 +1234,11 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       const editable = role === 'textbox' && el instanceof HTMLElement && el.isContentEditable;
       const focusable = el.hasAttribute('tabindex') && Number(el.getAttribute('tabindex')) >= 0;
       let shownRole = role;
-      if (PLAIN.has(role)) {
-        const parentCursor = el.parentElement ? style(el.parentElement).cursor : '';
-        if (((st.cursor === 'pointer' && parentCursor !== 'pointer') || focusable) && reachable())
-          shownRole = 'clickable';
-      }
-      const actionable = (INTERACTIVE.has(shownRole) || shownRole === 'clickable' || editable) && reachable();
+      // A row or cell a person clicks keeps its role, with a ref; a plain element shows as clickable.
+      const clickedAsIs = (role === 'row' || role === 'cell') && clicksLike(el, st, focusable);
+      if (PLAIN.has(role) && clicksLike(el, st, focusable) && reachable()) shownRole = 'clickable';
+      const actionable =
+        (INTERACTIVE.has(shownRole) || shownRole === 'clickable' || clickedAsIs || editable) && reachable();
       let childDepth = depth;
       let childQuiet = quiet;
       if (shownRole === 'iframe') {
@@ -1173,19 +1396,33 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       const root = req.selector ? document.querySelector(req.selector) : (document.body ?? document.documentElement);
       if (!root)
         return JSON.stringify({ lines: [], nextRef: req.nextRef, refs: [], missing: true } satisfies WalkResult);
-      // Forget refs whose element is gone: they can only be stale now.
-      for (const [ref, entry] of reg.byId) {
-        const el = entry.el.deref();
-        if (!el || !el.isConnected) reg.byId.delete(ref);
+      // Refs whose element is gone: a rebuilt element the same to a person takes one (refFor);
+      // the rest can only be stale now, and are forgotten.
+      const orphans = takeOrphans();
+      heirs = orphans.size > 0 ? { orphans, groups: new Map() } : undefined;
+      places = new Map();
+      try {
+        const result = walk(root, req.nextRef, req.textMax);
+        settleHeirs(result);
+        // One string back: Playwright's structured serialisation of thousands of small objects
+        // costs several times the walk itself (measured on a long article: 50 ms against 15).
+        return JSON.stringify(result);
+      } finally {
+        heirs = undefined;
+        places = undefined;
       }
-      // One string back: Playwright's structured serialisation of thousands of small objects
-      // costs several times the walk itself (measured on a long article: 50 ms against 15).
-      return JSON.stringify(walk(root, req.nextRef, req.textMax));
     }
     case 'resolve': {
       const entry = reg.byId.get(req.ref);
-      const el = entry?.el.deref();
-      if (!entry || !el || !el.isConnected) return 'gone';
+      if (!entry) return 'gone';
+      let el = entry.el.deref();
+      // Rebuilt since the snapshot (a re-render): the one element the same to a person, or gone.
+      if (!el || !el.isConnected) {
+        places = new Map();
+        el = rebind(req.ref, entry);
+        places = undefined;
+      }
+      if (!el) return 'gone';
       const role = roleOf(el);
       const shownRole = entry.role === 'clickable' && PLAIN.has(role) ? 'clickable' : role;
       if (shownRole !== entry.role || nameOf(el, shownRole) !== entry.name) return 'changed';
