@@ -1,9 +1,11 @@
 // Finding things on a page without reading all of it: the lines of the agent snapshot whose text
 // (role, accessible name, value, visible text) holds the query, each with a little context — the
 // row, list item, dialog or group it sits in, the nearest section heading before it (unless a
-// row or named frame says more, or the one match is named like nothing else on the page), and the first actionable lines inside its frame (a matching row's
-// buttons) or, with no frame, after it in its section (a product card's button), unless the
-// match is itself actionable — so an agent can act by ref at once. And one element's subtree,
+// row or named frame says more, or the one match is named like nothing else on the page), and
+// the first actionable lines inside its frame (a matching row's buttons) or, with no frame,
+// after it in its section (a product card's button); a match that is itself actionable is shown
+// with the others of its own small frame (a line item's other fields) — so an agent can act by
+// ref at once. And one element's subtree,
 // for a snapshot of just that part. Pure: unit-tested.
 
 import { ClawdError } from '../errors';
@@ -13,6 +15,12 @@ import { renderLine, withoutRef } from './snapshot-lines';
 /** Lines that frame a match: what it sits in (an iframe too: the agent learns the match is in one). */
 const CONTAINERS =
   /^(row|listitem|dialog|alertdialog|group|form|region|article|tabpanel|menu|listbox|tree|treeitem|gridcell|cell|table|grid|treegrid|list|navigation|iframe)\b/;
+/**
+ * The small frames whose controls belong together (a line item's description, quantity and
+ * price; a card's actions): a match with a ref inside one is answered with the others beside it,
+ * so the next action needs no snapshot.
+ */
+const NEIGHBOURHOOD = /^(row|listitem|group|article|treeitem)\b/;
 /** What a matching container shows of itself: its first lines with refs. */
 const INSIDE = 8;
 /** What a match framed only by its section shows after it. */
@@ -81,6 +89,8 @@ export function findLines(lines: SnapshotLine[], options: FindOptions): Found {
     // match is better than the last heading before it, which may be a neighbour's title.
     const namedFrame = (l: SnapshotLine) => CONTAINERS.test(l.text) && /^([a-z]+ "|row: )/.test(l.text);
     let named = namedFrame(line);
+    // Whether the match's own frame was reached (a match with a ref shows the refs beside it there).
+    let neighbours = false;
     for (let i = at - 1; i >= 0 && (depth > 0 || !heading); i--) {
       const above = lines[i]!;
       if (!heading && roleOf(above) === 'heading' && above.depth <= line.depth) {
@@ -92,7 +102,9 @@ export function findLines(lines: SnapshotLine[], options: FindOptions): Found {
       if (!CONTAINERS.test(above.text)) continue;
       keep.add(i);
       if (namedFrame(above)) named = true;
-      if (!container) refsUnder(i);
+      // What can be done in its frame; for a match with a ref, only in the nearest small frame.
+      if (!container || (line.ref !== undefined && !neighbours && NEIGHBOURHOOD.test(above.text))) refsUnder(i);
+      if (line.ref !== undefined) neighbours = true;
       container = true;
     }
     // Framed by nothing but its section (a card drawn as a heading, text and a button): what

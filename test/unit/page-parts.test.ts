@@ -77,6 +77,33 @@ describe('find in the page', () => {
     ]);
   });
 
+  it('answers a field with the other fields of its row: a line item’s quantity beside its description', () => {
+    const invoice = [
+      line(0, 'heading "Invoice 1001" [level=1]'),
+      line(0, 'table "Items":'),
+      line(1, 'row: "Kettle | 2 | £41"'),
+      line(2, 'textbox "Description"', 'e1'),
+      line(2, 'spinbutton "Quantity"', 'e2'),
+      line(2, 'textbox "Price"', 'e3'),
+      line(2, 'button "Remove"', 'e4'),
+      line(1, 'row: "Mug | 1 | £9"'),
+      line(2, 'textbox "Description 2"', 'e5'),
+      line(2, 'spinbutton "Quantity 2"', 'e6'),
+      line(0, 'button "Save invoice"', 'e7'),
+    ];
+    expect(findLines(invoice, { query: 'description', limit: 1 }).text.split('\n')).toEqual([
+      'table "Items":',
+      '  row: "Kettle | 2 | £41"',
+      '    textbox "Description" [e1]',
+      '    spinbutton "Quantity" [e2]',
+      '    textbox "Price" [e3]',
+      '    button "Remove" [e4]',
+      '… 1 more matches: narrow the query (or role), or raise limit',
+    ]);
+    // A match with a ref in a large frame only (the table, the page): no neighbours.
+    expect(findLines(invoice, { query: 'save', limit: 10 }).text).toBe('button "Save invoice" [e7]');
+  });
+
   it('shows what follows a match framed only by its section: a product card drawn as a heading, text and a button', () => {
     const cards = [line(0, 'main:')];
     for (const [i, name] of ['Steel kettle', 'Blue Kettle', 'Red teapot'].entries()) {
