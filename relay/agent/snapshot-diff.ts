@@ -20,6 +20,40 @@ export interface SnapshotDiff {
   refs: string[];
 }
 
+/** How many gone lines a diff shows before it counts the rest. */
+const GONE_SHOWN = 6;
+
+/**
+ * What went, said briefly: a line that went with everything under it is shown alone, with a count
+ * of what went under it (a list the page replaced by a message view is one line, not every row);
+ * past GONE_SHOWN lines, the rest is a count and the refs' range. A gone ref is refused as stale
+ * either way: the agent needs to know that it went, not every line of it.
+ */
+function foldGone(before: SnapshotLine[], gone: boolean[]): SnapshotLine[] {
+  const shown: SnapshotLine[] = [];
+  const rest: SnapshotLine[] = [];
+  for (let i = 0; i < before.length; i++) {
+    if (!gone[i]) continue;
+    const line = before[i]!;
+    let end = i + 1;
+    while (end < before.length && before[end]!.depth > line.depth && gone[end]) end++;
+    const whole = end === before.length || before[end]!.depth <= line.depth;
+    const under = whole ? end - i - 1 : 0;
+    const folded: SnapshotLine =
+      under > 0 ? { ...line, text: `${line.text} (and ${under} line${under === 1 ? '' : 's'} under it)` } : line;
+    (shown.length < GONE_SHOWN ? shown : rest).push(folded);
+    if (under > 0) i = end - 1;
+  }
+  if (rest.length > 0) {
+    const refs = rest.flatMap((l) => (l.ref ? [l.ref] : []));
+    shown.push({
+      depth: rest[0]!.depth,
+      text: `… ${rest.length} more line${rest.length === 1 ? '' : 's'} gone${refs.length > 0 ? ` (refs ${refs[0]} to ${refs[refs.length - 1]})` : ''}`,
+    });
+  }
+  return shown;
+}
+
 export function diffSnapshots(
   before: SnapshotLine[],
   after: SnapshotLine[],
@@ -60,18 +94,21 @@ export function diffSnapshots(
     }
   }
   let removed = 0;
-  for (const line of before) {
+  const gone: boolean[] = before.map((line) => {
     const text = renderLine(line);
-    const gone = line.ref ? !kept.has(line.ref) : (oldPlain.get(text) ?? 0) > 0;
-    if (!gone) continue;
-    if (!line.ref) oldPlain.set(text, oldPlain.get(text)! - 1);
-    marked.push({ mark: '-', line });
-    removed++;
-  }
-  const base = marked.reduce((least, m) => Math.min(least, m.line.depth), Infinity);
+    const went = line.ref ? !kept.has(line.ref) : (oldPlain.get(text) ?? 0) > 0;
+    if (went && !line.ref) oldPlain.set(text, oldPlain.get(text)! - 1);
+    if (went) removed++;
+    return went;
+  });
+  const shownGone = foldGone(before, gone);
+  const base = [...marked.map((m) => m.line), ...shownGone].reduce((least, l) => Math.min(least, l.depth), Infinity);
   const refs = marked.flatMap((m) => (m.mark !== '-' && m.line.ref ? [m.line.ref] : []));
   return {
-    lines: marked.map((m) => `${m.mark} ${renderLine({ ...m.line, depth: m.line.depth - base })}`),
+    lines: [
+      ...marked.map((m) => `${m.mark} ${renderLine({ ...m.line, depth: m.line.depth - base })}`),
+      ...shownGone.map((l) => `- ${renderLine({ ...l, depth: l.depth - base })}`),
+    ],
     added,
     removed,
     changed,

@@ -149,10 +149,50 @@ function titles(line: SnapshotLine, title: string): boolean {
   return title === said || (title.startsWith(said) && /^\s*[|–—:·-]/.test(title.slice(said.length)));
 }
 
-/** Runs of lines alike but for their refs (a button per row) shown as their first few and a count. */
+/** Rows (or clickable blocks) whose lines have the same roles in the same shape: a list of mails, of orders. */
+const BLOCKS = /^(row|clickable)\b/;
+
+/** Where the block of line `at` (it and the deeper lines after it) ends, and its shape (roles by depth). */
+function blockAt(lines: SnapshotLine[], at: number): { end: number; shape: string } {
+  const top = lines[at]!.depth;
+  let end = at + 1;
+  while (end < lines.length && lines[end]!.depth > top) end++;
+  const shape = lines
+    .slice(at, end)
+    .map((l) => `${l.depth - top}${l.text.match(/^[a-z]+/)?.[0] ?? ''}`)
+    .join(' ');
+  return { end, shape };
+}
+
+/**
+ * Runs of lines alike but for their refs (a button per row) shown as their first few and a count;
+ * and runs of blocks of the same shape (a row with its checkbox, star and subject, one per mail)
+ * the same way: the agent finds the one it is after by its words.
+ */
 function foldAlike(lines: SnapshotLine[]): SnapshotLine[] {
   const out: SnapshotLine[] = [];
   for (let i = 0; i < lines.length;) {
+    if (lines[i]!.ref && BLOCKS.test(lines[i]!.text)) {
+      const first = blockAt(lines, i);
+      const starts = [i];
+      let end = first.end;
+      while (end < lines.length && lines[end]!.depth === lines[i]!.depth) {
+        const next = blockAt(lines, end);
+        if (next.shape !== first.shape || !lines[end]!.ref || next.end - end < 2) break;
+        starts.push(end);
+        end = next.end;
+      }
+      if (first.end - i > 1 && starts.length > ALIKE_SHOWN + 1) {
+        const rest = lines.slice(starts[ALIKE_SHOWN]!, end).flatMap((l) => (l.ref ? [l.ref] : []));
+        out.push(...lines.slice(i, starts[ALIKE_SHOWN]!));
+        out.push({
+          depth: lines[i]!.depth,
+          text: `… ${starts.length - ALIKE_SHOWN} more ${lines[i]!.text.match(/^[a-z]+/)![0]}s like these (${rest[0]} to ${rest[rest.length - 1]}): find one by its words`,
+        });
+        i = end;
+        continue;
+      }
+    }
     let j = i + 1;
     while (
       j < lines.length &&

@@ -18,6 +18,7 @@ import { managedStart } from './cases/managed-start';
 import { manyProfiles } from './cases/many-profiles';
 import { manyTabs } from './cases/many-tabs';
 import { mcpTasks } from './cases/mcp-tasks';
+import { spaTasks } from './cases/spa-tasks';
 import { mcpTools } from './cases/mcp-tools';
 import { networkFlood } from './cases/network-flood';
 import { pwEvaluate } from './cases/pw-evaluate';
@@ -51,6 +52,7 @@ const ALL = [
   'cli',
   'mcp-tools',
   'mcp-tasks',
+  'spa-tasks',
   'network-flood',
   'managed-start',
   'fan-out',
@@ -191,6 +193,10 @@ async function main(): Promise<number> {
     // Its own servers: clawd mcp runs one on a fresh home, as an agent's host would.
     log(`running mcp-tasks${quick ? ' (quick)' : ''} …`);
     cases.push(await mcpTasks(quick));
+  }
+  if (wanted('spa-tasks')) {
+    log(`running spa-tasks${quick ? ' (quick)' : ''} …`);
+    cases.push(await spaTasks(quick));
   }
   if (wanted('relay-hop')) {
     log(`running relay-hop${quick ? ' (quick)' : ''} …`);

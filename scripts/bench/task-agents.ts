@@ -17,12 +17,12 @@ export interface AgentSession {
   frugal?: boolean;
 }
 
-export interface TaskScript {
+export interface TaskScript<Site = TaskSite> {
   name: string;
   clawd(s: AgentSession, url: (path: string) => string): Promise<string>;
   playwright(s: AgentSession, url: (path: string) => string): Promise<string>;
   /** What is wrong with the site's end state (and the agent's last answer), or undefined. */
-  verify(site: TaskSite, answer: string): string | undefined;
+  verify(site: Site, answer: string): string | undefined;
 }
 
 /** A ref as either server prints it: clawd's `[e12]`, Playwright MCP's `[ref=f2e12]`. */
@@ -69,7 +69,7 @@ export function enclosingRef(answer: string, role: string, text: string): string
  * for a word it expects there and a snapshot of the page's main landmark around it — less to
  * read, one call more, and the agent must guess a word first.
  */
-async function pwLook(s: AgentSession, expected: string): Promise<string> {
+export async function pwLook(s: AgentSession, expected: string): Promise<string> {
   if (!s.frugal) return s.call('browser_snapshot', {});
   return s.call('browser_snapshot', {
     target: enclosingRef(await s.call('browser_find', { text: expected }), 'main', expected),

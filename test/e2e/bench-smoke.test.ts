@@ -8,7 +8,7 @@ const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../
 
 /**
  * The benchmark's quick run, as a smoke test: it must run every case and report numbers
- * (mcp-tasks fails the run if a task's end state is wrong). No thresholds. Its grid case runs on
+ * (mcp-tasks and spa-tasks fail the run if a task's end state is wrong). No thresholds. Its grid case runs on
  * the run's Grid.
  */
 describe('npm run bench -- --quick --json', () => {
@@ -54,6 +54,7 @@ describe('npm run bench -- --quick --json', () => {
       'cli',
       'mcp-tools',
       'mcp-tasks',
+      'spa-tasks',
       'network-flood',
       'managed-start',
       'fan-out',

@@ -203,6 +203,26 @@ describe('one element of the snapshot', () => {
 });
 
 describe('a brief view', () => {
+  it('shows two of a run of rows of the same shape and counts the rest: a mailbox', () => {
+    const mails = Array.from({ length: 6 }, (_, i) => [
+      line(0, `row "Sender ${i} Subject ${i}"`, `e${i * 3 + 1}`),
+      line(1, 'button "Star"', `e${i * 3 + 2}`),
+      line(1, `clickable "Subject ${i}"`, `e${i * 3 + 3}`),
+    ]).flat();
+    expect(
+      renderLines(briefLines([...mails, line(0, 'button "Older"', 'e99')]), { interactive: false }).text.split('\n'),
+    ).toEqual([
+      'row "Sender 0 Subject 0" [e1]',
+      '  button "Star" [e2]',
+      '  clickable "Subject 0" [e3]',
+      'row "Sender 1 Subject 1" [e4]',
+      '  button "Star" [e5]',
+      '  clickable "Subject 1" [e6]',
+      '… 4 more rows like these (e7 to e18): find one by its words',
+      'button "Older" [e99]',
+    ]);
+  });
+
   it('keeps headings and what has a ref, indented only under kept lines', () => {
     expect(renderLines(briefLines(page(1)), { interactive: false }).text.split('\n')).toEqual([
       'heading "People" [level=1]',

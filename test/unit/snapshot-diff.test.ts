@@ -27,6 +27,28 @@ describe('snapshot diffs', () => {
     });
   });
 
+  it('says what went briefly: a line gone with all under it is one line and a count, and past six the rest is a count', () => {
+    const rows = Array.from({ length: 10 }, (_, i) => [
+      line(`row "Mail ${i}"`, `e${i * 2 + 2}`, 1),
+      line('button "Star"', `e${i * 2 + 3}`, 2),
+    ]).flat();
+    const before = [line('heading "Inbox"'), line('table "Messages":', undefined, 0), ...rows];
+    const opened = [line('heading "Inbox"'), line('heading "Mail 3"'), line('button "Archive"', 'e90')];
+    expect(diffSnapshots(before, opened).lines).toEqual([
+      '+ heading "Mail 3"',
+      '+ button "Archive" [e90]',
+      '- table "Messages": (and 20 lines under it)',
+    ]);
+    // Rows gone from a list that stays: each row with its button under it, six shown, then a count.
+    const kept = [line('heading "Inbox"'), line('table "Messages":'), ...rows.slice(0, 2)];
+    const diff = diffSnapshots(before, kept);
+    expect(diff.lines).toEqual([
+      ...[1, 2, 3, 4, 5, 6].map((i) => `- row "Mail ${i}" [e${i * 2 + 2}] (and 1 line under it)`),
+      '- … 3 more lines gone (refs e16 to e20)',
+    ]);
+    expect(diff.removed).toBe(18);
+  });
+
   it('lists new lines in page order and gone ones last; plain lines are matched by text, repeats counted', () => {
     const before = [line('text: "idle"'), line('text: "x"'), line('text: "x"'), line('button "Old"', 'e1')];
     const after = [line('text: "x"'), line('button "New"', 'e2', 1), line('text: "busy"')];

@@ -691,6 +691,35 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   // Roles that say nothing by themselves: such an element shows as `clickable` when it acts like one.
   const PLAIN = new Set(['generic', 'none', 'presentation', 'paragraph', 'listitem']);
 
+  /** Roles of controls: their own line says their name and value. */
+  const CONTROLS = new Set([
+    'button',
+    'checkbox',
+    'radio',
+    'switch',
+    'textbox',
+    'searchbox',
+    'combobox',
+    'listbox',
+    'slider',
+    'spinbutton',
+    'menuitemcheckbox',
+    'menuitemradio',
+  ]);
+
+  /**
+   * A control inside what is being named adds nothing to its name: a checkbox's "on" or its
+   * "Select" label, a field's text, a select's option, a Star button would name a row or a card by
+   * what sits in it or was typed there, and change it when they change. The control's own line
+   * says its name and value.
+   */
+  function isControl(el: Element): boolean {
+    const tag = el.localName;
+    if (tag === 'input' || tag === 'textarea' || tag === 'select' || tag === 'button') return true;
+    const role = el.getAttribute('role');
+    return role !== null && CONTROLS.has(role.trim().split(/\s+/)[0]!.toLowerCase());
+  }
+
   /**
    * What a person can click though its role does not say so — the one rule (README, "What has a
    * ref"): a link without `href` that has words, an element with a click handler of its own (an
@@ -816,7 +845,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         return;
       }
       if (!(n instanceof Element) || n === skip) return;
-      if (SKIPPED.has(n.localName) || isHiddenForAll(n)) return;
+      if (SKIPPED.has(n.localName) || isHiddenForAll(n) || isControl(n)) return;
       if (seenOnly && (style(n).visibility === 'hidden' || boxUnseen(n, style(n)))) return;
       const label = n.getAttribute('aria-label');
       if (label && label.trim()) {
@@ -828,10 +857,6 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         out += ` ${n.getAttribute('alt') ?? ''} `;
         return;
       }
-      // A control's value is not words of what holds it: a checkbox's "on", a field's text, a
-      // select's option would name a row or a clickable block by what was typed or chosen in it
-      // (the control's own line says its value).
-      if (tag === 'input' || tag === 'textarea' || tag === 'select') return;
       const block = style(n).display !== 'inline';
       if (block) out += ' ';
       if (pseudo) out += pseudoText(n, '::before');
@@ -854,6 +879,9 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       .map((id) => root.getElementById?.(id) ?? el.ownerDocument.getElementById(id))
       .filter((e): e is HTMLElement => e !== null);
   }
+
+  /** How much of each cell a row's name says. */
+  const ROW_CELL_MAX = 40;
 
   function nameOf(el: Element, role: string): string {
     const labelledBy = el.getAttribute('aria-labelledby');
@@ -896,6 +924,15 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       if (caption) return cap(textOf(caption, 300, false), 150);
     }
     if (tag === 'iframe') return cap(squash(el.getAttribute('title') ?? el.getAttribute('name') ?? ''), 150);
+    if (role === 'row') {
+      // A row leads with what identifies it: each cell's first words (a long cell, a mail's
+      // snippet, cut), not one long run of the first cells.
+      const cells = [...el.children]
+        .map((c) => cap(textOf(c, 100, false), ROW_CELL_MAX))
+        .filter(Boolean)
+        .join(' ');
+      if (cells) return cap(cells, 120);
+    }
     if (FROM_CONTENT.has(role)) {
       const text = textOf(el, 300, false) || textOf(el, 300, true);
       if (text) return cap(text, role === 'row' ? 120 : 150);
@@ -992,10 +1029,13 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   /**
    * A re-render is not a change: an element a page rebuilt (its old one gone from the document)
    * takes the old one's ref when it is the same to a person — the same role and name in the same
-   * place (placeOf) — and exactly one gone element is (two alike rows stay apart: each gets a
-   * new ref). Anything else is a new element, and the old ref is stale.
+   * place (placeOf: the first words of the nearest ancestor that says more, or in a long list
+   * those of the rows beside it) — as many alike there as before, in page order (groupOf, settleHeirs). Anything
+   * else is a new element, and the old ref is stale.
    */
-  const PLACE_MAX = 160;
+  const PLACE_MAX = 300;
+  /** How many characters of an ancestor's (or a neighbouring row's) first words say where an element is. */
+  const BESIDE_MAX = 80;
 
   /** Places read during one walk or resolve (a gone element's is compared with each new one alike). */
   let places: Map<Element, string> | undefined;
@@ -1010,13 +1050,22 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   }
 
   function readPlace(el: Element): string {
-    const own = plainText(el);
-    let at: Element | null = el;
-    for (let i = 0; i < 8 && at; i++) {
-      at = at.parentElement ?? (at.parentNode as ShadowRoot | null)?.host ?? null;
+    const own = plainText(el, PLACE_MAX);
+    let child = el;
+    for (let i = 0; i < 8; i++) {
+      const at: Element | null = child.parentElement ?? (child.parentNode as ShadowRoot | null)?.host ?? null;
       if (!at) return i === 0 ? TAKEN_OUT : '';
-      const around = plainText(at);
-      if (around !== own) return `${at.localName} ${around}`;
+      const around = plainText(at, PLACE_MAX + 1);
+      if (around && around !== own) {
+        // Its first words (a row's first cell, a card's or a message's title, a toast's text): what
+        // names the place, and not what changes in it (a count, a label applied, a star).
+        if (around.length <= PLACE_MAX) return `${at.localName} ${firstWords(at)}`;
+        // A list or a table: its first words are its first row's; the rows beside this one say
+        // where it is.
+        const beside = (sibling: Element | null) => (sibling ? firstWords(sibling) : '');
+        return `${at.localName} ‹${beside(child.previousElementSibling)}› ‹${beside(child.nextElementSibling)}›`;
+      }
+      child = at;
     }
     return '';
   }
@@ -1028,19 +1077,38 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
    */
   const TAKEN_OUT = '\u0001taken out';
 
-  /** An element's text nodes, squashed, up to PLACE_MAX: read alike in a document and in a subtree taken out of it. */
-  function plainText(root: Element): string {
+  /**
+   * An element's text nodes, squashed, up to `max` (controls inside left out, as in names): read
+   * alike in a document and in a subtree taken out of it.
+   */
+  function plainText(root: Element, max: number): string {
     let out = '';
     const visit = (n: Node) => {
-      if (out.length > PLACE_MAX) return;
+      if (out.length > max * 2) return;
       if (n.nodeType === Node.TEXT_NODE) out += n.nodeValue ?? '';
-      else if (n instanceof Element && !SKIPPED.has(n.localName)) {
+      else if (n instanceof Element && !SKIPPED.has(n.localName) && (n === root || !isControl(n))) {
         out += ' ';
         for (let c = n.firstChild; c; c = c.nextSibling) visit(c);
       }
     };
     visit(root);
-    return squash(out).slice(0, PLACE_MAX);
+    return squash(out).slice(0, max);
+  }
+
+  /** The first words of an element (its first text node with words, controls left out), up to BESIDE_MAX. */
+  function firstWords(root: Element): string {
+    let found = '';
+    const visit = (n: Node): boolean => {
+      if (n.nodeType === Node.TEXT_NODE) {
+        if (/\S/.test(n.nodeValue ?? '')) found = squash(n.nodeValue ?? '').slice(0, BESIDE_MAX);
+        return found !== '';
+      }
+      if (!(n instanceof Element) || SKIPPED.has(n.localName) || (n !== root && isControl(n))) return false;
+      for (let c = n.firstChild; c; c = c.nextSibling) if (visit(c)) return true;
+      return false;
+    };
+    visit(root);
+    return found;
   }
 
   /** Refs whose element is gone, by role and name: what a walk may give to their rebuilt elements. */

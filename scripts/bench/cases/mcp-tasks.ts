@@ -29,7 +29,7 @@ interface Tally {
   ms: number;
 }
 
-interface ServerRun {
+export interface ServerRun {
   total: Tally;
   perTask: Record<string, Tally>;
 }
@@ -53,13 +53,14 @@ function counted(client: Client, tally: Tally, trace: boolean, frugal: boolean):
   };
 }
 
-async function runServer(
+/** One server's run of the tasks over stdio, each judged by the site's end state. */
+export async function runServer<Site extends Pick<TaskSite, 'url' | 'reset'>>(
   side: 'clawd' | 'playwright',
   command: string[],
   cwd: string,
-  site: TaskSite,
+  site: Site,
   trace: boolean,
-  tasks: readonly TaskScript[],
+  tasks: readonly TaskScript<Site>[],
   frugal = false,
 ): Promise<ServerRun> {
   const client = new Client({ name: 'clawd-bench', version: '1' });
@@ -79,11 +80,12 @@ async function runServer(
       site.reset();
       const tally: Tally = { calls: 0, chars: 0, ms: 0 };
       const started = performance.now();
-      const answer = await (task[side] as TaskScript['clawd'])(counted(client, tally, trace, frugal), site.url).catch(
-        (error: Error) => {
-          throw new Error(`${side}, task "${task.name}": ${error.message}`);
-        },
-      );
+      const answer = await (task[side] as TaskScript<Site>['clawd'])(
+        counted(client, tally, trace, frugal),
+        site.url,
+      ).catch((error: Error) => {
+        throw new Error(`${side}, task "${task.name}": ${error.message}`);
+      });
       tally.ms = performance.now() - started;
       // What the page itself sends after the agent's last answer (the todo list's save) may
       // trail it a moment: looked at again for up to 2 s before it counts as not done.
@@ -102,6 +104,26 @@ async function runServer(
   return { total, perTask };
 }
 
+/** `clawd mcp` on a home of its own under `temp`, on free ports. */
+export function clawdMcpArgs(temp: string): string[] {
+  return [CLAWD, 'mcp', '--home', path.join(temp, 'home'), '--relay-port', '0', '--control-port', '0'];
+}
+
+/** Playwright MCP, headless and isolated, on the same Chromium. */
+export function playwrightMcpArgs(temp: string): string[] {
+  const cli = path.join(path.dirname(createRequire(import.meta.url).resolve('@playwright/mcp/package.json')), 'cli.js');
+  return [
+    cli,
+    '--headless',
+    '--isolated',
+    '--executable-path',
+    findExecutable(undefined).path,
+    '--output-dir',
+    path.join(temp, 'pw-out'),
+    ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+  ];
+}
+
 export async function mcpTasks(quick: boolean): Promise<CaseResult> {
   const site = await startTaskSite();
   const temp = mkdtempSync(path.join(os.tmpdir(), 'clawd-bench-tasks-'));
@@ -110,29 +132,8 @@ export async function mcpTasks(quick: boolean): Promise<CaseResult> {
   // tools still walked and each end state still checked.
   const tasks = quick ? TASKS.slice(0, 2) : TASKS;
   try {
-    const clawd = await runServer(
-      'clawd',
-      [CLAWD, 'mcp', '--home', path.join(temp, 'home'), '--relay-port', '0', '--control-port', '0'],
-      temp,
-      site,
-      trace,
-      tasks,
-    );
-    const playwrightCli = path.join(
-      path.dirname(createRequire(import.meta.url).resolve('@playwright/mcp/package.json')),
-      'cli.js',
-    );
-    const root = process.getuid?.() === 0;
-    const playwrightArgs = [
-      playwrightCli,
-      '--headless',
-      '--isolated',
-      '--executable-path',
-      findExecutable(undefined).path,
-      '--output-dir',
-      path.join(temp, 'pw-out'),
-      ...(root ? ['--no-sandbox'] : []),
-    ];
+    const clawd = await runServer('clawd', clawdMcpArgs(temp), temp, site, trace, tasks);
+    const playwrightArgs = playwrightMcpArgs(temp);
     // Quick (CI's smoke run): the frugal plan only, the one that sets the baseline.
     const playwright = quick ? undefined : await runServer('playwright', playwrightArgs, temp, site, trace, tasks);
     // The same plan with Playwright MCP looking at the form and the todo list through a find and
