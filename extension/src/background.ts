@@ -6,6 +6,8 @@
 // attached tab that says when the person's own hands are on it. Longer than our usual file
 // because MV3 wants every listener registered synchronously here; each does little and calls
 // the module whose role it is (tab-attachments, tab-groups, consent-port, policy-rules, …).
+// Debugger sessions of a tab are the relay's; those of a worker (source.targetId) are ours alone
+// (worker-sockets.ts) and never forwarded.
 
 import {
   PROTOCOL_VERSION,
@@ -22,6 +24,7 @@ import { HostLookups } from './native-host';
 import { PermissionGrants } from './permission-grants';
 import { PolicyRules } from './policy-rules';
 import { PersonRefusal, RelayConnection } from './relay-connection';
+import { WorkerSockets } from './worker-sockets';
 import { WorkerState } from './worker-state';
 import { agentsMayOpenTabs, loadSettings, saveSettings, setAgentsMayOpenTabs } from './settings';
 import { TabGroups } from './tab-groups';
@@ -115,7 +118,11 @@ const panels = new ConsentPorts({
 });
 const handOvers = new HandOvers(state, (tabId) => paintTab(tabId));
 const grants = new PermissionGrants(state);
-const policyRules = new PolicyRules(() => connection.relayOrigin);
+const workerSockets = new WorkerSockets();
+const policyRules = new PolicyRules(
+  () => connection.relayOrigin,
+  (config, sites) => void workerSockets.hold(config, sites).catch(() => {}),
+);
 
 /** When no tab is attached any more, what the agent granted goes too. */
 async function takeBackGrants(): Promise<void> {
@@ -288,7 +295,11 @@ async function attachFromGroup(tabId: number, session: string): Promise<void> {
 }
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
-  if (source.tabId === undefined) return;
+  if (source.tabId === undefined) {
+    // A worker's session: ours (worker-sockets.ts), nothing the relay asked for.
+    if (source.targetId !== undefined) workerSockets.event(source.targetId, method);
+    return;
+  }
   connection.send({
     type: 'event',
     tabId: source.tabId,
@@ -313,6 +324,7 @@ async function onDetached(tabId: number, reason: string): Promise<void> {
 
 chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId !== undefined) void onDetached(source.tabId, reason);
+  else if (source.targetId !== undefined) workerSockets.detached(source.targetId);
 });
 
 // A tab an attached tab's page opens is the agent's too (Playwright's `popup`): attached at once,

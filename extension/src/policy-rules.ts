@@ -6,7 +6,8 @@
 //
 // Requests of no tab that a held tab's site started (its service and shared workers) are held
 // too, while a tab of that site is held (also for the person's own tabs of that site: the worker
-// is one for the site).
+// is one for the site). Their WebSockets escape the rules (measured): `held` hands the policy and
+// those sites to worker-sockets.ts, which holds the workers themselves.
 //
 // The rules hold every tab except the ones known to be the person's (excludedTabIds), not only
 // the attached ones (tabIds): a popup's first request can leave before any listener has added
@@ -46,6 +47,8 @@ export class PolicyRules {
   constructor(
     /** The relay's origin (http://127.0.0.1:<port>): its /blocked page is always allowed. */
     private readonly relayOrigin: () => string | undefined,
+    /** After each change: the policy and the held tabs' sites (none when nothing is held). */
+    private readonly held: (config: PolicyConfig, sites: string[]) => void = () => {},
   ) {}
 
   #config: PolicyConfig = {};
@@ -58,8 +61,8 @@ export class PolicyRules {
 
   /** The relay's policy for the person's tabs. */
   set(config: PolicyConfig): Promise<void> {
+    this.#policy = new OriginPolicy(config); // a bad pattern throws before anything changes
     this.#config = config;
-    this.#policy = new OriginPolicy(config);
     return this.#apply();
   }
 
@@ -173,6 +176,7 @@ export class PolicyRules {
           }),
         ),
       ];
+      this.held(this.#config, sites);
       await chrome.declarativeNetRequest.updateSessionRules({
         removeRuleIds: ours,
         addRules: this.#rules(others, sites),

@@ -5,10 +5,12 @@
 // Lifting the rule (POST /policy) lets it load, without a restart. The action log of the run
 // names every call, its element and outcome, filters by agent session, and keeps no password.
 
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extensionDriver, managedDriver, type AgentDriver } from '../helpers/agent-drivers';
@@ -52,15 +54,24 @@ async function startSites(): Promise<SiteServer> {
         </script>`);
     }
     if (url.pathname === '/redirect') return void res.writeHead(302, { location: `${blockedOrigin}/redirected` }).end();
-    // A service worker and a shared worker of the allowed site that fetch what they are told to.
-    if (url.pathname === '/sw.js' || url.pathname === '/shared.js')
+    // A service worker and a shared worker of the allowed site that fetch what they are told to,
+    // or open a WebSocket to it ('open', or 'failed' when it errs or closes first, or is refused).
+    if (url.pathname === '/sw.js' || url.pathname === '/shared.js') {
+      const reach = `const reach = (url) => url.startsWith('ws') ? new Promise((resolve) => {
+          const socket = new WebSocket(url);
+          socket.onopen = () => { resolve('open'); socket.close(); };
+          socket.onerror = socket.onclose = () => resolve('failed');
+        }).catch(() => 'failed') : fetch(url, { mode: 'no-cors' }).then(() => 'loaded', () => 'failed');`;
       return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(
         url.pathname === '/sw.js'
-          ? `self.addEventListener('install', () => self.skipWaiting());
+          ? `${reach}
+             self.addEventListener('install', () => self.skipWaiting());
              self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
-             self.addEventListener('message', (e) => e.waitUntil(fetch(e.data, { mode: 'no-cors' }).then(() => 'loaded', () => 'failed').then((t) => e.source.postMessage(t))));`
-          : `onconnect = (e) => { const port = e.ports[0]; port.onmessage = (m) => fetch(m.data, { mode: 'no-cors' }).then(() => 'loaded', () => 'failed').then((t) => port.postMessage(t)); };`,
+             self.addEventListener('message', (e) => e.waitUntil(reach(e.data).then((t) => e.source.postMessage(t))));`
+          : `${reach}
+             onconnect = (e) => { const port = e.ports[0]; port.onmessage = (m) => reach(m.data).then((t) => port.postMessage(t)); };`,
       );
+    }
     if (url.pathname === '/workers')
       return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>workers</title>
         <script>
@@ -89,10 +100,20 @@ async function startSites(): Promise<SiteServer> {
       .writeHead(200, { 'content-type': 'text/html' })
       .end(`<!doctype html><title>reached ${url.pathname}</title><p>reached</p>`);
   });
-  server.on('upgrade', (req, socket) => {
+  // Every WebSocket that reaches the server opens (its handshake is answered), a blocked one too:
+  // one that fails did not get here.
+  const sockets = new Set<Duplex>();
+  server.on('upgrade', (req, socket: Duplex) => {
     if (req.headers.host?.startsWith('localhost')) blockedHits.push(`upgrade ${req.url}`);
     else allowedSockets.push(req.url ?? '');
-    socket.destroy();
+    sockets.add(socket);
+    socket.on('error', () => {}).on('close', () => sockets.delete(socket));
+    const accept = createHash('sha1')
+      .update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
+      .digest('base64');
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -103,6 +124,7 @@ async function startSites(): Promise<SiteServer> {
     allowedSockets,
     close: () =>
       new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -385,6 +407,39 @@ describe.each([
         expect(await d.inPage<string>(`viaShared(${JSON.stringify(sites.allowed('/shared-open'))})`)).toBe('loaded');
         expect(await d.inPage<string>(`viaService(${JSON.stringify(sites.blocked('/sw-fetch'))})`)).toBe('failed');
         expect(await d.inPage<string>(`viaShared(${JSON.stringify(sites.blocked('/shared-fetch'))})`)).toBe('failed');
+
+        // Their WebSockets, which Chrome's rules let through: the extension holds the workers
+        // themselves once it has found them (a managed profile's guard, from their start).
+        const browser = d.browser;
+        if (browser)
+          await until('the extension to hold both workers', async () => {
+            const workers = (await browser.targets()).filter(
+              (t) =>
+                (t.type === 'service_worker' || t.type === 'shared_worker') && t.url.startsWith(sites.allowed('/')),
+            );
+            return workers.length === 2 && workers.every((t) => t.attached);
+          });
+        const socket = (url: string) => JSON.stringify(url.replace(/^http/, 'ws'));
+        expect(await d.inPage<string>(`viaService(${socket(sites.allowed('/sw-socket'))})`)).toBe('open');
+        expect(await d.inPage<string>(`viaShared(${socket(sites.allowed('/shared-socket'))})`)).toBe('open');
+        expect(await d.inPage<string>(`viaService(${socket(sites.blocked('/sw-socket'))})`)).toBe('failed');
+        expect(await d.inPage<string>(`viaShared(${socket(sites.blocked('/shared-socket'))})`)).toBe('failed');
+        expect(sites.allowedSockets).toEqual(expect.arrayContaining(['/sw-socket', '/shared-socket']));
+
+        // A worker that stops and starts again is held before it runs: the shared worker when its
+        // only page goes and comes back, the service worker when Chrome stops it.
+        const workerOf = async (type: string) =>
+          (await browser?.targets(type))?.find((t) => t.url.startsWith(sites.allowed('/')));
+        await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/elsewhere') });
+        if (browser) await until('the shared worker to stop', async () => !(await workerOf('shared_worker')));
+        await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/workers') });
+        expect(await d.inPage<string>(`viaShared(${socket(sites.blocked('/shared-again'))})`)).toBe('failed');
+        if (browser) {
+          const worker = (await workerOf('service_worker'))!;
+          await browser.cdp.send('Target.closeTarget', { targetId: worker.targetId });
+          await until('the service worker to stop', async () => !(await workerOf('service_worker')));
+          expect(await d.inPage<string>(`viaService(${socket(sites.blocked('/sw-again'))})`)).toBe('failed');
+        }
         await quiet(300);
         expect(sites.blockedHits).toEqual([]);
       } finally {

@@ -1,0 +1,147 @@
+// The origin policy for the WebSockets of a held tab's site's service and shared workers: Chrome's
+// rules (policy-rules.ts) do not stop those (their requests are of no tab; measured), but network
+// conditions set on a debugger session of the worker itself take a blocked one offline.
+//
+// A page registers its service worker after it loads: the workers are looked for on every change
+// of the rules and every SCAN_MS meanwhile. A worker that stops keeps our session (Chrome cannot
+// detach a stopped one) and, started again, waits for us: it gets the rules before it runs again.
+
+import { hostOfUrl } from '../../shared/host-spelling';
+import { originOf, socketConditions, type PolicyConfig } from '../../shared/origin-policy';
+
+const SCAN_MS = 1_000;
+
+export class WorkerSockets {
+  #conditions: ReturnType<typeof socketConditions> = [];
+  #sites: string[] = [];
+  /** The workers we are attached to (target id), their script and the conditions last sent (JSON). */
+  readonly #attached = new Map<string, { url: string; sent: string }>();
+  /** Workers another session holds: not asked again every scan. */
+  readonly #refused = new Set<string>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+  // One scan at a time, at most one waiting (it reads the newest policy when it runs).
+  #scanning: Promise<void> = Promise.resolve();
+  #queued = false;
+
+  /** The policy and the hosts of the held tabs (policy-rules.ts), after each change of either. */
+  hold(config: PolicyConfig, sites: string[]): Promise<void> {
+    this.#conditions = socketConditions(config);
+    this.#sites = this.#conditions.length > 0 ? sites : [];
+    if (this.#sites.length === 0) this.#stopTimer();
+    else this.#timer ??= setInterval(() => void this.#scan(), SCAN_MS);
+    return this.#scan();
+  }
+
+  /** An event of a worker's session (background.ts routes those here). */
+  event(targetId: string, method: string): void {
+    if (method === 'Inspector.targetReloadedAfterCrash') void this.#restarted(targetId);
+  }
+
+  /** Chrome detached a worker (it is gone, or the person cancelled): a new one is a new target. */
+  detached(targetId: string): void {
+    this.#attached.delete(targetId);
+  }
+
+  /** Lets every worker go and stops looking. */
+  close(): Promise<void> {
+    this.#sites = [];
+    this.#stopTimer();
+    return this.#scan();
+  }
+
+  #stopTimer(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #scan(): Promise<void> {
+    if (!this.#queued) {
+      this.#queued = true;
+      const run = () => {
+        this.#queued = false;
+        return this.#sweep();
+      };
+      this.#scanning = this.#scanning.then(run, run);
+    }
+    return this.#scanning;
+  }
+
+  /** Whether a worker's script is of a held site (a subdomain too, as the rules' initiatorDomains). */
+  #held(url: string): boolean {
+    // A blob: worker's host is its creator's (its origin); a data: one has none and is not found.
+    const host = hostOfUrl(originOf(url) ?? '')?.replace(/^\[|\]$/g, '');
+    return host !== undefined && this.#sites.some((site) => host === site || host.endsWith(`.${site}`));
+  }
+
+  async #sweep(): Promise<void> {
+    if (this.#sites.length === 0 && this.#attached.size === 0) return this.#refused.clear();
+    const targets = await chrome.debugger.getTargets();
+    // Service and shared workers are "worker" targets (dedicated ones, "other", are their page's).
+    const workers = new Map(targets.filter((t) => t.type === 'worker').map((t) => [t.id, t.url]));
+    const wanted = [...workers].filter(([, url]) => this.#held(url));
+    // One that is not listed has stopped: ours until it starts again (#restarted) or is gone.
+    for (const targetId of this.#attached.keys())
+      if (workers.has(targetId) && !wanted.some(([id]) => id === targetId)) await this.#letGo(targetId);
+    for (const targetId of this.#refused) if (!workers.has(targetId)) this.#refused.delete(targetId);
+    for (const [targetId, url] of wanted) {
+      if (this.#refused.has(targetId) || (!this.#attached.has(targetId) && !(await this.#attach(targetId, url))))
+        continue;
+      void this.#send(targetId);
+    }
+  }
+
+  async #attach(targetId: string, url: string): Promise<boolean> {
+    try {
+      await chrome.debugger.attach({ targetId }, '1.3');
+    } catch (error) {
+      const message = (error as Error).message;
+      // Ours already: the extension's sessions outlive its own worker, a new one takes them on.
+      // (A CDP client's session on the worker, a child of a tab's, does not stand in the way.)
+      if (!/already attached/i.test(message)) {
+        this.#refused.add(targetId);
+        console.warn(`clawd: a worker of a held site could not be attached: ${message}`);
+        return false;
+      }
+    }
+    this.#attached.set(targetId, { url, sent: '' });
+    return true;
+  }
+
+  /** The policy's rules to a worker, unless it has them. */
+  async #send(targetId: string): Promise<void> {
+    const worker = this.#attached.get(targetId);
+    const sent = JSON.stringify(this.#conditions);
+    if (!worker || worker.sent === sent) return;
+    worker.sent = sent;
+    const target = { targetId };
+    // The rules do nothing without the Network domain on (measured); not awaited before them, as
+    // a worker waiting for a debugger never answers it.
+    void chrome.debugger.sendCommand(target, 'Network.enable').catch(() => {});
+    const rules = this.#conditions.map((rule) => ({
+      ...rule,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    }));
+    await chrome.debugger
+      .sendCommand(target, 'Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: rules })
+      .catch((error: Error) => console.warn(`clawd: a worker's WebSocket rules: ${error.message}`));
+  }
+
+  /** A worker we stayed attached to started again, paused until we say: the rules first, if it is held. */
+  async #restarted(targetId: string): Promise<void> {
+    const url =
+      this.#attached.get(targetId)?.url ?? (await chrome.debugger.getTargets()).find((t) => t.id === targetId)?.url;
+    if (url !== undefined && this.#held(url)) {
+      this.#attached.set(targetId, { url, sent: '' });
+      await this.#send(targetId);
+    }
+    await chrome.debugger.sendCommand({ targetId }, 'Runtime.runIfWaitingForDebugger').catch(() => {});
+    if (url === undefined || !this.#held(url)) await this.#letGo(targetId);
+  }
+
+  async #letGo(targetId: string): Promise<void> {
+    this.#attached.delete(targetId);
+    await chrome.debugger.detach({ targetId }).catch(() => {}); // stopped or gone: it cannot be
+  }
+}
