@@ -56,6 +56,7 @@ const ERROR_CODES = {
   action_failed: { http: 422, cdp: -32000 },
   action_timeout: { http: 408, cdp: -32000 },
   evaluate_disabled: { http: 403, cdp: -32000 },
+  secret_refused: { http: 403, cdp: -32000 },
   origin_blocked: { http: 403, cdp: -32000 },
   policy_not_enforced: { http: 503, cdp: -32000 },
   // the person's say over their own browser

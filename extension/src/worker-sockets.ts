@@ -10,6 +10,8 @@ import { hostOfUrl } from '../../shared/host-spelling';
 import { originOf, socketConditions, type PolicyConfig } from '../../shared/origin-policy';
 
 const SCAN_MS = 1_000;
+/** How long a restarted worker waits for its rules before it runs anyway. */
+const SEND_MS = 2_000;
 
 export class WorkerSockets {
   #conditions: ReturnType<typeof socketConditions> = [];
@@ -28,13 +30,18 @@ export class WorkerSockets {
     this.#conditions = socketConditions(config);
     this.#sites = this.#conditions.length > 0 ? sites : [];
     if (this.#sites.length === 0) this.#stopTimer();
-    else this.#timer ??= setInterval(() => void this.#scan(), SCAN_MS);
+    else this.#timer ??= setInterval(() => void this.#scan().catch(() => {}), SCAN_MS);
     return this.#scan();
   }
 
   /** An event of a worker's session (background.ts routes those here). */
   event(targetId: string, method: string): void {
-    if (method === 'Inspector.targetReloadedAfterCrash') void this.#restarted(targetId);
+    // In turn with the scans (one of them could let it go while it gets the rules).
+    if (method === 'Inspector.targetReloadedAfterCrash')
+      this.#scanning = this.#scanning.then(
+        () => this.#restarted(targetId),
+        () => this.#restarted(targetId),
+      );
   }
 
   /** Chrome detached a worker (it is gone, or the person cancelled): a new one is a new target. */
@@ -130,13 +137,19 @@ export class WorkerSockets {
 
   /** A worker we stayed attached to started again, paused until we say: the rules first, if it is held. */
   async #restarted(targetId: string): Promise<void> {
-    const url =
-      this.#attached.get(targetId)?.url ?? (await chrome.debugger.getTargets()).find((t) => t.id === targetId)?.url;
-    if (url !== undefined && this.#held(url)) {
-      this.#attached.set(targetId, { url, sent: '' });
-      await this.#send(targetId);
+    let url: string | undefined;
+    try {
+      url =
+        this.#attached.get(targetId)?.url ??
+        (await chrome.debugger.getTargets().catch(() => [])).find((t) => t.id === targetId)?.url;
+      if (url !== undefined && this.#held(url)) {
+        this.#attached.set(targetId, { url, sent: '' });
+        // Bounded: the worker waits for us, and must not wait for good.
+        await Promise.race([this.#send(targetId), new Promise((resolve) => setTimeout(resolve, SEND_MS))]);
+      }
+    } finally {
+      await chrome.debugger.sendCommand({ targetId }, 'Runtime.runIfWaitingForDebugger').catch(() => {});
     }
-    await chrome.debugger.sendCommand({ targetId }, 'Runtime.runIfWaitingForDebugger').catch(() => {});
     if (url === undefined || !this.#held(url)) await this.#letGo(targetId);
   }
 

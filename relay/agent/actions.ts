@@ -12,8 +12,12 @@ import type { ActTarget } from './snapshot-engine';
 export interface ActContext {
   page: Page;
   resolve(ref: string): Promise<ActTarget>;
-  /** Why the agent's code may not run here, when it may not (the driver's PagePolicy, a secret in the page). */
-  evaluateRefusal(): Promise<Refusal | undefined>;
+  /** Why the agent's code may not run here, when it may not (the driver's PagePolicy, a secret on the site). */
+  evaluateRefusal(): Refusal | undefined;
+  /** Why what could read a field's value may not run here (a secret on the site: secret-pages.ts). */
+  secretRefusal(): Refusal | undefined;
+  /** The agent's own code is about to run in the page (a secret is not typed where it ran). */
+  ranCode(): void;
   /** How an error names a ref: as the snapshot showed it (`e14 combobox "Color"`). */
   describe(ref: string): string;
 }
@@ -23,10 +27,26 @@ export function isFunctionSource(source: string): boolean {
   return /^\s*(async\s+)?(function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)/.test(source);
 }
 
-async function checkEvaluate(ctx: ActContext): Promise<void> {
-  const refusal = await ctx.evaluateRefusal();
+function checkEvaluate(ctx: ActContext): void {
+  const refusal = ctx.evaluateRefusal();
   if (refusal) throw refusal;
+  ctx.ranCode();
 }
+
+/**
+ * Runs the agent's code, refused before, and refused after too when a secret went into the site
+ * meanwhile (a call run beside it typed one): the result is dropped.
+ */
+async function agentCode<T>(ctx: ActContext, run: () => Promise<T>): Promise<T> {
+  checkEvaluate(ctx);
+  const result = await run();
+  const refusal = ctx.evaluateRefusal();
+  if (refusal) throw refusal;
+  return result;
+}
+
+/** A selector that reads a field's value (`[value^="a"]`): one bit of a secret a call. */
+const READS_VALUE = /\[\s*value\b/i;
 
 /**
  * Playwright sends a function to the page as its source text (String(fn)). A stand-in whose
@@ -124,18 +144,21 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
       if (request.text !== undefined) await page.getByText(request.text).first().waitFor({ state: 'visible', timeout });
       if (request.textGone !== undefined)
         await page.getByText(request.textGone).first().waitFor({ state: 'hidden', timeout });
-      if (request.selector !== undefined)
+      if (request.selector !== undefined) {
+        const refusal = READS_VALUE.test(request.selector) ? ctx.secretRefusal() : undefined;
+        if (refusal) throw refusal;
         await page.locator(request.selector).first().waitFor({ state: 'visible', timeout });
+      }
       if (request.url !== undefined) {
         const wanted = request.url;
         await page.waitForURL((url) => url.href === wanted || url.href.includes(wanted), { timeout });
       }
       if (request.loadState !== undefined) await page.waitForLoadState(request.loadState, { timeout });
       if (request.fn !== undefined) {
-        await checkEvaluate(ctx);
-        await page.waitForFunction(isFunctionSource(request.fn) ? pageFunction(request.fn) : request.fn, undefined, {
-          timeout,
-        });
+        const fn = request.fn;
+        await agentCode(ctx, () =>
+          page.waitForFunction(isFunctionSource(fn) ? pageFunction(fn) : fn, undefined, { timeout }),
+        );
       }
       return {};
     }
@@ -150,7 +173,7 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
       await bounded(page.close(), request, 'the tab to close');
       return {};
     case 'evaluate': {
-      await checkEvaluate(ctx);
+      checkEvaluate(ctx);
       if (request.ref) {
         if (!isFunctionSource(request.fn))
           throw new ClawdError(
@@ -164,13 +187,12 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
           'dragTo' in element
             ? element.evaluate(pageFunction(request.fn) as never, undefined, { timeout })
             : element.evaluate(pageFunction(request.fn) as never);
-        return { result: await bounded(evaluated, request, "the function's result") };
+        return { result: await agentCode(ctx, () => bounded(evaluated, request, "the function's result")) };
       }
+      const fn = request.fn;
       return {
-        result: await bounded(
-          page.evaluate(isFunctionSource(request.fn) ? pageFunction(request.fn) : request.fn),
-          request,
-          "the function's result",
+        result: await agentCode(ctx, () =>
+          bounded(page.evaluate(isFunctionSource(fn) ? pageFunction(fn) : fn), request, "the function's result"),
         ),
       };
     }

@@ -204,9 +204,19 @@ export class AgentService {
           const info = this.#snapshots.refInfo(tab, ref);
           return info ? `${ref} ${info.role}${info.name ? ` ${JSON.stringify(info.name)}` : ''}` : ref;
         };
-        if (callPutsSecret()) await this.#secretPages.mark(page);
-        const evaluateRefusal = async () => driver.pages.evaluateRefusal() ?? (await this.#secretPages.refusal(page));
-        extra = await runAct({ page, resolve, evaluateRefusal, describe }, request);
+        if (callPutsSecret()) this.#secretPages.put(profile, targetId, page);
+        const secrets = this.#secretPages;
+        extra = await runAct(
+          {
+            page,
+            resolve,
+            describe,
+            evaluateRefusal: () => driver.pages.evaluateRefusal() ?? secrets.refusal(profile, page),
+            secretRefusal: () => secrets.refusal(profile, page),
+            ranCode: () => secrets.ran(profile, targetId, page),
+          },
+          request,
+        );
       } catch (error) {
         if (isClawdError(error) || found.state.crashed) throw error;
         // The element went away while the action waited for it: that is a stale ref, not a timeout.
@@ -631,6 +641,7 @@ export class AgentService {
 
   /** After a tab is closed: nobody holds it any more. */
   forgetTab(profile: string, targetId: string): void {
+    this.#secretPages.forget(profile, targetId);
     this.#control.forget(tabKey(profile, targetId));
   }
 

@@ -4,7 +4,8 @@
 // before a client goes to a site it has not been on (new-site), uploads a file (upload), reads
 // the browser's cookies (raw-cookies) or takes a download's file (download, download-relay.ts);
 // and, for what a command cannot tell (a form its input sends, a site a click loads), its
-// acting commands go once the tab's requests are watched (raw-watches.ts). clawd's own agent
+// commands other than reads go once the tab's requests are watched, for the client's stay
+// (raw-watches.ts). clawd's own agent
 // layer is not held here: its calls passed its own gate, which knows more (the element, the
 // session). Each raw client is an agent session of its own, named after it.
 
@@ -24,10 +25,13 @@ export const RAW_INPUT_WAIT_MS = 30_000;
 export const RAW_ASK_WAIT_MS = 60_000;
 
 /**
- * A raw client's commands that can change what the tab does: its input, a script it runs in the
- * page, a navigation. Each goes once the tab's requests are watched (while watched kinds are asked).
+ * A raw client's commands that only read or set up what it is shown (the DOM, styles, the
+ * accessibility tree, the frame tree, a screenshot, its own domains and sessions). Any other —
+ * input, a script, a change of the DOM, a navigation, a dialog answered, what nobody listed —
+ * goes once the tab's requests are watched (while watched kinds are asked).
  */
-const ACTS = /^(Input\.|Runtime\.(evaluate|callFunctionOn)$|Page\.(navigate|reload|navigateToHistoryEntry)$)/;
+const READS =
+  /^(\w+\.(enable|disable)|DOM\.(get\w+|describeNode|querySelector(All)?|resolveNode|requestNode|requestChildNodes|pushNodes\w*|performSearch|getSearchResults|discardSearchResults|highlight\w*|hideHighlight)|CSS\.get\w+|Accessibility\.\w+|Overlay\.\w+|Page\.(get\w+|captureScreenshot|createIsolatedWorld|setLifecycleEventsEnabled|startScreencast|stopScreencast|screencastFrameAck|bringToFront)|Runtime\.(getProperties|releaseObject|releaseObjectGroup|runIfWaitingForDebugger|getIsolateId|getHeapUsage|discardConsoleEntries|setAsyncCallStackDepth)|Network\.(getResponseBody|getRequestPostData|setCacheDisabled|setExtraHTTPHeaders|setUserAgentOverride)|Emulation\.\w+|Target\.\w+|Log\.\w+|Inspector\.\w+|Performance\.\w+|Browser\.getVersion)$/;
 
 export interface ClientGateDeps {
   activity: PersonActivity;
@@ -55,6 +59,11 @@ export class ClientGate {
 
   close(): void {
     this.#watches.close();
+  }
+
+  /** A client went: its watches end (what they hold is answered first). */
+  forget(client: ClientSession): void {
+    this.#watches.end(`${client.id}\n`);
   }
 
   /** Before a raw client's command reaches a tab: what to wait for, or undefined to go at once. */
@@ -94,7 +103,7 @@ export class ClientGate {
         ),
       );
     const watched =
-      watching.size > 0 && ACTS.test(method) ? () => this.#watched(client, tab!, profile, watching) : undefined;
+      watching.size > 0 && !READS.test(method) ? () => this.#watched(client, tab!, profile, watching) : undefined;
     const url = method === 'Page.navigate' || method === 'Target.createTarget' ? params.url : undefined;
     const newSite = asked.includes('new-site');
     const visited = this.#visitedBy(client);
@@ -104,6 +113,10 @@ export class ClientGate {
     const kinds: AskKind[] = [];
     const destination = typeof url === 'string' ? originOf(url) : undefined;
     if (newSite && destination && !visited.has(destination)) kinds.push('new-site');
+    // A page of no site (data:, javascript:, blob:) runs what its address carries at once, before
+    // any watch: a new site every time (about:blank, an empty tab, is none).
+    else if (newSite && typeof url === 'string' && !destination && !/^about:blank\b/i.test(url.trim()))
+      kinds.push('new-site');
     if (asked.includes('raw-cookies') && readsCookies(method)) kinds.push('raw-cookies');
     if (asked.includes('upload') && method === 'DOM.setFileInputFiles') kinds.push('upload');
     if (kinds.length === 0) {
@@ -132,21 +145,24 @@ export class ClientGate {
   /** Resolves once the tab's requests are watched for the client (raw-watches.ts). */
   #watched(client: ClientSession, tab: TabRecord, profile: string, kinds: ReadonlySet<AskKind>): Promise<void> {
     const ask = (asking: AskKind[], url: string, what: string) =>
-      this.#asked(client, asking.includes('new-site') ? originOf(url) : undefined, () =>
-        this.deps.questions.ask(
-          { profile, targetId: tab.targetId, kinds: asking, session: client.name, what, url },
-          RAW_ASK_WAIT_MS,
-        ),
-      );
+      // What the person does with their own hands on the tab is theirs, not the client's.
+      this.deps.activity.busyFor(tab.targetId) > 0
+        ? Promise.resolve()
+        : this.#asked(client, asking.includes('new-site') ? originOf(url) : undefined, () =>
+            this.deps.questions.ask(
+              { profile, targetId: tab.targetId, kinds: asking, session: client.name, what, url },
+              RAW_ASK_WAIT_MS,
+            ),
+          );
     const open = this.deps.watch();
     const visited = this.#visitedBy(client);
     return this.#watches.arm(
-      `${client.name}\n${tab.targetId}`,
+      `${client.id}\n${tab.targetId}`,
       () =>
         open
           ? open({ targetId: tab.targetId, kinds, visited, ask, left: () => RAW_ASK_WAIT_MS })
           : Promise.reject(new Error('the agent layer is not running')),
-      // Not watched, not let through unasked: the person is asked about all of it, once for the window.
+      // Not watched, not let through unasked: the person is asked about all of it, once for the client's stay.
       (error) => ask([...kinds], tab.info.url, `clawd cannot watch this tab's requests (${error.message})`),
     );
   }

@@ -1,10 +1,11 @@
 // A raw CDP client's doing on the person's tab, judged by what happens, as an agent call's is:
-// while the person asks before submit, new-site or download, a client's command that can change
-// the tab (input, a script, a navigation) goes only once a watch holds the tab's document
-// requests (agent/action-watch.ts, on a session of clawd's own, outside the page's reach), and
-// the watch stays while the client keeps acting and QUIET_MS after. A form sent, a site loaded, a
-// file downloaded waits there for the person's answer; Deny fails the request, so the site sees
-// nothing. The client is not told (its command was answered already): its page shows the failed load.
+// while the person asks before submit, new-site or download, a client's first command that can
+// change the tab (anything but a read) goes only once a watch holds the tab's document requests
+// (agent/action-watch.ts, on a session of clawd's own, outside the page's reach), and the watch
+// stays while the client is connected — a script it left runs when it likes. A form sent, a site
+// loaded, a file downloaded waits there for the person's answer; Deny fails the request, so the
+// site sees nothing. The client is not told (its command was answered already): its page shows
+// the failed load.
 
 import type { AskKind } from '../../shared/ask-kinds';
 
@@ -26,16 +27,8 @@ export interface WatchRequest {
 /** Opens a watch (the agent layer's): rejects when the tab cannot be watched. */
 export type OpenWatch = (request: WatchRequest) => Promise<TabWatch>;
 
-/**
- * How long a watch stays after the client's last command on the tab: a click is several input
- * events, and what one starts (a form's POST after the mouse is released, a script's navigation)
- * shows within this. A page script that waits longer goes unjudged (README, "Ask before").
- */
-export const QUIET_MS = 2_000;
-
 interface Open {
   ready: Promise<void>;
-  timer: NodeJS.Timeout;
   watch: TabWatch | undefined;
 }
 
@@ -47,21 +40,14 @@ export class RawWatches {
   constructor(private readonly warn: (message: string) => void) {}
 
   /**
-   * Before an acting command of `key`'s client on its tab: resolves once the tab is watched (a
-   * watch already open is kept QUIET_MS longer). When it cannot be watched, `unwatched` decides
-   * (the person asked about all of it at once) for the rest of the window.
+   * Before an acting command of a client on a tab (`key`: the client's id and the tab): resolves
+   * once the tab is watched, for as long as the client stays. When it cannot be watched,
+   * `unwatched` decides (the person asked about all of it at once) for the client's stay.
    */
   arm(key: string, open: () => Promise<TabWatch>, unwatched: (error: Error) => Promise<void>): Promise<void> {
     const current = this.#open.get(key);
-    if (current) {
-      current.timer.refresh();
-      return current.ready;
-    }
-    const entry: Open = {
-      ready: Promise.resolve(),
-      timer: setTimeout(() => this.#end(key, entry), QUIET_MS),
-      watch: undefined,
-    };
+    if (current) return current.ready;
+    const entry: Open = { ready: Promise.resolve(), watch: undefined };
     entry.ready = this.#closed
       ? Promise.reject(new Error('clawd is shutting down'))
       : open().then(
@@ -74,13 +60,15 @@ export class RawWatches {
     return entry.ready;
   }
 
+  /** The client went (or the tab): its watches end, what they hold is answered first. */
+  end(prefix: string): void {
+    for (const [key, entry] of this.#open) if (key.startsWith(prefix)) this.#end(key, entry);
+  }
+
   /** Ends every watch (the server closes): what they hold goes on. */
   close(): void {
     this.#closed = true;
-    for (const [key, entry] of this.#open) {
-      clearTimeout(entry.timer);
-      this.#end(key, entry);
-    }
+    for (const [key, entry] of this.#open) this.#end(key, entry);
   }
 
   #end(key: string, entry: Open): void {

@@ -368,6 +368,7 @@ export class Switchboard implements BrowserHub {
         closed: (c) => {
           this.#table.dropClient(c);
           this.downloads.forget(c);
+          this.options.consent?.gate.forget(c);
           this.#log.debug(`client ${c.id} disconnected`);
         },
       },

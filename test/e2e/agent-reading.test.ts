@@ -51,7 +51,7 @@ describe.each([
       expect(whole.truncated).toBe(false);
       const found = await find('q=person1234@');
       expect(found.matches).toBe(1);
-      expect(found.text).toContain('row: "Person 1234 | person1234@example.com | active"');
+      expect(found.text).toContain('row: "Person 1234 | person1234@example.com | active | Edit"');
       expect(found.text.length).toBeLessThan(whole.snapshot.length / 10);
       const [ref, shown] = Object.entries(found.refs)[0]!;
       expect(shown).toEqual({ role: 'button', name: 'Edit' });
@@ -129,7 +129,7 @@ describe.each([
       expect(brief.length).toBeLessThan(500);
       // find reaches what the brief view counted: one row and its button.
       const row = await find('q=order+150');
-      expect(row.text).toMatch(/row: "Order 150"\n\s+button "Edit" \[e\d+\]/);
+      expect(row.text).toMatch(/row: "Order 150 \| Edit"\n\s+button "Edit" \[e\d+\]/);
       const edit = Object.keys(row.refs)[0]!;
       expect((await act({ kind: 'click', ref: edit })).body).not.toHaveProperty('navigated');
       expect(await ctx.d.inPage('document.querySelectorAll("tbody tr")[149].querySelector("button").textContent')).toBe(

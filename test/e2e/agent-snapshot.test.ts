@@ -261,13 +261,18 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     const stale = await ctx.d.api('POST', '/act', { kind: 'click', ref: secondUntitled, targetId: ctx.d.targetId });
     expect(stale.body.error?.code, JSON.stringify(stale.body)).toBe('ref_stale');
     expect(await log()).toBe('done 3, delete 4, delete 5');
+    // Sorted: each row's refs go with their row (a row's words are its place, not its position).
+    const sorted = await act(refOf(first, 'button', 'Sort'));
+    expect(sorted.snapshot, sorted.snapshot).not.toMatch(/button "(Done|Undo|Delete)"/);
+    await act(refOf(first, 'button', 'Delete', 1));
+    expect(await log()).toBe('done 3, delete 4, delete 5, delete 2');
     // Rebuilt with no snapshot since: the ref held is given to the element the same to a person
     // when the action looks it up.
     const none = (ref: string) =>
       ctx.d.api('POST', '/act', { kind: 'click', ref, snapshot: 'none', targetId: ctx.d.targetId });
     expect((await none(refOf(first, 'button', 'Refresh'))).status).toBe(200);
-    expect((await none(refOf(first, 'button', 'Done', 1))).status).toBe(200);
-    expect(await log()).toBe('done 3, delete 4, delete 5, done 2');
+    expect((await none(refOf(first, 'button', 'Done', 0))).status).toBe(200);
+    expect(await log()).toBe('done 3, delete 4, delete 5, delete 2, done 1');
   });
 
   it('answers only what changed: after typing into one field of a large page, one line', async () => {

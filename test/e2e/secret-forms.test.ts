@@ -1,9 +1,9 @@
 // A secret typed into a site never comes back to the agent, however it asks: a network body cut
 // at every length around the secret, a body that carries it JSON-escaped, URL-encoded or in
 // base64, a snapshot cut inside its field, `find` and `content`'s match one character at a time,
-// the network list's URL filter; the page it was typed into runs no evaluate or wait fn of the
-// agent's (relay/agent/secret-pages.ts), and another page's evaluate that reads it back, as is or
-// encoded, is masked. Masking happens before any cut, search or count
+// the network list's URL filter; the site it was typed into runs no evaluate or wait fn of the
+// agent's (relay/agent/secret-pages.ts), another site's evaluate that reads it back, as is or
+// encoded, is masked, and a secret is not typed where the agent's code ran. Masking happens before any cut, search or count
 // (relay/operations/secret-use.ts). On a managed profile and on the person's tab.
 
 import http from 'node:http';
@@ -128,23 +128,32 @@ describe.each([
       for (let maxChars = line; maxChars < line + 60; maxChars += 3)
         noLeak(await api('GET', `/snapshot?targetId=${ctx.d.targetId}&maxChars=${maxChars}`), `snapshot ${maxChars}`);
 
-      // The page the secret was typed into runs none of the agent's code: it could hand the
-      // secret back reversed or a piece at a time (a wait fn says one bit a call).
-      for (const body of [
-        { kind: 'evaluate', fn: "() => [...document.getElementById('code').value].reverse().join('')" },
-        { kind: 'evaluate', fn: "() => document.getElementById('code').value.slice(1, 3)" },
-        { kind: 'wait', fn: "() => document.getElementById('code').value[0] === 'Z'", timeoutMs: 2_000 },
-      ]) {
-        const read = await act(body);
-        noLeak(read, body.fn);
-        expect(read.body.error?.code, JSON.stringify(read.body)).toBe('evaluate_disabled');
-        // The person's own browser runs no agent's code unless the person allows it, secret or not.
-        if (kind === 'managed') expect(read.body.error.message).toMatch(/holds a secret the agent typed/);
-      }
+      // The site the secret was typed into runs none of the agent's code: it could hand the
+      // secret back reversed or a piece at a time (a wait fn, or a wait on a field's value, says
+      // one bit a call) — in that page, and in a later page of the site that kept it.
+      const refused = async () => {
+        for (const body of [
+          { kind: 'evaluate', fn: "() => [...document.getElementById('code').value].reverse().join('')" },
+          { kind: 'evaluate', fn: "() => document.getElementById('code').value.slice(1, 3)" },
+          { kind: 'wait', fn: "() => document.getElementById('code').value[0] === 'Z'", timeoutMs: 2_000 },
+          { kind: 'wait', selector: '#code[value^="Z"]', timeoutMs: 2_000 },
+        ]) {
+          const read = await act(body);
+          noLeak(read, JSON.stringify(body));
+          expect(read.body.error?.code, JSON.stringify(read.body)).toBe('evaluate_disabled');
+          // The person's own browser runs no agent's code unless the person allows it, secret or not.
+          if (kind === 'managed' || body.selector) expect(read.body.error.message).toMatch(/a secret the agent typed/);
+        }
+      };
+      await refused();
+      const sameSite = await api('POST', '/navigate', { url: `${site.url}?again`, targetId: ctx.d.targetId });
+      expect(sameSite.status, JSON.stringify(sameSite.body)).toBe(200);
+      await refused();
       if (kind === 'managed') {
-        // Another page: the agent's code runs again, and what it brings back (the site's echo of
-        // the secret, as is and encoded) is masked.
-        const other = await api('POST', '/navigate', { url: `${site.url}?again`, targetId: ctx.d.targetId });
+        // Another site: the agent's code runs, and what it brings back (the server's echo of the
+        // secret, as is and encoded) is masked.
+        const elsewhere = site.url.replace('127.0.0.1', 'localhost');
+        const other = await api('POST', '/navigate', { url: elsewhere, targetId: ctx.d.targetId, snapshot: 'full' });
         expect(other.status, JSON.stringify(other.body)).toBe(200);
         for (const fn of [
           "() => fetch('/last').then((r) => r.text())",
@@ -156,6 +165,14 @@ describe.each([
           noLeak(read, fn);
           expect(JSON.stringify(read.body.result), fn).toContain('••••');
         }
+        // The agent's code ran on that site: a secret is not typed there (a listener it left
+        // could copy it), and nothing is typed.
+        const field = Object.entries(other.body.snapshot.refs as Record<string, { name: string }>).find(
+          ([, r]) => r.name === 'Code',
+        )![0];
+        const typed = await act({ kind: 'type', ref: field, text: '{{secret:CODE}}', snapshot: 'none' });
+        expect(typed.body.error?.code, JSON.stringify(typed.body)).toBe('secret_refused');
+        expect(await ctx.d.inPage<string>(`document.getElementById('code').value`)).toBe('');
       }
     } finally {
       site.close();

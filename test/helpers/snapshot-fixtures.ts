@@ -219,7 +219,7 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
       document.querySelector('.star').onclick = (e) => { e.stopPropagation(); say('starred'); };
     </script>`,
   // A framework-style list that rebuilds its whole DOM on every change (#46): Refresh re-renders
-  // with nothing changed, Done toggles one row, Delete removes one; two rows alike ("Untitled")
+  // with nothing changed, Sort re-renders it in reverse order, Done toggles one row, Delete removes one; two rows alike ("Untitled")
   // cannot be told apart by a person. Each click is logged by the item's id in #log.
   '/snap/rerender': () => `<!doctype html><title>rerender</title><div id="app"></div>
     <script>
@@ -232,7 +232,7 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
         render();
       };
       const render = () => {
-        document.getElementById('app').innerHTML = '<button onclick="render()">Refresh</button><ul>' +
+        document.getElementById('app').innerHTML = '<button onclick="render()">Refresh</button> <button onclick="items.reverse(); render()">Sort</button><ul>' +
           items.map((it) => '<li><span>' + it.name + (it.done ? ' (done)' : '') + '</span> ' +
             '<button onclick="act(\\'done\\', ' + it.id + ')">' + (it.done ? 'Undo' : 'Done') + '</button> ' +
             '<button onclick="act(\\'delete\\', ' + it.id + ')">Delete</button></li>').join('') +

@@ -151,36 +151,57 @@ describe("the relay and the person's say", () => {
     expect(questions.pending()).toEqual([]);
   });
 
-  it('holds a raw client’s acting commands until its tab’s requests are watched, and refuses its own interception then', async () => {
+  it('holds a raw client’s commands until its tab’s requests are watched, for its stay, and refuses its own interception then', async () => {
     asked = ['submit', 'new-site'];
     const opened: WatchRequest[] = [];
     let stopped = 0;
+    let ready!: () => void;
     watch = async (request) => {
       opened.push(request);
+      await new Promise<void>((resolve) => (ready = resolve));
       return { stop: async () => void stopped++ };
     };
     const { c, sessionId } = await pageClient('&session=clicker');
     const sent = () => ext.requests.filter((r) => r.op === 'cdp' && r.method === 'Input.dispatchMouseEvent').length;
     const click = { type: 'mousePressed', x: 5, y: 5, button: 'left', clickCount: 1 };
-    await c.send('Input.dispatchMouseEvent', click, sessionId);
+    const pressing = c.send('Input.dispatchMouseEvent', click, sessionId);
+    // Not sent until the watch holds the tab …
+    await until('the watch asked for', () => opened.length === 1);
+    await quiet(100);
+    expect(sent()).toBe(0);
+    ready();
+    await pressing;
+    // … and then kept: one watch for the client's whole stay, judging what was asked.
     await c.send('Input.dispatchMouseEvent', { ...click, type: 'mouseReleased' }, sessionId);
-    // One watch for the client's acting on the tab (its two events), judging what was asked.
+    await c.send('DOM.setAttributeValue', { nodeId: 1, name: 'onerror', value: 'x' }, sessionId).catch(() => {});
     expect(opened).toHaveLength(1);
     expect(opened[0]).toMatchObject({ targetId: TAB.targetInfo.targetId });
     expect([...opened[0]!.kinds].sort()).toEqual(['new-site', 'submit']);
     expect(sent()).toBe(2);
-    // What the page may see (reads) goes unwatched.
-    await c.send('DOM.getDocument', {}, sessionId);
-    expect(opened).toHaveLength(1);
     // Its own Fetch would be shown the requests the watch holds: refused, and never sent on.
     const intercepting = await c.send('Fetch.enable', {}, sessionId).catch((error: Error) => error.message);
     expect(intercepting).toMatch(/request interception is refused/);
     expect(ext.requests.some((r) => r.op === 'cdp' && r.method === 'Fetch.enable')).toBe(false);
-    await until('the watch to end after the client stopped acting', () => stopped === 1, 5_000);
+    // A page of no site, opened with what it runs in its address, is a new site: asked first.
+    const opening = c
+      .send('Target.createTarget', { url: 'data:text/html,<form method=post></form>' })
+      .catch((error: Error) => error.message);
+    const [dataPage] = await until('the question', () => questions.pending()[0] && questions.pending());
+    expect(dataPage!.kinds).toEqual(['new-site']);
+    questions.answer(dataPage!.id, false, 'side panel');
+    expect(await opening).toMatch(/declined/);
+    await c.close();
+    await until('the watch to end with the client', () => stopped === 1, 5_000);
 
-    // A tab that cannot be watched is not acted on unasked: the person is asked about all of it.
+    // What only reads goes unwatched; a tab that cannot be watched is not acted on unasked: the
+    // person is asked about all of it.
     watch = () => Promise.reject(new Error('no session'));
-    const typing = c.send('Input.insertText', { text: 'x' }, sessionId).catch((error: Error) => error.message);
+    const other = await pageClient('&session=typist');
+    await other.c.send('DOM.getDocument', {}, other.sessionId);
+    expect(questions.pending()).toEqual([]);
+    const typing = other.c
+      .send('Input.insertText', { text: 'x' }, other.sessionId)
+      .catch((error: Error) => error.message);
     const [question] = await until('the question', () => questions.pending()[0] && questions.pending());
     expect(question!.what).toMatch(/clawd cannot watch this tab's requests \(no session\)/);
     questions.answer(question!.id, false, 'side panel');

@@ -21,6 +21,8 @@ export interface RegistryEntry {
 export interface Registry {
   byId: Map<string, RegistryEntry>;
   idOf: WeakMap<Element, string>;
+  /** The element before each one when it was given its ref (null: the first): where one taken out on its own stood. */
+  prevOf: WeakMap<Element, Element | null>;
 }
 
 /** One line of the snapshot: depth, text without indentation, its ref, whether it is an iframe. */
@@ -58,7 +60,7 @@ export interface WalkResult {
 }
 
 export function createRegistry(): Registry {
-  return { byId: new Map(), idOf: new WeakMap() };
+  return { byId: new Map(), idOf: new WeakMap(), prevOf: new WeakMap() };
 }
 
 export function inPage(reg: Registry, req: InPageRequest): unknown {
@@ -693,7 +695,6 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
 
   /** Roles of controls: their own line says their name and value. */
   const CONTROLS = new Set([
-    'button',
     'checkbox',
     'radio',
     'switch',
@@ -709,15 +710,18 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
 
   /**
    * A control inside what is being named adds nothing to its name: a checkbox's "on" or its
-   * "Select" label, a field's text, a select's option, a Star button would name a row or a card by
-   * what sits in it or was typed there, and change it when they change. The control's own line
-   * says its name and value.
+   * "Select" label, a field's text, a select's option, an icon button's "Star" would name a row or
+   * a card by what sits in it or was typed there, and change it when they change. The control's
+   * own line says its name and value.
    */
   function isControl(el: Element): boolean {
     const tag = el.localName;
-    if (tag === 'input' || tag === 'textarea' || tag === 'select' || tag === 'button') return true;
-    const role = el.getAttribute('role');
-    return role !== null && CONTROLS.has(role.trim().split(/\s+/)[0]!.toLowerCase());
+    if (tag === 'input' || tag === 'textarea' || tag === 'select') return true;
+    const role = el.getAttribute('role')?.trim().split(/\s+/)[0]!.toLowerCase();
+    // A button says words of its own ("INV-1001", an accordion's "Shipping"): those stay; an icon
+    // button (☆, ×, ⋮) says only its label, which is what it does, not what holds it.
+    if (tag === 'button' || role === 'button') return !/[\p{L}\p{N}]/u.test(el.textContent ?? '');
+    return role !== undefined && CONTROLS.has(role);
   }
 
   /**
@@ -1029,13 +1033,13 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   /**
    * A re-render is not a change: an element a page rebuilt (its old one gone from the document)
    * takes the old one's ref when it is the same to a person — the same role and name in the same
-   * place (placeOf: the first words of the nearest ancestor that says more, or in a long list
-   * those of the rows beside it) — as many alike there as before, in page order (groupOf, settleHeirs). Anything
+   * place (placeOf: the words of the record it is in — a row, a list item — or the first words
+   * of the region around it) — as many alike there as before, in page order (groupOf, settleHeirs). Anything
    * else is a new element, and the old ref is stale.
    */
   const PLACE_MAX = 300;
-  /** How many characters of an ancestor's (or a neighbouring row's) first words say where an element is. */
-  const BESIDE_MAX = 80;
+  /** How many characters of a region's words (or a neighbouring block's) name it. */
+  const FIRST_WORDS = 60;
 
   /** Places read during one walk or resolve (a gone element's is compared with each new one alike). */
   let places: Map<Element, string> | undefined;
@@ -1050,20 +1054,23 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   }
 
   function readPlace(el: Element): string {
+    // In a record (a table row, a list item, an option): the record's words, all of them (up to
+    // PLACE_MAX). Rows alike but for one cell stay apart, and a row sorted elsewhere keeps them.
+    for (let at = parentOf(el), i = 0; at && i < 10; at = parentOf(at), i++)
+      if (isRecord(at)) return `${WHOLE}${at.localName} ${plainText(at, PLACE_MAX)}`;
     const own = plainText(el, PLACE_MAX);
     let child = el;
     for (let i = 0; i < 8; i++) {
-      const at: Element | null = child.parentElement ?? (child.parentNode as ShadowRoot | null)?.host ?? null;
+      const at = parentOf(child);
       if (!at) return i === 0 ? TAKEN_OUT : '';
       const around = plainText(at, PLACE_MAX + 1);
       if (around && around !== own) {
-        // Its first words (a row's first cell, a card's or a message's title, a toast's text): what
-        // names the place, and not what changes in it (a count, a label applied, a star).
-        if (around.length <= PLACE_MAX) return `${at.localName} ${firstWords(at)}`;
-        // A list or a table: its first words are its first row's; the rows beside this one say
-        // where it is.
-        const beside = (sibling: Element | null) => (sibling ? firstWords(sibling) : '');
-        return `${at.localName} ‹${beside(child.previousElementSibling)}› ‹${beside(child.nextElementSibling)}›`;
+        // A region (a card, a message, a toast, a side bar): its first words name it — a count
+        // or a label applied further in is no move.
+        if (around.length <= PLACE_MAX) return `${NAMED}${at.localName} ${plainText(at, FIRST_WORDS)}`;
+        // A long list of what is not a record: the element's own block, with the blocks beside it.
+        const beside = (sibling: Element | null) => (sibling ? plainText(sibling, FIRST_WORDS) : '');
+        return `${WHOLE}${at.localName} ‹${beside(child.previousElementSibling)}› ‹${beside(child.nextElementSibling)}› ${plainText(child, PLACE_MAX)}`;
       }
       child = at;
     }
@@ -1071,9 +1078,30 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   }
 
   /**
+   * A place read whole (a record's words, a block with its neighbours): elements alike there are
+   * alike to a person, so several take the old refs in page order. A place named only by its
+   * first words (a region) is not: two alike there (two Edit buttons of one card) keep their
+   * refs only one by one.
+   */
+  const WHOLE = 'W ';
+  const NAMED = 'N ';
+
+  const parentOf = (el: Element): Element | null =>
+    el.parentElement ?? (el.parentNode as ShadowRoot | null)?.host ?? null;
+
+  /** A table row, a list item, an option, a tree item: one record of a list, whole in its words. */
+  function isRecord(el: Element): boolean {
+    const tag = el.localName;
+    if (tag === 'tr' || tag === 'li') return true;
+    const role = el.getAttribute('role');
+    return role === 'row' || role === 'listitem' || role === 'option' || role === 'treeitem';
+  }
+
+  /**
    * The place of an element taken out of the page on its own (a page that sets innerHTML takes
-   * out its container's children one by one): nothing around it is left to compare, so it is
-   * heir only to the one element alike in the whole page.
+   * out its container's children one by one): nothing around it is left to read, so it is heir
+   * only to an element alike after the same element's words as it stood after when given its
+   * ref (besideThen), and only one.
    */
   const TAKEN_OUT = '\u0001taken out';
 
@@ -1093,22 +1121,6 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     };
     visit(root);
     return squash(out).slice(0, max);
-  }
-
-  /** The first words of an element (its first text node with words, controls left out), up to BESIDE_MAX. */
-  function firstWords(root: Element): string {
-    let found = '';
-    const visit = (n: Node): boolean => {
-      if (n.nodeType === Node.TEXT_NODE) {
-        if (/\S/.test(n.nodeValue ?? '')) found = squash(n.nodeValue ?? '').slice(0, BESIDE_MAX);
-        return found !== '';
-      }
-      if (!(n instanceof Element) || SKIPPED.has(n.localName) || (n !== root && isControl(n))) return false;
-      for (let c = n.firstChild; c; c = c.nextSibling) if (visit(c)) return true;
-      return false;
-    };
-    visit(root);
-    return found;
   }
 
   /** Refs whose element is gone, by role and name: what a walk may give to their rebuilt elements. */
@@ -1145,11 +1157,15 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     const list = heirs?.orphans.get(key);
     if (!heirs || !list) return undefined;
     const place = placeOf(el);
-    for (const at of [place, TAKEN_OUT]) {
+    // Taken out on its own: the one before it then and now say where it stood.
+    const before = besideThen(el, true);
+    for (const at of [place, `${TAKEN_OUT}${before}`]) {
       const claim = `${key}\u0000${at}`;
       let group = heirs.groups.get(claim);
       if (!group) {
-        const olds = list.filter(([, old]) => placeOf(old) === at);
+        const olds = list.filter(([, old]) =>
+          at === place ? placeOf(old) === at : placeOf(old) === TAKEN_OUT && besideThen(old, false) === before,
+        );
         if (olds.length === 0) continue;
         for (const old of olds) list.splice(list.indexOf(old), 1);
         heirs.groups.set(claim, (group = { olds, news: [] }));
@@ -1157,6 +1173,16 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       return group;
     }
     return undefined;
+  }
+
+  /**
+   * The words of the element before `el`: now (in the page), or then (when it was given its ref);
+   * '' for the first, undefined when not known (then nothing matches it).
+   */
+  function besideThen(el: Element, now: boolean): string | undefined {
+    const prev = now ? el.previousElementSibling : reg.prevOf.get(el);
+    if (prev === undefined) return undefined;
+    return prev === null ? '' : `‹${plainText(prev, FIRST_WORDS)}›`;
   }
 
   /** The ref for `el`, kept while its role and name stay what they were; a new one otherwise. */
@@ -1168,6 +1194,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     const ref = `e${counter.next++}`;
     reg.idOf.set(el, ref);
     reg.byId.set(ref, { el: new WeakRef(el), role, name });
+    reg.prevOf.set(el, el.previousElementSibling);
     // Maybe heir to a gone one: its ref is settled once the walk has seen every one alike.
     groupOf(el, `${role}\u0000${name}`)?.news.push([ref, el]);
     return ref;
@@ -1188,8 +1215,9 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   /** After a walk: each group of as many heirs as gone elements takes their refs, in order. */
   function settleHeirs(result: WalkResult): void {
     const taken = new Map<string, string>();
-    for (const { olds, news } of heirs?.groups.values() ?? []) {
-      const ordered = olds.length === news.length ? inPageOrder(olds) : undefined;
+    for (const [claim, { olds, news }] of heirs?.groups ?? []) {
+      const alike = olds.length === news.length && (olds.length === 1 || !claim.includes(`\u0000${NAMED}`));
+      const ordered = alike ? inPageOrder(olds) : undefined;
       if (!ordered) continue;
       news.forEach(([ref, el], i) => {
         const old = ordered[i]![0];
@@ -1197,6 +1225,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         reg.byId.delete(ref);
         reg.byId.set(old, entry);
         reg.idOf.set(el, old);
+        reg.prevOf.set(el, el.previousElementSibling);
         taken.set(ref, old);
       });
     }
@@ -1230,19 +1259,25 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     // The new ones alike in the old one's place (in the page, for one taken out on its own); as
     // many as the gone ones alike there, the one in the same order is its heir.
     const place = placeOf(old);
-    const news = place === TAKEN_OUT ? candidates : candidates.filter((el) => placeOf(el) === place);
+    const before = besideThen(old, false);
+    const news =
+      place === TAKEN_OUT
+        ? candidates.filter((el) => before !== undefined && besideThen(el, true) === before)
+        : candidates.filter((el) => placeOf(el) === place);
     const olds: Array<[string, Element]> = [];
     for (const [other, was] of reg.byId) {
       const gone = was.el.deref();
       if (was.role === entry.role && was.name === entry.name && gone && !gone.isConnected && placeOf(gone) === place)
         olds.push([other, gone]);
     }
-    const ordered = news.length === olds.length ? inPageOrder(olds) : undefined;
+    const alike = news.length === olds.length && (olds.length === 1 || !place.startsWith(NAMED));
+    const ordered = alike ? inPageOrder(olds) : undefined;
     const at = ordered ? ordered.findIndex(([other]) => other === ref) : -1;
     if (at < 0) return undefined;
     const heir = news[at]!;
     reg.idOf.set(heir, ref);
     reg.byId.set(ref, { el: new WeakRef(heir), role: entry.role, name: entry.name });
+    reg.prevOf.set(heir, heir.previousElementSibling);
     return heir;
   }
 
