@@ -105,7 +105,10 @@ describe.each([
   };
   const release = (session: string) => api('DELETE', `/tabs/${ctx.d.targetId}/hold?session=${session}`);
   /** Runs the call while the person answers each question it raises; says which kinds were asked. */
-  const answering = async (allow: boolean, call: () => Promise<{ status: number; body: any }>) => {
+  const answering = async <T = { status: number; body: any }>(
+    allow: boolean,
+    call: (asked: string[]) => Promise<T>,
+  ) => {
     const questions = ctx.d.server.server.consent.questions;
     const asked: string[] = [];
     const decide = (q: Question) => {
@@ -113,7 +116,7 @@ describe.each([
       asked.push(...q.kinds);
       return allow;
     };
-    return { answer: await answeringWhile(questions, decide, call()), asked };
+    return { answer: await answeringWhile(questions, decide, call(asked)), asked };
   };
   let current = '';
   const act = (body: Record<string, unknown>) =>
@@ -243,24 +246,13 @@ describe.each([
       afterAll(() => raw?.close());
 
       /** Runs the client's action while the person answers; waits for the question it must raise. */
-      const rawly = async (allow: boolean, action: () => Promise<unknown>) => {
-        const questions = ctx.d.server.server.consent.questions;
-        const asked: string[] = [];
-        const decide = (q: Question) => {
-          if (q.terminal) return undefined;
-          asked.push(...q.kinds);
-          return allow;
-        };
-        await answeringWhile(
-          questions,
-          decide,
-          (async () => {
+      const rawly = async (allow: boolean, action: () => Promise<unknown>) =>
+        (
+          await answering(allow, async (asked) => {
             await action().catch(() => {}); // a denied load fails the client's navigation: that is the point
             await until('the person to be asked', () => asked.length > 0);
-          })(),
-        );
-        return asked;
-      };
+          })
+        ).asked;
 
       it('asks before its Enter sends a form, and before its click loads another site', async () => {
         for (const allow of [false, true]) {
