@@ -37,6 +37,7 @@ export class PersonConsent {
   /** The gate the relay holds raw CDP clients to. */
   readonly relay: RelayConsent;
   #world: World | undefined;
+  readonly #rawGates = new Map<string, ClientGate>();
   readonly #unsubscribe: () => void;
   #unsubscribePolicy: () => void = () => {};
 
@@ -102,6 +103,30 @@ export class PersonConsent {
     };
   }
 
+  /**
+   * The gate a profile's raw CDP clients are held to (a managed profile's port; the person's tabs
+   * have the relay's, above): the profile's asks, its tabs watched by the agent layer.
+   */
+  rawGate(named: string): ClientGate {
+    let gate = this.#rawGates.get(named);
+    if (!gate)
+      this.#rawGates.set(
+        named,
+        (gate = new ClientGate({
+          activity: this.activity,
+          questions: this.questions,
+          profile: () => named,
+          asked: () => this.#world?.profiles.askOf(named) ?? [],
+          watch: () => {
+            const agent = this.#world?.agent;
+            return agent ? (request) => agent.watchTab(named, request) : undefined;
+          },
+          warn: (message) => this.log.warn(message),
+        })),
+      );
+    return gate;
+  }
+
   /** A live view link of the person's own (it acts), bound to one tab: the control API mints it once it listens. */
   viewLink: ((tab: { profile: string; targetId: string }) => string) | undefined;
 
@@ -116,6 +141,7 @@ export class PersonConsent {
     this.#unsubscribePolicy();
     this.feed.close();
     this.relay.gate.close();
+    for (const gate of this.#rawGates.values()) gate.close();
     this.questions.close();
     this.activity.close();
   }

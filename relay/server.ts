@@ -102,6 +102,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   relayPort = relay.port;
   const profiles = new ProfileService(options.home, config, relay, options.log);
   extensionProfiles = () => profiles.personsProfiles();
+  profiles.rawGate = (profile) => consent.rawGate(profile);
   // The person's tabs follow the extension profile's origin policy (the first one, when there are several).
   // The control API's port is known once it listens: until then, the relay's own and the profiles'.
   let controlPort: number | undefined;

@@ -71,3 +71,6 @@ export const TIMEOUTS = {
   reconnectMinMs: 250,
   reconnectMaxMs: 1_500,
 } as const;
+
+/** An agent session's name (the agent API's `session`, a raw client's `?session=`). */
+export const SESSION_NAME = /^[\w.-]{1,64}$/;

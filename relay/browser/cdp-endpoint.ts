@@ -1,7 +1,7 @@
 // A managed profile's CDP port, served by clawd: the browser itself listens on no port (it is
 // driven over its pipe, cdp-pipe.ts), so this is the only way in, and it is held as the relay
 // is — loopback Host only, no web page's Origin, the token (or clawd's own per-process key) on
-// every request and upgrade, raw clients held to the profile's origin policy (mux rules), and cut
+// every request and upgrade, raw clients held to the profile's origin policy and asks (mux rules), and cut
 // when the token is rotated. It speaks what Chrome's own port speaks, so Playwright, Puppeteer and
 // clawd's own /json client need nothing else: `/json/version` (a WebSocket URL that carries the
 // token it was asked with), `/json/list`, `/json/new`, `/json/activate/<id>`, `/json/close/<id>`,
@@ -11,7 +11,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { LIMITS, LOOPBACK_HOST } from '../../shared/defaults';
+import { LIMITS, LOOPBACK_HOST, SESSION_NAME } from '../../shared/defaults';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
 import { refusal, refuseUpgrade } from '../http/guards';
 import { closerOf, listen } from '../http/listen';
@@ -26,8 +26,8 @@ export interface CdpEndpointOptions {
   token: ServerToken;
   /** clawd's own connections (its Playwright, the policy guard, its /json client) say it in X-Clawd-Agent. */
   agentKey: string;
-  /** What raw clients are held to: the profile's origin policy. */
-  rules: () => MuxRules;
+  /** What a raw client is held to (the profile's origin policy and asks), by the name it gave itself. */
+  rules: (client: { name?: string }) => MuxRules;
   log: Logger;
 }
 
@@ -44,6 +44,12 @@ interface TargetInfo {
   type: string;
   title: string;
   url: string;
+}
+
+/** The agent session a client says it is (`?session=` or X-Clawd-Session), as the relay reads it. */
+function nameOf(req: IncomingMessage, url: URL): string | undefined {
+  const said = url.searchParams.get('session') ?? req.headers['x-clawd-session'];
+  return typeof said === 'string' && SESSION_NAME.test(said) ? said : undefined;
 }
 
 /** Targets Chrome's own /json/list leaves out. */
@@ -131,8 +137,17 @@ export async function serveCdpEndpoint(options: CdpEndpointOptions): Promise<Cdp
       );
       const target = raw === '' ? 'about:blank' : raw;
       const params = { url: target };
-      const refusedLoad = internal(req) ? undefined : options.rules().refuse?.('Target.createTarget', params);
-      if (refusedLoad) throw refusedLoad;
+      if (!internal(req)) {
+        // A client of one request: its rules as a socket's first command's (a new site is asked).
+        const rules = options.rules({ name: nameOf(req, url) });
+        try {
+          const refusedLoad = rules.refuse?.('Target.createTarget', params);
+          if (refusedLoad) throw refusedLoad;
+          await rules.before?.('Target.createTarget', params, undefined);
+        } finally {
+          rules.closed?.();
+        }
+      }
       const { targetId } = await mux.call<{ targetId: string }>('Target.createTarget', params);
       const { targetInfo } = await mux.call<{ targetInfo: TargetInfo }>('Target.getTargetInfo', { targetId });
       return json(describe(req, url, targetInfo));
@@ -189,7 +204,10 @@ export async function serveCdpEndpoint(options: CdpEndpointOptions): Promise<Cdp
           },
           close: (code, reason) => ws.close(code, reason),
         },
-        { ...(ours ? {} : { rules: options.rules() }), ...(page ? { page: decodeURIComponent(page) } : {}) },
+        {
+          ...(ours ? {} : { rules: options.rules({ name: nameOf(req, url) }) }),
+          ...(page ? { page: decodeURIComponent(page) } : {}),
+        },
       );
       ws.on('message', (data) => connection.receive(data.toString()));
       ws.once('close', () => {

@@ -11,10 +11,13 @@
 // disposed when it goes (Puppeteer leaves its own behind); and the download behaviour it set is
 // put back to the one the newest remaining client set (Chrome resets a context's when the session
 // that set it last detaches). A client leaving detaches its browser session, which lets go what it
-// paused. The browser gone, every client is closed (1011).
+// paused. The browser gone, every client is closed (1011). A raw client's command may wait (its
+// rules' `before`: the person's answer, a watch on the tab) — the mux knows which tab each of its
+// sessions acts in and where that tab is — and its later commands on that session wait behind it, in order.
 
 import { ClawdError, cdpErrorOf } from '../errors';
 import type { Logger } from '../log';
+import { HeldCommands } from './held-commands';
 import type { CdpPipe } from './cdp-pipe';
 
 /** What the mux needs of the pipe (a test stands in for the browser with this). */
@@ -26,10 +29,25 @@ export interface MuxPeer {
   close(code: number, reason: string): void;
 }
 
+/** The tab (page target) a command acts in, with the address it shows now. */
+export interface MuxTab {
+  readonly targetId: string;
+  readonly info: { readonly url: string };
+}
+
 /** What a client is held to (raw clients; clawd's own connections passed its gates already). */
 export interface MuxRules {
   /** Refuses a command before it reaches the browser (its error), or lets it go. */
   refuse?(method: string, params: Record<string, unknown>): Error | undefined;
+  /**
+   * What a command waits for before it goes (undefined: nothing); a rejection is its error. The
+   * client's later commands on the same session wait behind it.
+   */
+  before?(method: string, params: Record<string, unknown>, tab: MuxTab | undefined): Promise<void> | undefined;
+  /** The client went. */
+  closed?(): void;
+  /** A page target went (the questions about it have nobody left to answer for). */
+  tabGone?(targetId: string): void;
   /** What the client is shown of a command's result. */
   shown?(method: string, result: unknown): unknown;
   /** What the client is shown of an event's params (the same object when all of it). */
@@ -73,6 +91,8 @@ interface Route {
   method: string;
   /** The client sent it without a session id: the answer goes back without one. */
   atRoot: boolean;
+  /** The target it attaches to (Target.attachToTarget). */
+  targetId?: string;
 }
 
 const OWN_CALL_MS = 10_000;
@@ -84,6 +104,12 @@ export class CdpMux {
   /** Session id → the client that owns it (its root session and every child it was given). */
   readonly #sessions = new Map<string, Client>();
   readonly #clients = new Set<Client>();
+  readonly #held = new HeldCommands<Client>();
+  /** Session id → the tab (page target id) its commands act in: a page's session, or a frame's in it. */
+  readonly #sessionTabs = new Map<string, string>();
+  /** Every target's type and address, followed at the root once a client's commands may wait. */
+  readonly #targets = new Map<string, { type: string; url: string }>();
+  #following = false;
   #downloadClock = 0;
   readonly #unlisten: Array<() => void>;
 
@@ -128,6 +154,7 @@ export class CdpMux {
       closed: false,
     };
     this.#clients.add(client);
+    if (options.rules?.before) this.#followTargets();
     const attached = options.page
       ? this.call<{ sessionId: string }>('Target.attachToTarget', { targetId: options.page, flatten: true })
       : this.call<{ sessionId: string }>('Target.attachToBrowserTarget');
@@ -136,6 +163,7 @@ export class CdpMux {
         if (client.closed) return void this.call('Target.detachFromTarget', { sessionId }).catch(() => {});
         client.root = sessionId;
         this.#ownSession(client, sessionId);
+        if (options.page) this.#sessionTabs.set(sessionId, options.page);
         for (const text of client.queue.splice(0)) this.#fromClient(client, text);
       },
       (error: Error) => {
@@ -158,6 +186,54 @@ export class CdpMux {
   #ownSession(client: Client, sessionId: string): void {
     client.sessions.add(sessionId);
     this.#sessions.set(sessionId, client);
+  }
+
+  /** Where targets are and what they are, from the root's own discovery (the mux's, nobody else's). */
+  #followTargets(): void {
+    if (this.#following) return;
+    this.#following = true;
+    this.call<{ targetInfos: Array<{ targetId: string; type: string; url: string }> }>('Target.getTargets')
+      .then(({ targetInfos }) => {
+        for (const t of targetInfos) if (!this.#targets.has(t.targetId)) this.#targets.set(t.targetId, t);
+      })
+      .catch((error: Error) => this.log.debug(`cdp mux: targets: ${error.message}`));
+    void this.call('Target.setDiscoverTargets', { discover: true }).catch((error: Error) =>
+      this.log.debug(`cdp mux: target discovery: ${error.message}`),
+    );
+  }
+
+  /** The root's events: only the targets' comings and goings, for #targets. */
+  #rootEvent(method: string | undefined, params: Record<string, unknown> | undefined): void {
+    const info = params?.targetInfo as { targetId: string; type: string; url: string } | undefined;
+    if ((method === 'Target.targetCreated' || method === 'Target.targetInfoChanged') && info)
+      this.#targets.set(info.targetId, { type: info.type, url: info.url });
+    else if (method === 'Target.targetDestroyed' && typeof params?.targetId === 'string') {
+      const gone = this.#targets.get(params.targetId);
+      this.#targets.delete(params.targetId);
+      if (gone?.type === 'page') for (const client of this.#clients) client.rules?.tabGone?.(params.targetId);
+    }
+  }
+
+  /** The tab a session acts in (its page), with its address read at each use. */
+  #tabOf(sessionId: string | undefined): MuxTab | undefined {
+    const targetId = sessionId === undefined ? undefined : this.#sessionTabs.get(sessionId);
+    if (targetId === undefined) return undefined;
+    const targets = this.#targets;
+    return {
+      targetId,
+      info: {
+        get url() {
+          return targets.get(targetId)?.url ?? '';
+        },
+      },
+    };
+  }
+
+  /** A new session of a client's: the tab it acts in, when it acts in one (a page, a frame of one). */
+  #placeSession(sessionId: string, targetId: string, type: string | undefined, parent: string | undefined): void {
+    if (type === 'page' || type === undefined) this.#sessionTabs.set(sessionId, targetId);
+    else if (type === 'iframe' && parent !== undefined && this.#sessionTabs.has(parent))
+      this.#sessionTabs.set(sessionId, this.#sessionTabs.get(parent)!);
   }
 
   #fromClient(client: Client, text: string): void {
@@ -184,6 +260,28 @@ export class CdpMux {
       return answer({ error: { code: -32602, message: `No session with given id: ${named}` } });
     const refused = client.rules?.refuse?.(method, params);
     if (refused) return answer({ error: cdpErrorOf(refused) });
+    const before = client.rules?.before;
+    if (!before) return this.#send(client, message, answer);
+    const tab = this.#tabOf(sessionId ?? client.root);
+    this.#held.run(
+      client,
+      sessionId ?? '',
+      () => before(method, params, tab),
+      () => {
+        if (client.closed) return;
+        // Its session may have gone while it waited.
+        if (sessionId !== undefined && this.#sessions.get(sessionId) !== client)
+          return answer({ error: { code: -32001, message: `Session with given id not found: ${sessionId}` } });
+        this.#send(client, message, answer);
+      },
+      (error: unknown) => answer({ error: cdpErrorOf(error) }),
+    );
+  }
+
+  /** A client's command to the browser, its id the mux's own. */
+  #send(client: Client, message: Message, answer: (body: { result?: unknown; error?: unknown }) => void): void {
+    const { id, method, sessionId } = message as Message & { id: number; method: string };
+    const params = message.params ?? {};
     if (method === 'Browser.close' && sessionId === undefined) {
       // Its own connection, not everyone's browser.
       answer({ result: {} });
@@ -192,7 +290,15 @@ export class CdpMux {
     if (method === 'Browser.setDownloadBehavior')
       client.downloads.set(String(params.browserContextId ?? ''), { params, at: ++this.#downloadClock });
     const muxId = this.#next++;
-    this.#routes.set(muxId, { client, id: id!, method, atRoot: sessionId === undefined });
+    this.#routes.set(muxId, {
+      client,
+      id,
+      method,
+      atRoot: sessionId === undefined,
+      ...(method === 'Target.attachToTarget' && typeof params.targetId === 'string'
+        ? { targetId: params.targetId }
+        : {}),
+    });
     this.pipe.send(JSON.stringify({ ...message, id: muxId, sessionId: sessionId ?? client.root }));
   }
 
@@ -205,12 +311,16 @@ export class CdpMux {
     }
     if (message.id !== undefined) return this.#answer(message);
     const { sessionId, method, params } = message;
-    if (sessionId === undefined) return; // the root's own events: nobody else's
+    if (sessionId === undefined) return this.#rootEvent(method, params as Record<string, unknown> | undefined); // nobody else's
     const client = this.#sessions.get(sessionId);
     if (!client || client.closed) return;
     if (method === 'Target.attachedToTarget') {
-      const child = (params as { sessionId?: string } | undefined)?.sessionId;
-      if (child) this.#ownSession(client, child);
+      const attached = params as { sessionId?: string; targetInfo?: { targetId: string; type: string } } | undefined;
+      if (attached?.sessionId) {
+        this.#ownSession(client, attached.sessionId);
+        if (attached.targetInfo)
+          this.#placeSession(attached.sessionId, attached.targetInfo.targetId, attached.targetInfo.type, sessionId);
+      }
     }
     if (sessionId === client.root) delete message.sessionId;
     if (client.rules?.event && params) message.params = client.rules.event(method!, params as Record<string, unknown>);
@@ -219,6 +329,7 @@ export class CdpMux {
       const child = (params as { sessionId?: string } | undefined)?.sessionId;
       if (child && this.#sessions.get(child) === client) {
         this.#sessions.delete(child);
+        this.#sessionTabs.delete(child);
         client.sessions.delete(child);
       }
     }
@@ -242,8 +353,11 @@ export class CdpMux {
     if (client.closed) return;
     let result = message.result as Record<string, unknown> | undefined;
     if (result && !message.error) {
-      if (route.method === 'Target.attachToTarget' && typeof result.sessionId === 'string')
+      if (route.method === 'Target.attachToTarget' && typeof result.sessionId === 'string') {
         this.#ownSession(client, result.sessionId);
+        if (route.targetId !== undefined)
+          this.#placeSession(result.sessionId, route.targetId, this.#targets.get(route.targetId)?.type, undefined);
+      }
       if (route.method === 'Target.createBrowserContext' && typeof result.browserContextId === 'string')
         client.contexts.add(result.browserContextId);
       if (client.rules?.shown) result = client.rules.shown(route.method, result) as Record<string, unknown>;
@@ -258,7 +372,12 @@ export class CdpMux {
     if (client.closed) return;
     client.closed = true;
     this.#clients.delete(client);
-    for (const session of client.sessions) if (this.#sessions.get(session) === client) this.#sessions.delete(session);
+    for (const session of client.sessions)
+      if (this.#sessions.get(session) === client) {
+        this.#sessions.delete(session);
+        this.#sessionTabs.delete(session);
+      }
+    client.rules?.closed?.();
     if (this.pipe.closed) return;
     // Detaching its root session lets go the pages it paused and ends its child sessions.
     if (client.root !== undefined)
@@ -292,9 +411,11 @@ export class CdpMux {
     this.#routes.clear();
     for (const client of [...this.#clients]) {
       client.closed = true;
+      client.rules?.closed?.();
       client.peer.close(1011, 'the browser went away');
     }
     this.#clients.clear();
     this.#sessions.clear();
+    this.#sessionTabs.clear();
   }
 }

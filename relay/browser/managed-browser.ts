@@ -35,7 +35,7 @@ export interface ManagedBrowserOptions {
   extraArgs: string[];
   log: Logger;
   /** Who may use the port clawd serves: the agents' token, clawd's own key, the rules raw clients keep. */
-  access: { token: ServerToken; agentKey: string; rules: () => MuxRules };
+  access: { token: ServerToken; agentKey: string; rules: (client: { name?: string }) => MuxRules };
   readyTimeoutMs?: number;
   stopGraceMs?: number;
 }

@@ -1,11 +1,11 @@
-// The relay's gate for raw CDP clients on the person's tabs, the twin of the agent layer's
-// (agent/tab-gate.ts) for what the relay can tell from a command alone: a client's input waits
-// while the person's own hands are on the tab, and the person is asked — when they asked to be —
-// before a client goes to a site it has not been on (new-site), uploads a file (upload), reads
-// the browser's cookies (raw-cookies) or takes a download's file (download, download-relay.ts);
-// and, for what a command cannot tell (a form its input sends, a site a click loads), its
-// commands other than reads go once the tab's requests are watched, for the client's stay
-// (raw-watches.ts). clawd's own agent
+// The gate for raw CDP clients, one per profile: the person's tabs (the relay's) and each managed
+// profile's port (profiles/raw-client-rules.ts). The twin of the agent layer's (agent/tab-gate.ts)
+// for what can be told from a command alone: a client's input waits while the person's own hands
+// are on the tab, and the person is asked — when they asked to be — before a client goes to a
+// site it has not been on (new-site), uploads a file (upload), reads the browser's cookies
+// (raw-cookies) or takes a download's file (download, download-relay.ts); and, for what a command
+// cannot tell (a form its input sends, a site a click loads), its commands other than reads go
+// once the tab's requests are watched, for the client's stay (raw-watches.ts). clawd's own agent
 // layer is not held here: its calls passed its own gate, which knows more (the element, the
 // session). Each raw client is an agent session of its own, named after it.
 
@@ -14,10 +14,22 @@ import { originOf } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
 import type { PersonActivity } from '../consent/person-activity';
 import type { PersonQuestions } from '../consent/person-questions';
-import type { ClientSession } from './client-session';
 import { readsCookies } from './cookie-rules';
 import { RawWatches, type OpenWatch } from './raw-watches';
-import type { TabRecord } from './target-registry';
+
+/** A raw client as the gate knows it: the relay's ClientSession, or a managed port's connection. */
+export interface GateClient {
+  readonly id: number;
+  readonly name: string;
+  /** clawd's own connection: it passed the agent layer's gate. */
+  readonly internal: boolean;
+}
+
+/** The tab a command reaches, with the address it shows now. */
+export interface GateTab {
+  readonly targetId: string;
+  readonly info: { readonly url: string };
+}
 
 /** How long a raw client's input waits for the person to be idle (it has no bound of its own to give). */
 export const RAW_INPUT_WAIT_MS = 30_000;
@@ -47,11 +59,13 @@ export interface ClientGateDeps {
 
 export class ClientGate {
   // Each client's origins: those of the tabs it worked in and the addresses it loaded.
-  readonly #visited = new WeakMap<ClientSession, Set<string>>();
+  readonly #visited = new WeakMap<GateClient, Set<string>>();
   // Each client's sites the person refused: a tab left on one shows its error page, under its
   // address, and that is no visit.
-  readonly #refused = new WeakMap<ClientSession, Set<string>>();
+  readonly #refused = new WeakMap<GateClient, Set<string>>();
   readonly #watches: RawWatches;
+  // Per tab asked about: aborted when the tab goes, which withdraws its questions.
+  readonly #tabs = new Map<string, AbortController>();
 
   constructor(private readonly deps: ClientGateDeps) {
     this.#watches = new RawWatches(deps.warn);
@@ -59,17 +73,33 @@ export class ClientGate {
 
   close(): void {
     this.#watches.close();
+    for (const tab of this.#tabs.values()) tab.abort();
+    this.#tabs.clear();
+  }
+
+  /** A tab went: questions about it are withdrawn (nobody is left to answer for), its watches end. */
+  tabGone(targetId: string): void {
+    this.#tabs.get(targetId)?.abort();
+    this.#tabs.delete(targetId);
+    this.#watches.endTab(targetId);
+  }
+
+  /** What withdraws a question about the tab once it goes. */
+  #goneSignal(targetId: string): AbortSignal {
+    let tab = this.#tabs.get(targetId);
+    if (!tab) this.#tabs.set(targetId, (tab = new AbortController()));
+    return tab.signal;
   }
 
   /** A client went: its watches end (what they hold is answered first). */
-  forget(client: ClientSession): void {
+  forget(client: GateClient): void {
     this.#watches.end(`${client.id}\n`);
   }
 
   /** Before a raw client's command reaches a tab: what to wait for, or undefined to go at once. */
   before(
-    client: ClientSession,
-    tab: TabRecord | undefined,
+    client: GateClient,
+    tab: GateTab | undefined,
     method: string,
     params: Record<string, unknown>,
   ): Promise<void> | undefined {
@@ -84,8 +114,8 @@ export class ClientGate {
 
   /** What the person asked to be asked before, for this command. */
   #asks(
-    client: ClientSession,
-    tab: TabRecord | undefined,
+    client: GateClient,
+    tab: GateTab | undefined,
     method: string,
     params: Record<string, unknown>,
   ): Promise<void> | undefined {
@@ -135,6 +165,7 @@ export class ClientGate {
           ...(typeof url === 'string' ? { url } : tab ? { url: tab.info.url } : {}),
         },
         RAW_ASK_WAIT_MS,
+        tab ? this.#goneSignal(tab.targetId) : undefined,
       ),
     ).then(() => {
       if (destination) visited.add(destination);
@@ -143,7 +174,7 @@ export class ClientGate {
   }
 
   /** Resolves once the tab's requests are watched for the client (raw-watches.ts). */
-  #watched(client: ClientSession, tab: TabRecord, profile: string, kinds: ReadonlySet<AskKind>): Promise<void> {
+  #watched(client: GateClient, tab: GateTab, profile: string, kinds: ReadonlySet<AskKind>): Promise<void> {
     const ask = (asking: AskKind[], url: string, what: string) =>
       // What the person does with their own hands on the tab is theirs, not the client's.
       this.deps.activity.busyFor(tab.targetId) > 0
@@ -152,6 +183,7 @@ export class ClientGate {
             this.deps.questions.ask(
               { profile, targetId: tab.targetId, kinds: asking, session: client.name, what, url },
               RAW_ASK_WAIT_MS,
+              this.#goneSignal(tab.targetId),
             ),
           );
     const open = this.deps.watch();
@@ -172,12 +204,12 @@ export class ClientGate {
    * lists): while the person asks before raw clients read cookies, an event cannot ask, so the
    * cookies are read with Network.getCookies and friends, which do.
    */
-  asksBeforeCookies(client: ClientSession): boolean {
+  asksBeforeCookies(client: GateClient): boolean {
     return !client.internal && this.deps.profile() !== undefined && this.deps.asked().includes('raw-cookies');
   }
 
   /** Before a raw client has a download's file: the person's Allow, when they asked to be asked. */
-  download(client: ClientSession, url: string): Promise<void> | undefined {
+  download(client: GateClient, url: string): Promise<void> | undefined {
     const profile = this.deps.profile();
     if (client.internal || profile === undefined || !this.deps.asked().includes('download')) return undefined;
     return this.deps.questions.ask(
@@ -187,7 +219,7 @@ export class ClientGate {
   }
 
   /** A question about going to `site` (if it is one): a refusal is remembered, an Allow forgets it. */
-  #asked(client: ClientSession, site: string | undefined, question: () => Promise<void>): Promise<void> {
+  #asked(client: GateClient, site: string | undefined, question: () => Promise<void>): Promise<void> {
     return question().then(
       () => {
         if (site) this.#refused.get(client)?.delete(site);
@@ -203,7 +235,7 @@ export class ClientGate {
     );
   }
 
-  #visitedBy(client: ClientSession): Set<string> {
+  #visitedBy(client: GateClient): Set<string> {
     let set = this.#visited.get(client);
     if (!set) this.#visited.set(client, (set = new Set()));
     return set;

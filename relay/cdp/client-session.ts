@@ -7,6 +7,7 @@
 
 import type { RawData, WebSocket } from 'ws';
 import { ClawdError, cdpErrorOf } from '../errors';
+import { SESSION_NAME } from '../../shared/defaults';
 import type { Logger } from '../log';
 import { RawJson } from './raw-json';
 
@@ -36,7 +37,7 @@ export interface ClientSessionOptions {
 }
 
 /** A session name a client may give itself: what the agent API's `session` takes. */
-export const CLIENT_NAME = /^[\w.-]{1,64}$/;
+export const CLIENT_NAME = SESSION_NAME;
 
 type ParsedCommand =
   { ok: true; command: CdpCommand } | { ok: false; id?: number; sessionId: string; error: ClawdError };

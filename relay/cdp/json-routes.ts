@@ -131,7 +131,9 @@ export function createRelayApp(options: RelayAppOptions): Hono {
   });
 
   app.put('/json/new', async (c) => {
-    const tab = await switchboard.createTab(newTabUrl(new URL(c.req.url)), true, '');
+    const url = newTabUrl(new URL(c.req.url));
+    await switchboard.beforeClientOpens(url);
+    const tab = await switchboard.createTab(url, true, '');
     return c.json(describe(c, tab));
   });
   app.get('/json/new', () => {

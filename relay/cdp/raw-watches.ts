@@ -65,19 +65,26 @@ export class RawWatches {
     for (const [key, entry] of this.#open) if (key.startsWith(prefix)) this.#end(key, entry);
   }
 
+  /** The tab went: its watches end, quietly (nothing of it is left to let go). */
+  endTab(targetId: string): void {
+    for (const [key, entry] of this.#open) if (key.endsWith(`\n${targetId}`)) this.#end(key, entry, true);
+  }
+
   /** Ends every watch (the server closes): what they hold goes on. */
   close(): void {
     this.#closed = true;
     for (const [key, entry] of this.#open) this.#end(key, entry);
   }
 
-  #end(key: string, entry: Open): void {
+  #end(key: string, entry: Open, quiet = false): void {
     if (this.#open.get(key) === entry) this.#open.delete(key);
     void entry.ready
       .then(
         () => entry.watch?.stop(),
         () => undefined,
       )
-      .catch((error: Error) => this.warn(`a raw client's request was not let go: ${error.message}`));
+      .catch((error: Error) => {
+        if (!quiet) this.warn(`a raw client's request was not let go: ${error.message}`);
+      });
   }
 }

@@ -19,6 +19,7 @@ import {
   type TabSession,
 } from '../../shared/protocol';
 import type { ConsentState } from '../../shared/consent-state';
+import { HeldCommands } from '../browser/held-commands';
 import type { ClientGate } from './client-gate';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
@@ -87,7 +88,7 @@ export class Switchboard implements BrowserHub {
   readonly #commands: TabCommands;
   readonly #browserTarget: BrowserTarget;
   // A raw client's commands behind one that waits for the person, so they keep their order; removed once they went.
-  readonly #held = new WeakMap<ClientSession, Promise<void>>();
+  readonly #held = new HeldCommands<ClientSession>();
   /** Clients' downloads from the person's tabs (download-relay.ts). */
   readonly downloads: DownloadRelay;
   /** The origin policy of the person's tabs: refused here for raw clients, enforced by Chrome through the extension. */
@@ -296,6 +297,7 @@ export class Switchboard implements BrowserHub {
     this.#log.info(`tab ${tab.tabId} detached (${reason})`);
     this.options.onTabChange?.({ targetId: tab.targetId, url: tab.info.url, state: 'detached', reason });
     this.#table.dropTab(tab);
+    this.options.consent?.gate.tabGone(tab.targetId);
     this.#tellDiscoverers(tab, 'Target.targetDestroyed');
     this.#link.gone(tab);
   }
@@ -303,6 +305,21 @@ export class Switchboard implements BrowserHub {
   // ---- BrowserHub: what the extension does for Target.* ------------------------------------
 
   /** Opens a tab in the person's browser; it joins the clawd tab group of agent session `session` ('' for the plain `clawd` group). */
+  /**
+   * A tab a raw client opens over HTTP (`/json/new`): a client of one request, asked what a
+   * socket's `Target.createTarget` is (a new site, when the person asks before one).
+   */
+  beforeClientOpens(url: string): Promise<void> | undefined {
+    return this.options.consent?.gate.before(
+      { id: 0, name: 'json-new', internal: false },
+      undefined,
+      'Target.createTarget',
+      {
+        url,
+      },
+    );
+  }
+
   async createTab(url: string, active: boolean, session: string): Promise<TabRecord> {
     this.policy.check(url, 'opening a tab');
     const link = await this.#presence.awaitLink('Target.createTarget');
@@ -420,24 +437,21 @@ export class Switchboard implements BrowserHub {
     if (!binding)
       return respond(new ClawdError('session_not_found', `Session with given id not found: ${cmd.sessionId}`));
     // A raw client waits while the person's hands are on the tab, or for their answer when they
-    // asked to be asked. Its later commands wait behind it, in order; each is looked up again
-    // once it may go (its session may have gone meanwhile).
+    // asked to be asked. Its later commands on the session wait behind it, in order; each is
+    // looked up again once it may go (its session may have gone meanwhile).
     const gate = this.options.consent?.gate;
-    const pass = () =>
-      gate?.before(client, binding.kind === 'browser' ? undefined : binding.tab, cmd.method, cmd.params);
-    const behind = this.#held.get(client);
-    const waiting = behind ? behind.then(pass) : pass();
-    if (!waiting) return this.#dispatch(client, binding, cmd, respond);
-    const done = waiting.then(() => {
-      const now = this.#table.binding(client, cmd.sessionId);
-      if (!now)
-        return respond(new ClawdError('session_not_found', `Session with given id not found: ${cmd.sessionId}`));
-      this.#dispatch(client, now, cmd, respond);
-    }, respond);
-    this.#held.set(client, done);
-    void done.finally(() => {
-      if (this.#held.get(client) === done) this.#held.delete(client);
-    });
+    this.#held.run(
+      client,
+      cmd.sessionId,
+      () => gate?.before(client, binding.kind === 'browser' ? undefined : binding.tab, cmd.method, cmd.params),
+      () => {
+        const now = this.#table.binding(client, cmd.sessionId);
+        if (!now)
+          return respond(new ClawdError('session_not_found', `Session with given id not found: ${cmd.sessionId}`));
+        this.#dispatch(client, now, cmd, respond);
+      },
+      respond,
+    );
   }
 
   #dispatch(

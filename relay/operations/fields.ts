@@ -7,6 +7,7 @@
 
 import { z } from 'zod';
 import { ClawdError } from '../errors';
+import { SESSION_NAME } from '../../shared/defaults';
 import { openableUrl } from '../profiles/tabs';
 
 export const bad = (message: string) => new ClawdError('bad_request', message);
@@ -65,11 +66,7 @@ const DEFAULT_TIMEOUT_MS = 8_000;
 export const actionTimeout = (fallback = DEFAULT_TIMEOUT_MS) => clampedMs(500, 60_000, fallback);
 
 /** A name for an agent session: a tab it changes is held for it. */
-export const session = () =>
-  z
-    .string()
-    .regex(/^[\w.-]{1,64}$/, 'must be 1–64 letters, digits, ".", "_" or "-"')
-    .optional();
+export const session = () => z.string().regex(SESSION_NAME, 'must be 1–64 letters, digits, ".", "_" or "-"').optional();
 
 /** Text that must not be empty when given. */
 export const text = () => z.string().min(1, 'must not be empty');

@@ -5,6 +5,7 @@
 
 import type { BrowserConfig, ProfileConfig } from '../home/config-schema';
 import { registerProfileKind, type ProfileKindSchema } from '../home/profile-kinds';
+import type { ClientGate } from '../cdp/client-gate';
 import type { RelayServer } from '../cdp/relay-server';
 import type { OriginPolicy } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
@@ -26,6 +27,8 @@ export interface DriverContext {
   log: Logger;
   /** The profile's origin policy in force (clawd's own addresses among it), read at each use. */
   policy(): OriginPolicy;
+  /** The gate its raw CDP clients are held to for the person's asks, once the person's say is wired. */
+  rawGate(): ClientGate | undefined;
 }
 
 export interface DriverKind extends ProfileKindSchema {

@@ -202,10 +202,10 @@ export const managedKind: DriverKind = {
       );
     return { cdpPort: port };
   },
-  create: (name, profile, { settings, home, log, relay, policy }) =>
+  create: (name, profile, { settings, home, log, relay, policy, rawGate }) =>
     new ManagedDriver(name, profile as ProfileConfig & { cdpPort: number }, settings, home, log, {
       token: relay.token,
       agentKey: relay.agentKey,
-      rules: () => rawClientRules(policy, name),
+      rules: (client) => rawClientRules(policy, name, rawGate(), client),
     }),
 };

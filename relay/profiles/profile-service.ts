@@ -6,6 +6,7 @@
 // Longer than usual since the one-format reformat (prettier breaks long calls across lines); the
 // policy part is the next to move out, to its own module, if it grows.
 
+import type { ClientGate } from '../cdp/client-gate';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
@@ -66,6 +67,8 @@ export class ProfileService {
   onGuardBlock: (profile: string, block: GuardBlock) => void = () => {};
   /** A profile was started on an agent's first use of it (/events listens). */
   onStartedOnUse: (profile: string) => void = () => {};
+  /** The gate a profile's raw CDP clients are held to, for its asks (the person's say: consent). */
+  rawGate: (profile: string) => ClientGate | undefined = () => undefined;
   /** The ports this server listens on (relay, control API): with the profiles' CDP ports, clawd's own addresses. */
   serverPorts: () => number[] = () => [];
 
@@ -266,6 +269,7 @@ export class ProfileService {
       relay: this.relay,
       log: this.log,
       policy: () => this.policy(name),
+      rawGate: () => this.rawGate(name),
     });
     this.#drivers.set(name, driver);
     return driver;

@@ -3,20 +3,40 @@
 // policy refuses (Page.navigate, Target.createTarget: clawd's own addresses always among them),
 // no cookie shown of a host it blocks (nor the live view's session), none set for one, nothing
 // done to a blocked site without loading it (site-touches.ts: permissions, clearing), no cookie
-// of a blocked host in an event's headers or cookie lists. clawd's own
-// connections are not held here: they passed the agent layer's gate. The browser's guard holds
-// every page to the same policy from inside besides.
+// of a blocked host in an event's headers or cookie lists; and the profile's asks, by the same
+// gate as the person's tabs' raw clients (cdp/client-gate.ts: a new site, an upload, a cookie
+// read asked from the command; a form sent, a site a click loads, a download judged at the
+// request once the tab is watched). clawd's own connections are not held here: they passed the
+// agent layer's gate. The browser's guard holds every page to the same policy from inside besides.
 
 import type { OriginPolicy } from '../../shared/origin-policy';
 import type { MuxRules } from '../browser/cdp-mux';
 import { carriesCookies, cookieDomain, cookieEventShown, cookiesToSet, readsCookies } from '../cdp/cookie-rules';
 import { touchRefused } from '../cdp/site-touches';
+import type { ClientGate, GateClient } from '../cdp/client-gate';
 import { ClawdError } from '../errors';
 
 const LOADS = new Set(['Page.navigate', 'Target.createTarget']);
 
-export function rawClientRules(policy: () => OriginPolicy, profile: string): MuxRules {
+/** Who a raw client is: the name it gave itself (`?session=`), else `cdp-N`. */
+export interface RawClientIdentity {
+  name?: string;
+}
+
+let nextClientId = 1;
+
+export function rawClientRules(
+  policy: () => OriginPolicy,
+  profile: string,
+  gate?: ClientGate,
+  identity: RawClientIdentity = {},
+): MuxRules {
+  const id = nextClientId++;
+  const client: GateClient = { id, name: identity.name ?? `cdp-${id}`, internal: false };
   return {
+    before: gate ? (method, params, tab) => gate.before(client, tab, method, params) : undefined,
+    closed: () => gate?.forget(client),
+    tabGone: (targetId) => gate?.tabGone(targetId),
     refuse(method, params) {
       if (LOADS.has(method) && typeof params.url === 'string') {
         const verdict = policy().check(params.url);
@@ -47,7 +67,7 @@ export function rawClientRules(policy: () => OriginPolicy, profile: string): Mux
       return cookieEventShown(method, params, {
         visible: (cookie) => rules.cookieVerdict(cookie).allowed,
         hidesSome: !rules.ownOnly,
-        none: false,
+        none: gate?.asksBeforeCookies(client) ?? false,
       });
     },
     shown(method, result) {

@@ -231,63 +231,99 @@ describe.each([
     }
   });
 
-  // A raw CDP client through the relay (Playwright over /cdp) on the person's tab: what its input
-  // brings about is judged at the request as an agent call's is (relay/cdp/raw-watches.ts).
-  if (kind === 'extension')
-    describe('a raw CDP client on the person’s tab', () => {
-      let raw: Browser;
-      let page: Page;
-      beforeAll(async () => {
-        const relay = ctx.d.server.server.relay;
-        raw = await chromium.connectOverCDP(`${relay.url}/?token=${ctx.d.server.token}`);
-        // The person handed over one tab: the driver's.
-        page = await until('the raw client to see the tab', () => raw.contexts()[0]?.pages()[0]);
-      });
-      afterAll(() => raw?.close());
-
-      /** Runs the client's action while the person answers; waits for the question it must raise. */
-      const rawly = async (allow: boolean, action: () => Promise<unknown>) =>
-        (
-          await answering(allow, async (asked) => {
-            await action().catch(() => {}); // a denied load fails the client's navigation: that is the point
-            await until('the person to be asked', () => asked.length > 0);
-          })
-        ).asked;
-
-      it('asks before its Enter sends a form, and before its click loads another site', async () => {
-        for (const allow of [false, true]) {
-          const ref = await open('/form');
-          await release(ref.session);
-          site.hits.length = 0;
-          const asked = await rawly(allow, () => page.getByLabel('Search').press('Enter'));
-          expect(asked).toContain('submit');
-          if (allow) await until('the form to reach the site', () => posts().length > 0);
-          else await quiet(200);
-          expect(posts()).toEqual(allow ? ['POST 127.0.0.1 /sent'] : []);
+  // A raw CDP client — Playwright through the relay on the person's tab, or on the managed
+  // profile's own port: what its input brings about is judged at the request as an agent call's
+  // is (relay/cdp/raw-watches.ts, the gate of relay/cdp/client-gate.ts on both doors).
+  describe(`a raw CDP client ${kind === 'extension' ? 'on the person’s tab' : 'on the profile’s port'}`, () => {
+    let raw: Browser;
+    let page: Page;
+    let door: string;
+    beforeAll(async () => {
+      door =
+        kind === 'extension'
+          ? ctx.d.server.server.relay.url
+          : (await api<{ cdpUrl: string }>('POST', '/start')).body.cdpUrl;
+      raw = await chromium.connectOverCDP(`${door}/?token=${ctx.d.server.token}`);
+      // The driver's tab (on the person's browser, the one they handed over).
+      page = await until('the raw client to see the tab', async () => {
+        for (const candidate of raw.contexts()[0]?.pages() ?? []) {
+          const cdp = await raw.contexts()[0]!.newCDPSession(candidate);
+          const { targetInfo } = await cdp.send('Target.getTargetInfo');
+          await cdp.detach();
+          if (targetInfo.targetId === ctx.d.targetId) return candidate;
         }
-        for (const allow of [false, true]) {
-          const ref = await open('/links', true);
-          await release(ref.session);
-          site.hits.length = 0;
-          const asked = await rawly(allow, () => page.getByText('Other site').click());
-          expect(asked).toContain('new-site');
-          if (allow) await until('the other site to be loaded', () => otherHits().length > 0);
-          else await quiet(200);
-          expect(otherHits()).toEqual(allow ? ['GET localhost /linked'] : []);
-        }
-      });
-
-      it('refuses its own request interception while the person’s requests are held for their answer', async () => {
-        const error = await page
-          .route('**/*', (route) => route.continue())
-          .then(
-            () => page.reload().then(() => undefined),
-            (e: Error) => e,
-          );
-        await page.unrouteAll().catch(() => {});
-        expect(String(error)).toMatch(/request interception is refused/);
+        return undefined;
       });
     });
+    afterAll(() => raw?.close());
+
+    /** Runs the client's action while the person answers; waits for the question it must raise. */
+    const rawly = async (allow: boolean, action: () => Promise<unknown>) =>
+      (
+        await answering(allow, async (asked) => {
+          await action().catch(() => {}); // a denied load fails the client's navigation: that is the point
+          await until('the person to be asked', () => asked.length > 0);
+        })
+      ).asked;
+
+    it('asks before its Enter sends a form, and before its click loads another site', async () => {
+      for (const allow of [false, true]) {
+        const ref = await open('/form');
+        await release(ref.session);
+        site.hits.length = 0;
+        const asked = await rawly(allow, () => page.getByLabel('Search').press('Enter'));
+        expect(asked).toContain('submit');
+        if (allow) await until('the form to reach the site', () => posts().length > 0);
+        else await quiet(200);
+        expect(posts()).toEqual(allow ? ['POST 127.0.0.1 /sent'] : []);
+      }
+      for (const allow of [false, true]) {
+        const ref = await open('/links', true);
+        await release(ref.session);
+        site.hits.length = 0;
+        const asked = await rawly(allow, () => page.getByText('Other site').click());
+        expect(asked).toContain('new-site');
+        if (allow) await until('the other site to be loaded', () => otherHits().length > 0);
+        else await quiet(200);
+        expect(otherHits()).toEqual(allow ? ['GET localhost /linked'] : []);
+      }
+    });
+
+    it('asks before /json/new opens a tab on another site: Deny, no tab and the site sees nothing; Allow, once', async () => {
+      for (const allow of [false, true]) {
+        site.hits.length = 0;
+        const { answer: opened, asked } = await answering(allow, () =>
+          fetch(`${door}/json/new?${site.url('/opened', true)}`, {
+            method: 'PUT',
+            headers: { authorization: `Bearer ${ctx.d.server.token}` },
+          }).then(async (r) => ({ status: r.status, body: await r.json() })),
+        );
+        expect(asked).toEqual(['new-site']);
+        expect(opened.status, JSON.stringify(opened.body)).toBe(allow ? 200 : 403);
+        if (allow) {
+          await until('the other site to be loaded', () => otherHits().length > 0);
+          await fetch(`${door}/json/close/${opened.body.id}`, {
+            headers: { authorization: `Bearer ${ctx.d.server.token}` },
+          });
+        } else {
+          expect(opened.body.error.code).toBe('person_declined');
+          await quiet(200);
+        }
+        expect(otherHits()).toEqual(allow ? ['GET localhost /opened'] : []);
+      }
+    });
+
+    it('refuses its own request interception while the tab’s requests are held for the person’s answer', async () => {
+      const error = await page
+        .route('**/*', (route) => route.continue())
+        .then(
+          () => page.reload().then(() => undefined),
+          (e: Error) => e,
+        );
+      await page.unrouteAll().catch(() => {});
+      expect(String(error)).toMatch(/request interception is refused/);
+    });
+  });
 
   it('clears the asks with policy-set --ask "" (a loosening: on the person’s yes where their browser is)', async () => {
     const questions = ctx.d.server.server.consent.questions;

@@ -173,4 +173,82 @@ describe('the CDP mux', () => {
     expect(raw.closed()).toEqual({ code: 1011, reason: 'the browser went away' });
     await expect(mux.call('Browser.getVersion')).rejects.toMatchObject({ code: 'browser_gone' });
   });
+
+  it('lets a raw client’s command wait for its rules, its session’s later ones behind it in order, each told the tab it acts in', async () => {
+    const browser = scriptedBrowser();
+    const mux = new CdpMux(browser.pipe, silentLogger);
+    const raw = peer();
+    const waits: Array<{ method: string; tab: { targetId: string; url: string } | undefined; go(ok: boolean): void }> =
+      [];
+    let closed = 0;
+    const conn = mux.connect(raw.peer, {
+      rules: {
+        before: (method, _params, tab) =>
+          method === 'Input.dispatchKeyEvent'
+            ? new Promise<void>((resolve, reject) =>
+                waits.push({
+                  method,
+                  tab: tab && { targetId: tab.targetId, url: tab.info.url },
+                  go: (ok) => (ok ? resolve() : reject(new Error('the person said no'))),
+                }),
+              )
+            : undefined,
+        closed: () => void closed++,
+      },
+    });
+    await settle();
+    // The mux follows the targets at its root once a client's commands may wait.
+    expect(browser.sent.some((m) => m.method === 'Target.setDiscoverTargets' && m.sessionId === undefined)).toBe(true);
+    browser.say({
+      method: 'Target.targetCreated',
+      params: { targetInfo: { targetId: 'P', type: 'page', url: 'http://a/' } },
+    });
+    browser.say({
+      method: 'Target.targetInfoChanged',
+      params: { targetInfo: { targetId: 'P', type: 'page', url: 'http://a/form' } },
+    });
+    browser.say({
+      method: 'Target.attachedToTarget',
+      sessionId: 'S1',
+      params: { sessionId: 'C1', targetInfo: { targetId: 'P', type: 'page' } },
+    });
+    browser.say({
+      method: 'Target.attachedToTarget',
+      sessionId: 'C1',
+      params: { sessionId: 'F1', targetInfo: { targetId: 'FRAME', type: 'iframe' } },
+    });
+    const send = (id: number, method: string, sessionId?: string) =>
+      conn.receive(JSON.stringify({ id, method, params: {}, ...(sessionId ? { sessionId } : {}) }));
+    send(1, 'Input.dispatchKeyEvent', 'C1');
+    send(2, 'DOM.getDocument', 'C1');
+    send(3, 'Input.dispatchKeyEvent', 'F1');
+    send(4, 'Browser.getVersion');
+    await settle();
+    // The frame's session acts in its page. On the page's session nothing goes while its first
+    // command waits, not even a read; another session's commands are not behind it.
+    expect(waits.map((w) => [w.method, w.tab])).toEqual([
+      ['Input.dispatchKeyEvent', { targetId: 'P', url: 'http://a/form' }],
+      ['Input.dispatchKeyEvent', { targetId: 'P', url: 'http://a/form' }],
+    ]);
+    const clients = () =>
+      browser.sent.filter((m) => m.sessionId !== undefined && m.method !== 'Target.attachToBrowserTarget');
+    expect(clients().map((m) => m.method)).toEqual(['Browser.getVersion']);
+    waits[0]!.go(false);
+    await settle();
+    expect(raw.got.find((m) => m.id === 1)).toEqual({
+      id: 1,
+      sessionId: 'C1',
+      error: { code: -32000, message: 'the person said no' },
+    });
+    expect(clients().map((m) => m.method)).toEqual(['Browser.getVersion', 'DOM.getDocument']);
+    waits[1]!.go(true);
+    await settle();
+    expect(clients().map((m) => [m.method, m.sessionId])).toEqual([
+      ['Browser.getVersion', 'S1'],
+      ['DOM.getDocument', 'C1'],
+      ['Input.dispatchKeyEvent', 'F1'],
+    ]);
+    conn.close();
+    expect(closed).toBe(1);
+  });
 });
