@@ -1,5 +1,6 @@
 // Asks decided by what happens: while an agent's call changes a tab, the tab's document requests
-// are paused at the browser (CDP Fetch, on a session of clawd's own) and judged before they go —
+// are paused at the browser (CDP Fetch, on a session of clawd's own that the tab's watches
+// share: fetch-hold.ts) and judged before they go —
 // a form sent (a document POST: whatever sent it, a key, a label, a script), a load of a site
 // the session has not been on (a link, a redirect hop, a script's navigation), a file the answer
 // makes a download (Content-Disposition: attachment). The page cannot reach any of it: it is the
@@ -8,11 +9,10 @@
 // A question waits within the call's bound; Deny fails the request (the server never sees a
 // form, the browser saves no file) and the call answers person_declined.
 
-import type { CDPSession, Page } from 'playwright-core';
-import type { Protocol } from 'devtools-protocol';
+import type { Page } from 'playwright-core';
 import type { AskKind } from '../../shared/ask-kinds';
 import { originOf } from '../../shared/origin-policy';
-import { within } from '../time-limit';
+import { FetchHold, type HoldMember, type PausedRequest } from './fetch-hold';
 
 /** Asks the person (resolves on Allow; rejects with person_declined or person_no_answer). */
 export type WatchAsk = (kinds: AskKind[], url: string, what: string) => Promise<void>;
@@ -29,8 +29,6 @@ export interface WatchOptions {
   left(): number;
 }
 
-/** How long setting the watch up may take before the call goes on without it (it then fails). */
-const SETUP_MS = 5_000;
 /** After the call's work: how long a navigation it started (a script's, a redirect's next hop) may take to show. */
 const GRACE_MS = 250;
 /** The most the call waits after its work for the loads it started to answer (their next hop judged). */
@@ -41,42 +39,26 @@ export class ActionWatch {
   #refused: Error | undefined;
   /** Questions still open: the call waits for them before it answers. */
   readonly #pending = new Set<Promise<void>>();
-  #mainFrame: string | undefined;
+  #hold: HoldMember | undefined;
   #closed = false;
   /** Document loads started and not answered yet (by network id: a redirect's hops share it). */
   readonly #loading = new Set<string>();
 
-  private constructor(
-    private readonly session: CDPSession,
-    private readonly options: WatchOptions,
-  ) {}
+  private constructor(private readonly options: WatchOptions) {}
 
-  /** Pauses the page's document requests until stop(); refuses (throws) when it cannot watch. */
+  /**
+   * Holds the page's document requests until stop() (with the tab's other watches: fetch-hold.ts);
+   * refuses (throws) when it cannot watch.
+   */
   static async start(page: Page, options: WatchOptions): Promise<ActionWatch> {
-    const session = await page.context().newCDPSession(page);
-    const watch = new ActionWatch(session, options);
-    session.on('Fetch.requestPaused', (e) => watch.#paused(e));
-    try {
-      await within(
-        (async () => {
-          const { frameTree } = await session.send('Page.getFrameTree');
-          watch.#mainFrame = frameTree.frame.id;
-          // Both stages: a load is judged when it goes (and at each redirect's hop), and known
-          // answered (or a download) when its headers come.
-          await session.send('Fetch.enable', {
-            patterns: [
-              { resourceType: 'Document', requestStage: 'Request' },
-              { resourceType: 'Document', requestStage: 'Response' },
-            ],
-          });
-        })(),
-        SETUP_MS,
-        () => new Error('the browser did not let clawd watch the tab'),
-      );
-    } catch (error) {
-      await session.detach().catch(() => {});
-      throw error;
-    }
+    const watch = new ActionWatch(options);
+    watch.#hold = await FetchHold.join(page, {
+      judge: (paused) => watch.#judge(paused),
+      // Another watch's refusal stopped a load: if this call started it, it answers that refusal too.
+      failed: (paused, error) => {
+        if (watch.#loading.delete(paused.networkId ?? paused.requestId)) watch.#refused ??= error;
+      },
+    });
     return watch;
   }
 
@@ -94,56 +76,54 @@ export class ActionWatch {
     }
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
     this.#closed = true;
-    await this.session.send('Fetch.disable').catch(() => {});
-    await this.session.detach().catch(() => {});
+    await this.#hold?.leave();
     if (this.#refused) throw this.#refused;
   }
 
-  #paused(e: Protocol.Fetch.RequestPausedEvent): void {
+  /** Every paused request of the tab: undefined lets it go (for this watch), else the person's answer. */
+  #judge(e: PausedRequest): Promise<void> | undefined {
     const atResponse = e.responseStatusCode !== undefined || e.responseErrorReason !== undefined;
     const load = e.networkId ?? e.requestId;
     if (atResponse) this.#loading.delete(load);
     else this.#loading.add(load);
     const kinds = atResponse ? this.#responseKinds(e) : this.#requestKinds(e);
-    if (kinds.length === 0 || this.#closed) return this.#continue(e.requestId);
+    if (kinds.length === 0 || this.#closed) return undefined;
     const what = `${kinds.includes('submit') ? `${e.request.method} ` : ''}${e.request.url}`;
-    const judged = this.options
-      .ask(kinds, e.request.url, what)
+    const judged = this.options.ask(kinds, e.request.url, what).then(
+      () => {
+        const origin = originOf(e.request.url);
+        if (origin && kinds.includes('new-site')) this.options.visited.add(origin);
+      },
+      (error: unknown) => {
+        this.#loading.delete(load);
+        this.#refused ??= error instanceof Error ? error : new Error(String(error));
+        throw error;
+      },
+    );
+    const settled: Promise<void> = judged
       .then(
-        () => {
-          const origin = originOf(e.request.url);
-          if (origin && kinds.includes('new-site')) this.options.visited.add(origin);
-          this.#continue(e.requestId);
-        },
-        (error: unknown) => {
-          this.#loading.delete(load);
-          this.#refused ??= error instanceof Error ? error : new Error(String(error));
-          void this.session
-            .send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' })
-            .catch(() => {});
-        },
+        () => undefined,
+        () => undefined,
       )
-      .finally(() => this.#pending.delete(judged));
-    this.#pending.add(judged);
+      .finally(() => this.#pending.delete(settled));
+    this.#pending.add(settled);
+    return judged;
   }
 
-  #requestKinds(e: Protocol.Fetch.RequestPausedEvent): AskKind[] {
+  #requestKinds(e: PausedRequest): AskKind[] {
     const { kinds, asked, visited } = this.options;
     const out: AskKind[] = [];
     if (kinds.has('submit') && !asked.has('submit') && e.request.method === 'POST') out.push('submit');
     const origin = originOf(e.request.url);
-    if (kinds.has('new-site') && e.frameId === this.#mainFrame && origin && !visited.has(origin)) out.push('new-site');
+    if (kinds.has('new-site') && e.frameId === this.#hold?.mainFrame && origin && !visited.has(origin))
+      out.push('new-site');
     return out;
   }
 
-  #responseKinds(e: Protocol.Fetch.RequestPausedEvent): AskKind[] {
+  #responseKinds(e: PausedRequest): AskKind[] {
     const { kinds, asked } = this.options;
     if (!kinds.has('download') || asked.has('download')) return [];
     const disposition = e.responseHeaders?.find((h) => h.name.toLowerCase() === 'content-disposition')?.value ?? '';
     return /^\s*attachment/i.test(disposition) ? ['download'] : [];
-  }
-
-  #continue(requestId: string): void {
-    void this.session.send('Fetch.continueRequest', { requestId }).catch(() => {});
   }
 }

@@ -4,10 +4,12 @@
 // unchanged elements stay the same from one snapshot to the next); other lines by their text.
 // Indented from the least deep line shown, not from the page's top. `=` a line that did not
 // change but is said again: what the page says about how things went (a status, an alert, a
-// refused field), so an action that changed nothing still answers how it ended. Pure, so it is
-// unit-tested without a browser.
+// refused field), so an action that changed nothing still answers how it ended. A list whose
+// rows only moved (sorted, reversed) is one `~` line, `reordered: N of M rows moved`, not every
+// row: their refs hold, and a snapshot shows the new order. Pure, so it is unit-tested without a
+// browser.
 
-import { renderLine } from './snapshot-lines';
+import { renderLine, withoutRef } from './snapshot-lines';
 import type { SnapshotLine } from './snapshot-engine';
 
 export interface SnapshotDiff {
@@ -54,6 +56,86 @@ function foldGone(before: SnapshotLine[], gone: boolean[]): SnapshotLine[] {
   return shown;
 }
 
+/** The index of each line's parent (the nearest line above it that is less deep), -1 at the top. */
+function parents(lines: SnapshotLine[]): number[] {
+  const stack: number[] = [];
+  return lines.map((line, i) => {
+    while (stack.length > 0 && lines[stack[stack.length - 1]!]!.depth >= line.depth) stack.pop();
+    const parent = stack.length > 0 ? stack[stack.length - 1]! : -1;
+    stack.push(i);
+    return parent;
+  });
+}
+
+/** Each line's key: its ref, or its text and how many lines said the same before it. */
+function keys(lines: SnapshotLine[]): string[] {
+  const seen = new Map<string, number>();
+  return lines.map((line) => {
+    if (line.ref) return `r ${line.ref}`;
+    const text = line.text;
+    const n = seen.get(text) ?? 0;
+    seen.set(text, n + 1);
+    return `t ${n} ${text}`;
+  });
+}
+
+/** How many of `order` stand in rising order at most (the longest increasing subsequence). */
+function inOrder(order: number[]): number {
+  const tails: number[] = [];
+  for (const n of order) {
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (tails[mid]! < n) lo = mid + 1;
+      else hi = mid;
+    }
+    tails[lo] = n;
+  }
+  return tails.length;
+}
+
+/**
+ * The lists whose rows moved: for each line (or the page's top) in both snapshots, its children
+ * with refs kept in both, in their old order and their new one; those off the longest run still
+ * in order moved. Said once per list, at its line (the top's at its first child with a ref).
+ */
+function reorders(before: SnapshotLine[], after: SnapshotLine[]): Map<number, { line: SnapshotLine; top: boolean }> {
+  const children = (lines: SnapshotLine[]) => {
+    const up = parents(lines);
+    const key = keys(lines);
+    const out = new Map<string, { at: number; refs: Array<{ ref: string; i: number }> }>();
+    lines.forEach((line, i) => {
+      if (!line.ref) return;
+      const parent = up[i]!;
+      const k = parent < 0 ? '' : key[parent]!;
+      let list = out.get(k);
+      if (!list) out.set(k, (list = { at: parent < 0 ? i : parent, refs: [] }));
+      list.refs.push({ ref: line.ref, i });
+    });
+    return out;
+  };
+  const was = children(before);
+  const out = new Map<number, { line: SnapshotLine; top: boolean }>();
+  for (const [k, now] of children(after)) {
+    const then = was.get(k);
+    if (!then) continue;
+    const oldAt = new Map(then.refs.map((c, n) => [c.ref, n]));
+    const kept = now.refs.filter((c) => oldAt.has(c.ref));
+    const moved = kept.length - inOrder(kept.map((c) => oldAt.get(c.ref)!));
+    if (moved === 0) continue;
+    const roles = new Set(kept.map((c) => after[c.i]!.text.match(/^[a-z]+/)?.[0] ?? ''));
+    const unit = roles.size === 1 && !roles.has('') ? `${[...roles][0]}s` : 'lines';
+    const parent = k === '' ? undefined : after[now.at]!;
+    const name = parent ? `${withoutRef(parent).replace(/:$/, '')} ` : '';
+    out.set(now.at, {
+      line: { depth: after[now.at]!.depth, text: `${name}reordered: ${moved} of ${kept.length} ${unit} moved` },
+      top: !parent,
+    });
+  }
+  return out;
+}
+
 export function diffSnapshots(
   before: SnapshotLine[],
   after: SnapshotLine[],
@@ -70,8 +152,15 @@ export function diffSnapshots(
   let added = 0;
   let changed = 0;
   const kept = new Set<string>();
-  for (const line of after) {
+  const moved = reorders(before, after);
+  for (const [i, line] of after.entries()) {
     const text = renderLine(line);
+    // A reordered list is said at its own line, after that line's mark; the top's before its first child.
+    const reordered = moved.get(i);
+    if (reordered?.top) {
+      marked.push({ mark: '~', line: reordered.line });
+      changed++;
+    }
     if (line.ref) {
       const was = oldByRef.get(line.ref);
       kept.add(line.ref);
@@ -82,15 +171,19 @@ export function diffSnapshots(
         marked.push({ mark: '~', line });
         changed++;
       } else if (sayAgain(line)) marked.push({ mark: '=', line });
-      continue;
-    }
-    const left = oldPlain.get(text) ?? 0;
-    if (left > 0) {
-      oldPlain.set(text, left - 1);
-      if (sayAgain(line)) marked.push({ mark: '=', line });
     } else {
-      marked.push({ mark: '+', line });
-      added++;
+      const left = oldPlain.get(text) ?? 0;
+      if (left > 0) {
+        oldPlain.set(text, left - 1);
+        if (sayAgain(line)) marked.push({ mark: '=', line });
+      } else {
+        marked.push({ mark: '+', line });
+        added++;
+      }
+    }
+    if (reordered && !reordered.top) {
+      marked.push({ mark: '~', line: reordered.line });
+      changed++;
     }
   }
   let removed = 0;

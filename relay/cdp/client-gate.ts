@@ -64,6 +64,10 @@ export class ClientGate {
   // address, and that is no visit.
   readonly #refused = new WeakMap<GateClient, Set<string>>();
   readonly #watches: RawWatches;
+  // Each client's tabs where it ran code or changed the page (any command but a read or input),
+  // by `${client.id}\n${targetId}`: a listener it left could turn the person's own key into its
+  // load, so a load there while the person's hands are on the tab is asked too.
+  readonly #meddled = new Set<string>();
   // Per tab asked about: aborted when the tab goes, which withdraws its questions.
   readonly #tabs = new Map<string, AbortController>();
 
@@ -82,6 +86,7 @@ export class ClientGate {
     this.#tabs.get(targetId)?.abort();
     this.#tabs.delete(targetId);
     this.#watches.endTab(targetId);
+    for (const key of this.#meddled) if (key.endsWith(`\n${targetId}`)) this.#meddled.delete(key);
   }
 
   /** What withdraws a question about the tab once it goes. */
@@ -94,6 +99,7 @@ export class ClientGate {
   /** A client went: its watches end (what they hold is answered first). */
   forget(client: GateClient): void {
     this.#watches.end(`${client.id}\n`);
+    for (const key of this.#meddled) if (key.startsWith(`${client.id}\n`)) this.#meddled.delete(key);
   }
 
   /** Before a raw client's command reaches a tab: what to wait for, or undefined to go at once. */
@@ -132,8 +138,9 @@ export class ClientGate {
           `${method}: the person asks before ${[...watching].join(', ')} on their tabs, so clawd holds this tab's requests for their answer; a client's own request interception is refused there`,
         ),
       );
-    const watched =
-      watching.size > 0 && !READS.test(method) ? () => this.#watched(client, tab!, profile, watching) : undefined;
+    const acts = watching.size > 0 && !READS.test(method);
+    if (acts && !method.startsWith('Input.')) this.#meddled.add(`${client.id}\n${tab!.targetId}`);
+    const watched = acts ? () => this.#watched(client, tab!, profile, watching) : undefined;
     const url = method === 'Page.navigate' || method === 'Target.createTarget' ? params.url : undefined;
     const newSite = asked.includes('new-site');
     const visited = this.#visitedBy(client);
@@ -175,9 +182,11 @@ export class ClientGate {
 
   /** Resolves once the tab's requests are watched for the client (raw-watches.ts). */
   #watched(client: GateClient, tab: GateTab, profile: string, kinds: ReadonlySet<AskKind>): Promise<void> {
+    const key = `${client.id}\n${tab.targetId}`;
     const ask = (asking: AskKind[], url: string, what: string) =>
-      // What the person does with their own hands on the tab is theirs, not the client's.
-      this.deps.activity.busyFor(tab.targetId) > 0
+      // What the person does with their own hands on the tab is theirs, not the client's — unless
+      // the client ran code there, which could have made their key its load.
+      this.deps.activity.busyFor(tab.targetId) > 0 && !this.#meddled.has(key)
         ? Promise.resolve()
         : this.#asked(client, asking.includes('new-site') ? originOf(url) : undefined, () =>
             this.deps.questions.ask(
@@ -189,7 +198,7 @@ export class ClientGate {
     const open = this.deps.watch();
     const visited = this.#visitedBy(client);
     return this.#watches.arm(
-      `${client.id}\n${tab.targetId}`,
+      key,
       () =>
         open
           ? open({ targetId: tab.targetId, kinds, visited, ask, left: () => RAW_ASK_WAIT_MS })

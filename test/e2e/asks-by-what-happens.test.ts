@@ -85,8 +85,7 @@ describe.each([
   const api = <T = any>(method: string, route: string, body?: unknown) => ctx.d.api<T>(method, route, body);
   let sessions = 0;
   /** A new agent session (its own sites visited) on the page: its first load is allowed. */
-  const open = async (path: string, fresh = false) => {
-    const session = `s${++sessions}`;
+  const open = async (path: string, fresh = false, session = `s${++sessions}`) => {
     // The tab's current site counts as visited by a session that works there: for a new-site
     // case, start on this one (the last case may have left the tab on the other).
     if (fresh)
@@ -238,7 +237,14 @@ describe.each([
     let raw: Browser;
     let page: Page;
     let door: string;
+    /** Refs of /links for an agent session that has been on the other site (before the client came). */
+    let traveller: Awaited<ReturnType<typeof open>>;
     beforeAll(async () => {
+      const been = await open('/links', true);
+      await answering(true, () =>
+        api('POST', '/navigate', { targetId: ctx.d.targetId, url: site.url('/there', true), session: been.session }),
+      );
+      traveller = await open('/links', false, been.session);
       door =
         kind === 'extension'
           ? ctx.d.server.server.relay.url
@@ -256,6 +262,27 @@ describe.each([
       });
     });
     afterAll(() => raw?.close());
+
+    it('asks for the client about a load an agent’s call starts: one watch letting a request go is not enough', async () => {
+      // The tab is watched for the client (its stay's first command that is not a read) …
+      await page.evaluate('1');
+      site.hits.length = 0;
+      // … and an agent's click goes to a site its own session has been on, but the client has not.
+      const { answer, asked } = await answering(false, () =>
+        api('POST', '/act', {
+          kind: 'click',
+          ref: traveller('Other site'),
+          targetId: ctx.d.targetId,
+          session: traveller.session,
+        }),
+      );
+      expect(asked, JSON.stringify(answer.body)).toEqual(['new-site']);
+      // The load the call started was refused: the call says so.
+      expect(answer.body.error?.code, JSON.stringify(answer.body)).toBe('person_declined');
+      await quiet(200);
+      expect(otherHits()).toEqual([]);
+      await release(traveller.session);
+    });
 
     /** Runs the client's action while the person answers; waits for the question it must raise. */
     const rawly = async (allow: boolean, action: () => Promise<unknown>) =>

@@ -241,4 +241,29 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
       window.render = render;
       render();
     </script>`,
+  // A side bar rebuilt on every change, titled by its heading: a label's count and its button's
+  // words change; two cards of one title, told apart by their words; and a card whose only
+  // words besides its title are a link's (its link replaced, it is another card).
+  '/snap/titled': () => `<!doctype html><title>titled</title><div id="app"></div>
+    <script>
+      let labels = { Work: 0, Family: 0 }, naming = false, drafts = ['draft 1', 'draft 2'], shared = 'doc A';
+      const log = [];
+      window.act = (what, arg) => {
+        log.push(what + ' ' + arg);
+        if (what === 'count') labels = { ...labels, [arg]: labels[arg] + 1 };
+        if (what === 'name') naming = true;
+        if (what === 'replace') drafts = drafts.map((d) => (d === arg ? 'draft 3' : d));
+        if (what === 'relink') shared = 'doc B';
+        render();
+      };
+      const render = () => {
+        document.getElementById('app').innerHTML = '<aside aria-label="Labels"><h2>Labels</h2>' +
+          Object.keys(labels).map((l) => '<a onclick="act(\\'count\\', \\'' + l + '\\')">' + l + ' ' + labels[l] + '</a> ').join('') +
+          (naming ? '<input aria-label="Label name"> <button>Save label</button>' : '<button onclick="act(\\'name\\', 1)">Create label</button>') +
+          '</aside>' + drafts.map((d) => '<section><h3>Untitled</h3><p>' + d + '</p><button onclick="act(\\'delete\\', \\'' + d + '\\')">Delete</button></section>').join('') +
+          '<section><h3>Shared</h3><a href="#' + shared + '">' + shared + '</a> <button onclick="act(\\'remove\\', \\'' + shared + '\\')">Remove</button></section>' +
+          '<p id="log">' + log.join(', ') + '</p>';
+      };
+      render();
+    </script>`,
 };

@@ -83,6 +83,33 @@ describe("the relay and the person's say", () => {
     questions.close();
   });
 
+  it('asks about a load while the person types once the client ran code on the tab: a listener it left could make their key its load', async () => {
+    asked = ['submit'];
+    const opened: WatchRequest[] = [];
+    watch = async (request) => {
+      opened.push(request);
+      return { stop: async () => {} };
+    };
+    const { c, sessionId } = await pageClient('&session=lurker');
+    const click = { type: 'mousePressed', x: 5, y: 5, button: 'left', clickCount: 1 };
+    await c.send('Input.dispatchMouseEvent', click, sessionId);
+    await quiet(600); // past the moment the client's input may still show in the page
+    ext.send({ type: 'personInput', tabId: TAB.tabId });
+    await until('the person seen', () => activity.busyFor(TAB.targetInfo.targetId) > 0);
+    // Only input so far: a form sent while the person's hands are on the tab is theirs.
+    await opened[0]!.ask(['submit'], 'http://a.test/', 'POST http://a.test/');
+    expect(questions.pending()).toEqual([]);
+    // Once it ran a script there, the person is asked even while they type.
+    await c.send('Runtime.evaluate', { expression: '1' }, sessionId).catch(() => {});
+    const judging = opened[0]!.ask(['submit'], 'http://a.test/', 'POST http://a.test/').catch((e: Error) => e.message);
+    const [question] = await until('the question', () => questions.pending()[0] && questions.pending());
+    expect(question!.session).toBe('lurker');
+    questions.answer(question!.id, false, 'side panel');
+    expect(await judging).toMatch(/declined/);
+    expect(opened).toHaveLength(1);
+    await c.close();
+  });
+
   it("takes input the page saw while an agent's key was on its way for the agent's, and the rest for the person's", async () => {
     const { c, sessionId } = await pageClient();
     await c.send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'a' }, sessionId);

@@ -83,4 +83,35 @@ describe('snapshot diffs', () => {
       refs: ['e1'],
     });
   });
+
+  it('says a list whose rows only moved in one line, at the list: their refs hold', () => {
+    const rows = (order: number[]) => [
+      line('heading "Inbox"'),
+      line('table "Messages":'),
+      ...order.flatMap((i) => [line(`row "Mail ${i}"`, `e${i * 2 + 2}`, 1), line('button "Star"', `e${i * 2 + 3}`, 2)]),
+      line('button "Sort"', 'e90'),
+    ];
+    const before = rows([0, 1, 2, 3, 4]);
+    const sorted = diffSnapshots(before, rows([4, 3, 2, 1, 0]));
+    expect(sorted).toEqual({
+      lines: ['~ table "Messages" reordered: 4 of 5 rows moved'],
+      added: 0,
+      removed: 0,
+      changed: 1,
+      refs: [],
+    });
+    // One row moved, one gone: each said once.
+    expect(diffSnapshots(before, rows([3, 0, 1, 2])).lines).toEqual([
+      '~ table "Messages" reordered: 1 of 4 rows moved',
+      '-   row "Mail 4" [e10] (and 1 line under it)',
+    ]);
+    // Rows at the page's top: said before the first of them.
+    const flat = (order: number[]) => [
+      line('button "Sort"', 'e1'),
+      ...order.map((i) => line(`button "Done ${i}"`, `e${i + 2}`)),
+    ];
+    expect(diffSnapshots(flat([0, 1, 2]), flat([2, 1, 0])).lines).toEqual(['~ reordered: 2 of 4 buttons moved']);
+    // Nothing moved: nothing said.
+    expect(diffSnapshots(before, before).lines).toEqual([]);
+  });
 });

@@ -1066,8 +1066,12 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       const around = plainText(at, PLACE_MAX + 1);
       if (around && around !== own) {
         // A region (a card, a message, a toast, a side bar): its first words name it — a count
-        // or a label applied further in is no move.
-        if (around.length <= PLACE_MAX) return `${NAMED}${at.localName} ${plainText(at, FIRST_WORDS)}`;
+        // or a label applied further in is no move. A region titled by a heading is named by
+        // its title and what it says besides what is acted on in it: a side bar's "Labels" is
+        // the same with a label's count changed or its button's words ("Create label", then
+        // "Save label").
+        if (around.length <= PLACE_MAX)
+          return `${NAMED}${at.localName} ${titled(el, at, around) ?? plainText(at, FIRST_WORDS)}`;
         // A long list of what is not a record: the element's own block, with the blocks beside it.
         const beside = (sibling: Element | null) => (sibling ? plainText(sibling, FIRST_WORDS) : '');
         return `${WHOLE}${at.localName} ‹${beside(child.previousElementSibling)}› ‹${beside(child.nextElementSibling)}› ${plainText(child, PLACE_MAX)}`;
@@ -1075,6 +1079,35 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       child = at;
     }
     return '';
+  }
+
+  /** Buttons: what is acted on in a region, not what names it. */
+  const BUTTONS = 'button, [role="button"], [role="menuitem"], [role="tab"]';
+  /** Links: one link beside another is no part of its place (its own words name it). */
+  const LINKS = 'a, [role="link"]';
+  const ACTED_ON = `${LINKS}, ${BUTTONS}`;
+
+  /**
+   * A region that opens with a heading: its title, then its words outside that title and outside
+   * what is acted on there (a count on a label's link is no move, nor a button's words: "Create
+   * label", then "Save label"); undefined for a region without one (its first words name it). A
+   * link's own words name it, so links leave its place; for anything else (a "Delete" that names
+   * nothing) the links' words stay, counts aside: a card titled alike whose link now says
+   * another thing is another card, and its button's old ref is stale.
+   */
+  function titled(el: Element, region: Element, around: string): string | undefined {
+    const heading = region.querySelector('h1, h2, h3, h4, h5, h6, [role="heading"]');
+    if (!heading) return undefined;
+    const title = plainText(heading, FIRST_WORDS);
+    if (!title || !around.startsWith(title)) return undefined;
+    const rest = plainText(region, FIRST_WORDS, (n) => n === heading || n.matches(ACTED_ON));
+    if (el.matches(LINKS)) return `‹${title}› ${rest}`;
+    let links = '';
+    for (const link of region.querySelectorAll(LINKS)) {
+      if (links.length > FIRST_WORDS) break;
+      links += ` ${plainText(link, FIRST_WORDS)}`;
+    }
+    return `‹${title}› ${rest} ‹${links.replace(/\d+/g, '#').trim().slice(0, FIRST_WORDS)}›`;
   }
 
   /**
@@ -1106,15 +1139,15 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   const TAKEN_OUT = '\u0001taken out';
 
   /**
-   * An element's text nodes, squashed, up to `max` (controls inside left out, as in names): read
-   * alike in a document and in a subtree taken out of it.
+   * An element's text nodes, squashed, up to `max` (controls inside left out, as in names, and
+   * what `leaveOut` says): read alike in a document and in a subtree taken out of it.
    */
-  function plainText(root: Element, max: number): string {
+  function plainText(root: Element, max: number, leaveOut?: (el: Element) => boolean): string {
     let out = '';
     const visit = (n: Node) => {
       if (out.length > max * 2) return;
       if (n.nodeType === Node.TEXT_NODE) out += n.nodeValue ?? '';
-      else if (n instanceof Element && !SKIPPED.has(n.localName) && (n === root || !isControl(n))) {
+      else if (n instanceof Element && !SKIPPED.has(n.localName) && (n === root || (!isControl(n) && !leaveOut?.(n)))) {
         out += ' ';
         for (let c = n.firstChild; c; c = c.nextSibling) visit(c);
       }

@@ -1,0 +1,125 @@
+// One hold on a tab's document requests, shared by every watch on the tab (action-watch.ts: an
+// agent call's, a raw client's). Through the relay a tab has one debugger session, so two watches'
+// interception is one: each is shown every paused request, and the first to answer would let go
+// one the other asks about. So a tab's watches share one CDP session and one Fetch.enable; a
+// request goes only once every watch lets it, fails as soon as one refuses, and interception ends
+// with the last watch (a new one waits for that end, which would otherwise end it too).
+
+import type { CDPSession, Page } from 'playwright-core';
+import type { Protocol } from 'devtools-protocol';
+import { within } from '../time-limit';
+
+export type PausedRequest = Protocol.Fetch.RequestPausedEvent;
+
+/** A watch in the hold: it sees every paused request of the tab, in order. */
+export interface Judge {
+  /** Its verdict: undefined lets the request go; a promise lets it go when it resolves, fails it when it rejects. */
+  judge(paused: PausedRequest): Promise<void> | undefined;
+  /** The request failed on another watch's refusal (`error`): it will not be answered. */
+  failed(paused: PausedRequest, error: Error): void;
+}
+
+/** A watch's place in the hold. */
+export interface HoldMember {
+  /** The page's main frame (a load of it is a new page). */
+  readonly mainFrame: string;
+  /** The watch is done: interception ends with the last one. */
+  leave(): Promise<void>;
+}
+
+/** How long setting the hold up may take. */
+const SETUP_MS = 5_000;
+
+const holds = new WeakMap<Page, FetchHold>();
+
+export class FetchHold {
+  readonly #judges = new Set<Judge>();
+  readonly #ready: Promise<string>;
+  #session: CDPSession | undefined;
+  #closing: Promise<void> | undefined;
+
+  private constructor(page: Page) {
+    this.#ready = this.#setUp(page);
+  }
+
+  /** Joins the page's hold (set up by the first watch); rejects when the tab cannot be held. */
+  static async join(page: Page, judge: Judge): Promise<HoldMember> {
+    for (;;) {
+      let hold = holds.get(page);
+      // The last watch is leaving: its Fetch.disable would end a new interception too.
+      const closing = hold ? hold.#closing : undefined;
+      if (closing) {
+        await closing;
+        continue;
+      }
+      if (!hold) holds.set(page, (hold = new FetchHold(page)));
+      const joined = hold;
+      joined.#judges.add(judge);
+      let mainFrame: string;
+      try {
+        mainFrame = await joined.#ready;
+      } catch (error) {
+        joined.#judges.delete(judge);
+        if (holds.get(page) === joined) holds.delete(page);
+        throw error;
+      }
+      return { mainFrame, leave: () => joined.#leave(page, judge) };
+    }
+  }
+
+  async #setUp(page: Page): Promise<string> {
+    const session = await page.context().newCDPSession(page);
+    this.#session = session;
+    session.on('Fetch.requestPaused', (paused) => this.#paused(paused));
+    try {
+      return await within(
+        (async () => {
+          const { frameTree } = await session.send('Page.getFrameTree');
+          // Both stages: a load is judged when it goes (and at each redirect's hop), and known
+          // answered (or a download) when its headers come.
+          await session.send('Fetch.enable', {
+            patterns: [
+              { resourceType: 'Document', requestStage: 'Request' },
+              { resourceType: 'Document', requestStage: 'Response' },
+            ],
+          });
+          return frameTree.frame.id;
+        })(),
+        SETUP_MS,
+        () => new Error('the browser did not let clawd watch the tab'),
+      );
+    } catch (error) {
+      await session.detach().catch(() => {});
+      throw error;
+    }
+  }
+
+  #paused(paused: PausedRequest): void {
+    const verdicts: Array<Promise<void>> = [];
+    for (const judge of this.#judges) {
+      const verdict = judge.judge(paused);
+      if (verdict) verdicts.push(verdict);
+    }
+    const session = this.#session!;
+    const go = () => void session.send('Fetch.continueRequest', { requestId: paused.requestId }).catch(() => {});
+    if (verdicts.length === 0) return go();
+    Promise.all(verdicts).then(go, (error: unknown) => {
+      void session
+        .send('Fetch.failRequest', { requestId: paused.requestId, errorReason: 'BlockedByClient' })
+        .catch(() => {});
+      const refusal = error instanceof Error ? error : new Error(String(error));
+      for (const judge of this.#judges) judge.failed(paused, refusal);
+    });
+  }
+
+  async #leave(page: Page, judge: Judge): Promise<void> {
+    if (!this.#judges.delete(judge) || this.#judges.size > 0) return;
+    const session = this.#session!;
+    this.#closing = (async () => {
+      await session.send('Fetch.disable').catch(() => {});
+      await session.detach().catch(() => {});
+    })();
+    await this.#closing;
+    if (holds.get(page) === this) holds.delete(page);
+  }
+}

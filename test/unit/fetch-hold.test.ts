@@ -1,0 +1,96 @@
+// The hold a tab's watches share (relay/agent/fetch-hold.ts), against a stand-in CDP session:
+// through the relay a tab has one debugger session, so a request must go only when every watch
+// lets it, fail when one refuses, and interception must end with the last watch — never under a
+// watch that joined while it was ending.
+
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { FetchHold, type PausedRequest } from '../../relay/agent/fetch-hold';
+
+function standIn() {
+  const sent: string[] = [];
+  const listeners: Array<(e: PausedRequest) => void> = [];
+  let sessions = 0;
+  let disabling: (() => void) | undefined;
+  const session = {
+    on: (_event: string, listener: (e: PausedRequest) => void) => void listeners.push(listener),
+    send: async (method: string, params: { requestId?: string } = {}) => {
+      sent.push(params.requestId ? `${method} ${params.requestId}` : method);
+      if (method === 'Page.getFrameTree') return { frameTree: { frame: { id: 'MAIN' } } };
+      // The test decides when a Fetch.disable is answered.
+      if (method === 'Fetch.disable') await new Promise<void>((resolve) => (disabling = resolve));
+      return {};
+    },
+    detach: async () => void sent.push('detach'),
+  };
+  const page = {
+    context: () => ({
+      newCDPSession: async () => {
+        sessions++;
+        return session;
+      },
+    }),
+  } as unknown as Page;
+  const pause = (requestId: string) =>
+    listeners.at(-1)!({ requestId, request: { url: 'http://a/', method: 'POST' }, frameId: 'MAIN' } as PausedRequest);
+  return { page, sent, pause, sessions: () => sessions, answerDisable: () => disabling?.() };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('the hold a tab’s watches share', () => {
+  it('lets a request go only when every watch does, fails it when one refuses, and ends with the last watch', async () => {
+    const tab = standIn();
+    let answer: { allow(): void; deny(): void } | undefined;
+    const told: string[] = [];
+    const letsGo = await FetchHold.join(tab.page, {
+      judge: () => undefined,
+      failed: (paused, error) => void told.push(`${paused.requestId}: ${error.message}`),
+    });
+    const asks = await FetchHold.join(tab.page, {
+      judge: () =>
+        new Promise<void>((resolve, reject) => {
+          answer = { allow: resolve, deny: () => reject(new Error('no')) };
+        }),
+      failed: () => {},
+    });
+    expect(letsGo.mainFrame).toBe('MAIN');
+    expect(tab.sessions()).toBe(1);
+    expect(tab.sent.filter((m) => m === 'Fetch.enable')).toHaveLength(1);
+    tab.pause('R1');
+    await settle();
+    // One watch let it go; the other asks: it waits.
+    expect(tab.sent.filter((m) => m.endsWith('R1'))).toEqual([]);
+    answer!.allow();
+    await settle();
+    expect(tab.sent.filter((m) => m.endsWith('R1'))).toEqual(['Fetch.continueRequest R1']);
+    tab.pause('R2');
+    answer!.deny();
+    await settle();
+    expect(tab.sent.filter((m) => m.endsWith('R2'))).toEqual(['Fetch.failRequest R2']);
+    // The watch that let it go hears why it will not be answered (its call answers the refusal).
+    expect(told).toEqual(['R2: no']);
+    // The first to leave ends nothing.
+    await letsGo.leave();
+    expect(tab.sent).not.toContain('Fetch.disable');
+    // The last does; a watch joining meanwhile waits for that end, then holds the tab again.
+    const leaving = asks.leave();
+    await settle();
+    let joined = false;
+    const next = FetchHold.join(tab.page, { judge: () => undefined, failed: () => {} }).then((member) => {
+      joined = true;
+      return member;
+    });
+    await settle();
+    expect(joined).toBe(false);
+    tab.answerDisable();
+    await leaving;
+    await next;
+    expect(tab.sent.filter((m) => /^(Fetch\.(enable|disable)|detach)$/.test(m))).toEqual([
+      'Fetch.enable',
+      'Fetch.disable',
+      'detach',
+      'Fetch.enable',
+    ]);
+  });
+});
