@@ -13,12 +13,16 @@
 // that set it last detaches). A client leaving detaches its browser session, which lets go what it
 // paused. The browser gone, every client is closed (1011). A raw client's command may wait (its
 // rules' `before`: the person's answer, a watch on the tab) — the mux knows which tab each of its
-// sessions acts in and where that tab is — and its later commands on that session wait behind it, in order.
+// sessions acts in and where that tab is (mux-targets.ts) — and its later commands on that
+// session wait behind it, in order (held-commands.ts).
 
 import { ClawdError, cdpErrorOf } from '../errors';
 import type { Logger } from '../log';
 import { HeldCommands } from './held-commands';
 import type { CdpPipe } from './cdp-pipe';
+import { MuxTargets, type MuxTab } from './mux-targets';
+
+export type { MuxTab } from './mux-targets';
 
 /** What the mux needs of the pipe (a test stands in for the browser with this). */
 export type MuxPipe = Pick<CdpPipe, 'send' | 'onMessage' | 'onClose' | 'closed'>;
@@ -27,12 +31,6 @@ export type MuxPipe = Pick<CdpPipe, 'send' | 'onMessage' | 'onClose' | 'closed'>
 export interface MuxPeer {
   send(text: string): void;
   close(code: number, reason: string): void;
-}
-
-/** The tab (page target) a command acts in, with the address it shows now. */
-export interface MuxTab {
-  readonly targetId: string;
-  readonly info: { readonly url: string };
 }
 
 /** What a client is held to (raw clients; clawd's own connections passed its gates already). */
@@ -105,11 +103,8 @@ export class CdpMux {
   readonly #sessions = new Map<string, Client>();
   readonly #clients = new Set<Client>();
   readonly #held = new HeldCommands<Client>();
-  /** Session id → the tab (page target id) its commands act in: a page's session, or a frame's in it. */
-  readonly #sessionTabs = new Map<string, string>();
-  /** Every target's type and address, followed at the root once a client's commands may wait. */
-  readonly #targets = new Map<string, { type: string; url: string }>();
-  #following = false;
+  /** The tab each session acts in, and where each tab is (followed once a client's commands may wait). */
+  readonly #targets: MuxTargets;
   #downloadClock = 0;
   readonly #unlisten: Array<() => void>;
 
@@ -118,6 +113,7 @@ export class CdpMux {
     private readonly log: Logger,
   ) {
     this.#unlisten = [pipe.onMessage((text) => this.#fromBrowser(text)), pipe.onClose(() => this.#browserGone())];
+    this.#targets = new MuxTargets((method, params) => this.call(method, params), log);
   }
 
   get clients(): number {
@@ -154,7 +150,7 @@ export class CdpMux {
       closed: false,
     };
     this.#clients.add(client);
-    if (options.rules?.before) this.#followTargets();
+    if (options.rules?.before) this.#targets.follow();
     const attached = options.page
       ? this.call<{ sessionId: string }>('Target.attachToTarget', { targetId: options.page, flatten: true })
       : this.call<{ sessionId: string }>('Target.attachToBrowserTarget');
@@ -163,7 +159,7 @@ export class CdpMux {
         if (client.closed) return void this.call('Target.detachFromTarget', { sessionId }).catch(() => {});
         client.root = sessionId;
         this.#ownSession(client, sessionId);
-        if (options.page) this.#sessionTabs.set(sessionId, options.page);
+        if (options.page) this.#targets.place(sessionId, options.page, 'page');
         for (const text of client.queue.splice(0)) this.#fromClient(client, text);
       },
       (error: Error) => {
@@ -186,54 +182,6 @@ export class CdpMux {
   #ownSession(client: Client, sessionId: string): void {
     client.sessions.add(sessionId);
     this.#sessions.set(sessionId, client);
-  }
-
-  /** Where targets are and what they are, from the root's own discovery (the mux's, nobody else's). */
-  #followTargets(): void {
-    if (this.#following) return;
-    this.#following = true;
-    this.call<{ targetInfos: Array<{ targetId: string; type: string; url: string }> }>('Target.getTargets')
-      .then(({ targetInfos }) => {
-        for (const t of targetInfos) if (!this.#targets.has(t.targetId)) this.#targets.set(t.targetId, t);
-      })
-      .catch((error: Error) => this.log.debug(`cdp mux: targets: ${error.message}`));
-    void this.call('Target.setDiscoverTargets', { discover: true }).catch((error: Error) =>
-      this.log.debug(`cdp mux: target discovery: ${error.message}`),
-    );
-  }
-
-  /** The root's events: only the targets' comings and goings, for #targets. */
-  #rootEvent(method: string | undefined, params: Record<string, unknown> | undefined): void {
-    const info = params?.targetInfo as { targetId: string; type: string; url: string } | undefined;
-    if ((method === 'Target.targetCreated' || method === 'Target.targetInfoChanged') && info)
-      this.#targets.set(info.targetId, { type: info.type, url: info.url });
-    else if (method === 'Target.targetDestroyed' && typeof params?.targetId === 'string') {
-      const gone = this.#targets.get(params.targetId);
-      this.#targets.delete(params.targetId);
-      if (gone?.type === 'page') for (const client of this.#clients) client.rules?.tabGone?.(params.targetId);
-    }
-  }
-
-  /** The tab a session acts in (its page), with its address read at each use. */
-  #tabOf(sessionId: string | undefined): MuxTab | undefined {
-    const targetId = sessionId === undefined ? undefined : this.#sessionTabs.get(sessionId);
-    if (targetId === undefined) return undefined;
-    const targets = this.#targets;
-    return {
-      targetId,
-      info: {
-        get url() {
-          return targets.get(targetId)?.url ?? '';
-        },
-      },
-    };
-  }
-
-  /** A new session of a client's: the tab it acts in, when it acts in one (a page, a frame of one). */
-  #placeSession(sessionId: string, targetId: string, type: string | undefined, parent: string | undefined): void {
-    if (type === 'page' || type === undefined) this.#sessionTabs.set(sessionId, targetId);
-    else if (type === 'iframe' && parent !== undefined && this.#sessionTabs.has(parent))
-      this.#sessionTabs.set(sessionId, this.#sessionTabs.get(parent)!);
   }
 
   #fromClient(client: Client, text: string): void {
@@ -262,7 +210,7 @@ export class CdpMux {
     if (refused) return answer({ error: cdpErrorOf(refused) });
     const before = client.rules?.before;
     if (!before) return this.#send(client, message, answer);
-    const tab = this.#tabOf(sessionId ?? client.root);
+    const tab = this.#targets.tabOf(sessionId ?? client.root);
     this.#held.run(
       client,
       sessionId ?? '',
@@ -311,7 +259,12 @@ export class CdpMux {
     }
     if (message.id !== undefined) return this.#answer(message);
     const { sessionId, method, params } = message;
-    if (sessionId === undefined) return this.#rootEvent(method, params as Record<string, unknown> | undefined); // nobody else's
+    if (sessionId === undefined) {
+      // The root's own events: nobody else's, but a page gone ends the questions about it.
+      const gone = this.#targets.rootEvent(method, params as Record<string, unknown> | undefined);
+      if (gone !== undefined) for (const client of this.#clients) client.rules?.tabGone?.(gone);
+      return;
+    }
     const client = this.#sessions.get(sessionId);
     if (!client || client.closed) return;
     if (method === 'Target.attachedToTarget') {
@@ -319,7 +272,7 @@ export class CdpMux {
       if (attached?.sessionId) {
         this.#ownSession(client, attached.sessionId);
         if (attached.targetInfo)
-          this.#placeSession(attached.sessionId, attached.targetInfo.targetId, attached.targetInfo.type, sessionId);
+          this.#targets.place(attached.sessionId, attached.targetInfo.targetId, attached.targetInfo.type, sessionId);
       }
     }
     if (sessionId === client.root) delete message.sessionId;
@@ -329,7 +282,7 @@ export class CdpMux {
       const child = (params as { sessionId?: string } | undefined)?.sessionId;
       if (child && this.#sessions.get(child) === client) {
         this.#sessions.delete(child);
-        this.#sessionTabs.delete(child);
+        this.#targets.forget(child);
         client.sessions.delete(child);
       }
     }
@@ -355,8 +308,7 @@ export class CdpMux {
     if (result && !message.error) {
       if (route.method === 'Target.attachToTarget' && typeof result.sessionId === 'string') {
         this.#ownSession(client, result.sessionId);
-        if (route.targetId !== undefined)
-          this.#placeSession(result.sessionId, route.targetId, this.#targets.get(route.targetId)?.type, undefined);
+        if (route.targetId !== undefined) this.#targets.place(result.sessionId, route.targetId, undefined);
       }
       if (route.method === 'Target.createBrowserContext' && typeof result.browserContextId === 'string')
         client.contexts.add(result.browserContextId);
@@ -375,7 +327,7 @@ export class CdpMux {
     for (const session of client.sessions)
       if (this.#sessions.get(session) === client) {
         this.#sessions.delete(session);
-        this.#sessionTabs.delete(session);
+        this.#targets.forget(session);
       }
     client.rules?.closed?.();
     if (this.pipe.closed) return;
@@ -416,6 +368,6 @@ export class CdpMux {
     }
     this.#clients.clear();
     this.#sessions.clear();
-    this.#sessionTabs.clear();
+    this.#targets.clear();
   }
 }

@@ -2,9 +2,8 @@
 // name (or the default), report status, start and stop, list/open/focus/close tabs, create and
 // delete profiles, reset a managed profile's stray processes, and each profile's origin policy
 // (which sites agents may reach; changed without a restart, its listeners told). Config changes
-// go through the locked updateConfig; the service keeps the current config and one driver per profile.
-// Longer than usual since the one-format reformat (prettier breaks long calls across lines); the
-// policy part is the next to move out, to its own module, if it grows.
+// go through the locked updateConfig; the service keeps the current config and one driver per
+// profile. The browsers' guards are policy-guards.ts's.
 
 import type { ClientGate } from '../cdp/client-gate';
 import { promises as fs } from 'node:fs';
@@ -23,8 +22,9 @@ import {
 } from '../home/config-schema';
 import { driverKind, type NewProfileInput } from './driver-kinds';
 import './kinds';
-import type { BrowserEndpoint, ProfileDriver, ProfileStatus } from './profile-driver';
-import { PolicyGuard, type GuardBlock } from './policy-guard';
+import type { ProfileDriver, ProfileStatus } from './profile-driver';
+import type { GuardBlock } from './policy-guard';
+import { PolicyGuards } from './policy-guards';
 import type { CdpTarget } from '../browser/tab-endpoint';
 import type { RelayServer } from '../cdp/relay-server';
 import { noteForCaller } from '../call-notes';
@@ -52,9 +52,6 @@ export interface PolicyInForce {
   ask: AskKind[];
 }
 
-/** How long a profile's browser may take to answer before its guard is started (a loaded machine is slow). */
-const GUARD_READY_MS = 5_000;
-
 export class ProfileService {
   #config: ClawdConfig;
   readonly #drivers = new Map<string, ProfileDriver>();
@@ -62,7 +59,7 @@ export class ProfileService {
   readonly #policyListeners = new Set<() => void | Promise<void>>();
   // The relay's interception of a managed or remote browser, while its profile's policy has rules.
   // Keyed by profile, and by profile and socket where a profile has several browsers (grid).
-  readonly #guards = new Map<string, Promise<PolicyGuard | undefined>>();
+  readonly #guards: PolicyGuards;
   /** A request a guard refused (the action log listens). */
   onGuardBlock: (profile: string, block: GuardBlock) => void = () => {};
   /** A profile was started on an agent's first use of it (/events listens). */
@@ -79,6 +76,11 @@ export class ProfileService {
     private readonly log: Logger,
   ) {
     this.#config = config;
+    this.#guards = new PolicyGuards(
+      (name) => this.policy(name),
+      log,
+      (name, block) => this.onGuardBlock(name, block),
+    );
   }
 
   get settings(): BrowserConfig {
@@ -157,87 +159,15 @@ export class ProfileService {
     // Answered once every enforcer has the new rules in force: the guards are made anew (what they
     // put in pages was made from the old rules, and goes with their connection).
     await Promise.all([...this.#policyListeners].map((listener) => listener()));
-    for (const [key, guard] of this.#guards) {
-      (await guard)?.close();
-      this.#guards.delete(key);
-    }
+    await this.#guards.renew();
     // A browser that cannot be guarded now refuses its next call (guard() again, from PageFinder).
     await Promise.all(Object.keys(this.settings.profiles).map((profile) => this.guard(profile).catch(() => {})));
     return this.policyInForce(name);
   }
 
-  /**
-   * Holds the profile's browser to its policy, when the relay is the one to (managed, remote and
-   * grid browsers) and the policy has rules: a guard of its own on the browser, kept while it lives.
-   * Idempotent. A browser that cannot be guarded (it does not answer, or refuses the guard's
-   * connection) fails the call with `policy_not_enforced`: an agent never works in a browser its
-   * policy does not hold, and the next call tries again. A profile with a browser per agent session
-   * (grid) guards the one at `browserUrl` so, and the others it holds as far as they let it.
-   */
-  async guard(name: string, browserUrl?: string): Promise<void> {
-    const driver = this.driver(name);
-    const empty = this.policy(name).empty;
-    if (driver.policyEnforcement !== 'interception' || empty) {
-      await this.#unguard(name);
-      return;
-    }
-    const browsers = driver.guardedBrowsers?.();
-    if (browsers === undefined)
-      return this.#guardOne(name, name, async () => {
-        const url = (await driver.cdp.isReady(GUARD_READY_MS))?.webSocketDebuggerUrl;
-        if (url === undefined) throw new Error(`it did not answer within ${GUARD_READY_MS} ms`);
-        return { url, headers: driver.playwright.headers };
-      });
-    // Each browser's guard on its own: one that cannot be guarded refuses only its own calls.
-    await Promise.all(
-      browsers.map((browser) => {
-        const guarding = this.#guardOne(name, `${name}\n${browser.url}`, async () => browser);
-        return browser.url === browserUrl ? guarding : guarding.catch(() => {});
-      }),
-    );
-  }
-
-  async #guardOne(name: string, key: string, browser: () => Promise<BrowserEndpoint>): Promise<void> {
-    // The guard in force, or the one being started by another call, is used; a closed or failed
-    // one is replaced. No await between looking and setting: two calls never start two guards
-    // for one browser (a second one, unclosed, would keep the old rules in force).
-    for (;;) {
-      const existing = this.#guards.get(key);
-      if (!existing) break;
-      const guard = await existing;
-      if (this.#guards.get(key) !== existing) continue;
-      if (guard?.open) return;
-      break;
-    }
-    const starting = (async () =>
-      PolicyGuard.start(
-        await browser(),
-        () => this.policy(name),
-        this.log,
-        (block) => this.onGuardBlock(name, block),
-      ))();
-    // A failed start is kept as nothing: whoever waits on it starts another.
-    const kept = starting.catch(() => undefined);
-    this.#guards.set(key, kept);
-    try {
-      await starting;
-    } catch (error) {
-      if (this.#guards.get(key) === kept) this.#guards.delete(key);
-      this.log.warn(`the origin policy of ${name} cannot be enforced in its browser: ${(error as Error).message}`);
-      throw new ClawdError(
-        'policy_not_enforced',
-        `the connection that holds profile ${name}'s browser to its origin policy (and keeps its pages off clawd's own addresses) failed (${(error as Error).message}): nothing was done in it. Check that the browser answers, its address and credentials`,
-      );
-    }
-  }
-
-  /** Ends the profile's guards (its browsers stopped, or its policy is empty now). */
-  async #unguard(name: string): Promise<void> {
-    for (const [key, guard] of [...this.#guards]) {
-      if (key !== name && !key.startsWith(`${name}\n`)) continue;
-      this.#guards.delete(key);
-      (await guard)?.close();
-    }
+  /** Holds the profile's browser to its policy (policy-guards.ts); policy_not_enforced when it cannot be. */
+  guard(name: string, browserUrl?: string): Promise<void> {
+    return this.#guards.hold(name, this.driver(name), browserUrl);
   }
 
   /** What the person is asked before on the profile, written to config.json and in force at once (the person's: never an MCP tool). */
@@ -300,7 +230,7 @@ export class ProfileService {
   }
 
   async stop(name: string): Promise<{ stopped: boolean; status: ProfileStatus }> {
-    await this.#unguard(name);
+    await this.#guards.release(name);
     const stopped = await this.driver(name).stop();
     return { stopped, status: await this.status(name) };
   }
@@ -441,8 +371,7 @@ export class ProfileService {
 
   /** Stops the browsers this process launched (server shutdown). */
   async close(): Promise<void> {
-    for (const guard of this.#guards.values()) void guard.then((g) => g?.close());
-    this.#guards.clear();
+    this.#guards.close();
     // Only a managed driver has something of its own to stop; the others answer false.
     await Promise.all([...this.#drivers.values()].map((d) => d.stop().catch(() => false)));
   }

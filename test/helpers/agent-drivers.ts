@@ -60,7 +60,11 @@ export async function managedDriver(
   const opened = await api<{ targetId: string }>('POST', '/tabs/open', { url: pages.url('/') });
   // The profile's port is clawd's: the token opens it (the WebSocket URL it answers carries it).
   const version = await (await fetch(`${started.body.cdpUrl}/json/version?token=${server.token}`)).json();
-  const cdp = await CdpClient.connect(version.webSocketDebuggerUrl);
+  // The test's own eyes, not an agent: clawd's own key keeps it out of the person's asks (a raw
+  // client that runs a script on a tab has the tab's loads asked about for it while it stays).
+  const cdp = await CdpClient.connect(version.webSocketDebuggerUrl, {
+    headers: { 'x-clawd-agent': server.server.relay.agentKey },
+  });
   return {
     name: 'managed',
     profile: 'clawd',

@@ -1,0 +1,111 @@
+// The relay's hold on managed, remote and grid browsers to their profiles' origin policies: one
+// guard (policy-guard.ts: the browser's own request interception) per browser while its policy
+// has rules, started on first use, made anew when a policy changes (what a guard put in pages was
+// made from the old rules), ended when the browser stops. Keyed by profile, and by profile and
+// socket where a profile has a browser per agent session (grid).
+
+import type { OriginPolicy } from '../../shared/origin-policy';
+import { ClawdError } from '../errors';
+import type { Logger } from '../log';
+import { PolicyGuard, type GuardBlock } from './policy-guard';
+import type { BrowserEndpoint, ProfileDriver } from './profile-driver';
+
+/** How long a profile's browser may take to answer before its guard is started (a loaded machine is slow). */
+const GUARD_READY_MS = 5_000;
+
+export class PolicyGuards {
+  readonly #guards = new Map<string, Promise<PolicyGuard | undefined>>();
+
+  constructor(
+    private readonly policy: (profile: string) => OriginPolicy,
+    private readonly log: Logger,
+    private readonly onBlock: (profile: string, block: GuardBlock) => void,
+  ) {}
+
+  /**
+   * Holds the profile's browser to its policy, when the relay is the one to (managed, remote and
+   * grid browsers) and the policy has rules: a guard of its own on the browser, kept while it lives.
+   * Idempotent. A browser that cannot be guarded (it does not answer, or refuses the guard's
+   * connection) fails the call with `policy_not_enforced`: an agent never works in a browser its
+   * policy does not hold, and the next call tries again. A profile with a browser per agent session
+   * (grid) guards the one at `browserUrl` so, and the others it holds as far as they let it.
+   */
+  async hold(name: string, driver: ProfileDriver, browserUrl?: string): Promise<void> {
+    const empty = this.policy(name).empty;
+    if (driver.policyEnforcement !== 'interception' || empty) {
+      await this.release(name);
+      return;
+    }
+    const browsers = driver.guardedBrowsers?.();
+    if (browsers === undefined)
+      return this.#guardOne(name, name, async () => {
+        const url = (await driver.cdp.isReady(GUARD_READY_MS))?.webSocketDebuggerUrl;
+        if (url === undefined) throw new Error(`it did not answer within ${GUARD_READY_MS} ms`);
+        return { url, headers: driver.playwright.headers };
+      });
+    // Each browser's guard on its own: one that cannot be guarded refuses only its own calls.
+    await Promise.all(
+      browsers.map((browser) => {
+        const guarding = this.#guardOne(name, `${name}\n${browser.url}`, async () => browser);
+        return browser.url === browserUrl ? guarding : guarding.catch(() => {});
+      }),
+    );
+  }
+
+  async #guardOne(name: string, key: string, browser: () => Promise<BrowserEndpoint>): Promise<void> {
+    // The guard in force, or the one being started by another call, is used; a closed or failed
+    // one is replaced. No await between looking and setting: two calls never start two guards
+    // for one browser (a second one, unclosed, would keep the old rules in force).
+    for (;;) {
+      const existing = this.#guards.get(key);
+      if (!existing) break;
+      const guard = await existing;
+      if (this.#guards.get(key) !== existing) continue;
+      if (guard?.open) return;
+      break;
+    }
+    const starting = (async () =>
+      PolicyGuard.start(
+        await browser(),
+        () => this.policy(name),
+        this.log,
+        (block) => this.onBlock(name, block),
+      ))();
+    // A failed start is kept as nothing: whoever waits on it starts another.
+    const kept = starting.catch(() => undefined);
+    this.#guards.set(key, kept);
+    try {
+      await starting;
+    } catch (error) {
+      if (this.#guards.get(key) === kept) this.#guards.delete(key);
+      this.log.warn(`the origin policy of ${name} cannot be enforced in its browser: ${(error as Error).message}`);
+      throw new ClawdError(
+        'policy_not_enforced',
+        `the connection that holds profile ${name}'s browser to its origin policy (and keeps its pages off clawd's own addresses) failed (${(error as Error).message}): nothing was done in it. Check that the browser answers, its address and credentials`,
+      );
+    }
+  }
+
+  /** Ends the profile's guards (its browsers stopped, or its policy is empty now). */
+  async release(name: string): Promise<void> {
+    for (const [key, guard] of [...this.#guards]) {
+      if (key !== name && !key.startsWith(`${name}\n`)) continue;
+      this.#guards.delete(key);
+      (await guard)?.close();
+    }
+  }
+
+  /** A policy changed: every guard goes (the next call, or guard() at once, makes it anew). */
+  async renew(): Promise<void> {
+    for (const [key, guard] of this.#guards) {
+      (await guard)?.close();
+      this.#guards.delete(key);
+    }
+  }
+
+  /** The server stops. */
+  close(): void {
+    for (const guard of this.#guards.values()) void guard.then((g) => g?.close());
+    this.#guards.clear();
+  }
+}
