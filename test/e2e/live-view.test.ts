@@ -92,8 +92,9 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
     };
     const paint = Object.entries(snap.refs).find(([, r]) => r.name === 'Paint')![0];
     expect((await act({ kind: 'click', ref: paint })).status).toBe(200);
-    // Bounded like the first picture: a clean-clone CI run, the bench beside it, took over 5 s once.
-    await until('the new picture', async () => near(await pixel(100, 100), [0, 0, 220]), 10_000);
+    // Bounded wider than the first picture: a clean-clone CI run, the bench and the asks file beside
+    // it on two cores, took over 5 s once and 11.8 s once (alone it takes under 2 s).
+    await until('the new picture', async () => near(await pixel(100, 100), [0, 0, 220]), 20_000);
     expect(await view.locator('#address').inputValue()).toBe(ctx.pages.url('/live'));
     // What the agent did is listed beside the picture as it happens (the action log).
     await until(
