@@ -351,6 +351,13 @@ export class SessionTable {
     // Each client is told of a pause only if it asked for pauses; one nobody was told of is let run.
     let claimed = false;
     for (const [sub, pauses] of parent.autoAttach) {
+      // A client gone is nobody to tell, nor to pause for. Its auto-attach can outlive it here (seen
+      // in the target fuzz, seed 707819771: a raw client that paused new targets left, then a
+      // cross-site iframe came), and announcing to it threw inside an event flush.
+      if (!this.#clients.has(sub.client)) {
+        parent.autoAttach.delete(sub);
+        continue;
+      }
       const waiting = attached.waitingForDebugger && pauses;
       this.#announceChild(sub, child, waiting);
       if (waiting) child.toldWaiting.add(sub.client);
