@@ -68,7 +68,9 @@ export class TabCommands {
         params,
         (error, result) => {
           if (error) return respond(error);
-          then?.(result);
+          // A subscription gone meanwhile (its client left before the answer) leaves nothing
+          // behind: no setup recorded, no auto-attach kept for it.
+          if (state.subscribers.has(sub)) then?.(result);
           respond(undefined, result);
         },
         then === undefined,
