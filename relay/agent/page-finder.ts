@@ -96,7 +96,7 @@ export class PageFinder {
     // before the agent does anything in it.
     if (!this.#connections.isConnected(endpoint.url)) await this.profiles.ensureRunning(profile);
     try {
-      await this.profiles.guard(profile, endpoint.url);
+      await this.profiles.guard(profile, endpoint.url, timeoutMs);
     } catch (error) {
       // The guard found no browser because it has just gone, before its connection heard so: once
       // it has, the call starts over (the browser is started again, and the caller told).
@@ -106,13 +106,18 @@ export class PageFinder {
       throw error;
     }
     const browser = await this.#connections.browser(endpoint);
-    const found = await this.#tracker
-      .find(browser, targetId, this.#lastTarget.get(defaultKey), driver.pages.noTabs)
-      .catch((error: unknown) => {
-        throw lost && targetId !== undefined && (error as ClawdError).code === 'target_not_found'
-          ? browserGone(profile, targetId, gone)
-          : error;
-      });
+    let found: { page: Page; targetId: string };
+    try {
+      found = await this.#tracker.find(browser, targetId, this.#lastTarget.get(defaultKey), driver.pages.noTabs);
+    } catch (error) {
+      const notFound = (error as ClawdError).code === 'target_not_found';
+      if (lost && targetId !== undefined && notFound) throw browserGone(profile, targetId, gone);
+      // The browser went while its tabs were looked for (its connection closed, so no tab was
+      // seen): the call starts over once, as a call after it would (a Grid's browser anew).
+      if (!again && notFound && this.#connections.lost(endpoint.url))
+        return this.find(profile, targetId, remember, session, timeoutMs, true);
+      throw error;
+    }
     const state = this.#tracker.state(found.page, driver.pages.unarmedDialogs);
     if (state.crashed) throw crashed(found.targetId);
     // The first time: its requests are recorded before the agent's call loads anything (bounded).

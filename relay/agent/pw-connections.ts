@@ -11,13 +11,25 @@ import type { Logger } from '../log';
 export interface Endpoint {
   url: string;
   headers?: Record<string, string>;
-  /** Asked every WATCH_MS and dropped when silent for WATCH_SILENCE_MS (a browser that may vanish with its socket left open). */
+  /** Asked every WATCH_MS and dropped when silent (a browser that may vanish with its socket left open). */
   watch?: true;
+  /** Asked when it is silent: true keeps it (what runs it is there, only slow). */
+  stillThere?: () => Promise<boolean>;
 }
 
-/** How often a watched browser is asked whether it is there, and how long it may take to say so. */
+/** How often a watched browser is asked whether it is there. */
 const WATCH_MS = 2_000;
-const WATCH_SILENCE_MS = 3_000;
+/**
+ * How long it may take to say so: three times its slowest recent answer, within these bounds; then
+ * `stillThere` is asked. A Grid's browser answers through its hub and node, and on a loaded Grid
+ * live ones were silent over 3 s (measured: browsers starting on a Grid sharing two cores with a
+ * test run), while a dead node's must be said within 10 s.
+ */
+const WATCH_SILENCE_MS = { least: 3_000, most: 6_000 };
+/** How long `stillThere` may take: no answer is an answer (a machine gone answers nothing). */
+const STILL_THERE_MS = 2_000;
+/** Answers remembered for that. */
+const WATCH_HISTORY = 5;
 
 export class PlaywrightConnections {
   readonly #browsers = new Map<string, Promise<Browser>>();
@@ -52,12 +64,13 @@ export class PlaywrightConnections {
   browser(endpoint: Endpoint): Promise<Browser> {
     let pending = this.#browsers.get(endpoint.url);
     if (!pending) {
+      const began = performance.now();
       pending = this.#connect(endpoint);
       this.#browsers.set(endpoint.url, pending);
       pending.then(
         (browser) => {
           this.#connected.add(endpoint.url);
-          const watch = endpoint.watch ? this.#watch(browser, endpoint.url) : undefined;
+          const watch = endpoint.watch ? this.#watch(browser, endpoint, performance.now() - began) : undefined;
           browser.on('disconnected', () => {
             if (watch) clearInterval(watch);
             if (this.#browsers.get(endpoint.url) !== pending) return;
@@ -74,24 +87,44 @@ export class PlaywrightConnections {
   }
 
   /**
-   * Asks the browser for its version every WATCH_MS; silent for WATCH_SILENCE_MS, it is dropped:
-   * the calls in flight fail at once (and answer browser_gone) instead of waiting out their bound.
+   * Asks the browser for its version every WATCH_MS; silent (WATCH_SILENCE_MS) and not said to be
+   * still there, it is dropped: the calls in flight fail at once (and answer browser_gone) instead
+   * of waiting out their bound.
    */
-  #watch(browser: Browser, url: string): NodeJS.Timeout {
+  #watch(browser: Browser, { url, stillThere }: Endpoint, connectMs: number): NodeJS.Timeout {
     const session = browser.newBrowserCDPSession();
+    // A browser that goes before the first look fails this at once: the look says so, not the process.
+    session.catch(() => {});
+    // The connection's own time stands for the first answers: a loaded Grid is slow from the start.
+    const answers = [connectMs / 2];
     let asking = false;
     const timer = setInterval(() => {
       if (asking) return;
       asking = true;
+      const asked = performance.now();
+      const silence = Math.min(WATCH_SILENCE_MS.most, Math.max(WATCH_SILENCE_MS.least, 3 * Math.max(...answers)));
       void within(
         session.then((s) => s.send('Browser.getVersion')),
-        WATCH_SILENCE_MS,
+        silence,
         () => new Error('silent'),
       ).then(
-        () => (asking = false),
         () => {
+          answers.push(performance.now() - asked);
+          if (answers.length > WATCH_HISTORY) answers.shift();
+          asking = false;
+        },
+        async () => {
+          const there =
+            stillThere && (await within(stillThere(), STILL_THERE_MS, () => new Error('no answer')).catch(() => false));
+          if (there) {
+            this.log.debug(`playwright: the browser at ${url} said nothing for ${silence} ms, but is there`);
+            answers.push(silence);
+            if (answers.length > WATCH_HISTORY) answers.shift();
+            asking = false;
+            return;
+          }
           clearInterval(timer);
-          this.log.info(`playwright: the browser at ${url} stopped answering; dropping it`);
+          this.log.info(`playwright: the browser at ${url} said nothing for ${silence} ms; dropping it`);
           void browser.close().catch(() => {});
         },
       );

@@ -84,13 +84,14 @@ export class TabGate {
     const session = typeof input.session === 'string' ? input.session : undefined;
     const targetId = typeof input.targetId === 'string' ? input.targetId : undefined;
     const touches: Touches = spec.touches?.(input) ?? {};
+    // A refused address is said before any browser is found or made (a Grid's slot, a start).
+    if (touches.url !== undefined) this.deps.checkUrl(profile, touches.url);
     const asked = new Set(this.deps.askOf(profile));
     // A call that changes a tab is about a page (closing one, only the tab); a new tab or an export is not.
     const found = spec.changes && !spec.tabOnly ? await this.deps.find(profile, targetId, session, bound) : undefined;
     const tabOnly =
       spec.changes && spec.tabOnly && targetId !== undefined ? await this.deps.tabId(profile, targetId) : undefined;
     if (tabOnly !== undefined) this.deps.control.check(tabKey(profile, tabOnly), session);
-    if (touches.url !== undefined) this.deps.checkUrl(profile, touches.url);
     let waited = 0;
     const waitFor = async (person: Promise<void>) => {
       const from = Date.now();

@@ -29,6 +29,8 @@ export interface GuardBlock {
 
 /** How long a target may take to be set up before it is let run anyway. */
 const SETUP_MS = 5_000;
+/** How long the guard's connection may take when the call gave no bound of its own. */
+export const GUARD_START_MS = 5_000;
 
 /**
  * What is paused while only clawd's own addresses are kept out: loopback requests (every port),
@@ -99,11 +101,13 @@ export class PolicyGuard {
     policy: () => OriginPolicy,
     log: Logger,
     blocked: (block: GuardBlock) => void = () => {},
+    startMs = GUARD_START_MS,
   ): Promise<PolicyGuard> {
-    // The endpoint's own headers (a Grid's basic auth) on the guard's socket too.
+    // The endpoint's own headers (a Grid's basic auth) on the guard's socket too. A Grid's browser
+    // is reached through its hub (and maybe a proxy): under load that takes the call's own bound.
     const ws = new WebSocket(browser.url, {
       perMessageDeflate: false,
-      handshakeTimeout: 5_000,
+      handshakeTimeout: startMs,
       headers: browser.headers,
     });
     await new Promise<void>((resolve, reject) => {
@@ -114,12 +118,12 @@ export class PolicyGuard {
     const guard = new PolicyGuard(ws, policy, log, blocked);
     const filter = [{ type: 'browser', exclude: true }, { type: 'tab', exclude: true }, {}];
     try {
-      await guard.#send('Target.setAutoAttach', {
-        autoAttach: true,
-        waitForDebuggerOnStart: true,
-        flatten: true,
-        filter,
-      });
+      await guard.#send(
+        'Target.setAutoAttach',
+        { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter },
+        undefined,
+        startMs,
+      );
     } catch (error) {
       guard.close(); // its socket is not left open behind a guard nobody holds
       throw error;
@@ -139,7 +143,12 @@ export class PolicyGuard {
     this.#fail('closed');
   }
 
-  #send(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<unknown> {
+  #send(
+    method: string,
+    params: Record<string, unknown> = {},
+    sessionId?: string,
+    boundMs = SETUP_MS,
+  ): Promise<unknown> {
     if (this.#closed || this.ws.readyState !== WebSocket.OPEN)
       return Promise.reject(new Error('the policy guard is closed'));
     const id = this.#nextId++;
@@ -147,8 +156,8 @@ export class PolicyGuard {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(id);
-        reject(new Error(`${method} got no answer within ${SETUP_MS} ms`));
-      }, SETUP_MS);
+        reject(new Error(`${method} got no answer within ${boundMs} ms`));
+      }, boundMs);
       this.#pending.set(id, { resolve, reject, timer });
     });
   }

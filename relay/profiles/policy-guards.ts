@@ -7,7 +7,7 @@
 import type { OriginPolicy } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
-import { PolicyGuard, type GuardBlock } from './policy-guard';
+import { GUARD_START_MS, PolicyGuard, type GuardBlock } from './policy-guard';
 import type { BrowserEndpoint, ProfileDriver } from './profile-driver';
 
 /** How long a profile's browser may take to answer before its guard is started (a loaded machine is slow). */
@@ -29,8 +29,10 @@ export class PolicyGuards {
    * connection) fails the call with `policy_not_enforced`: an agent never works in a browser its
    * policy does not hold, and the next call tries again. A profile with a browser per agent session
    * (grid) guards the one at `browserUrl` so, and the others it holds as far as they let it.
+   * `startMs`: the calling agent's bound, which a new guard's connection may take (a Grid's browser
+   * is reached through its hub, and that is slow on a loaded Grid); never under GUARD_START_MS.
    */
-  async hold(name: string, driver: ProfileDriver, browserUrl?: string): Promise<void> {
+  async hold(name: string, driver: ProfileDriver, browserUrl?: string, startMs?: number): Promise<void> {
     const empty = this.policy(name).empty;
     if (driver.policyEnforcement !== 'interception' || empty) {
       await this.release(name);
@@ -38,7 +40,7 @@ export class PolicyGuards {
     }
     const browsers = driver.guardedBrowsers?.();
     if (browsers === undefined)
-      return this.#guardOne(name, name, async () => {
+      return this.#guardOne(name, name, startMs, async () => {
         const url = (await driver.cdp.isReady(GUARD_READY_MS))?.webSocketDebuggerUrl;
         if (url === undefined) throw new Error(`it did not answer within ${GUARD_READY_MS} ms`);
         return { url, headers: driver.playwright.headers };
@@ -46,13 +48,18 @@ export class PolicyGuards {
     // Each browser's guard on its own: one that cannot be guarded refuses only its own calls.
     await Promise.all(
       browsers.map((browser) => {
-        const guarding = this.#guardOne(name, `${name}\n${browser.url}`, async () => browser);
+        const guarding = this.#guardOne(name, `${name}\n${browser.url}`, startMs, async () => browser);
         return browser.url === browserUrl ? guarding : guarding.catch(() => {});
       }),
     );
   }
 
-  async #guardOne(name: string, key: string, browser: () => Promise<BrowserEndpoint>): Promise<void> {
+  async #guardOne(
+    name: string,
+    key: string,
+    startMs: number | undefined,
+    browser: () => Promise<BrowserEndpoint>,
+  ): Promise<void> {
     // The guard in force, or the one being started by another call, is used; a closed or failed
     // one is replaced. No await between looking and setting: two calls never start two guards
     // for one browser (a second one, unclosed, would keep the old rules in force).
@@ -70,6 +77,7 @@ export class PolicyGuards {
         () => this.policy(name),
         this.log,
         (block) => this.onBlock(name, block),
+        Math.max(GUARD_START_MS, startMs ?? 0),
       ))();
     // A failed start is kept as nothing: whoever waits on it starts another.
     const kept = starting.catch(() => undefined);

@@ -68,6 +68,11 @@ export interface BrowserEndpoint {
    * open when a node dies): the connection asks it every few seconds and drops it when it is silent.
    */
   watch?: true;
+  /**
+   * Asked when a watched browser is silent: whether what runs it is still there (a Grid node's
+   * port still taking connections). True keeps it — a loaded machine is slow, not gone.
+   */
+  stillThere?: () => Promise<boolean>;
 }
 
 export interface ProfileDriver {

@@ -166,8 +166,8 @@ export class ProfileService {
   }
 
   /** Holds the profile's browser to its policy (policy-guards.ts); policy_not_enforced when it cannot be. */
-  guard(name: string, browserUrl?: string): Promise<void> {
-    return this.#guards.hold(name, this.driver(name), browserUrl);
+  guard(name: string, browserUrl?: string, startMs?: number): Promise<void> {
+    return this.#guards.hold(name, this.driver(name), browserUrl, startMs);
   }
 
   /** What the person is asked before on the profile, written to config.json and in force at once (the person's: never an MCP tool). */

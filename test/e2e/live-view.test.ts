@@ -94,7 +94,21 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
     expect((await act({ kind: 'click', ref: paint })).status).toBe(200);
     // Bounded wider than the first picture: a clean-clone CI run, the bench and the asks file beside
     // it on two cores, took over 5 s once and 11.8 s once (alone it takes under 2 s).
-    await until('the new picture', async () => near(await pixel(100, 100), [0, 0, 220]), 20_000);
+    await until(
+      'the new picture',
+      async () => {
+        const seen = await pixel(100, 100);
+        if (near(seen, [0, 0, 220])) return true;
+        // What a failure says: the picture, how many frames the viewer drew, and the page itself.
+        const frames = await view.locator('#screen').getAttribute('data-frames');
+        const page = await ctx.d.inPage<string>(
+          '`${getComputedStyle(document.getElementById("block")).backgroundColor}, ${document.visibilityState}`',
+        );
+        throw new Error(`the picture shows ${seen.join(',')} after ${frames} frames; the page: ${page}`);
+      },
+      20_000,
+      200,
+    );
     expect(await view.locator('#address').inputValue()).toBe(ctx.pages.url('/live'));
     // What the agent did is listed beside the picture as it happens (the action log).
     await until(
@@ -370,7 +384,9 @@ describe('live view viewers', () => {
       ws.send(JSON.stringify({ t: 'ack' }));
     });
     try {
-      await until('the acking viewer to get 30 frames', () => fastFrames >= 30, 20_000);
+      // Ten frames: on two cores beside a whole run, an animated headless page once painted
+      // under 1.5 frames a second (alone it gives 30 in a second or two).
+      await until('the acking viewer to get 10 frames', () => fastFrames >= 10, 20_000);
       const stats = ctx.d.server.server.control.views.viewerStats();
       expect(stats).toHaveLength(2);
       expect(slowFrames).toBeLessThanOrEqual(2);

@@ -4,6 +4,7 @@
 // `maxBrowsers` per profile (past it: 429 naming the bound); a browser idle for `idleMs` is given
 // back; `stop` (and the server's exit) ends every Grid session of the profile.
 
+import net from 'node:net';
 import { CdpSocketTabs } from '../../browser/cdp-socket-tabs';
 import type { CdpTarget, CdpVersion, TabEndpoint } from '../../browser/tab-endpoint';
 import { ClawdError } from '../../errors';
@@ -110,7 +111,17 @@ export class GridDriver implements ProfileDriver {
 
   #use(browser: GridBrowser): Endpoint {
     browser.lastUsed = this.now();
-    return { url: browser.grid.cdp, headers: this.grid.headers, watch: true };
+    const node = browser.node;
+    return {
+      url: browser.grid.cdp,
+      headers: this.grid.headers,
+      watch: true,
+      // A silent browser whose node still takes connections is slow (a loaded node), not gone;
+      // one given back is gone (the Grid may leave its socket open).
+      ...(node
+        ? { stillThere: async () => this.#given.get(browser.session) === browser && takesConnections(node) }
+        : {}),
+    };
   }
 
   async #newBrowser(session: string, timeoutMs: number): Promise<GridBrowser> {
@@ -281,6 +292,28 @@ export class GridDriver implements ProfileDriver {
     browser.tabIds.add(tab.id);
     return tab;
   }
+}
+
+/**
+ * Whether something listens at the node's address: a killed node's port refuses at once, and a
+ * loaded one's is still answered by the kernel. A node only the hub reaches (its own network)
+ * counts as gone, as before this look.
+ */
+function takesConnections(nodeUri: string): Promise<boolean> {
+  const { hostname, port, protocol } = new URL(nodeUri);
+  return new Promise((resolve) => {
+    const socket = net.connect({
+      host: hostname.replace(/^\[|\]$/g, ''),
+      port: Number(port || (protocol === 'https:' ? 443 : 80)),
+    });
+    const done = (there: boolean) => {
+      socket.destroy();
+      resolve(there);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.setTimeout(2_000, () => done(false));
+  });
 }
 
 /** A Grid gives browsers while a node of it is up (it says "not ready" while one of several is down). */
