@@ -11,12 +11,12 @@
 
 import {
   PROTOCOL_VERSION,
-  personInputsOf,
   type BrowserInfo,
   type HelloFrame,
   type PersonFrame,
   type RequestFrame,
 } from '../../shared/protocol';
+import { personInputsOf } from '../../shared/protocol-parse';
 import { badge, badgeLook } from './badge';
 import { CONSENT_PORT, ConsentPorts } from './consent-port';
 import { HandOvers } from './hand-overs';

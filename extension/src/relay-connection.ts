@@ -8,9 +8,9 @@
 
 import { LIMITS, TIMEOUTS } from '../../shared/defaults';
 import { PERSON_CODES } from '../../shared/protocol';
+import { parseRelayFrame } from '../../shared/protocol-parse';
 import {
   CLOSE,
-  parseRelayFrame,
   type ConsentFrame,
   type ExtensionFrame,
   type HelloFrame,

@@ -3,13 +3,13 @@
 // select option, checkbox, radio, editable area, ARIA combobox), is it enabled and editable — and
 // a failure while filling puts back what the call had changed. Either way the error names the one
 // field and why. Choosing an option works on a native <select> and on an ARIA combobox or listbox
-// (by the option's accessible name), for `fill` and `select` alike.
-// One file because the check, the fill and the put-back share each field's plan; longer since
-// the one-format reformat.
+// (by the option's accessible name, aria-options.ts), for `fill` and `select` alike.
+// One file because the check, the fill and the put-back share each field's plan.
 
-import type { ElementHandle, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { ClawdError, isClawdError } from '../errors';
 import type { FillField } from '../operations/act-operations';
+import { chooseOption } from './aria-options';
 import type { ActTarget } from './snapshot-engine';
 
 /** What the page says of an element, read before anything is changed. */
@@ -306,76 +306,6 @@ async function apply(ctx: FillContext, step: Planned, timeout: number): Promise<
     default:
       await target.fill(value as string, { timeout });
   }
-}
-
-/** Runs in the page: the option named `name` of a combobox's or listbox's popup, or the names there are. */
-function findOption(el: Element, name: string): Element | string[] {
-  const root = el.getRootNode() as Document | ShadowRoot;
-  const byId = (id: string) => root.getElementById?.(id) ?? document.getElementById(id);
-  const popups: Element[] = [];
-  if (el.getAttribute('role') === 'listbox') popups.push(el);
-  for (const attr of ['aria-controls', 'aria-owns'])
-    for (const id of (el.getAttribute(attr) ?? '').split(/\s+/).filter(Boolean))
-      popups.push(...[byId(id)].filter((p): p is HTMLElement => !!p));
-  popups.push(...el.querySelectorAll('[role=listbox]'));
-  if (popups.length === 0)
-    popups.push(
-      ...[...document.querySelectorAll('[role=listbox]')].filter(
-        (p) => (p as HTMLElement).offsetParent !== null || p.getClientRects().length > 0,
-      ),
-    );
-  const options = popups.flatMap((p) => [...p.querySelectorAll('[role=option]')]);
-  const nameOf = (o: Element) =>
-    (o.getAttribute('aria-label') ?? (o as HTMLElement).innerText ?? o.textContent ?? '').trim().replace(/\s+/g, ' ');
-  const wanted = name.trim().toLowerCase();
-  return (
-    options.find((o) => nameOf(o) === name.trim()) ??
-    options.find((o) => nameOf(o).toLowerCase() === wanted) ??
-    options.map(nameOf)
-  );
-}
-
-/** How long a popup's options may take to show after the combobox is opened. */
-const POPUP_MS = 3_000;
-
-/** Chooses an option of an ARIA combobox (opened first) or listbox by its accessible name. */
-export async function chooseOption(page: Page, target: ActTarget, name: string, timeout: number): Promise<string> {
-  const role = await inPage(target, (el) => el.getAttribute('role') ?? '', undefined);
-  if (role !== 'listbox') await target.click({ timeout });
-  const deadline = Date.now() + Math.min(timeout, POPUP_MS);
-  let seen: string[] = [];
-  for (;;) {
-    const found = await (target as unknown as ElementHandle).evaluateHandle(
-      findOption as (el: Element, name: string) => Element | string[],
-      name,
-    );
-    const option = found.asElement();
-    if (option) {
-      try {
-        await option.click({ timeout });
-        return name;
-      } finally {
-        await option.dispose();
-      }
-    }
-    seen = (await found.jsonValue()) as string[];
-    await found.dispose();
-    if (Date.now() > deadline) break;
-    await page.waitForTimeout(100);
-  }
-  // Closed again, as the person would leave it.
-  if (role !== 'listbox') await page.keyboard.press('Escape').catch(() => {});
-  throw new ClawdError(
-    'action_failed',
-    `no option named ${JSON.stringify(name)}${
-      seen.length
-        ? `; its options: ${seen
-            .slice(0, 30)
-            .map((s) => JSON.stringify(s))
-            .join(', ')}`
-        : ': no options showed when it was opened'
-    }`,
-  );
 }
 
 /** `select`: options of a native select (checked before anything is chosen), or one of an ARIA combobox or listbox. */

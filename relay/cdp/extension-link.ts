@@ -12,7 +12,6 @@ import {
   CLOSE,
   PERSON_CODES,
   PROTOCOL_VERSION,
-  parseExtensionFrame,
   type EventFrame,
   type HandBackFrame,
   type HelloFrame,
@@ -28,6 +27,7 @@ import {
   type TabParkedFrame,
   type TabUpdatedFrame,
 } from '../../shared/protocol';
+import { parseExtensionFrame } from '../../shared/protocol-parse';
 import { ClawdError } from '../errors';
 import { keyProofSync, proofMatches } from '../http/key-proofs';
 import type { Logger } from '../log';

@@ -3,23 +3,9 @@
 // cli/operation-commands.ts, and docs.ts (the agent skill and docs/reference.md).
 
 import { z } from 'zod';
-import {
-  click,
-  close,
-  drag,
-  evaluate,
-  fill,
-  focus,
-  hover,
-  press,
-  resize,
-  scroll,
-  scrollIntoView,
-  select,
-  type,
-  wait,
-} from './act-operations';
+import { click, drag, fill, focus, hover, press, scrollIntoView, select, type } from './act-operations';
 import { handoff, handoffEnd, handoffWait, release } from './control-operations';
+import { close, evaluate, resize, scroll, wait } from './page-act-operations';
 import { coerce, parseInput } from './fields';
 import { dialog, download, downloads, upload } from './hook-operations';
 import type { Operation } from './operation';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseExtensionFrame, parseRelayFrame, personInputsOf } from '../../shared/protocol';
+import { parseExtensionFrame, parseRelayFrame, personInputsOf } from '../../shared/protocol-parse';
 
 const tab = { tabId: 1, targetInfo: { targetId: 'T', type: 'page', title: 't', url: 'https://a.test/' } };
 const hello = {
