@@ -4,47 +4,32 @@
 //            ExtensionLink for page and child sessions; the answer settles straight back.
 //   event:   ExtensionLink → ExtensionPresence → Switchboard → the tab's EventFence →
 //            TabCommands.deliver → the client sessions that want it.
-// It also turns the extension's tab frames into registry and session-table changes, and
-// resets a tab's debugger session when its last client leaves. Longer than our usual file: it is
-// the one place each extension frame and each client command is routed to its part (the
-// person's frames and the raw clients' gate included); the work itself is in those parts.
+// It turns the extension's tab frames into the roster's changes (tab-roster.ts), the person's
+// frames into their say, and each client command through the raw clients' gate to its part: the
+// one place each frame and command is routed; the work itself is in those parts.
 
 import type { WebSocket } from 'ws';
-import {
-  CLOSE,
-  type AnnouncedTab,
-  type BrowserInfo,
-  type HelloFrame,
-  type PersonFrame,
-  type TabSession,
-} from '../../shared/protocol';
+import { CLOSE, type BrowserInfo, type HelloFrame, type PersonFrame, type TabSession } from '../../shared/protocol';
 import type { ConsentState } from '../../shared/consent-state';
 import { HeldCommands } from '../browser/held-commands';
 import type { ClientGate } from './client-gate';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import { BrowserTarget, type BrowserHub } from './browser-target';
-import { say } from './client-events';
 import { ClientSession, TOKEN_ROTATED_CLOSE, type CdpCommand } from './client-session';
-import { EventFence, UNFENCED_EVENTS } from './event-fence';
+import { UNFENCED_EVENTS } from './event-fence';
 import { DownloadRelay } from './download-relay';
 import type { ExtensionLink, LinkSocket } from './extension-link';
 import { ExtensionPresence, type PresenceOptions } from './extension-presence';
 import { SessionTable, type Binding } from './session-table';
 import { TabCommands } from './tab-commands';
 import { TabLink } from './tab-link';
-import { matchesFilter, pageTargetInfo, tabTargetInfo } from './target-info';
+import { TabRoster, type TabChange } from './tab-roster';
 import { TargetRegistry, mintId, type TabRecord } from './target-registry';
 import type { PolicyConfig } from '../../shared/origin-policy';
 import { RelayPolicy } from './relay-policy';
 
-/** A tab of the person's browser was handed to the relay (attached) or left it (detached). */
-export interface TabChange {
-  targetId: string;
-  url: string;
-  state: 'attached' | 'detached';
-  reason?: string;
-}
+export type { TabChange } from './tab-roster';
 
 export interface SwitchboardOptions {
   relayVersion: string;
@@ -76,8 +61,6 @@ export interface RelayConsent {
   handedTo(targetId: string, session: string): void;
 }
 
-type TargetEvent = 'Target.targetCreated' | 'Target.targetInfoChanged' | 'Target.targetDestroyed';
-
 export class Switchboard implements BrowserHub {
   readonly browserTargetId = mintId();
   readonly #log: Logger;
@@ -87,6 +70,7 @@ export class Switchboard implements BrowserHub {
   readonly #link: TabLink;
   readonly #commands: TabCommands;
   readonly #browserTarget: BrowserTarget;
+  readonly #roster: TabRoster;
   // A raw client's commands behind one that waits for the person, so they keep their order; removed once they went.
   readonly #held = new HeldCommands<ClientSession>();
   /** Clients' downloads from the person's tabs (download-relay.ts). */
@@ -109,7 +93,7 @@ export class Switchboard implements BrowserHub {
           else tab.fence.push(() => this.#commands.deliver(tab, frame, arrival));
         },
         tabAttached: (link, frame) => {
-          const record = this.#registerTab(link, frame.tab);
+          const record = this.#roster.register(link, frame.tab);
           if (frame.tab.session) options.consent?.handedTo(record.targetId, frame.tab.session);
         },
         personInput: (_link, frame) => {
@@ -129,7 +113,7 @@ export class Switchboard implements BrowserHub {
           tab.parked = frame.url;
           tab.info = { ...tab.info, url: frame.url };
           this.#commands.parked(tab, frame.url);
-          this.#tellDiscoverers(tab, 'Target.targetInfoChanged');
+          this.#roster.changed(tab);
         },
         handBack: (_link, frame) => {
           const tab = this.#registry.byTabId(frame.tabId);
@@ -137,16 +121,16 @@ export class Switchboard implements BrowserHub {
         },
         tabDetached: (_link, frame) => {
           const tab = this.#registry.byTabId(frame.tabId);
-          if (tab) this.#removeTab(tab, frame.reason);
+          if (tab) this.#roster.remove(tab, frame.reason);
         },
         tabUpdated: (_link, frame) => {
           const tab = this.#registry.byTabId(frame.tabId);
           if (!tab) return;
           tab.info = { ...tab.info, url: frame.url ?? tab.info.url, title: frame.title ?? tab.info.title };
-          this.#tellDiscoverers(tab, 'Target.targetInfoChanged');
+          this.#roster.changed(tab);
         },
         gone: () => {
-          for (const tab of this.#registry.list()) this.#removeTab(tab, 'extension_gone');
+          for (const tab of this.#registry.list()) this.#roster.remove(tab, 'extension_gone');
         },
       },
       { relayVersion: options.relayVersion, log: options.log, timeouts: options.timeouts },
@@ -154,7 +138,7 @@ export class Switchboard implements BrowserHub {
     this.#link = new TabLink(this.#presence, this.#registry, this.#log);
     this.#table = new SessionTable(this.browserTargetId, {
       released: (sub, released) => this.#commands.cleanUp(sub, released),
-      unused: (tab) => this.#resetIfUnused(tab),
+      unused: (tab) => this.#roster.resetIfUnused(tab),
       unclaimed: (tab, childId) =>
         void this.#link.request(tab, childId, 'Runtime.runIfWaitingForDebugger').catch(() => {}),
     });
@@ -180,6 +164,17 @@ export class Switchboard implements BrowserHub {
       (client, url) => options.consent?.gate.download(client, url),
     );
     this.#browserTarget = new BrowserTarget(this, this.#table);
+    this.#roster = new TabRoster({
+      registry: this.#registry,
+      table: this.#table,
+      link: this.#link,
+      commands: this.#commands,
+      browserTarget: this.#browserTarget,
+      log: this.#log,
+      eventFenceMs: options.timeouts.eventFenceMs,
+      ...(options.onTabChange ? { onTabChange: options.onTabChange } : {}),
+      tabGone: (targetId) => options.consent?.gate.tabGone(targetId),
+    });
   }
 
   /** Tells the extension the rules Chrome must enforce on the attached tabs (at every hello, and when they change). */
@@ -225,86 +220,11 @@ export class Switchboard implements BrowserHub {
   #onHello(frame: HelloFrame): TabSession[] {
     // After the welcome this answer makes: the extension (a fresh worker too) gets the rules to enforce.
     setImmediate(() => void this.#sendPolicy(this.policy.config));
-    const announced = new Set(frame.tabs.map((t) => t.tabId));
-    for (const tab of this.#registry.list()) if (!announced.has(tab.tabId)) this.#removeTab(tab, 'not_reannounced');
-    return frame.tabs.map((t) => {
-      const { record, added } = this.#addTab(t);
-      // A tab this relay has never seen was attached under an earlier relay process: whatever
-      // its old clients left on the debugger session goes, so newcomers start clean.
-      if (added) queueMicrotask(() => this.#resetIfUnused(record));
-      return { tabId: record.tabId, sessionId: record.sessionId };
-    });
-  }
-
-  /**
-   * When no client is left on a tab, its debugger session is replaced by a fresh one, so nothing
-   * an agent set (emulation, init scripts, interception, a paused debugger) stays on the user's
-   * page. Commands for the tab wait until the reset is done.
-   */
-  #resetIfUnused(tab: TabRecord): void {
-    if (!this.#table.isUsed(tab) && this.#link.reset(tab)) this.#table.resetTab(tab);
-  }
-
-  #addTab(announced: AnnouncedTab): { record: TabRecord; added: boolean } {
-    const known = this.#registry.byTabId(announced.tabId);
-    if (known && known.targetId !== announced.targetInfo.targetId) this.#removeTab(known, 'replaced by another page');
-    const result = this.#registry.add(announced, () => new EventFence(this.options.timeouts.eventFenceMs));
-    if (!result.added && announced.reattached) {
-      // The same tab on a fresh debugger session: its clients carry on under the same session id.
-      result.record.parked = undefined;
-      result.record.info = announced.targetInfo;
-      this.#log.info(`tab ${announced.tabId} attached again: ${announced.targetInfo.url}`);
-      this.#tellDiscoverers(result.record, 'Target.targetInfoChanged');
-      // After the current frame's handling: a hello's welcome goes out before the replay's commands.
-      const record = result.record;
-      queueMicrotask(() => void this.#commands.resync(record));
-    }
-    if (result.added) {
-      this.#table.addTab(result.record);
-      this.#log.info(`tab ${announced.tabId} attached: ${announced.targetInfo.url}`);
-      this.options.onTabChange?.({ targetId: result.record.targetId, url: result.record.info.url, state: 'attached' });
-      this.#tellDiscoverers(result.record, 'Target.targetCreated');
-      for (const client of this.#table.clients()) this.#browserTarget.autoAttachTab(client, result.record);
-    }
-    return result;
-  }
-
-  #registerTab(link: ExtensionLink, announced: AnnouncedTab): TabRecord {
-    const { record } = this.#addTab(announced);
-    link.send({ type: 'tabSession', tabId: record.tabId, sessionId: record.sessionId });
-    return record;
-  }
-
-  /** Target.targetCreated / targetInfoChanged / targetDestroyed for the tab and page targets. */
-  #tellDiscoverers(tab: TabRecord, method: TargetEvent): void {
-    for (const client of this.#table.clients()) {
-      const filter = this.#table.root(client).discover;
-      if (!filter) continue;
-      for (const [type, info] of [
-        ['tab', tabTargetInfo(tab)],
-        ['page', pageTargetInfo(tab)],
-      ] as const) {
-        if (!matchesFilter(type, filter)) continue;
-        if (method === 'Target.targetDestroyed') say(client, '', method, { targetId: info.targetId });
-        else say(client, '', method, { targetInfo: info });
-      }
-    }
-  }
-
-  #removeTab(tab: TabRecord, reason: string): void {
-    // A replaced record (same tab id, new page target) was removed by the registry already.
-    if (this.#registry.remove(tab.tabId) !== tab) return; // also delivers events the fence held
-    this.#log.info(`tab ${tab.tabId} detached (${reason})`);
-    this.options.onTabChange?.({ targetId: tab.targetId, url: tab.info.url, state: 'detached', reason });
-    this.#table.dropTab(tab);
-    this.options.consent?.gate.tabGone(tab.targetId);
-    this.#tellDiscoverers(tab, 'Target.targetDestroyed');
-    this.#link.gone(tab);
+    return this.#roster.hello(frame);
   }
 
   // ---- BrowserHub: what the extension does for Target.* ------------------------------------
 
-  /** Opens a tab in the person's browser; it joins the clawd tab group of agent session `session` ('' for the plain `clawd` group). */
   /**
    * A tab a raw client opens over HTTP (`/json/new`): a client of one request, asked what a
    * socket's `Target.createTarget` is (a new site, when the person asks before one).
@@ -320,6 +240,7 @@ export class Switchboard implements BrowserHub {
     );
   }
 
+  /** Opens a tab in the person's browser; it joins the clawd tab group of agent session `session` ('' for the plain `clawd` group). */
   async createTab(url: string, active: boolean, session: string): Promise<TabRecord> {
     this.policy.check(url, 'opening a tab');
     const link = await this.#presence.awaitLink('Target.createTarget');
@@ -327,7 +248,7 @@ export class Switchboard implements BrowserHub {
       { op: 'createTab', url, active, ...(session ? { session } : {}) },
       `Target.createTarget (${url})`,
     );
-    return this.#registerTab(link, tab);
+    return this.#roster.register(link, tab);
   }
 
   async closeTab(tab: TabRecord): Promise<void> {
