@@ -16,8 +16,10 @@ function gateOn(url: string, asked: AskKind[], sendsForm = false) {
   const questions = new PersonQuestions();
   const page = { url: () => url, isClosed: () => false } as unknown as AgentPage['page'];
   const found = { page, targetId: 'T1', tab: tabKey('chrome', 'T1') } as AgentPage;
+  // How often a page was looked for (on a Grid profile, each look may make a browser).
+  const finds = { count: 0 };
   const gate = new TabGate({
-    find: async () => found,
+    find: async () => (finds.count++, found),
     tabId: async () => 'T1',
     resolve: async () => ({ evaluate: async () => sendsForm }) as never,
     control,
@@ -30,7 +32,7 @@ function gateOn(url: string, asked: AskKind[], sendsForm = false) {
   });
   const pass = (spec: GateSpec<any>, input: Record<string, unknown>, label = 'click e1 button "Go"') =>
     gate.pass({ profile: 'chrome', spec, input, label });
-  return { gate, control, activity, questions, pass, close: () => (activity.close(), questions.close()) };
+  return { gate, control, activity, questions, pass, finds, close: () => (activity.close(), questions.close()) };
 }
 
 const click: GateSpec<{ ref: string }> = { changes: true, touches: (i) => ({ refs: [i.ref], sends: 'click' }) };
@@ -99,12 +101,13 @@ describe('the gate', () => {
     g.close();
   });
 
-  it('refuses a load the policy blocks before it asks the person anything', async () => {
+  it('refuses a load the policy blocks before it asks the person anything, or finds (or makes) a browser', async () => {
     const g = gateOn('https://shop.test/', ['new-site']);
     await expect(g.pass(navigate, { url: 'https://blocked.test/', timeoutMs: 5_000 })).rejects.toMatchObject({
       code: 'origin_blocked',
     });
     expect(g.questions.pending()).toEqual([]);
+    expect(g.finds.count).toBe(0);
     g.close();
   });
 
