@@ -6,8 +6,9 @@
 // attached tab that says when the person's own hands are on it. Longer than our usual file
 // because MV3 wants every listener registered synchronously here; each does little and calls
 // the module whose role it is (tab-attachments, tab-groups, consent-port, policy-rules, …).
-// Debugger sessions of a tab are the relay's; those of a worker (source.targetId) are ours alone
-// (worker-sockets.ts) and never forwarded.
+// Debugger sessions of a tab are the relay's, shared with the extension's own auto-attach and
+// Fetch (tab-auto-attach.ts, tab-fetch.ts: what only the extension asked for is not forwarded);
+// those of a worker (source.targetId) are ours alone (worker-sockets.ts) and never forwarded.
 
 import {
   PROTOCOL_VERSION,
@@ -16,6 +17,7 @@ import {
   type PersonFrame,
   type RequestFrame,
 } from '../../shared/protocol';
+import { socketConditions } from '../../shared/origin-policy';
 import { personInputsOf } from '../../shared/protocol-parse';
 import { badge, badgeLook } from './badge';
 import { CONSENT_PORT, ConsentPorts } from './consent-port';
@@ -27,6 +29,8 @@ import { PersonRefusal, RelayConnection } from './relay-connection';
 import { WorkerSockets } from './worker-sockets';
 import { WorkerState } from './worker-state';
 import { agentsMayOpenTabs, loadSettings, saveSettings, setAgentsMayOpenTabs } from './settings';
+import { TabAutoAttach } from './tab-auto-attach';
+import { TabFetch } from './tab-fetch';
 import { TabGroups } from './tab-groups';
 import { attachRefusal, backOnTheWeb, TabAttachments } from './tab-attachments';
 
@@ -102,9 +106,15 @@ const attachments = new TabAttachments(
     void takeBackGrants();
   },
   {
-    attached: (tabId) => void watch(tabId),
+    attached: (tabId) => {
+      void watch(tabId);
+      void autoAttach.attached(tabId, false);
+      void tabFetch.attached(tabId, false);
+    },
     // Released (the toolbar, Stop, a drag out) or gone: out of its clawd group, and unwatched.
     forgotten: (tabId) => {
+      autoAttach.forget(tabId);
+      tabFetch.forget(tabId);
       void groups.leave(tabId);
       void chrome.tabs.sendMessage(tabId, { type: 'clawd-unwatch' }).catch(() => {});
     },
@@ -119,9 +129,31 @@ const panels = new ConsentPorts({
 const handOvers = new HandOvers(state, (tabId) => paintTab(tabId));
 const grants = new PermissionGrants(state);
 const workerSockets = new WorkerSockets();
+// A tab's session is shared with the relay: its auto-attach and its Fetch carry the extension's
+// own needs too (the first moments of the site's workers), and its events pass both on their way.
+const tabFetch = new TabFetch(
+  (tabId, method, params) => attachments.sendCommand(tabId, undefined, method, params),
+  (event) => connection.send({ type: 'event', ...event }),
+  (url) => workerSockets.starting(url),
+  (relay) => void state.save('relayFetch', relay),
+);
+const autoAttach = new TabAutoAttach(
+  (tabId, sessionId, method, params) => attachments.sendCommand(tabId, sessionId, method, params),
+  (event) => tabFetch.event(event),
+  (relay) => void state.save('relayAutoAttach', relay),
+);
+void state.loaded.then(({ relayAutoAttach, relayFetch }) => {
+  autoAttach.restore(relayAutoAttach);
+  tabFetch.restore(relayFetch);
+});
 const policyRules = new PolicyRules(
   () => connection.relayOrigin,
-  (config, sites) => void workerSockets.hold(config, sites).catch(() => {}),
+  (config, sites) => {
+    void workerSockets.hold(config, sites).catch(() => {});
+    const conditions = socketConditions(config);
+    void autoAttach.hold(conditions);
+    void tabFetch.hold(conditions.length > 0);
+  },
 );
 
 /** When no tab is attached any more, what the agent granted goes too. */
@@ -159,6 +191,12 @@ async function execute(frame: RequestFrame): Promise<unknown> {
     handedOver(frame.tabId);
   switch (frame.op) {
     case 'cdp':
+      // The tab's one auto-attach is shared with the extension's own (tab-auto-attach.ts).
+      if (frame.sessionId === undefined && attachments.has(frame.tabId)) {
+        if (frame.method === 'Target.setAutoAttach') return autoAttach.relayAsked(frame.tabId, frame.params ?? {});
+        if (frame.method === 'Fetch.enable' || frame.method === 'Fetch.disable')
+          return tabFetch.relayAsked(frame.tabId, frame.method, frame.params ?? {});
+      }
       return attachments.sendCommand(frame.tabId, frame.sessionId, frame.method, frame.params);
     case 'createTab': {
       if (!(await agentsMayOpenTabs())) {
@@ -181,6 +219,7 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       return {};
     case 'resetTab':
       await attachments.reset(frame.tabId);
+      await Promise.all([autoAttach.attached(frame.tabId, true), tabFetch.attached(frame.tabId, true)]);
       return {};
     case 'showHandoff':
       await handOvers.show(frame.tabId, frame.reason);
@@ -300,8 +339,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
     if (source.targetId !== undefined) workerSockets.event(source.targetId, method);
     return;
   }
-  connection.send({
-    type: 'event',
+  autoAttach.event({
     tabId: source.tabId,
     ...(source.sessionId ? { sessionId: source.sessionId } : {}),
     method,

@@ -13,11 +13,18 @@ const SCAN_MS = 1_000;
 /** How long a restarted worker waits for its rules before it runs anyway. */
 const SEND_MS = 2_000;
 
+/** The policy's WebSocket conditions as a debugger session takes them: offline or not, nothing slowed. */
+export function socketRules(conditions: ReturnType<typeof socketConditions>): Array<Record<string, unknown>> {
+  return conditions.map((rule) => ({ ...rule, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }));
+}
+
 export class WorkerSockets {
   #conditions: ReturnType<typeof socketConditions> = [];
   #sites: string[] = [];
   /** The workers we are attached to (target id), their script and the conditions last sent (JSON). */
   readonly #attached = new Map<string, { url: string; sent: string }>();
+  /** Workers caught before their first line, stopping there (`starting`). */
+  readonly #firstLine = new Set<string>();
   /** Workers another session holds: not asked again every scan. */
   readonly #refused = new Set<string>();
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -34,8 +41,60 @@ export class WorkerSockets {
     return this.#scan();
   }
 
+  /**
+   * A held tab's request for a worker's script, paused (tab-fetch.ts): a shared worker exists and
+   * has not run yet — the one moment to catch it, as a tab's session is never told of it. It is
+   * attached and stopped before its first line, where it gets the rules (sent any earlier, they
+   * are lost; measured). Bounded: the request waits for this.
+   */
+  async starting(url: string): Promise<void> {
+    if (this.#conditions.length === 0) return;
+    const catching = async () => {
+      const target = (await chrome.debugger.getTargets()).find((t) => t.type === 'worker' && t.url === url);
+      if (!target || this.#firstLine.has(target.id) || !(await this.#attach(target.id, url))) return;
+      // Not awaited: the worker takes commands only once it starts, after its script arrives;
+      // Chrome keeps them for it, in order, and they reach it before its first line (measured).
+      const debuggee = { targetId: target.id };
+      void chrome.debugger.sendCommand(debuggee, 'Debugger.enable').catch(() => {});
+      void chrome.debugger
+        .sendCommand(debuggee, 'Debugger.setInstrumentationBreakpoint', { instrumentation: 'beforeScriptExecution' })
+        .catch(() => {});
+      this.#firstLine.add(target.id);
+    };
+    await Promise.race([catching().catch(() => {}), new Promise((resolve) => setTimeout(resolve, SEND_MS))]);
+  }
+
+  /** A worker caught before its first line stopped there: the rules, then it runs. */
+  async #atFirstLine(targetId: string): Promise<void> {
+    this.#firstLine.delete(targetId);
+    const debuggee = { targetId };
+    const worker = this.#attached.get(targetId);
+    try {
+      if (worker) {
+        worker.sent = '';
+        // Stopped in its debugger (not waiting for one), the worker answers: a rule is kept only
+        // once the Network domain is on.
+        await Promise.race([
+          chrome.debugger
+            .sendCommand(debuggee, 'Network.enable')
+            .catch(() => {})
+            .then(() => this.#send(targetId)),
+          new Promise((resolve) => setTimeout(resolve, SEND_MS)),
+        ]);
+      }
+    } finally {
+      for (const [method, params] of [
+        ['Debugger.removeInstrumentationBreakpoint', { instrumentation: 'beforeScriptExecution' }],
+        ['Debugger.resume', {}],
+        ['Debugger.disable', {}],
+      ] as const)
+        await chrome.debugger.sendCommand(debuggee, method, params).catch(() => {});
+    }
+  }
+
   /** An event of a worker's session (background.ts routes those here). */
   event(targetId: string, method: string): void {
+    if (method === 'Debugger.paused' && this.#firstLine.has(targetId)) return void this.#atFirstLine(targetId);
     // In turn with the scans (one of them could let it go while it gets the rules).
     if (method === 'Inspector.targetReloadedAfterCrash')
       this.#scanning = this.#scanning.then(
@@ -47,6 +106,7 @@ export class WorkerSockets {
   /** Chrome detached a worker (it is gone, or the person cancelled): a new one is a new target. */
   detached(targetId: string): void {
     this.#attached.delete(targetId);
+    this.#firstLine.delete(targetId);
   }
 
   /** Lets every worker go and stops looking. */
@@ -124,14 +184,10 @@ export class WorkerSockets {
     // The rules do nothing without the Network domain on (measured); not awaited before them, as
     // a worker waiting for a debugger never answers it.
     void chrome.debugger.sendCommand(target, 'Network.enable').catch(() => {});
-    const rules = this.#conditions.map((rule) => ({
-      ...rule,
-      latency: 0,
-      downloadThroughput: -1,
-      uploadThroughput: -1,
-    }));
     await chrome.debugger
-      .sendCommand(target, 'Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: rules })
+      .sendCommand(target, 'Network.emulateNetworkConditionsByRule', {
+        matchedNetworkConditions: socketRules(this.#conditions),
+      })
       .catch((error: Error) => console.warn(`clawd: a worker's WebSocket rules: ${error.message}`));
   }
 

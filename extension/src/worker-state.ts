@@ -26,6 +26,10 @@ export interface WorkerSlots {
   handOvers: Array<[number, string]>;
   /** This browser stepped aside for another that connected to the relay: it does not take it back by itself. */
   steppedAside: boolean;
+  /** The relay's Target.setAutoAttach per attached tab (tab-auto-attach.ts): Chrome keeps it across worker restarts. */
+  relayAutoAttach: Array<[number, Record<string, unknown>]>;
+  /** The relay's Fetch.enable per attached tab (tab-fetch.ts), as relayAutoAttach. */
+  relayFetch: Array<[number, Record<string, unknown>]>;
 }
 
 type Slot = keyof WorkerSlots;
@@ -35,6 +39,8 @@ const AREA: Record<Slot, 'local' | 'session'> = {
   grantedPermissions: 'local',
   handOvers: 'session',
   steppedAside: 'session',
+  relayAutoAttach: 'session',
+  relayFetch: 'session',
 };
 
 const isInt = (v: unknown): v is number => Number.isInteger(v);
@@ -52,6 +58,14 @@ const isStoredTab = (v: unknown): v is StoredTab => {
   );
 };
 
+const readTabParams = (v: unknown): Array<[number, Record<string, unknown>]> =>
+  Array.isArray(v)
+    ? v.filter(
+        (e): e is [number, Record<string, unknown>] =>
+          Array.isArray(e) && e.length === 2 && isInt(e[0]) && typeof e[1] === 'object' && e[1] !== null,
+      )
+    : [];
+
 /** Each slot as stored, or its empty value when absent or not of its shape (kept by an older version, or damaged). */
 const READ: { [K in Slot]: (v: unknown) => WorkerSlots[K] } = {
   attachedTabs: (v) => (Array.isArray(v) ? v.filter(isStoredTab) : []),
@@ -66,6 +80,8 @@ const READ: { [K in Slot]: (v: unknown) => WorkerSlots[K] } = {
       ? v.filter((e): e is [number, string] => Array.isArray(e) && e.length === 2 && isInt(e[0]) && isStr(e[1]))
       : [],
   steppedAside: (v) => v === true,
+  relayAutoAttach: (v) => readTabParams(v),
+  relayFetch: (v) => readTabParams(v),
 };
 
 /** The two areas of chrome.storage this needs (a fake in unit tests). */
@@ -97,6 +113,8 @@ export class WorkerState {
       grantedPermissions: read('grantedPermissions'),
       handOvers: read('handOvers'),
       steppedAside: read('steppedAside'),
+      relayAutoAttach: read('relayAutoAttach'),
+      relayFetch: read('relayFetch'),
     };
   }
 

@@ -35,6 +35,8 @@ describe("the worker's state", () => {
       grantedPermissions: {},
       handOvers: [],
       steppedAside: false,
+      relayAutoAttach: [],
+      relayFetch: [],
     });
     expect(reads.sort()).toEqual(['local', 'session']);
   });
@@ -50,9 +52,11 @@ describe("the worker's state", () => {
       first.save('grantedPermissions', { location: ['https://a.test/*'] }),
       first.save('handOvers', [[4, 'log in']]),
       first.save('steppedAside', true),
+      first.save('relayAutoAttach', [[4, { autoAttach: true, flatten: true }]]),
+      first.save('relayFetch', [[4, { patterns: [{ resourceType: 'Document' }] }]]),
     ]);
     expect([...areas.local.keys()].sort()).toEqual(['attachedTabs', 'grantedPermissions']);
-    expect([...areas.session.keys()].sort()).toEqual(['handOvers', 'steppedAside']);
+    expect([...areas.session.keys()].sort()).toEqual(['handOvers', 'relayAutoAttach', 'relayFetch', 'steppedAside']);
 
     const next = await new WorkerState(storage).loaded;
     expect(next.attachedTabs).toEqual([
@@ -62,6 +66,8 @@ describe("the worker's state", () => {
     expect(next.grantedPermissions).toEqual({ location: ['https://a.test/*'] });
     expect(next.handOvers).toEqual([[4, 'log in']]);
     expect(next.steppedAside).toBe(true);
+    expect(next.relayAutoAttach).toEqual([[4, { autoAttach: true, flatten: true }]]);
+    expect(next.relayFetch).toEqual([[4, { patterns: [{ resourceType: 'Document' }] }]]);
 
     // The browser restarted: session is gone, local stays (its tabs are checked against Chrome's).
     areas.session.clear();
@@ -107,11 +113,19 @@ describe("the worker's state", () => {
     areas.local.set('grantedPermissions', ['location']);
     areas.session.set('handOvers', { 4: 'log in' });
     areas.session.set('steppedAside', 'yes');
+    areas.session.set('relayAutoAttach', [
+      [1, { autoAttach: true }],
+      ['2', {}],
+      [3, null],
+    ]);
+    areas.session.set('relayFetch', { 1: {} });
     expect(await new WorkerState(storage).loaded).toEqual({
       attachedTabs: [{ tabId: 1, targetId: 'T1' }],
       grantedPermissions: {},
       handOvers: [],
       steppedAside: false,
+      relayAutoAttach: [[1, { autoAttach: true }]],
+      relayFetch: [],
     });
   });
 
