@@ -141,10 +141,12 @@ const autoAttach = new TabAutoAttach(
   (tabId, sessionId, method, params) => attachments.sendCommand(tabId, sessionId, method, params),
   (event) => tabFetch.event(event),
   (relay) => void state.save('relayAutoAttach', relay),
+  true,
 );
-void state.loaded.then(({ relayAutoAttach, relayFetch }) => {
-  autoAttach.restore(relayAutoAttach);
-  tabFetch.restore(relayFetch);
+// The tabs' sessions outlive this worker: what is on them is known again before their events go on.
+void Promise.all([state.loaded, attachments.ready]).then(([{ relayAutoAttach, relayFetch }]) => {
+  tabFetch.restore(attachments.tabIds, relayFetch);
+  autoAttach.restore(attachments.tabIds, relayAutoAttach);
 });
 const policyRules = new PolicyRules(
   () => connection.relayOrigin,
@@ -196,6 +198,10 @@ async function execute(frame: RequestFrame): Promise<unknown> {
         if (frame.method === 'Target.setAutoAttach') return autoAttach.relayAsked(frame.tabId, frame.params ?? {});
         if (frame.method === 'Fetch.enable' || frame.method === 'Fetch.disable')
           return tabFetch.relayAsked(frame.tabId, frame.method, frame.params ?? {});
+      }
+      if (frame.sessionId !== undefined) {
+        const answered = autoAttach.relayChildCommand(frame.tabId, frame.sessionId, frame.method);
+        if (answered) return answered;
       }
       return attachments.sendCommand(frame.tabId, frame.sessionId, frame.method, frame.params);
     case 'createTab': {

@@ -1,18 +1,26 @@
 // Chrome's one auto-attach on a handed-over tab's debugger session, shared by the relay (its
 // clients' Target.setAutoAttach on the tab) and the extension itself: while the policy takes
 // WebSockets offline, a service worker of the tab's sites is attached paused, before its script
-// runs, and gets those rules first (worker-sockets.ts finds workers by looking every second, which
-// a brand-new worker's first WebSocket escapes; measured). What only the extension asked for — its
-// children, their events, a pause the relay did not ask for — is never shown to the relay.
+// runs, and gets those rules on that session first (measured to hold its first WebSocket; a
+// session of the extension's own attached to the paused worker does not: its rules are lost).
+// worker-sockets.ts, which looks for workers every second, holds them from then on. The relay is
+// shown no child, event or pause only the extension asked for: a worker its filter leaves out is
+// the extension's alone, a pause it did not ask for is let go before it hears of the child, and
+// the Network events the rules need are kept from it until one of its clients enables Network
+// there (a client's Network.disable there is answered, not done: the rules need the domain on).
 //
-// A change of who wants what turns Chrome's auto-attach off and on again rather than guessing how
-// Chrome treats the children a new filter no longer covers: off detaches every child (the relay
-// is told of the ones it knew, as on a Chrome of its own), on attaches the running ones again.
+// A change of who wants children turns Chrome's auto-attach off and on again rather than guessing
+// how Chrome treats the children a new filter no longer covers: off detaches every child (the
+// relay is told of the ones it knew, as on a Chrome of its own), on attaches the running ones again.
 
 import { socketRules } from './worker-sockets';
 
 type Params = Record<string, unknown>;
 export type TabEvent = { tabId: number; sessionId?: string; method: string; params?: Params };
+interface FilterEntry {
+  type?: string;
+  exclude?: boolean;
+}
 
 /** How long a new worker waits for its rules before it runs anyway. */
 const SEND_MS = 2_000;
@@ -24,21 +32,43 @@ const OWN: Params = {
   filter: [{ type: 'service_worker' }],
 };
 const OFF: Params = { autoAttach: false, waitForDebuggerOnStart: false };
+/** Chrome's filter when a client gives none (CDP's TargetFilter). */
+const DEFAULT_FILTER: FilterEntry[] = [{ type: 'browser', exclude: true }, { type: 'tab', exclude: true }, {}];
+
+/** Whether a TargetFilter lets a target type through: the first entry that names it (or names none) decides. */
+export function filterIncludes(filter: unknown, type: string | undefined): boolean {
+  for (const entry of Array.isArray(filter) ? (filter as FilterEntry[]) : DEFAULT_FILTER)
+    if (entry.type === undefined || entry.type === type) return entry.exclude !== true;
+  return false;
+}
+
+/** What Chrome is told, as a key: every "off" is the same. */
+const keyOf = (params: Params): string => (params.autoAttach === true ? JSON.stringify(params) : 'off');
 
 interface TabState {
   /** The relay's last Target.setAutoAttach on the tab (autoAttach true), or undefined. */
   relay: Params | undefined;
-  /** What Chrome was last told (JSON), '' for nothing since the session started. */
+  /** What Chrome was last told (keyOf), '' for unknown (a session this worker has not told yet). */
   told: string;
   /** Children Chrome attached that the relay was not shown. */
   readonly mine: Set<string>;
-  /** Events waiting while a new worker gets its rules (they go out in order after it). */
-  queue?: TabEvent[];
+  /** New workers getting their rules: their events wait (the relay hears of them after). */
+  readonly holding: Map<string, TabEvent[]>;
+  /** Workers given the rules on their session (told again when the rules change). */
+  readonly ruled: Set<string>;
+  /** Of those, the ones whose Network events the relay did not ask for (none of its clients enabled Network). */
+  readonly quiet: Set<string>;
 }
 
 export class TabAutoAttach {
   #rules: Params[] = [];
   readonly #tabs = new Map<number, TabState>();
+  #own(): boolean {
+    return this.#rules.length > 0;
+  }
+
+  /** Events that came before the state was restored (a debugger event can wake the worker). */
+  #early: TabEvent[] | undefined;
 
   constructor(
     /** Sends a command on the tab's session or a child's. */
@@ -52,28 +82,67 @@ export class TabAutoAttach {
     private readonly out: (event: TabEvent) => void,
     /** The relay's auto-attach per tab, kept across worker restarts (the sessions outlive it). */
     private readonly keep: (relay: Array<[number, Params]>) => void = () => {},
-  ) {}
-
-  /** The relay's auto-attach of tabs still attached since before the worker restarted. */
-  restore(relay: Array<[number, Params]>): void {
-    for (const [tabId, params] of relay) this.#state(tabId).relay = params;
+    /** Whether events wait for `restore` (the extension's worker; not a test). */
+    waitForRestore = false,
+  ) {
+    if (waitForRestore) this.#early = [];
   }
 
-  /** The policy's WebSocket rules (network conditions); none: the extension wants no child. */
+  /** After a worker start: the attached tabs, and the relay's auto-attach of those it had asked. */
+  restore(tabIds: number[], relay: Array<[number, Params]>): void {
+    for (const tabId of tabIds) this.#state(tabId);
+    for (const [tabId, params] of relay) {
+      const tab = this.#tabs.get(tabId);
+      // Chrome has the relay's ask (or it merged with ours, told again when the policy comes).
+      if (tab) [tab.relay, tab.told] = [params, keyOf(params)];
+    }
+    const early = this.#early ?? [];
+    this.#early = undefined;
+    for (const event of early) this.event(event);
+  }
+
+  /** The policy's WebSocket rules (network conditions); none: the extension catches no worker. */
   hold(conditions: Array<{ urlPattern: string; offline: boolean }>): Promise<void> {
-    this.#rules = socketRules(conditions);
-    return Promise.all([...this.#tabs.keys()].map((tabId) => this.#apply(tabId).catch(() => {}))).then(() => {});
+    const rules = socketRules(conditions);
+    const changed = JSON.stringify(rules) !== JSON.stringify(this.#rules);
+    this.#rules = rules;
+    const work: Array<Promise<unknown>> = [];
+    for (const [tabId, tab] of this.#tabs) {
+      work.push(this.#apply(tabId));
+      // The workers that have the old rules on their session get the new ones (none: taken off).
+      if (changed) for (const child of tab.ruled) work.push(this.#rulesTo(tabId, child));
+    }
+    return Promise.all(work.map((w) => w.catch(() => {}))).then(() => {});
   }
 
-  /** A tab was attached (or its session is fresh, or it was attached again): what Chrome should know. */
+  /**
+   * The relay's command on a child session: undefined to send it as it is, or the answer. A
+   * worker's Network, which the rules need, is the relay's to hear once a client enables it, and
+   * is never turned off under them.
+   */
+  relayChildCommand(tabId: number, sessionId: string, method: string): Promise<unknown> | undefined {
+    const tab = this.#tabs.get(tabId);
+    if (!tab?.ruled.has(sessionId)) return undefined;
+    if (method === 'Network.enable') tab.quiet.delete(sessionId);
+    else if (method === 'Network.disable') {
+      tab.quiet.add(sessionId);
+      return Promise.resolve({});
+    }
+    return undefined;
+  }
+
+  /** A tab was attached (a new session, or attached again; `fresh`: the relay's asks are gone too). */
   async attached(tabId: number, fresh: boolean): Promise<void> {
     const tab = this.#state(tabId);
-    if (fresh) {
+    if (fresh && tab.relay) {
       tab.relay = undefined;
-      tab.mine.clear();
       this.#keep();
     }
     tab.told = '';
+    tab.mine.clear();
+    tab.holding.clear();
+    tab.ruled.clear();
+    tab.quiet.clear();
     await this.#apply(tabId).catch(() => {});
   }
 
@@ -88,8 +157,9 @@ export class TabAutoAttach {
     const was = tab.relay;
     tab.relay = params.autoAttach === true ? params : undefined;
     this.#keep();
-    if (this.#rules.length === 0) {
-      tab.told = JSON.stringify(params);
+    if (!this.#own()) {
+      // Nothing of the extension's: the relay's command as it asked.
+      tab.told = keyOf(params);
       return this.send(tabId, undefined, 'Target.setAutoAttach', params);
     }
     // The relay's children change: Chrome starts over (off, then on), so the relay sees the
@@ -98,70 +168,56 @@ export class TabAutoAttach {
     return this.#apply(tabId);
   }
 
-  /** A tab's event: to the relay, held back, or the extension's own. */
+  /** A tab's event: to the relay, held back while a new worker gets its rules, or the extension's own. */
   event(event: TabEvent): void {
+    if (this.#early) return void this.#early.push(event);
     const tab = this.#tabs.get(event.tabId);
-    if (!tab) {
-      this.out(event);
-      return;
-    }
-    // In order, and at once unless a new worker is getting its rules (the relay orders a tab's
-    // events against its commands' answers as they arrive).
-    if (tab.queue) return void tab.queue.push(event);
-    const held = this.#event(tab, event);
-    if (held) this.#drainAfter(tab, held);
-  }
-
-  #drainAfter(tab: TabState, held: Promise<void>): void {
-    tab.queue ??= [];
-    void held.then(
-      () => this.#drain(tab),
-      () => this.#drain(tab),
-    );
-  }
-
-  #drain(tab: TabState): void {
-    while (tab.queue && tab.queue.length > 0) {
-      const held = this.#event(tab, tab.queue.shift()!);
-      if (held) return this.#drainAfter(tab, held);
-    }
-    tab.queue = undefined;
-  }
-
-  /** One event; a promise when the ones after it must wait (a new worker getting its rules). */
-  #event(tab: TabState, event: TabEvent): Promise<void> | void {
+    if (!tab) return void this.out(event);
     const { tabId, sessionId, method, params = {} } = event;
-    const restarted = method === 'Inspector.targetReloadedAfterCrash' && sessionId !== undefined;
-    if (sessionId !== undefined && tab.mine.has(sessionId)) {
-      // Started again after Chrome stopped it: it kept its rules, it waits for no one.
-      if (restarted) this.#release(tabId, sessionId);
-      return;
+    if (sessionId !== undefined) {
+      const held = tab.holding.get(sessionId);
+      if (held) return void held.push(event);
+      const restarted = method === 'Inspector.targetReloadedAfterCrash';
+      // A worker Chrome stopped and started again waits for a debugger (it kept its rules): the
+      // extension's runs; one of the relay's that the relay did not ask to pause runs too.
+      if (tab.mine.has(sessionId)) return void (restarted && this.#release(tabId, sessionId));
+      if (tab.quiet.has(sessionId) && method.startsWith('Network.')) return;
+      if (restarted && tab.relay?.waitForDebuggerOnStart !== true) this.#release(tabId, sessionId);
+      return void this.out(event);
     }
-    if (sessionId !== undefined || (method !== 'Target.attachedToTarget' && method !== 'Target.detachedFromTarget')) {
-      // A worker the relay knows, started again, waits for a debugger: one the relay did not ask
-      // to pause is let go (it kept its rules).
-      if (restarted && this.#rules.length > 0 && tab.relay?.waitForDebuggerOnStart !== true)
-        this.#release(tabId, sessionId);
-      this.out(event);
-      return;
-    }
-    const child = params.sessionId as string;
     if (method === 'Target.detachedFromTarget') {
-      if (!tab.mine.delete(child)) this.out(event);
-      return;
+      const child = params.sessionId as string;
+      tab.ruled.delete(child);
+      tab.quiet.delete(child);
+      // Gone before the relay heard of it, or the extension's: the relay is not told.
+      if (tab.holding.delete(child) || tab.mine.delete(child)) return;
+      return void this.out(event);
     }
-    const info = params.targetInfo as { type?: string } | undefined;
-    if (info?.type === 'service_worker' && this.#rules.length > 0)
-      return this.#rulesTo(tabId, child).then(() => this.#attachedChild(tab, event));
-    this.#attachedChild(tab, event);
+    if (method !== 'Target.attachedToTarget') return void this.out(event);
+    const info = (params.targetInfo ?? {}) as { type?: string; targetId?: string; url?: string };
+    const child = params.sessionId as string;
+    if (info.type !== 'service_worker' || !this.#own()) return this.#attachedChild(tab, event, []);
+    const held: TabEvent[] = [];
+    tab.holding.set(child, held);
+    tab.ruled.add(child);
+    tab.quiet.add(child);
+    void this.#rulesTo(tabId, child)
+      .catch(() => {})
+      .then(() => {
+        // Detached meanwhile (or the session started over): nothing to say.
+        if (tab.holding.get(child) !== held) return;
+        tab.holding.delete(child);
+        this.#attachedChild(tab, event, held);
+      });
   }
 
   /** A child Chrome attached: the relay's, or the extension's alone; running unless the relay wants it paused. */
-  #attachedChild(tab: TabState, event: TabEvent): void {
+  #attachedChild(tab: TabState, event: TabEvent, held: TabEvent[]): void {
     const params = event.params ?? {};
     const child = params.sessionId as string;
+    const type = (params.targetInfo as { type?: string } | undefined)?.type;
     const waiting = params.waitingForDebugger === true;
-    if (tab.relay === undefined) {
+    if (!tab.relay || !filterIncludes(tab.relay.filter, type)) {
       tab.mine.add(child);
       if (waiting) this.#release(event.tabId, child);
       return;
@@ -170,37 +226,48 @@ export class TabAutoAttach {
     if (waiting && tab.relay.waitForDebuggerOnStart !== true) {
       this.#release(event.tabId, child);
       this.out({ ...event, params: { ...params, waitingForDebugger: false } });
-      return;
-    }
-    this.out(event);
+    } else this.out(event);
+    for (const later of held) this.event(later);
   }
 
-  /** Chrome's auto-attach for the tab: the relay's, paused for the extension's rules when it has any. */
+  /** Chrome's auto-attach for the tab: the relay's (with service workers, paused, while the extension catches them), or the extension's alone. */
   #apply(tabId: number): Promise<unknown> {
     const tab = this.#state(tabId);
-    const own = this.#rules.length > 0;
-    const params = tab.relay ? (own ? { ...tab.relay, waitForDebuggerOnStart: true } : tab.relay) : own ? OWN : OFF;
-    // A fresh session auto-attaches nothing: it need not be told so.
+    const relay = tab.relay;
+    let params = OFF;
+    if (relay && this.#own())
+      params = {
+        ...relay,
+        waitForDebuggerOnStart: true,
+        ...(filterIncludes(relay.filter, 'service_worker')
+          ? {}
+          : { filter: [{ type: 'service_worker' }, ...(relay.filter as FilterEntry[])] }),
+      };
+    else if (relay) params = relay;
+    else if (this.#own()) params = OWN;
+    // A session no one has told anything auto-attaches nothing: it need not be told so.
     if (tab.told === '' && params === OFF) return Promise.resolve({});
     return this.#tell(tabId, params);
   }
 
   #tell(tabId: number, params: Params): Promise<unknown> {
     const tab = this.#state(tabId);
-    const told = JSON.stringify(params);
+    const told = keyOf(params);
     if (tab.told === told) return Promise.resolve({});
     tab.told = told;
     return this.send(tabId, undefined, 'Target.setAutoAttach', params);
   }
 
-  /** The rules to a new worker, bounded: it waits for them, and must not wait for good. */
+  /** The rules to a worker's session, bounded: a new one waits for them, and must not wait for good. */
   async #rulesTo(tabId: number, child: string): Promise<void> {
     // Network.enable is not awaited: a worker waiting for its debugger answers it only once it runs.
     void this.send(tabId, child, 'Network.enable').catch(() => {});
-    const sent = this.send(tabId, child, 'Network.emulateNetworkConditionsByRule', {
-      matchedNetworkConditions: this.#rules,
-    }).catch((error: Error) => console.warn(`clawd: a new worker's WebSocket rules: ${error.message}`));
-    await Promise.race([sent, new Promise((resolve) => setTimeout(resolve, SEND_MS))]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.send(tabId, child, 'Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: this.#rules }),
+      new Promise((resolve) => (timer = setTimeout(resolve, SEND_MS))),
+    ]).catch((error: Error) => console.warn(`clawd: a new worker's WebSocket rules: ${error.message}`));
+    clearTimeout(timer);
   }
 
   #release(tabId: number, child: string): void {
@@ -210,7 +277,7 @@ export class TabAutoAttach {
   #state(tabId: number): TabState {
     let tab = this.#tabs.get(tabId);
     if (!tab) {
-      tab = { relay: undefined, told: '', mine: new Set() };
+      tab = { relay: undefined, told: '', mine: new Set(), holding: new Map(), ruled: new Set(), quiet: new Set() };
       this.#tabs.set(tabId, tab);
     }
     return tab;

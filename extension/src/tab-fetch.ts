@@ -1,9 +1,10 @@
 // Chrome's one request interception (`Fetch`) on a handed-over tab's debugger session, shared by
 // the relay (its clients' Fetch.enable on the tab) and the extension: while the policy takes
-// WebSockets offline, a shared worker's script request is held until the worker is caught before
-// its first line (worker-sockets.ts `starting`) — a shared worker is never reported to a tab's
-// session, and its script request is the one moment it exists and has not run (measured). A
-// request only the extension asked for is never shown to the relay.
+// WebSockets offline, a worker script's request is held (bounded) while worker-sockets.ts tries
+// to stop the new shared worker before its first line (`starting`) — a shared worker is never
+// reported to a tab's session, and its script request is the one moment it exists and has not
+// run. Chrome starts it unpaused all the same, so that is a race (DEVELOPERS.md). A request the
+// relay's patterns do not cover is never shown to the relay: the extension lets it go itself.
 
 type Params = Record<string, unknown>;
 export type TabEvent = { tabId: number; sessionId?: string; method: string; params?: Params };
@@ -52,12 +53,14 @@ export class TabFetch {
     private readonly keep: (relay: Array<[number, Params]>) => void = () => {},
   ) {}
 
-  /** The relay's Fetch of tabs still attached since before the worker restarted. */
-  restore(relay: Array<[number, Params]>): void {
-    for (const [tabId, params] of relay) {
-      this.#tabs.add(tabId);
-      this.#relay.set(tabId, params);
-    }
+  /** After a worker start: the attached tabs, and the relay's Fetch on those it had asked. */
+  restore(tabIds: number[], relay: Array<[number, Params]>): void {
+    for (const tabId of tabIds) this.#tabs.add(tabId);
+    for (const [tabId, params] of relay)
+      if (this.#tabs.has(tabId)) {
+        this.#relay.set(tabId, params);
+        this.#told.set(tabId, JSON.stringify(params)); // what Chrome has, unless merged with ours (told again)
+      }
   }
 
   #keep(): void {
@@ -73,10 +76,9 @@ export class TabFetch {
   /** A tab was attached, or its session is fresh (`fresh`: nothing of the relay's is on it). */
   async attached(tabId: number, fresh: boolean): Promise<void> {
     this.#tabs.add(tabId);
-    if (fresh) {
-      this.#told.delete(tabId);
-      if (this.#relay.delete(tabId)) this.#keep();
-    }
+    // Attached again after a detour (a new session: the relay asks again) or afresh: told nothing yet.
+    this.#told.delete(tabId);
+    if (fresh && this.#relay.delete(tabId)) this.#keep();
     await this.#apply(tabId).catch(() => {});
   }
 
@@ -108,21 +110,41 @@ export class TabFetch {
 
   /** A tab event: a paused request is the relay's, the extension's, or both; others pass. */
   event(event: TabEvent): void {
-    const relay = this.#relay.get(event.tabId);
-    if (event.sessionId !== undefined || !this.#own || !this.#tabs.has(event.tabId)) return this.out(event);
-    if (event.method === 'Fetch.authRequired') return relay ? this.out(event) : undefined;
-    if (event.method !== 'Fetch.requestPaused') return this.out(event);
+    const { tabId, sessionId, method } = event;
+    if (sessionId !== undefined || !this.#tabs.has(tabId)) return this.out(event);
+    if (method !== 'Fetch.requestPaused' && method !== 'Fetch.authRequired') return this.out(event);
+    // Nothing of the extension's: the relay's, as before (its patterns are the only ones).
+    if (!this.#own && this.#relay.has(tabId)) return this.out(event);
     const p = event.params ?? {};
+    const requestId = p.requestId;
     const url = (p.request as { url?: string } | undefined)?.url ?? '';
     const atResponse = p.responseStatusCode !== undefined || p.responseErrorReason !== undefined;
-    const relayWants = ((relay?.patterns as Pattern[] | undefined) ?? [{}]).some((pattern) =>
-      patternCovers(pattern, url, String(p.resourceType), atResponse),
-    );
-    const ours = !atResponse && p.resourceType === 'Other';
-    void (ours ? this.starting(url).catch(() => {}) : Promise.resolve()).then(() => {
-      if (relay && relayWants) return this.out(event);
-      return this.send(event.tabId, 'Fetch.continueRequest', { requestId: p.requestId }).catch(() => {});
-    });
+    // Read when the request goes on: the relay may have changed its patterns meanwhile.
+    const relayWants = () => {
+      const relay = this.#relay.get(tabId);
+      const patterns = (relay?.patterns as Pattern[] | undefined) ?? [{}];
+      return (
+        relay !== undefined &&
+        patterns.some((pattern) => patternCovers(pattern, url, String(p.resourceType), atResponse))
+      );
+    };
+    if (method === 'Fetch.authRequired') {
+      if (relayWants()) return this.out(event);
+      void this.send(tabId, 'Fetch.continueWithAuth', {
+        requestId,
+        authChallengeResponse: { response: 'Default' },
+      }).catch(() => {});
+      return;
+    }
+    const goOn = () => {
+      if (relayWants()) return this.out(event);
+      void this.send(tabId, 'Fetch.continueRequest', { requestId }).catch(() => {});
+    };
+    if (this.#own && !atResponse && p.resourceType === 'Other')
+      void this.starting(url)
+        .catch(() => {})
+        .then(goOn);
+    else goOn();
   }
 
   /** Chrome's Fetch for the tab: the relay's patterns with the extension's, or either alone. */

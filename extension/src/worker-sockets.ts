@@ -18,6 +18,13 @@ export function socketRules(conditions: ReturnType<typeof socketConditions>): Ar
   return conditions.map((rule) => ({ ...rule, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }));
 }
 
+/** Waits for `work`, but not over `ms` (a worker waiting for us must not wait for good). */
+async function bounded(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 export class WorkerSockets {
   #conditions: ReturnType<typeof socketConditions> = [];
   #sites: string[] = [];
@@ -48,23 +55,32 @@ export class WorkerSockets {
    * are lost; measured). Bounded: the request waits for this.
    */
   async starting(url: string): Promise<void> {
-    if (this.#conditions.length === 0) return;
-    const catching = async () => {
-      const target = (await chrome.debugger.getTargets()).find((t) => t.type === 'worker' && t.url === url);
-      if (!target || this.#firstLine.has(target.id) || !(await this.#attach(target.id, url))) return;
-      // Not awaited: the worker takes commands only once it starts, after its script arrives;
-      // Chrome keeps them for it, in order, and they reach it before its first line (measured).
-      const debuggee = { targetId: target.id };
-      void chrome.debugger.sendCommand(debuggee, 'Debugger.enable').catch(() => {});
-      void chrome.debugger
-        .sendCommand(debuggee, 'Debugger.setInstrumentationBreakpoint', { instrumentation: 'beforeScriptExecution' })
-        .catch(() => {});
-      this.#firstLine.add(target.id);
-    };
-    await Promise.race([catching().catch(() => {}), new Promise((resolve) => setTimeout(resolve, SEND_MS))]);
+    if (this.#conditions.length === 0 || !this.#held(url)) return;
+    await bounded(
+      (async () => {
+        // A new worker is nobody's yet (a running one of the same script may be someone's).
+        const target = (await chrome.debugger.getTargets()).find(
+          (t) => t.type === 'worker' && t.url === url && !t.attached,
+        );
+        if (!target || !(await this.#attach(target.id, url))) return;
+        // Until it starts, the scans send it nothing (rules sent before its start are lost).
+        this.#firstLine.add(target.id);
+        // Not awaited: the worker takes commands only once it starts, after its script arrives;
+        // Chrome keeps them for it, in order, and they race its first line (DEVELOPERS.md).
+        const debuggee = { targetId: target.id };
+        void chrome.debugger.sendCommand(debuggee, 'Debugger.enable').catch(() => {});
+        void chrome.debugger
+          .sendCommand(debuggee, 'Debugger.setInstrumentationBreakpoint', { instrumentation: 'beforeScriptExecution' })
+          .catch(() => {});
+      })().catch(() => {}),
+      SEND_MS,
+    );
   }
 
-  /** A worker caught before its first line stopped there: the rules, then it runs. */
+  /**
+   * A worker caught before its first line stopped there (`Debugger.paused`), or started without
+   * stopping (the breakpoint came late): the rules now, then it runs.
+   */
   async #atFirstLine(targetId: string): Promise<void> {
     this.#firstLine.delete(targetId);
     const debuggee = { targetId };
@@ -72,15 +88,14 @@ export class WorkerSockets {
     try {
       if (worker) {
         worker.sent = '';
-        // Stopped in its debugger (not waiting for one), the worker answers: a rule is kept only
-        // once the Network domain is on.
-        await Promise.race([
+        // Started, the worker answers: a rule is kept only once the Network domain is on.
+        await bounded(
           chrome.debugger
             .sendCommand(debuggee, 'Network.enable')
             .catch(() => {})
             .then(() => this.#send(targetId)),
-          new Promise((resolve) => setTimeout(resolve, SEND_MS)),
-        ]);
+          SEND_MS,
+        );
       }
     } finally {
       for (const [method, params] of [
@@ -94,7 +109,8 @@ export class WorkerSockets {
 
   /** An event of a worker's session (background.ts routes those here). */
   event(targetId: string, method: string): void {
-    if (method === 'Debugger.paused' && this.#firstLine.has(targetId)) return void this.#atFirstLine(targetId);
+    if ((method === 'Debugger.paused' || method === 'Inspector.workerScriptLoaded') && this.#firstLine.has(targetId))
+      return void this.#atFirstLine(targetId);
     // In turn with the scans (one of them could let it go while it gets the rules).
     if (method === 'Inspector.targetReloadedAfterCrash')
       this.#scanning = this.#scanning.then(
@@ -153,7 +169,7 @@ export class WorkerSockets {
     for (const [targetId, url] of wanted) {
       if (this.#refused.has(targetId) || (!this.#attached.has(targetId) && !(await this.#attach(targetId, url))))
         continue;
-      void this.#send(targetId);
+      if (!this.#firstLine.has(targetId)) void this.#send(targetId);
     }
   }
 
@@ -201,7 +217,7 @@ export class WorkerSockets {
       if (url !== undefined && this.#held(url)) {
         this.#attached.set(targetId, { url, sent: '' });
         // Bounded: the worker waits for us, and must not wait for good.
-        await Promise.race([this.#send(targetId), new Promise((resolve) => setTimeout(resolve, SEND_MS))]);
+        await bounded(this.#send(targetId), SEND_MS);
       }
     } finally {
       await chrome.debugger.sendCommand({ targetId }, 'Runtime.runIfWaitingForDebugger').catch(() => {});

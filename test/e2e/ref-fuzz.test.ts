@@ -121,7 +121,8 @@ describe.each([
           kind: 'click',
           ref,
           targetId: ctx.d.targetId,
-          timeoutMs: 3_000,
+          // A bound for a stuck page, not a speed check: a first click on a loaded CI machine took over 3 s.
+          timeoutMs: 10_000,
         });
         const log = (await ctx.d.inPage<string>("document.getElementById('log').textContent")).trim();
         if (clicked.status === 200) {

@@ -5,39 +5,65 @@
 // session that records what Chrome is told; the real thing is e2e (origin-policy.test.ts).
 
 import { describe, expect, it } from 'vitest';
-import { TabAutoAttach, type TabEvent } from '../../extension/src/tab-auto-attach';
+import { filterIncludes, TabAutoAttach, type TabEvent } from '../../extension/src/tab-auto-attach';
 import { patternCovers, TabFetch } from '../../extension/src/tab-fetch';
 import { quiet } from '../helpers/waits';
 
-const BLOCK = [{ urlPattern: 'ws{s}?://localhost:*/*', offline: true }];
 const attachedEvent = (sessionId: string, type: string, waitingForDebugger: boolean): TabEvent => ({
   tabId: 1,
   method: 'Target.attachedToTarget',
-  params: { sessionId, targetInfo: { targetId: `T-${sessionId}`, type }, waitingForDebugger },
+  params: {
+    sessionId,
+    targetInfo: { targetId: `T-${sessionId}`, type, url: 'https://a.test/sw.js' },
+    waitingForDebugger,
+  },
 });
 
-function autoAttachOnTab() {
+const BLOCK = [{ urlPattern: 'ws{s}?://localhost:*/*', offline: true }];
+
+function autoAttachOnTab(options: { waitForRestore?: boolean } = {}) {
   const told: Array<[string | undefined, string, unknown]> = [];
   const shown: TabEvent[] = [];
-  let answer: Promise<unknown> = Promise.resolve({});
+  /** The sessions given the rules. */
+  const ruled: string[] = [];
+  let rulesAnswer: Promise<void> = Promise.resolve();
   const share = new TabAutoAttach(
     async (_tabId, sessionId, method, params) => {
       told.push([sessionId, method, params]);
-      return method === 'Network.emulateNetworkConditionsByRule' ? answer : {};
+      if (method === 'Network.emulateNetworkConditionsByRule') {
+        ruled.push(sessionId!);
+        await rulesAnswer;
+      }
+      return {};
     },
     (event) => shown.push(event),
+    () => {},
+    options.waitForRestore ?? false,
   );
   return {
     share,
     told,
     shown,
-    slowRules: (p: Promise<unknown>) => void (answer = p),
+    ruled,
+    slowRules: (p: Promise<void>) => void (rulesAnswer = p),
   };
 }
+const autoAttachTold = (told: Array<[string | undefined, string, unknown]>) =>
+  told.filter(([, method]) => method === 'Target.setAutoAttach').map(([, , params]) => params);
 
 describe("a tab's auto-attach, shared", () => {
+  it.each([
+    [undefined, 'service_worker', true],
+    [undefined, 'browser', false],
+    [[{ type: 'page', exclude: true }, {}], 'service_worker', true],
+    [[{ type: 'service_worker', exclude: true }, {}], 'service_worker', false],
+    [[{ type: 'iframe' }], 'service_worker', false],
+  ])('filter %j lets %s through: %s', (filter, type, through) => {
+    expect(filterIncludes(filter, type)).toBe(through);
+  });
+
   it('is the relay’s alone while the policy stops no WebSocket', async () => {
-    const { share, told, shown } = autoAttachOnTab();
+    const { share, told, shown, ruled } = autoAttachOnTab();
     await share.attached(1, false);
     expect(told).toEqual([]);
     const asked = { autoAttach: true, flatten: true, waitForDebuggerOnStart: true };
@@ -45,22 +71,20 @@ describe("a tab's auto-attach, shared", () => {
     expect(told).toEqual([[undefined, 'Target.setAutoAttach', asked]]);
     share.event(attachedEvent('S1', 'service_worker', true));
     expect(shown).toEqual([attachedEvent('S1', 'service_worker', true)]);
+    expect(ruled).toEqual([]);
+    // The relay's "off" and ours are one: a policy change tells Chrome nothing new.
+    await share.relayAsked(1, { autoAttach: false, flatten: true });
+    told.length = 0;
+    await share.hold([]);
+    expect(told).toEqual([]);
   });
 
-  it('catches a new service worker paused, sends it the rules, lets it run, and shows the relay none of it', async () => {
+  it('catches a new service worker paused, gives it the rules, lets it run, and shows the relay none of it', async () => {
     const { share, told, shown } = autoAttachOnTab();
     await share.attached(1, false);
     await share.hold(BLOCK);
-    expect(told).toEqual([
-      [
-        undefined,
-        'Target.setAutoAttach',
-        expect.objectContaining({
-          autoAttach: true,
-          waitForDebuggerOnStart: true,
-          filter: [{ type: 'service_worker' }],
-        }),
-      ],
+    expect(autoAttachTold(told)).toEqual([
+      { autoAttach: true, flatten: true, waitForDebuggerOnStart: true, filter: [{ type: 'service_worker' }] },
     ]);
     told.length = 0;
     share.event(attachedEvent('W1', 'service_worker', true));
@@ -80,10 +104,10 @@ describe("a tab's auto-attach, shared", () => {
     expect(shown.map((e) => e.method)).toEqual(['Page.loadEventFired']);
   });
 
-  it('holds the tab’s later events back while a worker gets its rules, and sends them in order', async () => {
+  it('holds a new worker’s events back until it has the rules, and lets the tab’s own go on meanwhile', async () => {
     const { share, shown, slowRules } = autoAttachOnTab();
-    let answerRules!: () => void;
-    slowRules(new Promise<void>((resolve) => (answerRules = resolve)));
+    let answered!: () => void;
+    slowRules(new Promise<void>((resolve) => (answered = resolve)));
     await share.attached(1, false);
     await share.hold(BLOCK);
     await share.relayAsked(1, { autoAttach: true, flatten: true, waitForDebuggerOnStart: true });
@@ -91,16 +115,58 @@ describe("a tab's auto-attach, shared", () => {
     share.event({ tabId: 1, sessionId: 'W1', method: 'Runtime.executionContextCreated', params: {} });
     share.event({ tabId: 1, method: 'Page.frameNavigated', params: {} });
     await quiet(10);
-    expect(shown).toEqual([]);
-    answerRules();
+    expect(shown.map((e) => e.method)).toEqual(['Page.frameNavigated']);
+    answered();
     await quiet(10);
     expect(shown.map((e) => `${e.sessionId ?? ''} ${e.method}`)).toEqual([
+      ' Page.frameNavigated',
       ' Target.attachedToTarget',
       'W1 Runtime.executionContextCreated',
-      ' Page.frameNavigated',
     ]);
     // The relay asked for new targets paused: this one waits for the relay's client.
-    expect(shown[0]!.params!.waitingForDebugger).toBe(true);
+    expect(shown[1]!.params!.waitingForDebugger).toBe(true);
+  });
+
+  it('keeps the Network events the rules need from the relay until a client enables Network, and never turns it off', async () => {
+    const { share, told, shown, ruled } = autoAttachOnTab();
+    await share.attached(1, false);
+    await share.hold(BLOCK);
+    await share.relayAsked(1, { autoAttach: true, flatten: true, waitForDebuggerOnStart: true });
+    share.event(attachedEvent('W1', 'service_worker', true));
+    await quiet(10);
+    const network = { tabId: 1, sessionId: 'W1', method: 'Network.requestWillBeSent', params: {} };
+    share.event(network);
+    share.event({ tabId: 1, sessionId: 'W1', method: 'Runtime.consoleAPICalled', params: {} });
+    expect(shown.map((e) => e.method)).toEqual(['Target.attachedToTarget', 'Runtime.consoleAPICalled']);
+    expect(share.relayChildCommand(1, 'W1', 'Network.enable')).toBeUndefined(); // sent: the client's own
+    share.event(network);
+    expect(shown.at(-1)).toEqual(network);
+    told.length = 0;
+    expect(await share.relayChildCommand(1, 'W1', 'Network.disable')).toEqual({}); // answered, not done
+    share.event(network);
+    expect(shown.filter((e) => e.method === 'Network.requestWillBeSent')).toHaveLength(1);
+    // A child the extension gave nothing is the relay's alone.
+    expect(share.relayChildCommand(1, 'F1', 'Network.disable')).toBeUndefined();
+    // New rules reach the worker's session; none take them off.
+    ruled.length = 0;
+    await share.hold([{ urlPattern: 'ws{s}?://elsewhere:*/*', offline: true }]);
+    await share.hold([]);
+    expect(ruled).toEqual(['W1', 'W1']);
+    expect(told.at(-1)).toEqual(['W1', 'Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: [] }]);
+  });
+
+  it('says nothing of a worker that went while it was getting the rules', async () => {
+    const { share, shown, slowRules } = autoAttachOnTab();
+    let answered!: () => void;
+    slowRules(new Promise<void>((resolve) => (answered = resolve)));
+    await share.attached(1, false);
+    await share.hold(BLOCK);
+    await share.relayAsked(1, { autoAttach: true, flatten: true });
+    share.event(attachedEvent('W1', 'service_worker', true));
+    share.event({ tabId: 1, method: 'Target.detachedFromTarget', params: { sessionId: 'W1' } });
+    answered();
+    await quiet(10);
+    expect(shown).toEqual([]);
   });
 
   it('pauses new targets for its own sake only: the relay, which asked for no pause, is told they run', async () => {
@@ -118,6 +184,26 @@ describe("a tab's auto-attach, shared", () => {
     expect(shown).toEqual([attachedEvent('F1', 'iframe', false)]);
   });
 
+  it('adds service workers to a relay filter that leaves them out, and keeps those workers its own', async () => {
+    const { share, told, shown, ruled } = autoAttachOnTab();
+    await share.attached(1, false);
+    await share.hold(BLOCK);
+    told.length = 0;
+    const filter = [{ type: 'iframe' }];
+    await share.relayAsked(1, { autoAttach: true, flatten: true, filter });
+    expect(autoAttachTold(told).at(-1)).toEqual({
+      autoAttach: true,
+      flatten: true,
+      waitForDebuggerOnStart: true,
+      filter: [{ type: 'service_worker' }, { type: 'iframe' }],
+    });
+    share.event(attachedEvent('W1', 'service_worker', true));
+    share.event(attachedEvent('F1', 'iframe', false));
+    await quiet(10);
+    expect(ruled).toEqual(['W1']);
+    expect(shown.map((e) => e.params!.sessionId)).toEqual(['F1']);
+  });
+
   it('starts Chrome’s auto-attach over when the relay comes or goes, so it sees the children it would alone', async () => {
     const { share, told, shown } = autoAttachOnTab();
     await share.attached(1, false);
@@ -127,10 +213,7 @@ describe("a tab's auto-attach, shared", () => {
     told.length = 0;
     const asked = { autoAttach: true, flatten: true, waitForDebuggerOnStart: true };
     await share.relayAsked(1, asked);
-    expect(told.filter(([, method]) => method === 'Target.setAutoAttach').map(([, , p]) => p)).toEqual([
-      { autoAttach: false, waitForDebuggerOnStart: false },
-      asked,
-    ]);
+    expect(autoAttachTold(told)).toEqual([{ autoAttach: false, waitForDebuggerOnStart: false }, asked]);
     // Chrome detaches the extension's child (not shown) and attaches it again for the relay (shown).
     share.event({ tabId: 1, method: 'Target.detachedFromTarget', params: { sessionId: 'W1' } });
     share.event(attachedEvent('W2', 'service_worker', false));
@@ -142,11 +225,7 @@ describe("a tab's auto-attach, shared", () => {
     expect(told).toEqual([]);
     // The relay lets go: off, then the extension's own again; the relay is told its child went.
     await share.relayAsked(1, { autoAttach: false, waitForDebuggerOnStart: false });
-    expect(
-      told
-        .filter(([, method]) => method === 'Target.setAutoAttach')
-        .map(([, , p]) => (p as { autoAttach: boolean }).autoAttach),
-    ).toEqual([false, true]);
+    expect(autoAttachTold(told).map((p) => (p as { autoAttach: boolean }).autoAttach)).toEqual([false, true]);
     share.event({ tabId: 1, method: 'Target.detachedFromTarget', params: { sessionId: 'W2' } });
     expect(shown.at(-1)).toMatchObject({ method: 'Target.detachedFromTarget', params: { sessionId: 'W2' } });
   });
@@ -163,9 +242,30 @@ describe("a tab's auto-attach, shared", () => {
     await share.relayAsked(1, { autoAttach: true, flatten: true });
     told.length = 0;
     await share.attached(1, true); // a fresh debugger session: the relay's ask is gone with the old one
-    expect(told).toEqual([
-      [undefined, 'Target.setAutoAttach', expect.objectContaining({ filter: [{ type: 'service_worker' }] })],
-    ]);
+    expect(autoAttachTold(told)).toEqual([expect.objectContaining({ filter: [{ type: 'service_worker' }] })]);
+  });
+
+  it('after a worker restart, knows the attached tabs and the relay’s asks before any event goes on', async () => {
+    const { share, told, shown, ruled } = autoAttachOnTab({ waitForRestore: true });
+    share.event(attachedEvent('W1', 'service_worker', true));
+    share.event({ tabId: 2, method: 'Page.loadEventFired', params: {} });
+    expect(shown).toEqual([]);
+    share.restore(
+      [1, 2],
+      [
+        [2, { autoAttach: true, flatten: true }],
+        [9, { autoAttach: true, flatten: true }],
+      ],
+    );
+    await quiet(10);
+    // Tab 1's worker: no relay ask there, so the extension's alone (let run; no rules before the policy comes).
+    expect(ruled).toEqual([]);
+    expect(told).toEqual([['W1', 'Runtime.runIfWaitingForDebugger', undefined]]);
+    expect(shown.map((e) => e.method)).toEqual(['Page.loadEventFired']);
+    // Chrome has the relay's ask on tab 2 already; a tab closed meanwhile (9) is not kept.
+    told.length = 0;
+    await share.hold([]);
+    expect(told).toEqual([]);
   });
 });
 
@@ -279,9 +379,46 @@ describe("a tab's request interception, shared", () => {
     told.length = 0;
     await share.relayAsked(1, 'Fetch.disable', {});
     expect(told.map(([method]) => method)).toEqual(['Fetch.disable', 'Fetch.enable']);
+    // An authentication challenge for a request the relay's patterns do not cover: answered as Chrome would.
+    told.length = 0;
+    share.event({
+      tabId: 1,
+      method: 'Fetch.authRequired',
+      params: { requestId: 'R5', request: { url: 'https://a.test/x' }, resourceType: 'Script' },
+    });
+    expect(told).toEqual([
+      ['Fetch.continueWithAuth', { requestId: 'R5', authChallengeResponse: { response: 'Default' } }],
+    ]);
     // The policy no longer stops WebSockets: interception ends.
     told.length = 0;
     await share.hold(false);
     expect(told).toEqual([['Fetch.disable', undefined]]);
+  });
+
+  it('tells a tab attached again (a new debugger session, which has nothing) the relay’s Fetch with its own', async () => {
+    const { share, told } = fetchOnTab();
+    await share.attached(1, false);
+    await share.hold(true);
+    const asked = { patterns: [{ resourceType: 'Document' }] };
+    await share.relayAsked(1, 'Fetch.enable', asked);
+    told.length = 0;
+    await share.attached(1, false); // back from a chrome:// detour
+    await share.relayAsked(1, 'Fetch.enable', asked); // the relay sets its clients' state up again
+    expect(told).toEqual([
+      [
+        'Fetch.enable',
+        {
+          patterns: [{ resourceType: 'Document' }, { urlPattern: '*', resourceType: 'Other', requestStage: 'Request' }],
+        },
+      ],
+    ]);
+  });
+
+  it('lets a request go that Chrome paused for no one (interception left on by an earlier worker)', async () => {
+    const { share, told, shown } = fetchOnTab();
+    share.restore([1], []);
+    share.event(paused('R1', 'https://a.test/', 'Document'));
+    expect(told).toEqual([['Fetch.continueRequest', { requestId: 'R1' }]]);
+    expect(shown).toEqual([]);
   });
 });

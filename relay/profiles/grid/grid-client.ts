@@ -85,7 +85,7 @@ export class GridClient {
       if ((error as Error).name !== 'TimeoutError') throw error;
       throw new ClawdError(
         'grid_busy',
-        `the Selenium Grid at ${redacted(this.url)} had no free browser within ${timeoutMs / 1000} s (every slot taken, the request still queued): try again later, or give the call a longer timeoutMs`,
+        `the Selenium Grid at ${redacted(this.url)} had no free browser within ${Math.round(timeoutMs / 100) / 10} s (every slot taken, the request still queued): try again later, or give the call a longer timeoutMs`,
       );
     }
     const said = String(answer.value?.message ?? '')
