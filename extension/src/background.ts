@@ -7,7 +7,7 @@
 // because MV3 wants every listener registered synchronously here; each does little and calls
 // the module whose role it is (tab-attachments, tab-groups, consent-port, policy-rules, …).
 // Debugger sessions of a tab are the relay's, shared with the extension's own auto-attach and
-// Fetch (tab-auto-attach.ts, tab-fetch.ts: what only the extension asked for is not forwarded);
+// Fetch (tab-sessions.ts: what only the extension asked for is not forwarded);
 // those of a worker (source.targetId) are ours alone (worker-sockets.ts) and never forwarded.
 
 import {
@@ -17,7 +17,6 @@ import {
   type PersonFrame,
   type RequestFrame,
 } from '../../shared/protocol';
-import { socketConditions } from '../../shared/origin-policy';
 import { personInputsOf } from '../../shared/protocol-parse';
 import { badge, badgeLook } from './badge';
 import { CONSENT_PORT, ConsentPorts } from './consent-port';
@@ -29,8 +28,7 @@ import { PersonRefusal, RelayConnection } from './relay-connection';
 import { WorkerSockets } from './worker-sockets';
 import { WorkerState } from './worker-state';
 import { agentsMayOpenTabs, loadSettings, saveSettings, setAgentsMayOpenTabs } from './settings';
-import { TabAutoAttach } from './tab-auto-attach';
-import { TabFetch } from './tab-fetch';
+import { TabSessions } from './tab-sessions';
 import { TabGroups } from './tab-groups';
 import { attachRefusal, backOnTheWeb, TabAttachments } from './tab-attachments';
 
@@ -108,13 +106,11 @@ const attachments = new TabAttachments(
   {
     attached: (tabId) => {
       void watch(tabId);
-      void autoAttach.attached(tabId, false);
-      void tabFetch.attached(tabId, false);
+      void tabSessions.attached(tabId, false);
     },
     // Released (the toolbar, Stop, a drag out) or gone: out of its clawd group, and unwatched.
     forgotten: (tabId) => {
-      autoAttach.forget(tabId);
-      tabFetch.forget(tabId);
+      tabSessions.forget(tabId);
       void groups.leave(tabId);
       void chrome.tabs.sendMessage(tabId, { type: 'clawd-unwatch' }).catch(() => {});
     },
@@ -131,30 +127,14 @@ const grants = new PermissionGrants(state);
 const workerSockets = new WorkerSockets();
 // A tab's session is shared with the relay: its auto-attach and its Fetch carry the extension's
 // own needs too (the first moments of the site's workers), and its events pass both on their way.
-const tabFetch = new TabFetch(
-  (tabId, method, params) => attachments.sendCommand(tabId, undefined, method, params),
-  (event) => connection.send({ type: 'event', ...event }),
-  (url) => workerSockets.starting(url),
-  (relay) => void state.save('relayFetch', relay),
+const tabSessions = new TabSessions(attachments, state, workerSockets, (event) =>
+  connection.send({ type: 'event', ...event }),
 );
-const autoAttach = new TabAutoAttach(
-  (tabId, sessionId, method, params) => attachments.sendCommand(tabId, sessionId, method, params),
-  (event) => tabFetch.event(event),
-  (relay) => void state.save('relayAutoAttach', relay),
-  true,
-);
-// The tabs' sessions outlive this worker: what is on them is known again before their events go on.
-void Promise.all([state.loaded, attachments.ready]).then(([{ relayAutoAttach, relayFetch }]) => {
-  tabFetch.restore(attachments.tabIds, relayFetch);
-  autoAttach.restore(attachments.tabIds, relayAutoAttach);
-});
 const policyRules = new PolicyRules(
   () => connection.relayOrigin,
   (config, sites) => {
     void workerSockets.hold(config, sites).catch(() => {});
-    const conditions = socketConditions(config);
-    void autoAttach.hold(conditions);
-    void tabFetch.hold(conditions.length > 0);
+    tabSessions.hold(config);
   },
 );
 
@@ -193,17 +173,7 @@ async function execute(frame: RequestFrame): Promise<unknown> {
     handedOver(frame.tabId);
   switch (frame.op) {
     case 'cdp':
-      // The tab's one auto-attach is shared with the extension's own (tab-auto-attach.ts).
-      if (frame.sessionId === undefined && attachments.has(frame.tabId)) {
-        if (frame.method === 'Target.setAutoAttach') return autoAttach.relayAsked(frame.tabId, frame.params ?? {});
-        if (frame.method === 'Fetch.enable' || frame.method === 'Fetch.disable')
-          return tabFetch.relayAsked(frame.tabId, frame.method, frame.params ?? {});
-      }
-      if (frame.sessionId !== undefined) {
-        const answered = autoAttach.relayChildCommand(frame.tabId, frame.sessionId, frame.method);
-        if (answered) return answered;
-      }
-      return attachments.sendCommand(frame.tabId, frame.sessionId, frame.method, frame.params);
+      return tabSessions.command(frame.tabId, frame.sessionId, frame.method, frame.params);
     case 'createTab': {
       if (!(await agentsMayOpenTabs())) {
         throw new PersonRefusal(
@@ -225,7 +195,7 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       return {};
     case 'resetTab':
       await attachments.reset(frame.tabId);
-      await Promise.all([autoAttach.attached(frame.tabId, true), tabFetch.attached(frame.tabId, true)]);
+      await tabSessions.attached(frame.tabId, true);
       return {};
     case 'showHandoff':
       await handOvers.show(frame.tabId, frame.reason);
@@ -345,7 +315,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
     if (source.targetId !== undefined) workerSockets.event(source.targetId, method);
     return;
   }
-  autoAttach.event({
+  tabSessions.event({
     tabId: source.tabId,
     ...(source.sessionId ? { sessionId: source.sessionId } : {}),
     method,

@@ -1,0 +1,85 @@
+// The handed-over tabs' debugger sessions as the relay and the extension share them: the relay's
+// commands go to Chrome through here and the tabs' events come back through here, so the two
+// things both need on one session — its auto-attach (tab-auto-attach.ts) and its Fetch
+// (tab-fetch.ts) — carry the extension's own needs too (the first moments of the held sites'
+// workers, worker-sockets.ts), and the relay sees what it would see alone.
+
+import type { PolicyConfig } from '../../shared/origin-policy';
+import { socketConditions } from '../../shared/origin-policy';
+import { TabAutoAttach, type TabEvent } from './tab-auto-attach';
+import { TabFetch } from './tab-fetch';
+import type { TabAttachments } from './tab-attachments';
+import type { WorkerSockets } from './worker-sockets';
+import type { WorkerState } from './worker-state';
+
+export class TabSessions {
+  readonly #autoAttach: TabAutoAttach;
+  readonly #fetch: TabFetch;
+
+  constructor(
+    private readonly attachments: TabAttachments,
+    state: WorkerState,
+    workers: WorkerSockets,
+    /** An event for the relay. */
+    out: (event: TabEvent) => void,
+  ) {
+    this.#fetch = new TabFetch(
+      (tabId, method, params) => attachments.sendCommand(tabId, undefined, method, params),
+      out,
+      (url) => workers.starting(url),
+      (relay) => void state.save('relayFetch', relay),
+    );
+    this.#autoAttach = new TabAutoAttach(
+      (tabId, sessionId, method, params) => attachments.sendCommand(tabId, sessionId, method, params),
+      (event) => this.#fetch.event(event),
+      (relay) => void state.save('relayAutoAttach', relay),
+      true,
+    );
+    // The sessions outlive the extension's worker: what is on them is known again before their events go on.
+    void Promise.all([state.loaded, attachments.ready]).then(([{ relayAutoAttach, relayFetch }]) => {
+      this.#fetch.restore(attachments.tabIds, relayFetch);
+      this.#autoAttach.restore(attachments.tabIds, relayAutoAttach);
+    });
+  }
+
+  /** A CDP command of the relay's on a tab or one of its children. */
+  command(
+    tabId: number,
+    sessionId: string | undefined,
+    method: string,
+    params?: Record<string, unknown>,
+  ): Promise<unknown> {
+    if (sessionId === undefined && this.attachments.has(tabId)) {
+      if (method === 'Target.setAutoAttach') return this.#autoAttach.relayAsked(tabId, params ?? {});
+      if (method === 'Fetch.enable' || method === 'Fetch.disable')
+        return this.#fetch.relayAsked(tabId, method, params ?? {});
+    }
+    if (sessionId !== undefined) {
+      const answered = this.#autoAttach.relayChildCommand(tabId, sessionId, method);
+      if (answered) return answered;
+    }
+    return this.attachments.sendCommand(tabId, sessionId, method, params);
+  }
+
+  /** An event of a tab's session (or a child's), on its way to the relay. */
+  event(event: TabEvent): void {
+    this.#autoAttach.event(event);
+  }
+
+  /** The policy changed: what the extension needs on the sessions follows its WebSocket rules. */
+  hold(config: PolicyConfig): void {
+    const conditions = socketConditions(config);
+    void this.#autoAttach.hold(conditions);
+    void this.#fetch.hold(conditions.length > 0);
+  }
+
+  /** A tab's session is new or attached again (`fresh`: a reset, nothing of the relay's is on it). */
+  attached(tabId: number, fresh: boolean): Promise<void> {
+    return Promise.all([this.#autoAttach.attached(tabId, fresh), this.#fetch.attached(tabId, fresh)]).then(() => {});
+  }
+
+  forget(tabId: number): void {
+    this.#autoAttach.forget(tabId);
+    this.#fetch.forget(tabId);
+  }
+}
