@@ -98,6 +98,12 @@ export class PlaywrightConnections {
     // The connection's own time stands for the first answers: a loaded Grid is slow from the start.
     const answers = [connectMs / 2];
     let asking = false;
+    /** An answer's time (or a silence found to be load), the last WATCH_HISTORY of them kept. */
+    const heard = (ms: number) => {
+      answers.push(ms);
+      if (answers.length > WATCH_HISTORY) answers.shift();
+      asking = false;
+    };
     const timer = setInterval(() => {
       if (asking) return;
       asking = true;
@@ -108,20 +114,13 @@ export class PlaywrightConnections {
         silence,
         () => new Error('silent'),
       ).then(
-        () => {
-          answers.push(performance.now() - asked);
-          if (answers.length > WATCH_HISTORY) answers.shift();
-          asking = false;
-        },
+        () => heard(performance.now() - asked),
         async () => {
           const there =
             stillThere && (await within(stillThere(), STILL_THERE_MS, () => new Error('no answer')).catch(() => false));
           if (there) {
             this.log.debug(`playwright: the browser at ${url} said nothing for ${silence} ms, but is there`);
-            answers.push(silence);
-            if (answers.length > WATCH_HISTORY) answers.shift();
-            asking = false;
-            return;
+            return heard(silence);
           }
           clearInterval(timer);
           this.log.info(`playwright: the browser at ${url} said nothing for ${silence} ms; dropping it`);
