@@ -468,7 +468,7 @@ describe.each([
         expect(sites.blockedHits).toEqual([]);
         // A brand-new shared worker still starts and works while the extension tries to catch it
         // before its first line. Whether it is caught is a race on the person's tab (Chrome starts
-        // a new shared worker unpaused whoever is attached; measured: caught in 8 of 12 runs), so
+        // a new shared worker unpaused whoever is attached; measured: caught in 7 of 12 runs), so
         // its first WebSocket is not asserted there; a managed profile's guard holds it always.
         expect(await d.inPage<string>('eagerShared()')).toBe('up');
         await quiet(300);
