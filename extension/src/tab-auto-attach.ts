@@ -8,6 +8,8 @@
 // the extension's alone, a pause it did not ask for is let go before it hears of the child, and
 // the Network events the rules need are kept from it until one of its clients enables Network
 // there (a client's Network.disable there is answered, not done: the rules need the domain on).
+// A client's own network conditions there come after the rules (the first rule that matches a
+// request decides, and conditions set on a session replace what it had: both measured).
 //
 // A change of who wants children turns Chrome's auto-attach off and on again rather than guessing
 // how Chrome treats the children a new filter no longer covers: off detaches every child (the
@@ -58,7 +60,14 @@ interface TabState {
   readonly ruled: Set<string>;
   /** Of those, the ones whose Network events the relay did not ask for (none of its clients enabled Network). */
   readonly quiet: Set<string>;
+  /** Of those, the network conditions the relay's clients set there (after the rules). */
+  readonly theirs: Map<string, Params[]>;
+  /** The worker behind each session given the rules. */
+  readonly targets: Map<string, { targetId: string; url: string }>;
 }
+
+const CONDITIONS = 'Network.emulateNetworkConditions';
+const CONDITIONS_BY_RULE = 'Network.emulateNetworkConditionsByRule';
 
 export class TabAutoAttach {
   #rules: Params[] = [];
@@ -118,17 +127,44 @@ export class TabAutoAttach {
   /**
    * The relay's command on a child session: undefined to send it as it is, or the answer. A
    * worker's Network, which the rules need, is the relay's to hear once a client enables it, and
-   * is never turned off under them.
+   * is never turned off under them; a client's own network conditions there follow the rules
+   * (sent alone they would replace them).
    */
-  relayChildCommand(tabId: number, sessionId: string, method: string): Promise<unknown> | undefined {
+  relayChildCommand(
+    tabId: number,
+    sessionId: string,
+    method: string,
+    params: Params = {},
+  ): Promise<unknown> | undefined {
     const tab = this.#tabs.get(tabId);
     if (!tab?.ruled.has(sessionId)) return undefined;
     if (method === 'Network.enable') tab.quiet.delete(sessionId);
     else if (method === 'Network.disable') {
       tab.quiet.add(sessionId);
       return Promise.resolve({});
+    } else if (method === CONDITIONS || method === CONDITIONS_BY_RULE) {
+      const theirs =
+        method === CONDITIONS
+          ? [{ ...params, urlPattern: '' }] // what the old command means: every request
+          : ((params.matchedNetworkConditions as Params[] | undefined) ?? []);
+      tab.theirs.set(sessionId, theirs);
+      const ours = this.#rules.length;
+      return this.#conditionsTo(tabId, sessionId).then((answer) =>
+        method === CONDITIONS ? {} : { ruleIds: ((answer as { ruleIds?: string[] }).ruleIds ?? []).slice(ours) },
+      );
     }
     return undefined;
+  }
+
+  /**
+   * The worker behind a child session that has the rules, if the policy still holds WebSockets:
+   * before the relay's last client lets go of it (Chrome then detaches that session, and its rules
+   * go with it), the extension's own session on the worker takes the rules (worker-sockets.ts).
+   */
+  ruledWorker(tabId: number, sessionId: string): { targetId: string; url: string } | undefined {
+    const tab = this.#tabs.get(tabId);
+    if (!tab || !this.#own() || !tab.ruled.has(sessionId)) return undefined;
+    return tab.targets.get(sessionId);
   }
 
   /** A tab was attached (a new session, or attached again; `fresh`: the relay's asks are gone too). */
@@ -143,6 +179,8 @@ export class TabAutoAttach {
     tab.holding.clear();
     tab.ruled.clear();
     tab.quiet.clear();
+    tab.theirs.clear();
+    tab.targets.clear();
     await this.#apply(tabId).catch(() => {});
   }
 
@@ -189,6 +227,8 @@ export class TabAutoAttach {
       const child = params.sessionId as string;
       tab.ruled.delete(child);
       tab.quiet.delete(child);
+      tab.theirs.delete(child);
+      tab.targets.delete(child);
       // Gone before the relay heard of it, or the extension's: the relay is not told.
       if (tab.holding.delete(child) || tab.mine.delete(child)) return;
       return void this.out(event);
@@ -201,6 +241,7 @@ export class TabAutoAttach {
     tab.holding.set(child, held);
     tab.ruled.add(child);
     tab.quiet.add(child);
+    if (info.targetId !== undefined) tab.targets.set(child, { targetId: info.targetId, url: info.url ?? '' });
     void this.#rulesTo(tabId, child)
       .catch(() => {})
       .then(() => {
@@ -264,10 +305,16 @@ export class TabAutoAttach {
     void this.send(tabId, child, 'Network.enable').catch(() => {});
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
-      this.send(tabId, child, 'Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: this.#rules }),
+      this.#conditionsTo(tabId, child),
       new Promise((resolve) => (timer = setTimeout(resolve, SEND_MS))),
     ]).catch((error: Error) => console.warn(`clawd: a new worker's WebSocket rules: ${error.message}`));
     clearTimeout(timer);
+  }
+
+  /** A ruled worker's session: the rules, then what the relay's clients set there. */
+  #conditionsTo(tabId: number, child: string): Promise<unknown> {
+    const theirs = this.#tabs.get(tabId)?.theirs.get(child) ?? [];
+    return this.send(tabId, child, CONDITIONS_BY_RULE, { matchedNetworkConditions: [...this.#rules, ...theirs] });
   }
 
   #release(tabId: number, child: string): void {
@@ -277,7 +324,16 @@ export class TabAutoAttach {
   #state(tabId: number): TabState {
     let tab = this.#tabs.get(tabId);
     if (!tab) {
-      tab = { relay: undefined, told: '', mine: new Set(), holding: new Map(), ruled: new Set(), quiet: new Set() };
+      tab = {
+        relay: undefined,
+        told: '',
+        mine: new Set(),
+        holding: new Map(),
+        ruled: new Set(),
+        quiet: new Set(),
+        theirs: new Map(),
+        targets: new Map(),
+      };
       this.#tabs.set(tabId, tab);
     }
     return tab;

@@ -19,7 +19,7 @@ export class TabSessions {
   constructor(
     private readonly attachments: TabAttachments,
     state: WorkerState,
-    workers: WorkerSockets,
+    private readonly workers: WorkerSockets,
     /** An event for the relay. */
     out: (event: TabEvent) => void,
   ) {
@@ -53,12 +53,25 @@ export class TabSessions {
       if (method === 'Target.setAutoAttach') return this.#autoAttach.relayAsked(tabId, params ?? {});
       if (method === 'Fetch.enable' || method === 'Fetch.disable')
         return this.#fetch.relayAsked(tabId, method, params ?? {});
+      if (method === 'Target.detachFromTarget') return this.#detach(tabId, params ?? {});
     }
     if (sessionId !== undefined) {
-      const answered = this.#autoAttach.relayChildCommand(tabId, sessionId, method);
+      const answered = this.#autoAttach.relayChildCommand(tabId, sessionId, method, params);
       if (answered) return answered;
     }
     return this.attachments.sendCommand(tabId, sessionId, method, params);
+  }
+
+  /**
+   * The relay's last client lets go of a child: a worker with the rules on that session is held by
+   * a session of the extension's own first (bounded), as rules from two sessions both hold
+   * (measured) and a detached one's go with it.
+   */
+  async #detach(tabId: number, params: Record<string, unknown>): Promise<unknown> {
+    const worker =
+      typeof params.sessionId === 'string' ? this.#autoAttach.ruledWorker(tabId, params.sessionId) : undefined;
+    if (worker) await this.workers.take(worker.targetId, worker.url);
+    return this.attachments.sendCommand(tabId, undefined, 'Target.detachFromTarget', params);
   }
 
   /** An event of a tab's session (or a child's), on its way to the relay. */

@@ -190,6 +190,20 @@ export class WorkerSockets {
     return true;
   }
 
+  /**
+   * A held site's worker that a tab's child session gave the rules is about to lose that session:
+   * it gets a session of ours with the rules first (the look every second would find it later).
+   */
+  async take(targetId: string, url: string): Promise<void> {
+    if (this.#conditions.length === 0 || !this.#held(url)) return;
+    await bounded(
+      (async () => {
+        if (this.#attached.has(targetId) || (await this.#attach(targetId, url))) await this.#send(targetId);
+      })(),
+      SEND_MS,
+    );
+  }
+
   /** The policy's rules to a worker, unless it has them. */
   async #send(targetId: string): Promise<void> {
     const worker = this.#attached.get(targetId);

@@ -14,6 +14,7 @@ import type { Duplex } from 'node:stream';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extensionDriver, managedDriver, type AgentDriver } from '../helpers/agent-drivers';
+import { CdpClient } from '../helpers/cdp-client';
 import { startPageServer, type PageServer } from '../helpers/pages';
 import { quiet, until } from '../helpers/waits';
 
@@ -474,6 +475,62 @@ describe.each([
         await quiet(300);
         if (kind === 'managed') expect(sites.blockedHits).toEqual([]);
       } finally {
+        await d
+          .inPage(
+            'navigator.serviceWorker.getRegistrations().then((all) => Promise.all(all.map((r) => r.unregister())))',
+          )
+          .catch(() => {});
+        await d.loosen({});
+      }
+    },
+  );
+
+  it(
+    'keeps a service worker’s rules when a raw client sets network conditions of its own there, or lets go of it',
+    { timeout: 60_000 },
+    async () => {
+      expect((await d.api('POST', '/policy', { block: ['http://localhost:*'] })).status).toBe(200);
+      // The door a raw client takes: the relay for the person's tab, the profile's port for a managed one.
+      const door =
+        kind === 'extension'
+          ? d.server.server.relay.url
+          : (await d.api<{ cdpUrl: string }>('POST', '/start')).body.cdpUrl;
+      const version = await (await fetch(`${door}/json/version?token=${d.server.token}`)).json();
+      const raw = await CdpClient.connect(version.webSocketDebuggerUrl);
+      const socket = (url: string) => JSON.stringify(url.replace(/^http/, 'ws'));
+      try {
+        await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/workers') });
+        // The worker runs (registered and woken) before the client looks for it.
+        expect(await d.inPage<string>(`viaService(${JSON.stringify(sites.allowed('/sw-up'))})`)).toBe('loaded');
+        sites.blockedHits.length = 0;
+        // The client looks as a browser's own client does (Playwright too): a root auto-attach,
+        // where a browser shows its service workers.
+        await raw.send('Target.setAutoAttach', { autoAttach: true, flatten: true, waitForDebuggerOnStart: false });
+        const attached = await raw.waitForEvent(
+          'Target.attachedToTarget',
+          (e) =>
+            e.params?.targetInfo?.type === 'service_worker' && e.params.targetInfo.url.startsWith(sites.allowed('/')),
+          10_000,
+        );
+        const worker = attached.params.sessionId as string;
+        // Conditions of the client's own on the worker's session: the old command (Playwright's
+        // setOffline), and an empty rule list — each would replace rules set on that session.
+        await raw.send(
+          'Network.emulateNetworkConditions',
+          { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 },
+          worker,
+        );
+        expect(await d.inPage<string>(`viaService(${socket(sites.blocked('/raw-conditions'))})`)).toBe('failed');
+        await raw.send('Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: [] }, worker);
+        expect(await d.inPage<string>(`viaService(${socket(sites.blocked('/raw-no-rules'))})`)).toBe('failed');
+        expect(await d.inPage<string>(`viaService(${socket(sites.allowed('/raw-allowed'))})`)).toBe('open');
+        // The client lets go of the worker: it is not left without the rules.
+        await raw.send('Target.detachFromTarget', { sessionId: worker });
+        expect(await d.inPage<string>(`viaService(${socket(sites.blocked('/raw-detached'))})`)).toBe('failed');
+        await quiet(300);
+        expect(sites.blockedHits).toEqual([]);
+      } finally {
+        await raw.close();
         await d
           .inPage(
             'navigator.serviceWorker.getRegistrations().then((all) => Promise.all(all.map((r) => r.unregister())))',

@@ -155,6 +155,65 @@ describe("a tab's auto-attach, shared", () => {
     expect(told.at(-1)).toEqual(['W1', 'Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: [] }]);
   });
 
+  it('puts a client’s own network conditions on a ruled worker after the rules, which they cannot replace', async () => {
+    const { share, told } = autoAttachOnTab();
+    await share.attached(1, false);
+    await share.hold(BLOCK);
+    await share.relayAsked(1, { autoAttach: true, flatten: true, waitForDebuggerOnStart: true });
+    share.event(attachedEvent('W1', 'service_worker', true));
+    await quiet(10);
+    const rules = (
+      told.filter(([s, m]) => s === 'W1' && m === 'Network.emulateNetworkConditionsByRule').at(-1)![2] as {
+        matchedNetworkConditions: unknown[];
+      }
+    ).matchedNetworkConditions;
+    const lastConditions = () => told.filter(([, m]) => m === 'Network.emulateNetworkConditionsByRule').at(-1);
+    // Rules of the client's own, or none at all: they follow the policy's (the first match decides).
+    const theirs = { urlPattern: '*://x.test/*', offline: false, latency: 50 };
+    expect(
+      await share.relayChildCommand(1, 'W1', 'Network.emulateNetworkConditionsByRule', {
+        matchedNetworkConditions: [theirs],
+      }),
+    ).toEqual({ ruleIds: [] }); // the fake session gives no ids; a real one's are cut to the client's
+    expect(lastConditions()).toEqual([
+      'W1',
+      'Network.emulateNetworkConditionsByRule',
+      { matchedNetworkConditions: [...rules, theirs] },
+    ]);
+    await share.relayChildCommand(1, 'W1', 'Network.emulateNetworkConditionsByRule', { matchedNetworkConditions: [] });
+    expect(lastConditions()![2]).toEqual({ matchedNetworkConditions: rules });
+    // The old command (Playwright's setOffline) is one rule for every request, after the policy's.
+    const offline = { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 };
+    expect(await share.relayChildCommand(1, 'W1', 'Network.emulateNetworkConditions', offline)).toEqual({});
+    expect(lastConditions()![2]).toEqual({ matchedNetworkConditions: [...rules, { ...offline, urlPattern: '' }] });
+    // New rules keep the client's after them.
+    await share.hold([{ urlPattern: 'ws{s}?://elsewhere:*/*', offline: true }]);
+    const now = (lastConditions()![2] as { matchedNetworkConditions: unknown[] }).matchedNetworkConditions;
+    expect(now).toHaveLength(2);
+    expect(now[1]).toEqual({ ...offline, urlPattern: '' });
+    // A child the extension gave nothing is the relay's alone.
+    expect(share.relayChildCommand(1, 'F1', 'Network.emulateNetworkConditions', offline)).toBeUndefined();
+  });
+
+  it('names the worker behind a ruled session, for the extension to hold before the relay lets go of it', async () => {
+    const { share } = autoAttachOnTab();
+    await share.attached(1, false);
+    await share.hold(BLOCK);
+    await share.relayAsked(1, { autoAttach: true, flatten: true, waitForDebuggerOnStart: true });
+    share.event(attachedEvent('W1', 'service_worker', true));
+    share.event(attachedEvent('F1', 'iframe', true));
+    await quiet(10);
+    expect(share.ruledWorker(1, 'W1')).toEqual({ targetId: 'T-W1', url: 'https://a.test/sw.js' });
+    // A child without the rules, and a worker once the policy holds no WebSocket, detach as asked.
+    expect(share.ruledWorker(1, 'F1')).toBeUndefined();
+    await share.hold([]);
+    expect(share.ruledWorker(1, 'W1')).toBeUndefined();
+    // Gone: forgotten.
+    await share.hold(BLOCK);
+    share.event({ tabId: 1, method: 'Target.detachedFromTarget', params: { sessionId: 'W1' } });
+    expect(share.ruledWorker(1, 'W1')).toBeUndefined();
+  });
+
   it('says nothing of a worker that went while it was getting the rules', async () => {
     const { share, shown, slowRules } = autoAttachOnTab();
     let answered!: () => void;
