@@ -100,7 +100,7 @@ const attachments = new TabAttachments(
   state,
   connection,
   () => {
-    void policyRules.holdTabs(attachments.tabIds);
+    void policyRestored.then(() => policyRules.holdTabs(attachments.tabIds));
     void takeBackGrants();
   },
   {
@@ -137,6 +137,14 @@ const policyRules = new PolicyRules(
     tabSessions.hold(config);
   },
 );
+
+// The relay's last policy holds the attached tabs from the worker's first moment (worker-state.ts
+// `policy`): Chrome keeps the rules across a worker restart, and the held tabs are not told again
+// until they are in force, so they are never taken off before the relay is reached again.
+let relayPolicySeen = false;
+const policyRestored = Promise.all([state.loaded, attachments.ready]).then(async ([{ policy }]) => {
+  if (policy && !relayPolicySeen) await policyRules.restore(policy, attachments.tabIds).catch(() => {});
+});
 
 /** When no tab is attached any more, what the agent granted goes too. */
 async function takeBackGrants(): Promise<void> {
@@ -219,14 +227,18 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       await chrome.tabs.update(tab.id, { url: frame.url });
       return {};
     }
-    case 'setPolicy':
-      await policyRules.set({
+    case 'setPolicy': {
+      const policy = {
         ...(frame.allow ? { allow: frame.allow } : {}),
         ...(frame.block ? { block: frame.block } : {}),
         ...(frame.own ? { own: frame.own } : {}),
-      });
+      };
+      relayPolicySeen = true;
+      await policyRules.set(policy);
+      void state.save('policy', policy);
       await policyRules.holdTabs(attachments.tabIds);
       return {};
+    }
     case 'activateTab': {
       const tab = await chrome.tabs.update(frame.tabId, { active: true });
       if (tab?.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true });

@@ -66,6 +66,16 @@ export class PolicyRules {
     return this.#apply();
   }
 
+  /**
+   * After a worker start: the policy the relay last sent and the attached tabs, at once (told
+   * apart, the first would take Chrome's rules off until the second).
+   */
+  restore(config: PolicyConfig, tabIds: number[]): Promise<void> {
+    this.#policy = new OriginPolicy(config);
+    this.#config = config;
+    return this.holdTabs(tabIds);
+  }
+
   /** The tabs the rules hold (the attached ones). */
   holdTabs(tabIds: number[]): Promise<void> {
     this.#tabIds = [...tabIds];

@@ -6,6 +6,8 @@
 // attached again; grants must still be taken back); `session` lives while the browser runs.
 // What is drawn from it (the toolbar badge) is a function of it: badge.ts `badgeLook`.
 
+import type { PolicyConfig } from '../../shared/origin-policy';
+
 /** A tab the person handed over, as kept across worker restarts. */
 export interface StoredTab {
   tabId: number;
@@ -30,6 +32,12 @@ export interface WorkerSlots {
   relayAutoAttach: Array<[number, Record<string, unknown>]>;
   /** The relay's Fetch.enable per attached tab (tab-fetch.ts), as relayAutoAttach. */
   relayFetch: Array<[number, Record<string, unknown>]>;
+  /**
+   * The relay's last origin policy (null: none yet): in force on the attached tabs from the
+   * worker's first moment, before the relay is reached again (without it, a restarted worker
+   * took Chrome's rules off the held tabs until then). Local, as the tabs it holds.
+   */
+  policy: PolicyConfig | null;
 }
 
 type Slot = keyof WorkerSlots;
@@ -41,6 +49,7 @@ const AREA: Record<Slot, 'local' | 'session'> = {
   steppedAside: 'session',
   relayAutoAttach: 'session',
   relayFetch: 'session',
+  policy: 'local',
 };
 
 const isInt = (v: unknown): v is number => Number.isInteger(v);
@@ -66,6 +75,18 @@ const readTabParams = (v: unknown): Array<[number, Record<string, unknown>]> =>
       )
     : [];
 
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isStr);
+const readPolicy = (v: unknown): PolicyConfig | null => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
+  const { allow, block, own } = v as Record<string, unknown>;
+  if (![allow, block, own].every((list) => list === undefined || isStrings(list))) return null;
+  return {
+    ...(allow ? { allow: allow as string[] } : {}),
+    ...(block ? { block: block as string[] } : {}),
+    ...(own ? { own: own as string[] } : {}),
+  };
+};
+
 /** Each slot as stored, or its empty value when absent or not of its shape (kept by an older version, or damaged). */
 const READ: { [K in Slot]: (v: unknown) => WorkerSlots[K] } = {
   attachedTabs: (v) => (Array.isArray(v) ? v.filter(isStoredTab) : []),
@@ -82,6 +103,7 @@ const READ: { [K in Slot]: (v: unknown) => WorkerSlots[K] } = {
   steppedAside: (v) => v === true,
   relayAutoAttach: (v) => readTabParams(v),
   relayFetch: (v) => readTabParams(v),
+  policy: readPolicy,
 };
 
 /** The two areas of chrome.storage this needs (a fake in unit tests). */
@@ -115,6 +137,7 @@ export class WorkerState {
       steppedAside: read('steppedAside'),
       relayAutoAttach: read('relayAutoAttach'),
       relayFetch: read('relayFetch'),
+      policy: read('policy'),
     };
   }
 

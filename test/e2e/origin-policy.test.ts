@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extensionDriver, managedDriver, type AgentDriver } from '../helpers/agent-drivers';
 import { CdpClient } from '../helpers/cdp-client';
 import { startPageServer, type PageServer } from '../helpers/pages';
+import { startE2e } from '../helpers/session';
 import { quiet, until } from '../helpers/waits';
 
 interface SiteServer {
@@ -540,4 +541,42 @@ describe.each([
       }
     },
   );
+});
+
+describe('the origin policy on the person’s tab, when the extension’s worker starts again while the relay is away', () => {
+  it('holds a new service worker of the tab’s site: the worker knew the policy before the relay could say it', async () => {
+    const [e2e, sites] = await Promise.all([startE2e(), startSites()]);
+    try {
+      const tab = await e2e.browser.openTab(sites.allowed('/workers'));
+      await e2e.attach(tab);
+      const harness = await e2e.browser.pageSession(tab.pageTargetId);
+      const inPage = async (expression: string) =>
+        (
+          await e2e.browser.cdp.send(
+            'Runtime.evaluate',
+            { expression, awaitPromise: true, returnByValue: true },
+            harness,
+          )
+        ).result.value;
+      await e2e.relay.relay.switchboard.policy.set({ block: ['http://localhost:*'] });
+      await until(
+        'Chrome to have the rules',
+        async () =>
+          (await e2e.browser.swEval<number>('chrome.declarativeNetRequest.getSessionRules().then((r) => r.length)')) >
+          0,
+      );
+      await e2e.relay.relay.close();
+      await e2e.browser.terminateWorker();
+      // No client holds the tab, so no debugger event wakes a new worker: the options page does.
+      await e2e.browser.optionsStatus();
+      await until('a new worker', () => e2e.browser.workerTarget());
+      await quiet(500); // it reads its state
+      // A brand-new service worker whose first line opens a blocked WebSocket.
+      expect(await inPage('eagerService()')).toBe('up');
+      await quiet(300);
+      expect(sites.blockedHits).toEqual([]);
+    } finally {
+      await Promise.all([e2e.close(), sites.close()]);
+    }
+  });
 });

@@ -37,6 +37,7 @@ describe("the worker's state", () => {
       steppedAside: false,
       relayAutoAttach: [],
       relayFetch: [],
+      policy: null,
     });
     expect(reads.sort()).toEqual(['local', 'session']);
   });
@@ -54,8 +55,9 @@ describe("the worker's state", () => {
       first.save('steppedAside', true),
       first.save('relayAutoAttach', [[4, { autoAttach: true, flatten: true }]]),
       first.save('relayFetch', [[4, { patterns: [{ resourceType: 'Document' }] }]]),
+      first.save('policy', { block: ['https://bank.test'], own: ['http://127.0.0.1:9'] }),
     ]);
-    expect([...areas.local.keys()].sort()).toEqual(['attachedTabs', 'grantedPermissions']);
+    expect([...areas.local.keys()].sort()).toEqual(['attachedTabs', 'grantedPermissions', 'policy']);
     expect([...areas.session.keys()].sort()).toEqual(['handOvers', 'relayAutoAttach', 'relayFetch', 'steppedAside']);
 
     const next = await new WorkerState(storage).loaded;
@@ -68,6 +70,7 @@ describe("the worker's state", () => {
     expect(next.steppedAside).toBe(true);
     expect(next.relayAutoAttach).toEqual([[4, { autoAttach: true, flatten: true }]]);
     expect(next.relayFetch).toEqual([[4, { patterns: [{ resourceType: 'Document' }] }]]);
+    expect(next.policy).toEqual({ block: ['https://bank.test'], own: ['http://127.0.0.1:9'] });
 
     // The browser restarted: session is gone, local stays (its tabs are checked against Chrome's).
     areas.session.clear();
@@ -75,6 +78,7 @@ describe("the worker's state", () => {
     expect(afterRestart.steppedAside).toBe(false);
     expect(afterRestart.handOvers).toEqual([]);
     expect(afterRestart.attachedTabs).toHaveLength(2);
+    expect(afterRestart.policy).toEqual({ block: ['https://bank.test'], own: ['http://127.0.0.1:9'] });
   });
 
   it('keeps the last of quick writes, whatever order the storage finishes them in', async () => {
@@ -119,6 +123,7 @@ describe("the worker's state", () => {
       [3, null],
     ]);
     areas.session.set('relayFetch', { 1: {} });
+    areas.local.set('policy', { block: 'https://bank.test' });
     expect(await new WorkerState(storage).loaded).toEqual({
       attachedTabs: [{ tabId: 1, targetId: 'T1' }],
       grantedPermissions: {},
@@ -126,6 +131,7 @@ describe("the worker's state", () => {
       steppedAside: false,
       relayAutoAttach: [[1, { autoAttach: true }]],
       relayFetch: [],
+      policy: null,
     });
   });
 
