@@ -62,7 +62,7 @@ export class PersonConsent {
       questions: (named) => this.questions.pending(named),
       handoffs: () => {
         const person = profile();
-        return (this.#world?.agent.handedOver() ?? []).filter((h) => h.profile !== person);
+        return (this.#world?.agent.control.handedOver() ?? []).filter((h) => h.profile !== person);
       },
       history: async (named, limit) =>
         (await actions.query({ profile: named, limit })).map(({ profile: _p, ...entry }) => entry as ConsentAction),
@@ -86,7 +86,7 @@ export class PersonConsent {
         asked: () => this.#world?.profiles.askOf(profile() ?? '') ?? [],
         watch: () => {
           const [agent, named] = [this.#world?.agent, profile()];
-          return agent && named ? (request) => agent.watchTab(named, request) : undefined;
+          return agent && named ? (request) => agent.control.watchTab(named, request) : undefined;
         },
         warn: (message) => log.warn(message),
       }),
@@ -98,7 +98,7 @@ export class PersonConsent {
         ),
       handedTo: (targetId, session) => {
         const named = profile();
-        if (named) this.#world?.agent.assignTab(named, targetId, session);
+        if (named) this.#world?.agent.control.assignTab(named, targetId, session);
       },
     };
   }
@@ -119,7 +119,7 @@ export class PersonConsent {
           asked: () => this.#world?.profiles.askOf(named) ?? [],
           watch: () => {
             const agent = this.#world?.agent;
-            return agent ? (request) => agent.watchTab(named, request) : undefined;
+            return agent ? (request) => agent.control.watchTab(named, request) : undefined;
           },
           warn: (message) => this.log.warn(message),
         })),
@@ -175,7 +175,7 @@ export class PersonConsent {
   #tabs(profile: string): ConsentTab[] {
     const { relay, agent } = this.#world!;
     return relay.switchboard.tabs().map((tab) => {
-      const holder = agent.holderOf(profile, tab.targetId);
+      const holder = agent.control.holderOf(profile, tab.targetId);
       return {
         tabId: tab.tabId,
         targetId: tab.targetId,
@@ -201,7 +201,7 @@ export class PersonConsent {
     } else if ('stop' in say) {
       // The extension releases every tab itself; here nothing of the agents' goes on waiting or holding.
       this.questions.declineAll(profile, SIDE_PANEL);
-      world.agent.releaseAll(profile);
+      world.agent.control.releaseAll(profile);
       this.actions.record({
         profile,
         kind: 'stop',
@@ -213,7 +213,7 @@ export class PersonConsent {
       // The person, in their side panel, opens their own live view of a tab an agent handed them
       // (the agent's link only watches): one that acts, bound to that tab, opened in a tab of theirs.
       const { profile: handed, targetId } = say.view;
-      if (!world.agent.handedOver().some((h) => h.profile === handed && h.targetId === targetId)) return;
+      if (!world.agent.control.handedOver().some((h) => h.profile === handed && h.targetId === targetId)) return;
       const url = this.viewLink?.({ profile: handed, targetId });
       if (url) await world.relay.switchboard.openView(url);
     } else if ('block' in say) {

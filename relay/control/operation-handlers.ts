@@ -70,27 +70,27 @@ export const HANDLERS: Handlers = {
   network: (s, profile, input) => s.agent.network(profile, input),
   networkRequest: (s, profile, input) => s.agent.networkRequest(profile, input),
   trace: (s, profile, input) => s.agent.trace(profile, input),
-  pdf: (s, profile, input) => s.agent.pdf(profile, input),
-  upload: (s, profile, input) => s.agent.fileChooser(profile, input),
-  dialog: (s, profile, input) => s.agent.dialog(profile, input),
-  download: (s, profile, input) => s.agent.download(profile, input),
-  downloads: (s, profile, input) => s.agent.downloads(profile, input),
+  pdf: (s, profile, input) => s.agent.hooks.pdf(profile, input),
+  upload: (s, profile, input) => s.agent.hooks.fileChooser(profile, input),
+  dialog: (s, profile, input) => s.agent.hooks.dialog(profile, input),
+  download: (s, profile, input) => s.agent.hooks.download(profile, input),
+  downloads: (s, profile, input) => s.agent.hooks.downloads(profile, input),
   handoff: async (s, profile, input) => {
-    const given = await s.agent.handOff(profile, input);
+    const given = await s.agent.control.handOff(profile, input);
     // The person's link is good for as long as the hand-over can last.
     return {
       ...given,
       viewUrl: s.viewLink({ profile, targetId: given.targetId }, input.timeoutMs ?? MAX_HANDOFF_WAIT_MS),
     };
   },
-  handoffWait: (s, profile, input) => s.agent.waitForHandback(profile, input),
-  handoffEnd: (s, profile, input) => s.agent.endHandoff(profile, input, 'agent'),
-  release: (s, profile, input) => s.agent.releaseHold(profile, input),
-  storageExport: (s, profile, input) => s.agent.storageExport(profile, input),
-  storageImport: (s, profile, input) => s.agent.storageImport(profile, input),
+  handoffWait: (s, profile, input) => s.agent.control.waitForHandback(profile, input),
+  handoffEnd: (s, profile, input) => s.agent.control.endHandoff(profile, input, 'agent'),
+  release: (s, profile, input) => s.agent.control.releaseHold(profile, input),
+  storageExport: (s, profile, input) => s.agent.storage.export(profile, input),
+  storageImport: (s, profile, input) => s.agent.storage.import(profile, input),
   tabs: async (s, profile, _input, named) => {
     const tabs = (await s.profiles.tabs(profile)).map((tab) => {
-      const holder = s.agent.holderOf(profile, tab.targetId);
+      const holder = s.agent.control.holderOf(profile, tab.targetId);
       return holder ? { ...tab, holder } : tab;
     });
     // An agent that named no profile is told of the tabs the person handed over elsewhere, and how to reach them.
@@ -106,7 +106,7 @@ export const HANDLERS: Handlers = {
   tabClose: async (s, profile, input) => {
     // Closing is a change like any other: the gate refused it while another session or the person held the tab.
     const tab = await s.profiles.closeTab(profile, input.targetId);
-    s.agent.forgetTab(profile, tab.targetId);
+    s.agent.control.forgetTab(profile, tab.targetId);
     s.events.emit({ type: 'tab', profile, targetId: tab.targetId, state: 'closed' });
     return tab;
   },

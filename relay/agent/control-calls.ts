@@ -1,0 +1,120 @@
+// Who controls a tab, as agents, the person and raw clients' watches ask it: holds, hand-overs
+// to the person and back (tab-control.ts), the person's Stop, and the live view's side of it.
+
+import type { HandbackResult, HandoffRequest, HandoffWaitRequest, HolderView } from '../operations/control-operations';
+import type { TabRequest } from '../operations/page-operations';
+import type { ProfileService } from '../profiles/profile-service';
+import type { TabWatch, WatchRequest } from '../cdp/raw-watches';
+import type { PersonQuestions } from '../consent/person-questions';
+import { within } from '../time-limit';
+import { ActionWatch } from './action-watch';
+import { titleOf, type AgentCalls } from './agent-calls';
+import type { SecretPages } from './secret-pages';
+import type { TabControl } from './tab-control';
+import { tabKey, tabOfKey, type TabKey } from './tab-key';
+
+/** How long finding a tab for a raw client's watch may take (its command waits for it). */
+const WATCH_FIND_MS = 5_000;
+
+export class ControlCalls {
+  constructor(
+    private readonly calls: AgentCalls,
+    private readonly control: TabControl,
+    private readonly questions: PersonQuestions,
+    private readonly secretPages: SecretPages,
+    private readonly profiles: ProfileService,
+  ) {}
+
+  /**
+   * A watch on a tab's document requests, for a raw CDP client acting on the person's tab
+   * (cdp/raw-watches.ts): the same judge as an agent call's, on a session of clawd's own.
+   */
+  async watchTab(profile: string, request: WatchRequest): Promise<TabWatch> {
+    const { targetId, ...options } = request;
+    const found = await within(
+      this.calls.pages.find(profile, targetId, false),
+      WATCH_FIND_MS,
+      () => new Error(`tab ${targetId} was not found within ${WATCH_FIND_MS / 1000} s`),
+    );
+    return ActionWatch.start(found.page, { ...options, asked: new Set() });
+  }
+
+  /** After a tab is closed: nobody holds it any more. */
+  forgetTab(profile: string, targetId: string): void {
+    this.secretPages.forget(profile, targetId);
+    this.control.forget(tabKey(profile, targetId));
+  }
+
+  /** The person dragged a tab of their browser into an agent session's tab group: that session holds it. */
+  assignTab(profile: string, targetId: string, session: string): void {
+    this.control.assign(tabKey(profile, targetId), session);
+  }
+
+  /** The person pressed Stop: no session holds any tab of the profile, no hand-over goes on. */
+  releaseAll(profile: string): void {
+    this.control.releaseProfile(profile);
+  }
+
+  /** The tabs agents handed to the person, on every profile (the side panel offers to open each). */
+  handedOver(): Array<{ profile: string; targetId: string; reason: string }> {
+    return this.control.handedOver().map(({ tab, reason }) => ({ ...tabOfKey(tab), reason }));
+  }
+
+  /** Who holds a tab (for GET /tabs), if anyone. */
+  holderOf(profile: string, targetId: string): HolderView | undefined {
+    return this.control.holder(tabKey(profile, targetId));
+  }
+
+  async releaseHold(profile: string, request: TabRequest): Promise<{ targetId: string; released: boolean }> {
+    const { targetId, tab } = await this.calls.page(profile, request);
+    return { targetId, released: this.control.release(tab, request.session) };
+  }
+
+  /** Gives the tab to the person until they give it back (or the agent ends it, or it times out). */
+  async handOff(
+    profile: string,
+    request: HandoffRequest,
+  ): Promise<{ handedOff: true; targetId: string; reason: string; timeoutMs?: number }> {
+    const { targetId, tab } = await this.calls.page(profile, request);
+    this.control.handOff(tab, request.reason, request.timeoutMs);
+    return {
+      handedOff: true,
+      targetId,
+      reason: request.reason,
+      ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+    };
+  }
+
+  async waitForHandback(profile: string, request: HandoffWaitRequest): Promise<HandbackResult> {
+    const { page, targetId, tab } = await this.calls.page(profile, request);
+    const returned = await this.control.wait(tab, request.timeoutMs);
+    return {
+      targetId,
+      returned,
+      url: page.isClosed() ? null : page.url(),
+      title: page.isClosed() ? null : await titleOf(page),
+    };
+  }
+
+  async endHandoff(
+    profile: string,
+    request: TabRequest,
+    by: 'person' | 'agent',
+  ): Promise<{ targetId: string; ended: boolean }> {
+    const { targetId, tab } = await this.calls.page(profile, request);
+    return { targetId, ended: this.control.giveBack(tab, by) };
+  }
+
+  /** The live view's side of who controls a tab (relay/view/live-views.ts). */
+  readonly view = {
+    /** The person's address bar obeys the profile's origin policy, as everything in the tab does. */
+    checkUrl: (tab: TabKey, url: string) => this.profiles.checkUrl(tabOfKey(tab).profile, url),
+    viewPage: (profile: string, targetId: string | undefined) => this.calls.pages.find(profile, targetId, false),
+    holder: (tab: TabKey) => this.control.holder(tab) ?? null,
+    personTakes: (tab: TabKey) => this.control.takeOver(tab),
+    personDone: (tab: TabKey) => void this.control.giveBack(tab, 'person'),
+    /** The questions waiting for the person on a profile, and their answer from the live view. */
+    questions: (profile: string) => this.questions.pending(profile).filter((q) => !q.terminal),
+    answer: (id: string, allow: boolean) => this.questions.answer(id, allow, 'live view'),
+  };
+}
