@@ -1,11 +1,10 @@
 // The service worker: wiring only. Listeners are registered synchronously at the top level so
 // a worker woken by an event (a debugger event, a tab change, the alarm, a click) receives it.
 // Requests from the relay are executed from a fixed allow-list; everything else is forwarding.
-// The person's side lives here too, as Chrome shows it: tab groups (a tab dragged into a clawd
-// group is attached, out of one released), the side panel's port, and the watch on an
-// attached tab that says when the person's own hands are on it. Longer than our usual file
-// because MV3 wants every listener registered synchronously here; each does little and calls
-// the module whose role it is (tab-attachments, tab-groups, consent-port, policy-rules, …).
+// The person's side is wired here too: what they do with their tabs (person-tabs.ts: the toolbar
+// click, tab groups, popups, closes), the side panel's port, and the watch on an attached tab
+// that says when the person's own hands are on it. MV3 wants every listener registered
+// synchronously here; each does little and calls the module whose role it is.
 // Debugger sessions of a tab are the relay's, shared with the extension's own auto-attach and
 // Fetch (tab-sessions.ts: what only the extension asked for is not forwarded);
 // those of a worker (source.targetId) are ours alone (worker-sockets.ts) and never forwarded.
@@ -30,7 +29,8 @@ import { WorkerState } from './worker-state';
 import { agentsMayOpenTabs, loadSettings, saveSettings, setAgentsMayOpenTabs } from './settings';
 import { TabSessions } from './tab-sessions';
 import { TabGroups } from './tab-groups';
-import { attachRefusal, backOnTheWeb, TabAttachments } from './tab-attachments';
+import { TabAttachments } from './tab-attachments';
+import { PersonTabs } from './person-tabs';
 
 const WAKE_ALARM = 'clawd-wake';
 
@@ -247,79 +247,23 @@ async function execute(frame: RequestFrame): Promise<unknown> {
   }
 }
 
-async function toggle(tab: chrome.tabs.Tab): Promise<void> {
-  const tabId = tab.id;
-  if (tabId === undefined) return;
-  await started; // a click may be what woke the worker: settings and tabs first
-  // A tab the agent handed to the person: the click gives it back, the tab stays attached.
-  if (attachments.has(tabId) && (await handOvers.end(tabId))) {
-    connection.send({ type: 'handBack', tabId });
-    return;
-  }
-  if (attachments.has(tabId)) {
-    await attachments.release(tabId, 'toggle');
-    return;
-  }
-  void badge.connecting(tabId);
-  try {
-    await connection.ensureConnected(5_000);
-  } catch (error) {
-    void badge.error(tabId, (error as Error).message);
-    if (connection.status === 'unconfigured') void chrome.runtime.openOptionsPage();
-    return;
-  }
-  try {
-    connection.send({ type: 'tabAttached', tab: await attachments.attach(tabId) });
-    // Into the plain clawd group, unless the person already put it in a clawd group.
-    if ((await groups.sessionOf(tab.groupId)) === null) await groups.join(tabId, undefined).catch(() => {});
-  } catch (error) {
-    void badge.error(tabId, (error as Error).message);
-  }
-}
-
-chrome.action.onClicked.addListener((tab) => void toggle(tab));
-
-/**
- * The person moved a tab into or out of a group. Into a clawd group: attached (and that group's
- * agent session); out of every clawd group: released. Moves the worker makes itself (joining a
- * tab it just attached, taking out one it let go of) change nothing here. A tab an attached tab
- * opened is the popup listener's, however Chrome groups it.
- */
-async function regrouped(tabId: number): Promise<void> {
-  await started;
-  // A group the worker is making has no title for a moment: read the tab's group once its own changes are done.
-  await groups.settled();
-  const current = await chrome.tabs.get(tabId).catch(() => undefined);
-  if (!current) return;
-  const session = await groups.sessionOf(current.groupId);
-  if (attachments.attaching(tabId)) return; // the attach under way decides
-  if (attachments.has(tabId)) {
-    if (session === null) return void (await attachments.release(tabId, 'dragged out of the clawd group'));
-    // Moved by the person from one clawd group into another's: the new group's session holds it.
-    if (session && !groups.placedHere(tabId, current.groupId)) {
-      const announced = await attachments.announcement(tabId);
-      if (announced) connection.send({ type: 'tabAttached', tab: { ...announced, session } });
-    }
-    return;
-  }
-  if (session === null || opening.has(tabId)) return;
-  // A tab on a browser page stays in the group and is attached once it is on the web.
-  const url = current.url || current.pendingUrl;
-  if (!url || attachRefusal(url)) return;
-  await attachFromGroup(tabId, session);
-}
-
-async function attachFromGroup(tabId: number, session: string): Promise<void> {
-  void badge.connecting(tabId);
-  try {
-    await connection.ensureConnected(5_000);
-    const announced = await attachments.attach(tabId);
-    connection.send({ type: 'tabAttached', tab: { ...announced, ...(session ? { session } : {}) } });
-  } catch (error) {
-    void badge.error(tabId, (error as Error).message);
-    await groups.leave(tabId); // not attached: it is not shown as if it were
-  }
-}
+// What the person does with their tabs (person-tabs.ts): each listener hands the event over.
+const personTabs = new PersonTabs({
+  started: () => started,
+  attachments,
+  handOvers,
+  connection,
+  groups,
+  policyRules,
+  paintTab,
+});
+chrome.action.onClicked.addListener((tab) => void personTabs.toggle(tab));
+chrome.webNavigation.onCreatedNavigationTarget.addListener((details) => personTabs.popupOpened(details));
+chrome.tabs.onCreated.addListener((tab) => personTabs.created(tab));
+// Chrome refused a page load by our rules: an attached tab says which rule, instead of an error page.
+chrome.webNavigation.onErrorOccurred.addListener((details) => void personTabs.loadRefused(details));
+chrome.tabs.onRemoved.addListener((tabId) => void personTabs.removed(tabId));
+chrome.tabs.onUpdated.addListener((tabId, change, tab) => void personTabs.updated(tabId, change, tab));
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (source.tabId === undefined) {
@@ -335,115 +279,10 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   });
 });
 
-/**
- * Chrome detached a tab. Closed, or the person cancelled the infobar: it is gone. Still open on a
- * page we cannot attach to (chrome://settings): parked until it is back on the web.
- */
-async function onDetached(tabId: number, reason: string): Promise<void> {
-  await started;
-  const tab = reason === 'target_closed' ? await chrome.tabs.get(tabId).catch(() => undefined) : undefined;
-  const url = tab?.pendingUrl || tab?.url;
-  if (tab && url && attachRefusal(url)) return attachments.park(tabId, url);
-  void handOvers.end(tabId);
-  await attachments.forget(tabId, reason);
-}
-
 chrome.debugger.onDetach.addListener((source, reason) => {
-  if (source.tabId !== undefined) void onDetached(source.tabId, reason);
+  if (source.tabId !== undefined) void personTabs.detached(source.tabId, reason);
   else if (source.targetId !== undefined) workerSockets.detached(source.targetId);
 });
-
-// A tab an attached tab's page opens is the agent's too (Playwright's `popup`): attached at once,
-// before its page loads, and announced with its opener (Chrome's targetInfo.openerId). Measured:
-// onCreatedNavigationTarget fires for window.open (noopener too), target=_blank links and forms,
-// 10–20 ms in, well before the new page commits — and, unlike tabs.onCreated's openerTabId, never
-// for a tab opened some other way (a new tab, Target.createTarget) while an attached tab is active.
-chrome.webNavigation.onCreatedNavigationTarget.addListener((details) => {
-  opening.add(details.tabId);
-  void adoptPopup(details.tabId, details.sourceTabId, details.url).finally(() => opening.delete(details.tabId));
-});
-/** Tabs a page just opened, until the popup listener has decided on them (Chrome may group them with their opener meanwhile). */
-const opening = new Set<number>();
-// Every new tab is held by the origin policy until it is known whose it is (policy-rules.ts).
-chrome.tabs.onCreated.addListener((tab) => {
-  if (tab.id === undefined) return;
-  // An extension's own page (the pair page, the options) is never an agent's tab (it cannot be
-  // attached): not held, so its own calls to clawd (a pairing) are never caught by the rules.
-  if ((tab.pendingUrl || tab.url || '').startsWith('chrome-extension:')) return void policyRules.letGo(tab.id);
-  policyRules.tabCreated(tab.id);
-});
-
-async function adoptPopup(tabId: number, openerTabId: number, url: string): Promise<void> {
-  await started;
-  if (attachments.has(tabId)) return;
-  if (!attachments.followsOpener(openerTabId)) return void policyRules.letGo(tabId);
-  await policyRules.holdTabs([...attachments.tabIds, tabId]);
-  const blocked = policyRules.blockedPage(url);
-  if (blocked) void chrome.tabs.update(tabId, { url: blocked });
-  try {
-    connection.send({ type: 'tabAttached', tab: await attachments.attach(tabId, openerTabId) });
-    // Its address may have changed while it was being attached (its update went unheard then).
-    const now = await chrome.tabs.get(tabId).catch(() => undefined);
-    if (now?.url)
-      connection.send({ type: 'tabUpdated', tabId, url: now.url, ...(now.title ? { title: now.title } : {}) });
-    await groups.joinWith(tabId, openerTabId).catch(() => {}); // in its opener's group
-  } catch (error) {
-    void badge.error(tabId, (error as Error).message);
-  }
-}
-
-// Chrome refused a page load by our rules. An attached tab says which rule, instead of an error
-// page; a person's tab caught while it was new and unclaimed is let go and loaded again, once.
-const reloaded = new Set<string>();
-chrome.webNavigation.onErrorOccurred.addListener((details) => void loadRefused(details));
-async function loadRefused(details: { tabId: number; frameId: number; url: string; error: string }): Promise<void> {
-  if (details.frameId !== 0 || !details.error.includes('ERR_BLOCKED_BY_CLIENT')) return;
-  await started; // the attached tabs are read from storage first
-  const blocked = policyRules.blockedPage(details.url);
-  if (!blocked) return; // another extension's rule, or none of ours
-  if (attachments.has(details.tabId)) return void chrome.tabs.update(details.tabId, { url: blocked });
-  const once = `${details.tabId} ${details.url}`;
-  if (reloaded.has(once)) return;
-  if (reloaded.size > 100) reloaded.clear();
-  reloaded.add(once);
-  void policyRules.letGo(details.tabId).then(() => chrome.tabs.update(details.tabId, { url: details.url }));
-}
-
-chrome.tabs.onRemoved.addListener((tabId) => void removed(tabId));
-async function removed(tabId: number): Promise<void> {
-  await started; // a worker woken by the close reads the attached tabs first
-  void handOvers.end(tabId);
-  if (attachments.has(tabId)) void attachments.forget(tabId, 'target_closed');
-}
-
-chrome.tabs.onUpdated.addListener((tabId, change, tab) => void updated(tabId, change, tab));
-async function updated(tabId: number, change: chrome.tabs.OnUpdatedInfo, tab: chrome.tabs.Tab): Promise<void> {
-  await started; // a worker woken by the update reads the attached tabs first
-  if (change.groupId !== undefined) void regrouped(tabId);
-  if (!attachments.has(tabId)) {
-    // A tab in a clawd group on a browser page (a new tab made in the group) is attached once it is on the web.
-    const url = change.url;
-    if (url && tab.groupId !== undefined && tab.groupId !== -1 && !attachRefusal(url) && /^(https?|file):/.test(url))
-      void regrouped(tabId);
-    return;
-  }
-  // A parked tab back on the web is attached again; one still on a browser page stays parked.
-  const url = change.url ?? tab.pendingUrl ?? tab.url;
-  if (attachments.isParked(tabId)) {
-    if (backOnTheWeb(url)) void attachments.resume(tabId);
-    else if (change.status === 'complete') paintTab(tabId); // a navigation resets the tab's badge
-    return;
-  }
-  if (change.status === 'complete') paintTab(tabId);
-  if (change.url === undefined && change.title === undefined) return;
-  if (change.url !== undefined) void policyRules.tabMoved(tabId); // its site's workers are held now
-  connection.send({
-    type: 'tabUpdated',
-    tabId,
-    ...(change.url !== undefined ? { url: change.url } : {}),
-    ...(change.title !== undefined ? { title: change.title } : {}),
-  });
-}
 
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && ('relayPort' in changes || 'extensionKey' in changes))
@@ -541,7 +380,8 @@ chrome.runtime.onMessage.addListener((message: unknown, sender, reply) => {
 });
 
 const started = (async () => {
-  await Promise.all([attachments.ready, handOvers.ready, grants.ready]);
+  // The relay's last policy is in force before anything acts on a tab.
+  await Promise.all([attachments.ready, handOvers.ready, grants.ready, policyRestored]);
   // Groups left by a browser restart or an extension reload keep only the tabs still attached.
   await groups.reconcile((tabId) => attachments.has(tabId)).catch(() => {});
   // Grants left by a worker or browser that stopped with no tab attached are taken back now.
