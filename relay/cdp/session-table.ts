@@ -1,124 +1,74 @@
 // Who is attached to what. Every client's session ids (its bindings) and, per tab, the debuggee
 // state of its page and of each child target (out-of-process iframe, worker) with the client
-// sessions subscribed to it. A page or child binding IS its subscription: one object, indexed
-// by the client's session id and by the debuggee, and only this file changes either index.
-// It is the one place that attaches and detaches client sessions, and so the only one that
-// tells clients Target.attachedToTarget and Target.detachedFromTarget. What a leaving
+// sessions subscribed to it (the words: session-bindings.ts). A page or child binding IS its
+// subscription: one object, indexed by the client's session id and by the debuggee, and only
+// this file (with root-children.ts, for the service workers a browser shows at its root) changes
+// either index. It is the one place that attaches and detaches client sessions, and so the only
+// one that tells clients Target.attachedToTarget and Target.detachedFromTarget. What a leaving
 // subscription leaves behind on the tab is reported through `events`; sending the clean-up
-// commands is the tab commands' job. Longer than our usual file on purpose: every attach,
-// detach and lookup stays beside the two indexes it must keep in step.
+// commands is the tab commands' job.
 
 import type { Protocol } from 'devtools-protocol';
 import { ClawdError } from '../errors';
 import { say } from './client-events';
 import type { ClientSession } from './client-session';
-import { DebuggeeState, type Released } from './debuggee-state';
-import { matchesFilter, pageTargetInfo, tabTargetInfo, type TargetFilterEntry } from './target-info';
+import { DebuggeeState } from './debuggee-state';
+import { ChildTargets } from './child-targets';
+import { RootChildren } from './root-children';
+import {
+  RANK,
+  type Binding,
+  type ChildBinding,
+  type ChildTarget,
+  type ClientEntry,
+  type ClientRoot,
+  type PageBinding,
+  type SessionTableEvents,
+  type Subscription,
+  type TabSessions,
+} from './session-bindings';
+import { pageTargetInfo, tabTargetInfo } from './target-info';
 import { mintId, type TabRecord } from './target-registry';
 
-interface BindingBase {
-  readonly client: ClientSession;
-  /** The id the client uses ('' for its root). */
-  readonly sessionId: string;
-  /** The session its attach was announced on ('' for the root). */
-  readonly parent: string;
-}
-export interface BrowserBinding extends BindingBase {
-  readonly kind: 'browser';
-}
-/** The synthetic `tab` target above a page (Puppeteer attaches there first). */
-export interface TabTargetBinding extends BindingBase {
-  readonly kind: 'tab';
-  readonly tab: TabRecord;
-  autoAttach: boolean;
-}
-export interface PageBinding extends BindingBase {
-  readonly kind: 'page';
-  readonly tab: TabRecord;
-}
-export interface ChildBinding extends BindingBase {
-  readonly kind: 'child';
-  readonly tab: TabRecord;
-  readonly child: ChildTarget;
-}
-/** A client's view of one debuggee (a page or a child target). */
-export type Subscription = PageBinding | ChildBinding;
-/** What a session id means for a client. */
-export type Binding = BrowserBinding | TabTargetBinding | Subscription;
-
-export interface ChildTarget {
-  /** Chrome's own session id for the child; clients use the same id. */
-  readonly sessionId: string;
-  /** The child session it was attached under; undefined when attached under the page. */
-  readonly parentId: string | undefined;
-  targetInfo: Protocol.Target.TargetInfo;
-  readonly state: DebuggeeState<Subscription>;
-  /**
-   * The clients told it waits for them (waitingForDebugger) that still hold it. Chrome lets a
-   * paused target run when the session that paused it goes; here the extension's one session
-   * stays, so when the last of these goes the relay lets it run (a no-op if one resumed it).
-   */
-  readonly toldWaiting: Set<ClientSession>;
-}
-
-/** A client's root-level requests. */
-export interface ClientRoot {
-  /** Root Target.setAutoAttach: new tabs are attached and announced to this client. */
-  autoAttach: TargetFilterEntry[] | undefined;
-  /** Its root auto-attach asked new targets to wait for it (waitForDebuggerOnStart). */
-  pauses: boolean;
-  /** Root Target.setDiscoverTargets: this client gets targetCreated/Destroyed/InfoChanged. */
-  discover: TargetFilterEntry[] | undefined;
-}
-
-interface ClientEntry extends ClientRoot {
-  // '' is the root, set when the client is added: the browser for /cdp, the page for a
-  // page-scoped socket. Other entries are added by attaches and removed by detaches or when
-  // their tab goes away.
-  readonly bindings: Map<string, Binding>;
-}
-
-interface TabSessions {
-  readonly page: DebuggeeState<Subscription>;
-  // Added when a Target.attachedToTarget for a child is delivered, removed on its detach or
-  // when the tab gets a fresh debugger session.
-  readonly children: Map<string, ChildTarget>;
-}
-
-export interface SessionTableEvents {
-  /** A subscription left while others stay on its debuggee: undo what only it needed. */
-  released(sub: Subscription, released: Released): void;
-  /** The last page subscription of a tab left: nobody drives the tab any more. */
-  unused(tab: TabRecord): void;
-  /** A child Chrome paused for a debugger that no client took: let it run. */
-  unclaimed(tab: TabRecord, childId: string): void;
-}
-
-const RANK = { child: 0, page: 1, tab: 2, browser: 3 } as const;
-
-/**
- * Children that Chrome reports under a page's auto-attach (measured: a page's service worker)
- * but that a browser shows at its root, where Playwright looks for them (context.serviceWorkers()).
- * They are announced to clients with root auto-attach, never under the page.
- */
-const ROOT_CHILD_TYPES = new Set(['service_worker']);
+export type {
+  Binding,
+  BrowserBinding,
+  ChildBinding,
+  ChildTarget,
+  ClientRoot,
+  PageBinding,
+  SessionTableEvents,
+  Subscription,
+  TabTargetBinding,
+} from './session-bindings';
 
 export class SessionTable {
   // Added when a client connects, removed when its socket closes.
   readonly #clients = new Map<ClientSession, ClientEntry>();
   // Added when the registry takes a tab, removed when the tab goes.
   readonly #tabs = new Map<TabRecord, TabSessions>();
-  // Root-level children (service workers) by target id, oldest first: one target reached through
-  // several tabs (two tabs of a site share its worker) is attached once per tab by Chrome, but a
-  // client must see it once (Playwright throws "Duplicate target" on a second attach). The first is
-  // shown; the others wait, and the next is shown when the shown one goes. Entries follow the
-  // tabs' children: added in addChild, removed with them.
-  readonly #rootTargets = new Map<string, ChildTarget[]>();
+  // Root-level children (service workers): shown at the browser's root, each target once.
+  readonly #root: RootChildren;
+  // Child targets (iframes, workers) as Chrome attaches and detaches them.
+  readonly #children: ChildTargets;
 
   constructor(
     private readonly browserTargetId: string,
     private readonly events: SessionTableEvents,
-  ) {}
+  ) {
+    this.#root = new RootChildren(this.#clients, this.#tabs, events);
+    this.#children = new ChildTargets(this.#clients, this.#tabs, this.#root, events);
+  }
+
+  /** A client turned root auto-attach on: show it the root-level children (service workers), each once. */
+  announceRootChildren(client: ClientSession): void {
+    this.#root.announceTo(client);
+  }
+
+  /** The root-level children, each target once, for Target.getTargets. */
+  rootChildren(): Protocol.Target.TargetInfo[] {
+    return this.#root.infos();
+  }
 
   // ---- clients ------------------------------------------------------------------------------
 
@@ -142,7 +92,7 @@ export class SessionTable {
     this.#clients.delete(client);
     for (const binding of [...entry.bindings.values()]) if (binding.kind === 'page') this.#dropPage(entry, binding);
     // Root-level children (service workers) it was told wait for it.
-    for (const binding of entry.bindings.values()) if (binding.kind === 'child') this.#stopWaitingFor(binding);
+    for (const binding of entry.bindings.values()) if (binding.kind === 'child') this.#children.stopWaitingFor(binding);
     entry.bindings.clear();
   }
 
@@ -186,7 +136,7 @@ export class SessionTable {
       if (!entry.bindings.has('')) client.close(1001, 'target closed');
     }
     // A worker this tab showed, that another tab also reaches, is shown through that tab now.
-    for (const child of sessions.children.values()) this.#forgetRoot(child);
+    for (const child of sessions.children.values()) this.#root.forget(child);
   }
 
   /** The tab got a fresh debugger session: nothing is enabled and no child is attached. */
@@ -195,7 +145,7 @@ export class SessionTable {
     if (!sessions) return;
     sessions.page.resetSession();
     // Nobody used the tab: its children go quietly (a worker it showed is shown again when Chrome attaches it anew).
-    for (const child of sessions.children.values()) this.#forgetRoot(child, false);
+    for (const child of sessions.children.values()) this.#root.forget(child, false);
     sessions.children.clear();
   }
 
@@ -316,155 +266,24 @@ export class SessionTable {
     return sessionId;
   }
 
-  /** Chrome attached a child target: it is announced to every subscription that auto-attaches on its parent. */
+  /** Chrome attached a child target: announced to every subscription that auto-attaches on its parent (child-targets.ts). */
   addChild(tab: TabRecord, parentId: string | undefined, attached: Protocol.Target.AttachedToTargetEvent): void {
-    const sessions = this.#tabs.get(tab);
-    const parent = parentId === undefined ? sessions?.page : sessions?.children.get(parentId)?.state;
-    if (!sessions || !parent) {
-      // Under a session nobody holds any more: nobody will be told, so nobody would let it run.
-      if (attached.waitingForDebugger) this.letRun(tab, attached.sessionId);
-      return;
-    }
-    const child: ChildTarget = {
-      sessionId: attached.sessionId,
-      parentId,
-      targetInfo: attached.targetInfo,
-      state: new DebuggeeState(),
-      toldWaiting: new Set(),
-    };
-    sessions.children.set(child.sessionId, child);
-    if (ROOT_CHILD_TYPES.has(child.targetInfo.type)) {
-      const same = this.#rootTargets.get(child.targetInfo.targetId) ?? [];
-      this.#rootTargets.set(child.targetInfo.targetId, [...same, child]);
-      if (same.length > 0) {
-        // Already shown through another tab: this session waits its turn, and runs meanwhile.
-        if (attached.waitingForDebugger) this.events.unclaimed(tab, child.sessionId);
-        return;
-      }
-      this.#tellDiscoverers('Target.targetCreated', child.targetInfo);
-      let claimed = false;
-      for (const client of this.#clients.keys())
-        claimed = this.#announceAtRoot(client, tab, child, attached.waitingForDebugger) || claimed;
-      if (!claimed && attached.waitingForDebugger) this.events.unclaimed(tab, child.sessionId);
-      return;
-    }
-    // Each client is told of a pause only if it asked for pauses; one nobody was told of is let run.
-    let claimed = false;
-    for (const [sub, pauses] of parent.autoAttach) {
-      // A client gone is nobody to tell, nor to pause for. Its auto-attach can outlive it here (seen
-      // in the target fuzz, seed 707819771: a raw client that paused new targets left, then a
-      // cross-site iframe came), and announcing to it threw inside an event flush.
-      if (!this.#clients.has(sub.client)) {
-        parent.autoAttach.delete(sub);
-        continue;
-      }
-      const waiting = attached.waitingForDebugger && pauses;
-      this.#announceChild(sub, child, waiting);
-      if (waiting) child.toldWaiting.add(sub.client);
-      claimed ||= waiting;
-    }
-    if (attached.waitingForDebugger && !claimed) this.events.unclaimed(tab, child.sessionId);
-  }
-
-  /** A client turned root auto-attach on: show it the root-level children (service workers), each once. */
-  announceRootChildren(client: ClientSession): void {
-    for (const [shown] of this.#rootTargets.values()) {
-      const tab = shown && this.#tabOfChild(shown);
-      if (shown && tab) this.#announceAtRoot(client, tab, shown, false);
-    }
-  }
-
-  /** The root-level children, each target once, for Target.getTargets. */
-  rootChildren(): Protocol.Target.TargetInfo[] {
-    return [...this.#rootTargets.values()].flatMap(([shown]) => (shown ? [shown.targetInfo] : []));
-  }
-
-  /** A root-level child went: the next session of the same target (another tab's) is shown to the clients (`promote`). */
-  #forgetRoot(child: ChildTarget, promote = true): void {
-    if (!ROOT_CHILD_TYPES.has(child.targetInfo.type)) return;
-    const list = this.#rootTargets.get(child.targetInfo.targetId);
-    if (!list) return;
-    const wasShown = list[0] === child;
-    const rest = list.filter((c) => c !== child);
-    if (rest.length === 0) this.#rootTargets.delete(child.targetInfo.targetId);
-    else this.#rootTargets.set(child.targetInfo.targetId, rest);
-    const next = rest[0];
-    if (!next) this.#tellDiscoverers('Target.targetDestroyed', child.targetInfo);
-    const tab = next && this.#tabOfChild(next);
-    if (!promote || !wasShown || !next || !tab) return;
-    for (const client of this.#clients.keys()) this.#announceAtRoot(client, tab, next, false);
-  }
-
-  /** A root-level target came or went, for the clients that discover its type (Target.setDiscoverTargets). */
-  #tellDiscoverers(method: 'Target.targetCreated' | 'Target.targetDestroyed', info: Protocol.Target.TargetInfo): void {
-    for (const [client, entry] of this.#clients) {
-      if (!entry.discover || !matchesFilter(info.type, entry.discover)) continue;
-      if (method === 'Target.targetCreated') say(client, '', method, { targetInfo: info });
-      else say(client, '', method, { targetId: info.targetId });
-    }
-  }
-
-  #tabOfChild(child: ChildTarget): TabRecord | undefined {
-    for (const [tab, sessions] of this.#tabs) if (sessions.children.get(child.sessionId) === child) return tab;
-    return undefined;
-  }
-
-  /** Announces a root-level child to a browser client whose root auto-attach covers its type; true when it told the client the child waits for it. */
-  #announceAtRoot(client: ClientSession, tab: TabRecord, child: ChildTarget, paused: boolean): boolean {
-    const entry = this.#clients.get(client);
-    if (!entry?.autoAttach || entry.bindings.get('')?.kind !== 'browser' || entry.bindings.has(child.sessionId))
-      return false;
-    if (!matchesFilter(child.targetInfo.type, entry.autoAttach)) return false;
-    const waitingForDebugger = paused && entry.pauses;
-    const binding: ChildBinding = { kind: 'child', client, sessionId: child.sessionId, parent: '', tab, child };
-    child.state.subscribers.add(binding);
-    entry.bindings.set(child.sessionId, binding);
-    say(client, '', 'Target.attachedToTarget', {
-      sessionId: child.sessionId,
-      targetInfo: child.targetInfo,
-      waitingForDebugger,
-    });
-    if (child.state.scriptLoaded) say(client, child.sessionId, 'Inspector.workerScriptLoaded', {});
-    if (waitingForDebugger) child.toldWaiting.add(client);
-    return waitingForDebugger;
+    this.#children.add(tab, parentId, attached);
   }
 
   /** A repeated auto-attach re-announces nothing on Chrome (measured): show `sub` the children it lacks. */
   announceChildren(sub: Subscription): void {
-    // Runs when Chrome answers the auto-attach: the client or the tab may have gone meanwhile
-    // (a detour, the tab closed), and a throw here would reach no caller.
-    const entry = this.#clients.get(sub.client);
-    const sessions = this.#tabs.get(sub.tab);
-    if (!entry || !sessions) return;
-    const parentId = sub.kind === 'child' ? sub.child.sessionId : undefined;
-    for (const child of sessions.children.values()) {
-      if (
-        child.parentId === parentId &&
-        !ROOT_CHILD_TYPES.has(child.targetInfo.type) &&
-        !entry.bindings.has(child.sessionId)
-      )
-        this.#announceChild(sub, child, false);
-    }
+    this.#children.announceTo(sub);
   }
 
-  #announceChild(parent: Subscription, child: ChildTarget, waitingForDebugger: boolean): void {
-    const { client } = parent;
-    const binding: ChildBinding = {
-      kind: 'child',
-      client,
-      sessionId: child.sessionId,
-      parent: parent.sessionId,
-      tab: parent.tab,
-      child,
-    };
-    child.state.subscribers.add(binding);
-    this.#entry(client).bindings.set(child.sessionId, binding);
-    say(client, parent.sessionId, 'Target.attachedToTarget', {
-      sessionId: child.sessionId,
-      targetInfo: child.targetInfo,
-      waitingForDebugger,
-    });
-    if (child.state.scriptLoaded) say(client, child.sessionId, 'Inspector.workerScriptLoaded', {});
+  /** Chrome detached a child target: its subscribers are told, its own children go first. */
+  childDetached(tab: TabRecord, childId: string): void {
+    this.#children.detached(tab, childId);
+  }
+
+  /** Lets a paused child run that nobody will be told of. */
+  letRun(tab: TabRecord, childId: string): void {
+    this.events.unclaimed(tab, childId);
   }
 
   // ---- detaching ----------------------------------------------------------------------------
@@ -484,26 +303,6 @@ export class SessionTable {
     }
     entry.bindings.delete(sessionId);
     this.#announceDetach(entry, binding);
-  }
-
-  /** Chrome detached a child target: its subscribers are told, its own children go first. */
-  childDetached(tab: TabRecord, childId: string): void {
-    const sessions = this.#tabs.get(tab);
-    const child = sessions?.children.get(childId);
-    if (!sessions || !child) return;
-    for (const other of [...sessions.children.values()])
-      if (other.parentId === childId) this.childDetached(tab, other.sessionId);
-    sessions.children.delete(childId);
-    for (const sub of child.state.subscribers) {
-      const entry = this.#clients.get(sub.client);
-      if (entry?.bindings.get(childId) !== sub) continue;
-      entry.bindings.delete(childId);
-      say(sub.client, sub.parent, 'Target.detachedFromTarget', {
-        sessionId: childId,
-        targetId: child.targetInfo.targetId,
-      });
-    }
-    this.#forgetRoot(child); // after its detach: a client sees the target go before it comes back
   }
 
   /**
@@ -529,7 +328,7 @@ export class SessionTable {
   #dropChild(entry: ClientEntry, binding: ChildBinding, release: boolean): void {
     if (entry.bindings.get(binding.sessionId) !== binding) return;
     entry.bindings.delete(binding.sessionId);
-    this.#stopWaitingFor(binding);
+    this.#children.stopWaitingFor(binding);
     const sessions = this.#tabs.get(binding.tab);
     for (const other of sessions?.children.values() ?? []) {
       const b = entry.bindings.get(other.sessionId);
@@ -539,18 +338,6 @@ export class SessionTable {
     // A child Chrome already detached needs nothing undone.
     if (release && sessions?.children.get(binding.child.sessionId) === binding.child)
       this.events.released(binding, released);
-  }
-
-  /** Lets a paused child run that nobody will be told of. */
-  letRun(tab: TabRecord, childId: string): void {
-    this.events.unclaimed(tab, childId);
-  }
-
-  /** The client no longer holds a child it was told waits for it: the last such client gone, the child runs. */
-  #stopWaitingFor(binding: ChildBinding): void {
-    const { child, tab } = binding;
-    if (!child.toldWaiting.delete(binding.client) || child.toldWaiting.size > 0) return;
-    if (this.#tabs.get(tab)?.children.get(child.sessionId) === child) this.events.unclaimed(tab, child.sessionId);
   }
 
   /** Tells the client a session ended, on its parent, if the client still holds the parent. */
