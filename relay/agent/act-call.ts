@@ -12,6 +12,9 @@ import { titleOf, type AgentCalls } from './agent-calls';
 import type { SecretPages } from './secret-pages';
 import type { Snapshots } from './snapshots';
 
+/** How much of an action's bound Playwright's own timeout leaves for its answer to come back. */
+const PLAYWRIGHT_RESERVE = (timeoutMs: number): number => Math.min(1_000, timeoutMs / 10);
+
 export class ActCall {
   constructor(
     private readonly calls: AgentCalls,
@@ -52,6 +55,9 @@ export class ActCall {
             evaluateRefusal: () => driver.pages.evaluateRefusal() ?? secrets.refusal(profile, page),
             secretRefusal: () => secrets.refusal(profile, page),
             ranCode: () => secrets.ran(profile, targetId, page),
+            // Playwright's own timeout ends a little before the call's bound, so its answer (which
+            // says why: covered, hidden …) comes before the bound's, which cannot say.
+            left: () => Math.max(1, request.timeoutMs - PLAYWRIGHT_RESERVE(request.timeoutMs) - (Date.now() - began)),
           },
           request,
         );

@@ -20,6 +20,8 @@ export interface ActContext {
   ranCode(): void;
   /** How an error names a ref: as the snapshot showed it (`e14 combobox "Color"`). */
   describe(ref: string): string;
+  /** What is left of the call's bound, in ms (at least 1). */
+  left(): number;
 }
 
 /** Does this source text define a function (rather than being an expression)? */
@@ -73,12 +75,15 @@ function bounded<T>(work: Promise<T>, request: ActRequest, awaited: string): Pro
 
 export async function runAct(ctx: ActContext, request: ActRequest): Promise<Partial<ActResult>> {
   const { page } = ctx;
-  const timeout = request.timeoutMs;
+  // What is left of the call's bound when each page call starts: finding the element (a ref
+  // check) came out of it, and Playwright's own timeout, which says why (covered, hidden …),
+  // must come before the call's outer bound, which cannot.
+  const left = () => ctx.left();
   switch (request.kind) {
     case 'click': {
       const target = await ctx.resolve(request.ref);
       const options = {
-        timeout,
+        timeout: left(),
         ...(request.button ? { button: request.button } : {}),
         ...(request.modifiers ? { modifiers: request.modifiers } : {}),
       };
@@ -88,26 +93,26 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
     case 'type': {
       const target = await ctx.resolve(request.ref);
       if (request.slowly) {
-        await target.click({ timeout });
+        await target.click({ timeout: left() });
         // A handle (the agent snapshot's refs) has no pressSequentially; its type() is the same act.
         await ('pressSequentially' in target
-          ? target.pressSequentially(request.text, { delay: 75, timeout })
-          : target.type(request.text, { delay: 75, timeout }));
+          ? target.pressSequentially(request.text, { delay: 75, timeout: left() })
+          : target.type(request.text, { delay: 75, timeout: left() }));
       } else {
-        await target.fill(request.text, { timeout });
+        await target.fill(request.text, { timeout: left() });
       }
-      if (request.submit) await target.press('Enter', { timeout });
+      if (request.submit) await target.press('Enter', { timeout: left() });
       return {};
     }
     case 'press':
-      if (request.ref) await (await ctx.resolve(request.ref)).press(request.key, { timeout });
+      if (request.ref) await (await ctx.resolve(request.ref)).press(request.key, { timeout: left() });
       else await bounded(page.keyboard.press(request.key), request, `the page to take the key ${request.key}`);
       return {};
     case 'hover':
-      await (await ctx.resolve(request.ref)).hover({ timeout });
+      await (await ctx.resolve(request.ref)).hover({ timeout: left() });
       return {};
     case 'scrollIntoView':
-      await (await ctx.resolve(request.ref)).scrollIntoViewIfNeeded({ timeout });
+      await (await ctx.resolve(request.ref)).scrollIntoViewIfNeeded({ timeout: left() });
       return {};
     case 'focus':
       await (await ctx.resolve(request.ref)).focus();
@@ -130,34 +135,35 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
     case 'drag': {
       const [from, to] = [await ctx.resolve(request.startRef), await ctx.resolve(request.endRef)];
       // Playwright awaits Chrome's drag interception without its timeout: bound the whole drag.
-      await bounded(drag(page, from, to, timeout), request, 'the drop');
+      await bounded(drag(page, from, to, left()), request, 'the drop');
       return {};
     }
     case 'select':
-      return { selected: await selectOptions(page, await ctx.resolve(request.ref), request.values, timeout) };
+      return { selected: await selectOptions(page, await ctx.resolve(request.ref), request.values, left()) };
     case 'fill':
       return {
-        filled: await fillForm({ page, resolve: ctx.resolve, describe: ctx.describe, timeout }, request.fields),
+        filled: await fillForm({ page, resolve: ctx.resolve, describe: ctx.describe, timeout: left() }, request.fields),
       };
     case 'wait': {
       if (request.timeMs !== undefined) await page.waitForTimeout(request.timeMs);
-      if (request.text !== undefined) await page.getByText(request.text).first().waitFor({ state: 'visible', timeout });
+      if (request.text !== undefined)
+        await page.getByText(request.text).first().waitFor({ state: 'visible', timeout: left() });
       if (request.textGone !== undefined)
-        await page.getByText(request.textGone).first().waitFor({ state: 'hidden', timeout });
+        await page.getByText(request.textGone).first().waitFor({ state: 'hidden', timeout: left() });
       if (request.selector !== undefined) {
         const refusal = READS_VALUE.test(request.selector) ? ctx.secretRefusal() : undefined;
         if (refusal) throw refusal;
-        await page.locator(request.selector).first().waitFor({ state: 'visible', timeout });
+        await page.locator(request.selector).first().waitFor({ state: 'visible', timeout: left() });
       }
       if (request.url !== undefined) {
         const wanted = request.url;
-        await page.waitForURL((url) => url.href === wanted || url.href.includes(wanted), { timeout });
+        await page.waitForURL((url) => url.href === wanted || url.href.includes(wanted), { timeout: left() });
       }
-      if (request.loadState !== undefined) await page.waitForLoadState(request.loadState, { timeout });
+      if (request.loadState !== undefined) await page.waitForLoadState(request.loadState, { timeout: left() });
       if (request.fn !== undefined) {
         const fn = request.fn;
         await agentCode(ctx, () =>
-          page.waitForFunction(isFunctionSource(fn) ? pageFunction(fn) : fn, undefined, { timeout }),
+          page.waitForFunction(isFunctionSource(fn) ? pageFunction(fn) : fn, undefined, { timeout: left() }),
         );
       }
       return {};
@@ -185,7 +191,7 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
         // that never settles is bounded here.
         const evaluated =
           'dragTo' in element
-            ? element.evaluate(pageFunction(request.fn) as never, undefined, { timeout })
+            ? element.evaluate(pageFunction(request.fn) as never, undefined, { timeout: left() })
             : element.evaluate(pageFunction(request.fn) as never);
         return { result: await agentCode(ctx, () => bounded(evaluated, request, "the function's result")) };
       }

@@ -488,7 +488,7 @@ describe.each([
 
   it(
     'keeps a service worker’s rules when a raw client sets network conditions of its own there, or lets go of it',
-    { timeout: 60_000 },
+    { timeout: 90_000 },
     async () => {
       expect((await d.api('POST', '/policy', { block: ['http://localhost:*'] })).status).toBe(200);
       // The door a raw client takes: the relay for the person's tab, the profile's port for a managed one.
