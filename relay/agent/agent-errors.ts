@@ -19,7 +19,8 @@ export function toAgentError(error: unknown, context: AgentErrorContext): ClawdE
   const message = (error instanceof Error ? error.message : String(error)).replace(/\u001b\[[0-9;]*m/g, '');
   const first = message.split('\n')[0]!.replace(/^\w+(\.\w+)*: /, '');
   const log = message.toLowerCase();
-  const limit = Number(message.match(/Timeout (\d+)ms exceeded/)?.[1] ?? context.timeoutMs ?? NaN);
+  // The caller's bound, when the call has one: Playwright is given what is left of it, less a reserve.
+  const limit = Number(context.timeoutMs ?? message.match(/Timeout (\d+)ms exceeded/)?.[1] ?? NaN);
   const seconds = Number.isFinite(limit) ? inSeconds(limit) : 'its time limit';
   const fail = (code: ConstructorParameters<typeof ClawdError>[0], text: string) =>
     new ClawdError(code, text, { cause: error });
