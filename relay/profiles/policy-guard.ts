@@ -68,6 +68,18 @@ export function webSocketGuard(policy: OriginPolicy): string {
 })();`;
 }
 
+const CONDITIONS_BY_RULE = 'Network.emulateNetworkConditionsByRule';
+
+/** The rules that take a blocked WebSocket offline, as Chrome's network conditions. */
+const conditions = (policy: OriginPolicy) => ({
+  matchedNetworkConditions: socketConditions(policy.config).map((rule) => ({
+    ...rule,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: -1,
+  })),
+});
+
 export class PolicyGuard {
   #nextId = 1;
   readonly #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
@@ -91,7 +103,10 @@ export class PolicyGuard {
         },
       ),
     );
-    ws.on('close', () => this.#fail('the browser closed the connection'));
+    ws.on('close', (code) => {
+      if (!this.#closed) log.debug(`policy guard: the browser closed the guard's connection (${code})`);
+      this.#fail('the browser closed the connection');
+    });
     ws.on('error', (error) => log.debug(`policy guard: ${error.message}`));
   }
 
@@ -195,14 +210,16 @@ export class PolicyGuard {
 
   /** A new target: its requests paused for judgement, its own children held too, then let run. */
   async #hold(attached: Protocol.Target.AttachedToTargetEvent): Promise<void> {
+    const since = performance.now();
     const { sessionId, targetInfo } = attached;
     const framed = targetInfo.type === 'page' || targetInfo.type === 'iframe';
+    const pipelined = targetInfo.type === 'service_worker';
     const policy = this.policy();
     const ownOnly = policy.ownOnly;
     const sockets = ownOnly ? undefined : webSocketGuard(policy);
     // Each on its own: a dedicated worker has no Fetch domain (its requests are its page's), and
     // that must not keep its WebSocket guard from being in place before it runs.
-    const steps = await Promise.allSettled([
+    const steps = Promise.allSettled([
       this.#send(
         'Fetch.enable',
         { patterns: ownOnly ? LOOPBACK_PATTERNS : [{ urlPattern: '*', requestStage: 'Request' }] },
@@ -225,28 +242,38 @@ export class PolicyGuard {
         : undefined,
       sockets ? this.#send('Runtime.evaluate', { expression: sockets }, sessionId) : undefined,
       // Outside the page too: the browser's own network conditions take a blocked WebSocket
-      // offline, whatever the page does to its constructor (the rules need the Network domain on).
+      // offline, whatever the page does to its constructor (the rules need the Network domain on;
+      // a service worker's are sent behind it at once, see below).
       sockets
-        ? this.#send('Network.enable', {}, sessionId).then(() =>
-            this.#send(
-              'Network.emulateNetworkConditionsByRule',
-              {
-                matchedNetworkConditions: socketConditions(policy.config).map((rule) => ({
-                  ...rule,
-                  latency: 0,
-                  downloadThroughput: -1,
-                  uploadThroughput: -1,
-                })),
-              },
-              sessionId,
-            ),
-          )
+        ? pipelined
+          ? Promise.all([
+              this.#send('Network.enable', {}, sessionId),
+              this.#send(CONDITIONS_BY_RULE, conditions(policy), sessionId),
+            ])
+          : this.#send('Network.enable', {}, sessionId).then(() =>
+              this.#send(CONDITIONS_BY_RULE, conditions(policy), sessionId),
+            )
         : undefined,
     ]);
-    for (const step of steps)
+    // A new service worker's script is not fetched until every session that holds it lets it run,
+    // so what needs the worker itself (the evaluate, Network.enable) cannot be answered before:
+    // awaited, each took the whole SETUP_MS, and the worker started late. A session runs its
+    // commands in the order they came (measured on 156: the evaluate and the rules sent ahead of
+    // the word to run hold the script's first line), so they go first and the word right behind.
+    if (pipelined && attached.waitingForDebugger) void this.#resume(sessionId);
+    for (const step of await steps)
       if (step.status === 'rejected')
         this.log.debug(`policy guard: ${targetInfo.type} ${targetInfo.url}: ${(step.reason as Error).message}`);
-    if (attached.waitingForDebugger) await this.#send('Runtime.runIfWaitingForDebugger', {}, sessionId).catch(() => {});
+    // What a worker's first line met: whether it waited for the guard, and how long that took.
+    if (!framed)
+      this.log.debug(
+        `policy guard: ${targetInfo.type} ${targetInfo.url} ${attached.waitingForDebugger ? 'held' : 'already running'} (${Math.round(performance.now() - since)} ms)`,
+      );
+    if (!pipelined && attached.waitingForDebugger) await this.#resume(sessionId);
+  }
+
+  #resume(sessionId: string): Promise<unknown> {
+    return this.#send('Runtime.runIfWaitingForDebugger', {}, sessionId).catch(() => {});
   }
 
   async #judge(paused: Protocol.Fetch.RequestPausedEvent, sessionId: string): Promise<void> {
