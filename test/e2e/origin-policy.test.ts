@@ -186,6 +186,22 @@ describe.each([
     return Object.entries(snap.refs).find(([, r]) => r.name === name)![0];
   };
   const title = () => d.inPage<string>('document.title');
+  /** An agent's raw client at its door: the relay for the person's tab, the profile's port for a managed one. */
+  const rawClient = async () => {
+    const door =
+      kind === 'extension'
+        ? d.server.server.relay.url
+        : (await d.api<{ cdpUrl: string }>('POST', '/start')).body.cdpUrl;
+    const version = await (await fetch(`${door}/json/version?token=${d.server.token}`)).json();
+    return CdpClient.connect(version.webSocketDebuggerUrl);
+  };
+  /** What a workers case leaves behind goes: the tab's service workers, and the policy's rules. */
+  const forgetWorkers = async () => {
+    await d
+      .inPage('navigator.serviceWorker.getRegistrations().then((all) => Promise.all(all.map((r) => r.unregister())))')
+      .catch(() => {});
+    await d.loosen({});
+  };
 
   it(
     'keeps every way in off a blocked origin, and lets it in once the rule is lifted',
@@ -487,12 +503,7 @@ describe.each([
         await quiet(300);
         if (kind === 'managed') expect(sites.blockedHits, guardLines.slice(-20).join('\n')).toEqual([]);
       } finally {
-        await d
-          .inPage(
-            'navigator.serviceWorker.getRegistrations().then((all) => Promise.all(all.map((r) => r.unregister())))',
-          )
-          .catch(() => {});
-        await d.loosen({});
+        await forgetWorkers();
       }
     },
   );
@@ -502,12 +513,7 @@ describe.each([
     { timeout: 60_000 },
     async () => {
       expect((await d.api('POST', '/policy', { block: ['http://localhost:*'] })).status).toBe(200);
-      const door =
-        kind === 'extension'
-          ? d.server.server.relay.url
-          : (await d.api<{ cdpUrl: string }>('POST', '/start')).body.cdpUrl;
-      const version = await (await fetch(`${door}/json/version?token=${d.server.token}`)).json();
-      const raw = await CdpClient.connect(version.webSocketDebuggerUrl);
+      const raw = await rawClient();
       // An agent's client that asks for every new target paused and lets it run at once, to get
       // ahead of whatever holds the worker to the policy (any session's word runs a paused worker:
       // measured on 156 for shared workers).
@@ -535,12 +541,7 @@ describe.each([
       } finally {
         unlisten();
         await raw.close();
-        await d
-          .inPage(
-            'navigator.serviceWorker.getRegistrations().then((all) => Promise.all(all.map((r) => r.unregister())))',
-          )
-          .catch(() => {});
-        await d.loosen({});
+        await forgetWorkers();
       }
     },
   );
@@ -550,13 +551,7 @@ describe.each([
     { timeout: 90_000 },
     async () => {
       expect((await d.api('POST', '/policy', { block: ['http://localhost:*'] })).status).toBe(200);
-      // The door a raw client takes: the relay for the person's tab, the profile's port for a managed one.
-      const door =
-        kind === 'extension'
-          ? d.server.server.relay.url
-          : (await d.api<{ cdpUrl: string }>('POST', '/start')).body.cdpUrl;
-      const version = await (await fetch(`${door}/json/version?token=${d.server.token}`)).json();
-      const raw = await CdpClient.connect(version.webSocketDebuggerUrl);
+      const raw = await rawClient();
       const socket = (url: string) => JSON.stringify(url.replace(/^http/, 'ws'));
       try {
         await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/workers') });
@@ -591,12 +586,7 @@ describe.each([
         expect(sites.blockedHits).toEqual([]);
       } finally {
         await raw.close();
-        await d
-          .inPage(
-            'navigator.serviceWorker.getRegistrations().then((all) => Promise.all(all.map((r) => r.unregister())))',
-          )
-          .catch(() => {});
-        await d.loosen({});
+        await forgetWorkers();
       }
     },
   );
