@@ -39,6 +39,8 @@ export interface CreateProfile extends NewProfileInput {
   driver?: unknown;
 }
 
+/** How long a closed tab may stay listed before DELETE /tabs answers anyway. */
+const CLOSE_SETTLE_MS = 5_000;
 const toTab = (t: CdpTarget): Tab => ({ targetId: t.id, title: t.title, url: t.url, type: t.type });
 
 /** The origin policy in force for a profile, and where it comes from. */
@@ -296,9 +298,22 @@ export class ProfileService {
     return tab;
   }
 
+  /**
+   * Closes the tab and answers once the browser no longer lists it: Chrome answers
+   * `Target.closeTarget` (and `/json/close`) while the page is still closing, and a list asked
+   * right after would show it. Bounded: a tab still listed after CLOSE_SETTLE_MS is answered as
+   * closing (the browser took the word).
+   */
   async closeTab(name: string, idOrPrefix: string): Promise<Tab> {
     const tab = matchTab(await this.tabs(name), idOrPrefix);
-    await this.driver(name).cdp.close(tab.targetId);
+    const cdp = this.driver(name).cdp;
+    await cdp.close(tab.targetId);
+    const until = performance.now() + CLOSE_SETTLE_MS;
+    while (performance.now() < until) {
+      const listed = await cdp.list().catch(() => []);
+      if (!listed.some((t) => t.id === tab.targetId)) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     return tab;
   }
 
