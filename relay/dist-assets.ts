@@ -1,5 +1,5 @@
 // Files `npm run build` leaves in dist/ that the server serves or ships to pages: the live
-// view's page and script (dist/view), the page-content extractor (dist/in-page). Found next to
+// view's page and script (dist/view), the page walker and the page-content extractor (dist/in-page). Found next to
 // the running bundle (dist/clawd.js, or a chunk in dist/chunks) or, when the server runs from
 // sources (tests), in the repo's dist/. Each read once, on first use.
 
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ClawdError } from './errors';
 
-export type DistAsset = 'view/index.html' | 'view/app.js' | 'in-page/content.js';
+export type DistAsset = 'view/index.html' | 'view/app.js' | 'in-page/content.js' | 'in-page/walker.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // From sources: relay/ → dist; from a chunk: dist/chunks → dist.

@@ -61,6 +61,19 @@ await Promise.all([
     platform: 'browser',
     logLevel: 'warning',
   }),
+  // The page walker, put into each frame once by the agent engine (with the frame's ref registry).
+  build({
+    entryPoints: { walker: 'relay/agent/in-page/page-walker.ts' },
+    absWorkingDir: root,
+    outdir: path.join(dist, 'in-page'),
+    bundle: true,
+    format: 'iife',
+    globalName: '__clawdWalker',
+    target: 'chrome110',
+    platform: 'browser',
+    minify: true,
+    logLevel: 'warning',
+  }),
   // The page-content extractor, run in the page by GET /content: one expression-sized bundle.
   build({
     entryPoints: { content: 'relay/agent/in-page/page-content.ts' },

@@ -1,5 +1,6 @@
-// The `agent` snapshot, the default: one synchronous walk per frame (in-page/page-walker.ts)
-// instead of Playwright's aria snapshot, a fraction of its time and size. Each frame keeps its
+// The `agent` snapshot, the default: one synchronous walk per frame (in-page/page-walker.ts, put
+// into the frame as its bundle) instead of Playwright's aria snapshot, a fraction of its time and
+// size. Each frame keeps its
 // ref registry in an object only our JSHandle reaches (nothing is written into the DOM or the
 // page's globals); the frames' lines are stitched below their iframes here.
 //
@@ -13,7 +14,8 @@ import type { Frame, JSHandle, Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { seconds, within } from '../time-limit';
 import type { SnapshotRequest } from '../operations/page-operations';
-import { createRegistry, inPage, type InPageRequest, type WalkLine, type WalkResult } from './in-page/page-walker';
+import type { InPageRequest, WalkLine, WalkResult } from './in-page/page-walker';
+import { distAsset } from '../dist-assets';
 import { SNAPSHOT_TIMEOUT_MS } from '../operations/page-operations';
 import { dropEmptyContainers, dropSaidTwice } from './walk-lines';
 import { flagged } from '../operations/instruction-lines';
@@ -27,6 +29,12 @@ import type {
   SnapshotEngine,
   SnapshotLine,
 } from './snapshot-engine';
+
+/** A frame's walker (dist/in-page/walker.js, from in-page/page-walker.ts) with its ref registry, as the page holds it. */
+interface InstalledWalker {
+  registry: unknown;
+  run(registry: unknown, request: unknown): unknown;
+}
 
 /** Longest text line (a paragraph is cut to this, marked with …). */
 const TEXT_MAX = 100;
@@ -224,7 +232,10 @@ export class AgentEngine implements SnapshotEngine {
   call(frame: Frame, request: InPageRequest, as: 'handle', what: string): Promise<JSHandle>;
   async call(frame: Frame, request: InPageRequest, as: 'value' | 'handle', what: string): Promise<unknown> {
     // Playwright's evaluate types recurse through the registry's DOM types: the function is typed here.
-    const fn = inPage as unknown as (registry: unknown, request: unknown) => unknown;
+    const fn = ((walker: InstalledWalker, req: unknown) => walker.run(walker.registry, req)) as (
+      walker: unknown,
+      req: unknown,
+    ) => unknown;
     const run = async () => {
       const registry = await this.#registry(frame);
       return as === 'value'
@@ -255,7 +266,11 @@ export class AgentEngine implements SnapshotEngine {
   #registry(frame: Frame): Promise<JSHandle<unknown>> {
     let registry = this.#registries.get(frame);
     if (!registry) {
-      registry = frame.evaluateHandle(createRegistry as () => unknown);
+      // The walker's bundle is evaluated once per document, with its registry; a call after that
+      // sends Playwright only its request.
+      registry = frame.evaluateHandle(
+        `(() => { ${distAsset('in-page/walker.js')}; return { registry: __clawdWalker.createRegistry(), run: __clawdWalker.inPage }; })()`,
+      );
       this.#registries.set(frame, registry);
       registry.catch(() => this.#registries.delete(frame));
     }

@@ -1,0 +1,52 @@
+// What the walker bundle and the relay say to each other (types only): a frame's registry of
+// refs, held by the relay's handle and only its handle; the requests the bundle answers; the
+// lines a walk writes.
+
+/** What a ref stood for when it was given: the element, and its role and name then. */
+export interface RegistryEntry {
+  el: WeakRef<Element>;
+  role: string;
+  name: string;
+}
+
+/** Per frame document: ref → entry, element → ref. Created by `createRegistry`, held by our JSHandle. */
+export interface Registry {
+  byId: Map<string, RegistryEntry>;
+  idOf: WeakMap<Element, string>;
+  /** The element before each one when it was given its ref (null: the first): where one taken out on its own stood. */
+  prevOf: WeakMap<Element, Element | null>;
+}
+
+/** One line of the snapshot: depth, text without indentation, its ref, whether it is an iframe. */
+export interface WalkLine {
+  d: number;
+  s: string;
+  r?: string;
+  /** An iframe: the child frame's lines go below it. */
+  f?: 1;
+  /** Shown for orientation only when something is below it (landmarks, rows, groups). */
+  c?: 1;
+}
+
+export type InPageRequest =
+  /**
+   * `seeAll`: the walk without the rules of what a person cannot see — what it was before them.
+   * Only the bench asks for it (a server started with CLAWD_BENCH_SEE_ALL=1), to measure what
+   * the rules cost in the same run; an agent cannot.
+   */
+  | { kind: 'walk'; nextRef: number; selector?: string; textMax: number; seeAll?: true }
+  /** In the page only (page-content.ts): takes out of `copy`, a fresh deep clone of `from`, what a person cannot see of `from`; answers how many nodes went. */
+  | { kind: 'prune'; from: Node; copy: Node }
+  | { kind: 'resolve'; ref: string }
+  | { kind: 'boxes'; refs: string[] }
+  | { kind: 'messages' };
+
+/** What a walk answers (as a JSON string). */
+export interface WalkResult {
+  lines: WalkLine[];
+  nextRef: number;
+  /** The refs shown, with their role and name (the fingerprint a later action checks). */
+  refs: Array<[string, string, string]>;
+  /** With `selector`: nothing matched it. */
+  missing?: true;
+}
