@@ -145,7 +145,7 @@ export interface PersonInputFrame {
 }
 /** One input the page's watch saw: a key pressed (and which), a mouse press, the wheel, a touch. */
 export type PersonInput = { kind: 'key'; key?: string } | { kind: 'mouse' } | { kind: 'wheel' } | { kind: 'touch' };
-/** The most inputs one personInput frame carries (the watch keeps the last ones). */
+/** The most inputs one personInput frame carries (a watch that sees more says them in another). */
 export const PERSON_INPUTS_MAX = 32;
 /** A side panel (or the options page) opened or closed: the relay sends consent state while one is open. */
 export interface PanelFrame {

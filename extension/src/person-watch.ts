@@ -3,9 +3,9 @@
 // key, a click, a touch or the wheel that the browser marks as trusted — the person's, or an
 // agent's input dispatched through the debugger (the relay tells them apart by what was seen —
 // which key, a press, the wheel — against the agents' input commands, which all go through it).
-// At most one message per 200 ms, carrying what was seen since the last, the last one always
-// sent, so the relay knows when the person's last input was. The worker's 'clawd-unwatch' (on
-// release) stops it.
+// At most one message per 200 ms, carrying what was seen since the last (sooner when that fills
+// a message: nothing seen is dropped), the last one always sent, so the relay knows when the
+// person's last input was. The worker's 'clawd-unwatch' (on release) stops it.
 
 import { PERSON_INPUTS_MAX, type PersonInput } from '../../shared/protocol';
 
@@ -36,11 +36,17 @@ function inputOf(event: Event): PersonInput {
   };
   const seen = (event: Event) => {
     if (!event.isTrusted) return; // a page's own synthetic events are nobody's hands
-    // A wheel turn fires many events: one says it. Past the cap the oldest go (the newest say the person is here).
+    // A wheel turn fires many events: one says it.
     if (event.type !== 'wheel' || !seenSince.some((input) => input.kind === 'wheel')) seenSince.push(inputOf(event));
-    if (seenSince.length > PERSON_INPUTS_MAX) seenSince.shift();
+    // At the cap what was seen is said at once, none of it dropped: an agent typing fast (its keys
+    // are trusted too) fills a message within the 200 ms, and dropping the oldest pushed out the
+    // person's key among them — their hands went unseen while the agent kept typing.
     const since = Date.now() - last;
-    if (since >= EVERY_MS) return tell();
+    if (since >= EVERY_MS || seenSince.length >= PERSON_INPUTS_MAX) {
+      clearTimeout(trailing);
+      trailing = undefined;
+      return tell();
+    }
     trailing ??= setTimeout(() => {
       trailing = undefined;
       tell();
