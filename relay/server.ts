@@ -6,7 +6,7 @@ import { DEFAULT_CONTROL_PORT, DEFAULT_RELAY_PORT, EXTENSION_ORIGIN, MiB } from 
 import { startRelayServer, type RelayServer } from './cdp/relay-server';
 import { startControlServer, type ControlServer } from './control/control-server';
 import { AgentService } from './agent/agent-service';
-import { tabKey } from './agent/tab-key';
+import { tabKey } from './agent/tabs/tab-key';
 import { ActionLog } from './agent/action-log';
 import { EventBus, type ActionEntry } from './events/event-bus';
 import { loadConfig, updateConfig } from './home/config-store';

@@ -6,9 +6,9 @@
 import type { Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { seconds, within } from '../time-limit';
-import { browserGone, crashed, type AgentPage, type PageFinder } from './page-finder';
-import type { Snapshots } from './snapshots';
-import { tabOfKey } from './tab-key';
+import { browserGone, crashed, type AgentPage, type PageFinder } from './tabs/page-finder';
+import type { Snapshots } from './snapshots/snapshots';
+import { tabOfKey } from './tabs/tab-key';
 
 /** How far past its `timeoutMs` a call may run before the outer bound answers for Playwright's own. */
 const BOUND_GRACE_MS = 300;

@@ -7,11 +7,11 @@ import type { ProfileService } from '../profiles/profile-service';
 import type { TabWatch, WatchRequest } from '../cdp/raw-watches';
 import type { PersonQuestions } from '../consent/person-questions';
 import { within } from '../time-limit';
-import { ActionWatch } from './action-watch';
+import { ActionWatch } from './actions/action-watch';
 import { titleOf, type AgentCalls } from './agent-calls';
 import type { SecretPages } from './secret-pages';
-import type { TabControl } from './tab-control';
-import { tabKey, tabOfKey, type TabKey } from './tab-key';
+import type { TabControl } from './tabs/tab-control';
+import { tabKey, tabOfKey, type TabKey } from './tabs/tab-key';
 
 /** How long finding a tab for a raw client's watch may take (its command waits for it). */
 const WATCH_FIND_MS = 5_000;

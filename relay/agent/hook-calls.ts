@@ -16,11 +16,11 @@ import type { SavedFile, TabRequest } from '../operations/page-operations';
 import { seconds, within } from '../time-limit';
 import { headedPdfError, toAgentError } from './agent-errors';
 import type { AgentCalls } from './agent-calls';
-import { saveCapture } from './capture';
-import type { Downloads } from './downloads';
+import { saveCapture } from './capture/capture';
+import type { Downloads } from './capture/downloads';
 import type { HookKind, Hooks } from './hooks';
-import type { AgentPage } from './page-finder';
-import type { Snapshots } from './snapshots';
+import type { AgentPage } from './tabs/page-finder';
+import type { Snapshots } from './snapshots/snapshots';
 
 export class HookCalls {
   constructor(

@@ -8,8 +8,8 @@ import type { Dialog, FileChooser, Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import { seconds, settlesWithin } from '../time-limit';
 import { toAgentError } from './agent-errors';
-import type { PageState } from './page-tracker';
-import type { ActTarget } from './snapshot-engine';
+import type { PageState } from './tabs/page-tracker';
+import type { ActTarget } from './snapshots/snapshot-engine';
 
 /** How long a hook's click may take to open the chooser or dialog it was armed for. */
 const AFTER_CLICK_MS = 5_000;

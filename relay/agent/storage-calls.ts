@@ -9,7 +9,7 @@ import type { StorageExportResult, StorageImportResult } from '../operations/sto
 import type { ProfileService } from '../profiles/profile-service';
 import { within } from '../time-limit';
 import type { AgentCalls } from './agent-calls';
-import { saveCapture } from './capture';
+import { saveCapture } from './capture/capture';
 import { checkStorageState, readStorageState, writeStorageState } from './storage-state';
 
 export class StorageCalls {

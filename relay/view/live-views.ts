@@ -12,7 +12,7 @@ import { parseViewMessage, type ViewHolder, type ViewMessage, type ViewUpdate } 
 import { ClawdError, isClawdError } from '../errors';
 import type { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
-import type { TabKey } from '../agent/tab-key';
+import type { TabKey } from '../agent/tabs/tab-key';
 import { checkOpenUrl } from '../profiles/tabs';
 import { within } from '../time-limit';
 import { TabScreencast, type ViewerSink } from './tab-screencast';

@@ -12,7 +12,7 @@ import { refuseUpgrade, requestToken, requirePerson, viewRefusal } from '../http
 import type { ServerToken } from '../http/server-token';
 import type { ActionLog } from '../agent/action-log';
 import type { AgentService } from '../agent/agent-service';
-import { tabKey } from '../agent/tab-key';
+import { tabKey } from '../agent/tabs/tab-key';
 import type { ProfileService } from '../profiles/profile-service';
 import type { LiveViews } from './live-views';
 import { distAsset } from '../dist-assets';

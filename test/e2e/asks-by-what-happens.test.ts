@@ -1,4 +1,4 @@
-// Asks decided by what happens (relay/agent/action-watch.ts): the person asked to be asked before
+// Asks decided by what happens (relay/agent/actions/action-watch.ts): the person asked to be asked before
 // a form is sent, a new site is loaded and a file is downloaded, and each is asked whatever way
 // the agent's call brings it about — Enter written "\r" or "\n", a slow type with "\r", a click on
 // a submit button's label, a click on a page that overrides Element.prototype.closest (the

@@ -6,10 +6,10 @@
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SnapshotRequest } from '../../relay/operations/page-operations';
-import { tabKey } from '../../relay/agent/tab-key';
-import { AgentEngine } from '../../relay/agent/agent-engine';
-import { PlaywrightEngine } from '../../relay/agent/playwright-engine';
-import type { RefIndex, SnapshotEngine } from '../../relay/agent/snapshot-engine';
+import { tabKey } from '../../relay/agent/tabs/tab-key';
+import { AgentEngine } from '../../relay/agent/snapshots/agent-engine';
+import { PlaywrightEngine } from '../../relay/agent/snapshots/playwright-engine';
+import type { RefIndex, SnapshotEngine } from '../../relay/agent/snapshots/snapshot-engine';
 import { CHROMIUM_FLAGS, chromiumPath } from '../helpers/chromium';
 import { CORPUS_PAGES, startCorpusServer, type CorpusServer } from '../helpers/corpus';
 

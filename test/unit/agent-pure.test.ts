@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isFunctionSource, pageFunction } from '../../relay/agent/actions';
+import { isFunctionSource, pageFunction } from '../../relay/agent/actions/actions';
 import { toAgentError } from '../../relay/agent/agent-errors';
-import { imageSize, labelBoxes } from '../../relay/agent/capture';
-import { RefStore } from '../../relay/agent/ref-store';
-import type { RefIndex } from '../../relay/agent/snapshot-engine';
-import { renderSnapshot, truncate, type AriaNode } from '../../relay/agent/snapshot-render';
-import { tabKey } from '../../relay/agent/tab-key';
+import { imageSize, labelBoxes } from '../../relay/agent/capture/capture';
+import { RefStore } from '../../relay/agent/snapshots/ref-store';
+import type { RefIndex } from '../../relay/agent/snapshots/snapshot-engine';
+import { renderSnapshot, truncate, type AriaNode } from '../../relay/agent/snapshots/snapshot-render';
+import { tabKey } from '../../relay/agent/tabs/tab-key';
 import { actOperation } from '../../relay/operations/act-operations';
 import { actionTimeout, normalizeRef } from '../../relay/operations/fields';
 import { upload } from '../../relay/operations/hook-operations';

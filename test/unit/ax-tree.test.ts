@@ -1,7 +1,7 @@
 // The `aria` format prints Chromium's accessibility tree; Chromium 150 and 156 report the same
 // page with different names and extra nodes, and the format must read the same on both.
 import { describe, expect, it } from 'vitest';
-import { renderAxTree, type AxNode } from '../../relay/agent/ax-tree-engine';
+import { renderAxTree, type AxNode } from '../../relay/agent/snapshots/ax-tree-engine';
 
 const node = (
   nodeId: string,

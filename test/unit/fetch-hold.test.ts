@@ -1,11 +1,11 @@
-// The hold a tab's watches share (relay/agent/fetch-hold.ts), against a stand-in CDP session:
+// The hold a tab's watches share (relay/agent/actions/fetch-hold.ts), against a stand-in CDP session:
 // through the relay a tab has one debugger session, so a request must go only when every watch
 // lets it, fail when one refuses, and interception must end with the last watch — never under a
 // watch that joined while it was ending.
 
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { FetchHold, type PausedRequest } from '../../relay/agent/fetch-hold';
+import { FetchHold, type PausedRequest } from '../../relay/agent/actions/fetch-hold';
 
 function standIn() {
   const sent: string[] = [];

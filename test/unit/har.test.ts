@@ -3,8 +3,8 @@
 // types it names; a failed request and a POST carry what they have.
 
 import { describe, expect, it } from 'vitest';
-import { harOf } from '../../relay/agent/har';
-import type { HarSource } from '../../relay/agent/network-log';
+import { harOf } from '../../relay/agent/network/har';
+import type { HarSource } from '../../relay/agent/network/network-log';
 
 const sources: HarSource[] = [
   {

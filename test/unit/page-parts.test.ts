@@ -2,11 +2,11 @@
 // brief view actions and loads answer, and a section or the matching paragraphs of the content.
 
 import { describe, expect, it } from 'vitest';
-import { paragraphsWith, sectionUnder } from '../../relay/agent/content-parts';
-import { findLines, subtreeOf } from '../../relay/agent/find-lines';
-import type { RefIndex, SnapshotLine } from '../../relay/agent/snapshot-engine';
-import { briefLines, renderLines } from '../../relay/agent/snapshot-lines';
-import { dropSaidTwice } from '../../relay/agent/walk-lines';
+import { paragraphsWith, sectionUnder } from '../../relay/agent/capture/content-parts';
+import { findLines, subtreeOf } from '../../relay/agent/snapshots/find-lines';
+import type { RefIndex, SnapshotLine } from '../../relay/agent/snapshots/snapshot-engine';
+import { briefLines, renderLines } from '../../relay/agent/snapshots/snapshot-lines';
+import { dropSaidTwice } from '../../relay/agent/snapshots/walk-lines';
 import type { WalkLine } from '../../relay/agent/in-page/page-walker';
 
 const line = (depth: number, text: string, ref?: string): SnapshotLine => ({

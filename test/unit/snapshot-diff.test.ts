@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { diffSnapshots } from '../../relay/agent/snapshot-diff';
-import { isMessageLine } from '../../relay/agent/snapshot-lines';
-import type { SnapshotLine } from '../../relay/agent/snapshot-engine';
+import { diffSnapshots } from '../../relay/agent/snapshots/snapshot-diff';
+import { isMessageLine } from '../../relay/agent/snapshots/snapshot-lines';
+import type { SnapshotLine } from '../../relay/agent/snapshots/snapshot-engine';
 
 const line = (text: string, ref?: string, depth = 0): SnapshotLine => ({
   depth,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SnapshotLine } from '../../relay/agent/snapshot-engine';
-import { renderLines } from '../../relay/agent/snapshot-lines';
+import type { SnapshotLine } from '../../relay/agent/snapshots/snapshot-engine';
+import { renderLines } from '../../relay/agent/snapshots/snapshot-lines';
 
 const page: SnapshotLine[] = [
   { depth: 0, text: 'heading "Shop" [level=1]' },

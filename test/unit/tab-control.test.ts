@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TabControl } from '../../relay/agent/tab-control';
-import { tabKey } from '../../relay/agent/tab-key';
+import { TabControl } from '../../relay/agent/tabs/tab-control';
+import { tabKey } from '../../relay/agent/tabs/tab-key';
 
 const t = tabKey('p', 't');
 const u = tabKey('p', 'u');

@@ -3,10 +3,10 @@ import { until } from '../helpers/waits';
 import type { AskKind } from '../../shared/ask-kinds';
 import { PersonActivity } from '../../relay/consent/person-activity';
 import { PersonQuestions } from '../../relay/consent/person-questions';
-import type { AgentPage } from '../../relay/agent/page-finder';
-import { TabControl } from '../../relay/agent/tab-control';
-import { TabGate } from '../../relay/agent/tab-gate';
-import { tabKey } from '../../relay/agent/tab-key';
+import type { AgentPage } from '../../relay/agent/tabs/page-finder';
+import { TabControl } from '../../relay/agent/tabs/tab-control';
+import { TabGate } from '../../relay/agent/tabs/tab-gate';
+import { tabKey } from '../../relay/agent/tabs/tab-key';
 import type { GateSpec } from '../../relay/operations/operation';
 
 /** A gate over a fake page at `url`, whose element e1 does (or does not) send a form. */

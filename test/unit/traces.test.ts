@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
-import { Traces } from '../../relay/agent/traces';
+import { Traces } from '../../relay/agent/network/traces';
 import { quiet } from '../helpers/waits';
 
 /** A context whose tracing records the calls made to it, in order. */

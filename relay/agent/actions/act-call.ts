@@ -3,14 +3,14 @@
 // ended, or the view the caller asked for (a diff, the brief view of a page it loaded).
 
 import type { Frame } from 'playwright-core';
-import { ClawdError, isClawdError } from '../errors';
-import type { ActRequest, ActResult } from '../operations/act-operations';
-import { callPutsSecret } from '../operations/secret-use';
+import { ClawdError, isClawdError } from '../../errors';
+import type { ActRequest, ActResult } from '../../operations/act-operations';
+import { callPutsSecret } from '../../operations/secret-use';
 import { runAct } from './actions';
-import { toAgentError } from './agent-errors';
-import { titleOf, type AgentCalls } from './agent-calls';
-import type { SecretPages } from './secret-pages';
-import type { Snapshots } from './snapshots';
+import { toAgentError } from '../agent-errors';
+import { titleOf, type AgentCalls } from '../agent-calls';
+import type { SecretPages } from '../secret-pages';
+import type { Snapshots } from '../snapshots/snapshots';
 
 /** How much of an action's bound Playwright's own timeout leaves for its answer to come back. */
 const PLAYWRIGHT_RESERVE = (timeoutMs: number): number => Math.min(1_000, timeoutMs / 10);

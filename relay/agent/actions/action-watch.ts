@@ -10,8 +10,8 @@
 // form, the browser saves no file) and the call answers person_declined.
 
 import type { Page } from 'playwright-core';
-import type { AskKind } from '../../shared/ask-kinds';
-import { originOf } from '../../shared/origin-policy';
+import type { AskKind } from '../../../shared/ask-kinds';
+import { originOf } from '../../../shared/origin-policy';
 import { FetchHold, type HoldMember, type PausedRequest } from './fetch-hold';
 
 /** Asks the person (resolves on Allow; rejects with person_declined or person_no_answer). */

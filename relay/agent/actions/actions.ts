@@ -2,12 +2,12 @@
 // refuses stale refs, so an action lands on the element the snapshot showed or not at all.
 
 import type { Page } from 'playwright-core';
-import { ClawdError } from '../errors';
-import { seconds, within } from '../time-limit';
-import type { ClawdError as Refusal } from '../errors';
-import type { ActRequest, ActResult } from '../operations/act-operations';
+import { ClawdError } from '../../errors';
+import { seconds, within } from '../../time-limit';
+import type { ClawdError as Refusal } from '../../errors';
+import type { ActRequest, ActResult } from '../../operations/act-operations';
 import { fillForm, selectOptions } from './form-fill';
-import type { ActTarget } from './snapshot-engine';
+import type { ActTarget } from '../snapshots/snapshot-engine';
 
 export interface ActContext {
   page: Page;

@@ -3,8 +3,8 @@
 // showing), clicked; no such option names the ones there are. `fill` and `select` both use it.
 
 import type { ElementHandle, Page } from 'playwright-core';
-import { ClawdError } from '../errors';
-import type { ActTarget } from './snapshot-engine';
+import { ClawdError } from '../../errors';
+import type { ActTarget } from '../snapshots/snapshot-engine';
 
 /** Runs in the page: the option named `name` of a combobox's or listbox's popup, or the names there are. */
 function findOption(el: Element, name: string): Element | string[] {

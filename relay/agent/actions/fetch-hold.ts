@@ -7,7 +7,7 @@
 
 import type { CDPSession, Page } from 'playwright-core';
 import type { Protocol } from 'devtools-protocol';
-import { within } from '../time-limit';
+import { within } from '../../time-limit';
 
 export type PausedRequest = Protocol.Fetch.RequestPausedEvent;
 

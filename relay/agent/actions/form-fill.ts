@@ -7,10 +7,10 @@
 // One file because the check, the fill and the put-back share each field's plan.
 
 import type { Page } from 'playwright-core';
-import { ClawdError, isClawdError } from '../errors';
-import type { FillField } from '../operations/act-operations';
+import { ClawdError, isClawdError } from '../../errors';
+import type { FillField } from '../../operations/act-operations';
 import { chooseOption } from './aria-options';
-import type { ActTarget } from './snapshot-engine';
+import type { ActTarget } from '../snapshots/snapshot-engine';
 
 /** What the page says of an element, read before anything is changed. */
 interface Inspected {

@@ -4,10 +4,10 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { ClawdError } from '../errors';
-import { seconds, within } from '../time-limit';
-import type { LabelBox } from './snapshot-engine';
-import type { AriaNode } from './snapshot-render';
+import { ClawdError } from '../../errors';
+import { seconds, within } from '../../time-limit';
+import type { LabelBox } from '../snapshots/snapshot-engine';
+import type { AriaNode } from '../snapshots/snapshot-render';
 
 const MAX_LABELS = 150;
 /** Drawing or removing the labels is one evaluate; a page stuck longer than this is not drawn on. */

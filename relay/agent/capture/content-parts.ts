@@ -2,7 +2,7 @@
 // text, or the paragraphs that hold it, each under its heading. Works on the Markdown (and, for
 // paragraphs, plain text) the content extraction wrote, so it is pure and unit-tested.
 
-import { ClawdError } from '../errors';
+import { ClawdError } from '../../errors';
 
 const HEADING = /^(#{1,6})\s+(.*)$/;
 

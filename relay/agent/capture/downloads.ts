@@ -9,8 +9,8 @@
 import { chmod, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CDPSession, Download, Page } from 'playwright-core';
-import type { Logger } from '../log';
-import type { DownloadEntry } from '../operations/hook-operations';
+import type { Logger } from '../../log';
+import type { DownloadEntry } from '../../operations/hook-operations';
 
 interface PageDownloads {
   /** May the browser be told to cancel (PagePolicy.cancelsDownloads)? */

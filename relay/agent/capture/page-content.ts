@@ -5,11 +5,11 @@
 // no global behind.
 
 import type { Page } from 'playwright-core';
-import { distAsset } from '../dist-assets';
-import { ClawdError } from '../errors';
-import { currentMask } from '../operations/secret-use';
+import { distAsset } from '../../dist-assets';
+import { ClawdError } from '../../errors';
+import { currentMask } from '../../operations/secret-use';
 import { paragraphsWith, sectionUnder } from './content-parts';
-import type { ContentRequest as InPageRequest, ContentResult } from './in-page/page-content';
+import type { ContentRequest as InPageRequest, ContentResult } from '../in-page/page-content';
 
 export async function pageContent(
   page: Page,

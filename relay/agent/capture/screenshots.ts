@@ -5,11 +5,11 @@
 // the tab to the front first. A user's browser is left as it is unless the capture stalls
 // (headed Chrome captures background tabs), and the answer says when the tab was brought forward.
 
-import { toAgentError } from './agent-errors';
-import type { ScreenshotRequest } from '../operations/page-operations';
+import { toAgentError } from '../agent-errors';
+import type { ScreenshotRequest } from '../../operations/page-operations';
 import { withLabels } from './capture';
-import type { AgentPage } from './page-finder';
-import type { ActTarget, LabelBox } from './snapshot-engine';
+import type { AgentPage } from '../tabs/page-finder';
+import type { ActTarget, LabelBox } from '../snapshots/snapshot-engine';
 
 const SCREENSHOT_TIMEOUT_MS = 20_000;
 /** How long a capture on a user's browser may stall before its tab is brought to the front. */

@@ -6,7 +6,7 @@
 // what: network-log.ts credentialShown); sizes and times are what the browser reported.
 
 import type { HarSource } from './network-log';
-import type { Har } from '../operations/network-operations';
+import type { Har } from '../../operations/network-operations';
 
 /** The query string of a URL as HAR lists it. */
 function queryOf(url: string): Array<{ name: string; value: string }> {

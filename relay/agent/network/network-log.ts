@@ -11,11 +11,11 @@
 
 import type { CDPSession, Page } from 'playwright-core';
 import type Protocol from 'devtools-protocol';
-import { ClawdError } from '../errors';
-import type { Logger } from '../log';
-import type { NetworkDetail, NetworkEntry, NetworkQuery } from '../operations/network-operations';
-import { currentMask } from '../operations/secret-use';
-import { seconds, within } from '../time-limit';
+import { ClawdError } from '../../errors';
+import type { Logger } from '../../log';
+import type { NetworkDetail, NetworkEntry, NetworkQuery } from '../../operations/network-operations';
+import { currentMask } from '../../operations/secret-use';
+import { seconds, within } from '../../time-limit';
 
 /** Requests kept per tab. */
 export const NETWORK_KEPT = 1_000;

@@ -8,8 +8,8 @@
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { BrowserContext } from 'playwright-core';
-import { ClawdError } from '../errors';
-import { seconds, within } from '../time-limit';
+import { ClawdError } from '../../errors';
+import { seconds, within } from '../../time-limit';
 
 /** Starting or saving a trace (a zip of every snapshot and screenshot) may take a while on a big page. */
 const TRACE_MS = 60_000;

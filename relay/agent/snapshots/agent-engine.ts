@@ -11,14 +11,14 @@
 // on the element the snapshot showed or nowhere.
 
 import type { Frame, JSHandle, Page } from 'playwright-core';
-import { ClawdError } from '../errors';
-import { seconds, within } from '../time-limit';
-import type { SnapshotRequest } from '../operations/page-operations';
-import type { InPageRequest, WalkLine, WalkResult } from './in-page/page-walker';
-import { distAsset } from '../dist-assets';
-import { SNAPSHOT_TIMEOUT_MS } from '../operations/page-operations';
+import { ClawdError } from '../../errors';
+import { seconds, within } from '../../time-limit';
+import type { SnapshotRequest } from '../../operations/page-operations';
+import type { InPageRequest, WalkLine, WalkResult } from '../in-page/page-walker';
+import { distAsset } from '../../dist-assets';
+import { SNAPSHOT_TIMEOUT_MS } from '../../operations/page-operations';
 import { dropEmptyContainers, dropSaidTwice } from './walk-lines';
-import { flagged } from '../operations/instruction-lines';
+import { flagged } from '../../operations/instruction-lines';
 import type {
   ActTarget,
   EngineSnapshot,

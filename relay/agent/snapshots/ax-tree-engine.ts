@@ -6,9 +6,9 @@
 // that Chromium marks ignored are left out: the same page reads the same on every version.
 
 import type { Page } from 'playwright-core';
-import { ClawdError } from '../errors';
-import { seconds, within } from '../time-limit';
-import { SNAPSHOT_TIMEOUT_MS, type SnapshotRequest } from '../operations/page-operations';
+import { ClawdError } from '../../errors';
+import { seconds, within } from '../../time-limit';
+import { SNAPSHOT_TIMEOUT_MS, type SnapshotRequest } from '../../operations/page-operations';
 import type { EngineSnapshot, SnapshotEngine } from './snapshot-engine';
 
 export interface AxNode {

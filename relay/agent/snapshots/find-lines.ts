@@ -8,7 +8,7 @@
 // ref at once. And one element's subtree,
 // for a snapshot of just that part. Pure: unit-tested.
 
-import { ClawdError } from '../errors';
+import { ClawdError } from '../../errors';
 import type { RefIndex, SnapshotLine } from './snapshot-engine';
 import { renderLine, withoutRef } from './snapshot-lines';
 

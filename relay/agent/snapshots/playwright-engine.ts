@@ -8,12 +8,12 @@
 // page, and no action can land on a different element than the one the agent saw.
 
 import type { Locator, Page } from 'playwright-core';
-import { ClawdError } from '../errors';
-import { seconds, within } from '../time-limit';
-import { SNAPSHOT_TIMEOUT_MS, type SnapshotRequest } from '../operations/page-operations';
-import { labelBoxes } from './capture';
+import { ClawdError } from '../../errors';
+import { seconds, within } from '../../time-limit';
+import { SNAPSHOT_TIMEOUT_MS, type SnapshotRequest } from '../../operations/page-operations';
+import { labelBoxes } from '../capture/capture';
 import type { EngineSnapshot, LabelBox, RefIndex, RefInfo, SnapshotContext, SnapshotEngine } from './snapshot-engine';
-import { normalizeRef } from '../operations/fields';
+import { normalizeRef } from '../../operations/fields';
 import { renderSnapshot, type AriaNode, type RefTarget } from './snapshot-render';
 
 /** A snapshot of a very large page (thousands of elements) takes seconds on a busy machine. */

@@ -4,7 +4,7 @@
 // (see snapshot-engine.ts); this file only keeps the indexes.
 
 import type { RefIndex } from './snapshot-engine';
-import type { TabKey } from './tab-key';
+import type { TabKey } from '../tabs/tab-key';
 
 const MAX_TARGETS = 50;
 

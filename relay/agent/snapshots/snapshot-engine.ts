@@ -5,8 +5,8 @@
 // engine brings its own refs and its own resolution, and two engines can be compared on one tab.
 
 import type { ElementHandle, Locator, Page } from 'playwright-core';
-import type { SnapshotRequest } from '../operations/page-operations';
-import type { TabKey } from './tab-key';
+import type { SnapshotRequest } from '../../operations/page-operations';
+import type { TabKey } from '../tabs/tab-key';
 
 /** What an action acts on: a locator that re-checks the element, or a handle pinned to it. */
 export type ActTarget = Locator | ElementHandle;

@@ -6,7 +6,7 @@
 // marked, and the mark names the ref to continue after (`after=<ref>`). `after` shows only the
 // lines that follow that ref's line.
 
-import { ClawdError } from '../errors';
+import { ClawdError } from '../../errors';
 import type { SnapshotLine } from './snapshot-engine';
 
 export interface LineOptions {

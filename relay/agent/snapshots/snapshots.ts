@@ -6,10 +6,10 @@
 // diff or full) and `find` read the page the same way: each is a snapshot the agent saw part of.
 
 import type { Page } from 'playwright-core';
-import { ClawdError } from '../errors';
-import { within } from '../time-limit';
+import { ClawdError } from '../../errors';
+import { within } from '../../time-limit';
 import { AgentEngine } from './agent-engine';
-import { toAgentError } from './agent-errors';
+import { toAgentError } from '../agent-errors';
 import type {
   FindRequest,
   FindResult,
@@ -17,10 +17,10 @@ import type {
   SnapshotFormat,
   SnapshotRequest,
   SnapshotResult as SnapshotAnswer,
-} from '../operations/page-operations';
-import type { PageView } from '../operations/shared-fields';
+} from '../../operations/page-operations';
+import type { PageView } from '../../operations/shared-fields';
 import { findLines, subtreeOf } from './find-lines';
-import { currentMask } from '../operations/secret-use';
+import { currentMask } from '../../operations/secret-use';
 import { AxTreeEngine } from './ax-tree-engine';
 import { PlaywrightEngine } from './playwright-engine';
 import { RefStore } from './ref-store';
@@ -29,7 +29,7 @@ import { diffSnapshots } from './snapshot-diff';
 import type { SnapshotLine } from './snapshot-engine';
 import { briefLines, filterLines, isMessageLine, renderLine, renderLines } from './snapshot-lines';
 import { truncate } from './snapshot-render';
-import type { TabKey } from './tab-key';
+import type { TabKey } from '../tabs/tab-key';
 
 /** The `agent` format's budget when the request sets none: what an agent can read in one step. */
 const DEFAULT_MAX_CHARS = 40_000;

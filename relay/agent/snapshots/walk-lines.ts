@@ -4,7 +4,7 @@
 // Said once is enough; nothing the agent can act on is dropped. Pure: unit-tested. (A region's
 // heading stays: a brief view keeps headings, not regions.)
 
-import type { WalkLine } from './in-page/page-walker';
+import type { WalkLine } from '../in-page/page-walker';
 
 /** The name a line shows (`checkbox "Done: Buy milk" [e4]` → Done: Buy milk), if any. */
 function nameOf(line: WalkLine): string | undefined {

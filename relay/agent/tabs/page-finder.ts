@@ -5,11 +5,11 @@
 // the first request on.
 
 import type { Page } from 'playwright-core';
-import { noteForCaller } from '../call-notes';
-import { ClawdError } from '../errors';
-import type { Logger } from '../log';
-import type { ProfileDriver } from '../profiles/profile-driver';
-import type { ProfileService } from '../profiles/profile-service';
+import { noteForCaller } from '../../call-notes';
+import { ClawdError } from '../../errors';
+import type { Logger } from '../../log';
+import type { ProfileDriver } from '../../profiles/profile-driver';
+import type { ProfileService } from '../../profiles/profile-service';
 import { PageTracker, type PageState } from './page-tracker';
 import { PlaywrightConnections } from './pw-connections';
 import { tabKey, type TabKey } from './tab-key';

@@ -5,13 +5,13 @@
 // left to the person, as the profile's driver says (PagePolicy); either way they are recorded.
 
 import type { Browser, ConsoleMessage, Dialog, Page } from 'playwright-core';
-import { ClawdError } from '../errors';
-import type { Logger } from '../log';
-import type { ConsoleEntry } from '../operations/page-operations';
-import type { PagePolicy } from '../profiles/profile-driver';
-import { matchTab } from '../profiles/tabs';
-import { seconds, within } from '../time-limit';
-import { NetworkLog } from './network-log';
+import { ClawdError } from '../../errors';
+import type { Logger } from '../../log';
+import type { ConsoleEntry } from '../../operations/page-operations';
+import type { PagePolicy } from '../../profiles/profile-driver';
+import { matchTab } from '../../profiles/tabs';
+import { seconds, within } from '../../time-limit';
+import { NetworkLog } from '../network/network-log';
 
 export interface PageState {
   console: ConsoleEntry[];

@@ -4,9 +4,9 @@
 // here (the browser was killed, crashed, or closed by hand) is remembered as lost until asked.
 
 import type { Browser } from 'playwright-core';
-import { ClawdError } from '../errors';
-import { within } from '../time-limit';
-import type { Logger } from '../log';
+import { ClawdError } from '../../errors';
+import { within } from '../../time-limit';
+import type { Logger } from '../../log';
 
 export interface Endpoint {
   url: string;

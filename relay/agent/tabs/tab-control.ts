@@ -6,8 +6,8 @@
 // `user_in_control` until it is given back, and an agent can wait for that, bounded.
 // Holds expire by time checked on use, so the only timers are those of waiting agents, owned here.
 
-import { ClawdError } from '../errors';
-import { MAX_HANDOFF_WAIT_MS, type HandoffEnd, type HolderView } from '../operations/control-operations';
+import { ClawdError } from '../../errors';
+import { MAX_HANDOFF_WAIT_MS, type HandoffEnd, type HolderView } from '../../operations/control-operations';
 import { tabOfKey, type TabKey } from './tab-key';
 
 export const DEFAULT_HOLD_IDLE_MS = 10 * 60_000;

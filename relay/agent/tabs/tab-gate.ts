@@ -7,16 +7,16 @@
 // tells that a call is one.
 
 import type { Page } from 'playwright-core';
-import { WATCHED_ASK_KINDS, type AskKind } from '../../shared/ask-kinds';
-import { originOf } from '../../shared/origin-policy';
-import { callerSignal, noteForCaller } from '../call-notes';
-import type { PersonActivity } from '../consent/person-activity';
-import type { PersonQuestions } from '../consent/person-questions';
-import type { GateSpec, Touches } from '../operations/operation';
-import { within } from '../time-limit';
-import { ActionWatch, type WatchOptions } from './action-watch';
+import { WATCHED_ASK_KINDS, type AskKind } from '../../../shared/ask-kinds';
+import { originOf } from '../../../shared/origin-policy';
+import { callerSignal, noteForCaller } from '../../call-notes';
+import type { PersonActivity } from '../../consent/person-activity';
+import type { PersonQuestions } from '../../consent/person-questions';
+import type { GateSpec, Touches } from '../../operations/operation';
+import { within } from '../../time-limit';
+import { ActionWatch, type WatchOptions } from '../actions/action-watch';
 import type { AgentPage } from './page-finder';
-import type { ActTarget } from './snapshot-engine';
+import type { ActTarget } from '../snapshots/snapshot-engine';
 import type { TabControl } from './tab-control';
 import { tabKey, type TabKey } from './tab-key';
 
