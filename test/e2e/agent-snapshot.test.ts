@@ -277,6 +277,33 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     expect(await log()).toBe('done 3, delete 4, delete 5, delete 2, done 1');
   });
 
+  it('refuses a ref as stale when its element was rebuilt beside a copy of itself: either is the same to a person', async () => {
+    await open('/snap/fuzz');
+    const log = async () => (await ctx.d.inPage<string>(`document.getElementById('log').textContent`)).trim();
+    const rebuild = `const list = document.getElementById('list'); list.innerHTML = list.innerHTML;`;
+    const clickNow = (ref: string) =>
+      ctx.d.api('POST', '/act', { kind: 'click', ref, snapshot: 'none', targetId: ctx.d.targetId });
+    const first = await snapshot();
+    const seven = refOf(first, 'button', 'button 7');
+    // The page copies the button beside itself, then rebuilds its list (every element new): the
+    // one after "button 6" is no more its heir than the copy after it.
+    await ctx.d.inPage(
+      `(() => { const b = [...document.querySelectorAll('#list button')].find((x) => x.textContent === 'button 7'); const c = b.cloneNode(true); c.dataset.uid = 'copy'; b.after(c); ${rebuild} })()`,
+    );
+    const refused = await clickNow(seven);
+    expect(refused.body.error?.code, JSON.stringify(refused.body)).toBe('ref_stale');
+    expect(await log()).toBe('');
+    // Nor does a snapshot hand it on: both copies get refs of their own.
+    const after = await snapshot();
+    expect(Object.keys(after.refs)).not.toContain(seven);
+    expect(Object.values(after.refs).filter((r) => r.name === 'button 7')).toHaveLength(2);
+    // Rebuilt with no copy beside it, a ref goes to the rebuilt element, as before.
+    const eight = refOf(after, 'button', 'button 8');
+    await ctx.d.inPage(`(() => { ${rebuild} })()`);
+    expect((await clickNow(eight)).status).toBe(200);
+    expect(await log()).toBe('9');
+  });
+
   it('names a region opening with a heading by its title and its words: a count or a button changing there is no move', async () => {
     await open('/snap/titled');
     const first = await snapshot();

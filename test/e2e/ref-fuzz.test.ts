@@ -45,8 +45,8 @@ const KINDS = ['remove', 'replace', 'rename', 'move', 'duplicate', 'rerender', '
 
 describe.each([
   // Rounds as many as CI's time allows (DEVELOPERS.md, "Landing work"); a longer run: the seed varies.
-  ['managed', managedDriver, 160],
-  ['extension', extensionDriver, 60],
+  ['managed', managedDriver, 300],
+  ['extension', extensionDriver, 100],
 ] as const)('refs under random mutation on a %s profile', (_kind, makeDriver, rounds) => {
   const ctx = useAgentDriver(makeDriver);
 

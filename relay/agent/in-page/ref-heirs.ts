@@ -21,6 +21,8 @@ export type Orphans = Map<string, Array<[string, Element]>>;
 export interface HeirGroup {
   olds: Array<[string, Element]>;
   news: Array<[string, Element]>;
+  /** Its place is where they stood one by one (TAKEN_OUT): heirs only while no more alike came beside them. */
+  key?: string;
 }
 
 export type RefHeirs = ReturnType<typeof refHeirs>;
@@ -153,7 +155,8 @@ export function refHeirs(
     return squash(out).slice(0, max);
   }
 
-  let heirs: { orphans: Orphans; groups: Map<string, HeirGroup> } | undefined;
+  /** `fresh`: the elements given a new ref in this walk, by role and name (those no ref holds). */
+  let heirs: { orphans: Orphans; groups: Map<string, HeirGroup>; fresh: Map<string, Element[]> } | undefined;
 
   function takeOrphans(): Orphans {
     const out: Orphans = new Map();
@@ -186,7 +189,7 @@ export function refHeirs(
         );
         if (olds.length === 0) continue;
         for (const old of olds) list.splice(list.indexOf(old), 1);
-        heirs.groups.set(claim, (group = { olds, news: [] }));
+        heirs.groups.set(claim, (group = { olds, news: [], ...(at === place ? {} : { key }) }));
       }
       return group;
     }
@@ -214,8 +217,21 @@ export function refHeirs(
     reg.byId.set(ref, { el: new WeakRef(el), role, name });
     reg.prevOf.set(el, el.previousElementSibling);
     // Maybe heir to a gone one: its ref is settled once the walk has seen every one alike.
-    groupOf(el, `${role}\u0000${name}`)?.news.push([ref, el]);
+    const key = `${role}\u0000${name}`;
+    if (heirs) heirs.fresh.set(key, [...(heirs.fresh.get(key) ?? []), el]);
+    groupOf(el, key)?.news.push([ref, el]);
     return ref;
+  }
+
+  /**
+   * Elements taken out one by one are heirs to new ones after the same words only while the new
+   * ones' container holds no more alike (no ref of their own) than went: a copy beside the one
+   * in the old place (a row duplicated, then the list rebuilt) makes either the same to a person,
+   * and the ref is stale rather than on a guess (the ref fuzz found it so).
+   */
+  function noneBeside(news: Array<[string, Element]>, alike: Element[], went: number): boolean {
+    const container = news[0]?.[1].parentNode;
+    return alike.filter((el) => el.parentNode === container).length === went;
   }
 
   /**
@@ -233,7 +249,8 @@ export function refHeirs(
   /** After a walk: each group of as many heirs as gone elements takes their refs, in order. */
   function settleHeirs(result: WalkResult): void {
     const taken = new Map<string, string>();
-    for (const [claim, { olds, news }] of heirs?.groups ?? []) {
+    for (const [claim, { olds, news, key }] of heirs?.groups ?? []) {
+      if (key !== undefined && !noneBeside(news, heirs!.fresh.get(key) ?? [], olds.length)) continue;
       const alike = olds.length === news.length && (olds.length === 1 || !claim.includes(`\u0000${NAMED}`));
       const ordered = alike ? inPageOrder(olds) : undefined;
       if (!ordered) continue;
@@ -288,7 +305,15 @@ export function refHeirs(
       if (was.role === entry.role && was.name === entry.name && gone && !gone.isConnected && placeOf(gone) === place)
         olds.push([other, gone]);
     }
-    const alike = news.length === olds.length && (olds.length === 1 || !place.startsWith(NAMED));
+    const alike =
+      news.length === olds.length &&
+      (olds.length === 1 || !place.startsWith(NAMED)) &&
+      (place !== TAKEN_OUT ||
+        noneBeside(
+          news.map((el): [string, Element] => ['', el]),
+          candidates,
+          olds.length,
+        ));
     const ordered = alike ? inPageOrder(olds) : undefined;
     const at = ordered ? ordered.findIndex(([other]) => other === ref) : -1;
     if (at < 0) return undefined;
@@ -302,7 +327,7 @@ export function refHeirs(
   /** A walk begins: refs whose element is gone may go to a rebuilt element the same to a person (refFor); the rest are forgotten. */
   function beginWalk(): void {
     const orphans = takeOrphans();
-    heirs = orphans.size > 0 ? { orphans, groups: new Map() } : undefined;
+    heirs = orphans.size > 0 ? { orphans, groups: new Map(), fresh: new Map() } : undefined;
     places = new Map();
   }
 
