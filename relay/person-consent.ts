@@ -58,7 +58,7 @@ export class PersonConsent {
     this.feed = new ConsentFeed({
       profile,
       tabs: (named) => this.#tabs(named),
-      policy: (named) => this.#world!.profiles.policyInForce(named),
+      policy: (named) => this.#world!.profiles.policies.policyInForce(named),
       questions: (named) => this.questions.pending(named),
       handoffs: () => {
         const person = profile();
@@ -83,7 +83,7 @@ export class PersonConsent {
         activity: this.activity,
         questions: this.questions,
         profile,
-        asked: () => this.#world?.profiles.askOf(profile() ?? '') ?? [],
+        asked: () => this.#world?.profiles.policies.askOf(profile() ?? '') ?? [],
         watch: () => {
           const [agent, named] = [this.#world?.agent, profile()];
           return agent && named ? (request) => agent.control.watchTab(named, request) : undefined;
@@ -116,7 +116,7 @@ export class PersonConsent {
           activity: this.activity,
           questions: this.questions,
           profile: () => named,
-          asked: () => this.#world?.profiles.askOf(named) ?? [],
+          asked: () => this.#world?.profiles.policies.askOf(named) ?? [],
           watch: () => {
             const agent = this.#world?.agent;
             return agent ? (request) => agent.control.watchTab(named, request) : undefined;
@@ -133,7 +133,7 @@ export class PersonConsent {
   /** The services exist: the relay's hooks reach them from now on. */
   connect(world: World): void {
     this.#world = world;
-    this.#unsubscribePolicy = world.profiles.onPolicyChange(() => this.feed.changed());
+    this.#unsubscribePolicy = world.profiles.policies.onPolicyChange(() => this.feed.changed());
   }
 
   close(): void {
@@ -217,11 +217,15 @@ export class PersonConsent {
       const url = this.viewLink?.({ profile: handed, targetId });
       if (url) await world.relay.switchboard.openView(url);
     } else if ('block' in say) {
-      const { allow, block = [] } = world.profiles.policyInForce(profile);
+      const { allow, block = [] } = world.profiles.policies.policyInForce(profile);
       if (!block.includes(say.block))
-        await world.profiles.setPolicy(profile, { ...(allow ? { allow } : {}), block: [...block, say.block] }, false);
+        await world.profiles.policies.setPolicy(
+          profile,
+          { ...(allow ? { allow } : {}), block: [...block, say.block] },
+          false,
+        );
     } else {
-      await world.profiles.setAsk(profile, say.ask);
+      await world.profiles.policies.setAsk(profile, say.ask);
     }
     this.feed.changed();
   }

@@ -106,20 +106,20 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // The person's tabs follow the extension profile's origin policy (the first one, when there are several).
   // The control API's port is known once it listens: until then, the relay's own and the profiles'.
   let controlPort: number | undefined;
-  profiles.serverPorts = () => [relay.port, ...(controlPort !== undefined ? [controlPort] : [])];
+  profiles.policies.serverPorts = () => [relay.port, ...(controlPort !== undefined ? [controlPort] : [])];
   const syncRelayPolicy = () => {
     const [profile] = extensionProfiles();
-    const { allow, block } = profile ? profiles.policyInForce(profile) : {};
+    const { allow, block } = profile ? profiles.policies.policyInForce(profile) : {};
     return relay.switchboard.policy.set({
       ...(allow ? { allow } : {}),
       ...(block ? { block } : {}),
-      own: profiles.ownOrigins(),
+      own: profiles.policies.ownOrigins(),
     });
   };
   void syncRelayPolicy();
-  profiles.onPolicyChange(syncRelayPolicy);
+  profiles.policies.onPolicyChange(syncRelayPolicy);
   // What the relay's own interception kept a managed or remote browser from loading.
-  profiles.onGuardBlock = (profile, block) =>
+  profiles.policies.onGuardBlock = (profile, block) =>
     actions.record({
       profile,
       kind: 'blocked',

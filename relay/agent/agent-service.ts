@@ -137,8 +137,8 @@ export class AgentService {
       control: this.#tabControl,
       activity: consent.activity,
       questions: consent.questions,
-      askOf: (profile) => profiles.askOf(profile),
-      checkUrl: (profile, url) => profiles.checkUrl(profile, url),
+      askOf: (profile) => profiles.policies.askOf(profile),
+      checkUrl: (profile, url) => profiles.policies.checkUrl(profile, url),
     });
   }
 
@@ -180,7 +180,7 @@ export class AgentService {
 
   async navigate(profile: string, request: NavigateRequest): Promise<NavigateResult> {
     // Refused before anything is loaded (the browser enforces the policy too; this says which rule).
-    this.profiles.checkUrl(profile, request.url);
+    this.profiles.policies.checkUrl(profile, request.url);
     const found = await this.#calls.page(profile, request);
     const { page, targetId, tab } = found;
     const what = `navigate to ${request.url}`;

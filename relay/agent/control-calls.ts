@@ -108,7 +108,7 @@ export class ControlCalls {
   /** The live view's side of who controls a tab (relay/view/live-views.ts). */
   readonly view = {
     /** The person's address bar obeys the profile's origin policy, as everything in the tab does. */
-    checkUrl: (tab: TabKey, url: string) => this.profiles.checkUrl(tabOfKey(tab).profile, url),
+    checkUrl: (tab: TabKey, url: string) => this.profiles.policies.checkUrl(tabOfKey(tab).profile, url),
     viewPage: (profile: string, targetId: string | undefined) => this.calls.pages.find(profile, targetId, false),
     holder: (tab: TabKey) => this.control.holder(tab) ?? null,
     personTakes: (tab: TabKey) => this.control.takeOver(tab),

@@ -29,7 +29,7 @@ export class StorageCalls {
     );
     // Cookies of hosts the profile's policy blocks are never handed out (the relay hides them from
     // the person's tabs already; a managed or remote browser's are left out here).
-    const policy = this.profiles.policy(profile);
+    const policy = this.profiles.policies.policy(profile);
     const state = { ...read, cookies: read.cookies.filter((cookie) => policy.cookieVerdict(cookie).allowed) };
     const file = await saveCapture(
       path.join(this.home, 'storage-states'),
@@ -65,7 +65,7 @@ export class StorageCalls {
       }
     }
     const state = checkStorageState(raw);
-    const policy = this.profiles.policy(profile);
+    const policy = this.profiles.policies.policy(profile);
     for (const cookie of state.cookies) {
       const verdict = policy.cookieVerdict(cookie);
       if (!verdict.allowed)

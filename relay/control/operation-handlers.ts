@@ -136,7 +136,7 @@ export const HANDLERS: Handlers = {
       entries = await s.actions.query(query);
     return { profile, entries };
   },
-  policy: async (s, profile) => s.profiles.policyInForce(profile),
+  policy: async (s, profile) => s.profiles.policies.policyInForce(profile),
   policySet: async (s, profile, input) => {
     const lists = input.allow !== undefined || input.block !== undefined;
     // Loosening is the person's, and waits for their yes in Chrome while their browser is connected.
@@ -149,9 +149,9 @@ export const HANDLERS: Handlers = {
       ...(input.ask !== undefined ? { ask: input.ask } : {}),
     });
     if (loosens.length > 0) await s.confirmLoosening(loosens, input.timeoutMs);
-    if (input.ask !== undefined) await s.profiles.setAsk(profile, input.ask);
-    if (!lists && input.ask !== undefined) return s.profiles.policyInForce(profile);
-    return s.profiles.setPolicy(
+    if (input.ask !== undefined) await s.profiles.policies.setAsk(profile, input.ask);
+    if (!lists && input.ask !== undefined) return s.profiles.policies.policyInForce(profile);
+    return s.profiles.policies.setPolicy(
       profile,
       { ...(input.allow ? { allow: input.allow } : {}), ...(input.block ? { block: input.block } : {}) },
       input.global,

@@ -1,30 +1,17 @@
 // Profiles and their browsers, as the control API and the CLI see them: resolve a profile by
 // name (or the default), report status, start and stop, list/open/focus/close tabs, create and
-// delete profiles, reset a managed profile's stray processes, and each profile's origin policy
-// (which sites agents may reach; changed without a restart, its listeners told). Config changes
-// go through the locked updateConfig; the service keeps the current config and one driver per
-// profile. The browsers' guards are policy-guards.ts's.
+// delete profiles, reset a managed profile's stray processes. Each profile's origin policy and
+// asks are `policies` (profile-policies.ts), over the same config. Config changes go through the
+// locked updateConfig; the service keeps the current config and one driver per profile.
 
 import type { ClientGate } from '../cdp/client-gate';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
-import { ownOrigins } from '../../shared/own-origins';
-import type { AskKind } from '../../shared/ask-kinds';
-import {
-  askOf,
-  isLoopbackUrl,
-  nextColor,
-  parsePolicy,
-  policyOf,
-  profileNameProblem,
-  type BrowserConfig,
-} from '../home/config-schema';
+import { isLoopbackUrl, nextColor, profileNameProblem, type BrowserConfig } from '../home/config-schema';
 import { driverKind, type NewProfileInput } from './driver-kinds';
 import './kinds';
 import type { ProfileDriver, ProfileStatus } from './profile-driver';
-import type { GuardBlock } from './policy-guard';
-import { PolicyGuards } from './policy-guards';
+import { ProfilePolicies } from './profile-policies';
 import type { CdpTarget } from '../browser/tab-endpoint';
 import type { RelayServer } from '../cdp/relay-server';
 import { noteForCaller } from '../call-notes';
@@ -43,34 +30,17 @@ export interface CreateProfile extends NewProfileInput {
 const CLOSE_SETTLE_MS = 5_000;
 const toTab = (t: CdpTarget): Tab => ({ targetId: t.id, title: t.title, url: t.url, type: t.type });
 
-/** The origin policy in force for a profile, and where it comes from. */
-export interface PolicyInForce {
-  profile: string;
-  /** The profile's own policy, the global one, or none at all. */
-  source: 'profile' | 'global' | 'none';
-  allow?: string[];
-  block?: string[];
-  /** What the person is asked before on this profile. */
-  ask: AskKind[];
-}
+export type { PolicyInForce } from './profile-policies';
 
 export class ProfileService {
   #config: ClawdConfig;
   readonly #drivers = new Map<string, ProfileDriver>();
-  // Told when any policy changes (the enforcers re-read theirs); removed by the returned function.
-  readonly #policyListeners = new Set<() => void | Promise<void>>();
-  // The relay's interception of a managed or remote browser, while its profile's policy has rules.
-  // Keyed by profile, and by profile and socket where a profile has several browsers (grid).
-  readonly #guards: PolicyGuards;
-  /** A request a guard refused (the action log listens). */
-  onGuardBlock: (profile: string, block: GuardBlock) => void = () => {};
+  /** Each profile's origin policy and asks, and the guards that hold its browsers to them. */
+  readonly policies: ProfilePolicies;
   /** A profile was started on an agent's first use of it (/events listens). */
   onStartedOnUse: (profile: string) => void = () => {};
   /** The gate a profile's raw CDP clients are held to, for its asks (the person's say: consent). */
   rawGate: (profile: string) => ClientGate | undefined = () => undefined;
-  /** The ports this server listens on (relay, control API): with the profiles' CDP ports, clawd's own addresses. */
-  serverPorts: () => number[] = () => [];
-
   constructor(
     private readonly home: string,
     config: ClawdConfig,
@@ -78,10 +48,14 @@ export class ProfileService {
     private readonly log: Logger,
   ) {
     this.#config = config;
-    this.#guards = new PolicyGuards(
-      (name) => this.policy(name),
+    this.policies = new ProfilePolicies(
+      {
+        home,
+        settings: () => this.settings,
+        saved: (next) => (this.#config = next),
+        driver: (name) => this.driver(name),
+      },
       log,
-      (name, block) => this.onGuardBlock(name, block),
     );
   }
 
@@ -111,85 +85,6 @@ export class ProfileService {
     return chosen;
   }
 
-  // ---- origin policy ------------------------------------------------------------------------
-
-  policyInForce(name: string): PolicyInForce {
-    const { source, config } = policyOf(this.settings, name);
-    return { profile: name, source, ...config, ask: this.askOf(name) };
-  }
-
-  /** The profile's policy as a matcher, clawd's own addresses always blocked first. */
-  policy(name: string): OriginPolicy {
-    return new OriginPolicy({ ...policyOf(this.settings, name).config, own: this.ownOrigins() });
-  }
-
-  /** clawd's own addresses (shared/own-origins.ts): its listeners and every profile's CDP port. */
-  ownOrigins(): string[] {
-    const cdpPorts = Object.values(this.settings.profiles).flatMap((p) => (p.cdpPort !== undefined ? [p.cdpPort] : []));
-    return ownOrigins([...this.serverPorts(), ...cdpPorts]);
-  }
-
-  /** Refuses a URL the profile's policy blocks: 403 origin_blocked naming the rule, nothing loaded. */
-  checkUrl(name: string, url: string): void {
-    const verdict = this.policy(name).check(url);
-    if (!verdict.allowed)
-      throw new ClawdError(
-        'origin_blocked',
-        `${verdict.reason} (the origin policy of profile ${name}); nothing was loaded`,
-      );
-  }
-
-  /**
-   * Sets a profile's own policy (or, with `global`, browser.policy), written to config.json and
-   * in force at once. An empty policy removes the profile's own, so the global one applies again.
-   */
-  async setPolicy(name: string, policy: PolicyConfig, global: boolean): Promise<PolicyInForce> {
-    const checked = parsePolicy(policy, global ? 'browser.policy' : `browser.profiles.${name}.policy`, 'the request');
-    const empty = checked.allow === undefined && checked.block === undefined;
-    this.#config = await updateConfig(this.home, (config) => {
-      if (global) {
-        if (empty) delete config.browser.policy;
-        else config.browser.policy = checked;
-      } else {
-        const profile = config.browser.profiles[name];
-        if (!profile) throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(name)}`);
-        if (empty) delete profile.policy;
-        else profile.policy = checked;
-      }
-      return config;
-    });
-    // Answered once every enforcer has the new rules in force: the guards are made anew (what they
-    // put in pages was made from the old rules, and goes with their connection).
-    await Promise.all([...this.#policyListeners].map((listener) => listener()));
-    await this.#guards.renew();
-    // A browser that cannot be guarded now refuses its next call (guard() again, from PageFinder).
-    await Promise.all(Object.keys(this.settings.profiles).map((profile) => this.guard(profile).catch(() => {})));
-    return this.policyInForce(name);
-  }
-
-  /** Holds the profile's browser to its policy (policy-guards.ts); policy_not_enforced when it cannot be. */
-  guard(name: string, browserUrl?: string, startMs?: number): Promise<void> {
-    return this.#guards.hold(name, this.driver(name), browserUrl, startMs);
-  }
-
-  /** What the person is asked before on the profile, written to config.json and in force at once (the person's: never an MCP tool). */
-  async setAsk(name: string, kinds: AskKind[]): Promise<PolicyInForce> {
-    this.#config = await updateConfig(this.home, (config) => {
-      const profile = config.browser.profiles[name];
-      if (!profile) throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(name)}`);
-      profile.ask = [...kinds];
-      return config;
-    });
-    await Promise.all([...this.#policyListeners].map((listener) => listener()));
-    return this.policyInForce(name);
-  }
-
-  /** Calls `listener` whenever a policy changes; returns its removal. */
-  onPolicyChange(listener: () => void | Promise<void>): () => void {
-    this.#policyListeners.add(listener);
-    return () => void this.#policyListeners.delete(listener);
-  }
-
   driver(name: string): ProfileDriver {
     let driver = this.#drivers.get(name);
     if (driver) return driver;
@@ -200,7 +95,7 @@ export class ProfileService {
       settings: this.settings,
       relay: this.relay,
       log: this.log,
-      policy: () => this.policy(name),
+      policy: () => this.policies.policy(name),
       rawGate: () => this.rawGate(name),
     });
     this.#drivers.set(name, driver);
@@ -226,13 +121,13 @@ export class ProfileService {
     const began = performance.now();
     const before = await driver.cdp.isReady(500);
     const confirmed = await driver.start(progress);
-    await this.guard(name);
+    await this.policies.guard(name);
     const status = await driver.status(this.settings.enabled, confirmed);
     return { ...status, alreadyRunning: before !== undefined, tookMs: Math.round(performance.now() - began) };
   }
 
   async stop(name: string): Promise<{ stopped: boolean; status: ProfileStatus }> {
-    await this.#guards.release(name);
+    await this.policies.release(name);
     const stopped = await this.driver(name).stop();
     return { stopped, status: await this.status(name) };
   }
@@ -255,7 +150,7 @@ export class ProfileService {
         this.onStartedOnUse(name);
       }
     }
-    await this.guard(name);
+    await this.policies.guard(name);
     return driver;
   }
 
@@ -275,16 +170,11 @@ export class ProfileService {
 
   async openTab(name: string, url: unknown, session?: string): Promise<Tab> {
     const target = checkOpenUrl(url);
-    this.checkUrl(name, target);
+    this.policies.checkUrl(name, target);
     const driver = await this.ensureRunning(name);
     // A browser per agent session: the session's own, guarded before the tab loads anything in it.
-    if (driver.browserFor) await this.guard(name, (await driver.browserFor(session)).url);
+    if (driver.browserFor) await this.policies.guard(name, (await driver.browserFor(session)).url);
     return toTab(await driver.openTab(target, session));
-  }
-
-  /** What the person asked to be asked before on the profile (browser.profiles.<name>.ask, or its driver's default). */
-  askOf(name: string): AskKind[] {
-    return askOf(this.settings, name);
   }
 
   /** A tab by its id or a unique prefix (ambiguous → 409, unknown → 404). */
@@ -386,7 +276,7 @@ export class ProfileService {
 
   /** Stops the browsers this process launched (server shutdown). */
   async close(): Promise<void> {
-    this.#guards.close();
+    this.policies.close();
     // Only a managed driver has something of its own to stop; the others answer false.
     await Promise.all([...this.#drivers.values()].map((d) => d.stop().catch(() => false)));
   }

@@ -96,7 +96,7 @@ export class PageFinder {
     // before the agent does anything in it.
     if (!this.#connections.isConnected(endpoint.url)) await this.profiles.ensureRunning(profile);
     try {
-      await this.profiles.guard(profile, endpoint.url, timeoutMs);
+      await this.profiles.policies.guard(profile, endpoint.url, timeoutMs);
     } catch (error) {
       // The guard found no browser because it has just gone, before its connection heard so: once
       // it has, the call starts over (the browser is started again, and the caller told).
