@@ -31,7 +31,7 @@ const ACTIONABLE = new Set([
   'tab',
 ]);
 /** Elements compared per page and engine (the first ones in the page). */
-const SAMPLE = 60;
+const SAMPLE = 80;
 
 const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
 /** A name cut with … agrees when Chromium's begins with it. */

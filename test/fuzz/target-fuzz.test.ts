@@ -18,7 +18,7 @@ import {
   type FuzzTarget,
 } from '../helpers/target-fuzz';
 
-const { seed, rounds } = fuzzSettings(150);
+const { seed, rounds } = fuzzSettings(200);
 // Cheap events most rounds; the slow ones (a second or more each) a few times per run.
 const SLOW = { detours: 3, extensionReloads: 2 };
 // Renderer crashes the run makes itself: only when CLAWD_FUZZ_CRASHES asks. Not on the managed
