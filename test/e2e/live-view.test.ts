@@ -104,7 +104,12 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
         const page = await ctx.d.inPage<string>(
           '`${getComputedStyle(document.getElementById("block")).backgroundColor}, ${document.visibilityState}`',
         );
-        throw new Error(`the picture shows ${seen.join(',')} after ${frames} frames; the page: ${page}`);
+        // Held for a viewer: the server has a newer frame the viewer has not taken (its acks); none
+        // held: the browser sent no new frame.
+        const viewers = JSON.stringify(ctx.d.server.server.control.views.viewerStats());
+        throw new Error(
+          `the picture shows ${seen.join(',')} after ${frames} frames; the page: ${page}; viewers: ${viewers}`,
+        );
       },
       20_000,
       200,
