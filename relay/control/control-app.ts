@@ -10,7 +10,7 @@
 
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { streamSSE } from 'hono/streaming';
+import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { PRODUCT_NAME } from '../../shared/defaults';
 import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
 import { accessGuard, hostGuard, requestToken, requirePerson, PERSON_HEADER, type GuardPolicy } from '../http/guards';
@@ -69,16 +69,30 @@ function crossSiteGuard(): MiddlewareHandler {
 }
 
 export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: McpHttpSessions } {
-  const { service, token } = options;
   const app = new Hono();
-  const policy = (): GuardPolicy => ({
-    token: token.value,
-    port: options.port(),
-    extensionOrigins: options.extensionOrigins,
-    origins: 'no-web',
+  registerFront(app, options);
+  registerGuards(app, options);
+  registerEvents(app, options);
+  registerPersonRoutes(app, options);
+  registerOperationRoutes(app, options.invoker);
+  registerViewRoutes(app, {
+    token: options.token,
+    port: options.port,
+    auth: options.viewAuth,
+    service: options.service,
+    agent: options.agent,
+    actions: options.actions,
   });
-  const profile = (c: Context) => service.resolve(c.req.query('profile'));
+  // MCP's tools call the same operations in this process, so they answer exactly as HTTP and the CLI do.
+  const mcp = new McpHttpSessions(options.invoker);
+  app.all('/mcp', async (c) => mcp.handle(c.req.raw, c.req.query('profile')));
 
+  return { app, mcp };
+}
+
+/** What comes before the guards: errors, counting who uses the server, the Host check, the health check and the proof. */
+function registerFront(app: Hono, options: ControlAppOptions): void {
+  const { token } = options;
   app.onError((error, c) => c.json(httpErrorBody(error), httpStatusOf(error) as 500));
   app.use('*', async function countRequest(_c, next) {
     const end = options.activity.begin();
@@ -117,9 +131,19 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
       person: keyProofSync(options.keys.person, 'person', port, nonce),
     });
   });
+}
+
+/** The guards every later route is behind: the token (or the live view's cookie), no cross-site, whose call, the body's size. */
+function registerGuards(app: Hono, options: ControlAppOptions): void {
+  const policy = (): GuardPolicy => ({
+    token: options.token.value,
+    port: options.port(),
+    extensionOrigins: options.extensionOrigins,
+    origins: 'no-web',
+  });
   // The live view's routes take its session cookie and its own origin; every other route refuses web origins.
   const guardAgents = accessGuard(policy);
-  const guardView = viewGuard({ token, port: options.port, auth: options.viewAuth });
+  const guardView = viewGuard({ token: options.token, port: options.port, auth: options.viewAuth });
   app.use(
     '*',
     (c, next) => (isViewPath(new URL(c.req.url).pathname) ? guardView(c, next) : guardAgents(c, next)),
@@ -131,10 +155,13 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
       onError: (c) => c.json(httpErrorBody(new ClawdError('bad_request', 'request body over 1 MiB')), 400),
     }),
   );
+}
 
-  // What happened, as server-sent events, so a UI needs no polling. A subscriber that falls more
-  // than EVENTS_QUEUE behind is dropped (its stream ends) rather than queued for without bound.
-  // The live view reads it at /view/events, under the path its session cookie is limited to.
+// What happened, as server-sent events, so a UI needs no polling. A subscriber that falls more
+// than EVENTS_QUEUE behind is dropped (its stream ends) rather than queued for without bound.
+// The live view reads it at /view/events, under the path its session cookie is limited to.
+function registerEvents(app: Hono, options: ControlAppOptions): void {
+  const { token } = options;
   app.on('GET', ['/events', '/view/events'], (c) => {
     // A live view bound to one tab (a hand-over's link) hears only of that tab.
     const bound =
@@ -147,46 +174,57 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
         : undefined;
     const heard = (event: { profile?: string; targetId?: string }) =>
       !bound || (event.profile === bound.profile && event.targetId === bound.targetId);
-    return streamSSE(c, async (stream) => {
-      const queue: Array<{ event: string; data: string }> = [];
-      let wake: (() => void) | undefined;
-      const end = options.activity.begin(); // an open stream is someone using the server (a `clawd mcp`)
-      stream.onAbort(end);
-      const unsubscribe = options.events.subscribe((event) => {
-        if (!heard(event as { profile?: string; targetId?: string })) return;
-        queue.push({ event: event.type, data: JSON.stringify(event) });
-        wake?.();
-      });
-      stream.onAbort(() => wake?.());
-      try {
-        await stream.writeSSE({ event: 'ready', data: '{}' });
-        while (!stream.aborted && queue.length <= EVENTS_QUEUE) {
-          const next = queue.shift();
-          if (next !== undefined) {
-            await stream.writeSSE(next);
-            continue;
-          }
-          // Idle: a comment now and then keeps proxies and clients from timing out.
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(done, 15_000);
-            function done() {
-              clearTimeout(timer);
-              wake = undefined;
-              resolve();
-            }
-            wake = done;
-          });
-          if (queue.length === 0 && !stream.aborted) await stream.write(': idle\n\n');
-        }
-      } finally {
-        unsubscribe();
-        end();
-      }
-    });
+    return streamSSE(c, (stream) => streamEvents(stream, options, heard));
   });
+}
 
-  // The person's own routes (their terminal's key): the profiles themselves, pairing a browser,
-  // a new token. No operation, no MCP tool, and an agent's token alone is refused (person_only).
+/** One subscriber's stream: every event it hears, in order, until it aborts or falls too far behind. */
+async function streamEvents(
+  stream: SSEStreamingApi,
+  options: ControlAppOptions,
+  heard: (event: { profile?: string; targetId?: string }) => boolean,
+): Promise<void> {
+  const queue: Array<{ event: string; data: string }> = [];
+  let wake: (() => void) | undefined;
+  const end = options.activity.begin(); // an open stream is someone using the server (a `clawd mcp`)
+  stream.onAbort(end);
+  const unsubscribe = options.events.subscribe((event) => {
+    if (!heard(event as { profile?: string; targetId?: string })) return;
+    queue.push({ event: event.type, data: JSON.stringify(event) });
+    wake?.();
+  });
+  stream.onAbort(() => wake?.());
+  try {
+    await stream.writeSSE({ event: 'ready', data: '{}' });
+    while (!stream.aborted && queue.length <= EVENTS_QUEUE) {
+      const next = queue.shift();
+      if (next !== undefined) {
+        await stream.writeSSE(next);
+        continue;
+      }
+      // Idle: a comment now and then keeps proxies and clients from timing out.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, 15_000);
+        function done() {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        }
+        wake = done;
+      });
+      if (queue.length === 0 && !stream.aborted) await stream.write(': idle\n\n');
+    }
+  } finally {
+    unsubscribe();
+    end();
+  }
+}
+
+// The person's own routes (their terminal's key): the profiles themselves, pairing a browser,
+// a new token. No operation, no MCP tool, and an agent's token alone is refused (person_only).
+function registerPersonRoutes(app: Hono, options: ControlAppOptions): void {
+  const { service, token } = options;
+  const profile = (c: Context) => service.resolve(c.req.query('profile'));
   app.post('/profiles/create', async (c) => {
     requirePerson('creating a profile');
     service.resolve(undefined);
@@ -215,18 +253,4 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
     await options.keys.rotateExtension();
     return c.json({ token: next });
   });
-  registerOperationRoutes(app, options.invoker);
-  registerViewRoutes(app, {
-    token,
-    port: options.port,
-    auth: options.viewAuth,
-    service,
-    agent: options.agent,
-    actions: options.actions,
-  });
-  // MCP's tools call the same operations in this process, so they answer exactly as HTTP and the CLI do.
-  const mcp = new McpHttpSessions(options.invoker);
-  app.all('/mcp', async (c) => mcp.handle(c.req.raw, c.req.query('profile')));
-
-  return { app, mcp };
 }
