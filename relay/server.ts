@@ -9,7 +9,7 @@ import { AgentService } from './agent/agent-service';
 import { tabKey } from './agent/tabs/tab-key';
 import { ActionLog } from './agent/action-log';
 import { EventBus, type ActionEntry } from './events/event-bus';
-import { loadConfig, updateConfig } from './home/config-store';
+import { loadConfig, updateConfig, type ClawdConfig } from './home/config-store';
 import { ServerToken } from './http/server-token';
 import { ServerKeys } from './http/server-keys';
 import { loadKeys, rotateExtensionKey } from './home/home-keys';
@@ -48,6 +48,26 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Hooks the relay is started with that reach parts made after it: the profiles and the agent. */
+interface LateHooks {
+  /** The extension profiles, the person's tabs as each sees them (none until the profiles exist). */
+  extensionProfiles(): string[];
+  /** The person clicked a handed-over tab's toolbar: it is theirs again. */
+  handBack(targetId: string): void;
+}
+
+/** What the process makes before the relay, and every later part is given. */
+interface EarlyParts {
+  events: EventBus;
+  actions: ActionLog;
+  consent: PersonConsent;
+  token: ServerToken;
+  keys: ServerKeys;
+  pairing: Pairing;
+  extensionOrigins: string[];
+  late: LateHooks;
+}
+
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const config = await loadConfig(options.home, { relayPort: options.relayPort });
   const events = new EventBus();
@@ -56,13 +76,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // clients, the extension's side panel) and the live view.
   const consent = new PersonConsent(events, actions, options.log);
   // The relay starts before the profile service and agent exist; its hooks reach them late.
-  let extensionProfiles = (): string[] => [];
-  /** A raw CDP client's doing on the person's tabs, in the action log of the (first) extension profile. */
-  const recordRelay = (entry: Omit<ActionEntry, 'time' | 'profile'>) => {
-    const [profile] = extensionProfiles();
-    if (profile) actions.record({ profile, ...entry });
-  };
-  let handBack = (_targetId: string): void => {};
+  const late: LateHooks = { extensionProfiles: () => [], handBack: () => {} };
   // Our extension: the pinned development id, and the ids config lists (a store install).
   const extensionOrigins = [
     EXTENSION_ORIGIN,
@@ -77,91 +91,18 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // The keys that are not the agent's: the person's terminal's and the paired extension's (keys.json).
   const keys = new ServerKeys(await loadKeys(options.home), () => rotateExtensionKey(options.home));
   const pairing = new Pairing(keys, extensionOrigins, () => relayPort);
-  const relay = await startRelayServer({
-    port: options.relayPort ?? DEFAULT_RELAY_PORT,
-    extensionOrigins,
-    pairing,
-    token,
-    keys,
-    log: options.log,
-    ...(config.relay?.clientMaxBufferedMb !== undefined
-      ? { maxClientBufferedBytes: config.relay.clientMaxBufferedMb * MiB }
-      : {}),
-    // The person's tabs, as each extension profile sees them.
-    onTabChange: ({ targetId, url, state, reason }) => {
-      for (const profile of extensionProfiles())
-        events.emit({ type: 'tab', profile, targetId, state, url, ...(reason ? { reason } : {}) });
-    },
-    onHandBack: (targetId) => handBack(targetId),
-    onClientNavigate: (targetId, url) =>
-      recordRelay({ kind: 'cdp.navigate', targetId, url, outcome: 'ok', durationMs: 0 }),
-    onPolicyRefusal: (url, reason) =>
-      recordRelay({ kind: 'cdp.blocked', url, outcome: 'origin_blocked', durationMs: 0, detail: reason }),
-    consent: consent.relay,
-  });
+  const parts: EarlyParts = { events, actions, consent, token, keys, pairing, extensionOrigins, late };
+  const relay = await startRelay(options, config, parts);
   relayPort = relay.port;
   const profiles = new ProfileService(options.home, config, relay, options.log);
-  extensionProfiles = () => profiles.personsProfiles();
+  late.extensionProfiles = () => profiles.personsProfiles();
   profiles.rawGate = (profile) => consent.rawGate(profile);
-  // The person's tabs follow the extension profile's origin policy (the first one, when there are several).
   // The control API's port is known once it listens: until then, the relay's own and the profiles'.
   let controlPort: number | undefined;
-  profiles.policies.serverPorts = () => [relay.port, ...(controlPort !== undefined ? [controlPort] : [])];
-  const syncRelayPolicy = () => {
-    const [profile] = extensionProfiles();
-    const { allow, block } = profile ? profiles.policies.policyInForce(profile) : {};
-    return relay.switchboard.policy.set({
-      ...(allow ? { allow } : {}),
-      ...(block ? { block } : {}),
-      own: profiles.policies.ownOrigins(),
-    });
-  };
-  void syncRelayPolicy();
-  profiles.policies.onPolicyChange(syncRelayPolicy);
-  // What the relay's own interception kept a managed or remote browser from loading.
-  profiles.policies.onGuardBlock = (profile, block) =>
-    actions.record({
-      profile,
-      kind: 'blocked',
-      url: block.url,
-      outcome: 'origin_blocked',
-      durationMs: 0,
-      detail: `${block.reason} (${block.resourceType})`,
-    });
+  const syncRelayPolicy = followPolicies(parts, relay, profiles, () => controlPort);
   profiles.onStartedOnUse = (profile) => events.emit({ type: 'browser', profile, state: 'started' });
-  const agent = new AgentService(profiles, options.home, options.log, events, consent, {
-    seeAll: options.benchSeeAll === true,
-  });
-  consent.connect({ profiles, agent, relay });
-  // A hand-over of a person's own tab shows on its toolbar badge; a click there gives it back.
-  handBack = (targetId) => {
-    for (const profile of extensionProfiles()) agent.view.personDone(tabKey(profile, targetId));
-  };
-  events.subscribe((event) => {
-    if (event.type !== 'handoff' || !extensionProfiles().includes(event.profile)) return;
-    relay.switchboard.showHandoff(event.targetId, event.state === 'started' ? event.reason : undefined);
-  });
-  let control: ControlServer;
-  try {
-    control = await startControlServer({
-      port: options.controlPort ?? DEFAULT_CONTROL_PORT,
-      token,
-      keys,
-      confirmLoosening: (changes, timeoutMs) => consent.confirmLoosening(changes, timeoutMs),
-      home: options.home,
-      service: profiles,
-      agent,
-      events,
-      actions,
-      log: options.log,
-      extensionOrigins,
-      pairing,
-      ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}),
-    });
-  } catch (error) {
-    await relay.close();
-    throw error;
-  }
+  const agent = startAgent(options, parts, relay, profiles);
+  const control = await startControl(options, parts, relay, profiles, agent);
   // The person's side panel opens their own live view of a tab an agent handed them.
   consent.viewLink = (tab) => control.personsViewLink(tab);
   // Now clawd's own addresses include the control API's (and the live view's).
@@ -173,7 +114,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     controlUrl: control.url,
     relayUrl: relay.url,
   });
-  let closing: Promise<void> | undefined;
   return {
     home: options.home,
     get token() {
@@ -184,19 +124,153 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     profiles,
     pairing,
     consent,
-    close() {
-      closing ??= (async () => {
-        // Calls waiting for the person hear that nobody answered, so no request outlives the server.
-        consent.close();
-        await control.close();
-        events.close();
-        await agent.close();
-        await profiles.close();
-        await relay.close();
-        pairing.close();
-        await removeServeState(options.home);
-      })();
-      return closing;
+    close: serverCloser(options, parts, { relay, profiles, agent, control }),
+  };
+}
+
+function startRelay(options: ServeOptions, config: ClawdConfig, parts: EarlyParts): Promise<RelayServer> {
+  const { events, actions, late } = parts;
+  /** A raw CDP client's doing on the person's tabs, in the action log of the (first) extension profile. */
+  const recordRelay = (entry: Omit<ActionEntry, 'time' | 'profile'>) => {
+    const [profile] = late.extensionProfiles();
+    if (profile) actions.record({ profile, ...entry });
+  };
+  return startRelayServer({
+    port: options.relayPort ?? DEFAULT_RELAY_PORT,
+    extensionOrigins: parts.extensionOrigins,
+    pairing: parts.pairing,
+    token: parts.token,
+    keys: parts.keys,
+    log: options.log,
+    ...(config.relay?.clientMaxBufferedMb !== undefined
+      ? { maxClientBufferedBytes: config.relay.clientMaxBufferedMb * MiB }
+      : {}),
+    // The person's tabs, as each extension profile sees them.
+    onTabChange: ({ targetId, url, state, reason }) => {
+      for (const profile of late.extensionProfiles())
+        events.emit({ type: 'tab', profile, targetId, state, url, ...(reason ? { reason } : {}) });
     },
+    onHandBack: (targetId) => late.handBack(targetId),
+    onClientNavigate: (targetId, url) =>
+      recordRelay({ kind: 'cdp.navigate', targetId, url, outcome: 'ok', durationMs: 0 }),
+    onPolicyRefusal: (url, reason) =>
+      recordRelay({ kind: 'cdp.blocked', url, outcome: 'origin_blocked', durationMs: 0, detail: reason }),
+    consent: parts.consent.relay,
+  });
+}
+
+/**
+ * The person's tabs follow the extension profile's origin policy (the first one, when there are
+ * several), set now and on every change; a managed or remote browser's blocked loads are logged.
+ * Returns the sync, for once clawd's own addresses grow by the control API's port.
+ */
+function followPolicies(
+  parts: EarlyParts,
+  relay: RelayServer,
+  profiles: ProfileService,
+  controlPort: () => number | undefined,
+): () => Promise<void> {
+  profiles.policies.serverPorts = () => {
+    const port = controlPort();
+    return [relay.port, ...(port !== undefined ? [port] : [])];
+  };
+  const syncRelayPolicy = () => {
+    const [profile] = parts.late.extensionProfiles();
+    const { allow, block } = profile ? profiles.policies.policyInForce(profile) : {};
+    return relay.switchboard.policy.set({
+      ...(allow ? { allow } : {}),
+      ...(block ? { block } : {}),
+      own: profiles.policies.ownOrigins(),
+    });
+  };
+  void syncRelayPolicy();
+  profiles.policies.onPolicyChange(syncRelayPolicy);
+  // What the relay's own interception kept a managed or remote browser from loading.
+  profiles.policies.onGuardBlock = (profile, block) =>
+    parts.actions.record({
+      profile,
+      kind: 'blocked',
+      url: block.url,
+      outcome: 'origin_blocked',
+      durationMs: 0,
+      detail: `${block.reason} (${block.resourceType})`,
+    });
+  return syncRelayPolicy;
+}
+
+/** The agent layer, joined to the person's say and to the toolbar of the person's handed-over tabs. */
+function startAgent(
+  options: ServeOptions,
+  parts: EarlyParts,
+  relay: RelayServer,
+  profiles: ProfileService,
+): AgentService {
+  const { events, consent, late } = parts;
+  const agent = new AgentService(profiles, options.home, options.log, events, consent, {
+    seeAll: options.benchSeeAll === true,
+  });
+  consent.connect({ profiles, agent, relay });
+  // A hand-over of a person's own tab shows on its toolbar badge; a click there gives it back.
+  late.handBack = (targetId) => {
+    for (const profile of late.extensionProfiles()) agent.view.personDone(tabKey(profile, targetId));
+  };
+  events.subscribe((event) => {
+    if (event.type !== 'handoff' || !late.extensionProfiles().includes(event.profile)) return;
+    relay.switchboard.showHandoff(event.targetId, event.state === 'started' ? event.reason : undefined);
+  });
+  return agent;
+}
+
+/** The control API; the relay is closed again when it cannot start. */
+async function startControl(
+  options: ServeOptions,
+  parts: EarlyParts,
+  relay: RelayServer,
+  profiles: ProfileService,
+  agent: AgentService,
+): Promise<ControlServer> {
+  const { consent } = parts;
+  try {
+    return await startControlServer({
+      port: options.controlPort ?? DEFAULT_CONTROL_PORT,
+      token: parts.token,
+      keys: parts.keys,
+      confirmLoosening: (changes, timeoutMs) => consent.confirmLoosening(changes, timeoutMs),
+      home: options.home,
+      service: profiles,
+      agent,
+      events: parts.events,
+      actions: parts.actions,
+      log: options.log,
+      extensionOrigins: parts.extensionOrigins,
+      pairing: parts.pairing,
+      ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}),
+    });
+  } catch (error) {
+    await relay.close();
+    throw error;
+  }
+}
+
+/** One idempotent close: the parts in order, the last the serve state that says the server runs. */
+function serverCloser(
+  options: ServeOptions,
+  parts: EarlyParts,
+  started: { relay: RelayServer; profiles: ProfileService; agent: AgentService; control: ControlServer },
+): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= (async () => {
+      // Calls waiting for the person hear that nobody answered, so no request outlives the server.
+      parts.consent.close();
+      await started.control.close();
+      parts.events.close();
+      await started.agent.close();
+      await started.profiles.close();
+      await started.relay.close();
+      parts.pairing.close();
+      await removeServeState(options.home);
+    })();
+    return closing;
   };
 }
