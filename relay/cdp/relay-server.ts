@@ -62,30 +62,10 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const host = options.host ?? LOOPBACK_HOST;
   const log = options.log ?? silentLogger;
   const extensionOrigins = options.extensionOrigins ?? [EXTENSION_ORIGIN];
-  const maxClients = options.maxClients ?? LIMITS.maxClients;
   let port = options.port;
   const agentKey = randomBytes(18).toString('base64url');
 
-  const switchboard = new Switchboard({
-    relayVersion: VERSION,
-    log,
-    timeouts: {
-      commandMs: TIMEOUTS.commandMs,
-      reconnectWaitMs: TIMEOUTS.reconnectWaitMs,
-      tabGraceMs: TIMEOUTS.tabGraceMs,
-      eventFenceMs: TIMEOUTS.eventFenceMs,
-      notReadingCutMs: TIMEOUTS.notReadingCutMs,
-      helloMs: TIMEOUTS.helloMs,
-      extensionIdleMs: TIMEOUTS.extensionIdleMs,
-      ...options.timeouts,
-    },
-    maxClientBufferedBytes: options.maxClientBufferedBytes ?? LIMITS.clientMaxBuffered,
-    ...(options.onTabChange ? { onTabChange: options.onTabChange } : {}),
-    ...(options.onHandBack ? { onHandBack: options.onHandBack } : {}),
-    ...(options.onClientNavigate ? { onClientNavigate: options.onClientNavigate } : {}),
-    ...(options.onPolicyRefusal ? { onPolicyRefusal: options.onPolicyRefusal } : {}),
-    ...(options.consent ? { consent: options.consent } : {}),
-  });
+  const switchboard = createSwitchboard(options, log);
   const app = createRelayApp({
     switchboard,
     version: VERSION,
@@ -95,73 +75,27 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     ...(options.pairing ? { pairing: options.pairing } : {}),
   });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
-  const extensionWss = new WebSocketServer({
-    noServer: true,
-    maxPayload: LIMITS.extensionMaxPayload,
-    perMessageDeflate: false,
-  });
-  const clientWss = new WebSocketServer({
-    noServer: true,
-    maxPayload: LIMITS.clientMaxPayload,
-    perMessageDeflate: false,
-  });
-
-  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', (error) => log.debug(`upgrade socket error: ${error.message}`));
-    const url = new URL(req.url ?? '/', 'http://relay');
-    const path = url.pathname;
-    const isExtension = path === '/extension';
-    const pageMatch = path.match(/^\/devtools\/page\/([^/]+)$/);
-    const isClient = path === '/cdp' || path.startsWith('/devtools/browser') || pageMatch !== null;
-    if (!isExtension && !isClient)
-      return refuseUpgrade(socket, new ClawdError('not_found', `No WebSocket endpoint at ${path}`));
-    const policy: GuardPolicy = {
-      token: options.token.value,
-      port,
-      extensionOrigins,
-      origins: isExtension ? 'extension' : 'no-web',
-      ...(isExtension ? { provenInBand: true as const } : {}),
-    };
-    const refused = refusal(
-      { host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization, url },
-      policy,
-    );
-    if (refused) {
-      log.warn(`refused ${path} upgrade: ${refused.message}`);
-      return refuseUpgrade(socket, refused);
-    }
-    if (isExtension) {
-      // The extension's nonce: the relay's first frame proves the key for it (extension-link.ts).
-      const clientNonce = url.searchParams.get('nonce');
-      if (!isNonce(clientNonce))
-        return refuseUpgrade(
-          socket,
-          new ClawdError(
-            'bad_request',
-            '/extension needs ?nonce= (16 to 64 base64url characters): update the extension',
-          ),
-        );
-      extensionWss.handleUpgrade(req, socket, head, (ws) =>
-        switchboard.attachExtension(ws, { key: () => options.keys.extension, port, clientNonce }),
-      );
-      return;
-    }
-    if (switchboard.clientCount >= maxClients) {
-      return refuseUpgrade(
-        socket,
-        new ClawdError('too_many_clients', `The relay already serves ${maxClients} CDP clients`),
-      );
-    }
-    const page = pageMatch ? switchboard.findTab(decodeURIComponent(pageMatch[1]!)) : undefined;
-    if (pageMatch && !page)
-      return refuseUpgrade(socket, new ClawdError('target_not_found', `No such target id: ${pageMatch[1]}`));
-    // clawd's own agent layer says who it is: its doings are logged as operations, not as a raw client's.
-    // A client may name the agent session it is (its tabs' group in the person's browser, its questions).
-    const said = url.searchParams.get('session') ?? req.headers['x-clawd-session'];
-    const name = typeof said === 'string' && CLIENT_NAME.test(said) ? said : undefined;
-    const internal = req.headers['x-clawd-agent'] === agentKey;
-    clientWss.handleUpgrade(req, socket, head, (ws) => switchboard.addClient(ws, page, internal, name));
+  const doors: Doors = {
+    options,
+    log,
+    switchboard,
+    extensionOrigins,
+    maxClients: options.maxClients ?? LIMITS.maxClients,
+    agentKey,
+    port: () => port,
+    extensionWss: new WebSocketServer({
+      noServer: true,
+      maxPayload: LIMITS.extensionMaxPayload,
+      perMessageDeflate: false,
+    }),
+    clientWss: new WebSocketServer({
+      noServer: true,
+      maxPayload: LIMITS.clientMaxPayload,
+      perMessageDeflate: false,
+    }),
   };
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => upgrade(doors, req, socket, head);
   server.on('upgrade', onUpgrade);
   // A new token: raw clients that came in with the old one are cut — a rotation is for a token
   // that leaked. A new extension key: the extension goes, and comes back only with the new key.
@@ -183,8 +117,112 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       unfollowKey();
       server.off('upgrade', onUpgrade);
       switchboard.close();
-      extensionWss.close();
-      clientWss.close();
+      doors.extensionWss.close();
+      doors.clientWss.close();
     }),
   };
+}
+
+function createSwitchboard(options: RelayServerOptions, log: Logger): Switchboard {
+  return new Switchboard({
+    relayVersion: VERSION,
+    log,
+    timeouts: {
+      commandMs: TIMEOUTS.commandMs,
+      reconnectWaitMs: TIMEOUTS.reconnectWaitMs,
+      tabGraceMs: TIMEOUTS.tabGraceMs,
+      eventFenceMs: TIMEOUTS.eventFenceMs,
+      notReadingCutMs: TIMEOUTS.notReadingCutMs,
+      helloMs: TIMEOUTS.helloMs,
+      extensionIdleMs: TIMEOUTS.extensionIdleMs,
+      ...options.timeouts,
+    },
+    maxClientBufferedBytes: options.maxClientBufferedBytes ?? LIMITS.clientMaxBuffered,
+    ...(options.onTabChange ? { onTabChange: options.onTabChange } : {}),
+    ...(options.onHandBack ? { onHandBack: options.onHandBack } : {}),
+    ...(options.onClientNavigate ? { onClientNavigate: options.onClientNavigate } : {}),
+    ...(options.onPolicyRefusal ? { onPolicyRefusal: options.onPolicyRefusal } : {}),
+    ...(options.consent ? { consent: options.consent } : {}),
+  });
+}
+
+/** The WebSocket doors and what an upgrade is judged by. */
+interface Doors {
+  options: RelayServerOptions;
+  log: Logger;
+  switchboard: Switchboard;
+  extensionOrigins: readonly string[];
+  maxClients: number;
+  agentKey: string;
+  /** The port it listens on, read per upgrade: the one asked for is 0 until listen() says which. */
+  port(): number;
+  extensionWss: WebSocketServer;
+  clientWss: WebSocketServer;
+}
+
+function upgrade(doors: Doors, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  socket.on('error', (error) => doors.log.debug(`upgrade socket error: ${error.message}`));
+  const url = new URL(req.url ?? '/', 'http://relay');
+  const path = url.pathname;
+  const isExtension = path === '/extension';
+  const pageMatch = path.match(/^\/devtools\/page\/([^/]+)$/);
+  const isClient = path === '/cdp' || path.startsWith('/devtools/browser') || pageMatch !== null;
+  if (!isExtension && !isClient)
+    return refuseUpgrade(socket, new ClawdError('not_found', `No WebSocket endpoint at ${path}`));
+  const policy: GuardPolicy = {
+    token: doors.options.token.value,
+    port: doors.port(),
+    extensionOrigins: doors.extensionOrigins,
+    origins: isExtension ? 'extension' : 'no-web',
+    ...(isExtension ? { provenInBand: true as const } : {}),
+  };
+  const refused = refusal(
+    { host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization, url },
+    policy,
+  );
+  if (refused) {
+    doors.log.warn(`refused ${path} upgrade: ${refused.message}`);
+    return refuseUpgrade(socket, refused);
+  }
+  if (isExtension) return upgradeExtension(doors, req, socket, head, url);
+  upgradeClient(doors, req, socket, head, { url, page: pageMatch?.[1] });
+}
+
+function upgradeExtension(doors: Doors, req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void {
+  // The extension's nonce: the relay's first frame proves the key for it (extension-link.ts).
+  const clientNonce = url.searchParams.get('nonce');
+  if (!isNonce(clientNonce))
+    return refuseUpgrade(
+      socket,
+      new ClawdError('bad_request', '/extension needs ?nonce= (16 to 64 base64url characters): update the extension'),
+    );
+  doors.extensionWss.handleUpgrade(req, socket, head, (ws) =>
+    doors.switchboard.attachExtension(ws, { key: () => doors.options.keys.extension, port: doors.port(), clientNonce }),
+  );
+}
+
+/** A CDP client at `/cdp`, `/devtools/browser/…` or one tab's `/devtools/page/<id>` (`page`). */
+function upgradeClient(
+  doors: Doors,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  { url, page: pageId }: { url: URL; page: string | undefined },
+): void {
+  const { switchboard, maxClients } = doors;
+  if (switchboard.clientCount >= maxClients) {
+    return refuseUpgrade(
+      socket,
+      new ClawdError('too_many_clients', `The relay already serves ${maxClients} CDP clients`),
+    );
+  }
+  const page = pageId !== undefined ? switchboard.findTab(decodeURIComponent(pageId)) : undefined;
+  if (pageId !== undefined && !page)
+    return refuseUpgrade(socket, new ClawdError('target_not_found', `No such target id: ${pageId}`));
+  // clawd's own agent layer says who it is: its doings are logged as operations, not as a raw client's.
+  // A client may name the agent session it is (its tabs' group in the person's browser, its questions).
+  const said = url.searchParams.get('session') ?? req.headers['x-clawd-session'];
+  const name = typeof said === 'string' && CLIENT_NAME.test(said) ? said : undefined;
+  const internal = req.headers['x-clawd-agent'] === doors.agentKey;
+  doors.clientWss.handleUpgrade(req, socket, head, (ws) => switchboard.addClient(ws, page, internal, name));
 }
