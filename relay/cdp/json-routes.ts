@@ -26,18 +26,21 @@ export interface RelayAppOptions {
 }
 
 export function createRelayApp(options: RelayAppOptions): Hono {
-  const { switchboard, token } = options;
   const app = new Hono();
+  registerOpenRoutes(app, options);
   const policy = (): GuardPolicy => ({
-    token: token.value,
+    token: options.token.value,
     port: options.port(),
     extensionOrigins: options.extensionOrigins,
     origins: 'no-web',
   });
-  const host = (c: Context) => c.req.header('host') ?? `127.0.0.1:${options.port()}`;
-  const wsBase = (c: Context) => `ws://${host(c)}`;
-  const tokenQuery = () => `token=${encodeURIComponent(token.value)}`;
+  app.use('*', accessGuard(policy));
+  registerJsonRoutes(app, options);
+  return app;
+}
 
+/** Errors, the Host check, and the routes before the token: the health check, the pairing claim, the blocked page. */
+function registerOpenRoutes(app: Hono, options: RelayAppOptions): void {
   app.onError((error, c) => c.json(httpErrorBody(error), httpStatusOf(error) as 500));
   app.notFound((c) =>
     c.json(
@@ -55,7 +58,7 @@ export function createRelayApp(options: RelayAppOptions): Hono {
       name: PRODUCT_NAME,
       version: options.version,
       protocol: PROTOCOL_VERSION,
-      extensionConnected: switchboard.extensionConnected,
+      extensionConnected: options.switchboard.extensionConnected,
     }),
   );
 
@@ -86,9 +89,32 @@ export function createRelayApp(options: RelayAppOptions): Hono {
       'cache-control': 'no-store',
     });
   });
+}
 
-  app.use('*', accessGuard(policy));
+/** Where WebSocket URLs point: the Host asked at (else loopback on the relay's port). */
+function wsBase(options: RelayAppOptions, c: Context): string {
+  return `ws://${c.req.header('host') ?? `127.0.0.1:${options.port()}`}`;
+}
 
+function tokenQuery(options: RelayAppOptions): string {
+  return `token=${encodeURIComponent(options.token.value)}`;
+}
+
+function describe(options: RelayAppOptions, c: Context, tab: TabRecord) {
+  return {
+    description: '',
+    devtoolsFrontendUrl: '',
+    id: tab.targetId,
+    title: tab.info.title,
+    type: tab.info.type,
+    url: tab.info.url,
+    webSocketDebuggerUrl: `${wsBase(options, c)}/devtools/page/${tab.targetId}?${tokenQuery(options)}`,
+  };
+}
+
+/** Chrome's `/json/*` (behind the token) and our `/extension/status`. */
+function registerJsonRoutes(app: Hono, options: RelayAppOptions): void {
+  const { switchboard } = options;
   const version = (c: Context) => {
     const info = switchboard.browserInfo();
     return c.json({
@@ -97,24 +123,31 @@ export function createRelayApp(options: RelayAppOptions): Hono {
       'User-Agent': info?.userAgent ?? '',
       'V8-Version': '',
       'WebKit-Version': '',
-      webSocketDebuggerUrl: `${wsBase(c)}/cdp?${tokenQuery()}`,
+      webSocketDebuggerUrl: `${wsBase(options, c)}/cdp?${tokenQuery(options)}`,
     });
   };
   app.get('/json/version', version);
   app.get('/json/version/', version);
 
-  const describe = (c: Context, tab: TabRecord) => ({
-    description: '',
-    devtoolsFrontendUrl: '',
-    id: tab.targetId,
-    title: tab.info.title,
-    type: tab.info.type,
-    url: tab.info.url,
-    webSocketDebuggerUrl: `${wsBase(c)}/devtools/page/${tab.targetId}?${tokenQuery()}`,
-  });
-  const list = (c: Context) => c.json(switchboard.tabs().map((tab) => describe(c, tab)));
+  const list = (c: Context) => c.json(switchboard.tabs().map((tab) => describe(options, c, tab)));
   for (const path of ['/json', '/json/', '/json/list', '/json/list/']) app.get(path, list);
 
+  registerTabRoutes(app, options);
+
+  app.get('/extension/status', (c) =>
+    c.json({
+      connected: switchboard.extensionConnected,
+      extensionVersion: switchboard.extensionVersion ?? null,
+      browser: switchboard.browserInfo()?.product ?? null,
+      attachedTabs: switchboard.tabs().length,
+      clients: switchboard.clientCount,
+    }),
+  );
+}
+
+/** `/json/activate/:id`, `/json/close/:id` and `/json/new`: a tab acted on, or opened. */
+function registerTabRoutes(app: Hono, options: RelayAppOptions): void {
+  const { switchboard } = options;
   const tabParam = (c: Context): TabRecord => {
     const id = c.req.param('id') ?? '';
     const tab = switchboard.findTab(id);
@@ -134,7 +167,7 @@ export function createRelayApp(options: RelayAppOptions): Hono {
     const url = newTabUrl(new URL(c.req.url));
     await switchboard.beforeClientOpens(url);
     const tab = await switchboard.createTab(url, true, '');
-    return c.json(describe(c, tab));
+    return c.json(describe(options, c, tab));
   });
   app.get('/json/new', () => {
     throw new ClawdError(
@@ -142,18 +175,6 @@ export function createRelayApp(options: RelayAppOptions): Hono {
       'Using unsafe HTTP verb GET to invoke /json/new. This action supports only PUT verb.',
     );
   });
-
-  app.get('/extension/status', (c) =>
-    c.json({
-      connected: switchboard.extensionConnected,
-      extensionVersion: switchboard.extensionVersion ?? null,
-      browser: switchboard.browserInfo()?.product ?? null,
-      attachedTabs: switchboard.tabs().length,
-      clients: switchboard.clientCount,
-    }),
-  );
-
-  return app;
 }
 
 /**
