@@ -11,7 +11,7 @@ import { browserVersion } from '../browser/browser-version';
 import { findExecutable, snapProblem } from '../browser/executable';
 import { isPortFree } from '../browser/ports';
 import { browserProcess, listeningPid } from '../browser/processes';
-import { loadConfig } from '../home/config-store';
+import { loadConfig, type ClawdConfig } from '../home/config-store';
 import { policyOf } from '../home/config-schema';
 import { readServeState } from '../home/serve-state';
 import { installedPlaces, localHostTarget, placeLabel } from '../native-host/host-install';
@@ -81,6 +81,15 @@ function evaluateThroughRelay(relayUrl: string, token: string, targetId: string)
   });
 }
 
+/** What every check reads: the home, its config, where the server is, and the list it adds to. */
+interface Doctor {
+  home: string;
+  config: ClawdConfig;
+  controlUrl: string;
+  relayUrl: string;
+  add(verdict: Verdict, check: string, detail: string): void;
+}
+
 export async function runDoctor(home: string): Promise<Check[]> {
   const checks: Check[] = [];
   const add = (verdict: Verdict, check: string, detail: string) => checks.push({ verdict, check, detail });
@@ -88,7 +97,20 @@ export async function runDoctor(home: string): Promise<Check[]> {
   const state = await readServeState(home);
   const controlUrl = process.env.CLAWD_CONTROL_URL || state?.controlUrl || 'http://127.0.0.1:18791';
   const relayUrl = state?.relayUrl ?? `http://127.0.0.1:${DEFAULT_RELAY_PORT}`;
+  const doctor: Doctor = { home, config, controlUrl, relayUrl, add };
 
+  const unproven = await checkControl(doctor);
+  const connected = await checkRelay(doctor, unproven);
+  await checkNativeHost(doctor);
+  await checkTabEvaluate(doctor, connected);
+  await checkBrowser(doctor);
+  checkPolicies(doctor);
+  await checkProfilePorts(doctor);
+  return checks;
+}
+
+/** The control API and the token. Says why the token was not sent (undefined: the server proved it knows it). */
+async function checkControl({ home, config, controlUrl, add }: Doctor): Promise<string | undefined> {
   const health = await getJson(`${controlUrl}/`);
   if (health?.body?.name === 'clawd-browser')
     add('ok', 'control API', `reachable at ${controlUrl} (clawd ${health.body.version})`);
@@ -114,7 +136,11 @@ export async function runDoctor(home: string): Promise<Check[]> {
       'token',
       `refused (HTTP ${authed?.status ?? 'no answer'}): this config.json's token differs from the server's; run the CLI with the server's --home`,
     );
+  return unproven;
+}
 
+/** The relay, and the extension behind it. Says whether the extension is connected. */
+async function checkRelay({ config, relayUrl, add }: Doctor, unproven: string | undefined): Promise<boolean> {
   const relay = await getJson(`${relayUrl}/`);
   if (relay?.body?.name === 'clawd-browser') add('ok', 'relay', `reachable at ${relayUrl}`);
   else add('fail', 'relay', `nothing answers at ${relayUrl}: start the server with \`clawd serve\``);
@@ -131,7 +157,10 @@ export async function runDoctor(home: string): Promise<Check[]> {
       'extension',
       `not connected: load dist/extension in Chrome (chrome://extensions, Developer mode, Load unpacked), then run \`clawd install\` (it connects by itself), or pair it with the link \`clawd pair\` prints`,
     );
+  return connected;
+}
 
+async function checkNativeHost({ home, add }: Doctor): Promise<void> {
   const hosted = await installedPlaces(localHostTarget(home, {}));
   if (hosted.length > 0)
     add(
@@ -145,26 +174,30 @@ export async function runDoctor(home: string): Promise<Check[]> {
       'native host',
       'not installed: `clawd install` lets Chrome start clawd, and the extension connects with nothing to pair',
     );
+}
 
-  if (!connected) add('skip', 'tab evaluate', 'not checked: no extension');
-  else {
-    const list = await getJson(`${relayUrl}/json/list`, config.token);
-    const tab = (list?.body as Array<{ id: string; url: string }> | undefined)?.[0];
-    if (!tab)
-      add('warn', 'tab evaluate', 'no tab is attached: click the clawd toolbar button on a tab to hand it over');
-    else {
-      try {
-        add('ok', 'tab evaluate', `${await evaluateThroughRelay(relayUrl, config.token, tab.id)} on ${tab.url}`);
-      } catch (error) {
-        add(
-          'fail',
-          'tab evaluate',
-          `Runtime.evaluate on ${tab.url} failed: ${(error as Error).message}; reload the extension or click its button again`,
-        );
-      }
-    }
+async function checkTabEvaluate({ config, relayUrl, add }: Doctor, connected: boolean): Promise<void> {
+  if (!connected) return void add('skip', 'tab evaluate', 'not checked: no extension');
+  const list = await getJson(`${relayUrl}/json/list`, config.token);
+  const tab = (list?.body as Array<{ id: string; url: string }> | undefined)?.[0];
+  if (!tab)
+    return void add(
+      'warn',
+      'tab evaluate',
+      'no tab is attached: click the clawd toolbar button on a tab to hand it over',
+    );
+  try {
+    add('ok', 'tab evaluate', `${await evaluateThroughRelay(relayUrl, config.token, tab.id)} on ${tab.url}`);
+  } catch (error) {
+    add(
+      'fail',
+      'tab evaluate',
+      `Runtime.evaluate on ${tab.url} failed: ${(error as Error).message}; reload the extension or click its button again`,
+    );
   }
+}
 
+async function checkBrowser({ home, config, add }: Doctor): Promise<void> {
   try {
     const executable = findExecutable(config.browser.executablePath);
     const snap = snapProblem(executable.path, home);
@@ -178,8 +211,10 @@ export async function runDoctor(home: string): Promise<Check[]> {
   } catch (error) {
     add('fail', 'browser', (error as Error).message);
   }
+}
 
-  // Which sites agents may reach, per profile (from the config: what the server enforces).
+/** Which sites agents may reach, per profile (from the config: what the server enforces). */
+function checkPolicies({ config, add }: Doctor): void {
   for (const name of Object.keys(config.browser.profiles)) {
     const { source, config: rules } = policyOf(config.browser, name);
     if (source === 'none')
@@ -191,7 +226,10 @@ export async function runDoctor(home: string): Promise<Check[]> {
         `${source === 'profile' ? 'its own' : 'the global one'}: ${[rules.allow ? `allow ${rules.allow.join(', ') || '(nothing)'}` : 'allow any site', ...(rules.block?.length ? [`block ${rules.block.join(', ')}`] : [])].join('; ')}`,
       );
   }
+}
 
+/** Every managed profile's fixed CDP port: free, or held by its own browser. */
+async function checkProfilePorts({ home, config, add }: Doctor): Promise<void> {
   for (const [name, profile] of Object.entries(config.browser.profiles)) {
     if (profile.cdpPort === undefined) continue; // a port of its own: clawd's own browser
     const port = profile.cdpPort;
@@ -210,5 +248,4 @@ export async function runDoctor(home: string): Promise<Check[]> {
       );
     }
   }
-  return checks;
 }
