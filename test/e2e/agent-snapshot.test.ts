@@ -199,8 +199,20 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     // A row with a pointer cursor and the link without href inside it: both, each with a ref.
     expect(lines).toContain('row "INV-1001 Acme $50" [ref]');
     expect(lines).toContain('  clickable "INV-1001" [ref]');
-    for (const name of ['Open settings', 'Show archive', 'Refresh feed', 'Focusable chip'])
+    for (const name of [
+      'Open settings',
+      'Show archive',
+      'Open the report',
+      'Pick a colour',
+      'Refresh feed',
+      'Focusable chip',
+    ])
       expect(lines, snap.snapshot).toContain(`clickable "${name}" [ref]`);
+    // A listener that takes its buttons' clicks makes the buttons targets, not itself.
+    expect(
+      lines.filter((l) => l.includes('Bold')),
+      snap.snapshot,
+    ).toEqual(['button "Bold" [ref]']);
     // A card and the action inside it; a mail row named by its words, not its checkbox's "on".
     expect(lines).toContain('clickable "Quarterly report Star it" [ref]');
     expect(lines).toContain('  clickable "Star it" [ref]');
@@ -211,6 +223,9 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
       ['row', 'INV-1002 Globex $75', 'selected row 1002'],
       ['clickable', 'Open settings', 'react handler'],
       ['clickable', 'Show archive', 'vue handler'],
+      ['clickable', 'Open the report', 'angular handler'],
+      ['clickable', 'Pick a colour', 'mousedown handler'],
+      ['button', 'Italic', 'toolbar italic'],
       ['clickable', 'Refresh feed', 'attribute handler'],
       ['clickable', 'Star it', 'starred'],
       ['clickable', 'Ann Lee — Lunch on Friday?', 'mail opened'],
@@ -219,6 +234,13 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
       await click(refOf(snap, role, name));
       expect(await said(), `${role} "${name}"`).toBe(what);
     }
+    // An element given a listener after the first snapshot (a framework's next render) has a ref in the next.
+    await ctx.d.inPage(
+      `(() => { const d = document.createElement('div'); d.textContent = 'Rendered later'; d.addEventListener('pointerdown', () => (document.getElementById('said').textContent = 'later handler')); document.body.append(d); return 0; })()`,
+    );
+    const later = await snapshot();
+    await click(refOf(later, 'clickable', 'Rendered later'));
+    expect(await said()).toBe('later handler');
   });
 
   it('answers an empty diff for a re-render that changed nothing, one row for a row that changed, one line for a sort', async () => {

@@ -184,7 +184,9 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
   // What real web apps make clickable, each pattern once (#46): a table row with a pointer cursor
   // whose invoice number is a link without href (one listener on the table handles both), a
   // React-style element (its handler in the props React keeps on it, run by a listener at the
-  // root), a Vue-style one (its invoker), an onclick attribute, a card with a pointer cursor and
+  // root), a Vue-style one (its invoker), an Angular-style one (a click listener of its own, no
+  // pointer cursor), one that acts on mousedown, a toolbar whose listener takes its buttons'
+  // clicks (no target itself), an onclick attribute, a card with a pointer cursor and
   // an action inside it, a mail row with a checkbox (its "on" is no part of its name), a
   // tabindex. Each click says what it did in #said.
   '/snap/clickables': () => `<!doctype html><title>clickables</title>
@@ -196,6 +198,9 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
     </table>
     <div id="root"><div id="react">Open settings</div></div>
     <div id="vue">Show archive</div>
+    <div id="ng">Open the report</div>
+    <span id="down">Pick a colour</span>
+    <div id="toolbar"><button data-do="bold">Bold</button> <button data-do="italic">Italic</button></div>
     <div onclick="say('attribute handler')">Refresh feed</div>
     <div class="card" onclick="say('card opened')"><h3>Quarterly report</h3><span class="star">Star it</span></div>
     <div class="mail" style="cursor:pointer" onclick="say('mail opened')"><input type="checkbox" onclick="event.stopPropagation()"> Ann Lee — Lunch on Friday?</div>
@@ -215,6 +220,9 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
       const vue = document.getElementById('vue');
       vue._vei = { onClick: () => say('vue handler') };
       vue.addEventListener('click', () => vue._vei.onClick());
+      document.getElementById('ng').addEventListener('click', () => say('angular handler'));
+      document.getElementById('down').addEventListener('mousedown', () => say('mousedown handler'));
+      document.getElementById('toolbar').addEventListener('click', (e) => say('toolbar ' + e.target.dataset.do));
       document.querySelector('.star').__reactProps$x1 = undefined;
       document.querySelector('.star').onclick = (e) => { e.stopPropagation(); say('starred'); };
     </script>`,

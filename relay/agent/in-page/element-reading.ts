@@ -9,7 +9,14 @@ import type { UnseenRules } from './unseen-rules';
 
 export type ElementReading = ReturnType<typeof elementReading>;
 
-export function elementReading({ style, isHiddenForAll, textUnseen, boxUnseen }: UnseenRules) {
+/** What a listener host holding one of these takes clicks for: its controls, not itself. */
+const HELD_CONTROLS = 'a[href], button, input, select, textarea, [role=button], [role=link], [onclick]';
+
+/** `clickListener`: whether an element has a click listener of its own, as far as the frame's walker knows. */
+export function elementReading(
+  { style, isHiddenForAll, textUnseen, boxUnseen }: UnseenRules,
+  clickListener: (el: Element) => boolean = () => false,
+) {
   /**
    * A control inside what is being named adds nothing to its name: a checkbox's "on" or its
    * "Select" label, a field's text, a select's option, an icon button's "Star" would name a row or
@@ -30,15 +37,17 @@ export function elementReading({ style, isHiddenForAll, textUnseen, boxUnseen }:
    * What a person can click though its role does not say so — the one rule (README, "What has a
    * ref"): a link without `href` that has words, an element with a click handler of its own (an
    * `onclick`, or a framework's own: React's props, Vue's invokers, Svelte's and Preact's
-   * delegated handlers), a `tabindex` of 0 or more, or a pointer cursor of its own — not one it
-   * only inherits, which would make every word of a clickable row a target. A handler added with
-   * addEventListener on the element itself is not seen here (its cursor usually says it).
+   * delegated handlers; a click listener added with addEventListener, as Angular's and plain
+   * scripts' are, unless the element holds controls it takes the clicks for), a `tabindex` of 0
+   * or more, or a pointer cursor of its own — not one it only inherits, which would make every
+   * word of a clickable row a target.
    */
   function clicksLike(el: Element, st: CSSStyleDeclaration, focusable: boolean): boolean {
     if (focusable) return true;
     const tag = el.localName;
     if ((tag === 'a' || tag === 'area') && /\S/.test(el.textContent ?? '')) return true;
     if ((el.hasAttribute('onclick') || (el as HTMLElement).onclick || frameworkHandler(el)) && aTarget(el)) return true;
+    if (clickListener(el) && aTarget(el) && !el.querySelector(HELD_CONTROLS)) return true;
     if (st.cursor !== 'pointer') return false;
     const parent = el.parentElement ?? (el.parentNode as ShadowRoot | null)?.host ?? null;
     return !parent || style(parent).cursor !== 'pointer';

@@ -16,19 +16,53 @@ import { unseenRules } from './unseen-rules';
 import { elementReading } from './element-reading';
 import { refHeirs } from './ref-heirs';
 import { pageWalk } from './page-walk';
-import type { InPageRequest, Registry, WalkResult } from './walker-types';
+import type { InPageRequest, ListenersOf, Registry, WalkResult } from './walker-types';
+
+/** What a person's click sets off: a listener for one of these makes an element a target. */
+const CLICK_EVENTS = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup'];
 
 export type { InPageRequest, Registry, RegistryEntry, WalkLine, WalkResult } from './walker-types';
 
-export function createRegistry(): Registry {
-  return { byId: new Map(), idOf: new WeakMap(), prevOf: new WeakMap() };
+/**
+ * A frame document's registry. `lent`: the key under which the relay left DevTools'
+ * `getEventListeners` on the document for this walker (listener-reader.ts): taken into the
+ * registry and deleted from the document at once.
+ */
+export function createRegistry(lent?: string): Registry {
+  const registry: Registry = { byId: new Map(), idOf: new WeakMap(), prevOf: new WeakMap(), clickers: new WeakSet() };
+  const reader = lent !== undefined ? taken(lent) : undefined;
+  if (typeof reader === 'function') registry.listenersOf = reader as ListenersOf;
+  return registry;
+}
+
+/** What the relay left on the document under `key`, deleted there. */
+function taken(key: string): unknown {
+  const own = document as unknown as Record<string, unknown>;
+  const value = own[key];
+  delete own[key];
+  return value;
+}
+
+/** Whether an element has a click listener of its own, by what this frame's walker can know. */
+function clickListener(reg: Registry): (el: Element) => boolean {
+  const { listenersOf, clickers } = reg;
+  if (!listenersOf) return (el) => clickers.has(el);
+  return (el) => {
+    const listeners = listenersOf(el);
+    for (const type of CLICK_EVENTS) if (listeners[type]?.length) return true;
+    return false;
+  };
 }
 
 /** One request against a frame's registry: a walk, a prune, a ref resolved, boxes, messages. */
 export function inPage(reg: Registry, req: InPageRequest): unknown {
   const judged = !(req.kind === 'walk' && req.seeAll);
   const rules = unseenRules(judged);
-  const reading = elementReading(rules);
+  if (req.kind === 'walk' && req.listed !== undefined) {
+    const listed = taken(req.listed);
+    if (Array.isArray(listed)) for (const el of listed) if (el instanceof Element) reg.clickers.add(el);
+  }
+  const reading = elementReading(rules, clickListener(reg));
   const refs = refHeirs(reg, rules, reading);
   const { walk, prune } = pageWalk(judged, rules, reading, refs);
   const { roleOf, nameOf, textOf, messageRole, invalidMessage } = reading;

@@ -15,7 +15,14 @@ export interface Registry {
   idOf: WeakMap<Element, string>;
   /** The element before each one when it was given its ref (null: the first): where one taken out on its own stood. */
   prevOf: WeakMap<Element, Element | null>;
+  /** DevTools' `getEventListeners`, when the relay could lend it to this frame (listener-reader.ts). */
+  listenersOf?: ListenersOf;
+  /** Without it: the elements the relay listed with click listeners, walk by walk. */
+  clickers: WeakSet<Element>;
 }
+
+/** An element's own listeners by event type (what DevTools' `getEventListeners` answers). */
+export type ListenersOf = (el: Element) => Record<string, unknown[]>;
 
 /** One line of the snapshot: depth, text without indentation, its ref, whether it is an iframe. */
 export interface WalkLine {
@@ -34,7 +41,15 @@ export type InPageRequest =
    * Only the bench asks for it (a server started with CLAWD_BENCH_SEE_ALL=1), to measure what
    * the rules cost in the same run; an agent cannot.
    */
-  | { kind: 'walk'; nextRef: number; selector?: string; textMax: number; seeAll?: true }
+  | {
+      kind: 'walk';
+      nextRef: number;
+      selector?: string;
+      textMax: number;
+      seeAll?: true;
+      /** The key under which the relay left this walk the elements newly listed with click listeners. */
+      listed?: string;
+    }
   /** In the page only (page-content.ts): takes out of `copy`, a fresh deep clone of `from`, what a person cannot see of `from`; answers how many nodes went. */
   | { kind: 'prune'; from: Node; copy: Node }
   | { kind: 'resolve'; ref: string }

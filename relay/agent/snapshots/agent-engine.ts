@@ -10,6 +10,7 @@
 // element after checking its role and name again, or refuses it as stale: an action can land
 // on the element the snapshot showed or nowhere.
 
+import { randomBytes } from 'node:crypto';
 import type { Frame, JSHandle, Page } from 'playwright-core';
 import { ClawdError } from '../../errors';
 import { seconds, within } from '../../time-limit';
@@ -18,6 +19,7 @@ import type { InPageRequest, WalkLine, WalkResult } from '../in-page/page-walker
 import { distAsset } from '../../dist-assets';
 import { SNAPSHOT_TIMEOUT_MS } from '../../operations/page-operations';
 import { dropEmptyContainers, dropSaidTwice } from './walk-lines';
+import { lendListenerReader, listClickListeners } from './listener-reader';
 import { flagged } from '../../operations/instruction-lines';
 import type {
   ActTarget,
@@ -114,7 +116,7 @@ class AgentRefs implements RefIndex {
 
 export class AgentEngine implements SnapshotEngine {
   // One registry per frame document; replaced when the frame navigates (the old one is gone).
-  readonly #registries = new WeakMap<Frame, Promise<JSHandle<unknown>>>();
+  readonly #registries = new WeakMap<Frame, FrameWalker>();
   // The next ref number of each tab: refs are never reused within a tab's life.
   readonly #counters = new Map<string, number>();
 
@@ -218,7 +220,7 @@ export class AgentEngine implements SnapshotEngine {
             // A frame with no document yet has nothing to show (and would never answer).
             if (!child || child.url() === '' || child.isDetached()) return;
             found.set(ref!, child);
-            void this.#registry(child).catch(() => {}); // made now, side by side, not as each frame is walked
+            void this.#registry(child).handle.catch(() => {}); // made now, side by side, not as each frame is walked
           } finally {
             await handle?.dispose().catch(() => {});
           }
@@ -237,10 +239,18 @@ export class AgentEngine implements SnapshotEngine {
       req: unknown,
     ) => unknown;
     const run = async () => {
-      const registry = await this.#registry(frame);
-      return as === 'value'
-        ? registry.evaluate(fn, request as unknown)
-        : registry.evaluateHandle(fn, request as unknown);
+      const walker = this.#registry(frame);
+      const registry = await walker.handle;
+      let req = request;
+      // Where the frame could not be lent the listener reader, a walk is handed the elements
+      // with click listeners the frame's walker does not know yet.
+      if (
+        request.kind === 'walk' &&
+        !(await walker.lent) &&
+        (await listClickListeners(frame, walker.key, walker.handed))
+      )
+        req = { ...request, listed: walker.key };
+      return as === 'value' ? registry.evaluate(fn, req as unknown) : registry.evaluateHandle(fn, req as unknown);
     };
     const bounded = (work: Promise<unknown>) =>
       within(
@@ -263,17 +273,41 @@ export class AgentEngine implements SnapshotEngine {
     }
   }
 
-  #registry(frame: Frame): Promise<JSHandle<unknown>> {
-    let registry = this.#registries.get(frame);
-    if (!registry) {
-      // The walker's bundle is evaluated once per document, with its registry; a call after that
-      // sends Playwright only its request.
-      registry = frame.evaluateHandle(
-        `(() => { ${distAsset('in-page/walker.js')}; return { registry: __clawdWalker.createRegistry(), run: __clawdWalker.inPage }; })()`,
+  #registry(frame: Frame): FrameWalker {
+    let walker = this.#registries.get(frame);
+    if (!walker) {
+      // The walker's bundle is evaluated once per document, with its registry (and the frame's
+      // listener reader, lent under the document's key); a call after that sends Playwright only
+      // its request.
+      const key = `__clawd${randomBytes(8).toString('hex')}`;
+      const made = lendListenerReader(frame, key, () =>
+        frame.evaluateHandle(
+          `(() => { ${distAsset('in-page/walker.js')}; return { registry: __clawdWalker.createRegistry(${JSON.stringify(key)}), run: __clawdWalker.inPage }; })()`,
+        ),
       );
-      this.#registries.set(frame, registry);
-      registry.catch(() => this.#registries.delete(frame));
+      const handle = made.then(({ value }) => value);
+      walker = {
+        handle,
+        lent: made.then(
+          ({ lent }) => lent,
+          () => false,
+        ),
+        key,
+        handed: new Set(),
+      };
+      this.#registries.set(frame, walker);
+      handle.catch(() => this.#registries.delete(frame));
     }
-    return registry;
+    return walker;
   }
+}
+
+/** A frame document's walker: its registry's handle, and how it learns of click listeners (listener-reader.ts). */
+interface FrameWalker {
+  handle: Promise<JSHandle<unknown>>;
+  /** Whether the frame's walker reads listeners itself; if not, each walk is handed them under `key`. */
+  lent: Promise<boolean>;
+  key: string;
+  /** The listening elements already handed to this document's walker (backend node ids). */
+  handed: Set<number>;
 }
