@@ -6,14 +6,34 @@ import type { Frame } from 'playwright-core';
 import { ClawdError, isClawdError } from '../../errors';
 import type { ActRequest, ActResult } from '../../operations/act-operations';
 import { callPutsSecret } from '../../operations/secret-use';
-import { runAct } from './actions';
+import { runAct, type ActContext } from './actions';
 import { toAgentError } from '../agent-errors';
 import { titleOf, type AgentCalls } from '../agent-calls';
 import type { SecretPages } from '../secret-pages';
 import type { Snapshots } from '../snapshots/snapshots';
+import type { ActTarget } from '../snapshots/snapshot-engine';
+import type { AgentPage } from '../tabs/page-finder';
 
 /** How much of an action's bound Playwright's own timeout leaves for its answer to come back. */
 const PLAYWRIGHT_RESERVE = (timeoutMs: number): number => Math.min(1_000, timeoutMs / 10);
+
+/** One act call, as its steps read it. */
+interface OneAct {
+  profile: string;
+  request: ActRequest;
+  found: AgentPage;
+  /** The refs it acts on, and the call named by them (`click e3`), for errors. */
+  refs: string[];
+  what: string;
+  resolve(ref: string): Promise<ActTarget>;
+  began: number;
+}
+
+/** Where the page was before the action: its URL and the request log's document count. */
+interface Before {
+  from: string;
+  documents: number | undefined;
+}
 
 export class ActCall {
   constructor(
@@ -24,103 +44,133 @@ export class ActCall {
 
   async act(profile: string, request: ActRequest): Promise<ActResult> {
     const found = await this.calls.page(profile, request);
-    const { page, targetId, driver, tab } = found;
+    const { page, tab } = found;
     const refs = refsOf(request);
     const what = `${request.kind}${refs.length ? ` ${refs.join(' → ')}` : ''}`;
     const resolve = (ref: string) => this.snapshots.resolve(page, tab, ref);
     return this.calls.bounded(found, what, request.timeoutMs, async () => {
-      const began = Date.now();
-      let extra: Partial<ActResult>;
+      const call: OneAct = { profile, request, found, refs, what, resolve, began: Date.now() };
       // Whether the action loaded another document (a submit, a link; not a pushState or a #hash):
       // the main frame committed a navigation and the tab's request log saw a new document for it.
-      const documents = found.state.network.documents();
-      const from = page.url();
-      let navigated = false;
-      const onNavigated = (frame: Frame) => {
-        if (frame === page.mainFrame()) navigated = true;
-      };
-      page.on('framenavigated', onNavigated);
-      try {
-        const describe = (ref: string) => {
-          const info = this.snapshots.refInfo(tab, ref);
-          return info ? `${ref} ${info.role}${info.name ? ` ${JSON.stringify(info.name)}` : ''}` : ref;
-        };
-        if (callPutsSecret()) this.secretPages.put(profile, targetId, page);
-        const secrets = this.secretPages;
-        extra = await runAct(
-          {
-            page,
-            resolve,
-            describe,
-            evaluateRefusal: () => driver.pages.evaluateRefusal() ?? secrets.refusal(profile, page),
-            secretRefusal: () => secrets.refusal(profile, page),
-            ranCode: () => secrets.ran(profile, targetId, page),
-            // Playwright's own timeout ends a little before the call's bound, so its answer (which
-            // says why: covered, hidden …) comes before the bound's, which cannot say.
-            left: () => Math.max(1, request.timeoutMs - PLAYWRIGHT_RESERVE(request.timeoutMs) - (Date.now() - began)),
-          },
-          request,
-        );
-      } catch (error) {
-        if (isClawdError(error) || found.state.crashed) throw error;
-        // The element went away while the action waited for it: that is a stale ref, not a timeout.
-        for (const ref of refs) {
-          const stale = await resolve(ref).then(
-            () => false,
-            (e: unknown) => isClawdError(e) && e.code === 'ref_stale',
-          );
-          if (stale) throw new ClawdError('ref_stale', `ref ${ref} is stale: take a new snapshot`);
-        }
-        throw toAgentError(error, { what, timeoutMs: request.timeoutMs });
-      } finally {
-        page.off('framenavigated', onNavigated);
-      }
+      const before: Before = { documents: found.state.network.documents(), from: page.url() };
+      const { extra, navigated } = await this.perform(call);
       const answer: ActResult = {
         ok: true,
         kind: request.kind,
-        targetId,
+        targetId: found.targetId,
         url: page.isClosed() ? null : page.url(),
         timeoutMs: request.timeoutMs,
         ...extra,
       };
-      const left = () => request.timeoutMs - (Date.now() - began);
       if (page.isClosed()) return answer;
-      const newDocument = navigated && (documents === undefined || found.state.network.documents() !== documents);
-      if (!request.snapshot || request.snapshot === 'none') {
-        if (!newDocument) return answer;
-        // The new page's title once it has one (its DOM parsed), within what is left of the
-        // call's bound: the action itself succeeded, so running short answers without a title.
-        if (left() > 0) await page.waitForLoadState('domcontentloaded', { timeout: left() }).catch(() => {});
-        // How it ended, when the new page says (an "Added to your cart" after a POST and redirect).
-        const said =
-          left() > 0
-            ? { title: await titleOf(page, Math.min(5_000, left())), ...(await this.calls.messages(page, left())) }
-            : {};
-        return { ...answer, url: page.url(), ...said, navigated: true, from };
-      }
-      // What changed between two documents is all of both: on another page a diff is its brief view,
-      // read once its DOM is parsed (within the call's bound).
-      const view = newDocument && request.snapshot === 'diff' ? 'brief' : request.snapshot;
-      if (newDocument && left() > 0)
-        await page.waitForLoadState('domcontentloaded', { timeout: left() }).catch(() => {});
-      // Where the action led, read before the view (which, on another page, need not repeat its title).
-      const title = await titleOf(page, Math.min(5_000, left()));
-      const snapshot = await this.snapshots.view(
-        page,
-        tab,
-        view,
-        request.timeoutMs,
-        `snapshot of ${targetId}`,
-        newDocument ? title : undefined,
-      );
-      return {
-        ...answer,
-        url: page.url(),
-        title,
-        snapshot,
-        ...(newDocument ? { navigated: true as const, from } : {}),
-      };
+      const newDocument =
+        navigated && (before.documents === undefined || found.state.network.documents() !== before.documents);
+      if (!request.snapshot || request.snapshot === 'none')
+        return newDocument ? this.loaded(call, answer, before) : answer;
+      return this.viewed(call, answer, request.snapshot, newDocument ? before : undefined);
     });
+  }
+
+  /** The action itself, and whether the main frame navigated meanwhile. */
+  private async perform(call: OneAct): Promise<{ extra: Partial<ActResult>; navigated: boolean }> {
+    const { page } = call.found;
+    let navigated = false;
+    const onNavigated = (frame: Frame) => {
+      if (frame === page.mainFrame()) navigated = true;
+    };
+    page.on('framenavigated', onNavigated);
+    try {
+      if (callPutsSecret()) this.secretPages.put(call.profile, call.found.targetId, page);
+      const extra = await runAct(this.actContext(call), call.request);
+      return { extra, navigated };
+    } catch (error) {
+      return await this.failed(call, error);
+    } finally {
+      page.off('framenavigated', onNavigated);
+    }
+  }
+
+  private actContext(call: OneAct): ActContext {
+    const { profile, request, found, began } = call;
+    const { page, targetId, driver, tab } = found;
+    const describe = (ref: string) => {
+      const info = this.snapshots.refInfo(tab, ref);
+      return info ? `${ref} ${info.role}${info.name ? ` ${JSON.stringify(info.name)}` : ''}` : ref;
+    };
+    const secrets = this.secretPages;
+    return {
+      page,
+      resolve: call.resolve,
+      describe,
+      evaluateRefusal: () => driver.pages.evaluateRefusal() ?? secrets.refusal(profile, page),
+      secretRefusal: () => secrets.refusal(profile, page),
+      ranCode: () => secrets.ran(profile, targetId, page),
+      // Playwright's own timeout ends a little before the call's bound, so its answer (which
+      // says why: covered, hidden …) comes before the bound's, which cannot say.
+      left: () => Math.max(1, request.timeoutMs - PLAYWRIGHT_RESERVE(request.timeoutMs) - (Date.now() - began)),
+    };
+  }
+
+  /** The action failed: a ref gone meanwhile is said as stale, anything else in an agent's words. */
+  private async failed(call: OneAct, error: unknown): Promise<never> {
+    if (isClawdError(error) || call.found.state.crashed) throw error;
+    // The element went away while the action waited for it: that is a stale ref, not a timeout.
+    for (const ref of call.refs) {
+      const stale = await call.resolve(ref).then(
+        () => false,
+        (e: unknown) => isClawdError(e) && e.code === 'ref_stale',
+      );
+      if (stale) throw new ClawdError('ref_stale', `ref ${ref} is stale: take a new snapshot`);
+    }
+    throw toAgentError(error, { what: call.what, timeoutMs: call.request.timeoutMs });
+  }
+
+  /** No view asked for, and the action loaded another document: its title and how it ended. */
+  private async loaded(call: OneAct, answer: ActResult, { from }: Before): Promise<ActResult> {
+    const { page } = call.found;
+    const left = () => call.request.timeoutMs - (Date.now() - call.began);
+    // The new page's title once it has one (its DOM parsed), within what is left of the
+    // call's bound: the action itself succeeded, so running short answers without a title.
+    if (left() > 0) await page.waitForLoadState('domcontentloaded', { timeout: left() }).catch(() => {});
+    // How it ended, when the new page says (an "Added to your cart" after a POST and redirect).
+    const said =
+      left() > 0
+        ? { title: await titleOf(page, Math.min(5_000, left())), ...(await this.calls.messages(page, left())) }
+        : {};
+    return { ...answer, url: page.url(), ...said, navigated: true, from };
+  }
+
+  /** The view the caller asked for; `newDocument` (where it came from) when the action loaded another. */
+  private async viewed(
+    call: OneAct,
+    answer: ActResult,
+    asked: 'brief' | 'diff' | 'full',
+    newDocument: Before | undefined,
+  ): Promise<ActResult> {
+    const { request } = call;
+    const { page, tab, targetId } = call.found;
+    const left = () => request.timeoutMs - (Date.now() - call.began);
+    // What changed between two documents is all of both: on another page a diff is its brief view,
+    // read once its DOM is parsed (within the call's bound).
+    const view = newDocument && asked === 'diff' ? 'brief' : asked;
+    if (newDocument && left() > 0) await page.waitForLoadState('domcontentloaded', { timeout: left() }).catch(() => {});
+    // Where the action led, read before the view (which, on another page, need not repeat its title).
+    const title = await titleOf(page, Math.min(5_000, left()));
+    const snapshot = await this.snapshots.view(
+      page,
+      tab,
+      view,
+      request.timeoutMs,
+      `snapshot of ${targetId}`,
+      newDocument ? title : undefined,
+    );
+    return {
+      ...answer,
+      url: page.url(),
+      title,
+      snapshot,
+      ...(newDocument ? { navigated: true as const, from: newDocument.from } : {}),
+    };
   }
 }
 

@@ -73,6 +73,9 @@ function bounded<T>(work: Promise<T>, request: ActRequest, awaited: string): Pro
   );
 }
 
+/** One kind of action's request. */
+type ActOf<K extends ActRequest['kind']> = Extract<ActRequest, { kind: K }>;
+
 export async function runAct(ctx: ActContext, request: ActRequest): Promise<Partial<ActResult>> {
   const { page } = ctx;
   // What is left of the call's bound when each page call starts: finding the element (a ref
@@ -90,20 +93,9 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
       await (request.doubleClick ? target.dblclick(options) : target.click(options));
       return {};
     }
-    case 'type': {
-      const target = await ctx.resolve(request.ref);
-      if (request.slowly) {
-        await target.click({ timeout: left() });
-        // A handle (the agent snapshot's refs) has no pressSequentially; its type() is the same act.
-        await ('pressSequentially' in target
-          ? target.pressSequentially(request.text, { delay: 75, timeout: left() })
-          : target.type(request.text, { delay: 75, timeout: left() }));
-      } else {
-        await target.fill(request.text, { timeout: left() });
-      }
-      if (request.submit) await target.press('Enter', { timeout: left() });
+    case 'type':
+      await typeText(ctx, request);
       return {};
-    }
     case 'press':
       if (request.ref) await (await ctx.resolve(request.ref)).press(request.key, { timeout: left() });
       else await bounded(page.keyboard.press(request.key), request, `the page to take the key ${request.key}`);
@@ -117,21 +109,8 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
     case 'focus':
       await (await ctx.resolve(request.ref)).focus();
       return {};
-    case 'scroll': {
-      // The element's nearest scrollable container, or the page; the answer says where it is
-      // now and whether it reached the end, so "scroll until the end" needs no guessing.
-      const args = { direction: request.direction, amount: request.amount };
-      const target = request.ref ? await ctx.resolve(request.ref) : undefined;
-      // A Locator's and an ElementHandle's evaluate differ in their types, not in what they do.
-      const onElement = target as unknown as
-        { evaluate(fn: typeof scrollIn, arg: typeof args): Promise<ScrollPosition> } | undefined;
-      const position = await bounded(
-        onElement ? onElement.evaluate(scrollIn, args) : page.evaluate(scrollIn, args),
-        request,
-        'the page to scroll',
-      );
-      return { scroll: position };
-    }
+    case 'scroll':
+      return { scroll: await scroll(ctx, request) };
     case 'drag': {
       const [from, to] = [await ctx.resolve(request.startRef), await ctx.resolve(request.endRef)];
       // Playwright awaits Chrome's drag interception without its timeout: bound the whole drag.
@@ -144,30 +123,9 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
       return {
         filled: await fillForm({ page, resolve: ctx.resolve, describe: ctx.describe, timeout: left() }, request.fields),
       };
-    case 'wait': {
-      if (request.timeMs !== undefined) await page.waitForTimeout(request.timeMs);
-      if (request.text !== undefined)
-        await page.getByText(request.text).first().waitFor({ state: 'visible', timeout: left() });
-      if (request.textGone !== undefined)
-        await page.getByText(request.textGone).first().waitFor({ state: 'hidden', timeout: left() });
-      if (request.selector !== undefined) {
-        const refusal = READS_VALUE.test(request.selector) ? ctx.secretRefusal() : undefined;
-        if (refusal) throw refusal;
-        await page.locator(request.selector).first().waitFor({ state: 'visible', timeout: left() });
-      }
-      if (request.url !== undefined) {
-        const wanted = request.url;
-        await page.waitForURL((url) => url.href === wanted || url.href.includes(wanted), { timeout: left() });
-      }
-      if (request.loadState !== undefined) await page.waitForLoadState(request.loadState, { timeout: left() });
-      if (request.fn !== undefined) {
-        const fn = request.fn;
-        await agentCode(ctx, () =>
-          page.waitForFunction(isFunctionSource(fn) ? pageFunction(fn) : fn, undefined, { timeout: left() }),
-        );
-      }
+    case 'wait':
+      await waitFor(ctx, request);
       return {};
-    }
     case 'resize':
       await bounded(
         page.setViewportSize({ width: request.width, height: request.height }),
@@ -178,31 +136,92 @@ export async function runAct(ctx: ActContext, request: ActRequest): Promise<Part
     case 'close':
       await bounded(page.close(), request, 'the tab to close');
       return {};
-    case 'evaluate': {
-      checkEvaluate(ctx);
-      if (request.ref) {
-        if (!isFunctionSource(request.fn))
-          throw new ClawdError(
-            'bad_request',
-            'fn: with ref, fn must be a function of the element, e.g. (el) => el.textContent',
-          );
-        const element = await ctx.resolve(request.ref);
-        // Playwright's timeout covers finding the element, not the function: an agent's function
-        // that never settles is bounded here.
-        const evaluated =
-          'dragTo' in element
-            ? element.evaluate(pageFunction(request.fn) as never, undefined, { timeout: left() })
-            : element.evaluate(pageFunction(request.fn) as never);
-        return { result: await agentCode(ctx, () => bounded(evaluated, request, "the function's result")) };
-      }
-      const fn = request.fn;
-      return {
-        result: await agentCode(ctx, () =>
-          bounded(page.evaluate(isFunctionSource(fn) ? pageFunction(fn) : fn), request, "the function's result"),
-        ),
-      };
-    }
+    case 'evaluate':
+      return { result: await evaluate(ctx, request) };
   }
+}
+
+async function typeText(ctx: ActContext, request: ActOf<'type'>): Promise<void> {
+  const left = () => ctx.left();
+  const target = await ctx.resolve(request.ref);
+  if (request.slowly) {
+    await target.click({ timeout: left() });
+    // A handle (the agent snapshot's refs) has no pressSequentially; its type() is the same act.
+    await ('pressSequentially' in target
+      ? target.pressSequentially(request.text, { delay: 75, timeout: left() })
+      : target.type(request.text, { delay: 75, timeout: left() }));
+  } else {
+    await target.fill(request.text, { timeout: left() });
+  }
+  if (request.submit) await target.press('Enter', { timeout: left() });
+}
+
+/**
+ * The element's nearest scrollable container, or the page; the answer says where it is now and
+ * whether it reached the end, so "scroll until the end" needs no guessing.
+ */
+async function scroll(ctx: ActContext, request: ActOf<'scroll'>): Promise<ScrollPosition> {
+  const args = { direction: request.direction, amount: request.amount };
+  const target = request.ref ? await ctx.resolve(request.ref) : undefined;
+  // A Locator's and an ElementHandle's evaluate differ in their types, not in what they do.
+  const onElement = target as unknown as
+    { evaluate(fn: typeof scrollIn, arg: typeof args): Promise<ScrollPosition> } | undefined;
+  return bounded(
+    onElement ? onElement.evaluate(scrollIn, args) : ctx.page.evaluate(scrollIn, args),
+    request,
+    'the page to scroll',
+  );
+}
+
+/** Each condition the request names, in turn. */
+async function waitFor(ctx: ActContext, request: ActOf<'wait'>): Promise<void> {
+  const { page } = ctx;
+  const left = () => ctx.left();
+  if (request.timeMs !== undefined) await page.waitForTimeout(request.timeMs);
+  if (request.text !== undefined)
+    await page.getByText(request.text).first().waitFor({ state: 'visible', timeout: left() });
+  if (request.textGone !== undefined)
+    await page.getByText(request.textGone).first().waitFor({ state: 'hidden', timeout: left() });
+  if (request.selector !== undefined) {
+    const refusal = READS_VALUE.test(request.selector) ? ctx.secretRefusal() : undefined;
+    if (refusal) throw refusal;
+    await page.locator(request.selector).first().waitFor({ state: 'visible', timeout: left() });
+  }
+  if (request.url !== undefined) {
+    const wanted = request.url;
+    await page.waitForURL((url) => url.href === wanted || url.href.includes(wanted), { timeout: left() });
+  }
+  if (request.loadState !== undefined) await page.waitForLoadState(request.loadState, { timeout: left() });
+  if (request.fn !== undefined) {
+    const fn = request.fn;
+    await agentCode(ctx, () =>
+      page.waitForFunction(isFunctionSource(fn) ? pageFunction(fn) : fn, undefined, { timeout: left() }),
+    );
+  }
+}
+
+/** The agent's code in the page, or on one element (`ref`): its result. */
+async function evaluate(ctx: ActContext, request: ActOf<'evaluate'>): Promise<unknown> {
+  checkEvaluate(ctx);
+  if (request.ref) {
+    if (!isFunctionSource(request.fn))
+      throw new ClawdError(
+        'bad_request',
+        'fn: with ref, fn must be a function of the element, e.g. (el) => el.textContent',
+      );
+    const element = await ctx.resolve(request.ref);
+    // Playwright's timeout covers finding the element, not the function: an agent's function
+    // that never settles is bounded here.
+    const evaluated =
+      'dragTo' in element
+        ? element.evaluate(pageFunction(request.fn) as never, undefined, { timeout: ctx.left() })
+        : element.evaluate(pageFunction(request.fn) as never);
+    return await agentCode(ctx, () => bounded(evaluated, request, "the function's result"));
+  }
+  const fn = request.fn;
+  return await agentCode(ctx, () =>
+    bounded(ctx.page.evaluate(isFunctionSource(fn) ? pageFunction(fn) : fn), request, "the function's result"),
+  );
 }
 
 async function drag(page: Page, from: ActTarget, to: ActTarget, timeout: number): Promise<void> {
