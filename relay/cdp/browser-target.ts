@@ -8,7 +8,7 @@ import { ClawdError } from '../errors';
 import { paramsOf } from './cdp-types';
 import { say } from './client-events';
 import type { CdpCommand, ClientSession } from './client-session';
-import type { SessionTable, TabTargetBinding } from './session-table';
+import type { ClientRoot, SessionTable, TabTargetBinding } from './session-table';
 import {
   DEFAULT_FILTER,
   allTargetInfos,
@@ -84,44 +84,29 @@ export class BrowserTarget {
     private readonly table: SessionTable,
   ) {}
 
-  /** A command on the client's root or on a session from Target.attachToBrowserTarget. */
+  /**
+   * A command on the client's root or on a session from Target.attachToBrowserTarget. The parts
+   * below are synchronous, returning the hub's own promise where there is one, so the awaits stay
+   * here, as many as ever: an answer keeps its place among events only while no hop is added
+   * (DEVELOPERS.md, "Answers must then settle synchronously").
+   */
   async browserCommand(client: ClientSession, cmd: CdpCommand): Promise<unknown> {
     const { hub, table } = this;
+    // First, for every command: a client the table no longer holds is refused (session_not_found).
     const root = table.root(client);
     switch (cmd.method) {
-      case 'Browser.getVersion': {
-        const info = hub.browserInfo();
-        if (!info) throw notConnected();
-        return {
-          protocolVersion: info.protocolVersion,
-          product: info.product,
-          revision: '',
-          userAgent: info.userAgent,
-          jsVersion: '',
-        };
-      }
+      case 'Browser.getVersion':
+        return this.#version();
       case 'Browser.setDownloadBehavior':
         // The person's browser keeps its download settings; the client gets its downloads copied (download-relay.ts).
         hub.downloads.setBehavior(client, paramsOf(cmd, 'Browser.setDownloadBehavior'));
         return {};
-      case 'Browser.grantPermissions': {
-        const p = paramsOf(cmd, 'Browser.grantPermissions');
-        // Without an origin: the attached tabs' own (pages they could load), never every site.
-        if (p.origin) hub.policy.checkTouch(cmd.method, cmd.params);
-        await hub.grantPermissions(p.origin ? [p.origin] : this.#attachedOrigins(), p.permissions ?? []);
+      case 'Browser.grantPermissions':
+        await this.#grantPermissions(cmd);
         return {};
-      }
-      case 'Browser.setPermission': {
-        const p = paramsOf(cmd, 'Browser.setPermission');
-        if (p.setting !== 'granted')
-          throw new ClawdError(
-            'unsupported',
-            `Browser.setPermission ${String(p.setting)}: through the clawd relay a permission can be granted, and taken back with Browser.resetPermissions; the person's own choices are theirs`,
-          );
-        if (p.origin) hub.policy.checkTouch(cmd.method, cmd.params);
-        await hub.grantPermissions(p.origin ? [p.origin] : this.#attachedOrigins(), [String(p.permission?.name ?? '')]);
+      case 'Browser.setPermission':
+        await this.#setPermission(cmd);
         return {};
-      }
       case 'Browser.resetPermissions':
         await hub.resetPermissions();
         return {};
@@ -129,17 +114,8 @@ export class BrowserTarget {
         // Closes this client's connection (once this answer has gone out), never the user's browser.
         setImmediate(() => client.close(1000, 'Browser.close'));
         return {};
-      case 'Target.setDiscoverTargets': {
-        const p = paramsOf(cmd, 'Target.setDiscoverTargets');
-        root.discover = p.discover ? (filterParam(p.filter) ?? DEFAULT_FILTER) : undefined;
-        if (root.discover) {
-          for (const info of [...allTargetInfos(hub.browserTargetId, hub.tabs()), ...table.rootChildren()]) {
-            if (matchesFilter(info.type, root.discover))
-              say(client, cmd.sessionId, 'Target.targetCreated', { targetInfo: info });
-          }
-        }
-        return {};
-      }
+      case 'Target.setDiscoverTargets':
+        return this.#setDiscoverTargets(client, root, cmd);
       case 'Target.setAutoAttach':
         return this.#setAutoAttach(client, cmd);
       case 'Target.getTargets': {
@@ -148,38 +124,16 @@ export class BrowserTarget {
         const infos = [...allTargetInfos(hub.browserTargetId, hub.tabs()), ...table.rootChildren()];
         return { targetInfos: infos.filter((t) => matchesFilter(t.type, filter)) };
       }
-      case 'Target.getTargetInfo': {
-        const { targetId } = paramsOf(cmd, 'Target.getTargetInfo');
-        if (targetId === undefined || targetId === hub.browserTargetId)
-          return { targetInfo: browserTargetInfo(hub.browserTargetId) };
-        const tab = this.#tab(targetId);
-        return { targetInfo: targetId === tab.tabTargetId ? tabTargetInfo(tab) : pageTargetInfo(tab) };
-      }
-      case 'Target.attachToTarget': {
-        const p = paramsOf(cmd, 'Target.attachToTarget');
-        if (p.flatten !== true)
-          throw new ClawdError(
-            'unsupported',
-            'Target.attachToTarget: only flatten mode is supported through the clawd relay',
-          );
-        const tab = this.#tab(p.targetId);
-        const sessionId =
-          p.targetId === tab.tabTargetId
-            ? table.attachTabTarget(client, tab, cmd.sessionId)
-            : table.attachPage(client, tab, cmd.sessionId);
-        return { sessionId };
-      }
+      case 'Target.getTargetInfo':
+        return this.#targetInfo(cmd);
+      case 'Target.attachToTarget':
+        return this.#attachToTarget(client, cmd);
       case 'Target.attachToBrowserTarget':
         return { sessionId: table.attachBrowser(client) };
       case 'Target.detachFromTarget':
         return this.#detach(client, cmd);
-      case 'Target.createTarget': {
-        const p = paramsOf(cmd, 'Target.createTarget');
-        const url = typeof p.url === 'string' && p.url !== '' ? p.url : 'about:blank';
-        // A raw client is an agent session of its own: its tabs join a group named after it.
-        const tab = await hub.createTab(url, p.background !== true, client.name);
-        return { targetId: tab.targetId };
-      }
+      case 'Target.createTarget':
+        return { targetId: (await this.#createTab(client, cmd)).targetId };
       case 'Target.closeTarget':
         await hub.closeTab(this.#tab(paramsOf(cmd, 'Target.closeTarget').targetId));
         return { success: true };
@@ -191,12 +145,7 @@ export class BrowserTarget {
       case 'Storage.getCookies':
       case 'Storage.setCookies':
       case 'Storage.clearCookies': {
-        // Measured: chrome.debugger has no browser session, but a tab's session answers these for
-        // the browser's whole cookie store (every site). The person's browser has one context.
-        const { browserContextId: _context, ...params } = cmd.params;
-        const setting = cookiesToSet(cmd.method, params);
-        if (setting) hub.policy.checkCookies(setting, cmd.method);
-        hub.policy.checkTouch(cmd.method, params);
+        const params = this.#cookieParams(cmd);
         const result = await hub.onAnyTab(cmd.method, params);
         return cmd.method === 'Storage.getCookies' ? visibleCookieResult(hub.policy, result) : result;
       }
@@ -229,6 +178,91 @@ export class BrowserTarget {
       default:
         throw new ClawdError('method_not_found', `'${cmd.method}' wasn't found on a tab target session`);
     }
+  }
+
+  #version(): unknown {
+    const info = this.hub.browserInfo();
+    if (!info) throw notConnected();
+    return {
+      protocolVersion: info.protocolVersion,
+      product: info.product,
+      revision: '',
+      userAgent: info.userAgent,
+      jsVersion: '',
+    };
+  }
+
+  #grantPermissions(cmd: CdpCommand): Promise<void> {
+    const p = paramsOf(cmd, 'Browser.grantPermissions');
+    // Without an origin: the attached tabs' own (pages they could load), never every site.
+    if (p.origin) this.hub.policy.checkTouch(cmd.method, cmd.params);
+    return this.hub.grantPermissions(p.origin ? [p.origin] : this.#attachedOrigins(), p.permissions ?? []);
+  }
+
+  #setPermission(cmd: CdpCommand): Promise<void> {
+    const p = paramsOf(cmd, 'Browser.setPermission');
+    if (p.setting !== 'granted')
+      throw new ClawdError(
+        'unsupported',
+        `Browser.setPermission ${String(p.setting)}: through the clawd relay a permission can be granted, and taken back with Browser.resetPermissions; the person's own choices are theirs`,
+      );
+    if (p.origin) this.hub.policy.checkTouch(cmd.method, cmd.params);
+    return this.hub.grantPermissions(p.origin ? [p.origin] : this.#attachedOrigins(), [
+      String(p.permission?.name ?? ''),
+    ]);
+  }
+
+  #setDiscoverTargets(client: ClientSession, root: ClientRoot, cmd: CdpCommand): unknown {
+    const p = paramsOf(cmd, 'Target.setDiscoverTargets');
+    root.discover = p.discover ? (filterParam(p.filter) ?? DEFAULT_FILTER) : undefined;
+    if (root.discover) {
+      for (const info of [...allTargetInfos(this.hub.browserTargetId, this.hub.tabs()), ...this.table.rootChildren()]) {
+        if (matchesFilter(info.type, root.discover))
+          say(client, cmd.sessionId, 'Target.targetCreated', { targetInfo: info });
+      }
+    }
+    return {};
+  }
+
+  #targetInfo(cmd: CdpCommand): unknown {
+    const { targetId } = paramsOf(cmd, 'Target.getTargetInfo');
+    if (targetId === undefined || targetId === this.hub.browserTargetId)
+      return { targetInfo: browserTargetInfo(this.hub.browserTargetId) };
+    const tab = this.#tab(targetId);
+    return { targetInfo: targetId === tab.tabTargetId ? tabTargetInfo(tab) : pageTargetInfo(tab) };
+  }
+
+  #attachToTarget(client: ClientSession, cmd: CdpCommand): unknown {
+    const p = paramsOf(cmd, 'Target.attachToTarget');
+    if (p.flatten !== true)
+      throw new ClawdError(
+        'unsupported',
+        'Target.attachToTarget: only flatten mode is supported through the clawd relay',
+      );
+    const tab = this.#tab(p.targetId);
+    const sessionId =
+      p.targetId === tab.tabTargetId
+        ? this.table.attachTabTarget(client, tab, cmd.sessionId)
+        : this.table.attachPage(client, tab, cmd.sessionId);
+    return { sessionId };
+  }
+
+  #createTab(client: ClientSession, cmd: CdpCommand): Promise<TabRecord> {
+    const p = paramsOf(cmd, 'Target.createTarget');
+    const url = typeof p.url === 'string' && p.url !== '' ? p.url : 'about:blank';
+    // A raw client is an agent session of its own: its tabs join a group named after it.
+    return this.hub.createTab(url, p.background !== true, client.name);
+  }
+
+  /** Storage.*Cookies' params for a tab's session, once the policy let them through. */
+  #cookieParams(cmd: CdpCommand): Record<string, unknown> {
+    // Measured: chrome.debugger has no browser session, but a tab's session answers these for
+    // the browser's whole cookie store (every site). The person's browser has one context.
+    const { browserContextId: _context, ...params } = cmd.params;
+    const setting = cookiesToSet(cmd.method, params);
+    if (setting) this.hub.policy.checkCookies(setting, cmd.method);
+    this.hub.policy.checkTouch(cmd.method, params);
+    return params;
   }
 
   #setAutoAttach(client: ClientSession, cmd: CdpCommand): unknown {
