@@ -119,47 +119,124 @@ export function cookieEventShown(
 ): Record<string, unknown> {
   // Most events carry nothing to hide, and most policies hide nothing: those pass untouched.
   if ((!judge.none && !judge.hidesSome) || !mayCarry(params)) return params;
-  const out = structuredClone(params);
-  let changed = false;
-  const shownCookie = (c: Listed['cookie']) => c !== undefined && !judge.none && judge.visible(c);
-  // Cookie pairs of a request: of hidden cookies (by name and value) when the list says which
-  // were sent, else the whole header unless no domain it may hold is hidden.
-  const hiddenPairs = new Set<string>();
-  const associated = out.associatedCookies as Listed[] | undefined;
-  if (Array.isArray(associated)) {
-    out.associatedCookies = associated.filter((a) => {
-      if (shownCookie(a.cookie)) return true;
-      if (a.cookie) hiddenPairs.add(`${a.cookie.name}=${a.cookie.value ?? ''}`);
-      changed = true;
+  const shown = new ShownCookies(structuredClone(params), judge);
+  const knowsPairs = shown.associatedCookies();
+  shown.listedCookies();
+  shown.headers(method, knowsPairs);
+  if (!shown.changed) return params;
+  return shown.withoutHeaderText();
+}
+
+/** One event's copy, filtered part by part; `changed` once anything was left out. */
+class ShownCookies {
+  changed = false;
+  /** Cookie pairs (`name=value`) of the hidden cookies the event's list says were sent. */
+  readonly #hiddenPairs = new Set<string>();
+
+  constructor(
+    readonly out: Record<string, unknown>,
+    private readonly judge: CookieJudge,
+  ) {}
+
+  /**
+   * Cookie pairs of a request: of hidden cookies (by name and value) when the list says which
+   * were sent, else the whole header unless no domain it may hold is hidden. Says whether the
+   * event has that list.
+   */
+  associatedCookies(): boolean {
+    const { judge } = this;
+    const associated = this.out.associatedCookies as Listed[] | undefined;
+    if (!Array.isArray(associated)) return false;
+    this.out.associatedCookies = associated.filter((a) => {
+      if (a.cookie !== undefined && !judge.none && judge.visible(a.cookie)) return true;
+      if (a.cookie) this.#hiddenPairs.add(`${a.cookie.name}=${a.cookie.value ?? ''}`);
+      this.changed = true;
       return false;
     });
+    return true;
   }
-  const requestHeaders = (headers: Headers | undefined, knowsPairs: boolean) => {
+
+  listedCookies(): void {
+    const { judge } = this;
+    for (const list of ['blockedCookies', 'exemptedCookies'] as const) {
+      const listed = this.out[list] as Listed[] | undefined;
+      if (!Array.isArray(listed)) continue;
+      this.out[list] = listed.filter((l) => {
+        const domain = l.cookie ?? (l.cookieLine !== undefined ? setCookieDomain(l.cookieLine) : undefined);
+        const keep = !judge.none && (domain === undefined || judge.visible(domain));
+        if (!keep) this.changed = true;
+        return keep;
+      });
+    }
+  }
+
+  /** The headers each event carries: a request's, a response's, or both. */
+  headers(method: string, knowsPairs: boolean): void {
+    const { out } = this;
+    switch (method) {
+      case 'Network.requestWillBeSentExtraInfo':
+        this.#requestHeaders(out.headers as Headers, knowsPairs);
+        break;
+      case 'Network.requestWillBeSent':
+        this.#requestHeaders((out.request as { headers?: Headers } | undefined)?.headers, false);
+        break;
+      case 'Network.webSocketWillSendHandshakeRequest':
+        this.#requestHeaders((out.request as { headers?: Headers } | undefined)?.headers, false);
+        break;
+      case 'Network.responseReceivedExtraInfo':
+        this.#responseHeaders(out.headers as Headers);
+        break;
+      case 'Network.responseReceived':
+      case 'Network.webSocketHandshakeResponseReceived': {
+        const response = out.response as { headers?: Headers; requestHeaders?: Headers } | undefined;
+        this.#responseHeaders(response?.headers);
+        this.#requestHeaders(response?.requestHeaders, false);
+        break;
+      }
+    }
+  }
+
+  /** The raw header text says it all again: it goes when anything was hidden. */
+  withoutHeaderText(): Record<string, unknown> {
+    const { out } = this;
+    delete out.headersText;
+    const response = out.response as { headersText?: unknown; requestHeadersText?: unknown } | undefined;
+    if (response) {
+      delete response.headersText;
+      delete response.requestHeadersText;
+    }
+    return out;
+  }
+
+  #requestHeaders(headers: Headers | undefined, knowsPairs: boolean): void {
+    const { judge } = this;
     if (!headers) return;
     for (const name of Object.keys(headers)) {
       const lower = name.toLowerCase();
       if (CREDENTIALS.has(lower) && judge.none) {
         delete headers[name];
-        changed = true;
+        this.changed = true;
       } else if (lower === 'cookie') {
         if (judge.none || !knowsPairs) {
           // Without the list of what was sent, a header is kept only while nothing is hidden at all.
           if (judge.none || judge.hidesSome) {
             delete headers[name];
-            changed = true;
+            this.changed = true;
           }
           continue;
         }
         const pairs = String(headers[name])
           .split(/;\s*/)
-          .filter((pair) => !hiddenPairs.has(pair));
+          .filter((pair) => !this.#hiddenPairs.has(pair));
         if (pairs.length === 0) delete headers[name];
         else headers[name] = pairs.join('; ');
-        if (hiddenPairs.size > 0) changed = true;
+        if (this.#hiddenPairs.size > 0) this.changed = true;
       }
     }
-  };
-  const responseHeaders = (headers: Headers | undefined) => {
+  }
+
+  #responseHeaders(headers: Headers | undefined): void {
+    const { judge } = this;
     if (!headers) return;
     for (const name of Object.keys(headers)) {
       if (name.toLowerCase() !== 'set-cookie') continue;
@@ -170,49 +247,9 @@ export function cookieEventShown(
           const domain = setCookieDomain(line);
           return domain === undefined || judge.visible(domain);
         });
-      if (lines.join('\n') !== String(headers[name])) changed = true;
+      if (lines.join('\n') !== String(headers[name])) this.changed = true;
       if (lines.length === 0) delete headers[name];
       else headers[name] = lines.join('\n');
     }
-  };
-  for (const list of ['blockedCookies', 'exemptedCookies'] as const) {
-    const listed = out[list] as Listed[] | undefined;
-    if (!Array.isArray(listed)) continue;
-    out[list] = listed.filter((l) => {
-      const domain = l.cookie ?? (l.cookieLine !== undefined ? setCookieDomain(l.cookieLine) : undefined);
-      const keep = !judge.none && (domain === undefined || judge.visible(domain));
-      if (!keep) changed = true;
-      return keep;
-    });
   }
-  switch (method) {
-    case 'Network.requestWillBeSentExtraInfo':
-      requestHeaders(out.headers as Headers, Array.isArray(associated));
-      break;
-    case 'Network.requestWillBeSent':
-      requestHeaders((out.request as { headers?: Headers } | undefined)?.headers, false);
-      break;
-    case 'Network.webSocketWillSendHandshakeRequest':
-      requestHeaders((out.request as { headers?: Headers } | undefined)?.headers, false);
-      break;
-    case 'Network.responseReceivedExtraInfo':
-      responseHeaders(out.headers as Headers);
-      break;
-    case 'Network.responseReceived':
-    case 'Network.webSocketHandshakeResponseReceived': {
-      const response = out.response as { headers?: Headers; requestHeaders?: Headers } | undefined;
-      responseHeaders(response?.headers);
-      requestHeaders(response?.requestHeaders, false);
-      break;
-    }
-  }
-  if (!changed) return params;
-  // The raw header text says it all again: it goes when anything was hidden.
-  delete out.headersText;
-  const response = out.response as { headersText?: unknown; requestHeadersText?: unknown } | undefined;
-  if (response) {
-    delete response.headersText;
-    delete response.requestHeadersText;
-  }
-  return out;
 }
