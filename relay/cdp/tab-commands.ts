@@ -39,6 +39,9 @@ function autoAttachParams(
   return { ...latest, waitForDebuggerOnStart: state.pausesNewTargets() };
 }
 
+/** Sends a command to the tab for one subscription; `then` sees the result before the answer goes out. */
+type Forward = (method: string, params: Record<string, unknown>, then?: (result: unknown) => void) => void;
+
 /** Chrome's session id of the debuggee a subscription is on (undefined: the page itself). */
 const childIdOf = (sub: Subscription): string | undefined => (sub.kind === 'child' ? sub.child.sessionId : undefined);
 
@@ -58,59 +61,8 @@ export class TabCommands {
   /** Runs a client's command on a page or child session and answers it through `respond`. */
   command(sub: Subscription, cmd: CdpCommand, respond: Respond): void {
     const state = this.table.stateOf(sub);
-    // Forwards a command; `then` runs on success, before the response goes out, in arrival order.
-    // Without a `then` nothing here reads the result: a large one passes through unparsed.
-    const forward = (method: string, params: Record<string, unknown>, then?: (result: unknown) => void) =>
-      this.link.send(
-        sub.tab,
-        childIdOf(sub),
-        method,
-        params,
-        (error, result) => {
-          if (error) return respond(error);
-          // A subscription gone meanwhile (its client left before the answer) leaves nothing
-          // behind: no setup recorded, no auto-attach kept for it.
-          if (state.subscribers.has(sub)) then?.(result);
-          respond(undefined, result);
-        },
-        then === undefined,
-      );
-    const dot = cmd.method.indexOf('.');
-    const domain = cmd.method.slice(0, dot);
-    const action = cmd.method.slice(dot + 1);
-
-    const record = () => state.setup.record(sub, cmd.method, cmd.params);
-    if (action === 'enable' && domain === 'Runtime' && state.domains.get('Runtime')?.size) {
-      // Chrome replays nothing for a second Runtime.enable on the same debugger session, so the
-      // newcomer is shown the contexts the others already have, once its enable has answered
-      // (after its earlier commands, e.g. Page.getFrameTree, as Playwright expects).
-      return forward(cmd.method, cmd.params, () => {
-        state.enable(domain, sub);
-        record();
-        state.shownAll(sub);
-        for (const context of state.contexts.values())
-          say(sub.client, sub.sessionId, 'Runtime.executionContextCreated', {
-            context: context as Protocol.Runtime.ExecutionContextDescription,
-          });
-      });
-    }
-    if (action === 'enable') {
-      state.enable(domain, sub);
-      return forward(cmd.method, cmd.params, record);
-    }
-    if (action === 'disable') {
-      state.setup.undo(sub, `${domain}.enable`);
-      return state.disable(domain, sub) ? forward(cmd.method, cmd.params) : respond(undefined, {});
-    }
-    const stream = streamCommand(cmd.method);
-    if (stream && !stream.stops) {
-      state.startStream(stream.start, sub);
-      return forward(cmd.method, cmd.params);
-    }
-    if (stream) {
-      // Another client's stream keeps running: this client just stops receiving it.
-      return state.stopStream(stream.start, sub) ? forward(cmd.method, cmd.params) : respond(undefined, {});
-    }
+    const forward = this.#forwarder(sub, state, respond);
+    if (this.#domainOrStream(sub, state, cmd, forward, respond)) return;
     switch (cmd.method) {
       case 'Page.navigate': {
         const { url } = paramsOf(cmd, 'Page.navigate');
@@ -141,21 +93,106 @@ export class TabCommands {
         return forward(cmd.method, { ...cmd.params, identifier: state.setup.current(identifier) });
       }
       default:
-        if (readsCookies(cmd.method)) {
-          // The whole cookie store answers on a tab's session: what the policy hides is left out.
-          return this.link.send(sub.tab, childIdOf(sub), cmd.method, cmd.params, (error, result) =>
-            error ? respond(error) : respond(undefined, visibleCookieResult(this.policy, result)),
-          );
-        }
-        try {
-          const setting = cookiesToSet(cmd.method, cmd.params);
-          if (setting) this.policy.checkCookies(setting, cmd.method);
-          this.policy.checkTouch(cmd.method, cmd.params);
-        } catch (error) {
-          return respond(error);
-        }
-        return isSetup(cmd.method) ? forward(cmd.method, cmd.params, record) : forward(cmd.method, cmd.params);
+        return this.#anyCommand(sub, state, cmd, forward, respond);
     }
+  }
+
+  /**
+   * Forwards a command; `then` runs on success, before the response goes out, in arrival order.
+   * Without a `then` nothing here reads the result: a large one passes through unparsed.
+   */
+  #forwarder(sub: Subscription, state: DebuggeeState<Subscription>, respond: Respond): Forward {
+    return (method, params, then) =>
+      this.link.send(
+        sub.tab,
+        childIdOf(sub),
+        method,
+        params,
+        (error, result) => {
+          if (error) return respond(error);
+          // A subscription gone meanwhile (its client left before the answer) leaves nothing
+          // behind: no setup recorded, no auto-attach kept for it.
+          if (state.subscribers.has(sub)) then?.(result);
+          respond(undefined, result);
+        },
+        then === undefined,
+      );
+  }
+
+  /** A domain's enable or disable, a stream started or stopped: per client. Says whether it was one. */
+  #domainOrStream(
+    sub: Subscription,
+    state: DebuggeeState<Subscription>,
+    cmd: CdpCommand,
+    forward: Forward,
+    respond: Respond,
+  ): boolean {
+    const dot = cmd.method.indexOf('.');
+    const domain = cmd.method.slice(0, dot);
+    const action = cmd.method.slice(dot + 1);
+    const record = () => state.setup.record(sub, cmd.method, cmd.params);
+    if (action === 'enable' && domain === 'Runtime' && state.domains.get('Runtime')?.size) {
+      // Chrome replays nothing for a second Runtime.enable on the same debugger session, so the
+      // newcomer is shown the contexts the others already have, once its enable has answered
+      // (after its earlier commands, e.g. Page.getFrameTree, as Playwright expects).
+      forward(cmd.method, cmd.params, () => {
+        state.enable(domain, sub);
+        record();
+        state.shownAll(sub);
+        for (const context of state.contexts.values())
+          say(sub.client, sub.sessionId, 'Runtime.executionContextCreated', {
+            context: context as Protocol.Runtime.ExecutionContextDescription,
+          });
+      });
+      return true;
+    }
+    if (action === 'enable') {
+      state.enable(domain, sub);
+      forward(cmd.method, cmd.params, record);
+      return true;
+    }
+    if (action === 'disable') {
+      state.setup.undo(sub, `${domain}.enable`);
+      if (state.disable(domain, sub)) forward(cmd.method, cmd.params);
+      else respond(undefined, {});
+      return true;
+    }
+    const stream = streamCommand(cmd.method);
+    if (!stream) return false;
+    if (!stream.stops) {
+      state.startStream(stream.start, sub);
+      forward(cmd.method, cmd.params);
+      return true;
+    }
+    // Another client's stream keeps running: this client just stops receiving it.
+    if (state.stopStream(stream.start, sub)) forward(cmd.method, cmd.params);
+    else respond(undefined, {});
+    return true;
+  }
+
+  /** Any other command: cookies read through the policy, what it refuses refused, the rest forwarded. */
+  #anyCommand(
+    sub: Subscription,
+    state: DebuggeeState<Subscription>,
+    cmd: CdpCommand,
+    forward: Forward,
+    respond: Respond,
+  ): void {
+    if (readsCookies(cmd.method)) {
+      // The whole cookie store answers on a tab's session: what the policy hides is left out.
+      return this.link.send(sub.tab, childIdOf(sub), cmd.method, cmd.params, (error, result) =>
+        error ? respond(error) : respond(undefined, visibleCookieResult(this.policy, result)),
+      );
+    }
+    try {
+      const setting = cookiesToSet(cmd.method, cmd.params);
+      if (setting) this.policy.checkCookies(setting, cmd.method);
+      this.policy.checkTouch(cmd.method, cmd.params);
+    } catch (error) {
+      return respond(error);
+    }
+    const record = () => state.setup.record(sub, cmd.method, cmd.params);
+    return isSetup(cmd.method) ? forward(cmd.method, cmd.params, record) : forward(cmd.method, cmd.params);
   }
 
   #setAutoAttach(
