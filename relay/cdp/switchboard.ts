@@ -2,25 +2,24 @@
 //   command: ClientSession → Switchboard (looks up the session in the SessionTable) → BrowserTarget
 //            for Browser.*/Target.* on browser and tab-target sessions, or TabCommands → TabLink →
 //            ExtensionLink for page and child sessions; the answer settles straight back.
-//   event:   ExtensionLink → ExtensionPresence → Switchboard → the tab's EventFence →
+//   event:   ExtensionLink → ExtensionPresence → extension-frames.ts → the tab's EventFence →
 //            TabCommands.deliver → the client sessions that want it.
-// It turns the extension's tab frames into the roster's changes (tab-roster.ts), the person's
-// frames into their say, and each client command through the raw clients' gate to its part: the
-// one place each frame and command is routed; the work itself is in those parts.
+// The extension's frames are routed by extension-frames.ts (tab frames to the roster, the person's
+// to their say); each client command goes from here through the raw clients' gate to its part:
+// the one place each command is routed; the work itself is in those parts.
 
 import type { WebSocket } from 'ws';
-import { CLOSE, type BrowserInfo, type HelloFrame, type PersonFrame, type TabSession } from '../../shared/protocol';
+import { CLOSE, type BrowserInfo, type HelloFrame, type TabSession } from '../../shared/protocol';
 import type { ConsentState } from '../../shared/consent-state';
 import { HeldCommands } from '../browser/held-commands';
-import type { ClientGate } from './client-gate';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import { BrowserTarget, type BrowserHub } from './browser-target';
 import { ClientSession, TOKEN_ROTATED_CLOSE, type CdpCommand } from './client-session';
-import { UNFENCED_EVENTS } from './event-fence';
 import { DownloadRelay } from './download-relay';
 import type { ExtensionLink, LinkSocket } from './extension-link';
 import { ExtensionPresence, type PresenceOptions } from './extension-presence';
+import { extensionFrames, type RelayConsent } from './extension-frames';
 import { SessionTable, type Binding } from './session-table';
 import { TabCommands } from './tab-commands';
 import { TabLink } from './tab-link';
@@ -30,6 +29,7 @@ import type { PolicyConfig } from '../../shared/origin-policy';
 import { RelayPolicy } from './relay-policy';
 
 export type { TabChange } from './tab-roster';
+export type { RelayConsent } from './extension-frames';
 
 export interface SwitchboardOptions {
   relayVersion: string;
@@ -46,19 +46,6 @@ export interface SwitchboardOptions {
   consent?: RelayConsent;
   timeouts: PresenceOptions['timeouts'] & { eventFenceMs: number; notReadingCutMs: number };
   maxClientBufferedBytes: number;
-}
-
-/** What the relay hears from the person through the extension, and the gate raw clients pass. */
-export interface RelayConsent {
-  gate: ClientGate;
-  /** The person's own input in a tab (not an agent's: the relay saw none on its way to it). */
-  personInput(targetId: string): void;
-  /** A side panel (or the options page) opened or closed. */
-  panel(open: boolean): void;
-  /** The person's say in the side panel: an answer, Stop, a site to block, what to be asked. */
-  said(say: PersonFrame['say']): void;
-  /** The person dragged a tab into the clawd group of an agent session: it is that session's. */
-  handedTo(targetId: string, session: string): void;
 }
 
 export class Switchboard implements BrowserHub {
@@ -81,58 +68,16 @@ export class Switchboard implements BrowserHub {
   constructor(private readonly options: SwitchboardOptions) {
     this.#log = options.log;
     this.#presence = new ExtensionPresence(
-      {
-        hello: (_link, frame) => this.#onHello(frame),
-        event: (_link, frame) => {
-          const tab = this.#registry.byTabId(frame.tabId);
-          if (!tab) return;
-          if (frame.method.startsWith('Page.download') && frame.sessionId === undefined)
-            this.downloads.tabEvent(frame.method, frame.params ?? {});
-          const arrival = this.#commands.arrived(tab, frame);
-          if (UNFENCED_EVENTS.has(frame.method)) this.#commands.deliver(tab, frame, arrival);
-          else tab.fence.push(() => this.#commands.deliver(tab, frame, arrival));
-        },
-        tabAttached: (link, frame) => {
-          const record = this.#roster.register(link, frame.tab);
-          if (frame.tab.session) options.consent?.handedTo(record.targetId, frame.tab.session);
-        },
-        personInput: (_link, frame) => {
-          const tab = this.#registry.byTabId(frame.tabId);
-          // Input an agent sent a moment ago shows in the page too: only the rest is the person's.
-          if (!tab) return;
-          if (!this.#link.includesPersons(tab, frame.inputs))
-            this.#log.debug(`tab ${tab.tabId}: input taken for an agent's`);
-          else options.consent?.personInput(tab.targetId);
-        },
-        panel: (_link, frame) => options.consent?.panel(frame.open),
-        person: (_link, frame) => options.consent?.said(frame.say),
-        tabParked: (_link, frame) => {
-          const tab = this.#registry.byTabId(frame.tabId);
-          if (!tab) return;
-          this.#log.info(`tab ${tab.tabId} paused on ${frame.url}`);
-          tab.parked = frame.url;
-          tab.info = { ...tab.info, url: frame.url };
-          this.#commands.parked(tab, frame.url);
-          this.#roster.changed(tab);
-        },
-        handBack: (_link, frame) => {
-          const tab = this.#registry.byTabId(frame.tabId);
-          if (tab) this.options.onHandBack?.(tab.targetId);
-        },
-        tabDetached: (_link, frame) => {
-          const tab = this.#registry.byTabId(frame.tabId);
-          if (tab) this.#roster.remove(tab, frame.reason);
-        },
-        tabUpdated: (_link, frame) => {
-          const tab = this.#registry.byTabId(frame.tabId);
-          if (!tab) return;
-          tab.info = { ...tab.info, url: frame.url ?? tab.info.url, title: frame.title ?? tab.info.title };
-          this.#roster.changed(tab);
-        },
-        gone: () => {
-          for (const tab of this.#registry.list()) this.#roster.remove(tab, 'extension_gone');
-        },
-      },
+      extensionFrames({
+        registry: this.#registry,
+        log: this.#log,
+        options,
+        hello: (frame) => this.#onHello(frame),
+        commands: () => this.#commands,
+        link: () => this.#link,
+        roster: () => this.#roster,
+        downloads: () => this.downloads,
+      }),
       { relayVersion: options.relayVersion, log: options.log, timeouts: options.timeouts },
     );
     this.#link = new TabLink(this.#presence, this.#registry, this.#log);
