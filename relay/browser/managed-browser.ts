@@ -109,28 +109,40 @@ export class ManagedBrowser {
     }
     // What is left of a browser that went away by itself: its port is served no more.
     await this.#forget();
-    if (!(await isPortFree(cdpPort))) {
-      // A browser of this profile that an older clawd left listening on the port itself: stopped,
-      // since only a browser clawd starts over its pipe answers to clawd alone.
-      const leftover = await browserProcess(userDataDir, cdpPort);
-      if (leftover) {
-        log.info(`${name}: stopping the browser an earlier clawd left on port ${cdpPort} (pid ${leftover.pid})`);
-        await terminate(leftover.pid, this.options.stopGraceMs ?? 2_500);
-      }
-      if (!(await isPortFree(cdpPort))) {
-        const holder = await listeningPid(cdpPort);
-        throw new ClawdError(
-          'port_in_use',
-          `CDP port ${cdpPort} of profile ${name} is in use by another program${holder ? ` (pid ${holder})` : ''}: stop it, or create a profile with another port`,
-        );
-      }
-    }
+    await this.#claimPort();
     if (await removeStaleSingleton(userDataDir).catch(() => false))
       log.info(`${name}: removed the lock a crashed browser left`);
     await decorateProfile(userDataDir, name, this.options.color);
     const args = launchArgs({ userDataDir, choice: this.options.choice, extraArgs: this.options.extraArgs });
     progress(`launching ${executable.path}`);
     log.info(`${name}: launching ${executable.path}, its CDP port ${cdpPort} served by clawd`);
+    const { current, exited } = this.#launch(executable, args);
+    return await this.#ready(current, exited);
+  }
+
+  /** The profile's CDP port free for clawd to serve, or port_in_use naming who holds it. */
+  async #claimPort(): Promise<void> {
+    const { cdpPort, userDataDir, name, log } = this.options;
+    if (await isPortFree(cdpPort)) return;
+    // A browser of this profile that an older clawd left listening on the port itself: stopped,
+    // since only a browser clawd starts over its pipe answers to clawd alone.
+    const leftover = await browserProcess(userDataDir, cdpPort);
+    if (leftover) {
+      log.info(`${name}: stopping the browser an earlier clawd left on port ${cdpPort} (pid ${leftover.pid})`);
+      await terminate(leftover.pid, this.options.stopGraceMs ?? 2_500);
+    }
+    if (!(await isPortFree(cdpPort))) {
+      const holder = await listeningPid(cdpPort);
+      throw new ClawdError(
+        'port_in_use',
+        `CDP port ${cdpPort} of profile ${name} is in use by another program${holder ? ` (pid ${holder})` : ''}: stop it, or create a profile with another port`,
+      );
+    }
+  }
+
+  /** Spawns Chromium on its pipe; `exited` rejects when it exits (or cannot start) at any time. */
+  #launch(executable: Executable, args: string[]): { current: Running; exited: Promise<never> } {
+    const { name, log } = this.options;
     this.#stderr = [];
     // fd 3: what Chromium reads (our commands); fd 4: what it writes.
     const child = spawn(executable.path, args, {
@@ -141,17 +153,7 @@ export class ManagedBrowser {
     const mux = new CdpMux(pipe, log);
     const current: Running = { child, pipe, mux, endpoint: undefined };
     this.#running = current;
-    let partial = ''; // a chunk may end mid-line
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (chunk: string) => {
-      const lines = (partial + chunk).split('\n');
-      partial = lines.pop()!;
-      for (const line of lines) if (line.trim() !== '') this.#stderr.push(line);
-      if (this.#stderr.length > STDERR_LINES) this.#stderr.splice(0, this.#stderr.length - STDERR_LINES);
-    });
-    child.stderr!.once('end', () => {
-      if (partial.trim() !== '') this.#stderr.push(partial);
-    });
+    this.#keepStderr(child);
     child.once('exit', (code, signal) => {
       log.info(`${name}: browser exited (${signal ?? code})`);
       // Gone by itself (a crash, a kill): its port is not served for a browser that is not there.
@@ -164,6 +166,28 @@ export class ManagedBrowser {
       );
     });
     exited.catch(() => {});
+    return { current, exited };
+  }
+
+  /** The last STDERR_LINES lines Chromium wrote, for a failed launch's report. */
+  #keepStderr(child: ChildProcess): void {
+    let partial = ''; // a chunk may end mid-line
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) if (line.trim() !== '') this.#stderr.push(line);
+      if (this.#stderr.length > STDERR_LINES) this.#stderr.splice(0, this.#stderr.length - STDERR_LINES);
+    });
+    child.stderr!.once('end', () => {
+      if (partial.trim() !== '') this.#stderr.push(partial);
+    });
+  }
+
+  /** Ready: the browser answered over its pipe and its port is served; else it is stopped and said why. */
+  async #ready(current: Running, exited: Promise<never>): Promise<Started> {
+    const { cdpPort, name, log } = this.options;
+    const { child, mux } = current;
     const timeoutMs = this.options.readyTimeoutMs ?? 15_000;
     try {
       // The first answer over the pipe: Chromium is up (no port to poll). Its pipe closes as it
