@@ -44,6 +44,24 @@ const MAX_SOCKET_BUFFER = 8 * 1024 * 1024;
  */
 const ABANDONED_TAKEOVER_MS = 30_000;
 
+/** A viewer's tab, as found. */
+interface Viewed {
+  page: Page;
+  targetId: string;
+  tab: TabKey;
+  cast: TabScreencast;
+}
+
+/** A set-up viewer: its tab, its place in the screencast, its outlet and what it may do. */
+interface Viewer {
+  page: Page;
+  tab: TabKey;
+  cast: TabScreencast;
+  sink: ViewerSink;
+  send: (u: ViewUpdate) => void;
+  grant: ViewGrant;
+}
+
 export class LiveViews {
   // Tab key → its screencast, while it has viewers.
   readonly #casts = new Map<TabKey, TabScreencast>();
@@ -85,18 +103,9 @@ export class LiveViews {
     };
     ws.on('message', (data, isBinary) => onMessage(data, isBinary));
     const send = (update: ViewUpdate) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(update));
-    let found: { page: Page; targetId: string; tab: TabKey; cast: TabScreencast };
-    try {
-      const { page, targetId, tab } = await this.agent.viewPage(profile, requested);
-      found = { page, targetId, tab, cast: await this.#castFor(page, tab) };
-    } catch (error) {
-      // Not running, no such tab, or the tab closed while we looked: the viewer hears why.
-      const e = isClawdError(error) ? error : new ClawdError('target_closed', (error as Error).message);
-      send({ t: 'error', code: e.code, message: e.message });
-      ws.close(1011, e.code);
-      return;
-    }
-    const { page, targetId, tab, cast } = found;
+    const found = await this.#viewed(ws, send, profile, requested);
+    if (!found) return;
+    const { page, tab, cast } = found;
     const sink: ViewerSink = {
       frame: (bytes) => {
         if (ws.readyState !== ws.OPEN || ws.bufferedAmount >= MAX_SOCKET_BUFFER) return false;
@@ -108,6 +117,51 @@ export class LiveViews {
     if (ws.readyState !== ws.OPEN) return this.#release(tab, cast, sink);
     clearTimeout(this.#abandoned.get(tab));
     this.#abandoned.delete(tab);
+    const { pageInfo, unwatch } = this.#watch(ws, send, profile, found);
+    send({ t: 'grant', acts: grant.acts, answers: grant.answers });
+    send({ t: 'control', holder: this.agent.holder(tab) });
+    void pageInfo();
+    this.#sockets.set(ws, { cast, sink });
+    cast.join(sink);
+
+    onMessage = this.#reader({ page, tab, cast, sink, send, grant });
+    for (const { data, isBinary } of early.splice(0)) onMessage(data, isBinary);
+    cleanUp = () => {
+      this.#sockets.delete(ws);
+      unwatch();
+      this.#release(tab, cast, sink);
+    };
+  }
+
+  /** The tab a viewer asked for and its screencast; else the viewer hears why, and its socket closes. */
+  async #viewed(
+    ws: WebSocket,
+    send: (update: ViewUpdate) => void,
+    profile: string,
+    requested: string | undefined,
+  ): Promise<Viewed | undefined> {
+    try {
+      const { page, targetId, tab } = await this.agent.viewPage(profile, requested);
+      return { page, targetId, tab, cast: await this.#castFor(page, tab) };
+    } catch (error) {
+      // Not running, no such tab, or the tab closed while we looked: the viewer hears why.
+      const e = isClawdError(error) ? error : new ClawdError('target_closed', (error as Error).message);
+      send({ t: 'error', code: e.code, message: e.message });
+      ws.close(1011, e.code);
+      return undefined;
+    }
+  }
+
+  /**
+   * What the viewer hears of its tab: where the page went (`pageInfo` says it now), the tab
+   * closed, who controls it. `unwatch` removes every listener.
+   */
+  #watch(
+    ws: WebSocket,
+    send: (update: ViewUpdate) => void,
+    profile: string,
+    { page, targetId, tab }: Viewed,
+  ): { pageInfo: () => Promise<unknown>; unwatch: () => void } {
     const pageInfo = async () =>
       send({
         t: 'page',
@@ -121,22 +175,26 @@ export class LiveViews {
     };
     page.on('framenavigated', onNavigated);
     page.on('close', onClose);
-    const [eventProfile, eventTarget] = [profile, targetId];
     const unsubscribe = this.events.subscribe((event) => {
       if (
         (event.type === 'hold' || event.type === 'handoff') &&
-        event.profile === eventProfile &&
-        event.targetId === eventTarget
+        event.profile === profile &&
+        event.targetId === targetId
       )
         send({ t: 'control', holder: this.agent.holder(tab) });
     });
-    send({ t: 'grant', acts: grant.acts, answers: grant.answers });
-    send({ t: 'control', holder: this.agent.holder(tab) });
-    void pageInfo();
-    this.#sockets.set(ws, { cast, sink });
-    cast.join(sink);
+    const unwatch = () => {
+      unsubscribe();
+      page.off('framenavigated', onNavigated);
+      page.off('close', onClose);
+    };
+    return { pageInfo, unwatch };
+  }
 
-    onMessage = (data, isBinary) => {
+  /** Reads a set-up viewer's messages: JSON text only, each acted on in turn, its error said back. */
+  #reader(v: Viewer): (data: RawData, isBinary: boolean) => void {
+    const { send } = v;
+    return (data, isBinary) => {
       if (isBinary)
         return void send({ t: 'error', code: 'bad_request', message: 'the view sends JSON text messages only' });
       let message: ViewMessage;
@@ -145,17 +203,9 @@ export class LiveViews {
       } catch (error) {
         return void send({ t: 'error', code: 'bad_request', message: (error as Error).message });
       }
-      void this.#onMessage(message, { page, tab, cast, sink, send, grant }).catch((error: Error) => {
+      void this.#onMessage(message, v).catch((error: Error) => {
         send({ t: 'error', code: isClawdError(error) ? error.code : 'internal', message: error.message });
       });
-    };
-    for (const { data, isBinary } of early.splice(0)) onMessage(data, isBinary);
-    cleanUp = () => {
-      this.#sockets.delete(ws);
-      unsubscribe();
-      page.off('framenavigated', onNavigated);
-      page.off('close', onClose);
-      this.#release(tab, cast, sink);
     };
   }
 
@@ -201,17 +251,7 @@ export class LiveViews {
     return cast;
   }
 
-  async #onMessage(
-    message: ViewMessage,
-    v: {
-      page: Page;
-      tab: TabKey;
-      cast: TabScreencast;
-      sink: ViewerSink;
-      send: (u: ViewUpdate) => void;
-      grant: ViewGrant;
-    },
-  ): Promise<void> {
+  async #onMessage(message: ViewMessage, v: Viewer): Promise<void> {
     if (message.t === 'ack') return v.cast.ack(v.sink);
     if (message.t === 'size') return v.cast.resize(v.sink, message);
     if (!v.grant.acts) {

@@ -105,11 +105,16 @@ export function viewLink(
   return { url: `http://127.0.0.1:${options.port()}/view#code=${code}${where}`, code, expiresInMs };
 }
 
-export function registerViewRoutes(
-  app: Hono,
-  options: ViewRouteOptions & { service: ProfileService; agent: AgentService; actions: ActionLog },
-): void {
-  const { auth, service, agent } = options;
+type ViewRoutesOptions = ViewRouteOptions & { service: ProfileService; agent: AgentService; actions: ActionLog };
+
+export function registerViewRoutes(app: Hono, options: ViewRoutesOptions): void {
+  registerViewPage(app, options);
+  registerViewApi(app, options);
+}
+
+/** The page, its script, signing in with a link's code, and the person's new links. */
+function registerViewPage(app: Hono, options: ViewRoutesOptions): void {
+  const { auth } = options;
   app.get('/view', (c) => c.html(distAsset('view/index.html'), 200, pageHeaders(options.port())));
   app.get('/view/app.js', (c) =>
     c.body(distAsset('view/app.js'), 200, {
@@ -137,6 +142,11 @@ export function registerViewRoutes(
     requirePerson('opening a live view that answers questions and acts');
     return c.json(viewLink(options, PERSONS_VIEW));
   });
+}
+
+/** What the page reads and says: the tabs, the questions and their answers, a tab's actions. */
+function registerViewApi(app: Hono, options: ViewRoutesOptions): void {
+  const { auth, service, agent } = options;
   const grantOf = (c: Context) =>
     viewGrant(
       options,
@@ -146,22 +156,7 @@ export function registerViewRoutes(
   // Every running profile's tabs and who holds each: what the page lists (a view bound to one tab, that tab).
   app.get('/view/api/tabs', async (c) => {
     const grant = grantOf(c);
-    const profiles = (await service.list()).filter((p) => !grant.tab || grant.tab.profile === p.profile);
-    const listed = await Promise.all(
-      profiles.map(async (p) => {
-        const tabs = p.running ? await service.tabs(p.profile).catch(() => []) : [];
-        return {
-          profile: p.profile,
-          driver: p.driver,
-          running: p.running,
-          default: p.default,
-          tabs: tabs
-            .filter((t) => grantShows(grant, p.profile, t.targetId))
-            .map((t) => ({ ...t, holder: agent.view.holder(tabKey(p.profile, t.targetId)) })),
-        };
-      }),
-    );
-    return c.json({ profiles: listed, acts: grant.acts, answers: grant.answers });
+    return c.json({ profiles: await listedTabs(options, grant), acts: grant.acts, answers: grant.answers });
   });
   // The questions waiting for the person (ask-before), and whether this view may answer them.
   app.get('/view/api/questions', (c) => {
@@ -194,6 +189,26 @@ export function registerViewRoutes(
     const targetId = grant.tab?.targetId ?? c.req.query('targetId');
     return c.json({ entries: await options.actions.query({ profile, ...(targetId ? { targetId } : {}), limit: 20 }) });
   });
+}
+
+/** Each profile the grant shows, its tabs (those the grant shows) and who holds each. */
+async function listedTabs(options: ViewRoutesOptions, grant: ViewGrant) {
+  const { service, agent } = options;
+  const profiles = (await service.list()).filter((p) => !grant.tab || grant.tab.profile === p.profile);
+  return await Promise.all(
+    profiles.map(async (p) => {
+      const tabs = p.running ? await service.tabs(p.profile).catch(() => []) : [];
+      return {
+        profile: p.profile,
+        driver: p.driver,
+        running: p.running,
+        default: p.default,
+        tabs: tabs
+          .filter((t) => grantShows(grant, p.profile, t.targetId))
+          .map((t) => ({ ...t, holder: agent.view.holder(tabKey(p.profile, t.targetId)) })),
+      };
+    }),
+  );
 }
 
 /** Serves `/view/ws` upgrades on the control API's server, after the same guard. */
