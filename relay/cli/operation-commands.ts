@@ -10,7 +10,8 @@ import type { Operation } from '../operations/operation';
 import { fieldKind, type FieldKind } from '../operations/fields';
 import { isFixedField, OPERATION_LIST, operationNamed, parseOperationInput } from '../operations/operation-table';
 import { SHARED_FIELDS } from '../operations/shared-fields';
-import { output, UsageError, type CliCommand, type Flags } from './cli-command';
+import { output, UsageError, type CliCommand, type CommandContext, type FlagValues, type Flags } from './cli-command';
+import type { Invoker } from '../operations/control-client';
 import { fenced, fenceNonce } from '../operations/page-fence';
 
 const CONVENTIONAL: Record<string, string> = {
@@ -88,20 +89,8 @@ export function operationCliLine(operation: Operation): string {
 }
 
 export function operationCommand(operation: Operation): CliCommand {
-  const shape = operation.input.shape;
-  const flags: Flags = {};
   const fieldsByFlag = flagFields(operation);
-  for (const [flag, field] of fieldsByFlag) {
-    const kind = fieldKind(shape[field]!);
-    const help = shape[field]!.description ?? field;
-    flags[flag] =
-      kind === 'boolean'
-        ? { type: 'boolean', help }
-        : { type: 'string', value: placeholder(operation, field, shape[field]!), help };
-  }
-  for (const [flag, extra] of Object.entries(operation.cli.extra ?? {}))
-    flags[flag] = { type: 'boolean', help: extra.help };
-  if (operation.cli.repeat) flags[operation.cli.repeat.flag] = { type: 'boolean', help: operation.cli.repeat.help };
+  const flags = flagsOf(operation, fieldsByFlag);
   const name = commandName(operation);
   return {
     name,
@@ -114,52 +103,13 @@ export function operationCommand(operation: Operation): CliCommand {
     ...(operation.details ? { details: wrap(operation.details) } : {}),
     flags,
     async run(args, values, ctx) {
-      const raw: Record<string, unknown> = {};
-      const specs = operation.cli.args ?? [];
-      specs.forEach((spec, i) => {
-        if (spec.rest) {
-          const words = args.slice(i);
-          if (words.length > 0) raw[spec.field] = fieldKind(shape[spec.field]!) === 'list' ? words : words.join(' ');
-        } else if (args[i] !== undefined) raw[spec.field] = args[i];
-        if (raw[spec.field] === undefined && !spec.optional)
-          throw new UsageError(
-            `${name} needs ${specs
-              .filter((s) => !s.optional)
-              .map((s) => s.value)
-              .join(' ')}`,
-          );
-      });
-      if (!specs.some((s) => s.rest) && args.length > specs.length)
-        throw new UsageError(`unexpected argument ${JSON.stringify(args[specs.length])}`);
-      for (const [flag, field] of fieldsByFlag) {
-        if (values[flag] === undefined) continue;
-        // A list flag given empty (`--ask ''`) is the empty list, said on purpose; elsewhere '' is "not given".
-        raw[field] = values[flag] === '' && fieldKind(shape[field]!) === 'list' ? [] : values[flag];
-      }
-      for (const [flag, extra] of Object.entries(operation.cli.extra ?? {}))
-        if (values[flag] === true) extra.apply(raw);
-      let input: Record<string, unknown>;
-      try {
-        input = parseOperationInput(operation, raw, 'text');
-      } catch (error) {
-        // A field that does not fit is bad usage: said before anything is sent, with the help as the pointer.
-        if (isClawdError(error) && error.code === 'bad_request') throw new UsageError(error.message);
-        throw error;
-      }
+      const input = checkedInput(operation, rawInput(operation, name, fieldsByFlag, args, values));
       const client = operation.person ? await ctx.personClient() : await ctx.client();
       if (operation.progress && !ctx.json) ctx.progress(operation.progress);
       // What happened on the way (a profile started on first use) goes to stderr, beside the answer.
       const result = await client.invoke(operation, ctx.profile, input, (note) => ctx.progress(agentText(note)));
       const repeat = operation.cli.repeat;
-      if (repeat && values[repeat.flag] === true) {
-        // Until interrupted: each answer printed, then the next asked for (`log --follow`).
-        for (let answer = result, asked = input; ;) {
-          if (((answer as { entries?: unknown[] }).entries ?? [answer]).length > 0)
-            output(ctx, answer, () => [agentText(operation.text(answer, asked as never))]);
-          asked = repeat.next(answer, asked);
-          answer = await client.invoke(operation, ctx.profile, asked);
-        }
-      }
+      if (repeat && values[repeat.flag] === true) return follow(operation, repeat, { client, ctx, result, input });
       const followUp = operation.followUp;
       if (!followUp || input[followUp.field] !== true) {
         output(ctx, result, () => [agentText(operation.text(result, input as never))]);
@@ -174,6 +124,85 @@ export function operationCommand(operation: Operation): CliCommand {
       return next.cli.exitCode?.(nextResult) ?? 0;
     },
   };
+}
+
+/** A flag per field (its kind's placeholder, its description for help), then the operation's extras. */
+function flagsOf(operation: Operation, fieldsByFlag: Map<string, string>): Flags {
+  const shape = operation.input.shape;
+  const flags: Flags = {};
+  for (const [flag, field] of fieldsByFlag) {
+    const kind = fieldKind(shape[field]!);
+    const help = shape[field]!.description ?? field;
+    flags[flag] =
+      kind === 'boolean'
+        ? { type: 'boolean', help }
+        : { type: 'string', value: placeholder(operation, field, shape[field]!), help };
+  }
+  for (const [flag, extra] of Object.entries(operation.cli.extra ?? {}))
+    flags[flag] = { type: 'boolean', help: extra.help };
+  if (operation.cli.repeat) flags[operation.cli.repeat.flag] = { type: 'boolean', help: operation.cli.repeat.help };
+  return flags;
+}
+
+/** The operation's input as the command line gave it: positional arguments, then flags, then extras. */
+function rawInput(
+  operation: Operation,
+  name: string,
+  fieldsByFlag: Map<string, string>,
+  args: string[],
+  values: FlagValues,
+): Record<string, unknown> {
+  const shape = operation.input.shape;
+  const raw: Record<string, unknown> = {};
+  const specs = operation.cli.args ?? [];
+  specs.forEach((spec, i) => {
+    if (spec.rest) {
+      const words = args.slice(i);
+      if (words.length > 0) raw[spec.field] = fieldKind(shape[spec.field]!) === 'list' ? words : words.join(' ');
+    } else if (args[i] !== undefined) raw[spec.field] = args[i];
+    if (raw[spec.field] === undefined && !spec.optional)
+      throw new UsageError(
+        `${name} needs ${specs
+          .filter((s) => !s.optional)
+          .map((s) => s.value)
+          .join(' ')}`,
+      );
+  });
+  if (!specs.some((s) => s.rest) && args.length > specs.length)
+    throw new UsageError(`unexpected argument ${JSON.stringify(args[specs.length])}`);
+  for (const [flag, field] of fieldsByFlag) {
+    if (values[flag] === undefined) continue;
+    // A list flag given empty (`--ask ''`) is the empty list, said on purpose; elsewhere '' is "not given".
+    raw[field] = values[flag] === '' && fieldKind(shape[field]!) === 'list' ? [] : values[flag];
+  }
+  for (const [flag, extra] of Object.entries(operation.cli.extra ?? {})) if (values[flag] === true) extra.apply(raw);
+  return raw;
+}
+
+/** The input checked by the operation's schema; a field that does not fit is bad usage. */
+function checkedInput(operation: Operation, raw: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return parseOperationInput(operation, raw, 'text');
+  } catch (error) {
+    // A field that does not fit is bad usage: said before anything is sent, with the help as the pointer.
+    if (isClawdError(error) && error.code === 'bad_request') throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** Until interrupted: each answer printed, then the next asked for (`log --follow`). */
+async function follow(
+  operation: Operation,
+  repeat: NonNullable<Operation['cli']['repeat']>,
+  first: { client: Invoker; ctx: CommandContext; result: unknown; input: Record<string, unknown> },
+): Promise<never> {
+  const { client, ctx } = first;
+  for (let answer = first.result, asked = first.input; ;) {
+    if (((answer as { entries?: unknown[] }).entries ?? [answer]).length > 0)
+      output(ctx, answer, () => [agentText(operation.text(answer, asked as never))]);
+    asked = repeat.next(answer, asked);
+    answer = await client.invoke(operation, ctx.profile, asked);
+  }
 }
 
 /** This command's fence nonce (one per CLI run): the page's words in its text go between its lines. */
