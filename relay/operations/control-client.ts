@@ -222,7 +222,35 @@ export class ControlClient implements Invoker {
     };
     // Nothing is sent until the server proved it knows it (each call: it may have been restarted, or replaced).
     await this.prove(Math.min(timeoutMs, 5_000));
-    let response: { status: number; notes: string | string[] | undefined; text: string };
+    const response = await this.#send(url, method, path, options, timeoutMs, (notes) => {
+      heard += hear(notes, 0);
+    });
+    hear(response.notes, heard);
+    const body = bodyOf(response, `${this.url}${path}`);
+    if (response.status === 401 && this.home !== undefined) {
+      // The default port answers, but with another home's server: say so, not "the token is wrong".
+      const other = await otherHome(this.url, this.home);
+      if (other) throw anotherHome(this.url, other, this.home);
+      // The token was rotated since this client read it (a long-lived `clawd mcp`): once more with the home's.
+      const { token } = await loadConfig(this.home);
+      if (token !== this.#token && !retried) {
+        this.#token = token;
+        return this.call<T>(method, path, options, true);
+      }
+    }
+    if (response.status < 200 || response.status > 299) throw serverError(response.status, body);
+    return body as T;
+  }
+
+  /** The request with the token (and the person's key), or why the server could not be asked. */
+  async #send(
+    url: URL,
+    method: string,
+    path: string,
+    options: { body?: unknown; signal?: AbortSignal },
+    timeoutMs: number,
+    early: (notes: string | string[] | undefined) => void,
+  ): Promise<ServerAnswer> {
     try {
       const headers = {
         Authorization: `Bearer ${this.#token}`,
@@ -230,15 +258,13 @@ export class ControlClient implements Invoker {
         [EARLY_NOTES_HEADER]: '1',
         ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
       };
-      response = await request(
+      return await request(
         url,
         method,
         headers,
         options.body === undefined ? undefined : JSON.stringify(options.body),
         timeoutMs,
-        (notes) => {
-          heard += hear(notes, 0);
-        },
+        early,
         options.signal,
       );
     } catch (error) {
@@ -251,39 +277,35 @@ export class ControlClient implements Invoker {
         { cause: error },
       );
     }
-    hear(response.notes, heard);
-    const text = response.text;
-    let body: unknown;
-    try {
-      body = text === '' ? {} : JSON.parse(text);
-    } catch {
-      throw new ClawdError(
-        'upstream_error',
-        `${this.url}${path} answered HTTP ${response.status} with something that is not JSON: is this the clawd control API?`,
-      );
-    }
-    if (response.status === 401 && this.home !== undefined) {
-      // The default port answers, but with another home's server: say so, not "the token is wrong".
-      const other = await otherHome(this.url, this.home);
-      if (other) throw anotherHome(this.url, other, this.home);
-      // The token was rotated since this client read it (a long-lived `clawd mcp`): once more with the home's.
-      const { token } = await loadConfig(this.home);
-      if (token !== this.#token && !retried) {
-        this.#token = token;
-        return this.call<T>(method, path, options, true);
-      }
-    }
-    if (response.status < 200 || response.status > 299) {
-      const error = (body as { error?: { code?: string; message?: string; pageMarked?: string } }).error;
-      // With the page's words marked, when it quotes them: the CLI fences them.
-      const message = typeof error?.pageMarked === 'string' ? error.pageMarked : error?.message;
-      throw new ClawdError(
-        (error?.code as ErrorCode | undefined) ?? 'upstream_error',
-        message ?? `HTTP ${response.status}`,
-      );
-    }
-    return body as T;
   }
+}
+
+/** What the server answered: its status, the final notes header and the body. */
+interface ServerAnswer {
+  status: number;
+  notes: string | string[] | undefined;
+  text: string;
+}
+
+/** The answer's JSON (an empty body is `{}`); anything else is not the control API. */
+function bodyOf(response: ServerAnswer, where: string): unknown {
+  const text = response.text;
+  try {
+    return text === '' ? {} : JSON.parse(text);
+  } catch {
+    throw new ClawdError(
+      'upstream_error',
+      `${where} answered HTTP ${response.status} with something that is not JSON: is this the clawd control API?`,
+    );
+  }
+}
+
+/** The server's own error (code and message) as a ClawdError. */
+function serverError(status: number, body: unknown): ClawdError {
+  const error = (body as { error?: { code?: string; message?: string; pageMarked?: string } }).error;
+  // With the page's words marked, when it quotes them: the CLI fences them.
+  const message = typeof error?.pageMarked === 'string' ? error.pageMarked : error?.message;
+  return new ClawdError((error?.code as ErrorCode | undefined) ?? 'upstream_error', message ?? `HTTP ${status}`);
 }
 
 /** One HTTP request within `timeoutMs` in all: the status, the final notes header and the body; `early` hears the notes of each 103 as it comes. */
@@ -295,7 +317,7 @@ async function request(
   timeoutMs: number,
   early: (notes: string | string[] | undefined) => void,
   signal?: AbortSignal,
-): Promise<{ status: number; notes: string | string[] | undefined; text: string }> {
+): Promise<ServerAnswer> {
   // TLS is loaded only for a server behind https (a CLI command costs what Node does).
   const send = url.protocol === 'https:' ? (await import('node:https')).request : http.request;
   return new Promise((resolve, reject) => {
