@@ -53,8 +53,10 @@ export function snapshotText(
   // action it is since the agent's last look, whatever that was; asked for, since the id given.
   const since = snap.diff ? `changes${page ? ` since ${snap.diff.since}` : ''}` : '';
   if (snap.diff && snap.snapshot === '') return [...head, `${since}: none`].join(' · ');
-  if (snap.diff) head.push(`${since}:${snap.truncated ? ` ${counted(snap.diff)}` : ''}`);
-  else if (snap.brief) head.push('brief view');
+  // After an action the +, - and ~ of the lines say they are changes: a header only for counts of a cut diff.
+  if (snap.diff) {
+    if (page || snap.truncated) head.push(`${since}:${snap.truncated ? ` ${counted(snap.diff)}` : ''}`);
+  } else if (snap.brief) head.push('brief view');
   else if (snap.id) head.push(`snapshot ${snap.id}`);
   const body = snap.snapshot === '' ? '(nothing to show)' : pageWords(snap.snapshot);
   const cut =
@@ -82,7 +84,7 @@ export const snapshot = operation<SnapshotResult>()({
   name: 'snapshot',
   summary: 'read the page: every actionable element with a ref (e1, e2, …), headings, landmarks and condensed text',
   details:
-    'The default format, agent: every visible actionable element with its ref, role, name, value and states (a field the page refuses: [invalid="why"]); headings, landmarks, dialogs, table rows and labelled groups for orientation; status and alert messages (role status/alert, aria-live, output) as one line each; visible text condensed (a line is cut at 100 characters); nothing unnamed and structural; open shadow roots and every iframe (same- and cross-origin) nested below its iframe. ' +
+    'The default format, agent: every visible actionable element with its ref, role, name, value and states (a field the page refuses: [invalid="why"]); headings, landmarks, dialogs, table rows and labelled groups for orientation; status and alert messages (role status/alert, aria-live, output) as one line each; visible text condensed, each line of it in quotes (cut at 100 characters); nothing unnamed and structural; open shadow roots and every iframe (same- and cross-origin) nested below its iframe. ' +
     'maxChars (default 40,000) cuts on a line and says so in the text ("… cut at 40000 characters: N more lines, M more refs; continue with after=e812") and in next; after=<ref> answers what follows that ref, so no ref is dropped unseen. ' +
     'Each agent snapshot has an id (s1, s2, … per tab; the last three of the ten most recent tabs are kept): since=<id> answers only what changed — ~ a line whose element kept its ref but shows something new, + a new line, - a gone one, = a status, alert or refused field said again though unchanged, a list whose rows only moved one ~ line (reordered: N of M rows moved) — with diff: { since, added, removed, changed }; an id no longer kept is snapshot_unknown (400). ' +
     "Other formats: ai (Playwright's AI snapshot, a ref on every element), role (refs only on interactive and named content elements, [nth=k] marks repeats), aria (Chromium's accessibility tree, for debugging). frame=<ref of an iframe> answers its contents alone, with the page's numbering.",
@@ -229,9 +231,9 @@ export const find = operation<FindResult>()({
     // Nothing found says on which page it looked (the title, or the URL when there is none): the
     // word may be on another. Matches say where they are themselves.
     if (r.matches === 0) return `no match on ${pageTitle(r.title || r.url)}: try other words, a role, or a snapshot`;
-    const count =
-      r.matches === r.shown ? `${r.matches} match${r.matches === 1 ? '' : 'es'}` : `${r.shown} of ${r.matches} matches`;
-    return `${count}\n${pageWords(r.text)}`;
+    // Every match shown: the lines say them. Cut: how many the agent does not see.
+    if (r.matches === r.shown) return pageWords(r.text);
+    return `${r.shown} of ${r.matches} matches\n${pageWords(r.text)}`;
   },
 });
 

@@ -135,7 +135,7 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
   it('shows a contenteditable as a textbox with its text, and types into it', async () => {
     await open('/snap/editable');
     const snap = await snapshot();
-    expect(shape(snap)).toEqual(['textbox "Notes" [ref]: "hello world"', 'text: "plain paragraph"']);
+    expect(shape(snap)).toEqual(['textbox "Notes" [ref]: "hello world"', '"plain paragraph"']);
     await click(refOf(snap, 'textbox', 'Notes'));
     await ctx.d.api('POST', '/act', { kind: 'press', key: 'End', targetId: ctx.d.targetId });
     await ctx.d.api('POST', '/act', {
@@ -155,14 +155,14 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     await click(refOf(snap, 'button', 'More'));
     expect(shape(await snapshot())).toEqual([
       'button "More" [expanded] [ref]',
-      'text: "Folded text"',
+      '"Folded text"',
       'button "Inside" [ref]',
     ]);
   });
 
   it('shows an open <dialog> with what is in it, and not a closed one', async () => {
     await open('/snap/dialog');
-    expect(shape(await snapshot())).toEqual(['dialog "Confirm":', '  text: "Really?"', '  button "OK" [ref]']);
+    expect(shape(await snapshot())).toEqual(['dialog "Confirm":', '  "Really?"', '  button "OK" [ref]']);
   });
 
   it('cuts a large page at the budget, says so, and continues after the last ref shown: no ref is lost', async () => {
@@ -265,13 +265,13 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
         .split('\n')
         .sort(),
     ).toEqual([
+      '+ "Gamma (done)"',
+      '+ "done 3"',
       '+ button "Delete" [ref]',
       '+ button "Undo" [ref]',
-      '+ text: "Gamma (done)"',
-      '+ text: "done 3"',
+      '- "Gamma"',
       '- button "Delete" [ref]',
       '- button "Done" [ref]',
-      '- text: "Gamma"',
     ]);
     await act(refOf(first, 'button', 'Delete', 3));
     expect(await log()).toBe('done 3, delete 4');
@@ -338,15 +338,15 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     expect(await act(refOf(first, 'button', 'Create label'))).toEqual([
       '+   textbox "Label name" [ref]',
       '+   button "Save label" [ref]',
-      '+ text: "name 1"',
+      '+ "name 1"',
       '-   button "Create label" [ref]',
     ]);
     // A label's count changed: that link only (its name changed); the other keeps its ref.
     expect(await act(refOf(first, 'clickable', 'Work 0'))).toEqual([
       '+   clickable "Work 1" [ref]',
-      '+ text: "name 1, count Work"',
+      '+ "name 1, count Work"',
       '-   clickable "Work 0" [ref]',
-      '- text: "name 1"',
+      '- "name 1"',
     ]);
     await click(refOf(first, 'clickable', 'Family 0'));
     expect(await ctx.d.inPage<string>(`document.getElementById('log').textContent`)).toBe(
@@ -393,7 +393,7 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     expect(typed.body.snapshot.snapshot).toBe(`~ textbox "Search" [${field}]: "lobster"`);
     await click(refOf(first, 'button', 'Go'));
     const since = await snapshot(`&since=${typed.body.snapshot.id}`);
-    expect(since.snapshot.split('\n')).toEqual(['+ text: "searched lobster"', '- text: "idle"']);
+    expect(since.snapshot.split('\n')).toEqual(['+ "searched lobster"', '- "idle"']);
     expect(since.diff).toMatchObject({ added: 1, removed: 1, changed: 0 });
     const unknown = await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}&since=s999999`);
     expect(unknown).toMatchObject({ status: 400, body: { error: { code: 'snapshot_unknown' } } });

@@ -247,11 +247,11 @@ describe("the side panel and the person's say", () => {
       15_000,
     );
     // The CLI fences the element's name, the page's words, as it fences any answer's.
-    await until('the fenced name', () => /‹page \w+ begins›\nBuy now\n‹page \w+ ends›/.test(stderr), 5_000);
+    await until('the fenced name', () => /‹page \w+›\nBuy now\n‹\/page \w+›/.test(stderr), 5_000);
     await answerIn('deny', again);
     expect(await exited).not.toBe(0);
     // The refusal names the element too: its name fenced like the note's, on lines of their own.
-    expect(stderr).toMatch(/\nclawd: the person declined [^\n]*\n‹page \w+ begins›\nBuy now\n‹page \w+ ends›/);
+    expect(stderr).toMatch(/\nclawd: the person declined [^\n]*\n‹page \w+›\nBuy now\n‹\/page \w+›/);
     expect(shop.posts).toEqual(['/buy']);
     await server.loosen({ ask: ['storage'] }, 'chrome');
   });

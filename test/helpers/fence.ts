@@ -1,7 +1,7 @@
 // The page fence in answers (relay/operations/page-fence.ts): tests that read an answer's lines
 // take the fence's two lines out; the fence itself is asserted where it is the point.
 
-const FENCE_LINE = /^‹page [a-z0-9]{10} (?:begins|ends)›$/;
+const FENCE_LINE = /^‹\/?page [a-z0-9]{8}›$/;
 
 /** The answer without its fence lines (the page's words stay, line for line). */
 export function unfenced(text: string): string {

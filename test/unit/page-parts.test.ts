@@ -33,11 +33,11 @@ function page(rows = 3): SnapshotLine[] {
     line(0, 'list "Todos":'),
     line(1, 'listitem:'),
     line(2, 'checkbox "Done"', `e${next}`),
-    line(2, 'text: "Buy milk"'),
+    line(2, '"Buy milk"'),
     line(2, 'button "Delete"', `e${next + 1}`),
     line(1, 'listitem:'),
     line(2, 'checkbox "Done"', `e${next + 2}`),
-    line(2, 'text: "Walk the dog"'),
+    line(2, '"Walk the dog"'),
     line(2, 'button "Delete"', `e${next + 3}`),
   );
   return lines;
@@ -72,7 +72,7 @@ describe('find in the page', () => {
       'list "Todos":',
       '  listitem:',
       '    checkbox "Done" [e7]',
-      '    text: "Walk the dog"',
+      '    "Walk the dog"',
       '    button "Delete" [e8]',
     ]);
   });
@@ -109,7 +109,7 @@ describe('find in the page', () => {
     for (const [i, name] of ['Steel kettle', 'Blue Kettle', 'Red teapot'].entries()) {
       cards.push(
         line(1, `heading "${name}" [level=3]`),
-        line(1, `text: "£${40 + i}.00 · free delivery"`),
+        line(1, `"£${40 + i}.00 · free delivery"`),
         line(1, 'button "Add to basket"', `e${i + 1}`),
         line(1, 'link "Reviews"', `e${i + 11}`),
       );
@@ -122,7 +122,7 @@ describe('find in the page', () => {
     // A match inside the card: its heading before it, its button after it, not the next card's.
     expect(findLines(cards, { query: '£41', limit: 1 }).text.split('\n')).toEqual([
       'heading "Blue Kettle" [level=3]',
-      'text: "£41.00 · free delivery"',
+      '"£41.00 · free delivery"',
       'button "Add to basket" [e2]',
       'link "Reviews" [e12]',
     ]);
@@ -136,7 +136,7 @@ describe('find in the page', () => {
     ]);
     const section = [
       line(0, 'heading "Your basket" [level=1]'),
-      line(0, 'text: "1 item"'),
+      line(0, '"1 item"'),
       line(0, 'button "Check out"', 'e1'),
       line(0, 'button "Remove"', 'e2'),
       line(0, 'heading "Saved" [level=2]'),
@@ -187,11 +187,11 @@ describe('one element of the snapshot', () => {
       'list "Todos" [e99]',
       '  listitem:',
       '    checkbox "Done" [e5]',
-      '    text: "Buy milk"',
+      '    "Buy milk"',
       '    button "Delete" [e6]',
       '  listitem:',
       '    checkbox "Done" [e7]',
-      '    text: "Walk the dog"',
+      '    "Walk the dog"',
       '    button "Delete" [e8]',
     ]);
   });
@@ -236,7 +236,7 @@ describe('a brief view', () => {
     ]);
     const nested = [
       line(0, 'dialog "Sign in":'),
-      line(1, 'text: "Welcome"'),
+      line(1, '"Welcome"'),
       line(1, 'group:'),
       line(2, 'textbox "Email"', 'e1'),
       line(0, 'button "Later"', 'e2'),
@@ -251,7 +251,7 @@ describe('a brief view', () => {
       line(0, 'main:'),
       line(1, 'heading "Blue mug" [level=1]'),
       line(1, 'status "Added to your cart: Blue mug"'),
-      line(1, 'text: "A mug, blue."'),
+      line(1, '"A mug, blue."'),
       line(1, 'form "Ship to":'),
       line(2, 'textbox "Email" [required] [invalid="Please include an \'@\' in the email address."]', 'e1'),
       line(2, 'alert "Check the fields in red"'),
@@ -330,19 +330,19 @@ describe('what is said twice is said once', () => {
       [0, 'dialog "Edit order 17":'],
       [1, 'heading "Edit order 17" [level=2]'],
       [1, 'checkbox "Done: Buy milk" [e1]', 'e1'],
-      [1, 'text: "Buy milk"'],
+      [1, '"Buy milk"'],
       [1, 'button "Delete Buy milk" [e2]', 'e2'],
-      [1, 'text: "2 items left"'],
+      [1, '"2 items left"'],
       [1, 'heading "Totals" [level=3]'],
-      [0, 'text: "Buy milk"'],
+      [0, '"Buy milk"'],
     );
     expect(dropSaidTwice(lines).map((l) => l.s)).toEqual([
       'dialog "Edit order 17":',
       'checkbox "Done: Buy milk" [e1]',
       'button "Delete Buy milk" [e2]',
-      'text: "2 items left"',
+      '"2 items left"',
       'heading "Totals" [level=3]',
-      'text: "Buy milk"',
+      '"Buy milk"',
     ]);
   });
 
@@ -350,15 +350,15 @@ describe('what is said twice is said once', () => {
     const lines = walked(
       [0, 'region "Billing address":'],
       [1, 'heading "Billing address" [level=2]'],
-      [1, 'text: "Ada"'],
+      [1, '"Ada"'],
       [1, 'button "Email Adam" [e1]', 'e1'],
-      [1, 'text: "12"'],
+      [1, '"12"'],
       [1, 'link "Reviews (12)" [e2]', 'e2'],
     );
     expect(dropSaidTwice(lines).map((l) => l.s)).toEqual([
       'region "Billing address":',
       'heading "Billing address" [level=2]',
-      'text: "Ada"',
+      '"Ada"',
       'button "Email Adam" [e1]',
       'link "Reviews (12)" [e2]',
     ]);

@@ -50,10 +50,10 @@ describe('snapshot diffs', () => {
   });
 
   it('lists new lines in page order and gone ones last; plain lines are matched by text, repeats counted', () => {
-    const before = [line('text: "idle"'), line('text: "x"'), line('text: "x"'), line('button "Old"', 'e1')];
-    const after = [line('text: "x"'), line('button "New"', 'e2', 1), line('text: "busy"')];
+    const before = [line('"idle"'), line('"x"'), line('"x"'), line('button "Old"', 'e1')];
+    const after = [line('"x"'), line('button "New"', 'e2', 1), line('"busy"')];
     expect(diffSnapshots(before, after)).toEqual({
-      lines: ['+   button "New" [e2]', '+ text: "busy"', '- text: "idle"', '- text: "x"', '- button "Old" [e1]'],
+      lines: ['+   button "New" [e2]', '+ "busy"', '- "idle"', '- "x"', '- button "Old" [e1]'],
       added: 2,
       removed: 3,
       changed: 0,
@@ -65,13 +65,13 @@ describe('snapshot diffs', () => {
     const before = [
       line('status "Saved"'),
       line('textbox "Email" [invalid="Enter an email address."]', 'e1'),
-      line('text: "idle"'),
+      line('"idle"'),
       line('button "Save"', 'e2'),
     ];
     const after = [
       line('status "Saved"'),
       line('textbox "Email" [invalid="Enter an email address."]', 'e1'),
-      line('text: "idle"'),
+      line('"idle"'),
       line('button "Save"', 'e2'),
       line('alert "Try again"'),
     ];

@@ -7,7 +7,7 @@ const page: SnapshotLine[] = [
   { depth: 0, text: 'navigation "Main":' },
   { depth: 1, text: 'link "Home" [e1]', ref: 'e1' },
   { depth: 1, text: 'link "Cart" [e2]', ref: 'e2' },
-  { depth: 0, text: 'text: "Welcome"' },
+  { depth: 0, text: '"Welcome"' },
   { depth: 0, text: 'button "Buy" [e3]', ref: 'e3' },
 ];
 
@@ -19,7 +19,7 @@ describe('snapshot lines', () => {
         'navigation "Main":',
         '  link "Home" [e1]',
         '  link "Cart" [e2]',
-        'text: "Welcome"',
+        '"Welcome"',
         'button "Buy" [e3]',
       ].join('\n'),
     );

@@ -198,6 +198,18 @@ export function elementReading(
   /** How much of each cell a row's name says. */
   const ROW_CELL_MAX = 40;
 
+  /**
+   * A cell's words in its row's name: a long cell says up to its first separator (a mail's
+   * subject before " — " and its snippet), else its first ROW_CELL_MAX characters, on a word.
+   */
+  function cellWords(text: string): string {
+    if (text.length <= ROW_CELL_MAX) return text;
+    const separator = text.search(/ [—–·|] /);
+    if (separator > 0 && separator < ROW_CELL_MAX) return `${text.slice(0, separator)}…`;
+    const space = text.lastIndexOf(' ', ROW_CELL_MAX - 1);
+    return space > ROW_CELL_MAX / 2 ? `${text.slice(0, space)}…` : cap(text, ROW_CELL_MAX);
+  }
+
   function nameOf(el: Element, role: string): string {
     const labelledBy = el.getAttribute('aria-labelledby');
     if (labelledBy) {
@@ -243,7 +255,7 @@ export function elementReading(
       // A row leads with what identifies it: each cell's first words (a long cell, a mail's
       // snippet, cut), not one long run of the first cells.
       const cells = [...el.children]
-        .map((c) => cap(textOf(c, 100, false), ROW_CELL_MAX))
+        .map((c) => cellWords(textOf(c, 100, false)))
         .filter(Boolean)
         .join(' ');
       if (cells) return cap(cells, 120);

@@ -35,7 +35,8 @@ export function pageWalk(judged: boolean, rules: UnseenRules, reading: ElementRe
     let pendingDepth = 0;
     const flush = () => {
       const text = squash(pending);
-      if (text) lines.push({ d: pendingDepth, s: `text: ${quote(cap(text, textMax))}` });
+      // A line of the page's text is its words in quotes, alone: every other line opens with a role.
+      if (text) lines.push({ d: pendingDepth, s: quote(cap(text, textMax)) });
       pending = '';
     };
     const addText = (text: string, depth: number) => {

@@ -17,11 +17,11 @@ function nameOf(line: WalkLine): string | undefined {
   }
 }
 
-/** The text of a `text: "…"` line. */
+/** The words of a text line (`"…"`). */
 function textOf(line: WalkLine): string | undefined {
-  if (!line.s.startsWith('text: "')) return undefined;
+  if (!line.s.startsWith('"')) return undefined;
   try {
-    return JSON.parse(line.s.slice(6)) as string;
+    return JSON.parse(line.s) as string;
   } catch {
     return undefined;
   }
