@@ -64,6 +64,21 @@ export interface GatePassed {
   watched?<T>(work: () => Promise<T>): Promise<T>;
 }
 
+/** One call on its way through the gate. */
+interface Passing {
+  profile: string;
+  session: string | undefined;
+  targetId: string | undefined;
+  label: string;
+  /** What is left of the call's bound, in ms. */
+  left(): number;
+  found: AgentPage | undefined;
+  /** The tab the call changes: its page's, or the tab alone (closing it). */
+  changed: string | undefined;
+  /** How long it has waited for the person, in ms. */
+  waited: number;
+}
+
 export class TabGate {
   // `${profile} ${session}` → the origins that session has been on (loaded, or acted on a page of):
   // what `new-site` compares with. Grows with the sessions' work; dropped with close().
@@ -92,74 +107,94 @@ export class TabGate {
     const tabOnly =
       spec.changes && spec.tabOnly && targetId !== undefined ? await this.deps.tabId(profile, targetId) : undefined;
     if (tabOnly !== undefined) this.deps.control.check(tabKey(profile, tabOnly), session);
-    let waited = 0;
-    const waitFor = async (person: Promise<void>) => {
-      const from = Date.now();
-      try {
-        await person;
-      } finally {
-        waited += Date.now() - from;
-      }
-    };
-    const changed = found?.targetId ?? tabOnly;
-    const handsOff = async () => {
-      if (changed !== undefined && this.deps.activity.busyFor(changed) > 0)
-        await waitFor(this.deps.activity.waitIdle(changed, left(), label));
+    const p: Passing = {
+      profile,
+      session,
+      targetId,
+      label,
+      left,
+      found,
+      changed: found?.targetId ?? tabOnly,
+      waited: 0,
     };
     if (found) this.deps.control.check(found.tab, session);
-    await handsOff();
+    await this.#handsOff(p);
     const visited = this.#visitedBy(profile, session);
     const here = found && !found.page.isClosed() ? originOf(found.page.url()) : undefined;
     if (here) visited.add(here);
 
     const kinds: AskKind[] = [...(spec.asks ?? []), ...(spec.asksFor?.(input) ?? [])].filter((kind) => asked.has(kind));
-    const question = (what: string, url: string | undefined, asking: AskKind[]) => {
-      const where = found?.targetId ?? targetId;
-      // The label quotes the page (an element's name) cut, flagged and marked: fenced for the agent.
-      noteForCaller(
-        `waiting for the person to allow: ${asking.join(' and ')}${where ? ` on tab ${where.slice(0, 8)}` : ''} (${what})`,
-      );
-      return this.deps.questions.ask(
-        {
-          profile,
-          ...(where ? { targetId: where } : {}),
-          kinds: asking,
-          ...(session ? { session } : {}),
-          what,
-          ...(url ? { url } : {}),
-        },
-        left(),
-        callerSignal(),
-      );
-    };
     if (asked.has('submit') && touches.sends && found && (await this.#sendsForm(found, touches))) kinds.push('submit');
     const destination = touches.url !== undefined ? originOf(touches.url) : undefined;
     if (asked.has('new-site') && destination && !visited.has(destination)) kinds.push('new-site');
     if (kinds.length > 0) {
       const url = touches.url ?? (found && !found.page.isClosed() ? found.page.url() : undefined);
-      await waitFor(question(label, url, kinds));
+      await this.#waitFor(p, this.#question(p, label, url, kinds));
     }
     // Looked at again: while the person was asked, they may have put their hands on the tab, and
     // another session or a hand-over may have come. Only then is the tab taken.
-    if (kinds.length > 0) await handsOff();
+    if (kinds.length > 0) await this.#handsOff(p);
     if (found) this.deps.control.change(found.tab, session);
     if (tabOnly !== undefined) this.deps.control.check(tabKey(profile, tabOnly), session);
     if (destination) visited.add(destination);
-    // What only the requests tell is judged while the call runs (the person's asks that the call
-    // did not already answer here: a click that was not on a submit button may still send a form).
-    const watching = new Set(WATCHED_ASK_KINDS.filter((kind) => asked.has(kind)));
-    const watched =
-      found && watching.size > 0 && !found.page.isClosed()
-        ? <T>(work: () => Promise<T>) =>
-            this.#watched(found.page, work, {
-              kinds: watching,
-              visited,
-              asked: new Set(kinds),
-              ask: (asking, url, what) => question(`${label}: ${what}`, url, asking),
-              left,
-            })
-        : undefined;
+    const watched = this.#watchedFor(p, asked, visited, kinds);
+    const { changed, waited } = p;
     return { waited, ...(changed !== undefined ? { targetId: changed } : {}), ...(watched ? { watched } : {}) };
+  }
+
+  /** Waits for the person; the call's bound shrinks by the time it took. */
+  async #waitFor(p: Passing, person: Promise<void>): Promise<void> {
+    const from = Date.now();
+    try {
+      await person;
+    } finally {
+      p.waited += Date.now() - from;
+    }
+  }
+
+  /** While the person's hands are on the tab the call changes, it waits until they are idle. */
+  async #handsOff(p: Passing): Promise<void> {
+    if (p.changed !== undefined && this.deps.activity.busyFor(p.changed) > 0)
+      await this.#waitFor(p, this.deps.activity.waitIdle(p.changed, p.left(), p.label));
+  }
+
+  /** Asks the person (the caller hears it is waiting), within what is left of the call's bound. */
+  #question(p: Passing, what: string, url: string | undefined, asking: AskKind[]): Promise<void> {
+    const where = p.found?.targetId ?? p.targetId;
+    // The label quotes the page (an element's name) cut, flagged and marked: fenced for the agent.
+    noteForCaller(
+      `waiting for the person to allow: ${asking.join(' and ')}${where ? ` on tab ${where.slice(0, 8)}` : ''} (${what})`,
+    );
+    return this.deps.questions.ask(
+      {
+        profile: p.profile,
+        ...(where ? { targetId: where } : {}),
+        kinds: asking,
+        ...(p.session ? { session: p.session } : {}),
+        what,
+        ...(url ? { url } : {}),
+      },
+      p.left(),
+      callerSignal(),
+    );
+  }
+
+  /**
+   * What only the requests tell is judged while the call runs (the person's asks that the call
+   * did not already answer here: a click that was not on a submit button may still send a form).
+   */
+  #watchedFor(p: Passing, asked: Set<AskKind>, visited: Set<string>, kinds: AskKind[]): GatePassed['watched'] {
+    const { found } = p;
+    const watching = new Set(WATCHED_ASK_KINDS.filter((kind) => asked.has(kind)));
+    if (!found || watching.size === 0 || found.page.isClosed()) return undefined;
+    return <T>(work: () => Promise<T>) =>
+      this.#watched(found.page, work, {
+        kinds: watching,
+        visited,
+        asked: new Set(kinds),
+        ask: (asking, url, what) => this.#question(p, `${p.label}: ${what}`, url, asking),
+        left: p.left,
+      });
   }
 
   close(): void {
