@@ -147,46 +147,11 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
     fail('extraArgs', 'must be a list of strings', v.extraArgs);
   if (!isObj(v.profiles)) fail('profiles', 'must be an object of named profiles', v.profiles);
   const profiles: Record<string, ProfileConfig> = {};
-  for (const [name, raw] of Object.entries(v.profiles as Obj)) {
-    const key = `profiles.${name}`;
-    const problem = profileNameProblem(name);
-    if (problem) throw new ClawdError('config_invalid', `${file}: browser.profiles: ${problem}`);
-    if (!isObj(raw)) fail(key, 'must be an object', raw);
-    const p = raw as Obj;
-    // An entry without a driver, as earlier versions wrote them: remote with a cdpUrl, else managed.
-    const driver = p.driver ?? (p.cdpUrl ? 'remote' : 'managed');
-    const kind = typeof driver === 'string' ? profileKind(driver) : undefined;
-    if (profileKindNames().length === 0)
-      throw new Error('no profile kinds are registered: import relay/profiles/kinds before config.json is read');
-    if (!kind)
-      fail(
-        `${key}.driver`,
-        `must be one of ${profileKindNames()
-          .map((k) => `"${k}"`)
-          .join(', ')}`,
-        p.driver,
-      );
-    if (typeof p.color !== 'string' || !/^#[0-9A-Fa-f]{6}$/.test(p.color))
-      fail(`${key}.color`, 'must be a colour like "#FF4500"', p.color);
-    const profile: ProfileConfig = { driver: driver as Driver, color: (p.color as string).toUpperCase() };
-    if (p.policy !== undefined) profile.policy = parsePolicy(p.policy, `browser.${key}.policy`, file);
-    if (p.ask !== undefined) {
-      const kinds = parseAskKinds(p.ask);
-      if (typeof kinds === 'string') fail(`${key}.ask`, kinds, p.ask);
-      profile.ask = kinds as AskKind[];
-    }
-    profiles[name] = { ...profile, ...kind!.parseOwnKeys(p, key, fail as ConfigFail) };
-  }
+  for (const [name, raw] of Object.entries(v.profiles as Obj)) profiles[name] = parseProfile(name, raw, file, fail);
   const defaultProfile = v.defaultProfile ?? defaults.defaultProfile;
   if (typeof defaultProfile !== 'string' || !profiles[defaultProfile])
     fail('defaultProfile', `must name one of the profiles (${Object.keys(profiles).join(', ')})`, defaultProfile);
-  const ports = new Map<number, string>();
-  for (const [name, profile] of Object.entries(profiles)) {
-    if (profile.cdpPort === undefined) continue;
-    const other = ports.get(profile.cdpPort);
-    if (other) fail(`profiles.${name}.cdpPort`, `must differ from profile ${other}'s`, profile.cdpPort);
-    ports.set(profile.cdpPort, name);
-  }
+  checkPortsDiffer(profiles, fail);
   return {
     enabled: bool('enabled'),
     defaultProfile: defaultProfile as string,
@@ -204,6 +169,49 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
     ...(v.policy !== undefined ? { policy: parsePolicy(v.policy, 'browser.policy', file) } : {}),
     profiles,
   };
+}
+
+/** One entry of `browser.profiles`: the keys every kind has, then its kind's own. */
+function parseProfile(name: string, raw: unknown, file: string, fail: ConfigFail): ProfileConfig {
+  const key = `profiles.${name}`;
+  const problem = profileNameProblem(name);
+  if (problem) throw new ClawdError('config_invalid', `${file}: browser.profiles: ${problem}`);
+  if (!isObj(raw)) fail(key, 'must be an object', raw);
+  const p = raw as Obj;
+  // An entry without a driver, as earlier versions wrote them: remote with a cdpUrl, else managed.
+  const driver = p.driver ?? (p.cdpUrl ? 'remote' : 'managed');
+  const kind = typeof driver === 'string' ? profileKind(driver) : undefined;
+  if (profileKindNames().length === 0)
+    throw new Error('no profile kinds are registered: import relay/profiles/kinds before config.json is read');
+  if (!kind)
+    fail(
+      `${key}.driver`,
+      `must be one of ${profileKindNames()
+        .map((k) => `"${k}"`)
+        .join(', ')}`,
+      p.driver,
+    );
+  if (typeof p.color !== 'string' || !/^#[0-9A-Fa-f]{6}$/.test(p.color))
+    fail(`${key}.color`, 'must be a colour like "#FF4500"', p.color);
+  const profile: ProfileConfig = { driver: driver as Driver, color: (p.color as string).toUpperCase() };
+  if (p.policy !== undefined) profile.policy = parsePolicy(p.policy, `browser.${key}.policy`, file);
+  if (p.ask !== undefined) {
+    const kinds = parseAskKinds(p.ask);
+    if (typeof kinds === 'string') fail(`${key}.ask`, kinds, p.ask);
+    profile.ask = kinds as AskKind[];
+  }
+  return { ...profile, ...kind!.parseOwnKeys(p, key, fail) };
+}
+
+/** No two profiles on one fixed CDP port. */
+function checkPortsDiffer(profiles: Record<string, ProfileConfig>, fail: ConfigFail): void {
+  const ports = new Map<number, string>();
+  for (const [name, profile] of Object.entries(profiles)) {
+    if (profile.cdpPort === undefined) continue;
+    const other = ports.get(profile.cdpPort);
+    if (other) fail(`profiles.${name}.cdpPort`, `must differ from profile ${other}'s`, profile.cdpPort);
+    ports.set(profile.cdpPort, name);
+  }
 }
 
 /** An origin policy `{ allow?: [...], block?: [...] }`, each pattern checked; errors name the key and the pattern. */
