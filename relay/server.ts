@@ -15,6 +15,7 @@ import { ServerKeys } from './http/server-keys';
 import { loadKeys, rotateExtensionKey } from './home/home-keys';
 import { removeServeState, writeServeState } from './home/serve-state';
 import type { Logger } from './log';
+import { seconds, settlesWithin } from './time-limit';
 import { ProfileService } from './profiles/profile-service';
 import { PersonConsent } from './person-consent';
 import { Pairing } from './pairing/pairing';
@@ -259,18 +260,31 @@ function serverCloser(
   started: { relay: RelayServer; profiles: ProfileService; agent: AgentService; control: ControlServer },
 ): () => Promise<void> {
   let closing: Promise<void> | undefined;
+  // Each part within its bound, then the next whatever it did: a part that hangs (a client's
+  // socket that never ends, a browser that does not answer) must not keep clawd's own browsers
+  // running after the server is gone. The profiles' bound covers a managed browser's whole
+  // escalation (Browser.close, SIGTERM, SIGKILL: 2.5 s each).
+  const part = async (name: string, closed: Promise<void>, ms: number) => {
+    if (!(await settlesWithin(closed, ms)))
+      options.log.warn(`shutdown: ${name} did not close cleanly within ${seconds(ms)}`);
+  };
   return () => {
     closing ??= (async () => {
       // Calls waiting for the person hear that nobody answered, so no request outlives the server.
       parts.consent.close();
-      await started.control.close();
+      await part('the control API', started.control.close(), CLOSE_PART_MS);
       parts.events.close();
-      await started.agent.close();
-      await started.profiles.close();
-      await started.relay.close();
+      await part('the agent API', started.agent.close(), CLOSE_PART_MS);
+      await part("the profiles' browsers", started.profiles.close(), CLOSE_PROFILES_MS);
+      await part('the relay', started.relay.close(), CLOSE_PART_MS);
       parts.pairing.close();
       await removeServeState(options.home);
     })();
     return closing;
   };
 }
+
+/** How long one part of the server may take to close before the next goes on. */
+const CLOSE_PART_MS = 5_000;
+/** The profiles close their browsers side by side; a managed one may take its whole escalation. */
+const CLOSE_PROFILES_MS = 15_000;

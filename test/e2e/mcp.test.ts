@@ -375,6 +375,14 @@ describe('two agents on one machine', () => {
         expect(loaded.isError, text(loaded)).toBeFalsy();
         expect((await fetch(`${controlUrl}/`)).ok).toBe(true);
         await second.client.close();
+        const userData = path.join(home, 'profiles', 'clawd', 'user-data');
+        // When either wait fails: what the server said as it stopped, and what still runs.
+        const said = async (error: Error) => {
+          const log = path.join(home, 'log', 'serve.log');
+          const tail = existsSync(log) ? readFileSync(log, 'utf8').slice(-3000) : '(no serve.log)';
+          const left = await processesUsing(userData);
+          return new Error(`${error.message}\nstill running: ${JSON.stringify(left)}\n${log}:\n${tail}`);
+        };
         await until(
           'the server to go after the last client',
           () =>
@@ -383,11 +391,9 @@ describe('two agents on one machine', () => {
               () => true,
             ),
           30_000,
-        );
-        await until(
-          'its browser stopped',
-          async () => (await processesUsing(path.join(home, 'profiles', 'clawd', 'user-data'))).length === 0,
-          20_000,
+        ).catch(async (error: Error) => Promise.reject(await said(error)));
+        await until('its browser stopped', async () => (await processesUsing(userData)).length === 0, 20_000).catch(
+          async (error: Error) => Promise.reject(await said(error)),
         );
       } finally {
         rmSync(root, { recursive: true, force: true });
