@@ -352,6 +352,11 @@ const watchNewDocument = (details: { tabId: number; frameId: number }) => {
 };
 chrome.webNavigation.onCommitted.addListener(watchNewDocument);
 chrome.webNavigation.onDOMContentLoaded.addListener(watchNewDocument);
+// A frame of a held tab on another site: that site's workers are held from now on (a top frame's
+// move comes as the tab's update, person-tabs.ts).
+chrome.webNavigation.onCommitted.addListener((details) => {
+  if (details.frameId !== 0) void started.then(() => policyRules.frameCommitted(details.tabId, details.url));
+});
 
 // The right-click menu of the toolbar button opens the side panel (a click there counts as the person's gesture).
 const PANEL_MENU = 'clawd-side-panel';

@@ -4,10 +4,12 @@
 // whenever the policy or the set of attached tabs changes, gone when no tab is attached. A
 // blocked page load shows a page that names the rule.
 //
-// Requests of no tab that a held tab's site started (its service and shared workers) are held
-// too, while a tab of that site is held (also for the person's own tabs of that site: the worker
-// is one for the site). Their WebSockets escape the rules (measured): `held` hands the policy and
-// those sites to worker-sockets.ts, which holds the workers themselves.
+// Requests of no tab that a site of a held tab's frames started (its service and shared workers)
+// are held too, while a tab showing that site is held (also for the person's own tabs of that
+// site: the worker is one for the site). Every frame counts, not only the top one: a cross-site
+// frame registers workers of its own site, whose requests name that site as their initiator.
+// Their WebSockets escape the rules (measured): `held` hands the policy and those sites to
+// worker-sockets.ts, which holds the workers themselves.
 //
 // The rules hold every tab except the ones known to be the person's (excludedTabIds), not only
 // the attached ones (tabIds): a popup's first request can leave before any listener has added
@@ -18,7 +20,7 @@
 
 import { blockedPageUrl } from '../../shared/blocked-page';
 import { hostOfUrl } from '../../shared/host-spelling';
-import { OriginPolicy, patternRegex, type PolicyConfig } from '../../shared/origin-policy';
+import { OriginPolicy, originOf, patternRegex, type PolicyConfig } from '../../shared/origin-policy';
 
 /** Our session rules' ids: this range is ours alone. */
 const FIRST_ID = 1000;
@@ -43,6 +45,17 @@ const ALL_TYPES = [
   'other',
 ] as chrome.declarativeNetRequest.ResourceType[];
 
+/**
+ * The site a document of `url` starts workers as, the way initiatorDomains takes it (a bare host,
+ * an IPv6 address without its brackets), or undefined for one of no web origin (about:blank,
+ * data:, a browser page). A blob: document is its creator's origin.
+ */
+function siteOf(url: string): string | undefined {
+  const origin = originOf(url);
+  if (!origin || !/^https?:/.test(origin)) return undefined;
+  return hostOfUrl(origin)?.replace(/^\[|\]$/g, '');
+}
+
 export class PolicyRules {
   constructor(
     /** The relay's origin (http://127.0.0.1:<port>): its /blocked page is always allowed. */
@@ -54,6 +67,8 @@ export class PolicyRules {
   #config: PolicyConfig = {};
   #policy = new OriginPolicy({});
   #tabIds: number[] = [];
+  /** The sites held at the last update (and the ones an update is coming for). */
+  #sites = new Set<string>();
   /** New tabs not yet known to be the agent's or the person's: held meanwhile. */
   readonly #fresh = new Map<number, ReturnType<typeof setTimeout>>();
   // One update at a time, in order: the last one wins.
@@ -128,9 +143,22 @@ export class PolicyRules {
   }
 
   /**
+   * A frame of a tab committed a document (not the top one: tabMoved has those): a held tab's
+   * frame of a site not yet held makes it held, before that frame's scripts can start a worker.
+   */
+  frameCommitted(tabId: number, url: string): Promise<void> {
+    const site = siteOf(url);
+    if (this.#policy.empty || !this.#tabIds.includes(tabId) || site === undefined || this.#sites.has(site))
+      return this.#applying;
+    this.#sites.add(site); // one update, however many of the site's frames commit meanwhile
+    return this.#apply();
+  }
+
+  /**
    * `others`: the tabs that are the person's (neither attached nor new). `sites`: the hosts the
-   * held tabs show, whose service and shared workers (requests of no tab, started by that site)
-   * are held too: a held tab's site can reach the network through its worker.
+   * held tabs' frames show, whose service and shared workers (requests of no tab, started by that
+   * site) are held too: a held tab's site, or a site it frames, can reach the network through its
+   * worker. However many sites, the rules are as many (the sites are one condition's list).
    */
   #rules(others: number[], sites: string[]): chrome.declarativeNetRequest.Rule[] {
     if (this.#policy.empty || this.#tabIds.length === 0) return [];
@@ -176,16 +204,18 @@ export class PolicyRules {
       const held = new Set([...this.#tabIds, ...this.#fresh.keys()]);
       const tabs = this.#policy.empty || this.#tabIds.length === 0 ? [] : await chrome.tabs.query({});
       const others = tabs.flatMap((tab) => (tab.id !== undefined && !held.has(tab.id) ? [tab.id] : []));
-      const sites = [
-        ...new Set(
-          tabs.flatMap((tab) => {
-            if (tab.id === undefined || !this.#tabIds.includes(tab.id)) return [];
-            const host = hostOfUrl(tab.pendingUrl || tab.url || '');
-            // initiatorDomains takes a bare host (an IPv6 address without its brackets).
-            return host ? [host.replace(/^\[|\]$/g, '')] : [];
-          }),
-        ),
+      // Every frame of each held tab (a frame gone since then leaves its site held until the next
+      // update), and the page a held tab is on its way to.
+      const heldTabs = tabs.flatMap((tab) => (tab.id !== undefined && this.#tabIds.includes(tab.id) ? [tab] : []));
+      const frames = await Promise.all(
+        heldTabs.map((tab) => chrome.webNavigation.getAllFrames({ tabId: tab.id! }).catch(() => null)),
+      );
+      const urls = [
+        ...heldTabs.map((tab) => tab.pendingUrl || tab.url || ''),
+        ...frames.flatMap((all) => (all ?? []).map((frame) => frame.url)),
       ];
+      const sites = [...new Set(urls.flatMap((url) => siteOf(url) ?? []))];
+      this.#sites = new Set(sites);
       this.held(this.#config, sites);
       await chrome.declarativeNetRequest.updateSessionRules({
         removeRuleIds: ours,

@@ -23,6 +23,8 @@ import { quiet, until } from '../helpers/waits';
 interface SiteServer {
   allowed(path: string): string;
   blocked(path: string): string;
+  /** A third site the rules leave alone (127.0.0.2), whose pages an allowed page frames. */
+  framed(path: string): string;
   /** Paths requested on the blocked origin (localhost). */
   blockedHits: string[];
   /** WebSockets that reached the allowed origin (127.0.0.1). */
@@ -30,12 +32,17 @@ interface SiteServer {
   close(): Promise<void>;
 }
 
-/** One server, two origins: 127.0.0.1 (allowed) and localhost (blocked); it logs what localhost was asked. */
+/**
+ * One server, two origins: 127.0.0.1 (allowed) and localhost (blocked); it logs what localhost was
+ * asked. It also listens on 127.0.0.2 (another site, on a port of its own) for the pages framed
+ * across sites.
+ */
 async function startSites(): Promise<SiteServer> {
   const blockedHits: string[] = [];
   const allowedSockets: string[] = [];
   let port = 0;
-  const server = http.createServer((req, res) => {
+  let framedPort = 0;
+  const handler: http.RequestListener = (req, res) => {
     // (WebSocket upgrades are logged below: anything that reaches localhost counts.)
     const url = new URL(req.url ?? '/', 'http://x');
     if (req.headers.host?.startsWith('localhost')) blockedHits.push(url.pathname);
@@ -70,7 +77,9 @@ async function startSites(): Promise<SiteServer> {
           ? `${reach}
              self.addEventListener('install', () => self.skipWaiting());
              self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
-             self.addEventListener('message', (e) => e.waitUntil(reach(e.data).then((t) => e.source.postMessage(t))));`
+             self.addEventListener('message', (e) => typeof e.data === 'string' && e.waitUntil(reach(e.data).then((t) => e.source.postMessage(t))));
+             // Told { later, ms }: reaches it that much later, its page gone or not (kept alive meanwhile).
+             self.addEventListener('message', (e) => e.data.later && e.waitUntil(new Promise((done) => setTimeout(() => done(), e.data.ms)).then(() => reach(e.data.later))));`
           : `${reach}
              onconnect = (e) => { const port = e.ports[0]; port.onmessage = (m) => reach(m.data).then((t) => port.postMessage(t)); };`,
       );
@@ -83,15 +92,21 @@ async function startSites(): Promise<SiteServer> {
         .end(`try { new WebSocket('ws://localhost:${port}/${kind}-eager'); } catch {}
           ${kind === 'sw' ? "self.addEventListener('install', () => self.skipWaiting());" : 'onconnect = (e) => e.ports[0].postMessage("up");'}`);
     }
-    if (url.pathname === '/workers')
-      return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>workers</title>
-        <script>
-          window.viaService = async (target) => {
+    // The page's helpers that start its site's workers (on /workers, and on /frame of another site).
+    const workerHelpers = `
+          const service = async () => {
             const registration = await navigator.serviceWorker.register('/sw.js');
-            const worker = registration.active ?? await new Promise((resolve) => {
+            return registration.active ?? await new Promise((resolve) => {
               const w = registration.installing ?? registration.waiting;
               w.addEventListener('statechange', () => w.state === 'activated' && resolve(w));
             });
+          };
+          window.laterViaService = async (target) => {
+            (await service()).postMessage({ later: target, ms: 1500 });
+            return 'asked';
+          };
+          window.viaService = async (target) => {
+            const worker = await service();
             return new Promise((resolve) => {
               navigator.serviceWorker.addEventListener('message', (e) => resolve(e.data), { once: true });
               worker.postMessage(target);
@@ -113,6 +128,36 @@ async function startSites(): Promise<SiteServer> {
             shared.port.onmessage = (e) => resolve(e.data);
             shared.port.postMessage(target);
           });
+          window.forgetServices = () =>
+            navigator.serviceWorker.getRegistrations().then((all) => Promise.all(all.map((r) => r.unregister()))).then(() => 'gone');`;
+    if (url.pathname === '/workers')
+      return void res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<!doctype html><title>workers</title><script>${workerHelpers}</script>`);
+    // An allowed page framing another site's page, which has the workers of its own site
+    // (/workers' helpers) and runs the one its parent names (viaFrame('viaService', target)).
+    if (url.pathname === '/framed')
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>framed</title>
+        <iframe id="frame" src="http://127.0.0.2:${framedPort}/frame"></iframe>
+        <script>
+          window.viaFrame = (name, arg) => new Promise((resolve) => {
+            const frame = document.getElementById('frame').contentWindow;
+            addEventListener('message', function answer(e) {
+              if (e.source !== frame) return;
+              removeEventListener('message', answer);
+              resolve(e.data);
+            });
+            frame.postMessage({ name, arg }, '*');
+          });
+        </script>`);
+    if (url.pathname === '/frame')
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>frame</title>
+        <script>
+          ${workerHelpers}
+          addEventListener('message', async (e) => {
+            const answer = await window[e.data.name](e.data.arg).catch((error) => 'threw ' + error);
+            parent.postMessage(answer, '*');
+          });
         </script>`);
     if (url.pathname === '/login')
       return void res
@@ -121,11 +166,13 @@ async function startSites(): Promise<SiteServer> {
     res
       .writeHead(200, { 'content-type': 'text/html' })
       .end(`<!doctype html><title>reached ${url.pathname}</title><p>reached</p>`);
-  });
+  };
+  const server = http.createServer(handler);
+  const framedServer = http.createServer(handler);
   // Every WebSocket that reaches the server opens (its handshake is answered), a blocked one too:
   // one that fails did not get here.
   const sockets = new Set<Duplex>();
-  server.on('upgrade', (req, socket: Duplex) => {
+  const upgrade = (req: http.IncomingMessage, socket: Duplex) => {
     if (req.headers.host?.startsWith('localhost')) blockedHits.push(`upgrade ${req.url}`);
     else allowedSockets.push(req.url ?? '');
     sockets.add(socket);
@@ -136,17 +183,24 @@ async function startSites(): Promise<SiteServer> {
     socket.write(
       `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
     );
-  });
+  };
+  server.on('upgrade', upgrade);
+  framedServer.on('upgrade', upgrade);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => framedServer.listen(0, '127.0.0.2', resolve));
   port = (server.address() as AddressInfo).port;
+  framedPort = (framedServer.address() as AddressInfo).port;
   return {
     allowed: (path) => `http://127.0.0.1:${port}${path}`,
     blocked: (path) => `http://localhost:${port}${path}`,
+    framed: (path) => `http://127.0.0.2:${framedPort}${path}`,
     blockedHits,
     allowedSockets,
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();
+        framedServer.closeAllConnections();
+        framedServer.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -503,6 +557,72 @@ describe.each([
         await quiet(300);
         if (kind === 'managed') expect(sites.blockedHits, guardLines.slice(-20).join('\n')).toEqual([]);
       } finally {
+        await forgetWorkers();
+      }
+    },
+  );
+
+  it(
+    'keeps the service worker of another site framed in an agent’s tab off a blocked origin',
+    { timeout: 60_000 },
+    async () => {
+      expect((await d.api('POST', '/policy', { block: ['http://localhost:*'] })).status).toBe(200);
+      const viaFrame = (name: string, arg = '') =>
+        d.inPage<string>(`viaFrame(${JSON.stringify(name)}, ${JSON.stringify(arg)})`);
+      const socket = (url: string) => url.replace(/^http/, 'ws');
+      try {
+        const opened = await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/framed') });
+        expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+        sites.blockedHits.length = 0;
+        // The framed site's worker (its requests are of no tab, started by the frame's site):
+        // it works, reaches what the rules leave alone, and not the blocked origin.
+        expect(await viaFrame('viaService', sites.framed('/frame-sw-open'))).toBe('loaded');
+        expect(await viaFrame('viaService', sites.blocked('/frame-sw-fetch'))).toBe('failed');
+        // Its WebSockets, which Chrome's rules let through: held once the extension holds the worker.
+        const browser = d.browser;
+        if (browser)
+          await until('the extension to hold the framed site’s worker', async () =>
+            (await browser.targets('service_worker')).some((t) => t.url.startsWith(sites.framed('/')) && t.attached),
+          );
+        expect(await viaFrame('viaService', socket(sites.framed('/frame-sw-socket')))).toBe('open');
+        expect(await viaFrame('viaService', socket(sites.blocked('/frame-sw-socket')))).toBe('failed');
+        // A brand-new worker of the framed site whose first line opens a blocked WebSocket.
+        expect(await viaFrame('eagerService', 'framed-eager')).toBe('up');
+        // An agent's raw client takes the worker (shown at the root, as a browser shows it) and lets
+        // it go: the worker is still held.
+        const raw = await rawClient();
+        try {
+          await raw.send('Target.setAutoAttach', { autoAttach: true, flatten: true, waitForDebuggerOnStart: false });
+          const attached = await raw.waitForEvent(
+            'Target.attachedToTarget',
+            (e) =>
+              e.params?.targetInfo?.type === 'service_worker' && e.params.targetInfo.url.startsWith(sites.framed('/')),
+            10_000,
+          );
+          await raw.send('Target.detachFromTarget', { sessionId: attached.params.sessionId });
+        } finally {
+          await raw.close();
+        }
+        expect(await viaFrame('viaService', socket(sites.blocked('/frame-sw-let-go')))).toBe('failed');
+        expect(await viaFrame('viaService', sites.blocked('/frame-sw-let-go-fetch'))).toBe('failed');
+        // The frame goes while its worker has tasks (1.5 s later: a blocked WebSocket and fetch, and
+        // last an allowed WebSocket that says the worker did them): it is held all the same.
+        for (const later of [socket(sites.blocked('/frame-gone-socket')), sites.blocked('/frame-gone-fetch')])
+          expect(await viaFrame('laterViaService', later)).toBe('asked');
+        expect(await viaFrame('laterViaService', socket(sites.framed('/frame-gone-done')))).toBe('asked');
+        await d.inPage("document.getElementById('frame').remove()");
+        await until('the worker to do its tasks', () => sites.allowedSockets.includes('/frame-gone-done'));
+        await quiet(300);
+        expect(sites.blockedHits).toEqual([]);
+      } finally {
+        // The framed site's registration goes too, from a frame of it. Not on a managed profile:
+        // there, once the guard has failed a fetch of the framed site's worker, that site's frame
+        // never finishes loading in the tab again (seen on 156, not yet understood); no case after
+        // this one loads that site.
+        if (kind === 'extension') {
+          await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/framed') });
+          await viaFrame('forgetServices').catch(() => {});
+        }
         await forgetWorkers();
       }
     },
