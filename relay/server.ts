@@ -15,6 +15,8 @@ import { ServerKeys } from './http/server-keys';
 import { loadKeys, rotateExtensionKey } from './home/home-keys';
 import { removeServeState, writeServeState } from './home/serve-state';
 import type { Logger } from './log';
+import { DriverKinds, type DriverKind } from './profiles/driver-kinds';
+import { BUILT_IN_KINDS } from './profiles/kinds';
 import { seconds, settlesWithin } from './time-limit';
 import { ProfileService } from './profiles/profile-service';
 import { PersonConsent } from './person-consent';
@@ -33,6 +35,11 @@ export interface ServeOptions {
    * see (CLAWD_BENCH_SEE_ALL=1), so one run measures what the rules cost. Never for agents.
    */
   benchSeeAll?: boolean;
+  /**
+   * The kinds of profile it runs, in create-profile's order of choice (default: clawd's own,
+   * kinds.ts). A longer list is how a new kind joins: its module and an entry here.
+   */
+  kinds?: readonly DriverKind[];
 }
 
 export interface RunningServer {
@@ -70,7 +77,8 @@ interface EarlyParts {
 }
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const config = await loadConfig(options.home, { relayPort: options.relayPort });
+  const kinds = new DriverKinds(options.kinds ?? BUILT_IN_KINDS);
+  const config = await loadConfig(options.home, { relayPort: options.relayPort, kinds });
   const events = new EventBus();
   const actions = new ActionLog(options.home, events, options.log);
   // The person's say over their own browser: shared by the agent layer's gate, the relay (raw
@@ -87,7 +95,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let relayPort = 0;
   // One owner of the token: a rotation is saved to config.json before it is in force.
   const token = new ServerToken(config.token, async (next) => {
-    await updateConfig(options.home, (current) => ({ ...current, token: next }));
+    await updateConfig(options.home, (current) => ({ ...current, token: next }), kinds);
   });
   // The keys that are not the agent's: the person's terminal's and the paired extension's (keys.json).
   const keys = new ServerKeys(await loadKeys(options.home), () => rotateExtensionKey(options.home));
@@ -95,7 +103,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const parts: EarlyParts = { events, actions, consent, token, keys, pairing, extensionOrigins, late };
   const relay = await startRelay(options, config, parts);
   relayPort = relay.port;
-  const profiles = new ProfileService(options.home, config, relay, options.log);
+  const profiles = new ProfileService(options.home, config, relay, options.log, kinds);
   late.extensionProfiles = () => profiles.personsProfiles();
   profiles.rawGate = (profile) => consent.rawGate(profile);
   // The control API's port is known once it listens: until then, the relay's own and the profiles'.

@@ -16,6 +16,8 @@ import { policyOf } from '../home/config-schema';
 import { readServeState } from '../home/serve-state';
 import { installedPlaces, localHostTarget, placeLabel } from '../native-host/host-install';
 import { ControlClient } from '../operations/control-client';
+import { DriverKinds } from '../profiles/driver-kinds';
+import { BUILT_IN_KINDS } from '../profiles/kinds';
 
 export type Verdict = 'ok' | 'fail' | 'warn' | 'skip';
 export interface Check {
@@ -93,7 +95,8 @@ interface Doctor {
 export async function runDoctor(home: string): Promise<Check[]> {
   const checks: Check[] = [];
   const add = (verdict: Verdict, check: string, detail: string) => checks.push({ verdict, check, detail });
-  const config = await loadConfig(home);
+  // Every kind's own keys checked, as the server will (a client reading only the token does not).
+  const config = await loadConfig(home, { kinds: new DriverKinds(BUILT_IN_KINDS) });
   const state = await readServeState(home);
   const controlUrl = process.env.CLAWD_CONTROL_URL || state?.controlUrl || 'http://127.0.0.1:18791';
   const relayUrl = state?.relayUrl ?? `http://127.0.0.1:${DEFAULT_RELAY_PORT}`;

@@ -5,8 +5,6 @@
 import { PAGE_MARKS } from '../../shared/page-marks';
 import { isClawdError } from '../errors';
 import { resolveHome } from '../home/config-store';
-// The profile kinds, known to config parsing before any command reads config.json.
-import '../profiles/kinds';
 import { VERSION } from '../version';
 import { stringFlag, UsageError, type CommandContext } from './cli-command';
 import { CommandUsageError, commandHelp, overviewHelp, parseCommandLine } from './command-table';

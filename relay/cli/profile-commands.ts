@@ -3,6 +3,8 @@
 // operations: operation-commands.ts.) Each prints a short summary, or the API's JSON with --json.
 
 import { statusLines } from '../operations/tab-operations';
+import type { KindFlag } from '../profiles/driver-kinds';
+import { BUILT_IN_KINDS } from '../profiles/kinds';
 import type { ProfileStatus } from '../profiles/profile-driver';
 import { noArguments, output, stringFlag, UsageError, type CliCommand, type CommandContext } from './cli-command';
 
@@ -21,6 +23,28 @@ const profileCommand = (
   run: (args, _flags, ctx) => run(args, ctx),
 });
 
+/** The kinds clawd itself knows: their names, and their own create-profile flags (by flag name). */
+const KIND_NAMES = BUILT_IN_KINDS.map((kind) => kind.kind);
+const KIND_FLAGS: Record<string, KindFlag> = Object.assign({}, ...BUILT_IN_KINDS.map((kind) => kind.flags ?? {}));
+
+/** `[--cdp-url URL | --grid-url URL [--capabilities JSON]]`: each kind's flags, one kind's or another's. */
+function kindFlagsUsage(): string {
+  const perKind = BUILT_IN_KINDS.filter((kind) => kind.flags).map((kind) =>
+    Object.entries(kind.flags!)
+      .map(([flag, { value }], i) => (i === 0 ? `--${flag} ${value}` : `[--${flag} ${value}]`))
+      .join(' '),
+  );
+  return `[${perKind.join(' | ')}]`;
+}
+
+/** `remote with --cdp-url, grid with --grid-url`: which flag makes which kind when --driver is not given. */
+function chosenByHelp(): string {
+  return BUILT_IN_KINDS.flatMap((kind) => {
+    const flag = Object.entries(kind.flags ?? {}).find(([, { input }]) => input === kind.chosenBy)?.[0];
+    return flag ? [`${kind.kind} with --${flag}`] : [];
+  }).join(', ');
+}
+
 const NAME_FLAG = {
   name: { type: 'string', value: 'NAME', help: 'the profile: lowercase letters, digits and dashes' },
 } as const;
@@ -29,27 +53,19 @@ export const PROFILE_COMMANDS: CliCommand[] = [
   {
     name: 'create-profile',
     group: 'profiles',
-    usage:
-      'create-profile --name NAME [--color #RRGGBB] [--cdp-url URL | --grid-url URL [--capabilities JSON]] [--driver managed|remote|extension|grid]',
+    usage: `create-profile --name NAME [--color #RRGGBB] ${kindFlagsUsage()} [--driver ${KIND_NAMES.join('|')}]`,
     summary: 'a new profile: managed (its own Chromium), remote (a CDP URL), grid (a Selenium Grid) or extension',
     flags: {
       ...NAME_FLAG,
       color: { type: 'string', value: '#RRGGBB', help: "the browser's colour (default: the next free one)" },
-      'cdp-url': { type: 'string', value: 'URL', help: 'a remote profile: the CDP endpoint to attach to' },
-      'grid-url': {
-        type: 'string',
-        value: 'URL',
-        help: 'a grid profile: the Selenium Grid 4 that gives a browser per agent session (http://user:pass@grid:4444)',
-      },
-      capabilities: {
-        type: 'string',
-        value: 'JSON',
-        help: 'a grid profile: the W3C capabilities of its browsers (default headless Chrome)',
-      },
+      // Each kind's own fields (kinds.ts): a kind's module says which flags it takes.
+      ...Object.fromEntries(
+        Object.entries(KIND_FLAGS).map(([flag, { value, help }]) => [flag, { type: 'string' as const, value, help }]),
+      ),
       driver: {
         type: 'string',
         value: 'D',
-        help: 'managed, remote, grid or extension (default: remote with --cdp-url, grid with --grid-url, else managed)',
+        help: `${KIND_NAMES.join(', ')} (default: ${chosenByHelp()}, else ${KIND_NAMES[0]})`,
       },
     },
     async run(args, flags, ctx) {
@@ -57,16 +73,15 @@ export const PROFILE_COMMANDS: CliCommand[] = [
       const name = stringFlag(flags, 'name');
       if (name === undefined) throw new UsageError('create-profile needs --name NAME');
       const color = stringFlag(flags, 'color');
-      const cdpUrl = stringFlag(flags, 'cdp-url');
-      const gridUrl = stringFlag(flags, 'grid-url');
-      const capabilities = stringFlag(flags, 'capabilities');
-      const driver = stringFlag(flags, 'driver') ?? (gridUrl ? 'grid' : undefined);
+      const driver = stringFlag(flags, 'driver');
+      const own = Object.entries(KIND_FLAGS).flatMap(([flag, { input }]) => {
+        const value = stringFlag(flags, flag);
+        return value === undefined ? [] : [[input, value] as const];
+      });
       const body = {
         name,
         ...(color ? { color } : {}),
-        ...(cdpUrl ? { cdpUrl } : {}),
-        ...(gridUrl ? { gridUrl } : {}),
-        ...(capabilities ? { capabilities } : {}),
+        ...Object.fromEntries(own),
         ...(driver ? { driver } : {}),
       };
       const status = await (await ctx.personClient()).call<ProfileStatus>('POST', '/profiles/create', { body });

@@ -142,12 +142,16 @@ export const HANDLERS: Handlers = {
     // Loosening is the person's, and waits for their yes in Chrome while their browser is connected.
     const touchesLists = lists || input.ask === undefined;
     const policy = { ...(input.allow ? { allow: input.allow } : {}), ...(input.block ? { block: input.block } : {}) };
-    const loosens = looseningsOfChange(s.profiles.settings, {
-      profile,
-      global: input.global,
-      ...(touchesLists ? { policy } : {}),
-      ...(input.ask !== undefined ? { ask: input.ask } : {}),
-    });
+    const loosens = looseningsOfChange(
+      s.profiles.settings,
+      {
+        profile,
+        global: input.global,
+        ...(touchesLists ? { policy } : {}),
+        ...(input.ask !== undefined ? { ask: input.ask } : {}),
+      },
+      s.profiles.kinds,
+    );
     if (loosens.length > 0) await s.confirmLoosening(loosens, input.timeoutMs);
     if (input.ask !== undefined) await s.profiles.policies.setAsk(profile, input.ask);
     if (!lists && input.ask !== undefined) return s.profiles.policies.policyInForce(profile);

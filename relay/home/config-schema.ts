@@ -6,7 +6,7 @@ import { DEFAULT_RELAY_PORT, LOOPBACK_HOST } from '../../shared/defaults';
 import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
 import { parseAskKinds, type AskKind } from '../../shared/ask-kinds';
-import { profileKind, profileKindNames, type ConfigFail } from './profile-kinds';
+import type { ConfigFail, KindSchemas } from './profile-kinds';
 
 /** A profile's kind: the name a driver module registered (relay/profiles/kinds.ts). */
 export type Driver = string;
@@ -120,8 +120,12 @@ export function parseCdpUrl(key: string, got: unknown, fail: ConfigFail): string
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Validates a parsed `browser` section; `file` names the file in messages. Missing keys take defaults. */
-export function parseBrowserConfig(value: unknown, file: string): BrowserConfig {
+/**
+ * Validates a parsed `browser` section; `file` names the file in messages. Missing keys take
+ * defaults. `kinds`: the profile kinds whose own keys are checked (a profile of another kind is
+ * refused); without, each profile's own keys are kept as written (profile-kinds.ts).
+ */
+export function parseBrowserConfig(value: unknown, file: string, kinds?: KindSchemas): BrowserConfig {
   const fail = (key: string, rule: string, got: unknown): never => {
     throw new ClawdError('config_invalid', `${file}: browser.${key} ${rule}, got ${JSON.stringify(got)}`);
   };
@@ -147,7 +151,8 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
     fail('extraArgs', 'must be a list of strings', v.extraArgs);
   if (!isObj(v.profiles)) fail('profiles', 'must be an object of named profiles', v.profiles);
   const profiles: Record<string, ProfileConfig> = {};
-  for (const [name, raw] of Object.entries(v.profiles as Obj)) profiles[name] = parseProfile(name, raw, file, fail);
+  for (const [name, raw] of Object.entries(v.profiles as Obj))
+    profiles[name] = parseProfile(name, raw, file, fail, kinds);
   const defaultProfile = v.defaultProfile ?? defaults.defaultProfile;
   if (typeof defaultProfile !== 'string' || !profiles[defaultProfile])
     fail('defaultProfile', `must name one of the profiles (${Object.keys(profiles).join(', ')})`, defaultProfile);
@@ -172,7 +177,7 @@ export function parseBrowserConfig(value: unknown, file: string): BrowserConfig 
 }
 
 /** One entry of `browser.profiles`: the keys every kind has, then its kind's own. */
-function parseProfile(name: string, raw: unknown, file: string, fail: ConfigFail): ProfileConfig {
+function parseProfile(name: string, raw: unknown, file: string, fail: ConfigFail, kinds?: KindSchemas): ProfileConfig {
   const key = `profiles.${name}`;
   const problem = profileNameProblem(name);
   if (problem) throw new ClawdError('config_invalid', `${file}: browser.profiles: ${problem}`);
@@ -180,13 +185,13 @@ function parseProfile(name: string, raw: unknown, file: string, fail: ConfigFail
   const p = raw as Obj;
   // An entry without a driver, as earlier versions wrote them: remote with a cdpUrl, else managed.
   const driver = p.driver ?? (p.cdpUrl ? 'remote' : 'managed');
-  const kind = typeof driver === 'string' ? profileKind(driver) : undefined;
-  if (profileKindNames().length === 0)
-    throw new Error('no profile kinds are registered: import relay/profiles/kinds before config.json is read');
-  if (!kind)
+  if (typeof driver !== 'string') fail(`${key}.driver`, 'must be the name of a kind of profile', p.driver);
+  const kind = kinds?.get(driver as string);
+  if (kinds && !kind)
     fail(
       `${key}.driver`,
-      `must be one of ${profileKindNames()
+      `must be one of ${kinds
+        .names()
         .map((k) => `"${k}"`)
         .join(', ')}`,
       p.driver,
@@ -200,7 +205,15 @@ function parseProfile(name: string, raw: unknown, file: string, fail: ConfigFail
     if (typeof kinds === 'string') fail(`${key}.ask`, kinds, p.ask);
     profile.ask = kinds as AskKind[];
   }
-  return { ...profile, ...kind!.parseOwnKeys(p, key, fail) };
+  return { ...profile, ...(kind ? kind.parseOwnKeys(p, key, fail) : ownKeysAsWritten(p)) };
+}
+
+/** Keys every profile has; the rest of an entry is its kind's own. */
+const COMMON_KEYS = new Set(['driver', 'color', 'policy', 'ask']);
+
+/** A profile's own keys as the file holds them, for a reader that knows no kinds. */
+function ownKeysAsWritten(entry: Obj): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(entry).filter(([key]) => !COMMON_KEYS.has(key)));
 }
 
 /** No two profiles on one fixed CDP port. */
@@ -264,11 +277,11 @@ function personIdle(value: unknown, fail: (key: string, rule: string, value: unk
   return value as number;
 }
 
-/** What the person is asked before on a profile: its own list, else the driver's default. */
-export function askOf(config: BrowserConfig, profile: string): AskKind[] {
+/** What the person is asked before on a profile: its own list, else its kind's default. */
+export function askOf(config: BrowserConfig, profile: string, kinds: KindSchemas): AskKind[] {
   const own = config.profiles[profile];
   if (own?.ask) return own.ask;
-  return [...((own && profileKind(own.driver)?.defaultAsk) ?? [])];
+  return [...((own && kinds.get(own.driver)?.defaultAsk) ?? [])];
 }
 
 /** The first colour of the palette no profile uses (cycling when all are taken). */

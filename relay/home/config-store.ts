@@ -14,6 +14,7 @@ import { firstFreePort, portRangeFromEnv } from '../browser/ports';
 import { ClawdError } from '../errors';
 import { writePrivateFile } from './private-file';
 import { RESERVED_PORTS, defaultBrowserConfig, parseBrowserConfig, type BrowserConfig } from './config-schema';
+import type { KindSchemas } from './profile-kinds';
 
 export interface ClawdConfig {
   /** Required on every relay and control request except the health check. */
@@ -46,8 +47,12 @@ function configPath(home: string): string {
   return path.join(home, CONFIG_FILE);
 }
 
-/** Parses and checks the file's text; errors name the file and the key. A missing `browser` section gets the defaults. */
-export function parseConfig(text: string, file: string): ClawdConfig {
+/**
+ * Parses and checks the file's text; errors name the file and the key. A missing `browser`
+ * section gets the defaults. `kinds`: the profile kinds whose own keys are checked (else kept as
+ * written: profile-kinds.ts).
+ */
+export function parseConfig(text: string, file: string, kinds?: KindSchemas): ClawdConfig {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -68,7 +73,8 @@ export function parseConfig(text: string, file: string): ClawdConfig {
       `${file}: "token" must be a string of at least 16 characters, got ${JSON.stringify(config.token)}`,
     );
   }
-  const browser = config.browser === undefined ? defaultBrowserConfig() : parseBrowserConfig(config.browser, file);
+  const browser =
+    config.browser === undefined ? defaultBrowserConfig() : parseBrowserConfig(config.browser, file, kinds);
   const relay = config.relay as { extensionIds?: unknown; clientMaxBufferedMb?: unknown } | undefined;
   if (relay !== undefined && (typeof relay !== 'object' || relay === null || Array.isArray(relay)))
     throw new ClawdError('config_invalid', `${file}: "relay" must be an object`);
@@ -166,12 +172,15 @@ async function firstRunConfig(relayPort: number): Promise<ClawdConfig> {
  * Reads the config, creating the home and a fresh config on first run (token, `clawd` managed
  * profile on the first free port of the range, `chrome` extension profile on `relayPort`).
  */
-export async function loadConfig(home: string, options: { relayPort?: number } = {}): Promise<ClawdConfig> {
+export async function loadConfig(
+  home: string,
+  options: { relayPort?: number; kinds?: KindSchemas } = {},
+): Promise<ClawdConfig> {
   const text = await readConfigFile(home);
-  if (text !== undefined) return parseConfig(text, configPath(home));
+  if (text !== undefined) return parseConfig(text, configPath(home), options.kinds);
   return withLock(home, async () => {
     const again = await readConfigFile(home); // another first run may have won the lock
-    if (again !== undefined) return parseConfig(again, configPath(home));
+    if (again !== undefined) return parseConfig(again, configPath(home), options.kinds);
     const config = await firstRunConfig(options.relayPort ?? DEFAULT_RELAY_PORT);
     await writeConfig(home, config);
     return config;
@@ -185,12 +194,14 @@ export async function loadConfig(home: string, options: { relayPort?: number } =
 export async function updateConfig(
   home: string,
   change: (config: ClawdConfig) => ClawdConfig | Promise<ClawdConfig>,
+  kinds?: KindSchemas,
 ): Promise<ClawdConfig> {
   return withLock(home, async () => {
     const text = await readConfigFile(home);
-    const current = text === undefined ? await firstRunConfig(DEFAULT_RELAY_PORT) : parseConfig(text, configPath(home));
+    const current =
+      text === undefined ? await firstRunConfig(DEFAULT_RELAY_PORT) : parseConfig(text, configPath(home), kinds);
     const next = await change(structuredClone(current));
-    const checked = parseConfig(JSON.stringify(next), configPath(home));
+    const checked = parseConfig(JSON.stringify(next), configPath(home), kinds);
     await writeConfig(home, checked);
     return checked;
   });

@@ -1,8 +1,9 @@
 // The kinds of profile config.json may name (`driver`), as config parsing needs them: each kind's
 // check of its own keys and what its person is asked before by default. The kinds themselves are
-// plug-ins of relay/profiles/ (a driver module registers its kind; relay/profiles/kinds.ts
-// registers them all), so parsing here never names one: a new kind is a new driver module, not
-// a change to the config's code.
+// plug-ins of relay/profiles/, handed to whoever parses as a list (`KindSchemas`): the server
+// passes the kinds it runs, so a new kind is a new driver module and an entry in that list, never
+// a change to the config's code. A reader that wants only the keys every config has (a client
+// finding the server's token) passes none: each profile's own keys are then kept as written.
 
 import type { AskKind } from '../../shared/ask-kinds';
 
@@ -21,18 +22,8 @@ export interface ProfileKindSchema {
   readonly defaultAsk: readonly AskKind[];
 }
 
-const kinds = new Map<string, ProfileKindSchema>();
-
-/** Makes a kind known to config parsing (relay/profiles/kinds.ts calls it for every driver). */
-export function registerProfileKind(schema: ProfileKindSchema): void {
-  kinds.set(schema.kind, schema);
-}
-
-export function profileKind(kind: string): ProfileKindSchema | undefined {
-  return kinds.get(kind);
-}
-
-/** The kinds' names, for an error that lists them. */
-export function profileKindNames(): string[] {
-  return [...kinds.keys()];
+/** The kinds a parse knows: by name, and their names for an error that lists them. */
+export interface KindSchemas {
+  get(kind: string): ProfileKindSchema | undefined;
+  names(): string[];
 }

@@ -1,10 +1,12 @@
 // A driver kind is a plug-in: its name, the check of its own config.json keys, how a new profile
-// of it is made, and its driver's constructor — one module per kind, registered in kinds.ts.
-// Nothing outside relay/profiles/ asks which kind a profile is: what differs is a member of the
-// driver (profile-driver.ts) or of its kind (here).
+// of it is made (and which of create-profile's fields and CLI flags are its), and its driver's
+// constructor — one module per kind. The server is handed its kinds as a list (`DriverKinds`;
+// kinds.ts holds the built-in ones, a test adds its own), as hono is handed its routes: nothing
+// registers itself on import. Nothing outside relay/profiles/ asks which kind a profile is: what
+// differs is a member of the driver (profile-driver.ts) or of its kind (here).
 
 import type { BrowserConfig, ProfileConfig } from '../home/config-schema';
-import { registerProfileKind, type ProfileKindSchema } from '../home/profile-kinds';
+import type { KindSchemas, ProfileKindSchema } from '../home/profile-kinds';
 import type { ClientGate } from '../cdp/client-gate';
 import type { RelayServer } from '../cdp/relay-server';
 import type { OriginPolicy } from '../../shared/origin-policy';
@@ -31,6 +33,15 @@ export interface DriverContext {
   rawGate(): ClientGate | undefined;
 }
 
+/** A field of create-profile a kind takes, as the CLI's flag says it (`--grid-url URL` → gridUrl). */
+export interface KindFlag {
+  /** The create-profile field it fills. */
+  input: string;
+  /** What the flag's value is (`URL`, `JSON`). */
+  value: string;
+  help: string;
+}
+
 export interface DriverKind extends ProfileKindSchema {
   /**
    * A new profile's own keys from create-profile's input, or invalid_profile saying what is
@@ -38,21 +49,47 @@ export interface DriverKind extends ProfileKindSchema {
    */
   newProfile(input: NewProfileInput, config: BrowserConfig, relayUrl: string): Promise<Partial<ProfileConfig>>;
   create(name: string, profile: ProfileConfig, context: DriverContext): ProfileDriver;
+  /** The create-profile field that makes a profile of this kind when no driver is named (remote: cdpUrl). */
+  readonly chosenBy?: string;
+  /** Its create-profile fields as the CLI's flags (by flag name). */
+  readonly flags?: Readonly<Record<string, KindFlag>>;
 }
 
-const kinds = new Map<string, DriverKind>();
+/** The kinds a server runs, in order: the first is made when create-profile names none. */
+export class DriverKinds implements KindSchemas {
+  readonly #byName = new Map<string, DriverKind>();
 
-export function registerDriverKind(kind: DriverKind): void {
-  kinds.set(kind.kind, kind);
-  registerProfileKind(kind);
-}
+  constructor(readonly list: readonly DriverKind[]) {
+    if (list.length === 0) throw new Error('a server needs at least one kind of profile');
+    for (const kind of list) {
+      if (this.#byName.has(kind.kind)) throw new Error(`two kinds of profile are named ${kind.kind}`);
+      this.#byName.set(kind.kind, kind);
+    }
+  }
 
-/** The kind a profile names; an unknown one says the known ones. */
-export function driverKind(name: string): DriverKind {
-  const kind = kinds.get(name);
-  if (kind) return kind;
-  throw new ClawdError(
-    'invalid_profile',
-    `driver must be one of ${[...kinds.keys()].map((k) => `"${k}"`).join(', ')}, got ${JSON.stringify(name)}`,
-  );
+  get(name: string): DriverKind | undefined {
+    return this.#byName.get(name);
+  }
+
+  names(): string[] {
+    return [...this.#byName.keys()];
+  }
+
+  /** The kind a profile names; an unknown one says the known ones. */
+  kind(name: string): DriverKind {
+    const kind = this.#byName.get(name);
+    if (kind) return kind;
+    throw new ClawdError(
+      'invalid_profile',
+      `driver must be one of ${this.names()
+        .map((k) => `"${k}"`)
+        .join(', ')}, got ${JSON.stringify(name)}`,
+    );
+  }
+
+  /** The kind a new profile is made as: the one it names, else the one a field of it chooses, else the first. */
+  chosenFor(input: NewProfileInput & { driver?: unknown }): DriverKind {
+    if (input.driver !== undefined) return this.kind(String(input.driver));
+    return this.list.find((kind) => kind.chosenBy !== undefined && input[kind.chosenBy] !== undefined) ?? this.list[0]!;
+  }
 }

@@ -1,12 +1,11 @@
-// Every kind of profile clawd knows, registered once for config parsing and for the profile
-// service. A new kind is a module of its own (its driver, its config keys, how a new profile of
-// it is made) and one line here. Imported by the entry points (the CLI, the server) before any
-// config is read.
+// The kinds of profile clawd itself knows, in the order create-profile chooses among them (the
+// first when nothing says otherwise). The server is handed this list (server.ts), and a program
+// that embeds clawd may hand it a longer one; the CLI knows these for its create-profile flags.
 
-import { registerDriverKind } from './driver-kinds';
+import type { DriverKind } from './driver-kinds';
 import { extensionKind } from './extension-driver';
 import { gridKind } from './grid/grid-config';
 import { managedKind } from './managed-driver';
 import { remoteKind } from './remote-driver';
 
-for (const kind of [managedKind, extensionKind, remoteKind, gridKind]) registerDriverKind(kind);
+export const BUILT_IN_KINDS: readonly DriverKind[] = [managedKind, extensionKind, remoteKind, gridKind];

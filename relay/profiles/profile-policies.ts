@@ -8,6 +8,7 @@ import { OriginPolicy, type PolicyConfig } from '../../shared/origin-policy';
 import { ownOrigins } from '../../shared/own-origins';
 import type { AskKind } from '../../shared/ask-kinds';
 import { askOf, parsePolicy, policyOf, type BrowserConfig } from '../home/config-schema';
+import type { KindSchemas } from '../home/profile-kinds';
 import { updateConfig, type ClawdConfig } from '../home/config-store';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
@@ -29,6 +30,8 @@ export interface PolicyInForce {
 /** What the policies need of the profile service: its config (read and saved), its drivers. */
 export interface PolicyHost {
   readonly home: string;
+  /** The kinds of profile the server runs: their own keys checked, their default asks. */
+  readonly kinds: KindSchemas;
   settings(): BrowserConfig;
   /** The config written by a change, kept by the service from now on. */
   saved(config: ClawdConfig): void;
@@ -86,7 +89,7 @@ export class ProfilePolicies {
 
   /** What the person asked to be asked before on the profile (browser.profiles.<name>.ask, or its driver's default). */
   askOf(name: string): AskKind[] {
-    return askOf(this.host.settings(), name);
+    return askOf(this.host.settings(), name, this.host.kinds);
   }
 
   /**
@@ -97,18 +100,22 @@ export class ProfilePolicies {
     const checked = parsePolicy(policy, global ? 'browser.policy' : `browser.profiles.${name}.policy`, 'the request');
     const empty = checked.allow === undefined && checked.block === undefined;
     this.host.saved(
-      await updateConfig(this.host.home, (config) => {
-        if (global) {
-          if (empty) delete config.browser.policy;
-          else config.browser.policy = checked;
-        } else {
-          const profile = config.browser.profiles[name];
-          if (!profile) throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(name)}`);
-          if (empty) delete profile.policy;
-          else profile.policy = checked;
-        }
-        return config;
-      }),
+      await updateConfig(
+        this.host.home,
+        (config) => {
+          if (global) {
+            if (empty) delete config.browser.policy;
+            else config.browser.policy = checked;
+          } else {
+            const profile = config.browser.profiles[name];
+            if (!profile) throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(name)}`);
+            if (empty) delete profile.policy;
+            else profile.policy = checked;
+          }
+          return config;
+        },
+        this.host.kinds,
+      ),
     );
     // Answered once every enforcer has the new rules in force: the guards are made anew (what they
     // put in pages was made from the old rules, and goes with their connection).
@@ -122,12 +129,16 @@ export class ProfilePolicies {
   /** What the person is asked before on the profile, written to config.json and in force at once (the person's: never an MCP tool). */
   async setAsk(name: string, kinds: AskKind[]): Promise<PolicyInForce> {
     this.host.saved(
-      await updateConfig(this.host.home, (config) => {
-        const profile = config.browser.profiles[name];
-        if (!profile) throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(name)}`);
-        profile.ask = [...kinds];
-        return config;
-      }),
+      await updateConfig(
+        this.host.home,
+        (config) => {
+          const profile = config.browser.profiles[name];
+          if (!profile) throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(name)}`);
+          profile.ask = [...kinds];
+          return config;
+        },
+        this.host.kinds,
+      ),
     );
     await Promise.all([...this.#listeners].map((listener) => listener()));
     return this.policyInForce(name);

@@ -8,8 +8,7 @@ import type { ClientGate } from '../cdp/client-gate';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isLoopbackUrl, nextColor, profileNameProblem, type BrowserConfig } from '../home/config-schema';
-import { driverKind, type NewProfileInput } from './driver-kinds';
-import './kinds';
+import type { DriverKinds, NewProfileInput } from './driver-kinds';
 import type { ProfileDriver, ProfileStatus } from './profile-driver';
 import { ProfilePolicies } from './profile-policies';
 import type { CdpTarget } from '../browser/tab-endpoint';
@@ -46,11 +45,14 @@ export class ProfileService {
     config: ClawdConfig,
     private readonly relay: RelayServer,
     private readonly log: Logger,
+    /** The kinds of profile this server runs (kinds.ts, or a longer list). */
+    readonly kinds: DriverKinds,
   ) {
     this.#config = config;
     this.policies = new ProfilePolicies(
       {
         home,
+        kinds,
         settings: () => this.settings,
         saved: (next) => (this.#config = next),
         driver: (name) => this.driver(name),
@@ -90,7 +92,7 @@ export class ProfileService {
     if (driver) return driver;
     const profile = this.settings.profiles[name];
     if (!profile) throw new ClawdError('profile_not_found', `no profile named ${JSON.stringify(name)}`);
-    driver = driverKind(profile.driver).create(name, profile, {
+    driver = this.kinds.kind(profile.driver).create(name, profile, {
       home: this.home,
       settings: this.settings,
       relay: this.relay,
@@ -207,7 +209,7 @@ export class ProfileService {
     return tab;
   }
 
-  /** A new profile of any kind (managed unless it says otherwise or gives a cdpUrl: then remote); its own keys are its kind's. */
+  /** A new profile of any kind (the one it names, or the one a field of it chooses, else the first: DriverKinds.chosenFor); its own keys are its kind's. */
   async create(input: CreateProfile): Promise<ProfileStatus> {
     const problem = profileNameProblem(input.name);
     if (problem) throw new ClawdError('invalid_profile', problem);
@@ -215,25 +217,21 @@ export class ProfileService {
     if (input.color !== undefined && (typeof input.color !== 'string' || !/^#[0-9A-Fa-f]{6}$/.test(input.color))) {
       throw new ClawdError('invalid_profile', `color must look like "#0066CC", got ${JSON.stringify(input.color)}`);
     }
-    const kind = driverKind(
-      input.driver !== undefined
-        ? String(input.driver)
-        : input.gridUrl !== undefined
-          ? 'grid'
-          : input.cdpUrl !== undefined
-            ? 'remote'
-            : 'managed',
+    const kind = this.kinds.chosenFor(input);
+    const written = await updateConfig(
+      this.home,
+      async (config) => {
+        if (config.browser.profiles[name])
+          throw new ClawdError('profile_exists', `a profile named ${name} already exists`);
+        config.browser.profiles[name] = {
+          driver: kind.kind,
+          color: (input.color as string | undefined)?.toUpperCase() ?? nextColor(config.browser),
+          ...(await kind.newProfile(input, config.browser, this.relay.url)),
+        };
+        return config;
+      },
+      this.kinds,
     );
-    const written = await updateConfig(this.home, async (config) => {
-      if (config.browser.profiles[name])
-        throw new ClawdError('profile_exists', `a profile named ${name} already exists`);
-      config.browser.profiles[name] = {
-        driver: kind.kind,
-        color: (input.color as string | undefined)?.toUpperCase() ?? nextColor(config.browser),
-        ...(await kind.newProfile(input, config.browser, this.relay.url)),
-      };
-      return config;
-    });
     this.#config = written;
     const cdpUrl = written.browser.profiles[name]!.cdpUrl;
     if (cdpUrl !== undefined && !isLoopbackUrl(cdpUrl))
@@ -251,10 +249,14 @@ export class ProfileService {
     }
     const driver = this.driver(name);
     await driver.stop();
-    const written = await updateConfig(this.home, (config) => {
-      delete config.browser.profiles[name];
-      return config;
-    });
+    const written = await updateConfig(
+      this.home,
+      (config) => {
+        delete config.browser.profiles[name];
+        return config;
+      },
+      this.kinds,
+    );
     this.#config = written;
     this.#drivers.delete(name);
     let removed: string | null = null;

@@ -107,6 +107,8 @@ export class RemoteDriver implements ProfileDriver {
 export const remoteKind: DriverKind = {
   kind: 'remote',
   defaultAsk: [],
+  chosenBy: 'cdpUrl',
+  flags: { 'cdp-url': { input: 'cdpUrl', value: 'URL', help: 'a remote profile: the CDP endpoint to attach to' } },
   parseOwnKeys: (entry, key, fail) => ({ cdpUrl: parseCdpUrl(`${key}.cdpUrl`, entry.cdpUrl, fail) }),
   async newProfile(input) {
     if (input.cdpUrl === undefined) throw new ClawdError('invalid_profile', 'a remote profile needs cdpUrl');

@@ -9,6 +9,7 @@
 import { ASK_KIND_TEXT, type AskKind } from '../../shared/ask-kinds';
 import type { PolicyConfig } from '../../shared/origin-policy';
 import { askOf, parsePolicy, policyOf, type BrowserConfig } from '../home/config-schema';
+import type { KindSchemas } from '../home/profile-kinds';
 
 export interface RulesChange {
   profile: string;
@@ -61,12 +62,12 @@ export function looseningsOf(
 }
 
 /** Every loosening `change` makes, over every profile it reaches, each said with its profile. */
-export function looseningsOfChange(config: BrowserConfig, change: RulesChange): string[] {
+export function looseningsOfChange(config: BrowserConfig, change: RulesChange, kinds: KindSchemas): string[] {
   const after = rulesAfter(config, change);
   return Object.keys(config.profiles).flatMap((profile) =>
     looseningsOf(
-      { policy: policyOf(config, profile).config, ask: askOf(config, profile) },
-      { policy: policyOf(after, profile).config, ask: askOf(after, profile) },
+      { policy: policyOf(config, profile).config, ask: askOf(config, profile, kinds) },
+      { policy: policyOf(after, profile).config, ask: askOf(after, profile, kinds) },
     ).map((words) => `${profile}: ${words}`),
   );
 }

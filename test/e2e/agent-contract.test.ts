@@ -1,5 +1,7 @@
 // One contract for the agent API, run against every driver: a managed profile, an
-// extension-attached tab, a remote profile and a grid profile (a Selenium Grid on loopback). Every action is checked by reading the page back through the test's
+// extension-attached tab, a remote profile, a grid profile (a Selenium Grid on loopback), and a
+// kind of the tests' own (launched-kind/: a driver is a plug-in, its folder and an entry in this
+// list). Every action is checked by reading the page back through the test's
 // own CDP session, not by the absence of an error. One file, longer than most, because the
 // contract is one suite run per driver.
 
@@ -7,6 +9,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { driversToRun, EVERY_DRIVER, extensionDriver, useAgentDriver } from '../helpers/agent-drivers';
+import { launchedDriver } from '../helpers/launched-kind/launched-agent-driver';
 import { until } from '../helpers/waits';
 import { useTempDirs } from '../helpers/temp-dirs';
 
@@ -20,7 +23,7 @@ interface Snapshot {
   title: string;
 }
 
-const drivers = driversToRun(EVERY_DRIVER);
+const drivers = driversToRun([...EVERY_DRIVER, ['launched', launchedDriver]] as const);
 
 describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
   const ctx = useAgentDriver(makeDriver);

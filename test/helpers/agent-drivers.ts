@@ -14,7 +14,8 @@ import { sharedGrid } from './shared-grid';
 import { startTestServer, type TestServer } from './server';
 
 export interface AgentDriver {
-  name: 'managed' | 'extension' | 'remote' | 'grid';
+  /** managed, extension, remote, grid, or a kind of the tests' own (launched-kind/). */
+  name: string;
   profile: string;
   server: TestServer;
   /** The tab the suite works in. */
@@ -30,7 +31,7 @@ export interface AgentDriver {
   close(): Promise<void>;
 }
 
-async function harness(cdp: CdpClient, targetId: string) {
+export async function harness(cdp: CdpClient, targetId: string) {
   const { sessionId } = await cdp.send('Target.attachToTarget', { targetId, flatten: true });
   return async <T>(expression: string): Promise<T> => {
     const { result, exceptionDetails } = await cdp.send(
@@ -44,7 +45,7 @@ async function harness(cdp: CdpClient, targetId: string) {
   };
 }
 
-function scoped(server: TestServer, profile: string) {
+export function scoped(server: TestServer, profile: string) {
   return <T>(method: string, route: string, body?: unknown) =>
     server.api<T>(method, route, { profile, ...(body !== undefined ? { body } : {}) });
 }
@@ -186,7 +187,7 @@ export function driversToRun<T extends readonly [string, (pages: PageServer) => 
 ): T[] {
   const wanted = process.env.CLAWD_TEST_DRIVERS?.split(',').map((name) => name.trim());
   if (!wanted) return [...all];
-  const known = ['managed', 'extension', 'remote', 'grid'];
+  const known = ['managed', 'extension', 'remote', 'grid', ...all.map(([name]) => name)];
   const unknown = wanted.filter((name) => !known.includes(name));
   if (unknown.length > 0)
     throw new Error(`CLAWD_TEST_DRIVERS names ${unknown.join(', ')}: known are ${known.join(', ')}`);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { loadConfig, updateConfig } from '../../relay/home/config-store';
 import { loadKeys } from '../../relay/home/home-keys';
 import { createLogger, silentLogger, type Logger } from '../../relay/log';
+import type { DriverKind } from '../../relay/profiles/driver-kinds';
 import { startServer, type RunningServer } from '../../relay/server';
 import { runCli, type CliResult } from './cli';
 import { answeringWhile } from './waits';
@@ -81,6 +82,8 @@ export async function startTestServer(
     takeoverGraceMs?: number;
     /** browser.extraArgs: more flags for the managed browsers (a test's host names). */
     extraArgs?: string[];
+    /** The kinds of profile it runs (default: clawd's own): a test's own kind joins here. */
+    kinds?: readonly DriverKind[];
   } = {},
 ): Promise<TestServer> {
   process.env.CLAWD_CDP_PORTS ??= await freePortBlock(24);
@@ -109,6 +112,7 @@ export async function startTestServer(
     controlPort: 0,
     log,
     ...(options.takeoverGraceMs !== undefined ? { takeoverGraceMs: options.takeoverGraceMs } : {}),
+    ...(options.kinds ? { kinds: options.kinds } : {}),
   });
   const controlUrl = server.control.url;
   const keys = await loadKeys(home);

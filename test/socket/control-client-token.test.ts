@@ -15,7 +15,6 @@ import { loadKeys } from '../../relay/home/home-keys';
 import { writeServeState } from '../../relay/home/serve-state';
 import { keyProofSync } from '../../relay/http/key-proofs';
 import { ControlClient } from '../../relay/operations/control-client';
-import '../../relay/profiles/kinds'; // the profile kinds, known to config parsing
 
 /** What reached the server: each request's path and the credentials it carried. */
 interface Seen {

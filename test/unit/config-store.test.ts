@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, parseConfig, resolveHome, updateConfig, writeConfig } from '../../relay/home/config-store';
+import { DriverKinds } from '../../relay/profiles/driver-kinds';
+import { BUILT_IN_KINDS } from '../../relay/profiles/kinds';
 import { defaultBrowserConfig } from '../../relay/home/config-schema';
 import { useTempDirs } from '../helpers/temp-dirs';
 import { quiet } from '../helpers/waits';
-import '../../relay/profiles/kinds'; // the profile kinds, known to config parsing
 
 describe('the home folder and config.json', () => {
   const temp = useTempDirs('clawd-home-');
@@ -147,10 +148,14 @@ describe('the home folder and config.json', () => {
     await loadConfig(home);
     const before = readFileSync(path.join(home, 'config.json'), 'utf8');
     await expect(
-      updateConfig(home, (config) => {
-        config.browser.profiles.bad = { driver: 'managed', cdpPort: 70_000, color: '#123456' };
-        return config;
-      }),
+      updateConfig(
+        home,
+        (config) => {
+          config.browser.profiles.bad = { driver: 'managed', cdpPort: 70_000, color: '#123456' };
+          return config;
+        },
+        new DriverKinds(BUILT_IN_KINDS),
+      ),
     ).rejects.toThrow(/browser\.profiles\.bad\.cdpPort must be an integer from 1 to 65535, got 70000/);
     expect(readFileSync(path.join(home, 'config.json'), 'utf8')).toBe(before);
   });

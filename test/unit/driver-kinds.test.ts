@@ -1,15 +1,15 @@
-// Driver kinds are plug-ins: config.json knows a kind once its module registered it (its own keys
-// checked by it), create-profile makes its entry through it, and no code outside relay/profiles/
-// asks which kind a profile is.
+// Driver kinds are plug-ins: config.json knows the kinds a parse is handed (their own keys checked
+// by them), create-profile makes its entry through the one it names or a field of it chooses, and
+// no code outside relay/profiles/ asks which kind a profile is.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { defaultBrowserConfig, parseBrowserConfig } from '../../relay/home/config-schema';
-import { driverKind, registerDriverKind, type DriverKind } from '../../relay/profiles/driver-kinds';
+import { DriverKinds, type DriverKind } from '../../relay/profiles/driver-kinds';
+import { BUILT_IN_KINDS } from '../../relay/profiles/kinds';
 import type { ProfileDriver } from '../../relay/profiles/profile-driver';
-import '../../relay/profiles/kinds'; // the profile kinds, known to config parsing
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -29,18 +29,32 @@ describe('driver kinds', () => {
     profiles: { ...defaultBrowserConfig(18792, 18800).profiles, ...profiles },
   });
 
-  it('are known to config.json once registered, their own keys checked by them', async () => {
-    expect(() =>
-      parseBrowserConfig(config({ far: { driver: 'place', color: '#123456', place: 'x' } }), 'c.json'),
-    ).toThrow(/browser\.profiles\.far\.driver must be one of "managed", .*, got "place"/);
-    registerDriverKind(placeKind);
-    const parsed = parseBrowserConfig(config({ far: { driver: 'place', color: '#123456', place: 'x' } }), 'c.json');
+  it('are known to config.json when handed to its parse, their own keys checked by them', async () => {
+    const builtIn = new DriverKinds(BUILT_IN_KINDS);
+    const far = config({ far: { driver: 'place', color: '#123456', place: 'x' } });
+    expect(() => parseBrowserConfig(far, 'c.json', builtIn)).toThrow(
+      /browser\.profiles\.far\.driver must be one of "managed", .*, got "place"/,
+    );
+    const kinds = new DriverKinds([...BUILT_IN_KINDS, placeKind]);
+    const parsed = parseBrowserConfig(far, 'c.json', kinds);
     expect(parsed.profiles.far).toEqual({ driver: 'place', color: '#123456', place: 'x' });
-    expect(() => parseBrowserConfig(config({ far: { driver: 'place', color: '#123456' } }), 'c.json')).toThrow(
+    expect(() => parseBrowserConfig(config({ far: { driver: 'place', color: '#123456' } }), 'c.json', kinds)).toThrow(
       'browser.profiles.far.place must be a string, got undefined',
     );
-    expect(await driverKind('place').newProfile({ place: 'y' }, parsed, 'http://relay')).toEqual({ place: 'y' });
-    expect(() => driverKind('nope')).toThrow(/driver must be one of .*"place", got "nope"/);
+    // A reader that knows no kinds (a client after the token) keeps each profile's own keys as written.
+    expect(parseBrowserConfig(far, 'c.json').profiles.far).toEqual({ driver: 'place', color: '#123456', place: 'x' });
+    expect(await kinds.kind('place').newProfile({ place: 'y' }, parsed, 'http://relay')).toEqual({ place: 'y' });
+    expect(() => kinds.kind('nope')).toThrow(/driver must be one of .*"place", got "nope"/);
+  });
+
+  it("choose a new profile's kind: the one named, else the one a field chooses, else the first", () => {
+    const kinds = new DriverKinds([...BUILT_IN_KINDS, { ...placeKind, chosenBy: 'place' }]);
+    expect(kinds.chosenFor({ driver: 'extension' }).kind).toBe('extension');
+    expect(kinds.chosenFor({ cdpUrl: 'http://127.0.0.1:9' }).kind).toBe('remote');
+    expect(kinds.chosenFor({ gridUrl: 'http://grid:4444' }).kind).toBe('grid');
+    expect(kinds.chosenFor({ place: 'x' }).kind).toBe('place');
+    expect(kinds.chosenFor({}).kind).toBe('managed');
+    expect(() => new DriverKinds([placeKind, placeKind])).toThrow('two kinds of profile are named place');
   });
 
   it('are never asked about outside relay/profiles/ (what differs is a member of the driver)', () => {

@@ -6,8 +6,9 @@ import {
   parseBrowserConfig,
   profileNameProblem,
 } from '../../relay/home/config-schema';
+import { DriverKinds } from '../../relay/profiles/driver-kinds';
+import { BUILT_IN_KINDS } from '../../relay/profiles/kinds';
 import { checkOpenUrl, matchTab } from '../../relay/profiles/tabs';
-import '../../relay/profiles/kinds'; // the profile kinds, known to config parsing
 
 describe('profile names', () => {
   it.each(['clawd', 'work', 'my-project-1', '0day', 'a'.repeat(64)])('accepts %s', (name) =>
@@ -59,7 +60,7 @@ describe('the browser section of config.json', () => {
   ])('names the key and the value of a bad setting (%#)', (mutate, message) => {
     const config = valid();
     mutate(config);
-    expect(() => parseBrowserConfig(config, 'c.json')).toThrow(message);
+    expect(() => parseBrowserConfig(config, 'c.json', new DriverKinds(BUILT_IN_KINDS))).toThrow(message);
   });
 
   it('gives new profiles the first unused palette colour', () => {

@@ -2,7 +2,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { defaultBrowserConfig, type BrowserConfig } from '../../relay/home/config-schema';
-import '../../relay/profiles/kinds';
+import { DriverKinds } from '../../relay/profiles/driver-kinds';
+import { BUILT_IN_KINDS } from '../../relay/profiles/kinds';
 import { looseningsOf, looseningsOfChange } from '../../relay/profiles/rule-changes';
 
 const rules = (policy: { allow?: string[]; block?: string[] }, ask: Array<'submit' | 'storage' | 'download'> = []) => ({
@@ -38,19 +39,22 @@ describe('a change of the rules', () => {
 
   it('is judged on every profile it reaches: a global change, a profile’s own policy removed', () => {
     const config: BrowserConfig = defaultBrowserConfig();
+    const kinds = new DriverKinds(BUILT_IN_KINDS);
     config.policy = { block: ['https://bank.test'] };
     // Dropping the global block reaches every profile without a policy of its own.
-    const global = looseningsOfChange(config, { profile: 'clawd', global: true, policy: {} });
+    const global = looseningsOfChange(config, { profile: 'clawd', global: true, policy: {} }, kinds);
     expect(global).toEqual(Object.keys(config.profiles).map((p) => `${p}: lift the block of https://bank.test`));
     // A profile's own allow list removed: the global rules (only a block) apply, so every site but it is allowed.
     config.profiles.clawd!.policy = { allow: ['https://a.test'] };
-    expect(looseningsOfChange(config, { profile: 'clawd', global: false, policy: {} })).toEqual([
+    expect(looseningsOfChange(config, { profile: 'clawd', global: false, policy: {} }, kinds)).toEqual([
       'clawd: let agents load any site (the allow list goes)',
     ]);
     // Asks only, on the person's browser (asked before storage by default).
-    expect(looseningsOfChange(config, { profile: 'chrome', global: false, ask: [] })).toEqual([
+    expect(looseningsOfChange(config, { profile: 'chrome', global: false, ask: [] }, kinds)).toEqual([
       'chrome: stop asking before exporting your cookies and site storage',
     ]);
-    expect(looseningsOfChange(config, { profile: 'chrome', global: false, ask: ['storage', 'submit'] })).toEqual([]);
+    expect(looseningsOfChange(config, { profile: 'chrome', global: false, ask: ['storage', 'submit'] }, kinds)).toEqual(
+      [],
+    );
   });
 });

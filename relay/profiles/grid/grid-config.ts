@@ -38,6 +38,19 @@ function parseGrid(value: unknown, key: string, fail: ConfigFail): Omit<GridProf
 export const gridKind: DriverKind = {
   kind: 'grid',
   defaultAsk: [],
+  chosenBy: 'gridUrl',
+  flags: {
+    'grid-url': {
+      input: 'gridUrl',
+      value: 'URL',
+      help: 'a grid profile: the Selenium Grid 4 that gives a browser per agent session (http://user:pass@grid:4444)',
+    },
+    capabilities: {
+      input: 'capabilities',
+      value: 'JSON',
+      help: 'a grid profile: the W3C capabilities of its browsers (default headless Chrome)',
+    },
+  },
   parseOwnKeys: (entry, key, fail) => {
     parseGrid(entry.grid, `${key}.grid`, fail);
     // Kept as written: the defaults are not written back into the file.
