@@ -8,13 +8,14 @@ import { ClawdError } from '../errors';
 import { DEFAULT_EXTENSION_ASK } from '../../shared/ask-kinds';
 import { parseCdpUrl, type BrowserConfig, type ProfileConfig } from '../home/config-schema';
 import type { DriverKind } from './driver-kinds';
-import type { PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
+import type { BrowserEndpoint, PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
 
 export class ExtensionDriver implements ProfileDriver {
   readonly driver = 'extension' as const;
   readonly policyEnforcement = 'extension' as const;
   readonly startsOnUse = false;
   readonly personsBrowser = true;
+  readonly perSession = false;
   readonly cdp: CdpHttp;
   // The person's own, logged-in browser: their dialogs stay theirs, their window is not rearranged
   // unless a capture stalls, their downloads are not cancelled, and evaluate needs their say-so.
@@ -61,6 +62,11 @@ export class ExtensionDriver implements ProfileDriver {
   readonly playwright: { url: string; headers: Record<string, string> };
 
   /** In the person's browser, a tab an agent opens joins its session's clawd tab group (the extension groups it). */
+
+  /** One browser: every call works in it. */
+  browserFor(): Promise<BrowserEndpoint> {
+    return Promise.resolve(this.playwright);
+  }
   async openTab(url: string, session: string | undefined): Promise<CdpTarget> {
     const tab = await this.relay.switchboard.createTab(url, true, session ?? '');
     return { id: tab.targetId, type: 'page', title: tab.info.title, url: tab.info.url };

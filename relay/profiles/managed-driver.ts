@@ -16,7 +16,7 @@ import { ClawdError } from '../errors';
 import { RESERVED_PORTS, parsePort, type BrowserConfig, type ProfileConfig } from '../home/config-schema';
 import { firstFreePort, isPortFree, portRangeFromEnv } from '../browser/ports';
 import type { DriverKind } from './driver-kinds';
-import type { PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
+import type { BrowserEndpoint, PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
 import { rawClientRules } from './raw-client-rules';
 
 function profileDir(home: string, name: string): string {
@@ -28,6 +28,7 @@ export class ManagedDriver implements ProfileDriver {
   readonly policyEnforcement = 'interception' as const;
   readonly startsOnUse = true;
   readonly personsBrowser = false;
+  readonly perSession = false;
   // The agent's own browser: headless pages would hang on a dialog, and a headless tab behind
   // another one paints nothing to capture, so it is brought to the front. A headed one (headless
   // false) has windows on the person's screen: it is brought to the front only when its capture
@@ -92,6 +93,11 @@ export class ManagedDriver implements ProfileDriver {
   }
 
   /** Our own browser has no tab groups: a tab is a tab. */
+
+  /** One browser: every call works in it. */
+  browserFor(): Promise<BrowserEndpoint> {
+    return Promise.resolve(this.playwright);
+  }
   openTab(url: string): Promise<CdpTarget> {
     return this.cdp.open(url);
   }

@@ -91,10 +91,16 @@ export interface ProfileDriver {
   /** The person's own browser, reached through this server's relay (their tabs, their say). */
   readonly personsBrowser: boolean;
   /**
-   * A browser per agent session (grid): the one a call works in — the one holding `targetId`, else
-   * the session's own, made on first use within `timeoutMs`. Absent: every call uses `playwright`.
+   * The browser a call works in: a one-browser driver's own (`playwright`); with a browser per
+   * agent session (grid), the one holding `targetId`, else the session's own, made on first use
+   * within `timeoutMs`.
    */
-  browserFor?(session: string | undefined, targetId?: string, timeoutMs?: number): Promise<BrowserEndpoint>;
+  browserFor(session: string | undefined, targetId?: string, timeoutMs?: number): Promise<BrowserEndpoint>;
+  /**
+   * A browser per agent session (grid): a session's default tab is its own, and a tab it opens is
+   * opened in its browser, guarded first.
+   */
+  readonly perSession: boolean;
   /** The browsers the origin policy guards, when there are several (else the endpoint's own). */
   guardedBrowsers?(): BrowserEndpoint[];
   /** Which of its browsers is at `url`, in words for an error ("Grid session 8e98… on node http://…"). */

@@ -175,7 +175,7 @@ export class ProfileService {
     this.policies.checkUrl(name, target);
     const driver = await this.ensureRunning(name);
     // A browser per agent session: the session's own, guarded before the tab loads anything in it.
-    if (driver.browserFor) await this.policies.guard(name, (await driver.browserFor(session)).url);
+    if (driver.perSession) await this.policies.guard(name, (await driver.browserFor(session)).url);
     return toTab(await driver.openTab(target, session));
   }
 

@@ -10,13 +10,14 @@ import { ClawdError } from '../errors';
 import { parseCdpUrl, type ProfileConfig } from '../home/config-schema';
 import type { DriverKind } from './driver-kinds';
 import { checkedCdpUrl } from './extension-driver';
-import type { PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
+import type { BrowserEndpoint, PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
 
 export class RemoteDriver implements ProfileDriver {
   readonly driver = 'remote' as const;
   readonly policyEnforcement = 'interception' as const;
   readonly startsOnUse = false;
   readonly personsBrowser = false;
+  readonly perSession = false;
   readonly cdp: TabEndpoint;
   // Someone else's browser, often a headless server: dialogs would hang it, but its windows are not ours to rearrange.
   readonly pages: PagePolicy = {
@@ -40,6 +41,11 @@ export class RemoteDriver implements ProfileDriver {
   readonly playwright: { url: string };
 
   /** Someone else's browser: no tab groups of the person's, a tab is a tab. */
+
+  /** One browser: every call works in it. */
+  browserFor(): Promise<BrowserEndpoint> {
+    return Promise.resolve(this.playwright);
+  }
   openTab(url: string): Promise<CdpTarget> {
     return this.cdp.open(url);
   }

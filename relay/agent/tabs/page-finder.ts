@@ -77,15 +77,15 @@ export class PageFinder {
     again = false,
   ): Promise<AgentPage> {
     const driver = this.profiles.driver(profile);
-    let endpoint = driver.browserFor ? await driver.browserFor(session, targetId, timeoutMs) : driver.playwright;
-    const defaultKey = driver.browserFor ? `${profile}\n${session ?? ''}` : profile;
+    let endpoint = await driver.browserFor(session, targetId, timeoutMs);
+    const defaultKey = driver.perSession ? `${profile}\n${session ?? ''}` : profile;
     // The browser went away since the last call: this call starts it again (a managed profile,
     // saying so), and a tab it names that is not in the new one went with the old one (the answer
     // names the profile, not "no such tab").
     const lost = this.#connections.takeLost(endpoint.url);
     // One of several browsers (a Grid's) went away: the session gets a new one.
     const gone = lost ? driver.describeBrowser?.(endpoint.url) : undefined;
-    if (lost && driver.browserLost && driver.browserFor) {
+    if (lost && driver.browserLost) {
       driver.browserLost(endpoint.url);
       // The tab it names went with that browser: said at once; a call naming none gets a new one.
       if (targetId !== undefined) throw browserGone(profile, targetId, gone);

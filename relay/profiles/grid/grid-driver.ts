@@ -50,6 +50,7 @@ export class GridDriver implements ProfileDriver {
   // Its browsers are made per agent session when a call needs one, not by a start.
   readonly startsOnUse = false;
   readonly personsBrowser = false;
+  readonly perSession = true;
   // Browsers of the Grid's, headless on its nodes: a dialog would hang one, a tab behind another paints nothing.
   readonly pages: PagePolicy = {
     unarmedDialogs: 'dismiss',

@@ -14,6 +14,7 @@ export class LaunchedDriver implements ProfileDriver {
   readonly policyEnforcement = 'interception' as const;
   readonly startsOnUse = true;
   readonly personsBrowser = false;
+  readonly perSession = false;
   readonly pages: PagePolicy = {
     unarmedDialogs: 'dismiss',
     captureFront: 'always',
@@ -37,6 +38,10 @@ export class LaunchedDriver implements ProfileDriver {
 
   get playwright(): { url: string } {
     return { url: this.cdp.base };
+  }
+
+  browserFor(): Promise<{ url: string }> {
+    return Promise.resolve(this.playwright);
   }
 
   openTab(url: string): Promise<CdpTarget> {
