@@ -39,9 +39,15 @@ export interface MuxRules {
   refuse?(method: string, params: Record<string, unknown>): Error | undefined;
   /**
    * What a command waits for before it goes (undefined: nothing); a rejection is its error. The
-   * client's later commands on the same session wait behind it.
+   * client's later commands on the same session wait behind it. `target`: the one the command's
+   * session is attached to (a worker's too), when known.
    */
-  before?(method: string, params: Record<string, unknown>, tab: MuxTab | undefined): Promise<void> | undefined;
+  before?(
+    method: string,
+    params: Record<string, unknown>,
+    tab: MuxTab | undefined,
+    target?: { targetId: string; type: string | undefined },
+  ): Promise<void> | undefined;
   /** The client went. */
   closed?(): void;
   /** A page target went (the questions about it have nobody left to answer for). */
@@ -214,7 +220,7 @@ export class CdpMux {
     this.#held.run(
       client,
       sessionId ?? '',
-      () => before(method, params, tab),
+      () => before(method, params, tab, this.#targets.targetOf(sessionId)),
       () => {
         if (client.closed) return;
         // Its session may have gone while it waited.

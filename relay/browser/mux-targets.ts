@@ -16,6 +16,8 @@ type Call = <T>(method: string, params?: Record<string, unknown>) => Promise<T>;
 export class MuxTargets {
   /** Session id → the tab (page target id) its commands act in. */
   readonly #sessionTabs = new Map<string, string>();
+  /** Session id → the target it is attached to, whatever its type (a worker's session too). */
+  readonly #sessionTargets = new Map<string, { targetId: string; type: string | undefined }>();
   /** Every target's type and address, once followed. */
   readonly #targets = new Map<string, { type: string; url: string }>();
   #following = false;
@@ -73,19 +75,29 @@ export class MuxTargets {
    */
   place(sessionId: string, targetId: string, type: string | undefined, parent?: string): void {
     type ??= this.#targets.get(targetId)?.type;
+    this.#sessionTargets.set(sessionId, { targetId, type });
     if (type === 'page' || type === undefined) this.#sessionTabs.set(sessionId, targetId);
     else if (type === 'iframe' && parent !== undefined && this.#sessionTabs.has(parent))
       this.#sessionTabs.set(sessionId, this.#sessionTabs.get(parent)!);
   }
 
+  /** The target a session is attached to, and its type (read at each use: it may be learnt later). */
+  targetOf(sessionId: string | undefined): { targetId: string; type: string | undefined } | undefined {
+    const placed = sessionId === undefined ? undefined : this.#sessionTargets.get(sessionId);
+    if (!placed) return undefined;
+    return { targetId: placed.targetId, type: placed.type ?? this.#targets.get(placed.targetId)?.type };
+  }
+
   /** A session went. */
   forget(sessionId: string): void {
     this.#sessionTabs.delete(sessionId);
+    this.#sessionTargets.delete(sessionId);
   }
 
   /** The browser went. */
   clear(): void {
     this.#sessionTabs.clear();
+    this.#sessionTargets.clear();
     this.#targets.clear();
   }
 }

@@ -31,6 +31,8 @@ export interface DriverContext {
   policy(): OriginPolicy;
   /** The gate its raw CDP clients are held to for the person's asks, once the person's say is wired. */
   rawGate(): ClientGate | undefined;
+  /** What a raw client's word to run a new target waits for: the policy's walls in it (policy-guard.ts). */
+  targetSetUp(targetId: string): Promise<void> | undefined;
 }
 
 /** A field of create-profile a kind takes, as the CLI's flag says it (`--grid-url URL` → gridUrl). */

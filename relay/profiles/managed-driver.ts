@@ -208,10 +208,10 @@ export const managedKind: DriverKind = {
       );
     return { cdpPort: port };
   },
-  create: (name, profile, { settings, home, log, relay, policy, rawGate }) =>
+  create: (name, profile, { settings, home, log, relay, policy, rawGate, targetSetUp }) =>
     new ManagedDriver(name, profile as ProfileConfig & { cdpPort: number }, settings, home, log, {
       token: relay.token,
       agentKey: relay.agentKey,
-      rules: (client) => rawClientRules(policy, name, rawGate(), client),
+      rules: (client) => rawClientRules({ policy, profile: name, gate: rawGate(), identity: client, targetSetUp }),
     }),
 };

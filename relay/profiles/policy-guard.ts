@@ -29,6 +29,13 @@ export interface GuardBlock {
 
 /** How long a target may take to be set up before it is let run anyway. */
 const SETUP_MS = 5_000;
+/**
+ * How long a raw client's word to run a target the guard has not heard of yet waits for it to:
+ * the guard's connection may hear of a new target a moment after the client's.
+ */
+const UNSEEN_MS = 1_000;
+/** Targets remembered as set up, for a client's word to run that comes after the guard's. */
+const SET_UP_KEPT = 500;
 /** How long the guard's connection may take when the call gave no bound of its own. */
 export const GUARD_START_MS = 5_000;
 
@@ -82,6 +89,12 @@ const conditions = (policy: OriginPolicy) => ({
 
 export class PolicyGuard {
   #nextId = 1;
+  /** Targets being set up, each done when its walls are up (or it was let run anyway). */
+  readonly #settingUp = new Map<string, Promise<void>>();
+  /** Targets set up lately (oldest first, at most SET_UP_KEPT). */
+  readonly #setUp = new Set<string>();
+  /** Words to run that came before the guard heard of their target: told when it does. */
+  readonly #unseen = new Map<string, Array<(setUp: Promise<void>) => void>>();
   readonly #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
   #closed = false;
 
@@ -208,8 +221,51 @@ export class PolicyGuard {
       void this.#judge(message.params as Protocol.Fetch.RequestPausedEvent, message.sessionId);
   }
 
+  /**
+   * What a raw client's word to run `targetId` waits for: the guard's walls in it (its own word to
+   * run goes once they are up). Any session's word starts a shared worker whose script has not
+   * arrived, whoever else holds it, so a client that let it run at once beat the rules (#45). A
+   * target the guard has not heard of yet is waited for, up to UNSEEN_MS; one it set up already,
+   * or never will (closed), waits for nothing.
+   */
+  whenSetUp(targetId: string): Promise<void> | undefined {
+    const pending = this.#settingUp.get(targetId);
+    if (pending) return pending;
+    if (this.#setUp.has(targetId) || this.#closed) return undefined;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        const left = (this.#unseen.get(targetId) ?? []).filter((w) => w !== told);
+        if (left.length > 0) this.#unseen.set(targetId, left);
+        else this.#unseen.delete(targetId);
+        resolve();
+      }, UNSEEN_MS);
+      const told = (setUp: Promise<void>) => {
+        clearTimeout(timer);
+        void setUp.then(resolve);
+      };
+      this.#unseen.set(targetId, [...(this.#unseen.get(targetId) ?? []), told]);
+    });
+  }
+
   /** A new target: its requests paused for judgement, its own children held too, then let run. */
   async #hold(attached: Protocol.Target.AttachedToTargetEvent): Promise<void> {
+    const { targetId } = attached.targetInfo;
+    let done!: () => void;
+    const setUp = new Promise<void>((resolve) => (done = resolve));
+    this.#settingUp.set(targetId, setUp);
+    for (const told of this.#unseen.get(targetId) ?? []) told(setUp);
+    this.#unseen.delete(targetId);
+    try {
+      await this.#setUpTarget(attached);
+    } finally {
+      this.#settingUp.delete(targetId);
+      this.#setUp.add(targetId);
+      if (this.#setUp.size > SET_UP_KEPT) this.#setUp.delete(this.#setUp.values().next().value!);
+      done();
+    }
+  }
+
+  async #setUpTarget(attached: Protocol.Target.AttachedToTargetEvent): Promise<void> {
     const since = performance.now();
     const { sessionId, targetInfo } = attached;
     const framed = targetInfo.type === 'page' || targetInfo.type === 'iframe';

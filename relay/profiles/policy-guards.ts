@@ -54,6 +54,16 @@ export class PolicyGuards {
     );
   }
 
+  /**
+   * What a raw client's word to run a new target of the profile's (one) browser waits for: its
+   * guard's walls in it (PolicyGuard.whenSetUp); nothing while no guard holds the browser.
+   */
+  whenSetUp(name: string, targetId: string): Promise<void> | undefined {
+    const guard = this.#guards.get(name);
+    if (!guard) return undefined;
+    return guard.then((g) => g?.whenSetUp(targetId)).catch(() => undefined);
+  }
+
   async #guardOne(
     name: string,
     key: string,

@@ -155,6 +155,11 @@ export class ProfilePolicies {
     return this.#guards.hold(name, this.host.driver(name), browserUrl, startMs);
   }
 
+  /** What a raw client's word to run a new target of the profile's browser waits for (PolicyGuards.whenSetUp). */
+  whenSetUp(name: string, targetId: string): Promise<void> | undefined {
+    return this.#guards.whenSetUp(name, targetId);
+  }
+
   /** The profile's browsers stopped: their guards go. */
   release(name: string): Promise<void> {
     return this.#guards.release(name);

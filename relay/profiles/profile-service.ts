@@ -99,6 +99,7 @@ export class ProfileService {
       log: this.log,
       policy: () => this.policies.policy(name),
       rawGate: () => this.rawGate(name),
+      targetSetUp: (targetId) => this.policies.whenSetUp(name, targetId),
     });
     this.#drivers.set(name, driver);
     return driver;

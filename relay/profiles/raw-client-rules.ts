@@ -25,16 +25,35 @@ export interface RawClientIdentity {
 
 let nextClientId = 1;
 
-export function rawClientRules(
-  policy: () => OriginPolicy,
-  profile: string,
-  gate?: ClientGate,
-  identity: RawClientIdentity = {},
-): MuxRules {
+/** What a raw client of a profile's browser is held by. */
+export interface RawClientHolds {
+  policy: () => OriginPolicy;
+  profile: string;
+  /** The person's asks (once their say is wired). */
+  gate?: ClientGate | undefined;
+  identity?: RawClientIdentity;
+  /** What a word to run a new target waits for: the guard's walls in it (policy-guard.ts). */
+  targetSetUp?: (targetId: string) => Promise<void> | undefined;
+}
+
+/** Targets a client may hold paused and let run: its word waits for the guard's own. */
+const HELD_TYPES = new Set(['page', 'iframe', 'worker', 'shared_worker', 'service_worker']);
+
+export function rawClientRules({ policy, profile, gate, identity = {}, targetSetUp }: RawClientHolds): MuxRules {
   const id = nextClientId++;
   const client: GateClient = { id, name: identity.name ?? `cdp-${id}`, internal: false };
   return {
-    before: gate ? (method, params, tab) => gate.before(client, tab, method, params) : undefined,
+    before(method, params, tab, target) {
+      // A new target a client let run the moment it was shown must not start before the
+      // policy's walls are in it (any holder's word starts a shared worker: origin-policy e2e).
+      const setUp =
+        method === 'Runtime.runIfWaitingForDebugger' && target && HELD_TYPES.has(target.type ?? '')
+          ? targetSetUp?.(target.targetId)
+          : undefined;
+      const asked = gate?.before(client, tab, method, params);
+      if (!setUp) return asked;
+      return asked ? Promise.all([setUp, asked]).then(() => {}) : setUp;
+    },
     closed: () => gate?.forget(client),
     tabGone: (targetId) => gate?.tabGone(targetId),
     refuse(method, params) {

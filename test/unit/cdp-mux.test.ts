@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { CdpMux, type MuxPipe } from '../../relay/browser/cdp-mux';
 import { silentLogger } from '../../relay/log';
+import { OriginPolicy } from '../../shared/origin-policy';
+import { rawClientRules } from '../../relay/profiles/raw-client-rules';
 
 interface Sent {
   id: number;
@@ -250,5 +252,41 @@ describe('the CDP mux', () => {
     ]);
     conn.close();
     expect(closed).toBe(1);
+  });
+
+  it('holds a raw client’s word to run a new target until the policy’s walls are in it (any holder’s word starts a shared worker)', async () => {
+    const browser = scriptedBrowser();
+    const mux = new CdpMux(browser.pipe, silentLogger);
+    const raw = peer();
+    const asked: string[] = [];
+    let wallsUp!: () => void;
+    const conn = mux.connect(raw.peer, {
+      rules: rawClientRules({
+        policy: () => new OriginPolicy({ block: ['https://bank.test'] }),
+        profile: 'clawd',
+        targetSetUp: (targetId) => {
+          asked.push(targetId);
+          return new Promise<void>((resolve) => (wallsUp = resolve));
+        },
+      }),
+    });
+    await settle();
+    browser.say({
+      method: 'Target.attachedToTarget',
+      sessionId: 'S1',
+      params: { sessionId: 'W1', targetInfo: { targetId: 'SW', type: 'shared_worker' }, waitingForDebugger: true },
+    });
+    const send = (id: number, method: string) =>
+      conn.receive(JSON.stringify({ id, method, params: {}, sessionId: 'W1' }));
+    send(1, 'Runtime.runIfWaitingForDebugger');
+    send(2, 'Runtime.evaluate');
+    await settle();
+    const toWorker = () => browser.sent.filter((m) => m.sessionId === 'W1').map((m) => m.method);
+    // The word waits for the guard, and what the client said after it waits behind it.
+    expect(asked).toEqual(['SW']);
+    expect(toWorker()).toEqual([]);
+    wallsUp();
+    await settle();
+    expect(toWorker()).toEqual(['Runtime.runIfWaitingForDebugger', 'Runtime.evaluate']);
   });
 });
