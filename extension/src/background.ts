@@ -20,6 +20,7 @@ import { personInputsOf } from '../../shared/protocol-parse';
 import { badge, badgeLook } from './badge';
 import { CONSENT_PORT, ConsentPorts } from './consent-port';
 import { HandOvers } from './hand-overs';
+import { Holds } from './holds';
 import { HostLookups } from './native-host';
 import { PermissionGrants } from './permission-grants';
 import { PolicyRules } from './policy-rules';
@@ -124,11 +125,18 @@ const panels = new ConsentPorts({
 });
 const handOvers = new HandOvers(state, (tabId) => paintTab(tabId));
 const grants = new PermissionGrants(state);
-const workerSockets = new WorkerSockets();
+// What the extension holds paused for a moment (a new worker, a worker's script): kept, so a next
+// worker lets go of what this one would leave held.
+const holds = new Holds(state);
+const workerSockets = new WorkerSockets(holds);
 // A tab's session is shared with the relay: its auto-attach and its Fetch carry the extension's
 // own needs too (the first moments of the site's workers), and its events pass both on their way.
-const tabSessions = new TabSessions(attachments, state, workerSockets, (event) =>
-  connection.send({ type: 'event', ...event }),
+const tabSessions = new TabSessions(
+  attachments,
+  state,
+  workerSockets,
+  (event) => connection.send({ type: 'event', ...event }),
+  holds,
 );
 const policyRules = new PolicyRules(
   () => connection.relayOrigin,

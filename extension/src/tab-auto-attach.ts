@@ -14,8 +14,13 @@
 // A change of who wants children turns Chrome's auto-attach off and on again rather than guessing
 // how Chrome treats the children a new filter no longer covers: off detaches every child (the
 // relay is told of the ones it knew, as on a Chrome of its own), on attaches the running ones again.
+//
+// A new worker held for its rules is in the book of pauses (holds.ts) until Chrome has the word to
+// run: one the extension's last worker left waiting is let run by the next, after the rules.
 
+import { NO_BOOK, type PauseBook } from './holds';
 import { socketRules } from './worker-sockets';
+import type { HeldPause } from './worker-state';
 
 type Params = Record<string, unknown>;
 export type TabEvent = { tabId: number; sessionId?: string; method: string; params?: Params };
@@ -78,6 +83,13 @@ export class TabAutoAttach {
 
   /** Events that came before the state was restored (a debugger event can wake the worker). */
   #early: TabEvent[] | undefined;
+  /** New workers the last worker of the extension left waiting, let run once the rules are known (`hold`). */
+  #left: Array<{ tabId: number; sessionId: string }> = [];
+  /** Whether the rules are known (the first `hold`). */
+  #ruled = false;
+  /** Whether `restore` came; events wait for it, and for the rules when a policy is coming. */
+  #restored = false;
+  #earlyTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     /** Sends a command on the tab's session or a child's. */
@@ -93,21 +105,69 @@ export class TabAutoAttach {
     private readonly keep: (relay: Array<[number, Params]>) => void = () => {},
     /** Whether events wait for `restore` (the extension's worker; not a test). */
     waitForRestore = false,
+    /** Where the new workers it holds are kept while held (holds.ts). */
+    private readonly pauses: PauseBook = NO_BOOK,
   ) {
     if (waitForRestore) this.#early = [];
   }
 
-  /** After a worker start: the attached tabs, and the relay's auto-attach of those it had asked. */
-  restore(tabIds: number[], relay: Array<[number, Params]>): void {
+  /**
+   * After a worker start: the attached tabs, the relay's auto-attach of those it had asked, and
+   * what the last worker left held (`left`): a new worker of a tab's, waiting for a word that
+   * worker never said.
+   */
+  restore(tabIds: number[], relay: Array<[number, Params]>, left: HeldPause[] = [], rulesComing = false): void {
     for (const tabId of tabIds) this.#state(tabId);
     for (const [tabId, params] of relay) {
       const tab = this.#tabs.get(tabId);
       // Chrome has the relay's ask (or it merged with ours, told again when the policy comes).
       if (tab) [tab.relay, tab.told] = [params, keyOf(params)];
     }
+    for (const pause of left)
+      if ('sessionId' in pause) {
+        // A tab no longer attached: its session, and the pause with it, are gone.
+        if (this.#tabs.has(pause.tabId)) this.#left.push(pause);
+        else this.pauses.done(pause);
+      }
+    if (this.#ruled) this.#letLeftRun();
+    this.#restored = true;
+    // A new worker's attach may be what woke this worker: with a policy coming (the last one the
+    // relay sent), its events wait for the rules, or it would run without them (bounded).
+    if (rulesComing && !this.#ruled) this.#earlyTimer = setTimeout(() => this.#goOn(), SEND_MS);
+    else this.#goOn();
+  }
+
+  /** The events that came before the state (and the rules) were known, in order. */
+  #goOn(): void {
+    clearTimeout(this.#earlyTimer);
     const early = this.#early ?? [];
     this.#early = undefined;
     for (const event of early) this.event(event);
+  }
+
+  /**
+   * The workers the last worker left waiting: the rules (if the policy has any), then they run.
+   * The relay never heard of them: they are the extension's (shown again if the relay's
+   * auto-attach starts over).
+   */
+  #letLeftRun(): void {
+    for (const pause of this.#left.splice(0)) {
+      const { tabId, sessionId } = pause;
+      const tab = this.#tabs.get(tabId);
+      if (!tab) {
+        this.pauses.done(pause);
+        continue;
+      }
+      tab.mine.add(sessionId);
+      if (this.#own()) {
+        tab.ruled.add(sessionId);
+        tab.quiet.add(sessionId);
+      }
+      // Done once Chrome has the word (a worker that stops before could leave it unsaid).
+      void (this.#own() ? this.#rulesTo(tabId, sessionId) : Promise.resolve())
+        .then(() => this.#release(tabId, sessionId))
+        .then(() => this.pauses.done(pause));
+    }
   }
 
   /** The policy's WebSocket rules (network conditions); none: the extension catches no worker. */
@@ -115,12 +175,15 @@ export class TabAutoAttach {
     const rules = socketRules(conditions);
     const changed = JSON.stringify(rules) !== JSON.stringify(this.#rules);
     this.#rules = rules;
+    this.#ruled = true;
     const work: Array<Promise<unknown>> = [];
     for (const [tabId, tab] of this.#tabs) {
       work.push(this.#apply(tabId));
       // The workers that have the old rules on their session get the new ones (none: taken off).
       if (changed) for (const child of tab.ruled) work.push(this.#rulesTo(tabId, child));
     }
+    this.#letLeftRun();
+    if (this.#restored) this.#goOn();
     return Promise.all(work.map((w) => w.catch(() => {}))).then(() => {});
   }
 
@@ -176,7 +239,7 @@ export class TabAutoAttach {
     }
     tab.told = '';
     tab.mine.clear();
-    tab.holding.clear();
+    this.#doneHolding(tabId, tab);
     tab.ruled.clear();
     tab.quiet.clear();
     tab.theirs.clear();
@@ -186,7 +249,15 @@ export class TabAutoAttach {
 
   /** The tab is no longer attached. */
   forget(tabId: number): void {
+    const tab = this.#tabs.get(tabId);
+    if (tab) this.#doneHolding(tabId, tab);
     if (this.#tabs.delete(tabId)) this.#keep();
+  }
+
+  /** The tab's session started over or is gone: the new workers it held are not held by us any more. */
+  #doneHolding(tabId: number, tab: TabState): void {
+    for (const sessionId of tab.holding.keys()) this.pauses.done({ tabId, sessionId });
+    tab.holding.clear();
   }
 
   /** The relay's Target.setAutoAttach on a tab's own session. */
@@ -220,7 +291,7 @@ export class TabAutoAttach {
       // extension's runs; one of the relay's that the relay did not ask to pause runs too.
       if (tab.mine.has(sessionId)) return void (restarted && this.#release(tabId, sessionId));
       if (tab.quiet.has(sessionId) && method.startsWith('Network.')) return;
-      if (restarted && tab.relay?.waitForDebuggerOnStart !== true) this.#release(tabId, sessionId);
+      if (restarted && tab.relay?.waitForDebuggerOnStart !== true) void this.#release(tabId, sessionId);
       return void this.out(event);
     }
     if (method === 'Target.detachedFromTarget') {
@@ -230,15 +301,18 @@ export class TabAutoAttach {
       tab.theirs.delete(child);
       tab.targets.delete(child);
       // Gone before the relay heard of it, or the extension's: the relay is not told.
-      if (tab.holding.delete(child) || tab.mine.delete(child)) return;
+      if (tab.holding.delete(child)) return void this.pauses.done({ tabId, sessionId: child });
+      if (tab.mine.delete(child)) return;
       return void this.out(event);
     }
     if (method !== 'Target.attachedToTarget') return void this.out(event);
     const info = (params.targetInfo ?? {}) as { type?: string; targetId?: string; url?: string };
     const child = params.sessionId as string;
-    if (info.type !== 'service_worker' || !this.#own()) return this.#attachedChild(tab, event, []);
+    if (info.type !== 'service_worker' || !this.#own()) return void this.#attachedChild(tab, event, []);
     const held: TabEvent[] = [];
     tab.holding.set(child, held);
+    // Kept while held: a next worker of the extension lets it run should this one stop meanwhile.
+    this.pauses.add({ tabId, sessionId: child });
     tab.ruled.add(child);
     tab.quiet.add(child);
     if (info.targetId !== undefined) tab.targets.set(child, { targetId: info.targetId, url: info.url ?? '' });
@@ -248,27 +322,38 @@ export class TabAutoAttach {
         // Detached meanwhile (or the session started over): nothing to say.
         if (tab.holding.get(child) !== held) return;
         tab.holding.delete(child);
-        this.#attachedChild(tab, event, held);
+        // Done once Chrome has the word to run, or the relay the pause (a worker that stops
+        // before could leave it unsaid).
+        void this.#attachedChild(tab, event, held).then(() => this.pauses.done({ tabId, sessionId: child }));
       });
   }
 
   /** A child Chrome attached: the relay's, or the extension's alone; running unless the relay wants it paused. */
-  #attachedChild(tab: TabState, event: TabEvent, held: TabEvent[]): void {
+  #attachedChild(tab: TabState, event: TabEvent, held: TabEvent[]): Promise<unknown> {
     const params = event.params ?? {};
     const child = params.sessionId as string;
     const type = (params.targetInfo as { type?: string } | undefined)?.type;
     const waiting = params.waitingForDebugger === true;
+    // A service worker Chrome says does not wait may wait all the same: one paused at its start
+    // for a session that then ended (the extension reloaded while it held it) had its script
+    // fetched but runs only once a session says so, and is attached again as not waiting
+    // (measured on 150 and 156). To one that runs, the word is nothing.
+    const mayWait = !waiting && type === 'service_worker';
     if (!tab.relay || !filterIncludes(tab.relay.filter, type)) {
       tab.mine.add(child);
-      if (waiting) this.#release(event.tabId, child);
-      return;
+      return waiting || mayWait ? this.#release(event.tabId, child) : Promise.resolve();
     }
     // Paused for the extension's sake only: it runs, and the relay is told it does not wait.
+    let released: Promise<unknown> = Promise.resolve();
     if (waiting && tab.relay.waitForDebuggerOnStart !== true) {
-      this.#release(event.tabId, child);
+      released = this.#release(event.tabId, child);
       this.out({ ...event, params: { ...params, waitingForDebugger: false } });
-    } else this.out(event);
+    } else {
+      if (mayWait) released = this.#release(event.tabId, child);
+      this.out(event);
+    }
     for (const later of held) this.event(later);
+    return released;
   }
 
   /** Chrome's auto-attach for the tab: the relay's (with service workers, paused, while the extension catches them), or the extension's alone. */
@@ -317,8 +402,9 @@ export class TabAutoAttach {
     return this.send(tabId, child, CONDITIONS_BY_RULE, { matchedNetworkConditions: [...this.#rules, ...theirs] });
   }
 
-  #release(tabId: number, child: string): void {
-    void this.send(tabId, child, 'Runtime.runIfWaitingForDebugger').catch(() => {});
+  /** The word to run (answered, or failed: a child gone), once it is said. */
+  #release(tabId: number, child: string): Promise<unknown> {
+    return this.send(tabId, child, 'Runtime.runIfWaitingForDebugger').catch(() => {});
   }
 
   #state(tabId: number): TabState {

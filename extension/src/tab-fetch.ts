@@ -4,7 +4,12 @@
 // to stop the new shared worker before its first line (`starting`) — a shared worker is never
 // reported to a tab's session, and its script request is the one moment it exists and has not
 // run. Chrome starts it unpaused all the same, so that is a race (DEVELOPERS.md). A request the
-// relay's patterns do not cover is never shown to the relay: the extension lets it go itself.
+// relay's patterns do not cover is never shown to the relay: the extension lets it go itself. A
+// request held is in the book of pauses (holds.ts) until it goes on: one the extension's last
+// worker left held goes on when the next starts.
+
+import { NO_BOOK, type PauseBook } from './holds';
+import type { HeldPause } from './worker-state';
 
 type Params = Record<string, unknown>;
 export type TabEvent = { tabId: number; sessionId?: string; method: string; params?: Params };
@@ -51,16 +56,32 @@ export class TabFetch {
     private readonly starting: (url: string) => Promise<void>,
     /** The relay's Fetch per tab, kept across worker restarts (the sessions outlive it). */
     private readonly keep: (relay: Array<[number, Params]>) => void = () => {},
+    /** Where the requests it holds are kept while held (holds.ts). */
+    private readonly pauses: PauseBook = NO_BOOK,
   ) {}
 
-  /** After a worker start: the attached tabs, and the relay's Fetch on those it had asked. */
-  restore(tabIds: number[], relay: Array<[number, Params]>): void {
+  /**
+   * After a worker start: the attached tabs, the relay's Fetch on those it had asked, and the
+   * requests the last worker left held (`left`), which go on now: the worker it was catching is
+   * found by worker-sockets.ts's look every second instead.
+   */
+  restore(tabIds: number[], relay: Array<[number, Params]>, left: HeldPause[] = []): void {
     for (const tabId of tabIds) this.#tabs.add(tabId);
     for (const [tabId, params] of relay)
       if (this.#tabs.has(tabId)) {
         this.#relay.set(tabId, params);
         this.#told.set(tabId, JSON.stringify(params)); // what Chrome has, unless merged with ours (told again)
       }
+    for (const pause of left)
+      if ('requestId' in pause)
+        // A tab no longer attached: its session, and the pause with it, are gone.
+        void (
+          this.#tabs.has(pause.tabId)
+            ? this.send(pause.tabId, 'Fetch.continueRequest', { requestId: pause.requestId })
+            : Promise.resolve()
+        )
+          .catch(() => {})
+          .then(() => this.pauses.done(pause));
   }
 
   #keep(): void {
@@ -136,15 +157,22 @@ export class TabFetch {
       }).catch(() => {});
       return;
     }
-    const goOn = () => {
-      if (relayWants()) return this.out(event);
-      void this.send(tabId, 'Fetch.continueRequest', { requestId }).catch(() => {});
+    /** The request to the relay, or on its way (answered, or failed: a request gone). */
+    const goOn = (): Promise<unknown> => {
+      if (relayWants()) return Promise.resolve(this.out(event));
+      return this.send(tabId, 'Fetch.continueRequest', { requestId }).catch(() => {});
     };
-    if (this.#own && !atResponse && p.resourceType === 'Other')
+    if (this.#own && !atResponse && p.resourceType === 'Other') {
+      // Kept while held: a next worker of the extension lets it go should this one stop meanwhile.
+      const pause = { tabId, requestId: String(requestId) };
+      this.pauses.add(pause);
+      // Done once Chrome has the word to go on, or the relay the request (a worker that stops
+      // before could leave it unsaid).
       void this.starting(url)
         .catch(() => {})
-        .then(goOn);
-    else goOn();
+        .then(goOn)
+        .then(() => this.pauses.done(pause));
+    } else void goOn();
   }
 
   /** Chrome's Fetch for the tab: the relay's patterns with the extension's, or either alone. */

@@ -6,6 +6,7 @@
 
 import type { PolicyConfig } from '../../shared/origin-policy';
 import { socketConditions } from '../../shared/origin-policy';
+import type { Holds } from './holds';
 import { TabAutoAttach, type TabEvent } from './tab-auto-attach';
 import { TabFetch } from './tab-fetch';
 import type { TabAttachments } from './tab-attachments';
@@ -22,24 +23,33 @@ export class TabSessions {
     private readonly workers: WorkerSockets,
     /** An event for the relay. */
     out: (event: TabEvent) => void,
+    /** What the extension holds paused, kept across its worker's restarts (holds.ts). */
+    holds: Holds,
   ) {
     this.#fetch = new TabFetch(
       (tabId, method, params) => attachments.sendCommand(tabId, undefined, method, params),
       out,
       (url) => workers.starting(url),
       (relay) => void state.save('relayFetch', relay),
+      holds,
     );
     this.#autoAttach = new TabAutoAttach(
       (tabId, sessionId, method, params) => attachments.sendCommand(tabId, sessionId, method, params),
       (event) => this.#fetch.event(event),
       (relay) => void state.save('relayAutoAttach', relay),
       true,
+      holds,
     );
-    // The sessions outlive the extension's worker: what is on them is known again before their events go on.
-    void Promise.all([state.loaded, attachments.ready]).then(([{ relayAutoAttach, relayFetch }]) => {
-      this.#fetch.restore(attachments.tabIds, relayFetch);
-      this.#autoAttach.restore(attachments.tabIds, relayAutoAttach);
-    });
+    // The sessions outlive the extension's worker: what is on them is known again before their
+    // events go on, and what the last worker held paused is let go. A policy kept from the relay
+    // is coming when there is one (background.ts puts it in force at the start).
+    void Promise.all([state.loaded, attachments.ready, holds.left]).then(
+      ([{ relayAutoAttach, relayFetch, policy }, , left]) => {
+        this.#fetch.restore(attachments.tabIds, relayFetch, left);
+        this.#autoAttach.restore(attachments.tabIds, relayAutoAttach, left, policy !== null);
+        workers.restore(left, policy !== null);
+      },
+    );
   }
 
   /** A CDP command of the relay's on a tab or one of its children. */

@@ -5,9 +5,13 @@
 // A page registers its service worker after it loads: the workers are looked for on every change
 // of the rules and every SCAN_MS meanwhile. A worker that stops keeps our session (Chrome cannot
 // detach a stopped one) and, started again, waits for us: it gets the rules before it runs again.
+// A worker waiting for us (at its start or its first line) is in the book of pauses (holds.ts):
+// one the extension's last worker left waiting is let run by the next.
 
 import { hostOfUrl } from '../../shared/host-spelling';
 import { originOf, socketConditions, type PolicyConfig } from '../../shared/origin-policy';
+import { NO_BOOK, type PauseBook } from './holds';
+import type { HeldPause } from './worker-state';
 
 const SCAN_MS = 1_000;
 /** How long a restarted worker waits for its rules before it runs anyway. */
@@ -38,6 +42,21 @@ export class WorkerSockets {
   // One scan at a time, at most one waiting (it reads the newest policy when it runs).
   #scanning: Promise<void> = Promise.resolve();
   #queued = false;
+  /** Workers the last worker of the extension left waiting (`restore`), let run once the policy is known. */
+  #left: string[] = [];
+  /** Whether the policy is known (the first `hold`). */
+  #told = false;
+  /** Lets the scans (and restarted workers) go on once the policy is known, or none is coming. */
+  #ready: () => void = () => {};
+
+  constructor(
+    /** Where the workers it holds are kept while held (holds.ts). */
+    private readonly pauses: PauseBook = NO_BOOK,
+  ) {
+    // A restarted worker's event may be what woke this worker: it waits for the policy, or it
+    // would run without its rules (and be let go as of no held site).
+    this.#scanning = new Promise((resolve) => (this.#ready = resolve));
+  }
 
   /** The policy and the hosts of the held tabs (policy-rules.ts), after each change of either. */
   hold(config: PolicyConfig, sites: string[]): Promise<void> {
@@ -45,7 +64,48 @@ export class WorkerSockets {
     this.#sites = this.#conditions.length > 0 ? sites : [];
     if (this.#sites.length === 0) this.#stopTimer();
     else this.#timer ??= setInterval(() => void this.#scan().catch(() => {}), SCAN_MS);
+    this.#told = true;
+    this.#ready();
+    this.#letLeftRun();
     return this.#scan();
+  }
+
+  /**
+   * After a worker start: the workers of ours the last worker left waiting (`left`) — at their
+   * start or their first line, for a word it never said.
+   */
+  restore(left: HeldPause[], policyComing: boolean): void {
+    for (const pause of left) if ('targetId' in pause) this.#left.push(pause.targetId);
+    if (this.#told) this.#letLeftRun();
+    // No policy coming: nothing to wait for; one coming that never does: not for good.
+    if (!policyComing) this.#ready();
+    else setTimeout(() => this.#ready(), SEND_MS);
+  }
+
+  /** Each one left waiting: the rules if it is of a held site (once it answers, bounded), then it runs. */
+  #letLeftRun(): void {
+    for (const targetId of this.#left.splice(0)) {
+      const letRun = async () => {
+        const url = (await chrome.debugger.getTargets()).find((t) => t.id === targetId)?.url;
+        if (url === undefined) return; // gone, and its pause with it
+        if (
+          this.#conditions.length > 0 &&
+          this.#held(url) &&
+          (this.#attached.has(targetId) || (await this.#attach(targetId, url)))
+        )
+          return this.#atFirstLine(targetId);
+        await this.#release(targetId);
+        await this.#letGo(targetId);
+      };
+      // In turn with the scans, as a restart is; bounded, so a worker that never answers does not
+      // stop the scans (it stays in the book for a next worker of the extension).
+      const turn = () =>
+        bounded(
+          letRun().then(() => this.pauses.done({ targetId })),
+          3 * SEND_MS,
+        );
+      this.#scanning = this.#scanning.then(turn, turn).catch(() => {});
+    }
   }
 
   /**
@@ -65,6 +125,8 @@ export class WorkerSockets {
         if (!target || !(await this.#attach(target.id, url))) return;
         // Until it starts, the scans send it nothing (rules sent before its start are lost).
         this.#firstLine.add(target.id);
+        // Kept while held: a next worker of the extension lets it run should this one stop meanwhile.
+        this.pauses.add({ targetId: target.id });
         // Not awaited: the worker takes commands only once it starts, after its script arrives;
         // Chrome keeps them for it, in order, and they race its first line (DEVELOPERS.md).
         const debuggee = { targetId: target.id };
@@ -98,13 +160,23 @@ export class WorkerSockets {
         );
       }
     } finally {
-      for (const [method, params] of [
-        ['Debugger.removeInstrumentationBreakpoint', { instrumentation: 'beforeScriptExecution' }],
-        ['Debugger.resume', {}],
-        ['Debugger.disable', {}],
-      ] as const)
-        await chrome.debugger.sendCommand(debuggee, method, params).catch(() => {});
+      await this.#release(targetId);
+      this.pauses.done({ targetId });
     }
+  }
+
+  /**
+   * A worker of ours runs: off its first-line breakpoint, and on from its start (one left waiting
+   * by the last worker of the extension may wait at either; to one that runs, each is nothing).
+   */
+  async #release(targetId: string): Promise<void> {
+    for (const [method, params] of [
+      ['Debugger.removeInstrumentationBreakpoint', { instrumentation: 'beforeScriptExecution' }],
+      ['Debugger.resume', {}],
+      ['Debugger.disable', {}],
+      ['Runtime.runIfWaitingForDebugger', {}],
+    ] as const)
+      await chrome.debugger.sendCommand({ targetId }, method, params).catch(() => {});
   }
 
   /** An event of a worker's session (background.ts routes those here). */
@@ -123,6 +195,7 @@ export class WorkerSockets {
   detached(targetId: string): void {
     this.#attached.delete(targetId);
     this.#firstLine.delete(targetId);
+    this.pauses.done({ targetId });
   }
 
   /** Lets every worker go and stops looking. */
@@ -224,6 +297,8 @@ export class WorkerSockets {
   /** A worker we stayed attached to started again, paused until we say: the rules first, if it is held. */
   async #restarted(targetId: string): Promise<void> {
     let url: string | undefined;
+    // Kept while it waits: a next worker of the extension lets it run should this one stop meanwhile.
+    this.pauses.add({ targetId });
     try {
       url =
         this.#attached.get(targetId)?.url ??
@@ -235,6 +310,7 @@ export class WorkerSockets {
       }
     } finally {
       await chrome.debugger.sendCommand({ targetId }, 'Runtime.runIfWaitingForDebugger').catch(() => {});
+      this.pauses.done({ targetId });
     }
     if (url === undefined || !this.#held(url)) await this.#letGo(targetId);
   }

@@ -19,6 +19,14 @@ export interface StoredTab {
   openerTabId?: number;
 }
 
+/**
+ * A pause the extension holds in Chrome for a moment of its own (holds.ts): a tab's child session
+ * whose worker waits for its debugger, a request paused on a tab's session, or a worker of ours
+ * attached by target, waiting at its start or its first line.
+ */
+export type HeldPause =
+  { tabId: number; sessionId: string } | { tabId: number; requestId: string } | { targetId: string };
+
 export interface WorkerSlots {
   /** The tabs handed over (parked ones too). */
   attachedTabs: StoredTab[];
@@ -38,6 +46,8 @@ export interface WorkerSlots {
    * took Chrome's rules off the held tabs until then). Local, as the tabs it holds.
    */
   policy: PolicyConfig | null;
+  /** What the worker holds paused (holds.ts): Chrome keeps it when the worker stops, so the next one lets it go. */
+  held: HeldPause[];
 }
 
 type Slot = keyof WorkerSlots;
@@ -50,6 +60,7 @@ const AREA: Record<Slot, 'local' | 'session'> = {
   relayAutoAttach: 'session',
   relayFetch: 'session',
   policy: 'local',
+  held: 'session',
 };
 
 const isInt = (v: unknown): v is number => Number.isInteger(v);
@@ -74,6 +85,17 @@ const readTabParams = (v: unknown): Array<[number, Record<string, unknown>]> =>
           Array.isArray(e) && e.length === 2 && isInt(e[0]) && typeof e[1] === 'object' && e[1] !== null,
       )
     : [];
+
+const isHeldPause = (v: unknown): v is HeldPause => {
+  if (typeof v !== 'object' || v === null) return false;
+  const p = v as Record<string, unknown>;
+  const keys = Object.keys(p).sort().join();
+  return (
+    (keys === 'sessionId,tabId' && isInt(p.tabId) && isStr(p.sessionId)) ||
+    (keys === 'requestId,tabId' && isInt(p.tabId) && isStr(p.requestId)) ||
+    (keys === 'targetId' && isStr(p.targetId))
+  );
+};
 
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isStr);
 const readPolicy = (v: unknown): PolicyConfig | null => {
@@ -104,6 +126,7 @@ const READ: { [K in Slot]: (v: unknown) => WorkerSlots[K] } = {
   relayAutoAttach: (v) => readTabParams(v),
   relayFetch: (v) => readTabParams(v),
   policy: readPolicy,
+  held: (v) => (Array.isArray(v) ? v.filter(isHeldPause) : []),
 };
 
 /** The two areas of chrome.storage this needs (a fake in unit tests). */
@@ -138,6 +161,7 @@ export class WorkerState {
       relayAutoAttach: read('relayAutoAttach'),
       relayFetch: read('relayFetch'),
       policy: read('policy'),
+      held: read('held'),
     };
   }
 

@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { filterIncludes, TabAutoAttach, type TabEvent } from '../../extension/src/tab-auto-attach';
 import { patternCovers, TabFetch } from '../../extension/src/tab-fetch';
+import type { PauseBook } from '../../extension/src/holds';
+import type { HeldPause } from '../../extension/src/worker-state';
 import { quiet } from '../helpers/waits';
 
 const attachedEvent = (sessionId: string, type: string, waitingForDebugger: boolean): TabEvent => ({
@@ -21,12 +23,25 @@ const attachedEvent = (sessionId: string, type: string, waitingForDebugger: bool
 
 const BLOCK = [{ urlPattern: 'ws{s}?://localhost:*/*', offline: true }];
 
+/** A book of pauses (holds.ts) that says what is in it, and what was said done. */
+function pauseBook() {
+  const now = new Map<string, HeldPause>();
+  const done: HeldPause[] = [];
+  const book: PauseBook = {
+    add: (pause) => void now.set(JSON.stringify(pause), pause),
+    done: (pause) => void (now.delete(JSON.stringify(pause)), done.push(pause)),
+  };
+  return { book, held: () => [...now.values()], done };
+}
+
 function autoAttachOnTab(options: { waitForRestore?: boolean } = {}) {
   const told: Array<[string | undefined, string, unknown]> = [];
   const shown: TabEvent[] = [];
   /** The sessions given the rules. */
   const ruled: string[] = [];
   let rulesAnswer: Promise<void> = Promise.resolve();
+  let runAnswer: Promise<void> = Promise.resolve();
+  const pauses = pauseBook();
   const share = new TabAutoAttach(
     async (_tabId, sessionId, method, params) => {
       told.push([sessionId, method, params]);
@@ -34,18 +49,22 @@ function autoAttachOnTab(options: { waitForRestore?: boolean } = {}) {
         ruled.push(sessionId!);
         await rulesAnswer;
       }
+      if (method === 'Runtime.runIfWaitingForDebugger') await runAnswer;
       return {};
     },
     (event) => shown.push(event),
     () => {},
     options.waitForRestore ?? false,
+    pauses.book,
   );
   return {
     share,
     told,
     shown,
     ruled,
+    pauses,
     slowRules: (p: Promise<void>) => void (rulesAnswer = p),
+    slowRun: (p: Promise<void>) => void (runAnswer = p),
   };
 }
 const autoAttachTold = (told: Array<[string | undefined, string, unknown]>) =>
@@ -326,18 +345,96 @@ describe("a tab's auto-attach, shared", () => {
     await share.hold([]);
     expect(told).toEqual([]);
   });
+
+  it('keeps a new worker it holds in its book until Chrome has the word to run', async () => {
+    const { share, told, pauses, slowRun } = autoAttachOnTab();
+    let answered!: () => void;
+    slowRun(new Promise<void>((resolve) => (answered = resolve)));
+    await share.attached(1, false);
+    await share.hold(BLOCK);
+    share.event(attachedEvent('W1', 'service_worker', true));
+    expect(pauses.held()).toEqual([{ tabId: 1, sessionId: 'W1' }]);
+    await quiet(10);
+    expect(told.at(-1)).toEqual(['W1', 'Runtime.runIfWaitingForDebugger', undefined]);
+    expect(pauses.held()).toHaveLength(1); // said, not yet answered: a worker that stops now leaves it unsaid
+    answered();
+    await quiet(10);
+    expect(pauses.held()).toEqual([]);
+  });
+
+  it('lets the new workers the last worker left waiting run once the rules are known, and shows the relay none of it', async () => {
+    const { share, told, shown, pauses } = autoAttachOnTab({ waitForRestore: true });
+    share.restore(
+      [1],
+      [[1, { autoAttach: true, flatten: true, waitForDebuggerOnStart: true }]],
+      [
+        { tabId: 1, sessionId: 'W0' },
+        { tabId: 9, sessionId: 'W9' }, // a tab no longer attached: its session is gone
+        { tabId: 1, requestId: 'R0' }, // tab-fetch.ts's
+      ],
+    );
+    await quiet(10);
+    expect(told).toEqual([]); // not before the rules
+    expect(pauses.done).toEqual([{ tabId: 9, sessionId: 'W9' }]);
+    await share.hold(BLOCK);
+    await quiet(10);
+    expect(told.filter(([session]) => session === 'W0').map(([, method]) => method)).toEqual([
+      'Network.enable',
+      'Network.emulateNetworkConditionsByRule',
+      'Runtime.runIfWaitingForDebugger',
+    ]);
+    expect(pauses.done).toEqual([
+      { tabId: 9, sessionId: 'W9' },
+      { tabId: 1, sessionId: 'W0' },
+    ]);
+    // The relay never heard of it: its events and its end are not shown.
+    share.event({ tabId: 1, sessionId: 'W0', method: 'Network.requestWillBeSent', params: {} });
+    share.event({ tabId: 1, method: 'Target.detachedFromTarget', params: { sessionId: 'W0' } });
+    expect(shown).toEqual([]);
+  });
+
+  it('after a worker restart with a policy coming, holds a new worker’s attach until the rules are known', async () => {
+    const { share, told, shown } = autoAttachOnTab({ waitForRestore: true });
+    // The attach that woke this worker: it must not run before its rules.
+    share.event(attachedEvent('W1', 'service_worker', true));
+    share.restore([1], [], [], true);
+    await quiet(10);
+    expect(told).toEqual([]);
+    await share.hold(BLOCK);
+    await quiet(10);
+    expect(told.filter(([session]) => session === 'W1').map(([, method]) => method)).toEqual([
+      'Network.enable',
+      'Network.emulateNetworkConditionsByRule',
+      'Runtime.runIfWaitingForDebugger',
+    ]);
+    expect(shown).toEqual([]);
+  });
+
+  it('gives the word to run to a service worker Chrome says does not wait (it may: its pauser ended)', async () => {
+    const { share, told, shown } = autoAttachOnTab();
+    await share.attached(1, false);
+    await share.relayAsked(1, { autoAttach: true, flatten: true, waitForDebuggerOnStart: true });
+    told.length = 0;
+    share.event(attachedEvent('S1', 'service_worker', false));
+    share.event(attachedEvent('F1', 'iframe', false));
+    expect(told).toEqual([['S1', 'Runtime.runIfWaitingForDebugger', undefined]]);
+    expect(shown.map((e) => e.params!.waitingForDebugger)).toEqual([false, false]);
+  });
 });
 
 function fetchOnTab() {
   const told: Array<[string, unknown]> = [];
   const shown: TabEvent[] = [];
   const caught: string[] = [];
+  const pauses = pauseBook();
   const share = new TabFetch(
     async (_tabId, method, params) => void told.push([method, params]),
     (event) => shown.push(event),
     async (url) => void caught.push(url),
+    () => {},
+    pauses.book,
   );
-  return { share, told, shown, caught };
+  return { share, told, shown, caught, pauses };
 }
 const paused = (
   requestId: string,
@@ -471,6 +568,39 @@ describe("a tab's request interception, shared", () => {
         },
       ],
     ]);
+  });
+
+  it('keeps a worker script’s request it holds in its book until Chrome has the word to go on', async () => {
+    const { share, told, pauses } = fetchOnTab();
+    await share.attached(1, false);
+    await share.hold(true);
+    share.event(paused('R1', 'https://a.test/shared.js', 'Other'));
+    expect(pauses.held()).toEqual([{ tabId: 1, requestId: 'R1' }]);
+    await quiet(10);
+    expect(told.at(-1)).toEqual(['Fetch.continueRequest', { requestId: 'R1' }]);
+    expect(pauses.held()).toEqual([]);
+  });
+
+  it('lets the requests the last worker left held go on, on the tabs still attached', async () => {
+    const { share, told, pauses } = fetchOnTab();
+    share.restore(
+      [1],
+      [],
+      [
+        { tabId: 1, requestId: 'R0' },
+        { tabId: 9, requestId: 'R9' },
+        { tabId: 1, sessionId: 'W0' }, // tab-auto-attach.ts's
+      ],
+    );
+    await quiet(10);
+    expect(told).toEqual([['Fetch.continueRequest', { requestId: 'R0' }]]);
+    expect(pauses.done).toEqual(
+      expect.arrayContaining([
+        { tabId: 1, requestId: 'R0' },
+        { tabId: 9, requestId: 'R9' },
+      ]),
+    );
+    expect(pauses.done).toHaveLength(2);
   });
 
   it('lets a request go that Chrome paused for no one (interception left on by an earlier worker)', async () => {

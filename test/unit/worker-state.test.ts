@@ -38,6 +38,7 @@ describe("the worker's state", () => {
       relayAutoAttach: [],
       relayFetch: [],
       policy: null,
+      held: [],
     });
     expect(reads.sort()).toEqual(['local', 'session']);
   });
@@ -56,9 +57,16 @@ describe("the worker's state", () => {
       first.save('relayAutoAttach', [[4, { autoAttach: true, flatten: true }]]),
       first.save('relayFetch', [[4, { patterns: [{ resourceType: 'Document' }] }]]),
       first.save('policy', { block: ['https://bank.test'], own: ['http://127.0.0.1:9'] }),
+      first.save('held', [{ tabId: 4, sessionId: 'C1' }, { tabId: 4, requestId: 'R1' }, { targetId: 'W1' }]),
     ]);
     expect([...areas.local.keys()].sort()).toEqual(['attachedTabs', 'grantedPermissions', 'policy']);
-    expect([...areas.session.keys()].sort()).toEqual(['handOvers', 'relayAutoAttach', 'relayFetch', 'steppedAside']);
+    expect([...areas.session.keys()].sort()).toEqual([
+      'handOvers',
+      'held',
+      'relayAutoAttach',
+      'relayFetch',
+      'steppedAside',
+    ]);
 
     const next = await new WorkerState(storage).loaded;
     expect(next.attachedTabs).toEqual([
@@ -71,6 +79,7 @@ describe("the worker's state", () => {
     expect(next.relayAutoAttach).toEqual([[4, { autoAttach: true, flatten: true }]]);
     expect(next.relayFetch).toEqual([[4, { patterns: [{ resourceType: 'Document' }] }]]);
     expect(next.policy).toEqual({ block: ['https://bank.test'], own: ['http://127.0.0.1:9'] });
+    expect(next.held).toEqual([{ tabId: 4, sessionId: 'C1' }, { tabId: 4, requestId: 'R1' }, { targetId: 'W1' }]);
 
     // The browser restarted: session is gone, local stays (its tabs are checked against Chrome's).
     areas.session.clear();
@@ -124,6 +133,7 @@ describe("the worker's state", () => {
     ]);
     areas.session.set('relayFetch', { 1: {} });
     areas.local.set('policy', { block: 'https://bank.test' });
+    areas.session.set('held', [{ targetId: 'W1' }, { tabId: 1 }, { tabId: 1, sessionId: 'C1', requestId: 'R1' }, 'W2']);
     expect(await new WorkerState(storage).loaded).toEqual({
       attachedTabs: [{ tabId: 1, targetId: 'T1' }],
       grantedPermissions: {},
@@ -132,6 +142,7 @@ describe("the worker's state", () => {
       relayAutoAttach: [[1, { autoAttach: true }]],
       relayFetch: [],
       policy: null,
+      held: [{ targetId: 'W1' }],
     });
   });
 
