@@ -28,8 +28,7 @@ export function statusLines(s: ProfileStatus): string[] {
   if (browser.length) lines.push(`  ${browser.join(' · ')}`);
   if (s.executablePath) lines.push(`  executable ${s.executablePath}`);
   if (s.userDataDir) lines.push(`  user data  ${s.userDataDir}`);
-  for (const b of s.browsers ?? [])
-    lines.push(`  browser of ${b.session}: Grid session ${b.gridSession}${b.node ? ` on ${b.node}` : ''}`);
+  for (const detail of s.details ?? []) lines.push(`  ${detail}`);
   lines.push(`  color      ${s.color}`);
   if (s.hint) lines.push(`  → ${s.hint}`);
   return lines;

@@ -41,6 +41,12 @@ export interface ProfileStatus {
   browsers?: Array<{ session: string; gridSession: string; node: string | null }>;
   /** Extension profile: is the extension connected, and which version. */
   extension?: { connected: boolean; version: string | null };
+  /**
+   * What the profile's kind says of it beyond the fields every kind has, a line each (a Grid's
+   * browser per agent session): `clawd status` prints them as they are, so a new kind needs no
+   * change to the status text.
+   */
+  details?: string[];
   /** What to do next, when something is missing. */
   hint?: string;
 }

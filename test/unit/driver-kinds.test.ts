@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { defaultBrowserConfig, parseBrowserConfig } from '../../relay/home/config-schema';
 import { DriverKinds, type DriverKind } from '../../relay/profiles/driver-kinds';
 import { BUILT_IN_KINDS } from '../../relay/profiles/kinds';
-import type { ProfileDriver } from '../../relay/profiles/profile-driver';
+import type { ProfileDriver, ProfileStatus } from '../../relay/profiles/profile-driver';
+import { statusLines } from '../../relay/operations/tab-operations';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -55,6 +56,26 @@ describe('driver kinds', () => {
     expect(kinds.chosenFor({ place: 'x' }).kind).toBe('place');
     expect(kinds.chosenFor({}).kind).toBe('managed');
     expect(() => new DriverKinds([placeKind, placeKind])).toThrow('two kinds of profile are named place');
+  });
+
+  it('say what is their own of a profile in status lines of their own, printed as they are', () => {
+    const status = {
+      profile: 'far',
+      driver: 'place',
+      state: 'running',
+      pid: null,
+      cdpPort: null,
+      cdpUrl: 'http://127.0.0.1:9',
+      browser: null,
+      color: '#123456',
+      details: ['placed in the far cupboard'],
+    } as unknown as ProfileStatus;
+    expect(statusLines(status)).toEqual([
+      'far (place): running',
+      '  http://127.0.0.1:9',
+      '  placed in the far cupboard',
+      '  color      #123456',
+    ]);
   });
 
   it('are never asked about outside relay/profiles/ (what differs is a member of the driver)', () => {

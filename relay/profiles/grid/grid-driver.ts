@@ -255,6 +255,9 @@ export class GridDriver implements ProfileDriver {
       color: this.config.color,
       attachedTabs: null,
       browsers,
+      details: browsers.map(
+        (b) => `browser of ${b.session}: Grid session ${b.gridSession}${b.node ? ` on ${b.node}` : ''}`,
+      ),
       ...(up
         ? {}
         : {

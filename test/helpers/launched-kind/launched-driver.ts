@@ -92,6 +92,8 @@ export class LaunchedDriver implements ProfileDriver {
       userDataDir: this.#browser?.userDataDir ?? null,
       color: this.profile.color,
       attachedTabs: null,
+      // What this kind says of itself, printed by `clawd status` as it is.
+      details: [`started by the tests' own launcher (${this.profile.args.length} extra flag(s))`],
     };
   }
 }
