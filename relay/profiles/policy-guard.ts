@@ -215,9 +215,18 @@ export class PolicyGuard {
       else call.resolve(message.result);
       return;
     }
-    if (message.method === 'Target.attachedToTarget')
-      void this.#hold(message.params as Protocol.Target.AttachedToTargetEvent);
-    else if (message.method === 'Fetch.requestPaused' && message.sessionId)
+    if (message.method === 'Target.attachedToTarget') {
+      const attached = message.params as Protocol.Target.AttachedToTargetEvent;
+      // A service worker is shown to its pages' sessions too, and it is the one the browser-level
+      // session holds already: let it go there, walls once. Held twice, its interception on a
+      // page's session went with the page's next navigation and left a frame of its scope that
+      // was loading then never to load (a cross-site frame, once its worker had a request refused).
+      if (message.sessionId !== undefined && attached.targetInfo.type === 'service_worker') {
+        if (attached.waitingForDebugger) void this.#resume(attached.sessionId);
+        return;
+      }
+      void this.#hold(attached);
+    } else if (message.method === 'Fetch.requestPaused' && message.sessionId)
       void this.#judge(message.params as Protocol.Fetch.RequestPausedEvent, message.sessionId);
   }
 

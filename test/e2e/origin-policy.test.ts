@@ -614,15 +614,15 @@ describe.each([
         await until('the worker to do its tasks', () => sites.allowedSockets.includes('/frame-gone-done'));
         await quiet(300);
         expect(sites.blockedHits).toEqual([]);
+        // The framed site loads again after its worker had a request refused (on a managed profile
+        // it did not while the guard held a service worker twice: the interception on its page's
+        // session went with the page's navigation, and the frame's request with it).
+        const again = await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/framed') });
+        expect(again.status, JSON.stringify(again.body)).toBe(200);
       } finally {
-        // The framed site's registration goes too, from a frame of it. Not on a managed profile:
-        // there, once the guard has failed a fetch of the framed site's worker, that site's frame
-        // never finishes loading in the tab again (seen on 156, not yet understood); no case after
-        // this one loads that site.
-        if (kind === 'extension') {
-          await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/framed') });
-          await viaFrame('forgetServices').catch(() => {});
-        }
+        // The framed site's registration goes too, from a frame of it.
+        await d.api('POST', '/navigate', { targetId: d.targetId, url: sites.allowed('/framed') }).catch(() => {});
+        await viaFrame('forgetServices').catch(() => {});
         await forgetWorkers();
       }
     },
