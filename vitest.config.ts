@@ -1,43 +1,30 @@
 // Three tiers (DEVELOPERS.md): unit (pure logic), socket (real servers on port 0, scripted fake
 // extension and raw CDP clients), e2e (real Chromium with the built extension). `npm test` runs
 // all three after a build; e2e never skips: a missing Chromium fails loudly.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The longest files first, so that neither worker is left running one alone at the end: a clean
- * clone (CI) has no timing cache, and vitest then starts larger files first, which put the
- * 4-minute bench smoke test last. Measured in a whole run, whatever their tier; the rest keep
- * vitest's order.
+ * clone (CI) has no timing cache, and vitest's own order then put the long bench smoke test last.
+ * The lengths are measured, not kept by hand: test/file-durations.json holds each file's seconds
+ * in the last whole run (`npm run test:durations` writes it from vitest's cache). A file it does
+ * not know yet goes first: a short one there costs nothing, a long one last would.
  */
-const LONGEST_FIRST = [
-  'bench-smoke',
-  'agent-contract',
-  'snapshot-accuracy',
-  'target-fuzz',
-  'mcp',
-  'asks-by-what-happens',
-  'live-view',
-  'grid',
-  'ref-fuzz',
-];
+const DURATIONS: Record<string, number> = JSON.parse(
+  readFileSync(new URL('./test/file-durations.json', import.meta.url), 'utf8'),
+);
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const projects = [...new Set(sorted.map((f) => f.project.name))];
-    const rank = (f: TestSpecification) => {
-      const at = LONGEST_FIRST.findIndex((name) => f.moduleId.endsWith(`/${name}.test.ts`));
-      return at < 0 ? LONGEST_FIRST.length : at;
-    };
+    const root = new URL('.', import.meta.url).pathname;
+    const seconds = (f: TestSpecification) => DURATIONS[path.relative(root, f.moduleId)] ?? Number.POSITIVE_INFINITY;
     return sorted
       .map((file, order) => ({ file, order }))
-      .sort(
-        (a, b) =>
-          rank(a.file) - rank(b.file) ||
-          projects.indexOf(a.file.project.name) - projects.indexOf(b.file.project.name) ||
-          a.order - b.order,
-      )
+      .sort((a, b) => seconds(b.file) - seconds(a.file) || a.order - b.order)
       .map(({ file }) => file);
   }
 }
