@@ -12,7 +12,7 @@
 // reference above); they run only in the page.
 
 import { PLAIN, MESSAGE_MAX, cap, quote } from './walker-words';
-import { unseenRules } from './unseen-rules';
+import { UnseenRules } from './unseen-rules';
 import { elementReading } from './element-reading';
 import { refHeirs } from './ref-heirs';
 import { pageWalk } from './page-walk';
@@ -57,7 +57,7 @@ function clickListener(reg: Registry): (el: Element) => boolean {
 /** One request against a frame's registry: a walk, a prune, a ref resolved, boxes, messages. */
 export function inPage(reg: Registry, req: InPageRequest): unknown {
   const judged = !(req.kind === 'walk' && req.seeAll);
-  const rules = unseenRules(judged);
+  const rules = new UnseenRules(judged);
   if (req.kind === 'walk' && req.listed !== undefined) {
     const listed = taken(req.listed);
     if (Array.isArray(listed)) for (const el of listed) if (el instanceof Element) reg.clickers.add(el);

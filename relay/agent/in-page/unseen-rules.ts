@@ -20,26 +20,37 @@ import {
   type Colour,
 } from './box-shapes';
 
-export type UnseenRules = ReturnType<typeof unseenRules>;
+/** What a picture may be that is behind the text (mediaBehind). */
+const MEDIA = 'img, picture, video, canvas, svg, iframe';
 
-/** The rules for one request; `judged`: whether they apply (always, but in the bench's walk as it was before them). */
-export function unseenRules(judged: boolean) {
-  const styles = new Map<Element, CSSStyleDeclaration>();
-  const style = (el: Element): CSSStyleDeclaration => {
-    let s = styles.get(el);
-    if (!s) styles.set(el, (s = getComputedStyle(el)));
+/**
+ * The rules for one request. Its readings used elsewhere (style, isHiddenForAll, textUnseen,
+ * boxUnseen, boxUnseenNow, repeatsShownText) are arrow functions, so they can be taken apart
+ * from it (`const { style } = rules`).
+ */
+export class UnseenRules {
+  private readonly styles = new Map<Element, CSSStyleDeclaration>();
+
+  /** `judged`: whether they apply (always, but in the bench's walk as it was before them). */
+  constructor(private readonly judged: boolean) {}
+
+  readonly style = (el: Element): CSSStyleDeclaration => {
+    let s = this.styles.get(el);
+    if (!s) this.styles.set(el, (s = getComputedStyle(el)));
     return s;
   };
-  const isHiddenForAll = (el: Element): boolean => {
+
+  readonly isHiddenForAll = (el: Element): boolean => {
     if (el.getAttribute('aria-hidden') === 'true') return true;
-    return style(el).display === 'none';
+    return this.style(el).display === 'none';
   };
 
-  /** `rgb(a, b, c)` / `rgba(a, b, c, d)` → [r, g, b, alpha], or undefined for what we cannot read (then nothing is judged). */
   /** Read once per colour a page uses (a page has a few dozen; its elements, thousands). */
-  const colours = new Map<string, Colour | undefined>();
-  const rgba = (color: string): Colour | undefined => {
-    if (colours.has(color)) return colours.get(color);
+  private readonly colours = new Map<string, Colour | undefined>();
+
+  /** `rgb(a, b, c)` / `rgba(a, b, c, d)` → [r, g, b, alpha], or undefined for what we cannot read (then nothing is judged). */
+  private rgba(color: string): Colour | undefined {
+    if (this.colours.has(color)) return this.colours.get(color);
     const m = color.match(/^rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)$/);
     const read: Colour | undefined =
       color === 'transparent'
@@ -47,34 +58,39 @@ export function unseenRules(judged: boolean) {
         : m
           ? [Number(m[1]), Number(m[2]), Number(m[3]), m[4] === undefined ? 1 : Number(m[4])]
           : undefined;
-    colours.set(color, read);
+    this.colours.set(color, read);
     return read;
-  };
-  const backgrounds = new Map<Element, Colour | undefined>();
+  }
+
+  private readonly backgrounds = new Map<Element, Colour | undefined>();
+
   /**
    * The colour behind an element's text: the nearest opaque-enough background colour up the tree
    * (white at the top). Background images and gradients are not read here (one style read less
    * per element): text that fails the contrast rule asks whether a picture is behind it (mediaBehind).
    */
-  const backgroundOf = (el: Element | null): Colour | undefined => {
+  private backgroundOf(el: Element | null): Colour | undefined {
     // The canvas: white, unless the page may be in a dark colour scheme (then it is not known: nothing is judged).
-    if (!el) return /dark/.test(style(document.documentElement).colorScheme) ? undefined : [255, 255, 255, 1];
-    if (backgrounds.has(el)) return backgrounds.get(el);
-    const own = rgba(style(el).backgroundColor);
-    const bg = own && own[3] >= 0.5 ? own : backgroundOf(el.parentElement);
-    backgrounds.set(el, bg);
+    if (!el) return /dark/.test(this.style(document.documentElement).colorScheme) ? undefined : [255, 255, 255, 1];
+    if (this.backgrounds.has(el)) return this.backgrounds.get(el);
+    const own = this.rgba(this.style(el).backgroundColor);
+    const bg = own && own[3] >= 0.5 ? own : this.backgroundOf(el.parentElement);
+    this.backgrounds.set(el, bg);
     return bg;
-  };
-  const unseenTexts = new Map<Element, boolean>();
+  }
+
+  private readonly unseenTexts = new Map<Element, boolean>();
+
   /** Whether text directly in `el` cannot be read (the text's own style; children may differ). */
-  const textUnseen = (el: Element): boolean => {
-    if (!judged) return false;
-    let unseen = unseenTexts.get(el);
-    if (unseen === undefined) unseenTexts.set(el, (unseen = textUnseenNow(el)));
+  readonly textUnseen = (el: Element): boolean => {
+    if (!this.judged) return false;
+    let unseen = this.unseenTexts.get(el);
+    if (unseen === undefined) this.unseenTexts.set(el, (unseen = this.textUnseenNow(el)));
     return unseen;
   };
-  const textUnseenNow = (el: Element): boolean => {
-    const st = style(el);
+
+  private textUnseenNow(el: Element): boolean {
+    const st = this.style(el);
     // font-size: 0 — text shrunk to nothing ('0px', '1.5px'; most sizes are parsed no further than their first digit).
     const fontSize = st.fontSize;
     if (fontSize.charCodeAt(0) <= 49 && parseFloat(fontSize) < 2) return true;
@@ -87,21 +103,22 @@ export function unseenRules(judged: boolean) {
     }
     // Under its own last child, an opaque box positioned over the text (coverOf: one style read,
     // none for an element that holds text only).
-    const cover = el.lastElementChild && coverOf(el);
-    if (cover && textUnder(el, cover)) return true;
+    const cover = el.lastElementChild && this.coverOf(el);
+    if (cover && this.textUnder(el, cover)) return true;
     // Transparent text (a gradient clipped to the text shows it, so that is seen).
-    const fill = rgba(st.webkitTextFillColor || st.color);
+    const fill = this.rgba(st.webkitTextFillColor || st.color);
     if (!fill) return false;
     if (fill[3] < 0.1)
       return !/text/.test(st.getPropertyValue('background-clip') + st.getPropertyValue('-webkit-background-clip'));
     // Text the colour of what is behind it: contrast under 1.2 (white on white, #fefefe on #fff).
-    const bg = backgroundOf(el);
+    const bg = this.backgroundOf(el);
     if (!bg || fill[3] < 0.5) return false;
     const [a, b] = [luminance(fill), luminance(bg)];
-    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) < 1.2 && !mediaBehind(el);
-  };
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) < 1.2 && !this.mediaBehind(el);
+  }
+
   /** Whether every word directly in `el` is drawn within `cover`'s box. */
-  const textUnder = (el: Element, cover: Element): boolean => {
+  private textUnder(el: Element, cover: Element): boolean {
     const lid = cover.getBoundingClientRect();
     const range = document.createRange();
     for (const kid of el.childNodes) {
@@ -110,18 +127,18 @@ export function unseenRules(judged: boolean) {
       if (!within(range.getBoundingClientRect(), lid)) return false;
     }
     return true;
-  };
-  const MEDIA = 'img, picture, video, canvas, svg, iframe';
+  }
+
   /**
    * Whether a picture may be what is behind the text (white text on a hero image, where every
    * background colour up the tree is white; a background image or gradient under it): then the
    * colours say nothing and the text stays. Asked only of text that failed the contrast rule.
    */
-  const mediaBehind = (el: Element): boolean => {
+  private mediaBehind(el: Element): boolean {
     // A background image or gradient on the text's own box or one around it.
     for (let up: Element | null = el; up; up = up.parentElement) {
-      if (style(up).backgroundImage !== 'none') return true;
-      const own = rgba(style(up).backgroundColor);
+      if (this.style(up).backgroundImage !== 'none') return true;
+      const own = this.rgba(this.style(up).backgroundColor);
       if (own && own[3] >= 0.5) break; // an opaque colour: what is further up is covered
     }
     const r = el.getBoundingClientRect();
@@ -132,7 +149,9 @@ export function unseenRules(judged: boolean) {
         .elementsFromPoint(x, y)
         .some(
           (below) =>
-            below !== el && !el.contains(below) && (below.matches(MEDIA) || style(below).backgroundImage !== 'none'),
+            below !== el &&
+            !el.contains(below) &&
+            (below.matches(MEDIA) || this.style(below).backgroundImage !== 'none'),
         );
     // Out of the window: a picture near it in the tree (six levels up) may be behind it.
     let up = el.parentElement;
@@ -141,7 +160,10 @@ export function unseenRules(judged: boolean) {
       if (media && !el.contains(media)) return true;
     }
     return false;
-  };
+  }
+
+  private readonly unseenBoxes = new Map<Element, boolean>();
+
   /**
    * Whether nothing of the element's box can be seen: its text and what is inside are left out
    * (but what takes focus). Asked of every box around a text the walk shows (not of a wrapper of
@@ -159,17 +181,17 @@ export function unseenRules(judged: boolean) {
    * (35 → 47 ms over the six, in the page), a few percent of a snapshot; on the bench's pages of
    * 5k and 20k controls, three boxes are judged.
    */
-  const unseenBoxes = new Map<Element, boolean>();
-  const boxUnseen = (el: Element, st: CSSStyleDeclaration): boolean => {
+  readonly boxUnseen = (el: Element, st: CSSStyleDeclaration): boolean => {
     // Asked again of the same element when a row's cells or a heading's words are read (the
     // walk asks each element once, without the cache: a map lookup costs as much as a style read).
-    let unseen = unseenBoxes.get(el);
-    if (unseen === undefined) unseenBoxes.set(el, (unseen = boxUnseenNow(el, st, st.display)));
+    let unseen = this.unseenBoxes.get(el);
+    if (unseen === undefined) this.unseenBoxes.set(el, (unseen = this.boxUnseenNow(el, st, st.display)));
     return unseen;
   };
+
   /** `display`: the element's, already read by the caller (each read counts). */
-  const boxUnseenNow = (el: Element, st: CSSStyleDeclaration, display: string): boolean => {
-    if (!judged) return false;
+  readonly boxUnseenNow = (el: Element, st: CSSStyleDeclaration, display: string): boolean => {
+    if (!this.judged) return false;
     // opacity: 0 (inherited by everything inside: a child cannot be more opaque than its parent).
     // Most boxes say '1': no number is parsed for them.
     const opacity = st.opacity;
@@ -178,12 +200,12 @@ export function unseenRules(judged: boolean) {
     const filter = st.filter;
     if (filter !== 'none' && filterHides(st, filter)) return true;
     const mask = st.maskImage; // -webkit-mask-image is the same property
-    if (mask !== 'none' && maskHides(st, mask)) return true;
+    if (mask !== 'none' && this.maskHides(st, mask)) return true;
     const clipPath = st.clipPath;
     if (clipPath !== 'none' && clipPathHides(el, clipPath)) return true;
     // An inline box (a link, a <b> in a paragraph: most of a page's elements) has no overflow,
     // transform or offset of its own, and an absolute or fixed one is no longer inline.
-    if (display === 'inline') return underCover(el, st);
+    if (display === 'inline') return this.underCover(el, st);
     // A box clipped to (almost) nothing: overflow hidden with a size of a pixel or less (its used
     // size, read from the style: no layout query for the many boxes that clip their floats).
     const overflow = st.overflowX;
@@ -226,37 +248,40 @@ export function unseenRules(judged: boolean) {
       moved = parseFloat(st.left) < -999 || parseFloat(st.top) < -999;
     }
     if (moved && offPage(el, position === 'fixed')) return true;
-    return underCover(el, st);
+    return this.underCover(el, st);
   };
+
   /**
    * A computed mask-image (`-webkit-mask` sets it too) that lets nothing through: every layer sized
    * to nothing (mask-size: 0), or every layer a gradient of transparent colours only. A picture
    * (url()) or a gradient with some colour in it shows part: drawn.
    */
-  const maskHides = (st: CSSStyleDeclaration, mask: string): boolean => {
+  private maskHides(st: CSSStyleDeclaration, mask: string): boolean {
     if (st.maskSize.split(',').every((size) => /(^|\s)0(px|%)?(\s|$)/.test(size.trim()))) return true;
     if (/url\(|image\(|image-set\(|element\(|paint\(|cross-fade\(|(^|,\s*)none\b/.test(mask)) return false;
     const colours = mask.match(/rgba?\([^)]*\)/g);
     // Colours read as rgb()/rgba() only; any other form (currentcolor, color-mix()) is not judged.
     if (!colours || /currentcolor|color|lab\(|lch\(|hsl|hwb|#/.test(mask.replace(/rgba?\([^)]*\)/g, ''))) return false;
-    return colours.every((colour) => (rgba(colour)?.[3] ?? 1) < 0.05);
-  };
+    return colours.every((colour) => (this.rgba(colour)?.[3] ?? 1) < 0.05);
+  }
+
+  private readonly covers = new Map<Element, Element | null>();
+
   /**
    * The box that covers what else its parent holds, if any: its last child, absolutely positioned,
    * with an opaque background colour, drawn plainly (no opacity, filter, mask, clip or transform).
    * One style read per parent asked (its last child's position); the rest only for such a child.
    * A cover elsewhere among the children, or a cover that is a fixed box, is not looked for.
    */
-  const covers = new Map<Element, Element | null>();
-  const coverOf = (parent: Element): Element | null => {
-    let cover = covers.get(parent);
+  private coverOf(parent: Element): Element | null {
+    let cover = this.covers.get(parent);
     if (cover !== undefined) return cover;
-    covers.set(parent, null); // while judging the child itself (it asks its own parent)
+    this.covers.set(parent, null); // while judging the child itself (it asks its own parent)
     const last = parent.lastElementChild;
     if (!last) return null;
-    const st = style(last);
+    const st = this.style(last);
     if (st.position !== 'absolute') return null;
-    const bg = rgba(st.backgroundColor);
+    const bg = this.rgba(st.backgroundColor);
     const zIndex = st.zIndex;
     const plain =
       bg !== undefined &&
@@ -272,33 +297,35 @@ export function unseenRules(judged: boolean) {
       st.translate === 'none' &&
       st.scale === 'none' &&
       st.rotate === 'none' &&
-      !boxUnseen(last, st);
+      !this.boxUnseen(last, st);
     cover = plain ? last : null;
-    covers.set(parent, cover);
+    this.covers.set(parent, cover);
     return cover;
-  };
+  }
+
   /**
    * Whether the element is under its parent's cover (coverOf), all of its box: hidden by a later
    * sibling drawn over it (`position: absolute; inset: 0; background: #fff`). Its own positioned
    * descendants with a higher z-index would be drawn over the cover: not looked for.
    */
-  const underCover = (el: Element, st: CSSStyleDeclaration): boolean => {
-    const cover = el.parentElement && coverOf(el.parentElement);
+  private underCover(el: Element, st: CSSStyleDeclaration): boolean {
+    const cover = el.parentElement && this.coverOf(el.parentElement);
     if (!cover || cover === el) return false;
     // Drawn under it: in the flow, or positioned (earlier in the tree) without a higher z-index.
     if (st.position !== 'static') {
       const z = st.zIndex;
-      const over = style(cover).zIndex;
+      const over = this.style(cover).zIndex;
       if (z !== 'auto' && Number(z) > (over === 'auto' ? 0 : Number(over))) return false;
     }
     return within(el.getBoundingClientRect(), cover.getBoundingClientRect());
-  };
+  }
+
   /**
    * Whether an unseen box says again what a person sees beside it, hidden from assistive
    * technology (a shop's price: `<span class="a-offscreen">$19.99</span><span aria-hidden="true">$19.99</span>`):
    * then its words are the seen ones, and stay.
    */
-  const repeatsShownText = (el: Element): boolean => {
+  readonly repeatsShownText = (el: Element): boolean => {
     const said = squash(el.textContent ?? '');
     if (!said || said.length > 200 || !el.parentElement) return false;
     for (const sibling of el.parentElement.children)
@@ -307,8 +334,7 @@ export function unseenRules(judged: boolean) {
         sibling.getAttribute('aria-hidden') === 'true' &&
         squash(sibling.textContent ?? '') === said
       )
-        return !boxUnseen(sibling, style(sibling));
+        return !this.boxUnseen(sibling, this.style(sibling));
     return false;
   };
-  return { style, isHiddenForAll, textUnseen, boxUnseen, boxUnseenNow, repeatsShownText };
 }
