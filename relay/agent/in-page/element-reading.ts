@@ -7,23 +7,36 @@
 import { ARIA_ROLES, CONTROLS, FROM_CONTENT, SKIPPED, TAG_ROLES, cap, childrenOf, quote, squash } from './walker-words';
 import type { UnseenRules } from './unseen-rules';
 
-export type ElementReading = ReturnType<typeof elementReading>;
-
 /** What a listener host holding one of these takes clicks for: its controls, not itself. */
 const HELD_CONTROLS = 'a[href], button, input, select, textarea, [role=button], [role=link], [onclick]';
 
-/** `clickListener`: whether an element has a click listener of its own, as far as the frame's walker knows. */
-export function elementReading(
-  { style, isHiddenForAll, textUnseen, boxUnseen }: UnseenRules,
-  clickListener: (el: Element) => boolean = () => false,
-) {
+/** The handlers of a person's click, as React names its props. */
+const CLICKS = ['onClick', 'onMouseDown', 'onMouseUp', 'onPointerDown', 'onPointerUp'];
+
+/** How much of each cell a row's name says. */
+const ROW_CELL_MAX = 40;
+
+/**
+ * The readings of one request. Those used elsewhere are arrow functions, so they can be taken
+ * apart from it (`const { roleOf, nameOf } = reading`).
+ */
+export class ElementReading {
+  /** The key React keeps an element's props under (`__reactProps$…`, one per React copy), once seen. */
+  private reactProps: string | undefined;
+
+  /** `clickListener`: whether an element has a click listener of its own, as far as the frame's walker knows. */
+  constructor(
+    private readonly rules: UnseenRules,
+    private readonly clickListener: (el: Element) => boolean = () => false,
+  ) {}
+
   /**
    * A control inside what is being named adds nothing to its name: a checkbox's "on" or its
    * "Select" label, a field's text, a select's option, an icon button's "Star" would name a row or
    * a card by what sits in it or was typed there, and change it when they change. The control's
    * own line says its name and value.
    */
-  function isControl(el: Element): boolean {
+  readonly isControl = (el: Element): boolean => {
     const tag = el.localName;
     if (tag === 'input' || tag === 'textarea' || tag === 'select') return true;
     const role = el.getAttribute('role')?.trim().split(/\s+/)[0]!.toLowerCase();
@@ -31,7 +44,7 @@ export function elementReading(
     // button (☆, ×, ⋮) says only its label, which is what it does, not what holds it.
     if (tag === 'button' || role === 'button') return !/[\p{L}\p{N}]/u.test(el.textContent ?? '');
     return role !== undefined && CONTROLS.has(role);
-  }
+  };
 
   /**
    * What a person can click though its role does not say so — the one rule (README, "What has a
@@ -42,22 +55,23 @@ export function elementReading(
    * or more, or a pointer cursor of its own — not one it only inherits, which would make every
    * word of a clickable row a target.
    */
-  function clicksLike(el: Element, st: CSSStyleDeclaration, focusable: boolean): boolean {
+  readonly clicksLike = (el: Element, st: CSSStyleDeclaration, focusable: boolean): boolean => {
     if (focusable) return true;
     const tag = el.localName;
     if ((tag === 'a' || tag === 'area') && /\S/.test(el.textContent ?? '')) return true;
-    if ((el.hasAttribute('onclick') || (el as HTMLElement).onclick || frameworkHandler(el)) && aTarget(el)) return true;
-    if (clickListener(el) && aTarget(el) && !el.querySelector(HELD_CONTROLS)) return true;
+    if ((el.hasAttribute('onclick') || (el as HTMLElement).onclick || this.frameworkHandler(el)) && this.aTarget(el))
+      return true;
+    if (this.clickListener(el) && this.aTarget(el) && !el.querySelector(HELD_CONTROLS)) return true;
     if (st.cursor !== 'pointer') return false;
     const parent = el.parentElement ?? (el.parentNode as ShadowRoot | null)?.host ?? null;
-    return !parent || style(parent).cursor !== 'pointer';
-  }
+    return !parent || this.rules.style(parent).cursor !== 'pointer';
+  };
 
   /**
    * A handler on a whole region (a page's root catching clicks outside a menu, a form's wrapper)
    * is not a target: only an element of a few dozen elements, with no page region or form inside.
    */
-  function aTarget(el: Element): boolean {
+  private aTarget(el: Element): boolean {
     if (el === document.body || el === document.documentElement) return false;
     return (
       el.getElementsByTagName('*').length <= 60 &&
@@ -65,20 +79,17 @@ export function elementReading(
     );
   }
 
-  /** The key React keeps an element's props under (`__reactProps$…`, one per React copy), once seen. */
-  let reactProps: string | undefined;
-  const CLICKS = ['onClick', 'onMouseDown', 'onMouseUp', 'onPointerDown', 'onPointerUp'];
-
-  function frameworkHandler(el: Element): boolean {
+  private frameworkHandler(el: Element): boolean {
     const own = el as unknown as Record<string, unknown>;
-    if (reactProps === undefined) {
+    if (this.reactProps === undefined) {
       for (const key of Object.keys(own))
         if (key.startsWith('__reactProps$')) {
-          reactProps = key;
+          this.reactProps = key;
           break;
         }
     }
-    const props = reactProps !== undefined ? (own[reactProps] as Record<string, unknown> | undefined) : undefined;
+    const props =
+      this.reactProps !== undefined ? (own[this.reactProps] as Record<string, unknown> | undefined) : undefined;
     if (props && CLICKS.some((name) => typeof props[name] === 'function')) return true;
     const vue = own._vei as Record<string, unknown> | undefined; // Vue 3's invokers, by event
     if (vue && typeof vue === 'object' && (vue.onClick || vue.onMousedown || vue.onPointerdown)) return true;
@@ -87,7 +98,7 @@ export function elementReading(
     return !!preact && typeof preact === 'object' && ('clickfalse' in preact || 'clicktrue' in preact);
   }
 
-  function implicitRole(el: Element): string {
+  private implicitRole(el: Element): string {
     const tag = el.localName;
     const fixed = TAG_ROLES[tag];
     if (fixed) return fixed;
@@ -120,13 +131,13 @@ export function elementReading(
     }
   }
 
-  function roleOf(el: Element): string {
+  readonly roleOf = (el: Element): string => {
     const explicit = el.getAttribute('role');
     if (explicit) {
       for (const token of explicit.trim().toLowerCase().split(/\s+/))
         if (ARIA_ROLES.has(token)) return token === 'image' ? 'img' : token;
     }
-    const role = implicitRole(el);
+    const role = this.implicitRole(el);
     if (role !== 'generic') return role;
     if (
       el instanceof HTMLElement &&
@@ -135,10 +146,10 @@ export function elementReading(
     )
       return 'textbox';
     return role;
-  }
+  };
 
   /** CSS `content` of a pseudo-element as text ('' for none, counters or images). */
-  function pseudoText(el: Element, which: '::before' | '::after'): string {
+  private pseudoText(el: Element, which: '::before' | '::after'): string {
     const content = getComputedStyle(el, which).content;
     if (!content || content === 'none' || content === 'normal') return '';
     const parts = content.match(/"((?:[^"\\]|\\.)*)"/g);
@@ -150,7 +161,8 @@ export function elementReading(
    * `seenOnly`: only what a person sees (a heading, a message, a row): a control's name keeps
    * visually hidden text, the rest of the page does not.
    */
-  function textOf(node: Node, max: number, pseudo: boolean, skip?: Element, seenOnly = false): string {
+  readonly textOf = (node: Node, max: number, pseudo: boolean, skip?: Element, seenOnly = false): string => {
+    const { style, isHiddenForAll, textUnseen, boxUnseen } = this.rules;
     let out = '';
     const visit = (n: Node) => {
       if (out.length > max) return;
@@ -160,7 +172,7 @@ export function elementReading(
         return;
       }
       if (!(n instanceof Element) || n === skip) return;
-      if (SKIPPED.has(n.localName) || isHiddenForAll(n) || isControl(n)) return;
+      if (SKIPPED.has(n.localName) || isHiddenForAll(n) || this.isControl(n)) return;
       if (seenOnly && (style(n).visibility === 'hidden' || boxUnseen(n, style(n)))) return;
       const label = n.getAttribute('aria-label');
       if (label && label.trim()) {
@@ -174,20 +186,20 @@ export function elementReading(
       }
       const block = style(n).display !== 'inline';
       if (block) out += ' ';
-      if (pseudo) out += pseudoText(n, '::before');
+      if (pseudo) out += this.pseudoText(n, '::before');
       const kids = childrenOf(n);
       for (let i = 0; i < kids.length; i++) visit(kids[i]!);
-      if (pseudo) out += pseudoText(n, '::after');
+      if (pseudo) out += this.pseudoText(n, '::after');
       if (block) out += ' ';
     };
     const kids = childrenOf(node);
-    if (pseudo && node instanceof Element) out += pseudoText(node, '::before');
+    if (pseudo && node instanceof Element) out += this.pseudoText(node, '::before');
     for (let i = 0; i < kids.length; i++) visit(kids[i]!);
-    if (pseudo && node instanceof Element) out += pseudoText(node, '::after');
+    if (pseudo && node instanceof Element) out += this.pseudoText(node, '::after');
     return squash(out);
-  }
+  };
 
-  function byIds(el: Element, ids: string): Element[] {
+  private byIds(el: Element, ids: string): Element[] {
     const root = el.getRootNode() as Document | ShadowRoot;
     return ids
       .split(/\s+/)
@@ -195,14 +207,11 @@ export function elementReading(
       .filter((e): e is HTMLElement => e !== null);
   }
 
-  /** How much of each cell a row's name says. */
-  const ROW_CELL_MAX = 40;
-
   /**
    * A cell's words in its row's name: a long cell says up to its first separator (a mail's
    * subject before " — " and its snippet), else its first ROW_CELL_MAX characters, on a word.
    */
-  function cellWords(text: string): string {
+  private cellWords(text: string): string {
     if (text.length <= ROW_CELL_MAX) return text;
     const separator = text.search(/ [—–·|] /);
     if (separator > 0 && separator < ROW_CELL_MAX) return `${text.slice(0, separator)}…`;
@@ -210,11 +219,12 @@ export function elementReading(
     return space > ROW_CELL_MAX / 2 ? `${text.slice(0, space)}…` : cap(text, ROW_CELL_MAX);
   }
 
-  function nameOf(el: Element, role: string): string {
+  readonly nameOf = (el: Element, role: string): string => {
+    const { textOf } = this;
     const labelledBy = el.getAttribute('aria-labelledby');
     if (labelledBy) {
       const text = squash(
-        byIds(el, labelledBy)
+        this.byIds(el, labelledBy)
           .map((e) => e.getAttribute('aria-label') || textOf(e, 300, false))
           .join(' '),
       );
@@ -255,7 +265,7 @@ export function elementReading(
       // A row leads with what identifies it: each cell's first words (a long cell, a mail's
       // snippet, cut), not one long run of the first cells.
       const cells = [...el.children]
-        .map((c) => cellWords(textOf(c, 100, false)))
+        .map((c) => this.cellWords(textOf(c, 100, false)))
         .filter(Boolean)
         .join(' ');
       if (cells) return cap(cells, 120);
@@ -265,9 +275,9 @@ export function elementReading(
       if (text) return cap(text, role === 'row' ? 120 : 150);
     }
     return cap(squash(el.getAttribute('title') ?? ''), 150);
-  }
+  };
 
-  function states(el: Element, role: string): string {
+  readonly states = (el: Element, role: string): string => {
     const parts: string[] = [];
     const aria = (name: string) => el.getAttribute(name);
     if (role === 'heading') {
@@ -295,10 +305,10 @@ export function elementReading(
     if (aria('aria-selected') === 'true' || (el.localName === 'option' && (el as HTMLOptionElement).selected))
       parts.push('[selected]');
     if ((el as HTMLInputElement).required === true || aria('aria-required') === 'true') parts.push('[required]');
-    const invalid = invalidMessage(el);
+    const invalid = this.invalidMessage(el);
     if (invalid !== undefined) parts.push(invalid ? `[invalid=${quote(cap(invalid, 150))}]` : '[invalid]');
     return parts.join(' ');
-  }
+  };
 
   /**
    * Why a field is refused, when it is: `aria-invalid` with its `aria-errormessage` (or
@@ -306,7 +316,7 @@ export function elementReading(
    * has tried it (`:user-invalid`, not `:invalid`: an empty required field is not an error
    * before anyone typed or submitted). '' when invalid without a message; undefined when valid.
    */
-  function invalidMessage(el: Element): string | undefined {
+  readonly invalidMessage = (el: Element): string | undefined => {
     const aria = el.getAttribute('aria-invalid');
     let user = false;
     try {
@@ -319,8 +329,8 @@ export function elementReading(
       const ids = el.getAttribute(attr);
       return ids
         ? squash(
-            byIds(el, ids)
-              .map((e) => textOf(e, 300, false))
+            this.byIds(el, ids)
+              .map((e) => this.textOf(e, 300, false))
               .join(' '),
           )
         : '';
@@ -330,16 +340,16 @@ export function elementReading(
       (user ? squash((el as HTMLInputElement).validationMessage ?? '') : '') ||
       said('aria-describedby')
     );
-  }
+  };
 
   /** `status` or `alert` for an element that tells the person how something went, else undefined. */
-  function messageRole(el: Element, role: string): 'status' | 'alert' | undefined {
+  readonly messageRole = (el: Element, role: string): 'status' | 'alert' | undefined => {
     if (role === 'status' || role === 'alert') return role;
     const live = el.getAttribute('aria-live');
     return live === 'polite' ? 'status' : live === 'assertive' ? 'alert' : undefined;
-  }
+  };
 
-  function valueOf(el: Element, role: string): string | undefined {
+  readonly valueOf = (el: Element, role: string): string | undefined => {
     const tag = el.localName;
     if (tag === 'select')
       return [...(el as HTMLSelectElement).selectedOptions].map((o) => squash(o.textContent ?? '')).join(', ');
@@ -351,7 +361,5 @@ export function elementReading(
     const now = el.getAttribute('aria-valuenow');
     if (now !== null) return el.getAttribute('aria-valuetext') ?? now;
     return undefined;
-  }
-
-  return { isControl, clicksLike, roleOf, textOf, nameOf, states, invalidMessage, messageRole, valueOf };
+  };
 }

@@ -13,7 +13,7 @@
 
 import { PLAIN, MESSAGE_MAX, cap, quote } from './walker-words';
 import { UnseenRules } from './unseen-rules';
-import { elementReading } from './element-reading';
+import { ElementReading } from './element-reading';
 import { refHeirs } from './ref-heirs';
 import { pageWalk } from './page-walk';
 import type { InPageRequest, ListenersOf, Registry, WalkResult } from './walker-types';
@@ -62,7 +62,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     const listed = taken(req.listed);
     if (Array.isArray(listed)) for (const el of listed) if (el instanceof Element) reg.clickers.add(el);
   }
-  const reading = elementReading(rules, clickListener(reg));
+  const reading = new ElementReading(rules, clickListener(reg));
   const refs = refHeirs(reg, rules, reading);
   const { walk, prune } = pageWalk(judged, rules, reading, refs);
   const { roleOf, nameOf, textOf, messageRole, invalidMessage } = reading;
