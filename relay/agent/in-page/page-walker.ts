@@ -14,7 +14,7 @@
 import { PLAIN, MESSAGE_MAX, cap, quote } from './walker-words';
 import { UnseenRules } from './unseen-rules';
 import { ElementReading } from './element-reading';
-import { refHeirs } from './ref-heirs';
+import { RefHeirs } from './ref-heirs';
 import { pageWalk } from './page-walk';
 import type { InPageRequest, ListenersOf, Registry, WalkResult } from './walker-types';
 
@@ -63,7 +63,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     if (Array.isArray(listed)) for (const el of listed) if (el instanceof Element) reg.clickers.add(el);
   }
   const reading = new ElementReading(rules, clickListener(reg));
-  const refs = refHeirs(reg, rules, reading);
+  const refs = new RefHeirs(reg, rules, reading);
   const { walk, prune } = pageWalk(judged, rules, reading, refs);
   const { roleOf, nameOf, textOf, messageRole, invalidMessage } = reading;
 

@@ -25,47 +25,78 @@ export interface HeirGroup {
   key?: string;
 }
 
-export type RefHeirs = ReturnType<typeof refHeirs>;
+/**
+ * A re-render is not a change: an element a page rebuilt (its old one gone from the document)
+ * takes the old one's ref when it is the same to a person — the same role and name in the same
+ * place (placeOf: the words of the record it is in — a row, a list item — or the first words
+ * of the region around it) — as many alike there as before, in page order (groupOf, settleHeirs). Anything
+ * else is a new element, and the old ref is stale.
+ */
+const PLACE_MAX = 300;
+/** How many characters of a region's words (or a neighbouring block's) name it. */
+const FIRST_WORDS = 60;
 
-export function refHeirs(
-  reg: Registry,
-  { style }: UnseenRules,
-  { isControl, clicksLike, roleOf, nameOf }: ElementReading,
-) {
-  /**
-   * A re-render is not a change: an element a page rebuilt (its old one gone from the document)
-   * takes the old one's ref when it is the same to a person — the same role and name in the same
-   * place (placeOf: the words of the record it is in — a row, a list item — or the first words
-   * of the region around it) — as many alike there as before, in page order (groupOf, settleHeirs). Anything
-   * else is a new element, and the old ref is stale.
-   */
-  const PLACE_MAX = 300;
-  /** How many characters of a region's words (or a neighbouring block's) name it. */
-  const FIRST_WORDS = 60;
+/** Buttons: what is acted on in a region, not what names it. */
+const BUTTONS = 'button, [role="button"], [role="menuitem"], [role="tab"]';
+/** Links: one link beside another is no part of its place (its own words name it). */
+const LINKS = 'a, [role="link"]';
+const ACTED_ON = `${LINKS}, ${BUTTONS}`;
 
+/**
+ * A place read whole (a record's words, a block with its neighbours): elements alike there are
+ * alike to a person, so several take the old refs in page order. A place named only by its
+ * first words (a region) is not: two alike there (two Edit buttons of one card) keep their
+ * refs only one by one.
+ */
+const WHOLE = 'W ';
+const NAMED = 'N ';
+
+/**
+ * The place of an element taken out of the page on its own (a page that sets innerHTML takes
+ * out its container's children one by one): nothing around it is left to read, so it is heir
+ * only to an element alike after the same element's words as it stood after when given its
+ * ref (besideThen), and only one.
+ */
+const TAKEN_OUT = '\u0001taken out';
+
+/**
+ * The refs of one request over the frame's registry. What a walk and a resolve call (refFor,
+ * settleHeirs, beginWalk, endWalk, rebound) are arrow functions, so they can be taken apart from
+ * it (`const { refFor } = refs`).
+ */
+export class RefHeirs {
   /** Places read during one walk or resolve (a gone element's is compared with each new one alike). */
-  let places: Map<Element, string> | undefined;
+  private places: Map<Element, string> | undefined;
+
+  /** `fresh`: the elements given a new ref in this walk, by role and name (those no ref holds). */
+  private heirs: { orphans: Orphans; groups: Map<string, HeirGroup>; fresh: Map<string, Element[]> } | undefined;
+
+  constructor(
+    private readonly reg: Registry,
+    private readonly rules: UnseenRules,
+    private readonly reading: ElementReading,
+  ) {}
 
   /** The words around an element: those of its nearest ancestor that says more than it does (a row, a card, a list item). */
-  function placeOf(el: Element): string {
-    const known = places?.get(el);
+  private placeOf(el: Element): string {
+    const known = this.places?.get(el);
     if (known !== undefined) return known;
-    const place = readPlace(el);
-    places?.set(el, place);
+    const place = this.readPlace(el);
+    this.places?.set(el, place);
     return place;
   }
 
-  function readPlace(el: Element): string {
+  private readPlace(el: Element): string {
     // In a record (a table row, a list item, an option): the record's words, all of them (up to
     // PLACE_MAX). Rows alike but for one cell stay apart, and a row sorted elsewhere keeps them.
     for (let at = parentOf(el), i = 0; at && i < 10; at = parentOf(at), i++)
-      if (isRecord(at)) return `${WHOLE}${at.localName} ${plainText(at, PLACE_MAX)}`;
-    const own = plainText(el, PLACE_MAX);
+      if (this.isRecord(at)) return `${WHOLE}${at.localName} ${this.plainText(at, PLACE_MAX)}`;
+    const own = this.plainText(el, PLACE_MAX);
     let child = el;
     for (let i = 0; i < 8; i++) {
       const at = parentOf(child);
       if (!at) return i === 0 ? TAKEN_OUT : '';
-      const around = plainText(at, PLACE_MAX + 1);
+      const around = this.plainText(at, PLACE_MAX + 1);
       if (around && around !== own) {
         // A region (a card, a message, a toast, a side bar): its first words name it — a count
         // or a label applied further in is no move. A region titled by a heading is named by
@@ -73,21 +104,15 @@ export function refHeirs(
         // the same with a label's count changed or its button's words ("Create label", then
         // "Save label").
         if (around.length <= PLACE_MAX)
-          return `${NAMED}${at.localName} ${titled(el, at, around) ?? plainText(at, FIRST_WORDS)}`;
+          return `${NAMED}${at.localName} ${this.titled(el, at, around) ?? this.plainText(at, FIRST_WORDS)}`;
         // A long list of what is not a record: the element's own block, with the blocks beside it.
-        const beside = (sibling: Element | null) => (sibling ? plainText(sibling, FIRST_WORDS) : '');
-        return `${WHOLE}${at.localName} ‹${beside(child.previousElementSibling)}› ‹${beside(child.nextElementSibling)}› ${plainText(child, PLACE_MAX)}`;
+        const beside = (sibling: Element | null) => (sibling ? this.plainText(sibling, FIRST_WORDS) : '');
+        return `${WHOLE}${at.localName} ‹${beside(child.previousElementSibling)}› ‹${beside(child.nextElementSibling)}› ${this.plainText(child, PLACE_MAX)}`;
       }
       child = at;
     }
     return '';
   }
-
-  /** Buttons: what is acted on in a region, not what names it. */
-  const BUTTONS = 'button, [role="button"], [role="menuitem"], [role="tab"]';
-  /** Links: one link beside another is no part of its place (its own words name it). */
-  const LINKS = 'a, [role="link"]';
-  const ACTED_ON = `${LINKS}, ${BUTTONS}`;
 
   /**
    * A region that opens with a heading: its title, then its words outside that title and outside
@@ -97,32 +122,23 @@ export function refHeirs(
    * nothing) the links' words stay, counts aside: a card titled alike whose link now says
    * another thing is another card, and its button's old ref is stale.
    */
-  function titled(el: Element, region: Element, around: string): string | undefined {
+  private titled(el: Element, region: Element, around: string): string | undefined {
     const heading = region.querySelector('h1, h2, h3, h4, h5, h6, [role="heading"]');
     if (!heading) return undefined;
-    const title = plainText(heading, FIRST_WORDS);
+    const title = this.plainText(heading, FIRST_WORDS);
     if (!title || !around.startsWith(title)) return undefined;
-    const rest = plainText(region, FIRST_WORDS, (n) => n === heading || n.matches(ACTED_ON));
+    const rest = this.plainText(region, FIRST_WORDS, (n) => n === heading || n.matches(ACTED_ON));
     if (el.matches(LINKS)) return `‹${title}› ${rest}`;
     let links = '';
     for (const link of region.querySelectorAll(LINKS)) {
       if (links.length > FIRST_WORDS) break;
-      links += ` ${plainText(link, FIRST_WORDS)}`;
+      links += ` ${this.plainText(link, FIRST_WORDS)}`;
     }
     return `‹${title}› ${rest} ‹${links.replace(/\d+/g, '#').trim().slice(0, FIRST_WORDS)}›`;
   }
 
-  /**
-   * A place read whole (a record's words, a block with its neighbours): elements alike there are
-   * alike to a person, so several take the old refs in page order. A place named only by its
-   * first words (a region) is not: two alike there (two Edit buttons of one card) keep their
-   * refs only one by one.
-   */
-  const WHOLE = 'W ';
-  const NAMED = 'N ';
-
   /** A table row, a list item, an option, a tree item: one record of a list, whole in its words. */
-  function isRecord(el: Element): boolean {
+  private isRecord(el: Element): boolean {
     const tag = el.localName;
     if (tag === 'tr' || tag === 'li') return true;
     const role = el.getAttribute('role');
@@ -130,18 +146,11 @@ export function refHeirs(
   }
 
   /**
-   * The place of an element taken out of the page on its own (a page that sets innerHTML takes
-   * out its container's children one by one): nothing around it is left to read, so it is heir
-   * only to an element alike after the same element's words as it stood after when given its
-   * ref (besideThen), and only one.
-   */
-  const TAKEN_OUT = '\u0001taken out';
-
-  /**
    * An element's text nodes, squashed, up to `max` (controls inside left out, as in names, and
    * what `leaveOut` says): read alike in a document and in a subtree taken out of it.
    */
-  function plainText(root: Element, max: number, leaveOut?: (el: Element) => boolean): string {
+  private plainText(root: Element, max: number, leaveOut?: (el: Element) => boolean): string {
+    const { isControl } = this.reading;
     let out = '';
     const visit = (n: Node) => {
       if (out.length > max * 2) return;
@@ -155,10 +164,8 @@ export function refHeirs(
     return squash(out).slice(0, max);
   }
 
-  /** `fresh`: the elements given a new ref in this walk, by role and name (those no ref holds). */
-  let heirs: { orphans: Orphans; groups: Map<string, HeirGroup>; fresh: Map<string, Element[]> } | undefined;
-
-  function takeOrphans(): Orphans {
+  private takeOrphans(): Orphans {
+    const { reg } = this;
     const out: Orphans = new Map();
     for (const [ref, entry] of reg.byId) {
       const el = entry.el.deref();
@@ -174,18 +181,21 @@ export function refHeirs(
   }
 
   /** The group a new element of `key` joins, if gone elements alike were in its place (or taken out on their own). */
-  function groupOf(el: Element, key: string): HeirGroup | undefined {
+  private groupOf(el: Element, key: string): HeirGroup | undefined {
+    const { heirs } = this;
     const list = heirs?.orphans.get(key);
     if (!heirs || !list) return undefined;
-    const place = placeOf(el);
+    const place = this.placeOf(el);
     // Taken out on its own: the one before it then and now say where it stood.
-    const before = besideThen(el, true);
+    const before = this.besideThen(el, true);
     for (const at of [place, `${TAKEN_OUT}${before}`]) {
       const claim = `${key}\u0000${at}`;
       let group = heirs.groups.get(claim);
       if (!group) {
         const olds = list.filter(([, old]) =>
-          at === place ? placeOf(old) === at : placeOf(old) === TAKEN_OUT && besideThen(old, false) === before,
+          at === place
+            ? this.placeOf(old) === at
+            : this.placeOf(old) === TAKEN_OUT && this.besideThen(old, false) === before,
         );
         if (olds.length === 0) continue;
         for (const old of olds) list.splice(list.indexOf(old), 1);
@@ -200,14 +210,15 @@ export function refHeirs(
    * The words of the element before `el`: now (in the page), or then (when it was given its ref);
    * '' for the first, undefined when not known (then nothing matches it).
    */
-  function besideThen(el: Element, now: boolean): string | undefined {
-    const prev = now ? el.previousElementSibling : reg.prevOf.get(el);
+  private besideThen(el: Element, now: boolean): string | undefined {
+    const prev = now ? el.previousElementSibling : this.reg.prevOf.get(el);
     if (prev === undefined) return undefined;
-    return prev === null ? '' : `‹${plainText(prev, FIRST_WORDS)}›`;
+    return prev === null ? '' : `‹${this.plainText(prev, FIRST_WORDS)}›`;
   }
 
   /** The ref for `el`, kept while its role and name stay what they were; a new one otherwise. */
-  function refFor(el: Element, role: string, name: string, counter: { next: number }): string {
+  readonly refFor = (el: Element, role: string, name: string, counter: { next: number }): string => {
+    const { reg, heirs } = this;
     const known = reg.idOf.get(el);
     const entry = known !== undefined ? reg.byId.get(known) : undefined;
     if (known !== undefined && entry && entry.role === role && entry.name === name) return known;
@@ -219,9 +230,9 @@ export function refHeirs(
     // Maybe heir to a gone one: its ref is settled once the walk has seen every one alike.
     const key = `${role}\u0000${name}`;
     if (heirs) heirs.fresh.set(key, [...(heirs.fresh.get(key) ?? []), el]);
-    groupOf(el, key)?.news.push([ref, el]);
+    this.groupOf(el, key)?.news.push([ref, el]);
     return ref;
-  }
+  };
 
   /**
    * Elements taken out one by one are heirs to new ones after the same words only while the new
@@ -229,7 +240,7 @@ export function refHeirs(
    * in the old place (a row duplicated, then the list rebuilt) makes either the same to a person,
    * and the ref is stale rather than on a guess (the ref fuzz found it so).
    */
-  function noneBeside(news: Array<[string, Element]>, alike: Element[], went: number): boolean {
+  private noneBeside(news: Array<[string, Element]>, alike: Element[], went: number): boolean {
     const container = news[0]?.[1].parentNode;
     return alike.filter((el) => el.parentNode === container).length === went;
   }
@@ -238,7 +249,7 @@ export function refHeirs(
    * Gone elements alike, in the order they stood in the page (they were taken out together, so
    * they still share a tree); undefined when that cannot be told (taken out one by one).
    */
-  function inPageOrder(olds: Array<[string, Element]>): Array<[string, Element]> | undefined {
+  private inPageOrder(olds: Array<[string, Element]>): Array<[string, Element]> | undefined {
     if (olds.length < 2) return olds;
     const [, first] = olds[0]!;
     if (olds.some(([, el]) => first.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_DISCONNECTED))
@@ -247,12 +258,13 @@ export function refHeirs(
   }
 
   /** After a walk: each group of as many heirs as gone elements takes their refs, in order. */
-  function settleHeirs(result: WalkResult): void {
+  readonly settleHeirs = (result: WalkResult): void => {
+    const { reg, heirs } = this;
     const taken = new Map<string, string>();
     for (const [claim, { olds, news, key }] of heirs?.groups ?? []) {
-      if (key !== undefined && !noneBeside(news, heirs!.fresh.get(key) ?? [], olds.length)) continue;
+      if (key !== undefined && !this.noneBeside(news, heirs!.fresh.get(key) ?? [], olds.length)) continue;
       const alike = olds.length === news.length && (olds.length === 1 || !claim.includes(`\u0000${NAMED}`));
-      const ordered = alike ? inPageOrder(olds) : undefined;
+      const ordered = alike ? this.inPageOrder(olds) : undefined;
       if (!ordered) continue;
       news.forEach(([ref, el], i) => {
         const old = ordered[i]![0];
@@ -272,13 +284,16 @@ export function refHeirs(
       line.r = old;
     }
     for (const shown of result.refs) shown[0] = taken.get(shown[0]) ?? shown[0];
-  }
+  };
 
   /**
    * A ref whose element is gone since the last walk (a re-render before the action), given to
    * the element now in the document that is the same to a person, as a walk would (groupOf).
    */
-  function rebind(ref: string, entry: RegistryEntry): Element | undefined {
+  private rebind(ref: string, entry: RegistryEntry): Element | undefined {
+    const { reg } = this;
+    const { clicksLike, roleOf, nameOf } = this.reading;
+    const { style } = this.rules;
     const old = entry.el.deref();
     if (!old) return undefined;
     const candidates: Element[] = [];
@@ -293,28 +308,34 @@ export function refHeirs(
     }
     // The new ones alike in the old one's place (in the page, for one taken out on its own); as
     // many as the gone ones alike there, the one in the same order is its heir.
-    const place = placeOf(old);
-    const before = besideThen(old, false);
+    const place = this.placeOf(old);
+    const before = this.besideThen(old, false);
     const news =
       place === TAKEN_OUT
-        ? candidates.filter((el) => before !== undefined && besideThen(el, true) === before)
-        : candidates.filter((el) => placeOf(el) === place);
+        ? candidates.filter((el) => before !== undefined && this.besideThen(el, true) === before)
+        : candidates.filter((el) => this.placeOf(el) === place);
     const olds: Array<[string, Element]> = [];
     for (const [other, was] of reg.byId) {
       const gone = was.el.deref();
-      if (was.role === entry.role && was.name === entry.name && gone && !gone.isConnected && placeOf(gone) === place)
+      if (
+        was.role === entry.role &&
+        was.name === entry.name &&
+        gone &&
+        !gone.isConnected &&
+        this.placeOf(gone) === place
+      )
         olds.push([other, gone]);
     }
     const alike =
       news.length === olds.length &&
       (olds.length === 1 || !place.startsWith(NAMED)) &&
       (place !== TAKEN_OUT ||
-        noneBeside(
+        this.noneBeside(
           news.map((el): [string, Element] => ['', el]),
           candidates,
           olds.length,
         ));
-    const ordered = alike ? inPageOrder(olds) : undefined;
+    const ordered = alike ? this.inPageOrder(olds) : undefined;
     const at = ordered ? ordered.findIndex(([other]) => other === ref) : -1;
     if (at < 0) return undefined;
     const heir = news[at]!;
@@ -325,26 +346,24 @@ export function refHeirs(
   }
 
   /** A walk begins: refs whose element is gone may go to a rebuilt element the same to a person (refFor); the rest are forgotten. */
-  function beginWalk(): void {
-    const orphans = takeOrphans();
-    heirs = orphans.size > 0 ? { orphans, groups: new Map(), fresh: new Map() } : undefined;
-    places = new Map();
-  }
+  readonly beginWalk = (): void => {
+    const orphans = this.takeOrphans();
+    this.heirs = orphans.size > 0 ? { orphans, groups: new Map(), fresh: new Map() } : undefined;
+    this.places = new Map();
+  };
 
-  function endWalk(): void {
-    heirs = undefined;
-    places = undefined;
-  }
+  readonly endWalk = (): void => {
+    this.heirs = undefined;
+    this.places = undefined;
+  };
 
   /** `rebind` with the places it reads kept for its length. */
-  function rebound(ref: string, entry: RegistryEntry): Element | undefined {
-    places = new Map();
+  readonly rebound = (ref: string, entry: RegistryEntry): Element | undefined => {
+    this.places = new Map();
     try {
-      return rebind(ref, entry);
+      return this.rebind(ref, entry);
     } finally {
-      places = undefined;
+      this.places = undefined;
     }
-  }
-
-  return { refFor, settleHeirs, beginWalk, endWalk, rebound };
+  };
 }
