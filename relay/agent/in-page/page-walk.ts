@@ -22,182 +22,38 @@ import type { RefHeirs } from './ref-heirs';
 import type { UnseenRules } from './unseen-rules';
 import type { WalkLine, WalkResult } from './walker-types';
 
-export function pageWalk(judged: boolean, rules: UnseenRules, reading: ElementReading, { refFor }: RefHeirs) {
-  const { style, isHiddenForAll, textUnseen, boxUnseen, boxUnseenNow, repeatsShownText } = rules;
-  const { clicksLike, roleOf, textOf, nameOf, states, messageRole, valueOf } = reading;
-  /** The walk's root: inside no box at all. */
-  const NONE_UNSEEN = () => false;
-  function walk(root: Node, nextRef: number, textMax: number): WalkResult {
-    const lines: WalkLine[] = [];
-    const refs: Array<[string, string, string]> = [];
-    const counter = { next: nextRef };
-    let pending = '';
-    let pendingDepth = 0;
-    const flush = () => {
-      const text = squash(pending);
-      // A line of the page's text is its words in quotes, alone: every other line opens with a role.
-      if (text) lines.push({ d: pendingDepth, s: quote(cap(text, textMax)) });
-      pending = '';
-    };
-    const addText = (text: string, depth: number) => {
-      if (pending && depth !== pendingDepth) flush();
-      pendingDepth = depth;
-      pending += text;
-    };
+/** The walk's root: inside no box at all. */
+const NONE_UNSEEN = () => false;
 
-    /**
-     * `quiet`: inside an element whose name already says its text (a button, a link): no text lines.
-     * `unseen`: whether it is inside a box no person sees (boxUnseen): then only what takes focus is
-     * shown. Asked, not told: a box is judged only when something inside needs it (a text, a
-     * heading), never for a wrapper that holds only links and buttons — they are shown either way,
-     * and most of a page's boxes are such wrappers.
-     */
-    const visit = (node: Node, depth: number, quiet: boolean, unseen: () => boolean = NONE_UNSEEN): void => {
-      if (node.nodeType === Node.TEXT_NODE) {
-        if (!quiet && !unseen()) addText(node.nodeValue ?? '', depth);
-        return;
-      }
-      if (!(node instanceof Element)) {
-        if (node.nodeType === Node.DOCUMENT_FRAGMENT_NODE || node.nodeType === Node.DOCUMENT_NODE) {
-          const kids = childrenOf(node);
-          for (let i = 0; i < kids.length; i++) visit(kids[i]!, depth, quiet, unseen);
-        }
-        return;
-      }
-      const el = node;
-      if (SKIPPED.has(el.localName)) return;
-      if (el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert')) return;
-      const st = style(el);
-      const display = st.display;
-      if (display === 'none') return;
-      const block = display !== 'inline' && display !== 'contents';
-      if (block) flush();
-      const visibility = st.visibility;
-      const visible = visibility !== 'hidden' && visibility !== 'collapse';
-      // Whether its box or one around it is unseen: judged once, when first asked.
-      let hiddenNow: boolean | undefined;
-      const hidden = () => (hiddenNow ??= unseen() || (boxUnseenNow(el, st, display) && !repeatsShownText(el)));
-      // Seen by a person; in an unseen box, still reachable by the keyboard when it takes focus.
-      const shown = () => visible && !hidden();
-      const reachable = () => visible && (takesFocus(el) || !hidden());
-      const role = roleOf(el);
-      const editable = role === 'textbox' && el instanceof HTMLElement && el.isContentEditable;
-      const focusable = el.hasAttribute('tabindex') && Number(el.getAttribute('tabindex')) >= 0;
-      let shownRole = role;
-      // A row or cell a person clicks keeps its role, with a ref; a plain element shows as clickable.
-      const clickedAsIs = (role === 'row' || role === 'cell') && clicksLike(el, st, focusable);
-      if (PLAIN.has(role) && clicksLike(el, st, focusable) && reachable()) shownRole = 'clickable';
-      const actionable =
-        (INTERACTIVE.has(shownRole) || shownRole === 'clickable' || clickedAsIs || editable) && reachable();
-      let childDepth = depth;
-      let childQuiet = quiet;
-      if (shownRole === 'iframe') {
-        // Tracking pixels and parked ad slots (a pixel or less across) hold nothing to act on; a
-        // frame in an unseen box shows nothing a person sees.
-        const box = el.getBoundingClientRect();
-        if (box.width <= 1 || box.height <= 1 || hidden()) return;
-      }
-      if (actionable || shownRole === 'iframe') {
-        flush();
-        const name = nameOf(el, shownRole);
-        const ref = refFor(el, shownRole, name, counter);
-        refs.push([ref, shownRole, name]);
-        const value = valueOf(el, shownRole);
-        const attrs = states(el, shownRole);
-        const head = `${shownRole}${name ? ` ${quote(name)}` : ''}${attrs ? ` ${attrs}` : ''} [${ref}]`;
-        if (shownRole === 'iframe') {
-          lines.push({ d: depth, s: `${head}:`, r: ref, f: 1 });
-          return;
-        }
-        lines.push({
-          d: depth,
-          s: value !== undefined && value !== '' ? `${head}: ${quote(cap(value, 200))}` : head,
-          r: ref,
-        });
-        if (editable || el.localName === 'select' || el.localName === 'textarea') return;
-        childQuiet = true;
-        childDepth = depth + 1;
-      } else if (role === 'heading' && shown()) {
-        flush();
-        // What the person reads there (a heading is not a control: its hidden words are not its name).
-        const name =
-          el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')
-            ? nameOf(el, role)
-            : cap(textOf(el, 300, false, undefined, true) || textOf(el, 300, true, undefined, true), 150);
-        const attrs = states(el, role);
-        if (name) lines.push({ d: depth, s: `heading ${quote(name)}${attrs ? ` ${attrs}` : ''}` });
-        childQuiet = true;
-        childDepth = depth + 1;
-      } else if (!quiet && messageRole(el, role) && shown()) {
-        // How an action went ("Added to your cart", "Wrong password"): one line an answer keeps,
-        // its text said once; a long live region (a feed, a results list) is a container.
-        flush();
-        const said = textOf(el, MESSAGE_MAX + 1, false, undefined, true);
-        const kind = messageRole(el, role)!;
-        if (said && said.length <= MESSAGE_MAX) {
-          lines.push({ d: depth, s: `${kind} ${quote(said)}` });
-          childQuiet = true;
-          childDepth = depth + 1;
-        } else if (said) {
-          lines.push({ d: depth, s: `${kind}:`, c: 1 });
-          childDepth = depth + 1;
-        }
-      } else if (role === 'row' && shown()) {
-        flush();
-        const cells = [...el.children]
-          .filter((c) => !isHiddenForAll(c))
-          .map((c) => textOf(c, 60, false, undefined, true))
-          .filter(Boolean);
-        lines.push({ d: depth, s: `row: ${quote(cap(cells.join(' | '), 120))}` });
-        childQuiet = true;
-        childDepth = depth + 1;
-      } else if (role === 'img' && shown()) {
-        // A picture of 2×2 pixels or less (a tracking pixel) has no words a person reads.
-        const box = judged ? el.getBoundingClientRect() : { width: 3, height: 3 };
-        const name = box.width > 2 || box.height > 2 ? nameOf(el, role) : '';
-        if (name && !quiet) {
-          flush();
-          lines.push({ d: depth, s: `img ${quote(name)}` });
-        }
-      } else if (CONTAINERS.has(role) && shown()) {
-        const name = nameOf(el, role);
-        if (name || ALWAYS_SHOWN.has(role)) {
-          flush();
-          lines.push({ d: depth, s: `${role}${name ? ` ${quote(name)}` : ''}:`, c: 1 });
-          childDepth = depth + 1;
-        }
-      }
-      // A label's text is its control's name, a legend's its group's: said once is enough.
-      const labelOfControl =
-        (el.localName === 'label' && (el as HTMLLabelElement).control !== null) ||
-        (el.localName === 'legend' && el.parentElement?.localName === 'fieldset');
-      // An invisible element's own text is not shown (asked at its first words); its children have
-      // their own visibility.
-      const textQuiet = childQuiet || labelOfControl;
-      // A closed <details> renders its summary only (its other children stay in the DOM, unseen).
-      const closed = el.localName === 'details' && !(el as HTMLDetailsElement).open;
-      const kids = closed ? [...el.children].filter((c) => c.localName === 'summary') : childrenOf(el);
-      // Whether this element's own text can be read (textUnseen), asked once, at its first words.
-      let ownText: boolean | undefined;
-      for (let i = 0; i < kids.length; i++) {
-        const kid = kids[i]!;
-        if (kid.nodeType === Node.TEXT_NODE) {
-          if (textQuiet || !shown()) continue;
-          // Spaces between words stay; words are asked whether they can be read.
-          if (/\S/.test(kid.nodeValue ?? '') && (ownText ??= !textUnseen(el)) === false) continue;
-          visit(kid, childDepth, false);
-        } else visit(kid, childDepth, childQuiet || labelOfControl, hidden);
-      }
-      if (block) flush();
-    };
+/**
+ * What is below an element once its line is written (Walk.lineOf): its children walked as it
+ * was, one level deeper (under its line), deeper and quiet (its line says their text already),
+ * or not at all (a field or a frame says it whole; a tracking pixel says nothing).
+ */
+const CHILDREN_AS_IS = 0;
+const CHILDREN_DEEPER = 1;
+const CHILDREN_QUIET = 2;
+const NO_CHILDREN = 3;
+type Below = typeof CHILDREN_AS_IS | typeof CHILDREN_DEEPER | typeof CHILDREN_QUIET | typeof NO_CHILDREN;
 
-    visit(root, 0, false);
-    flush();
-    return { lines, nextRef: counter.next, refs };
-  }
+/** The walk and the prune of one request, by its rules and readings (taken apart: `const { walk } = …`). */
+export class PageWalk {
+  constructor(
+    private readonly judged: boolean,
+    private readonly rules: UnseenRules,
+    private readonly reading: ElementReading,
+    private readonly refs: RefHeirs,
+  ) {}
+
+  readonly walk = (root: Node, nextRef: number, textMax: number): WalkResult => {
+    const walk = new Walk(this.judged, this.rules, this.reading, this.refs, nextRef, textMax);
+    walk.visit(root, 0, false);
+    return walk.done();
+  };
 
   /** The prune request: the same rules as the walk, on a clone, node for node (a clone's children are the original's, in order). */
-  function prune(from: Node, copy: Node): number {
+  readonly prune = (from: Node, copy: Node): number => {
+    const { style, isHiddenForAll, textUnseen, boxUnseen, repeatsShownText } = this.rules;
     const gone: Node[] = [];
     const visit = (orig: Node, clone: Node, invisibleText: boolean) => {
       const origKids = orig.childNodes;
@@ -237,7 +93,236 @@ export function pageWalk(judged: boolean, rules: UnseenRules, reading: ElementRe
     visit(from, copy, false);
     for (const node of gone) node.parentNode?.removeChild(node);
     return gone.length;
+  };
+}
+
+/** One walk: the lines written so far, the page's text read since the last of them, the refs shown. */
+class Walk {
+  private readonly lines: WalkLine[] = [];
+  private readonly shown: Array<[string, string, string]> = [];
+  private readonly counter: { next: number };
+  private pending = '';
+  private pendingDepth = 0;
+
+  constructor(
+    private readonly judged: boolean,
+    private readonly rules: UnseenRules,
+    private readonly reading: ElementReading,
+    private readonly refs: RefHeirs,
+    nextRef: number,
+    private readonly textMax: number,
+  ) {
+    this.counter = { next: nextRef };
   }
 
-  return { walk, prune };
+  done(): WalkResult {
+    this.flush();
+    return { lines: this.lines, nextRef: this.counter.next, refs: this.shown };
+  }
+
+  private flush(): void {
+    const text = squash(this.pending);
+    // A line of the page's text is its words in quotes, alone: every other line opens with a role.
+    if (text) this.lines.push({ d: this.pendingDepth, s: quote(cap(text, this.textMax)) });
+    this.pending = '';
+  }
+
+  private addText(text: string, depth: number): void {
+    if (this.pending && depth !== this.pendingDepth) this.flush();
+    this.pendingDepth = depth;
+    this.pending += text;
+  }
+
+  /**
+   * `quiet`: inside an element whose name already says its text (a button, a link): no text lines.
+   * `unseen`: whether it is inside a box no person sees (boxUnseen): then only what takes focus is
+   * shown. Asked, not told: a box is judged only when something inside needs it (a text, a
+   * heading), never for a wrapper that holds only links and buttons — they are shown either way,
+   * and most of a page's boxes are such wrappers.
+   */
+  visit(node: Node, depth: number, quiet: boolean, unseen: () => boolean = NONE_UNSEEN): void {
+    if (node.nodeType === Node.TEXT_NODE) {
+      if (!quiet && !unseen()) this.addText(node.nodeValue ?? '', depth);
+      return;
+    }
+    if (!(node instanceof Element)) {
+      if (node.nodeType === Node.DOCUMENT_FRAGMENT_NODE || node.nodeType === Node.DOCUMENT_NODE) {
+        const kids = childrenOf(node);
+        for (let i = 0; i < kids.length; i++) this.visit(kids[i]!, depth, quiet, unseen);
+      }
+      return;
+    }
+    this.visitElement(node, depth, quiet, unseen);
+  }
+
+  private visitElement(el: Element, depth: number, quiet: boolean, unseen: () => boolean): void {
+    if (SKIPPED.has(el.localName)) return;
+    if (el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert')) return;
+    const { style, boxUnseenNow, repeatsShownText } = this.rules;
+    const st = style(el);
+    const display = st.display;
+    if (display === 'none') return;
+    const block = display !== 'inline' && display !== 'contents';
+    if (block) this.flush();
+    const visibility = st.visibility;
+    const visible = visibility !== 'hidden' && visibility !== 'collapse';
+    // Whether its box or one around it is unseen: judged once, when first asked.
+    let hiddenNow: boolean | undefined;
+    const hidden = () => (hiddenNow ??= unseen() || (boxUnseenNow(el, st, display) && !repeatsShownText(el)));
+    // Seen by a person; in an unseen box, still reachable by the keyboard when it takes focus.
+    const shown = () => visible && !hidden();
+    const reachable = () => visible && (takesFocus(el) || !hidden());
+    const below = this.lineOf(el, st, depth, quiet, hidden, shown, reachable);
+    if (below === NO_CHILDREN) return;
+    const childDepth = below === CHILDREN_AS_IS ? depth : depth + 1;
+    this.visitChildren(el, childDepth, below === CHILDREN_QUIET || quiet, hidden, shown);
+    if (block) this.flush();
+  }
+
+  /**
+   * The element's own line, if it has one: a control's or a frame's (with its ref), a heading's,
+   * a message's, a row's, a picture's, a named container's; and what is below it.
+   */
+  private lineOf(
+    el: Element,
+    st: CSSStyleDeclaration,
+    depth: number,
+    quiet: boolean,
+    hidden: () => boolean,
+    shown: () => boolean,
+    reachable: () => boolean,
+  ): Below {
+    const { clicksLike, roleOf, messageRole } = this.reading;
+    const role = roleOf(el);
+    const editable = role === 'textbox' && el instanceof HTMLElement && el.isContentEditable;
+    const focusable = el.hasAttribute('tabindex') && Number(el.getAttribute('tabindex')) >= 0;
+    let shownRole = role;
+    // A row or cell a person clicks keeps its role, with a ref; a plain element shows as clickable.
+    const clickedAsIs = (role === 'row' || role === 'cell') && clicksLike(el, st, focusable);
+    if (PLAIN.has(role) && clicksLike(el, st, focusable) && reachable()) shownRole = 'clickable';
+    const actionable =
+      (INTERACTIVE.has(shownRole) || shownRole === 'clickable' || clickedAsIs || editable) && reachable();
+    if (shownRole === 'iframe') {
+      // Tracking pixels and parked ad slots (a pixel or less across) hold nothing to act on; a
+      // frame in an unseen box shows nothing a person sees.
+      const box = el.getBoundingClientRect();
+      if (box.width <= 1 || box.height <= 1 || hidden()) return NO_CHILDREN;
+    }
+    if (actionable || shownRole === 'iframe') return this.refLine(el, shownRole, editable, depth);
+    if (role === 'heading' && shown()) return this.headingLine(el, depth);
+    if (!quiet && messageRole(el, role) && shown()) return this.messageLine(el, role, depth);
+    if (role === 'row' && shown()) return this.rowLine(el, depth);
+    if (role === 'img' && shown()) return this.imgLine(el, depth, quiet);
+    if (CONTAINERS.has(role) && shown()) return this.containerLine(el, role, depth);
+    return CHILDREN_AS_IS;
+  }
+
+  /** The line of what has a ref (a control, a frame: the child frame's lines go below it). */
+  private refLine(el: Element, shownRole: string, editable: boolean, depth: number): Below {
+    const { nameOf, valueOf, states } = this.reading;
+    this.flush();
+    const name = nameOf(el, shownRole);
+    const ref = this.refs.refFor(el, shownRole, name, this.counter);
+    this.shown.push([ref, shownRole, name]);
+    const value = valueOf(el, shownRole);
+    const attrs = states(el, shownRole);
+    const head = `${shownRole}${name ? ` ${quote(name)}` : ''}${attrs ? ` ${attrs}` : ''} [${ref}]`;
+    if (shownRole === 'iframe') {
+      this.lines.push({ d: depth, s: `${head}:`, r: ref, f: 1 });
+      return NO_CHILDREN;
+    }
+    this.lines.push({
+      d: depth,
+      s: value !== undefined && value !== '' ? `${head}: ${quote(cap(value, 200))}` : head,
+      r: ref,
+    });
+    if (editable || el.localName === 'select' || el.localName === 'textarea') return NO_CHILDREN;
+    return CHILDREN_QUIET;
+  }
+
+  private headingLine(el: Element, depth: number): Below {
+    const { textOf, nameOf, states } = this.reading;
+    this.flush();
+    // What the person reads there (a heading is not a control: its hidden words are not its name).
+    const name =
+      el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')
+        ? nameOf(el, 'heading')
+        : cap(textOf(el, 300, false, undefined, true) || textOf(el, 300, true, undefined, true), 150);
+    const attrs = states(el, 'heading');
+    if (name) this.lines.push({ d: depth, s: `heading ${quote(name)}${attrs ? ` ${attrs}` : ''}` });
+    return CHILDREN_QUIET;
+  }
+
+  /**
+   * How an action went ("Added to your cart", "Wrong password"): one line an answer keeps,
+   * its text said once; a long live region (a feed, a results list) is a container.
+   */
+  private messageLine(el: Element, role: string, depth: number): Below {
+    this.flush();
+    const said = this.reading.textOf(el, MESSAGE_MAX + 1, false, undefined, true);
+    const kind = this.reading.messageRole(el, role)!;
+    if (said && said.length <= MESSAGE_MAX) {
+      this.lines.push({ d: depth, s: `${kind} ${quote(said)}` });
+      return CHILDREN_QUIET;
+    }
+    if (!said) return CHILDREN_AS_IS;
+    this.lines.push({ d: depth, s: `${kind}:`, c: 1 });
+    return CHILDREN_DEEPER;
+  }
+
+  private rowLine(el: Element, depth: number): Below {
+    const { isHiddenForAll } = this.rules;
+    const { textOf } = this.reading;
+    this.flush();
+    const cells = [...el.children]
+      .filter((c) => !isHiddenForAll(c))
+      .map((c) => textOf(c, 60, false, undefined, true))
+      .filter(Boolean);
+    this.lines.push({ d: depth, s: `row: ${quote(cap(cells.join(' | '), 120))}` });
+    return CHILDREN_QUIET;
+  }
+
+  private imgLine(el: Element, depth: number, quiet: boolean): Below {
+    // A picture of 2×2 pixels or less (a tracking pixel) has no words a person reads.
+    const box = this.judged ? el.getBoundingClientRect() : { width: 3, height: 3 };
+    const name = box.width > 2 || box.height > 2 ? this.reading.nameOf(el, 'img') : '';
+    if (name && !quiet) {
+      this.flush();
+      this.lines.push({ d: depth, s: `img ${quote(name)}` });
+    }
+    return CHILDREN_AS_IS;
+  }
+
+  private containerLine(el: Element, role: string, depth: number): Below {
+    const name = this.reading.nameOf(el, role);
+    if (!name && !ALWAYS_SHOWN.has(role)) return CHILDREN_AS_IS;
+    this.flush();
+    this.lines.push({ d: depth, s: `${role}${name ? ` ${quote(name)}` : ''}:`, c: 1 });
+    return CHILDREN_DEEPER;
+  }
+
+  /** What is below an element: at `depth`, `quiet` as its line leaves them; `hidden` and `shown` its own. */
+  private visitChildren(el: Element, depth: number, quiet: boolean, hidden: () => boolean, shown: () => boolean): void {
+    // A label's text is its control's name, a legend's its group's: said once is enough.
+    const labelOfControl =
+      (el.localName === 'label' && (el as HTMLLabelElement).control !== null) ||
+      (el.localName === 'legend' && el.parentElement?.localName === 'fieldset');
+    // An invisible element's own text is not shown (asked at its first words); its children have
+    // their own visibility.
+    const textQuiet = quiet || labelOfControl;
+    // A closed <details> renders its summary only (its other children stay in the DOM, unseen).
+    const closed = el.localName === 'details' && !(el as HTMLDetailsElement).open;
+    const kids = closed ? [...el.children].filter((c) => c.localName === 'summary') : childrenOf(el);
+    // Whether this element's own text can be read (textUnseen), asked once, at its first words.
+    let ownText: boolean | undefined;
+    for (let i = 0; i < kids.length; i++) {
+      const kid = kids[i]!;
+      if (kid.nodeType === Node.TEXT_NODE) {
+        if (textQuiet || !shown()) continue;
+        // Spaces between words stay; words are asked whether they can be read.
+        if (/\S/.test(kid.nodeValue ?? '') && (ownText ??= !this.rules.textUnseen(el)) === false) continue;
+        this.visit(kid, depth, false);
+      } else this.visit(kid, depth, quiet || labelOfControl, hidden);
+    }
+  }
 }

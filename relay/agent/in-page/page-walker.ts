@@ -15,7 +15,7 @@ import { PLAIN, MESSAGE_MAX, cap, quote } from './walker-words';
 import { UnseenRules } from './unseen-rules';
 import { ElementReading } from './element-reading';
 import { RefHeirs } from './ref-heirs';
-import { pageWalk } from './page-walk';
+import { PageWalk } from './page-walk';
 import type { InPageRequest, ListenersOf, Registry, WalkResult } from './walker-types';
 
 /** What a person's click sets off: a listener for one of these makes an element a target. */
@@ -64,7 +64,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   }
   const reading = new ElementReading(rules, clickListener(reg));
   const refs = new RefHeirs(reg, rules, reading);
-  const { walk, prune } = pageWalk(judged, rules, reading, refs);
+  const { walk, prune } = new PageWalk(judged, rules, reading, refs);
   const { roleOf, nameOf, textOf, messageRole, invalidMessage } = reading;
 
   switch (req.kind) {
