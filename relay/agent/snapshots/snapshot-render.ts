@@ -144,29 +144,45 @@ function wantsRef(node: AriaNode, options: RenderOptions): boolean {
 }
 
 export function renderSnapshot(roots: Array<AriaNode | string>, options: RenderOptions): Rendered {
-  const lines: string[] = [];
-  const refs = new Map<string, RefTarget>();
-  const seen = new Map<string, number>(); // role + name → how many so far
-  let omitted = 0;
-  let counter = 0;
-  const limit = options.limit ?? Infinity;
-  const push = (line: string) => {
-    if (lines.length >= limit) omitted++;
-    else lines.push(line);
-  };
+  const render = new Render(options);
+  for (const root of roots) {
+    if (options.within === undefined) render.visit(root, 0, 0);
+    else render.pass(root, true);
+  }
+  return render.rendered();
+}
 
-  const refFor = (node: AriaNode): string | undefined => {
-    if (!wantsRef(node, options)) return undefined;
+/** One rendering: the lines so far, the refs given, how many of each role and name were seen. */
+class Render {
+  private readonly lines: string[] = [];
+  private readonly refs = new Map<string, RefTarget>();
+  private readonly seen = new Map<string, number>(); // role + name → how many so far
+  private omitted = 0;
+  private counter = 0;
+  private found = false;
+  private readonly limit: number;
+
+  constructor(private readonly options: RenderOptions) {
+    this.limit = options.limit ?? Infinity;
+  }
+
+  private push(line: string): void {
+    if (this.lines.length >= this.limit) this.omitted++;
+    else this.lines.push(line);
+  }
+
+  private refFor(node: AriaNode): string | undefined {
+    if (!wantsRef(node, this.options)) return undefined;
     const key = `${node.role}\u0000${node.name ?? ''}`;
-    const nth = seen.get(key) ?? 0;
-    seen.set(key, nth + 1);
-    const ref = `e${++counter}`;
-    refs.set(ref, { pw: node.ref!, role: node.role, name: node.name ?? '', nth });
+    const nth = this.seen.get(key) ?? 0;
+    this.seen.set(key, nth + 1);
+    const ref = `e${++this.counter}`;
+    this.refs.set(ref, { pw: node.ref!, role: node.role, name: node.name ?? '', nth });
     return ref;
-  };
+  }
 
-  const describe = (node: AriaNode, ref: string | undefined): string => {
-    const nth = ref && options.format === 'role' ? refs.get(ref)!.nth : 0;
+  private describe(node: AriaNode, ref: string | undefined): string {
+    const nth = ref && this.options.format === 'role' ? this.refs.get(ref)!.nth : 0;
     return [
       node.role,
       node.name ? quote(node.name) : '',
@@ -176,69 +192,67 @@ export function renderSnapshot(roots: Array<AriaNode | string>, options: RenderO
     ]
       .filter(Boolean)
       .join(' ');
-  };
+  }
 
-  let found = false;
   // Outside the shown part (beside `within`, below `depth`): number the refs, print nothing.
-  const pass = (item: AriaNode | string, seek: boolean): void => {
+  pass(item: AriaNode | string, seek: boolean): void {
     if (typeof item === 'string') return;
-    refFor(item);
-    if (seek && item.ref !== undefined && item.ref === options.within) {
-      found = true;
-      for (const child of item.children ?? []) visit(child, 0, 0);
+    this.refFor(item);
+    if (seek && item.ref !== undefined && item.ref === this.options.within) {
+      this.found = true;
+      for (const child of item.children ?? []) this.visit(child, 0, 0);
       return;
     }
-    for (const child of item.children ?? []) pass(child, seek);
-  };
+    for (const child of item.children ?? []) this.pass(child, seek);
+  }
 
-  const visit = (item: AriaNode | string, indent: number, depth: number): void => {
+  visit(item: AriaNode | string, indent: number, depth: number): void {
+    const { options } = this;
     const pad = '  '.repeat(indent);
     if (typeof item === 'string') {
-      if (!options.interactive) push(`${pad}- text: ${quote(item)}`);
+      if (!options.interactive) this.push(`${pad}- text: ${quote(item)}`);
       return;
     }
     if (options.depth !== undefined && depth > options.depth) {
-      omitted++;
-      pass(item, false);
+      this.omitted++;
+      this.pass(item, false);
       return;
     }
-    const ref = refFor(item);
+    const ref = this.refFor(item);
     const children = item.children ?? [];
     if (options.interactive) {
-      if (ref) push(`- ${describe(item, ref)}`);
-      for (const child of children) visit(child, 0, depth + 1);
+      if (ref) this.push(`- ${this.describe(item, ref)}`);
+      for (const child of children) this.visit(child, 0, depth + 1);
       return;
     }
     const lift = options.compact && !ref && !item.name && STRUCTURAL_ROLES.has(item.role);
     if (lift) {
-      if (item.text !== undefined) push(`${pad}- text: ${quote(item.text)}`);
-      for (const child of children) visit(child, indent, depth + 1);
+      if (item.text !== undefined) this.push(`${pad}- text: ${quote(item.text)}`);
+      for (const child of children) this.visit(child, indent, depth + 1);
       return;
     }
-    const head = describe(item, ref);
+    const head = this.describe(item, ref);
     const extras: string[] = [];
     if (item.url !== undefined) extras.push(`${pad}  - /url: ${quote(item.url)}`);
     if (children.length === 0 && extras.length === 0) {
-      push(item.text !== undefined ? `${pad}- ${head}: ${quote(item.text)}` : `${pad}- ${head}`);
+      this.push(item.text !== undefined ? `${pad}- ${head}: ${quote(item.text)}` : `${pad}- ${head}`);
       return;
     }
-    push(`${pad}- ${head}:`);
-    for (const extra of extras) push(extra);
-    if (item.text !== undefined) push(`${pad}  - text: ${quote(item.text)}`);
-    for (const child of children) visit(child, indent + 1, depth + 1);
-  };
-
-  for (const root of roots) {
-    if (options.within === undefined) visit(root, 0, 0);
-    else pass(root, true);
+    this.push(`${pad}- ${head}:`);
+    for (const extra of extras) this.push(extra);
+    if (item.text !== undefined) this.push(`${pad}  - text: ${quote(item.text)}`);
+    for (const child of children) this.visit(child, indent + 1, depth + 1);
   }
-  return {
-    text: lines.join('\n'),
-    refs,
-    lines: lines.length,
-    omitted,
-    ...(options.within !== undefined ? { found } : {}),
-  };
+
+  rendered(): Rendered {
+    return {
+      text: this.lines.join('\n'),
+      refs: this.refs,
+      lines: this.lines.length,
+      omitted: this.omitted,
+      ...(this.options.within !== undefined ? { found: this.found } : {}),
+    };
+  }
 }
 
 /** Cuts text to `maxChars` on a line boundary, saying so in the text. */
