@@ -9,13 +9,7 @@
 // Fetch (tab-sessions.ts: what only the extension asked for is not forwarded);
 // those of a worker (source.targetId) are ours alone (worker-sockets.ts) and never forwarded.
 
-import {
-  PROTOCOL_VERSION,
-  type BrowserInfo,
-  type HelloFrame,
-  type PersonFrame,
-  type RequestFrame,
-} from '../../shared/protocol';
+import { PROTOCOL_VERSION, type HelloFrame, type PersonFrame, type RequestFrame } from '../../shared/protocol';
 import { personInputsOf } from '../../shared/protocol-parse';
 import { badge, badgeLook } from './badge';
 import { CONSENT_PORT, ConsentPorts } from './consent-port';
@@ -32,32 +26,9 @@ import { TabSessions } from './tab-sessions';
 import { TabGroups } from './tab-groups';
 import { TabAttachments } from './tab-attachments';
 import { PersonTabs } from './person-tabs';
+import { browserInfo } from './browser-info';
 
 const WAKE_ALARM = 'clawd-wake';
-
-async function browserInfo(): Promise<BrowserInfo> {
-  const userAgent = navigator.userAgent;
-  let version = userAgent.match(/Chrome\/([\d.]+)/)?.[1] ?? '0.0.0.0';
-  try {
-    // The user agent string is reduced to 156.0.0.0; the high-entropy list has the full version.
-    const uaData = (
-      navigator as Navigator & {
-        userAgentData?: {
-          getHighEntropyValues(h: string[]): Promise<{ fullVersionList?: Array<{ brand: string; version: string }> }>;
-        };
-      }
-    ).userAgentData;
-    const list = (await uaData?.getHighEntropyValues(['fullVersionList']))?.fullVersionList ?? [];
-    const brand =
-      list.find((b) => b.brand === 'Google Chrome') ??
-      list.find((b) => b.brand === 'Chromium') ??
-      list.find((b) => !/Not/.test(b.brand));
-    if (brand) version = brand.version;
-  } catch {
-    // keep the reduced version
-  }
-  return { product: `Chrome/${version}`, userAgent, protocolVersion: '1.3' };
-}
 
 // What must outlive this worker, read once before any listener acts (worker-state.ts).
 const state = new WorkerState();

@@ -18,58 +18,25 @@
 // A new worker held for its rules is in the book of pauses (holds.ts) until Chrome has the word to
 // run: one the extension's last worker left waiting is let run by the next, after the rules.
 
+import {
+  filterIncludes,
+  keyOf,
+  newTabState,
+  OFF,
+  OWN,
+  type FilterEntry,
+  type Params,
+  type TabEvent,
+  type TabState,
+} from './auto-attach-state';
 import { NO_BOOK, type PauseBook } from './holds';
 import { socketRules } from './worker-sockets';
 import type { HeldPause } from './worker-state';
 
-type Params = Record<string, unknown>;
-export type TabEvent = { tabId: number; sessionId?: string; method: string; params?: Params };
-interface FilterEntry {
-  type?: string;
-  exclude?: boolean;
-}
+export { filterIncludes, type TabEvent } from './auto-attach-state';
 
 /** How long a new worker waits for its rules before it runs anyway. */
 const SEND_MS = 2_000;
-/** What the extension asks for alone: service workers only, paused before they run. */
-const OWN: Params = {
-  autoAttach: true,
-  flatten: true,
-  waitForDebuggerOnStart: true,
-  filter: [{ type: 'service_worker' }],
-};
-const OFF: Params = { autoAttach: false, waitForDebuggerOnStart: false };
-/** Chrome's filter when a client gives none (CDP's TargetFilter). */
-const DEFAULT_FILTER: FilterEntry[] = [{ type: 'browser', exclude: true }, { type: 'tab', exclude: true }, {}];
-
-/** Whether a TargetFilter lets a target type through: the first entry that names it (or names none) decides. */
-export function filterIncludes(filter: unknown, type: string | undefined): boolean {
-  for (const entry of Array.isArray(filter) ? (filter as FilterEntry[]) : DEFAULT_FILTER)
-    if (entry.type === undefined || entry.type === type) return entry.exclude !== true;
-  return false;
-}
-
-/** What Chrome is told, as a key: every "off" is the same. */
-const keyOf = (params: Params): string => (params.autoAttach === true ? JSON.stringify(params) : 'off');
-
-interface TabState {
-  /** The relay's last Target.setAutoAttach on the tab (autoAttach true), or undefined. */
-  relay: Params | undefined;
-  /** What Chrome was last told (keyOf), '' for unknown (a session this worker has not told yet). */
-  told: string;
-  /** Children Chrome attached that the relay was not shown. */
-  readonly mine: Set<string>;
-  /** New workers getting their rules: their events wait (the relay hears of them after). */
-  readonly holding: Map<string, TabEvent[]>;
-  /** Workers given the rules on their session (told again when the rules change). */
-  readonly ruled: Set<string>;
-  /** Of those, the ones whose Network events the relay did not ask for (none of its clients enabled Network). */
-  readonly quiet: Set<string>;
-  /** Of those, the network conditions the relay's clients set there (after the rules). */
-  readonly theirs: Map<string, Params[]>;
-  /** The worker behind each session given the rules. */
-  readonly targets: Map<string, { targetId: string; url: string }>;
-}
 
 const CONDITIONS = 'Network.emulateNetworkConditions';
 const CONDITIONS_BY_RULE = 'Network.emulateNetworkConditionsByRule';
@@ -409,19 +376,7 @@ export class TabAutoAttach {
 
   #state(tabId: number): TabState {
     let tab = this.#tabs.get(tabId);
-    if (!tab) {
-      tab = {
-        relay: undefined,
-        told: '',
-        mine: new Set(),
-        holding: new Map(),
-        ruled: new Set(),
-        quiet: new Set(),
-        theirs: new Map(),
-        targets: new Map(),
-      };
-      this.#tabs.set(tabId, tab);
-    }
+    if (!tab) this.#tabs.set(tabId, (tab = newTabState()));
     return tab;
   }
 
