@@ -17,7 +17,7 @@ import { removeServeState, writeServeState } from './home/serve-state';
 import type { Logger } from './log';
 import { DriverKinds, type DriverKind } from './profiles/driver-kinds';
 import { BUILT_IN_KINDS } from './profiles/kinds';
-import { seconds, settlesWithin } from './time-limit';
+import { seconds, within } from './time-limit';
 import { ProfileService } from './profiles/profile-service';
 import { PersonConsent } from './person-consent';
 import { Pairing } from './pairing/pairing';
@@ -273,8 +273,15 @@ function serverCloser(
   // running after the server is gone. The profiles' bound covers a managed browser's whole
   // escalation (Browser.close, SIGTERM, SIGKILL: 2.5 s each).
   const part = async (name: string, closed: Promise<void>, ms: number) => {
-    if (!(await settlesWithin(closed, ms)))
-      options.log.warn(`shutdown: ${name} did not close cleanly within ${seconds(ms)}`);
+    const outcome = await within(
+      closed.then(
+        () => undefined,
+        (error: Error) => `failed: ${error.message}`,
+      ),
+      ms,
+      () => new Error(`did not close within ${seconds(ms)}`),
+    ).catch((error: Error) => error.message);
+    if (outcome !== undefined) options.log.warn(`shutdown: ${name} ${outcome}`);
   };
   return () => {
     closing ??= (async () => {

@@ -92,6 +92,12 @@ export class DriverKinds implements KindSchemas {
   /** The kind a new profile is made as: the one it names, else the one a field of it chooses, else the first. */
   chosenFor(input: NewProfileInput & { driver?: unknown }): DriverKind {
     if (input.driver !== undefined) return this.kind(String(input.driver));
-    return this.list.find((kind) => kind.chosenBy !== undefined && input[kind.chosenBy] !== undefined) ?? this.list[0]!;
+    const chosen = this.list.filter((kind) => kind.chosenBy !== undefined && input[kind.chosenBy] !== undefined);
+    if (chosen.length > 1)
+      throw new ClawdError(
+        'invalid_profile',
+        `give one of ${chosen.map((kind) => kind.chosenBy).join(', ')} (each makes another kind of profile), or name the driver`,
+      );
+    return chosen[0] ?? this.list[0]!;
   }
 }

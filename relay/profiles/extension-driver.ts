@@ -61,12 +61,12 @@ export class ExtensionDriver implements ProfileDriver {
 
   readonly playwright: { url: string; headers: Record<string, string> };
 
-  /** In the person's browser, a tab an agent opens joins its session's clawd tab group (the extension groups it). */
-
   /** One browser: every call works in it. */
   browserFor(): Promise<BrowserEndpoint> {
     return Promise.resolve(this.playwright);
   }
+
+  /** In the person's browser, a tab an agent opens joins its session's clawd tab group (the extension groups it). */
   async openTab(url: string, session: string | undefined): Promise<CdpTarget> {
     const tab = await this.relay.switchboard.createTab(url, true, session ?? '');
     return { id: tab.targetId, type: 'page', title: tab.info.title, url: tab.info.url };

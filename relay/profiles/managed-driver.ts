@@ -92,12 +92,12 @@ export class ManagedDriver implements ProfileDriver {
     return findExecutable(this.settings.executablePath);
   }
 
-  /** Our own browser has no tab groups: a tab is a tab. */
-
   /** One browser: every call works in it. */
   browserFor(): Promise<BrowserEndpoint> {
     return Promise.resolve(this.playwright);
   }
+
+  /** Our own browser has no tab groups: a tab is a tab. */
   openTab(url: string): Promise<CdpTarget> {
     return this.cdp.open(url);
   }

@@ -240,7 +240,7 @@ export class PolicyGuard {
   whenSetUp(targetId: string): Promise<void> | undefined {
     const pending = this.#settingUp.get(targetId);
     if (pending) return pending;
-    if (this.#setUp.has(targetId) || this.#closed) return undefined;
+    if (this.#setUp.has(targetId) || !this.open) return undefined;
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         const left = (this.#unseen.get(targetId) ?? []).filter((w) => w !== told);

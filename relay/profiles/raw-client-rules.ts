@@ -36,8 +36,13 @@ export interface RawClientHolds {
   targetSetUp?: (targetId: string) => Promise<void> | undefined;
 }
 
-/** Targets a client may hold paused and let run: its word waits for the guard's own. */
-const HELD_TYPES = new Set(['page', 'iframe', 'worker', 'shared_worker', 'service_worker']);
+/**
+ * Targets a client may hold paused and let run: its word waits for the guard's own. Not a service
+ * worker: its script is fetched only once every holder said run, so it cannot start before the
+ * guard's word (sent right behind its walls) — and the guard's steps are answered only after the
+ * worker runs, so a client's word held for them would hold both for the guard's whole bound.
+ */
+const HELD_TYPES = new Set(['page', 'iframe', 'worker', 'shared_worker']);
 
 export function rawClientRules({ policy, profile, gate, identity = {}, targetSetUp }: RawClientHolds): MuxRules {
   const id = nextClientId++;
@@ -47,7 +52,9 @@ export function rawClientRules({ policy, profile, gate, identity = {}, targetSet
       // A new target a client let run the moment it was shown must not start before the
       // policy's walls are in it (any holder's word starts a shared worker: origin-policy e2e).
       const setUp =
-        method === 'Runtime.runIfWaitingForDebugger' && target && HELD_TYPES.has(target.type ?? '')
+        method === 'Runtime.runIfWaitingForDebugger' &&
+        target &&
+        (target.type === undefined || HELD_TYPES.has(target.type))
           ? targetSetUp?.(target.targetId)
           : undefined;
       const asked = gate?.before(client, tab, method, params);
@@ -57,6 +64,13 @@ export function rawClientRules({ policy, profile, gate, identity = {}, targetSet
     closed: () => gate?.forget(client),
     tabGone: (targetId) => gate?.tabGone(targetId),
     refuse(method, params) {
+      // Sessions only as flat ones: a message carried inside another (the old non-flat mode)
+      // would pass every rule here unread, as the relay refuses it on the person's tabs.
+      const flat = (what: string) => new ClawdError('unsupported', `${what}: only flatten mode is supported here`);
+      if (method === 'Target.sendMessageToTarget') return flat(method);
+      if (method === 'Target.attachToTarget' && params.flatten !== true) return flat(method);
+      if (method === 'Target.setAutoAttach' && params.autoAttach === true && params.flatten !== true)
+        return flat(method);
       if (LOADS.has(method) && typeof params.url === 'string') {
         const verdict = policy().check(params.url);
         if (!verdict.allowed)

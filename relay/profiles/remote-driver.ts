@@ -40,12 +40,12 @@ export class RemoteDriver implements ProfileDriver {
 
   readonly playwright: { url: string };
 
-  /** Someone else's browser: no tab groups of the person's, a tab is a tab. */
-
   /** One browser: every call works in it. */
   browserFor(): Promise<BrowserEndpoint> {
     return Promise.resolve(this.playwright);
   }
+
+  /** Someone else's browser: no tab groups of the person's, a tab is a tab. */
   openTab(url: string): Promise<CdpTarget> {
     return this.cdp.open(url);
   }

@@ -288,5 +288,22 @@ describe('the CDP mux', () => {
     wallsUp();
     await settle();
     expect(toWorker()).toEqual(['Runtime.runIfWaitingForDebugger', 'Runtime.evaluate']);
+    // A message carried inside another (the old non-flat sessions) would pass the rules unread.
+    for (const [id, method, params] of [
+      [
+        3,
+        'Target.sendMessageToTarget',
+        { sessionId: 'W1', message: '{"id":1,"method":"Runtime.runIfWaitingForDebugger"}' },
+      ],
+      [4, 'Target.attachToTarget', { targetId: 'SW' }],
+      [5, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true }],
+    ] as const)
+      conn.receive(JSON.stringify({ id, method, params }));
+    await settle();
+    for (const id of [3, 4, 5])
+      expect(raw.got.find((m) => m.id === id)?.error, `id ${id}`).toMatchObject({
+        message: expect.stringContaining('only flatten mode'),
+      });
+    expect(browser.sent.some((m) => m.method === 'Target.sendMessageToTarget')).toBe(false);
   });
 });

@@ -55,6 +55,9 @@ describe('driver kinds', () => {
     expect(kinds.chosenFor({ gridUrl: 'http://grid:4444' }).kind).toBe('grid');
     expect(kinds.chosenFor({ place: 'x' }).kind).toBe('place');
     expect(kinds.chosenFor({}).kind).toBe('managed');
+    expect(() => kinds.chosenFor({ cdpUrl: 'http://127.0.0.1:9', gridUrl: 'http://grid:4444' })).toThrow(
+      'give one of cdpUrl, gridUrl',
+    );
     expect(() => new DriverKinds([placeKind, placeKind])).toThrow('two kinds of profile are named place');
   });
 

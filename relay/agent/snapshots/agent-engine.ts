@@ -244,12 +244,11 @@ export class AgentEngine implements SnapshotEngine {
       let req = request;
       // Where the frame could not be lent the listener reader, a walk is handed the elements
       // with click listeners the frame's walker does not know yet.
-      if (
-        request.kind === 'walk' &&
-        !(await walker.lent) &&
-        (await listClickListeners(frame, walker.key, walker.handed))
-      )
+      // Each such walk takes the key, so elements a late listing left there are not lost.
+      if (request.kind === 'walk' && !(await walker.lent)) {
+        await listClickListeners(frame, walker.key, walker.handed);
         req = { ...request, listed: walker.key };
+      }
       return as === 'value' ? registry.evaluate(fn, req as unknown) : registry.evaluateHandle(fn, req as unknown);
     };
     const bounded = (work: Promise<unknown>) =>
@@ -285,11 +284,14 @@ export class AgentEngine implements SnapshotEngine {
           `(() => { ${distAsset('in-page/walker.js')}; return { registry: __clawdWalker.createRegistry(${JSON.stringify(key)}), run: __clawdWalker.inPage }; })()`,
         ),
       );
-      const handle = made.then(({ value }) => value);
+      const handle = made;
       walker = {
         handle,
-        lent: made.then(
-          ({ lent }) => lent,
+        // Whether this frame's own registry took the reader (another frame of the target, or a
+        // document that went meanwhile, may have had it instead).
+        lent: handle.then(
+          (registry) =>
+            registry.evaluate((w) => (w as { registry: { listenersOf?: unknown } }).registry.listenersOf !== undefined),
           () => false,
         ),
         key,

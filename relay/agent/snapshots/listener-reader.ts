@@ -32,10 +32,15 @@ interface ContextCreated {
 async function sessionFor(frame: Frame, parents: boolean): Promise<CDPSession | undefined> {
   const context = frame.page().context();
   for (let f: Frame | null = frame; f; f = parents ? f.parentFrame() : null) {
+    const made = context.newCDPSession(f);
     try {
-      return await within(context.newCDPSession(f), LEND_MS, () => new Error('no session'));
-    } catch {
+      return await within(made, LEND_MS, () => new Error('no session in time'));
+    } catch (error) {
+      // One made after its bound is let go as soon as it comes.
+      void made.then((late) => late.detach()).catch(() => {});
       // A frame in its parent's process has no session of its own: its parent's target holds it.
+      // Any other failure (a page that does not answer) ends the search: the walk goes without.
+      if (!/separate CDP session/.test((error as Error).message)) return undefined;
     }
   }
   return undefined;
@@ -44,15 +49,11 @@ async function sessionFor(frame: Frame, parents: boolean): Promise<CDPSession | 
 /**
  * Puts `getEventListeners` on the `document` of every frame main world in `frame`'s target under
  * `key`, runs `take` (which takes it in `frame` and deletes it there), then deletes it from every
- * other frame. `lent`: whether the browser let us have it (never on a person's tab).
+ * other frame. Whether `frame` got it is its registry's to say (never on a person's tab).
  */
-export async function lendListenerReader<T>(
-  frame: Frame,
-  key: string,
-  take: () => Promise<T>,
-): Promise<{ value: T; lent: boolean }> {
+export async function lendListenerReader<T>(frame: Frame, key: string, take: () => Promise<T>): Promise<T> {
   const session = await sessionFor(frame, true);
-  if (!session) return { value: await take(), lent: false };
+  if (!session) return take();
   const contexts: number[] = [];
   const seen = (event: ContextCreated) => {
     if (event.context.auxData?.isDefault) contexts.push(event.context.id);
@@ -60,10 +61,7 @@ export async function lendListenerReader<T>(
   const each = (expression: string, includeCommandLineAPI: boolean) =>
     Promise.all(
       contexts.map((contextId) =>
-        session.send('Runtime.evaluate', { expression, contextId, includeCommandLineAPI }).then(
-          (answer) => !answer.exceptionDetails,
-          () => false,
-        ),
+        session.send('Runtime.evaluate', { expression, contextId, includeCommandLineAPI }).catch(() => undefined),
       ),
     );
   const property = JSON.stringify(key);
@@ -74,20 +72,19 @@ export async function lendListenerReader<T>(
     await session.send('Runtime.enable');
     await session.send('Runtime.disable');
     session.off('Runtime.executionContextCreated', seen);
-    const defined = await each(
+    await each(
       `Object.defineProperty(document, ${property}, { value: getEventListeners, configurable: true }), 0`,
       true,
     );
-    return defined.some(Boolean);
-  })().catch(() => false);
+  })().catch(() => {});
   try {
-    const lent = await within(lending, LEND_MS, () => new Error('not lent')).catch(() => false);
-    return { value: await take(), lent };
+    await within(lending, LEND_MS, () => new Error('not lent')).catch(() => {});
+    return await take();
   } finally {
     // After the lending has finished (a late one would leave the key behind), never unbounded.
     const tidy = lending.then(() => each(`delete document[${property}]`, false));
     await within(tidy, LEND_MS, () => new Error('left')).catch(() => {});
-    await session.detach().catch(() => {});
+    void session.detach().catch(() => {});
   }
 }
 
@@ -129,7 +126,8 @@ export async function listClickListeners(frame: Frame, key: string, handed: Set<
     );
     await session.send('Runtime.callFunctionOn', {
       objectId: result.objectId,
-      functionDeclaration: `function (...elements) { Object.defineProperty(this, ${JSON.stringify(key)}, { value: elements, configurable: true }); }`,
+      // Added to what a listing the last walk did not take left there (it answered late).
+      functionDeclaration: `function (...elements) { const kept = this[${JSON.stringify(key)}]; Object.defineProperty(this, ${JSON.stringify(key)}, { value: Array.isArray(kept) ? kept.concat(elements) : elements, configurable: true }); }`,
       arguments: resolved.flatMap((objectId) => (objectId ? [{ objectId }] : [])),
     });
     for (const id of fresh) handed.add(id);
