@@ -63,7 +63,9 @@ export class LaunchedDriver implements ProfileDriver {
   }
 
   async stop(): Promise<boolean> {
-    const browser = this.#browser;
+    // A browser still starting is waited for, then stopped: none is left behind.
+    await this.#starting?.catch(() => undefined);
+    const browser = this.#browser ?? (await this.#starting?.catch(() => undefined));
     this.#browser = undefined;
     this.#starting = undefined;
     this.#endpoint = undefined;
