@@ -5,6 +5,7 @@
 // hands in the data and what an answer does.
 
 import { ASK_KIND_TEXT } from '../shared/ask-kinds';
+import { elementLine } from '../shared/element-line';
 import { PAGE_MARKS, pageParts } from '../shared/page-marks';
 import type { ConsentAction, ConsentQuestion } from '../shared/consent-state';
 
@@ -24,9 +25,7 @@ const ASK_OUTCOMES: Record<string, string> = {
 export function actionText(entry: ConsentAction): string {
   if (entry.kind === 'ask')
     return `${ASK_OUTCOMES[entry.outcome] ?? entry.outcome}: ${(entry.detail ?? '').replace(PAGE_MARKS, '')}`;
-  const element = entry.element
-    ? ` ${entry.element.ref}${entry.element.role ? ` ${entry.element.role}` : ''}${entry.element.name ? ` "${entry.element.name}"` : ''}`
-    : '';
+  const element = entry.element ? ` ${elementLine(entry.element)}` : '';
   const url = entry.url && WITH_URL.has(entry.kind) ? ` ${entry.url}` : '';
   const outcome = entry.outcome === 'ok' ? '' : ` → ${entry.outcome}`;
   return `${entry.kind}${element}${url}${outcome}`;

@@ -1,10 +1,12 @@
-// What every agent call does around its work, in one place: find the tab's page the call names
-// (its profile, tab, agent session and bound: one lookup for every operation), keep the whole
-// call within the caller's bound (a crash or a lost browser named as such), and read what the page
-// says of how an action went.
+// What every agent call does around its work, in one place: the one record of the call (its
+// profile, tab, agent session, bound, the elements it names and the page the gate found — made
+// once by the invoker, control/operation-handlers.ts), the page it acts on (found once: the
+// gate's, else one lookup), the whole call within the caller's bound (a crash or a lost browser
+// named as such), and what the page says of how an action went.
 
 import type { Page } from 'playwright-core';
 import { ClawdError } from '../errors';
+import type { ElementRef } from '../operations/element-refs';
 import { seconds, within } from '../time-limit';
 import { browserGone, crashed, type AgentPage, type PageFinder } from './tabs/page-finder';
 import type { Snapshots } from './snapshots/snapshots';
@@ -19,11 +21,24 @@ export const MESSAGES_MS = 2_000;
 export const titleOf = (page: Page, ms = 5_000): Promise<string> =>
   within(page.title(), Math.max(1, ms), () => new Error('no title')).catch(() => '');
 
-/** How a call names its tab: the tab (none: the profile's last), the agent session, the call's bound. */
-export interface TabCall {
-  targetId?: string | undefined;
-  session?: string | undefined;
-  timeoutMs?: number | undefined;
+/**
+ * One agent call, as every part of it reads it: the handler, the action log, the trace's label
+ * and the person's question. Made once per call at the door's invoker; the gate adds the page it
+ * found (and the whole id of the tab it checked), so nothing finds the page twice.
+ */
+export interface AgentCall {
+  readonly profile: string;
+  /** Whether the caller named the profile (else it is the configured default). */
+  readonly named: boolean;
+  /** The tab (none: the profile's last), as the caller named it or as the gate resolved it. */
+  readonly targetId?: string | undefined;
+  readonly session?: string | undefined;
+  /** What is left of the caller's bound once the gate let the call through. */
+  readonly timeoutMs?: number | undefined;
+  /** The elements the call names by ref (operations/element-refs.ts). */
+  readonly refs: readonly ElementRef[];
+  /** The page the gate found for the call (a call that changes a tab). */
+  readonly found?: AgentPage | undefined;
 }
 
 /** The profile a found page belongs to. */
@@ -35,9 +50,14 @@ export class AgentCalls {
     private readonly snapshots: Snapshots,
   ) {}
 
-  /** The page a call acts on (`remember`: it becomes the profile's last tab, as an agent's call does). */
-  page(profile: string, call: TabCall, remember = true): Promise<AgentPage> {
-    return this.pages.find(profile, call.targetId, remember, call.session, call.timeoutMs);
+  /**
+   * The page a call acts on: the one the gate found while it is still there, else found now
+   * (`remember`: it becomes the profile's last tab, as an agent's call does).
+   */
+  page(call: AgentCall, remember = true): Promise<AgentPage> {
+    const { found } = call;
+    if (found && !found.page.isClosed() && !this.pages.lost(found)) return Promise.resolve(found);
+    return this.pages.find(call.profile, call.targetId, remember, call.session, call.timeoutMs);
   }
 
   /**

@@ -39,7 +39,7 @@ import type { ProfileService } from '../profiles/profile-service';
 import { seconds, within } from '../time-limit';
 import { VERSION } from '../version';
 import { ActCall } from './actions/act-call';
-import { AgentCalls, MESSAGES_MS, titleOf } from './agent-calls';
+import { AgentCalls, MESSAGES_MS, titleOf, type AgentCall } from './agent-calls';
 import { toAgentError } from './agent-errors';
 import { imageSize, saveCapture } from './capture/capture';
 import { ControlCalls } from './control-calls';
@@ -147,8 +147,8 @@ export class AgentService {
     return this.#gate.pass(call);
   }
 
-  async snapshot(profile: string, request: SnapshotRequest): Promise<SnapshotResult> {
-    const found = await this.#calls.page(profile, request);
+  async snapshot(call: AgentCall, request: SnapshotRequest): Promise<SnapshotResult> {
+    const found = await this.#calls.page(call);
     const { page, targetId, tab } = found;
     const what = `snapshot of ${targetId}`;
     return this.#calls.bounded(found, what, request.timeoutMs, async () => {
@@ -158,8 +158,8 @@ export class AgentService {
   }
 
   /** The lines of the page that hold some text, with their refs and context. */
-  async find(profile: string, request: FindRequest): Promise<FindResult> {
-    const found = await this.#calls.page(profile, request);
+  async find(call: AgentCall, request: FindRequest): Promise<FindResult> {
+    const found = await this.#calls.page(call);
     const { page, targetId, tab } = found;
     const what = `find ${JSON.stringify(request.q)} in ${targetId}`;
     return this.#calls.bounded(found, what, request.timeoutMs, async () => {
@@ -169,8 +169,8 @@ export class AgentService {
   }
 
   /** One action on refs of the tab's latest snapshot (act-call.ts). */
-  act(profile: string, request: ActRequest): Promise<ActResult> {
-    return this.#act.act(profile, request);
+  act(call: AgentCall, request: ActRequest): Promise<ActResult> {
+    return this.#act.act(call, request);
   }
 
   /** The live view's side of who controls a tab (relay/view/live-views.ts). */
@@ -178,10 +178,11 @@ export class AgentService {
     return this.control.view;
   }
 
-  async navigate(profile: string, request: NavigateRequest): Promise<NavigateResult> {
+  async navigate(call: AgentCall, request: NavigateRequest): Promise<NavigateResult> {
     // Refused before anything is loaded (the browser enforces the policy too; this says which rule).
+    const { profile } = call;
     this.profiles.policies.checkUrl(profile, request.url);
-    const found = await this.#calls.page(profile, request);
+    const found = await this.#calls.page(call);
     const { page, targetId, tab } = found;
     const what = `navigate to ${request.url}`;
     return this.#calls.bounded(found, what, request.timeoutMs, async () => {
@@ -217,8 +218,8 @@ export class AgentService {
     });
   }
 
-  async screenshot(profile: string, request: ScreenshotRequest): Promise<ScreenshotResult> {
-    const found = await this.#calls.page(profile, request);
+  async screenshot(call: AgentCall, request: ScreenshotRequest): Promise<ScreenshotResult> {
+    const found = await this.#calls.page(call);
     const { page, tab, targetId } = found;
     const shot = await takeScreenshot(found, request, {
       resolve: (ref) => this.#snapshots.resolve(page, tab, ref),
@@ -226,7 +227,7 @@ export class AgentService {
     });
     const file = await saveCapture(
       path.join(this.home, 'screenshots'),
-      profile,
+      call.profile,
       request.type === 'jpeg' ? 'jpg' : 'png',
       shot.buffer,
     );
@@ -242,8 +243,8 @@ export class AgentService {
   }
 
   /** The page's main content as Markdown, text or HTML (page-content.ts). */
-  async content(profile: string, request: ContentRequest): Promise<ContentResult> {
-    const found = await this.#calls.page(profile, request);
+  async content(call: AgentCall, request: ContentRequest): Promise<ContentResult> {
+    const found = await this.#calls.page(call);
     const { page, targetId } = found;
     return this.#calls.bounded(found, `content of ${targetId}`, request.timeoutMs, async () => {
       const result = await pageContent(page, request);
@@ -251,16 +252,16 @@ export class AgentService {
     });
   }
 
-  async console(profile: string, request: ConsoleRequest): Promise<ConsoleResult> {
-    const { targetId, state } = await this.#calls.page(profile, request);
+  async console(call: AgentCall, request: ConsoleRequest): Promise<ConsoleResult> {
+    const { targetId, state } = await this.#calls.page(call);
     const min = MIN_LEVEL[request.level];
     const keep = (entry: { type: string }) => (LEVELS[entry.type] ?? 1) >= min;
     return { targetId, level: request.level, messages: state.console.filter(keep), errors: state.errors };
   }
 
   /** The tab's kept requests, as lines or as HAR (network-log.ts, har.ts). */
-  async network(profile: string, request: NetworkQuery): Promise<NetworkList | Har> {
-    const { page, targetId, state } = await this.#calls.page(profile, request, false);
+  async network(call: AgentCall, request: NetworkQuery): Promise<NetworkList | Har> {
+    const { page, targetId, state } = await this.#calls.page(call, false);
     const requests = state.network.list(request);
     if (request.format === 'har') {
       const sources = await within(
@@ -282,8 +283,8 @@ export class AgentService {
   }
 
   /** One kept request with its headers and body, read from the browser now. */
-  async networkRequest(profile: string, request: NetworkRequestInput): Promise<NetworkDetail> {
-    const { state } = await this.#calls.page(profile, request, false);
+  async networkRequest(call: AgentCall, request: NetworkRequestInput): Promise<NetworkDetail> {
+    const { state } = await this.#calls.page(call, false);
     return within(
       state.network.detail(request.id, request),
       NETWORK_READ_MS,
@@ -296,9 +297,10 @@ export class AgentService {
   }
 
   /** Starts or stops the profile's Playwright trace (traces.ts). */
-  async trace(profile: string, request: TraceRequest): Promise<TraceResult> {
+  async trace(call: AgentCall, request: TraceRequest): Promise<TraceResult> {
+    const { profile } = call;
     if (request.action === 'stop') return { action: 'stop', ...(await this.#traces.stop(profile)) };
-    const { page, targetId } = await this.#calls.page(profile, request);
+    const { page, targetId } = await this.#calls.page(call);
     await this.#traces.start(profile, page.context(), targetId, {
       screenshots: request.screenshots,
       snapshots: request.snapshots,
@@ -311,21 +313,19 @@ export class AgentService {
     return this.#traces.around(profile, label, work);
   }
 
-  /** What a ref showed in the tab's latest snapshot (the action log names elements by it); without a tab, the one last used. */
-  describeRef(profile: string, targetId: string | undefined, ref: string): { role: string; name: string } | undefined {
-    const tab = targetId ?? this.#pages.lastTarget(profile);
-    return tab === undefined ? undefined : this.#snapshots.refInfo(tabKey(profile, tab), ref);
-  }
-
-  /** What a ref showed in the tab's latest snapshot (the action log names elements by it). */
-  refInfo(profile: string, targetId: string, ref: string): { role: string; name: string } | undefined {
-    return this.#snapshots.refInfo(tabKey(profile, targetId), ref);
+  /**
+   * What a ref showed in the latest snapshot of the call's tab (a call's label and the action log
+   * name elements by it): the page the gate found, else the tab named, else the profile's last.
+   */
+  refInfo(call: AgentCall, ref: string): { role: string; name: string } | undefined {
+    const tab = call.found?.targetId ?? call.targetId ?? this.#pages.lastTarget(call.profile);
+    return tab === undefined ? undefined : this.#snapshots.refInfo(tabKey(call.profile, tab), ref);
   }
 
   /** Whether a ref is a password field: asked only to keep its value out of the log (unknown counts as yes). */
-  async isPasswordField(profile: string, targetId: string, ref: string): Promise<boolean> {
+  async isPasswordField(call: AgentCall, ref: string): Promise<boolean> {
     try {
-      const { page, tab } = await this.#pages.find(profile, targetId, false);
+      const { page, tab } = await this.#calls.page(call, false);
       const target = await this.#snapshots.resolve(page, tab, ref);
       // Locator and ElementHandle evaluate alike; the relay has no DOM types, so the element is read loosely.
       const asked = (target as Locator).evaluate(

@@ -8,7 +8,7 @@ import type { TabWatch, WatchRequest } from '../cdp/raw-watches';
 import type { PersonQuestions } from '../consent/person-questions';
 import { within } from '../time-limit';
 import { ActionWatch } from './actions/action-watch';
-import { titleOf, type AgentCalls } from './agent-calls';
+import { titleOf, type AgentCall, type AgentCalls } from './agent-calls';
 import type { SecretPages } from './secret-pages';
 import type { TabControl } from './tabs/tab-control';
 import { tabKey, tabOfKey, type TabKey } from './tabs/tab-key';
@@ -65,17 +65,17 @@ export class ControlCalls {
     return this.control.holder(tabKey(profile, targetId));
   }
 
-  async releaseHold(profile: string, request: TabRequest): Promise<{ targetId: string; released: boolean }> {
-    const { targetId, tab } = await this.calls.page(profile, request);
+  async releaseHold(call: AgentCall, request: TabRequest): Promise<{ targetId: string; released: boolean }> {
+    const { targetId, tab } = await this.calls.page(call);
     return { targetId, released: this.control.release(tab, request.session) };
   }
 
   /** Gives the tab to the person until they give it back (or the agent ends it, or it times out). */
   async handOff(
-    profile: string,
+    call: AgentCall,
     request: HandoffRequest,
   ): Promise<{ handedOff: true; targetId: string; reason: string; timeoutMs?: number }> {
-    const { targetId, tab } = await this.calls.page(profile, request);
+    const { targetId, tab } = await this.calls.page(call);
     this.control.handOff(tab, request.reason, request.timeoutMs);
     return {
       handedOff: true,
@@ -85,8 +85,8 @@ export class ControlCalls {
     };
   }
 
-  async waitForHandback(profile: string, request: HandoffWaitRequest): Promise<HandbackResult> {
-    const { page, targetId, tab } = await this.calls.page(profile, request);
+  async waitForHandback(call: AgentCall, request: HandoffWaitRequest): Promise<HandbackResult> {
+    const { page, targetId, tab } = await this.calls.page(call);
     const returned = await this.control.wait(tab, request.timeoutMs);
     return {
       targetId,
@@ -97,11 +97,11 @@ export class ControlCalls {
   }
 
   async endHandoff(
-    profile: string,
+    call: AgentCall,
     request: TabRequest,
     by: 'person' | 'agent',
   ): Promise<{ targetId: string; ended: boolean }> {
-    const { targetId, tab } = await this.calls.page(profile, request);
+    const { targetId, tab } = await this.calls.page(call);
     return { targetId, ended: this.control.giveBack(tab, by) };
   }
 

@@ -12,10 +12,10 @@ import type {
   FileChooserRequest,
   HookRequest,
 } from '../operations/hook-operations';
-import type { SavedFile, TabRequest } from '../operations/page-operations';
+import type { SavedFile } from '../operations/page-operations';
 import { seconds, within } from '../time-limit';
 import { headedPdfError, toAgentError } from './agent-errors';
-import type { AgentCalls } from './agent-calls';
+import type { AgentCall, AgentCalls } from './agent-calls';
 import { saveCapture } from './capture/capture';
 import type { Downloads } from './capture/downloads';
 import type { HookKind, Hooks } from './hooks';
@@ -32,31 +32,31 @@ export class HookCalls {
     private readonly log: Logger,
   ) {}
 
-  async pdf(profile: string, request: TabRequest): Promise<SavedFile> {
-    const { page, targetId } = await this.calls.page(profile, request);
+  async pdf(call: AgentCall): Promise<SavedFile> {
+    const { page, targetId } = await this.calls.page(call);
     let buffer: Buffer;
     try {
       buffer = await page.pdf();
     } catch (error) {
-      throw headedPdfError(error, profile) ?? toAgentError(error, { what: 'pdf' });
+      throw headedPdfError(error, call.profile) ?? toAgentError(error, { what: 'pdf' });
     }
-    const file = await saveCapture(path.join(this.home, 'pdfs'), profile, 'pdf', buffer);
+    const file = await saveCapture(path.join(this.home, 'pdfs'), call.profile, 'pdf', buffer);
     return { path: file, bytes: buffer.length, targetId };
   }
 
-  async fileChooser(profile: string, request: FileChooserRequest): Promise<ArmedResult> {
+  async fileChooser(call: AgentCall, request: FileChooserRequest): Promise<ArmedResult> {
     for (const [i, file] of request.paths.entries()) {
       const stat = await fs.stat(file).catch(() => undefined);
       if (!stat?.isFile())
         throw new ClawdError('bad_request', `paths[${i}] ${JSON.stringify(file)} does not exist or is not a file`);
     }
-    return this.#arm(profile, request, 'file-chooser', ({ page }) =>
+    return this.#arm(call, request, 'file-chooser', ({ page }) =>
       this.hooks.armFileChooser(page, request.paths, request.timeoutMs).then((files) => ({ files })),
     );
   }
 
-  async dialog(profile: string, request: DialogRequest): Promise<ArmedResult> {
-    return this.#arm(profile, request, 'dialog', ({ page, state }) =>
+  async dialog(call: AgentCall, request: DialogRequest): Promise<ArmedResult> {
+    return this.#arm(call, request, 'dialog', ({ page, state }) =>
       this.hooks
         .armDialog(page, state, request.accept, request.promptText, request.timeoutMs)
         .then((dialog) => ({ dialog })),
@@ -64,8 +64,8 @@ export class HookCalls {
   }
 
   /** What downloads the tab's page caused, saved under the home. */
-  async downloads(profile: string, request: TabRequest): Promise<{ targetId: string; downloads: DownloadEntry[] }> {
-    const { page, targetId } = await this.calls.page(profile, request);
+  async downloads(call: AgentCall): Promise<{ targetId: string; downloads: DownloadEntry[] }> {
+    const { page, targetId } = await this.calls.page(call);
     return { targetId, downloads: this.saved.list(page) };
   }
 
@@ -74,8 +74,8 @@ export class HookCalls {
    * first) and answers its path; a download that fails or is cancelled (past the size limit)
    * says so.
    */
-  async download(profile: string, request: HookRequest): Promise<ArmedResult & { download: DownloadEntry }> {
-    const { page, tab, targetId } = await this.calls.page(profile, request);
+  async download(call: AgentCall, request: HookRequest): Promise<ArmedResult & { download: DownloadEntry }> {
+    const { page, tab, targetId } = await this.calls.page(call);
     const target = request.ref ? await this.snapshots.resolve(page, tab, request.ref) : undefined;
     const next = this.saved.next(page);
     try {
@@ -104,12 +104,12 @@ export class HookCalls {
 
   /** Arms a hook; with `ref`, clicks it and waits for the hook to be answered. */
   async #arm(
-    profile: string,
+    call: AgentCall,
     request: HookRequest,
     kind: HookKind,
     arm: (found: AgentPage) => Promise<Partial<ArmedResult>>,
   ): Promise<ArmedResult> {
-    const found = await this.calls.page(profile, request);
+    const found = await this.calls.page(call);
     const { page, tab, targetId } = found;
     const target = request.ref ? await this.snapshots.resolve(page, tab, request.ref) : undefined;
     const answered = arm(found);

@@ -8,7 +8,7 @@ import type { TabRequest } from '../operations/page-operations';
 import type { StorageExportResult, StorageImportResult } from '../operations/storage-operations';
 import type { ProfileService } from '../profiles/profile-service';
 import { within } from '../time-limit';
-import type { AgentCalls } from './agent-calls';
+import type { AgentCall, AgentCalls } from './agent-calls';
 import { saveCapture } from './capture/capture';
 import { checkStorageState, readStorageState, writeStorageState } from './storage-state';
 
@@ -20,8 +20,9 @@ export class StorageCalls {
   ) {}
 
   /** The profile's cookies and the local storage its tabs show, saved as storageState JSON (0600). */
-  async export(profile: string, request: TabRequest): Promise<StorageExportResult> {
-    const { page } = await this.calls.page(profile, request);
+  async export(call: AgentCall): Promise<StorageExportResult> {
+    const { profile } = call;
+    const { page } = await this.calls.page(call);
     const read = await within(
       readStorageState(page.context()),
       30_000,
@@ -42,10 +43,11 @@ export class StorageCalls {
 
   /** Puts a storageState back: every cookie, and local storage where a tab shows its origin. */
   async import(
-    profile: string,
+    call: AgentCall,
     request: TabRequest & { path?: string; state?: Record<string, unknown> },
   ): Promise<StorageImportResult> {
-    const { page } = await this.calls.page(profile, request);
+    const { profile } = call;
+    const { page } = await this.calls.page(call);
     let raw: unknown = request.state;
     if (request.path !== undefined) {
       const text = await fs

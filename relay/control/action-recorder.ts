@@ -5,7 +5,9 @@
 // took. A fill records one line per field.
 
 import type { ActionLog } from '../agent/action-log';
+import type { AgentCall } from '../agent/agent-calls';
 import type { AgentService } from '../agent/agent-service';
+import { elementLine } from '../../shared/element-line';
 import { isClawdError } from '../errors';
 import type { ActionEntry } from '../events/event-bus';
 import type { Operation } from '../operations/operation';
@@ -27,22 +29,15 @@ type Fields = Record<string, unknown>;
 export function callLabel(
   deps: Pick<RecorderDeps, 'agent'>,
   operation: Operation,
-  profile: string,
+  call: AgentCall,
   input: Fields,
   quote: (name: string) => string = (name) => JSON.stringify(name),
 ): string {
-  const targetId = typeof input.targetId === 'string' ? input.targetId : undefined;
-  const element = (ref: string) => {
-    const info = deps.agent.describeRef(profile, targetId, ref);
-    return info ? `${ref} ${info.role}${info.name ? ` ${quote(info.name)}` : ''}` : ref;
-  };
-  const ref =
-    typeof input.ref === 'string' ? input.ref : typeof input.startRef === 'string' ? input.startRef : undefined;
+  const element = (ref: string) => elementLine({ ref, ...deps.agent.refInfo(call, ref) }, quote);
   const parts = [operation.http.kind ?? operation.name];
-  if (ref) parts.push(element(ref));
-  if (typeof input.endRef === 'string') parts.push(`onto ${element(input.endRef)}`);
-  if (Array.isArray(input.fields))
-    parts.push((input.fields as Array<{ ref: string }>).map((f) => element(f.ref)).join(', '));
+  const fields = call.refs.filter((e) => e.field).map((e) => element(e.ref));
+  for (const e of call.refs) if (!e.field) parts.push(e.onto ? `onto ${element(e.ref)}` : element(e.ref));
+  if (fields.length > 0) parts.push(fields.join(', '));
   if (typeof input.url === 'string') parts.push(input.url);
   if (typeof input.q === 'string') parts.push(JSON.stringify(input.q));
   if (typeof input.key === 'string') parts.push(input.key);
@@ -52,54 +47,50 @@ export function callLabel(
 export async function recordCall(
   deps: RecorderDeps,
   operation: Operation,
-  profile: string,
+  call: AgentCall,
   input: Fields,
   outcome: { result?: unknown; error?: unknown },
   durationMs: number,
 ): Promise<void> {
   if (!operation.logged) return;
   const result = (outcome.result ?? {}) as Fields;
-  const targetId =
-    (typeof result.targetId === 'string' ? result.targetId : undefined) ??
-    (typeof input.targetId === 'string' ? input.targetId : undefined);
+  const targetId = (typeof result.targetId === 'string' ? result.targetId : undefined) ?? call.targetId;
   const url = typeof result.url === 'string' ? result.url : typeof input.url === 'string' ? input.url : undefined;
   const error = outcome.error;
   const base: Omit<ActionEntry, 'time'> = {
-    profile,
+    profile: call.profile,
     ...(targetId ? { targetId } : {}),
-    ...(typeof input.session === 'string' ? { session: input.session } : {}),
+    ...(call.session !== undefined ? { session: call.session } : {}),
     kind: operation.http.kind ?? operation.name,
     ...(url ? { url } : {}),
     outcome: error === undefined ? 'ok' : isClawdError(error) ? error.code : 'internal',
     durationMs: Math.round(durationMs),
     ...(error !== undefined ? { detail: String((error as Error)?.message ?? error) } : {}),
   };
-  const element = (ref: string) => ({ ref, ...(targetId ? deps.agent.refInfo(profile, targetId, ref) : {}) });
+  // The tab the call ended on (a tab it opened, say) names its elements.
+  const on: AgentCall = targetId === call.targetId ? call : { ...call, targetId, found: undefined };
+  const element = (ref: string) => ({ ref, ...(targetId ? deps.agent.refInfo(on, ref) : {}) });
   const typed = async (ref: string | undefined, value: string) => {
     const keep =
-      deps.logText() &&
-      targetId !== undefined &&
-      ref !== undefined &&
-      !(await deps.agent.isPasswordField(profile, targetId, ref));
+      deps.logText() && targetId !== undefined && ref !== undefined && !(await deps.agent.isPasswordField(on, ref));
     return { length: value.length, ...(keep ? { value } : {}) };
   };
-  if (Array.isArray(input.fields)) {
-    for (const field of input.fields as Array<{ ref: string; value: unknown }>) {
-      deps.log.record({
-        ...base,
-        element: element(field.ref),
-        ...(typeof field.value === 'string' ? { text: await typed(field.ref, field.value) } : {}),
-      });
-    }
-    return;
+  const fields = call.refs.filter((e) => e.field);
+  for (const field of fields) {
+    const value = field.field?.value;
+    deps.log.record({
+      ...base,
+      element: element(field.ref),
+      ...(typeof value === 'string' ? { text: await typed(field.ref, value) } : {}),
+    });
   }
-  const ref =
-    typeof input.ref === 'string' ? input.ref : typeof input.startRef === 'string' ? input.startRef : undefined;
-  const onto = typeof input.endRef === 'string' ? `onto ${input.endRef}` : undefined;
+  if (fields.length > 0) return;
+  const ref = call.refs.find((e) => !e.onto)?.ref;
+  const onto = call.refs.find((e) => e.onto);
   deps.log.record({
     ...base,
     ...(ref ? { element: element(ref) } : {}),
     ...(typeof input.text === 'string' && operation.name === 'type' ? { text: await typed(ref, input.text) } : {}),
-    ...(onto && base.detail === undefined ? { detail: onto } : {}),
+    ...(onto && base.detail === undefined ? { detail: `onto ${onto.ref}` } : {}),
   });
 }

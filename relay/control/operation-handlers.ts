@@ -6,7 +6,9 @@
 
 import type { ActionLog } from '../agent/action-log';
 import { collectNotes } from '../call-notes';
+import type { AgentCall } from '../agent/agent-calls';
 import type { AgentService } from '../agent/agent-service';
+import { elementRefs } from '../operations/element-refs';
 import type { EventBus } from '../events/event-bus';
 import type { Invoker } from '../operations/control-client';
 import { MAX_HANDOFF_WAIT_MS } from '../operations/control-operations';
@@ -17,7 +19,7 @@ import { looseningsOfChange } from '../profiles/rule-changes';
 import type { SecretStore } from '../home/secret-store';
 import { pageQuote } from '../operations/page-fence';
 import { namesSecrets, SecretMask, withCallMask, withSecrets } from '../operations/secret-use';
-import { callLabel, recordCall } from './action-recorder';
+import { callLabel, recordCall, type RecorderDeps } from './action-recorder';
 
 export interface OperationServices {
   agent: AgentService;
@@ -37,58 +39,54 @@ export interface OperationServices {
   confirmLoosening(changes: string[], timeoutMs: number): Promise<void>;
 }
 
-/** `named`: the caller named the profile (else it is the configured default). */
-type Handler<O> = (
-  services: OperationServices,
-  profile: string,
-  input: InputOf<O>,
-  named: boolean,
-) => Promise<ResultOf<O>>;
+/** `call`: the one record of the call (agent-calls.ts) — its profile, tab, session, bound, elements, and the page the gate found. */
+type Handler<O> = (services: OperationServices, call: AgentCall, input: InputOf<O>) => Promise<ResultOf<O>>;
 type Handlers = { [K in OperationName]: Handler<(typeof OPERATIONS)[K]> };
 
 export const HANDLERS: Handlers = {
-  snapshot: (s, profile, input) => s.agent.snapshot(profile, input),
-  find: (s, profile, input) => s.agent.find(profile, input),
-  navigate: (s, profile, input) => s.agent.navigate(profile, input),
-  click: (s, profile, input) => s.agent.act(profile, input),
-  type: (s, profile, input) => s.agent.act(profile, input),
-  fill: (s, profile, input) => s.agent.act(profile, input),
-  select: (s, profile, input) => s.agent.act(profile, input),
-  press: (s, profile, input) => s.agent.act(profile, input),
-  hover: (s, profile, input) => s.agent.act(profile, input),
-  drag: (s, profile, input) => s.agent.act(profile, input),
-  scroll: (s, profile, input) => s.agent.act(profile, input),
-  scrollIntoView: (s, profile, input) => s.agent.act(profile, input),
-  focus: (s, profile, input) => s.agent.act(profile, input),
-  wait: (s, profile, input) => s.agent.act(profile, input),
-  resize: (s, profile, input) => s.agent.act(profile, input),
-  evaluate: (s, profile, input) => s.agent.act(profile, input),
-  close: (s, profile, input) => s.agent.act(profile, input),
-  screenshot: (s, profile, input) => s.agent.screenshot(profile, input),
-  content: (s, profile, input) => s.agent.content(profile, input),
-  console: (s, profile, input) => s.agent.console(profile, input),
-  network: (s, profile, input) => s.agent.network(profile, input),
-  networkRequest: (s, profile, input) => s.agent.networkRequest(profile, input),
-  trace: (s, profile, input) => s.agent.trace(profile, input),
-  pdf: (s, profile, input) => s.agent.hooks.pdf(profile, input),
-  upload: (s, profile, input) => s.agent.hooks.fileChooser(profile, input),
-  dialog: (s, profile, input) => s.agent.hooks.dialog(profile, input),
-  download: (s, profile, input) => s.agent.hooks.download(profile, input),
-  downloads: (s, profile, input) => s.agent.hooks.downloads(profile, input),
-  handoff: async (s, profile, input) => {
-    const given = await s.agent.control.handOff(profile, input);
+  snapshot: (s, call, input) => s.agent.snapshot(call, input),
+  find: (s, call, input) => s.agent.find(call, input),
+  navigate: (s, call, input) => s.agent.navigate(call, input),
+  click: (s, call, input) => s.agent.act(call, input),
+  type: (s, call, input) => s.agent.act(call, input),
+  fill: (s, call, input) => s.agent.act(call, input),
+  select: (s, call, input) => s.agent.act(call, input),
+  press: (s, call, input) => s.agent.act(call, input),
+  hover: (s, call, input) => s.agent.act(call, input),
+  drag: (s, call, input) => s.agent.act(call, input),
+  scroll: (s, call, input) => s.agent.act(call, input),
+  scrollIntoView: (s, call, input) => s.agent.act(call, input),
+  focus: (s, call, input) => s.agent.act(call, input),
+  wait: (s, call, input) => s.agent.act(call, input),
+  resize: (s, call, input) => s.agent.act(call, input),
+  evaluate: (s, call, input) => s.agent.act(call, input),
+  close: (s, call, input) => s.agent.act(call, input),
+  screenshot: (s, call, input) => s.agent.screenshot(call, input),
+  content: (s, call, input) => s.agent.content(call, input),
+  console: (s, call, input) => s.agent.console(call, input),
+  network: (s, call, input) => s.agent.network(call, input),
+  networkRequest: (s, call, input) => s.agent.networkRequest(call, input),
+  trace: (s, call, input) => s.agent.trace(call, input),
+  pdf: (s, call) => s.agent.hooks.pdf(call),
+  upload: (s, call, input) => s.agent.hooks.fileChooser(call, input),
+  dialog: (s, call, input) => s.agent.hooks.dialog(call, input),
+  download: (s, call, input) => s.agent.hooks.download(call, input),
+  downloads: (s, call) => s.agent.hooks.downloads(call),
+  handoff: async (s, call, input) => {
+    const { profile } = call;
+    const given = await s.agent.control.handOff(call, input);
     // The person's link is good for as long as the hand-over can last.
     return {
       ...given,
       viewUrl: s.viewLink({ profile, targetId: given.targetId }, input.timeoutMs ?? MAX_HANDOFF_WAIT_MS),
     };
   },
-  handoffWait: (s, profile, input) => s.agent.control.waitForHandback(profile, input),
-  handoffEnd: (s, profile, input) => s.agent.control.endHandoff(profile, input, 'agent'),
-  release: (s, profile, input) => s.agent.control.releaseHold(profile, input),
-  storageExport: (s, profile, input) => s.agent.storage.export(profile, input),
-  storageImport: (s, profile, input) => s.agent.storage.import(profile, input),
-  tabs: async (s, profile, _input, named) => {
+  handoffWait: (s, call, input) => s.agent.control.waitForHandback(call, input),
+  handoffEnd: (s, call, input) => s.agent.control.endHandoff(call, input, 'agent'),
+  release: (s, call, input) => s.agent.control.releaseHold(call, input),
+  storageExport: (s, call) => s.agent.storage.export(call),
+  storageImport: (s, call, input) => s.agent.storage.import(call, input),
+  tabs: async (s, { profile, named }) => {
     const tabs = (await s.profiles.tabs(profile)).map((tab) => {
       const holder = s.agent.control.holderOf(profile, tab.targetId);
       return holder ? { ...tab, holder } : tab;
@@ -97,32 +95,32 @@ export const HANDLERS: Handlers = {
     const elsewhere = named ? [] : await s.profiles.handedOver(profile);
     return { profile, tabs, ...(elsewhere.length > 0 ? { elsewhere } : {}) };
   },
-  tabOpen: async (s, profile, input) => {
+  tabOpen: async (s, { profile }, input) => {
     const tab = await s.profiles.openTab(profile, input.url, input.session);
     s.events.emit({ type: 'tab', profile, targetId: tab.targetId, state: 'opened', url: tab.url });
     return tab;
   },
-  tabFocus: (s, profile, input) => s.profiles.focusTab(profile, input.targetId),
-  tabClose: async (s, profile, input) => {
+  tabFocus: (s, { profile }, input) => s.profiles.focusTab(profile, input.targetId),
+  tabClose: async (s, { profile }, input) => {
     // Closing is a change like any other: the gate refused it while another session or the person held the tab.
     const tab = await s.profiles.closeTab(profile, input.targetId);
     s.agent.control.forgetTab(profile, tab.targetId);
     s.events.emit({ type: 'tab', profile, targetId: tab.targetId, state: 'closed' });
     return tab;
   },
-  status: (s, profile) => s.profiles.status(profile),
-  start: async (s, profile) => {
+  status: (s, { profile }) => s.profiles.status(profile),
+  start: async (s, { profile }) => {
     const status = await s.profiles.start(profile);
     s.events.emit({ type: 'browser', profile, state: 'started' });
     return status;
   },
-  stop: async (s, profile) => {
+  stop: async (s, { profile }) => {
     const result = await s.profiles.stop(profile);
     if (result.stopped) s.events.emit({ type: 'browser', profile, state: 'stopped' });
     return result;
   },
   profiles: async (s) => ({ defaultProfile: s.profiles.settings.defaultProfile, profiles: await s.profiles.list() }),
-  log: async (s, profile, input) => {
+  log: async (s, { profile }, input) => {
     const query = {
       profile,
       limit: input.limit,
@@ -136,8 +134,8 @@ export const HANDLERS: Handlers = {
       entries = await s.actions.query(query);
     return { profile, entries };
   },
-  policy: async (s, profile) => s.profiles.policies.policyInForce(profile),
-  policySet: async (s, profile, input) => {
+  policy: async (s, { profile }) => s.profiles.policies.policyInForce(profile),
+  policySet: async (s, { profile }, input) => {
     const lists = input.allow !== undefined || input.block !== undefined;
     // Loosening is the person's, and waits for their yes in Chrome while their browser is connected.
     const touchesLists = lists || input.ask === undefined;
@@ -177,53 +175,32 @@ export class LocalInvoker implements Invoker {
     note?: (note: string) => void,
     signal?: AbortSignal,
   ): Promise<R> {
-    const handler = HANDLERS[operation.name as OperationName] as unknown as (
-      s: OperationServices,
-      profile: string,
-      input: Record<string, unknown>,
-      named: boolean,
-    ) => Promise<R>;
     const name = this.services.profiles.resolve(profile);
-    const named = profile !== undefined && profile !== '';
-    const began = performance.now();
-    const deps = {
-      log: this.services.actions,
-      agent: this.services.agent,
-      logText: () => this.services.profiles.settings.logText,
+    // The one record of the call: every part of it (gate, handler, trace, log) reads this.
+    let call: AgentCall = {
+      profile: name,
+      named: profile !== undefined && profile !== '',
+      targetId: typeof input.targetId === 'string' ? input.targetId : undefined,
+      session: typeof input.session === 'string' ? input.session : undefined,
+      timeoutMs: typeof input.timeoutMs === 'number' ? input.timeoutMs : undefined,
+      refs: elementRefs(input),
     };
+    const began = performance.now();
+    const deps = this.#recorderDeps();
     // The profile's secrets: put in for the call's placeholders (the log, the trace and the gate keep
     // the placeholder), masked in whatever goes back.
     const secrets = await this.services.secrets.valuesOf(name);
     const mask = new SecretMask([...secrets.values()]);
     try {
       const run = namesSecrets(operation.name, input) ? withSecrets(operation.name, input, secrets, name) : input;
-      const gate = operation.gate;
-      const work = async () => {
-        // The one gate (agent/tab-gate.ts): holds, the person's hands, what the person asked to be
-        // asked. Time spent waiting there comes off the call's own bound.
-        if (!gate) return handler(this.services, name, run, named);
-        const passed = await this.services.agent.gate({
-          profile: name,
-          spec: gate,
-          input,
-          label: callLabel(deps, operation, name, input, (quoted) => pageQuote(quoted)),
+      const work = () =>
+        this.#gateThenHandle(operation, call, input, run, (passed) => {
+          call = passed;
         });
-        const checked = { ...run, ...(passed.targetId !== undefined ? { targetId: passed.targetId } : {}) };
-        const call = () =>
-          handler(
-            this.services,
-            name,
-            passed.waited > 0 && typeof input.timeoutMs === 'number'
-              ? { ...checked, timeoutMs: Math.max(1, input.timeoutMs - passed.waited) }
-              : checked,
-            named,
-          );
-        return passed.watched ? passed.watched(call) : call();
-      };
       // While the profile is traced, each agent call is a named action in the trace.
       const traced =
         operation.cli.group === 'agent' && operation.name !== 'trace'
-          ? () => this.services.agent.traced(name, () => callLabel(deps, operation, name, input), work)
+          ? () => this.services.agent.traced(name, () => callLabel(deps, operation, call, input), work)
           : work;
       // Notes reach the door as they are said (a call waiting for the person says so at once).
       // What reads the page masks before it cuts, searches or counts (currentMask); the answer
@@ -234,12 +211,59 @@ export class LocalInvoker implements Invoker {
         run !== input,
       );
       const result = mask.value(value);
-      void recordCall(deps, operation, name, input, { result }, performance.now() - began);
+      void recordCall(deps, operation, call, input, { result }, performance.now() - began);
       return result;
     } catch (error) {
       if (error instanceof Error && !mask.empty) error.message = mask.text(error.message);
-      void recordCall(deps, operation, name, input, { error }, performance.now() - began);
+      void recordCall(deps, operation, call, input, { error }, performance.now() - began);
       throw error;
     }
+  }
+
+  /**
+   * The one gate (agent/tab-gate.ts: holds, the person's hands, what the person asked to be
+   * asked), then the handler with the call as the gate let it through: on the tab it checked,
+   * with the page it found, its bound less the time spent waiting for the person.
+   */
+  async #gateThenHandle<R>(
+    operation: Operation<any, R>,
+    call: AgentCall,
+    input: Record<string, unknown>,
+    run: Record<string, unknown>,
+    passedAs: (call: AgentCall) => void,
+  ): Promise<R> {
+    const handler = HANDLERS[operation.name as OperationName] as unknown as Handler<Operation<any, R>>;
+    const gate = operation.gate;
+    if (!gate) return handler(this.services, call, run);
+    const passed = await this.services.agent.gate({
+      call,
+      spec: gate,
+      input,
+      label: callLabel(this.#recorderDeps(), operation, call, input, (quoted) => pageQuote(quoted)),
+    });
+    const timeoutMs =
+      passed.waited > 0 && call.timeoutMs !== undefined ? Math.max(1, call.timeoutMs - passed.waited) : call.timeoutMs;
+    const through: AgentCall = {
+      ...call,
+      ...(passed.targetId !== undefined ? { targetId: passed.targetId } : {}),
+      ...(passed.found ? { found: passed.found } : {}),
+      timeoutMs,
+    };
+    passedAs(through);
+    const checked = {
+      ...run,
+      ...(passed.targetId !== undefined ? { targetId: passed.targetId } : {}),
+      ...(timeoutMs !== call.timeoutMs ? { timeoutMs } : {}),
+    };
+    const handle = () => handler(this.services, through, checked);
+    return passed.watched ? passed.watched(handle) : handle();
+  }
+
+  #recorderDeps(): RecorderDeps {
+    return {
+      log: this.services.actions,
+      agent: this.services.agent,
+      logText: () => this.services.profiles.settings.logText,
+    };
   }
 }

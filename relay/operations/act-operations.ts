@@ -37,7 +37,7 @@ export const click = operation<ActResult>()({
   }),
   http: { method: 'POST', path: '/act', kind: 'click' },
   logged: true,
-  gate: { changes: true, touches: (i) => ({ refs: [i.ref], sends: 'click' }) },
+  gate: { changes: true, touches: () => ({ sends: 'click' }) },
   cli: {
     group: 'agent',
     args: [on('ref')],
@@ -63,7 +63,7 @@ export const type = operation<ActResult>()({
   logged: true,
   gate: {
     changes: true,
-    touches: (i) => ({ refs: [i.ref], ...(i.submit || i.text.includes('\n') ? { sends: 'enter' as const } : {}) }),
+    touches: (i) => (i.submit || i.text.includes('\n') ? { sends: 'enter' } : {}),
   },
   cli: { group: 'agent', args: [on('ref'), { field: 'text', value: 'TEXT', rest: true }] },
   mcp: { tool: 'act', as: 'type' },
@@ -82,7 +82,7 @@ export const press = operation<ActResult>()({
   }),
   http: { method: 'POST', path: '/act', kind: 'press' },
   logged: true,
-  gate: { changes: true, touches: (i) => ({ refs: i.ref ? [i.ref] : [], ...keySends(i.key) }) },
+  gate: { changes: true, touches: (i) => keySends(i.key) },
   cli: { group: 'agent', args: [{ field: 'key', value: 'KEY' }], flags: { ref: { value: 'REF' } } },
   mcp: { tool: 'act', as: 'press' },
   example: { kind: 'press', key: 'Enter' },
@@ -169,7 +169,7 @@ export const fill = operation<ActResult>()({
   }),
   http: { method: 'POST', path: '/act', kind: 'fill' },
   logged: true,
-  gate: { changes: true, touches: (i) => ({ refs: i.fields.map((f) => f.ref) }) },
+  gate: { changes: true },
   cli: { group: 'agent', flags: { fields: { value: 'JSON' } } },
   mcp: { tool: 'act', as: 'fill' },
   example: {

@@ -55,7 +55,7 @@ export const upload = operation<ArmedResult>()({
   }),
   http: { method: 'POST', path: '/hooks/file-chooser' },
   logged: true,
-  gate: { changes: true, asks: ['upload'], touches: (i) => (i.ref ? { refs: [i.ref], sends: 'click' } : {}) },
+  gate: { changes: true, asks: ['upload'], touches: (i) => (i.ref ? { sends: 'click' } : {}) },
   cli: { group: 'agent', args: [{ field: 'paths', value: 'PATH', rest: true }], flags: { ref: { value: 'REF' } } },
   mcp: { tool: 'upload' },
   // The server may wait for the hook (and for the person's answer) up to its timeoutMs: the client waits longer.
@@ -81,7 +81,7 @@ export const dialog = operation<ArmedResult>()({
   }),
   http: { method: 'POST', path: '/hooks/dialog' },
   logged: true,
-  gate: { changes: true, touches: (i) => (i.ref ? { refs: [i.ref], sends: 'click' } : {}) },
+  gate: { changes: true, touches: (i) => (i.ref ? { sends: 'click' } : {}) },
   cli: {
     group: 'agent',
     flags: { promptText: { value: 'TEXT' }, ref: { value: 'REF' } },
@@ -118,7 +118,7 @@ export const download = operation<ArmedResult & { download: DownloadEntry }>()({
   input: hookInput,
   http: { method: 'POST', path: '/hooks/download' },
   logged: true,
-  gate: { changes: true, asks: ['download'], touches: (i) => (i.ref ? { refs: [i.ref], sends: 'click' } : {}) },
+  gate: { changes: true, asks: ['download'], touches: (i) => (i.ref ? { sends: 'click' } : {}) },
   cli: { group: 'agent', flags: { ref: { value: 'REF' } } },
   mcp: { tool: 'download', as: 'wait' },
   example: { ref: 'e14' },

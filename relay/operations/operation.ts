@@ -70,10 +70,8 @@ export interface FollowUp<R> {
   input(result: R, input: Record<string, unknown>): Record<string, unknown>;
 }
 
-/** What a call touches, for the questions that depend on it: the elements it acts on, the address it loads. */
+/** What a call touches, for the questions that depend on it: how it may send a form, the address it loads (its elements: element-refs.ts). */
 export interface Touches {
-  /** The refs of the elements it acts on. */
-  refs?: string[];
   /** How it may send a form: a click on its element, or Enter in it (or in the focused field). */
   sends?: 'click' | 'enter';
   /** The address it loads (a navigation, a new tab). */

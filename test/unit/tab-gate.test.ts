@@ -7,6 +7,7 @@ import type { AgentPage } from '../../relay/agent/tabs/page-finder';
 import { TabControl } from '../../relay/agent/tabs/tab-control';
 import { TabGate } from '../../relay/agent/tabs/tab-gate';
 import { tabKey } from '../../relay/agent/tabs/tab-key';
+import { elementRefs } from '../../relay/operations/element-refs';
 import type { GateSpec } from '../../relay/operations/operation';
 
 /** A gate over a fake page at `url`, whose element e1 does (or does not) send a form. */
@@ -30,18 +31,30 @@ function gateOn(url: string, asked: AskKind[], sendsForm = false) {
       if (url.includes('blocked.test')) throw Object.assign(new Error(`${url} is blocked`), { code: 'origin_blocked' });
     },
   });
-  const pass = (spec: GateSpec<any>, input: Record<string, unknown>, label = 'click e1 button "Go"') =>
-    gate.pass({ profile: 'chrome', spec, input, label });
-  return { gate, control, activity, questions, pass, finds, close: () => (activity.close(), questions.close()) };
+  // The call's record as the invoker makes it (control/operation-handlers.ts).
+  const pass = (spec: GateSpec<any>, input: Record<string, unknown>, label = 'click e1 button "Go"') => {
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const timeoutMs = typeof input.timeoutMs === 'number' ? input.timeoutMs : undefined;
+    const call = {
+      profile: 'chrome',
+      named: true,
+      targetId: str(input.targetId),
+      session: str(input.session),
+      timeoutMs,
+    };
+    return gate.pass({ call: { ...call, refs: elementRefs(input) }, spec, input, label });
+  };
+  return { gate, control, activity, questions, pass, finds, found, close: () => (activity.close(), questions.close()) };
 }
 
-const click: GateSpec<{ ref: string }> = { changes: true, touches: (i) => ({ refs: [i.ref], sends: 'click' }) };
+const click: GateSpec<{ ref: string }> = { changes: true, touches: () => ({ sends: 'click' }) };
 const navigate: GateSpec<{ url: string }> = { changes: true, touches: (i) => ({ url: i.url }) };
 
 describe('the gate', () => {
   it('lets a call through at once when nothing is asked and nobody holds the tab, and gives the session the tab', async () => {
     const g = gateOn('https://shop.test/', []);
-    expect(await g.pass(click, { ref: 'e1', session: 'a' })).toEqual({ waited: 0, targetId: 'T1' });
+    // The page it found goes with the call: the handler does not look for it again.
+    expect(await g.pass(click, { ref: 'e1', session: 'a' })).toEqual({ waited: 0, targetId: 'T1', found: g.found });
     expect(g.control.holder(tabKey('chrome', 'T1'))).toEqual({ kind: 'agent', session: 'a' });
     await expect(g.pass(click, { ref: 'e1', session: 'b' })).rejects.toMatchObject({ code: 'tab_held' });
     g.close();

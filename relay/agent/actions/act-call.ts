@@ -3,12 +3,13 @@
 // ended, or the view the caller asked for (a diff, the brief view of a page it loaded).
 
 import type { Frame } from 'playwright-core';
+import { elementLine } from '../../../shared/element-line';
 import { ClawdError, isClawdError } from '../../errors';
 import type { ActRequest, ActResult } from '../../operations/act-operations';
 import { callPutsSecret } from '../../operations/secret-use';
 import { runAct, type ActContext } from './actions';
 import { toAgentError } from '../agent-errors';
-import { titleOf, type AgentCalls } from '../agent-calls';
+import { titleOf, type AgentCall, type AgentCalls } from '../agent-calls';
 import type { SecretPages } from '../secret-pages';
 import type { Snapshots } from '../snapshots/snapshots';
 import type { ActTarget } from '../snapshots/snapshot-engine';
@@ -42,14 +43,14 @@ export class ActCall {
     private readonly secretPages: SecretPages,
   ) {}
 
-  async act(profile: string, request: ActRequest): Promise<ActResult> {
-    const found = await this.calls.page(profile, request);
+  async act(agentCall: AgentCall, request: ActRequest): Promise<ActResult> {
+    const found = await this.calls.page(agentCall);
     const { page, tab } = found;
-    const refs = refsOf(request);
+    const refs = agentCall.refs.map((element) => element.ref);
     const what = `${request.kind}${refs.length ? ` ${refs.join(' → ')}` : ''}`;
     const resolve = (ref: string) => this.snapshots.resolve(page, tab, ref);
     return this.calls.bounded(found, what, request.timeoutMs, async () => {
-      const call: OneAct = { profile, request, found, refs, what, resolve, began: Date.now() };
+      const call: OneAct = { profile: agentCall.profile, request, found, refs, what, resolve, began: Date.now() };
       // Whether the action loaded another document (a submit, a link; not a pushState or a #hash):
       // the main frame committed a navigation and the tab's request log saw a new document for it.
       const before: Before = { documents: found.state.network.documents(), from: page.url() };
@@ -93,10 +94,7 @@ export class ActCall {
   private actContext(call: OneAct): ActContext {
     const { profile, request, found, began } = call;
     const { page, targetId, driver, tab } = found;
-    const describe = (ref: string) => {
-      const info = this.snapshots.refInfo(tab, ref);
-      return info ? `${ref} ${info.role}${info.name ? ` ${JSON.stringify(info.name)}` : ''}` : ref;
-    };
+    const describe = (ref: string) => elementLine({ ref, ...this.snapshots.refInfo(tab, ref) });
     const secrets = this.secretPages;
     return {
       page,
@@ -171,27 +169,5 @@ export class ActCall {
       snapshot,
       ...(newDocument ? { navigated: true as const, from: newDocument.from } : {}),
     };
-  }
-}
-
-function refsOf(request: ActRequest): string[] {
-  switch (request.kind) {
-    case 'drag':
-      return [request.startRef, request.endRef];
-    case 'fill':
-      return request.fields.map((f) => f.ref);
-    case 'click':
-    case 'type':
-    case 'hover':
-    case 'scrollIntoView':
-    case 'focus':
-    case 'select':
-      return [request.ref];
-    case 'press':
-    case 'evaluate':
-    case 'scroll':
-      return request.ref ? [request.ref] : [];
-    default:
-      return [];
   }
 }

@@ -15,6 +15,7 @@ import type { PersonQuestions } from '../../consent/person-questions';
 import type { GateSpec, Touches } from '../../operations/operation';
 import { within } from '../../time-limit';
 import { ActionWatch, type WatchOptions } from '../actions/action-watch';
+import type { AgentCall } from '../agent-calls';
 import type { AgentPage } from './page-finder';
 import type { ActTarget } from '../snapshots/snapshot-engine';
 import type { TabControl } from './tab-control';
@@ -44,9 +45,9 @@ export interface GateDeps {
   checkUrl(profile: string, url: string): void;
 }
 
-/** One call at the gate: its operation's spec, its checked input, and its label as the action log says it. */
+/** One call at the gate: the call's record, its operation's spec, its checked input, and its label as the action log says it. */
 export interface GateCall {
-  profile: string;
+  call: AgentCall;
   spec: GateSpec<any>;
   input: Record<string, unknown>;
   label: string;
@@ -57,6 +58,8 @@ export interface GatePassed {
   waited: number;
   /** The whole id of the tab the gate checked, when it checked one. */
   targetId?: string;
+  /** The page it checked (a call that changes a page): the call acts on this one, found once. */
+  found?: AgentPage;
   /**
    * Runs the call with the tab's requests judged by what happens (action-watch.ts), when the
    * person asks about something only the requests tell (a form sent, a new site, a download).
@@ -92,12 +95,11 @@ export class TabGate {
    * whichever tab is the profile's default by the time it runs.
    */
   async pass(call: GateCall): Promise<GatePassed> {
-    const { profile, spec, input, label } = call;
+    const { spec, input, label } = call;
+    const { profile, session, targetId } = call.call;
     const began = Date.now();
-    const bound = typeof input.timeoutMs === 'number' ? input.timeoutMs : GATE_WAIT_MS;
+    const bound = call.call.timeoutMs ?? GATE_WAIT_MS;
     const left = () => Math.max(0, bound - (Date.now() - began));
-    const session = typeof input.session === 'string' ? input.session : undefined;
-    const targetId = typeof input.targetId === 'string' ? input.targetId : undefined;
     const touches: Touches = spec.touches?.(input) ?? {};
     // A refused address is said before any browser is found or made (a Grid's slot, a start).
     if (touches.url !== undefined) this.deps.checkUrl(profile, touches.url);
@@ -124,7 +126,13 @@ export class TabGate {
     if (here) visited.add(here);
 
     const kinds: AskKind[] = [...(spec.asks ?? []), ...(spec.asksFor?.(input) ?? [])].filter((kind) => asked.has(kind));
-    if (asked.has('submit') && touches.sends && found && (await this.#sendsForm(found, touches))) kinds.push('submit');
+    if (
+      asked.has('submit') &&
+      touches.sends &&
+      found &&
+      (await this.#sendsForm(found, touches.sends, call.call.refs[0]?.ref))
+    )
+      kinds.push('submit');
     const destination = touches.url !== undefined ? originOf(touches.url) : undefined;
     if (asked.has('new-site') && destination && !visited.has(destination)) kinds.push('new-site');
     if (kinds.length > 0) {
@@ -139,7 +147,12 @@ export class TabGate {
     if (destination) visited.add(destination);
     const watched = this.#watchedFor(p, asked, visited, kinds);
     const { changed, waited } = p;
-    return { waited, ...(changed !== undefined ? { targetId: changed } : {}), ...(watched ? { watched } : {}) };
+    return {
+      waited,
+      ...(changed !== undefined ? { targetId: changed } : {}),
+      ...(found ? { found } : {}),
+      ...(watched ? { watched } : {}),
+    };
   }
 
   /** Waits for the person; the call's bound shrinks by the time it took. */
@@ -236,9 +249,7 @@ export class TabGate {
    * Read in the page, so it is the page's word: a ref that no longer resolves counts as no (the
    * action fails on its own), a page that does not say (stuck, or its DOM patched to throw) as yes.
    */
-  async #sendsForm(found: AgentPage, touches: Touches): Promise<boolean> {
-    const mode = touches.sends!;
-    const ref = touches.refs?.[0];
+  async #sendsForm(found: AgentPage, mode: 'click' | 'enter', ref: string | undefined): Promise<boolean> {
     let target: ActTarget | undefined;
     if (ref !== undefined) {
       try {
