@@ -67,6 +67,18 @@ export default defineConfig({
           globalSetup: ['test/helpers/shared-grid.ts'],
         },
       },
+      // The bench's quick run as a smoke test (every case runs and reports): real Chromium like
+      // e2e, the longest file of the run, a tier of its own so the e2e tier can be run without it
+      // (npm run test:e2e) and it alone (npm run test:bench). It uses the run's one Grid too.
+      {
+        extends: true,
+        test: {
+          name: 'bench',
+          include: ['test/bench/**/*.test.ts'],
+          hookTimeout: 60_000,
+          globalSetup: ['test/helpers/shared-grid.ts'],
+        },
+      },
       // The target fuzz: real Chromium like e2e, a tier of its own so it can be run alone and
       // longer (npm run test:fuzz, CLAWD_FUZZ_ROUNDS).
       {

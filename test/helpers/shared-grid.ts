@@ -1,7 +1,9 @@
 // One Selenium Grid for a whole test run (a hub and two nodes), started when a file first asks for
-// it and ended when the run ends. Each test file runs in a process of its own, so the e2e project's
-// global setup (this file's default export) keeps the Grid and hands its address out over a
-// loopback broker; a Grid's JVMs cost more than a browser, and five files once started their own.
+// it and ended when the run ends. Test files run in worker processes, so the global setup of the
+// projects that use it (e2e, bench; this file's default export) keeps the Grid and hands its address
+// out over a loopback broker; a Grid's JVMs cost more than a browser, and five files once started
+// their own. Each project runs its global setup, in vitest's one main process: the Grid is kept on
+// that process's global, so two projects still share one, ended after the last project's files.
 
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -28,8 +30,18 @@ export interface SharedGrid {
 /** A Grid's JVMs may take two minutes to come up beside a whole test run. */
 const GRID_START_MS = 150_000;
 
+/** The run's Grid, in vitest's main process: one for every project whose global setup this is. */
+interface RunGrid {
+  grid?: Promise<SeleniumGrid>;
+  /** Projects set up and not yet torn down: the last one ends the Grid. */
+  users: number;
+}
+const RUN_GRID = Symbol.for('clawd.test.run-grid');
+const runGrid = (): RunGrid => ((globalThis as { [RUN_GRID]?: RunGrid })[RUN_GRID] ??= { users: 0 });
+
 export default async function startSharedGridBroker(project: TestProject): Promise<() => Promise<void>> {
-  let grid: Promise<SeleniumGrid> | undefined;
+  const run = runGrid();
+  run.users += 1;
   const secret = randomUUID();
   const broker = http.createServer((req, res) => {
     if (req.method !== 'POST' || req.url !== `/${secret}/grid`) {
@@ -37,7 +49,7 @@ export default async function startSharedGridBroker(project: TestProject): Promi
       return;
     }
     // A Grid that failed to start is the answer for every file after it too: each would wait as long.
-    grid ??= startSeleniumGrid({ nodes: 2, slots: 4 });
+    const grid = (run.grid ??= startSeleniumGrid({ nodes: 2, slots: 4 }));
     grid.then(
       (g) => {
         const shared: SharedGrid = { url: g.url, hub: g.hub, pool: g.pool, capabilities: g.capabilities };
@@ -51,6 +63,10 @@ export default async function startSharedGridBroker(project: TestProject): Promi
   return async () => {
     broker.closeAllConnections();
     await new Promise((resolve) => broker.close(resolve));
+    run.users -= 1;
+    if (run.users > 0) return;
+    const grid = run.grid;
+    run.grid = undefined;
     await (await grid?.catch(() => undefined))?.close();
   };
 }
