@@ -2,7 +2,9 @@
 // and closed, hooks, hand-overs, policy refusals, a raw CDP client's navigations), one JSON line
 // each, appended to <home>/log/actions-<UTC date>.jsonl (mode 0600; a file a day, the last 14
 // kept), told to /events as it happens, and read back filtered. Writes are queued in order and
-// never hold up the call they record.
+// never hold up the call they record. What an agent typed or chose is written only with
+// browser.logText; this process keeps it in memory (the last GIVEN_KEPT entries' worth) for the
+// session export's parameters' defaults, and never a password field's.
 
 import { appendFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -10,6 +12,8 @@ import type { ActionEntry, EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
 
 const KEEP_DAYS = 14;
+/** How many entries' typed or chosen values are kept in memory. */
+const GIVEN_KEPT = 10_000;
 const FILE = /^actions-(\d{4}-\d{2}-\d{2})\.jsonl$/;
 
 export interface LogQuery {
@@ -28,6 +32,10 @@ export class ActionLog {
   #day = '';
   // Told of each new entry (a waiting `GET /log?wait`); removed by the function `next` returns.
   readonly #waiters = new Set<(entry: ActionEntry | undefined) => void>();
+  /** Entry id → what the agent typed or chose there (memory only, oldest dropped first). */
+  readonly #given = new Map<string, unknown>();
+  #count = 0;
+  readonly #run = Date.now().toString(36);
 
   constructor(
     home: string,
@@ -37,8 +45,14 @@ export class ActionLog {
     this.#dir = path.join(home, 'log');
   }
 
-  record(entry: Omit<ActionEntry, 'time'>): void {
-    const full: ActionEntry = { time: new Date().toISOString(), ...entry };
+  /** Records an entry; `given`: what the agent typed or chose there, kept in memory only. */
+  record(entry: Omit<ActionEntry, 'time' | 'id'>, given?: unknown): void {
+    const id = `${this.#run}.${(this.#count += 1)}`;
+    const full: ActionEntry = { time: new Date().toISOString(), id, ...entry };
+    if (given !== undefined) {
+      this.#given.set(id, given);
+      if (this.#given.size > GIVEN_KEPT) this.#given.delete(this.#given.keys().next().value!);
+    }
     const day = full.time.slice(0, 10);
     this.#writing = this.#writing
       .then(async () => {
@@ -52,6 +66,11 @@ export class ActionLog {
       .catch((error: Error) => this.log.warn(`action log: ${error.message}`));
     this.events.emit({ type: 'action', ...entry });
     for (const waiter of [...this.#waiters]) waiter(full);
+  }
+
+  /** What the agent typed or chose at an entry, while this process keeps it. */
+  given(entry: ActionEntry): unknown {
+    return entry.id === undefined ? undefined : this.#given.get(entry.id);
   }
 
   /** The entries that match, oldest first, the newest `limit` of them. */

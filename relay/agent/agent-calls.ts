@@ -7,6 +7,7 @@
 import type { Page } from 'playwright-core';
 import { ClawdError } from '../errors';
 import type { ElementRef } from '../operations/element-refs';
+import type { LocatedElement } from '../../shared/element-locator';
 import { seconds, within } from '../time-limit';
 import { browserGone, crashed, type AgentPage, type PageFinder } from './tabs/page-finder';
 import type { Snapshots } from './snapshots/snapshots';
@@ -39,6 +40,11 @@ export interface AgentCall {
   readonly refs: readonly ElementRef[];
   /** The page the gate found for the call (a call that changes a tab). */
   readonly found?: AgentPage | undefined;
+  /**
+   * How a script finds each element the call acted on (by ref), read by the action before it ran
+   * (actions/element-locator.ts); the action log keeps them for the session export.
+   */
+  readonly located?: Map<string, LocatedElement>;
 }
 
 /** The profile a found page belongs to. */

@@ -8,8 +8,9 @@ import type { ActionLog } from '../agent/action-log';
 import type { AgentCall } from '../agent/agent-calls';
 import type { AgentService } from '../agent/agent-service';
 import { elementLine } from '../../shared/element-line';
+import { VALUE_MARK } from '../../shared/recipe';
 import { isClawdError } from '../errors';
-import type { ActionEntry } from '../events/event-bus';
+import type { ActionEntry, LoggedElement } from '../events/event-bus';
 import type { Operation } from '../operations/operation';
 
 export interface RecorderDeps {
@@ -57,7 +58,7 @@ export async function recordCall(
   const targetId = (typeof result.targetId === 'string' ? result.targetId : undefined) ?? call.targetId;
   const url = typeof result.url === 'string' ? result.url : typeof input.url === 'string' ? input.url : undefined;
   const error = outcome.error;
-  const base: Omit<ActionEntry, 'time'> = {
+  const base: Omit<ActionEntry, 'time' | 'id'> = {
     profile: call.profile,
     ...(targetId ? { targetId } : {}),
     ...(call.session !== undefined ? { session: call.session } : {}),
@@ -66,31 +67,71 @@ export async function recordCall(
     outcome: error === undefined ? 'ok' : isClawdError(error) ? error.code : 'internal',
     durationMs: Math.round(durationMs),
     ...(error !== undefined ? { detail: String((error as Error)?.message ?? error) } : {}),
+    ...seenIn(result),
   };
   // The tab the call ended on (a tab it opened, say) names its elements.
   const on: AgentCall = targetId === call.targetId ? call : { ...call, targetId, found: undefined };
-  const element = (ref: string) => ({ ref, ...(targetId ? deps.agent.refInfo(on, ref) : {}) });
+  const element = (ref: string): LoggedElement => ({
+    ref,
+    ...(targetId ? deps.agent.refInfo(on, ref) : {}),
+    ...call.located?.get(ref),
+  });
+  // A password field's value is never kept (read before the action; else asked now, unknown = yes).
+  const password = async (ref: string | undefined) => {
+    if (ref === undefined) return true;
+    const located = call.located?.get(ref);
+    if (located) return located.password === true;
+    return targetId === undefined || (await deps.agent.isPasswordField(on, ref));
+  };
   const typed = async (ref: string | undefined, value: string) => {
-    const keep =
-      deps.logText() && targetId !== undefined && ref !== undefined && !(await deps.agent.isPasswordField(on, ref));
-    return { length: value.length, ...(keep ? { value } : {}) };
+    const secret = await password(ref);
+    const keep = deps.logText() && !secret;
+    // A typed secret's mark is no secret: the export writes it as typed.
+    const marksOnly = value !== '' && value.replace(VALUE_MARK, '') === '';
+    return {
+      text: { length: value.length, ...(keep ? { value } : {}) },
+      given: secret && !marksOnly ? undefined : value,
+    };
   };
   const fields = call.refs.filter((e) => e.field);
   for (const field of fields) {
     const value = field.field?.value;
-    deps.log.record({
-      ...base,
-      element: element(field.ref),
-      ...(typeof value === 'string' ? { text: await typed(field.ref, value) } : {}),
-    });
+    const text = typeof value === 'string' ? await typed(field.ref, value) : undefined;
+    deps.log.record(
+      { ...base, element: element(field.ref), ...(text ? { text: text.text } : {}) },
+      text ? text.given : value,
+    );
   }
   if (fields.length > 0) return;
   const ref = call.refs.find((e) => !e.onto)?.ref;
   const onto = call.refs.find((e) => e.onto);
-  deps.log.record({
-    ...base,
-    ...(ref ? { element: element(ref) } : {}),
-    ...(typeof input.text === 'string' && operation.name === 'type' ? { text: await typed(ref, input.text) } : {}),
-    ...(onto && base.detail === undefined ? { detail: `onto ${onto.ref}` } : {}),
-  });
+  const text = typeof input.text === 'string' && operation.name === 'type' ? await typed(ref, input.text) : undefined;
+  const key = typeof input.key === 'string' ? input.key : input.submit === true ? 'Enter' : undefined;
+  deps.log.record(
+    {
+      ...base,
+      ...(ref ? { element: element(ref) } : {}),
+      ...(onto ? { onto: element(onto.ref) } : {}),
+      ...(text ? { text: text.text } : {}),
+      ...(key ? { key } : {}),
+      ...(onto && base.detail === undefined ? { detail: `onto ${onto.ref}` } : {}),
+    },
+    text ? text.given : Array.isArray(input.values) ? input.values : undefined,
+  );
+}
+
+/**
+ * What the page said after the call, as its answer did: its status messages (the answer's
+ * `messages`, or the status and alert lines of the view it answered with) and a new document's title.
+ */
+function seenIn(result: Fields): Pick<ActionEntry, 'seen'> {
+  const view = (result.snapshot as { snapshot?: unknown } | undefined)?.snapshot;
+  const viewed = typeof view === 'string' ? view.split('\n').map((line) => line.trim()) : [];
+  const messages = [
+    ...(Array.isArray(result.messages) ? (result.messages as unknown[]) : []),
+    ...viewed.filter((line) => /^(status|alert) "/.test(line)),
+  ].filter((m): m is string => typeof m === 'string');
+  const title = result.navigated === true && typeof result.title === 'string' ? result.title : undefined;
+  if (messages.length === 0 && title === undefined) return {};
+  return { seen: { ...(title !== undefined ? { title } : {}), ...(messages.length > 0 ? { messages } : {}) } };
 }

@@ -64,6 +64,7 @@ export async function startControlServer(options: {
     events: options.events,
     actions: options.actions,
     secrets: new SecretStore(options.home),
+    home: options.home,
     confirmLoosening: options.confirmLoosening,
     // A hand-over's link goes to the agent, which passes it on: it watches its one tab, nothing more.
     viewLink: (tab, ttlMs) =>

@@ -9,6 +9,7 @@ import { collectNotes } from '../call-notes';
 import type { AgentCall } from '../agent/agent-calls';
 import type { AgentService } from '../agent/agent-service';
 import { elementRefs } from '../operations/element-refs';
+import { exportSession } from '../agent/export/session-export';
 import type { EventBus } from '../events/event-bus';
 import type { Invoker } from '../operations/control-client';
 import { MAX_HANDOFF_WAIT_MS } from '../operations/control-operations';
@@ -29,6 +30,8 @@ export interface OperationServices {
   viewLink(tab: { profile: string; targetId: string }, ttlMs: number): string;
   /** Where what agents did is recorded. */
   actions: ActionLog;
+  /** The clawd home: exports are written under it. */
+  home: string;
   /** The person's secrets: put into `type`/`fill` for `{{secret:NAME}}`, masked in every answer. */
   secrets: SecretStore;
   /**
@@ -134,6 +137,8 @@ export const HANDLERS: Handlers = {
       entries = await s.actions.query(query);
     return { profile, entries };
   },
+  export: async (s, { profile }, input) =>
+    exportSession(s.actions, s.home, profile, input, (await s.profiles.status(profile)).cdpUrl),
   policy: async (s, { profile }) => s.profiles.policies.policyInForce(profile),
   policySet: async (s, { profile }, input) => {
     const lists = input.allow !== undefined || input.block !== undefined;
@@ -184,6 +189,7 @@ export class LocalInvoker implements Invoker {
       session: typeof input.session === 'string' ? input.session : undefined,
       timeoutMs: typeof input.timeoutMs === 'number' ? input.timeoutMs : undefined,
       refs: elementRefs(input),
+      ...(operation.logged ? { located: new Map() } : {}),
     };
     const began = performance.now();
     const deps = this.#recorderDeps();

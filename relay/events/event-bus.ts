@@ -5,9 +5,13 @@
 // Synchronous and bounded by its subscribers: a slow one is the SSE stream's problem, which
 // drops it (see control-app's /events).
 
+import type { LocatedElement } from '../../shared/element-locator';
+
 /** One thing an agent did to a page or a tab, as the action log records it (relay/agent/action-log.ts). */
 export interface ActionEntry {
   time: string;
+  /** The entry's own id (what the log keeps of it in memory only, its typed value, goes by it). */
+  id?: string;
   profile: string;
   targetId?: string;
   /** The agent session that asked, if it named one. */
@@ -16,8 +20,17 @@ export interface ActionEntry {
   kind: string;
   /** The page it happened on, or the URL it loaded. */
   url?: string;
-  /** The element as the agent named it: its ref, and the role and name the snapshot showed. */
-  element?: { ref: string; role?: string; name?: string };
+  /**
+   * The element as the agent named it: its ref, the role and name the snapshot showed, and how a
+   * script finds it again (read before the action: shared/element-locator.ts).
+   */
+  element?: LoggedElement;
+  /** What it was dropped onto (a drag). */
+  onto?: LoggedElement;
+  /** The key pressed (`press`; `Enter` after a `type` that submitted). */
+  key?: string;
+  /** What the page said afterwards, as the answer did (its status messages; a new document's title). */
+  seen?: { title?: string; messages?: string[] };
   /** Typed text: its length, and the text itself only with browser.logText (never a password field's). */
   text?: { length: number; value?: string };
   /** `ok`, or the error code. */
@@ -26,6 +39,9 @@ export interface ActionEntry {
   /** Why, when it was refused (the rule), or what else is worth a line. */
   detail?: string;
 }
+
+/** An element in the action log. */
+export type LoggedElement = { ref: string; role?: string; name?: string } & Partial<LocatedElement>;
 
 export type ClawdEvent =
   | { type: 'browser'; profile: string; state: 'started' | 'stopped' }

@@ -1,6 +1,7 @@
 // The action log read back: what agents did on a profile's tabs, newest last, one line each.
 
 import { z } from 'zod';
+import { elementLine } from '../../shared/element-line';
 import type { ActionEntry } from '../events/event-bus';
 import { intIn } from './fields';
 import { operation } from './operation';
@@ -8,9 +9,7 @@ import { tabFields } from './shared-fields';
 
 /** One entry as a line: time, tab, session, what, the element, the page, the outcome. */
 export function actionLine(e: ActionEntry): string {
-  const element = e.element
-    ? ` ${e.element.ref}${e.element.role ? ` ${e.element.role}` : ''}${e.element.name ? ` "${e.element.name}"` : ''}`
-    : '';
+  const element = e.element ? ` ${elementLine(e.element)}` : '';
   const text = e.text
     ? ` (${e.text.value !== undefined ? JSON.stringify(e.text.value) : `${e.text.length} characters`})`
     : '';

@@ -10,6 +10,7 @@ import { coerce, parseInput } from './fields';
 import { dialog, download, downloads, upload } from './hook-operations';
 import type { Operation } from './operation';
 import { consoleMessages, content, find, navigate, pdf, screenshot, snapshot } from './page-operations';
+import { exportSession } from './export-operations';
 import { log } from './log-operations';
 import { network, networkRequest } from './network-operations';
 import { policy, policySet } from './policy-operations';
@@ -63,6 +64,7 @@ export const OPERATIONS = {
   policy,
   policySet,
   log,
+  export: exportSession,
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;

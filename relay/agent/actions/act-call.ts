@@ -4,6 +4,8 @@
 
 import type { Frame } from 'playwright-core';
 import { elementLine } from '../../../shared/element-line';
+import type { LocatedElement } from '../../../shared/element-locator';
+import { locateElement } from './locate-element';
 import { ClawdError, isClawdError } from '../../errors';
 import type { ActRequest, ActResult } from '../../operations/act-operations';
 import { callPutsSecret } from '../../operations/secret-use';
@@ -54,6 +56,7 @@ export class ActCall {
       // Whether the action loaded another document (a submit, a link; not a pushState or a #hash):
       // the main frame committed a navigation and the tab's request log saw a new document for it.
       const before: Before = { documents: found.state.network.documents(), from: page.url() };
+      if (agentCall.located) await this.locate(call, agentCall.located);
       const { extra, navigated } = await this.perform(call);
       const answer: ActResult = {
         ok: true,
@@ -70,6 +73,19 @@ export class ActCall {
         return newDocument ? this.loaded(call, answer, before) : answer;
       return this.viewed(call, answer, request.snapshot, newDocument ? before : undefined);
     });
+  }
+
+  /**
+   * How a script would find each element the action is about to touch (it may be gone after):
+   * for the session export, kept with the action log's line. A ref that does not resolve is the
+   * action's own error to say.
+   */
+  private async locate(call: OneAct, located: Map<string, LocatedElement>): Promise<void> {
+    for (const ref of call.refs) {
+      const target = await call.resolve(ref).catch(() => undefined);
+      const element = target && (await locateElement(target, this.snapshots.refInfo(call.found.tab, ref)));
+      if (element) located.set(ref, element);
+    }
   }
 
   /** The action itself, and whether the main frame navigated meanwhile. */

@@ -1,0 +1,45 @@
+// A task written down as steps a program can do again without a model: what a session's export
+// writes as a Playwright script or test, and what a recipe the person teaches will hold. Elements
+// by stable locators (element-locator.ts), never refs; values as named parameters
+// (`{{param:NAME}}`, the session's values their defaults) and secrets as `{{secret:NAME}}`, which
+// only the run resolves — a recipe never holds a secret's value, nor a password field's.
+
+import type { LocatedElement } from './element-locator';
+
+export type RecipeStep =
+  /** Load an address in the page. */
+  | { do: 'goto'; url: string }
+  /** Go on in a new tab, at this address. */
+  | { do: 'newPage'; url?: string }
+  | { do: 'click' | 'hover' | 'focus' | 'scrollIntoView'; element: LocatedElement }
+  /** Put a value in a field (replacing what is there): a template of params and secrets. */
+  | { do: 'fill'; element: LocatedElement; value: string }
+  | { do: 'check'; element: LocatedElement; checked: boolean }
+  | { do: 'select'; element: LocatedElement; values: string[] }
+  /** A key, on an element or on the page. */
+  | { do: 'press'; key: string; element?: LocatedElement }
+  | { do: 'drag'; element: LocatedElement; onto: LocatedElement }
+  /** What the page said after the step before it (a status message, a new document's title). */
+  | { do: 'expect'; text?: string; title?: string }
+  /** A step of the session a program does not do again, and why (the agent's own code, a file). */
+  | { do: 'note'; text: string };
+
+export interface RecipeParam {
+  name: string;
+  /** The value the session used; none for a password field, which the run must be given. */
+  default?: string;
+  /** What it fills, in words (the field's label or name). */
+  about?: string;
+}
+
+export interface Recipe {
+  /** Where it came from, in words (`session s1 on profile chrome, 2026-11-29`). */
+  source: string;
+  params: RecipeParam[];
+  /** The names of the secrets its steps type (`{{secret:NAME}}`), resolved at run time. */
+  secrets: string[];
+  steps: RecipeStep[];
+}
+
+/** The `{{param:NAME}}` and `{{secret:NAME}}` marks of a step's value. */
+export const VALUE_MARK = /\{\{(param|secret):([A-Za-z0-9_-]+)\}\}/g;

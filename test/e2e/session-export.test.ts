@@ -1,0 +1,213 @@
+// A session becomes a script: an agent does a task across two pages of a local shop through
+// `clawd mcp` (a field, a select, a checkbox, a secret, two submits); `export` writes it as a
+// Playwright script and as a Playwright Test spec; with the shop reset, each run on its own, over
+// the profile's CDP URL through clawd, puts the same order on the shop's server — with other
+// parameter values when given — and the secret is in neither file, only its mark.
+
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { describe, expect, it } from 'vitest';
+import { driversToRun, extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
+import { CLAWD_BIN, runCli } from '../helpers/cli';
+import { unfenced } from '../helpers/fence';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SECRET = 'k9-Lighthouse-42';
+
+interface Order {
+  name?: string;
+  plan?: string;
+  news?: string;
+  code?: string;
+}
+
+/** A shop of two forms: who and which plan, then news and an access code; the order is its state. */
+async function startShop() {
+  let draft: Order = {};
+  let order: Order | undefined;
+  const page = (title: string, body: string) =>
+    `<!doctype html><title>${title}</title><main><h1>${title}</h1>${body}</main>`;
+  const server = http.createServer((req, res) => {
+    const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+    if (req.method === 'POST') {
+      let raw = '';
+      req.on('data', (d) => (raw += d));
+      req.on('end', () => {
+        const form = Object.fromEntries(new URLSearchParams(raw));
+        if (req.url === '/step1') {
+          draft = { name: form.name, plan: form.plan };
+          res.writeHead(303, { location: '/step2' }).end();
+        } else {
+          order = { ...draft, news: form.news ?? 'off', code: form.code };
+          html(page('Thank you', `<p role="status">Order placed for ${order.name}</p>`));
+        }
+      });
+      return;
+    }
+    if (req.url === '/step2')
+      return html(
+        page(
+          'Extras',
+          `<form method="post" action="/step2">
+            <label><input type="checkbox" name="news"> Send me news</label>
+            <label>Access code <input type="password" name="code"></label>
+            <button>Place order</button></form>`,
+        ),
+      );
+    html(
+      page(
+        'Your order',
+        `<form method="post" action="/step1">
+          <label>Full name <input name="name"></label>
+          <label>Plan <select name="plan"><option value="basic">Basic</option><option value="pro">Pro</option></select></label>
+          <button>Next</button></form>`,
+      ),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    order: () => order,
+    reset: () => {
+      draft = {};
+      order = undefined;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections(); // the browser keeps its connections open
+        server.close(resolve);
+      }),
+  };
+}
+
+/** Runs a file the export wrote, from a folder of the checkout (so it finds Playwright), to its end. */
+function run(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env } });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+describe.each(
+  driversToRun([
+    ['extension', extensionDriver],
+    ['managed', managedDriver],
+  ] as const),
+)('a session becomes a script, on a %s profile', (_name, makeDriver) => {
+  const ctx = useAgentDriver(makeDriver);
+
+  it(
+    'an agent does a two-page task over MCP; its export, run as a script and as a test, does it again',
+    {
+      timeout: 180_000,
+    },
+    async () => {
+      const shop = await startShop();
+      const runs = path.join(ROOT, '.cache', `export-runs-${process.pid}-${Date.now()}`);
+      mkdirSync(runs, { recursive: true });
+      const home = ['--home', ctx.d.server.home, '--profile', ctx.d.profile];
+      const client = new Client({ name: 'clawd-test', version: '1' });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [CLAWD_BIN, 'mcp', ...home],
+          env: { ...process.env } as Record<string, string>,
+          stderr: 'ignore',
+        }),
+      );
+      try {
+        const set = await runCli(['secret-set', 'CODE', ...home], {}, 15_000, CLAWD_BIN, `${SECRET}\n`);
+        expect(set.code, set.stderr).toBe(0);
+        const targetId = ctx.d.targetId;
+        const session = 'buyer';
+        const tool = async (name: string, args: Record<string, unknown>) => {
+          const result = (await client.callTool({ name, arguments: { targetId, session, ...args } })) as {
+            content: Array<{ type: string; text?: string }>;
+            isError?: boolean;
+          };
+          const text = unfenced(result.content.map((c) => c.text ?? '').join('\n'));
+          expect(result.isError, text).toBeFalsy();
+          return text;
+        };
+        const refIn = (view: string, role: string, name: string) => {
+          const ref = view
+            .split('\n')
+            .find((l) => l.includes(`${role} "${name}"`))
+            ?.match(/\[(e\d+)\]/)?.[1];
+          if (!ref) throw new Error(`no ${role} "${name}" in:\n${view}`);
+          return ref;
+        };
+
+        // The agent's task, by refs, as an agent does it.
+        await tool('navigate', { url: shop.url, snapshot: 'none' });
+        let view = await tool('snapshot', {});
+        await tool('act', { kind: 'type', ref: refIn(view, 'textbox', 'Full name'), text: 'Ada Lovelace' });
+        await tool('act', { kind: 'select', ref: refIn(view, 'combobox', 'Plan'), values: ['pro'] });
+        await tool('act', { kind: 'click', ref: refIn(view, 'button', 'Next') });
+        view = await tool('snapshot', {});
+        await tool('act', { kind: 'click', ref: refIn(view, 'checkbox', 'Send me news') });
+        await tool('act', { kind: 'type', ref: refIn(view, 'textbox', 'Access code'), text: '{{secret:CODE}}' });
+        await tool('act', { kind: 'click', ref: refIn(view, 'button', 'Place order') });
+        const done = { name: 'Ada Lovelace', plan: 'pro', news: 'on', code: SECRET };
+        expect(shop.order()).toEqual(done);
+
+        // The export: a script, by the locators read when each action ran.
+        const said = await tool('browser', { action: 'export', format: 'script' });
+        const file = /to (\S+\.mjs):/.exec(said)?.[1];
+        expect(file, said).toBeDefined();
+        expect(said).toContain('secrets (CLAWD_SECRET_NAME): CODE');
+        const script = readFileSync(file!, 'utf8');
+        expect(script).not.toContain(SECRET);
+        expect(script).toContain('{{secret:CODE}}');
+        expect(script).toContain('getByRole("textbox", { name: "Full name", exact: true })');
+        expect(script).toContain('getByRole("button", { name: "Place order", exact: true })');
+        expect(script).toMatch(/"fullName": "Ada Lovelace"/);
+
+        // Run on its own, through clawd, against a shop that forgot the order.
+        const env = { CLAWD_TOKEN: ctx.d.server.token, CLAWD_SECRET_CODE: SECRET };
+        writeFileSync(path.join(runs, 'order.mjs'), script);
+        shop.reset();
+        const ran = await run(['order.mjs'], runs, env);
+        expect(ran.code, ran.out).toBe(0);
+        expect(shop.order()).toEqual(done);
+        // With another value for a parameter, that value reaches the shop.
+        shop.reset();
+        const again = await run(['order.mjs', '--param', 'fullName=Grace Hopper'], runs, env);
+        expect(again.code, again.out).toBe(0);
+        expect(shop.order()).toEqual({ ...done, name: 'Grace Hopper' });
+
+        // The same session as a Playwright Test spec: its expects pass.
+        const saidTest = await tool('browser', { action: 'export', format: 'test' });
+        const spec = readFileSync(/to (\S+\.spec\.mjs):/.exec(saidTest)![1]!, 'utf8');
+        expect(spec).not.toContain(SECRET);
+        expect(spec).toContain(
+          'await expect(page.getByText(value(params, "Order placed for {{param:fullName}}")).first()).toBeVisible();',
+        );
+        writeFileSync(path.join(runs, 'order.spec.mjs'), spec);
+        shop.reset();
+        const cli = path.join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
+        const tested = await run([cli, 'test', 'order.spec.mjs', '--reporter=line', '--workers=1'], runs, env);
+        expect(tested.code, tested.out).toBe(0);
+        expect(tested.out).toMatch(/1 passed/);
+        expect(shop.order()).toEqual(done);
+      } finally {
+        await client.close();
+        await shop.close();
+        rmSync(runs, { recursive: true, force: true });
+      }
+    },
+  );
+});
