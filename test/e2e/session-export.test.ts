@@ -199,7 +199,11 @@ describe.each(
         writeFileSync(path.join(runs, 'order.spec.mjs'), spec);
         shop.reset();
         const cli = path.join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
-        const tested = await run([cli, 'test', 'order.spec.mjs', '--reporter=line', '--workers=1'], runs, env);
+        const tested = await run(
+          [cli, 'test', 'order.spec.mjs', '--reporter=line', '--workers=1', `--output=${path.join(runs, 'results')}`],
+          runs,
+          env,
+        );
         expect(tested.code, tested.out).toBe(0);
         expect(tested.out).toMatch(/1 passed/);
         expect(shop.order()).toEqual(done);
