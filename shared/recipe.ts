@@ -43,3 +43,13 @@ export interface Recipe {
 
 /** The `{{param:NAME}}` and `{{secret:NAME}}` marks of a step's value. */
 export const VALUE_MARK = /\{\{(param|secret):([A-Za-z0-9_-]+)\}\}/g;
+
+/** A recipe as the home keeps it (`recipes/NAME.json`): an agent runs it by name. */
+export interface SavedRecipe extends Recipe {
+  name: string;
+  /** When it was saved (ISO). */
+  created: string;
+}
+
+/** A recipe's name: a file name on every system, and a word on a command line. */
+export const RECIPE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

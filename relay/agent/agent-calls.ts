@@ -11,6 +11,8 @@ import type { LocatedElement } from '../../shared/element-locator';
 import { seconds, within } from '../time-limit';
 import { browserGone, crashed, type AgentPage, type PageFinder } from './tabs/page-finder';
 import type { Snapshots } from './snapshots/snapshots';
+import type { ActTarget } from './snapshots/snapshot-engine';
+import { locatorTarget } from './actions/locator-target';
 import { tabOfKey } from './tabs/tab-key';
 
 /** How far past its `timeoutMs` a call may run before the outer bound answers for Playwright's own. */
@@ -45,6 +47,11 @@ export interface AgentCall {
    * (actions/element-locator.ts); the action log keeps them for the session export.
    */
   readonly located?: Map<string, LocatedElement>;
+  /**
+   * A recipe's step: its elements by ref, found by their locators instead of a snapshot's refs
+   * (the recipe runner fills it; no agent can: it is no field of any input).
+   */
+  readonly recipeElements?: ReadonlyMap<string, LocatedElement>;
 }
 
 /** The profile a found page belongs to. */
@@ -88,6 +95,12 @@ export class AgentCalls {
         throw browserGone(profileOf(found), found.targetId, found.driver.describeBrowser?.(found.endpoint));
       throw error;
     }
+  }
+
+  /** The element a call's ref names: a recipe step's by its locator, else the snapshot's ref. */
+  target(call: AgentCall, found: AgentPage, ref: string, leftMs: number): Promise<ActTarget> {
+    const element = call.recipeElements?.get(ref);
+    return element ? locatorTarget(found.page, element, leftMs) : this.snapshots.resolve(found.page, found.tab, ref);
   }
 
   /** The page's status and alert messages and refused fields, as an answer's `messages` (none: no field). */

@@ -76,6 +76,8 @@ const LEVELS: Record<string, number> = {
 };
 const MIN_LEVEL = { debug: 0, info: 1, log: 1, warning: 2, error: 3 } as const;
 
+/** How long the gate's form probe waits for a recipe step's element to come. */
+const PROBE_FIND_MS = 2_000;
 /** How long reading requests' headers and bodies from the browser may take. */
 const NETWORK_READ_MS = 15_000;
 
@@ -133,7 +135,7 @@ export class AgentService {
     this.#gate = new TabGate({
       find: (profile, targetId, session, timeoutMs) => this.#pages.find(profile, targetId, true, session, timeoutMs),
       tabId: async (profile, idOrPrefix) => (await profiles.findTab(profile, idOrPrefix)).targetId,
-      resolve: (page, tab, ref) => this.#snapshots.resolve(page, tab, ref),
+      resolve: (call, found, ref) => this.#calls.target(call, found, ref, PROBE_FIND_MS),
       control: this.#tabControl,
       activity: consent.activity,
       questions: consent.questions,

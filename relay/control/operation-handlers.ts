@@ -10,6 +10,9 @@ import type { AgentCall } from '../agent/agent-calls';
 import type { AgentService } from '../agent/agent-service';
 import { elementRefs } from '../operations/element-refs';
 import { exportSession } from '../agent/export/session-export';
+import { RecipeStore } from '../agent/export/recipe-store';
+import type { LocatedElement } from '../../shared/element-locator';
+import { RecipeRunner } from './recipe-runner';
 import type { EventBus } from '../events/event-bus';
 import type { Invoker } from '../operations/control-client';
 import { MAX_HANDOFF_WAIT_MS } from '../operations/control-operations';
@@ -32,6 +35,8 @@ export interface OperationServices {
   actions: ActionLog;
   /** The clawd home: exports are written under it. */
   home: string;
+  /** Runs recipes through the invoker (made by LocalInvoker: each step is a call of its own). */
+  recipes?: RecipeRunner;
   /** The person's secrets: put into `type`/`fill` for `{{secret:NAME}}`, masked in every answer. */
   secrets: SecretStore;
   /**
@@ -137,6 +142,17 @@ export const HANDLERS: Handlers = {
       entries = await s.actions.query(query);
     return { profile, entries };
   },
+  recipes: async (s) => ({
+    recipes: (await new RecipeStore(s.home).list()).map((r) => ({
+      name: r.name,
+      source: r.source,
+      created: r.created,
+      steps: r.steps.filter((step) => step.do !== 'note').length,
+      params: r.params,
+      secrets: r.secrets,
+    })),
+  }),
+  runRecipe: (s, call, input) => s.recipes!.run(call, input),
   export: async (s, { profile }, input) =>
     exportSession(s.actions, s.home, profile, input, (await s.profiles.status(profile)).cdpUrl),
   policy: async (s, { profile }) => s.profiles.policies.policyInForce(profile),
@@ -171,7 +187,11 @@ export const HANDLERS: Handlers = {
  * its handler; a call that changes a page or a tab is recorded in the action log, failed or not.
  */
 export class LocalInvoker implements Invoker {
-  constructor(private readonly services: OperationServices) {}
+  constructor(private readonly services: OperationServices) {
+    services.recipes ??= new RecipeRunner(new RecipeStore(services.home), (operation, profile, input, elements) =>
+      this.invoke(operation, profile, input, undefined, undefined, elements),
+    );
+  }
 
   async invoke<R>(
     operation: Operation<any, R>,
@@ -179,6 +199,8 @@ export class LocalInvoker implements Invoker {
     input: Record<string, unknown>,
     note?: (note: string) => void,
     signal?: AbortSignal,
+    /** A recipe step's elements by ref (recipe-runner.ts): found by their locators. */
+    recipeElements?: ReadonlyMap<string, LocatedElement>,
   ): Promise<R> {
     const name = this.services.profiles.resolve(profile);
     // The one record of the call: every part of it (gate, handler, trace, log) reads this.
@@ -190,6 +212,7 @@ export class LocalInvoker implements Invoker {
       timeoutMs: typeof input.timeoutMs === 'number' ? input.timeoutMs : undefined,
       refs: elementRefs(input),
       ...(operation.logged ? { located: new Map() } : {}),
+      ...(recipeElements && recipeElements.size > 0 ? { recipeElements } : {}),
     };
     const began = performance.now();
     const deps = this.#recorderDeps();

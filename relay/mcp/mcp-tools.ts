@@ -24,6 +24,7 @@ import { fenced } from '../operations/page-fence';
 
 export const INSTRUCTIONS =
   'Drive a browser by refs: snapshot (or find, to search a big page for text), then act on an element by its ref (act: click, type, fill, …). ' +
+  'Before doing a task by hand, see whether the recipe tool has it saved as steps: run it by name (it stops where the page differs). ' +
   "Actions and navigate take snapshot: none, brief (headings and what can be acted on; the site's header, menus and footer folded), diff (what changed since your last look; on another page its brief view) or full; navigate answers brief unless told (find or snapshot for the rest); an action that loads another page says where it led. " +
   'A ref whose element changed or went is refused as stale: take a new snapshot. A long page is cut at maxChars: go on with after=<the ref named at the cut>. ' +
   'Every tool takes profile (default: the configured one) and, where it acts on a tab, targetId (an id or unique prefix from tabs; default: the tab last used) and session (your agent session name: tabs you change are held for you). ' +

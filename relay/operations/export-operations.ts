@@ -4,14 +4,17 @@
 // through clawd, so its policy and asks hold. Values as parameters, secrets as their marks.
 
 import { z } from 'zod';
-import type { RecipeParam } from '../../shared/recipe';
+import { RECIPE_NAME, type RecipeParam } from '../../shared/recipe';
+import { bad } from './fields';
 import { operation } from './operation';
 import { tabFields } from './shared-fields';
 
 export interface ExportResult {
-  /** The file, under the home's exports/ (mode 0600). */
+  /** The file, under the home's exports/ (a recipe: recipes/NAME.json), mode 0600. */
   path: string;
-  format: 'script' | 'test';
+  format: 'script' | 'test' | 'recipe';
+  /** A recipe's name: run-recipe NAME. */
+  name?: string;
   /** How many steps it does (expects included), and how many of the session's it could not (notes in the file). */
   steps: number;
   notes: number;
@@ -32,17 +35,37 @@ export const exportSession = operation<ExportResult>()({
       .datetime({ offset: true, message: 'must be a time like 2026-11-25T10:00:00Z' })
       .optional()
       .describe('only what was done after this time'),
-    format: z.enum(['script', 'test']).default('script').describe('script: node FILE; test: npx playwright test FILE'),
+    format: z
+      .enum(['script', 'test', 'recipe'])
+      .default('script')
+      .describe('script: node FILE; test: npx playwright test FILE; recipe: saved by name for run-recipe'),
+    name: z
+      .string()
+      .regex(RECIPE_NAME, 'letters, digits, - and _ (up to 64)')
+      .optional()
+      .describe('the recipe’s name (format recipe)'),
   }),
+  check(input) {
+    if (input.format === 'recipe' && input.name === undefined) throw bad('name: a recipe needs one (--name NAME)');
+  },
   http: { method: 'POST', path: '/export' },
-  cli: { group: 'agent', flags: { since: { value: 'TIME' }, format: { value: 'script|test' } } },
+  cli: {
+    group: 'agent',
+    flags: { since: { value: 'TIME' }, format: { value: 'script|test|recipe' }, name: { value: 'NAME' } },
+  },
   mcp: { tool: 'browser', as: 'export' },
   example: { session: 'agent-1', format: 'script' },
   text: (r) => {
-    const run = r.format === 'test' ? `npx playwright test ${r.path}` : `node ${r.path}`;
+    const run =
+      r.format === 'recipe'
+        ? `run-recipe ${r.name}`
+        : r.format === 'test'
+          ? `npx playwright test ${r.path}`
+          : `node ${r.path}`;
+    const what = { recipe: 'recipe', test: 'Playwright test', script: 'Playwright script' }[r.format];
     const params = r.params.map((p) => `${p.name}${p.default === undefined ? ' (no default)' : ''}`);
     return [
-      `wrote a ${r.format === 'test' ? 'Playwright test' : 'Playwright script'} of ${r.steps} steps to ${r.path}: ${run}`,
+      `wrote a ${what} of ${r.steps} steps to ${r.path}: ${run}`,
       ...(params.length > 0 ? [`parameters (--param NAME=VALUE): ${params.join(', ')}`] : []),
       ...(r.secrets.length > 0 ? [`secrets (CLAWD_SECRET_NAME): ${r.secrets.join(', ')}`] : []),
       ...(r.notes > 0 ? [`${r.notes} step(s) not done again by it: see the notes in the file`] : []),

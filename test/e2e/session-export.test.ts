@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { driversToRun, extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
 import { CLAWD_BIN, runCli } from '../helpers/cli';
 import { unfenced } from '../helpers/fence';
+import { answeringWhile } from '../helpers/waits';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SECRET = 'k9-Lighthouse-42';
@@ -31,11 +32,15 @@ interface Order {
 async function startShop() {
   let draft: Order = {};
   let order: Order | undefined;
+  let posts = 0;
+  const labels: Record<string, string> = {};
+  const label = (text: string) => labels[text] ?? text;
   const page = (title: string, body: string) =>
     `<!doctype html><title>${title}</title><main><h1>${title}</h1>${body}</main>`;
   const server = http.createServer((req, res) => {
     const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(body);
     if (req.method === 'POST') {
+      posts += 1;
       let raw = '';
       req.on('data', (d) => (raw += d));
       req.on('end', () => {
@@ -66,7 +71,7 @@ async function startShop() {
         `<form method="post" action="/step1">
           <label>Full name <input name="name"></label>
           <label>Plan <select name="plan"><option value="basic">Basic</option><option value="pro">Pro</option></select></label>
-          <button>Next</button></form>`,
+          <button>${label('Next')}</button></form>`,
       ),
     );
   });
@@ -74,9 +79,12 @@ async function startShop() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     order: () => order,
+    posts: () => posts,
+    rename: (from: string, to: string) => void (labels[from] = to),
     reset: () => {
       draft = {};
       order = undefined;
+      posts = 0;
     },
     close: () =>
       new Promise((resolve) => {
@@ -207,6 +215,60 @@ describe.each(
         expect(tested.code, tested.out).toBe(0);
         expect(tested.out).toMatch(/1 passed/);
         expect(shop.order()).toEqual(done);
+
+        // The same session saved as a recipe: an agent runs it over MCP, with other values, no model.
+        const saidRecipe = await tool('browser', { action: 'export', format: 'recipe', name: 'order' });
+        expect(saidRecipe).toContain('run-recipe order');
+        expect(await tool('recipe', {})).toMatch(
+          /^order: \d+ steps, .*params fullName="Ada Lovelace" plan="pro"; secrets CODE$/m,
+        );
+        shop.reset();
+        const ranRecipe = await tool('recipe', {
+          action: 'run',
+          name: 'order',
+          params: ['fullName=Grace Hopper', 'plan=basic'],
+        });
+        expect(ranRecipe, ranRecipe).toMatch(/^ran recipe order: \d+ steps/);
+        expect(shop.order()).toEqual({ ...done, name: 'Grace Hopper', plan: 'basic' });
+
+        // Under --ask submit, each step that sends a form is asked like the agent's own: Deny, and
+        // the shop saw nothing; Allow, and it goes.
+        // The person's rule, set as the person does (on their own browser an agent may not change it).
+        expect((await ctx.d.loosen({ ask: ['submit'] })).status).toBe(200);
+        const questions = ctx.d.server.server.consent.questions;
+        shop.reset();
+        const asked: string[] = [];
+        const denied = await answeringWhile(
+          questions,
+          (q) => (q.terminal ? undefined : (asked.push(...q.kinds), false)),
+          tool('recipe', { action: 'run', name: 'order', params: [] }),
+        );
+        expect(asked).toEqual(['submit']);
+        expect(denied).toMatch(/^recipe order stopped at step \d+ \(click button "Next"\): .*declined/);
+        expect(shop.order()).toBeUndefined();
+        expect(shop.posts()).toBe(0);
+        asked.length = 0;
+        const allowed = await answeringWhile(
+          questions,
+          (q) => (q.terminal ? undefined : (asked.push(...q.kinds), true)),
+          tool('recipe', { action: 'run', name: 'order', params: [] }),
+        );
+        expect(allowed).toMatch(/^ran recipe order/);
+        expect(asked).toEqual(['submit', 'submit']);
+        expect(shop.order()).toEqual(done);
+        expect((await ctx.d.loosen({ ask: [] })).status).toBe(200);
+
+        // With the shop's button renamed, the run stops at that step, says what it expected, and
+        // shows the page with refs to go on by hand.
+        shop.reset();
+        shop.rename('Next', 'Continue');
+        const stopped = await tool('recipe', { action: 'run', name: 'order', params: [] });
+        expect(stopped).toMatch(
+          /^recipe order stopped at step \d+ \(click button "Next"\): the step's element is not on the page: button "Next"/,
+        );
+        expect(stopped).toContain('expected: button "Next"');
+        expect(stopped).toMatch(/button "Continue" \[e\d+\]/);
+        expect(shop.order()).toBeUndefined();
       } finally {
         await client.close();
         await shop.close();

@@ -47,16 +47,16 @@ export class ActCall {
 
   async act(agentCall: AgentCall, request: ActRequest): Promise<ActResult> {
     const found = await this.calls.page(agentCall);
-    const { page, tab } = found;
+    const { page } = found;
     const refs = agentCall.refs.map((element) => element.ref);
     const what = `${request.kind}${refs.length ? ` ${refs.join(' → ')}` : ''}`;
-    const resolve = (ref: string) => this.snapshots.resolve(page, tab, ref);
+    const resolve = (ref: string) => this.calls.target(agentCall, found, ref, request.timeoutMs);
     return this.calls.bounded(found, what, request.timeoutMs, async () => {
       const call: OneAct = { profile: agentCall.profile, request, found, refs, what, resolve, began: Date.now() };
       // Whether the action loaded another document (a submit, a link; not a pushState or a #hash):
       // the main frame committed a navigation and the tab's request log saw a new document for it.
       const before: Before = { documents: found.state.network.documents(), from: page.url() };
-      if (agentCall.located) await this.locate(call, agentCall.located);
+      if (agentCall.located) await this.locate(call, agentCall, agentCall.located);
       const { extra, navigated } = await this.perform(call);
       const answer: ActResult = {
         ok: true,
@@ -80,8 +80,13 @@ export class ActCall {
    * for the session export, kept with the action log's line. A ref that does not resolve is the
    * action's own error to say.
    */
-  private async locate(call: OneAct, located: Map<string, LocatedElement>): Promise<void> {
+  private async locate(call: OneAct, agentCall: AgentCall, located: Map<string, LocatedElement>): Promise<void> {
     for (const ref of call.refs) {
+      const recipes = agentCall.recipeElements?.get(ref);
+      if (recipes) {
+        located.set(ref, recipes);
+        continue;
+      }
       const target = await call.resolve(ref).catch(() => undefined);
       const element = target && (await locateElement(target, this.snapshots.refInfo(call.found.tab, ref)));
       if (element) located.set(ref, element);

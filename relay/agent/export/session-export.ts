@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { ExportRequest, ExportResult } from '../../operations/export-operations';
 import type { ActionLog } from '../action-log';
 import { saveCapture } from '../capture/capture';
+import { RecipeStore } from './recipe-store';
 import { renderScript } from './script-render';
 import { sessionRecipe } from './session-steps';
 
@@ -29,6 +30,16 @@ export async function exportSession(
     entries[0] ? ` from ${entries[0].time.slice(0, 19)}Z` : ''
   }`;
   const recipe = sessionRecipe(entries, (entry) => log.given(entry), source);
+  const counts = {
+    steps: recipe.steps.filter((s) => s.do !== 'note').length,
+    notes: recipe.steps.filter((s) => s.do === 'note').length,
+    params: recipe.params,
+    secrets: recipe.secrets,
+  };
+  if (request.format === 'recipe') {
+    const name = request.name!;
+    return { path: await new RecipeStore(home).save(name, recipe), format: 'recipe', name, ...counts };
+  }
   const url = new URL(cdpUrl);
   url.searchParams.delete('token'); // the server's token is the person's: a run brings its own
   const code = renderScript(recipe, request.format, { cdpUrl: url.toString(), profile });
@@ -38,12 +49,5 @@ export async function exportSession(
     request.format === 'test' ? 'spec.mjs' : 'mjs',
     Buffer.from(code),
   );
-  return {
-    path: file,
-    format: request.format,
-    steps: recipe.steps.filter((s) => s.do !== 'note').length,
-    notes: recipe.steps.filter((s) => s.do === 'note').length,
-    params: recipe.params,
-    secrets: recipe.secrets,
-  };
+  return { path: file, format: request.format, ...counts };
 }

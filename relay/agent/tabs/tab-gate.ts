@@ -19,7 +19,7 @@ import type { AgentCall } from '../agent-calls';
 import type { AgentPage } from './page-finder';
 import type { ActTarget } from '../snapshots/snapshot-engine';
 import type { TabControl } from './tab-control';
-import { tabKey, type TabKey } from './tab-key';
+import { tabKey } from './tab-key';
 
 /** How long a call without a `timeoutMs` of its own (a new tab, a storage export) waits for the person. */
 export const GATE_WAIT_MS = 60_000;
@@ -35,7 +35,8 @@ export interface GateDeps {
   ): Promise<AgentPage>;
   /** A tab's whole target id from an id or a unique prefix, without reaching its page. */
   tabId(profile: string, idOrPrefix: string): Promise<string>;
-  resolve(page: Page, tab: TabKey, ref: string): Promise<ActTarget>;
+  /** The element a call's ref names (a recipe step's by its locator: agent-calls.ts `target`). */
+  resolve(call: AgentCall, found: AgentPage, ref: string): Promise<ActTarget>;
   control: TabControl;
   activity: PersonActivity;
   questions: PersonQuestions;
@@ -126,12 +127,7 @@ export class TabGate {
     if (here) visited.add(here);
 
     const kinds: AskKind[] = [...(spec.asks ?? []), ...(spec.asksFor?.(input) ?? [])].filter((kind) => asked.has(kind));
-    if (
-      asked.has('submit') &&
-      touches.sends &&
-      found &&
-      (await this.#sendsForm(found, touches.sends, call.call.refs[0]?.ref))
-    )
+    if (asked.has('submit') && touches.sends && found && (await this.#sendsForm(call.call, found, touches.sends)))
       kinds.push('submit');
     const destination = touches.url !== undefined ? originOf(touches.url) : undefined;
     if (asked.has('new-site') && destination && !visited.has(destination)) kinds.push('new-site');
@@ -249,11 +245,12 @@ export class TabGate {
    * Read in the page, so it is the page's word: a ref that no longer resolves counts as no (the
    * action fails on its own), a page that does not say (stuck, or its DOM patched to throw) as yes.
    */
-  async #sendsForm(found: AgentPage, mode: 'click' | 'enter', ref: string | undefined): Promise<boolean> {
+  async #sendsForm(call: AgentCall, found: AgentPage, mode: 'click' | 'enter'): Promise<boolean> {
+    const ref = call.refs[0]?.ref;
     let target: ActTarget | undefined;
     if (ref !== undefined) {
       try {
-        target = await this.deps.resolve(found.page, found.tab, ref);
+        target = await this.deps.resolve(call, found, ref);
       } catch {
         return false;
       }

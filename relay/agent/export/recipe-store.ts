@@ -1,0 +1,59 @@
+// The recipes of a home: `<home>/recipes/NAME.json` (mode 0600: a recipe holds addresses and the
+// values its parameters default to, never a secret's). Saved by the session export and by the
+// person's recording; read by name when an agent runs one (recipe-runner.ts).
+
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { ClawdError } from '../../errors';
+import { RECIPE_NAME, type Recipe, type SavedRecipe } from '../../../shared/recipe';
+
+export class RecipeStore {
+  readonly #dir: string;
+
+  constructor(home: string) {
+    this.#dir = path.join(home, 'recipes');
+  }
+
+  /** Saves a recipe under its name (replacing one of that name); answers the file. */
+  async save(name: string, recipe: Recipe): Promise<string> {
+    checkName(name);
+    await fs.mkdir(this.#dir, { recursive: true, mode: 0o700 });
+    const file = path.join(this.#dir, `${name}.json`);
+    const saved: SavedRecipe = { name, created: new Date().toISOString(), ...recipe };
+    // Written whole, then renamed: a reader never sees half a recipe.
+    const partial = `${file}.${process.pid}.tmp`;
+    await fs.writeFile(partial, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+    await fs.rename(partial, file);
+    return file;
+  }
+
+  async load(name: string): Promise<SavedRecipe> {
+    checkName(name);
+    const text = await fs.readFile(path.join(this.#dir, `${name}.json`), 'utf8').catch(() => undefined);
+    if (text === undefined)
+      throw new ClawdError('not_found', `no recipe named ${JSON.stringify(name)}: recipes lists them`);
+    try {
+      const recipe = JSON.parse(text) as SavedRecipe;
+      if (!Array.isArray(recipe.steps) || !Array.isArray(recipe.params)) throw new Error('no steps or params');
+      return recipe;
+    } catch (error) {
+      throw new ClawdError('bad_request', `recipe ${name} cannot be read: ${(error as Error).message}`);
+    }
+  }
+
+  /** Every recipe that can be read, by name (one that cannot is left out). */
+  async list(): Promise<SavedRecipe[]> {
+    const files = await fs.readdir(this.#dir).catch(() => [] as string[]);
+    const names = files
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.slice(0, -5))
+      .filter((n) => RECIPE_NAME.test(n));
+    const read = await Promise.all(names.sort().map((name) => this.load(name).catch(() => undefined)));
+    return read.filter((r): r is SavedRecipe => r !== undefined);
+  }
+}
+
+function checkName(name: string): void {
+  if (!RECIPE_NAME.test(name))
+    throw new ClawdError('bad_request', `recipe name ${JSON.stringify(name)}: letters, digits, - and _ (up to 64)`);
+}
