@@ -13,7 +13,7 @@ import { processesUsing } from '../../relay/browser/processes';
 import { extensionDriver, managedDriver, useAgentDriver, type AgentDriver } from '../helpers/agent-drivers';
 import { CLAWD_BIN, runCli } from '../helpers/cli';
 import { until } from '../helpers/waits';
-import { fenceLinesIn, unfenced } from '../helpers/fence';
+import { fenceLinesIn, refIn, unfenced } from '../helpers/fence';
 
 interface ToolResult {
   content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
@@ -52,15 +52,6 @@ const fencedText = (result: ToolResult) =>
     .filter((c) => c.type === 'text')
     .map((c) => c.text)
     .join('\n');
-/** The ref of the line with this role and name in a snapshot answer. */
-const refIn = (snapshot: string, role: string, name: string) => {
-  const ref = snapshot
-    .split('\n')
-    .find((l) => l.includes(`${role} "${name}"`))
-    ?.match(/\[(e\d+)\]/)?.[1];
-  if (!ref) throw new Error(`no ${role} "${name}" in:\n${snapshot}`);
-  return ref;
-};
 
 describe.each([
   ['managed', 'stdio', managedDriver],

@@ -15,7 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest';
 import { driversToRun, extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
 import { CLAWD_BIN, runCli } from '../helpers/cli';
-import { unfenced } from '../helpers/fence';
+import { refIn, unfenced } from '../helpers/fence';
 import { answeringWhile } from '../helpers/waits';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -149,14 +149,6 @@ describe.each(
           const text = unfenced(result.content.map((c) => c.text ?? '').join('\n'));
           expect(result.isError, text).toBeFalsy();
           return text;
-        };
-        const refIn = (view: string, role: string, name: string) => {
-          const ref = view
-            .split('\n')
-            .find((l) => l.includes(`${role} "${name}"`))
-            ?.match(/\[(e\d+)\]/)?.[1];
-          if (!ref) throw new Error(`no ${role} "${name}" in:\n${view}`);
-          return ref;
         };
 
         // The agent's task, by refs, as an agent does it.

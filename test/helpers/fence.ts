@@ -15,3 +15,13 @@ export function unfenced(text: string): string {
 export function fenceLinesIn(text: string): string[] {
   return text.split('\n').filter((line) => FENCE_LINE.test(line));
 }
+
+/** The ref of the line with this role and name in a snapshot answer's text. */
+export function refIn(snapshot: string, role: string, name: string): string {
+  const ref = snapshot
+    .split('\n')
+    .find((l) => l.includes(`${role} "${name}"`))
+    ?.match(/\[(e\d+)\]/)?.[1];
+  if (!ref) throw new Error(`no ${role} "${name}" in:\n${snapshot}`);
+  return ref;
+}
