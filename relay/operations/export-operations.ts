@@ -38,12 +38,8 @@ export const exportSession = operation<ExportResult>()({
     format: z
       .enum(['script', 'test', 'recipe'])
       .default('script')
-      .describe('script: node FILE; test: npx playwright test FILE; recipe: saved by name for run-recipe'),
-    name: z
-      .string()
-      .regex(RECIPE_NAME, 'letters, digits, - and _ (up to 64)')
-      .optional()
-      .describe('the recipe’s name (format recipe)'),
+      .describe('script (node FILE), test (Playwright Test) or recipe (run it by name)'),
+    name: z.string().regex(RECIPE_NAME, 'letters, digits, - and _ (up to 64)').optional().describe('the recipe'),
   }),
   check(input) {
     if (input.format === 'recipe' && input.name === undefined) throw bad('name: a recipe needs one (--name NAME)');
@@ -53,7 +49,7 @@ export const exportSession = operation<ExportResult>()({
     group: 'agent',
     flags: { since: { value: 'TIME' }, format: { value: 'script|test|recipe' }, name: { value: 'NAME' } },
   },
-  mcp: { tool: 'browser', as: 'export' },
+  mcp: { tool: 'recipe', as: 'export' },
   example: { session: 'agent-1', format: 'script' },
   text: (r) => {
     const run =

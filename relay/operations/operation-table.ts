@@ -65,9 +65,9 @@ export const OPERATIONS = {
   policy,
   policySet,
   log,
-  export: exportSession,
   recipes,
   runRecipe,
+  export: exportSession,
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
@@ -121,14 +121,14 @@ const TOOL_SUMMARIES: Record<string, string> = {
   act: 'act on the page by ref; kind picks what: click, type (text; submit), fill (fields), select (values), press (key), hover, drag (startRef, endRef), scroll (direction; amount), scrollIntoView, focus, wait (text, textGone, selector, url, loadState, fn or timeMs), resize (width, height), evaluate (fn), close',
   tabs: 'the tabs: list (default), open (url), focus, close or release (targetId)',
   browser:
-    "the profile's browser: status (default), start, stop, all profiles, the origin policy (which sites you may load), the action log, or export (a session as a script or recipe)",
+    "the profile's browser: status (default), start, stop, all profiles, the origin policy (which sites you may load), or the action log",
   handoff:
     'give (default) the tab to the person with a reason, when you cannot go on (log-in, CAPTCHA); answers a live view link for them; wait for it back, or end it',
   download:
     "wait (default) for the tab's next download (with ref, click what starts it) and answer where it was saved; or list them",
   network: "the tab's requests: list (default) or request (id: its headers and body)",
   recipe:
-    'tasks done before, saved as steps: list (default) them, or run one by name with params (NAME=VALUE) — before doing a task by hand',
+    'tasks saved as steps: list (default), run one (name, params) before doing it by hand, or export your session as one (format recipe) or a script',
   storage: "export the profile's log-in state (cookies, local storage) to a file, or import one (path)",
 };
 

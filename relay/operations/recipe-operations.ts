@@ -61,14 +61,11 @@ export const runRecipe = operation<RecipeRunResult>()({
     "Each step runs as your own call would — the origin policy, what the person asked to be asked, the person's hands first, the action log — with its element found by the locator saved with it. A step whose element is not on the page, or whose expected message does not come, stops the run: the answer says which step, what it expected, and shows the page (with refs) so you can finish by hand. A parameter not given takes the recipe's default; one without a default must be given.",
   input: z.object({
     ...tabFields,
-    name: z
-      .string()
-      .regex(RECIPE_NAME, 'letters, digits, - and _ (up to 64)')
-      .describe('the recipe (recipes lists them)'),
+    name: z.string().regex(RECIPE_NAME, 'letters, digits, - and _ (up to 64)').describe('the recipe'),
     params: z
       .array(z.string().regex(/^[A-Za-z0-9_-]+=/s, 'must be NAME=VALUE'))
       .default([])
-      .describe('NAME=VALUE for each parameter to set'),
+      .describe('NAME=VALUE each'),
   }),
   http: { method: 'POST', path: '/recipes/:name/run' },
   cli: {

@@ -165,7 +165,7 @@ describe.each(
         expect(shop.order()).toEqual(done);
 
         // The export: a script, by the locators read when each action ran.
-        const said = await tool('browser', { action: 'export', format: 'script' });
+        const said = await tool('recipe', { action: 'export', format: 'script' });
         const file = /to (\S+\.mjs):/.exec(said)?.[1];
         expect(file, said).toBeDefined();
         expect(said).toContain('secrets (CLAWD_SECRET_NAME): CODE');
@@ -190,7 +190,7 @@ describe.each(
         expect(shop.order()).toEqual({ ...done, name: 'Grace Hopper' });
 
         // The same session as a Playwright Test spec: its expects pass.
-        const saidTest = await tool('browser', { action: 'export', format: 'test' });
+        const saidTest = await tool('recipe', { action: 'export', format: 'test' });
         const spec = readFileSync(/to (\S+\.spec\.mjs):/.exec(saidTest)![1]!, 'utf8');
         expect(spec).not.toContain(SECRET);
         expect(spec).toContain(
@@ -209,7 +209,7 @@ describe.each(
         expect(shop.order()).toEqual(done);
 
         // The same session saved as a recipe: an agent runs it over MCP, with other values, no model.
-        const saidRecipe = await tool('browser', { action: 'export', format: 'recipe', name: 'order' });
+        const saidRecipe = await tool('recipe', { action: 'export', format: 'recipe', name: 'order' });
         expect(saidRecipe).toContain('run-recipe order');
         expect(await tool('recipe', {})).toMatch(
           /^order: \d+ steps, .*params fullName="Ada Lovelace" plan="pro"; secrets CODE$/m,
