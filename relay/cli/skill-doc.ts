@@ -8,6 +8,17 @@ import { fenceMeaning } from '../operations/page-fence';
 import { INSTRUCTIONS } from '../mcp/mcp-tools';
 import { operationCliLine } from './operation-commands';
 
+/** Before a task by hand, a recipe: said to agents before the loop. */
+const RECIPES_FIRST = [
+  '## Before a task: is it a recipe?',
+  '',
+  '`clawd recipes` lists tasks done before, saved as steps (a session exported with `clawd export --format recipe',
+  '--name NAME`). If one fits, `clawd run-recipe NAME NAME=VALUE …` does it without you, each step asked and logged as',
+  'your own action; where the page differs it stops, says which step and what it expected, and shows the page with',
+  'refs: finish by hand from there. `clawd export` writes a session as a Playwright script (`--format script|test`).',
+  '',
+];
+
 export function skillMarkdown(): string {
   // Each command with its own flags; the ones every command shares are said once above.
   const own = (o: Operation) => operationCliLine(o).replace(/ \[--(target|session|timeout|snapshot)\b[^\]]*\]/g, '');
@@ -33,13 +44,7 @@ export function skillMarkdown(): string {
     'toolbar button (`clawd tabs --profile chrome` lists them): use it when the task needs their log-ins or a tab they',
     'gave you.',
     '',
-    '## Before a task: is it a recipe?',
-    '',
-    '`clawd recipes` lists tasks done before, saved as steps (a session exported with `clawd export --format recipe',
-    '--name NAME`). If one fits, `clawd run-recipe NAME NAME=VALUE …` does it without you, each step asked and logged as',
-    'your own action; where the page differs it stops, says which step and what it expected, and shows the page with',
-    'refs: finish by hand from there. `clawd export` writes a session as a Playwright script (`--format script|test`).',
-    '',
+    ...RECIPES_FIRST,
     '## The loop',
     '',
     "1. `clawd navigate https://…`: starts the profile's browser if needed, waits for the load, and answers the page's",
