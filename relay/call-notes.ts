@@ -33,6 +33,21 @@ export function callerSignal(): AbortSignal | undefined {
   return calls.getStore()?.signal;
 }
 
+/**
+ * The current call's own ear, kept for calls it makes in turn (a recipe's steps): what they say
+ * reaches this call's caller, not only the inner call's store.
+ */
+export function callerNotes(): ((note: string) => void) | undefined {
+  const store = calls.getStore();
+  return (
+    store &&
+    ((note: string) => {
+      store.notes.push(note);
+      store.live?.(note);
+    })
+  );
+}
+
 /** Tells the caller of the current call something (plain ASCII: it may travel as a header). Outside a call: nobody hears it. */
 export function noteForCaller(note: string): void {
   const store = calls.getStore();

@@ -41,6 +41,22 @@ export interface Recipe {
   steps: RecipeStep[];
 }
 
+/**
+ * A parameter as an answer says it: its name, what it fills, and whether the recipe has a default
+ * — never the default itself (a value another session typed is not every agent's to read).
+ */
+export interface ParamSaid {
+  name: string;
+  about?: string;
+  hasDefault: boolean;
+}
+
+export const paramSaid = (param: RecipeParam): ParamSaid => ({
+  name: param.name,
+  ...(param.about !== undefined ? { about: param.about } : {}),
+  hasDefault: param.default !== undefined,
+});
+
 /** The `{{param:NAME}}` and `{{secret:NAME}}` marks of a step's value. */
 export const VALUE_MARK = /\{\{(param|secret):([A-Za-z0-9_-]+)\}\}/g;
 

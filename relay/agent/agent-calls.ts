@@ -44,7 +44,7 @@ export interface AgentCall {
   readonly found?: AgentPage | undefined;
   /**
    * How a script finds each element the call acted on (by ref), read by the action before it ran
-   * (actions/element-locator.ts); the action log keeps them for the session export.
+   * (actions/locate-element.ts); the action log keeps them for the session export.
    */
   readonly located?: Map<string, LocatedElement>;
   /**

@@ -8,6 +8,7 @@ import type { ActionLog } from '../agent/action-log';
 import type { AgentCall } from '../agent/agent-calls';
 import type { AgentService } from '../agent/agent-service';
 import { elementLine } from '../../shared/element-line';
+import { locatorWords } from '../agent/actions/locator-target';
 import { VALUE_MARK } from '../../shared/recipe';
 import { isClawdError } from '../errors';
 import type { ActionEntry, LoggedElement } from '../events/event-bus';
@@ -34,7 +35,11 @@ export function callLabel(
   input: Fields,
   quote: (name: string) => string = (name) => JSON.stringify(name),
 ): string {
-  const element = (ref: string) => elementLine({ ref, ...deps.agent.refInfo(call, ref) }, quote);
+  // A recipe step's element is its saved locator, not whatever that ref was in the last snapshot.
+  const element = (ref: string) => {
+    const saved = call.recipeElements?.get(ref);
+    return saved ? locatorWords(saved.locator, quote) : elementLine({ ref, ...deps.agent.refInfo(call, ref) }, quote);
+  };
   const parts = [operation.http.kind ?? operation.name];
   const fields = call.refs.filter((e) => e.field).map((e) => element(e.ref));
   for (const e of call.refs) if (!e.field) parts.push(e.onto ? `onto ${element(e.ref)}` : element(e.ref));
@@ -71,11 +76,16 @@ export async function recordCall(
   };
   // The tab the call ended on (a tab it opened, say) names its elements.
   const on: AgentCall = targetId === call.targetId ? call : { ...call, targetId, found: undefined };
-  const element = (ref: string): LoggedElement => ({
-    ref,
-    ...(targetId ? deps.agent.refInfo(on, ref) : {}),
-    ...call.located?.get(ref),
-  });
+  const element = (ref: string): LoggedElement => {
+    const saved = call.recipeElements?.get(ref);
+    if (saved)
+      return {
+        ref,
+        ...(saved.locator.by === 'role' ? { role: saved.locator.role, name: saved.locator.name } : {}),
+        ...saved,
+      };
+    return { ref, ...(targetId ? deps.agent.refInfo(on, ref) : {}), ...call.located?.get(ref) };
+  };
   // A password field's value is never kept (read before the action; else asked now, unknown = yes).
   const password = async (ref: string | undefined) => {
     if (ref === undefined) return true;
@@ -106,7 +116,12 @@ export async function recordCall(
   const ref = call.refs.find((e) => !e.onto)?.ref;
   const onto = call.refs.find((e) => e.onto);
   const text = typeof input.text === 'string' && operation.name === 'type' ? await typed(ref, input.text) : undefined;
-  const key = typeof input.key === 'string' ? input.key : input.submit === true ? 'Enter' : undefined;
+  // A named key (Enter, Tab, Control+a) is said; a character pressed is typed text: kept as typed
+  // text is (memory only, never a password field's).
+  const pressed = typeof input.key === 'string' ? input.key : undefined;
+  const character = pressed !== undefined && [...pressed].length === 1;
+  const key = pressed !== undefined && !character ? pressed : input.submit === true ? 'Enter' : undefined;
+  const pressedGiven = character && !(await password(ref)) ? pressed : undefined;
   deps.log.record(
     {
       ...base,
@@ -116,7 +131,7 @@ export async function recordCall(
       ...(key ? { key } : {}),
       ...(onto && base.detail === undefined ? { detail: `onto ${onto.ref}` } : {}),
     },
-    text ? text.given : Array.isArray(input.values) ? input.values : undefined,
+    text ? text.given : Array.isArray(input.values) ? input.values : pressedGiven,
   );
 }
 

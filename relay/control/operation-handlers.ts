@@ -5,14 +5,16 @@
 // and MCP served by this process (`/mcp`, `clawd mcp` running its own server) both call these.
 
 import type { ActionLog } from '../agent/action-log';
-import { collectNotes } from '../call-notes';
+import { callerNotes, callerSignal, collectNotes } from '../call-notes';
 import type { AgentCall } from '../agent/agent-calls';
 import type { AgentService } from '../agent/agent-service';
 import { elementRefs } from '../operations/element-refs';
 import { exportSession } from '../agent/export/session-export';
+import { ClawdError } from '../errors';
 import { RecipeStore } from '../agent/export/recipe-store';
 import type { LocatedElement } from '../../shared/element-locator';
 import { RecipeRunner } from './recipe-runner';
+import { paramSaid } from '../../shared/recipe';
 import type { EventBus } from '../events/event-bus';
 import type { Invoker } from '../operations/control-client';
 import { MAX_HANDOFF_WAIT_MS } from '../operations/control-operations';
@@ -148,13 +150,24 @@ export const HANDLERS: Handlers = {
       source: r.source,
       created: r.created,
       steps: r.steps.filter((step) => step.do !== 'note').length,
-      params: r.params,
+      params: r.params.map(paramSaid),
       secrets: r.secrets,
     })),
   }),
   runRecipe: (s, call, input) => s.recipes!.run(call, input),
-  export: async (s, { profile }, input) =>
-    exportSession(s.actions, s.home, profile, input, (await s.profiles.status(profile)).cdpUrl),
+  export: async (s, { profile }, input) => {
+    if (input.format === 'recipe') return exportSession(s.actions, s.home, profile, input, undefined);
+    const status = await s.profiles.status(profile);
+    // A script reaches the browser by the profile's URL: only clawd's own doors (the relay, a
+    // managed profile's port) keep the policy and the asks for it; a remote or Grid browser's
+    // URL is the browser's own.
+    if (!SCRIPT_DRIVERS.has(status.driver))
+      throw new ClawdError(
+        'unsupported',
+        `a ${status.driver} profile's browser is reached past clawd: export --format recipe and run it with run-recipe`,
+      );
+    return exportSession(s.actions, s.home, profile, input, status.cdpUrl);
+  },
   policy: async (s, { profile }) => s.profiles.policies.policyInForce(profile),
   policySet: async (s, { profile }, input) => {
     const lists = input.allow !== undefined || input.block !== undefined;
@@ -182,14 +195,19 @@ export const HANDLERS: Handlers = {
   },
 };
 
+/** The drivers whose CDP URL is clawd's own door (a script exported from them runs under the policy). */
+const SCRIPT_DRIVERS = new Set(['managed', 'extension']);
+
 /**
  * Operations carried out in this process: the profile resolved (404 unknown, 503 disabled), then
  * its handler; a call that changes a page or a tab is recorded in the action log, failed or not.
  */
 export class LocalInvoker implements Invoker {
   constructor(private readonly services: OperationServices) {
+    // A step is a call of its own, within the run's: what it says (waiting for the person) reaches
+    // the run's caller, and the run's caller going away ends a step waiting for the person.
     services.recipes ??= new RecipeRunner(new RecipeStore(services.home), (operation, profile, input, elements) =>
-      this.invoke(operation, profile, input, undefined, undefined, elements),
+      this.invoke(operation, profile, input, callerNotes(), callerSignal(), elements),
     );
   }
 

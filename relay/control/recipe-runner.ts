@@ -10,6 +10,7 @@ import { VALUE_MARK, type RecipeStep, type SavedRecipe } from '../../shared/reci
 import type { AgentCall } from '../agent/agent-calls';
 import { locatorWords } from '../agent/actions/locator-target';
 import type { RecipeStore } from '../agent/export/recipe-store';
+import { callerSignal } from '../call-notes';
 import { ClawdError, isClawdError } from '../errors';
 import type { Operation } from '../operations/operation';
 import { operationNamed, parseOperationInput } from '../operations/operation-table';
@@ -46,21 +47,17 @@ export class RecipeRunner {
     const params = paramsOf(recipe, request.params);
     const done: RecipeStepDone[] = [];
     let targetId = call.targetId;
-    let title: string | undefined;
     for (const [index, step] of recipe.steps.entries()) {
-      const did = stepWords(step, params);
       if (step.do === 'note') continue;
+      let did = `step ${index + 1}`;
       try {
-        if (step.do === 'expect' && step.title !== undefined) {
-          if (title !== step.title)
-            throw expected(`the title ${JSON.stringify(step.title)}`, `it is ${JSON.stringify(title ?? '')}`);
-        } else {
-          const answer = (await this.#step(call, stepCall(step, params), targetId)) as {
-            targetId?: string;
-            title?: string;
-          };
+        did = stepWords(step, params);
+        // The caller went away (its request closed, its MCP call cancelled): no step after that.
+        if (callerSignal()?.aborted) throw new ClawdError('caller_gone', 'the caller went away: the run stopped here');
+        if (step.do === 'expect' && step.title !== undefined) await this.#title(call, targetId, step.title);
+        else {
+          const answer = (await this.#step(call, stepCall(step, params), targetId)) as { targetId?: string };
           targetId = answer.targetId ?? targetId;
-          title = answer.title ?? title;
         }
         done.push({ step: index + 1, did });
       } catch (error) {
@@ -74,6 +71,19 @@ export class RecipeRunner {
       }
     }
     return { name: recipe.name, ok: true, targetId, done };
+  }
+
+  /** The tab's title now (the tabs list says it), as the step before left it. */
+  async #title(call: AgentCall, targetId: string | undefined, title: string): Promise<void> {
+    const operation = operationNamed('tabs');
+    const input = parseOperationInput(operation, {}, 'json');
+    const listed = (await this.invoke(operation, call.profile, input, new Map())) as {
+      tabs: Array<{ targetId: string; title: string }>;
+    };
+    const tab =
+      listed.tabs.find((t) => t.targetId === targetId) ?? (targetId === undefined ? listed.tabs[0] : undefined);
+    if (tab?.title !== title)
+      throw expected(`the title ${JSON.stringify(title)}`, `it is ${JSON.stringify(tab?.title ?? '')}`);
   }
 
   #step(call: AgentCall, step: StepCall, targetId: string | undefined): Promise<unknown> {
@@ -139,7 +149,7 @@ function paramsOf(recipe: SavedRecipe, given: string[]): Record<string, string> 
   for (const pair of given) {
     const at = pair.indexOf('=');
     const name = pair.slice(0, at);
-    if (!(name in params))
+    if (!Object.hasOwn(params, name))
       throw new ClawdError(
         'bad_request',
         `recipe ${recipe.name} has no parameter ${name}: its are ${Object.keys(params).join(', ') || 'none'}`,

@@ -4,7 +4,7 @@
 // through clawd, so its policy and asks hold. Values as parameters, secrets as their marks.
 
 import { z } from 'zod';
-import { RECIPE_NAME, type RecipeParam } from '../../shared/recipe';
+import { RECIPE_NAME, type ParamSaid } from '../../shared/recipe';
 import { bad } from './fields';
 import { operation } from './operation';
 import { tabFields } from './shared-fields';
@@ -18,7 +18,7 @@ export interface ExportResult {
   /** How many steps it does (expects included), and how many of the session's it could not (notes in the file). */
   steps: number;
   notes: number;
-  params: RecipeParam[];
+  params: ParamSaid[];
   /** The secrets it types, by name: given to the run as CLAWD_SECRET_NAME, never written. */
   secrets: string[];
 }
@@ -59,7 +59,7 @@ export const exportSession = operation<ExportResult>()({
           ? `npx playwright test ${r.path}`
           : `node ${r.path}`;
     const what = { recipe: 'recipe', test: 'Playwright test', script: 'Playwright script' }[r.format];
-    const params = r.params.map((p) => `${p.name}${p.default === undefined ? ' (no default)' : ''}`);
+    const params = r.params.map((p) => `${p.name}${p.hasDefault ? '' : ' (no default)'}`);
     return [
       `wrote a ${what} of ${r.steps} steps to ${r.path}: ${run}`,
       ...(params.length > 0 ? [`parameters (--param NAME=VALUE): ${params.join(', ')}`] : []),

@@ -4,7 +4,8 @@
 // differs, saying what it expected and showing the page, so the agent can finish by hand.
 
 import { z } from 'zod';
-import { RECIPE_NAME, type RecipeParam } from '../../shared/recipe';
+import { RECIPE_NAME, type ParamSaid } from '../../shared/recipe';
+import { pageWords } from './page-fence';
 import { operation } from './operation';
 import { tabFields } from './shared-fields';
 
@@ -13,7 +14,7 @@ export interface RecipeSummary {
   source: string;
   created: string;
   steps: number;
-  params: RecipeParam[];
+  params: ParamSaid[];
   secrets: string[];
 }
 
@@ -31,10 +32,15 @@ export const recipes = operation<{ recipes: RecipeSummary[] }>()({
       ? 'no recipes saved (export --format recipe --name NAME saves a session as one)'
       : r.recipes
           .map((recipe) => {
-            const params = recipe.params.map(
-              (p) => `${p.name}${p.default === undefined ? '' : `=${JSON.stringify(p.default)}`}`,
-            );
-            return `${recipe.name}: ${recipe.steps} steps, from ${recipe.source}${params.length ? `; params ${params.join(' ')}` : ''}${recipe.secrets.length ? `; secrets ${recipe.secrets.join(' ')}` : ''}`;
+            const params = recipe.params.map((p) => `${p.name}${p.hasDefault ? '' : ' (no default)'}`);
+            const said = [
+              `${recipe.name}: ${recipe.steps} steps`,
+              ...(params.length ? [`params ${params.join(', ')}`] : []),
+              ...(recipe.secrets.length ? [`secrets ${recipe.secrets.join(', ')}`] : []),
+            ].join('; ');
+            // What the fields are about came from pages: the page's words.
+            const about = recipe.params.filter((p) => p.about).map((p) => `${p.name}: ${p.about}`);
+            return about.length > 0 ? `${said}\n${pageWords(about.join('\n'))}` : said;
           })
           .join('\n'),
 });
@@ -80,15 +86,20 @@ export const runRecipe = operation<RecipeRunResult>()({
   },
   mcp: { tool: 'recipe', as: 'run' },
   example: { name: 'order', params: ['fullName=Ada Lovelace'] },
+  // The steps name elements by what pages wrote (a button's name): the page's words.
   text: (r) => {
     const done = r.done.map((d) => `${d.step}. ${d.did}`);
-    if (r.ok) return [`ran recipe ${r.name}: ${r.done.length} steps`, ...done].join('\n');
+    if (r.ok) return `ran recipe ${r.name}: ${r.done.length} steps\n${pageWords(done.join('\n'))}`;
     const s = r.stopped!;
-    return [
-      `recipe ${r.name} stopped at step ${s.step} (${s.did}): ${s.error}`,
+    const why = [
+      `step ${s.step}: ${s.did} — ${s.error}`,
       ...(s.expected ? [`expected: ${s.expected}`] : []),
-      ...done,
-      ...(s.page ? ['the page now (finish by hand with these refs):', s.page] : []),
+      ...(done.length > 0 ? ['done before it:', ...done] : []),
+    ];
+    return [
+      `recipe ${r.name} stopped at step ${s.step} (${s.code}); finish by hand from the page below`,
+      pageWords(why.join('\n')),
+      ...(s.page ? [pageWords(s.page)] : []),
     ].join('\n');
   },
   clientTimeoutMs: () => 10 * 60_000,

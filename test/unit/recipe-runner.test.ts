@@ -52,6 +52,9 @@ describe('recipes', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(path.dirname(file)).toBe(path.join(home, 'recipes'));
     expect((await store.list()).map((r) => r.name)).toEqual(['order']);
+    // A saved name is never replaced by another save (another agent, or the person, may run it).
+    await expect(store.save('order', { ...RECIPE, steps: [] })).rejects.toMatchObject({ code: 'recipe_exists' });
+    expect((await store.load('order')).steps).toHaveLength(RECIPE.steps.length);
     await expect(store.save('../x', RECIPE)).rejects.toMatchObject({ code: 'bad_request' });
     await expect(store.load('nope')).rejects.toMatchObject({ code: 'not_found' });
   });

@@ -81,16 +81,16 @@ export class ActCall {
    * action's own error to say.
    */
   private async locate(call: OneAct, agentCall: AgentCall, located: Map<string, LocatedElement>): Promise<void> {
-    for (const ref of call.refs) {
-      const recipes = agentCall.recipeElements?.get(ref);
-      if (recipes) {
-        located.set(ref, recipes);
-        continue;
-      }
-      const target = await call.resolve(ref).catch(() => undefined);
-      const element = target && (await locateElement(target, this.snapshots.refInfo(call.found.tab, ref)));
-      if (element) located.set(ref, element);
-    }
+    // Each element at once: a fill of many fields waits for the slowest, not for their sum.
+    await Promise.all(
+      call.refs.map(async (ref) => {
+        const saved = agentCall.recipeElements?.get(ref);
+        if (saved) return void located.set(ref, saved);
+        const target = await call.resolve(ref).catch(() => undefined);
+        const element = target && (await locateElement(target, this.snapshots.refInfo(call.found.tab, ref)));
+        if (element) located.set(ref, element);
+      }),
+    );
   }
 
   /** The action itself, and whether the main frame navigated meanwhile. */

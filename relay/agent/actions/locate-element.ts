@@ -30,12 +30,21 @@ export async function locateElement(
   shown: { role: string; name: string } | undefined,
 ): Promise<LocatedElement | undefined> {
   const read = async (): Promise<LocatedElement | undefined> => {
-    const handle = 'elementHandle' in target && !('asElement' in target) ? await target.elementHandle() : target;
+    const fromLocator = 'elementHandle' in target && !('asElement' in target);
+    const handle = fromLocator ? await target.elementHandle() : target;
     if (!handle) return undefined;
     const element = handle as ElementHandle<Node>;
-    const facts = await element.evaluate(readFacts);
-    const frame = await element.ownerFrame();
-    const byRole = shown?.name && frame ? await roleLocator(frame, element, shown) : undefined;
+    let facts: ElementFacts;
+    let frame: Frame | null;
+    let byRole: ElementLocator | undefined;
+    try {
+      facts = await element.evaluate(readFacts);
+      frame = await element.ownerFrame();
+      byRole = shown?.name && frame ? await roleLocator(frame, element, shown) : undefined;
+    } finally {
+      // A handle of our own making is let go; a ref's handle is the snapshot's.
+      if (fromLocator) void element.dispose().catch(() => {});
+    }
     const locator: ElementLocator = facts.testId
       ? { by: 'testId', testId: facts.testId }
       : (byRole ??
@@ -81,7 +90,10 @@ function readFacts(node: Node): ElementFacts {
   const only = (selector: string) => doc.querySelectorAll(selector).length === 1;
   const attr = (name: string, value: string) => `[${name}="${CSS.escape(value)}"]`;
   const testIdName = ['data-testid', 'data-test-id', 'data-test'].find((name) => el.hasAttribute(name));
-  const testId = testIdName && only(attr(testIdName, el.getAttribute(testIdName)!)) ? el.getAttribute(testIdName)! : '';
+  const rawTestId = testIdName ? el.getAttribute(testIdName)! : '';
+  // One line of words: a test id with a line break in it is no locator worth keeping.
+  const testId =
+    rawTestId && !/[\r\n\u2028\u2029]/.test(rawTestId) && only(attr(testIdName!, rawTestId)) ? rawTestId : '';
   const label = text(el.labels?.[0]?.textContent);
   const sameLabel = label
     ? [...doc.querySelectorAll('label')].filter((l) => text(l.textContent) === label).length === 1

@@ -10,9 +10,8 @@ import type { ElementLocator, LocatedElement } from '../../../shared/element-loc
 const COME_MS = 5_000;
 
 export async function locatorTarget(page: Page, element: LocatedElement, leftMs: number): Promise<Locator> {
-  const scope: Page | Frame = element.frame
-    ? (page.frames().find((f) => f.url() === element.frame) ?? page.mainFrame())
-    : page;
+  const scope: Page | Frame | undefined = element.frame ? page.frames().find((f) => f.url() === element.frame) : page;
+  if (!scope) throw new ClawdError('ref_stale', `the step's frame is not on the page: ${element.frame}`);
   const all = locatorIn(scope, element.locator);
   const one =
     element.locator.by === 'role' && element.locator.nth !== undefined ? all.nth(element.locator.nth) : all.first();
@@ -39,18 +38,25 @@ function locatorIn(scope: Page | Frame, locator: ElementLocator): Locator {
   }
 }
 
-/** A locator in words, for the step that stopped: `button "Place order"`, `label "Full name"`. */
-export function locatorWords(locator: ElementLocator): string {
+/**
+ * A locator in words, for a step's label, its question to the person and where it stopped:
+ * `button "Place order"`, `label "Full name"`. `quote` writes the page's words (fenced where an
+ * agent reads them).
+ */
+export function locatorWords(
+  locator: ElementLocator,
+  quote: (words: string) => string = (w) => JSON.stringify(w),
+): string {
   switch (locator.by) {
     case 'testId':
-      return `test id ${JSON.stringify(locator.testId)}`;
+      return `test id ${quote(locator.testId)}`;
     case 'role':
-      return `${locator.role} ${JSON.stringify(locator.name)}${locator.nth !== undefined ? ` (the ${locator.nth + 1}th)` : ''}`;
+      return `${locator.role} ${quote(locator.name)}${locator.nth !== undefined ? ` (the ${locator.nth + 1}th)` : ''}`;
     case 'label':
-      return `label ${JSON.stringify(locator.label)}`;
+      return `label ${quote(locator.label)}`;
     case 'placeholder':
-      return `placeholder ${JSON.stringify(locator.placeholder)}`;
+      return `placeholder ${quote(locator.placeholder)}`;
     case 'css':
-      return `css ${JSON.stringify(locator.css)}`;
+      return `css ${quote(locator.css)}`;
   }
 }

@@ -2,6 +2,7 @@
 // values its parameters default to, never a secret's). Saved by the session export and by the
 // person's recording; read by name when an agent runs one (recipe-runner.ts).
 
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ClawdError } from '../../errors';
@@ -14,16 +15,28 @@ export class RecipeStore {
     this.#dir = path.join(home, 'recipes');
   }
 
-  /** Saves a recipe under its name (replacing one of that name); answers the file. */
+  /**
+   * Saves a recipe under a name no recipe has (an agent never replaces one another agent or the
+   * person may run: recipe_exists); answers the file.
+   */
   async save(name: string, recipe: Recipe): Promise<string> {
     checkName(name);
     await fs.mkdir(this.#dir, { recursive: true, mode: 0o700 });
     const file = path.join(this.#dir, `${name}.json`);
     const saved: SavedRecipe = { name, created: new Date().toISOString(), ...recipe };
-    // Written whole, then renamed: a reader never sees half a recipe.
-    const partial = `${file}.${process.pid}.tmp`;
+    // Written whole, then linked in place only if the name is free: a reader never sees half a
+    // recipe, and of two saves of one name one wins and the other is told.
+    const partial = path.join(this.#dir, `.${name}.${randomUUID()}.tmp`);
     await fs.writeFile(partial, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
-    await fs.rename(partial, file);
+    try {
+      await fs.link(partial, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new ClawdError('recipe_exists', `a recipe named ${name} is saved already: pick another name`);
+      throw error;
+    } finally {
+      await fs.rm(partial, { force: true });
+    }
     return file;
   }
 

@@ -16,6 +16,8 @@ export interface ScriptTarget {
 }
 
 const str = (value: string): string => JSON.stringify(value);
+/** Words in a `//` comment: one line, whatever the page wrote (a line break would end the comment). */
+const commentWords = (value: string): string => value.replace(/[\r\n\u2028\u2029]+/g, ' ');
 /** What the files import, where they run (not this process: the relay never loads them). */
 const SCRIPT_PACKAGE = 'playwright-core';
 const TEST_PACKAGE = '@playwright/test';
@@ -28,11 +30,11 @@ export function renderScript(recipe: Recipe, format: ScriptFormat, target: Scrip
 
 function header(recipe: Recipe, target: ScriptTarget, run: string): string {
   const params = recipe.params.map(
-    (p) => `//   ${p.name}: ${p.about ?? ''}${p.default === undefined ? ' (no default: give it)' : ''}`,
+    (p) => `//   ${p.name}: ${commentWords(p.about ?? '')}${p.default === undefined ? ' (no default: give it)' : ''}`,
   );
   const secrets = recipe.secrets.map((name) => `//   ${name}: from CLAWD_SECRET_${name}`);
   return [
-    `// Written by clawd from ${recipe.source}.`,
+    `// Written by clawd from ${commentWords(recipe.source)}.`,
     `// Run: ${run}`,
     `// It connects to clawd's profile ${str(target.profile)} (CLAWD_CDP_URL, else the URL below, with CLAWD_TOKEN),`,
     '// so the origin policy and the asks hold for it as for any client of that profile.',
@@ -61,7 +63,7 @@ function readParams(args) {
     const given = args[i] === '--param' ? args[++i] : args[i]?.startsWith('--param=') ? args[i].slice(8) : undefined;
     if (given === undefined) continue;
     const at = given.indexOf('=');
-    if (at < 1 || !(given.slice(0, at) in DEFAULTS)) throw new Error(\`unknown parameter \${given}: known are \${Object.keys(DEFAULTS).join(', ')}\`);
+    if (at < 1 || !Object.hasOwn(DEFAULTS, given.slice(0, at))) throw new Error(\`unknown parameter \${given}: known are \${Object.keys(DEFAULTS).join(', ')}\`);
     params[given.slice(0, at)] = given.slice(at + 1);
   }
   const missing = Object.keys(params).filter((name) => params[name] === null || params[name] === undefined);
@@ -81,7 +83,10 @@ function value(params, template) {
 
 /** The frame an element is in: the page's own document, or the frame whose URL it had. */
 function frameOf(page, url) {
-  return url === undefined ? page : (page.frames().find((f) => f.url() === url) ?? page.mainFrame());
+  if (url === undefined) return page;
+  const frame = page.frames().find((f) => f.url() === url);
+  if (!frame) throw new Error(\`no frame at \${url} on the page\`);
+  return frame;
 }`;
 }
 
@@ -165,7 +170,7 @@ function stepCode(step: RecipeStep, format: ScriptFormat): string {
     case 'expect':
       return expectCode(step, format);
     case 'note':
-      return `// ${step.text.replace(/[\r\n\u2028\u2029]+/g, ' ')}`;
+      return `// ${commentWords(step.text)}`;
   }
 }
 

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { ExportRequest, ExportResult } from '../../operations/export-operations';
 import type { ActionLog } from '../action-log';
+import { paramSaid } from '../../../shared/recipe';
 import { saveCapture } from '../capture/capture';
 import { RecipeStore } from './recipe-store';
 import { renderScript } from './script-render';
@@ -18,7 +19,8 @@ export async function exportSession(
   home: string,
   profile: string,
   request: ExportRequest,
-  cdpUrl: string,
+  /** The profile's CDP URL, for a script (a recipe runs through clawd by name). */
+  cdpUrl: string | undefined,
 ): Promise<ExportResult> {
   const entries = await log.query({
     profile,
@@ -33,14 +35,14 @@ export async function exportSession(
   const counts = {
     steps: recipe.steps.filter((s) => s.do !== 'note').length,
     notes: recipe.steps.filter((s) => s.do === 'note').length,
-    params: recipe.params,
+    params: recipe.params.map(paramSaid),
     secrets: recipe.secrets,
   };
   if (request.format === 'recipe') {
     const name = request.name!;
     return { path: await new RecipeStore(home).save(name, recipe), format: 'recipe', name, ...counts };
   }
-  const url = new URL(cdpUrl);
+  const url = new URL(cdpUrl!);
   url.searchParams.delete('token'); // the server's token is the person's: a run brings its own
   const code = renderScript(recipe, request.format, { cdpUrl: url.toString(), profile });
   const file = await saveCapture(

@@ -56,8 +56,9 @@ class RecipeBuild {
       this.steps.push({ do: kind as 'click' | 'hover' | 'focus' | 'scrollIntoView', element });
     else if (element && (kind === 'type' || kind === 'fill')) this.#put(entry, element, given);
     else if (element && kind === 'select') this.#select(entry, element, given);
-    else if (kind === 'press' && entry.key)
-      this.steps.push({ do: 'press', key: entry.key, ...(element ? { element } : {}) });
+    else if (kind === 'press' && (entry.key !== undefined || typeof given === 'string'))
+      // A character pressed is kept in memory only (as typed text is): the log says named keys.
+      this.steps.push({ do: 'press', key: entry.key ?? (given as string), ...(element ? { element } : {}) });
     else if (element && kind === 'drag' && located(entry.onto))
       this.steps.push({ do: 'drag', element, onto: located(entry.onto)! });
     else if (!SILENT.has(kind))

@@ -244,6 +244,7 @@ export class TabGate {
    * Whether the call would send a form: a click on a submit button, Enter in a form's field.
    * Read in the page, so it is the page's word: a ref that no longer resolves counts as no (the
    * action fails on its own), a page that does not say (stuck, or its DOM patched to throw) as yes.
+   * A recipe step's element not there yet counts as yes: the step waits longer for it than this.
    */
   async #sendsForm(call: AgentCall, found: AgentPage, mode: 'click' | 'enter'): Promise<boolean> {
     const ref = call.refs[0]?.ref;
@@ -252,7 +253,7 @@ export class TabGate {
       try {
         target = await this.deps.resolve(call, found, ref);
       } catch {
-        return false;
+        return call.recipeElements?.has(ref) === true;
       }
     }
     try {
