@@ -124,6 +124,19 @@ describe('a recipe as a program', () => {
     }
   });
 
+  it("a page's words with a line break stay in their comment line", () => {
+    const named = {
+      ref: 'e1',
+      role: 'textbox',
+      name: 'x\nprocess.exit(7)\u2028//',
+      locator: { by: 'css' as const, css: '#a' },
+    };
+    const recipe = sessionRecipe([entry(1, { kind: 'type', element: named })], () => 'v', 'a\nprocess.exit(8)');
+    const script = renderScript(recipe, 'script', target);
+    expect(script.split(/[\n\u2028\u2029]/).filter((line) => line.startsWith('process.exit'))).toEqual([]);
+    expect(script).toContain('//   xProcessExit7: x process.exit(7) //');
+  });
+
   it('a page word that looks like code stays a string', () => {
     const evil = sessionRecipe(
       [
