@@ -87,7 +87,8 @@ export class ActCall {
         const saved = agentCall.recipeElements?.get(ref);
         if (saved) return void located.set(ref, saved);
         const target = await call.resolve(ref).catch(() => undefined);
-        const element = target && (await locateElement(target, this.snapshots.refInfo(call.found.tab, ref)));
+        const shown = this.snapshots.refInfo(call.found.tab, ref);
+        const element = target && (await locateElement(target, shown, call.found.page.mainFrame()));
         if (element) located.set(ref, element);
       }),
     );

@@ -28,6 +28,8 @@ interface ElementFacts {
 export async function locateElement(
   target: ActTarget,
   shown: { role: string; name: string } | undefined,
+  /** The page's own frame, where most elements are: asked at once, beside the element's facts. */
+  mainFrame: Frame,
 ): Promise<LocatedElement | undefined> {
   const read = async (): Promise<LocatedElement | undefined> => {
     const fromLocator = 'elementHandle' in target && !('asElement' in target);
@@ -35,12 +37,19 @@ export async function locateElement(
     if (!handle) return undefined;
     const element = handle as ElementHandle<Node>;
     let facts: ElementFacts;
-    let frame: Frame | null;
+    let frame: Frame | null = mainFrame;
     let byRole: ElementLocator | undefined;
     try {
-      facts = await element.evaluate(readFacts);
-      frame = await element.ownerFrame();
-      byRole = shown?.name && frame ? await roleLocator(frame, element, shown) : undefined;
+      // One round trip for most actions: the facts and the role check in the page's own frame
+      // at once; an element in another frame is asked there again.
+      [facts, byRole] = await Promise.all([
+        element.evaluate(readFacts),
+        shown?.name ? roleLocator(mainFrame, element, shown) : undefined,
+      ]);
+      if (facts.framed) {
+        frame = await element.ownerFrame();
+        byRole = shown?.name && frame ? await roleLocator(frame, element, shown) : undefined;
+      }
     } finally {
       // A handle of our own making is let go; a ref's handle is the snapshot's.
       if (fromLocator) void element.dispose().catch(() => {});
