@@ -17,6 +17,8 @@
 //
 // A new worker held for its rules is in the book of pauses (holds.ts) until Chrome has the word to
 // run: one the extension's last worker left waiting is let run by the next, after the rules.
+// Kept whole (under the 400-line cap): what the relay asked and what the extension asked are merged
+// into one setAutoAttach; its state is auto-attach-state.ts.
 
 import {
   filterIncludes,

@@ -15,6 +15,8 @@
 // rules' `before`: the person's answer, a watch on the tab) — the mux knows which tab each of its
 // sessions acts in and where that tab is (mux-targets.ts) — and its later commands on that
 // session wait behind it, in order (held-commands.ts).
+// Kept whole (under the 400-line cap): the ids rewritten on the way in and on the way back are the
+// one session table; split, each direction would reach into the other's.
 
 import { ClawdError, cdpErrorOf } from '../errors';
 import type { Logger } from '../log';

@@ -4,6 +4,8 @@
 // Runtime contexts and child targets (replayed for a late-comer), events only for the domains
 // it enabled and the streams it started, and nothing disabled or stopped under another
 // client's feet. When a client lets go, what only it needed is undone here (`cleanUp`).
+// Kept whole (under the 400-line cap): each command here records or undoes the same per-client
+// debuggee state; the state itself is debuggee-state.ts.
 
 import type { Protocol } from 'devtools-protocol';
 import type { EventFrame } from '../../shared/protocol';

@@ -13,6 +13,8 @@
 // no rule of their own, only loopback requests are paused and judged, and no script is put in
 // pages (a page's WebSocket to clawd is refused by clawd itself: it carries the page's Origin).
 // A new policy is a new guard; a target that cannot be set up is let run rather than left paused.
+// Kept whole (under the 400-line cap): holding a target and judging its requests share one table of
+// targets and their sessions; apart, each half would reach into the other's.
 
 import WebSocket from 'ws';
 import type { Protocol } from 'devtools-protocol';

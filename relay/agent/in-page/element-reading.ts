@@ -3,6 +3,8 @@
 // click it though its role does not say so (the one rule: README, "What has a ref"), its
 // accessible name, text, states, value, and the message it gives. Made per request, over that
 // request's unseen rules (a heading's or a message's words are only those a person sees).
+// Kept whole (under the 400-line cap): the readers call each other (a name reads a role, a click
+// reads both) over one request's rules.
 
 import { ARIA_ROLES, CONTROLS, FROM_CONTENT, SKIPPED, TAG_ROLES, cap, childrenOf, quote, squash } from './walker-words';
 import type { UnseenRules } from './unseen-rules';

@@ -4,6 +4,8 @@
 // person — the same role and name in the same place, as many alike there as before, in page
 // order — and anything else is a new element, the old ref stale. Made per request over the
 // frame's registry; a walk or a resolve opens and closes the places it reads (beginWalk, rebound).
+// Kept whole (under the 400-line cap): one matching rule, read in order; its places and counts are
+// its own.
 
 import { PLAIN, SKIPPED, parentOf, squash } from './walker-words';
 import type { ElementReading } from './element-reading';

@@ -8,6 +8,8 @@
 // copied: Network.getResponseBody reads one when asked, while the browser still holds it (20 MB
 // per tab, 5 MB a body, in this session's buffer). The page's own target only: a cross-site
 // iframe's or a worker's requests are not in it. The session goes with the page.
+// Kept whole (under the 400-line cap): the ring and every read of it (list, counts, detail, HAR
+// sources) share the same entries.
 
 import type { CDPSession, Page } from 'playwright-core';
 import type Protocol from 'devtools-protocol';

@@ -3,6 +3,8 @@
 // driven over the session's `se:cdp` — so N agents spread over the Grid's nodes. Bounded by
 // `maxBrowsers` per profile (past it: 429 naming the bound); a browser idle for `idleMs` is given
 // back; `stop` (and the server's exit) ends every Grid session of the profile.
+// Kept whole (under the 400-line cap): asking, sharing, bounding and giving back browsers all
+// change the one table of the profile's Grid sessions.
 
 import net from 'node:net';
 import { CdpSocketTabs } from '../../browser/cdp-socket-tabs';
