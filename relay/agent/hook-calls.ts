@@ -112,12 +112,21 @@ export class HookCalls {
     const found = await this.calls.page(call);
     const { page, tab, targetId } = found;
     const target = request.ref ? await this.snapshots.resolve(page, tab, request.ref) : undefined;
+    const deadline = Date.now() + request.timeoutMs;
     const answered = arm(found);
     if (!target || !request.ref) {
       answered.catch((error: Error) => this.log.debug(`${kind} hook: ${error.message}`));
       return { armed: kind, targetId, timeoutMs: request.timeoutMs };
     }
-    const answer = await this.hooks.clickAndAwait(page, kind, answered, target, request.ref, request.clickTimeoutMs);
+    const answer = await this.hooks.clickAndAwait(
+      page,
+      kind,
+      answered,
+      target,
+      request.ref,
+      request.clickTimeoutMs,
+      deadline,
+    );
     return { ok: true, armed: kind, targetId, ...answer };
   }
 }

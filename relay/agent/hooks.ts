@@ -11,8 +11,10 @@ import { toAgentError } from './agent-errors';
 import type { PageState } from './tabs/page-tracker';
 import type { ActTarget } from './snapshots/snapshot-engine';
 
-/** How long a hook's click may take to open the chooser or dialog it was armed for. */
+/** How long a hook's click may take to open the chooser or dialog it was armed for (less when the hook's own bound is shorter). */
 const AFTER_CLICK_MS = 5_000;
+/** The after-click wait ends this long before the hook's own bound, so that its answer says why. */
+const BEFORE_BOUND_MS = 100;
 
 export type HookKind = 'file-chooser' | 'dialog';
 const NOUN: Record<HookKind, string> = { 'file-chooser': 'file chooser', dialog: 'dialog' };
@@ -68,7 +70,8 @@ export class Hooks {
   /**
    * Clicks `target` with the hook armed and waits for the hook's answer. A click that opens a
    * chooser or dialog does so at once: one that opened nothing must not leave the hook armed for
-   * minutes, for some later click to meet, so the hook is withdrawn after a few seconds.
+   * minutes, for some later click to meet, so the hook is withdrawn after a few seconds (or just
+   * before the hook's own bound, `deadline`, when that comes first).
    */
   async clickAndAwait<T>(
     page: Page,
@@ -77,6 +80,7 @@ export class Hooks {
     target: ActTarget,
     ref: string,
     clickTimeoutMs: number,
+    deadline: number,
   ): Promise<T> {
     answered.catch(() => {}); // answered below; a click that fails first must not leave it unhandled
     try {
@@ -85,18 +89,19 @@ export class Hooks {
       this.disarm(page, kind);
       throw toAgentError(error, { what: `${kind} hook, clicking ${ref}` });
     }
+    const afterClickMs = Math.max(0, Math.min(AFTER_CLICK_MS, deadline - Date.now() - BEFORE_BOUND_MS));
     // A hook that failed has settled too: its error is answered below.
     if (
       !(await settlesWithin(
         answered.catch(() => {}),
-        AFTER_CLICK_MS,
+        afterClickMs,
       ))
     ) {
       this.disarm(page, kind);
       const what = NOUN[kind];
       throw new ClawdError(
         'action_failed',
-        `clicking ${ref} opened no ${what} within ${seconds(AFTER_CLICK_MS)}, so the hook was disarmed: use the ref of the element that opens the ${what}${kind === 'file-chooser' ? ' (the file input, or its button)' : ''}`,
+        `clicking ${ref} opened no ${what} within ${seconds(afterClickMs)}, so the hook was disarmed: use the ref of the element that opens the ${what}${kind === 'file-chooser' ? ' (the file input, or its button)' : ''}`,
       );
     }
     try {

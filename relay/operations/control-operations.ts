@@ -26,7 +26,10 @@ export interface HandoffResult {
 
 export interface HandbackResult {
   targetId: string;
-  /** Who ended it; `none` when the tab was not handed over when the wait began. */
+  /**
+   * Who ended it; when the wait began after the end, who ended the last hand-over (until an agent
+   * changes the tab again); `none` when there was none.
+   */
   returned: HandoffEnd | 'none';
   url: string | null;
   title: string | null;

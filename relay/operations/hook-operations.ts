@@ -39,7 +39,7 @@ export const upload = operation<ArmedResult>()({
   name: 'upload',
   summary: 'arm the next file chooser with these files; with ref, also click the element that opens it',
   details:
-    "Armed for timeoutMs (default and at most 2 minutes; the last arm wins). With ref it clicks the element and answers once the chooser got the files, or, when that click opens nothing within 5 s, disarms and says so (422). No native dialog opens, on a person's tab either.",
+    "Armed for timeoutMs (default and at most 2 minutes; the last arm wins). With ref it clicks the element and answers once the chooser got the files, or, when that click opens nothing within 5 s (or timeoutMs, when shorter), disarms and says so (422). No native dialog opens, on a person's tab either.",
   input: z.object({
     ...hookFields,
     // Resolved where the request is made (the CLI's folder), never the server's.
@@ -71,7 +71,7 @@ export const dialog = operation<ArmedResult>()({
   name: 'dialog',
   summary: 'arm the answer to the next alert, confirm or prompt; with ref, also click the element that opens it',
   details:
-    "Armed for timeoutMs (default and at most 2 minutes; the last arm wins). With ref it clicks the element and answers with the dialog's type and message, or, when that click opens nothing within 5 s, disarms and says so (422). Dialogs nobody armed for are dismissed in clawd's own browser and left to the person in theirs.",
+    "Armed for timeoutMs (default and at most 2 minutes; the last arm wins). With ref it clicks the element and answers with the dialog's type and message, or, when that click opens nothing within 5 s (or timeoutMs, when shorter), disarms and says so (422). Dialogs nobody armed for are dismissed in clawd's own browser and left to the person in theirs.",
   input: z.object({
     ...hookFields,
     accept: z

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { extensionDriver, managedDriver, useAgentDriver, type AgentDriver } from '../helpers/agent-drivers';
-import { quiet, until } from '../helpers/waits';
+import { until } from '../helpers/waits';
 
 describe('who controls a tab', () => {
   const ctx = useAgentDriver(managedDriver);
@@ -219,9 +219,6 @@ describe("events of the person's own tabs", () => {
       await until('badge YOU', async () => (await browser.badge(tabId)).text === 'YOU');
       expect((await browser.badge(tabId)).title).toContain('Solve the CAPTCHA');
       const waiting = ctx.d.api('GET', `/handoff/wait?targetId=${ctx.d.targetId}&timeoutMs=20000`);
-      // The wait must reach the server before the click gives the tab back (else it answers 'none':
-      // nothing handed over any more). Seen once in a loaded clean-clone run.
-      await quiet(500);
       await browser.clickToolbar(tab);
       expect((await waiting).body).toMatchObject({ returned: 'person' });
       await until('badge ON again', async () => (await browser.badge(tabId)).text === 'ON');

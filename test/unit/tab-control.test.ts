@@ -43,6 +43,8 @@ describe('who controls a tab', () => {
     const waiting = control.wait(t, 5_000);
     expect(control.giveBack(t, 'person')).toBe(true);
     expect(await waiting).toBe('person');
+    // A wait that comes just after hears how it ended, until an agent changes the tab again.
+    expect(await control.wait(t, 5_000)).toBe('person');
     control.change(t, 'alpha');
     expect(await control.wait(t, 5_000)).toBe('none');
   });

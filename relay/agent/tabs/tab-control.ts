@@ -45,6 +45,9 @@ export class TabControl {
   // Tab key (profile and target id) → its holder. Added by a session's changing call or a
   // hand-over; removed when released, expired (noticed on the next look) or given back.
   readonly #holds = new Map<TabKey, AgentHold | PersonHold>();
+  // Tab key → how its last hand-over ended, until an agent changes the tab again: a wait that
+  // reaches the server just after the person gave the tab back hears how, not "never handed over".
+  readonly #ended = new Map<TabKey, HandoffEnd>();
 
   constructor(
     private readonly idleMs = DEFAULT_HOLD_IDLE_MS,
@@ -58,6 +61,7 @@ export class TabControl {
    */
   change(tab: TabKey, session: string | undefined): void {
     const hold = this.check(tab, session);
+    this.#ended.delete(tab);
     if (session === undefined) return;
     if (!hold) this.changed({ kind: 'hold', tab, state: 'taken', session });
     this.#holds.set(tab, { kind: 'agent', session, lastUsed: this.now() });
@@ -120,6 +124,7 @@ export class TabControl {
 
   /** The tab is gone: its hold goes, and anyone waiting for it to come back hears 'agent'. */
   forget(tab: TabKey): void {
+    this.#ended.delete(tab);
     const hold = this.#holds.get(tab);
     if (hold?.kind === 'person') this.#end(tab, hold, 'agent');
     else if (hold) {
@@ -164,10 +169,14 @@ export class TabControl {
     this.changed({ kind: 'handoff', tab, state: 'started', reason });
   }
 
-  /** The person takes the tab in the live view: an agent's hold ends, a hand-over already running stays. */
-  takeOver(tab: TabKey): void {
-    if (this.#current(tab)?.kind !== 'person')
-      this.handOff(tab, 'The person took over in the live view', undefined, true);
+  /**
+   * The person takes the tab (in the live view, or to record in it): an agent's hold ends, a
+   * hand-over already running stays. False when the tab was the person's already.
+   */
+  takeOver(tab: TabKey, reason = 'The person took over in the live view'): boolean {
+    if (this.#current(tab)?.kind === 'person') return false;
+    this.handOff(tab, reason, undefined, true);
+    return true;
   }
 
   /** The hand-over ends: the person gave the tab back, or the agent took it back. False when there was none. */
@@ -178,10 +187,13 @@ export class TabControl {
     return true;
   }
 
-  /** Resolves when the hand-over of `tab` ends, or with 'timeout' after `timeoutMs`. */
+  /**
+   * Resolves when the hand-over of `tab` ends, or with 'timeout' after `timeoutMs`; at once with how
+   * the last one ended when it is over and no agent changed the tab since, else 'none'.
+   */
   wait(tab: TabKey, timeoutMs: number): Promise<HandoffEnd | 'none'> {
     const hold = this.#current(tab);
-    if (hold?.kind !== 'person') return Promise.resolve('none');
+    if (hold?.kind !== 'person') return Promise.resolve(this.#ended.get(tab) ?? 'none');
     const left = hold.expires === undefined ? Infinity : Math.max(0, hold.expires - this.now());
     const bound = Math.min(timeoutMs, MAX_HANDOFF_WAIT_MS, left);
     // When the hand-over's own limit comes first, this wait's timer is its end (a timer can fire a
@@ -204,11 +216,13 @@ export class TabControl {
   close(): void {
     for (const [tab, hold] of [...this.#holds]) if (hold.kind === 'person') this.#end(tab, hold, 'timeout');
     this.#holds.clear();
+    this.#ended.clear();
   }
 
   #end(tab: TabKey, hold: PersonHold, by: HandoffEnd): void {
     if (this.#holds.get(tab) === hold) {
       this.#holds.delete(tab);
+      this.#ended.set(tab, by);
       this.changed({ kind: 'handoff', tab, state: 'ended', by });
     }
     for (const waiter of hold.waiters) {
