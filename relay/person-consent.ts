@@ -23,11 +23,14 @@ import type { EventBus } from './events/event-bus';
 import { DEFAULT_PERSON_IDLE_MS } from './home/config-schema';
 import type { Logger } from './log';
 import type { ProfileService } from './profiles/profile-service';
+import type { RecipeStore } from './agent/export/recipe-store';
+import { PersonRecording } from './consent/person-recording';
 
 interface World {
   profiles: ProfileService;
   agent: AgentService;
   relay: RelayServer;
+  recipes: RecipeStore;
 }
 
 export class PersonConsent {
@@ -37,6 +40,7 @@ export class PersonConsent {
   /** The gate the relay holds raw CDP clients to. */
   readonly relay: RelayConsent;
   #world: World | undefined;
+  #recording: PersonRecording | undefined;
   readonly #rawGates = new Map<string, ClientGate>();
   readonly #unsubscribe: () => void;
   #unsubscribePolicy: () => void = () => {};
@@ -64,6 +68,7 @@ export class PersonConsent {
         const person = profile();
         return (this.#world?.agent.control.handedOver() ?? []).filter((h) => h.profile !== person);
       },
+      recipeSaid: () => this.#recording?.said,
       history: async (named, limit) =>
         (await actions.query({ profile: named, limit })).map(({ profile: _p, ...entry }) => entry as ConsentAction),
       send: (state) => this.#world?.relay.switchboard.sendConsent(state),
@@ -133,6 +138,9 @@ export class PersonConsent {
   /** The services exist: the relay's hooks reach them from now on. */
   connect(world: World): void {
     this.#world = world;
+    this.#recording = new PersonRecording(world.agent.control, world.recipes, (targetId) =>
+      world.relay.switchboard.tabs().some((tab) => tab.targetId === targetId),
+    );
     this.#unsubscribePolicy = world.profiles.policies.onPolicyChange(() => this.feed.changed());
   }
 
@@ -224,10 +232,39 @@ export class PersonConsent {
           { ...(allow ? { allow } : {}), block: [...block, say.block] },
           false,
         );
-    } else {
+    } else if ('ask' in say) {
       await world.profiles.policies.setAsk(profile, say.ask);
+    } else {
+      await this.#recorded(profile, say);
     }
     this.feed.changed();
+  }
+
+  /** The person records a task in a tab of theirs (Record in the side panel), stops, or saves it. */
+  async #recorded(
+    profile: string,
+    say: Extract<PersonFrame['say'], { record: unknown }> | Extract<PersonFrame['say'], { recipe: unknown }>,
+  ): Promise<void> {
+    const recording = this.#recording!;
+    const entry = (targetId: string, detail: string, outcome = 'ok') =>
+      this.actions.record({ profile, targetId, kind: 'record', outcome, durationMs: 0, detail });
+    if ('record' in say) {
+      const { targetId, on } = say.record;
+      if (!on) return recording.stop(profile, targetId);
+      recording.start(profile, targetId);
+      return entry(targetId, 'the person records a recipe in the side panel: no agent changes the tab meanwhile');
+    }
+    const { name, targetId, recipe } = say.recipe;
+    const day = new Date().toISOString().slice(0, 10);
+    try {
+      await recording.save(profile, name, targetId, {
+        ...recipe,
+        source: `recorded by the person on ${profile}, ${day}`,
+      });
+      entry(targetId, `the person saved recipe ${name} (${recipe.steps.length} steps)`);
+    } catch (error) {
+      entry(targetId, `the person's recipe ${name} was not saved: ${(error as Error).message}`, 'failed');
+    }
   }
 
   /** A question asked or answered: on /events and in the action log. */

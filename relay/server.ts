@@ -20,6 +20,7 @@ import { BUILT_IN_KINDS } from './profiles/kinds';
 import { seconds, within } from './time-limit';
 import { ProfileService } from './profiles/profile-service';
 import { PersonConsent } from './person-consent';
+import { RecipeStore } from './agent/export/recipe-store';
 import { Pairing } from './pairing/pairing';
 import { VERSION } from './version';
 
@@ -218,7 +219,7 @@ function startAgent(
   const agent = new AgentService(profiles, options.home, options.log, events, consent, {
     seeAll: options.benchSeeAll === true,
   });
-  consent.connect({ profiles, agent, relay });
+  consent.connect({ profiles, agent, relay, recipes: new RecipeStore(options.home) });
   // A hand-over of a person's own tab shows on its toolbar badge; a click there gives it back.
   late.handBack = (targetId) => {
     for (const profile of late.extensionProfiles()) agent.view.personDone(tabKey(profile, targetId));

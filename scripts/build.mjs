@@ -50,9 +50,10 @@ await Promise.all([
     sourcemap: 'linked',
     logLevel: 'warning',
   }),
-  // The watch for the person's hands, put into handed-over tabs' frames: a classic script (it may be put in twice).
+  // The watch for the person's hands, put into handed-over tabs' frames, and the recorder of the
+  // person's steps, put into the page they record in: classic scripts (each may be put in twice).
   build({
-    entryPoints: { 'person-watch': 'extension/src/person-watch.ts' },
+    entryPoints: { 'person-watch': 'extension/src/person-watch.ts', recorder: 'extension/src/recorder.ts' },
     absWorkingDir: root,
     outdir: extOut,
     bundle: true,

@@ -64,4 +64,6 @@ export interface ConsentState {
   questions: ConsentQuestion[];
   /** Hand-overs in clawd's other browsers, each with the person's way to act in it. */
   handoffs?: ConsentHandoff[];
+  /** The last recipe the person saved from a recording: saved, or why not. */
+  recipeSaid?: { name: string; saved: boolean; error?: string };
 }

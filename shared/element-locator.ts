@@ -19,3 +19,57 @@ export interface LocatedElement {
   /** A password field: its value is never kept, and a script asks for it. */
   password?: true;
 }
+
+/**
+ * The most stable locator the facts allow: a test id, the role and name (when the reader could
+ * tell that it finds this element), a label, a placeholder, else the CSS path.
+ */
+export function locatorOf(
+  facts: { testId?: string; label?: string; placeholder?: string; css: string },
+  byRole: ElementLocator | undefined,
+): ElementLocator {
+  if (facts.testId) return { by: 'testId', testId: facts.testId };
+  if (byRole) return byRole;
+  if (facts.label) return { by: 'label', label: facts.label };
+  if (facts.placeholder) return { by: 'placeholder', placeholder: facts.placeholder };
+  return { by: 'css', css: facts.css };
+}
+
+/**
+ * A locator in words, for a step's label, its question to the person and where it stopped:
+ * `button "Place order"`, `label "Full name"`. `quote` writes the page's words (fenced where an
+ * agent reads them).
+ */
+export function locatorWords(
+  locator: ElementLocator,
+  quote: (words: string) => string = (w) => JSON.stringify(w),
+): string {
+  switch (locator.by) {
+    case 'testId':
+      return `test id ${quote(locator.testId)}`;
+    case 'role':
+      return `${locator.role} ${quote(locator.name)}${locator.nth !== undefined ? ` (the ${locator.nth + 1}th)` : ''}`;
+    case 'label':
+      return `label ${quote(locator.label)}`;
+    case 'placeholder':
+      return `placeholder ${quote(locator.placeholder)}`;
+    case 'css':
+      return `css ${quote(locator.css)}`;
+  }
+}
+
+/** The words a locator finds its element by (a label, a name, a test id), or '' for a CSS path. */
+export function elementWords(locator: ElementLocator): string {
+  switch (locator.by) {
+    case 'label':
+      return locator.label;
+    case 'placeholder':
+      return locator.placeholder;
+    case 'testId':
+      return locator.testId;
+    case 'role':
+      return locator.name;
+    case 'css':
+      return '';
+  }
+}

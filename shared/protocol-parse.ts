@@ -4,6 +4,8 @@
 
 import { parseAskKinds } from './ask-kinds';
 import { isNonce } from './key-proof';
+import { RECIPE_NAME } from './recipe';
+import { recipeProblem } from './recipe-parse';
 import {
   PERSON_INPUTS_MAX,
   type AnnouncedTab,
@@ -57,7 +59,17 @@ function personSayProblem(v: unknown): string | null {
     const kinds = parseAskKinds(v.ask);
     return typeof kinds === 'string' ? `say.ask ${kinds}` : null;
   }
-  return 'say must be {answer, allow}, {stop}, {block}, {view} or {ask}';
+  if ('record' in v)
+    return isObj(v.record) && isStr(v.record.targetId) && typeof v.record.on === 'boolean'
+      ? null
+      : 'say.record needs the targetId of a tab and on';
+  if ('recipe' in v) {
+    if (!isObj(v.recipe) || !isStr(v.recipe.name) || !RECIPE_NAME.test(v.recipe.name) || !isStr(v.recipe.targetId))
+      return 'say.recipe needs a name (letters, digits, - and _) and the targetId it was recorded in';
+    const problem = recipeProblem(v.recipe.recipe);
+    return problem ? `say.recipe: ${problem}` : null;
+  }
+  return 'say must be {answer, allow}, {stop}, {block}, {view}, {ask}, {record} or {recipe}';
 }
 function isWireError(v: unknown): v is WireError {
   if (!isObj(v) || !isStr(v.code) || !isStr(v.message)) return false;

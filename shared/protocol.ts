@@ -13,6 +13,7 @@
 import type { Protocol } from 'devtools-protocol';
 import type { AskKind } from './ask-kinds';
 import type { ConsentState } from './consent-state';
+import type { Recipe } from './recipe';
 
 export const PROTOCOL_VERSION = 5;
 
@@ -157,14 +158,17 @@ export interface PersonFrame {
   type: 'person';
   /**
    * Allow or deny a question; Stop everything; block a site; what to be asked before; open the
-   * live view of a tab an agent handed them (in one of clawd's own browsers), to act in it.
+   * live view of a tab an agent handed them (in one of clawd's own browsers), to act in it;
+   * record a task in a tab of theirs (no agent changes it meanwhile), and save what they recorded.
    */
   say:
     | { answer: string; allow: boolean }
     | { stop: true }
     | { block: string }
     | { ask: AskKind[] }
-    | { view: { profile: string; targetId: string } };
+    | { view: { profile: string; targetId: string } }
+    | { record: { targetId: string; on: boolean } }
+    | { recipe: { name: string; targetId: string; recipe: Recipe } };
 }
 export type ExtensionFrame =
   | HelloFrame

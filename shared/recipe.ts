@@ -69,3 +69,23 @@ export interface SavedRecipe extends Recipe {
 
 /** A recipe's name: a file name on every system, and a word on a command line. */
 export const RECIPE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/**
+ * A parameter's name from what it fills (`Full name` → `fullName`), not yet one of `taken`'s: the
+ * same rule for a session's export and the person's recording.
+ */
+export function paramName(about: string, taken: readonly { name: string }[]): string {
+  const words = about
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9]+/g, ' ')
+    .trim()
+    .toLowerCase()
+    .split(' ')
+    .filter(Boolean)
+    .slice(0, 4);
+  const base = words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('') || 'value';
+  const name = /^[0-9]/.test(base) ? `v${base}` : base;
+  let unique = name;
+  for (let n = 2; taken.some((p) => p.name === unique); n++) unique = `${name}${n}`;
+  return unique;
+}

@@ -2,13 +2,14 @@
 // the worker — the questions waiting for the person with Allow and Deny, Stop, the tabs agents
 // have and who holds each, what agents did (the same list the live view shows), the origin policy
 // with "Block this site" for the tab beside the panel, what the person is asked before, and
-// whether agents may open tabs here (Stop turns it off: an agent running on must not come back).
-// Everything it says goes back over the same port to the worker.
+// whether agents may open tabs here (Stop turns it off: an agent running on must not come back),
+// and Record on each tab (panel-recording.ts). Everything it says goes back over the same port.
 
 import { ASK_KINDS, ASK_KIND_TEXT, type AskKind } from '../../shared/ask-kinds';
 import type { ConsentState } from '../../shared/consent-state';
 import { ActionList, QuestionList } from '../../ui/agent-activity';
 import { CONSENT_PORT, type PanelMessage, type WorkerMessage } from './consent-port';
+import { RecordingPanel } from './panel-recording';
 import { bindAgentsMayOpenTabs } from './settings';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -29,6 +30,18 @@ const say = (message: PanelMessage) => port?.postMessage(message);
 const actions = new ActionList($<HTMLOListElement>('actions'), 30); // PANEL_ACTIONS: what the relay sends
 const questions = new QuestionList($('questions'), (id, allow) => say({ say: { answer: id, allow } }));
 let state: ConsentState | undefined;
+const recording = new RecordingPanel(
+  {
+    section: $('recording'),
+    where: $('recording-where'),
+    steps: $<HTMLOListElement>('steps'),
+    name: $<HTMLInputElement>('recipe-name'),
+    save: $<HTMLButtonElement>('save-recipe'),
+    discard: $<HTMLButtonElement>('discard-recipe'),
+    said: $('recipe-said'),
+  },
+  (message) => say({ say: message }),
+);
 
 function showTabs(s: ConsentState): void {
   ui.noTabs.hidden = s.tabs.length > 0;
@@ -50,6 +63,15 @@ function showTabs(s: ConsentState): void {
             : `handed to you: ${tab.holder.reason}`;
       who.textContent = `${tab.personActive ? 'yours while you use it · ' : ''}${holder} · ${hostOf(tab.url)}`;
       item.append(title, who);
+      if (!recording.recording) {
+        const record = Object.assign(document.createElement('button'), {
+          type: 'button',
+          className: 'record',
+          textContent: 'Record a task here',
+        });
+        record.addEventListener('click', () => void recording.start(tab).then(() => show(s)));
+        item.append(record);
+      }
       return item;
     }),
   );
@@ -106,6 +128,7 @@ function show(next: ConsentState): void {
   ui.noActions.hidden = next.actions.length > 0;
   showPolicy(next);
   showAsk(next.ask);
+  recording.stateChanged(next);
   void refreshBlock();
 }
 

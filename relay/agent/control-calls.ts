@@ -60,6 +60,16 @@ export class ControlCalls {
     return this.control.handedOver().map(({ tab, reason }) => ({ ...tabOfKey(tab), reason }));
   }
 
+  /** The person records a recipe in a tab of theirs: no agent changes it meanwhile (person-recording.ts). */
+  personRecords(profile: string, targetId: string, reason: string): boolean {
+    return this.control.takeOver(tabKey(profile, targetId), reason);
+  }
+
+  /** The recording that took the tab ended: it goes back to agents. */
+  personRecorded(profile: string, targetId: string): void {
+    this.control.giveBack(tabKey(profile, targetId), 'person');
+  }
+
   /** Who holds a tab (for GET /tabs), if anyone. */
   holderOf(profile: string, targetId: string): HolderView | undefined {
     return this.control.holder(tabKey(profile, targetId));
@@ -111,7 +121,7 @@ export class ControlCalls {
     checkUrl: (tab: TabKey, url: string) => this.profiles.policies.checkUrl(tabOfKey(tab).profile, url),
     viewPage: (profile: string, targetId: string | undefined) => this.calls.pages.find(profile, targetId, false),
     holder: (tab: TabKey) => this.control.holder(tab) ?? null,
-    personTakes: (tab: TabKey) => this.control.takeOver(tab),
+    personTakes: (tab: TabKey) => void this.control.takeOver(tab),
     personDone: (tab: TabKey) => void this.control.giveBack(tab, 'person'),
     /** The questions waiting for the person on a profile, and their answer from the live view. */
     questions: (profile: string) => this.questions.pending(profile).filter((q) => !q.terminal),

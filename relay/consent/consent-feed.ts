@@ -25,6 +25,8 @@ export interface ConsentFeedDeps {
   questions(profile: string): ConsentQuestion[];
   /** The tabs agents handed to the person in clawd's other browsers. */
   handoffs(): ConsentHandoff[];
+  /** The last recipe the person saved from a recording (person-recording.ts). */
+  recipeSaid(): ConsentState['recipeSaid'];
   /** The profile's last actions from the log, oldest first. */
   history(profile: string, limit: number): Promise<ConsentAction[]>;
   send(state: ConsentState): void;
@@ -78,6 +80,7 @@ export class ConsentFeed {
     if (!profile || !this.#open) return;
     this.#actions ??= await this.deps.history(profile, PANEL_ACTIONS);
     const { ask, ...policy } = this.deps.policy(profile);
+    const recipeSaid = this.deps.recipeSaid();
     this.deps.send({
       profile,
       tabs: this.deps.tabs(profile),
@@ -86,6 +89,7 @@ export class ConsentFeed {
       ask,
       questions: this.deps.questions(profile),
       handoffs: this.deps.handoffs(),
+      ...(recipeSaid ? { recipeSaid } : {}),
     });
   }
 }

@@ -8,7 +8,7 @@ import type { ActionLog } from '../agent/action-log';
 import type { AgentCall } from '../agent/agent-calls';
 import type { AgentService } from '../agent/agent-service';
 import { elementLine } from '../../shared/element-line';
-import { locatorWords } from '../agent/actions/locator-target';
+import { locatorWords } from '../../shared/element-locator';
 import { VALUE_MARK } from '../../shared/recipe';
 import { isClawdError } from '../errors';
 import type { ActionEntry, LoggedElement } from '../events/event-bus';

@@ -8,7 +8,7 @@
 import type { LocatedElement } from '../../shared/element-locator';
 import { VALUE_MARK, type RecipeStep, type SavedRecipe } from '../../shared/recipe';
 import type { AgentCall } from '../agent/agent-calls';
-import { locatorWords } from '../agent/actions/locator-target';
+import { locatorWords } from '../../shared/element-locator';
 import type { RecipeStore } from '../agent/export/recipe-store';
 import { callerSignal } from '../call-notes';
 import { ClawdError, isClawdError } from '../errors';

@@ -10,6 +10,22 @@ const hello = {
   tabs: [tab],
 };
 
+/** A recipe as the side panel sends it from a recording (extension/src/panel-recording.ts). */
+const taught = {
+  source: 'recorded by the person',
+  params: [{ name: 'fullName', about: 'Full name' }],
+  secrets: [],
+  steps: [
+    { do: 'goto', url: 'http://127.0.0.1:1/' },
+    {
+      do: 'fill',
+      element: { locator: { by: 'role', role: 'textbox', name: 'Full name' } },
+      value: '{{param:fullName}}',
+    },
+    { do: 'click', element: { locator: { by: 'role', role: 'button', name: 'Next', nth: 1 } } },
+  ],
+};
+
 describe('extension frames', () => {
   it('accepts every well-formed frame type', () => {
     const frames = [
@@ -31,6 +47,8 @@ describe('extension frames', () => {
       { type: 'person', say: { stop: true } },
       { type: 'person', say: { block: 'https://a.test' } },
       { type: 'person', say: { ask: ['submit', 'storage'] } },
+      { type: 'person', say: { record: { targetId: 'T1', on: true } } },
+      { type: 'person', say: { recipe: { name: 'order', targetId: 'T1', recipe: taught } } },
     ];
     for (const frame of frames) expect(parseExtensionFrame(JSON.stringify(frame))).toEqual({ ok: true, frame });
   });
@@ -65,6 +83,38 @@ describe('extension frames', () => {
       /person: say.ask "buy" is not something clawd asks about/,
     ],
     [JSON.stringify({ type: 'person', say: { launch: true } }), /person: say must be/],
+    [JSON.stringify({ type: 'person', say: { record: { targetId: 'T1' } } }), /person: say.record needs/],
+    [
+      JSON.stringify({ type: 'person', say: { recipe: { name: '../x', targetId: 'T1', recipe: taught } } }),
+      /person: say.recipe needs a name/,
+    ],
+    [
+      JSON.stringify({
+        type: 'person',
+        say: { recipe: { name: 'x', targetId: 'T1', recipe: { ...taught, steps: [{ do: 'constructor' }] } } },
+      }),
+      /person: say.recipe: step 1 is not one of goto/,
+    ],
+    [
+      JSON.stringify({
+        type: 'person',
+        say: {
+          recipe: {
+            name: 'x',
+            targetId: 'T1',
+            recipe: { ...taught, steps: [{ do: 'click', element: { locator: { by: 'xpath', xpath: '//a' } } }] },
+          },
+        },
+      }),
+      /person: say.recipe: step 1 \(click\) has a locator that is not one of/,
+    ],
+    [
+      JSON.stringify({
+        type: 'person',
+        say: { recipe: { name: 'x', targetId: 'T1', recipe: { ...taught, params: [{ name: 'a b' }] } } },
+      }),
+      /person: say.recipe: param 0 needs a name/,
+    ],
     [JSON.stringify({ type: 'tabAttached', tab: { ...tab, session: 3 } }), /tabAttached: tab must be/],
   ])('refuses %s', (raw, error) => {
     const parsed = parseExtensionFrame(raw);

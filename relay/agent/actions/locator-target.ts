@@ -4,7 +4,7 @@
 
 import type { Frame, Locator, Page } from 'playwright-core';
 import { ClawdError } from '../../errors';
-import type { ElementLocator, LocatedElement } from '../../../shared/element-locator';
+import { locatorWords, type ElementLocator, type LocatedElement } from '../../../shared/element-locator';
 
 /** How long a step waits for its element to come (a page still rendering after a load). */
 const COME_MS = 5_000;
@@ -35,28 +35,5 @@ function locatorIn(scope: Page | Frame, locator: ElementLocator): Locator {
       return scope.getByPlaceholder(locator.placeholder, { exact: true });
     case 'css':
       return scope.locator(locator.css);
-  }
-}
-
-/**
- * A locator in words, for a step's label, its question to the person and where it stopped:
- * `button "Place order"`, `label "Full name"`. `quote` writes the page's words (fenced where an
- * agent reads them).
- */
-export function locatorWords(
-  locator: ElementLocator,
-  quote: (words: string) => string = (w) => JSON.stringify(w),
-): string {
-  switch (locator.by) {
-    case 'testId':
-      return `test id ${quote(locator.testId)}`;
-    case 'role':
-      return `${locator.role} ${quote(locator.name)}${locator.nth !== undefined ? ` (the ${locator.nth + 1}th)` : ''}`;
-    case 'label':
-      return `label ${quote(locator.label)}`;
-    case 'placeholder':
-      return `placeholder ${quote(locator.placeholder)}`;
-    case 'css':
-      return `css ${quote(locator.css)}`;
   }
 }

@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ClawdError } from '../../errors';
 import { RECIPE_NAME, type Recipe, type SavedRecipe } from '../../../shared/recipe';
+import { recipeProblem } from '../../../shared/recipe-parse';
 
 export class RecipeStore {
   readonly #dir: string;
@@ -45,13 +46,16 @@ export class RecipeStore {
     const text = await fs.readFile(path.join(this.#dir, `${name}.json`), 'utf8').catch(() => undefined);
     if (text === undefined)
       throw new ClawdError('not_found', `no recipe named ${JSON.stringify(name)}: recipes lists them`);
+    let recipe: unknown;
     try {
-      const recipe = JSON.parse(text) as SavedRecipe;
-      if (!Array.isArray(recipe.steps) || !Array.isArray(recipe.params)) throw new Error('no steps or params');
-      return recipe;
+      recipe = JSON.parse(text);
     } catch (error) {
       throw new ClawdError('bad_request', `recipe ${name} cannot be read: ${(error as Error).message}`);
     }
+    // A file of the home may have been written by hand: it runs only as a recipe a run knows.
+    const problem = recipeProblem(recipe);
+    if (problem) throw new ClawdError('bad_request', `recipe ${name} cannot be run: ${problem}`);
+    return recipe as SavedRecipe;
   }
 
   /** Every recipe that can be read, by name (one that cannot is left out). */

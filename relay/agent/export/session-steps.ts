@@ -5,8 +5,8 @@
 // What a program cannot do again (the agent's own code, a file to upload) is a note at its place.
 
 import type { ActionEntry, LoggedElement } from '../../events/event-bus';
-import type { LocatedElement } from '../../../shared/element-locator';
-import { VALUE_MARK, type Recipe, type RecipeParam, type RecipeStep } from '../../../shared/recipe';
+import { elementWords, type LocatedElement } from '../../../shared/element-locator';
+import { VALUE_MARK, paramName, type Recipe, type RecipeParam, type RecipeStep } from '../../../shared/recipe';
 
 /** What the log kept of an entry in memory: what was typed or chosen there. */
 export type GivenOf = (entry: ActionEntry) => unknown;
@@ -93,8 +93,8 @@ class RecipeBuild {
       for (const [, kind, name] of given.matchAll(VALUE_MARK)) if (kind === 'secret') this.secrets.add(name!);
       return given;
     }
-    const about = logged.name || labelOf(element) || logged.role || 'field';
-    const name = this.#paramName(about);
+    const about = logged.name || elementWords(element.locator) || logged.role || 'field';
+    const name = paramName(about, this.params);
     // Never a password field's value: the log did not keep it, and the run must be given one.
     const param: RecipeParam = {
       name,
@@ -116,22 +116,6 @@ class RecipeBuild {
       if (param.default !== undefined && param.default.length >= 3)
         said = said.split(param.default).join(`{{param:${param.name}}}`);
     return said;
-  }
-
-  #paramName(about: string): string {
-    const words = about
-      .normalize('NFKD')
-      .replace(/[^A-Za-z0-9]+/g, ' ')
-      .trim()
-      .toLowerCase()
-      .split(' ')
-      .filter(Boolean)
-      .slice(0, 4);
-    const base = words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('') || 'value';
-    const name = /^[0-9]/.test(base) ? `v${base}` : base;
-    let unique = name;
-    for (let n = 2; this.params.some((p) => p.name === unique); n++) unique = `${name}${n}`;
-    return unique;
   }
 
   note(text: string): void {
@@ -158,19 +142,6 @@ function located(element: LoggedElement | undefined): LocatedElement | undefined
     ...(element.frame ? { frame: element.frame } : {}),
     ...(element.password ? { password: true as const } : {}),
   };
-}
-
-function labelOf(element: LocatedElement): string {
-  const { locator } = element;
-  return locator.by === 'label'
-    ? locator.label
-    : locator.by === 'placeholder'
-      ? locator.placeholder
-      : locator.by === 'testId'
-        ? locator.testId
-        : locator.by === 'role'
-          ? locator.name
-          : '';
 }
 
 /** A status or alert line of an answer (`status "Saved"`) as the text a script expects to see. */

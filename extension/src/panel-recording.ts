@@ -1,0 +1,210 @@
+// The side panel's Record: the person teaches a task by doing it in a tab of theirs. Record puts
+// the recorder (recorder.ts) into the tab's page — again after each navigation — and tells clawd,
+// which keeps every agent's changing call off the tab meanwhile; the person's steps are listed as
+// they come, each with Delete, and a field's step with "keep this value" (off: the value stays out
+// of the recipe, the field becomes a parameter the run is given; a password field's value is never
+// read). "Stop and save" names the recipe and sends it to clawd, which saves it in the home.
+
+import { elementWords, locatorWords } from '../../shared/element-locator';
+import { RECIPE_NAME, paramName, type Recipe, type RecipeParam, type RecipeStep } from '../../shared/recipe';
+import type { ConsentState, ConsentTab } from '../../shared/consent-state';
+import type { PanelMessage } from './consent-port';
+import { RECORD_STOP, type RecordStepMessage, type RecordedStep } from './recording-messages';
+
+/** A step as the panel holds it: the person may keep a field's value, or delete the step. */
+type HeldStep = (RecordedStep | { do: 'goto'; url: string }) & { keep?: boolean };
+
+/** Navigations the person made themselves (the address bar, a bookmark): a `goto` step each. */
+const OWN_NAVIGATIONS = new Set(['typed', 'auto_bookmark', 'generated', 'keyword', 'keyword_generated']);
+
+export interface RecordingUi {
+  section: HTMLElement;
+  where: HTMLElement;
+  steps: HTMLOListElement;
+  name: HTMLInputElement;
+  save: HTMLButtonElement;
+  discard: HTMLButtonElement;
+  said: HTMLElement;
+}
+
+export class RecordingPanel {
+  #tab: ConsentTab | undefined;
+  #steps: HeldStep[] = [];
+  /** The name sent to clawd, until the consent state says how its save went. */
+  #saving: string | undefined;
+
+  constructor(
+    private readonly ui: RecordingUi,
+    private readonly say: (message: PanelMessage['say']) => void,
+  ) {
+    chrome.runtime.onMessage.addListener((message: unknown, sender) => {
+      const step = message as Partial<RecordStepMessage>;
+      if (step?.type !== 'clawd-record' || !step.step || sender.tab?.id !== this.#tab?.tabId) return false;
+      this.#steps.push(step.step);
+      this.#show();
+      return false;
+    });
+    chrome.webNavigation.onCommitted.addListener((details) => {
+      if (!this.#tab || details.tabId !== this.#tab.tabId || details.frameId !== 0) return;
+      if (OWN_NAVIGATIONS.has(details.transitionType) || details.transitionQualifiers.includes('from_address_bar')) {
+        this.#steps.push({ do: 'goto', url: details.url });
+        this.#show();
+      }
+      void this.#inject();
+    });
+    ui.save.addEventListener('click', () => this.#save());
+    ui.discard.addEventListener('click', () => this.#end());
+  }
+
+  get recording(): boolean {
+    return this.#tab !== undefined;
+  }
+
+  /** Record in this tab: from where it is now. */
+  async start(tab: ConsentTab): Promise<void> {
+    if (this.#tab) return;
+    this.#tab = tab;
+    this.#steps = [{ do: 'goto', url: tab.url }];
+    this.ui.said.textContent = '';
+    this.say({ record: { targetId: tab.targetId, on: true } });
+    await this.#inject();
+    this.#show();
+  }
+
+  /** The consent state came: how the save went, once clawd says. */
+  stateChanged(state: ConsentState): void {
+    const said = state.recipeSaid;
+    if (!this.#saving || said?.name !== this.#saving) return;
+    this.#saving = undefined;
+    if (said.saved) {
+      this.ui.said.textContent = `Saved as ${said.name}: an agent runs it with run-recipe ${said.name}.`;
+      this.#end(false);
+    } else {
+      this.ui.said.textContent = `Not saved: ${said.error ?? 'clawd refused it'}`;
+      this.ui.save.disabled = false;
+    }
+  }
+
+  async #inject(): Promise<void> {
+    if (!this.#tab) return;
+    await chrome.scripting
+      .executeScript({ target: { tabId: this.#tab.tabId }, files: ['recorder.js'], injectImmediately: true })
+      .catch((error: Error) => (this.ui.said.textContent = `This page cannot be recorded: ${error.message}`));
+  }
+
+  #save(): void {
+    const name = this.ui.name.value.trim();
+    if (!this.#tab || !RECIPE_NAME.test(name)) {
+      this.ui.said.textContent = 'Name it first: letters, digits, - and _ (up to 64).';
+      return;
+    }
+    void chrome.tabs.sendMessage(this.#tab.tabId, { type: RECORD_STOP }).catch(() => {});
+    this.#saving = name;
+    this.ui.save.disabled = true;
+    this.ui.said.textContent = `Saving ${name}…`;
+    this.say({ recipe: { name, targetId: this.#tab.targetId, recipe: recipeOf(this.#steps) } });
+  }
+
+  /** The recording ends: the page's recorder stops, and clawd gives the tab back (unless the save did). */
+  #end(tell = true): void {
+    if (!this.#tab) return;
+    void chrome.tabs.sendMessage(this.#tab.tabId, { type: RECORD_STOP }).catch(() => {});
+    if (tell) this.say({ record: { targetId: this.#tab.targetId, on: false } });
+    this.#tab = undefined;
+    this.#steps = [];
+    this.ui.name.value = '';
+    this.#show();
+  }
+
+  #show(): void {
+    const tab = this.#tab;
+    this.ui.section.hidden = !tab;
+    this.ui.save.disabled = this.#saving !== undefined;
+    if (!tab) return;
+    this.ui.where.textContent = `Recording in ${tab.title || tab.url}. Do the task; agents wait meanwhile.`;
+    this.ui.steps.replaceChildren(...this.#steps.map((step, i) => this.#item(step, i)));
+  }
+
+  #item(step: HeldStep, index: number): HTMLLIElement {
+    const item = document.createElement('li');
+    item.className = 'step';
+    const words = document.createElement('span');
+    words.textContent = stepWords(step);
+    item.append(words);
+    if ((step.do === 'fill' || step.do === 'select') && !step.element.password) {
+      const keep = Object.assign(document.createElement('input'), {
+        type: 'checkbox',
+        className: 'keep',
+        checked: !!step.keep,
+      });
+      keep.addEventListener('change', () => (step.keep = keep.checked));
+      const label = document.createElement('label');
+      label.append(keep, ' keep this value');
+      item.append(label);
+    }
+    const remove = Object.assign(document.createElement('button'), {
+      type: 'button',
+      className: 'delete',
+      textContent: 'Delete',
+    });
+    remove.addEventListener('click', () => {
+      this.#steps.splice(index, 1);
+      this.#show();
+    });
+    item.append(remove);
+    return item;
+  }
+}
+
+/** A step in the person's words, as the panel lists it (never a value not kept). */
+function stepWords(step: HeldStep): string {
+  switch (step.do) {
+    case 'goto':
+      return `go to ${step.url}`;
+    case 'click':
+      return `click ${locatorWords(step.element.locator)}`;
+    case 'fill':
+      return `fill ${locatorWords(step.element.locator)}${step.element.password ? ' (a password: asked of each run)' : ''}`;
+    case 'check':
+      return `${step.checked ? 'check' : 'uncheck'} ${locatorWords(step.element.locator)}`;
+    case 'select':
+      return `choose in ${locatorWords(step.element.locator)}`;
+    case 'press':
+      return `press ${step.key}${step.element ? ` in ${locatorWords(step.element.locator)}` : ''}`;
+  }
+}
+
+/**
+ * The recipe the steps make: each field a parameter (its value the default only where the person
+ * kept it; a password field's never), the rest as done.
+ */
+export function recipeOf(steps: readonly HeldStep[]): Recipe {
+  const params: RecipeParam[] = [];
+  const param = (about: string, value: string | undefined): string => {
+    const name = paramName(about || 'field', params);
+    params.push({ name, ...(about ? { about } : {}), ...(value !== undefined ? { default: value } : {}) });
+    return `{{param:${name}}}`;
+  };
+  const recipeSteps = steps.map((step): RecipeStep => {
+    const about = 'element' in step && step.element ? elementWords(step.element.locator) : '';
+    switch (step.do) {
+      case 'fill':
+        return {
+          do: 'fill',
+          element: step.element,
+          value: param(about, step.keep && !step.element.password ? step.value : undefined),
+        };
+      case 'select':
+        return {
+          do: 'select',
+          element: step.element,
+          values: step.values.map((v) => param(about, step.keep ? v : undefined)),
+        };
+      default: {
+        const { keep: _keep, ...rest } = step;
+        return rest as RecipeStep;
+      }
+    }
+  });
+  return { source: 'recorded by the person', params, secrets: [], steps: recipeSteps };
+}
