@@ -56,7 +56,9 @@ describe.each([
   it("answers within the caller's bound when a script is stuck, and serves other tabs meanwhile", async () => {
     const targetId = await openTab('/stuck');
     const snap = (await ctx.d.api('GET', `/snapshot?targetId=${targetId}`)).body;
-    // The bound is the contract here: `timeoutMs` plus at most a second.
+    // The bound is the contract here: `timeoutMs` plus at most a second. The bounds run out on
+    // purpose, so they are short: the first only needs the click to reach the page (a few hundred
+    // ms on a loaded machine) before its script hangs it; the calls after it meet a page already stuck.
     const timed = async <T>(work: Promise<T>) => {
       const started = Date.now();
       const result = await work;
@@ -64,25 +66,25 @@ describe.each([
     };
     // The click that hangs the page, and the other tab served while it waits.
     const [hang, other] = await Promise.all([
-      timed(ctx.d.api('POST', '/act', { targetId, kind: 'click', ref: refOf(snap, 'Hang'), timeoutMs: 2_000 })),
+      timed(ctx.d.api('POST', '/act', { targetId, kind: 'click', ref: refOf(snap, 'Hang'), timeoutMs: 1_500 })),
       ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`),
     ]);
     expect(hang.result.status).toBe(408);
     expect(hang.result.body.error).toMatchObject({
       code: 'action_timeout',
-      message: expect.stringMatching(/^click e\d+: timed out after 2 s/),
+      message: expect.stringMatching(/^click e\d+: timed out after 1\.5 s/),
     });
-    expect(hang.ms).toBeLessThan(3_000);
+    expect(hang.ms).toBeLessThan(2_500);
     expect(other.status).toBe(200);
     // The next call on the stuck page (its ref check cannot answer) keeps its own bound.
     const act = await timed(
-      ctx.d.api('POST', '/act', { targetId, kind: 'click', ref: refOf(snap, 'Other'), timeoutMs: 2_000 }),
+      ctx.d.api('POST', '/act', { targetId, kind: 'click', ref: refOf(snap, 'Other'), timeoutMs: 1_000 }),
     );
     expect(act.result.status).toBe(408);
-    expect(act.ms).toBeLessThan(3_000);
-    const snapshot = await timed(ctx.d.api('GET', `/snapshot?targetId=${targetId}&timeoutMs=3000`));
+    expect(act.ms).toBeLessThan(2_000);
+    const snapshot = await timed(ctx.d.api('GET', `/snapshot?targetId=${targetId}&timeoutMs=1000`));
     expect(snapshot.result.status).toBe(408);
-    expect(snapshot.ms).toBeLessThan(4_000);
+    expect(snapshot.ms).toBeLessThan(2_000);
     expect((await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}`)).status).toBe(200);
     await ctx.d.api('DELETE', `/tabs/${targetId}`);
   });

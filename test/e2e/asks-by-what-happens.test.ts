@@ -138,7 +138,8 @@ describe.each([
     ['press "\\n" in a field', (ref: (n: string) => string) => act({ kind: 'press', ref: ref('Search'), key: '\n' })],
     [
       'type slowly with "\\r"',
-      (ref: (n: string) => string) => act({ kind: 'type', ref: ref('Search'), text: 'kettle\r', slowly: true }),
+      // One key before the "\r": a slow type waits 75 ms after each key (relay/agent/actions/actions.ts).
+      (ref: (n: string) => string) => act({ kind: 'type', ref: ref('Search'), text: 'k\r', slowly: true }),
     ],
     [
       'click the submit button’s label',

@@ -31,6 +31,9 @@ function usePerson(): { readonly browser: Browser } {
   };
 }
 
+// The person's browser, one for the file: each view opens in a context of its own (newPage).
+const person = usePerson();
+
 const drivers = driversToRun([
   ['managed', managedDriver],
   ['extension', extensionDriver],
@@ -39,7 +42,6 @@ const drivers = driversToRun([
 
 describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
   const ctx = useAgentDriver(makeDriver);
-  const person = usePerson();
   let view: Page;
   let viewport: { width: number; height: number };
 
@@ -83,6 +85,7 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
     view = await person.browser.newPage({ viewport: { width: 900, height: 800 } });
     await view.goto(link);
   });
+  afterAll(async () => view?.close());
 
   it('shows the tab, and the picture follows what the agent changes', async () => {
     await until('the first picture', async () => near(await pixel(100, 100), [0, 200, 0]), 10_000);
@@ -271,7 +274,6 @@ describe.each(drivers)('the live view of a %s tab', (_kind, makeDriver) => {
 
 describe('live view viewers', () => {
   const ctx = useAgentDriver(managedDriver);
-  const person = usePerson();
 
   it('fits a phone-sized screen and works from the keyboard alone', async () => {
     await ctx.d.api('POST', '/navigate', { url: ctx.pages.url('/live'), targetId: ctx.d.targetId });
