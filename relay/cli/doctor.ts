@@ -1,8 +1,8 @@
 // `clawd doctor`: one line per check, each failure with what to do about it. It asks the running
 // server (found through serve.json) and looks at this machine itself: the control API, the token
-// (sent only once the server proved it knows it),
-// the relay, the extension, the native host (`clawd install`), a real Runtime.evaluate on an
-// attached tab, the browser executable, and every managed profile's port (free, or held by our own browser).
+// (sent only once the server proved it knows it), the relay, the extension, the native host
+// (`clawd install`, and a line per browser found), a real Runtime.evaluate on an attached tab, the
+// browser executable, and every managed profile's port (free, or held by our own browser).
 
 import path from 'node:path';
 import WebSocket from 'ws';
@@ -14,7 +14,8 @@ import { browserProcess, listeningPid } from '../browser/processes';
 import { loadConfig, type ClawdConfig } from '../home/config-store';
 import { policyOf } from '../home/config-schema';
 import { readServeState } from '../home/serve-state';
-import { installedPlaces, localHostTarget, placeLabel } from '../native-host/host-install';
+import { localHostTarget } from '../native-host/host-install';
+import { hostStatuses, type HostStatus } from '../native-host/host-status';
 import { ControlClient } from '../operations/control-client';
 import { DriverKinds } from '../profiles/driver-kinds';
 import { BUILT_IN_KINDS } from '../profiles/kinds';
@@ -163,13 +164,15 @@ async function checkRelay({ config, relayUrl, add }: Doctor, unproven: string | 
   return connected;
 }
 
+/** The native host: a line for the whole, then one per browser the person has (or that clawd was installed for). */
 async function checkNativeHost({ home, add }: Doctor): Promise<void> {
-  const hosted = await installedPlaces(localHostTarget(home, {}));
+  const statuses = await hostStatuses(localHostTarget(home, {}));
+  const hosted = statuses.filter((s) => s.registered.length > 0);
   if (hosted.length > 0)
     add(
       'ok',
       'native host',
-      `installed for ${hosted.map(placeLabel).join(', ')}: Chrome starts clawd for the extension`,
+      `installed for ${hosted.map((s) => s.place.label).join(', ')}: Chrome starts clawd for the extension`,
     );
   else
     add(
@@ -177,6 +180,29 @@ async function checkNativeHost({ home, add }: Doctor): Promise<void> {
       'native host',
       'not installed: `clawd install` lets Chrome start clawd, and the extension connects with nothing to pair',
     );
+  for (const status of statuses) {
+    const { verdict, detail } = browserHostLine(status);
+    add(verdict, `host for ${status.place.label}`, detail);
+  }
+}
+
+/** One browser's line: registered (and what its sandbox needs), partly, or found and not registered. */
+function browserHostLine({ place, found, registered, missing, note }: HostStatus): {
+  verdict: Verdict;
+  detail: string;
+} {
+  const install =
+    place.browser === 'user-data-dir' ? `--user-data-dir ${place.userDataDir}` : `--browser ${place.browser}`;
+  if (registered.length === 0)
+    return {
+      verdict: 'warn',
+      detail: `${found ? `found (${place.userDataDir})` : 'named at install'}, not registered: \`clawd install ${install}\``,
+    };
+  const where = `registered (${registered.join(', ')})${found ? '' : ', its user data folder is not there yet'}`;
+  if (missing.length > 0)
+    return { verdict: 'warn', detail: `${where} but not in ${missing.join(', ')}: \`clawd install ${install}\`` };
+  if (note) return { verdict: note.warn ? 'warn' : 'ok', detail: `${where}; ${note.text}` };
+  return { verdict: 'ok', detail: where };
 }
 
 async function checkTabEvaluate({ config, relayUrl, add }: Doctor, connected: boolean): Promise<void> {

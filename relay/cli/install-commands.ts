@@ -5,6 +5,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { EXTENSION_ORIGIN } from '../../shared/defaults';
+import { BROWSER_ROWS } from '../native-host/browser-table';
 import { loadConfig } from '../home/config-store';
 import { createLogger, logLevelFromEnv } from '../log';
 import {
@@ -17,7 +18,8 @@ import {
   type Flags,
 } from './cli-command';
 
-const BROWSER_FLAG_HELP = 'only this browser: chrome, chromium, edge or brave (default: every one found)';
+/** Every browser clawd knows, by id (browser-table.ts): the help names them all, whatever the OS. */
+const BROWSER_FLAG_HELP = `only this browser, even if not found (default: every one found): ${BROWSER_ROWS.map((row) => row.id).join(', ')}`;
 
 const PORT_FLAGS: Flags = {
   'relay-port': {
@@ -39,17 +41,18 @@ function portsOf(flags: FlagValues): { relayPort?: number; controlPort?: number 
 }
 
 async function targetOf(home: string, flags: FlagValues) {
-  const { BROWSERS } = await import('../native-host/host-places');
   const { localHostTarget } = await import('../native-host/host-install');
   const browser = stringFlag(flags, 'browser');
-  if (browser !== undefined && !(BROWSERS as readonly string[]).includes(browser))
-    throw new UsageError(`--browser must be one of ${BROWSERS.join(', ')}, got ${JSON.stringify(browser)}`);
   const userDataDir = stringFlag(flags, 'user-data-dir');
   if (browser && userDataDir) throw new UsageError('give --browser or --user-data-dir, not both');
-  return localHostTarget(home, {
-    ...(browser ? { browser: browser as (typeof BROWSERS)[number] } : {}),
-    ...(userDataDir ? { userDataDir } : {}),
-  });
+  const target = localHostTarget(home, { ...(browser ? { browser } : {}), ...(userDataDir ? { userDataDir } : {}) });
+  const row = browser === undefined ? undefined : BROWSER_ROWS.find((r) => r.id === browser);
+  if (browser !== undefined && !row)
+    throw new UsageError(
+      `--browser must be one of ${BROWSER_ROWS.map((r) => r.id).join(', ')}, got ${JSON.stringify(browser)}`,
+    );
+  if (row && !row[target.platform]) throw new UsageError(`${row.label} does not run on ${target.platform}`);
+  return target;
 }
 
 export const INSTALL_COMMANDS: CliCommand[] = [
@@ -59,13 +62,13 @@ export const INSTALL_COMMANDS: CliCommand[] = [
     usage: 'install [--browser NAME] [--user-data-dir DIR] [--relay-port N] [--control-port N]',
     summary: 'let Chrome start clawd: the extension then connects by itself (no server to run, no token to paste)',
     details:
-      "Registers clawd as a native messaging host of every Chrome, Chromium, Edge and Brave found for\nthis user (Linux and macOS: a manifest in the browser's NativeMessagingHosts folder; Windows: a\nregistry key under HKCU). When the extension starts, Chrome runs the host: it starts this\nhome's `clawd serve` if none runs (detached; it keeps running after Chrome closes) and tells the\nextension its port and token. Installed for this node and this clawd's files: run it again\nafter moving them. `clawd uninstall` undoes it; `clawd doctor` shows it.",
+      "Registers clawd as a native messaging host of every Chromium-family browser found for this user:\nChrome (stable, Beta, Dev, Canary), Chromium (also its Snap and Flatpak), Edge, Brave, Vivaldi,\nOpera, Arc and Dia, where each reads hosts (Linux and macOS: a manifest in each NativeMessagingHosts\nfolder it reads; Windows: registry keys under HKCU). When the extension starts, Chrome runs the host:\nit starts this home's `clawd serve` if none runs (detached; it keeps running after Chrome closes) and\ntells the extension its port and key. A Flatpak browser starts it outside its sandbox with\nflatpak-spawn, once you allow that (`clawd doctor` says how); a Snap is reported to run no host outside\nthe snap. Any other Chromium: --user-data-dir DIR. Installed for this node and this clawd's files:\nrun it again after moving them. `clawd uninstall` undoes it; `clawd doctor` shows it per browser.",
     flags: {
       browser: { type: 'string', value: 'NAME', help: BROWSER_FLAG_HELP },
       'user-data-dir': {
         type: 'string',
         value: 'DIR',
-        help: 'a browser started with --user-data-dir DIR (Linux, macOS)',
+        help: 'a browser started with --user-data-dir DIR, whatever it is (Windows: the keys every Chromium reads)',
       },
       ...PORT_FLAGS,
     },
@@ -77,12 +80,17 @@ export const INSTALL_COMMANDS: CliCommand[] = [
         ...(await targetOf(ctx.home, flags)),
         node: process.execPath,
         bin: path.resolve(process.argv[1]!),
+        // The ports the host's server takes (before, the flags were read and not passed on).
+        ports: portsOf(flags),
         extensionOrigins: [
           EXTENSION_ORIGIN,
           ...(config.relay?.extensionIds ?? []).map((id) => `chrome-extension://${id}`),
         ],
       });
-      for (const place of result.places) ctx.print(`installed for ${placeLabel(place)}: ${place.manifestPath}`);
+      for (const { place, written, note } of result.places) {
+        ctx.print(`installed for ${placeLabel(place)}: ${written.join(', ')}`);
+        if (note) ctx.print(`  ${note.warn ? 'but ' : ''}${note.text}`);
+      }
       ctx.print(`the host: ${result.launcher} (home ${ctx.home})`);
       ctx.print('Reload the clawd extension (or restart the browser): it connects by itself from now on.');
     },
@@ -99,9 +107,16 @@ export const INSTALL_COMMANDS: CliCommand[] = [
     async run(args, flags, ctx) {
       noArguments(args);
       const { uninstallNativeHost, placeLabel } = await import('../native-host/host-install');
-      const removed = await uninstallNativeHost(await targetOf(ctx.home, flags));
-      if (removed.length === 0) ctx.print('clawd was not installed as a native host there');
-      for (const place of removed) ctx.print(`uninstalled from ${placeLabel(place)}`);
+      const results = await uninstallNativeHost(await targetOf(ctx.home, flags));
+      if (results.every((r) => r.removed.length === 0 && r.kept.length === 0))
+        ctx.print('clawd was not installed as a native host there');
+      for (const { place, removed, kept } of results) {
+        if (removed.length > 0) ctx.print(`uninstalled from ${placeLabel(place)}: ${removed.join(', ')}`);
+        for (const { location, readers } of kept)
+          ctx.print(
+            `kept ${location}: ${readers.join(', ')} ${readers.length > 1 ? 'read' : 'reads'} it too (so ${placeLabel(place)} may still start clawd)`,
+          );
+      }
     },
   },
   {

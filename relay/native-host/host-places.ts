@@ -1,97 +1,130 @@
-// Where each browser looks for a native messaging host, by operating system: pure rules with the
-// platform and its folders passed in, so every OS's rule is tested on every OS. Linux and macOS
-// read a manifest file in a folder of the browser's user data (so `--user-data-dir DIR` reads
-// DIR/NativeMessagingHosts); Windows reads a registry key that names the manifest's path.
+// Where each browser looks for a native messaging host, by operating system: the rows of
+// browser-table.ts resolved for one person's folders, with the platform and its folders passed in
+// so every OS's rule is tested on every OS. Linux and macOS read a manifest file in folders of
+// the browser's user data (so `--user-data-dir DIR` reads DIR/NativeMessagingHosts); Windows
+// reads registry keys that name the manifest's path. Also the manifest and the launcher it names.
 
 import path from 'node:path';
 import { NATIVE_HOST_NAME } from '../../shared/native-host-protocol';
+import { BROWSER_ROWS, CHROME_KEY, type BrowserRow, type FolderRule, type HostPlatform } from './browser-table';
 
-export type HostPlatform = 'linux' | 'darwin' | 'win32';
+export type { HostPlatform } from './browser-table';
 
-export const BROWSERS = ['chrome', 'chromium', 'edge', 'brave'] as const;
-export type BrowserName = (typeof BROWSERS)[number];
+/** A browser in a sandbox: it reads its folders, but runs a host only as far as the sandbox lets it. */
+export type HostSandbox = { kind: 'snap'; name: string } | { kind: 'flatpak'; appId: string };
 
-export const BROWSER_LABELS: Record<BrowserName, string> = {
-  chrome: 'Google Chrome',
-  chromium: 'Chromium',
-  edge: 'Microsoft Edge',
-  brave: 'Brave',
-};
-
-/** A browser's place for hosts: the manifest's folder (Linux, macOS) or its registry key (Windows). */
+/** One browser's places for hosts: manifest folders (Linux, macOS) or registry keys (Windows). */
 export interface HostPlace {
-  browser: BrowserName | 'user-data-dir';
-  /** The browser's user data folder: present when the browser is installed for this person. */
+  /** The row's id (browser-table.ts), or 'user-data-dir' for a browser named by its folder. */
+  browser: string;
+  label: string;
+  /** The browser's user data folder: there (with something in it) when the person has the browser. */
   userDataDir: string;
-  /** Where the manifest goes (on Windows, clawd keeps it in its home; the key points to it). */
-  manifestDir: string;
-  /** Windows: HKCU key whose default value is the manifest's path. */
-  registryKey?: string;
+  /** Every folder the manifest goes in (on Windows, clawd's own: the keys point to it). */
+  manifestDirs: string[];
+  /** Windows: the HKCU keys whose default value is the manifest's path. */
+  registryKeys: string[];
+  sandbox?: HostSandbox;
 }
 
-/** The person's folders a rule needs (os.homedir(); on Windows %LOCALAPPDATA%). */
+/** The person's folders and variables the rules need. */
 export interface PlatformFolders {
   homedir: string;
+  /** Windows: %LOCALAPPDATA% and %APPDATA% (default: under the home's AppData). */
   localAppData?: string;
+  appData?: string;
+  /** Linux: what moves ~/.config (an empty value counts as unset) and ~/.local/share (Flatpak's files). */
+  env?: { CHROME_CONFIG_HOME?: string; XDG_CONFIG_HOME?: string; XDG_DATA_HOME?: string };
+  /** Where Flatpak keeps system-wide apps and overrides (default /var/lib/flatpak). */
+  flatpakSystemDir?: string;
   /** Where clawd keeps the manifest on Windows (the home's native-host folder). */
   clawdManifestDir: string;
 }
 
-const LINUX_DIRS: Record<BrowserName, string[]> = {
-  chrome: ['.config', 'google-chrome'],
-  chromium: ['.config', 'chromium'],
-  edge: ['.config', 'microsoft-edge'],
-  brave: ['.config', 'BraveSoftware', 'Brave-Browser'],
-};
+/**
+ * Linux's config root [docs]: $CHROME_CONFIG_HOME, else $XDG_CONFIG_HOME, else ~/.config. Upstream
+ * applies it to every build that keeps its user data code, so to the forks too (unverified for them).
+ */
+export function linuxConfigRoot(folders: PlatformFolders): string {
+  const { CHROME_CONFIG_HOME, XDG_CONFIG_HOME } = folders.env ?? {};
+  return CHROME_CONFIG_HOME || XDG_CONFIG_HOME || path.posix.join(folders.homedir, '.config');
+}
 
-const MAC_DIRS: Record<BrowserName, string[]> = {
-  chrome: ['Library', 'Application Support', 'Google', 'Chrome'],
-  chromium: ['Library', 'Application Support', 'Chromium'],
-  edge: ['Library', 'Application Support', 'Microsoft Edge'],
-  brave: ['Library', 'Application Support', 'BraveSoftware', 'Brave-Browser'],
-};
+export function registryKey(key: string): string {
+  return `HKCU\\Software\\${key}\\NativeMessagingHosts\\${NATIVE_HOST_NAME}`;
+}
 
-/** Windows: the user data folder under %LOCALAPPDATA%, and the vendor's registry path. */
-const WINDOWS: Record<BrowserName, { dir: string[]; key: string }> = {
-  chrome: { dir: ['Google', 'Chrome', 'User Data'], key: 'Software\\Google\\Chrome' },
-  chromium: { dir: ['Chromium', 'User Data'], key: 'Software\\Chromium' },
-  edge: { dir: ['Microsoft', 'Edge', 'User Data'], key: 'Software\\Microsoft\\Edge' },
-  brave: { dir: ['BraveSoftware', 'Brave-Browser', 'User Data'], key: 'Software\\BraveSoftware\\Brave-Browser' },
-};
+/** The browsers clawd knows on this platform. */
+export function platformRows(platform: HostPlatform): BrowserRow[] {
+  return BROWSER_ROWS.filter((row) => row[platform] !== undefined);
+}
+
+function folderPlace(row: BrowserRow, rule: FolderRule, folders: PlatformFolders): HostPlace {
+  const p = path.posix;
+  const base =
+    rule.base === 'config'
+      ? linuxConfigRoot(folders)
+      : rule.base === 'support'
+        ? p.join(folders.homedir, 'Library', 'Application Support')
+        : folders.homedir;
+  const userDataDir = p.join(base, ...rule.dir);
+  const place: HostPlace = {
+    browser: row.id,
+    label: row.label,
+    userDataDir,
+    manifestDirs: [userDataDir, ...(rule.alsoReads ?? []).map((dir) => p.join(base, ...dir))].map((dir) =>
+      p.join(dir, 'NativeMessagingHosts'),
+    ),
+    registryKeys: [],
+  };
+  if (rule.sandbox) place.sandbox = rule.sandbox;
+  return place;
+}
 
 /** Every known browser's place on `platform` (installed or not: the caller looks). */
 export function hostPlaces(platform: HostPlatform, folders: PlatformFolders): HostPlace[] {
-  const p = platform === 'win32' ? path.win32 : path.posix;
-  return BROWSERS.map((browser) => {
-    if (platform === 'win32') {
-      const { dir, key } = WINDOWS[browser];
-      const base = folders.localAppData ?? p.join(folders.homedir, 'AppData', 'Local');
-      return {
-        browser,
-        userDataDir: p.join(base, ...dir),
-        manifestDir: folders.clawdManifestDir,
-        registryKey: `HKCU\\${key}\\NativeMessagingHosts\\${NATIVE_HOST_NAME}`,
-      };
-    }
-    const userDataDir = p.join(folders.homedir, ...(platform === 'darwin' ? MAC_DIRS : LINUX_DIRS)[browser]);
-    return { browser, userDataDir, manifestDir: p.join(userDataDir, 'NativeMessagingHosts') };
+  return platformRows(platform).map((row) => {
+    if (platform !== 'win32') return folderPlace(row, row[platform]!, folders);
+    const rule = row.win32!;
+    const w = path.win32;
+    const local = folders.localAppData ?? w.join(folders.homedir, 'AppData', 'Local');
+    const roaming = folders.appData ?? w.join(folders.homedir, 'AppData', 'Roaming');
+    return {
+      browser: row.id,
+      label: row.label,
+      userDataDir: w.join(rule.base === 'local' ? local : roaming, ...rule.dir),
+      manifestDirs: [folders.clawdManifestDir],
+      registryKeys: rule.keys.map(registryKey),
+    };
   });
 }
 
+/** A Snap's or a Flatpak's folder, told by where it is under the person's home. */
+export function sandboxOfFolder(folder: string, homedir: string): HostSandbox | undefined {
+  const parts = path.posix.relative(homedir, folder).split('/');
+  if (parts[0] === 'snap' && parts[1]) return { kind: 'snap', name: parts[1] };
+  if (parts[0] === '.var' && parts[1] === 'app' && parts[2]) return { kind: 'flatpak', appId: parts[2] };
+  return undefined;
+}
+
 /**
- * The place for a browser started with `--user-data-dir DIR` (Linux and macOS read hosts from
- * DIR/NativeMessagingHosts). Windows has no per-folder place: the registry key is per browser.
+ * The place for a browser started with `--user-data-dir DIR`, whatever it is: Linux and macOS
+ * read hosts from DIR/NativeMessagingHosts (a Snap's or a Flatpak's folder is told by its path).
+ * Windows reads no folder: Chromium's and Chrome's keys, which every Chromium build reads [src].
  */
-export function userDataDirPlace(platform: HostPlatform, userDataDir: string): HostPlace {
-  if (platform === 'win32')
-    throw new Error(
-      'on Windows, browsers find native hosts through the registry, not their user data folder: use --browser',
-    );
-  return {
+export function userDataDirPlace(platform: HostPlatform, userDataDir: string, folders: PlatformFolders): HostPlace {
+  const place: HostPlace = {
     browser: 'user-data-dir',
+    label: `the browser of ${userDataDir}`,
     userDataDir,
-    manifestDir: path.posix.join(userDataDir, 'NativeMessagingHosts'),
+    manifestDirs: [
+      platform === 'win32' ? folders.clawdManifestDir : path.posix.join(userDataDir, 'NativeMessagingHosts'),
+    ],
+    registryKeys: platform === 'win32' ? ['Chromium', CHROME_KEY].map(registryKey) : [],
   };
+  const sandbox = platform === 'linux' ? sandboxOfFolder(userDataDir, folders.homedir) : undefined;
+  if (sandbox) place.sandbox = sandbox;
+  return place;
 }
 
 /** The host manifest Chrome reads: the launcher's absolute path and the one extension it answers. */
@@ -106,7 +139,7 @@ export function hostManifest(launcherPath: string, extensionOrigins: readonly st
 }
 
 /** Quotes a word for POSIX sh (single quotes; a single quote inside closed, escaped, reopened). */
-function shQuote(word: string): string {
+export function shQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 

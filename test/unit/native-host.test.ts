@@ -4,84 +4,18 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parseHostAnswer, parseHostHello } from '../../shared/native-host-protocol';
-import {
-  hostManifest,
-  hostPlaces,
-  launcherScript,
-  userDataDirPlace,
-  type HostPlatform,
-} from '../../relay/native-host/host-places';
+import { hostManifest, launcherScript } from '../../relay/native-host/host-places';
 import {
   hostFolder,
-  installedPlaces,
   installNativeHost,
   uninstallNativeHost,
   type HostTarget,
 } from '../../relay/native-host/host-install';
+import { installedPlaces } from '../../relay/native-host/host-status';
 import { readNativeMessage, writeNativeMessage } from '../../relay/native-host/native-messaging';
 import { HostLookups, type HostLookup } from '../../extension/src/native-host';
 
-const FOLDERS = {
-  linux: { homedir: '/home/ann', clawdManifestDir: '/home/ann/.clawd/native-host' },
-  darwin: { homedir: '/Users/ann', clawdManifestDir: '/Users/ann/.clawd/native-host' },
-  win32: {
-    homedir: 'C:\\Users\\Ann Ödön',
-    localAppData: 'C:\\Users\\Ann Ödön\\AppData\\Local',
-    clawdManifestDir: 'C:\\Users\\Ann Ödön\\.clawd\\native-host',
-  },
-} satisfies Record<HostPlatform, unknown>;
-
-describe('where each browser reads native hosts', () => {
-  it('Linux: a folder in each browser’s config folder', () => {
-    const places = hostPlaces('linux', FOLDERS.linux);
-    expect(places.map((p) => [p.browser, p.manifestDir])).toEqual([
-      ['chrome', '/home/ann/.config/google-chrome/NativeMessagingHosts'],
-      ['chromium', '/home/ann/.config/chromium/NativeMessagingHosts'],
-      ['edge', '/home/ann/.config/microsoft-edge/NativeMessagingHosts'],
-      ['brave', '/home/ann/.config/BraveSoftware/Brave-Browser/NativeMessagingHosts'],
-    ]);
-    expect(places.every((p) => p.registryKey === undefined)).toBe(true);
-  });
-
-  it('macOS: a folder in each browser’s Application Support folder', () => {
-    const places = hostPlaces('darwin', FOLDERS.darwin);
-    expect(places.map((p) => p.manifestDir)).toEqual([
-      '/Users/ann/Library/Application Support/Google/Chrome/NativeMessagingHosts',
-      '/Users/ann/Library/Application Support/Chromium/NativeMessagingHosts',
-      '/Users/ann/Library/Application Support/Microsoft Edge/NativeMessagingHosts',
-      '/Users/ann/Library/Application Support/BraveSoftware/Brave-Browser/NativeMessagingHosts',
-    ]);
-  });
-
-  it('Windows: a registry key per browser naming the manifest clawd keeps in its home', () => {
-    const places = hostPlaces('win32', FOLDERS.win32);
-    expect(places.map((p) => [p.userDataDir, p.registryKey])).toEqual([
-      [
-        'C:\\Users\\Ann Ödön\\AppData\\Local\\Google\\Chrome\\User Data',
-        'HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\com.clawd.browser',
-      ],
-      [
-        'C:\\Users\\Ann Ödön\\AppData\\Local\\Chromium\\User Data',
-        'HKCU\\Software\\Chromium\\NativeMessagingHosts\\com.clawd.browser',
-      ],
-      [
-        'C:\\Users\\Ann Ödön\\AppData\\Local\\Microsoft\\Edge\\User Data',
-        'HKCU\\Software\\Microsoft\\Edge\\NativeMessagingHosts\\com.clawd.browser',
-      ],
-      [
-        'C:\\Users\\Ann Ödön\\AppData\\Local\\BraveSoftware\\Brave-Browser\\User Data',
-        'HKCU\\Software\\BraveSoftware\\Brave-Browser\\NativeMessagingHosts\\com.clawd.browser',
-      ],
-    ]);
-    expect(places.every((p) => p.manifestDir === FOLDERS.win32.clawdManifestDir)).toBe(true);
-  });
-
-  it('a browser started with --user-data-dir reads DIR/NativeMessagingHosts; Windows has no such place', () => {
-    for (const platform of ['linux', 'darwin'] as const)
-      expect(userDataDirPlace(platform, '/tmp/b').manifestDir).toBe('/tmp/b/NativeMessagingHosts');
-    expect(() => userDataDirPlace('win32', 'C:\\b')).toThrow(/registry.*--browser/);
-  });
-
+describe('what clawd install writes', () => {
   it('the manifest names the launcher and only the extension’s origin, with the slash Chrome wants', () => {
     expect(
       hostManifest('/h/native-host/clawd-native-host.sh', ['chrome-extension://abc', 'chrome-extension://def/']),
@@ -186,8 +120,8 @@ describe('clawd install and uninstall (Linux rules, on a folder of the test’s 
     const root = mkdtempSync(path.join(os.tmpdir(), 'clawd-host-install-'));
     try {
       const home = path.join(root, 'clawd home');
-      mkdirSync(path.join(root, '.config', 'chromium'), { recursive: true });
-      mkdirSync(path.join(root, '.config', 'BraveSoftware', 'Brave-Browser'), { recursive: true });
+      mkdirSync(path.join(root, '.config', 'chromium', 'Default'), { recursive: true });
+      mkdirSync(path.join(root, '.config', 'BraveSoftware', 'Brave-Browser', 'Default'), { recursive: true });
       const target: HostTarget = {
         home,
         platform: 'linux',
@@ -199,7 +133,7 @@ describe('clawd install and uninstall (Linux rules, on a folder of the test’s 
         bin: '/opt/clawd/dist/clawd.js',
         extensionOrigins: ['chrome-extension://abc'],
       });
-      expect(installed.places.map((p) => p.browser)).toEqual(['chromium', 'brave']);
+      expect(installed.places.map((p) => p.place.browser)).toEqual(['chromium', 'brave']);
       expect(statSync(installed.launcher).mode & 0o111).not.toBe(0);
       expect(readFileSync(installed.launcher, 'utf8')).toContain(`'native-host' '--home' '${home}'`);
       const manifest = JSON.parse(
@@ -210,9 +144,11 @@ describe('clawd install and uninstall (Linux rules, on a folder of the test’s 
       // Another home's install is not this one's.
       expect(await installedPlaces({ ...target, home: path.join(root, 'other') })).toEqual([]);
 
-      expect((await uninstallNativeHost({ ...target, browser: 'brave' })).map((p) => p.browser)).toEqual(['brave']);
+      const removedFrom = (results: Awaited<ReturnType<typeof uninstallNativeHost>>) =>
+        results.filter((r) => r.removed.length > 0).map((r) => r.place.browser);
+      expect(removedFrom(await uninstallNativeHost({ ...target, browser: 'brave' }))).toEqual(['brave']);
       expect((await installedPlaces(target)).map((p) => p.browser)).toEqual(['chromium']);
-      expect((await uninstallNativeHost(target)).map((p) => p.browser)).toEqual(['chromium']);
+      expect(removedFrom(await uninstallNativeHost(target))).toEqual(['chromium']);
       expect(existsSync(hostFolder(home))).toBe(false);
     } finally {
       rmSync(root, { recursive: true, force: true });
@@ -232,7 +168,7 @@ describe('clawd install and uninstall (Linux rules, on a folder of the test’s 
           extensionOrigins: ['chrome-extension://abc'],
         }),
       ).rejects.toThrow(
-        /no Chrome, Chromium, Edge or Brave found .*google-chrome.*--browser NAME, or --user-data-dir DIR/,
+        /no Chromium-family browser found for this user: pass --browser NAME, or --user-data-dir DIR .*Looked for:\n {2}Google Chrome: .*\/\.config\/google-chrome\n/s,
       );
     } finally {
       rmSync(root, { recursive: true, force: true });
