@@ -64,6 +64,8 @@ export function recipeProblem(v: unknown): string | null {
   if (!Array.isArray(v.params) || v.params.length > RECIPE_LIMITS.params)
     return `a recipe has at most ${RECIPE_LIMITS.params} params`;
   if (!Array.isArray(v.secrets) || !v.secrets.every(isText)) return 'a recipe needs its secrets’ names';
+  if (v.totp !== undefined && (!Array.isArray(v.totp) || !v.totp.every(isText)))
+    return 'a recipe’s totp are the names of TOTP seeds';
   for (const [i, p] of v.params.entries()) {
     if (!isObj(p) || !isText(p.name) || !/^[A-Za-z0-9_-]+$/.test(p.name) || !optText(p.default) || !optText(p.about))
       return `param ${i} needs a name of letters, digits, - and _`;

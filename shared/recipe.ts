@@ -1,8 +1,9 @@
 // A task written down as steps a program can do again without a model: what a session's export
 // writes as a Playwright script or test, and what a recipe the person teaches will hold. Elements
 // by stable locators (element-locator.ts), never refs; values as named parameters
-// (`{{param:NAME}}`, the session's values their defaults) and secrets as `{{secret:NAME}}`, which
-// only the run resolves — a recipe never holds a secret's value, nor a password field's.
+// (`{{param:NAME}}`, the session's values their defaults) and secrets as `{{secret:NAME}}` (a TOTP
+// seed's code as `{{totp:NAME}}`), which only the run resolves — a recipe never holds a secret's
+// value, nor a password field's, nor a code.
 
 import type { LocatedElement } from './element-locator';
 
@@ -38,6 +39,8 @@ export interface Recipe {
   params: RecipeParam[];
   /** The names of the secrets its steps type (`{{secret:NAME}}`), resolved at run time. */
   secrets: string[];
+  /** The names of the TOTP seeds whose current code its steps type (`{{totp:NAME}}`), when there are any. */
+  totp?: string[];
   steps: RecipeStep[];
 }
 
@@ -57,8 +60,8 @@ export const paramSaid = (param: RecipeParam): ParamSaid => ({
   hasDefault: param.default !== undefined,
 });
 
-/** The `{{param:NAME}}` and `{{secret:NAME}}` marks of a step's value. */
-export const VALUE_MARK = /\{\{(param|secret):([A-Za-z0-9_-]+)\}\}/g;
+/** The `{{param:NAME}}`, `{{secret:NAME}}` and `{{totp:NAME}}` marks of a step's value. */
+export const VALUE_MARK = /\{\{(param|secret|totp):([A-Za-z0-9_-]+)\}\}/g;
 
 /** A recipe as the home keeps it (`recipes/NAME.json`): an agent runs it by name. */
 export interface SavedRecipe extends Recipe {

@@ -41,7 +41,7 @@ export class SecretPages {
     if (!has(this.#secret, profile, origin)) return undefined;
     return new ClawdError(
       'evaluate_disabled',
-      `a secret the agent typed ({{secret:…}}) is on ${origin}: evaluate, wait fn and a wait for a field's value could read it back in a form clawd cannot mask, so they are refused on that site while a tab it was typed in is open`,
+      `a secret the agent typed ({{secret:…}} or {{totp:…}}) is on ${origin}: evaluate, wait fn and a wait for a field's value could read it back in a form clawd cannot mask, so they are refused on that site while a tab it was typed in is open`,
     );
   }
 

@@ -2,16 +2,27 @@
 // `{{secret:NAME}}` and the value goes into the page, but never back to the agent. Kept in the
 // home's secrets.json (0600, like the token; written atomically), read again when it changed
 // (another file, or another mtime), so `secret-set` needs no server and a running one sees the new value at its next
-// call. Values never leave this module but through `valuesOf` (for typing and masking).
+// call. Values never leave this module but through `kept` (for typing and masking). A TOTP seed
+// (`secret-set NAME --totp`, totp-seed.ts) is kept the same way, marked as one: `{ "totp": … }`.
 
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ClawdError } from '../errors';
+import type { TotpSeed } from './totp';
+import { keptTotp, readTotpSeed } from './totp-seed';
 
 /** A secret's name: a letter, then letters, digits, `_` or `-` (64 at most). */
 export const SECRET_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
-type Stored = Record<string, Record<string, string>>; // profile → name → value
+/** A secret's value, or a TOTP seed. */
+type Entry = string | { totp: TotpSeed };
+type Stored = Record<string, Record<string, Entry>>; // profile → name → entry
+
+/** What a profile keeps, by name: its secrets' values and its TOTP seeds (one name is one or the other). */
+export interface KeptSecrets {
+  values: ReadonlyMap<string, string>;
+  totp: ReadonlyMap<string, TotpSeed>;
+}
 
 const fileOf = (home: string) => path.join(home, 'secrets.json');
 
@@ -55,9 +66,29 @@ export class SecretStore {
     return Object.keys((await this.#read())[profile] ?? {}).sort();
   }
 
-  /** The name → value map of a profile: for typing a secret and for masking it in answers. */
+  /** A profile's secrets and TOTP seeds: for typing them (a seed's code) and for masking them in answers. */
+  async kept(profile: string): Promise<KeptSecrets> {
+    const values = new Map<string, string>();
+    const totp = new Map<string, TotpSeed>();
+    for (const [name, entry] of Object.entries((await this.#read())[profile] ?? {})) {
+      if (typeof entry === 'string') {
+        values.set(name, entry);
+        continue;
+      }
+      const seed = keptTotp(entry);
+      if (!seed)
+        throw new ClawdError(
+          'bad_request',
+          `${fileOf(this.home)} holds something under ${name} (profile ${profile}) that is neither a secret nor a TOTP seed: set it again with clawd secret-set`,
+        );
+      totp.set(name, seed);
+    }
+    return { values, totp };
+  }
+
+  /** The name → value map of a profile's secrets (not its TOTP seeds). */
   async valuesOf(profile: string): Promise<ReadonlyMap<string, string>> {
-    return new Map(Object.entries((await this.#read())[profile] ?? {}));
+    return (await this.kept(profile)).values;
   }
 
   async set(profile: string, name: string, value: string): Promise<void> {
@@ -67,8 +98,20 @@ export class SecretStore {
         'bad_request',
         'a secret needs at least 6 characters: a shorter one (a PIN) would be masked wherever the same characters appear — in refs and ids too',
       );
+    await this.#put(profile, name, value);
+  }
+
+  /** Keeps a TOTP seed, from a base32 seed or an otpauth:// URI (totp_invalid, and nothing kept, when it is neither). */
+  async setTotp(profile: string, name: string, given: string): Promise<TotpSeed> {
+    checkSecretName(name);
+    const totp = readTotpSeed(given);
+    await this.#put(profile, name, { totp });
+    return totp;
+  }
+
+  async #put(profile: string, name: string, entry: Entry): Promise<void> {
     const stored = structuredClone(await this.#read());
-    (stored[profile] ??= {})[name] = value;
+    (stored[profile] ??= {})[name] = entry;
     await this.#write(stored);
   }
 

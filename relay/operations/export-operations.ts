@@ -21,13 +21,15 @@ export interface ExportResult {
   params: ParamSaid[];
   /** The secrets it types, by name: given to the run as CLAWD_SECRET_NAME, never written. */
   secrets: string[];
+  /** The TOTP seeds whose codes it types, by name: a script makes the code from CLAWD_TOTP_NAME when it runs. */
+  totp?: string[];
 }
 
 export const exportSession = operation<ExportResult>()({
   name: 'export',
   summary: 'write what an agent session did as a runnable Playwright script or test (values as parameters)',
   details:
-    "From the action log: each action that went through, its element by the locator read when it ran (a test id, role and name, label, placeholder; CSS only where nothing else tells it apart), what the page said after as expects, typed values as --param NAME=VALUE with the session's values as defaults (a password field's: none), typed secrets as {{secret:NAME}} read from CLAWD_SECRET_NAME when it runs. The file is saved under the home's exports/ (mode 0600) and connects to this profile through clawd (CLAWD_CDP_URL, CLAWD_TOKEN), so the policy and the asks hold for it. A default is known while this server runs (typed values are kept in its memory only, unless browser.logText).",
+    "From the action log: each action that went through, its element by the locator read when it ran (a test id, role and name, label, placeholder; CSS only where nothing else tells it apart), what the page said after as expects, typed values as --param NAME=VALUE with the session's values as defaults (a password field's: none), typed secrets as {{secret:NAME}} read from CLAWD_SECRET_NAME when it runs (a TOTP code, {{totp:NAME}}, made from the seed in CLAWD_TOTP_NAME). The file is saved under the home's exports/ (mode 0600) and connects to this profile through clawd (CLAWD_CDP_URL, CLAWD_TOKEN), so the policy and the asks hold for it. A default is known while this server runs (typed values are kept in its memory only, unless browser.logText).",
   input: z.object({
     session: tabFields.session.describe('the agent session to export (default: every call on the profile)'),
     since: z
@@ -64,6 +66,7 @@ export const exportSession = operation<ExportResult>()({
       `wrote a ${what} of ${r.steps} steps to ${r.path}: ${run}`,
       ...(params.length > 0 ? [`parameters (--param NAME=VALUE): ${params.join(', ')}`] : []),
       ...(r.secrets.length > 0 ? [`secrets (CLAWD_SECRET_NAME): ${r.secrets.join(', ')}`] : []),
+      ...(r.totp?.length ? [`TOTP seeds (CLAWD_TOTP_NAME, a script makes the code): ${r.totp.join(', ')}`] : []),
       ...(r.notes > 0 ? [`${r.notes} step(s) not done again by it: see the notes in the file`] : []),
     ].join('\n');
   },

@@ -22,11 +22,12 @@ describe('secrets in agent calls', () => {
     ['BANK', 'hunter2-Secret-9'],
     ['PIN', '4711'],
   ]);
+  const kept = { values, totp: new Map() };
 
   it('are put into type’s text and fill’s string values, nowhere else', () => {
     expect(namesSecrets('type', { text: 'x{{secret:BANK}}' })).toBe(true);
     expect(namesSecrets('click', { ref: '{{secret:BANK}}' })).toBe(false);
-    expect(withSecrets('type', { ref: 'e1', text: 'pw: {{secret:BANK}}!' }, values, 'clawd')).toEqual({
+    expect(withSecrets('type', { ref: 'e1', text: 'pw: {{secret:BANK}}!' }, kept, 'clawd')).toEqual({
       ref: 'e1',
       text: 'pw: hunter2-Secret-9!',
     });
@@ -36,7 +37,7 @@ describe('secrets in agent calls', () => {
         { ref: 'e2', value: true },
       ],
     };
-    expect(withSecrets('fill', input, values, 'clawd')).toEqual({
+    expect(withSecrets('fill', input, kept, 'clawd')).toEqual({
       fields: [
         { ref: 'e1', value: '4711' },
         { ref: 'e2', value: true },
@@ -46,7 +47,7 @@ describe('secrets in agent calls', () => {
   });
 
   it('name an unknown secret, and the ones there are, never their values', () => {
-    expect(() => withSecrets('type', { text: '{{secret:NOPE}}' }, values, 'work')).toThrow(
+    expect(() => withSecrets('type', { text: '{{secret:NOPE}}' }, kept, 'work')).toThrow(
       'no secret named "NOPE" for profile work (there are: BANK, PIN): the person sets one with `clawd secret-set NOPE --profile work`',
     );
   });

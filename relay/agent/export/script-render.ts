@@ -6,6 +6,7 @@
 
 import type { ElementLocator, LocatedElement } from '../../../shared/element-locator';
 import { VALUE_MARK, type Recipe, type RecipeStep } from '../../../shared/recipe';
+import { SCRIPT_TOTP, SCRIPT_TOTP_IMPORT } from './script-totp';
 
 export type ScriptFormat = 'script' | 'test';
 
@@ -32,7 +33,13 @@ function header(recipe: Recipe, target: ScriptTarget, run: string): string {
   const params = recipe.params.map(
     (p) => `//   ${p.name}: ${commentWords(p.about ?? '')}${p.default === undefined ? ' (no default: give it)' : ''}`,
   );
-  const secrets = recipe.secrets.map((name) => `//   ${name}: from CLAWD_SECRET_${name}`);
+  const secrets = [
+    ...recipe.secrets.map((name) => `//   ${name}: from CLAWD_SECRET_${name}`),
+    ...(recipe.totp ?? []).map(
+      (name) =>
+        `//   ${name}: a TOTP code, made when the step runs from CLAWD_TOTP_${name} (its seed or otpauth:// URI)`,
+    ),
+  ];
   return [
     `// Written by clawd from ${commentWords(recipe.source)}.`,
     `// Run: ${run}`,
@@ -71,10 +78,15 @@ function readParams(args) {
   return params;
 }
 
-/** A step's value: its {{param:NAME}} and {{secret:NAME}} marks put in (a secret from CLAWD_SECRET_NAME). */
+/** A step's value: its {{param:NAME}}, {{secret:NAME}} and {{totp:NAME}} marks put in (a secret from CLAWD_SECRET_NAME, a TOTP code made now from CLAWD_TOTP_NAME). */
 function value(params, template) {
   return template.replace(${VALUE_MARK.toString()}, (_, kind, name) => {
     if (kind === 'param') return String(params[name]);
+    if (kind === 'totp') {
+      const seed = process.env['CLAWD_TOTP_' + name];
+      if (seed === undefined) throw new Error(\`set CLAWD_TOTP_\${name} to the TOTP seed (or otpauth:// URI): the step types its code\`);
+      return totpCode(seed);
+    }
     const secret = process.env['CLAWD_SECRET_' + name];
     if (secret === undefined) throw new Error(\`set CLAWD_SECRET_\${name}: the step types that secret\`);
     return secret;
@@ -87,7 +99,7 @@ function frameOf(page, url) {
   const frame = page.frames().find((f) => f.url() === url);
   if (!frame) throw new Error(\`no frame at \${url} on the page\`);
   return frame;
-}`;
+}${recipe.totp?.length ? `\n\n${SCRIPT_TOTP_IMPORT}\n\n${SCRIPT_TOTP}` : ''}`;
 }
 
 function scriptFile(recipe: Recipe, target: ScriptTarget, body: string): string {

@@ -37,6 +37,7 @@ export async function exportSession(
     notes: recipe.steps.filter((s) => s.do === 'note').length,
     params: recipe.params.map(paramSaid),
     secrets: recipe.secrets,
+    ...(recipe.totp ? { totp: recipe.totp } : {}),
   };
   if (request.format === 'recipe') {
     const name = request.name!;

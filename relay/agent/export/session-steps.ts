@@ -1,7 +1,8 @@
 // An agent session's action log lines as a recipe (shared/recipe.ts): each action that went
 // through, by the locator read when it ran; what it typed or chose as a named parameter whose
 // default is the session's value (kept in memory only: action-log.ts), a password field's with no
-// default, a typed `{{secret:NAME}}` kept as the mark; what the page said afterwards as expects.
+// default, a typed `{{secret:NAME}}` or `{{totp:NAME}}` kept as the mark; what the page said
+// afterwards as expects.
 // What a program cannot do again (the agent's own code, a file to upload) is a note at its place.
 
 import type { ActionEntry, LoggedElement } from '../../events/event-bus';
@@ -26,13 +27,15 @@ export function sessionRecipe(entries: readonly ActionEntry[], given: GivenOf, s
   if (first && first.kind !== 'navigate' && first.kind !== 'tabOpen' && first.url)
     build.steps.push({ do: 'goto', url: first.url });
   for (const entry of done) build.add(entry, given(entry));
-  return { source, params: build.params, secrets: [...build.secrets], steps: build.steps };
+  const totp = build.totp.size > 0 ? { totp: [...build.totp] } : {};
+  return { source, params: build.params, secrets: [...build.secrets], ...totp, steps: build.steps };
 }
 
 class RecipeBuild {
   readonly steps: RecipeStep[] = [];
   readonly params: RecipeParam[] = [];
   readonly secrets = new Set<string>();
+  readonly totp = new Set<string>();
 
   add(entry: ActionEntry, given: unknown): void {
     const element = located(entry.element);
@@ -90,7 +93,9 @@ class RecipeBuild {
   /** The step's value: a value typed with a secret in it stays as typed (its marks); anything else is a named parameter. */
   #value(logged: LoggedElement, element: LocatedElement, given: unknown): string {
     if (typeof given === 'string' && given.search(VALUE_MARK) >= 0) {
-      for (const [, kind, name] of given.matchAll(VALUE_MARK)) if (kind === 'secret') this.secrets.add(name!);
+      for (const [, kind, name] of given.matchAll(VALUE_MARK))
+        if (kind === 'secret') this.secrets.add(name!);
+        else if (kind === 'totp') this.totp.add(name!);
       return given;
     }
     const about = logged.name || elementWords(element.locator) || logged.role || 'field';
