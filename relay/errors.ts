@@ -59,12 +59,14 @@ const ERROR_CODES = {
   caller_gone: { http: 499, cdp: -32000 },
   evaluate_disabled: { http: 403, cdp: -32000 },
   secret_refused: { http: 403, cdp: -32000 },
+  totp_invalid: { http: 400, cdp: -32602 },
   origin_blocked: { http: 403, cdp: -32000 },
   policy_not_enforced: { http: 503, cdp: -32000 },
   // the person's say over their own browser
   person_declined: { http: 403, cdp: -32000 },
   person_only: { http: 403, cdp: -32000 },
   person_no_answer: { http: 408, cdp: -32000 },
+  waiting_for_person: { http: 408, cdp: -32000 },
   person_active: { http: 423, cdp: -32000 },
   tab_open_refused: { http: 403, cdp: -32000 },
   // process and configuration

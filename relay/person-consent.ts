@@ -25,6 +25,7 @@ import type { Logger } from './log';
 import type { ProfileService } from './profiles/profile-service';
 import type { RecipeStore } from './agent/export/recipe-store';
 import { PersonRecording } from './consent/person-recording';
+import { askNotice } from './consent/ask-notices';
 
 interface World {
   profiles: ProfileService;
@@ -34,7 +35,7 @@ interface World {
 }
 
 export class PersonConsent {
-  readonly questions = new PersonQuestions();
+  readonly questions: PersonQuestions;
   readonly activity: PersonActivity;
   readonly feed: ConsentFeed;
   /** The gate the relay holds raw CDP clients to. */
@@ -51,6 +52,11 @@ export class PersonConsent {
     private readonly log: Logger,
   ) {
     const profile = () => this.#profile();
+    // Where the person looks: their side panel shows their browser's questions; a live view that
+    // answers shows its profile's. Elsewhere a call hears `waiting_for_person` at once.
+    this.questions = new PersonQuestions({
+      looking: (named) => (named === profile() && this.feed.isOpen) || this.viewsAnswering?.(named) === true,
+    });
     this.activity = new PersonActivity(
       () => this.#world?.profiles.settings.personIdleMs ?? DEFAULT_PERSON_IDLE_MS,
       (targetId, state) => {
@@ -58,7 +64,10 @@ export class PersonConsent {
         if (named) events.emit({ type: 'person', profile: named, targetId, state });
       },
     );
-    this.questions.onChange((change) => this.#told(change));
+    this.questions.onChange((change) => {
+      this.#told(change);
+      this.#notify();
+    });
     this.feed = new ConsentFeed({
       profile,
       tabs: (named) => this.#tabs(named),
@@ -69,6 +78,7 @@ export class PersonConsent {
         return (this.#world?.agent.control.handedOver() ?? []).filter((h) => h.profile !== person);
       },
       recipeSaid: () => this.#recording?.said,
+      approvals: (named) => this.questions.approvals.list(named).map(({ profile: _p, ...approval }) => approval),
       history: async (named, limit) =>
         (await actions.query({ profile: named, limit })).map(({ profile: _p, ...entry }) => entry as ConsentAction),
       send: (state) => this.#world?.relay.switchboard.sendConsent(state),
@@ -79,11 +89,20 @@ export class PersonConsent {
         this.feed.action(named, entry);
         return;
       }
-      if (event.type === 'tab' && (event.state === 'detached' || event.state === 'closed'))
+      if (event.type === 'tab' && (event.state === 'detached' || event.state === 'closed')) {
         this.activity.forget(event.targetId);
+        this.questions.forgetTab(event.targetId);
+        this.#recording?.forget(event.profile, event.targetId);
+      }
       this.feed.changed();
     });
-    this.relay = {
+    this.relay = this.#relayConsent(profile);
+  }
+
+  /** What the relay hears from the person's browser, and the gate it holds raw CDP clients to there. */
+  #relayConsent(profile: () => string | undefined): RelayConsent {
+    const log = this.log;
+    return {
       gate: new ClientGate({
         activity: this.activity,
         questions: this.questions,
@@ -93,14 +112,24 @@ export class PersonConsent {
           const [agent, named] = [this.#world?.agent, profile()];
           return agent && named ? (request) => agent.control.watchTab(named, request) : undefined;
         },
+        personHas: (targetId) => {
+          const named = profile();
+          return named ? this.#world?.agent.control.personHas(named, targetId) : undefined;
+        },
         warn: (message) => log.warn(message),
       }),
       personInput: (targetId) => this.activity.input(targetId),
-      panel: (open) => this.feed.panel(open),
+      panel: (open) => {
+        this.feed.panel(open);
+        // A recording is the side panel's: with the last one closed, nobody sees its steps.
+        const named = profile();
+        if (!open && named) this.#recording?.stopAll(named);
+      },
       said: (say) =>
         void this.#said(say).catch((error: Error) =>
           this.log.warn(`the side panel's ${Object.keys(say)[0]}: ${error.message}`),
         ),
+      connected: () => this.#notify(),
       handedTo: (targetId, session) => {
         const named = profile();
         if (named) this.#world?.agent.control.assignTab(named, targetId, session);
@@ -126,10 +155,18 @@ export class PersonConsent {
             const agent = this.#world?.agent;
             return agent ? (request) => agent.control.watchTab(named, request) : undefined;
           },
+          personHas: (targetId) => this.#world?.agent.control.personHas(named, targetId),
           warn: (message) => this.log.warn(message),
         })),
       );
     return gate;
+  }
+
+  /** Whether a live view that answers questions shows the profile now (the control API's views). */
+  viewsAnswering: ((profile: string) => boolean) | undefined;
+
+  #notify(): void {
+    this.#world?.relay.switchboard.sendAsks(this.questions.pending().map(askNotice));
   }
 
   /** A live view link of the person's own (it acts), bound to one tab: the control API mints it once it listens. */
@@ -205,7 +242,9 @@ export class PersonConsent {
     const world = this.#world;
     if (!profile || !world) return;
     if ('answer' in say) {
-      this.questions.answer(say.answer, say.allow, SIDE_PANEL);
+      this.questions.answer(say.answer, say.allow, SIDE_PANEL, say.for);
+    } else if ('revoke' in say) {
+      this.questions.approvals.revoke(say.revoke);
     } else if ('stop' in say) {
       // The extension releases every tab itself; here nothing of the agents' goes on waiting or holding.
       this.questions.declineAll(profile, SIDE_PANEL);
@@ -257,7 +296,7 @@ export class PersonConsent {
     const { name, targetId, recipe } = say.recipe;
     const day = new Date().toISOString().slice(0, 10);
     try {
-      await recording.save(profile, name, targetId, {
+      await recording.save(profile, say.recipe, {
         ...recipe,
         source: `recorded by the person on ${profile}, ${day}`,
       });
@@ -301,7 +340,7 @@ export class PersonConsent {
       ...where,
       outcome,
       durationMs,
-      detail: `${question.terminal ? "the person's terminal asks to loosen their rules" : kindsText(question.kinds)}: ${question.what.replace(PAGE_MARKS, '')}${by ? ` (answered in the ${by})` : ''}`,
+      detail: `${question.terminal ? "the person's terminal asks to loosen their rules" : kindsText(question.kinds)}: ${question.what.replace(PAGE_MARKS, '')}${by ? (by.startsWith('your ') ? ` (by ${by})` : ` (answered in the ${by})`) : ''}`,
     });
   }
 }

@@ -115,6 +115,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const control = await startControl(options, parts, relay, profiles, agent);
   // The person's side panel opens their own live view of a tab an agent handed them.
   consent.viewLink = (tab) => control.personsViewLink(tab);
+  consent.viewsAnswering = (profile) => control.views.answering(profile);
   // Now clawd's own addresses include the control API's (and the live view's).
   controlPort = control.port;
   await syncRelayPolicy();
@@ -246,6 +247,7 @@ async function startControl(
       token: parts.token,
       keys: parts.keys,
       confirmLoosening: (changes, timeoutMs) => consent.confirmLoosening(changes, timeoutMs),
+      askWait: (id, profile, timeoutMs) => consent.questions.wait(id, profile, timeoutMs),
       home: options.home,
       service: profiles,
       agent,

@@ -53,6 +53,25 @@ export interface ConsentHandoff {
   reason: string;
 }
 
+/** How long a standing yes lasts: 30 minutes on the site, or until the tab closes. */
+export type StandingScope = 'minutes' | 'tab';
+
+/** A standing yes of the person's (relay/consent/person-approvals.ts), with Take back in the panel. */
+export interface ConsentApproval {
+  id: string;
+  kinds: AskKind[];
+  origin: string;
+  until?: string;
+  targetId?: string;
+}
+
+/** A question as the person's browser notifies it (relay → extension `asks` frame). */
+export interface AskNotice {
+  id: string;
+  title: string;
+  message: string;
+}
+
 export interface ConsentState {
   /** The profile these are of (the extension profile). */
   profile: string;
@@ -64,6 +83,8 @@ export interface ConsentState {
   questions: ConsentQuestion[];
   /** Hand-overs in clawd's other browsers, each with the person's way to act in it. */
   handoffs?: ConsentHandoff[];
+  /** The person's standing yeses still in force. */
+  approvals?: ConsentApproval[];
   /** The last recipe the person saved from a recording: saved, or why not. */
-  recipeSaid?: { name: string; saved: boolean; error?: string };
+  recipeSaid?: { id: string; name: string; saved: boolean; error?: string };
 }

@@ -48,7 +48,12 @@ function isAnnouncedTab(v: unknown): v is AnnouncedTab {
 function personSayProblem(v: unknown): string | null {
   if (!isObj(v)) return 'say must be an object';
   if ('answer' in v)
-    return isStr(v.answer) && typeof v.allow === 'boolean' ? null : 'say.answer needs a question id and allow';
+    return isStr(v.answer) &&
+      typeof v.allow === 'boolean' &&
+      (v.for === undefined || v.for === 'minutes' || v.for === 'tab')
+      ? null
+      : 'say.answer needs a question id and allow (and for: minutes or tab)';
+  if ('revoke' in v) return isStr(v.revoke) ? null : 'say.revoke needs the id of a standing yes';
   if ('stop' in v) return v.stop === true ? null : 'say.stop must be true';
   if ('block' in v) return isStr(v.block) ? null : 'say.block must be an origin';
   if ('view' in v)
@@ -64,12 +69,18 @@ function personSayProblem(v: unknown): string | null {
       ? null
       : 'say.record needs the targetId of a tab and on';
   if ('recipe' in v) {
-    if (!isObj(v.recipe) || !isStr(v.recipe.name) || !RECIPE_NAME.test(v.recipe.name) || !isStr(v.recipe.targetId))
-      return 'say.recipe needs a name (letters, digits, - and _) and the targetId it was recorded in';
+    if (
+      !isObj(v.recipe) ||
+      !isStr(v.recipe.id) ||
+      !isStr(v.recipe.name) ||
+      !RECIPE_NAME.test(v.recipe.name) ||
+      !isStr(v.recipe.targetId)
+    )
+      return 'say.recipe needs an id, a name (letters, digits, - and _) and the targetId it was recorded in';
     const problem = recipeProblem(v.recipe.recipe);
     return problem ? `say.recipe: ${problem}` : null;
   }
-  return 'say must be {answer, allow}, {stop}, {block}, {view}, {ask}, {record} or {recipe}';
+  return 'say must be {answer, allow}, {revoke}, {stop}, {block}, {view}, {ask}, {record} or {recipe}';
 }
 function isWireError(v: unknown): v is WireError {
   if (!isObj(v) || !isStr(v.code) || !isStr(v.message)) return false;
@@ -147,6 +158,10 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
     isStr(f.proof) && /^[A-Za-z0-9_-]{16,128}$/.test(f.proof) && isNonce(f.nonce)
       ? null
       : 'challenge needs proof and nonce (base64url)',
+  asks: (f) =>
+    Array.isArray(f.asks) && f.asks.every((a) => isObj(a) && isStr(a.id) && isStr(a.title) && isStr(a.message))
+      ? null
+      : 'asks needs a list of {id, title, message}',
   consent: (f) =>
     isObj(f.state) &&
     isStr(f.state.profile) &&

@@ -12,7 +12,7 @@
 
 import type { Protocol } from 'devtools-protocol';
 import type { AskKind } from './ask-kinds';
-import type { ConsentState } from './consent-state';
+import type { AskNotice, ConsentState, StandingScope } from './consent-state';
 import type { Recipe } from './recipe';
 
 export const PROTOCOL_VERSION = 5;
@@ -157,18 +157,22 @@ export interface PanelFrame {
 export interface PersonFrame {
   type: 'person';
   /**
-   * Allow or deny a question; Stop everything; block a site; what to be asked before; open the
+   * Allow or deny a question (a notification's buttons say the same); Stop everything; block a site; what to be asked before; open the
    * live view of a tab an agent handed them (in one of clawd's own browsers), to act in it;
    * record a task in a tab of theirs (no agent changes it meanwhile), and save what they recorded.
    */
   say:
-    | { answer: string; allow: boolean }
+    /** `for`: and the same on this site for 30 minutes, or in this tab until it closes. */
+    | { answer: string; allow: boolean; for?: StandingScope }
+    /** Take back a standing yes. */
+    | { revoke: string }
     | { stop: true }
     | { block: string }
     | { ask: AskKind[] }
     | { view: { profile: string; targetId: string } }
     | { record: { targetId: string; on: boolean } }
-    | { recipe: { name: string; targetId: string; recipe: Recipe } };
+    /** `id`: the panel's for this save, said back in the consent state's recipeSaid. */
+    | { recipe: { id: string; name: string; targetId: string; recipe: Recipe } };
 }
 export type ExtensionFrame =
   | HelloFrame
@@ -239,7 +243,16 @@ export interface ChallengeFrame {
   proof: string;
   nonce: string;
 }
-export type RelayFrame = ChallengeFrame | WelcomeFrame | TabSessionFrame | PongFrame | RequestFrame | ConsentFrame;
+/**
+ * The questions waiting for the person, on every profile, whenever they change (and on connect):
+ * the person's browser notifies each, with Allow and Deny, and clears those no longer waiting.
+ */
+export interface AsksFrame {
+  type: 'asks';
+  asks: AskNotice[];
+}
+export type RelayFrame =
+  ChallengeFrame | WelcomeFrame | TabSessionFrame | PongFrame | RequestFrame | ConsentFrame | AsksFrame;
 
 /** What each request op resolves with. */
 export interface RequestResults {

@@ -7,7 +7,7 @@
 import { ASK_KIND_TEXT } from '../shared/ask-kinds';
 import { elementLine } from '../shared/element-line';
 import { PAGE_MARKS, pageParts } from '../shared/page-marks';
-import type { ConsentAction, ConsentQuestion } from '../shared/consent-state';
+import type { ConsentAction, ConsentQuestion, StandingScope } from '../shared/consent-state';
 
 /** Kinds whose address is worth a line's words (a load, a new tab, a refusal). */
 const WITH_URL = new Set(['navigate', 'tabOpen', 'cdp.navigate', 'cdp.blocked', 'blocked']);
@@ -74,7 +74,10 @@ export class ActionList {
 export class QuestionList {
   constructor(
     private readonly root: HTMLElement,
-    private readonly answer: (id: string, allow: boolean) => void,
+    /** `standing`: and the same on this site for 30 minutes, or in this tab until it closes. */
+    private readonly answer: (id: string, allow: boolean, standing?: StandingScope) => void,
+    /** Offer the standing yes (the side panel: the person's own browser). */
+    private readonly offerStanding = false,
   ) {}
 
   /** `elsewhere`: this page may not answer; says where the person can instead. */
@@ -119,18 +122,43 @@ export class QuestionList {
     deny.type = 'button';
     deny.className = 'deny';
     deny.textContent = 'Deny';
-    const decide = (yes: boolean) => {
+    // A standing yes is bound to a site (and for the tab's, a tab): none for a question without one.
+    const standing: Array<[StandingScope, string]> =
+      this.offerStanding && !question.terminal && question.url
+        ? [
+            ['minutes', `Allow on ${hostOf(question.url)} for 30 minutes`],
+            ...(question.targetId ? [['tab', 'Allow in this tab until it closes'] as [StandingScope, string]] : []),
+          ]
+        : [];
+    const more = standing.map(([scope, words]) =>
+      Object.assign(document.createElement('button'), {
+        type: 'button',
+        className: `allow-${scope}`,
+        textContent: words,
+      }),
+    );
+    const decide = (yes: boolean, scope?: StandingScope) => {
       allow.disabled = deny.disabled = true;
+      for (const button of more) button.disabled = true;
       item.dataset.answered = yes ? 'allowed' : 'declined';
-      this.answer(question.id, yes);
+      this.answer(question.id, yes, scope);
     };
     allow.addEventListener('click', () => decide(true));
     deny.addEventListener('click', () => decide(false));
+    more.forEach((button, i) => button.addEventListener('click', () => decide(true, standing[i]![0])));
     const buttons = document.createElement('div');
     buttons.className = 'answer';
-    if (elsewhere === undefined) buttons.append(allow, deny);
+    if (elsewhere === undefined) buttons.append(allow, deny, ...more);
     else buttons.append(Object.assign(document.createElement('p'), { className: 'elsewhere', textContent: elsewhere }));
     item.append(heading, what, where, until, buttons);
     return item;
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host || url;
+  } catch {
+    return url;
   }
 }

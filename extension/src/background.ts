@@ -12,6 +12,7 @@
 import { PROTOCOL_VERSION, type HelloFrame, type PersonFrame, type RequestFrame } from '../../shared/protocol';
 import { personInputsOf } from '../../shared/protocol-parse';
 import { badge, badgeLook } from './badge';
+import { AskNotifications } from './ask-notifications';
 import { CONSENT_PORT, ConsentPorts } from './consent-port';
 import { HandOvers } from './hand-overs';
 import { Holds } from './holds';
@@ -56,6 +57,8 @@ const connection: RelayConnection = new RelayConnection({
     panels.status(status, status === 'connected' ? 'Connected to clawd.' : `Not connected to clawd: ${detail}`);
   },
   consent: (frame) => panels.state(frame.state),
+  asks: (frame) =>
+    void notifications.show(frame.asks).catch((error: Error) => console.warn(`clawd: notifications: ${error.message}`)),
   // The server refused or replaced our key: the native host (after `clawd install`) knows the new one.
   keyRefused: () => void hosts.ask(true),
 });
@@ -94,6 +97,8 @@ const panels = new ConsentPorts({
   open: (open) => connection.send({ type: 'panel', open }),
   said: (say) => void personSaid(say),
 });
+// The questions waiting for the person, as notifications: their buttons say what the side panel's do.
+const notifications = new AskNotifications((say) => void personSaid(say));
 const handOvers = new HandOvers(state, (tabId) => paintTab(tabId));
 const grants = new PermissionGrants(state);
 // What the extension holds paused for a moment (a new worker, a worker's script): kept, so a next

@@ -7,6 +7,7 @@
 
 import { elementWords, locatorWords } from '../../shared/element-locator';
 import { RECIPE_NAME, paramName, type Recipe, type RecipeParam, type RecipeStep } from '../../shared/recipe';
+import { recipeProblem } from '../../shared/recipe-parse';
 import type { ConsentState, ConsentTab } from '../../shared/consent-state';
 import type { PanelMessage } from './consent-port';
 import { RECORD_STOP, type RecordStepMessage, type RecordedStep } from './recording-messages';
@@ -30,8 +31,10 @@ export interface RecordingUi {
 export class RecordingPanel {
   #tab: ConsentTab | undefined;
   #steps: HeldStep[] = [];
-  /** The name sent to clawd, until the consent state says how its save went. */
+  /** The id of the save sent to clawd, until the consent state says how it went. */
   #saving: string | undefined;
+  /** clawd said the tab is the person's: from then on, a tab no longer theirs ends the recording. */
+  #held = false;
 
   constructor(
     private readonly ui: RecordingUi,
@@ -52,6 +55,13 @@ export class RecordingPanel {
       }
       void this.#inject();
     });
+    // Put in at commit, the recorder may land in the document going away: again once the new one is there.
+    chrome.webNavigation.onDOMContentLoaded.addListener((details) => {
+      if (this.#tab && details.tabId === this.#tab.tabId && details.frameId === 0) void this.#inject();
+    });
+    chrome.tabs.onRemoved.addListener((tabId) => {
+      if (tabId === this.#tab?.tabId) this.#lost('the tab was closed');
+    });
     ui.save.addEventListener('click', () => this.#save());
     ui.discard.addEventListener('click', () => this.#end());
   }
@@ -71,18 +81,28 @@ export class RecordingPanel {
     this.#show();
   }
 
-  /** The consent state came: how the save went, once clawd says. */
+  /** The consent state came: whether the tab is still the person's, and how a save went once clawd says. */
   stateChanged(state: ConsentState): void {
+    const tab = this.#tab && state.tabs.find((t) => t.targetId === this.#tab!.targetId);
+    if (this.#tab && tab?.holder?.kind === 'person') this.#held = true;
+    else if (this.#tab && this.#held && !this.#saving)
+      return this.#lost(tab ? 'the tab was given back (Stop, or its toolbar button)' : 'the tab is gone');
     const said = state.recipeSaid;
-    if (!this.#saving || said?.name !== this.#saving) return;
+    if (!this.#saving || said?.id !== this.#saving) return;
     this.#saving = undefined;
     if (said.saved) {
       this.ui.said.textContent = `Saved as ${said.name}: an agent runs it with run-recipe ${said.name}.`;
       this.#end(false);
     } else {
-      this.ui.said.textContent = `Not saved: ${said.error ?? 'clawd refused it'}`;
-      this.ui.save.disabled = false;
+      this.ui.said.textContent = `Not saved: ${said.error ?? 'clawd refused it'}. Name it again to save it.`;
+      this.#show();
     }
+  }
+
+  /** The recording ended under it: the steps stay out of any recipe. */
+  #lost(why: string): void {
+    this.#end(false);
+    this.ui.said.textContent = `Recording ended: ${why}. Nothing was saved.`;
   }
 
   async #inject(): Promise<void> {
@@ -98,11 +118,17 @@ export class RecordingPanel {
       this.ui.said.textContent = 'Name it first: letters, digits, - and _ (up to 64).';
       return;
     }
-    void chrome.tabs.sendMessage(this.#tab.tabId, { type: RECORD_STOP }).catch(() => {});
-    this.#saving = name;
+    // Checked as clawd checks it: a frame it cannot take would end the browser's link to it.
+    const recipe = recipeOf(this.#steps);
+    const problem = recipeProblem(recipe);
+    if (problem) {
+      this.ui.said.textContent = `This recording cannot be saved: ${problem}.`;
+      return;
+    }
+    this.#saving = crypto.randomUUID();
     this.ui.save.disabled = true;
     this.ui.said.textContent = `Saving ${name}…`;
-    this.say({ recipe: { name, targetId: this.#tab.targetId, recipe: recipeOf(this.#steps) } });
+    this.say({ recipe: { id: this.#saving, name, targetId: this.#tab.targetId, recipe } });
   }
 
   /** The recording ends: the page's recorder stops, and clawd gives the tab back (unless the save did). */
@@ -112,6 +138,8 @@ export class RecordingPanel {
     if (tell) this.say({ record: { targetId: this.#tab.targetId, on: false } });
     this.#tab = undefined;
     this.#steps = [];
+    this.#saving = undefined;
+    this.#held = false;
     this.ui.name.value = '';
     this.#show();
   }

@@ -23,12 +23,18 @@ const ui = {
   policy: $('policy'),
   block: $<HTMLButtonElement>('block'),
   ask: $<HTMLFieldSetElement>('ask'),
+  approvals: $('approvals'),
+  approvalList: $<HTMLUListElement>('approval-list'),
 };
 
 let port: chrome.runtime.Port | undefined;
 const say = (message: PanelMessage) => port?.postMessage(message);
 const actions = new ActionList($<HTMLOListElement>('actions'), 30); // PANEL_ACTIONS: what the relay sends
-const questions = new QuestionList($('questions'), (id, allow) => say({ say: { answer: id, allow } }));
+const questions = new QuestionList(
+  $('questions'),
+  (id, allow, standing) => say({ say: { answer: id, allow, ...(standing ? { for: standing } : {}) } }),
+  true,
+);
 let state: ConsentState | undefined;
 const recording = new RecordingPanel(
   {
@@ -69,7 +75,7 @@ function showTabs(s: ConsentState): void {
           className: 'record',
           textContent: 'Record a task here',
         });
-        record.addEventListener('click', () => void recording.start(tab).then(() => show(s)));
+        record.addEventListener('click', () => void recording.start(tab).then(() => state && show(state)));
         item.append(record);
       }
       return item;
@@ -102,6 +108,30 @@ function showHandoffs(s: ConsentState): void {
   );
 }
 
+/** The person's standing yeses, each with Take back. */
+function showApprovals(s: ConsentState): void {
+  const approvals = s.approvals ?? [];
+  ui.approvals.hidden = approvals.length === 0;
+  ui.approvalList.replaceChildren(
+    ...approvals.map((approval) => {
+      const item = document.createElement('li');
+      item.dataset.id = approval.id;
+      const words = document.createElement('span');
+      words.textContent = `${approval.kinds.map((k) => ASK_KIND_TEXT[k]).join(' and ')} on ${hostOf(approval.origin)} ${
+        approval.until ? `until ${new Date(approval.until).toLocaleTimeString()}` : 'in one tab, until it closes'
+      }`;
+      const back = Object.assign(document.createElement('button'), {
+        type: 'button',
+        className: 'revoke',
+        textContent: 'Take back',
+      });
+      back.addEventListener('click', () => say({ say: { revoke: approval.id } }));
+      item.append(words, ' ', back);
+      return item;
+    }),
+  );
+}
+
 function showPolicy(s: ConsentState): void {
   const lines = [
     s.policy.allow ? `Only: ${s.policy.allow.join(', ') || 'nothing'}` : 'Any site',
@@ -121,6 +151,8 @@ function show(next: ConsentState): void {
   ui.status.textContent = next.tabs.length
     ? `${next.tabs.length} tab(s) handed to your agents.`
     : 'Connected to clawd. No tab is handed over.';
+  // First: a recording that ended shows its tab's Record again below.
+  recording.stateChanged(next);
   questions.show(next.questions);
   showTabs(next);
   showHandoffs(next);
@@ -128,7 +160,7 @@ function show(next: ConsentState): void {
   ui.noActions.hidden = next.actions.length > 0;
   showPolicy(next);
   showAsk(next.ask);
-  recording.stateChanged(next);
+  showApprovals(next);
   void refreshBlock();
 }
 

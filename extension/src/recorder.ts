@@ -2,8 +2,10 @@
 // in the page's isolated world, again after each navigation): each action of the person's own —
 // a click, a field's new value, a box checked, a choice, Enter in a field — goes to the panel as a
 // step with the element's locator, read here before the page's own handlers run. Only trusted
-// input counts (a page's own synthetic events are nobody's hands). A password field's value is
-// never read. The panel's RECORD_STOP (or the extension going away) ends it.
+// input counts (a page's own synthetic events are nobody's hands), and a field's change only
+// shortly after the person's own press or key (a script's click on a box changes it too). A
+// password field's value is never read (nor one that was a password field once, or says it is
+// one). The page's own frame only. The panel's RECORD_STOP (or the extension going away) ends it.
 
 import { readElementFacts } from '../../shared/element-facts';
 import { locatorOf, type ElementLocator, type LocatedElement } from '../../shared/element-locator';
@@ -41,12 +43,24 @@ const isText = (el: Element): el is HTMLInputElement | HTMLTextAreaElement =>
   el.tagName === 'TEXTAREA' ||
   (el.tagName === 'INPUT' && isField(el) && !['checkbox', 'radio', 'file'].includes((el as HTMLInputElement).type));
 
+/** How soon after the person's own press or key a field's change is theirs (a page's script can change a field too). */
+const HANDS_MS = 2_000;
+/** How soon after Enter in a field the form's own click on its submit button follows (not a step of its own). */
+const IMPLICIT_CLICK_MS = 500;
+
 (() => {
   const scope = globalThis as unknown as Record<string, unknown>;
   if (scope[RECORDING]) return; // put in twice (the navigation's commit, then again)
   scope[RECORDING] = true;
   // The value each text field was last recorded with: Enter and the change after it are one step.
   const recorded = new WeakMap<Element, string>();
+  // Fields typed into since their last step (a password's value is never read, so this says it changed).
+  const typed = new WeakSet<Element>();
+  // Fields that were a password field once (a "show password" button makes one a text field).
+  const secret = new WeakSet<Element>();
+  // When the person's hands last pressed or keyed: a change long after is a script's, not theirs.
+  let handsAt = -Infinity;
+  let enterAt: { form: HTMLFormElement | null; at: number } | undefined;
 
   const send = (step: RecordedStep) => {
     try {
@@ -55,23 +69,53 @@ const isText = (el: Element): el is HTMLInputElement | HTMLTextAreaElement =>
       stop(); // the extension was reloaded: this script is an orphan
     }
   };
+  const isSecret = (el: Element) => {
+    if (
+      (el as HTMLInputElement).type === 'password' ||
+      /password|one-time-code/.test(el.getAttribute('autocomplete') ?? '')
+    )
+      secret.add(el);
+    return secret.has(el);
+  };
   const fill = (el: HTMLInputElement | HTMLTextAreaElement) => {
+    if (!typed.has(el)) return; // nothing typed since its last step (Enter, then the change)
+    typed.delete(el);
     const element = located(el);
-    if (element.password) return send({ do: 'fill', element }); // its value is never read
+    if (isSecret(el)) return send({ do: 'fill', element: { ...element, password: true } }); // its value is never read
     if (recorded.get(el) === el.value) return;
     recorded.set(el, el.value);
     send({ do: 'fill', element, value: el.value });
   };
 
+  const onHands = (event: Event) => {
+    if (!event.isTrusted) return;
+    handsAt = event.timeStamp;
+    if (event.target instanceof Element && isText(event.target)) isSecret(event.target);
+  };
+  const onInput = (event: Event) => {
+    if (event.isTrusted && event.target instanceof Element && isText(event.target)) {
+      isSecret(event.target);
+      typed.add(event.target);
+    }
+  };
   const onClick = (event: Event) => {
     if (!event.isTrusted || !(event.target instanceof Element)) return;
     const el = event.target.closest(CLICKABLE) ?? event.target;
     if (el.matches(FIELD_CLICK) || el.closest('label')) return;
+    // Enter in a field clicks its form's submit button itself: the Enter step is the one.
+    const button = el as HTMLButtonElement;
+    if (
+      (event as MouseEvent).detail === 0 &&
+      enterAt &&
+      event.timeStamp - enterAt.at < IMPLICIT_CLICK_MS &&
+      button.form === enterAt.form
+    )
+      return;
     send({ do: 'click', element: located(el) });
   };
   const onChange = (event: Event) => {
     const el = event.target;
-    if (!event.isTrusted || !(el instanceof Element)) return;
+    if (!event.isTrusted || !(el instanceof Element) || event.timeStamp - handsAt > HANDS_MS) return;
     if (el instanceof HTMLSelectElement)
       send({ do: 'select', element: located(el), values: [...el.selectedOptions].map((o) => o.value) });
     else if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio'))
@@ -79,17 +123,21 @@ const isText = (el: Element): el is HTMLInputElement | HTMLTextAreaElement =>
     else if (isText(el)) fill(el);
   };
   const onKey = (event: Event) => {
-    const key = (event as KeyboardEvent).key;
+    onHands(event);
+    const { key, isComposing } = event as KeyboardEvent;
     const el = event.target;
-    if (!event.isTrusted || key !== 'Enter' || !(el instanceof Element) || !isText(el) || el.tagName === 'TEXTAREA')
-      return;
+    if (!event.isTrusted || key !== 'Enter' || isComposing || !(el instanceof Element) || !isText(el)) return;
+    if (el.tagName === 'TEXTAREA') return;
     fill(el);
+    enterAt = { form: (el as HTMLInputElement).form, at: event.timeStamp };
     send({ do: 'press', key, element: located(el) });
   };
   const onMessage = (message: unknown) => {
     if ((message as { type?: string })?.type === RECORD_STOP) stop();
   };
   const listeners = [
+    ['pointerdown', onHands],
+    ['input', onInput],
     ['click', onClick],
     ['change', onChange],
     ['keydown', onKey],

@@ -11,6 +11,7 @@ import { PERSON_CODES } from '../../shared/protocol';
 import { parseRelayFrame } from '../../shared/protocol-parse';
 import {
   CLOSE,
+  type AsksFrame,
   type ConsentFrame,
   type ExtensionFrame,
   type HelloFrame,
@@ -36,6 +37,8 @@ export interface RelayConnectionHooks {
   status(status: LinkStatus, detail: string): void;
   /** The consent state for the side panel (sent while one is open). */
   consent(frame: ConsentFrame): void;
+  /** The questions waiting for the person, for notifications (sent whenever they change). */
+  asks(frame: AsksFrame): void;
   /** The server refused our key, or replaced it: the native host may know the new one (ask now). */
   keyRefused(): void;
 }
@@ -266,6 +269,8 @@ export class RelayConnection {
         return;
       case 'consent':
         return this.hooks.consent(frame);
+      case 'asks':
+        return this.hooks.asks(frame);
       case 'request':
         this.hooks.request(frame).then(
           (result) => this.send({ type: 'reply', id: frame.id, result: result ?? {} }),

@@ -65,9 +65,15 @@ export class ControlCalls {
     return this.control.takeOver(tabKey(profile, targetId), reason);
   }
 
-  /** The recording that took the tab ended: it goes back to agents. */
-  personRecorded(profile: string, targetId: string): void {
-    this.control.giveBack(tabKey(profile, targetId), 'person');
+  /** The recording that took the tab (for `reason`) ended: it goes back to agents, if that is still what holds it. */
+  personRecorded(profile: string, targetId: string, reason: string): void {
+    this.control.endTakeOver(tabKey(profile, targetId), reason);
+  }
+
+  /** Why the person has the tab (a hand-over, a take-over, a recording), if they have it: raw clients may not change it. */
+  personHas(profile: string, targetId: string): string | undefined {
+    const holder = this.control.holder(tabKey(profile, targetId));
+    return holder?.kind === 'person' ? holder.reason : undefined;
   }
 
   /** Who holds a tab (for GET /tabs), if anyone. */

@@ -54,8 +54,13 @@ export interface ClientGateDeps {
   asked(): readonly AskKind[];
   /** Opens a watch on a tab's requests (the agent layer's, once it exists). */
   watch(): OpenWatch | undefined;
+  /** Why the person has the tab (handed over, taken over, being recorded), if they have it. */
+  personHas?(targetId: string): string | undefined;
   warn(message: string): void;
 }
+
+/** What a raw client may not do to a tab the person has: their input, and loads. */
+const CHANGES_WHILE_PERSONS = /^(Input\.\w+|Page\.(navigate|reload|navigateToHistoryEntry|resetNavigationHistory))$/;
 
 export class ClientGate {
   // Each client's origins: those of the tabs it worked in and the addresses it loaded.
@@ -111,6 +116,15 @@ export class ClientGate {
   ): Promise<void> | undefined {
     // Every command of every raw client passes here: what most of them need is two lookups.
     if (client.internal) return undefined;
+    // The person has the tab: as the agent API answers 423, a raw client's input and loads are refused.
+    const persons = tab && CHANGES_WHILE_PERSONS.test(method) ? this.deps.personHas?.(tab.targetId) : undefined;
+    if (persons !== undefined)
+      return Promise.reject(
+        new ClawdError(
+          'user_in_control',
+          `${method}: the person has this tab ("${persons}"); nothing was done. Wait until they give it back`,
+        ),
+      );
     if (tab && method.startsWith('Input.') && this.deps.activity.busyFor(tab.targetId) > 0)
       return this.deps.activity
         .waitIdle(tab.targetId, RAW_INPUT_WAIT_MS, `${method} from ${client.name}`)

@@ -24,6 +24,8 @@ export interface RelayConsent {
   said(say: PersonFrame['say']): void;
   /** The person dragged a tab into the clawd group of an agent session: it is that session's. */
   handedTo(targetId: string, session: string): void;
+  /** The person's browser said hello (after the welcome): what it shows them goes to it again. */
+  connected?(): void;
 }
 
 /** The parts the frames reach. */

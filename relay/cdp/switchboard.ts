@@ -10,7 +10,7 @@
 
 import type { WebSocket } from 'ws';
 import { CLOSE, type BrowserInfo, type HelloFrame, type TabSession } from '../../shared/protocol';
-import type { ConsentState } from '../../shared/consent-state';
+import type { AskNotice, ConsentState } from '../../shared/consent-state';
 import { HeldCommands } from '../browser/held-commands';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
@@ -164,7 +164,10 @@ export class Switchboard implements BrowserHub {
 
   #onHello(frame: HelloFrame): TabSession[] {
     // After the welcome this answer makes: the extension (a fresh worker too) gets the rules to enforce.
-    setImmediate(() => void this.#sendPolicy(this.policy.config));
+    setImmediate(() => {
+      void this.#sendPolicy(this.policy.config);
+      this.options.consent?.connected?.();
+    });
     return this.#roster.hello(frame);
   }
 
@@ -289,6 +292,11 @@ export class Switchboard implements BrowserHub {
   /** Opens the person's own live view (a link the person's side panel asked for) in a tab of theirs. */
   async openView(url: string): Promise<void> {
     await this.#presence.ready?.request({ op: 'openView', url }, 'opening the live view');
+  }
+
+  /** The questions waiting for the person, for their browser's notifications (always, when connected). */
+  sendAsks(asks: AskNotice[]): void {
+    this.#presence.ready?.send({ type: 'asks', asks });
   }
 
   /** The consent state for the side panel, sent to the extension (while a panel is open). */

@@ -8,6 +8,7 @@
 import type { AskKind } from '../../shared/ask-kinds';
 import type {
   ConsentAction,
+  ConsentApproval,
   ConsentHandoff,
   ConsentQuestion,
   ConsentState,
@@ -25,6 +26,8 @@ export interface ConsentFeedDeps {
   questions(profile: string): ConsentQuestion[];
   /** The tabs agents handed to the person in clawd's other browsers. */
   handoffs(): ConsentHandoff[];
+  /** The person's standing yeses in force (person-approvals.ts). */
+  approvals(profile: string): ConsentApproval[];
   /** The last recipe the person saved from a recording (person-recording.ts). */
   recipeSaid(): ConsentState['recipeSaid'];
   /** The profile's last actions from the log, oldest first. */
@@ -42,6 +45,11 @@ export class ConsentFeed {
     private readonly deps: ConsentFeedDeps,
     private readonly settleMs = 50,
   ) {}
+
+  /** Whether a side panel (or the options page) is open in the person's browser. */
+  get isOpen(): boolean {
+    return this.#open;
+  }
 
   /** A panel opened (the state goes at once) or the last one closed (nothing goes until one opens). */
   panel(open: boolean): void {
@@ -89,6 +97,7 @@ export class ConsentFeed {
       ask,
       questions: this.deps.questions(profile),
       handoffs: this.deps.handoffs(),
+      approvals: this.deps.approvals(profile),
       ...(recipeSaid ? { recipeSaid } : {}),
     });
   }

@@ -1,14 +1,19 @@
 // Questions for the person: a call that does something the person asked to be asked about (a
-// form sent, a file downloaded, a new site…) waits here until they allow or deny it in the side
-// panel or the live view, within the call's own bound. Deny answers 403 `person_declined` and no
-// answer within the bound `person_no_answer`: nothing happened either way. Each question and its
-// answer is told to whoever listens (the action log, /events, the side panel). Every wait owns
-// one timer, ended by the answer or by close().
+// form sent, a file downloaded, a new site…) waits here until they allow or deny it — in the side
+// panel, a notification of their browser, or the live view. A question outlives the call that
+// asked it: when the call's bound runs out (at once when nowhere the person looks shows it: no
+// side panel, no answering live view), the call answers `waiting_for_person` with the question's
+// id, the question stays open (QUESTION_LIFE_MS), `wait` (ask-wait) hears its answer, and the
+// same call again — same profile, session, kinds and site — joins it or takes its answer: one
+// question is asked once. A standing yes (person-approvals.ts) lets calls by unasked. Deny answers
+// 403 `person_declined`; nothing happens either way. Each question and its answer is told to
+// whoever listens (the action log, /events, the side panel, the person's notifications). Every
+// timer is owned by a question or a wait, ended by the answer or by close().
 
 import { randomBytes } from 'node:crypto';
 import { ClawdError } from '../errors';
-import { seconds } from '../time-limit';
 import { ASK_KIND_TEXT, type AskKind } from '../../shared/ask-kinds';
+import { PersonApprovals, originOf, type Approval, type StandingScope } from './person-approvals';
 
 export interface QuestionInput {
   profile: string;
@@ -33,19 +38,47 @@ export interface Question extends QuestionInput {
   id: string;
   /** When it was asked (ISO). */
   asked: string;
-  /** When the asking call gives up (ISO). */
+  /** When it goes unanswered, if the person says nothing (ISO). */
   expires: string;
 }
 
-/** `withdrawn`: the call that asked went away (its caller left) before the person answered. */
+/** `withdrawn`: every call that asked went away (its caller left) before the person answered. */
 export type QuestionEnd = 'allowed' | 'declined' | 'unanswered' | 'withdrawn';
 
 export type QuestionChange =
   { state: 'asked'; question: Question } | { state: QuestionEnd; question: Question; by?: string };
 
-interface Waiting {
+/** How long a question waits for the person once its call has answered `waiting_for_person`. */
+export const QUESTION_LIFE_MS = 10 * 60_000;
+/** How long an answer is kept for the call again (and for ask-wait) after its question ended. */
+export const ANSWER_KEPT_MS = 10 * 60_000;
+/** How long a call waits when nowhere the person looks shows the question: an answer on its way. */
+export const UNSEEN_WAIT_MS = 1_000;
+
+/** What ask-wait hears: the question's end, or `waiting` when the wait ran out first. */
+export type QuestionAnswer = QuestionEnd | 'waiting';
+
+interface Waiter {
+  /** A call waiting (a yes it hears is used), or ask-wait (it only listens). */
+  call: boolean;
+  settle(end: QuestionEnd): void;
+}
+
+interface Open {
   question: Question;
-  settle(end: QuestionEnd, by?: string): void;
+  key: string;
+  waiters: Set<Waiter>;
+  /** Its own life: unanswered when it runs out. */
+  timer: NodeJS.Timeout;
+}
+
+interface Ended {
+  question: Question;
+  key: string;
+  end: QuestionEnd;
+  at: number;
+  /** A yes a call has used (or a No Stop made old): the same call again is asked afresh. */
+  taken: boolean;
 }
 
 /** Who answered in the person's own browser: the only one who may answer what their terminal asks. */
@@ -57,17 +90,37 @@ export function kindsText(kinds: readonly AskKind[]): string {
 }
 
 export class PersonQuestions {
-  // Added by ask(), removed when answered, timed out or closed.
-  readonly #waiting = new Map<string, Waiting>();
+  readonly approvals: PersonApprovals;
+  // Added by ask(), removed when answered, unanswered, withdrawn or closed.
+  readonly #open = new Map<string, Open>();
+  // Question id → how it ended, kept ANSWER_KEPT_MS (looked at on use) for the same call again and ask-wait.
+  readonly #ended = new Map<string, Ended>();
   // Added by onChange, removed by the function it returns or by close().
   readonly #listeners = new Set<(change: QuestionChange) => void>();
   #closed = false;
 
+  constructor(
+    private readonly options: {
+      /** Whether a place the person looks shows the profile's questions now (default: yes). */
+      looking?: (profile: string) => boolean;
+      now?: () => number;
+    } = {},
+  ) {
+    this.approvals = new PersonApprovals(options.now);
+  }
+
   /**
-   * Resolves when the person allows it; rejects person_declined, or person_no_answer after
-   * `timeoutMs`, or at once once `signal` aborts (the caller left: the question is withdrawn).
+   * Resolves when the person allows it (or allowed it already: a standing yes, or their answer to
+   * the same call asked before); rejects person_declined, `waiting_for_person` once the call's
+   * part of the wait is over (the question stays open), or at once once `signal` aborts.
    */
-  ask(input: QuestionInput, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  ask(
+    input: QuestionInput,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    /** The caller can wait for the answer apart (ask-wait): nowhere showing it, it hears at once. */
+    waitsApart = false,
+  ): Promise<void> {
     if (this.#closed || signal?.aborted)
       return Promise.reject(
         new ClawdError(
@@ -75,72 +128,95 @@ export class PersonQuestions {
           `${kindsText(input.kinds)}: ${input.what}: nobody can answer now (${this.#closed ? 'the server is stopping' : 'the call was given up'}); nothing was done`,
         ),
       );
-    const now = Date.now();
-    const question: Question = {
-      ...input,
-      id: `q${randomBytes(6).toString('hex')}`,
-      asked: new Date(now).toISOString(),
-      expires: new Date(now + timeoutMs).toISOString(),
-    };
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => waiting.settle('unanswered'), Math.max(0, timeoutMs));
-      const withdraw = () => waiting.settle('withdrawn');
-      signal?.addEventListener('abort', withdraw, { once: true });
-      const waiting: Waiting = {
-        question,
-        settle: (end, by) => {
-          if (this.#waiting.get(question.id) !== waiting) return;
-          this.#waiting.delete(question.id);
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', withdraw);
-          this.#tell({ state: end, question, ...(by ? { by } : {}) });
-          if (end === 'allowed') return resolve();
-          const about = question.terminal
-            ? `the change of your rules (${question.what})`
-            : `${kindsText(question.kinds)}: ${question.what}`;
-          reject(
-            end === 'declined'
-              ? new ClawdError('person_declined', `the person declined ${about}; nothing was done`)
-              : end === 'withdrawn'
-                ? new ClawdError(
-                    'person_no_answer',
-                    `the call that asked whether to allow ${about} was given up before the person answered; nothing was done`,
-                  )
-                : new ClawdError(
-                    'person_no_answer',
-                    `the person did not answer within ${seconds(timeoutMs)} whether to allow ${about}; nothing was done. Ask them, or try again with a longer timeoutMs`,
-                  ),
-          );
-        },
-      };
-      this.#waiting.set(question.id, waiting);
-      this.#tell({ state: 'asked', question });
-    });
+    if (input.terminal) return this.#join(this.#ask(input, timeoutMs), timeoutMs, signal);
+    const standing = this.approvals.covering(input);
+    if (standing) {
+      this.#tell({ state: 'allowed', question: this.#question(input, 0), by: standingWords(standing) });
+      return Promise.resolve();
+    }
+    const key = keyOf(input);
+    const answered = this.#answeredFor(key);
+    if (answered?.end === 'allowed') {
+      answered.taken = true;
+      return Promise.resolve();
+    }
+    if (answered?.end === 'declined')
+      return Promise.reject(
+        new ClawdError(
+          'person_declined',
+          `the person declined ${about(answered.question)} at ${new Date(answered.at).toLocaleTimeString()}; nothing was done`,
+        ),
+      );
+    const open =
+      [...this.#open.values()].find((o) => o.key === key) ?? this.#ask(input, Math.max(timeoutMs, QUESTION_LIFE_MS));
+    const unseen = waitsApart && this.options.looking?.(input.profile) === false;
+    return this.#join(open, unseen ? Math.min(timeoutMs, UNSEEN_WAIT_MS) : timeoutMs, signal);
   }
 
   /**
-   * The person's answer; false when the question is no longer waiting (answered, or its call gave
-   * up), or when `by` may not answer it (the terminal's questions are the side panel's).
+   * The person's answer (`standing`: and the same on this site for a while, or in this tab until
+   * it closes); false when the question is no longer open, or when `by` may not answer it (the
+   * terminal's questions are the side panel's).
    */
-  answer(id: string, allow: boolean, by: string): boolean {
-    const waiting = this.#waiting.get(id);
-    if (!waiting) return false;
-    if (waiting.question.terminal && by !== SIDE_PANEL) return false;
-    waiting.settle(allow ? 'allowed' : 'declined', by);
+  answer(id: string, allow: boolean, by: string, standing?: StandingScope): boolean {
+    const open = this.#open.get(id);
+    if (!open) return false;
+    if (open.question.terminal && by !== SIDE_PANEL) return false;
+    if (allow && standing && !open.question.terminal) this.approvals.add(standing, open.question);
+    this.#settle(open, allow ? 'allowed' : 'declined', by);
     return true;
   }
 
-  /** Every question still waiting, oldest first (of one profile, when named). */
+  /**
+   * ask-wait: the question's answer once it comes (`waiting` when `timeoutMs` runs out first), or
+   * how it ended if it has; not_found for a question of another profile, or none kept.
+   */
+  wait(id: string, profile: string, timeoutMs: number): Promise<{ question: Question; answer: QuestionAnswer }> {
+    const open = this.#open.get(id);
+    const ended = this.#ended.get(id);
+    const question = open?.question ?? (ended && this.#now() - ended.at < ANSWER_KEPT_MS ? ended.question : undefined);
+    if (!question || question.profile !== profile)
+      return Promise.reject(
+        new ClawdError(
+          'not_found',
+          `no question ${JSON.stringify(id)} on ${profile} (an answer is kept ${ANSWER_KEPT_MS / 60_000} minutes)`,
+        ),
+      );
+    if (!open) return Promise.resolve({ question, answer: ended!.end });
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        call: false,
+        settle: (end) => {
+          clearTimeout(timer);
+          resolve({ question, answer: end });
+        },
+      };
+      const timer = setTimeout(() => {
+        open.waiters.delete(waiter);
+        resolve({ question, answer: 'waiting' });
+      }, timeoutMs);
+      open.waiters.add(waiter);
+    });
+  }
+
+  /** Every question still open, oldest first (of one profile, when named). */
   pending(profile?: string): Question[] {
-    return [...this.#waiting.values()]
-      .map((w) => w.question)
+    return [...this.#open.values()]
+      .map((o) => o.question)
       .filter((q) => profile === undefined || q.profile === profile);
   }
 
-  /** Declines every question of the profile (the person pressed Stop). */
+  /** The person pressed Stop: every question of the profile is declined, every yes of theirs there ends. */
   declineAll(profile: string, by: string): void {
-    for (const waiting of [...this.#waiting.values()])
-      if (waiting.question.profile === profile) waiting.settle('declined', by);
+    for (const open of [...this.#open.values()])
+      if (open.question.profile === profile) this.#settle(open, 'declined', by);
+    for (const ended of this.#ended.values()) if (ended.question.profile === profile) ended.taken = true;
+    this.approvals.revokeAll(profile);
+  }
+
+  /** The tab closed: a yes until its end ends. */
+  forgetTab(targetId: string): void {
+    this.approvals.forgetTab(targetId);
   }
 
   onChange(listener: (change: QuestionChange) => void): () => void {
@@ -151,11 +227,136 @@ export class PersonQuestions {
   /** The server is stopping: every waiting call hears that nobody answered, and nothing more is asked. */
   close(): void {
     this.#closed = true;
-    for (const waiting of [...this.#waiting.values()]) waiting.settle('unanswered');
+    for (const open of [...this.#open.values()]) this.#settle(open, 'unanswered');
     this.#listeners.clear();
+  }
+
+  #now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  #question(input: QuestionInput, lifeMs: number): Question {
+    const now = this.#now();
+    return {
+      ...input,
+      id: `q${randomBytes(6).toString('hex')}`,
+      asked: new Date(now).toISOString(),
+      expires: new Date(now + lifeMs).toISOString(),
+    };
+  }
+
+  /** A new open question, unanswered after `lifeMs`. */
+  #ask(input: QuestionInput, lifeMs: number): Open {
+    const open: Open = {
+      question: this.#question(input, lifeMs),
+      key: keyOf(input),
+      waiters: new Set(),
+      timer: setTimeout(() => this.#settle(open, 'unanswered'), Math.max(0, lifeMs)),
+    };
+    this.#open.set(open.question.id, open);
+    this.#tell({ state: 'asked', question: open.question });
+    return open;
+  }
+
+  /** The call waits on the question for `waitMs`; its caller leaving withdraws it when nobody else waits. */
+  #join(open: Open, waitMs: number, signal: AbortSignal | undefined): Promise<void> {
+    const { question } = open;
+    return new Promise<void>((resolve, reject) => {
+      const leave = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', abort);
+        open.waiters.delete(waiter);
+      };
+      const waiter: Waiter = {
+        call: true,
+        settle: (end) => {
+          leave();
+          if (end === 'allowed') resolve();
+          else reject(endError(end, question));
+        },
+      };
+      const timer = setTimeout(() => {
+        // The terminal's question ends with its call; an agent's stays for the person.
+        if (question.terminal) return this.#settle(open, 'unanswered');
+        leave();
+        reject(
+          new ClawdError(
+            'waiting_for_person',
+            `the person has not answered yet whether to allow ${about(question)} (question ${question.id}); nothing was done. Wait for their answer (ask-wait ${question.id}; GET /asks/${question.id}/wait; MCP handoff action ask), then make the same call again: it is not asked twice`,
+          ),
+        );
+      }, waitMs);
+      const abort = () => {
+        leave();
+        if (![...open.waiters].some((w) => w.call)) this.#settle(open, 'withdrawn');
+        reject(endError('withdrawn', question));
+      };
+      signal?.addEventListener('abort', abort, { once: true });
+      open.waiters.add(waiter);
+    });
+  }
+
+  #settle(open: Open, end: QuestionEnd, by?: string): void {
+    if (this.#open.get(open.question.id) !== open) return;
+    this.#open.delete(open.question.id);
+    clearTimeout(open.timer);
+    const calls = [...open.waiters].some((w) => w.call);
+    for (const waiter of [...open.waiters]) waiter.settle(end);
+    open.waiters.clear();
+    // A yes a waiting call took is used; one that came after every call had gone waits for the same call again.
+    this.#ended.set(open.question.id, { question: open.question, key: open.key, end, at: this.#now(), taken: calls });
+    this.#tell({ state: end, question: open.question, ...(by ? { by } : {}) });
+  }
+
+  /** The answer the same call asked before got, while it is kept and not yet taken. */
+  #answeredFor(key: string): Ended | undefined {
+    const now = this.#now();
+    let found: Ended | undefined;
+    for (const [id, ended] of this.#ended) {
+      if (now - ended.at >= ANSWER_KEPT_MS) this.#ended.delete(id);
+      else if (ended.key === key && !ended.taken && (ended.end === 'allowed' || ended.end === 'declined'))
+        found = ended;
+    }
+    return found;
   }
 
   #tell(change: QuestionChange): void {
     for (const listener of [...this.#listeners]) listener(change);
   }
+}
+
+/** One question as the same call again finds it: who asks, what kinds, on which site. */
+function keyOf(input: QuestionInput): string {
+  return JSON.stringify([
+    input.profile,
+    input.session ?? '',
+    [...input.kinds].sort(),
+    originOf(input.url) ?? input.url ?? '',
+  ]);
+}
+
+function about(question: Question): string {
+  return question.terminal
+    ? `the change of your rules (${question.what})`
+    : `${kindsText(question.kinds)}: ${question.what}`;
+}
+
+function endError(end: QuestionEnd, question: Question): ClawdError {
+  return end === 'declined'
+    ? new ClawdError('person_declined', `the person declined ${about(question)}; nothing was done`)
+    : end === 'withdrawn'
+      ? new ClawdError(
+          'person_no_answer',
+          `the call that asked whether to allow ${about(question)} was given up before the person answered; nothing was done`,
+        )
+      : new ClawdError(
+          'person_no_answer',
+          `the person did not answer whether to allow ${about(question)} by ${new Date(question.expires).toLocaleTimeString()}; nothing was done. Ask them, or try again`,
+        );
+}
+
+function standingWords(approval: Approval): string {
+  return approval.until
+    ? `your yes on ${approval.origin} until ${new Date(approval.until).toLocaleTimeString()}`
+    : `your yes on ${approval.origin} in this tab`;
 }

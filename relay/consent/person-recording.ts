@@ -15,12 +15,14 @@ export interface RecipeSaver {
 export interface RecordingControl {
   /** The person takes the tab (no agent changes it); false when it was theirs already. */
   personRecords(profile: string, targetId: string, reason: string): boolean;
-  /** The tab the recording took goes back to agents. */
-  personRecorded(profile: string, targetId: string): void;
+  /** The tab the recording took (for `reason`) goes back to agents, if that is still what holds it. */
+  personRecorded(profile: string, targetId: string, reason: string): void;
 }
 
 /** What the side panel shows of the last save. */
 export interface RecipeSaid {
+  /** The panel's id of that save. */
+  id: string;
   name: string;
   saved: boolean;
   error?: string;
@@ -52,20 +54,31 @@ export class PersonRecording {
 
   /** The recording ended (saved or not): the tab goes back to agents if the recording took it. */
   stop(profile: string, targetId: string): void {
-    if (this.#took.delete(`${profile}\n${targetId}`)) this.control.personRecorded(profile, targetId);
+    if (this.#took.delete(`${profile}\n${targetId}`)) this.control.personRecorded(profile, targetId, RECORDING_REASON);
   }
 
-  /** Saves what the person recorded under a name no recipe has; the recording ends either way. */
-  async save(profile: string, name: string, targetId: string, recipe: Recipe): Promise<string> {
+  /**
+   * Saves what the person recorded under a name no recipe has; once saved, the recording ends (a
+   * refused save leaves it going: the person may name it again). `id`: the panel's, said back.
+   */
+  async save(profile: string, save: { id: string; name: string; targetId: string }, recipe: Recipe): Promise<string> {
+    const { id, name, targetId } = save;
     try {
       const file = await this.store.save(name, recipe);
-      this.#said = { name, saved: true };
+      this.#said = { id, name, saved: true };
+      this.stop(profile, targetId);
       return file;
     } catch (error) {
-      this.#said = { name, saved: false, error: (error as Error).message };
+      this.#said = { id, name, saved: false, error: (error as Error).message };
       throw error;
-    } finally {
-      this.stop(profile, targetId);
+    }
+  }
+
+  /** No side panel is open any more (or the person's browser went): every recording of the profile ends. */
+  stopAll(profile: string): void {
+    for (const key of [...this.#took]) {
+      const [owner, targetId] = key.split('\n') as [string, string];
+      if (owner === profile) this.stop(owner, targetId);
     }
   }
 

@@ -21,7 +21,7 @@ import type { Pairing } from '../pairing/pairing';
 import { attachViewSocket, viewLink } from '../view/view-routes';
 import { ClientActivity } from './client-activity';
 import type { Invoker } from '../operations/control-client';
-import { LocalInvoker } from './operation-handlers';
+import { LocalInvoker, type OperationServices } from './operation-handlers';
 
 export interface ControlServer {
   readonly port: number;
@@ -43,6 +43,8 @@ export async function startControlServer(options: {
   keys: ServerKeys;
   /** The person's yes to a loosening of their rules (person-consent.ts). */
   confirmLoosening(changes: string[], timeoutMs: number): Promise<void>;
+  /** ask-wait (consent/person-questions.ts). */
+  askWait: OperationServices['askWait'];
   home: string;
   service: ProfileService;
   agent: AgentService;
@@ -66,6 +68,7 @@ export async function startControlServer(options: {
     secrets: new SecretStore(options.home),
     home: options.home,
     confirmLoosening: options.confirmLoosening,
+    askWait: options.askWait,
     // A hand-over's link goes to the agent, which passes it on: it watches its one tab, nothing more.
     viewLink: (tab, ttlMs) =>
       viewLink({ token: options.token, port: () => port, auth: viewAuth }, { ...WATCH_ONLY, tab }, ttlMs).url,

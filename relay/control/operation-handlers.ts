@@ -24,7 +24,8 @@ import type { ProfileService } from '../profiles/profile-service';
 import { looseningsOfChange } from '../profiles/rule-changes';
 import type { SecretStore } from '../home/secret-store';
 import { pageQuote } from '../operations/page-fence';
-import { namesSecrets, SecretMask, withCallMask, withSecrets } from '../operations/secret-use';
+import type { PersonQuestions } from '../consent/person-questions';
+import { checkSecrets, maskOf, namesSecrets, withCallMask, withSecrets } from '../operations/secret-use';
 import { callLabel, recordCall, type RecorderDeps } from './action-recorder';
 
 export interface OperationServices {
@@ -39,7 +40,7 @@ export interface OperationServices {
   home: string;
   /** Runs recipes through the invoker (made by LocalInvoker: each step is a call of its own). */
   recipes?: RecipeRunner;
-  /** The person's secrets: put into `type`/`fill` for `{{secret:NAME}}`, masked in every answer. */
+  /** The person's secrets: put into `type`/`fill` for `{{secret:NAME}}` (a TOTP seed's code for `{{totp:NAME}}`), masked in every answer. */
   secrets: SecretStore;
   /**
    * A change that loosens the person's rules (each said in words) may go on: refused person_only
@@ -47,6 +48,8 @@ export interface OperationServices {
    * they said yes in the side panel (within `timeoutMs`).
    */
   confirmLoosening(changes: string[], timeoutMs: number): Promise<void>;
+  /** ask-wait: a question's answer once it comes (consent/person-questions.ts). */
+  askWait(id: string, profile: string, timeoutMs: number): ReturnType<PersonQuestions['wait']>;
 }
 
 /** `call`: the one record of the call (agent-calls.ts) — its profile, tab, session, bound, elements, and the page the gate found. */
@@ -93,6 +96,10 @@ export const HANDLERS: Handlers = {
   },
   handoffWait: (s, call, input) => s.agent.control.waitForHandback(call, input),
   handoffEnd: (s, call, input) => s.agent.control.endHandoff(call, input, 'agent'),
+  askWait: async (s, call, input) => {
+    const { question, answer } = await s.askWait(input.id, call.profile, input.timeoutMs);
+    return { id: question.id, answer, what: question.what };
+  },
   release: (s, call, input) => s.agent.control.releaseHold(call, input),
   storageExport: (s, call) => s.agent.storage.export(call),
   storageImport: (s, call, input) => s.agent.storage.import(call, input),
@@ -151,7 +158,8 @@ export const HANDLERS: Handlers = {
       created: r.created,
       steps: r.steps.filter((step) => step.do !== 'note').length,
       params: r.params.map(paramSaid),
-      secrets: r.secrets,
+      // The names the person keeps for it (clawd secrets): its secrets and its TOTP seeds.
+      secrets: [...r.secrets, ...(r.totp ?? [])],
     })),
   }),
   runRecipe: (s, call, input) => s.recipes!.run(call, input),
@@ -236,10 +244,14 @@ export class LocalInvoker implements Invoker {
     const deps = this.#recorderDeps();
     // The profile's secrets: put in for the call's placeholders (the log, the trace and the gate keep
     // the placeholder), masked in whatever goes back.
-    const secrets = await this.services.secrets.valuesOf(name);
-    const mask = new SecretMask([...secrets.values()]);
+    const kept = await this.services.secrets.kept(name);
+    const mask = maskOf(kept);
     try {
-      const run = namesSecrets(operation.name, input) ? withSecrets(operation.name, input, secrets, name) : input;
+      const puts = namesSecrets(operation.name, input);
+      // A name nothing is kept under is refused before the gate asks the person anything; the values
+      // are put in only once it let the call through (a TOTP code is good for its period only).
+      if (puts) checkSecrets(operation.name, input, kept, name);
+      const run = puts ? () => withSecrets(operation.name, input, kept, name) : () => input;
       const work = () =>
         this.#gateThenHandle(operation, call, input, run, (passed) => {
           call = passed;
@@ -255,7 +267,7 @@ export class LocalInvoker implements Invoker {
       const { value } = await withCallMask(
         mask,
         () => collectNotes(traced, note && ((said) => note(mask.text(said))), signal),
-        run !== input,
+        puts,
       );
       const result = mask.value(value);
       void recordCall(deps, operation, call, input, { result }, performance.now() - began);
@@ -276,12 +288,13 @@ export class LocalInvoker implements Invoker {
     operation: Operation<any, R>,
     call: AgentCall,
     input: Record<string, unknown>,
-    run: Record<string, unknown>,
+    /** The input with the secrets put in: made just before the handler runs. */
+    run: () => Record<string, unknown>,
     passedAs: (call: AgentCall) => void,
   ): Promise<R> {
     const handler = HANDLERS[operation.name as OperationName] as unknown as Handler<Operation<any, R>>;
     const gate = operation.gate;
-    if (!gate) return handler(this.services, call, run);
+    if (!gate) return handler(this.services, call, run());
     const passed = await this.services.agent.gate({
       call,
       spec: gate,
@@ -297,12 +310,12 @@ export class LocalInvoker implements Invoker {
       timeoutMs,
     };
     passedAs(through);
-    const checked = {
-      ...run,
+    const checked = () => ({
+      ...run(),
       ...(passed.targetId !== undefined ? { targetId: passed.targetId } : {}),
       ...(timeoutMs !== call.timeoutMs ? { timeoutMs } : {}),
-    };
-    const handle = () => handler(this.services, through, checked);
+    });
+    const handle = () => handler(this.services, through, checked());
     return passed.watched ? passed.watched(handle) : handle();
   }
 

@@ -99,6 +99,48 @@ export const handoffEnd = operation<{ targetId: string; ended: boolean }>()({
   text: (r) => (r.ended ? `${r.targetId} is back with the agents` : `${r.targetId} was not handed over`),
 });
 
+/** What ask-wait answers: the question's end, or `waiting` (the wait ran out first). */
+export interface AskWaitResult {
+  id: string;
+  answer: 'allowed' | 'declined' | 'unanswered' | 'withdrawn' | 'waiting';
+  /** The call it asked about, as the log says it. */
+  what: string;
+}
+
+export const askWait = operation<AskWaitResult>()({
+  name: 'askWait',
+  summary:
+    'wait for the person’s answer to a question a call of yours raised (its id is in the waiting_for_person answer); then make the same call again',
+  details:
+    'A call the person asked to be asked about waits for their answer within its bound; past it (at once when no side panel or live view of theirs shows it — their browser notifies them) it answers 408 waiting_for_person with the question’s id and the question stays open for 10 minutes. The same call again (same session, kind and site) joins that question instead of asking again, and takes the person’s Allow once. Declined: the same call is refused (person_declined) for 10 minutes.',
+  input: z.object({
+    ...tabFields,
+    id: z
+      .string()
+      .regex(/^q[0-9a-f]{12}$/, 'must be a question id, like q1a2b3c4d5e6f')
+      .describe('the question’s id (q…)'),
+    timeoutMs: intIn(0, MAX_HANDOFF_WAIT_MS).default(60_000).describe('how long to wait in ms (default 1 minute)'),
+  }),
+  http: { method: 'GET', path: '/asks/:id/wait' },
+  cli: {
+    group: 'agent',
+    name: 'ask-wait',
+    args: [{ field: 'id', value: 'ID' }],
+    exitCode: (r) => (r.answer === 'allowed' ? 0 : 1),
+  },
+  mcp: { tool: 'handoff', as: 'ask' },
+  example: { id: 'q1a2b3c4d5e6f' },
+  text: (r) =>
+    r.answer === 'allowed'
+      ? `the person allowed ${r.what}: make the same call again (it is not asked twice)`
+      : r.answer === 'waiting'
+        ? `the person has not answered yet (${r.what}): wait again, or do something else meanwhile`
+        : r.answer === 'declined'
+          ? `the person declined ${r.what}: do not do it`
+          : `no answer (${r.answer}): ${r.what} was not done`,
+  clientTimeoutMs: (i) => i.timeoutMs + 10_000,
+});
+
 export const release = operation<{ targetId: string; released: boolean }>()({
   name: 'release',
   summary: "release an agent session's hold on a tab, so other sessions may change it",

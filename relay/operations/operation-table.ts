@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { click, drag, fill, focus, hover, press, scrollIntoView, select, type } from './act-operations';
-import { handoff, handoffEnd, handoffWait, release } from './control-operations';
+import { askWait, handoff, handoffEnd, handoffWait, release } from './control-operations';
 import { close, evaluate, resize, scroll, wait } from './page-act-operations';
 import { coerce, parseInput } from './fields';
 import { dialog, download, downloads, upload } from './hook-operations';
@@ -51,6 +51,7 @@ export const OPERATIONS = {
   handoff,
   handoffWait,
   handoffEnd,
+  askWait,
   tabs,
   tabOpen,
   tabFocus,
@@ -123,7 +124,7 @@ const TOOL_SUMMARIES: Record<string, string> = {
   browser:
     "the profile's browser: status (default), start, stop, all profiles, the origin policy (which sites you may load), or the action log",
   handoff:
-    'give (default) the tab to the person with a reason, when you cannot go on (log-in, CAPTCHA); answers a live view link for them; wait for it back, or end it',
+    'give (default) the tab to the person with a reason, when you cannot go on (log-in, CAPTCHA); answers a live view link for them; wait for it back, or end it; ask (id): wait for their answer to a question of yours (waiting_for_person)',
   download:
     "wait (default) for the tab's next download (with ref, click what starts it) and answer where it was saved; or list them",
   network: "the tab's requests: list (default) or request (id: its headers and body)",

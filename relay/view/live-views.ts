@@ -67,6 +67,8 @@ export class LiveViews {
   readonly #casts = new Map<TabKey, TabScreencast>();
   // Every open viewer socket (with its place in a screencast once it has one), closed by close().
   readonly #sockets = new Map<WebSocket, { cast: TabScreencast; sink: ViewerSink } | undefined>();
+  // A socket of a view that answers questions → its profile, while it is open.
+  readonly #answering = new Map<WebSocket, string>();
   // Tab key → the timer that gives back a take-over nobody watches any more; cleared when a viewer returns.
   readonly #abandoned = new Map<TabKey, NodeJS.Timeout>();
 
@@ -82,6 +84,11 @@ export class LiveViews {
     return this.#casts.get(tab);
   }
 
+  /** Whether a view that answers the person's questions is open on the profile (they are looking). */
+  answering(profile: string): boolean {
+    return [...this.#answering.values()].includes(profile);
+  }
+
   /** What each viewer costs the server right now: bytes in its socket, frames held for it. */
   viewerStats(): Array<{ buffered: number; held: number }> {
     return [...this.#sockets].map(([ws, place]) => ({
@@ -93,9 +100,13 @@ export class LiveViews {
   /** Serves one viewer on an accepted socket until it closes; `grant` says whether it may act. */
   async serve(ws: WebSocket, profile: string, requested: string | undefined, grant: ViewGrant): Promise<void> {
     this.#sockets.set(ws, undefined);
+    if (grant.answers) this.#answering.set(ws, profile);
     // Until the viewer is set up, closing only forgets the socket; then it undoes everything.
     let cleanUp = () => void this.#sockets.delete(ws);
-    ws.on('close', () => cleanUp());
+    ws.on('close', () => {
+      this.#answering.delete(ws);
+      cleanUp();
+    });
     // The page speaks as soon as the socket opens (its size, a take-over): kept until set up.
     const early: Array<{ data: RawData; isBinary: boolean }> = [];
     let onMessage = (data: RawData, isBinary: boolean): void => {
@@ -232,6 +243,7 @@ export class LiveViews {
     this.#abandoned.clear();
     for (const ws of this.#sockets.keys()) ws.terminate();
     this.#sockets.clear();
+    this.#answering.clear();
     const casts = [...this.#casts.values()];
     this.#casts.clear();
     await Promise.all(casts.map((cast) => cast.close()));

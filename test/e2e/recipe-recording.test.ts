@@ -2,16 +2,17 @@
 // clicked as the person would) they press Record on a tab of theirs, do a two-page order with
 // their own hands (the test's own connection to the browser, not the relay), delete a stray step
 // and save it. The recipe has a parameter per field and none of the values typed; agents are held
-// off the tab while it records; an agent runs the recipe over `clawd mcp` with other values and
+// off the tab while it records (the agent API, ending it, a raw CDP client's input or load); an agent runs the recipe over `clawd mcp` with other values and
 // the shop receives those; with the shop's button renamed, the run stops at that step and says so.
 
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SavedRecipe } from '../../shared/recipe';
 import { TestBrowser } from '../helpers/chromium';
+import { CdpClient } from '../helpers/cdp-client';
 import { CLAWD_BIN } from '../helpers/cli';
 import { unfenced } from '../helpers/fence';
 import { startOrderShop } from '../helpers/order-shop';
@@ -99,6 +100,29 @@ describe('the person teaches a task in the side panel, and an agent runs it', ()
       const refused = await api('POST', '/navigate', { targetId: tab.pageTargetId, url: shop.url });
       expect(refused.status).toBe(423);
       expect(refused.body.error.code).toBe('user_in_control');
+      // Nor can an agent end it (it is the person's own), or act through the relay as a raw CDP client.
+      const ended = await api('DELETE', `/handoff?targetId=${tab.pageTargetId}`);
+      expect(ended.status).toBe(423);
+      expect(ended.body.error.message).toMatch(/the person took this tab themselves \("You are recording a recipe/);
+      const version = await (
+        await fetch(`${server.server.relay.url}/json/version`, { headers: { Authorization: `Bearer ${server.token}` } })
+      ).json();
+      const raw = await CdpClient.connect(`${version.webSocketDebuggerUrl}&session=sneaky`);
+      try {
+        const { sessionId } = await raw.send('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true });
+        await expect(
+          raw.send(
+            'Input.dispatchMouseEvent',
+            { type: 'mousePressed', x: 5, y: 5, button: 'left', clickCount: 1 },
+            sessionId,
+          ),
+        ).rejects.toThrow(/the person has this tab/);
+        await expect(raw.send('Page.navigate', { url: shop.url }, sessionId)).rejects.toThrow(
+          /the person has this tab/,
+        );
+      } finally {
+        await raw.close();
+      }
 
       // The task, by the person's own hands (a stray click on the heading among it).
       await browser.cdp.send('Target.activateTarget', { targetId: tab.pageTargetId });
@@ -140,6 +164,27 @@ describe('the person teaches a task in the side panel, and an agent runs it', ()
       // The stray click goes; named, saved.
       await inPanel(`document.querySelectorAll('#steps li')[2].querySelector('.delete').click()`);
       expect(await panelSteps()).toEqual(expected.filter((s) => !s.startsWith('click css')));
+      // A name already saved is refused, said in the panel; the recording goes on, to be named again.
+      mkdirSync(path.join(server.home, 'recipes'), { recursive: true });
+      writeFileSync(
+        path.join(server.home, 'recipes', 'taken.json'),
+        JSON.stringify({
+          name: 'taken',
+          created: '2026-01-01T00:00:00Z',
+          source: 'x',
+          params: [],
+          secrets: [],
+          steps: [{ do: 'goto', url: shop.url }],
+        }),
+      );
+      await inPanel(`document.getElementById('recipe-name').value = 'taken'`);
+      await inPanel(`document.getElementById('save-recipe').click()`);
+      await until('refused', async () =>
+        (await inPanel<string>(`document.getElementById('recipe-said').textContent`)).startsWith(
+          'Not saved: a recipe named taken',
+        ),
+      );
+      expect(await inPanel<boolean>(`!document.getElementById('recording').hidden`)).toBe(true);
       await inPanel(`document.getElementById('recipe-name').value = 'taught-order'`);
       await inPanel(`document.getElementById('save-recipe').click()`);
       await until('saved', async () =>

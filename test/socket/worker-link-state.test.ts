@@ -52,6 +52,7 @@ async function startWorker(relay: { port: number; extensionKey: string }, storag
     steppedAside: (aside) => void state.save('steppedAside', aside),
     welcome: () => {},
     tabSession: () => {},
+    asks: () => {},
     request: async () => ({}),
     status: (status) => statuses.push(status),
     consent: () => {},

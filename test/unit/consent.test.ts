@@ -1,7 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseAskKinds } from '../../shared/ask-kinds';
 import { PersonActivity } from '../../relay/consent/person-activity';
-import { PersonQuestions, SIDE_PANEL, type QuestionChange } from '../../relay/consent/person-questions';
+import { STANDING_MS } from '../../relay/consent/person-approvals';
+import {
+  PersonQuestions,
+  QUESTION_LIFE_MS,
+  SIDE_PANEL,
+  UNSEEN_WAIT_MS,
+  type QuestionChange,
+} from '../../relay/consent/person-questions';
 
 afterEach(() => void vi.useRealTimers());
 
@@ -47,7 +54,7 @@ describe('questions for the person', () => {
     });
   });
 
-  it('refuse with person_declined on Deny, and person_no_answer when the bound runs out', async () => {
+  it('refuse with person_declined on Deny; when the bound runs out, answer waiting_for_person and keep the question', async () => {
     vi.useFakeTimers();
     const questions = new PersonQuestions();
     const denied = questions.ask(input, 5_000);
@@ -58,11 +65,102 @@ describe('questions for the person', () => {
         'sending a form (a submit button, Enter in a form field): click e12 button "Buy now"',
       ),
     });
+    // Heard by the call that waited: the same call again is asked afresh.
     const unanswered = questions.ask(input, 5_000);
     const caught = unanswered.catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(5_000);
-    expect(await caught).toMatchObject({ code: 'person_no_answer' });
+    const [open] = questions.pending();
+    expect(await caught).toMatchObject({
+      code: 'waiting_for_person',
+      message: expect.stringContaining(
+        `(question ${open!.id}); nothing was done. Wait for their answer (ask-wait ${open!.id}`,
+      ),
+    });
+    // It stays for the person (QUESTION_LIFE_MS), then goes unanswered.
+    await vi.advanceTimersByTimeAsync(QUESTION_LIFE_MS - 5_001);
+    expect(questions.pending()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
     expect(questions.pending()).toEqual([]);
+    expect(await questions.wait(open!.id, 'chrome', 1_000)).toMatchObject({ answer: 'unanswered' });
+  });
+
+  it('ask the same call once: a retry joins the open question, and takes the answer given after the call left (once)', async () => {
+    vi.useFakeTimers();
+    const questions = new PersonQuestions();
+    const told: QuestionChange[] = [];
+    questions.onChange((change) => told.push(change));
+    const first = questions.ask(input, 1_000).catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await first).toMatchObject({ code: 'waiting_for_person' });
+    const [open] = questions.pending();
+    // ask-wait hears the answer; it does not use it.
+    const waited = questions.wait(open!.id, 'chrome', 60_000);
+    // The same call again (another ref, the same session, kinds and site) joins it: no second question.
+    const again = questions.ask(
+      { ...input, what: 'click e15 button "Buy now"', url: 'https://shop.test/other' },
+      1_000,
+    );
+    expect(questions.pending()).toHaveLength(1);
+    const again2 = again.catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await again2).toMatchObject({ code: 'waiting_for_person' });
+    questions.answer(open!.id, true, 'side panel');
+    expect(await waited).toMatchObject({ answer: 'allowed', question: { id: open!.id } });
+    await expect(questions.wait(open!.id, 'other', 10)).rejects.toMatchObject({ code: 'not_found' });
+    // The next same call is let through by that yes, once; another session's is asked.
+    await expect(questions.ask(input, 1_000)).resolves.toBeUndefined();
+    expect(questions.pending()).toEqual([]);
+    void questions.ask({ ...input, session: 'other' }, 1_000).catch(() => {});
+    expect(questions.pending()).toHaveLength(1);
+    void questions.ask(input, 1_000).catch(() => {});
+    expect(questions.pending()).toHaveLength(2);
+    expect(told.filter((c) => c.state === 'asked')).toHaveLength(3);
+    questions.close();
+  });
+
+  it('answer at once when nowhere the person looks shows the question, after a moment for an answer on its way', async () => {
+    vi.useFakeTimers();
+    const questions = new PersonQuestions({ looking: (profile) => profile === 'work' });
+    const unseen = questions.ask(input, 20_000, undefined, true).catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(UNSEEN_WAIT_MS);
+    expect(await unseen).toMatchObject({ code: 'waiting_for_person' });
+    const seen = questions.ask({ ...input, profile: 'work' }, 20_000, undefined, true);
+    await vi.advanceTimersByTimeAsync(UNSEEN_WAIT_MS * 5);
+    questions.answer(questions.pending('work')[0]!.id, true, 'live view');
+    await expect(seen).resolves.toBeUndefined();
+    questions.close();
+  });
+
+  it('let calls by unasked under a standing yes, on that site (and tab) only, until it is taken back or ends', async () => {
+    vi.useFakeTimers();
+    const questions = new PersonQuestions();
+    const asked = questions.ask(input, 5_000);
+    questions.answer(questions.pending()[0]!.id, true, 'side panel', 'minutes');
+    await asked;
+    const [approval] = questions.approvals.list('chrome');
+    expect(approval).toMatchObject({ kinds: ['submit'], origin: 'https://shop.test' });
+    await expect(questions.ask({ ...input, session: 'other', targetId: 'T9' }, 5_000)).resolves.toBeUndefined();
+    void questions.ask({ ...input, url: 'https://bank.test/' }, 5_000).catch(() => {});
+    void questions.ask({ ...input, kinds: ['submit', 'download'] }, 5_000).catch(() => {});
+    expect(questions.pending().map((q) => q.url)).toEqual(['https://bank.test/', 'https://shop.test/cart']);
+    await vi.advanceTimersByTimeAsync(STANDING_MS);
+    expect(questions.pending()).toEqual([]); // unanswered by now
+    expect(questions.approvals.list('chrome')).toEqual([]);
+    void questions.ask(input, 5_000).catch(() => {});
+    expect(questions.pending()).toHaveLength(1);
+    questions.close();
+
+    const tabbed = new PersonQuestions();
+    const once = tabbed.ask(input, 5_000);
+    tabbed.answer(tabbed.pending()[0]!.id, true, 'side panel', 'tab');
+    await once;
+    await expect(tabbed.ask({ ...input, session: 'b' }, 5_000)).resolves.toBeUndefined();
+    void tabbed.ask({ ...input, session: 'c', targetId: 'T2' }, 5_000).catch(() => {});
+    expect(tabbed.pending()).toHaveLength(1);
+    tabbed.forgetTab('T1');
+    void tabbed.ask({ ...input, session: 'd' }, 5_000).catch(() => {});
+    expect(tabbed.pending()).toHaveLength(2);
+    tabbed.close();
   });
 
   it('withdraw a question when the caller leaves, and ask nothing once closed', async () => {

@@ -48,7 +48,7 @@ describe('extension frames', () => {
       { type: 'person', say: { block: 'https://a.test' } },
       { type: 'person', say: { ask: ['submit', 'storage'] } },
       { type: 'person', say: { record: { targetId: 'T1', on: true } } },
-      { type: 'person', say: { recipe: { name: 'order', targetId: 'T1', recipe: taught } } },
+      { type: 'person', say: { recipe: { id: 'r1', name: 'order', targetId: 'T1', recipe: taught } } },
     ];
     for (const frame of frames) expect(parseExtensionFrame(JSON.stringify(frame))).toEqual({ ok: true, frame });
   });
@@ -85,13 +85,13 @@ describe('extension frames', () => {
     [JSON.stringify({ type: 'person', say: { launch: true } }), /person: say must be/],
     [JSON.stringify({ type: 'person', say: { record: { targetId: 'T1' } } }), /person: say.record needs/],
     [
-      JSON.stringify({ type: 'person', say: { recipe: { name: '../x', targetId: 'T1', recipe: taught } } }),
-      /person: say.recipe needs a name/,
+      JSON.stringify({ type: 'person', say: { recipe: { id: 'r1', name: '../x', targetId: 'T1', recipe: taught } } }),
+      /person: say.recipe needs an id, a name/,
     ],
     [
       JSON.stringify({
         type: 'person',
-        say: { recipe: { name: 'x', targetId: 'T1', recipe: { ...taught, steps: [{ do: 'constructor' }] } } },
+        say: { recipe: { id: 'r1', name: 'x', targetId: 'T1', recipe: { ...taught, steps: [{ do: 'constructor' }] } } },
       }),
       /person: say.recipe: step 1 is not one of goto/,
     ],
@@ -100,6 +100,7 @@ describe('extension frames', () => {
         type: 'person',
         say: {
           recipe: {
+            id: 'r1',
             name: 'x',
             targetId: 'T1',
             recipe: { ...taught, steps: [{ do: 'click', element: { locator: { by: 'xpath', xpath: '//a' } } }] },
@@ -111,7 +112,7 @@ describe('extension frames', () => {
     [
       JSON.stringify({
         type: 'person',
-        say: { recipe: { name: 'x', targetId: 'T1', recipe: { ...taught, params: [{ name: 'a b' }] } } },
+        say: { recipe: { id: 'r1', name: 'x', targetId: 'T1', recipe: { ...taught, params: [{ name: 'a b' }] } } },
       }),
       /person: say.recipe: param 0 needs a name/,
     ],

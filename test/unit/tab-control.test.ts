@@ -43,8 +43,16 @@ describe('who controls a tab', () => {
     const waiting = control.wait(t, 5_000);
     expect(control.giveBack(t, 'person')).toBe(true);
     expect(await waiting).toBe('person');
-    // A wait that comes just after hears how it ended, until an agent changes the tab again.
+    // Heard once: a later wait hears nothing was handed over.
+    expect(await control.wait(t, 5_000)).toBe('none');
+    // An end nobody was waiting for is told to the wait that comes just after, once; an agent's
+    // change of the tab forgets it.
+    control.handOff(t, 'again', undefined);
+    control.giveBack(t, 'person');
     expect(await control.wait(t, 5_000)).toBe('person');
+    expect(await control.wait(t, 5_000)).toBe('none');
+    control.handOff(t, 'and again', undefined);
+    control.giveBack(t, 'person');
     control.change(t, 'alpha');
     expect(await control.wait(t, 5_000)).toBe('none');
   });

@@ -109,7 +109,7 @@ describe('the gate', () => {
     // Another session has been on the shop's page only: the bank is new to it.
     g.control.release(tabKey('chrome', 'T1'), 'a');
     await expect(g.pass(navigate, { url: 'https://bank.test/', session: 'b', timeoutMs: 50 })).rejects.toMatchObject({
-      code: 'person_no_answer',
+      code: 'waiting_for_person',
     });
     g.close();
   });

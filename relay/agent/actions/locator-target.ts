@@ -20,6 +20,14 @@ export async function locatorTarget(page: Page, element: LocatedElement, leftMs:
   } catch {
     throw new ClawdError('ref_stale', `the step's element is not on the page: ${locatorWords(element.locator)}`);
   }
+  // Found one of several where the locator was the only one: which is meant cannot be told, and
+  // the first of them may be the wrong element.
+  const count = await all.count();
+  if (count > 1 && !(element.locator.by === 'role' && element.locator.nth !== undefined))
+    throw new ClawdError(
+      'ref_stale',
+      `the step's element is not the only one on the page any more (${count} match ${locatorWords(element.locator)})`,
+    );
   return one;
 }
 

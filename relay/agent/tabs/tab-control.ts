@@ -45,8 +45,9 @@ export class TabControl {
   // Tab key (profile and target id) → its holder. Added by a session's changing call or a
   // hand-over; removed when released, expired (noticed on the next look) or given back.
   readonly #holds = new Map<TabKey, AgentHold | PersonHold>();
-  // Tab key → how its last hand-over ended, until an agent changes the tab again: a wait that
-  // reaches the server just after the person gave the tab back hears how, not "never handed over".
+  // Tab key → how its last hand-over ended when no wait heard it, until a wait does or an agent
+  // changes the tab: a wait that reaches the server just after the person gave the tab back hears
+  // how, not "never handed over".
   readonly #ended = new Map<TabKey, HandoffEnd>();
 
   constructor(
@@ -153,9 +154,13 @@ export class TabControl {
     };
   }
 
-  /** Gives the tab to the person, ending any agent's hold on it. */
+  /**
+   * Gives the tab to the person, ending any agent's hold on it. An agent's hand-over never
+   * replaces a tab the person took themselves (a take-over, a recording): that is theirs to end.
+   */
   handOff(tab: TabKey, reason: string, timeoutMs: number | undefined, takenOver = false): void {
     const previous = this.#current(tab);
+    if (previous?.kind === 'person' && previous.takenOver && !takenOver) throw personsOwn(previous);
     if (previous?.kind === 'person') this.#end(tab, previous, 'agent');
     if (previous?.kind === 'agent') this.changed({ kind: 'hold', tab, state: 'released', session: previous.session });
     this.#holds.set(tab, {
@@ -179,21 +184,37 @@ export class TabControl {
     return true;
   }
 
-  /** The hand-over ends: the person gave the tab back, or the agent took it back. False when there was none. */
+  /**
+   * The hand-over ends: the person gave the tab back, or the agent took it back — never a tab the
+   * person took themselves (user_in_control). False when there was none.
+   */
   giveBack(tab: TabKey, by: 'person' | 'agent'): boolean {
     const hold = this.#current(tab);
     if (hold?.kind !== 'person') return false;
+    if (by === 'agent' && hold.takenOver) throw personsOwn(hold);
     this.#end(tab, hold, by);
+    return true;
+  }
+
+  /** The person's own take-over for `reason` ends (their recording stopped); false when it is not what holds the tab. */
+  endTakeOver(tab: TabKey, reason: string): boolean {
+    const hold = this.#current(tab);
+    if (hold?.kind !== 'person' || !hold.takenOver || hold.reason !== reason) return false;
+    this.#end(tab, hold, 'person');
     return true;
   }
 
   /**
    * Resolves when the hand-over of `tab` ends, or with 'timeout' after `timeoutMs`; at once with how
-   * the last one ended when it is over and no agent changed the tab since, else 'none'.
+   * the last one ended when no wait heard it and no agent changed the tab since, else 'none'.
    */
   wait(tab: TabKey, timeoutMs: number): Promise<HandoffEnd | 'none'> {
     const hold = this.#current(tab);
-    if (hold?.kind !== 'person') return Promise.resolve(this.#ended.get(tab) ?? 'none');
+    if (hold?.kind !== 'person') {
+      const ended = this.#ended.get(tab) ?? 'none';
+      this.#ended.delete(tab);
+      return Promise.resolve(ended);
+    }
     const left = hold.expires === undefined ? Infinity : Math.max(0, hold.expires - this.now());
     const bound = Math.min(timeoutMs, MAX_HANDOFF_WAIT_MS, left);
     // When the hand-over's own limit comes first, this wait's timer is its end (a timer can fire a
@@ -203,8 +224,9 @@ export class TabControl {
       const waiter: Waiter = {
         resolve,
         timer: setTimeout(() => {
+          // Ending the hand-over answers this wait too (it heard the end).
+          if (endsHandoff && this.#holds.get(tab) === hold) return this.#end(tab, hold, 'timeout');
           hold.waiters.delete(waiter);
-          if (endsHandoff && this.#holds.get(tab) === hold) this.#end(tab, hold, 'timeout');
           resolve('timeout');
         }, bound),
       };
@@ -222,7 +244,7 @@ export class TabControl {
   #end(tab: TabKey, hold: PersonHold, by: HandoffEnd): void {
     if (this.#holds.get(tab) === hold) {
       this.#holds.delete(tab);
-      this.#ended.set(tab, by);
+      if (hold.waiters.size === 0) this.#ended.set(tab, by);
       this.changed({ kind: 'handoff', tab, state: 'ended', by });
     }
     for (const waiter of hold.waiters) {
@@ -246,4 +268,11 @@ export class TabControl {
     }
     return hold;
   }
+}
+
+function personsOwn(hold: PersonHold): ClawdError {
+  return new ClawdError(
+    'user_in_control',
+    `the person took this tab themselves ("${hold.reason}"): it is theirs to give back`,
+  );
 }

@@ -185,6 +185,7 @@ export class TabGate {
       },
       p.left(),
       callerSignal(),
+      true,
     );
   }
 

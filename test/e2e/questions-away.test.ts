@@ -1,0 +1,199 @@
+// Questions that reach the person when they are away from the side panel: an agent's submit they
+// asked to be asked about raises a notification of their own browser, and the call answers at once
+// `waiting_for_person` with the question's id instead of waiting out its bound; ask-wait hears the
+// answer given with the notification's button (pressed through the extension's own API, as
+// Chrome's notification center does), and the same call again goes through without a second
+// question — once. Deny there is the same call's answer for a while. In the side panel, "Allow on
+// this site for 30 minutes" lets the next submit there go unasked, a submit on another site is
+// still asked, and Take back ends it.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestBrowser } from '../helpers/chromium';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { until } from '../helpers/waits';
+
+/** A shop whose server counts the orders it was sent. */
+async function startShop(): Promise<{ url: string; posts: () => number; close(): Promise<void> }> {
+  let posts = 0;
+  const server = http.createServer((req, res) => {
+    const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html>${body}`);
+    if (req.method === 'POST') {
+      posts += 1;
+      req.resume();
+      return void html('<title>ordered</title><h1>Thank you</h1><a href="/">Again</a>');
+    }
+    html('<title>shop</title><h1>Kettle</h1><form method="post" action="/buy"><button>Buy now</button></form>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    posts: () => posts,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('questions that reach the person away from the side panel', () => {
+  let server: TestServer;
+  let browser: TestBrowser;
+  let shop: Awaited<ReturnType<typeof startShop>>;
+  let other: Awaited<ReturnType<typeof startShop>>;
+  let targetId: string;
+  const asked: string[] = [];
+  const api = <T = any>(method: string, route: string, body?: unknown) =>
+    server.api<T>(method, route, { profile: 'chrome', ...(body !== undefined ? { body } : {}) });
+  const refOf = async (name: string) => {
+    const snap = await api<{ snapshot: string }>('GET', `/snapshot?targetId=${targetId}`);
+    const ref = snap.body.snapshot.match(new RegExp(`"${name}" \\[(e\\d+)\\]`))?.[1];
+    if (!ref) throw new Error(`no ref for ${name} in ${snap.body.snapshot}`);
+    return ref;
+  };
+  /** The agent's order: on the shop's page, a click on Buy now (which sends the form). */
+  const buy = async (url = shop.url) => {
+    await api('POST', '/navigate', { targetId, url, session: 'shopper' });
+    return api('POST', '/act', {
+      kind: 'click',
+      targetId,
+      ref: await refOf('Buy now'),
+      session: 'shopper',
+      timeoutMs: 20_000,
+      snapshot: 'none',
+    });
+  };
+  const notifications = () => browser.swEval<Record<string, boolean>>('chrome.notifications.getAll()');
+  const questionOf = (body: { error: { message: string } }) =>
+    /\(question (q[0-9a-f]{12})\)/.exec(body.error.message)?.[1];
+
+  beforeAll(async () => {
+    [server, browser, shop, other] = await Promise.all([
+      startTestServer(),
+      TestBrowser.launch(),
+      startShop(),
+      startShop(),
+    ]);
+    await browser.configureExtension(server.server.relay.port, server.extensionKey);
+    await until('the extension to connect', () => server.server.relay.switchboard.extensionConnected, 15_000);
+    const tab = await browser.openTab(shop.url);
+    await browser.clickToolbar(tab);
+    targetId = tab.pageTargetId;
+    await until('the tab attached', () => server.server.relay.switchboard.tabs().some((t) => t.targetId === targetId));
+    expect((await server.loosen({ ask: ['submit'] }, 'chrome')).body.ask).toEqual(['submit']);
+    server.server.consent.questions.onChange((change) => {
+      if (change.state === 'asked') asked.push(change.question.id);
+    });
+  });
+  afterAll(async () => {
+    await Promise.all([browser?.close(), server?.close(), shop?.close(), other?.close()]);
+  });
+
+  it('notifies the question; the call answers waiting_for_person at once; the notification’s Allow lets the same call through, once', async () => {
+    const started = Date.now();
+    const waiting = await buy();
+    expect(waiting.status).toBe(408);
+    expect(waiting.body.error.code).toBe('waiting_for_person');
+    // At once: long before the call's own bound of 20 s.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const id = questionOf(waiting.body);
+    expect(id).toBeDefined();
+    expect(asked).toEqual([id]);
+    expect(shop.posts()).toBe(0);
+    await until('the notification', async () => (await notifications())[id!] === true);
+
+    // The same call again while it is open joins it: no second question.
+    expect((await buy()).body.error.code).toBe('waiting_for_person');
+    expect(asked).toEqual([id]);
+
+    const answer = api('GET', `/asks/${id}/wait?timeoutMs=20000`);
+    await browser.swEval(`chrome.notifications.onButtonClicked.dispatch(${JSON.stringify(id)}, 0)`);
+    expect((await answer).body).toMatchObject({ id, answer: 'allowed' });
+    await until('the notification cleared', async () => (await notifications())[id!] === undefined);
+
+    const again = await buy();
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(shop.posts()).toBe(1);
+    expect(asked).toEqual([id]);
+    // Once: the next is asked afresh.
+    const next = await buy();
+    expect(next.body.error.code).toBe('waiting_for_person');
+    expect(asked).toHaveLength(2);
+
+    // Deny on the notification: ask-wait says so, and the same call is refused without asking again.
+    const second = questionOf(next.body)!;
+    await browser.swEval(`chrome.notifications.onButtonClicked.dispatch(${JSON.stringify(second)}, 1)`);
+    expect((await api('GET', `/asks/${second}/wait?timeoutMs=5000`)).body).toMatchObject({ answer: 'declined' });
+    const refused = await buy();
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('person_declined');
+    expect(asked).toHaveLength(2);
+    expect(shop.posts()).toBe(1);
+    // A question nobody asked is none to wait for.
+    const unknown = await api('GET', `/asks/qffffffffffff/wait?timeoutMs=10`);
+    expect(unknown.status).toBe(404);
+  });
+
+  it('lets the next submit on the site go unasked for 30 minutes when the person says so in the side panel, not another site’s', async () => {
+    const panel = await browser.openTab(`chrome-extension://${browser.extensionId}/panel.html`);
+    const panelSession = await browser.pageSession(panel.pageTargetId);
+    const inPanel = async <T = any>(expression: string): Promise<T> =>
+      (await browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true }, panelSession)).result.value as T;
+    try {
+      const before = asked.length;
+      // Another session (the shopper's Deny above stands for its own calls a while): the shopper's hold goes.
+      expect((await api('DELETE', `/tabs/${targetId}/hold`)).status).toBe(200);
+      // The panel is open: the call waits for the answer there, within its bound.
+      const buyAs = async (session: string, url = shop.url) => {
+        await api('POST', '/navigate', { targetId, url, session });
+        return api('POST', '/act', {
+          kind: 'click',
+          targetId,
+          ref: await refOf('Buy now'),
+          session,
+          timeoutMs: 20_000,
+          snapshot: 'none',
+        });
+      };
+      const shown = () =>
+        until('the question in the panel', () =>
+          inPanel<boolean>(`!!document.querySelector('#questions .question:not([data-answered]) .allow-minutes')`),
+        );
+      const first = buyAs('courier');
+      await shown();
+      expect(await inPanel<string>(`document.querySelector('#questions .allow-minutes').textContent`)).toBe(
+        `Allow on ${new URL(shop.url).host} for 30 minutes`,
+      );
+      await inPanel(`document.querySelector('#questions .question:not([data-answered]) .allow-minutes').click()`);
+      expect((await first).status).toBe(200);
+      expect(asked).toHaveLength(before + 1);
+      await until('the standing yes in the panel', () =>
+        inPanel<boolean>(`!!document.querySelector('#approvals:not([hidden]) .revoke')`),
+      );
+      // Unasked on that site.
+      expect((await buyAs('courier')).status).toBe(200);
+      expect((await buyAs('courier')).status).toBe(200);
+      expect(asked).toHaveLength(before + 1);
+      expect(shop.posts()).toBe(4);
+      // Another site is asked.
+      const elsewhere = buyAs('courier', other.url);
+      await until('the other site’s question', () => asked.length === before + 2);
+      await shown();
+      await inPanel(`document.querySelector('#questions .question:not([data-answered]) .deny').click()`);
+      expect((await elsewhere).body.error.code).toBe('person_declined');
+      expect(other.posts()).toBe(0);
+      // Taken back: asked again.
+      await inPanel(`document.querySelector('#approvals .revoke').click()`);
+      await until('taken back', () => inPanel<boolean>(`document.getElementById('approvals').hidden`));
+      const asking = buyAs('courier');
+      await until('asked again', () => asked.length === before + 3);
+      await shown();
+      await inPanel(`document.querySelector('#questions .question:not([data-answered]) .allow').click()`);
+      expect((await asking).status).toBe(200);
+    } finally {
+      await browser.cdp.send('Target.closeTarget', { targetId: panel.pageTargetId });
+    }
+  });
+});
