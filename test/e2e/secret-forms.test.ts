@@ -3,7 +3,8 @@
 // base64, a snapshot cut inside its field, `find` and `content`'s match one character at a time,
 // the network list's URL filter; the site it was typed into runs no evaluate or wait fn of the
 // agent's (relay/agent/secret-pages.ts), another site's evaluate that reads it back, as is or
-// encoded, is masked, and a secret is not typed where the agent's code ran. Masking happens before any cut, search or count
+// encoded, is masked, and a secret is not typed where the agent's code ran; no key splits the field
+// it went into (relay/agent/actions/secret-fields.ts). Masking happens before any cut, search or count
 // (relay/operations/secret-use.ts). On a managed profile and on the person's tab.
 
 import http from 'node:http';
@@ -67,6 +68,41 @@ describe.each([
       for (const alphabet of ['base64', 'base64url'] as const)
         expect(Buffer.from(run, alphabet).toString('latin1'), `${what}: ${run}`).not.toContain(LEAK);
   };
+
+  it('keeps the field a secret went into whole: no key moves into it or cuts it until it is replaced', async () => {
+    const site = await startEchoSite();
+    try {
+      const home = ['--home', ctx.d.server.home, '--profile', ctx.d.profile];
+      const set = await runCli(['secret-set', 'CODE', ...home], {}, 15_000, CLAWD_BIN, `${SECRET}\n`);
+      expect(set.code, set.stderr).toBe(0);
+      const loaded = await api('POST', '/navigate', { url: site.url, targetId: ctx.d.targetId, snapshot: 'full' });
+      const refs = loaded.body.snapshot.refs as Record<string, { name: string }>;
+      const code = Object.entries(refs).find(([, r]) => r.name === 'Code')![0];
+      const act = (body: Record<string, unknown>) =>
+        api('POST', '/act', { targetId: ctx.d.targetId, snapshot: 'none', ...body });
+      expect((await act({ kind: 'type', ref: code, text: '{{secret:CODE}}' })).status).toBe(200);
+      // Home then a character would show `Zq7-|hunter2…` in the next snapshot: refused, on the
+      // field or on the page while it has focus, and so is text typed key by key into it.
+      for (const body of [
+        { kind: 'press', key: 'Home', ref: code },
+        { kind: 'press', key: 'ArrowLeft' },
+        { kind: 'press', key: 'Backspace' },
+        { kind: 'type', ref: code, text: '|', slowly: true },
+      ]) {
+        const refused = await act(body);
+        expect(refused.status, JSON.stringify(body)).toBe(403);
+        expect(refused.body.error.code).toBe('secret_refused');
+      }
+      expect(await ctx.d.inPage<string>(`document.getElementById('code').value`)).toBe(SECRET);
+      noLeak(await api('GET', `/snapshot?targetId=${ctx.d.targetId}`), 'the snapshot after');
+      // Keys that leave it whole go; replaced whole, it is the agent's field again.
+      expect((await act({ kind: 'press', key: 'Tab', ref: code })).status).toBe(200);
+      expect((await act({ kind: 'type', ref: code, text: 'plain words' })).status).toBe(200);
+      expect((await act({ kind: 'press', key: 'Home', ref: code })).status).toBe(200);
+    } finally {
+      site.close();
+    }
+  });
 
   it('never comes back through a cut, a search, a count, an encoding or an evaluate', { timeout: 90_000 }, async () => {
     const site = await startEchoSite();

@@ -10,6 +10,7 @@ import { ClawdError, isClawdError } from '../../errors';
 import type { ActRequest, ActResult } from '../../operations/act-operations';
 import { callPutsSecret } from '../../operations/secret-use';
 import { runAct, type ActContext } from './actions';
+import { SecretFields, editsInPlace } from './secret-fields';
 import { toAgentError } from '../agent-errors';
 import { titleOf, type AgentCall, type AgentCalls } from '../agent-calls';
 import type { SecretPages } from '../secret-pages';
@@ -43,6 +44,7 @@ export class ActCall {
     private readonly calls: AgentCalls,
     private readonly snapshots: Snapshots,
     private readonly secretPages: SecretPages,
+    private readonly secretFields = new SecretFields(),
   ) {}
 
   async act(agentCall: AgentCall, request: ActRequest): Promise<ActResult> {
@@ -103,14 +105,39 @@ export class ActCall {
     };
     page.on('framenavigated', onNavigated);
     try {
-      if (callPutsSecret()) this.secretPages.put(call.profile, call.found.targetId, page);
+      const puts = callPutsSecret();
+      if (puts) this.secretPages.put(call.profile, call.found.targetId, page);
+      await this.#secretFieldCheck(call);
       const extra = await runAct(this.actContext(call), call.request);
+      // A field a secret went into is the secret's; one replaced whole with no secret is not any more.
+      if (puts) await this.secretFields.mark(page, await this.#targets(call));
+      else if (replacesValue(call.request) && this.secretFields.holds(page))
+        await this.secretFields.unmark(page, await this.#targets(call));
       return { extra, navigated };
     } catch (error) {
       return await this.failed(call, error);
     } finally {
       page.off('framenavigated', onNavigated);
     }
+  }
+
+  /** A key that would edit in place a field holding a secret is refused (secret-fields.ts). */
+  async #secretFieldCheck(call: OneAct): Promise<void> {
+    const { request } = call;
+    const edit = {
+      kind: request.kind,
+      ...('key' in request ? { key: request.key } : {}),
+      ...('slowly' in request ? { slowly: request.slowly } : {}),
+    };
+    if (!editsInPlace(edit) || !this.secretFields.holds(call.found.page)) return;
+    const [target] = await this.#targets(call);
+    await this.secretFields.check(call.found.page, edit, target);
+  }
+
+  /** The elements the call's refs name now (one that does not resolve is the action's to say). */
+  async #targets(call: OneAct): Promise<ActTarget[]> {
+    const found = await Promise.all(call.refs.map((ref) => call.resolve(ref).catch(() => undefined)));
+    return found.filter((t): t is ActTarget => t !== undefined);
   }
 
   private actContext(call: OneAct): ActContext {
@@ -193,3 +220,7 @@ export class ActCall {
     };
   }
 }
+
+/** A `type` (not key by key) or `fill` puts a whole new value into its fields. */
+const replacesValue = (request: ActRequest): boolean =>
+  request.kind === 'fill' || (request.kind === 'type' && !request.slowly);
