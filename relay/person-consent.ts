@@ -242,7 +242,7 @@ export class PersonConsent {
     const world = this.#world;
     if (!profile || !world) return;
     if ('answer' in say) {
-      this.questions.answer(say.answer, say.allow, SIDE_PANEL, say.for);
+      this.questions.answer(say.answer, say.allow, SIDE_PANEL, say.for, say.value);
     } else if ('revoke' in say) {
       this.questions.approvals.revoke(say.revoke);
     } else if ('stop' in say) {

@@ -25,6 +25,8 @@ const ALLOWED_PERMISSIONS = new Set([
   'scripting',
   // Asks clawd's native host (after `clawd install`) where the server is: Chrome starts clawd.
   'nativeMessaging',
+  // The questions agents wait for reach the person with the side panel closed (Allow, Deny).
+  'notifications',
 ]);
 // Every site: the watch for the person's hands is put into whatever tab they hand over
 // (chrome.scripting). Chrome warns of nothing more than `debugger` already does ("read and change

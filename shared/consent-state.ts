@@ -41,6 +41,8 @@ export interface ConsentQuestion {
   expires: string;
   /** The person's terminal asks to loosen their rules (`what` says how): the side panel answers it. */
   terminal?: true;
+  /** The site asks for a code it sent the person (its name): they type it in the side panel. */
+  code?: string;
 }
 
 /**
@@ -70,6 +72,8 @@ export interface AskNotice {
   id: string;
   title: string;
   message: string;
+  /** Answered by typing (a code) in the side panel: no Allow or Deny on the notification. */
+  typed?: true;
 }
 
 export interface ConsentState {

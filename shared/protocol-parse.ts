@@ -50,9 +50,10 @@ function personSayProblem(v: unknown): string | null {
   if ('answer' in v)
     return isStr(v.answer) &&
       typeof v.allow === 'boolean' &&
-      (v.for === undefined || v.for === 'minutes' || v.for === 'tab')
+      (v.for === undefined || v.for === 'minutes' || v.for === 'tab') &&
+      (v.value === undefined || (isStr(v.value) && v.value.length <= 64))
       ? null
-      : 'say.answer needs a question id and allow (and for: minutes or tab)';
+      : 'say.answer needs a question id and allow (and for: minutes or tab; value: a code of at most 64 characters)';
   if ('revoke' in v) return isStr(v.revoke) ? null : 'say.revoke needs the id of a standing yes';
   if ('stop' in v) return v.stop === true ? null : 'say.stop must be true';
   if ('block' in v) return isStr(v.block) ? null : 'say.block must be an origin';

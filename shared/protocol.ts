@@ -162,8 +162,11 @@ export interface PersonFrame {
    * record a task in a tab of theirs (no agent changes it meanwhile), and save what they recorded.
    */
   say:
-    /** `for`: and the same on this site for 30 minutes, or in this tab until it closes. */
-    | { answer: string; allow: boolean; for?: StandingScope }
+    /**
+     * `for`: and the same on this site for 30 minutes, or in this tab until it closes; `value`:
+     * the code the person typed, for a question that asks for one.
+     */
+    | { answer: string; allow: boolean; for?: StandingScope; value?: string }
     /** Take back a standing yes. */
     | { revoke: string }
     | { stop: true }

@@ -74,8 +74,11 @@ export class ActionList {
 export class QuestionList {
   constructor(
     private readonly root: HTMLElement,
-    /** `standing`: and the same on this site for 30 minutes, or in this tab until it closes. */
-    private readonly answer: (id: string, allow: boolean, standing?: StandingScope) => void,
+    /**
+     * `standing`: and the same on this site for 30 minutes, or in this tab until it closes;
+     * `value`: the code the person typed, for a question that asks for one.
+     */
+    private readonly answer: (id: string, allow: boolean, standing?: StandingScope, value?: string) => void,
     /** Offer the standing yes (the side panel: the person's own browser). */
     private readonly offerStanding = false,
   ) {}
@@ -93,7 +96,9 @@ export class QuestionList {
     const heading = document.createElement('h3');
     heading.textContent = question.terminal
       ? 'Your terminal asks to loosen your rules'
-      : `${question.session ? `${question.session} asks` : 'An agent asks'}: ${question.kinds.map((k) => ASK_KIND_TEXT[k]).join(' and ')}`;
+      : question.code !== undefined
+        ? `The site asks for the code it sent you (${question.code}): type it here, not to the agent`
+        : `${question.session ? `${question.session} asks` : 'An agent asks'}: ${question.kinds.map((k) => ASK_KIND_TEXT[k]).join(' and ')}`;
     const what = document.createElement('p');
     what.className = 'what';
     // The page's words in it (an element's name) are shown as the page's: a quote set apart.
@@ -124,7 +129,7 @@ export class QuestionList {
     deny.textContent = 'Deny';
     // A standing yes is bound to a site (and for the tab's, a tab): none for a question without one.
     const standing: Array<[StandingScope, string]> =
-      this.offerStanding && !question.terminal && question.url
+      this.offerStanding && !question.terminal && question.code === undefined && question.url
         ? [
             ['minutes', `Allow on ${hostOf(question.url)} for 30 minutes`],
             ...(question.targetId ? [['tab', 'Allow in this tab until it closes'] as [StandingScope, string]] : []),
@@ -137,18 +142,26 @@ export class QuestionList {
         textContent: words,
       }),
     );
+    // A code the site sent the person: typed here, in their own page (the side panel), only.
+    const code = question.code !== undefined && this.offerStanding ? codeField(allow) : undefined;
     const decide = (yes: boolean, scope?: StandingScope) => {
+      if (yes && code && !code.value.trim()) return code.focus();
       allow.disabled = deny.disabled = true;
       for (const button of more) button.disabled = true;
       item.dataset.answered = yes ? 'allowed' : 'declined';
-      this.answer(question.id, yes, scope);
+      this.answer(question.id, yes, scope, yes && code ? code.value.trim() : undefined);
     };
     allow.addEventListener('click', () => decide(true));
     deny.addEventListener('click', () => decide(false));
     more.forEach((button, i) => button.addEventListener('click', () => decide(true, standing[i]![0])));
     const buttons = document.createElement('div');
     buttons.className = 'answer';
-    if (elsewhere === undefined) buttons.append(allow, deny, ...more);
+    const typedElsewhere =
+      question.code !== undefined && !this.offerStanding
+        ? "type the code in clawd's side panel in your browser"
+        : undefined;
+    elsewhere ??= typedElsewhere;
+    if (elsewhere === undefined) buttons.append(...(code ? [code] : []), allow, deny, ...more);
     else buttons.append(Object.assign(document.createElement('p'), { className: 'elsewhere', textContent: elsewhere }));
     item.append(heading, what, where, until, buttons);
     return item;
@@ -161,4 +174,16 @@ function hostOf(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** The field the person types a site's code into; its question's Allow becomes "Type it". */
+function codeField(allow: HTMLButtonElement): HTMLInputElement {
+  allow.textContent = 'Type it';
+  return Object.assign(document.createElement('input'), {
+    type: 'text',
+    className: 'code',
+    autocomplete: 'one-time-code',
+    maxLength: 64,
+    placeholder: 'the code',
+  });
 }

@@ -34,7 +34,7 @@ export class AskNotifications {
             iconUrl: 'icons/icon128.png',
             title: a.title,
             message: a.message,
-            buttons: [{ title: 'Allow' }, { title: 'Deny' }],
+            ...(a.typed ? {} : { buttons: [{ title: 'Allow' }, { title: 'Deny' }] }),
             requireInteraction: true,
             priority: 2,
           }),

@@ -32,7 +32,10 @@ const say = (message: PanelMessage) => port?.postMessage(message);
 const actions = new ActionList($<HTMLOListElement>('actions'), 30); // PANEL_ACTIONS: what the relay sends
 const questions = new QuestionList(
   $('questions'),
-  (id, allow, standing) => say({ say: { answer: id, allow, ...(standing ? { for: standing } : {}) } }),
+  (id, allow, standing, value) =>
+    say({
+      say: { answer: id, allow, ...(standing ? { for: standing } : {}), ...(value !== undefined ? { value } : {}) },
+    }),
   true,
 );
 let state: ConsentState | undefined;

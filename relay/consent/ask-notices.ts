@@ -13,12 +13,15 @@ const MESSAGE_CHARS = 300;
 export function askNotice(question: Question): AskNotice {
   const who = question.terminal
     ? 'Your terminal asks to loosen your rules'
-    : `${question.session ? `${question.session} asks` : 'An agent asks'} (${question.profile}): ${kindsText(question.kinds)}`;
+    : question.code !== undefined
+      ? `The site asks for the code it sent you (${question.code}): type it in clawd's side panel`
+      : `${question.session ? `${question.session} asks` : 'An agent asks'} (${question.profile}): ${kindsText(question.kinds)}`;
   const what = question.what.replace(PAGE_MARKS, '');
   const message = [what, question.url].filter(Boolean).join('\n');
   return {
     id: question.id,
     title: who,
     message: message.length > MESSAGE_CHARS ? `${message.slice(0, MESSAGE_CHARS - 1)}…` : message,
+    ...(question.code !== undefined ? { typed: true as const } : {}),
   };
 }

@@ -12,8 +12,11 @@
 
 import { randomBytes } from 'node:crypto';
 import { ClawdError } from '../errors';
-import { ASK_KIND_TEXT, type AskKind } from '../../shared/ask-kinds';
-import { PersonApprovals, originOf, type Approval, type StandingScope } from './person-approvals';
+import type { AskKind } from '../../shared/ask-kinds';
+import { PersonApprovals, originOf, type StandingScope } from './person-approvals';
+import { about, endError, kindsText, standingWords } from './question-words';
+
+export { kindsText };
 
 export interface QuestionInput {
   profile: string;
@@ -32,6 +35,11 @@ export interface QuestionInput {
    * panel only, never in a live view (a view the terminal opened would be the terminal's word again).
    */
   terminal?: true;
+  /**
+   * The site asks for a code it sent the person (e-mail, SMS): the name the agent gave it
+   * (`{{code:NAME}}`). The person types it in the side panel; it never passes through the agent.
+   */
+  code?: string;
 }
 
 export interface Question extends QuestionInput {
@@ -61,7 +69,7 @@ export type QuestionAnswer = QuestionEnd | 'waiting';
 interface Waiter {
   /** A call waiting (a yes it hears is used), or ask-wait (it only listens). */
   call: boolean;
-  settle(end: QuestionEnd): void;
+  settle(end: QuestionEnd, value?: string): void;
 }
 
 interface Open {
@@ -70,6 +78,8 @@ interface Open {
   waiters: Set<Waiter>;
   /** Its own life: unanswered when it runs out. */
   timer: NodeJS.Timeout;
+  /** The code the person typed (a code question's answer). */
+  value?: string;
 }
 
 interface Ended {
@@ -79,15 +89,14 @@ interface Ended {
   at: number;
   /** A yes a call has used (or a No Stop made old): the same call again is asked afresh. */
   taken: boolean;
+  value?: string;
 }
+
+/** The longest code the person may type for a site. */
+export const MAX_CODE_CHARS = 64;
 
 /** Who answered in the person's own browser: the only one who may answer what their terminal asks. */
 export const SIDE_PANEL = 'side panel';
-
-/** The kinds in words, for a message: `sending a form and downloading a file`. */
-export function kindsText(kinds: readonly AskKind[]): string {
-  return kinds.map((kind) => ASK_KIND_TEXT[kind]).join(' and ');
-}
 
 export class PersonQuestions {
   readonly approvals: PersonApprovals;
@@ -114,13 +123,27 @@ export class PersonQuestions {
    * the same call asked before); rejects person_declined, `waiting_for_person` once the call's
    * part of the wait is over (the question stays open), or at once once `signal` aborts.
    */
-  ask(
+  async ask(
     input: QuestionInput,
     timeoutMs: number,
     signal?: AbortSignal,
     /** The caller can wait for the answer apart (ask-wait): nowhere showing it, it hears at once. */
     waitsApart = false,
   ): Promise<void> {
+    await this.#request(input, timeoutMs, signal, waitsApart);
+  }
+
+  /** The code the person types for the site (`input.code` names it), as ask() waits for a yes. */
+  async askCode(input: QuestionInput & { code: string }, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+    return (await this.#request(input, timeoutMs, signal, true))!;
+  }
+
+  #request(
+    input: QuestionInput,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    waitsApart: boolean,
+  ): Promise<string | undefined> {
     if (this.#closed || signal?.aborted)
       return Promise.reject(
         new ClawdError(
@@ -129,16 +152,16 @@ export class PersonQuestions {
         ),
       );
     if (input.terminal) return this.#join(this.#ask(input, timeoutMs), timeoutMs, signal);
-    const standing = this.approvals.covering(input);
+    const standing = input.code === undefined ? this.approvals.covering(input) : undefined;
     if (standing) {
       this.#tell({ state: 'allowed', question: this.#question(input, 0), by: standingWords(standing) });
-      return Promise.resolve();
+      return Promise.resolve(undefined);
     }
     const key = keyOf(input);
     const answered = this.#answeredFor(key);
     if (answered?.end === 'allowed') {
       answered.taken = true;
-      return Promise.resolve();
+      return Promise.resolve(answered.value);
     }
     if (answered?.end === 'declined')
       return Promise.reject(
@@ -158,11 +181,15 @@ export class PersonQuestions {
    * it closes); false when the question is no longer open, or when `by` may not answer it (the
    * terminal's questions are the side panel's).
    */
-  answer(id: string, allow: boolean, by: string, standing?: StandingScope): boolean {
+  answer(id: string, allow: boolean, by: string, standing?: StandingScope, value?: string): boolean {
     const open = this.#open.get(id);
     if (!open) return false;
-    if (open.question.terminal && by !== SIDE_PANEL) return false;
-    if (allow && standing && !open.question.terminal) this.approvals.add(standing, open.question);
+    if ((open.question.terminal || open.question.code !== undefined) && by !== SIDE_PANEL) return false;
+    // A code question is answered with the code the person typed, and never for a while.
+    if (open.question.code !== undefined && allow) {
+      if (!value || value.length > MAX_CODE_CHARS) return false;
+      open.value = value;
+    } else if (allow && standing && !open.question.terminal) this.approvals.add(standing, open.question);
     this.#settle(open, allow ? 'allowed' : 'declined', by);
     return true;
   }
@@ -259,9 +286,9 @@ export class PersonQuestions {
   }
 
   /** The call waits on the question for `waitMs`; its caller leaving withdraws it when nobody else waits. */
-  #join(open: Open, waitMs: number, signal: AbortSignal | undefined): Promise<void> {
+  #join(open: Open, waitMs: number, signal: AbortSignal | undefined): Promise<string | undefined> {
     const { question } = open;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<string | undefined>((resolve, reject) => {
       const leave = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', abort);
@@ -269,9 +296,9 @@ export class PersonQuestions {
       };
       const waiter: Waiter = {
         call: true,
-        settle: (end) => {
+        settle: (end, value) => {
           leave();
-          if (end === 'allowed') resolve();
+          if (end === 'allowed') resolve(value);
           else reject(endError(end, question));
         },
       };
@@ -301,11 +328,26 @@ export class PersonQuestions {
     this.#open.delete(open.question.id);
     clearTimeout(open.timer);
     const calls = [...open.waiters].some((w) => w.call);
-    for (const waiter of [...open.waiters]) waiter.settle(end);
+    for (const waiter of [...open.waiters]) waiter.settle(end, open.value);
     open.waiters.clear();
     // A yes a waiting call took is used; one that came after every call had gone waits for the same call again.
-    this.#ended.set(open.question.id, { question: open.question, key: open.key, end, at: this.#now(), taken: calls });
+    this.#ended.set(open.question.id, {
+      question: open.question,
+      key: open.key,
+      end,
+      at: this.#now(),
+      taken: calls,
+      ...(open.value !== undefined ? { value: open.value } : {}),
+    });
     this.#tell({ state: end, question: open.question, ...(by ? { by } : {}) });
+  }
+
+  /** The codes the person typed for the profile's sites lately: masked in every answer, as secrets are. */
+  codesGiven(profile: string): string[] {
+    const now = this.#now();
+    return [...this.#ended.values()].flatMap((e) =>
+      e.value !== undefined && e.question.profile === profile && now - e.at < ANSWER_KEPT_MS ? [e.value] : [],
+    );
   }
 
   /** The answer the same call asked before got, while it is kept and not yet taken. */
@@ -332,31 +374,6 @@ function keyOf(input: QuestionInput): string {
     input.session ?? '',
     [...input.kinds].sort(),
     originOf(input.url) ?? input.url ?? '',
+    input.code ?? '',
   ]);
-}
-
-function about(question: Question): string {
-  return question.terminal
-    ? `the change of your rules (${question.what})`
-    : `${kindsText(question.kinds)}: ${question.what}`;
-}
-
-function endError(end: QuestionEnd, question: Question): ClawdError {
-  return end === 'declined'
-    ? new ClawdError('person_declined', `the person declined ${about(question)}; nothing was done`)
-    : end === 'withdrawn'
-      ? new ClawdError(
-          'person_no_answer',
-          `the call that asked whether to allow ${about(question)} was given up before the person answered; nothing was done`,
-        )
-      : new ClawdError(
-          'person_no_answer',
-          `the person did not answer whether to allow ${about(question)} by ${new Date(question.expires).toLocaleTimeString()}; nothing was done. Ask them, or try again`,
-        );
-}
-
-function standingWords(approval: Approval): string {
-  return approval.until
-    ? `your yes on ${approval.origin} until ${new Date(approval.until).toLocaleTimeString()}`
-    : `your yes on ${approval.origin} in this tab`;
 }

@@ -41,10 +41,11 @@ export async function startControlServer(options: {
   port: number;
   token: ServerToken;
   keys: ServerKeys;
-  /** The person's yes to a loosening of their rules (person-consent.ts). */
-  confirmLoosening(changes: string[], timeoutMs: number): Promise<void>;
-  /** ask-wait (consent/person-questions.ts). */
-  askWait: OperationServices['askWait'];
+  /**
+   * The person's say (person-consent.ts): their yes to a loosening of their rules, the answers to
+   * the questions agents wait for (ask-wait), the codes they type for sites.
+   */
+  person: Pick<OperationServices, 'confirmLoosening' | 'askWait' | 'askCode' | 'codesGiven'>;
   home: string;
   service: ProfileService;
   agent: AgentService;
@@ -67,8 +68,7 @@ export async function startControlServer(options: {
     actions: options.actions,
     secrets: new SecretStore(options.home),
     home: options.home,
-    confirmLoosening: options.confirmLoosening,
-    askWait: options.askWait,
+    ...options.person,
     // A hand-over's link goes to the agent, which passes it on: it watches its one tab, nothing more.
     viewLink: (tab, ttlMs) =>
       viewLink({ token: options.token, port: () => port, auth: viewAuth }, { ...WATCH_ONLY, tab }, ttlMs).url,

@@ -5,7 +5,7 @@
 // and MCP served by this process (`/mcp`, `clawd mcp` running its own server) both call these.
 
 import type { ActionLog } from '../agent/action-log';
-import { callerNotes, callerSignal, collectNotes } from '../call-notes';
+import { callerNotes, callerSignal, collectNotes, noteForCaller } from '../call-notes';
 import type { AgentCall } from '../agent/agent-calls';
 import type { AgentService } from '../agent/agent-service';
 import { elementRefs } from '../operations/element-refs';
@@ -25,8 +25,20 @@ import { looseningsOfChange } from '../profiles/rule-changes';
 import type { SecretStore } from '../home/secret-store';
 import { pageQuote } from '../operations/page-fence';
 import type { PersonQuestions } from '../consent/person-questions';
-import { checkSecrets, maskOf, namesSecrets, withCallMask, withSecrets } from '../operations/secret-use';
+import {
+  checkSecrets,
+  maskOf,
+  namesCodes,
+  namesSecrets,
+  widenCallMask,
+  withCallMask,
+  withCodes,
+  withSecrets,
+} from '../operations/secret-use';
 import { callLabel, recordCall, type RecorderDeps } from './action-recorder';
+
+/** How long a call with no bound of its own waits for the person to type a code. */
+const CODE_WAIT_MS = 60_000;
 
 export interface OperationServices {
   agent: AgentService;
@@ -50,6 +62,10 @@ export interface OperationServices {
   confirmLoosening(changes: string[], timeoutMs: number): Promise<void>;
   /** ask-wait: a question's answer once it comes (consent/person-questions.ts). */
   askWait(id: string, profile: string, timeoutMs: number): ReturnType<PersonQuestions['wait']>;
+  /** `{{code:NAME}}`: the code a site sent the person, which they type in the side panel. */
+  askCode: PersonQuestions['askCode'];
+  /** The codes the person typed for the profile lately: masked as its secrets are. */
+  codesGiven(profile: string): string[];
 }
 
 /** `call`: the one record of the call (agent-calls.ts) — its profile, tab, session, bound, elements, and the page the gate found. */
@@ -245,13 +261,22 @@ export class LocalInvoker implements Invoker {
     // The profile's secrets: put in for the call's placeholders (the log, the trace and the gate keep
     // the placeholder), masked in whatever goes back.
     const kept = await this.services.secrets.kept(name);
-    const mask = maskOf(kept);
+    let mask = maskOf(kept).with(this.services.codesGiven(name));
     try {
       const puts = namesSecrets(operation.name, input);
       // A name nothing is kept under is refused before the gate asks the person anything; the values
       // are put in only once it let the call through (a TOTP code is good for its period only).
       if (puts) checkSecrets(operation.name, input, kept, name);
-      const run = puts ? () => withSecrets(operation.name, input, kept, name) : () => input;
+      const codes = namesCodes(operation.name, input);
+      const run = puts
+        ? async (through: AgentCall) => {
+            const filled = withSecrets(operation.name, input, kept, name);
+            if (codes.length === 0) return filled;
+            const typed = await this.#askCodes(codes, through, callLabel(deps, operation, through, input));
+            mask = widenCallMask([...typed.values()]);
+            return withCodes(operation.name, filled, typed);
+          }
+        : async () => input;
       const work = () =>
         this.#gateThenHandle(operation, call, input, run, (passed) => {
           call = passed;
@@ -288,13 +313,13 @@ export class LocalInvoker implements Invoker {
     operation: Operation<any, R>,
     call: AgentCall,
     input: Record<string, unknown>,
-    /** The input with the secrets put in: made just before the handler runs. */
-    run: () => Record<string, unknown>,
+    /** The input with the secrets (and the codes the person typed) put in: made just before the handler runs. */
+    run: (through: AgentCall) => Promise<Record<string, unknown>>,
     passedAs: (call: AgentCall) => void,
   ): Promise<R> {
     const handler = HANDLERS[operation.name as OperationName] as unknown as Handler<Operation<any, R>>;
     const gate = operation.gate;
-    if (!gate) return handler(this.services, call, run());
+    if (!gate) return handler(this.services, call, await run(call));
     const passed = await this.services.agent.gate({
       call,
       spec: gate,
@@ -310,13 +335,38 @@ export class LocalInvoker implements Invoker {
       timeoutMs,
     };
     passedAs(through);
-    const checked = () => ({
-      ...run(),
+    const checked = async () => ({
+      ...(await run(through)),
       ...(passed.targetId !== undefined ? { targetId: passed.targetId } : {}),
       ...(timeoutMs !== call.timeoutMs ? { timeoutMs } : {}),
     });
-    const handle = () => handler(this.services, through, checked());
+    const handle = async () => handler(this.services, through, await checked());
     return passed.watched ? passed.watched(handle) : handle();
+  }
+
+  /** Asks the person for each code the call types, one after another, within what is left of its bound. */
+  async #askCodes(names: string[], through: AgentCall, what: string): Promise<Map<string, string>> {
+    const typed = new Map<string, string>();
+    const until = Date.now() + (through.timeoutMs ?? CODE_WAIT_MS);
+    const page = through.found?.page;
+    for (const code of names) {
+      noteForCaller(`waiting for the person to type the code the site sent them (${code}) in clawd's side panel`);
+      const value = await this.services.askCode(
+        {
+          profile: through.profile,
+          ...(through.targetId ? { targetId: through.targetId } : {}),
+          ...(through.session ? { session: through.session } : {}),
+          kinds: [],
+          what,
+          ...(page && !page.isClosed() ? { url: page.url() } : {}),
+          code,
+        },
+        Math.max(1, until - Date.now()),
+        callerSignal(),
+      );
+      typed.set(code, value);
+    }
+    return typed;
   }
 
   #recorderDeps(): RecorderDeps {

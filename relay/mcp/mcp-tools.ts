@@ -28,7 +28,7 @@ export const INSTRUCTIONS =
   "Actions and navigate take snapshot: none, brief (headings and what can be acted on; the site's header, menus and footer folded), diff (what changed since your last look; on another page its brief view) or full; navigate answers brief unless told (find or snapshot for the rest); an action that loads another page says where it led. " +
   'A ref whose element changed or went is refused as stale: take a new snapshot. A long page is cut at maxChars: go on with after=<the ref named at the cut>. ' +
   'Every tool takes profile (default: the configured one) and, where it acts on a tab, targetId (an id or unique prefix from tabs; default: the tab last used) and session (your agent session name: tabs you change are held for you). ' +
-  'timeoutMs bounds a call (actions 8 s by default). When you cannot go on (a log-in, a CAPTCHA), handoff gives the tab to the person; a secret the person kept is typed as {{secret:NAME}} in type or fill, a kept TOTP seed’s current code as {{totp:NAME}} (never shown). ' +
+  'timeoutMs bounds a call (actions 8 s by default). When you cannot go on (a log-in, a CAPTCHA), handoff gives the tab to the person; a secret the person kept is typed as {{secret:NAME}} in type or fill, a kept TOTP seed’s current code as {{totp:NAME}} (never shown), a code the site sent the person as {{code:NAME}} (they type it). ' +
   "Debugging a web app: network lists the tab's requests (failed: true for the broken ones) and reads one; trace start/stop saves a Playwright trace of your calls.";
 
 export interface ToolDefinition {

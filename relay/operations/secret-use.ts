@@ -27,8 +27,34 @@ function texts(operation: string, input: Record<string, unknown>): Array<[object
 /** Whether the call's input names a secret (only then are the values read to put it in). */
 export function namesSecrets(operation: string, input: Record<string, unknown>): boolean {
   return texts(operation, input).some(([holder, key]) =>
-    /\{\{(secret|totp):/.test((holder as Record<string, string>)[key]!),
+    /\{\{(secret|totp|code):/.test((holder as Record<string, string>)[key]!),
   );
+}
+
+/** `{{code:NAME}}`: the code a site sent the person (e-mail, SMS), which they type in the side panel. */
+const CODE_MARK = /\{\{code:([A-Za-z0-9_-]{1,40})\}\}/g;
+
+/** The codes the call asks the person for, each name once. */
+export function namesCodes(operation: string, input: Record<string, unknown>): string[] {
+  const names = texts(operation, input).flatMap(([holder, key]) =>
+    [...(holder as Record<string, string>)[key]!.matchAll(CODE_MARK)].map((m) => m[1]!),
+  );
+  return [...new Set(names)];
+}
+
+/** The input with each `{{code:NAME}}` replaced by the code the person typed for it. */
+export function withCodes(
+  operation: string,
+  input: Record<string, unknown>,
+  codes: ReadonlyMap<string, string>,
+): Record<string, unknown> {
+  if (codes.size === 0) return input;
+  const copy = structuredClone(input);
+  for (const [holder, key] of texts(operation, copy)) {
+    const record = holder as Record<string, string>;
+    record[key] = record[key]!.replace(CODE_MARK, (all, name: string) => codes.get(name) ?? all);
+  }
+  return copy;
 }
 
 /** Refuses a placeholder naming nothing kept: before the gate asks the person about a call that cannot run. */
@@ -105,11 +131,20 @@ export class SecretMask {
   /** The seeds' recent codes, made again when the second changes (a call may outlast a period). */
   #codes: (RecentCodes & { second: number }) | undefined;
 
-  constructor(secrets: readonly string[], totp: readonly TotpSeed[] = []) {
+  constructor(
+    private readonly given: readonly string[],
+    totp: readonly TotpSeed[] = [],
+  ) {
+    const secrets = given;
     this.#totp = totp;
     this.#secrets = [...secrets, ...totp.flatMap(seedForms)].filter((s) => s !== '');
     this.#forms = [...new Set(this.#secrets.flatMap(formsOf))].sort((a, b) => b.length - a.length);
     this.#bytes = this.#secrets.map((secret) => Buffer.from(secret, 'utf8'));
+  }
+
+  /** This mask and more values (the codes the person typed during the call). */
+  with(values: readonly string[]): SecretMask {
+    return values.length === 0 ? this : new SecretMask([...this.given, ...values], this.#totp);
   }
 
   get empty(): boolean {
@@ -294,7 +329,14 @@ const callMask = new AsyncLocalStorage<{ mask: SecretMask; puts: boolean }>();
 
 /** Runs `work` with `mask` as the call's secrets (see callMask); `puts`: the call puts one into a page. */
 export function withCallMask<T>(mask: SecretMask, work: () => Promise<T>, puts = false): Promise<T> {
-  return mask.empty ? work() : callMask.run({ mask, puts }, work);
+  return mask.empty && !puts ? work() : callMask.run({ mask, puts }, work);
+}
+
+/** More values the running call masks from now on (a code the person typed for it). */
+export function widenCallMask(values: readonly string[]): SecretMask {
+  const store = callMask.getStore();
+  if (store) store.mask = store.mask.with(values);
+  return store?.mask ?? new SecretMask(values);
 }
 
 /** Whether the running call puts a secret into the page (its input named one). */

@@ -5,7 +5,8 @@
 // Chrome's notification center does), and the same call again goes through without a second
 // question — once. Deny there is the same call's answer for a while. In the side panel, "Allow on
 // this site for 30 minutes" lets the next submit there go unasked, a submit on another site is
-// still asked, and Take back ends it.
+// still asked, and Take back ends it. A code the site sent the person (`{{code:NAME}}`) is typed
+// by them in the side panel, never seen by the agent.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,10 +16,24 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { until } from '../helpers/waits';
 
 /** A shop whose server counts the orders it was sent. */
-async function startShop(): Promise<{ url: string; posts: () => number; close(): Promise<void> }> {
+async function startShop(): Promise<{ url: string; posts: () => number; codes: string[]; close(): Promise<void> }> {
   let posts = 0;
+  const codes: string[] = [];
   const server = http.createServer((req, res) => {
     const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html>${body}`);
+    if (req.method === 'POST' && req.url === '/verify') {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        codes.push(new URLSearchParams(body).get('otp') ?? '');
+        html('<title>verified</title><p role="status">Verified</p>');
+      });
+      return;
+    }
+    if (req.url === '/verify')
+      return void html(
+        '<title>verify</title><p>We sent a code to your phone.</p><form method="post" action="/verify"><input name="otp" aria-label="Code"><button>Verify</button></form>',
+      );
     if (req.method === 'POST') {
       posts += 1;
       req.resume();
@@ -30,6 +45,7 @@ async function startShop(): Promise<{ url: string; posts: () => number; close():
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     posts: () => posts,
+    codes,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -66,6 +82,16 @@ describe('questions that reach the person away from the side panel', () => {
     });
   };
   const notifications = () => browser.swEval<Record<string, boolean>>('chrome.notifications.getAll()');
+  /** What the page holds, read by the test's own connection (not the agent's). */
+  const evaluateIn = async <T = unknown>(pageTargetId: string, expression: string): Promise<T> => {
+    const session = await browser.pageSession(pageTargetId);
+    try {
+      return (await browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true }, session)).result
+        .value as T;
+    } finally {
+      await browser.cdp.send('Target.detachFromTarget', { sessionId: session }).catch(() => {});
+    }
+  };
   const questionOf = (body: { error: { message: string } }) =>
     /\(question (q[0-9a-f]{12})\)/.exec(body.error.message)?.[1];
 
@@ -192,6 +218,58 @@ describe('questions that reach the person away from the side panel', () => {
       await shown();
       await inPanel(`document.querySelector('#questions .question:not([data-answered]) .allow').click()`);
       expect((await asking).status).toBe(200);
+    } finally {
+      await browser.cdp.send('Target.closeTarget', { targetId: panel.pageTargetId });
+    }
+  });
+
+  it('asks the person for the code the site sent them: typed from the side panel, never seen by the agent', async () => {
+    const CODE = '864209';
+    expect((await api('DELETE', `/tabs/${targetId}/hold`)).status).toBe(200);
+    const loaded = await api('POST', '/navigate', { targetId, url: `${shop.url}verify`, session: 'verifier' });
+    expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
+    const field = await refOf('Code');
+    const typeCode = () =>
+      api('POST', '/act', {
+        kind: 'type',
+        targetId,
+        ref: field,
+        text: '{{code:sms}}',
+        session: 'verifier',
+        timeoutMs: 20_000,
+        snapshot: 'full',
+      });
+    // The side panel closed: the call hears waiting_for_person at once; the notification says where to type it.
+    const waiting = await typeCode();
+    expect(waiting.body.error.code).toBe('waiting_for_person');
+    const id = questionOf(waiting.body)!;
+    await until('the notification', async () => (await notifications())[id] === true);
+    const panel = await browser.openTab(`chrome-extension://${browser.extensionId}/panel.html`);
+    const panelSession = await browser.pageSession(panel.pageTargetId);
+    const inPanel = async <T = any>(expression: string): Promise<T> =>
+      (await browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true }, panelSession)).result.value as T;
+    try {
+      await until('the code question in the panel', () =>
+        inPanel<boolean>(`!!document.querySelector('#questions .question:not([data-answered]) input.code')`),
+      );
+      expect(await inPanel<string>(`document.querySelector('#questions .question h3').textContent`)).toContain(
+        'The site asks for the code it sent you (sms)',
+      );
+      // No standing yes for a code, and Allow without one is not an answer.
+      expect(await inPanel<boolean>(`!!document.querySelector('#questions .allow-minutes')`)).toBe(false);
+      const answer = api('GET', `/asks/${id}/wait?timeoutMs=20000`);
+      await inPanel(
+        `(() => { const q = document.querySelector('#questions .question:not([data-answered])'); q.querySelector('input.code').value = '${CODE}'; q.querySelector('.allow').click(); })()`,
+      );
+      expect((await answer).body).toMatchObject({ answer: 'allowed' });
+      // The same call again types the code the person gave; the agent reads only the mask.
+      const typed = await typeCode();
+      expect(typed.status, JSON.stringify(typed.body)).toBe(200);
+      expect(JSON.stringify(typed.body)).not.toContain(CODE);
+      expect(await evaluateIn(targetId, `document.querySelector('input[name=otp]').value`)).toBe(CODE);
+      const after = await api('GET', `/snapshot?targetId=${targetId}`);
+      expect(JSON.stringify(after.body)).not.toContain(CODE);
+      expect(JSON.stringify(after.body)).toContain('••••');
     } finally {
       await browser.cdp.send('Target.closeTarget', { targetId: panel.pageTargetId });
     }

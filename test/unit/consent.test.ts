@@ -131,6 +131,27 @@ describe('questions for the person', () => {
     questions.close();
   });
 
+  it('take a code question’s answer from the side panel only, with the code; the same call again gets it once', async () => {
+    vi.useFakeTimers();
+    const questions = new PersonQuestions();
+    const code = { ...input, kinds: [], what: 'type e5 textbox "Code"', code: 'sms' };
+    const asked = questions.askCode(code, 1_000).catch((error: unknown) => error);
+    const [open] = questions.pending();
+    expect(questions.answer(open!.id, true, 'live view', undefined, '1234')).toBe(false);
+    expect(questions.answer(open!.id, true, SIDE_PANEL)).toBe(false); // no code: no answer
+    expect(questions.answer(open!.id, true, SIDE_PANEL, 'minutes', 'x'.repeat(65))).toBe(false);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await asked).toMatchObject({ code: 'waiting_for_person' });
+    expect(questions.answer(open!.id, true, SIDE_PANEL, 'minutes', '864209')).toBe(true);
+    expect(questions.approvals.list('chrome')).toEqual([]); // never a standing yes
+    expect(questions.codesGiven('chrome')).toEqual(['864209']);
+    expect(questions.codesGiven('work')).toEqual([]);
+    await expect(questions.askCode(code, 1_000)).resolves.toBe('864209');
+    void questions.askCode(code, 1_000).catch(() => {});
+    expect(questions.pending()).toHaveLength(1); // used once: asked afresh
+    questions.close();
+  });
+
   it('let calls by unasked under a standing yes, on that site (and tab) only, until it is taken back or ends', async () => {
     vi.useFakeTimers();
     const questions = new PersonQuestions();
