@@ -35,18 +35,6 @@ const testChromium = process.env.CLAWD_TEST_CHROMIUM;
 const env: Record<string, string> =
   testChromium && !process.env.CLAWD_CHROME_PATH ? { CLAWD_CHROME_PATH: testChromium } : {};
 
-/**
- * An older Chromium people still run (CI: Debian 12's 150), when given: the browser-facing e2e
- * files run again on it, as a project of the same run, so its files fill the workers beside the
- * others' instead of a second run after the first (measured: vitest runs each project's files in
- * workers of their own, with the project's env, interleaved with the other projects'). Every
- * driver but the Grid's (its nodes' chromedriver drives only the current Chromium); not the
- * packaging file (it drives no browser of its own) nor the corpus comparison (clawd's snapshot
- * against Playwright's on the same pages: it ran on the current one).
- */
-const olderChromium = process.env.CLAWD_TEST_OLDER_CHROMIUM;
-const OLDER_EXCLUDED = ['test/e2e/package.test.ts', 'test/e2e/snapshot-accuracy.test.ts', 'test/e2e/grid.test.ts'];
-
 export default defineConfig({
   test: {
     // Two cores: two files at once, each e2e file owning one Chromium. A whole run keeps both
@@ -79,27 +67,6 @@ export default defineConfig({
           globalSetup: ['test/helpers/shared-grid.ts'],
         },
       },
-      ...(olderChromium
-        ? [
-            {
-              extends: true as const,
-              test: {
-                name: 'e2e-older',
-                include: ['test/e2e/**/*.test.ts'],
-                exclude: OLDER_EXCLUDED,
-                testTimeout: 60_000,
-                hookTimeout: 60_000,
-                isolate: false,
-                env: {
-                  CLAWD_TEST_CHROMIUM: olderChromium,
-                  CLAWD_CHROME_PATH: olderChromium,
-                  CLAWD_TEST_DRIVERS: 'managed,extension,remote',
-                },
-                globalSetup: ['test/helpers/shared-grid.ts'],
-              },
-            },
-          ]
-        : []),
       // The bench's quick run as a smoke test (every case runs and reports): real Chromium like
       // e2e, the longest file of the run, a tier of its own so the e2e tier can be run without it
       // (npm run test:e2e) and it alone (npm run test:bench). It uses the run's one Grid too.
