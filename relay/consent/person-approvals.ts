@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AskKind } from '../../shared/ask-kinds';
 import type { ConsentApproval, StandingScope } from '../../shared/consent-state';
+import { originOf as siteOf } from '../../shared/origin-policy';
 
 /** How long "for a while" lasts. */
 export const STANDING_MS = 30 * 60_000;
@@ -18,15 +19,8 @@ export interface Approval extends ConsentApproval {
   profile: string;
 }
 
-export function originOf(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    const origin = new URL(url).origin;
-    return origin === 'null' ? undefined : origin;
-  } catch {
-    return undefined;
-  }
-}
+/** A URL's origin, if it has one (none, for no URL). */
+export const originOf = (url: string | undefined): string | undefined => (url ? siteOf(url) : undefined);
 
 export class PersonApprovals {
   // Added by the person's answer, removed by Take back, Stop, its time or its tab's end.

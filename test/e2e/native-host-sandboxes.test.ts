@@ -16,6 +16,7 @@ import { NATIVE_HOST_NAME, parseHostAnswer } from '../../shared/native-host-prot
 import { readNativeMessage, writeNativeMessage } from '../../relay/native-host/native-messaging';
 import { TestBrowser } from '../helpers/chromium';
 import { runCli } from '../helpers/cli';
+import { serveStateOf, stopServerOf } from '../helpers/serve-state';
 import { until } from '../helpers/waits';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'clawd-sandboxes-'));
@@ -33,10 +34,7 @@ interface ServeJson {
   pid: number;
   relayUrl: string;
 }
-const serveJson = () =>
-  existsSync(path.join(home, 'serve.json'))
-    ? (JSON.parse(readFileSync(path.join(home, 'serve.json'), 'utf8')) as ServeJson)
-    : undefined;
+const serveJson = () => serveStateOf<ServeJson>(home);
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 const token = () => (readJson(path.join(home, 'config.json')) as { token: string }).token;
 
@@ -60,15 +58,7 @@ async function askHost(command: string): Promise<unknown> {
 }
 
 afterAll(async () => {
-  const state = serveJson();
-  if (state) {
-    try {
-      process.kill(state.pid, 'SIGTERM');
-    } catch {
-      // already gone
-    }
-    await until('the server to stop', () => !existsSync(path.join(home, 'serve.json')), 15_000).catch(() => {});
-  }
+  await stopServerOf(home);
   rmSync(root, { recursive: true, force: true });
 });
 

@@ -13,6 +13,7 @@ import { NATIVE_HOST_NAME } from '../../shared/native-host-protocol';
 import { TestBrowser } from '../helpers/chromium';
 import { runCli } from '../helpers/cli';
 import { startPageServer } from '../helpers/pages';
+import { serveStateOf, stopServerOf } from '../helpers/serve-state';
 import { until } from '../helpers/waits';
 
 interface ServeJson {
@@ -24,10 +25,7 @@ interface ServeJson {
 const root = mkdtempSync(path.join(os.tmpdir(), 'clawd-native-'));
 const home = path.join(root, 'home');
 const userDataDir = path.join(root, 'browser');
-const serveJson = () =>
-  existsSync(path.join(home, 'serve.json'))
-    ? (JSON.parse(readFileSync(path.join(home, 'serve.json'), 'utf8')) as ServeJson)
-    : undefined;
+const serveJson = () => serveStateOf<ServeJson>(home);
 const token = () => (JSON.parse(readFileSync(path.join(home, 'config.json'), 'utf8')) as { token: string }).token;
 
 /** What the host and the server it started wrote: said when the extension does not connect. */
@@ -60,15 +58,7 @@ async function extensionConnected(state: ServeJson): Promise<boolean> {
 }
 
 afterAll(async () => {
-  const state = serveJson();
-  if (state) {
-    try {
-      process.kill(state.pid, 'SIGTERM');
-    } catch {
-      // already gone
-    }
-    await until('the server to stop', () => !existsSync(path.join(home, 'serve.json')), 15_000).catch(() => {});
-  }
+  await stopServerOf(home);
   rmSync(root, { recursive: true, force: true });
 });
 
