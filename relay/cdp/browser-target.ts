@@ -250,8 +250,9 @@ export class BrowserTarget {
   #createTab(client: ClientSession, cmd: CdpCommand): Promise<TabRecord> {
     const p = paramsOf(cmd, 'Target.createTarget');
     const url = typeof p.url === 'string' && p.url !== '' ? p.url : 'about:blank';
-    // A raw client is an agent session of its own: its tabs join a group named after it.
-    return this.hub.createTab(url, p.background !== true, client.name);
+    // A raw client is an agent session of its own: its tabs join a group named after it, in the
+    // background whatever it asks — a tab in front would take the keys the person types into theirs.
+    return this.hub.createTab(url, false, client.name);
   }
 
   /** Storage.*Cookies' params for a tab's session, once the policy let them through. */

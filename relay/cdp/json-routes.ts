@@ -166,7 +166,8 @@ function registerTabRoutes(app: Hono, options: RelayAppOptions): void {
   app.put('/json/new', async (c) => {
     const url = newTabUrl(new URL(c.req.url));
     await switchboard.beforeClientOpens(url);
-    const tab = await switchboard.createTab(url, true, '');
+    // In the background: a client's new tab never takes the keyboard from the person's.
+    const tab = await switchboard.createTab(url, false, '');
     return c.json(describe(options, c, tab));
   });
   app.get('/json/new', () => {

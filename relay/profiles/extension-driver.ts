@@ -66,9 +66,12 @@ export class ExtensionDriver implements ProfileDriver {
     return Promise.resolve(this.playwright);
   }
 
-  /** In the person's browser, a tab an agent opens joins its session's clawd tab group (the extension groups it). */
+  /**
+   * In the person's browser, a tab an agent opens joins its session's clawd tab group (the
+   * extension groups it) in the background: the tab the person is in keeps the keyboard.
+   */
   async openTab(url: string, session: string | undefined): Promise<CdpTarget> {
-    const tab = await this.relay.switchboard.createTab(url, true, session ?? '');
+    const tab = await this.relay.switchboard.createTab(url, false, session ?? '');
     return { id: tab.targetId, type: 'page', title: tab.info.title, url: tab.info.url };
   }
 

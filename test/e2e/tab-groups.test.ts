@@ -1,7 +1,7 @@
 // Chrome's tab groups as the person's consent, seen the way they see it: a tab handed over with
 // the toolbar joins the orange `clawd` group and leaves it when released; tabs agents open land
 // in their session's own group (`clawd · alpha`, a raw CDP client's `clawd · cdp-N` or the name
-// it gave); dragging a tab into a clawd group hands it over (to that group's session), dragging
+// it gave), behind the tab the person is in (even when a client asks for the front); dragging a tab into a clawd group hands it over (to that group's session), dragging
 // it out releases it — the test plays the drag with chrome.tabs.group/ungroup from the worker,
 // the same change a drag makes; leftover groups are emptied at the worker's start; and with
 // "Agents may open tabs in my browser" off (set on the options page) opening one is refused.
@@ -58,7 +58,16 @@ describe("tab groups in the person's browser", () => {
     expect(await groupTitles()).not.toContain('clawd'); // an empty group goes
   });
 
-  it("opens agents' tabs in their sessions' own groups, each its own colour", async () => {
+  it("opens agents' tabs in their sessions' own groups, each its own colour, behind the person's tab", async () => {
+    // The person is in a tab of their own: every agent's tab opens behind it, whatever it asks.
+    const mine = await browser.openTab(pages.url('/'));
+    const myTabId = await browser.tabIdOf(mine.pageTargetId);
+    await browser.cdp.send('Target.activateTarget', { targetId: mine.pageTargetId });
+    const front = () =>
+      browser.swEval<number | undefined>(
+        'chrome.tabs.query({ active: true, lastFocusedWindow: true }).then(([t]) => t?.id)',
+      );
+    await until('the person’s tab in front', async () => (await front()) === myTabId);
     const alpha = await api('POST', '/tabs/open', { url: pages.url('/'), session: 'alpha' });
     const beta = await api('POST', '/tabs/open', { url: pages.url('/'), session: 'beta' });
     expect(alpha.status).toBe(200);
@@ -85,13 +94,18 @@ describe("tab groups in the person's browser", () => {
     const unnamed = await CdpClient.connect(version.webSocketDebuggerUrl);
     try {
       const a = await named.send('Target.createTarget', { url: pages.url('/') });
-      const b = await unnamed.send('Target.createTarget', { url: pages.url('/') });
+      const b = await unnamed.send('Target.createTarget', { url: pages.url('/'), background: false });
       const titleOf = async (targetId: string) => {
         const tabId = await browser.tabIdOf(targetId);
         return until('the tab in its group', async () => (await groupOf(tabId)).title);
       };
       expect(await titleOf(a.targetId)).toBe('clawd · gamma');
       expect(await titleOf(b.targetId)).toMatch(/^clawd · cdp-\d+$/);
+      // Four agents' tabs later, the person's is still the one in front, and an agent works in its own.
+      expect(await front()).toBe(myTabId);
+      const read = await api('GET', `/snapshot?targetId=${alpha.body.targetId}`);
+      expect(read.status).toBe(200);
+      expect(await front()).toBe(myTabId);
     } finally {
       await Promise.all([named.close(), unnamed.close()]);
     }

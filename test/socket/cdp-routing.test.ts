@@ -169,15 +169,19 @@ describe('CDP through the relay', () => {
 
     it('creates a tab that is attached before Target.createTarget answers', async () => {
       const { c } = await autoAttached();
-      ext.handler = (r) => (r.op === 'createTab' ? { tab: fakeTab(9, { url: r.url }) } : {});
+      let next = 9;
+      ext.handler = (r) => (r.op === 'createTab' ? { tab: fakeTab(next++, { url: r.url }) } : {});
       const order: string[] = [];
       c.onMessage((m) => order.push(m.method ?? `response ${m.id}`));
       const { targetId } = await c.send('Target.createTarget', { url: 'https://new.test/' });
       expect(targetId).toBe(fakeTab(9).targetInfo.targetId);
       expect(order[0]).toBe('Target.attachedToTarget');
-      expect(ext.requests.find((r) => r.op === 'createTab')).toMatchObject({ url: 'https://new.test/', active: true });
+      // In the background, whatever the client asks: the person's tab keeps the keyboard.
+      expect(ext.requests.find((r) => r.op === 'createTab')).toMatchObject({ url: 'https://new.test/', active: false });
       const session = await ext.next((f) => f.type === 'tabSession');
       expect(session).toMatchObject({ tabId: 9 });
+      await c.send('Target.createTarget', { url: 'https://new.test/', background: false });
+      expect(ext.requests.filter((r) => r.op === 'createTab').map((r) => r.active)).toEqual([false, false]);
     });
 
     it('closes and activates tabs through the extension', async () => {
