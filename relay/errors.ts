@@ -67,6 +67,7 @@ const ERROR_CODES = {
   person_only: { http: 403, cdp: -32000 },
   person_no_answer: { http: 408, cdp: -32000 },
   waiting_for_person: { http: 408, cdp: -32000 },
+  too_many_questions: { http: 429, cdp: -32000 },
   person_active: { http: 423, cdp: -32000 },
   tab_open_refused: { http: 403, cdp: -32000 },
   // process and configuration

@@ -63,6 +63,8 @@ export interface ConsentApproval {
   id: string;
   kinds: AskKind[];
   origin: string;
+  /** The agent session it is for (none: calls that name no session). */
+  session?: string;
   until?: string;
   targetId?: string;
 }

@@ -97,8 +97,8 @@ export class QuestionList {
     heading.textContent = question.terminal
       ? 'Your terminal asks to loosen your rules'
       : question.code !== undefined
-        ? `The site asks for the code it sent you (${question.code}): type it here, not to the agent`
-        : `${question.session ? `${question.session} asks` : 'An agent asks'}: ${question.kinds.map((k) => ASK_KIND_TEXT[k]).join(' and ')}`;
+        ? `${question.url ? hostOf(question.url) : 'The site'} asks for the code it sent you (the agent calls it “${question.code}”): type it here, never to the agent`
+        : `${question.session ? `Agent session “${question.session}” asks` : 'An agent asks'}: ${question.kinds.map((k) => ASK_KIND_TEXT[k]).join(' and ')}`;
     const what = document.createElement('p');
     what.className = 'what';
     // The page's words in it (an element's name) are shown as the page's: a quote set apart.
@@ -145,7 +145,7 @@ export class QuestionList {
     // A code the site sent the person: typed here, in their own page (the side panel), only.
     const code = question.code !== undefined && this.offerStanding ? codeField(allow) : undefined;
     const decide = (yes: boolean, scope?: StandingScope) => {
-      if (yes && code && !code.value.trim()) return code.focus();
+      if (yes && code && code.value.trim().length < 4) return code.focus(); // MIN_CODE_CHARS
       allow.disabled = deny.disabled = true;
       for (const button of more) button.disabled = true;
       item.dataset.answered = yes ? 'allowed' : 'declined';

@@ -120,7 +120,7 @@ function showApprovals(s: ConsentState): void {
       const item = document.createElement('li');
       item.dataset.id = approval.id;
       const words = document.createElement('span');
-      words.textContent = `${approval.kinds.map((k) => ASK_KIND_TEXT[k]).join(' and ')} on ${hostOf(approval.origin)} ${
+      words.textContent = `${approval.session ? `agent session “${approval.session}”: ` : ''}${approval.kinds.map((k) => ASK_KIND_TEXT[k]).join(' and ')} on ${hostOf(approval.origin)} ${
         approval.until ? `until ${new Date(approval.until).toLocaleTimeString()}` : 'in one tab, until it closes'
       }`;
       const back = Object.assign(document.createElement('button'), {

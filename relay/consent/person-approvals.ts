@@ -1,6 +1,6 @@
 // The person's standing yes: "allow this on this site for 30 minutes" or "until I close the tab",
-// given with Allow in the side panel. While one covers a call (its kinds, on the same site, in
-// that tab when it is bound to one), the call is not asked. Each is listed in the side panel with
+// given with Allow in the side panel to the agent session that asked. While one covers a call of
+// that session (its kinds, on the same site, in that tab when it is bound to one), it is not asked. Each is listed in the side panel with
 // Take back, and ends by itself: time is checked on use, the tab's end is told (forgetTab), Stop
 // takes back every one of the profile.
 
@@ -34,7 +34,7 @@ export class PersonApprovals {
    */
   add(
     scope: StandingScope,
-    asked: { profile: string; kinds: AskKind[]; url?: string; targetId?: string },
+    asked: { profile: string; kinds: AskKind[]; url?: string; targetId?: string; session?: string },
   ): Approval | undefined {
     const origin = originOf(asked.url);
     if (!origin || asked.kinds.length === 0 || (scope === 'tab' && !asked.targetId)) return undefined;
@@ -43,6 +43,7 @@ export class PersonApprovals {
       profile: asked.profile,
       kinds: [...asked.kinds],
       origin,
+      ...(asked.session !== undefined ? { session: asked.session } : {}),
       ...(scope === 'minutes'
         ? { until: new Date(this.now() + STANDING_MS).toISOString() }
         : { targetId: asked.targetId! }),
@@ -52,12 +53,19 @@ export class PersonApprovals {
   }
 
   /** The standing yes that covers every kind the call would be asked about, if one does. */
-  covering(call: { profile: string; kinds: AskKind[]; url?: string; targetId?: string }): Approval | undefined {
+  covering(call: {
+    profile: string;
+    kinds: AskKind[];
+    url?: string;
+    targetId?: string;
+    session?: string;
+  }): Approval | undefined {
     const origin = originOf(call.url);
     if (!origin) return undefined;
     return this.list(call.profile).find(
       (a) =>
         a.origin === origin &&
+        a.session === call.session &&
         (a.targetId === undefined || a.targetId === call.targetId) &&
         call.kinds.every((kind) => a.kinds.includes(kind)),
     );

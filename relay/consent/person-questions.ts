@@ -4,17 +4,17 @@
 // asked it: when the call's bound runs out (at once when nowhere the person looks shows it: no
 // side panel, no answering live view), the call answers `waiting_for_person` with the question's
 // id, the question stays open (QUESTION_LIFE_MS), `wait` (ask-wait) hears its answer, and the
-// same call again — same profile, session, kinds and site — joins it or takes its answer: one
-// question is asked once. A standing yes (person-approvals.ts) lets calls by unasked. Deny answers
-// 403 `person_declined`; nothing happens either way. Each question and its answer is told to
-// whoever listens (the action log, /events, the side panel, the person's notifications). Every
-// timer is owned by a question or a wait, ended by the answer or by close().
+// same call again (keyOf: the same session, tab, element or address) takes its answer, one call
+// at a time: a Yes lets one call through. A standing yes (person-approvals.ts) lets calls by
+// unasked. Every question and answer is told to whoever listens (the action log, /events, the
+// side panel, notifications). Every timer is owned by a question or a wait, ended by close().
 
 import { randomBytes } from 'node:crypto';
 import { ClawdError } from '../errors';
 import type { AskKind } from '../../shared/ask-kinds';
-import { PersonApprovals, originOf, type StandingScope } from './person-approvals';
-import { about, endError, kindsText, standingWords } from './question-words';
+import { PersonApprovals, type StandingScope } from './person-approvals';
+import { GivenCodes, MAX_CODE_CHARS, MIN_CODE_CHARS } from './given-codes';
+import { about, endError, kindsText, standingWords, waitingError } from './question-words';
 
 export { kindsText };
 
@@ -58,8 +58,12 @@ export type QuestionChange =
 
 /** How long a question waits for the person once its call has answered `waiting_for_person`. */
 export const QUESTION_LIFE_MS = 10 * 60_000;
-/** How long an answer is kept for the call again (and for ask-wait) after its question ended. */
+/** How long an answer is kept for ask-wait, and a No for the same call again, after its question ended. */
 export const ANSWER_KEPT_MS = 10 * 60_000;
+/** How long a Yes that came after its call had gone waits for that same call again (once). */
+export const YES_KEPT_MS = 2 * 60_000;
+/** The most questions one agent session may have open at once: more would be the person's nuisance. */
+export const MAX_OPEN_PER_SESSION = 3;
 /** How long a call waits when nowhere the person looks shows the question: an answer on its way. */
 export const UNSEEN_WAIT_MS = 1_000;
 
@@ -92,14 +96,12 @@ interface Ended {
   value?: string;
 }
 
-/** The longest code the person may type for a site. */
-export const MAX_CODE_CHARS = 64;
-
 /** Who answered in the person's own browser: the only one who may answer what their terminal asks. */
 export const SIDE_PANEL = 'side panel';
 
 export class PersonQuestions {
   readonly approvals: PersonApprovals;
+  readonly #codes: GivenCodes;
   // Added by ask(), removed when answered, unanswered, withdrawn or closed.
   readonly #open = new Map<string, Open>();
   // Question id → how it ended, kept ANSWER_KEPT_MS (looked at on use) for the same call again and ask-wait.
@@ -116,6 +118,7 @@ export class PersonQuestions {
     } = {},
   ) {
     this.approvals = new PersonApprovals(options.now);
+    this.#codes = new GivenCodes(options.now);
   }
 
   /**
@@ -170,8 +173,19 @@ export class PersonQuestions {
           `the person declined ${about(answered.question)} at ${new Date(answered.at).toLocaleTimeString()}; nothing was done`,
         ),
       );
-    const open =
-      [...this.#open.values()].find((o) => o.key === key) ?? this.#ask(input, Math.max(timeoutMs, QUESTION_LIFE_MS));
+    const same = [...this.#open.values()].find((o) => o.key === key);
+    // One call waits on a question at a time: one Yes lets one call through, never a crowd.
+    if (same && [...same.waiters].some((w) => w.call)) return Promise.reject(waitingError(same.question));
+    if (!same && this.#openOf(input).length >= MAX_OPEN_PER_SESSION)
+      return Promise.reject(
+        new ClawdError(
+          'too_many_questions',
+          `${MAX_OPEN_PER_SESSION} questions of yours wait for the person already (${this.#openOf(input)
+            .map((o) => o.question.id)
+            .join(', ')}): wait for their answers (ask-wait ID) before asking more; nothing was done`,
+        ),
+      );
+    const open = same ?? this.#ask(input, Math.max(timeoutMs, QUESTION_LIFE_MS));
     const unseen = waitsApart && this.options.looking?.(input.profile) === false;
     return this.#join(open, unseen ? Math.min(timeoutMs, UNSEEN_WAIT_MS) : timeoutMs, signal);
   }
@@ -187,8 +201,9 @@ export class PersonQuestions {
     if ((open.question.terminal || open.question.code !== undefined) && by !== SIDE_PANEL) return false;
     // A code question is answered with the code the person typed, and never for a while.
     if (open.question.code !== undefined && allow) {
-      if (!value || value.length > MAX_CODE_CHARS) return false;
+      if (!value || value.length < MIN_CODE_CHARS || value.length > MAX_CODE_CHARS) return false;
       open.value = value;
+      this.#codes.add(open.question.profile, value);
     } else if (allow && standing && !open.question.terminal) this.approvals.add(standing, open.question);
     this.#settle(open, allow ? 'allowed' : 'declined', by);
     return true;
@@ -306,12 +321,7 @@ export class PersonQuestions {
         // The terminal's question ends with its call; an agent's stays for the person.
         if (question.terminal) return this.#settle(open, 'unanswered');
         leave();
-        reject(
-          new ClawdError(
-            'waiting_for_person',
-            `the person has not answered yet whether to allow ${about(question)} (question ${question.id}); nothing was done. Wait for their answer (ask-wait ${question.id}; GET /asks/${question.id}/wait; MCP handoff action ask), then make the same call again: it is not asked twice`,
-          ),
-        );
+        reject(waitingError(question));
       }, waitMs);
       const abort = () => {
         leave();
@@ -344,9 +354,13 @@ export class PersonQuestions {
 
   /** The codes the person typed for the profile's sites lately: masked in every answer, as secrets are. */
   codesGiven(profile: string): string[] {
-    const now = this.#now();
-    return [...this.#ended.values()].flatMap((e) =>
-      e.value !== undefined && e.question.profile === profile && now - e.at < ANSWER_KEPT_MS ? [e.value] : [],
+    return this.#codes.of(profile);
+  }
+
+  /** The open questions of the same agent session (on the same profile). */
+  #openOf(input: QuestionInput): Open[] {
+    return [...this.#open.values()].filter(
+      (o) => !o.question.terminal && o.question.profile === input.profile && o.question.session === input.session,
     );
   }
 
@@ -356,8 +370,8 @@ export class PersonQuestions {
     let found: Ended | undefined;
     for (const [id, ended] of this.#ended) {
       if (now - ended.at >= ANSWER_KEPT_MS) this.#ended.delete(id);
-      else if (ended.key === key && !ended.taken && (ended.end === 'allowed' || ended.end === 'declined'))
-        found = ended;
+      else if (ended.key !== key || ended.taken) continue;
+      else if (ended.end === 'declined' || (ended.end === 'allowed' && now - ended.at < YES_KEPT_MS)) found = ended;
     }
     return found;
   }
@@ -367,13 +381,19 @@ export class PersonQuestions {
   }
 }
 
-/** One question as the same call again finds it: who asks, what kinds, on which site. */
+/**
+ * One question as the same call again finds it: who asks, in which tab, what kinds, the call
+ * itself as the log says it (its element, its address, its script) and where — a Yes is for that
+ * call, never another on the same site.
+ */
 function keyOf(input: QuestionInput): string {
   return JSON.stringify([
     input.profile,
     input.session ?? '',
+    input.targetId ?? '',
     [...input.kinds].sort(),
-    originOf(input.url) ?? input.url ?? '',
+    input.what,
+    input.url ?? '',
     input.code ?? '',
   ]);
 }

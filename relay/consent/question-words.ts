@@ -48,3 +48,11 @@ export function standingWords(approval: Approval): string {
     ? `your yes on ${approval.origin} until ${new Date(approval.until).toLocaleTimeString()}`
     : `your yes on ${approval.origin} in this tab`;
 }
+
+/** The call answers before the person did: the question stays open, and says how to wait for it. */
+export function waitingError(question: Asked & { id: string }): ClawdError {
+  return new ClawdError(
+    'waiting_for_person',
+    `the person has not answered yet whether to allow ${about(question)} (question ${question.id}); nothing was done. Wait for their answer (ask-wait ${question.id}; GET /asks/${question.id}/wait; MCP handoff action ask), then make the same call again (the same element, address or script, in the same tab): it is not asked twice`,
+  );
+}

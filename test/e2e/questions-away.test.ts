@@ -70,16 +70,14 @@ describe('questions that reach the person away from the side panel', () => {
     return ref;
   };
   /** The agent's order: on the shop's page, a click on Buy now (which sends the form). */
+  /** The agent's click on Buy now (which sends the form): the same call, made again, is the same ref. */
+  const click = (ref: string) =>
+    api('POST', '/act', { kind: 'click', targetId, ref, session: 'shopper', timeoutMs: 20_000, snapshot: 'none' });
+  /** The agent's order from the shop's page: loaded, then Buy now clicked. */
   const buy = async (url = shop.url) => {
     await api('POST', '/navigate', { targetId, url, session: 'shopper' });
-    return api('POST', '/act', {
-      kind: 'click',
-      targetId,
-      ref: await refOf('Buy now'),
-      session: 'shopper',
-      timeoutMs: 20_000,
-      snapshot: 'none',
-    });
+    const ref = await refOf('Buy now');
+    return { ref, answer: await click(ref) };
   };
   const notifications = () => browser.swEval<Record<string, boolean>>('chrome.notifications.getAll()');
   /** What the page holds, read by the test's own connection (not the agent's). */
@@ -119,7 +117,7 @@ describe('questions that reach the person away from the side panel', () => {
 
   it('notifies the question; the call answers waiting_for_person at once; the notification’s Allow lets the same call through, once', async () => {
     const started = Date.now();
-    const waiting = await buy();
+    const { ref, answer: waiting } = await buy();
     expect(waiting.status).toBe(408);
     expect(waiting.body.error.code).toBe('waiting_for_person');
     // At once: long before the call's own bound of 20 s.
@@ -131,7 +129,7 @@ describe('questions that reach the person away from the side panel', () => {
     await until('the notification', async () => (await notifications())[id!] === true);
 
     // The same call again while it is open joins it: no second question.
-    expect((await buy()).body.error.code).toBe('waiting_for_person');
+    expect((await click(ref)).body.error.code).toBe('waiting_for_person');
     expect(asked).toEqual([id]);
 
     const answer = api('GET', `/asks/${id}/wait?timeoutMs=20000`);
@@ -139,12 +137,12 @@ describe('questions that reach the person away from the side panel', () => {
     expect((await answer).body).toMatchObject({ id, answer: 'allowed' });
     await until('the notification cleared', async () => (await notifications())[id!] === undefined);
 
-    const again = await buy();
+    const again = await click(ref);
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(shop.posts()).toBe(1);
     expect(asked).toEqual([id]);
     // Once: the next is asked afresh.
-    const next = await buy();
+    const { ref: nextRef, answer: next } = await buy();
     expect(next.body.error.code).toBe('waiting_for_person');
     expect(asked).toHaveLength(2);
 
@@ -152,7 +150,7 @@ describe('questions that reach the person away from the side panel', () => {
     const second = questionOf(next.body)!;
     await browser.swEval(`chrome.notifications.onButtonClicked.dispatch(${JSON.stringify(second)}, 1)`);
     expect((await api('GET', `/asks/${second}/wait?timeoutMs=5000`)).body).toMatchObject({ answer: 'declined' });
-    const refused = await buy();
+    const refused = await click(nextRef);
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('person_declined');
     expect(asked).toHaveLength(2);
@@ -253,7 +251,7 @@ describe('questions that reach the person away from the side panel', () => {
         inPanel<boolean>(`!!document.querySelector('#questions .question:not([data-answered]) input.code')`),
       );
       expect(await inPanel<string>(`document.querySelector('#questions .question h3').textContent`)).toContain(
-        'The site asks for the code it sent you (sms)',
+        `${new URL(shop.url).host} asks for the code it sent you (the agent calls it “sms”)`,
       );
       // No standing yes for a code, and Allow without one is not an answer.
       expect(await inPanel<boolean>(`!!document.querySelector('#questions .allow-minutes')`)).toBe(false);

@@ -83,11 +83,16 @@ describe.each([
       expect((await act({ kind: 'type', ref: code, text: '{{secret:CODE}}' })).status).toBe(200);
       // Home then a character would show `Zq7-|hunter2…` in the next snapshot: refused, on the
       // field or on the page while it has focus, and so is text typed key by key into it.
+      const save = Object.entries(refs).find(([, r]) => r.name === 'Save')![0];
       for (const body of [
         { kind: 'press', key: 'Home', ref: code },
         { kind: 'press', key: 'ArrowLeft' },
         { kind: 'press', key: 'Backspace' },
         { kind: 'type', ref: code, text: '|', slowly: true },
+        // A selection to move, and text dragged out of it or onto it.
+        { kind: 'click', ref: code, modifiers: ['Shift'] },
+        { kind: 'drag', startRef: code, endRef: save },
+        { kind: 'drag', startRef: save, endRef: code },
       ]) {
         const refused = await act(body);
         expect(refused.status, JSON.stringify(body)).toBe(403);

@@ -84,7 +84,7 @@ describe('questions for the person', () => {
     expect(await questions.wait(open!.id, 'chrome', 1_000)).toMatchObject({ answer: 'unanswered' });
   });
 
-  it('ask the same call once: a retry joins the open question, and takes the answer given after the call left (once)', async () => {
+  it('ask the same call once: a retry joins the open question, one call at a time, and takes the answer given after the call left (once)', async () => {
     vi.useFakeTimers();
     const questions = new PersonQuestions();
     const told: QuestionChange[] = [];
@@ -95,26 +95,33 @@ describe('questions for the person', () => {
     const [open] = questions.pending();
     // ask-wait hears the answer; it does not use it.
     const waited = questions.wait(open!.id, 'chrome', 60_000);
-    // The same call again (another ref, the same session, kinds and site) joins it: no second question.
-    const again = questions.ask(
-      { ...input, what: 'click e15 button "Buy now"', url: 'https://shop.test/other' },
-      1_000,
-    );
+    // The same call again joins it: no second question; a second one at once is not let wait on it
+    // too (one Yes, one call).
+    const again = questions.ask(input, 1_000).catch((error: unknown) => error);
     expect(questions.pending()).toHaveLength(1);
-    const again2 = again.catch((error: unknown) => error);
+    await expect(questions.ask(input, 1_000)).rejects.toMatchObject({ code: 'waiting_for_person' });
     await vi.advanceTimersByTimeAsync(1_000);
-    expect(await again2).toMatchObject({ code: 'waiting_for_person' });
+    expect(await again).toMatchObject({ code: 'waiting_for_person' });
+    // Another call on the same site (another element, another tab) is a question of its own.
+    void questions.ask({ ...input, what: 'click e15 button "Send money"' }, 1_000).catch(() => {});
+    void questions.ask({ ...input, targetId: 'T2' }, 1_000).catch(() => {});
+    expect(questions.pending()).toHaveLength(3);
+    // And an agent session has at most three open: the next is refused, not asked.
+    await expect(questions.ask({ ...input, what: 'click e16 button "Other"' }, 1_000)).rejects.toMatchObject({
+      code: 'too_many_questions',
+    });
+    expect(questions.pending()).toHaveLength(3);
     questions.answer(open!.id, true, 'side panel');
     expect(await waited).toMatchObject({ answer: 'allowed', question: { id: open!.id } });
     await expect(questions.wait(open!.id, 'other', 10)).rejects.toMatchObject({ code: 'not_found' });
     // The next same call is let through by that yes, once; another session's is asked.
     await expect(questions.ask(input, 1_000)).resolves.toBeUndefined();
-    expect(questions.pending()).toEqual([]);
-    void questions.ask({ ...input, session: 'other' }, 1_000).catch(() => {});
-    expect(questions.pending()).toHaveLength(1);
-    void questions.ask(input, 1_000).catch(() => {});
     expect(questions.pending()).toHaveLength(2);
-    expect(told.filter((c) => c.state === 'asked')).toHaveLength(3);
+    void questions.ask({ ...input, session: 'other' }, 1_000).catch(() => {});
+    expect(questions.pending()).toHaveLength(3);
+    void questions.ask(input, 1_000).catch(() => {});
+    expect(questions.pending()).toHaveLength(4); // the shop session's third, asked afresh
+    expect(told.filter((c) => c.state === 'asked')).toHaveLength(5);
     questions.close();
   });
 
@@ -160,10 +167,16 @@ describe('questions for the person', () => {
     await asked;
     const [approval] = questions.approvals.list('chrome');
     expect(approval).toMatchObject({ kinds: ['submit'], origin: 'https://shop.test' });
-    await expect(questions.ask({ ...input, session: 'other', targetId: 'T9' }, 5_000)).resolves.toBeUndefined();
+    // That session's calls on that site, in any tab; another session's is asked.
+    await expect(questions.ask({ ...input, targetId: 'T9', what: 'click e3' }, 5_000)).resolves.toBeUndefined();
     void questions.ask({ ...input, url: 'https://bank.test/' }, 5_000).catch(() => {});
     void questions.ask({ ...input, kinds: ['submit', 'download'] }, 5_000).catch(() => {});
-    expect(questions.pending().map((q) => q.url)).toEqual(['https://bank.test/', 'https://shop.test/cart']);
+    void questions.ask({ ...input, session: 'other' }, 5_000).catch(() => {});
+    expect(questions.pending().map((q) => q.url)).toEqual([
+      'https://bank.test/',
+      'https://shop.test/cart',
+      'https://shop.test/cart',
+    ]);
     await vi.advanceTimersByTimeAsync(STANDING_MS);
     expect(questions.pending()).toEqual([]); // unanswered by now
     expect(questions.approvals.list('chrome')).toEqual([]);
@@ -175,11 +188,11 @@ describe('questions for the person', () => {
     const once = tabbed.ask(input, 5_000);
     tabbed.answer(tabbed.pending()[0]!.id, true, 'side panel', 'tab');
     await once;
-    await expect(tabbed.ask({ ...input, session: 'b' }, 5_000)).resolves.toBeUndefined();
-    void tabbed.ask({ ...input, session: 'c', targetId: 'T2' }, 5_000).catch(() => {});
+    await expect(tabbed.ask({ ...input, what: 'click e3' }, 5_000)).resolves.toBeUndefined();
+    void tabbed.ask({ ...input, targetId: 'T2' }, 5_000).catch(() => {});
     expect(tabbed.pending()).toHaveLength(1);
     tabbed.forgetTab('T1');
-    void tabbed.ask({ ...input, session: 'd' }, 5_000).catch(() => {});
+    void tabbed.ask({ ...input, what: 'click e4' }, 5_000).catch(() => {});
     expect(tabbed.pending()).toHaveLength(2);
     tabbed.close();
   });

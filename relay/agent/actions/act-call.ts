@@ -128,10 +128,10 @@ export class ActCall {
       kind: request.kind,
       ...('key' in request ? { key: request.key } : {}),
       ...('slowly' in request ? { slowly: request.slowly } : {}),
+      ...('modifiers' in request && request.modifiers ? { modifiers: request.modifiers } : {}),
     };
     if (!editsInPlace(edit) || !this.secretFields.holds(call.found.page)) return;
-    const [target] = await this.#targets(call);
-    await this.secretFields.check(call.found.page, edit, target);
+    await this.secretFields.check(call.found.page, edit, await this.#targets(call));
   }
 
   /** The elements the call's refs name now (one that does not resolve is the action's to say). */

@@ -2,22 +2,29 @@
 // finds a secret as it is, so keys that move the caret into it or cut it (Home, arrows, Backspace,
 // a key typed slowly where a click left the caret) would split it into parts no mask finds —
 // `hun|ter2…` in the next snapshot, or in the form's body. Such a key, on the field or while it
-// has focus, is refused (secret_refused); Enter, Tab and Escape go, and so do a `type` or `fill`
-// that replace the value. Kept per page as handles of the page's own elements (gone with its document).
+// has focus, is refused (secret_refused), and so is a drag from or onto it and a click with keys
+// held (a selection to move); Tab and Escape go, Enter too in a one-line field, and so do a `type`
+// or `fill` that replace the value. Kept per page as handles of the page's own elements.
 
 import type { ElementHandle, Page } from 'playwright-core';
 import { ClawdError } from '../../errors';
 import type { ActTarget } from '../snapshots/snapshot-engine';
 
-/** Keys that leave a field's text as it is (and submit, move on or close). */
+/** Keys that leave a one-line field's text as it is (and submit, move on or close). */
 const KEEPING_KEYS = new Set(['Enter', 'Tab', 'Shift+Tab', 'Escape', 'NumpadEnter']);
+/** Of those, the ones that put a line break into a many-line field (a textarea, contenteditable). */
+const BREAKING_KEYS = new Set(['Enter', 'NumpadEnter']);
 
-/** What of an action edits a field's text in place (a key, text typed key by key). */
+/** What of an action could edit a field's text in place (a key, text typed key by key, a drag, a selecting click). */
 export interface FieldEdit {
   kind: string;
   key?: string;
   slowly?: boolean;
+  modifiers?: readonly string[];
 }
+
+/** How an action may cut a field holding a secret: always, only a many-line one, or not at all. */
+type Cut = 'always' | 'many-lines' | false;
 
 export class SecretFields {
   // Page → the fields a secret went into; pruned when a handle's document is gone.
@@ -53,19 +60,28 @@ export class SecretFields {
     this.#fields.set(page, kept);
   }
 
-  /** Refuses an edit in place of a field holding a secret: on `target`, or on the focused element when none. */
-  async check(page: Page, edit: FieldEdit, target: ActTarget | undefined): Promise<void> {
+  /**
+   * Refuses an edit in place of a field holding a secret: on one of `targets` (a drag's both
+   * ends), or on the focused element when there are none.
+   */
+  async check(page: Page, edit: FieldEdit, targets: readonly ActTarget[]): Promise<void> {
     const fields = this.#fields.get(page);
-    if (!fields?.length || !editsInPlace(edit)) return;
-    const own = target !== undefined && !('asElement' in target); // a handle made here: let go after
-    const aimed = target ? await handleOf(target).catch(() => undefined) : undefined;
+    const cut = editsInPlace(edit);
+    if (!fields?.length || !cut) return;
+    const aimed = await Promise.all(targets.map((t) => handleOf(t).catch(() => undefined)));
+    const aims = aimed.filter((a): a is ElementHandle => a !== undefined);
     const live: ElementHandle[] = [];
     let hit = false;
     for (const field of fields) {
       const holds = await field
         .evaluate(
-          (el, aim) => (aim ? el === aim : (el.getRootNode() as Document | ShadowRoot).activeElement === el),
-          aimed ?? null,
+          (el, [aim, manyLinesOnly]) => {
+            const aimedAt =
+              aim.length > 0 ? aim.includes(el) : (el.getRootNode() as Document | ShadowRoot).activeElement === el;
+            const manyLines = (el as Element).tagName === 'TEXTAREA' || (el as HTMLElement).isContentEditable;
+            return aimedAt && (!manyLinesOnly || manyLines);
+          },
+          [aims, cut === 'many-lines'] as const,
         )
         .catch(() => undefined); // its document is gone
       if (holds === undefined) continue;
@@ -73,18 +89,22 @@ export class SecretFields {
       hit ||= holds;
     }
     this.#fields.set(page, live);
-    if (own) void aimed?.dispose().catch(() => {});
+    targets.forEach((t, i) => !('asElement' in t) && void aimed[i]?.dispose().catch(() => {}));
     if (hit)
       throw new ClawdError(
         'secret_refused',
-        `${edit.kind === 'press' ? `pressing ${edit.key}` : 'typing key by key'} in the field a secret was typed into would split it where masking cannot see it: replace it whole (type or fill), or press Enter or Tab. Nothing was done`,
+        `${edit.kind === 'press' ? `pressing ${edit.key}` : edit.kind === 'drag' ? 'dragging' : edit.kind === 'click' ? 'a click with keys held' : 'typing key by key'} in the field a secret was typed into would split it where masking cannot see it: replace it whole (type or fill), or press Tab. Nothing was done`,
       );
   }
 }
 
-export function editsInPlace(edit: FieldEdit): boolean {
-  if (edit.kind === 'press') return !KEEPING_KEYS.has(edit.key ?? '');
-  return edit.kind === 'type' && edit.slowly === true;
+export function editsInPlace(edit: FieldEdit): Cut {
+  if (edit.kind === 'press')
+    return !KEEPING_KEYS.has(edit.key ?? '') ? 'always' : BREAKING_KEYS.has(edit.key ?? '') ? 'many-lines' : false;
+  if (edit.kind === 'type') return edit.slowly === true ? 'always' : false;
+  if (edit.kind === 'drag') return 'always';
+  if (edit.kind === 'click') return (edit.modifiers?.length ?? 0) > 0 ? 'always' : false;
+  return false;
 }
 
 async function handleOf(target: ActTarget): Promise<ElementHandle> {
