@@ -248,7 +248,7 @@ async function startControl(
       keys: parts.keys,
       person: {
         confirmLoosening: (changes, timeoutMs) => consent.confirmLoosening(changes, timeoutMs),
-        askWait: (id, profile, timeoutMs) => consent.questions.wait(id, profile, timeoutMs),
+        askWait: (id, asker, timeoutMs) => consent.questions.wait(id, asker, timeoutMs),
         askCode: (input, timeoutMs, signal) => consent.questions.askCode(input, timeoutMs, signal),
         codesGiven: (profile) => consent.questions.codesGiven(profile),
       },

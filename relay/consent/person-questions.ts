@@ -14,9 +14,11 @@ import { ClawdError } from '../errors';
 import type { AskKind } from '../../shared/ask-kinds';
 import { PersonApprovals, type StandingScope } from './person-approvals';
 import { GivenCodes, MAX_CODE_CHARS, MIN_CODE_CHARS } from './given-codes';
+import { ANSWER_KEPT_MS, MAX_OPEN_PER_SESSION, QUESTION_LIFE_MS, UNSEEN_WAIT_MS, YES_KEPT_MS } from './question-limits';
 import { about, endError, kindsText, standingWords, waitingError } from './question-words';
 
 export { kindsText };
+export { QUESTION_LIFE_MS, UNSEEN_WAIT_MS };
 
 export interface QuestionInput {
   profile: string;
@@ -55,17 +57,6 @@ export type QuestionEnd = 'allowed' | 'declined' | 'unanswered' | 'withdrawn';
 
 export type QuestionChange =
   { state: 'asked'; question: Question } | { state: QuestionEnd; question: Question; by?: string };
-
-/** How long a question waits for the person once its call has answered `waiting_for_person`. */
-export const QUESTION_LIFE_MS = 10 * 60_000;
-/** How long an answer is kept for ask-wait, and a No for the same call again, after its question ended. */
-export const ANSWER_KEPT_MS = 10 * 60_000;
-/** How long a Yes that came after its call had gone waits for that same call again (once). */
-export const YES_KEPT_MS = 2 * 60_000;
-/** The most questions one agent session may have open at once: more would be the person's nuisance. */
-export const MAX_OPEN_PER_SESSION = 3;
-/** How long a call waits when nowhere the person looks shows the question: an answer on its way. */
-export const UNSEEN_WAIT_MS = 1_000;
 
 /** What ask-wait hears: the question's end, or `waiting` when the wait ran out first. */
 export type QuestionAnswer = QuestionEnd | 'waiting';
@@ -211,17 +202,22 @@ export class PersonQuestions {
 
   /**
    * ask-wait: the question's answer once it comes (`waiting` when `timeoutMs` runs out first), or
-   * how it ended if it has; not_found for a question of another profile, or none kept.
+   * how it ended; not_found for another profile's or agent session's question, or none kept.
    */
-  wait(id: string, profile: string, timeoutMs: number): Promise<{ question: Question; answer: QuestionAnswer }> {
+  wait(
+    id: string,
+    asker: { profile: string; session?: string | undefined },
+    timeoutMs: number,
+  ): Promise<{ question: Question; answer: QuestionAnswer }> {
+    const { profile } = asker;
     const open = this.#open.get(id);
     const ended = this.#ended.get(id);
     const question = open?.question ?? (ended && this.#now() - ended.at < ANSWER_KEPT_MS ? ended.question : undefined);
-    if (!question || question.profile !== profile)
+    if (!question || question.profile !== profile || question.session !== asker.session)
       return Promise.reject(
         new ClawdError(
           'not_found',
-          `no question ${JSON.stringify(id)} on ${profile} (an answer is kept ${ANSWER_KEPT_MS / 60_000} minutes)`,
+          `no question ${JSON.stringify(id)} of this agent session on ${profile} (name the session that asked it; an answer is kept ${ANSWER_KEPT_MS / 60_000} minutes)`,
         ),
       );
     if (!open) return Promise.resolve({ question, answer: ended!.end });

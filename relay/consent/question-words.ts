@@ -53,6 +53,6 @@ export function standingWords(approval: Approval): string {
 export function waitingError(question: Asked & { id: string }): ClawdError {
   return new ClawdError(
     'waiting_for_person',
-    `the person has not answered yet whether to allow ${about(question)} (question ${question.id}); nothing was done. Wait for their answer (ask-wait ${question.id}; GET /asks/${question.id}/wait; MCP handoff action ask), then make the same call again (the same element, address or script, in the same tab): it is not asked twice`,
+    `the person has not answered yet whether to allow ${about(question)} (question ${question.id}); nothing was done. Wait for their answer (ask-wait ${question.id}, in the same session; GET /asks/${question.id}/wait; MCP handoff action ask), then make the same call again (the same element, address or script, in the same tab): it is not asked twice`,
   );
 }

@@ -61,7 +61,7 @@ export interface OperationServices {
    */
   confirmLoosening(changes: string[], timeoutMs: number): Promise<void>;
   /** ask-wait: a question's answer once it comes (consent/person-questions.ts). */
-  askWait(id: string, profile: string, timeoutMs: number): ReturnType<PersonQuestions['wait']>;
+  askWait: PersonQuestions['wait'];
   /** `{{code:NAME}}`: the code a site sent the person, which they type in the side panel. */
   askCode: PersonQuestions['askCode'];
   /** The codes the person typed for the profile lately: masked as its secrets are. */
@@ -113,7 +113,7 @@ export const HANDLERS: Handlers = {
   handoffWait: (s, call, input) => s.agent.control.waitForHandback(call, input),
   handoffEnd: (s, call, input) => s.agent.control.endHandoff(call, input, 'agent'),
   askWait: async (s, call, input) => {
-    const { question, answer } = await s.askWait(input.id, call.profile, input.timeoutMs);
+    const { question, answer } = await s.askWait(input.id, call, input.timeoutMs);
     return { id: question.id, answer, what: question.what };
   },
   release: (s, call, input) => s.agent.control.releaseHold(call, input),

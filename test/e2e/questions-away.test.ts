@@ -132,7 +132,7 @@ describe('questions that reach the person away from the side panel', () => {
     expect((await click(ref)).body.error.code).toBe('waiting_for_person');
     expect(asked).toEqual([id]);
 
-    const answer = api('GET', `/asks/${id}/wait?timeoutMs=20000`);
+    const answer = api('GET', `/asks/${id}/wait?timeoutMs=20000&session=shopper`);
     await browser.swEval(`chrome.notifications.onButtonClicked.dispatch(${JSON.stringify(id)}, 0)`);
     expect((await answer).body).toMatchObject({ id, answer: 'allowed' });
     await until('the notification cleared', async () => (await notifications())[id!] === undefined);
@@ -149,15 +149,18 @@ describe('questions that reach the person away from the side panel', () => {
     // Deny on the notification: ask-wait says so, and the same call is refused without asking again.
     const second = questionOf(next.body)!;
     await browser.swEval(`chrome.notifications.onButtonClicked.dispatch(${JSON.stringify(second)}, 1)`);
-    expect((await api('GET', `/asks/${second}/wait?timeoutMs=5000`)).body).toMatchObject({ answer: 'declined' });
+    expect((await api('GET', `/asks/${second}/wait?timeoutMs=5000&session=shopper`)).body).toMatchObject({
+      answer: 'declined',
+    });
     const refused = await click(nextRef);
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('person_declined');
     expect(asked).toHaveLength(2);
     expect(shop.posts()).toBe(1);
-    // A question nobody asked is none to wait for.
-    const unknown = await api('GET', `/asks/qffffffffffff/wait?timeoutMs=10`);
+    // A question nobody asked is none to wait for; another agent session's is not its to read.
+    const unknown = await api('GET', `/asks/qffffffffffff/wait?timeoutMs=10&session=shopper`);
     expect(unknown.status).toBe(404);
+    expect((await api('GET', `/asks/${second}/wait?timeoutMs=10&session=courier`)).status).toBe(404);
   });
 
   it('lets the next submit on the site go unasked for 30 minutes when the person says so in the side panel, not another site’s', async () => {
@@ -255,7 +258,7 @@ describe('questions that reach the person away from the side panel', () => {
       );
       // No standing yes for a code, and Allow without one is not an answer.
       expect(await inPanel<boolean>(`!!document.querySelector('#questions .allow-minutes')`)).toBe(false);
-      const answer = api('GET', `/asks/${id}/wait?timeoutMs=20000`);
+      const answer = api('GET', `/asks/${id}/wait?timeoutMs=20000&session=verifier`);
       await inPanel(
         `(() => { const q = document.querySelector('#questions .question:not([data-answered])'); q.querySelector('input.code').value = '${CODE}'; q.querySelector('.allow').click(); })()`,
       );

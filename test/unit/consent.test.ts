@@ -81,7 +81,9 @@ describe('questions for the person', () => {
     expect(questions.pending()).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(questions.pending()).toEqual([]);
-    expect(await questions.wait(open!.id, 'chrome', 1_000)).toMatchObject({ answer: 'unanswered' });
+    expect(await questions.wait(open!.id, { profile: 'chrome', session: 'shop' }, 1_000)).toMatchObject({
+      answer: 'unanswered',
+    });
   });
 
   it('ask the same call once: a retry joins the open question, one call at a time, and takes the answer given after the call left (once)', async () => {
@@ -94,7 +96,7 @@ describe('questions for the person', () => {
     expect(await first).toMatchObject({ code: 'waiting_for_person' });
     const [open] = questions.pending();
     // ask-wait hears the answer; it does not use it.
-    const waited = questions.wait(open!.id, 'chrome', 60_000);
+    const waited = questions.wait(open!.id, { profile: 'chrome', session: 'shop' }, 60_000);
     // The same call again joins it: no second question; a second one at once is not let wait on it
     // too (one Yes, one call).
     const again = questions.ask(input, 1_000).catch((error: unknown) => error);
@@ -113,7 +115,13 @@ describe('questions for the person', () => {
     expect(questions.pending()).toHaveLength(3);
     questions.answer(open!.id, true, 'side panel');
     expect(await waited).toMatchObject({ answer: 'allowed', question: { id: open!.id } });
-    await expect(questions.wait(open!.id, 'other', 10)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(questions.wait(open!.id, { profile: 'other', session: 'shop' }, 10)).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    // Another agent session does not read it.
+    await expect(questions.wait(open!.id, { profile: 'chrome', session: 'x' }, 10)).rejects.toMatchObject({
+      code: 'not_found',
+    });
     // The next same call is let through by that yes, once; another session's is asked.
     await expect(questions.ask(input, 1_000)).resolves.toBeUndefined();
     expect(questions.pending()).toHaveLength(2);
