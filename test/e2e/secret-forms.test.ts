@@ -69,21 +69,28 @@ describe.each([
         expect(Buffer.from(run, alphabet).toString('latin1'), `${what}: ${run}`).not.toContain(LEAK);
   };
 
+  /** The secret kept for the profile, the echo site loaded: its elements' refs by name. */
+  const onEchoSite = async (site: { url: string }) => {
+    const home = ['--home', ctx.d.server.home, '--profile', ctx.d.profile];
+    const set = await runCli(['secret-set', 'CODE', ...home], {}, 15_000, CLAWD_BIN, `${SECRET}\n`);
+    expect(set.code, set.stderr).toBe(0);
+    const loaded = await api('POST', '/navigate', { url: site.url, targetId: ctx.d.targetId, snapshot: 'full' });
+    expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
+    const refs = loaded.body.snapshot.refs as Record<string, { name: string }>;
+    return (name: string) => Object.entries(refs).find(([, r]) => r.name === name)![0];
+  };
+
   it('keeps the field a secret went into whole: no key moves into it or cuts it until it is replaced', async () => {
     const site = await startEchoSite();
     try {
-      const home = ['--home', ctx.d.server.home, '--profile', ctx.d.profile];
-      const set = await runCli(['secret-set', 'CODE', ...home], {}, 15_000, CLAWD_BIN, `${SECRET}\n`);
-      expect(set.code, set.stderr).toBe(0);
-      const loaded = await api('POST', '/navigate', { url: site.url, targetId: ctx.d.targetId, snapshot: 'full' });
-      const refs = loaded.body.snapshot.refs as Record<string, { name: string }>;
-      const code = Object.entries(refs).find(([, r]) => r.name === 'Code')![0];
+      const refOf = await onEchoSite(site);
+      const code = refOf('Code');
       const act = (body: Record<string, unknown>) =>
         api('POST', '/act', { targetId: ctx.d.targetId, snapshot: 'none', ...body });
       expect((await act({ kind: 'type', ref: code, text: '{{secret:CODE}}' })).status).toBe(200);
       // Home then a character would show `Zq7-|hunter2…` in the next snapshot: refused, on the
       // field or on the page while it has focus, and so is text typed key by key into it.
-      const save = Object.entries(refs).find(([, r]) => r.name === 'Save')![0];
+      const save = refOf('Save');
       for (const body of [
         { kind: 'press', key: 'Home', ref: code },
         { kind: 'press', key: 'ArrowLeft' },
@@ -112,13 +119,7 @@ describe.each([
   it('never comes back through a cut, a search, a count, an encoding or an evaluate', { timeout: 90_000 }, async () => {
     const site = await startEchoSite();
     try {
-      const home = ['--home', ctx.d.server.home, '--profile', ctx.d.profile];
-      const set = await runCli(['secret-set', 'CODE', ...home], {}, 15_000, CLAWD_BIN, `${SECRET}\n`);
-      expect(set.code, set.stderr).toBe(0);
-      const loaded = await api('POST', '/navigate', { url: site.url, targetId: ctx.d.targetId, snapshot: 'full' });
-      expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
-      const refs = loaded.body.snapshot.refs as Record<string, { name: string }>;
-      const refOf = (name: string) => Object.entries(refs).find(([, r]) => r.name === name)![0];
+      const refOf = await onEchoSite(site);
       const act = (body: Record<string, unknown>) => api('POST', '/act', { targetId: ctx.d.targetId, ...body });
       expect((await act({ kind: 'type', ref: refOf('Code'), text: '{{secret:CODE}}', snapshot: 'none' })).status).toBe(
         200,
