@@ -8,6 +8,8 @@
 // Debugger sessions of a tab are the relay's, shared with the extension's own auto-attach and
 // Fetch (tab-sessions.ts: what only the extension asked for is not forwarded);
 // those of a worker (source.targetId) are ours alone (worker-sockets.ts) and never forwarded.
+// Kept whole (under the 400-line cap): MV3 needs every listener registered at the worker's start,
+// here; each listener is a line that hands the event to the module whose role it is.
 
 import { PROTOCOL_VERSION, type HelloFrame, type PersonFrame, type RequestFrame } from '../../shared/protocol';
 import { personInputsOf } from '../../shared/protocol-parse';

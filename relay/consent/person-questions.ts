@@ -8,6 +8,8 @@
 // at a time: a Yes lets one call through. A standing yes (person-approvals.ts) lets calls by
 // unasked. Every question and answer is told to whoever listens (the action log, /events, the
 // side panel, notifications). Every timer is owned by a question or a wait, ended by close().
+// Kept whole (under the 400-line cap): a question's life, its joins, its remembered answer and its
+// waits share one table of open questions; its words, bounds and codes are apart already.
 
 import { randomBytes } from 'node:crypto';
 import { ClawdError } from '../errors';

@@ -3,6 +3,8 @@
 // telling /events what changed. The map is typed by the table, so an operation without its
 // handler, or a handler answering the wrong result, does not compile. HTTP (operation-routes.ts)
 // and MCP served by this process (`/mcp`, `clawd mcp` running its own server) both call these.
+// Kept whole (under the 400-line cap): the handler table and the invoker are the two halves of one
+// rule (every operation goes through the same gate, secrets, log and trace); apart, they would drift.
 
 import type { ActionLog } from '../agent/action-log';
 import { callerNotes, callerSignal, collectNotes, noteForCaller } from '../call-notes';

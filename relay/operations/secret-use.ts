@@ -5,6 +5,8 @@
 // (`••••`) in whatever goes back: the answer (a snapshot's field value, an evaluate's result, a
 // network body, content) and an error's message. So an agent can use a secret and never read one
 // back, by any operation.
+// Kept whole (under the 400-line cap): putting secrets in and masking them out are one rule — the
+// same placeholders, values and forms — and the mask must see exactly what was put in.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ClawdError } from '../errors';
