@@ -156,6 +156,7 @@ function startRelay(options: ServeOptions, config: ClawdConfig, parts: EarlyPart
     ...(config.relay?.clientMaxBufferedMb !== undefined
       ? { maxClientBufferedBytes: config.relay.clientMaxBufferedMb * MiB }
       : {}),
+    ...(config.extension?.idleDetachMs !== undefined ? { idleDetachMs: config.extension.idleDetachMs } : {}),
     // The person's tabs, as each extension profile sees them.
     onTabChange: ({ targetId, url, state, reason }) => {
       for (const profile of late.extensionProfiles())
@@ -221,6 +222,11 @@ function startAgent(
     seeAll: options.benchSeeAll === true,
   });
   consent.connect({ profiles, agent, relay, recipes: new RecipeStore(options.home) });
+  // A person's tab rests only while no agent call runs, and its refs outlive the rest.
+  relay.switchboard.rest.hooks = {
+    busy: () => late.extensionProfiles().some((profile) => agent.callsRunning(profile)),
+    beforeRest: (targetId) => agent.keepRefs(late.extensionProfiles().map((profile) => tabKey(profile, targetId))),
+  };
   // A hand-over of a person's own tab shows on its toolbar badge; a click there gives it back.
   late.handBack = (targetId) => {
     for (const profile of late.extensionProfiles()) agent.view.personDone(tabKey(profile, targetId));

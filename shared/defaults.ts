@@ -51,6 +51,12 @@ export const TIMEOUTS = {
   /** The extension sends an application-level ping this often; MV3 counts only real messages
    *  (not ws ping frames) as activity, and kills an idle worker after ~30 s (measured). */
   keepaliveMs: 20_000,
+  /**
+   * A handed-over tab no agent call and no CDP client used for this long rests: the debugger lets
+   * go of it (Chrome's "started debugging" bar goes with the last one) until the next command.
+   * config.json `extension.idleDetachMs`; 0 keeps every tab attached.
+   */
+  idleDetachMs: 30_000,
   /** The relay drops an extension socket that has been silent this long. */
   extensionIdleMs: 65_000,
   /** An /extension socket must send hello within this long. */

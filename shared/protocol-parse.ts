@@ -186,6 +186,8 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
       case 'closeTab':
       case 'activateTab':
       case 'resetTab':
+      case 'restTab':
+      case 'wakeTab':
         return isInt(f.tabId) ? null : `${f.op} needs tabId`;
       case 'showHandoff':
         return isInt(f.tabId) && optStr(f.reason) ? null : 'showHandoff needs tabId and reason?';

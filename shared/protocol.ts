@@ -218,6 +218,13 @@ export type RequestOp =
   | { op: 'activateTab'; tabId: number }
   /** Detach and re-attach the debugger: clears every override, script and domain a client left. */
   | { op: 'resetTab'; tabId: number }
+  /**
+   * Nobody has used the tab for a while: detach the debugger (its "started debugging" bar goes with
+   * the last attachment) and keep the tab handed over; refused while the extension needs the session.
+   */
+  | { op: 'restTab'; tabId: number }
+  /** A command is coming for a resting tab: attach the debugger again (a fresh session). */
+  | { op: 'wakeTab'; tabId: number }
   /** The agent handed the tab to the person (with the reason shown on the badge), or it is back (no reason). */
   | { op: 'showHandoff'; tabId: number; reason?: string }
   /** Where the browser saved the newest download of `url` (chrome.downloads), for a client that asked for its downloads. */
@@ -264,6 +271,8 @@ export interface RequestResults {
   closeTab: Record<string, never>;
   activateTab: Record<string, never>;
   resetTab: Record<string, never>;
+  restTab: Record<string, never>;
+  wakeTab: { targetInfo: TargetInfo };
   showHandoff: Record<string, never>;
   downloadedFile: { filename: string; bytes: number; state: string } | { filename: null };
   grantPermissions: Record<string, never>;

@@ -16,6 +16,7 @@ import { personInputsOf } from '../../shared/protocol-parse';
 import { badge, badgeLook } from './badge';
 import { AskNotifications } from './ask-notifications';
 import { CONSENT_PORT, ConsentPorts } from './consent-port';
+import { DebuggingBar } from './debugging-bar';
 import { HandOvers } from './hand-overs';
 import { Holds } from './holds';
 import { HostLookups } from './native-host';
@@ -73,10 +74,13 @@ const hosts = new HostLookups(loadSettings, async (server, changed) => {
 });
 
 const groups = new TabGroups();
+// Chrome's "started debugging" bar: it comes with the first debugger session and lingers after the last.
+const bar = new DebuggingBar();
 const attachments = new TabAttachments(
   state,
   connection,
   () => {
+    bar.sessions(attachments.attachedTabIds.length);
     void policyRestored.then(() => policyRules.holdTabs(attachments.tabIds));
     void takeBackGrants();
   },
@@ -115,6 +119,7 @@ const tabSessions = new TabSessions(
   workerSockets,
   (event) => connection.send({ type: 'event', ...event }),
   holds,
+  bar,
 );
 const policyRules = new PolicyRules(
   () => connection.relayOrigin,
@@ -122,6 +127,7 @@ const policyRules = new PolicyRules(
     void workerSockets.hold(config, sites).catch(() => {});
     tabSessions.hold(config);
   },
+  (tabId) => attachments.isResting(tabId),
 );
 
 // The relay's last policy holds the attached tabs from the worker's first moment (worker-state.ts
@@ -163,8 +169,7 @@ function handedOver(tabId: number): void {
 
 /** The allow-list of what the relay may ask for. */
 async function execute(frame: RequestFrame): Promise<unknown> {
-  if (frame.op === 'closeTab' || frame.op === 'activateTab' || frame.op === 'resetTab' || frame.op === 'showHandoff')
-    handedOver(frame.tabId);
+  if ('tabId' in frame && frame.op !== 'cdp') handedOver(frame.tabId);
   switch (frame.op) {
     case 'cdp':
       return tabSessions.command(frame.tabId, frame.sessionId, frame.method, frame.params);
@@ -188,9 +193,20 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       await chrome.tabs.remove(frame.tabId);
       return {};
     case 'resetTab':
+      if (attachments.isResting(frame.tabId)) return {}; // its next session is a fresh one anyway
       await attachments.reset(frame.tabId);
       await tabSessions.attached(frame.tabId, true);
       return {};
+    // A resting tab's site's workers are let go with it (the bar goes with the last attachment).
+    case 'restTab':
+      await tabSessions.rest(frame.tabId);
+      void policyRules.holdTabs(attachments.tabIds);
+      return {};
+    case 'wakeTab': {
+      const woken = await tabSessions.wake(frame.tabId);
+      await policyRules.holdTabs(attachments.tabIds);
+      return woken;
+    }
     case 'showHandoff':
       await handOvers.show(frame.tabId, frame.reason);
       return {};

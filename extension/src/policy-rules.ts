@@ -60,8 +60,13 @@ export class PolicyRules {
   constructor(
     /** The relay's origin (http://127.0.0.1:<port>): its /blocked page is always allowed. */
     private readonly relayOrigin: () => string | undefined,
-    /** After each change: the policy and the held tabs' sites (none when nothing is held). */
+    /**
+     * After each change: the policy and the sites whose workers are held through the debugger —
+     * those of the held tabs it is attached to (none when nothing is held).
+     */
     private readonly held: (config: PolicyConfig, sites: string[]) => void = () => {},
+    /** Whether a held tab rests (its debugger let go of it): its site's workers are let go too. */
+    private readonly resting: (tabId: number) => boolean = () => false,
   ) {}
 
   #config: PolicyConfig = {};
@@ -216,7 +221,10 @@ export class PolicyRules {
       ];
       const sites = [...new Set(urls.flatMap((url) => siteOf(url) ?? []))];
       this.#sites = new Set(sites);
-      this.held(this.#config, sites);
+      const awake = heldTabs.flatMap((tab, i) =>
+        this.resting(tab.id!) ? [] : [tab.pendingUrl || tab.url || '', ...(frames[i] ?? []).map((frame) => frame.url)],
+      );
+      this.held(this.#config, [...new Set(awake.flatMap((url) => siteOf(url) ?? []))]);
       await chrome.declarativeNetRequest.updateSessionRules({
         removeRuleIds: ours,
         addRules: this.#rules(others, sites),

@@ -6,7 +6,9 @@
 // a browser restart (new ids) nothing is attached that the person did not choose in this run.
 // A tab that goes to a page the debugger cannot attach to (chrome://…) is parked, not
 // forgotten: it is attached again when it is back on the web. A tab an attached tab opens (a
-// popup, a target=_blank link) is attached with it and released with it.
+// popup, a target=_blank link) is attached with it and released with it. A tab nobody used for a
+// while rests: detached (Chrome's "started debugging" bar goes with the last attachment), still
+// handed over, attached again when the relay has a command for it.
 
 import type { AnnouncedTab, ExtensionFrame, TargetInfo } from '../../shared/protocol';
 import type { StoredTab, WorkerState } from './worker-state';
@@ -73,6 +75,65 @@ export class TabAttachments {
 
   get tabIds(): number[] {
     return [...this.#tabs.keys()];
+  }
+
+  /** The handed-over tabs the debugger is attached to now (not parked, not resting). */
+  get attachedTabIds(): number[] {
+    return [...this.#tabs.values()].filter((t) => t.parked === undefined && !t.resting).map((t) => t.tabId);
+  }
+
+  isResting(tabId: number): boolean {
+    return this.#tabs.get(tabId)?.resting === true;
+  }
+
+  /**
+   * The relay says nobody used the tab for a while: the debugger lets go of it (the tab stays
+   * handed over: its group, badge and rules). A detach the extension makes fires no onDetach.
+   */
+  async rest(tabId: number): Promise<void> {
+    await this.ready;
+    const tab = this.#tabs.get(tabId);
+    if (!tab || tab.parked !== undefined || this.#attaching.has(tabId))
+      throw new Error(`tab ${tabId} is not attached, so it cannot rest`);
+    if (tab.resting) return;
+    await chrome.debugger.detach({ tabId });
+    tab.resting = true;
+    await this.#persist();
+  }
+
+  /**
+   * A command is coming for a resting tab: the debugger attaches again (a fresh session). A tab
+   * that went to a browser page meanwhile is parked instead (the relay hears tabParked).
+   */
+  async wake(tabId: number): Promise<TargetInfo> {
+    await this.ready;
+    const tab = this.#tabs.get(tabId);
+    if (!tab) throw new Error(`No tab with id: ${tabId} among the tabs handed to clawd`);
+    if (!tab.resting) return this.#targetInfo(tabId);
+    try {
+      await chrome.debugger.attach({ tabId }, '1.3');
+    } catch (error) {
+      if (!/already attached/i.test((error as Error).message)) {
+        const now = await chrome.tabs.get(tabId).catch(() => undefined);
+        if (!now) {
+          await this.forget(tabId, 'target_closed');
+          throw new Error('the tab closed while it rested');
+        }
+        const url = now.pendingUrl || now.url || '';
+        tab.resting = undefined;
+        if (attachRefusal(url)) {
+          await this.park(tabId, url);
+          throw new Error(`the tab is showing ${url}, which cannot be automated`);
+        }
+        await this.forget(tabId, `could not attach again: ${(error as Error).message}`);
+        throw error;
+      }
+    }
+    tab.resting = undefined;
+    const targetInfo = await this.#targetInfo(tabId);
+    tab.targetId = targetInfo.targetId;
+    await this.#persist();
+    return targetInfo;
   }
 
   async #load(): Promise<void> {
@@ -167,6 +228,7 @@ export class TabAttachments {
     }
     const targetInfo = await this.#targetInfo(tab.tabId);
     tab.targetId = targetInfo.targetId;
+    tab.resting = undefined;
     await this.#persist();
     this.changed();
     this.each.attached(tab.tabId);
@@ -262,8 +324,8 @@ export class TabAttachments {
     for (const tab of [...this.#tabs.values()]) {
       if (tab.parked !== undefined) continue; // announced when it is back on the web
       try {
-        // Still attached after a worker restart; attached afresh after a reload or an update.
-        const targetInfo = await this.#targetInfo(tab.tabId).catch(() => undefined);
+        // Still attached after a worker restart; attached afresh after a reload, an update, or a rest.
+        const targetInfo = tab.resting ? undefined : await this.#targetInfo(tab.tabId).catch(() => undefined);
         announced.push(
           targetInfo ? { tabId: tab.tabId, sessionId: tab.sessionId, targetInfo } : await this.#reattach(tab),
         );
@@ -282,6 +344,7 @@ export class TabAttachments {
    */
   async reset(tabId: number): Promise<void> {
     if (!this.#tabs.has(tabId)) throw new Error(`Debugger is not attached to the tab with id: ${tabId}.`);
+    if (this.isResting(tabId)) return; // its next session is a fresh one anyway
     await chrome.debugger.detach({ tabId });
     await chrome.debugger.attach({ tabId }, '1.3');
   }

@@ -5,7 +5,9 @@
 // workers, worker-sockets.ts), and the relay sees what it would see alone.
 
 import type { PolicyConfig } from '../../shared/origin-policy';
+import type { TargetInfo } from '../../shared/protocol';
 import { socketConditions } from '../../shared/origin-policy';
+import type { DebuggingBar } from './debugging-bar';
 import type { Holds } from './holds';
 import { TabAutoAttach, type TabEvent } from './tab-auto-attach';
 import { TabFetch } from './tab-fetch';
@@ -16,6 +18,12 @@ import type { WorkerState } from './worker-state';
 export class TabSessions {
   readonly #autoAttach: TabAutoAttach;
   readonly #fetch: TabFetch;
+  /**
+   * Whether the person's own rules (not only clawd's addresses) hold WebSockets: the held sites'
+   * workers are held through the tabs' sessions then, and no tab rests. clawd's own doors refuse
+   * a page's socket by its Origin anyway, so for those alone a resting tab's workers may go.
+   */
+  #held = false;
 
   constructor(
     private readonly attachments: TabAttachments,
@@ -25,6 +33,8 @@ export class TabSessions {
     out: (event: TabEvent) => void,
     /** What the extension holds paused, kept across its worker's restarts (holds.ts). */
     holds: Holds,
+    /** Chrome's debugging bar: a woken tab lets it come before its first command. */
+    private readonly bar: DebuggingBar,
   ) {
     this.#fetch = new TabFetch(
       (tabId, method, params) => attachments.sendCommand(tabId, undefined, method, params),
@@ -45,8 +55,8 @@ export class TabSessions {
     // is coming when there is one (background.ts puts it in force at the start).
     void Promise.all([state.loaded, attachments.ready, holds.left]).then(
       ([{ relayAutoAttach, relayFetch, policy }, , left]) => {
-        this.#fetch.restore(attachments.tabIds, relayFetch, left);
-        this.#autoAttach.restore(attachments.tabIds, relayAutoAttach, left, policy !== null);
+        this.#fetch.restore(attachments.attachedTabIds, relayFetch, left);
+        this.#autoAttach.restore(attachments.attachedTabIds, relayAutoAttach, left, policy !== null);
         workers.restore(left, policy !== null);
       },
     );
@@ -92,6 +102,11 @@ export class TabSessions {
   /** The policy changed: what the extension needs on the sessions follows its WebSocket rules. */
   hold(config: PolicyConfig): void {
     const conditions = socketConditions(config);
+    this.#held =
+      socketConditions({
+        ...(config.block ? { block: config.block } : {}),
+        ...(config.allow ? { allow: config.allow } : {}),
+      }).length > 0;
     void this.#autoAttach.hold(conditions);
     void this.#fetch.hold(conditions.length > 0);
   }
@@ -104,5 +119,27 @@ export class TabSessions {
   forget(tabId: number): void {
     this.#autoAttach.forget(tabId);
     this.#fetch.forget(tabId);
+  }
+
+  /**
+   * The relay asks to let the tab rest: its session goes (what the relay set on it with it; it
+   * sets it again on waking). Refused while the extension needs the session for the policy.
+   */
+  async rest(tabId: number): Promise<void> {
+    if (this.#held) throw new Error("the person's rules hold the tab's site's workers through its debugger session");
+    await this.attachments.rest(tabId);
+    this.forget(tabId);
+    this.bar.sessions(this.attachments.attachedTabIds.length);
+  }
+
+  /** The tab is attached again after a rest: a fresh session, nothing of the relay's on it yet. */
+  async wake(tabId: number): Promise<{ targetInfo: TargetInfo }> {
+    const quietSince = this.bar.quietSince;
+    const targetInfo = await this.attachments.wake(tabId);
+    this.bar.sessions(this.attachments.attachedTabIds.length);
+    // The bar coming moves the page: the relay's first command (a screenshot) waits for it.
+    await this.bar.came(tabId, quietSince);
+    await this.attached(tabId, true);
+    return { targetInfo };
   }
 }

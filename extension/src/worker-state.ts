@@ -17,6 +17,8 @@ export interface StoredTab {
   parked?: string;
   /** The attached tab that opened it: released together with it. */
   openerTabId?: number;
+  /** Nobody used it for a while: the debugger let go of it (the tab stays handed over) until the next command. */
+  resting?: true;
 }
 
 /**

@@ -58,7 +58,7 @@ import { TabGate, type GateCall, type GatePassed } from './tabs/tab-gate';
 import { SecretPages } from './secret-pages';
 import { PersonActivity } from '../consent/person-activity';
 import { PersonQuestions } from '../consent/person-questions';
-import { tabKey, tabOfKey } from './tabs/tab-key';
+import { tabKey, tabOfKey, type TabKey } from './tabs/tab-key';
 
 const LEVELS: Record<string, number> = {
   debug: 0,
@@ -84,6 +84,8 @@ const NETWORK_READ_MS = 15_000;
 export class AgentService {
   readonly #pages: PageFinder;
   readonly #calls: AgentCalls;
+  // Agent calls under way, by profile (traced() wraps every one).
+  readonly #running = new Map<string, number>();
   readonly #snapshots: Snapshots;
   readonly #traces: Traces;
   readonly #tabControl: TabControl;
@@ -312,7 +314,22 @@ export class AgentService {
 
   /** Runs one agent call as a named action of the profile's trace, when one is running. */
   traced<T>(profile: string, label: () => string, work: () => Promise<T>): Promise<T> {
-    return this.#traces.around(profile, label, work);
+    this.#running.set(profile, (this.#running.get(profile) ?? 0) + 1);
+    return this.#traces.around(profile, label, work).finally(() => {
+      const left = (this.#running.get(profile) ?? 1) - 1;
+      if (left > 0) this.#running.set(profile, left);
+      else this.#running.delete(profile);
+    });
+  }
+
+  /** Whether an agent call is under way on the profile: a person's tab rests only when none is (cdp/tab-rest.ts). */
+  callsRunning(profile: string): boolean {
+    return this.#running.has(profile);
+  }
+
+  /** Tabs about to rest: what resolves their refs stays where the next call finds it (agent-engine.ts). */
+  keepRefs(tabs: readonly TabKey[]): Promise<void> {
+    return this.#snapshots.keepRefs(tabs);
   }
 
   /**

@@ -8,6 +8,7 @@ import type { ClientGate } from './client-gate';
 import type { DownloadRelay } from './download-relay';
 import { UNFENCED_EVENTS } from './event-fence';
 import type { PresenceHandlers } from './extension-presence';
+import type { SessionReplay } from './session-replay';
 import type { TabCommands } from './tab-commands';
 import type { TabLink } from './tab-link';
 import type { TabRoster } from './tab-roster';
@@ -41,6 +42,7 @@ export interface FrameParts {
   hello(frame: HelloFrame): TabSession[];
   // Made after the presence these handlers are given to (they reach it): read when a frame comes.
   commands(): TabCommands;
+  replay(): SessionReplay;
   link(): TabLink;
   roster(): TabRoster;
   downloads(): DownloadRelay;
@@ -78,7 +80,7 @@ export function extensionFrames(parts: FrameParts): PresenceHandlers {
       log.info(`tab ${tab.tabId} paused on ${frame.url}`);
       tab.parked = frame.url;
       tab.info = { ...tab.info, url: frame.url };
-      parts.commands().parked(tab, frame.url);
+      parts.replay().parked(tab, frame.url);
       parts.roster().changed(tab);
     },
     handBack: (_link, frame) => {

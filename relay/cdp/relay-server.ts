@@ -35,6 +35,8 @@ export interface RelayServerOptions {
   maxClients?: number;
   /** Output queued for a client that stops reading before it is closed (default LIMITS.clientMaxBuffered). */
   maxClientBufferedBytes?: number;
+  /** A handed-over tab unused this long rests: the debugger lets go of it until the next command (0: never). */
+  idleDetachMs?: number;
   onTabChange?: SwitchboardOptions['onTabChange'];
   onHandBack?: SwitchboardOptions['onHandBack'];
   onClientNavigate?: SwitchboardOptions['onClientNavigate'];
@@ -138,6 +140,7 @@ function createSwitchboard(options: RelayServerOptions, log: Logger): Switchboar
       ...options.timeouts,
     },
     maxClientBufferedBytes: options.maxClientBufferedBytes ?? LIMITS.clientMaxBuffered,
+    idleDetachMs: options.idleDetachMs ?? TIMEOUTS.idleDetachMs,
     ...(options.onTabChange ? { onTabChange: options.onTabChange } : {}),
     ...(options.onHandBack ? { onHandBack: options.onHandBack } : {}),
     ...(options.onClientNavigate ? { onClientNavigate: options.onClientNavigate } : {}),

@@ -163,6 +163,19 @@ export class SessionTable {
     sessions.page.contexts.clear();
   }
 
+  /**
+   * Why the tab's debugger session must stay (tab-rest.ts), if it must: a client of its own holds
+   * it (not clawd's agent layer), a stream runs, or it has child targets, known by Chrome's ids.
+   */
+  keepsAttached(tab: TabRecord): string | undefined {
+    const sessions = this.#tabs.get(tab);
+    if (!sessions) return 'it is not attached';
+    if (sessions.children.size > 0) return 'it has out-of-process frames or workers attached';
+    if ([...sessions.page.streams.values()].some((subs) => subs.size > 0)) return 'a stream runs on it';
+    for (const sub of sessions.page.subscribers) if (!sub.client.internal) return 'a CDP client holds a session of it';
+    return undefined;
+  }
+
   isUsed(tab: TabRecord): boolean {
     return (this.#tabs.get(tab)?.page.subscribers.size ?? 0) > 0;
   }

@@ -26,6 +26,8 @@ import { SessionTable, type Binding } from './session-table';
 import { TabCommands } from './tab-commands';
 import { TabLink } from './tab-link';
 import { TabRoster, type TabChange } from './tab-roster';
+import { SessionReplay } from './session-replay';
+import { TabRest } from './tab-rest';
 import { TargetRegistry, mintId, type TabRecord } from './target-registry';
 import type { PolicyConfig } from '../../shared/origin-policy';
 import { RelayPolicy } from './relay-policy';
@@ -47,6 +49,8 @@ export interface SwitchboardOptions {
   /** The person's say over their browser: their input, the side panel, the gate for raw clients. */
   consent?: RelayConsent;
   timeouts: PresenceOptions['timeouts'] & { eventFenceMs: number; notReadingCutMs: number };
+  /** A handed-over tab unused this long is let go of by the debugger until the next command (0: never). */
+  idleDetachMs: number;
   maxClientBufferedBytes: number;
 }
 
@@ -60,6 +64,9 @@ export class Switchboard implements BrowserHub {
   readonly #commands: TabCommands;
   readonly #browserTarget: BrowserTarget;
   readonly #roster: TabRoster;
+  readonly #replay: SessionReplay;
+  /** Tabs at rest: unused, let go of by the debugger until the next command (tab-rest.ts). */
+  readonly rest: TabRest;
   // A raw client's commands behind one that waits for the person, so they keep their order; removed once they went.
   readonly #held = new HeldCommands<ClientSession>();
   /** Clients' downloads from the person's tabs (download-relay.ts). */
@@ -76,6 +83,7 @@ export class Switchboard implements BrowserHub {
         options,
         hello: (frame) => this.#onHello(frame),
         commands: () => this.#commands,
+        replay: () => this.#replay,
         link: () => this.#link,
         roster: () => this.#roster,
         downloads: () => this.downloads,
@@ -111,11 +119,25 @@ export class Switchboard implements BrowserHub {
       (client, url) => options.consent?.gate.download(client, url),
     );
     this.#browserTarget = new BrowserTarget(this, this.#table);
+    this.#replay = new SessionReplay(this.#table, this.#link, this.#log);
+    this.rest = new TabRest(
+      {
+        presence: this.#presence,
+        registry: this.#registry,
+        table: this.#table,
+        link: this.#link,
+        replay: this.#replay,
+        log: this.#log,
+      },
+      options.idleDetachMs,
+    );
+    this.#link.rest = this.rest;
     this.#roster = new TabRoster({
       registry: this.#registry,
       table: this.#table,
       link: this.#link,
-      commands: this.#commands,
+      replay: this.#replay,
+      rest: this.rest,
       browserTarget: this.#browserTarget,
       log: this.#log,
       eventFenceMs: options.timeouts.eventFenceMs,
@@ -126,6 +148,8 @@ export class Switchboard implements BrowserHub {
 
   /** Tells the extension the rules Chrome must enforce on the attached tabs (at every hello, and when they change). */
   async #sendPolicy(config: PolicyConfig): Promise<void> {
+    // The person's own rules hold the sites' workers through the tabs' sessions: none rests under them.
+    await this.rest.policy(config);
     const link = this.#presence.ready;
     if (!link) return;
     await link
@@ -350,5 +374,6 @@ export class Switchboard implements BrowserHub {
     for (const client of [...this.#table.clients()]) client.close(1001, 'relay shutting down');
     for (const tab of this.#registry.list()) this.#registry.remove(tab.tabId);
     this.#link.close();
+    this.rest.close();
   }
 }

@@ -11,7 +11,7 @@ import type { Protocol } from 'devtools-protocol';
 import type { EventFrame } from '../../shared/protocol';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
-import { paramsOf, type CommandParams, type EventParams } from './cdp-types';
+import { paramsOf, type CommandParams } from './cdp-types';
 import { forward, say } from './client-events';
 import { carriesCookies, cookieEventShown, cookiesToSet, readsCookies, visibleCookieResult } from './cookie-rules';
 import type { CdpCommand } from './client-session';
@@ -29,7 +29,7 @@ export type Respond = (error: unknown, result?: unknown) => void;
  * The auto-attach Chrome's one session is asked for: the latest client's (its filter), pausing new
  * targets only while a client that auto-attaches wants them paused.
  */
-function autoAttachParams(
+export function autoAttachParams(
   state: DebuggeeState<Subscription>,
   params?: Record<string, unknown>,
 ): Record<string, unknown> {
@@ -39,6 +39,19 @@ function autoAttachParams(
       flatten: true,
     };
   return { ...latest, waitForDebuggerOnStart: state.pausesNewTargets() };
+}
+
+/** Messages Chrome keeps and says again to a fresh session (after a rest), by where their time is. */
+const KEPT_MESSAGES: Readonly<Record<string, (params: Record<string, unknown>) => unknown>> = {
+  'Runtime.consoleAPICalled': (p) => p.timestamp,
+  'Runtime.exceptionThrown': (p) => p.timestamp,
+  'Log.entryAdded': (p) => (p.entry as { timestamp?: unknown } | undefined)?.timestamp,
+};
+
+/** Whether an event is a message clients were shown before the tab's rest, said again by its fresh session. */
+function saidAgain(tab: TabRecord, frame: EventFrame): boolean {
+  const time = tab.seenUpTo !== undefined ? KEPT_MESSAGES[frame.method]?.(frame.params ?? {}) : undefined;
+  return typeof time === 'number' && time <= (tab.seenUpTo ?? 0);
 }
 
 /** Sends a command to the tab for one subscription; `then` sees the result before the answer goes out. */
@@ -271,7 +284,7 @@ export class TabCommands {
     if (frame.method === 'Target.targetInfoChanged' && params.targetInfo)
       this.table.updateChild(tab, params.targetInfo as Protocol.Target.TargetInfo);
     state.observe(frame.method);
-    if (state.subscribers.size === 0) return;
+    if (state.subscribers.size === 0 || saidAgain(tab, frame)) return;
     if (carriesCookies(frame.method)) return this.#deliverCookies(state, frame.method, params, arrival);
     const json = JSON.stringify(params);
     for (const sub of state.subscribers) {
@@ -296,84 +309,6 @@ export class TabCommands {
         shown.set(none, (json = JSON.stringify(cookieEventShown(method, params, this.policy.cookieJudge(none)))));
       forward(sub.client, sub.sessionId, method, json);
     }
-  }
-
-  /**
-   * Chrome gave the tab a fresh debugger session while clients were on it: they are told the
-   * old document's contexts are gone and where the tab is now (a navigation, as Playwright
-   * expects), and what they had set up is replayed — Page first, then the rest in order, then
-   * the init scripts' isolated worlds for the current document. Other commands wait meanwhile.
-   */
-  resync(tab: TabRecord): Promise<void> {
-    this.table.sessionReplaced(tab);
-    const state = this.table.debuggee(tab, undefined);
-    if (!state) return Promise.resolve();
-    const tell = this.#teller(state);
-    return this.link.resync(tab, async (send) => {
-      const commands = state.setup.commands();
-      const runtime = (state.domains.get('Runtime')?.size ?? 0) > 0;
-      if (runtime) tell('Runtime.executionContextsCleared', {});
-      const pageEnable = commands.find((c) => c.method === 'Page.enable');
-      if (pageEnable) await send('Page.enable', pageEnable.params);
-      const { frameTree } = (await send('Page.getFrameTree')) as Protocol.Page.GetFrameTreeResponse;
-      if (pageEnable) tell('Page.frameNavigated', { frame: frameTree.frame, type: 'Navigation' });
-      for (const command of commands) {
-        if (command === pageEnable) continue;
-        const params =
-          command.method === 'Target.setAutoAttach' ? autoAttachParams(state, command.params) : command.params;
-        const result = (await send(command.method, params).catch((error: Error) =>
-          this.log.debug(`replay of ${command.method} on tab ${tab.tabId}: ${error.message}`),
-        )) as { identifier?: string } | undefined;
-        if (command.identifier !== undefined && typeof result?.identifier === 'string')
-          state.setup.alias(command.identifier, result.identifier);
-      }
-      // Init scripts run in their worlds on new documents only; the current one needs them made.
-      const worlds = new Set(
-        commands.map((c) => c.params.worldName).filter((w): w is string => typeof w === 'string' && w !== ''),
-      );
-      if (runtime)
-        for (const worldName of worlds)
-          await send('Page.createIsolatedWorld', {
-            frameId: frameTree.frame.id,
-            worldName,
-            grantUniveralAccess: true,
-          }).catch(() => {});
-    });
-  }
-
-  /**
-   * Chrome detached the tab for a page that cannot be automated (chrome://…): to its clients the
-   * page navigated there and its documents' contexts and frames are gone, as on a real
-   * navigation; a `page.evaluate` then waits for the tab's return instead of failing.
-   */
-  parked(tab: TabRecord, url: string): void {
-    this.table.sessionReplaced(tab);
-    const state = this.table.debuggee(tab, undefined);
-    if (!state) return;
-    const tell = this.#teller(state);
-    if ((state.domains.get('Runtime')?.size ?? 0) > 0) tell('Runtime.executionContextsCleared', {});
-    const frame: Protocol.Page.Frame = {
-      id: tab.targetId,
-      loaderId: `clawd-parked-${Date.now()}`,
-      url,
-      domainAndRegistry: '',
-      securityOrigin: new URL(url).origin,
-      mimeType: 'text/html',
-      secureContextType: 'Secure',
-      crossOriginIsolatedContextType: 'NotIsolated',
-      gatedAPIFeatures: [],
-    };
-    if ((state.domains.get('Page')?.size ?? 0) > 0) tell('Page.frameNavigated', { frame, type: 'Navigation' });
-  }
-
-  /** Sends an event the relay makes up to the page's subscribers that want it, as if Chrome had. */
-  #teller(
-    state: DebuggeeState<Subscription>,
-  ): <E extends 'Runtime.executionContextsCleared' | 'Page.frameNavigated'>(method: E, params: EventParams<E>) => void {
-    return (method, params) => {
-      state.arrive(method, params as unknown as Record<string, unknown>);
-      for (const sub of state.subscribers) if (state.wants(sub, method)) say(sub.client, sub.sessionId, method, params);
-    };
   }
 
   /** Tells the tab what nobody needs any more: drop init scripts, stop auto-attach and streams, disable domains. */

@@ -1,7 +1,7 @@
 // The relay's way to a tab through the extension: one CDP command on a tab's page or child
 // session, ordered by the tab's event fence, waiting (bounded) for the extension when it is
-// away and for a debugger-session reset in progress. Also the reset itself. The last hop of a
-// command before ExtensionLink; it calls nothing back.
+// away, for a debugger-session reset in progress and for a resting tab to wake (RestGate). Also the
+// reset itself. The last hop of a command before ExtensionLink; it calls back nothing but the gate.
 
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
@@ -22,6 +22,14 @@ import type { TabRecord, TargetRegistry } from './target-registry';
  */
 export const TAB_GONE_WAIT_MS = 1_000;
 
+/** Tabs at rest (tab-rest.ts), as the link asks them. */
+export interface RestGate {
+  /** A command is going to the tab: what to call once it is answered. */
+  sending(tab: TabRecord): () => void;
+  /** The wake a command for a resting tab waits for, if the tab rests. */
+  waking(tab: TabRecord): Promise<void> | undefined;
+}
+
 export class TabLink {
   // Added while a tab's debugger session is being replaced; commands for the tab wait for it.
   // Removed when the reset settles.
@@ -30,6 +38,8 @@ export class TabLink {
   readonly #input = new WeakMap<TabRecord, AgentInputs>();
   // Answers held until their tab's removal is known (or TAB_GONE_WAIT_MS), by tab: see gone().
   readonly #heldForGone = new Map<TabRecord, Set<() => void>>();
+  /** Set once by the switchboard: a command for a resting tab wakes it first. */
+  rest: RestGate | undefined;
 
   constructor(
     private readonly presence: ExtensionPresence,
@@ -59,6 +69,11 @@ export class TabLink {
       );
       return;
     }
+    const waking = this.rest?.waking(tab);
+    if (waking) {
+      void waking.then(() => this.send(tab, childId, method, params, settle, passThrough));
+      return;
+    }
     const reset = this.#resets.get(tab);
     if (reset) {
       void reset.then(() => this.send(tab, childId, method, params, settle, passThrough));
@@ -82,6 +97,11 @@ export class TabLink {
     return new Promise((resolve, reject) =>
       this.send(tab, childId, method, params, (error, result) => (error ? reject(error) : resolve(result))),
     );
+  }
+
+  /** Whether the tab's debugger session is being replaced (a reset or a replay). */
+  replacing(tab: TabRecord): boolean {
+    return this.#resets.has(tab);
   }
 
   /**
@@ -177,6 +197,14 @@ export class TabLink {
     if (!this.registry.holds(tab)) {
       settle(new ClawdError('target_closed', `${method} was not sent: tab ${tab.tabId} is no longer attached`));
       return;
+    }
+    const used = this.rest?.sending(tab);
+    if (used) {
+      const inner = settle;
+      settle = (error, result) => {
+        used();
+        inner(error, result);
+      };
     }
     if (method.startsWith('Input.')) {
       let inputs = this.#input.get(tab);

@@ -10,8 +10,9 @@ import { say } from './client-events';
 import { EventFence } from './event-fence';
 import type { ExtensionLink } from './extension-link';
 import type { SessionTable } from './session-table';
-import type { TabCommands } from './tab-commands';
+import type { SessionReplay } from './session-replay';
 import type { TabLink } from './tab-link';
+import type { TabRest } from './tab-rest';
 import { matchesFilter, pageTargetInfo, tabTargetInfo } from './target-info';
 import type { TabRecord, TargetRegistry } from './target-registry';
 
@@ -29,7 +30,8 @@ export interface RosterParts {
   registry: TargetRegistry;
   table: SessionTable;
   link: TabLink;
-  commands: TabCommands;
+  replay: SessionReplay;
+  rest: TabRest;
   browserTarget: BrowserTarget;
   log: Logger;
   eventFenceMs: number;
@@ -80,6 +82,7 @@ export class TabRoster {
     const { registry, table, link, log } = this.parts;
     // A replaced record (same tab id, new page target) was removed by the registry already.
     if (registry.remove(tab.tabId) !== tab) return; // also delivers events the fence held
+    this.parts.rest.forget(tab);
     log.info(`tab ${tab.tabId} detached (${reason})`);
     this.parts.onTabChange?.({ targetId: tab.targetId, url: tab.info.url, state: 'detached', reason });
     table.dropTab(tab);
@@ -101,7 +104,8 @@ export class TabRoster {
       this.#tellDiscoverers(result.record, 'Target.targetInfoChanged');
       // After the current frame's handling: a hello's welcome goes out before the replay's commands.
       const record = result.record;
-      queueMicrotask(() => void this.parts.commands.resync(record));
+      this.parts.rest.forget(record);
+      queueMicrotask(() => void this.parts.replay.resync(record));
     }
     if (result.added) {
       table.addTab(result.record);
@@ -110,6 +114,7 @@ export class TabRoster {
       this.#tellDiscoverers(result.record, 'Target.targetCreated');
       for (const client of table.clients()) this.parts.browserTarget.autoAttachTab(client, result.record);
     }
+    this.parts.rest.schedule(result.record);
     return result;
   }
 

@@ -23,6 +23,11 @@ export interface TabRecord {
    * it, the person's consent stands, and commands fail at once until the tab is back on the web.
    */
   parked?: string;
+  /**
+   * The time the tab's last rest began (tab-rest.ts): console messages and log entries up to it
+   * were shown to clients then, and a fresh session's Runtime.enable and Log.enable say them again.
+   */
+  seenUpTo?: number;
 }
 
 export function mintId(): string {

@@ -25,6 +25,11 @@ export interface ClawdConfig {
    * `relay.clientMaxBufferedMb`: output queued for a CDP client that stops reading before it is closed.
    */
   relay?: { extensionIds?: string[]; clientMaxBufferedMb?: number };
+  /**
+   * `extension.idleDetachMs`: a handed-over tab unused this long rests — the debugger lets go of it
+   * (and Chrome's "started debugging" bar with the last one) until the next command; 0: never.
+   */
+  extension?: { idleDetachMs?: number };
   /** Keys this version does not know are kept as they are. */
   [key: string]: unknown;
 }
@@ -98,6 +103,15 @@ export function parseConfig(text: string, file: string, kinds?: KindSchemas): Cl
       `${file}: relay.clientMaxBufferedMb must be an integer from 1 to 1024, got ${JSON.stringify(queued)}`,
     );
   }
+  const extension = config.extension as { idleDetachMs?: unknown } | undefined;
+  if (extension !== undefined && (typeof extension !== 'object' || extension === null || Array.isArray(extension)))
+    throw new ClawdError('config_invalid', `${file}: "extension" must be an object`);
+  const idle = extension?.idleDetachMs;
+  if (idle !== undefined && !(typeof idle === 'number' && Number.isInteger(idle) && idle >= 0 && idle <= 86_400_000))
+    throw new ClawdError(
+      'config_invalid',
+      `${file}: extension.idleDetachMs must be an integer number of milliseconds from 0 (never) to 86400000, got ${JSON.stringify(idle)}`,
+    );
   return { ...config, token: config.token, browser };
 }
 

@@ -84,6 +84,8 @@ export async function startTestServer(
     extraArgs?: string[];
     /** The kinds of profile it runs (default: clawd's own): a test's own kind joins here. */
     kinds?: readonly DriverKind[];
+    /** config.json `extension.idleDetachMs`: how long a handed-over tab stays attached unused. */
+    idleDetachMs?: number;
   } = {},
 ): Promise<TestServer> {
   process.env.CLAWD_CDP_PORTS ??= await freePortBlock(24);
@@ -104,6 +106,11 @@ export async function startTestServer(
       ...(options.extraArgs !== undefined ? { extraArgs: options.extraArgs } : {}),
     };
     await updateConfig(home, (config) => ({ ...config, browser: { ...config.browser, ...changes } }));
+  }
+  if (options.idleDetachMs !== undefined) {
+    const idleDetachMs = options.idleDetachMs;
+    await loadConfig(home);
+    await updateConfig(home, (config) => ({ ...config, extension: { idleDetachMs } }));
   }
   const log = options.log ?? (process.env.CLAWD_TEST_LOG ? createLogger('debug') : silentLogger);
   const server = await startServer({

@@ -78,6 +78,22 @@ describe('the home folder and config.json', () => {
     }
   });
 
+  it('takes extension.idleDetachMs (0: never), and names a bad value', () => {
+    const token = 'x'.repeat(24);
+    for (const ms of [0, 30_000]) {
+      const parsed = parseConfig(JSON.stringify({ token, extension: { idleDetachMs: ms } }), 'config.json');
+      expect(parsed.extension).toEqual({ idleDetachMs: ms });
+    }
+    for (const bad of [-1, 1.5, '30000', 86_400_001]) {
+      expect(() => parseConfig(JSON.stringify({ token, extension: { idleDetachMs: bad } }), 'config.json')).toThrow(
+        `extension.idleDetachMs must be an integer number of milliseconds from 0 (never) to 86400000, got ${JSON.stringify(bad)}`,
+      );
+    }
+    expect(() => parseConfig(JSON.stringify({ token, extension: [] }), 'config.json')).toThrow(
+      '"extension" must be an object',
+    );
+  });
+
   it('keeps keys it does not know, and fills in a missing browser section', async () => {
     const home = tempHome();
     mkdirSync(home);

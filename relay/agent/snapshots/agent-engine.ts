@@ -2,7 +2,10 @@
 // into the frame as its bundle) instead of Playwright's aria snapshot, a fraction of its time and
 // size. Each frame keeps its
 // ref registry in an object only our JSHandle reaches (nothing is written into the DOM or the
-// page's globals); the frames' lines are stitched below their iframes here.
+// page's globals); the frames' lines are stitched below their iframes here. A handle dies with
+// its debugger session: before a person's tab rests (cdp/tab-rest.ts) each frame's walker is
+// left on its `document` under a one-time key, frozen, and the next call takes it back and
+// deletes the key (`keep`), so the refs outlive the rest.
 //
 // Refs: a ref stays the same while its element keeps its role and name, gets a new number when
 // either changes, and numbers are never reused within a tab's life (the counter lives here, per
@@ -56,6 +59,8 @@ interface AgentRef extends RefInfo {
 /** Errors that mean the frame's document (and with it our registry) is gone. */
 const GONE =
   /Execution context was destroyed|Cannot find context|JSHandle is disposed|Target (page, context or browser )?(has been )?closed|frame (was|got) detached|has been detached/i;
+/** Errors of a handle whose debugger session went (a rest), its document still there. */
+const SESSION_GONE = /Could not find object with given id|Execution context was destroyed|Cannot find context/i;
 
 class AgentRefs implements RefIndex {
   constructor(
@@ -102,6 +107,10 @@ class AgentRefs implements RefIndex {
       throw new ClawdError('ref_stale', `ref ${ref} is stale: take a new snapshot`);
     }
     return element;
+  }
+
+  keep(): Promise<void> {
+    return this.engine.keep(new Set([...this.refs.values()].map((entry) => entry.frame)));
   }
 
   async labelBoxes(page: Page): Promise<LabelBox[]> {
@@ -262,14 +271,74 @@ export class AgentEngine implements SnapshotEngine {
           ),
       );
     try {
-      return await bounded(run());
+      const result = await bounded(run());
+      const walker = this.#registries.get(frame);
+      if (walker?.kept !== undefined) void this.#unkeep(walker); // the tab did not rest after all
+      return result;
     } catch (error) {
+      if (!(error instanceof Error) || frame.isDetached()) throw error;
+      // The tab rested: the walker is taken back from the page, with the refs it numbered.
+      const walker = this.#registries.get(frame);
+      if (walker?.kept !== undefined && SESSION_GONE.test(error.message) && (await this.#takeBack(frame, walker)))
+        return bounded(run());
       // A resolve in a new document must not find refs of the old one: only a walk starts afresh.
-      if (!(error instanceof Error) || !GONE.test(error.message) || request.kind === 'resolve' || frame.isDetached())
-        throw error;
+      if (!GONE.test(error.message) || request.kind === 'resolve') throw error;
       this.#registries.delete(frame);
       return bounded(run());
     }
+  }
+
+  /** Leaves each frame's walker on its `document` under a one-time key (the tab is about to rest). */
+  async keep(frames: Iterable<Frame>): Promise<void> {
+    await Promise.all(
+      [...frames].map(async (frame) => {
+        const walker = this.#registries.get(frame);
+        if (!walker || frame.isDetached()) return;
+        const key = `_${randomBytes(12).toString('hex')}`;
+        const registry = await walker.handle.catch(() => undefined);
+        await registry
+          ?.evaluate(
+            (w, k) =>
+              Object.defineProperty(document, k, {
+                value: Object.freeze({ ...(w as object) }),
+                configurable: true,
+              }) && undefined,
+            key,
+          )
+          .then(() => (walker.kept = key))
+          .catch(() => {});
+      }),
+    );
+  }
+
+  /** The walker a rest left on the frame's document, taken back (and the key deleted); false when the document is another. */
+  async #takeBack(frame: Frame, walker: FrameWalker): Promise<boolean> {
+    const key = walker.kept!;
+    walker.kept = undefined;
+    const taken = await frame
+      .evaluateHandle((k) => {
+        const own = document as unknown as Record<string, unknown>;
+        const found = own[k];
+        delete own[k];
+        return found ?? null;
+      }, key)
+      .catch(() => undefined);
+    if (!taken || (await taken.evaluate((w) => w === null).catch(() => true))) {
+      await taken?.dispose().catch(() => {});
+      return false;
+    }
+    walker.handle = Promise.resolve(taken);
+    return true;
+  }
+
+  /** The key of a rest that did not come, deleted (the handle still reaches the page). */
+  async #unkeep(walker: FrameWalker): Promise<void> {
+    const key = walker.kept!;
+    walker.kept = undefined;
+    const registry = await walker.handle.catch(() => undefined);
+    await registry
+      ?.evaluate((_w, k) => delete (document as unknown as Record<string, unknown>)[k], key)
+      .catch(() => {});
   }
 
   #registry(frame: Frame): FrameWalker {
@@ -312,4 +381,6 @@ interface FrameWalker {
   key: string;
   /** The listening elements already handed to this document's walker (backend node ids). */
   handed: Set<number>;
+  /** The key it was left on the document under before a rest (`keep`), until taken back. */
+  kept?: string | undefined;
 }

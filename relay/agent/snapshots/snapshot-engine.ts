@@ -33,6 +33,11 @@ export interface RefIndex {
   resolve(page: Page, ref: string): Promise<ActTarget>;
   /** Where each ref's element is now, for drawing labels on a screenshot (iframe contents left out). */
   labelBoxes(page: Page): Promise<LabelBox[]>;
+  /**
+   * The tab is about to rest (its debugger session goes, and every handle with it): what resolves
+   * the refs is left where the next call finds it again. Engines that resolve by role and name need not.
+   */
+  keep?(): Promise<void>;
 }
 
 /** One line of a snapshot, for engines that hand back lines (the front renders and budgets them). */

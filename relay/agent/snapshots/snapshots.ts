@@ -223,6 +223,18 @@ export class Snapshots {
     };
   }
 
+  /** Tabs about to rest: their refs stay resolvable across the new debugger session (RefIndex.keep). */
+  async keepRefs(tabs: readonly TabKey[]): Promise<void> {
+    await Promise.all(
+      tabs.map((tab) =>
+        this.#refs
+          .get(tab)
+          ?.keep?.()
+          .catch(() => {}),
+      ),
+    );
+  }
+
   /** What a ref of the tab's latest snapshot showed (role and name), if it is known. */
   refInfo(tab: TabKey, ref: string): { role: string; name: string } | undefined {
     const info = this.#refs.get(tab)?.get(ref);

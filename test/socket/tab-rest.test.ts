@@ -1,0 +1,100 @@
+// The relay's side of a resting tab (relay/cdp/tab-rest.ts), with a scripted extension: a tab
+// unused for idleDetachMs is asked to rest once its frames are noted; the first command after
+// wakes it before it goes; a rest the extension refuses leaves the tab as it was; a tab that
+// closed while it rested answers the command that would have woken it at once.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RequestFrame } from '../../shared/protocol';
+import { CdpClient } from '../helpers/cdp-client';
+import { FakeExtension, fakeTab } from '../helpers/fake-extension';
+import { startTestRelay, type TestRelay } from '../helpers/relay';
+import { quiet, until } from '../helpers/waits';
+
+const IDLE_MS = 150;
+const tab = fakeTab(4);
+const frameTree = { frameTree: { frame: { id: tab.targetInfo.targetId, loaderId: 'L1', url: tab.targetInfo.url } } };
+
+/** The extension's answers: a frame tree for Page.getFrameTree, `rest` for restTab, the tab for wakeTab. */
+function answers(rest: () => unknown = () => ({})) {
+  return (request: RequestFrame): unknown => {
+    if (request.op === 'cdp' && request.method === 'Page.getFrameTree') return frameTree;
+    if (request.op === 'restTab') return rest();
+    if (request.op === 'wakeTab') return { targetInfo: tab.targetInfo };
+    return {};
+  };
+}
+const ops = (ext: FakeExtension) =>
+  ext.requests.filter((r) => r.op !== 'setPolicy').map((r) => (r.op === 'cdp' ? r.method : r.op));
+
+describe('a resting tab, as the relay keeps it', () => {
+  let t: TestRelay;
+  afterEach(() => t?.close());
+
+  it('lets an unused tab rest, and wakes it before the next command goes', async () => {
+    t = await startTestRelay({ idleDetachMs: IDLE_MS });
+    const ext = await FakeExtension.connect(t.port, t.extensionKey, [tab]);
+    ext.handler = answers();
+    await until('the tab to rest', () => ops(ext).includes('restTab'));
+    expect(ops(ext).slice(-2)).toEqual(['Page.getFrameTree', 'restTab']);
+    const client = await CdpClient.connect(
+      `ws://127.0.0.1:${t.port}/devtools/page/${tab.targetInfo.targetId}?token=${t.token}`,
+    );
+    try {
+      expect(await client.send('DOM.getDocument')).toEqual({});
+      const after = ops(ext).slice(ops(ext).indexOf('restTab') + 1);
+      expect(after[0]).toBe('wakeTab');
+      expect(after.at(-1)).toBe('DOM.getDocument');
+      // Held by a client of its own: it rests no more while it stays.
+      await quiet(IDLE_MS * 3);
+      expect(ops(ext).filter((op) => op === 'restTab')).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+    await until('a rest once the client left', () => ops(ext).filter((op) => op === 'restTab').length === 2);
+  });
+
+  it('leaves a tab as it was when the extension keeps it attached, and asks again later', async () => {
+    t = await startTestRelay({ idleDetachMs: IDLE_MS });
+    const ext = await FakeExtension.connect(t.port, t.extensionKey, [tab]);
+    ext.handler = answers(() => {
+      throw new Error("the person's rules hold the tab's site's workers through its debugger session");
+    });
+    await until('the extension to refuse twice', () => ops(ext).filter((op) => op === 'restTab').length >= 2);
+    const client = await CdpClient.connect(
+      `ws://127.0.0.1:${t.port}/devtools/page/${tab.targetInfo.targetId}?token=${t.token}`,
+    );
+    try {
+      expect(await client.send('DOM.getDocument')).toEqual({});
+      expect(ops(ext)).not.toContain('wakeTab');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers at once the command for a tab that closed while it rested', async () => {
+    t = await startTestRelay({ idleDetachMs: IDLE_MS });
+    const ext = await FakeExtension.connect(t.port, t.extensionKey, [tab]);
+    ext.handler = answers();
+    await until('the tab to rest', () => ops(ext).includes('restTab'));
+    ext.handler = (request) => {
+      if (request.op !== 'wakeTab') return answers()(request);
+      // As the extension does: the tab's end said first, then the wake's failure.
+      ext.send({ type: 'tabDetached', tabId: tab.tabId, reason: 'target_closed' });
+      throw new Error('the tab closed while it rested');
+    };
+    const client = await CdpClient.connect(`ws://127.0.0.1:${t.port}/cdp?token=${t.token}`);
+    try {
+      const { sessionId } = await client.send<{ sessionId: string }>('Target.attachToTarget', {
+        targetId: tab.targetInfo.targetId,
+        flatten: true,
+      });
+      const began = Date.now();
+      await expect(client.send('DOM.getDocument', {}, sessionId)).rejects.toThrow(
+        /no longer attached|not found|closed/i,
+      );
+      expect(Date.now() - began).toBeLessThan(2_000);
+    } finally {
+      await client.close();
+    }
+  });
+});
