@@ -70,6 +70,7 @@ const ERROR_CODES = {
   too_many_questions: { http: 429, cdp: -32000 },
   person_active: { http: 423, cdp: -32000 },
   tab_open_refused: { http: 403, cdp: -32000 },
+  focus_refused: { http: 403, cdp: -32000 },
   // process and configuration
   config_invalid: { http: 500, cdp: -32000 },
   port_in_use: { http: 500, cdp: -32000 },

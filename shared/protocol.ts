@@ -64,7 +64,7 @@ export interface AnnouncedTab {
 }
 
 /** Codes the extension answers a request with when the person's own settings refuse it; the relay passes them on as they are. */
-export const PERSON_CODES = ['tab_open_refused'] as const;
+export const PERSON_CODES = ['tab_open_refused', 'focus_refused'] as const;
 
 /** An error the extension reports for a request; `cdp` carries Chrome's own protocol error. */
 export interface WireError {

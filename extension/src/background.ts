@@ -26,6 +26,7 @@ import { PersonRefusal, RelayConnection } from './relay-connection';
 import { WorkerSockets } from './worker-sockets';
 import { WorkerState } from './worker-state';
 import { agentsMayOpenTabs, loadSettings, saveSettings, setAgentsMayOpenTabs } from './settings';
+import { toFront } from './tab-focus';
 import { TabSessions } from './tab-sessions';
 import { TabGroups } from './tab-groups';
 import { TabAttachments } from './tab-attachments';
@@ -172,6 +173,8 @@ async function execute(frame: RequestFrame): Promise<unknown> {
   if ('tabId' in frame && frame.op !== 'cdp') handedOver(frame.tabId);
   switch (frame.op) {
     case 'cdp':
+      // A tab in front takes the person's keys: the person's option decides, as for activateTab.
+      if (frame.method === 'Page.bringToFront' && frame.sessionId === undefined) return toFront(frame.tabId);
       return tabSessions.command(frame.tabId, frame.sessionId, frame.method, frame.params);
     case 'createTab': {
       if (!(await agentsMayOpenTabs())) {
@@ -241,11 +244,8 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       await policyRules.holdTabs(attachments.tabIds);
       return {};
     }
-    case 'activateTab': {
-      const tab = await chrome.tabs.update(frame.tabId, { active: true });
-      if (tab?.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true });
-      return {};
-    }
+    case 'activateTab':
+      return toFront(frame.tabId);
   }
 }
 

@@ -5,7 +5,7 @@
 import { ASK_KINDS, ASK_KIND_TEXT, type AskKind } from '../../shared/ask-kinds';
 import { checkRelay } from './connection-check';
 import { CONSENT_PORT, type PanelMessage, type WorkerMessage } from './consent-port';
-import { bindAgentsMayOpenTabs, loadSettings } from './settings';
+import { bindPersonSays, loadSettings } from './settings';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const paired = $<HTMLParagraphElement>('paired');
@@ -56,7 +56,8 @@ setInterval(() => void refreshLive(), 2_000);
 
 // The person's say: may agents open tabs here (kept in the extension, which refuses them), and
 // what to be asked before (clawd's, through the same port the side panel uses).
-bindAgentsMayOpenTabs($<HTMLInputElement>('may-open'));
+bindPersonSays('agentsMayOpenTabs', $<HTMLInputElement>('may-open'));
+bindPersonSays('agentsMayFocusTabs', $<HTMLInputElement>('may-focus'));
 
 const ask = $<HTMLFieldSetElement>('ask');
 ask.disabled = true;

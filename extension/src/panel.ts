@@ -10,7 +10,7 @@ import type { ConsentState } from '../../shared/consent-state';
 import { ActionList, QuestionList } from '../../ui/agent-activity';
 import { CONSENT_PORT, type PanelMessage, type WorkerMessage } from './consent-port';
 import { RecordingPanel } from './panel-recording';
-import { bindAgentsMayOpenTabs } from './settings';
+import { bindPersonSays } from './settings';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const ui = {
@@ -195,7 +195,7 @@ ui.ask.addEventListener('change', () => {
   say({ say: { ask: kinds } });
 });
 ui.stop.addEventListener('click', () => say({ say: { stop: true } }));
-bindAgentsMayOpenTabs($<HTMLInputElement>('may-open'));
+bindPersonSays('agentsMayOpenTabs', $<HTMLInputElement>('may-open'));
 ui.block.addEventListener('click', () => {
   if (ui.block.dataset.origin) say({ say: { block: ui.block.dataset.origin } });
 });

@@ -22,22 +22,34 @@ export async function loadSettings(): Promise<Settings> {
   return normalizeSettings(await chrome.storage.local.get(['relayPort', 'extensionKey']));
 }
 
-/** The person's "Agents may open tabs in my browser" (options page; on unless they turned it off). */
-export async function agentsMayOpenTabs(): Promise<boolean> {
-  const { agentsMayOpenTabs: allowed } = await chrome.storage.local.get('agentsMayOpenTabs');
-  return allowed !== false;
+/**
+ * The person's yes-or-no settings on the options page (and the side panel): whether agents may
+ * open tabs in their browser (on unless they turned it off) and bring their tabs to the front (off
+ * unless they turned it on: a tab in front takes the keys the person types into theirs).
+ */
+const SAYS = { agentsMayOpenTabs: true, agentsMayFocusTabs: false } as const;
+export type PersonSay = keyof typeof SAYS;
+
+export async function personSays(say: PersonSay): Promise<boolean> {
+  const stored = (await chrome.storage.local.get(say))[say];
+  return typeof stored === 'boolean' ? stored : SAYS[say];
 }
 
-export async function setAgentsMayOpenTabs(allowed: boolean): Promise<void> {
-  await chrome.storage.local.set({ agentsMayOpenTabs: allowed });
+export async function setPersonSays(say: PersonSay, allowed: boolean): Promise<void> {
+  await chrome.storage.local.set({ [say]: allowed });
 }
 
-/** Shows the setting in a checkbox and keeps it true to what is stored (Stop turns it off from the side panel). */
-export function bindAgentsMayOpenTabs(box: HTMLInputElement): void {
-  void agentsMayOpenTabs().then((allowed) => (box.checked = allowed));
-  box.addEventListener('change', () => void setAgentsMayOpenTabs(box.checked));
+/** The person's "Agents may open tabs in my browser". */
+export const agentsMayOpenTabs = (): Promise<boolean> => personSays('agentsMayOpenTabs');
+export const setAgentsMayOpenTabs = (allowed: boolean): Promise<void> => setPersonSays('agentsMayOpenTabs', allowed);
+
+/** Shows a setting in a checkbox and keeps it true to what is stored (Stop turns tabs off from the side panel). */
+export function bindPersonSays(say: PersonSay, box: HTMLInputElement): void {
+  void personSays(say).then((allowed) => (box.checked = allowed));
+  box.addEventListener('change', () => void setPersonSays(say, box.checked));
   chrome.storage.onChanged.addListener((changes, area) => {
-    if (area === 'local' && 'agentsMayOpenTabs' in changes) box.checked = changes.agentsMayOpenTabs!.newValue !== false;
+    const change = changes[say];
+    if (area === 'local' && change) box.checked = typeof change.newValue === 'boolean' ? change.newValue : SAYS[say];
   });
 }
 

@@ -9,7 +9,7 @@
 const TAB_CALL_MS = 15_000;
 
 import WebSocket from 'ws';
-import { ClawdError } from '../errors';
+import { ClawdError, type ErrorCode } from '../errors';
 
 import type { CdpTarget, CdpVersion, TabEndpoint } from './tab-endpoint';
 
@@ -45,11 +45,16 @@ export class CdpHttp implements TabEndpoint {
     }
     if (response.status === 404)
       throw new ClawdError('target_not_found', `${this.base}${path}: ${(await response.text()).slice(0, 200)}`);
-    if (!response.ok)
+    if (!response.ok) {
+      const text = await response.text();
+      // clawd's own relay (an extension profile's) says why in its own words: the person's refusal stays one.
+      const said = saidByClawd(text);
+      if (said) throw new ClawdError(said.code, said.message);
       throw new ClawdError(
         'upstream_error',
-        `${this.base}${path} answered HTTP ${response.status}: ${(await response.text()).slice(0, 200)}`,
+        `${this.base}${path} answered HTTP ${response.status}: ${text.slice(0, 200)}`,
       );
+    }
     return response;
   }
 
@@ -107,4 +112,18 @@ export class CdpHttp implements TabEndpoint {
       ws.once('error', () => resolve(false));
     });
   }
+}
+
+/** The person's refusals clawd's relay answers `/json/*` with (`{error: {code, message}}`), kept as they are. */
+const PASSED_ON = new Set<ErrorCode>(['focus_refused', 'tab_open_refused', 'origin_blocked', 'person_declined']);
+
+function saidByClawd(text: string): { code: ErrorCode; message: string } | undefined {
+  try {
+    const { error } = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    if (PASSED_ON.has(error?.code as ErrorCode) && typeof error?.message === 'string')
+      return { code: error.code as ErrorCode, message: error.message };
+  } catch {
+    // Chrome's own text
+  }
+  return undefined;
 }

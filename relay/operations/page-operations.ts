@@ -254,7 +254,7 @@ export const screenshot = operation<ScreenshotResult>()({
   name: 'screenshot',
   summary: 'a picture of the viewport, the full page or one element, saved under the home',
   details:
-    "Saved under the home's screenshots/. Headless Chromium cannot capture a tab behind another one: clawd's own browser brings the tab to the front first; a person's tab only when its capture stalls for 3 s (then broughtToFront: true).",
+    "Saved under the home's screenshots/. Headless Chromium cannot capture a tab behind another one: clawd's own browser brings the tab to the front first. A person's tab is captured behind theirs; one whose capture stalls for 3 s is brought forward only if they let agents (then broughtToFront: true), else 403 focus_refused.",
   input: z.object({
     ...tabFields,
     fullPage: z.boolean().default(false).describe('the whole page, not just the viewport'),

@@ -19,6 +19,29 @@ describe('the chrome profile: extension tabs through the same API and CLI', () =
   const relay = () => t.server.relay;
   const activeTabUrl = () =>
     browser.swEval<string>('chrome.tabs.query({ active: true, lastFocusedWindow: true }).then(([t]) => t?.url)');
+  /** The person ticks "Agents may bring their tabs to the front" on the options page. */
+  const letAgentsFocus = async () => {
+    const options = await browser.openTab(`chrome-extension://${browser.extensionId}/options.html`);
+    const session = await browser.pageSession(options.pageTargetId);
+    const inOptions = async (expression: string) =>
+      (await browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, session))
+        .result.value;
+    try {
+      await until(
+        'the option shown off',
+        async () => (await inOptions(`document.getElementById('may-focus')?.checked`)) === false,
+      );
+      await inOptions(`document.getElementById('may-focus').click()`);
+      await until(
+        'the option saved',
+        async () =>
+          (await browser.swEval(`chrome.storage.local.get('agentsMayFocusTabs').then((s) => s.agentsMayFocusTabs)`)) ===
+          true,
+      );
+    } finally {
+      await browser.cdp.send('Target.closeTarget', { targetId: options.pageTargetId });
+    }
+  };
 
   it('doctor says what is missing while the extension is absent', async () => {
     const doctor = await t.cli(['doctor']);
@@ -85,10 +108,16 @@ describe('the chrome profile: extension tabs through the same API and CLI', () =
         .sort(),
     ).toEqual([handed.pageTargetId, opened.body.targetId].sort());
 
-    expect(
-      (await t.api('POST', '/tabs/focus', { profile: 'chrome', body: { targetId: handed.pageTargetId.slice(0, 8) } }))
-        .status,
-    ).toBe(200);
+    // The person's tab stays in front unless they let agents bring theirs forward (off by default).
+    const focus = () =>
+      t.api('POST', '/tabs/focus', { profile: 'chrome', body: { targetId: handed.pageTargetId.slice(0, 8) } });
+    const front = await activeTabUrl();
+    const refused = await focus();
+    expect(refused).toMatchObject({ status: 403, body: { error: { code: 'focus_refused' } } });
+    expect(refused.body.error.message).toContain('Agents may bring their tabs to the front');
+    expect(await activeTabUrl()).toBe(front);
+    await letAgentsFocus();
+    expect((await focus()).status).toBe(200);
     await until('the handed-over tab to be in front', async () => (await activeTabUrl()) === pages.url('/form'));
 
     expect((await t.api('DELETE', `/tabs/${opened.body.targetId}`, { profile: 'chrome' })).status).toBe(200);

@@ -6,7 +6,8 @@
 // session of it, and one that connects to a resting tab wakes it and works. A tab the person took
 // elsewhere while it rested is read where it is now. In a headed browser the bar, come back with
 // the wake, has taken its height off the page before a screenshot is taken: the image is the
-// viewport the page has.
+// viewport the page has; and an agent works in its tab behind the person's (reads, acts, captures)
+// while no door brings it forward unless the person lets agents.
 
 import { readFileSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
@@ -163,7 +164,7 @@ describe('a handed-over tab at rest', () => {
   });
 });
 
-describe.runIf(headedTestsRun())('a resting tab in a headed browser', () => {
+describe.runIf(headedTestsRun())("the person's headed browser", () => {
   let display: Display;
   let server: TestServer;
   let browser: TestBrowser;
@@ -179,6 +180,47 @@ describe.runIf(headedTestsRun())('a resting tab in a headed browser', () => {
     await browser?.close();
     await Promise.all([server?.close(), pages?.close()]);
     await display?.close();
+  });
+
+  it("never takes the person's front: an agent reads, acts and captures behind their tab, and may not bring its own forward", async () => {
+    const mine = await browser.openTab(pages.url('/'));
+    await browser.cdp.send('Target.activateTarget', { targetId: mine.pageTargetId });
+    const front = () =>
+      browser.swEval<string | undefined>(
+        'chrome.tabs.query({ active: true, lastFocusedWindow: true }).then(([t]) => t?.url)',
+      );
+    await until('the person’s tab in front', async () => (await front()) === pages.url('/'));
+    const api = <T = any>(method: string, route: string, body?: unknown) =>
+      server.api<T>(method, route, { profile: 'chrome', ...(body !== undefined ? { body } : {}) });
+    const opened = await api('POST', '/tabs/open', { url: pages.url('/form') });
+    expect(opened.status).toBe(200);
+    const targetId = opened.body.targetId as string;
+    const snap = await api('GET', `/snapshot?targetId=${targetId}`);
+    const name = Object.entries(snap.body.refs as Record<string, { name: string }>).find(
+      ([, r]) => r.name === 'Name',
+    )![0];
+    expect((await api('POST', '/act', { targetId, kind: 'type', ref: name, text: 'Ada' })).status).toBe(200);
+    // Measured: a tab behind the person's paints for a capture (the agent's connection keeps it
+    // visible to itself), so nothing needs the front.
+    const shot = await api('POST', '/screenshot', { targetId });
+    expect(shot.status).toBe(200);
+    expect(shot.body.broughtToFront).toBeFalsy();
+    expect(await front()).toBe(pages.url('/'));
+    // Bringing it forward takes the person's keys: refused, on every door, unless they allow it.
+    const focus = await api('POST', '/tabs/focus', { targetId });
+    expect(focus).toMatchObject({ status: 403, body: { error: { code: 'focus_refused' } } });
+    const version = await (
+      await fetch(`${server.server.relay.url}/json/version`, { headers: { Authorization: `Bearer ${server.token}` } })
+    ).json();
+    const raw = await CdpClient.connect(version.webSocketDebuggerUrl);
+    try {
+      await expect(raw.send('Target.activateTarget', { targetId })).rejects.toThrow(/bring their tabs to the front/);
+      const { sessionId } = await raw.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+      await expect(raw.send('Page.bringToFront', {}, sessionId)).rejects.toThrow(/bring their tabs to the front/);
+    } finally {
+      await raw.close();
+    }
+    expect(await front()).toBe(pages.url('/'));
   });
 
   it("takes a woken tab's screenshot once the debugging bar has come back: the viewport the page has", async () => {

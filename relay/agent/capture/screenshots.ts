@@ -2,12 +2,19 @@
 // selector), optionally with each ref of the last snapshot drawn on; and the policy for tabs
 // behind another one. Headless Chromium commits no frames for a tab behind another in its
 // window: its capture hangs (measured: about every other time). The agent's own browser brings
-// the tab to the front first. A user's browser is left as it is unless the capture stalls
-// (headed Chrome captures background tabs), and the answer says when the tab was brought forward.
+// the tab to the front first. A headed browser (the person's) paints a tab behind another only
+// when something asks it for frames: a capture there waits for one that never comes (measured,
+// Chromium 156 on Xvfb: >2 s every time), and takes 70–170 ms while a screencast of the tab runs.
+// So a capture there runs inside a tiny screencast of its own and the person's front stays
+// theirs; a capture that stalls all the same brings the tab forward only where the person lets
+// agents (else 403 focus_refused), and the answer says when it did.
 
+import { ClawdError } from '../../errors';
+import { seconds } from '../../time-limit';
 import { toAgentError } from '../agent-errors';
 import type { ScreenshotRequest } from '../../operations/page-operations';
 import { withLabels } from './capture';
+import type { Page } from 'playwright-core';
 import type { AgentPage } from '../tabs/page-finder';
 import type { ActTarget, LabelBox } from '../snapshots/snapshot-engine';
 
@@ -50,10 +57,17 @@ export async function takeScreenshot(
       return capture(SCREENSHOT_TIMEOUT_MS);
     }
     try {
-      return await capture(BACKGROUND_CAPTURE_MS);
+      return await whilePainted(page, () => capture(BACKGROUND_CAPTURE_MS));
     } catch (error) {
       if ((error as Error).name !== 'TimeoutError') throw error;
-      await page.bringToFront();
+      await page.bringToFront().catch((refused: Error) => {
+        // The person's browser: their tab stays in front unless they let agents bring theirs.
+        if (!/bring their tabs to the front/.test(refused.message)) throw refused;
+        throw new ClawdError(
+          'focus_refused',
+          `the tab did not paint within ${seconds(BACKGROUND_CAPTURE_MS)} behind the tab the person is in, and ${refused.message.replace(/^.*?the person does not/, 'the person does not')}`,
+        );
+      });
       broughtToFront = true;
       return capture(SCREENSHOT_TIMEOUT_MS);
     }
@@ -64,5 +78,24 @@ export async function takeScreenshot(
     return { buffer, labels, broughtToFront };
   } catch (error) {
     throw toAgentError(error, { what: `screenshot${request.ref ? ` of ${request.ref}` : ''}` });
+  }
+}
+
+/** Runs `work` while a screencast of the page's own (64 px, acked) keeps its tab painting behind another. */
+async function whilePainted<T>(page: Page, work: () => Promise<T>): Promise<T> {
+  const session = await page
+    .context()
+    .newCDPSession(page)
+    .catch(() => undefined);
+  if (!session) return work();
+  const ack = (frame: { sessionId: number }) =>
+    void session.send('Page.screencastFrameAck', { sessionId: frame.sessionId }).catch(() => {});
+  session.on('Page.screencastFrame', ack);
+  try {
+    await session.send('Page.startScreencast', { format: 'jpeg', quality: 1, maxWidth: 64, maxHeight: 64 });
+    return await work();
+  } finally {
+    session.off('Page.screencastFrame', ack);
+    await session.detach().catch(() => {});
   }
 }
