@@ -10,7 +10,7 @@ const LINGERS_MS = 5_500;
 /** Attached this long after the last session went, the bar never went: nothing moves. */
 const STILL_UP_MS = 4_500;
 /** A visible page is resized when the bar comes: waited for at most this long. */
-const COMES_MS = 800;
+const COMES_MS = 1_500;
 /** A hidden page is resized only when shown: the bar is given this long. */
 const HIDDEN_MS = 300;
 

@@ -3,7 +3,9 @@
 // auto-attaches on their parent — told of a pause only if it asked for pauses, a pause nobody
 // was told of let run — shown again to a subscription that auto-attaches later, and detached
 // from every subscriber, children first, when Chrome detaches them. The service workers a
-// browser shows at its root are root-children.ts's.
+// browser shows at its root are root-children.ts's. After a rest of the tab (tab-rest.ts) Chrome
+// attaches its children again under new session ids: each is the child its clients knew, under
+// the id they know (`rebind`), and nobody is told anything.
 
 import type { Protocol } from 'devtools-protocol';
 import { say } from './client-events';
@@ -30,9 +32,14 @@ export class ChildTargets {
     private readonly events: SessionTableEvents,
   ) {}
 
-  /** Chrome attached a child target: it is announced to every subscription that auto-attaches on its parent. */
+  /**
+   * Chrome attached a child target (`parentId`: the id clients know its parent by): it is
+   * announced to every subscription that auto-attaches on its parent — or, one the tab had before
+   * its rest, it is that child again.
+   */
   add(tab: TabRecord, parentId: string | undefined, attached: Protocol.Target.AttachedToTargetEvent): void {
     const sessions = this.tabs.get(tab);
+    if (sessions && this.#rebind(tab, sessions, parentId, attached)) return;
     const parent = parentId === undefined ? sessions?.page : sessions?.children.get(parentId)?.state;
     if (!sessions || !parent) {
       // Under a session nobody holds any more: nobody will be told, so nobody would let it run.
@@ -41,6 +48,7 @@ export class ChildTargets {
     }
     const child: ChildTarget = {
       sessionId: attached.sessionId,
+      chromeId: attached.sessionId,
       parentId,
       targetInfo: attached.targetInfo,
       state: new DebuggeeState(),
@@ -63,7 +71,28 @@ export class ChildTargets {
       if (waiting) child.toldWaiting.add(sub.client);
       claimed ||= waiting;
     }
-    if (attached.waitingForDebugger && !claimed) this.events.unclaimed(tab, child.sessionId);
+    if (attached.waitingForDebugger && !claimed) this.events.unclaimed(tab, child.chromeId);
+  }
+
+  /** The child of the same target under the same parent that slept through the tab's rest takes Chrome's new session id. */
+  #rebind(
+    tab: TabRecord,
+    sessions: TabSessions,
+    parentId: string | undefined,
+    attached: Protocol.Target.AttachedToTargetEvent,
+  ): boolean {
+    for (const child of sessions.children.values()) {
+      if (!child.asleep || child.parentId !== parentId || child.targetInfo.targetId !== attached.targetInfo.targetId)
+        continue;
+      child.asleep = false;
+      child.chromeId = attached.sessionId;
+      child.targetInfo = attached.targetInfo;
+      child.state.contexts.clear();
+      sessions.aliases.set(attached.sessionId, child.sessionId);
+      this.events.rebound(tab, child);
+      return true;
+    }
+    return false;
   }
 
   /** A repeated auto-attach re-announces nothing on Chrome (measured): show `sub` the children it lacks. */
@@ -108,10 +137,12 @@ export class ChildTargets {
   detached(tab: TabRecord, childId: string): void {
     const sessions = this.tabs.get(tab);
     const child = sessions?.children.get(childId);
-    if (!sessions || !child) return;
+    // Chrome says so as the extension lets go of the tab for a rest: it sleeps, to come back.
+    if (!sessions || !child || child.asleep) return;
     for (const other of [...sessions.children.values()])
       if (other.parentId === childId) this.detached(tab, other.sessionId);
     sessions.children.delete(childId);
+    for (const [chromeId, known] of sessions.aliases) if (known === childId) sessions.aliases.delete(chromeId);
     for (const sub of child.state.subscribers) {
       const entry = this.clients.get(sub.client);
       if (entry?.bindings.get(childId) !== sub) continue;
@@ -124,10 +155,47 @@ export class ChildTargets {
     this.root.forget(child); // after its detach: a client sees the target go before it comes back
   }
 
+  // ---- a rest of the tab (tab-rest.ts) --------------------------------------------------------
+
+  /**
+   * Why the tab's debugger session must stay, if it must: a client of its own holds it (not
+   * clawd's agent layer), a stream runs, a child waits for a client, or it shows a service
+   * worker (a browser shows those at its root, to every tab's clients).
+   */
+  keepsAttached(tab: TabRecord): string | undefined {
+    const sessions = this.tabs.get(tab);
+    if (!sessions) return 'it is not attached';
+    const streams = (state: DebuggeeState<Subscription>) => [...state.streams.values()].some((subs) => subs.size > 0);
+    if (streams(sessions.page)) return 'a stream runs on it';
+    for (const sub of sessions.page.subscribers) if (!sub.client.internal) return 'a CDP client holds a session of it';
+    for (const child of sessions.children.values()) {
+      if (ROOT_CHILD_TYPES.has(child.targetInfo.type)) return 'it shows a service worker';
+      if (child.toldWaiting.size > 0 || streams(child.state)) return 'a frame or worker of it is held';
+    }
+    return undefined;
+  }
+
+  /**
+   * The tab is about to rest (`asleep`), or stays awake after all: its children sleep through the
+   * rest, to be the same children when Chrome attaches them again.
+   */
+  rest(tab: TabRecord, asleep: boolean): void {
+    for (const child of this.tabs.get(tab)?.children.values() ?? []) child.asleep = asleep || undefined;
+  }
+
+  /** The tab woke: a child Chrome did not attach again is gone (its clients are told). */
+  woke(tab: TabRecord): void {
+    const sessions = this.tabs.get(tab);
+    const gone = [...(sessions?.children.values() ?? [])].filter((child) => child.asleep);
+    for (const child of gone) child.asleep = undefined;
+    for (const child of gone)
+      if (sessions?.children.get(child.sessionId) === child) this.detached(tab, child.sessionId);
+  }
+
   /** The client no longer holds a child it was told waits for it: the last such client gone, the child runs. */
   stopWaitingFor(binding: ChildBinding): void {
     const { child, tab } = binding;
     if (!child.toldWaiting.delete(binding.client) || child.toldWaiting.size > 0) return;
-    if (this.tabs.get(tab)?.children.get(child.sessionId) === child) this.events.unclaimed(tab, child.sessionId);
+    if (this.tabs.get(tab)?.children.get(child.sessionId) === child) this.events.unclaimed(tab, child.chromeId);
   }
 }

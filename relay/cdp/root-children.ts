@@ -37,14 +37,14 @@ export class RootChildren {
     this.#shown.set(child.targetInfo.targetId, [...same, child]);
     if (same.length > 0) {
       // Already shown through another tab: this session waits its turn, and runs meanwhile.
-      if (waitingForDebugger) this.events.unclaimed(tab, child.sessionId);
+      if (waitingForDebugger) this.events.unclaimed(tab, child.chromeId);
       return;
     }
     this.#tellDiscoverers('Target.targetCreated', child.targetInfo);
     let claimed = false;
     for (const client of this.clients.keys())
       claimed = this.#announceAtRoot(client, tab, child, waitingForDebugger) || claimed;
-    if (!claimed && waitingForDebugger) this.events.unclaimed(tab, child.sessionId);
+    if (!claimed && waitingForDebugger) this.events.unclaimed(tab, child.chromeId);
   }
 
   /** A client turned root auto-attach on: show it the root-level children (service workers), each once. */

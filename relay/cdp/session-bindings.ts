@@ -39,8 +39,15 @@ export type Subscription = PageBinding | ChildBinding;
 export type Binding = BrowserBinding | TabTargetBinding | Subscription;
 
 export interface ChildTarget {
-  /** Chrome's own session id for the child; clients use the same id. */
+  /** The id clients know it by: Chrome's session id for it when it was first attached. */
   readonly sessionId: string;
+  /**
+   * Chrome's session id for it now: the same, until the tab rests (tab-rest.ts) and its new
+   * debugger session attaches the child again under another (clients keep `sessionId`).
+   */
+  chromeId: string;
+  /** While the tab rests: waiting to be attached again when it wakes, else gone. */
+  asleep?: boolean;
   /** The child session it was attached under; undefined when attached under the page. */
   readonly parentId: string | undefined;
   targetInfo: Protocol.Target.TargetInfo;
@@ -73,8 +80,10 @@ export interface ClientEntry extends ClientRoot {
 export interface TabSessions {
   readonly page: DebuggeeState<Subscription>;
   // Added when a Target.attachedToTarget for a child is delivered, removed on its detach or
-  // when the tab gets a fresh debugger session.
+  // when the tab gets a fresh debugger session. By the id clients know each by.
   readonly children: Map<string, ChildTarget>;
+  // Chrome's session id → the id clients know the child by, for children attached again after a rest.
+  readonly aliases: Map<string, string>;
 }
 
 export interface SessionTableEvents {
@@ -82,8 +91,10 @@ export interface SessionTableEvents {
   released(sub: Subscription, released: Released): void;
   /** The last page subscription of a tab left: nobody drives the tab any more. */
   unused(tab: TabRecord): void;
-  /** A child Chrome paused for a debugger that no client took: let it run. */
+  /** A child Chrome paused for a debugger that no client took: let it run (`childId`: Chrome's). */
   unclaimed(tab: TabRecord, childId: string): void;
+  /** A child the tab had before its rest is attached again (under `child.chromeId`): what its clients set up goes on it. */
+  rebound(tab: TabRecord, child: ChildTarget): void;
 }
 
 export const RANK = { child: 0, page: 1, tab: 2, browser: 3 } as const;

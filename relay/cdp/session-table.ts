@@ -116,7 +116,8 @@ export class SessionTable {
   // ---- tabs ---------------------------------------------------------------------------------
 
   addTab(tab: TabRecord): void {
-    if (!this.#tabs.has(tab)) this.#tabs.set(tab, { page: new DebuggeeState(), children: new Map() });
+    if (!this.#tabs.has(tab))
+      this.#tabs.set(tab, { page: new DebuggeeState(), children: new Map(), aliases: new Map() });
   }
 
   /**
@@ -148,6 +149,7 @@ export class SessionTable {
     // Nobody used the tab: its children go quietly (a worker it showed is shown again when Chrome attaches it anew).
     for (const child of sessions.children.values()) this.#root.forget(child, false);
     sessions.children.clear();
+    sessions.aliases.clear();
   }
 
   /**
@@ -159,21 +161,28 @@ export class SessionTable {
     const sessions = this.#tabs.get(tab);
     if (!sessions) return;
     for (const child of [...sessions.children.values()])
-      if (child.parentId === undefined) this.childDetached(tab, child.sessionId);
+      if (child.parentId === undefined && !child.asleep) this.childDetached(tab, child.sessionId);
     sessions.page.contexts.clear();
   }
 
-  /**
-   * Why the tab's debugger session must stay (tab-rest.ts), if it must: a client of its own holds
-   * it (not clawd's agent layer), a stream runs, or it has child targets, known by Chrome's ids.
-   */
+  /** The tab is about to rest (or stays awake after all): its children sleep through it (child-targets.ts). */
+  restChildren(tab: TabRecord, asleep: boolean): void {
+    this.#children.rest(tab, asleep);
+  }
+
+  /** The tab woke and its clients' setup is back: a child Chrome did not attach again is gone. */
+  wokeChildren(tab: TabRecord): void {
+    this.#children.woke(tab);
+  }
+
+  /** The id clients know a child by, for Chrome's session id of it (they differ after a rest). */
+  knownAs(tab: TabRecord, chromeId: string): string {
+    return this.#tabs.get(tab)?.aliases.get(chromeId) ?? chromeId;
+  }
+
+  /** Why the tab's debugger session must stay (tab-rest.ts), if it must (child-targets.ts). */
   keepsAttached(tab: TabRecord): string | undefined {
-    const sessions = this.#tabs.get(tab);
-    if (!sessions) return 'it is not attached';
-    if (sessions.children.size > 0) return 'it has out-of-process frames or workers attached';
-    if ([...sessions.page.streams.values()].some((subs) => subs.size > 0)) return 'a stream runs on it';
-    for (const sub of sessions.page.subscribers) if (!sub.client.internal) return 'a CDP client holds a session of it';
-    return undefined;
+    return this.#children.keepsAttached(tab);
   }
 
   isUsed(tab: TabRecord): boolean {

@@ -94,6 +94,7 @@ export class Switchboard implements BrowserHub {
     this.#table = new SessionTable(this.browserTargetId, {
       released: (sub, released) => this.#commands.cleanUp(sub, released),
       unused: (tab) => this.#roster.resetIfUnused(tab),
+      rebound: (tab, child) => this.#replay.child(tab, child),
       unclaimed: (tab, childId) =>
         void this.#link.request(tab, childId, 'Runtime.runIfWaitingForDebugger').catch(() => {}),
     });

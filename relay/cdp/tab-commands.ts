@@ -58,7 +58,7 @@ function saidAgain(tab: TabRecord, frame: EventFrame): boolean {
 type Forward = (method: string, params: Record<string, unknown>, then?: (result: unknown) => void) => void;
 
 /** Chrome's session id of the debuggee a subscription is on (undefined: the page itself). */
-const childIdOf = (sub: Subscription): string | undefined => (sub.kind === 'child' ? sub.child.sessionId : undefined);
+const childIdOf = (sub: Subscription): string | undefined => (sub.kind === 'child' ? sub.child.chromeId : undefined);
 
 export class TabCommands {
   constructor(
@@ -255,7 +255,8 @@ export class TabCommands {
     this.table.detach(sub.client, childId);
     // Only the last client to let go really detaches Chrome's child session.
     if (binding.child.state.subscribers.size === 0 && this.table.child(sub.tab, childId) === binding.child) {
-      this.link.request(sub.tab, undefined, 'Target.detachFromTarget', { sessionId: childId }).catch(() => {});
+      const sessionId = binding.child.chromeId;
+      this.link.request(sub.tab, undefined, 'Target.detachFromTarget', { sessionId }).catch(() => {});
     }
     respond(undefined, {});
   }
@@ -264,12 +265,15 @@ export class TabCommands {
   arrived(tab: TabRecord, frame: EventFrame): number | undefined {
     // Every event of every tab passes here: only context events look up their debuggee.
     if (!frame.method.startsWith('Runtime.executionContext')) return undefined;
-    return this.table.debuggee(tab, frame.sessionId)?.arrive(frame.method, frame.params);
+    const childId = frame.sessionId === undefined ? undefined : this.table.knownAs(tab, frame.sessionId);
+    return this.table.debuggee(tab, childId)?.arrive(frame.method, frame.params);
   }
 
   /** Delivers one tab event (already ordered by the fence) to the client sessions that want it. */
   deliver(tab: TabRecord, frame: EventFrame, arrival?: number): void {
-    const state = this.table.debuggee(tab, frame.sessionId);
+    // Chrome's session ids of children attached again after a rest are not the ones clients know.
+    const childId = frame.sessionId === undefined ? undefined : this.table.knownAs(tab, frame.sessionId);
+    const state = this.table.debuggee(tab, childId);
     if (!state) {
       this.log.debug(`dropped ${frame.method} for unknown session ${frame.sessionId ?? ''} of tab ${tab.tabId}`);
       // A child under a session nobody holds any more waits for no one: let it run.
@@ -279,8 +283,9 @@ export class TabCommands {
     }
     const params = frame.params ?? {};
     if (frame.method === 'Target.attachedToTarget')
-      return this.table.addChild(tab, frame.sessionId, params as unknown as Protocol.Target.AttachedToTargetEvent);
-    if (frame.method === 'Target.detachedFromTarget') return this.table.childDetached(tab, params.sessionId as string);
+      return this.table.addChild(tab, childId, params as unknown as Protocol.Target.AttachedToTargetEvent);
+    if (frame.method === 'Target.detachedFromTarget')
+      return this.table.childDetached(tab, this.table.knownAs(tab, params.sessionId as string));
     if (frame.method === 'Target.targetInfoChanged' && params.targetInfo)
       this.table.updateChild(tab, params.targetInfo as Protocol.Target.TargetInfo);
     state.observe(frame.method);

@@ -22,12 +22,17 @@ import type { TabRecord, TargetRegistry } from './target-registry';
  */
 export const TAB_GONE_WAIT_MS = 1_000;
 
+/** A command a replay sends past the commands it holds (`childId`: Chrome's session id of a child). */
+export type ResyncSend = (method: string, params?: Record<string, unknown>, childId?: string) => Promise<unknown>;
+
 /** Tabs at rest (tab-rest.ts), as the link asks them. */
 export interface RestGate {
   /** A command is going to the tab: what to call once it is answered. */
   sending(tab: TabRecord): () => void;
   /** The wake a command for a resting tab waits for, if the tab rests. */
   waking(tab: TabRecord): Promise<void> | undefined;
+  /** Chrome's session id of a child now (another after a wake) for the one a command was aimed at. */
+  childNow(tab: TabRecord, childId: string): string;
 }
 
 export class TabLink {
@@ -69,9 +74,11 @@ export class TabLink {
       );
       return;
     }
-    const waking = this.rest?.waking(tab);
-    if (waking) {
-      void waking.then(() => this.send(tab, childId, method, params, settle, passThrough));
+    const rest = this.rest;
+    const waking = rest?.waking(tab);
+    if (rest && waking) {
+      const again = () => this.send(tab, childId && rest.childNow(tab, childId), method, params, settle, passThrough);
+      void waking.then(again);
       return;
     }
     const reset = this.#resets.get(tab);
@@ -127,18 +134,13 @@ export class TabLink {
    * Runs `work` on a tab whose debugger session Chrome replaced, with every other command for
    * the tab held until it is done; `work` sends through its own sender, past the hold.
    */
-  resync(
-    tab: TabRecord,
-    work: (send: (method: string, params?: Record<string, unknown>) => Promise<unknown>) => Promise<void>,
-  ): Promise<void> {
-    const send = (method: string, params: Record<string, unknown> = {}) =>
+  resync(tab: TabRecord, work: (send: ResyncSend) => Promise<void>): Promise<void> {
+    const send: ResyncSend = (method, params = {}, childId) =>
       new Promise<unknown>((resolve, reject) => {
         const link = this.presence.ready;
         if (!link)
           return reject(new ClawdError('extension_not_connected', `${method} was not sent: the extension is away`));
-        this.#sendOn(link, tab, undefined, method, params, (error, result) =>
-          error ? reject(error) : resolve(result),
-        );
+        this.#sendOn(link, tab, childId, method, params, (error, result) => (error ? reject(error) : resolve(result)));
       });
     const previous = this.#resets.get(tab) ?? Promise.resolve();
     const done = previous

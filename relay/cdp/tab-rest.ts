@@ -6,8 +6,9 @@
 // as if nothing happened; clawd's agent layer finds its refs again (beforeRest). A raw client
 // holding a session of the tab keeps it attached: its object ids die with a debugger session and
 // nothing would tell it to look for them again. Nor does a tab rest while a stream runs on it
-// (the live view), while it has child targets (clients know those by Chrome's session ids, which
-// a new session changes), or while the person's own rules hold its site's workers.
+// (the live view), while it shows a service worker (a browser shows those to every tab's clients)
+// or a child waits for a client, or while the person's own rules hold its site's workers. Its
+// out-of-process frames and workers sleep with it and are the same children when it wakes.
 
 import { socketConditions, type PolicyConfig } from '../../shared/origin-policy';
 import type { Logger } from '../log';
@@ -97,6 +98,10 @@ export class TabRest {
     return (resting.waking ??= resting.done.then((rested) => (rested ? this.#wake(tab, resting) : undefined)));
   }
 
+  childNow(tab: TabRecord, childId: string): string {
+    return this.parts.table.child(tab, this.parts.table.knownAs(tab, childId))?.chromeId ?? childId;
+  }
+
   isResting(tab: TabRecord): boolean {
     return this.#resting.get(tab)?.mark !== undefined;
   }
@@ -169,10 +174,14 @@ export class TabRest {
 
   async #letGo(tab: TabRecord, resting: Resting, frames: FrameMark[]): Promise<boolean> {
     const link = this.parts.presence.ready;
+    // Its children sleep first: Chrome says they went as the debugger lets go; attached again when
+    // it wakes, they are the children clients know.
+    this.parts.table.restChildren(tab, true);
     try {
       if (!link) throw new Error('the extension is away');
       await link.request({ op: 'restTab', tabId: tab.tabId }, `letting tab ${tab.tabId} rest`);
     } catch (error) {
+      this.parts.table.restChildren(tab, false);
       this.parts.log.debug(`tab ${tab.tabId} stays attached: ${(error as Error).message}`);
       if (this.#resting.get(tab) === resting) this.#resting.delete(tab);
       this.schedule(tab);

@@ -103,6 +103,20 @@ describe('a handed-over tab at rest', () => {
     expect(await attached(tabId)).toBe(true);
   });
 
+  it('rests with a cross-site frame in it: the frame is the same frame after, its refs too', async () => {
+    const { targetId, tabId } = await handOver('/outer');
+    const before = await snapshot(targetId);
+    const inner = refOf(before, 'inner button');
+    // The frame is out of process (another site): a child target of the tab, under a session of its own.
+    await rested(tabId);
+    expect(await othersAttached()).toEqual([]);
+    expect((await api('POST', '/act', { targetId, kind: 'click', ref: inner })).status).toBe(200);
+    expect((await snapshot(targetId)).snapshot).toContain('clicked in frame');
+    await rested(tabId);
+    expect((await api('POST', '/act', { targetId, kind: 'click', ref: inner })).status).toBe(200);
+    expect((await snapshot(targetId)).snapshot).toContain('clicked in frame 2');
+  });
+
   it("says the page's console once across a rest, and reads a tab the person took elsewhere meanwhile", async () => {
     const { targetId, tabId } = await handOver('/console');
     const snap = await snapshot(targetId);
@@ -182,47 +196,7 @@ describe.runIf(headedTestsRun())("the person's headed browser", () => {
     await display?.close();
   });
 
-  it("never takes the person's front: an agent reads, acts and captures behind their tab, and may not bring its own forward", async () => {
-    const mine = await browser.openTab(pages.url('/'));
-    await browser.cdp.send('Target.activateTarget', { targetId: mine.pageTargetId });
-    const front = () =>
-      browser.swEval<string | undefined>(
-        'chrome.tabs.query({ active: true, lastFocusedWindow: true }).then(([t]) => t?.url)',
-      );
-    await until('the person’s tab in front', async () => (await front()) === pages.url('/'));
-    const api = <T = any>(method: string, route: string, body?: unknown) =>
-      server.api<T>(method, route, { profile: 'chrome', ...(body !== undefined ? { body } : {}) });
-    const opened = await api('POST', '/tabs/open', { url: pages.url('/form') });
-    expect(opened.status).toBe(200);
-    const targetId = opened.body.targetId as string;
-    const snap = await api('GET', `/snapshot?targetId=${targetId}`);
-    const name = Object.entries(snap.body.refs as Record<string, { name: string }>).find(
-      ([, r]) => r.name === 'Name',
-    )![0];
-    expect((await api('POST', '/act', { targetId, kind: 'type', ref: name, text: 'Ada' })).status).toBe(200);
-    // Measured: a tab behind the person's paints for a capture (the agent's connection keeps it
-    // visible to itself), so nothing needs the front.
-    const shot = await api('POST', '/screenshot', { targetId });
-    expect(shot.status).toBe(200);
-    expect(shot.body.broughtToFront).toBeFalsy();
-    expect(await front()).toBe(pages.url('/'));
-    // Bringing it forward takes the person's keys: refused, on every door, unless they allow it.
-    const focus = await api('POST', '/tabs/focus', { targetId });
-    expect(focus).toMatchObject({ status: 403, body: { error: { code: 'focus_refused' } } });
-    const version = await (
-      await fetch(`${server.server.relay.url}/json/version`, { headers: { Authorization: `Bearer ${server.token}` } })
-    ).json();
-    const raw = await CdpClient.connect(version.webSocketDebuggerUrl);
-    try {
-      await expect(raw.send('Target.activateTarget', { targetId })).rejects.toThrow(/bring their tabs to the front/);
-      const { sessionId } = await raw.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
-      await expect(raw.send('Page.bringToFront', {}, sessionId)).rejects.toThrow(/bring their tabs to the front/);
-    } finally {
-      await raw.close();
-    }
-    expect(await front()).toBe(pages.url('/'));
-  });
-
+  // First, while nothing else has held a debugger session here: the bar is gone before the hand-over.
   it("takes a woken tab's screenshot once the debugging bar has come back: the viewport the page has", async () => {
     const tab = await browser.openTab(pages.url('/form'));
     const tabId = await browser.tabIdOf(tab.pageTargetId);
@@ -264,5 +238,46 @@ describe.runIf(headedTestsRun())("the person's headed browser", () => {
     const shot = await server.api('POST', '/screenshot', { profile: 'chrome', body: { targetId: tab.pageTargetId } });
     expect(shot.status).toBe(200);
     expect(pngSize(readFileSync(shot.body.path)).height).toBe(withBar);
+  });
+
+  it("never takes the person's front: an agent reads, acts and captures behind their tab, and may not bring its own forward", async () => {
+    const mine = await browser.openTab(pages.url('/'));
+    await browser.cdp.send('Target.activateTarget', { targetId: mine.pageTargetId });
+    const front = () =>
+      browser.swEval<string | undefined>(
+        'chrome.tabs.query({ active: true, lastFocusedWindow: true }).then(([t]) => t?.url)',
+      );
+    await until('the person’s tab in front', async () => (await front()) === pages.url('/'));
+    const api = <T = any>(method: string, route: string, body?: unknown) =>
+      server.api<T>(method, route, { profile: 'chrome', ...(body !== undefined ? { body } : {}) });
+    const opened = await api('POST', '/tabs/open', { url: pages.url('/form') });
+    expect(opened.status).toBe(200);
+    const targetId = opened.body.targetId as string;
+    const snap = await api('GET', `/snapshot?targetId=${targetId}`);
+    const name = Object.entries(snap.body.refs as Record<string, { name: string }>).find(
+      ([, r]) => r.name === 'Name',
+    )![0];
+    expect((await api('POST', '/act', { targetId, kind: 'type', ref: name, text: 'Ada' })).status).toBe(200);
+    // Measured: a tab behind the person's paints for a capture (the agent's connection keeps it
+    // visible to itself), so nothing needs the front.
+    const shot = await api('POST', '/screenshot', { targetId });
+    expect(shot.status).toBe(200);
+    expect(shot.body.broughtToFront).toBeFalsy();
+    expect(await front()).toBe(pages.url('/'));
+    // Bringing it forward takes the person's keys: refused, on every door, unless they allow it.
+    const focus = await api('POST', '/tabs/focus', { targetId });
+    expect(focus).toMatchObject({ status: 403, body: { error: { code: 'focus_refused' } } });
+    const version = await (
+      await fetch(`${server.server.relay.url}/json/version`, { headers: { Authorization: `Bearer ${server.token}` } })
+    ).json();
+    const raw = await CdpClient.connect(version.webSocketDebuggerUrl);
+    try {
+      await expect(raw.send('Target.activateTarget', { targetId })).rejects.toThrow(/bring their tabs to the front/);
+      const { sessionId } = await raw.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+      await expect(raw.send('Page.bringToFront', {}, sessionId)).rejects.toThrow(/bring their tabs to the front/);
+    } finally {
+      await raw.close();
+    }
+    expect(await front()).toBe(pages.url('/'));
   });
 });

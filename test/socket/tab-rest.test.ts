@@ -1,7 +1,10 @@
 // The relay's side of a resting tab (relay/cdp/tab-rest.ts), with a scripted extension: a tab
 // unused for idleDetachMs is asked to rest once its frames are noted; the first command after
 // wakes it before it goes; a rest the extension refuses leaves the tab as it was; a tab that
-// closed while it rested answers the command that would have woken it at once.
+// closed while it rested answers the command that would have woken it at once. A child target
+// (an out-of-process frame) Chrome attaches again under a new session id after the wake is the
+// same child to the agent layer's client, under the id it knew; one Chrome does not attach again
+// is gone.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestFrame } from '../../shared/protocol';
@@ -68,6 +71,86 @@ describe('a resting tab, as the relay keeps it', () => {
       expect(ops(ext)).not.toContain('wakeTab');
     } finally {
       await client.close();
+    }
+  });
+
+  it('keeps a child across the rest under the id its client knew, and lets one that did not come back go', async () => {
+    t = await startTestRelay({ idleDetachMs: IDLE_MS });
+    const ext = await FakeExtension.connect(t.port, t.extensionKey, [tab]);
+    const frame = {
+      targetId: 'FRAME1',
+      type: 'iframe',
+      title: '',
+      url: 'https://other.test/',
+      attached: true,
+      canAccessOpener: false,
+    };
+    const worker = { ...frame, targetId: 'WORKER1', type: 'worker' };
+    let round = 0;
+    ext.handler = (request) => {
+      if (request.op === 'cdp' && request.method === 'Target.setAutoAttach' && request.sessionId === undefined) {
+        round += 1;
+        // Chrome attaches the children on the auto-attach: both the first time, only the frame after the rest.
+        ext.event(tab.tabId, 'Target.attachedToTarget', {
+          sessionId: `F${round}`,
+          targetInfo: frame,
+          waitingForDebugger: false,
+        });
+        if (round === 1)
+          ext.event(tab.tabId, 'Target.attachedToTarget', {
+            sessionId: 'W1',
+            targetInfo: worker,
+            waitingForDebugger: false,
+          });
+      }
+      return answers()(request);
+    };
+    // clawd's own agent layer: it does not keep the tab attached.
+    const agent = await CdpClient.connect(`ws://127.0.0.1:${t.port}/cdp?token=${t.token}`, {
+      headers: { 'X-Clawd-Agent': t.relay.agentKey },
+    });
+    try {
+      const { sessionId } = await agent.send<{ sessionId: string }>('Target.attachToTarget', {
+        targetId: tab.targetInfo.targetId,
+        flatten: true,
+      });
+      await agent.send(
+        'Target.setAutoAttach',
+        { autoAttach: true, waitForDebuggerOnStart: false, flatten: true },
+        sessionId,
+      );
+      await until(
+        'both children announced',
+        () =>
+          agent.events.filter((e) => e.method === 'Target.attachedToTarget' && e.sessionId === sessionId).length === 2,
+      );
+      await agent.send('Runtime.enable', {}, 'F1');
+      await until('the tab to rest', () => ops(ext).includes('restTab'));
+      // Chrome says the children went as the debugger lets go: nobody is told.
+      ext.event(tab.tabId, 'Target.detachedFromTarget', { sessionId: 'F1' });
+      ext.event(tab.tabId, 'Target.detachedFromTarget', { sessionId: 'W1' });
+      await quiet(50);
+      expect(agent.events.filter((e) => e.method === 'Target.detachedFromTarget')).toEqual([]);
+      // The agent's next command on the frame, by the id it knows: the tab wakes, the frame's setup
+      // goes to Chrome's new session, and so does the command.
+      expect(await agent.send('DOM.getDocument', {}, 'F1')).toEqual({});
+      const onFrame = ext.requests
+        .filter((r) => r.op === 'cdp' && r.sessionId !== undefined)
+        .map((r) => r.op === 'cdp' && [r.sessionId, r.method]);
+      expect(onFrame).toEqual([
+        ['F1', 'Runtime.enable'],
+        ['F2', 'Runtime.enable'],
+        ['F2', 'DOM.getDocument'],
+      ]);
+      // The worker Chrome did not attach again is gone, said once, under the id the client knew.
+      const detached = agent.events.filter((e) => e.method === 'Target.detachedFromTarget');
+      expect(detached.map((e) => (e.params as { sessionId: string }).sessionId)).toEqual(['W1']);
+      // Nothing announced again: the frame is the child it was.
+      expect(
+        agent.events.filter((e) => e.method === 'Target.attachedToTarget' && e.sessionId === sessionId),
+      ).toHaveLength(2);
+    } finally {
+      await agent.close();
     }
   });
 
