@@ -1,9 +1,10 @@
 // Chrome's "clawd started debugging this browser" bar, as a tab's viewport feels it. Measured
-// (Chromium 156, headed): it comes ~130 ms after the first debugger session of the extension
-// (124–142 ms) and takes 56 px off the visible tab's height; it lingers ~5.1 s after the last one
-// goes, and a session attached within that time keeps it (nothing moves). A headless browser shows
-// none. A tab woken from a rest (tab-attachments.ts) while the bar is gone lets it come before
-// its first command runs, so a screenshot's viewport is the page's, not one the bar is changing.
+// (Chromium 150 and 156, headed and --headless=new alike): it comes 124–214 ms after the first
+// debugger session of the extension and takes 56 px off the visible tab's height; it lingers
+// ~5.1 s after the last one goes, and a session attached within that time keeps it (nothing
+// moves); a capture sent right after the attach returns the old height. A hidden tab is resized
+// only when shown. A tab woken from a rest (tab-attachments.ts) while the bar is gone lets it come
+// before its first command runs, so a screenshot's viewport is the page's, not one the bar is changing.
 
 /** How long the bar stays after the last session goes (measured ~5.1 s), with a margin. */
 const LINGERS_MS = 5_500;
@@ -19,7 +20,6 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class DebuggingBar {
   /** When the extension's last session went (the bar is going or gone), or undefined while one is attached. */
   #quietSince: number | undefined = Date.now();
-  readonly #headless = /HeadlessChrome/.test(navigator.userAgent);
 
   /** How many of the extension's tab sessions there are now, after a change. */
   sessions(count: number): void {
@@ -32,7 +32,7 @@ export class DebuggingBar {
    * brings has come, when it had gone. Bounded: a page that keeps its promise never holds the wake.
    */
   async came(tabId: number, quietSince: number | undefined): Promise<void> {
-    if (this.#headless || quietSince === undefined) return;
+    if (quietSince === undefined) return;
     const gone = Date.now() - quietSince;
     if (gone < STILL_UP_MS) return;
     // It may be going right now: let it go first, then come again.

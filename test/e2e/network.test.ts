@@ -57,7 +57,17 @@ describe.each(driversToRun(EVERY_DRIVER))('the network of a tab on a %s profile'
           )) === 'got 3yes',
         10_000,
       );
-      await until('every request to be settled', async () => (await list()).requests.every((r) => !r.pending), 15_000);
+      await until(
+        'every request to be settled',
+        async () => {
+          const pending = (await list()).requests.filter((r) => r.pending);
+          // Said if it times out: which request the log still waits on.
+          if (pending.length > 0)
+            throw new Error(`pending: ${pending.map((r) => `${r.method} ${path(r)}`).join(', ')}`);
+          return true;
+        },
+        15_000,
+      );
       const { requests } = await list();
       const by = (p: string, method = 'GET') => requests.find((r) => path(r) === p && r.method === method);
       expect(by('/netlog')).toMatchObject({ type: 'document', status: 200, mimeType: 'text/html' });
