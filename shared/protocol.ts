@@ -271,7 +271,8 @@ export interface RequestResults {
   closeTab: Record<string, never>;
   activateTab: Record<string, never>;
   resetTab: Record<string, never>;
-  restTab: Record<string, never>;
+  /** `at`: when the debugger let go (the browser's clock, ms since the epoch). */
+  restTab: { at?: number };
   wakeTab: { targetInfo: TargetInfo };
   showHandoff: Record<string, never>;
   downloadedFile: { filename: string; bytes: number; state: string } | { filename: null };

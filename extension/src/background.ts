@@ -174,7 +174,7 @@ async function execute(frame: RequestFrame): Promise<unknown> {
   switch (frame.op) {
     case 'cdp':
       // A tab in front takes the person's keys: the person's option decides, as for activateTab.
-      if (frame.method === 'Page.bringToFront' && frame.sessionId === undefined) return toFront(frame.tabId);
+      if (frame.method === 'Page.bringToFront') return toFront(frame.tabId); // on a frame's session too
       return tabSessions.command(frame.tabId, frame.sessionId, frame.method, frame.params);
     case 'createTab': {
       if (!(await agentsMayOpenTabs())) {
@@ -201,10 +201,11 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       await tabSessions.attached(frame.tabId, true);
       return {};
     // A resting tab's site's workers are let go with it (the bar goes with the last attachment).
-    case 'restTab':
-      await tabSessions.rest(frame.tabId);
+    case 'restTab': {
+      const rested = await tabSessions.rest(frame.tabId);
       void policyRules.holdTabs(attachments.tabIds);
-      return {};
+      return rested;
+    }
     case 'wakeTab': {
       const woken = await tabSessions.wake(frame.tabId);
       await policyRules.holdTabs(attachments.tabIds);

@@ -90,15 +90,17 @@ export class TabAttachments {
    * The relay says nobody used the tab for a while: the debugger lets go of it (the tab stays
    * handed over: its group, badge and rules). A detach the extension makes fires no onDetach.
    */
-  async rest(tabId: number): Promise<void> {
+  async rest(tabId: number): Promise<number> {
     await this.ready;
     const tab = this.#tabs.get(tabId);
     if (!tab || tab.parked !== undefined || this.#attaching.has(tabId))
       throw new Error(`tab ${tabId} is not attached, so it cannot rest`);
-    if (tab.resting) return;
+    if (tab.resting) return Date.now();
     await chrome.debugger.detach({ tabId });
+    const at = Date.now();
     tab.resting = true;
     await this.#persist();
+    return at;
   }
 
   /**
@@ -113,21 +115,25 @@ export class TabAttachments {
     try {
       await chrome.debugger.attach({ tabId }, '1.3');
     } catch (error) {
-      if (!/already attached/i.test((error as Error).message)) {
-        const now = await chrome.tabs.get(tabId).catch(() => undefined);
-        if (!now) {
-          await this.forget(tabId, 'target_closed');
-          throw new Error('the tab closed while it rested');
-        }
-        const url = now.pendingUrl || now.url || '';
-        tab.resting = undefined;
-        if (attachRefusal(url)) {
-          await this.park(tabId, url);
-          throw new Error(`the tab is showing ${url}, which cannot be automated`);
-        }
-        await this.forget(tabId, `could not attach again: ${(error as Error).message}`);
-        throw error;
+      const now = await chrome.tabs.get(tabId).catch(() => undefined);
+      if (!now) {
+        await this.forget(tabId, 'target_closed');
+        throw new Error('the tab closed while it rested');
       }
+      const url = now.pendingUrl || now.url || '';
+      tab.resting = undefined;
+      if (attachRefusal(url)) {
+        await this.park(tabId, url);
+        throw new Error(`the tab is showing ${url}, which cannot be automated`);
+      }
+      // Another debugger (DevTools, another extension) took it meanwhile: it is no longer the agents'.
+      await this.forget(tabId, `could not attach again: ${(error as Error).message}`);
+      throw error;
+    }
+    if (this.#tabs.get(tabId) !== tab) {
+      // Released (Stop, the toolbar, a drag out) while it was being attached: let go again.
+      await chrome.debugger.detach({ tabId }).catch(() => {});
+      throw new Error('the tab was taken back while it was being attached');
     }
     tab.resting = undefined;
     const targetInfo = await this.#targetInfo(tabId);

@@ -125,11 +125,12 @@ export class TabSessions {
    * The relay asks to let the tab rest: its session goes (what the relay set on it with it; it
    * sets it again on waking). Refused while the extension needs the session for the policy.
    */
-  async rest(tabId: number): Promise<void> {
+  async rest(tabId: number): Promise<{ at: number }> {
     if (this.#held) throw new Error("the person's rules hold the tab's site's workers through its debugger session");
-    await this.attachments.rest(tabId);
+    const at = await this.attachments.rest(tabId);
     this.forget(tabId);
     this.bar.sessions(this.attachments.attachedTabIds.length);
+    return { at };
   }
 
   /** The tab is attached again after a rest: a fresh session, nothing of the relay's on it yet. */

@@ -85,11 +85,16 @@ export class ChildTargets {
       if (!child.asleep || child.parentId !== parentId || child.targetInfo.targetId !== attached.targetInfo.targetId)
         continue;
       child.asleep = false;
+      // Only the id before is kept as another name: a command aimed at it while the tab woke finds it.
+      for (const [chromeId, known] of sessions.aliases)
+        if (known === child.sessionId && chromeId !== child.chromeId) sessions.aliases.delete(chromeId);
       child.chromeId = attached.sessionId;
       child.targetInfo = attached.targetInfo;
       child.state.contexts.clear();
       sessions.aliases.set(attached.sessionId, child.sessionId);
       this.events.rebound(tab, child);
+      // Paused by the replayed auto-attach (a client asked for pauses): its clients knew it running.
+      if (attached.waitingForDebugger) this.events.unclaimed(tab, attached.sessionId);
       return true;
     }
     return false;

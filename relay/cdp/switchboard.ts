@@ -149,13 +149,13 @@ export class Switchboard implements BrowserHub {
 
   /** Tells the extension the rules Chrome must enforce on the attached tabs (at every hello, and when they change). */
   async #sendPolicy(config: PolicyConfig): Promise<void> {
-    // The person's own rules hold the sites' workers through the tabs' sessions: none rests under them.
-    await this.rest.policy(config);
     const link = this.#presence.ready;
-    if (!link) return;
-    await link
-      .request({ op: 'setPolicy', ...config }, 'setPolicy')
-      .catch((error: Error) => this.#log.warn(`the extension did not take the origin policy: ${error.message}`));
+    if (link)
+      await link
+        .request({ op: 'setPolicy', ...config }, 'setPolicy')
+        .catch((error: Error) => this.#log.warn(`the extension did not take the origin policy: ${error.message}`));
+    // The person's own rules hold the sites' workers through the tabs' sessions: none rests under them.
+    void this.rest.policy(config);
   }
 
   get extensionConnected(): boolean {

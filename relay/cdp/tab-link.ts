@@ -74,11 +74,12 @@ export class TabLink {
       );
       return;
     }
-    const rest = this.rest;
-    const waking = rest?.waking(tab);
-    if (rest && waking) {
-      const again = () => this.send(tab, childId && rest.childNow(tab, childId), method, params, settle, passThrough);
-      void waking.then(again);
+    const waking = this.rest?.waking(tab);
+    if (waking) {
+      waking.then(
+        () => this.send(tab, childId, method, params, settle, passThrough),
+        (error: Error) => settle(error),
+      );
       return;
     }
     const reset = this.#resets.get(tab);
@@ -200,6 +201,8 @@ export class TabLink {
       settle(new ClawdError('target_closed', `${method} was not sent: tab ${tab.tabId} is no longer attached`));
       return;
     }
+    // A child's Chrome session id changes when its tab wakes: a command aimed before goes to the new one.
+    if (childId !== undefined && this.rest) childId = this.rest.childNow(tab, childId);
     const used = this.rest?.sending(tab);
     if (used) {
       const inner = settle;

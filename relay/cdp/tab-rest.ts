@@ -67,9 +67,13 @@ export class TabRest {
 
   /** A command is going to the tab: returns what to call once it is answered. */
   sending(tab: TabRecord): () => void {
-    if (this.#preparing.has(tab)) return () => {};
-    clearTimeout(this.#timers.get(tab));
-    this.#timers.delete(tab);
+    // While a rest is prepared (its own commands among them) the idle time is not started again,
+    // but what is in flight is counted: a command still under way when it is ready keeps the tab.
+    const preparing = this.#preparing.has(tab);
+    if (!preparing) {
+      clearTimeout(this.#timers.get(tab));
+      this.#timers.delete(tab);
+    }
     this.#inFlight.set(tab, (this.#inFlight.get(tab) ?? 0) + 1);
     let answered = false;
     return () => {
@@ -78,7 +82,7 @@ export class TabRest {
       const left = (this.#inFlight.get(tab) ?? 1) - 1;
       if (left > 0) return void this.#inFlight.set(tab, left);
       this.#inFlight.delete(tab);
-      this.schedule(tab);
+      if (!preparing) this.schedule(tab);
     };
   }
 
@@ -91,7 +95,11 @@ export class TabRest {
     this.#timers.set(tab, timer);
   }
 
-  /** For a command to a resting tab: the wake it waits for (the first such command starts it). */
+  /**
+   * For a command to a resting tab: the wake it waits for (the first such command starts it). It
+   * fails when the tab could not be attached again for now (the extension away, no answer): the
+   * commands that waited answer with that, and the next one tries again.
+   */
   waking(tab: TabRecord): Promise<void> | undefined {
     const resting = this.#resting.get(tab);
     if (!resting) return undefined;
@@ -114,11 +122,16 @@ export class TabRest {
         ...(config.allow ? { allow: config.allow } : {}),
       }).length > 0;
     if (!this.#personRules) return Promise.resolve();
-    return Promise.all([...this.#resting.keys()].map((tab) => this.waking(tab))).then(() => {});
+    return Promise.all([...this.#resting.keys()].map((tab) => this.waking(tab))).then(
+      () => {},
+      () => {}, // said in the log; the next command tries again
+    );
   }
 
   /** The tab went, or the extension attached it again itself (a new worker's hello): nothing of its rest stays. */
   forget(tab: TabRecord): void {
+    // Children asleep for a wake that will not come are what any replaced session's are: gone.
+    if (this.#resting.has(tab)) this.parts.table.restChildren(tab, false);
     clearTimeout(this.#timers.get(tab));
     this.#timers.delete(tab);
     this.#inFlight.delete(tab);
@@ -174,12 +187,15 @@ export class TabRest {
 
   async #letGo(tab: TabRecord, resting: Resting, frames: FrameMark[]): Promise<boolean> {
     const link = this.parts.presence.ready;
+    let at = Date.now();
     // Its children sleep first: Chrome says they went as the debugger lets go; attached again when
     // it wakes, they are the children clients know.
     this.parts.table.restChildren(tab, true);
     try {
       if (!link) throw new Error('the extension is away');
-      await link.request({ op: 'restTab', tabId: tab.tabId }, `letting tab ${tab.tabId} rest`);
+      const rested = await link.request({ op: 'restTab', tabId: tab.tabId }, `letting tab ${tab.tabId} rest`);
+      // The console messages after it are new to clients; those before were shown.
+      if (typeof rested.at === 'number') at = rested.at;
     } catch (error) {
       this.parts.table.restChildren(tab, false);
       this.parts.log.debug(`tab ${tab.tabId} stays attached: ${(error as Error).message}`);
@@ -187,7 +203,7 @@ export class TabRest {
       this.schedule(tab);
       return false;
     }
-    resting.mark = { frames, at: Date.now() };
+    resting.mark = { frames, at };
     this.parts.log.info(`tab ${tab.tabId} rests (unused for ${seconds(this.idleMs)}): the debugger let go of it`);
     return true;
   }
@@ -208,8 +224,13 @@ export class TabRest {
       await this.parts.replay.resync(tab, resting.mark);
     } catch (error) {
       // Parked on a browser page, or gone: the extension said which first; the commands hear it.
-      if (this.#resting.get(tab) === resting) this.#resting.delete(tab);
+      // Else (the extension away, no answer in time) it still rests: the next command tries again.
       this.parts.log.info(`tab ${tab.tabId} could not be attached again: ${(error as Error).message}`);
+      if (this.#resting.get(tab) !== resting) return;
+      if (!this.parts.registry.holds(tab) || tab.parked !== undefined) return void this.#resting.delete(tab);
+      // The commands that waited fail with why; the next one tries again.
+      resting.waking = undefined;
+      throw error;
     }
   }
 }

@@ -1,7 +1,8 @@
 // The relay's side of a resting tab (relay/cdp/tab-rest.ts), with a scripted extension: a tab
 // unused for idleDetachMs is asked to rest once its frames are noted; the first command after
 // wakes it before it goes; a rest the extension refuses leaves the tab as it was; a tab that
-// closed while it rested answers the command that would have woken it at once. A child target
+// closed while it rested answers the command that would have woken it at once; one the extension
+// could not attach again answers with why, and the next command tries again. A child target
 // (an out-of-process frame) Chrome attaches again under a new session id after the wake is the
 // same child to the agent layer's client, under the id it knew; one Chrome does not attach again
 // is gone.
@@ -151,6 +152,29 @@ describe('a resting tab, as the relay keeps it', () => {
       ).toHaveLength(2);
     } finally {
       await agent.close();
+    }
+  });
+
+  it('answers the commands a failed wake held with why, and tries again for the next', async () => {
+    t = await startTestRelay({ idleDetachMs: IDLE_MS });
+    const ext = await FakeExtension.connect(t.port, t.extensionKey, [tab]);
+    ext.handler = answers();
+    await until('the tab to rest', () => ops(ext).includes('restTab'));
+    let refuse = true;
+    ext.handler = (request) => {
+      if (request.op === 'wakeTab' && refuse) throw new Error('the debugger could not attach just now');
+      return answers()(request);
+    };
+    const client = await CdpClient.connect(
+      `ws://127.0.0.1:${t.port}/devtools/page/${tab.targetInfo.targetId}?token=${t.token}`,
+    );
+    try {
+      await expect(client.send('DOM.getDocument')).rejects.toThrow(/could not attach just now/);
+      refuse = false;
+      expect(await client.send('DOM.getDocument')).toEqual({});
+      expect(ops(ext).filter((op) => op === 'wakeTab')).toHaveLength(2);
+    } finally {
+      await client.close();
     }
   });
 

@@ -10,7 +10,7 @@
 // agents (else 403 focus_refused), and the answer says when it did.
 
 import { ClawdError } from '../../errors';
-import { seconds } from '../../time-limit';
+import { seconds, within } from '../../time-limit';
 import { toAgentError } from '../agent-errors';
 import type { ScreenshotRequest } from '../../operations/page-operations';
 import { withLabels } from './capture';
@@ -21,6 +21,8 @@ import type { ActTarget, LabelBox } from '../snapshots/snapshot-engine';
 const SCREENSHOT_TIMEOUT_MS = 20_000;
 /** How long a capture on a user's browser may stall before its tab is brought to the front. */
 const BACKGROUND_CAPTURE_MS = 3_000;
+/** The screencast that keeps a background tab painting is set up within this (else the capture goes without). */
+const PAINT_SETUP_MS = 2_000;
 
 export interface Shot {
   buffer: Buffer;
@@ -83,16 +85,18 @@ export async function takeScreenshot(
 
 /** Runs `work` while a screencast of the page's own (64 px, acked) keeps its tab painting behind another. */
 async function whilePainted<T>(page: Page, work: () => Promise<T>): Promise<T> {
-  const session = await page
-    .context()
-    .newCDPSession(page)
-    .catch(() => undefined);
+  const made = page.context().newCDPSession(page);
+  const session = await within(made, PAINT_SETUP_MS, () => new Error('no session in time')).catch(() => {
+    void made.then((late) => late.detach()).catch(() => {});
+    return undefined;
+  });
   if (!session) return work();
   const ack = (frame: { sessionId: number }) =>
     void session.send('Page.screencastFrameAck', { sessionId: frame.sessionId }).catch(() => {});
   session.on('Page.screencastFrame', ack);
   try {
-    await session.send('Page.startScreencast', { format: 'jpeg', quality: 1, maxWidth: 64, maxHeight: 64 });
+    const started = session.send('Page.startScreencast', { format: 'jpeg', quality: 1, maxWidth: 64, maxHeight: 64 });
+    await within(started, PAINT_SETUP_MS, () => new Error('no screencast in time')).catch(() => {});
     return await work();
   } finally {
     session.off('Page.screencastFrame', ack);

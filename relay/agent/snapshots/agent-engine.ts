@@ -5,7 +5,10 @@
 // page's globals); the frames' lines are stitched below their iframes here. A handle dies with
 // its debugger session: before a person's tab rests (cdp/tab-rest.ts) each frame's walker is
 // left on its `document` under a one-time key, frozen, and the next call takes it back and
-// deletes the key (`keep`), so the refs outlive the rest.
+// deletes the key (`keep`), so the refs outlive the rest. Meanwhile the page's own scripts can
+// reach it (a main-world property): what a hostile page can do with it is what it can do to its
+// own elements anyway — name any of them as it likes — never reach another frame, origin or
+// question (asks judge what happens, not which element; a secret stays the field's site's).
 //
 // Refs: a ref stays the same while its element keeps its role and name, gets a new number when
 // either changes, and numbers are never reused within a tab's life (the counter lives here, per
@@ -294,6 +297,7 @@ export class AgentEngine implements SnapshotEngine {
       [...frames].map(async (frame) => {
         const walker = this.#registries.get(frame);
         if (!walker || frame.isDetached()) return;
+        if (walker.kept !== undefined) await this.#unkeep(walker); // a rest that did not come: one key at a time
         const key = `_${randomBytes(12).toString('hex')}`;
         const registry = await walker.handle.catch(() => undefined);
         await registry
