@@ -22,6 +22,9 @@ import type { TabControl } from './tab-control';
 import { tabKey } from './tab-key';
 
 /** How long a call without a `timeoutMs` of its own (a new tab, a storage export) waits for the person. */
+/** How long the page a question names may take to say where it is now (a rested tab wakes first). */
+const NAMED_MS = 3_000;
+
 export const GATE_WAIT_MS = 60_000;
 /** How long the page may take to say whether an element sends a form. */
 const PROBE_MS = 2_000;
@@ -132,6 +135,10 @@ export class TabGate {
     const destination = touches.url !== undefined ? originOf(touches.url) : undefined;
     if (asked.has('new-site') && destination && !visited.has(destination)) kinds.push('new-site');
     if (kinds.length > 0) {
+      // A person's tab that rested may have moved meanwhile, unseen: it is read (and so woken, its
+      // address told) before the person is asked about it.
+      if (found && !found.page.isClosed())
+        await within(found.page.title(), NAMED_MS, () => new Error('no title')).catch(() => {});
       const url = touches.url ?? (found && !found.page.isClosed() ? found.page.url() : undefined);
       await this.#waitFor(p, this.#question(p, label, url, kinds));
     }
