@@ -20,13 +20,8 @@ describe('the chrome profile: extension tabs through the same API and CLI', () =
   const activeTabUrl = () =>
     browser.swEval<string>('chrome.tabs.query({ active: true, lastFocusedWindow: true }).then(([t]) => t?.url)');
   /** The person ticks "Agents may bring their tabs to the front" on the options page. */
-  const letAgentsFocus = async () => {
-    const options = await browser.openTab(`chrome-extension://${browser.extensionId}/options.html`);
-    const session = await browser.pageSession(options.pageTargetId);
-    const inOptions = async (expression: string) =>
-      (await browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, session))
-        .result.value;
-    try {
+  const letAgentsFocus = () =>
+    browser.withOptionsPage(async (inOptions) => {
       await until(
         'the option shown off',
         async () => (await inOptions(`document.getElementById('may-focus')?.checked`)) === false,
@@ -38,10 +33,7 @@ describe('the chrome profile: extension tabs through the same API and CLI', () =
           (await browser.swEval(`chrome.storage.local.get('agentsMayFocusTabs').then((s) => s.agentsMayFocusTabs)`)) ===
           true,
       );
-    } finally {
-      await browser.cdp.send('Target.closeTarget', { targetId: options.pageTargetId });
-    }
-  };
+    });
 
   it('doctor says what is missing while the extension is absent', async () => {
     const doctor = await t.cli(['doctor']);

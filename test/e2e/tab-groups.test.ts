@@ -210,13 +210,7 @@ describe("tab groups in the person's browser", () => {
   });
 
   it('refuses to open a tab when the person turned "Agents may open tabs in my browser" off on the options page', async () => {
-    const optionsUrl = `chrome-extension://${browser.extensionId}/options.html`;
-    const options = await browser.openTab(optionsUrl);
-    const session = await browser.pageSession(options.pageTargetId);
-    const inOptions = async (expression: string) =>
-      (await browser.cdp.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, session))
-        .result.value;
-    try {
+    await browser.withOptionsPage(async (inOptions) => {
       await until(
         'the option shown on',
         async () => (await inOptions(`document.getElementById('may-open').checked`)) === true,
@@ -242,8 +236,6 @@ describe("tab groups in the person's browser", () => {
           true,
       );
       expect((await api('POST', '/tabs/open', { url: pages.url('/') })).status).toBe(200);
-    } finally {
-      await browser.cdp.send('Target.detachFromTarget', { sessionId: session }).catch(() => {});
-    }
+    });
   });
 });

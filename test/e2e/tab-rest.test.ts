@@ -21,7 +21,7 @@ import { quiet, until } from '../helpers/waits';
 import { headedTestsRun, startXvfb, type Display } from '../helpers/xvfb';
 
 /** Short, so a test waits for a rest in about a second; the product's default is 30 s. */
-const IDLE_MS = 800;
+const IDLE_MS = 400;
 
 interface Snapshot {
   snapshot: string;

@@ -307,6 +307,28 @@ export class TestBrowser {
     );
   }
 
+  /**
+   * Runs `work` with the extension's options page open, as the person has it: `inOptions`
+   * evaluates an expression there (awaited); the page is closed after.
+   */
+  async withOptionsPage<T>(work: (inOptions: (expression: string) => Promise<unknown>) => Promise<T>): Promise<T> {
+    const options = await this.openTab(`chrome-extension://${this.extensionId}/options.html`);
+    const session = await this.pageSession(options.pageTargetId);
+    const inOptions = async (expression: string) =>
+      (
+        await this.cdp.send<{ result: { value?: unknown } }>(
+          'Runtime.evaluate',
+          { expression, returnByValue: true, awaitPromise: true },
+          session,
+        )
+      ).result.value;
+    try {
+      return await work(inOptions);
+    } finally {
+      await this.cdp.send('Target.closeTarget', { targetId: options.pageTargetId }).catch(() => {});
+    }
+  }
+
   /** A raw CDP session of the harness on a page (a second debugger client, as DevTools would be). */
   async pageSession(pageTargetId: string): Promise<string> {
     const { sessionId } = await this.cdp.send<{ sessionId: string }>('Target.attachToTarget', {

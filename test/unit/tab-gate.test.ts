@@ -10,12 +10,17 @@ import { tabKey } from '../../relay/agent/tabs/tab-key';
 import { elementRefs } from '../../relay/operations/element-refs';
 import type { GateSpec } from '../../relay/operations/operation';
 
-/** A gate over a fake page at `url`, whose element e1 does (or does not) send a form. */
-function gateOn(url: string, asked: AskKind[], sendsForm = false) {
+/**
+ * A gate over a fake page at `url`, whose element e1 does (or does not) send a form; `readAt`: the
+ * address the page says once it is read (a person's tab that moved while it rested).
+ */
+function gateOn(url: string, asked: AskKind[], sendsForm = false, readAt = url) {
   const control = new TabControl();
   const activity = new PersonActivity(() => 300);
   const questions = new PersonQuestions();
-  const page = { url: () => url, isClosed: () => false } as unknown as AgentPage['page'];
+  let at = url;
+  const read = async () => ((at = readAt), 'page');
+  const page = { url: () => at, title: read, isClosed: () => false } as unknown as AgentPage['page'];
   const found = { page, targetId: 'T1', tab: tabKey('chrome', 'T1') } as AgentPage;
   // How often a page was looked for (on a Grid profile, each look may make a browser).
   const finds = { count: 0 };
@@ -73,6 +78,13 @@ describe('the gate', () => {
     sending.questions.answer(question!.id, true, 'side panel');
     expect((await waiting).targetId).toBe('T1');
     sending.close();
+    // A tab that moved while it rested is named where it is now: the gate reads it first.
+    const moved = gateOn('https://shop.test/', ['submit'], true, 'https://shop.test/checkout');
+    void moved.pass(click, { ref: 'e1', timeoutMs: 5_000 }).catch(() => {});
+    expect(await until('the question', () => moved.questions.pending()[0], 2_000)).toMatchObject({
+      url: 'https://shop.test/checkout',
+    });
+    moved.close();
     const plain = gateOn('https://shop.test/', ['submit'], false);
     expect((await plain.pass(click, { ref: 'e1' })).waited).toBe(0);
     expect(plain.questions.pending()).toEqual([]);
