@@ -28,6 +28,12 @@ export interface CdpEndpointOptions {
   agentKey: string;
   /** What a raw client is held to (the profile's origin policy and asks), by the name it gave itself. */
   rules: (client: { name?: string }) => MuxRules;
+  /**
+   * What clawd's own agent connection is held to: a new target's run behind the policy guard's
+   * walls (its Playwright lets a new shared worker run the moment it is shown, and any holder's
+   * word starts one). Not the guard's own connection (it says `?clawd=guard`): it sets them up.
+   */
+  ownRules?: () => MuxRules;
   log: Logger;
 }
 
@@ -240,7 +246,9 @@ function upgrade(endpoint: Endpoint, sockets: EndpointSockets, req: IncomingMess
   const ours = isInternal(endpoint, req);
   sockets.wss.handleUpgrade(req, socket, head, (ws) => {
     if (!ours) sockets.raws.add(ws);
-    const rules = ours ? {} : { rules: endpoint.options.rules({ name: nameOf(req, url) }) };
+    const guard = ours && url.searchParams.get('clawd') === 'guard';
+    const own = ours && !guard ? endpoint.options.ownRules?.() : undefined;
+    const rules = ours ? (own ? { rules: own } : {}) : { rules: endpoint.options.rules({ name: nameOf(req, url) }) };
     const connection = endpoint.options.mux.connect(
       {
         send: (text) => {

@@ -35,7 +35,13 @@ export interface ManagedBrowserOptions {
   extraArgs: string[];
   log: Logger;
   /** Who may use the port clawd serves: the agents' token, clawd's own key, the rules raw clients keep. */
-  access: { token: ServerToken; agentKey: string; rules: (client: { name?: string }) => MuxRules };
+  access: {
+    token: ServerToken;
+    agentKey: string;
+    rules: (client: { name?: string }) => MuxRules;
+    /** clawd's own agent connection's (cdp-endpoint.ts `ownRules`). */
+    ownRules?: () => MuxRules;
+  };
   readyTimeoutMs?: number;
   stopGraceMs?: number;
 }
@@ -205,6 +211,7 @@ export class ManagedBrowser {
         token: this.options.access.token,
         agentKey: this.options.access.agentKey,
         rules: this.options.access.rules,
+        ...(this.options.access.ownRules ? { ownRules: this.options.access.ownRules } : {}),
         log,
       });
       const version = await this.cdp.version();

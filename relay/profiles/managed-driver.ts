@@ -17,7 +17,7 @@ import { RESERVED_PORTS, parsePort, type BrowserConfig, type ProfileConfig } fro
 import { firstFreePort, isPortFree, portRangeFromEnv } from '../browser/ports';
 import type { DriverKind } from './driver-kinds';
 import type { BrowserEndpoint, PagePolicy, ProfileDriver, ProfileStatus } from './profile-driver';
-import { rawClientRules } from './raw-client-rules';
+import { guardWaits, rawClientRules } from './raw-client-rules';
 
 function profileDir(home: string, name: string): string {
   return path.join(home, 'profiles', name);
@@ -213,5 +213,6 @@ export const managedKind: DriverKind = {
       token: relay.token,
       agentKey: relay.agentKey,
       rules: (client) => rawClientRules({ policy, profile: name, gate: rawGate(), identity: client, targetSetUp }),
+      ownRules: () => guardWaits(targetSetUp),
     }),
 };

@@ -6,6 +6,7 @@
 
 import type { OriginPolicy } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
+import { AGENT_KEY_HEADER } from '../browser/cdp-endpoint';
 import type { Logger } from '../log';
 import { GUARD_START_MS, PolicyGuard, type GuardBlock } from './policy-guard';
 import type { BrowserEndpoint, ProfileDriver } from './profile-driver';
@@ -43,7 +44,13 @@ export class PolicyGuards {
       return this.#guardOne(name, name, startMs, async () => {
         const url = (await driver.cdp.isReady(GUARD_READY_MS))?.webSocketDebuggerUrl;
         if (url === undefined) throw new Error(`it did not answer within ${GUARD_READY_MS} ms`);
-        return { url, headers: driver.playwright.headers };
+        const headers = driver.playwright.headers;
+        // Said to clawd's own CDP port (a managed profile's: its key is in the headers), so the guard's
+        // words to run are not held for its own walls; a remote browser's port is Chrome's, asked as it is.
+        if (headers?.[AGENT_KEY_HEADER] === undefined) return { url, ...(headers ? { headers } : {}) };
+        const said = new URL(url);
+        said.searchParams.set('clawd', 'guard');
+        return { url: said.toString(), headers };
       });
     // Each browser's guard on its own: one that cannot be guarded refuses only its own calls.
     await Promise.all(

@@ -44,19 +44,33 @@ export interface RawClientHolds {
  */
 const HELD_TYPES = new Set(['page', 'iframe', 'worker', 'shared_worker']);
 
+/**
+ * A new target a client let run the moment it was shown must not start before the policy's walls
+ * are in it (any holder's word starts a shared worker: origin-policy e2e): what its word waits for.
+ */
+function setUpFor(
+  method: string,
+  target: { targetId: string; type: string | undefined } | undefined,
+  targetSetUp: RawClientHolds['targetSetUp'],
+): Promise<void> | undefined {
+  return method === 'Runtime.runIfWaitingForDebugger' &&
+    target &&
+    (target.type === undefined || HELD_TYPES.has(target.type))
+    ? targetSetUp?.(target.targetId)
+    : undefined;
+}
+
+/** clawd's own agent connection: its word to run a new target waits for the guard's walls too, nothing else. */
+export function guardWaits(targetSetUp: RawClientHolds['targetSetUp']): MuxRules {
+  return { before: (method, _params, _tab, target) => setUpFor(method, target, targetSetUp) };
+}
+
 export function rawClientRules({ policy, profile, gate, identity = {}, targetSetUp }: RawClientHolds): MuxRules {
   const id = nextClientId++;
   const client: GateClient = { id, name: identity.name ?? `cdp-${id}`, internal: false };
   return {
     before(method, params, tab, target) {
-      // A new target a client let run the moment it was shown must not start before the
-      // policy's walls are in it (any holder's word starts a shared worker: origin-policy e2e).
-      const setUp =
-        method === 'Runtime.runIfWaitingForDebugger' &&
-        target &&
-        (target.type === undefined || HELD_TYPES.has(target.type))
-          ? targetSetUp?.(target.targetId)
-          : undefined;
+      const setUp = setUpFor(method, target, targetSetUp);
       const asked = gate?.before(client, tab, method, params);
       if (!setUp) return asked;
       return asked ? Promise.all([setUp, asked]).then(() => {}) : setUp;
