@@ -9,6 +9,8 @@
 // popup, a target=_blank link) is attached with it and released with it. A tab nobody used for a
 // while rests: detached (Chrome's "started debugging" bar goes with the last attachment), still
 // handed over, attached again when the relay has a command for it.
+// Kept whole (under the 400-line cap): attach, park, rest and release all change one table of
+// stored tabs and its persisted copy, and each must see the others' changes at once.
 
 import type { AnnouncedTab, ExtensionFrame, TargetInfo } from '../../shared/protocol';
 import type { StoredTab, WorkerState } from './worker-state';

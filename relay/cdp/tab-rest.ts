@@ -53,6 +53,8 @@ export class TabRest {
   hooks: RestHooks | undefined;
   readonly #timers = new Map<TabRecord, ReturnType<typeof setTimeout>>();
   readonly #inFlight = new Map<TabRecord, number>();
+  // When each tab's last command was answered (the rest's own preparation aside).
+  readonly #lastUse = new Map<TabRecord, number>();
   readonly #resting = new Map<TabRecord, Resting>();
   // Tabs whose rest is being prepared: the agent layer's own commands then are no use of the tab.
   readonly #preparing = new Set<TabRecord>();
@@ -65,32 +67,33 @@ export class TabRest {
     private readonly idleMs: number,
   ) {}
 
-  /** A command is going to the tab: returns what to call once it is answered. */
+  /**
+   * A command is going to the tab: returns what to call once it is answered. On the path of every
+   * command, so it only counts and stamps; the one timer per tab reads the stamp when it fires.
+   * While a rest is prepared (its own commands among them) the stamp is left alone, but what is
+   * in flight is counted: a command still under way when it is ready keeps the tab.
+   */
   sending(tab: TabRecord): () => void {
-    // While a rest is prepared (its own commands among them) the idle time is not started again,
-    // but what is in flight is counted: a command still under way when it is ready keeps the tab.
     const preparing = this.#preparing.has(tab);
-    if (!preparing) {
-      clearTimeout(this.#timers.get(tab));
-      this.#timers.delete(tab);
-    }
     this.#inFlight.set(tab, (this.#inFlight.get(tab) ?? 0) + 1);
     let answered = false;
     return () => {
       if (answered) return;
       answered = true;
+      if (!preparing) this.#lastUse.set(tab, Date.now());
       const left = (this.#inFlight.get(tab) ?? 1) - 1;
       if (left > 0) return void this.#inFlight.set(tab, left);
       this.#inFlight.delete(tab);
-      if (!preparing) this.schedule(tab);
+      // The rest's own commands start no look: the rest decides what comes after it.
+      if (!preparing && !this.#timers.has(tab)) this.schedule(tab);
     };
   }
 
-  /** The tab's idle time starts now (it was handed over, attached again, or its last command answered). */
-  schedule(tab: TabRecord): void {
+  /** Looks again in `ms` (the whole idle bound unless said) whether the tab has been unused for it. */
+  schedule(tab: TabRecord, ms = this.idleMs): void {
     if (this.idleMs <= 0 || !this.parts.registry.holds(tab) || this.#resting.has(tab)) return;
     clearTimeout(this.#timers.get(tab));
-    const timer = setTimeout(() => void this.#tryRest(tab), this.idleMs);
+    const timer = setTimeout(() => void this.#tryRest(tab), ms);
     timer.unref?.();
     this.#timers.set(tab, timer);
   }
@@ -135,6 +138,7 @@ export class TabRest {
     clearTimeout(this.#timers.get(tab));
     this.#timers.delete(tab);
     this.#inFlight.delete(tab);
+    this.#lastUse.delete(tab);
     this.#resting.delete(tab);
     this.#preparing.delete(tab);
   }
@@ -157,6 +161,10 @@ export class TabRest {
 
   async #tryRest(tab: TabRecord): Promise<void> {
     this.#timers.delete(tab);
+    if (this.#resting.has(tab) || this.#preparing.has(tab)) return;
+    // Used since the timer was set: looked at again when the bound from that use has passed.
+    const unusedFor = Date.now() - (this.#lastUse.get(tab) ?? 0);
+    if (unusedFor < this.idleMs) return this.schedule(tab, this.idleMs - unusedFor);
     const why = this.#why(tab);
     if (why !== undefined) {
       this.parts.log.debug(`tab ${tab.tabId} stays attached: ${why}`);

@@ -40,6 +40,9 @@ describe('a resting tab, as the relay keeps it', () => {
     ext.handler = answers();
     await until('the tab to rest', () => ops(ext).includes('restTab'));
     expect(ops(ext).slice(-2)).toEqual(['Page.getFrameTree', 'restTab']);
+    // At rest it stays at rest: nothing of the relay's own wakes it.
+    await quiet(IDLE_MS * 3);
+    expect(ops(ext).slice(-2)).toEqual(['Page.getFrameTree', 'restTab']);
     const client = await CdpClient.connect(
       `ws://127.0.0.1:${t.port}/devtools/page/${tab.targetInfo.targetId}?token=${t.token}`,
     );

@@ -3,12 +3,8 @@
 // size. Each frame keeps its
 // ref registry in an object only our JSHandle reaches (nothing is written into the DOM or the
 // page's globals); the frames' lines are stitched below their iframes here. A handle dies with
-// its debugger session: before a person's tab rests (cdp/tab-rest.ts) each frame's walker is
-// left on its `document` under a one-time key, frozen, and the next call takes it back and
-// deletes the key (`keep`), so the refs outlive the rest. Meanwhile the page's own scripts can
-// reach it (a main-world property): what a hostile page can do with it is what it can do to its
-// own elements anyway — name any of them as it likes — never reach another frame, origin or
-// question (asks judge what happens, not which element; a secret stays the field's site's).
+// its debugger session: across a rest of a person's tab the walker waits on its document
+// (walker-rest.ts), so the refs outlive the rest.
 //
 // Refs: a ref stays the same while its element keeps its role and name, gets a new number when
 // either changes, and numbers are never reused within a tab's life (the counter lives here, per
@@ -26,6 +22,7 @@ import { distAsset } from '../../dist-assets';
 import { SNAPSHOT_TIMEOUT_MS } from '../../operations/page-operations';
 import { dropEmptyContainers, dropSaidTwice } from './walk-lines';
 import { lendListenerReader, listClickListeners } from './listener-reader';
+import { keepWalker, takeWalkerBack, unkeepWalker, type FrameWalker } from './walker-rest';
 import { flagged } from '../../operations/instruction-lines';
 import type {
   ActTarget,
@@ -276,13 +273,13 @@ export class AgentEngine implements SnapshotEngine {
     try {
       const result = await bounded(run());
       const walker = this.#registries.get(frame);
-      if (walker?.kept !== undefined) void this.#unkeep(walker); // the tab did not rest after all
+      if (walker?.kept !== undefined) void unkeepWalker(walker); // the tab did not rest after all
       return result;
     } catch (error) {
       if (!(error instanceof Error) || frame.isDetached()) throw error;
       // The tab rested: the walker is taken back from the page, with the refs it numbered.
       const walker = this.#registries.get(frame);
-      if (walker?.kept !== undefined && SESSION_GONE.test(error.message) && (await this.#takeBack(frame, walker)))
+      if (walker?.kept !== undefined && SESSION_GONE.test(error.message) && (await takeWalkerBack(frame, walker)))
         return bounded(run());
       // A resolve in a new document must not find refs of the old one: only a walk starts afresh.
       if (!GONE.test(error.message) || request.kind === 'resolve') throw error;
@@ -291,58 +288,14 @@ export class AgentEngine implements SnapshotEngine {
     }
   }
 
-  /** Leaves each frame's walker on its `document` under a one-time key (the tab is about to rest). */
+  /** Leaves each frame's walker on its `document` under a one-time key (the tab is about to rest: walker-rest.ts). */
   async keep(frames: Iterable<Frame>): Promise<void> {
     await Promise.all(
-      [...frames].map(async (frame) => {
+      [...frames].map((frame) => {
         const walker = this.#registries.get(frame);
-        if (!walker || frame.isDetached()) return;
-        if (walker.kept !== undefined) await this.#unkeep(walker); // a rest that did not come: one key at a time
-        const key = `_${randomBytes(12).toString('hex')}`;
-        const registry = await walker.handle.catch(() => undefined);
-        await registry
-          ?.evaluate(
-            (w, k) =>
-              Object.defineProperty(document, k, {
-                value: Object.freeze({ ...(w as object) }),
-                configurable: true,
-              }) && undefined,
-            key,
-          )
-          .then(() => (walker.kept = key))
-          .catch(() => {});
+        return walker && !frame.isDetached() ? keepWalker(walker) : undefined;
       }),
     );
-  }
-
-  /** The walker a rest left on the frame's document, taken back (and the key deleted); false when the document is another. */
-  async #takeBack(frame: Frame, walker: FrameWalker): Promise<boolean> {
-    const key = walker.kept!;
-    walker.kept = undefined;
-    const taken = await frame
-      .evaluateHandle((k) => {
-        const own = document as unknown as Record<string, unknown>;
-        const found = own[k];
-        delete own[k];
-        return found ?? null;
-      }, key)
-      .catch(() => undefined);
-    if (!taken || (await taken.evaluate((w) => w === null).catch(() => true))) {
-      await taken?.dispose().catch(() => {});
-      return false;
-    }
-    walker.handle = Promise.resolve(taken);
-    return true;
-  }
-
-  /** The key of a rest that did not come, deleted (the handle still reaches the page). */
-  async #unkeep(walker: FrameWalker): Promise<void> {
-    const key = walker.kept!;
-    walker.kept = undefined;
-    const registry = await walker.handle.catch(() => undefined);
-    await registry
-      ?.evaluate((_w, k) => delete (document as unknown as Record<string, unknown>)[k], key)
-      .catch(() => {});
   }
 
   #registry(frame: Frame): FrameWalker {
@@ -375,16 +328,4 @@ export class AgentEngine implements SnapshotEngine {
     }
     return walker;
   }
-}
-
-/** A frame document's walker: its registry's handle, and how it learns of click listeners (listener-reader.ts). */
-interface FrameWalker {
-  handle: Promise<JSHandle<unknown>>;
-  /** Whether the frame's walker reads listeners itself; if not, each walk is handed them under `key`. */
-  lent: Promise<boolean>;
-  key: string;
-  /** The listening elements already handed to this document's walker (backend node ids). */
-  handed: Set<number>;
-  /** The key it was left on the document under before a rest (`keep`), until taken back. */
-  kept?: string | undefined;
 }
