@@ -5,6 +5,7 @@
 
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
+import { seconds, within } from '../time-limit';
 import { AgentInputs } from './agent-inputs';
 import type { ExtensionLink } from './extension-link';
 import type { ExtensionPresence } from './extension-presence';
@@ -21,6 +22,13 @@ import type { TabRecord, TargetRegistry } from './target-registry';
  * seen in the target fuzz when a popup closed). Measured gap: a few milliseconds.
  */
 export const TAB_GONE_WAIT_MS = 1_000;
+
+/**
+ * How long one command of a replay may hold the tab's other commands: Chrome answers them in a
+ * few milliseconds, and past this the replay goes on (logged) and what it held goes after it, in
+ * order on the same session, rather than waiting for the link's whole bound.
+ */
+export const REPLAY_STEP_MS = 5_000;
 
 /** A command a replay sends past the commands it holds (`childId`: Chrome's session id of a child). */
 export type ResyncSend = (method: string, params?: Record<string, unknown>, childId?: string) => Promise<unknown>;
@@ -137,12 +145,19 @@ export class TabLink {
    */
   resync(tab: TabRecord, work: (send: ResyncSend) => Promise<void>): Promise<void> {
     const send: ResyncSend = (method, params = {}, childId) =>
-      new Promise<unknown>((resolve, reject) => {
-        const link = this.presence.ready;
-        if (!link)
-          return reject(new ClawdError('extension_not_connected', `${method} was not sent: the extension is away`));
-        this.#sendOn(link, tab, childId, method, params, (error, result) => (error ? reject(error) : resolve(result)));
-      });
+      within(
+        new Promise<unknown>((resolve, reject) => {
+          const link = this.presence.ready;
+          if (!link)
+            return reject(new ClawdError('extension_not_connected', `${method} was not sent: the extension is away`));
+          this.#sendOn(link, tab, childId, method, params, (error, result) =>
+            error ? reject(error) : resolve(result),
+          );
+        }),
+        REPLAY_STEP_MS,
+        () =>
+          new ClawdError('command_timeout', `${method} of the replay was not answered in ${seconds(REPLAY_STEP_MS)}`),
+      );
     const previous = this.#resets.get(tab) ?? Promise.resolve();
     const done = previous
       .then(() => work(send))

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extensionDriver, managedDriver, type AgentDriver } from '../helpers/agent-drivers';
 import { CdpClient } from '../helpers/cdp-client';
 import type { PageServer } from '../helpers/pages';
+import { keptLogger } from '../helpers/server';
 import {
   describeRun,
   extensionReloader,
@@ -107,9 +108,11 @@ describe('the target fuzz on a managed profile', () => {
 describe('the target fuzz on a handed-over tab', () => {
   let pages: PageServer;
   let d: AgentDriver;
+  // The relay's last lines, said with a failure: what it did with the tab just before.
+  const relayLog = keptLogger();
   beforeAll(async () => {
     pages = await startFuzzPages();
-    d = await extensionDriver(pages);
+    d = await extensionDriver(pages, { log: relayLog });
   });
   afterAll(async () => {
     await d?.close();
@@ -130,16 +133,21 @@ describe('the target fuzz on a handed-over tab', () => {
         targetId: d.targetId,
         reloadExtension: extensionReloader(d.browser!),
       };
-      expectClean(
-        await runTargetFuzz(target, pages, {
-          seed,
-          rounds,
-          detours: SLOW.detours,
-          crashes: CRASHES.extension,
-          extensionReloads: SLOW.extensionReloads,
-        }),
-        'extension',
-      );
+      try {
+        expectClean(
+          await runTargetFuzz(target, pages, {
+            seed,
+            rounds,
+            detours: SLOW.detours,
+            crashes: CRASHES.extension,
+            extensionReloads: SLOW.extensionReloads,
+          }),
+          'extension',
+        );
+      } catch (error) {
+        (error as Error).message += `\nthe relay's last lines:\n  ${relayLog.lines().join('\n  ')}`;
+        throw error;
+      }
     },
     bound,
   );

@@ -6,6 +6,7 @@
 // back (its own CDP session, not the API under test).
 
 import { afterAll, beforeAll } from 'vitest';
+import type { Logger } from '../../relay/log';
 import { CdpClient } from './cdp-client';
 import { TestBrowser } from './chromium';
 import { until } from './waits';
@@ -83,9 +84,12 @@ export async function managedDriver(
 
 export async function extensionDriver(
   pages: PageServer,
-  options: { evaluateEnabled?: boolean } = {},
+  options: { evaluateEnabled?: boolean; log?: Logger } = {},
 ): Promise<AgentDriver> {
-  const server = await startTestServer({ ...(options.evaluateEnabled ? { evaluateEnabled: true } : {}) });
+  const server = await startTestServer({
+    ...(options.evaluateEnabled ? { evaluateEnabled: true } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
   const browser = await TestBrowser.launch();
   await browser.configureExtension(server.server.relay.port, server.extensionKey);
   await until('the extension to connect', () => server.server.relay.switchboard.extensionConnected, 15_000);

@@ -168,3 +168,13 @@ export async function startTestServer(
     },
   };
 }
+
+/** A debug logger that keeps its last `limit` lines: a failing test says what the server did last. */
+export function keptLogger(limit = 150): Logger & { lines(): string[] } {
+  const kept: string[] = [];
+  const log = createLogger('debug', (line) => {
+    kept.push(line);
+    if (kept.length > limit) kept.shift();
+  });
+  return { ...log, lines: () => [...kept] };
+}
