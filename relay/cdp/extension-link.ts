@@ -84,6 +84,7 @@ function clampReason(reason: string): string {
 
 export class ExtensionLink {
   #hello: HelloFrame | undefined;
+  #helloAt: number | undefined;
   /** The nonce the extension's proof must answer (sent in the challenge). */
   readonly #nonce = randomBytes(18).toString('base64url');
   readonly #pending = new PendingCalls<unknown>();
@@ -110,6 +111,11 @@ export class ExtensionLink {
 
   get hello(): HelloFrame | undefined {
     return this.#hello;
+  }
+
+  /** When the extension said hello on this connection (ms since the epoch): which worker's it is. */
+  get helloAt(): number | undefined {
+    return this.#helloAt;
   }
 
   /**
@@ -233,6 +239,7 @@ export class ExtensionLink {
       return;
     }
     this.#hello = frame;
+    this.#helloAt = Date.now();
     const sessions = this.handlers.hello(this, frame);
     this.send({ type: 'welcome', protocol: PROTOCOL_VERSION, relayVersion: this.options.relayVersion, sessions });
   }

@@ -138,6 +138,7 @@ function registerJsonRoutes(app: Hono, options: RelayAppOptions): void {
     c.json({
       connected: switchboard.extensionConnected,
       extensionVersion: switchboard.extensionVersion ?? null,
+      connectedAt: switchboard.extensionConnectedAt ? new Date(switchboard.extensionConnectedAt).toISOString() : null,
       browser: switchboard.browserInfo()?.product ?? null,
       attachedTabs: switchboard.tabs().length,
       clients: switchboard.clientCount,

@@ -166,6 +166,11 @@ export class Switchboard implements BrowserHub {
     return this.#presence.ready?.hello?.extensionVersion;
   }
 
+  /** When the connected extension said hello: a worker's new connection is a new time. */
+  get extensionConnectedAt(): number | undefined {
+    return this.#presence.ready?.helloAt;
+  }
+
   get clientCount(): number {
     return this.#table.clientCount;
   }

@@ -49,12 +49,15 @@ async function connected(state: ServeJson, what: string, browser: TestBrowser): 
   }
 }
 
-async function extensionConnected(state: ServeJson): Promise<boolean> {
-  const status = await fetch(`${state.relayUrl}/extension/status?token=${token()}`).then(
-    (r) => r.json() as Promise<{ connected?: boolean }>,
+async function extensionStatus(state: ServeJson): Promise<{ connected?: boolean; connectedAt?: string | null }> {
+  return fetch(`${state.relayUrl}/extension/status?token=${token()}`).then(
+    (r) => r.json() as Promise<{ connected?: boolean; connectedAt?: string | null }>,
     () => ({ connected: false }),
   );
-  return status.connected === true;
+}
+
+async function extensionConnected(state: ServeJson): Promise<boolean> {
+  return (await extensionStatus(state)).connected === true;
 }
 
 afterAll(async () => {
@@ -146,13 +149,23 @@ describe('Chrome starts clawd (clawd install, native messaging)', () => {
           ?.pages()
           .find((p) => p.url().endsWith('/console')),
       );
+      // The old worker's connection is told from the fresh one's by when it said hello: under
+      // load the fresh worker's hello can reach the relay before the old socket's close does.
+      const before = (await extensionStatus(state)).connectedAt;
+      expect(before).toBeTruthy();
       await browser.terminateWorker();
-      await until('the relay to see the worker go', async () => !(await extensionConnected(state)), 10_000);
       const harness = await browser.pageSession(again.pageTargetId);
       await browser.cdp.send('Runtime.evaluate', { expression: 'console.log("wake up")' }, harness);
       await until('a fresh worker', () => browser.workerTarget());
       const woke = Date.now();
-      await until('the fresh worker to reconnect', () => extensionConnected(state), 10_000);
+      await until(
+        'the fresh worker to reconnect',
+        async () => {
+          const now = await extensionStatus(state);
+          return now.connected === true && now.connectedAt !== before;
+        },
+        10_000,
+      );
       console.log(`native host: a fresh worker reconnected ${Date.now() - woke} ms after it started`);
       expect(await listed()).toBe(true);
       expect(serveJson()?.pid).toBe(state.pid);

@@ -44,6 +44,7 @@ describe('the /extension socket', () => {
     const status = await (await fetch(`${t.relay.url}/extension/status?token=${t.token}`)).json();
     expect(status).toEqual({
       connected: true,
+      connectedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       extensionVersion: '0.0.0-test',
       browser: 'Chrome/156.0.1.2',
       attachedTabs: 1,
