@@ -112,6 +112,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const syncRelayPolicy = followPolicies(parts, relay, profiles, () => controlPort);
   profiles.onStartedOnUse = (profile) => events.emit({ type: 'browser', profile, state: 'started' });
   const agent = startAgent(options, parts, relay, profiles);
+  profiles.onBrowserUp = (endpoint) => agent.prepare(endpoint);
   const control = await startControl(options, parts, relay, profiles, agent);
   // The person's side panel opens their own live view of a tab an agent handed them.
   consent.viewLink = (tab) => control.personsViewLink(tab);

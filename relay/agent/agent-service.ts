@@ -38,6 +38,7 @@ import type {
 } from '../operations/network-operations';
 import type { TraceRequest, TraceResult } from '../operations/trace-operations';
 import type { ProfileService } from '../profiles/profile-service';
+import type { BrowserEndpoint } from '../profiles/profile-driver';
 import { seconds, within } from '../time-limit';
 import { VERSION } from '../version';
 import { ActCall } from './actions/act-call';
@@ -195,15 +196,21 @@ export class AgentService {
       try {
         const response = await page.goto(request.url, { timeout: request.timeoutMs, waitUntil: 'load' });
         this.events.emit({ type: 'tab', profile, targetId, state: 'navigated', url: page.url() });
+        const bare = !request.snapshot || request.snapshot === 'none';
+        // Without a view the page's messages are the rest of the answer: read beside the title
+        // (each a first evaluation in the new document).
+        const [title, messages] = await Promise.all([
+          titleOf(page),
+          bare ? this.#calls.messages(page, MESSAGES_MS) : undefined,
+        ]);
         const loaded: NavigateResult = {
           ok: true,
           targetId,
           url: page.url(),
-          title: await titleOf(page),
+          title,
           status: response?.status() ?? null,
         };
-        if (!request.snapshot || request.snapshot === 'none')
-          return { ...loaded, ...(await this.#calls.messages(page, MESSAGES_MS)) };
+        if (!request.snapshot || request.snapshot === 'none') return { ...loaded, ...messages };
         // The answer's first line names the page: a brief view need not repeat its title as a heading.
         // A diff against the page before is all of both (as after an action that loaded another page).
         const view = request.snapshot === 'diff' ? 'brief' : request.snapshot;
@@ -322,6 +329,11 @@ export class AgentService {
       if (left > 0) this.#running.set(profile, left);
       else this.#running.delete(profile);
     });
+  }
+
+  /** A browser made ahead of its calls is up (a pool's warm one): connected now, not on its first call. */
+  prepare(endpoint: BrowserEndpoint): void {
+    this.#pages.prepare(endpoint);
   }
 
   /** Whether an agent call is under way on the profile: a person's tab rests only when none is (cdp/tab-rest.ts). */

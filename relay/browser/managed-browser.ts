@@ -44,6 +44,8 @@ export interface ManagedBrowserOptions {
   };
   readyTimeoutMs?: number;
   stopGraceMs?: number;
+  /** The browser exited (asked to, or by itself). */
+  onExit?: () => void;
 }
 
 export interface Started {
@@ -162,6 +164,7 @@ export class ManagedBrowser {
     this.#keepStderr(child);
     child.once('exit', (code, signal) => {
       log.info(`${name}: browser exited (${signal ?? code})`);
+      this.options.onExit?.();
       // Gone by itself (a crash, a kill): its port is not served for a browser that is not there.
       if (this.#running === current) void this.#forget();
     });

@@ -54,7 +54,8 @@ export const PROFILE_COMMANDS: CliCommand[] = [
     name: 'create-profile',
     group: 'profiles',
     usage: `create-profile --name NAME [--color #RRGGBB] ${kindFlagsUsage()} [--driver ${KIND_NAMES.join('|')}]`,
-    summary: 'a new profile: managed (its own Chromium), remote (a CDP URL), grid (a Selenium Grid) or extension',
+    summary:
+      'a new profile: managed (its own Chromium), remote (a CDP URL), grid (a Selenium Grid), pool (a fresh browser per agent session) or extension',
     flags: {
       ...NAME_FLAG,
       color: { type: 'string', value: '#RRGGBB', help: "the browser's colour (default: the next free one)" },

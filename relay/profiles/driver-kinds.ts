@@ -12,7 +12,7 @@ import type { RelayServer } from '../cdp/relay-server';
 import type { OriginPolicy } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
-import type { ProfileDriver } from './profile-driver';
+import type { BrowserEndpoint, ProfileDriver } from './profile-driver';
 
 /** What `create-profile` was given beyond a name and a colour (each kind takes what it needs). */
 export interface NewProfileInput {
@@ -33,6 +33,11 @@ export interface DriverContext {
   rawGate(): ClientGate | undefined;
   /** What a raw client's word to run a new target waits for: the policy's walls in it (policy-guard.ts). */
   targetSetUp(targetId: string): Promise<void> | undefined;
+  /**
+   * A browser of the profile is up before any call needs it (a pool's warm one): held to the
+   * profile's policy, then connected by the agent layer — what its first call would do, done ahead.
+   */
+  warmed(endpoint: BrowserEndpoint): void;
 }
 
 /** A field of create-profile a kind takes, as the CLI's flag says it (`--grid-url URL` → gridUrl). */

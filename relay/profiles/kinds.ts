@@ -6,6 +6,7 @@ import type { DriverKind } from './driver-kinds';
 import { extensionKind } from './extension-driver';
 import { gridKind } from './grid/grid-config';
 import { managedKind } from './managed-driver';
+import { poolKind } from './pool/pool-config';
 import { remoteKind } from './remote-driver';
 
-export const BUILT_IN_KINDS: readonly DriverKind[] = [managedKind, extensionKind, remoteKind, gridKind];
+export const BUILT_IN_KINDS: readonly DriverKind[] = [managedKind, extensionKind, remoteKind, gridKind, poolKind];

@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isLoopbackUrl, nextColor, profileNameProblem, type BrowserConfig } from '../home/config-schema';
 import type { DriverKinds, NewProfileInput } from './driver-kinds';
-import type { ProfileDriver, ProfileStatus } from './profile-driver';
+import type { BrowserEndpoint, ProfileDriver, ProfileStatus } from './profile-driver';
 import { ProfilePolicies } from './profile-policies';
 import type { CdpTarget } from '../browser/tab-endpoint';
 import type { RelayServer } from '../cdp/relay-server';
@@ -38,6 +38,8 @@ export class ProfileService {
   readonly policies: ProfilePolicies;
   /** A profile was started on an agent's first use of it (/events listens). */
   onStartedOnUse: (profile: string) => void = () => {};
+  /** A browser made ahead of its calls is up and guarded: the agent layer connects to it (server.ts). */
+  onBrowserUp: (endpoint: BrowserEndpoint) => void = () => {};
   /** The gate a profile's raw CDP clients are held to, for its asks (the person's say: consent). */
   rawGate: (profile: string) => ClientGate | undefined = () => undefined;
   constructor(
@@ -100,6 +102,11 @@ export class ProfileService {
       policy: () => this.policies.policy(name),
       rawGate: () => this.rawGate(name),
       targetSetUp: (targetId) => this.policies.whenSetUp(name, targetId),
+      warmed: (endpoint) =>
+        void this.policies.guard(name, endpoint.url).then(
+          () => this.onBrowserUp(endpoint),
+          (error: Error) => this.log.warn(`profile ${name}: a browser made ahead is not guarded yet: ${error.message}`),
+        ),
     });
     this.#drivers.set(name, driver);
     return driver;

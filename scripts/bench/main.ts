@@ -15,6 +15,7 @@ import { grid } from './cases/grid';
 import { injection } from './cases/injection';
 import { liveView } from './cases/live-view';
 import { managedStart } from './cases/managed-start';
+import { poolReady } from './cases/pool-ready';
 import { manyProfiles } from './cases/many-profiles';
 import { manyTabs } from './cases/many-tabs';
 import { mcpTasks } from './cases/mcp-tasks';
@@ -55,6 +56,7 @@ const ALL = [
   'spa-tasks',
   'network-flood',
   'managed-start',
+  'pool-ready',
   'fan-out',
   'many-profiles',
   'many-tabs',
@@ -131,6 +133,7 @@ async function main(): Promise<number> {
   if (
     [
       'managed-start',
+      'pool-ready',
       'snapshot-scale',
       'snapshot-corpus',
       'injection',
@@ -154,6 +157,10 @@ async function main(): Promise<number> {
       if (wanted('managed-start')) {
         log(`running managed-start${quick ? ' (quick)' : ''} …`);
         cases.push(await managedStart(server, quick));
+      }
+      if (wanted('pool-ready')) {
+        log(`running pool-ready${quick ? ' (quick)' : ''} …`);
+        cases.push(await poolReady(server, quick));
       }
       if (wanted('snapshot-scale')) {
         log(`running snapshot-scale${quick ? ' (quick)' : ''} …`);

@@ -57,6 +57,7 @@ describe('npm run bench -- --quick --json', () => {
       'spa-tasks',
       'network-flood',
       'managed-start',
+      'pool-ready',
       'fan-out',
       'many-profiles',
       'many-tabs',

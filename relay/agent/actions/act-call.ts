@@ -180,9 +180,12 @@ export class ActCall {
     // call's bound: the action itself succeeded, so running short answers without a title.
     if (left() > 0) await page.waitForLoadState('domcontentloaded', { timeout: left() }).catch(() => {});
     // How it ended, when the new page says (an "Added to your cart" after a POST and redirect).
+    // The title and the messages are read at once: each is a first evaluation in the new document.
     const said =
       left() > 0
-        ? { title: await titleOf(page, Math.min(5_000, left())), ...(await this.calls.messages(page, left())) }
+        ? await Promise.all([titleOf(page, Math.min(5_000, left())), this.calls.messages(page, left())]).then(
+            ([title, messages]) => ({ title, ...messages }),
+          )
         : {};
     return { ...answer, url: page.url(), ...said, navigated: true, from };
   }

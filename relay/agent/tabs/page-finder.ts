@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { noteForCaller } from '../../call-notes';
 import { ClawdError } from '../../errors';
 import type { Logger } from '../../log';
-import type { ProfileDriver } from '../../profiles/profile-driver';
+import type { BrowserEndpoint, ProfileDriver } from '../../profiles/profile-driver';
 import type { ProfileService } from '../../profiles/profile-service';
 import { PageTracker, type PageState } from './page-tracker';
 import { PlaywrightConnections } from './pw-connections';
@@ -130,6 +130,11 @@ export class PageFinder {
   /** Whether the page's browser went away under the connection (a call in flight then answers browser_gone). */
   lost(found: AgentPage): boolean {
     return this.#connections.lost(found.endpoint);
+  }
+
+  /** Connects to a browser made ahead of its first call (a pool's warm one): that call finds it connected. */
+  prepare(endpoint: BrowserEndpoint): void {
+    this.#connections.browser(endpoint).catch(() => {}); // the call that needs it connects again, and says why
   }
 
   /** The tab the profile last acted on, if any. */

@@ -10,10 +10,10 @@ import net from 'node:net';
 import { CdpSocketTabs } from '../../browser/cdp-socket-tabs';
 import type { CdpTarget, CdpVersion, TabEndpoint } from '../../browser/tab-endpoint';
 import { ClawdError } from '../../errors';
-import { within } from '../../time-limit';
 import type { Logger } from '../../log';
 import type { BrowserEndpoint as Endpoint, PagePolicy, ProfileDriver, ProfileStatus } from '../profile-driver';
 import { GridClient, type GridSession, type GridStatus } from './grid-client';
+import { holderAmong, SessionTabs, type SessionBrowser, type SessionBrowsers } from '../session-tabs';
 
 /** A grid profile's settings, parsed (grid-config.ts). */
 export interface GridProfileConfig {
@@ -30,7 +30,7 @@ const NEW_BROWSER_MS = 60_000;
 /** How often idle browsers are looked for. */
 const SWEEP_MS = 15_000;
 
-interface GridBrowser {
+interface GridBrowser extends SessionBrowser {
   /** The agent session it is for ('' for calls without one). */
   session: string;
   grid: GridSession;
@@ -38,15 +38,9 @@ interface GridBrowser {
   node: string | null;
   tabs: CdpSocketTabs;
   lastUsed: number;
-  /**
-   * Tabs known to be in it (opened through it, or found in it): a call naming one goes there at
-   * once, instead of listing every browser's tabs. A tab never moves between browsers, so a
-   * closed one still known here only leads to the browser that says it has no such tab.
-   */
-  tabIds: Set<string>;
 }
 
-export class GridDriver implements ProfileDriver {
+export class GridDriver implements ProfileDriver, SessionBrowsers<GridBrowser> {
   readonly driver = 'grid' as const;
   readonly policyEnforcement = 'interception' as const;
   // Its browsers are made per agent session when a call needs one, not by a start.
@@ -75,7 +69,20 @@ export class GridDriver implements ProfileDriver {
     private readonly now: () => number = Date.now,
   ) {
     this.grid = new GridClient(config.url);
-    this.cdp = new GridTabs(this);
+    this.cdp = new SessionTabs(this);
+  }
+
+  get base(): string {
+    return this.grid.url;
+  }
+
+  async version(): Promise<CdpVersion> {
+    return gridVersion(await this.grid.status());
+  }
+
+  async isReady(handshakeMs = 2_000): Promise<CdpVersion | undefined> {
+    const grid = await this.grid.status(handshakeMs).catch(() => undefined);
+    return grid && serving(grid) ? gridVersion(grid) : undefined;
   }
 
   /** Never connected to: every call gets its browser from browserFor (PageFinder asks it first). */
@@ -170,18 +177,8 @@ export class GridDriver implements ProfileDriver {
   }
 
   /** The browser whose tabs include `targetId`, if one does. */
-  async holderOf(targetId: string): Promise<GridBrowser | undefined> {
-    const browsers = this.held();
-    const known = browsers.find((b) => b.tabIds.has(targetId));
-    if (known) return known;
-    // A tab opened another way (by the page, or by a client on its se:cdp): every browser is asked.
-    // A browser whose node died may leave the Grid's proxy waiting: asked briefly.
-    const lists = await Promise.all(
-      browsers.map((b) => within(b.tabs.list(), 3_000, () => new Error('no answer')).catch(() => [] as CdpTarget[])),
-    );
-    const holder = browsers.find((_, i) => lists[i]!.some((t) => t.id === targetId));
-    holder?.tabIds.add(targetId);
-    return holder;
+  holderOf(targetId: string): Promise<GridBrowser | undefined> {
+    return holderAmong(this.held(), targetId);
   }
 
   async #giveBackIdle(): Promise<void> {
@@ -327,58 +324,7 @@ function serving(grid: GridStatus): boolean {
   return grid.ready || grid.nodes.some((node) => node.availability === 'UP');
 }
 
-function notHeld(id: string, profile: string): ClawdError {
-  return new ClawdError('target_not_found', `no tab ${id} in the browsers of profile ${profile}`);
-}
-
-/** The profile's tabs over all its browsers: listed together, each focused or closed where it is. */
-class GridTabs implements TabEndpoint {
-  constructor(private readonly driver: GridDriver) {}
-
-  get base(): string {
-    return this.driver.grid.url;
-  }
-
-  async version(): Promise<CdpVersion> {
-    const grid = await this.driver.grid.status();
-    return {
-      Browser: 'Selenium Grid',
-      'Protocol-Version': '1.3',
-      'User-Agent': grid.message,
-      webSocketDebuggerUrl: '',
-    };
-  }
-
-  async list(): Promise<CdpTarget[]> {
-    const browsers = this.driver.held();
-    return (await Promise.all(browsers.map((b) => b.tabs.list().catch(() => [] as CdpTarget[])))).flat();
-  }
-
-  open(url: string): Promise<CdpTarget> {
-    return this.driver.openTab(url, undefined);
-  }
-
-  async #holder(id: string): Promise<CdpSocketTabs> {
-    const holder = await this.driver.holderOf(id);
-    if (!holder) throw notHeld(id, this.driver.name);
-    return holder.tabs;
-  }
-
-  async activate(id: string): Promise<void> {
-    await (await this.#holder(id)).activate(id);
-  }
-
-  async close(id: string): Promise<void> {
-    const holder = await this.driver.holderOf(id);
-    if (!holder) throw notHeld(id, this.driver.name);
-    await holder.tabs.close(id);
-    holder.tabIds.delete(id);
-  }
-
-  async isReady(handshakeMs = 2_000): Promise<CdpVersion | undefined> {
-    const grid = await this.driver.grid.status(handshakeMs).catch(() => undefined);
-    return grid && serving(grid)
-      ? { Browser: 'Selenium Grid', 'Protocol-Version': '1.3', 'User-Agent': grid.message, webSocketDebuggerUrl: '' }
-      : undefined;
-  }
+/** A Grid's version and readiness, as the profile's tab endpoint says them. */
+function gridVersion(grid: GridStatus): CdpVersion {
+  return { Browser: 'Selenium Grid', 'Protocol-Version': '1.3', 'User-Agent': grid.message, webSocketDebuggerUrl: '' };
 }
