@@ -260,16 +260,25 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
     return [...this.held(), ...warm].map((b) => b.endpoint);
   }
 
+  /** What a browser of it answered when it was up (no browser asked again: each is one of many). */
   async version(): Promise<CdpVersion> {
-    const any = this.held()[0] ?? this.#warm.find((w) => w.up)?.up;
-    if (any) return any.tabs.version();
-    return { Browser: 'clawd pool', 'Protocol-Version': '1.3', 'User-Agent': '', webSocketDebuggerUrl: '' };
+    return (
+      this.#anyUp()?.version ?? {
+        Browser: 'clawd pool',
+        'Protocol-Version': '1.3',
+        'User-Agent': '',
+        webSocketDebuggerUrl: '',
+      }
+    );
   }
 
   /** Ready while a browser of it is up (a warm one, or a session's). */
   async isReady(): Promise<CdpVersion | undefined> {
-    const up = this.held().length > 0 || this.#warm.some((w) => w.up);
-    return up ? this.version().catch(() => undefined) : undefined;
+    return this.#anyUp()?.version;
+  }
+
+  #anyUp(): PooledBrowser | undefined {
+    return this.held()[0] ?? this.#warm.find((w) => w.up)?.up;
   }
 
   async status(enabled: boolean): Promise<ProfileStatus> {
@@ -311,7 +320,7 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
     this.#topUp();
     progress?.(`starting ${this.#warm.length} warm browser(s)`);
     const ready = await Promise.all(this.#warm.map((w) => w.ready));
-    return ready[0]?.tabs.version();
+    return ready[0]?.version;
   }
 
   /** Ends every browser of the pool, warm ones and sessions' alike; the next call fills it again. */

@@ -6,6 +6,7 @@
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { CdpVersion } from '../../browser/cdp-http';
 import { type Executable } from '../../browser/executable';
 import { ManagedBrowser, type ManagedBrowserOptions } from '../../browser/managed-browser';
 import { firstFreePort } from '../../browser/ports';
@@ -37,8 +38,8 @@ export class PooledBrowser implements SessionBrowser {
     readonly browser: ManagedBrowser,
     readonly port: number,
     readonly dir: string,
-    /** Its browser WebSocket on the port clawd serves: what the agent and the policy's guard connect to. */
-    readonly wsUrl: string,
+    /** What it answered when it was ready (its WebSocket on the port clawd serves among it). */
+    readonly version: CdpVersion,
   ) {}
 
   get tabs(): ManagedBrowser['cdp'] {
@@ -50,7 +51,7 @@ export class PooledBrowser implements SessionBrowser {
    * the guard, so the guard a call waits for is the one on the browser it works in.
    */
   get endpoint(): { url: string; headers: Record<string, string> } {
-    return { url: this.wsUrl, headers: this.browser.ownHeaders };
+    return { url: this.version.webSocketDebuggerUrl, headers: this.browser.ownHeaders };
   }
 
   get pid(): number | undefined {
@@ -73,14 +74,14 @@ export class PooledBrowser implements SessionBrowser {
       cdpPort: port,
       onExit: () => made && exited(made),
     });
-    let wsUrl: string;
+    let version: CdpVersion;
     try {
-      wsUrl = (await browser.start(executable)).version.webSocketDebuggerUrl;
+      ({ version } = await browser.start(executable));
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
       throw error;
     }
-    made = new PooledBrowser(browser, port, dir, wsUrl);
+    made = new PooledBrowser(browser, port, dir, version);
     return made;
   }
 

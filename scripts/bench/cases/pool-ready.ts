@@ -39,12 +39,12 @@ export async function poolReady(relay: RelayProcess, quick: boolean): Promise<Ca
     return performance.now() - started;
   };
   const toppedUp = async () => {
-    for (let i = 0; i < 400; i++) {
+    for (let i = 0; i < 1_200; i++) {
       const status = (await api('GET', `/?profile=${warm}`)) as { state: string };
       if (/^2 warm of 2, 0 held/.test(status.state)) return;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    throw new Error(`pool ${warm} was not topped up within 10 s`);
+    throw new Error(`pool ${warm} was not topped up within 30 s`);
   };
   const ours: number[] = [];
   const launched: number[] = [];
