@@ -62,8 +62,8 @@ export class CdpHttp implements TabEndpoint {
     return Math.max(this.timeoutMs, this.tabCallMs);
   }
 
-  async version(): Promise<CdpVersion> {
-    return (await (await this.#request('GET', '/json/version')).json()) as CdpVersion;
+  async version(timeoutMs = this.timeoutMs): Promise<CdpVersion> {
+    return (await (await this.#request('GET', '/json/version', timeoutMs)).json()) as CdpVersion;
   }
 
   /** The page targets (tabs). */

@@ -217,7 +217,9 @@ export class ManagedBrowser {
         ...(this.options.access.ownRules ? { ownRules: this.options.access.ownRules } : {}),
         log,
       });
-      const version = await this.cdp.version();
+      // Within the start's own bound: a browser starting beside others on a loaded machine answers
+      // its first questions slowly (over 2 s, seen with a pool's warm browsers in CI).
+      const version = await this.cdp.version(timeoutMs);
       log.info(`${name}: ready (${version.Browser}, pid ${child.pid})`);
       return { pid: child.pid!, version, adopted: false };
     } catch (error) {
