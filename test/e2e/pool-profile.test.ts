@@ -98,6 +98,20 @@ describe('a pool profile: a fresh browser per agent session, kept warm', () => {
         }),
       );
       await until('the pool topped up', async () => /^2 warm of 2, 2 held/.test((await status()).state), 30_000);
+      // A session that takes a warm browser while it is still starting gets it: two sessions take
+      // the two warm ones, whose replacements start 500 ms later; a third asking 600 ms after
+      // finds one of those starting.
+      for (const loaded of await Promise.all(
+        ['edsger', 'barbara'].map((session) => api('POST', '/navigate', { url: site.url(`/?${session}`), session })),
+      ))
+        expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
+      await quiet(600);
+      const starting = await api<{ targetId: string }>('POST', '/navigate', {
+        url: site.url('/?hopper'),
+        session: 'hopper',
+      });
+      expect(starting.status, JSON.stringify(starting.body)).toBe(200);
+      expect((await api('GET', `/content?targetId=${starting.body.targetId}&session=hopper`)).status).toBe(200);
       const both = await status();
       expect(pidOf(both, 'ada')).toBeDefined();
       expect(pidOf(both, 'grace')).toBeDefined();

@@ -162,9 +162,9 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
       warm.ready.then(
         (browser) => {
           warm.up = browser;
-          // Stopped meanwhile: not kept. Else guarded and connected now, not on its session's first call.
-          if (!this.#warm.includes(warm)) return void browser.end();
-          this.warmed(browser.endpoint);
+          // Still waiting in the pool: guarded and connected now, not on its session's first call.
+          // (Taken while it started, its session's call does both; stopped meanwhile, stop ends it.)
+          if (this.#warm.includes(warm)) this.warmed(browser.endpoint);
         },
         (error: Error) => {
           this.log.warn(`profile ${this.name}: a warm browser did not start: ${error.message}`);
