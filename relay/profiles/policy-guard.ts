@@ -101,6 +101,8 @@ export class PolicyGuard {
   readonly #unseen = new Map<string, Array<(setUp: Promise<void>) => void>>();
   readonly #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
   #closed = false;
+  /** Settles when its connection has closed (the browser went, or close()). */
+  readonly gone: Promise<void>;
 
   private constructor(
     private readonly ws: WebSocket,
@@ -120,10 +122,13 @@ export class PolicyGuard {
         },
       ),
     );
-    ws.on('close', (code) => {
-      if (!this.#closed) log.debug(`policy guard: the browser closed the guard's connection (${code})`);
-      this.#fail('the browser closed the connection');
-    });
+    this.gone = new Promise((resolve) =>
+      ws.on('close', (code) => {
+        if (!this.#closed) log.debug(`policy guard: the browser closed the guard's connection (${code})`);
+        this.#fail('the browser closed the connection');
+        resolve();
+      }),
+    );
     ws.on('error', (error) => log.debug(`policy guard: ${error.message}`));
   }
 

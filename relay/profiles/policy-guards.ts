@@ -100,7 +100,10 @@ export class PolicyGuards {
     const kept = starting.catch(() => undefined);
     this.#guards.set(key, kept);
     try {
-      await starting;
+      // Forgotten once its browser is gone (a pool's browsers come and go: one entry each otherwise).
+      void (await starting).gone.then(() => {
+        if (this.#guards.get(key) === kept) this.#guards.delete(key);
+      });
     } catch (error) {
       if (this.#guards.get(key) === kept) this.#guards.delete(key);
       this.log.warn(`the origin policy of ${name} cannot be enforced in its browser: ${(error as Error).message}`);
