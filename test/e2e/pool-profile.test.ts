@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CdpClient } from '../helpers/cdp-client';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { quiet, until } from '../helpers/waits';
 
@@ -85,6 +86,20 @@ describe('a pool profile: a fresh browser per agent session, kept warm', () => {
       expect(started.body).toMatchObject({ alreadyRunning: false, running: true });
       expect(started.body.state).toMatch(/^2 warm of 2, 0 held/);
       expect(folders()).toHaveLength(2);
+
+      // A raw client with the token may not act in a browser still waiting warm (what it left
+      // there would reach the session that takes it); listing is all it gets.
+      const warmPort = started.body.details.find((d) => d.startsWith('warm:'))!.match(/CDP port (\d+)/)![1];
+      const { webSocketDebuggerUrl } = (await (
+        await fetch(`http://127.0.0.1:${warmPort}/json/version?token=${t.token}`)
+      ).json()) as { webSocketDebuggerUrl: string };
+      const raw = await CdpClient.connect(webSocketDebuggerUrl);
+      try {
+        await expect(raw.send('Target.getTargets')).rejects.toThrow(/waits warm for an agent session/);
+        await expect(raw.send('Target.createTarget', { url: site.url('/set') })).rejects.toThrow(/waits warm/);
+      } finally {
+        await raw.close();
+      }
 
       // Two sessions at once: a browser each, and the pool topped up behind them.
       const [ada, grace] = await Promise.all(

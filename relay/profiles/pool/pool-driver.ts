@@ -4,6 +4,8 @@
 // (pooled-browser.ts). A session's browser is given back (stopped, its folder removed) when its
 // last tab is closed, after `idleMs` unused, or on `stop`; the pool is topped up behind each
 // take. Bounded by `maxBrowsers` (warm ones included; past it: 429 naming the bound).
+// Kept whole (under the 400-line cap): taking, topping up and giving back all change the one
+// table of warm and given browsers.
 
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -303,9 +305,12 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
       userDataDir: null,
       color: this.config.color,
       attachedTabs: null,
-      details: held.map(
-        (b) => `browser of ${b.session || '(no session)'}: pid ${b.pid ?? '-'}, CDP port ${b.port} (served by clawd)`,
-      ),
+      details: [
+        ...held.map(
+          (b) => `browser of ${b.session || '(no session)'}: pid ${b.pid ?? '-'}, CDP port ${b.port} (served by clawd)`,
+        ),
+        ...this.#warm.flatMap((w) => (w.up ? [`warm: pid ${w.up.pid ?? '-'}, CDP port ${w.up.port}`] : [])),
+      ],
     };
   }
 

@@ -73,6 +73,25 @@ export class PooledBrowser implements SessionBrowser {
       userDataDir: dir,
       cdpPort: port,
       onExit: () => made && exited(made),
+      access: {
+        ...options.access,
+        // A raw client with the token may not act in a browser still waiting warm: what it left
+        // there (a cookie, a service worker) would reach the session that takes it. clawd's own
+        // connections (the guard, the agent layer) pass by their key, not these rules.
+        rules: (client) => {
+          const rules = options.access.rules(client);
+          return {
+            ...rules,
+            refuse: (method, params) =>
+              made?.session === undefined
+                ? new ClawdError(
+                    'not_running',
+                    `${method}: this browser of pool ${options.profile} waits warm for an agent session; connect once a session holds it`,
+                  )
+                : rules.refuse?.(method, params),
+          };
+        },
+      },
     });
     let version: CdpVersion;
     try {
