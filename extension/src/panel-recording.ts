@@ -1,5 +1,7 @@
 // The side panel's Record: the person teaches a task by doing it in a tab of theirs. Record puts
-// the recorder (recorder.ts) into the tab's page — again after each navigation — and tells clawd,
+// the recorder (recorder.ts) into the tab's page — and, while it records, into every page as it
+// starts, before the page's first script (a click right after a load is a step too; only the
+// recorded tab's recorder is answered yes, the rest stop) — and tells clawd,
 // which keeps every agent's changing call off the tab meanwhile; the person's steps are listed as
 // they come, each with Delete, and a field's step with "keep this value" (off: the value stays out
 // of the recipe, the field becomes a parameter the run is given; a password field's value is never
@@ -10,10 +12,17 @@ import { RECIPE_NAME, paramName, type Recipe, type RecipeParam, type RecipeStep 
 import { recipeProblem } from '../../shared/recipe-parse';
 import type { ConsentState, ConsentTab } from '../../shared/consent-state';
 import type { PanelMessage } from './consent-port';
-import { RECORD_STOP, type RecordStepMessage, type RecordedStep } from './recording-messages';
+import { RECORD_ASK, RECORD_STOP, type RecordStepMessage, type RecordedStep } from './recording-messages';
 
 /** A step as the panel holds it: the person may keep a field's value, or delete the step. */
 type HeldStep = (RecordedStep | { do: 'goto'; url: string }) & { keep?: boolean };
+
+/**
+ * The recorder put into every page while a panel records: one registration per panel, named by
+ * a lock the panel holds while it is open, so a panel closed mid-recording leaves none behind
+ * for long (the next recording takes away those whose lock is free).
+ */
+const RECORDER_SCRIPT = 'clawd-recorder-';
 
 /** Navigations the person made themselves (the address bar, a bookmark): a `goto` step each. */
 const OWN_NAVIGATIONS = new Set(['typed', 'auto_bookmark', 'generated', 'keyword', 'keyword_generated']);
@@ -35,14 +44,21 @@ export class RecordingPanel {
   #saving: string | undefined;
   /** clawd said the tab is the person's: from then on, a tab no longer theirs ends the recording. */
   #held = false;
+  /** This panel's recorder registration (and the lock that says the panel is open). */
+  readonly #script = `${RECORDER_SCRIPT}${crypto.randomUUID()}`;
 
   constructor(
     private readonly ui: RecordingUi,
     private readonly say: (message: PanelMessage['say']) => void,
   ) {
-    chrome.runtime.onMessage.addListener((message: unknown, sender) => {
+    void navigator.locks.request(this.#script, () => new Promise(() => {}));
+    chrome.runtime.onMessage.addListener((message: unknown, sender, reply) => {
+      const mine = this.#tab !== undefined && sender.tab?.id === this.#tab.tabId && sender.frameId === 0;
+      const type = (message as { type?: string })?.type;
+      // Only the panel recording the tab answers: a tab no panel records hears nothing, and stops.
+      if (type === RECORD_ASK && mine) reply(true);
       const step = message as Partial<RecordStepMessage>;
-      if (step?.type !== 'clawd-record' || !step.step || sender.tab?.id !== this.#tab?.tabId) return false;
+      if (type !== 'clawd-record' || !step.step || !mine) return false;
       this.#steps.push(step.step);
       this.#show();
       return false;
@@ -53,11 +69,6 @@ export class RecordingPanel {
         this.#steps.push({ do: 'goto', url: details.url });
         this.#show();
       }
-      void this.#inject();
-    });
-    // Put in at commit, the recorder may land in the document going away: again once the new one is there.
-    chrome.webNavigation.onDOMContentLoaded.addListener((details) => {
-      if (this.#tab && details.tabId === this.#tab.tabId && details.frameId === 0) void this.#inject();
     });
     chrome.tabs.onRemoved.addListener((tabId) => {
       if (tabId === this.#tab?.tabId) this.#lost('the tab was closed');
@@ -77,8 +88,29 @@ export class RecordingPanel {
     this.#steps = [{ do: 'goto', url: tab.url }];
     this.ui.said.textContent = '';
     this.say({ record: { targetId: tab.targetId, on: true } });
+    await this.#registerRecorder();
     await this.#inject();
     this.#show();
+  }
+
+  /** The recorder into every page as it starts (the first script there), for as long as this panel records. */
+  async #registerRecorder(): Promise<void> {
+    const open = new Set(((await navigator.locks.query()).held ?? []).map((lock) => lock.name));
+    const left = (await chrome.scripting.getRegisteredContentScripts())
+      .map((script) => script.id)
+      .filter((id) => id.startsWith(RECORDER_SCRIPT) && !open.has(id));
+    if (left.length > 0) await chrome.scripting.unregisterContentScripts({ ids: left }).catch(() => {});
+    await chrome.scripting
+      .registerContentScripts([
+        {
+          id: this.#script,
+          js: ['recorder.js'],
+          matches: ['<all_urls>'],
+          runAt: 'document_start',
+          persistAcrossSessions: false,
+        },
+      ])
+      .catch(() => {}); // registered already (a recording this panel began before)
   }
 
   /** The consent state came: whether the tab is still the person's, and how a save went once clawd says. */
@@ -135,6 +167,7 @@ export class RecordingPanel {
   #end(tell = true): void {
     if (!this.#tab) return;
     void chrome.tabs.sendMessage(this.#tab.tabId, { type: RECORD_STOP }).catch(() => {});
+    void chrome.scripting.unregisterContentScripts({ ids: [this.#script] }).catch(() => {});
     if (tell) this.say({ record: { targetId: this.#tab.targetId, on: false } });
     this.#tab = undefined;
     this.#steps = [];

@@ -1,5 +1,6 @@
 // Put into the page of the tab the person records in (by the side panel, through chrome.scripting,
-// in the page's isolated world, again after each navigation): each action of the person's own —
+// in the page's isolated world; while a recording runs, into every page at its start, and it asks
+// the panel whether its tab is the one recorded before a step leaves): each action of the person's own —
 // a click, a field's new value, a box checked, a choice, Enter in a field — goes to the panel as a
 // step with the element's locator, read here before the page's own handlers run. Only trusted
 // input counts (a page's own synthetic events are nobody's hands), and a field's change only
@@ -10,7 +11,7 @@
 import { readElementFacts } from '../../shared/element-facts';
 import { locatorOf, type ElementLocator, type LocatedElement } from '../../shared/element-locator';
 import { ROLED, isField, nameOf, roleOf, shown } from './recorder-roles';
-import { RECORD_STOP, type RecordStepMessage, type RecordedStep } from './recording-messages';
+import { RECORD_ASK, RECORD_STOP, type RecordStepMessage, type RecordedStep } from './recording-messages';
 
 const RECORDING = '__clawdRecorder';
 /** What a click on it does is what its field records (a value, a check, a choice): no click step. */
@@ -62,13 +63,16 @@ const IMPLICIT_CLICK_MS = 500;
   let handsAt = -Infinity;
   let enterAt: { form: HTMLFormElement | null; at: number } | undefined;
 
-  const send = (step: RecordedStep) => {
+  // Steps taken before the panel said this tab is the one recorded: they go once it says so.
+  let held: RecordedStep[] | undefined = [];
+  const post = (step: RecordedStep) => {
     try {
       chrome.runtime.sendMessage({ type: 'clawd-record', step } satisfies RecordStepMessage).catch(() => {});
     } catch {
       stop(); // the extension was reloaded: this script is an orphan
     }
   };
+  const send = (step: RecordedStep) => (held ? held.push(step) : post(step));
   const isSecret = (el: Element) => {
     if (
       (el as HTMLInputElement).type === 'password' ||
@@ -142,11 +146,26 @@ const IMPLICIT_CLICK_MS = 500;
     ['change', onChange],
     ['keydown', onKey],
   ] as const;
+  let stopped = false;
   function stop(): void {
+    if (stopped) return;
+    stopped = true;
+    held = [];
     for (const [type, listener] of listeners) removeEventListener(type, listener, { capture: true });
     chrome.runtime.onMessage.removeListener(onMessage);
     delete scope[RECORDING];
   }
   for (const [type, listener] of listeners) addEventListener(type, listener, { capture: true });
   chrome.runtime.onMessage.addListener(onMessage);
+  const answered = (yes: unknown) => {
+    if (yes !== true) return stop();
+    const steps = held ?? [];
+    held = undefined;
+    steps.forEach(post);
+  };
+  try {
+    chrome.runtime.sendMessage({ type: RECORD_ASK }).then(answered, () => stop());
+  } catch {
+    stop();
+  }
 })();

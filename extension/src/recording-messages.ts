@@ -18,5 +18,13 @@ export interface RecordStepMessage {
   step: RecordedStep;
 }
 
+/**
+ * Recorder → panel, as it starts in a page: is this tab the one recorded? Only the panel
+ * recording it answers (true); the recorder holds the person's steps until then, and stops on
+ * any other answer or none (it is put into every page while a recording runs, so that it is
+ * there before the page's first script, and a tab not recorded keeps its steps to itself).
+ */
+export const RECORD_ASK = 'clawd-record-ask';
+
 /** Panel → recorder: stop recording in this page. */
 export const RECORD_STOP = 'clawd-record-stop';

@@ -29,20 +29,30 @@ export interface AgentDriver {
   tab?: { tabTargetId: string; pageTargetId: string };
   /** Evaluates in the page through the harness's own CDP session. */
   inPage<T = any>(expression: string): Promise<T>;
+  /** Runs the page's garbage collector (what the page no longer holds goes, as it may at any time). */
+  collectGarbage(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function harness(cdp: CdpClient, targetId: string) {
+export async function harness(
+  cdp: CdpClient,
+  targetId: string,
+): Promise<Pick<AgentDriver, 'inPage' | 'collectGarbage'>> {
   const { sessionId } = await cdp.send('Target.attachToTarget', { targetId, flatten: true });
-  return async <T>(expression: string): Promise<T> => {
-    const { result, exceptionDetails } = await cdp.send(
-      'Runtime.evaluate',
-      { expression, returnByValue: true, awaitPromise: true },
-      sessionId,
-    );
-    if (exceptionDetails)
-      throw new Error(`in page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
-    return result.value as T;
+  return {
+    inPage: async <T>(expression: string): Promise<T> => {
+      const { result, exceptionDetails } = await cdp.send(
+        'Runtime.evaluate',
+        { expression, returnByValue: true, awaitPromise: true },
+        sessionId,
+      );
+      if (exceptionDetails)
+        throw new Error(`in page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+      return result.value as T;
+    },
+    collectGarbage: async () => {
+      await cdp.send('HeapProfiler.collectGarbage', {}, sessionId);
+    },
   };
 }
 
@@ -74,7 +84,7 @@ export async function managedDriver(
     targetId: opened.body.targetId,
     api,
     loosen: (body) => server.loosen(body, 'clawd'),
-    inPage: await harness(cdp, opened.body.targetId),
+    ...(await harness(cdp, opened.body.targetId)),
     async close() {
       await cdp.close();
       await server.close();
@@ -107,7 +117,7 @@ export async function extensionDriver(
     tab,
     api: scoped(server, 'chrome'),
     loosen: (body) => server.loosen(body, 'chrome'),
-    inPage: await harness(browser.cdp, tab.pageTargetId),
+    ...(await harness(browser.cdp, tab.pageTargetId)),
     async close() {
       await server.close();
       await browser.close();
@@ -135,7 +145,7 @@ export async function remoteDriver(pages: PageServer): Promise<AgentDriver> {
     api,
     loosen: (body) => server.loosen(body, 'far'),
     browser,
-    inPage: await harness(browser.cdp, opened.body.targetId),
+    ...(await harness(browser.cdp, opened.body.targetId)),
     async close() {
       await server.close();
       await browser.close();
@@ -169,7 +179,7 @@ export async function gridDriver(pages: PageServer): Promise<AgentDriver> {
       targetId: opened.body.targetId,
       api,
       loosen: (body) => server.loosen(body, 'pool'),
-      inPage: await harness(cdp, opened.body.targetId),
+      ...(await harness(cdp, opened.body.targetId)),
       async close() {
         await cdp.close();
         await server.close();

@@ -90,9 +90,9 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     case 'resolve': {
       const entry = reg.byId.get(req.ref);
       if (!entry) return 'gone';
-      let el = entry.el.deref();
+      let el: Element | undefined = entry.el;
       // Rebuilt since the snapshot (a re-render): the one element the same to a person, or gone.
-      if (!el || !el.isConnected) el = refs.rebound(req.ref, entry);
+      if (!el.isConnected) el = refs.rebound(req.ref, entry);
       if (!el) return 'gone';
       const role = roleOf(el);
       const shownRole = entry.role === 'clickable' && PLAIN.has(role) ? 'clickable' : role;
@@ -125,7 +125,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
     case 'boxes': {
       const boxes: Array<[string, number, number, number, number]> = [];
       for (const ref of req.refs) {
-        const el = reg.byId.get(ref)?.el.deref();
+        const el = reg.byId.get(ref)?.el;
         if (!el || !el.isConnected) continue;
         const r = el.getBoundingClientRect();
         if (r.width > 0 && r.height > 0) boxes.push([ref, r.x, r.y, r.width, r.height]);

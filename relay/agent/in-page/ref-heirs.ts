@@ -170,10 +170,9 @@ export class RefHeirs {
     const { reg } = this;
     const out: Orphans = new Map();
     for (const [ref, entry] of reg.byId) {
-      const el = entry.el.deref();
-      if (el && el.isConnected) continue;
+      const { el } = entry;
+      if (el.isConnected) continue;
       reg.byId.delete(ref);
-      if (!el) continue;
       const key = `${entry.role}\u0000${entry.name}`;
       const list = out.get(key);
       if (list) list.push([ref, el]);
@@ -227,7 +226,7 @@ export class RefHeirs {
     if (known !== undefined) reg.byId.delete(known);
     const ref = `e${counter.next++}`;
     reg.idOf.set(el, ref);
-    reg.byId.set(ref, { el: new WeakRef(el), role, name });
+    reg.byId.set(ref, { el: el, role, name });
     reg.prevOf.set(el, el.previousElementSibling);
     // Maybe heir to a gone one: its ref is settled once the walk has seen every one alike.
     const key = `${role}\u0000${name}`;
@@ -296,12 +295,11 @@ export class RefHeirs {
     const { reg } = this;
     const { clicksLike, roleOf, nameOf } = this.reading;
     const { style } = this.rules;
-    const old = entry.el.deref();
-    if (!old) return undefined;
+    const old = entry.el;
     const candidates: Element[] = [];
     for (const el of document.querySelectorAll(old.localName)) {
       const mine = reg.idOf.get(el);
-      if (mine !== undefined && mine !== ref && reg.byId.get(mine)?.el.deref() === el) continue;
+      if (mine !== undefined && mine !== ref && reg.byId.get(mine)?.el === el) continue;
       const role = roleOf(el);
       const clicks = () =>
         clicksLike(el, style(el), el.hasAttribute('tabindex') && Number(el.getAttribute('tabindex')) >= 0);
@@ -318,14 +316,8 @@ export class RefHeirs {
         : candidates.filter((el) => this.placeOf(el) === place);
     const olds: Array<[string, Element]> = [];
     for (const [other, was] of reg.byId) {
-      const gone = was.el.deref();
-      if (
-        was.role === entry.role &&
-        was.name === entry.name &&
-        gone &&
-        !gone.isConnected &&
-        this.placeOf(gone) === place
-      )
+      const gone = was.el;
+      if (was.role === entry.role && was.name === entry.name && !gone.isConnected && this.placeOf(gone) === place)
         olds.push([other, gone]);
     }
     const alike =
@@ -342,7 +334,7 @@ export class RefHeirs {
     if (at < 0) return undefined;
     const heir = news[at]!;
     reg.idOf.set(heir, ref);
-    reg.byId.set(ref, { el: new WeakRef(heir), role: entry.role, name: entry.name });
+    reg.byId.set(ref, { el: heir, role: entry.role, name: entry.name });
     reg.prevOf.set(heir, heir.previousElementSibling);
     return heir;
   }

@@ -2,9 +2,14 @@
 // refs, held by the relay's handle and only its handle; the requests the bundle answers; the
 // lines a walk writes.
 
-/** What a ref stood for when it was given: the element, and its role and name then. */
+/**
+ * What a ref stood for when it was given: the element, and its role and name then. The element
+ * is held, not weakly: one the page took out must still be there for the next walk or resolve
+ * to find its heir (a re-render is not a change), whenever the page's collector runs; that walk
+ * forgets every gone one (beginWalk), so no more than one walk's elements are ever kept.
+ */
 export interface RegistryEntry {
-  el: WeakRef<Element>;
+  el: Element;
   role: string;
   name: string;
 }

@@ -32,7 +32,7 @@ export async function launchedDriver(pages: PageServer): Promise<AgentDriver> {
       targetId: opened.body.targetId,
       api,
       loosen: (body) => server.loosen(body, 'own'),
-      inPage: await harness(cdp, opened.body.targetId),
+      ...(await harness(cdp, opened.body.targetId)),
       async close() {
         await cdp.close();
         await server.close();
