@@ -28,6 +28,16 @@ export interface ActResult {
   from?: string;
   /** With navigated and no `snapshot`: what the new page says (status and alert messages, refused fields), as snapshot lines. */
   messages?: string[];
+  /**
+   * On the same document, with no view or a brief one: the words the action made appear on the
+   * page (a total with its label, a count, a status line), each with its block's words, up to five.
+   */
+  changed?: string[];
+  /**
+   * How many more texts appeared than `changed` says; without `changed`, so many appeared that
+   * the action switched the view (look at it to see what it shows).
+   */
+  changedMore?: number;
   /** The bound the action ran under (after clamping). */
   timeoutMs: number;
   /** With `snapshot`: the page as the action left it. */
@@ -51,6 +61,13 @@ export const answer =
         `now on: ${pageTitle(pageName(result.title, result.url && result.from ? urlFrom(result.from, result.url) : result.url) || (result.url ?? ''))}`,
         ...(result.messages?.length ? [pageWords(result.messages.join('\n'))] : []),
       );
+    // What appeared, said as a diff says text that came.
+    const changed = (result.changed ?? []).map((words) => `+ ${JSON.stringify(words)}`);
+    if (result.changedMore)
+      changed.push(
+        changed.length ? `+ … and ${result.changedMore} more` : `~ ${result.changedMore} texts changed: another view`,
+      );
+    if (changed.length) said.push(pageWords(changed.join('\n')));
     if (result.snapshot) said.push(snapshotText(result.snapshot, false));
     return said.join('\n');
   };

@@ -21,7 +21,7 @@ export const tabFields = {
 
 /**
  * What of the page an action (or a load) answers with: nothing (an action that loads another
- * page still says where it led), a brief view (title, headings, what can be acted on, the site's
+ * page still says where it led, one that stays the words it made appear), a brief view (title, headings, what can be acted on, the site's
  * chrome outside main folded, cut at ~2,000 characters), what changed since the tab's last
  * snapshot (on another page — always so for a load — its brief view), or all of it.
  */

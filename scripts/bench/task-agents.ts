@@ -6,7 +6,8 @@
 // a file the agent would read, so it asks for it instead), or in its frugal run a find and a
 // snapshot of the page's main; where it knows the words it is after,
 // it finds; actions answer nothing more than where they led unless the agent must see what
-// changed (clawd's diff; Playwright MCP's find or one-element snapshot).
+// changed (clawd's diff; Playwright MCP's find or one-element snapshot) — and where an action's
+// answer already says how it ended (clawd's words the action made appear), it does not look again.
 
 import type { TaskSite } from './task-site';
 
@@ -262,8 +263,8 @@ const gridRow: TaskScript = {
       snapshot: 'diff',
     });
     await s.call('act', { kind: 'select', ref: refIn(dialog, 'combobox', 'Status'), values: ['Shipped'] });
-    await s.call('act', { kind: 'click', ref: refIn(dialog, 'button', 'Save') });
-    return s.call('find', { q: 'ORD-1742' });
+    // The answer says the words the save made appear (the row's new status): no find needed to see it.
+    return s.call('act', { kind: 'click', ref: refIn(dialog, 'button', 'Save') });
   },
   async playwright(s, url) {
     await s.call('browser_navigate', { url: url('/orders') });

@@ -12,6 +12,7 @@ interface Answer {
   url: string;
   title?: string;
   messages?: string[];
+  changed?: string[];
   snapshot?: { snapshot: string; brief?: true; diff?: unknown };
 }
 
@@ -92,6 +93,28 @@ describe.each([
       `= textbox "Email" [required] [invalid=${JSON.stringify(now)}] [${email}]: "ada"`,
     );
     expect(await ctx.d.inPage<string>('location.pathname')).toBe('/signup');
+  });
+
+  it('says the words an action made appear anywhere on the page, and nothing for a re-render of the same words', async () => {
+    const loaded = await navigate('/cart');
+    const [qty, update, refresh] = [
+      refOf(loaded, 'textbox', 'Quantity'),
+      refOf(loaded, 'button', 'Update cart'),
+      refOf(loaded, 'button', 'Refresh'),
+    ];
+    // A field's new value is no change of the page's words.
+    expect((await act({ kind: 'type', ref: qty, text: '3' })).changed).toBeUndefined();
+    // The badge in the header and the total far below; the rebuilt rows and a hidden note are not said.
+    const updated = await act({ kind: 'click', ref: update });
+    expect(updated.changed).toEqual(['Cart (3)', 'Total: £30.00']);
+    expect((await act({ kind: 'click', ref: refresh })).changed).toBeUndefined();
+    // A brief view (which shows no text) says them too; the CLI's line says them as a diff says text that came.
+    await act({ kind: 'type', ref: qty, text: '4' });
+    const brief = await act({ kind: 'click', ref: update, snapshot: 'brief' });
+    expect(brief.changed).toEqual(['Cart (4)', 'Total: £40.00']);
+    await act({ kind: 'type', ref: qty, text: '5' });
+    const said = await ctx.d.server.cli(['click', update, '--target', ctx.d.targetId, '--profile', ctx.d.profile]);
+    expect(unfenced(said.stdout)).toBe(`clicked ${update}\n+ "Cart (5)"\n+ "Total: £50.00"\n`);
   });
 
   it('an alert that appears after a click on the same document is in the diff and in a brief view', async () => {

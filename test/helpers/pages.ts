@@ -22,6 +22,27 @@ const PAGES: Record<string, (port: number) => string> = {
 <form action="/"><label>Email <input type="email" name="email" required></label> <button>Create account</button></form></main>`,
   '/sign-in': () => `<!doctype html><title>Sign in</title><main><h1>Sign in</h1><div role="alert" id="error"></div>
 <label>Password <input type="password" id="pw"></label> <button onclick="document.getElementById('error').textContent = 'Wrong password'">Sign in</button></main>`,
+  // A cart whose Update writes the header's badge, rebuilds its rows (the same words) and writes
+  // the total far below; Refresh rebuilds it all with nothing changed.
+  '/cart':
+    () => `<!doctype html><title>Cart</title><header><a href="#">Acme</a> <a href="#">Deals</a> <a href="#">Help</a>
+    <a href="#" id="badge">Cart (1)</a></header><main><h1>Your cart</h1><ul id="rows"></ul>
+    <label>Quantity <input id="qty" value="1"></label> <button onclick="update()">Update cart</button>
+    <button onclick="update(true)">Refresh</button>
+    ${'<p>Delivery is free on orders over £50. Returns within 30 days.</p>'.repeat(40)}
+    <p>Total: <span id="total">£10.00</span></p><p hidden id="note"></p></main>
+    <script>
+      let qty = 1;
+      const rows = () => document.getElementById('rows').innerHTML = '<li>Blue mug, £10.00 each</li><li>Gift wrap, free</li>';
+      function update(again) {
+        if (!again) qty = Number(document.getElementById('qty').value);
+        document.getElementById('badge').textContent = 'Cart (' + qty + ')';
+        rows();
+        document.getElementById('total').textContent = '£' + (qty * 10).toFixed(2);
+        document.getElementById('note').textContent = 'a hidden note ' + qty;
+      }
+      rows();
+    </script>`,
   '/form': () => `<!doctype html><title>form</title>
     <label>Name <input id="name" name="name"></label>
     <label><input id="agree" type="checkbox"> I agree</label>

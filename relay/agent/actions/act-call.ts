@@ -12,11 +12,15 @@ import { callPutsSecret } from '../../operations/secret-use';
 import { runAct, type ActContext } from './actions';
 import { SecretFields, editsInPlace } from './secret-fields';
 import { toAgentError } from '../agent-errors';
-import { titleOf, type AgentCall, type AgentCalls } from '../agent-calls';
+import { MESSAGES_MS, titleOf, type AgentCall, type AgentCalls } from '../agent-calls';
 import type { SecretPages } from '../secret-pages';
 import type { Snapshots } from '../snapshots/snapshots';
 import type { ActTarget } from '../snapshots/snapshot-engine';
 import type { AgentPage } from '../tabs/page-finder';
+
+/** How long the watch of what an action changes may take, each way: it is extra to the answer. */
+const WATCH_MS = (call: OneAct): number =>
+  Math.max(1, Math.min(MESSAGES_MS, call.request.timeoutMs - (Date.now() - call.began)));
 
 /** How much of an action's bound Playwright's own timeout leaves for its answer to come back. */
 const PLAYWRIGHT_RESERVE = (timeoutMs: number): number => Math.min(1_000, timeoutMs / 10);
@@ -59,6 +63,11 @@ export class ActCall {
       // the main frame committed a navigation and the tab's request log saw a new document for it.
       const before: Before = { documents: found.state.network.documents(), from: page.url() };
       if (agentCall.located) await this.locate(call, agentCall, agentCall.located);
+      // With no view of the page (or a brief one, which shows no text), the answer says the words
+      // the action made appear: the page is watched from just before it.
+      const view = request.snapshot ?? 'none';
+      const watched =
+        (view === 'none' || view === 'brief') && (await this.snapshots.watchChanges(page, WATCH_MS(call)));
       const { extra, navigated } = await this.perform(call);
       const answer: ActResult = {
         ok: true,
@@ -71,9 +80,12 @@ export class ActCall {
       if (page.isClosed()) return answer;
       const newDocument =
         navigated && (before.documents === undefined || found.state.network.documents() !== before.documents);
-      if (!request.snapshot || request.snapshot === 'none')
-        return newDocument ? this.loaded(call, answer, before) : answer;
-      return this.viewed(call, answer, request.snapshot, newDocument ? before : undefined);
+      if (newDocument)
+        return view === 'none' ? this.loaded(call, answer, before) : this.viewed(call, answer, view, before);
+      const changed = watched ? await this.snapshots.changes(page, WATCH_MS(call)) : undefined;
+      if (changed?.words.length) answer.changed = changed.words;
+      if (changed?.more) answer.changedMore = changed.more;
+      return view === 'none' ? answer : this.viewed(call, answer, view, undefined);
     });
   }
 

@@ -6,7 +6,7 @@
 // Nothing is written into the DOM or onto the page's globals.
 //
 // The entry of the walker bundle: `npm run build` bundles it with its parts (walker-words,
-// box-shapes, unseen-rules, element-reading, ref-heirs, page-walk) into dist/in-page/walker.js,
+// box-shapes, unseen-rules, element-reading, ref-heirs, page-walk, change-watch) into dist/in-page/walker.js,
 // which the agent engine puts into a frame once, with the frame's registry (agent-engine.ts);
 // page-content.ts bundles it too. These files are the relay's only ones that see DOM types (the
 // reference above); they run only in the page.
@@ -16,6 +16,7 @@ import { UnseenRules } from './unseen-rules';
 import { ElementReading } from './element-reading';
 import { RefHeirs } from './ref-heirs';
 import { PageWalk } from './page-walk';
+import { changedWords, startWatch } from './change-watch';
 import type { InPageRequest, ListenersOf, Registry, WalkResult } from './walker-types';
 
 /** What a person's click sets off: a listener for one of these makes an element a target. */
@@ -121,6 +122,14 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         );
       }
       return out.slice(0, 10);
+    }
+    case 'watch':
+      reg.watch = startWatch(reg.watch);
+      return true;
+    case 'changes': {
+      const watch = reg.watch;
+      reg.watch = undefined;
+      return watch ? changedWords(watch, rules) : { words: [], more: 0 };
     }
     case 'boxes': {
       const boxes: Array<[string, number, number, number, number]> = [];

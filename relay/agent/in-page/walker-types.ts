@@ -2,6 +2,8 @@
 // refs, held by the relay's handle and only its handle; the requests the bundle answers; the
 // lines a walk writes.
 
+import type { ChangeWatch } from './change-watch';
+
 /**
  * What a ref stood for when it was given: the element, and its role and name then. The element
  * is held, not weakly: one the page took out must still be there for the next walk or resolve
@@ -24,6 +26,8 @@ export interface Registry {
   listenersOf?: ListenersOf;
   /** Without it: the elements the relay listed with click listeners, walk by walk. */
   clickers: WeakSet<Element>;
+  /** What the page changes while an action runs (change-watch.ts): from `watch` to `changes`. */
+  watch?: ChangeWatch;
 }
 
 /** An element's own listeners by event type (what DevTools' `getEventListeners` answers). */
@@ -59,7 +63,10 @@ export type InPageRequest =
   | { kind: 'prune'; from: Node; copy: Node }
   | { kind: 'resolve'; ref: string }
   | { kind: 'boxes'; refs: string[] }
-  | { kind: 'messages' };
+  | { kind: 'messages' }
+  /** Before an action: watch what the page changes. After it: the words that appeared (ChangedWords), the watch ended. */
+  | { kind: 'watch' }
+  | { kind: 'changes' };
 
 /** What a walk answers (as a JSON string). */
 export interface WalkResult {

@@ -9,6 +9,8 @@ import type { Page } from 'playwright-core';
 import { ClawdError } from '../../errors';
 import { within } from '../../time-limit';
 import { AgentEngine } from './agent-engine';
+import type { ChangedWords } from '../in-page/change-watch';
+import type { InPageRequest } from '../in-page/page-walker';
 import { toAgentError } from '../agent-errors';
 import type {
   FindRequest,
@@ -68,15 +70,33 @@ export class Snapshots {
    * What the page says about how things went, as the snapshot's lines would (status and alert
    * messages, refused fields), read without a walk: for answers that show no view of the page.
    */
-  async messages(page: Page, timeoutMs: number): Promise<string[]> {
+  messages(page: Page, timeoutMs: number): Promise<string[]> {
+    return this.#extra(page, { kind: 'messages' }, timeoutMs, []);
+  }
+
+  /**
+   * Before an action: the main frame's document starts keeping what the page changes (false when
+   * it could not, within `timeoutMs`: the answer then says no changes).
+   */
+  watchChanges(page: Page, timeoutMs: number): Promise<boolean> {
+    return this.#extra(page, { kind: 'watch' }, timeoutMs, false);
+  }
+
+  /** After it: the words that appeared on the page meanwhile, each with its block's, and how many more (change-watch.ts). */
+  changes(page: Page, timeoutMs: number): Promise<ChangedWords> {
+    return this.#extra(page, { kind: 'changes' }, timeoutMs, { words: [], more: 0 });
+  }
+
+  /** A request of the main frame's walker whose answer is extra to a call: `none` when it fails or is late. */
+  async #extra<T>(page: Page, request: InPageRequest, timeoutMs: number, none: T): Promise<T> {
     try {
       return (await within(
-        this.#agent.call(page.mainFrame(), { kind: 'messages' }, 'value', 'messages'),
+        this.#agent.call(page.mainFrame(), request, 'value', request.kind),
         timeoutMs,
         () => new Error('late'),
-      )) as string[];
+      )) as T;
     } catch {
-      return []; // the action is done either way: an answer without them beats none
+      return none; // the action is done either way: an answer without it beats none
     }
   }
 
