@@ -218,6 +218,18 @@ describe('answers as an agent reads them', () => {
     );
   });
 
+  it('an action that stayed says the words it made appear, with a count of the rest, or that the view changed', () => {
+    const text = (result: object) =>
+      unmarked((OPERATIONS.click.text as (r: object, i: object) => string)(result, { ref: 'e4' }));
+    expect(text({ ...clicked, changed: ['Cart (3)', 'Total: £30.00'] })).toBe(
+      'clicked e4\n+ "Cart (3)"\n+ "Total: £30.00"',
+    );
+    expect(text({ ...clicked, changed: ['Inbox 23'], changedMore: 4 })).toBe(
+      'clicked e4\n+ "Inbox 23"\n+ … and 4 more',
+    );
+    expect(text({ ...clicked, changedMore: 15 })).toBe('clicked e4\n~ 15 texts changed: another view');
+  });
+
   const view = { format: 'agent' as const, refs: {}, stats: { chars: 9, lines: 1, refs: 1 }, truncated: false };
 
   it('a view after an action is not headed by the page again; a diff counts only when cut', () => {

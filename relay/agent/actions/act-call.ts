@@ -68,7 +68,11 @@ export class ActCall {
       const view = request.snapshot ?? 'none';
       const watched =
         (view === 'none' || view === 'brief') && (await this.snapshots.watchChanges(page, WATCH_MS(call)));
-      const { extra, navigated } = await this.perform(call);
+      // A failed action ends the watch too: it keeps what the page takes out while it runs.
+      const { extra, navigated } = await this.perform(call).catch((error: unknown) => {
+        if (watched) void this.snapshots.changes(page, WATCH_MS(call));
+        throw error;
+      });
       const answer: ActResult = {
         ok: true,
         kind: request.kind,
