@@ -31,6 +31,8 @@ export interface RelayProcess {
 }
 
 const DIST = path.dirname(fileURLToPath(import.meta.url));
+/** The checkout the bench runs from (dist/bench.js is in its dist/). */
+export const ROOT = path.dirname(DIST);
 
 /** `env`: more of the server's environment (CLAWD_BENCH_SEE_ALL=1 for the snapshot cases' "before" side). */
 export async function startRelayProcess(env: Record<string, string> = {}): Promise<RelayProcess> {
@@ -100,12 +102,18 @@ export function controlApi(server: RelayProcess): ControlCall {
   };
 }
 
-/** A CLAWD_CDP_PORTS range of one port the system gave as free. */
-export async function systemPickedPorts(): Promise<string> {
+/** A loopback port the system gave as free (for what cannot listen on port 0 itself). */
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
   await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A CLAWD_CDP_PORTS range of one port the system gave as free. */
+export async function systemPickedPorts(): Promise<string> {
+  const port = await freePort();
   return `${port}-${port}`;
 }
 

@@ -22,6 +22,7 @@ import { mcpTasks } from './cases/mcp-tasks';
 import { spaTasks } from './cases/spa-tasks';
 import { mcpTools } from './cases/mcp-tools';
 import { networkFlood } from './cases/network-flood';
+import { peerRelay } from './cases/peer-relay';
 import { pwEvaluate } from './cases/pw-evaluate';
 import { relayHop } from './cases/relay-hop';
 import { NOISE_PAGE, screenshot } from './cases/screenshot';
@@ -44,6 +45,7 @@ const ALL = [
   'cdp-rtt',
   'pw-evaluate',
   'screenshot',
+  'peer-relay',
   'event-flood',
   'relay-hop',
   'snapshot-scale',
@@ -96,7 +98,7 @@ async function main(): Promise<number> {
   let chromiumVersion = 'unknown';
   let tab: BenchTab | undefined;
   try {
-    const needsTab = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'fan-out'].some(wanted);
+    const needsTab = ['cdp-rtt', 'pw-evaluate', 'screenshot', 'event-flood', 'fan-out', 'peer-relay'].some(wanted);
     if (needsTab) {
       tab = await openBenchTab(relay, pages.url('/'));
       chromiumVersion = (await tab.direct.client.send('Browser.getVersion')).product;
@@ -119,10 +121,12 @@ async function main(): Promise<number> {
       await run('pw-evaluate', () => pwEvaluate(t, pages.url('/'), quick));
       await run('event-flood', () => eventFlood(t, quick));
       await run('fan-out', () => fanOut(t, quick));
-      if (wanted('screenshot')) {
+      if (wanted('screenshot') || wanted('peer-relay')) {
         await t.direct.client.send('Page.navigate', { url: pages.url('/noise') }, t.direct.sessionId);
         await new Promise((resolve) => setTimeout(resolve, 500));
         await run('screenshot', () => screenshot(t, quick));
+        // Beside the peer relay, on the same page (its tab loads it too).
+        await run('peer-relay', () => peerRelay(t, pages.url('/noise'), quick));
       }
     }
   } finally {

@@ -45,6 +45,7 @@ describe('npm run bench -- --quick --json', () => {
       'cdp-rtt',
       'pw-evaluate',
       'screenshot',
+      'peer-relay',
       'event-flood',
       'relay-hop',
       'snapshot-scale',

@@ -1,0 +1,101 @@
+// peer-relay: clawd's relay beside the peer relay (Playwriter, from its npm package: its relay and
+// its extension, a tab handed over by its toolbar button), same page, same run, turn about: a raw
+// client's Runtime.evaluate("1"), Playwright's page.evaluate(() => 1) and a raw 1920×1080
+// Page.captureScreenshot of the noisy canvas, each through either relay. Target (#50): clawd's
+// median ≤ 0.65× the peer's on each.
+
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CdpClient } from '../../../test/helpers/cdp-client';
+import { TestBrowser } from '../../../test/helpers/chromium';
+import { until } from '../../../test/helpers/waits';
+import { ROOT, type BenchTab } from '../fixture';
+import { PLAYWRITER_EXTENSION_ID, startPlaywriter } from '../peer-playwriter';
+import { alternate, median, round, type CaseResult } from '../stats';
+
+const TARGET = 0.65;
+
+/** `url`: the page clawd's bench tab is on (the noisy canvas): the peer's tab loads it too. */
+export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Promise<CaseResult> {
+  const peer = await startPlaywriter(ROOT);
+  const closers: Array<() => Promise<unknown>> = [() => peer.close()];
+  try {
+    const browser = await TestBrowser.launch({
+      extensionDir: peer.extensionDir,
+      extensionId: PLAYWRITER_EXTENSION_ID,
+      args: ['--window-size=1920,1080'],
+    });
+    closers.unshift(() => browser.close());
+    await until('Playwriter’s extension to connect', () => peer.extensionConnected(), 20_000);
+    const tab = await browser.openTab(url);
+    await browser.clickToolbar(tab);
+    await until('the tab handed to Playwriter', () => peer.lists(tab.pageTargetId), 15_000);
+
+    // A raw client through each relay.
+    const client = await CdpClient.connect(peer.cdpUrl(`bench-raw-${process.pid}`));
+    closers.unshift(() => client.close());
+    const { sessionId } = await client.send('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true });
+    const theirs = { client, sessionId };
+    const evaluate = (side: BenchTab['direct']) => () =>
+      side.client.send('Runtime.evaluate', { expression: '1', returnByValue: true }, side.sessionId);
+    const rtt = await alternate(quick ? 50 : 500, quick ? 5 : 50, evaluate(ours.viaRelay), evaluate(theirs));
+
+    // Playwright through each relay.
+    const [pwOurs, pwTheirs] = await Promise.all([
+      chromium.connectOverCDP(`${ours.relay.url}/?token=${ours.relay.token}`),
+      chromium.connectOverCDP(peer.cdpUrl(`bench-pw-${process.pid}`)),
+    ]);
+    closers.unshift(
+      () => pwOurs.close(),
+      () => pwTheirs.close(),
+    );
+    const pageIn = (b: Browser) =>
+      until('the page in Playwright', () =>
+        b
+          .contexts()
+          .flatMap((c) => c.pages())
+          .find((p: Page) => p.url() === url),
+      );
+    const [pageOurs, pageTheirs] = await Promise.all([pageIn(pwOurs), pageIn(pwTheirs)]);
+    const pw = await alternate(
+      quick ? 30 : 300,
+      quick ? 5 : 30,
+      () => pageOurs.evaluate(() => 1),
+      () => pageTheirs.evaluate(() => 1),
+    );
+
+    // A raw capture through each relay (the frames' sizes said: both must be the same picture).
+    const bytes = { ours: 0, theirs: 0 };
+    const shoot = (side: BenchTab['direct'], key: keyof typeof bytes) => async () => {
+      const { data } = await side.client.send('Page.captureScreenshot', { format: 'png' }, side.sessionId);
+      bytes[key] = data.length;
+      side.client.raw.length = 0;
+    };
+    const shots = await alternate(quick ? 2 : 20, 1, shoot(ours.viaRelay, 'ours'), shoot(theirs, 'theirs'));
+
+    const ratio = (t: { a: number[]; b: number[] }) => median(t.a) / median(t.b);
+    const ratios = { cdpRtt: ratio(rtt), pwEvaluate: ratio(pw), screenshot: ratio(shots) };
+    const worst = Math.max(...Object.values(ratios));
+    return {
+      name: 'peer-relay',
+      unit: '× Playwriter (worst of three)',
+      value: round(worst, 2),
+      target: `each ≤ ${TARGET}× Playwriter ${peer.version}`,
+      ok: worst <= TARGET,
+      details: {
+        cdpRttRatio: round(ratios.cdpRtt, 2),
+        cdpRttMs: round(median(rtt.a)),
+        playwriterCdpRttMs: round(median(rtt.b)),
+        pwEvaluateRatio: round(ratios.pwEvaluate, 2),
+        pwEvaluateMs: round(median(pw.a)),
+        playwriterPwEvaluateMs: round(median(pw.b)),
+        screenshotRatio: round(ratios.screenshot, 2),
+        screenshotMs: round(median(shots.a), 1),
+        playwriterScreenshotMs: round(median(shots.b), 1),
+        frameMB: round(bytes.ours / 1024 / 1024, 1),
+        playwriterFrameMB: round(bytes.theirs / 1024 / 1024, 1),
+      },
+    };
+  } finally {
+    for (const close of closers) await close().catch(() => {});
+  }
+}
