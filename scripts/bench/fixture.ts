@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
 import { CdpClient } from '../../test/helpers/cdp-client';
 import { TestBrowser } from '../../test/helpers/chromium';
 import { until } from '../../test/helpers/waits';
@@ -181,4 +182,14 @@ export async function openBenchTab(relay: RelayProcess, url: string): Promise<Be
       await browser.close();
     },
   };
+}
+
+/** The page at `url` in a browser Playwright connected to, once it shows it. */
+export function pageAt(browser: Browser, url: string): Promise<Page> {
+  return until('the page in Playwright', () =>
+    browser
+      .contexts()
+      .flatMap((c) => c.pages())
+      .find((p) => p.url() === url),
+  );
 }

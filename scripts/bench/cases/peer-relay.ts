@@ -4,11 +4,11 @@
 // Page.captureScreenshot of the noisy canvas, each through either relay. Target (#50): clawd's
 // median ≤ 0.65× the peer's on each.
 
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
 import { CdpClient } from '../../../test/helpers/cdp-client';
 import { TestBrowser } from '../../../test/helpers/chromium';
 import { until } from '../../../test/helpers/waits';
-import { ROOT, type BenchTab } from '../fixture';
+import { ROOT, pageAt, type BenchTab } from '../fixture';
 import { PLAYWRITER_EXTENSION_ID, startPlaywriter } from '../peer-playwriter';
 import { alternate, median, round, type CaseResult } from '../stats';
 
@@ -48,14 +48,7 @@ export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Pr
       () => pwOurs.close(),
       () => pwTheirs.close(),
     );
-    const pageIn = (b: Browser) =>
-      until('the page in Playwright', () =>
-        b
-          .contexts()
-          .flatMap((c) => c.pages())
-          .find((p: Page) => p.url() === url),
-      );
-    const [pageOurs, pageTheirs] = await Promise.all([pageIn(pwOurs), pageIn(pwTheirs)]);
+    const [pageOurs, pageTheirs] = await Promise.all([pageAt(pwOurs, url), pageAt(pwTheirs, url)]);
     const pw = await alternate(
       quick ? 30 : 300,
       quick ? 5 : 30,

@@ -1,22 +1,14 @@
 // pw-evaluate: Playwright's page.evaluate(() => 1) through the relay vs connected straight to
 // the browser, alternating, medians.
-import { chromium, type Page } from 'playwright-core';
-import { until } from '../../../test/helpers/waits';
-import type { BenchTab } from '../fixture';
+import { chromium } from 'playwright-core';
+import { pageAt, type BenchTab } from '../fixture';
 import { alternate, median, percentile, round, type CaseResult } from '../stats';
 
 export async function pwEvaluate(tab: BenchTab, url: string, quick: boolean): Promise<CaseResult> {
   const viaRelay = await chromium.connectOverCDP(`${tab.relay.url}/?token=${tab.relay.token}`);
   const direct = await chromium.connectOverCDP(tab.browser.wsEndpoint);
   try {
-    const find = (b: typeof viaRelay) =>
-      until('the page in Playwright', () =>
-        b
-          .contexts()
-          .flatMap((c) => c.pages())
-          .find((p: Page) => p.url() === url),
-      );
-    const [pr, pd] = await Promise.all([find(viaRelay), find(direct)]);
+    const [pr, pd] = await Promise.all([pageAt(viaRelay, url), pageAt(direct, url)]);
     const t = await alternate(
       quick ? 30 : 300,
       quick ? 5 : 30,
