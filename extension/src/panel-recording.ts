@@ -19,8 +19,9 @@ type HeldStep = (RecordedStep | { do: 'goto'; url: string }) & { keep?: boolean 
 
 /**
  * The recorder put into every page while a panel records: one registration per panel, named by
- * a lock the panel holds while it is open, so a panel closed mid-recording leaves none behind
- * for long (the next recording takes away those whose lock is free).
+ * a lock the panel holds while it is open. A panel closed mid-recording leaves its registration
+ * until the next recording takes away those whose lock is free, or the browser restarts (each
+ * page's recorder then asks, hears no answer, and stops).
  */
 const RECORDER_SCRIPT = 'clawd-recorder-';
 
@@ -69,6 +70,12 @@ export class RecordingPanel {
         this.#steps.push({ do: 'goto', url: details.url });
         this.#show();
       }
+      // A page back from the back/forward cache, or a prerendered one shown, ran no content script
+      // now: put in here and once it is parsed (the page's guard keeps it to one).
+      void this.#inject();
+    });
+    chrome.webNavigation.onDOMContentLoaded.addListener((details) => {
+      if (this.#tab && details.tabId === this.#tab.tabId && details.frameId === 0) void this.#inject();
     });
     chrome.tabs.onRemoved.addListener((tabId) => {
       if (tabId === this.#tab?.tabId) this.#lost('the tab was closed');

@@ -2,6 +2,7 @@
 // (act-operations.ts) and the page's own (page-act-operations.ts): the action's line, where it
 // led when it loaded another page, then the page when a snapshot was asked for.
 
+import { flagged } from './instruction-lines';
 import { pageTitle, pageWords } from './page-fence';
 import { pageName, snapshotText, type SnapshotResult } from './page-operations';
 
@@ -30,7 +31,7 @@ export interface ActResult {
   messages?: string[];
   /**
    * On the same document, with no view or a brief one: the words the action made appear on the
-   * page (a total with its label, a count, a status line), each with its block's words, up to five.
+   * page (a total with its label, a count, a status line), each with its block's words, up to three.
    */
   changed?: string[];
   /**
@@ -62,7 +63,8 @@ export const answer =
         ...(result.messages?.length ? [pageWords(result.messages.join('\n'))] : []),
       );
     // What appeared, said as a diff says text that came.
-    const changed = (result.changed ?? []).map((words) => `+ ${JSON.stringify(words)}`);
+    // A line that reads as an instruction to an AI is flagged, as a snapshot's is (instruction-lines.ts).
+    const changed = (result.changed ?? []).map((words) => flagged(`+ ${JSON.stringify(words)}`));
     if (result.changedMore)
       changed.push(
         changed.length ? `+ … and ${result.changedMore} more` : `~ ${result.changedMore} texts changed: another view`,

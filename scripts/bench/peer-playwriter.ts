@@ -39,7 +39,10 @@ export async function startPlaywriter(root: string): Promise<PeerRelay> {
   cpSync(path.join(dir, 'dist', 'extension'), extensionDir, { recursive: true });
   const worker = path.join(extensionDir, 'background.js');
   const source = readFileSync(worker, 'utf8');
-  if (!source.includes(BAKED_PORT)) throw new Error(`playwriter ${version}: its extension's relay port was not found`);
+  if (!source.includes(BAKED_PORT)) {
+    rmSync(scratch, { recursive: true, force: true });
+    throw new Error(`playwriter ${version}: its extension's relay port was not found`);
+  }
   writeFileSync(worker, source.replace(BAKED_PORT, `const RELAY_PORT = Number("${port}")`));
   // The two calls its own relay daemon (dist/start-relay-server.js) makes, on our port.
   const start = `const { startPlayWriterCDPRelayServer } = await import(${JSON.stringify(path.join(dir, 'dist', 'cdp-relay.js'))});

@@ -102,8 +102,14 @@ describe.each([
       refOf(loaded, 'button', 'Update cart'),
       refOf(loaded, 'button', 'Refresh'),
     ];
-    // A field's new value is no change of the page's words.
+    // A field's new value is no change of the page's words; nor is what the agent typed into an editable area.
     expect((await act({ kind: 'type', ref: qty, text: '3' })).changed).toBeUndefined();
+    expect(
+      (await act({ kind: 'type', ref: refOf(loaded, 'textbox', 'Gift note'), text: 'Happy birthday' })).changed,
+    ).toBeUndefined();
+    expect(await ctx.d.inPage<string>(`document.querySelector('[contenteditable]').textContent`)).toBe(
+      'Happy birthday',
+    );
     // The badge in the header and the total far below; the rebuilt rows and a hidden note are not said.
     const updated = await act({ kind: 'click', ref: update });
     expect(updated.changed).toEqual(['Cart (3)', 'Total: £30.00']);

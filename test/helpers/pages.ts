@@ -28,7 +28,7 @@ const PAGES: Record<string, (port: number) => string> = {
     () => `<!doctype html><title>Cart</title><header><a href="#">Acme</a> <a href="#">Deals</a> <a href="#">Help</a>
     <a href="#" id="badge">Cart (1)</a></header><main><h1>Your cart</h1><ul id="rows"></ul>
     <label>Quantity <input id="qty" value="1"></label> <button onclick="update()">Update cart</button>
-    <button onclick="update(true)">Refresh</button>
+    <button onclick="update(true)">Refresh</button> <div contenteditable="true" role="textbox" aria-label="Gift note"></div>
     ${'<p>Delivery is free on orders over £50. Returns within 30 days.</p>'.repeat(40)}
     <p>Total: <span id="total">£10.00</span></p><p hidden id="note"></p></main>
     <script>

@@ -67,10 +67,10 @@ export class ActCall {
       // the action made appear: the page is watched from just before it.
       const view = request.snapshot ?? 'none';
       const watched =
-        (view === 'none' || view === 'brief') && (await this.snapshots.watchChanges(page, WATCH_MS(call)));
+        view === 'none' || view === 'brief' ? await this.snapshots.watchChanges(page, WATCH_MS(call)) : undefined;
       // A failed action ends the watch too: it keeps what the page takes out while it runs.
       const { extra, navigated } = await this.perform(call).catch((error: unknown) => {
-        if (watched) void this.snapshots.changes(page, WATCH_MS(call));
+        if (watched !== undefined) void this.snapshots.changes(page, watched, WATCH_MS(call));
         throw error;
       });
       const answer: ActResult = {
@@ -86,7 +86,7 @@ export class ActCall {
         navigated && (before.documents === undefined || found.state.network.documents() !== before.documents);
       if (newDocument)
         return view === 'none' ? this.loaded(call, answer, before) : this.viewed(call, answer, view, before);
-      const changed = watched ? await this.snapshots.changes(page, WATCH_MS(call)) : undefined;
+      const changed = watched !== undefined ? await this.snapshots.changes(page, watched, WATCH_MS(call)) : undefined;
       if (changed?.words.length) answer.changed = changed.words;
       if (changed?.more) answer.changedMore = changed.more;
       return view === 'none' ? answer : this.viewed(call, answer, view, undefined);

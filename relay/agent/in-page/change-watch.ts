@@ -8,13 +8,19 @@
 import { SKIPPED, cap, squash } from './walker-words';
 import type { UnseenRules } from './unseen-rules';
 
-/** The watch one frame's registry holds between an action's start and its answer. */
+/** A watch a frame's registry holds between an action's start and its answer (one per action: calls may overlap). */
 export interface ChangeWatch {
   observer: MutationObserver;
   records: MutationRecord[];
-  /** The page changed more than is kept: what came is read from what is kept. */
-  over: boolean;
+  /** How many records the page wrote; past RECORDS_MAX none is kept (the view changed whole). */
+  seen: number;
+  /** Ends it when nobody asks for what it saw (a call that ran out of its bound first). */
+  timer: ReturnType<typeof setTimeout>;
 }
+
+/** How long a watch nobody asked for keeps watching. */
+const WATCH_MS = 60_000;
+let nextWatch = 1;
 
 /** Records kept at most (a page rebuilt whole writes one per element). */
 const RECORDS_MAX = 50_000;
@@ -26,23 +32,44 @@ const VIEW_MIN = 8;
 /** How far up a changed text's block is looked for (a text in a long inline run says itself). */
 const BLOCK_DEPTH = 6;
 
-/** Starts watching the document (a watch left by an earlier action is dropped). */
-export function startWatch(previous: ChangeWatch | undefined): ChangeWatch {
-  previous?.observer.disconnect();
-  const watch: ChangeWatch = { observer: undefined as unknown as MutationObserver, records: [], over: false };
-  watch.observer = new MutationObserver((batch) => keep(watch, batch));
+/** Starts watching the document (its light DOM); answers the watch's id, for `endWatch`. */
+export function startWatch(watches: Map<number, ChangeWatch>): number {
+  const id = nextWatch++;
+  const watch: ChangeWatch = {
+    observer: new MutationObserver((batch) => keep(watch, batch)),
+    records: [],
+    seen: 0,
+    timer: setTimeout(() => endWatch(watches, id), WATCH_MS),
+  };
   watch.observer.observe(document, {
     subtree: true,
     childList: true,
     characterData: true,
     characterDataOldValue: true,
   });
+  watches.set(id, watch);
+  return id;
+}
+
+/** Ends a watch: what it kept, or undefined when it ended already. */
+export function endWatch(watches: Map<number, ChangeWatch>, id: number): ChangeWatch | undefined {
+  const watch = watches.get(id);
+  if (!watch) return undefined;
+  watches.delete(id);
+  clearTimeout(watch.timer);
+  keep(watch, watch.observer.takeRecords());
+  watch.observer.disconnect();
   return watch;
 }
 
 function keep(watch: ChangeWatch, batch: MutationRecord[]): void {
-  if (watch.records.length + batch.length > RECORDS_MAX) watch.over = true;
-  else watch.records.push(...batch);
+  watch.seen += batch.length;
+  if (watch.seen <= RECORDS_MAX) watch.records.push(...batch);
+  else if (watch.records.length > 0) {
+    // Past the bound the view changed whole: nothing it took out is held for a count.
+    watch.records = [];
+    watch.observer.disconnect();
+  }
 }
 
 /** Each text node in `node` (itself, or in its subtree), scripts and styles left out. */
@@ -58,8 +85,7 @@ function eachText(node: Node, seen: (text: Text) => void): void {
  * same words again).
  */
 export function changedWords(watch: ChangeWatch, rules: UnseenRules): ChangedWords {
-  keep(watch, watch.observer.takeRecords());
-  watch.observer.disconnect();
+  if (watch.seen > RECORDS_MAX) return { words: [], more: watch.seen };
   const went = new Map<string, number>();
   const gone = (text: string | null) => {
     const words = squash(text ?? '');
@@ -77,8 +103,9 @@ export function changedWords(watch: ChangeWatch, rules: UnseenRules): ChangedWor
   }
   const out: string[] = [];
   const blocks: Element[] = [];
-  // Texts that appeared past the blocks said: the answer counts them, so an agent knows it did not see all.
-  let more = 0;
+  // Lines that appeared past the blocks said (a row once, whatever its cells): the answer counts
+  // them, so an agent knows it did not see all.
+  const more = new Set<Element>();
   for (const text of came) {
     const words = squash(text.nodeValue ?? '');
     if (!words || !text.isConnected) continue;
@@ -88,7 +115,9 @@ export function changedWords(watch: ChangeWatch, rules: UnseenRules): ChangedWor
       continue;
     }
     if (out.length >= BLOCKS_MAX) {
-      if (!blocks.some((b) => b.contains(text))) more++;
+      const at = text.parentElement;
+      if (at && !blocks.some((b) => b.contains(text)) && !at.closest(DOES) && shownText(at, rules))
+        more.add(at.closest(LINE) ?? at);
       continue;
     }
     const block = blockOf(text, rules);
@@ -97,9 +126,9 @@ export function changedWords(watch: ChangeWatch, rules: UnseenRules): ChangedWor
     blocks.push(block.el);
     out.push(block.words);
   }
-  if (watch.over) more = Math.max(more, VIEW_MIN);
   // That many: the action switched the view (an inbox back, another tab's panel): a look says it, not a few of its words.
-  return out.length + more > VIEW_MIN ? { words: [], more: out.length + more } : { words: out, more };
+  const places = out.length + more.size;
+  return places > VIEW_MIN ? { words: [], more: places } : { words: out, more: more.size };
 }
 
 /** What `changes` answers: the words said, and how many more texts appeared. */
@@ -124,8 +153,8 @@ function blockOf(text: Text, rules: UnseenRules): { el: Element; words: string }
     if (at.matches(DOES)) return undefined;
     const words = wordsAround(at, text, rules);
     // Its own element says nothing a person sees: neither does the text. A long one: the text alone.
-    if (i === 0 && !words) return undefined;
-    if (words.length > WORDS_MAX) break;
+    if (i === 0 && words === '') return undefined;
+    if (words === undefined) break;
     best = { el: at, words };
     // A table's cell is said with its row (a mail's sender, subject and date: one line).
     if (at.matches(CELL)) continue;
@@ -140,10 +169,12 @@ function blockOf(text: Text, rules: UnseenRules): { el: Element; words: string }
  * What a person reads in `el` (up to WORDS_MAX + 1), leaving out what is acted on there (a row's
  * Delete, a card's links: not what the action changed) unless the changed text is in it.
  */
-function wordsAround(el: Element, text: Text, rules: UnseenRules): string {
+function wordsAround(el: Element, text: Text, rules: UnseenRules): string | undefined {
   let out = '';
+  let long = false;
   const visit = (n: Node) => {
-    if (out.length > WORDS_MAX) return;
+    // Read raw (indentation and all) up to a bound, then squashed: past WORDS_MAX it says too much.
+    if (long || (long = out.length > WORDS_MAX * 4)) return;
     if (n.nodeType === Node.TEXT_NODE) {
       if (n.parentElement && !rules.textUnseen(n.parentElement)) out += n.nodeValue ?? '';
       return;
@@ -157,12 +188,22 @@ function wordsAround(el: Element, text: Text, rules: UnseenRules): string {
     if (block) out += ' ';
   };
   visit(el);
-  return squash(out);
+  const words = squash(out);
+  return long || words.length > WORDS_MAX ? undefined : words;
 }
 
+/** Whether a person sees an element's own text. */
+const shownText = (el: Element, rules: UnseenRules): boolean =>
+  el.checkVisibility({ visibilityProperty: true }) && !rules.textUnseen(el);
+
 const CELL = 'td, th, [role="cell"], [role="gridcell"]';
-/** What does something when acted on (its words are no outcome); with links, what is acted on in a block. */
-const DOES = 'button, input, select, textarea, [role="button"], [role="checkbox"], [role="menuitem"], [role="tab"]';
+/** A line of a list or a table: what appeared in it is counted once. */
+const LINE = 'tr, li, [role="row"], [role="listitem"]';
+/** What does something when acted on, or is typed into (its words are no outcome); with links, what is acted on in a block. */
+const DOES =
+  'button, input, select, textarea, [contenteditable]:not([contenteditable="false"]), [role="button"], ' +
+  '[role="checkbox"], [role="radio"], [role="switch"], [role="menuitem"], [role="tab"], [role="textbox"], ' +
+  '[role="searchbox"], [role="combobox"]';
 const ACTED_ON = `a[href], [role="link"], ${DOES}`;
 
 /** Elements whose words are their own, said alone (a link's, a button's, a label's). */

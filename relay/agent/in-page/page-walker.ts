@@ -16,7 +16,7 @@ import { UnseenRules } from './unseen-rules';
 import { ElementReading } from './element-reading';
 import { RefHeirs } from './ref-heirs';
 import { PageWalk } from './page-walk';
-import { changedWords, startWatch } from './change-watch';
+import { changedWords, endWatch, startWatch } from './change-watch';
 import type { InPageRequest, ListenersOf, Registry, WalkResult } from './walker-types';
 
 /** What a person's click sets off: a listener for one of these makes an element a target. */
@@ -124,11 +124,9 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       return out.slice(0, 10);
     }
     case 'watch':
-      reg.watch = startWatch(reg.watch);
-      return true;
+      return startWatch((reg.watches ??= new Map()));
     case 'changes': {
-      const watch = reg.watch;
-      reg.watch = undefined;
+      const watch = reg.watches && endWatch(reg.watches, req.id);
       return watch ? changedWords(watch, rules) : { words: [], more: 0 };
     }
     case 'boxes': {

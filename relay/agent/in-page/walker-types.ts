@@ -26,8 +26,8 @@ export interface Registry {
   listenersOf?: ListenersOf;
   /** Without it: the elements the relay listed with click listeners, walk by walk. */
   clickers: WeakSet<Element>;
-  /** What the page changes while an action runs (change-watch.ts): from `watch` to `changes`. */
-  watch?: ChangeWatch;
+  /** What the page changes while actions run (change-watch.ts), by watch id: from `watch` to `changes`. */
+  watches?: Map<number, ChangeWatch>;
 }
 
 /** An element's own listeners by event type (what DevTools' `getEventListeners` answers). */
@@ -64,9 +64,9 @@ export type InPageRequest =
   | { kind: 'resolve'; ref: string }
   | { kind: 'boxes'; refs: string[] }
   | { kind: 'messages' }
-  /** Before an action: watch what the page changes. After it: the words that appeared (ChangedWords), the watch ended. */
+  /** Before an action: watch what the page changes (answers the watch's id). After it: the words that appeared (ChangedWords), the watch ended. */
   | { kind: 'watch' }
-  | { kind: 'changes' };
+  | { kind: 'changes'; id: number };
 
 /** What a walk answers (as a JSON string). */
 export interface WalkResult {

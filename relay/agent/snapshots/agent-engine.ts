@@ -180,6 +180,11 @@ export class AgentEngine implements SnapshotEngine {
             throw error;
           // Its registry may have numbered elements this snapshot never shows: a fresh one next time.
           abandoned.add(child);
+          // Its handle let go, so the elements its registry holds go with it (they are held, not weakly).
+          void this.#registries
+            .get(child)
+            ?.handle.then((handle) => handle.dispose())
+            .catch(() => {});
           this.#registries.delete(child);
           return [];
         });

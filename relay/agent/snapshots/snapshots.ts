@@ -75,16 +75,17 @@ export class Snapshots {
   }
 
   /**
-   * Before an action: the main frame's document starts keeping what the page changes (false when
-   * it could not, within `timeoutMs`: the answer then says no changes).
+   * Before an action: the main frame's document starts keeping what the page changes; the watch's
+   * id (undefined when it could not, within `timeoutMs`: the answer then says no changes; a watch
+   * nobody asks for ends by itself in the page).
    */
-  watchChanges(page: Page, timeoutMs: number): Promise<boolean> {
-    return this.#extra(page, { kind: 'watch' }, timeoutMs, false);
+  watchChanges(page: Page, timeoutMs: number): Promise<number | undefined> {
+    return this.#extra<number | undefined>(page, { kind: 'watch' }, timeoutMs, undefined);
   }
 
   /** After it: the words that appeared on the page meanwhile, each with its block's, and how many more (change-watch.ts). */
-  changes(page: Page, timeoutMs: number): Promise<ChangedWords> {
-    return this.#extra(page, { kind: 'changes' }, timeoutMs, { words: [], more: 0 });
+  changes(page: Page, watch: number, timeoutMs: number): Promise<ChangedWords> {
+    return this.#extra(page, { kind: 'changes', id: watch }, timeoutMs, { words: [], more: 0 });
   }
 
   /** A request of the main frame's walker whose answer is extra to a call: `none` when it fails or is late. */
