@@ -293,6 +293,11 @@ export class AgentEngine implements SnapshotEngine {
     }
   }
 
+  /** Whether the frame's document has its walker already (put in by a walk, a brief view, a load's messages). */
+  installed(frame: Frame): boolean {
+    return this.#registries.has(frame);
+  }
+
   /** Leaves each frame's walker on its `document` under a one-time key (the tab is about to rest: walker-rest.ts). */
   async keep(frames: Iterable<Frame>): Promise<void> {
     await Promise.all(

@@ -79,7 +79,10 @@ export class Snapshots {
    * id (undefined when it could not, within `timeoutMs`: the answer then says no changes; a watch
    * nobody asks for ends by itself in the page).
    */
-  watchChanges(page: Page, timeoutMs: number): Promise<number | undefined> {
+  async watchChanges(page: Page, timeoutMs: number): Promise<number | undefined> {
+    // Only where the walker is in the document already: an action does not put it in (a call on
+    // refs of another format, or of a recipe's locators, answers as it did).
+    if (!this.#agent.installed(page.mainFrame())) return undefined;
     return this.#extra<number | undefined>(page, { kind: 'watch' }, timeoutMs, undefined);
   }
 
