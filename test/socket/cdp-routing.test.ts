@@ -405,6 +405,43 @@ describe('CDP through the relay', () => {
       expect(order).toEqual(['Input.dragIntercepted', 'response']);
     });
 
+    it('delivers a paused request at once while the navigation that waits for its answer is in flight', async () => {
+      // A window as long as the command's bound: held behind the navigate, the paused request
+      // would come only when it ran out, and the navigate would not answer within the test's.
+      await ext.close();
+      await t.close();
+      t = await startTestRelay({ timeouts: { commandMs: 10_000, reconnectWaitMs: 300, eventFenceMs: 10_000 } });
+      ext = await FakeExtension.connect(t.port, t.extensionKey, [TAB1, TAB2]);
+      const { c, sessions } = await autoAttached();
+      const session = sessions.get(TAB1.targetInfo.targetId);
+      let goOn!: () => void;
+      const continued = new Promise<void>((resolve) => (goOn = resolve));
+      ext.handler = (r) => {
+        if (r.op !== 'cdp') return {};
+        if (r.method === 'Page.navigate') {
+          ext.event(1, 'Fetch.requestPaused', {
+            requestId: 'interception-1',
+            request: { url: 'http://a.test/', method: 'GET', headers: {} },
+            frameId: 'F1',
+            resourceType: 'Document',
+          });
+          // Chrome answers the navigate only once its document request goes on.
+          return continued.then(() => ({ frameId: 'F1', loaderId: 'L1' }));
+        }
+        if (r.method === 'Fetch.continueRequest') goOn();
+        return {};
+      };
+      c.onMessage((m) => {
+        if (m.method === 'Fetch.requestPaused')
+          void c.send('Fetch.continueRequest', { requestId: m.params.requestId }, session).catch(() => {});
+      });
+      const navigated = await Promise.race([
+        c.send('Page.navigate', { url: 'http://a.test/' }, session),
+        quiet(3_000).then(() => 'the paused request was held behind the navigate'),
+      ]);
+      expect(navigated).toEqual({ frameId: 'F1', loaderId: 'L1' });
+    });
+
     it('does not hold events forever behind a command that waits on them (a dialog)', async () => {
       const { c, sessions } = await autoAttached();
       ext.handler = (r) => {
