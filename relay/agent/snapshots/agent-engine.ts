@@ -259,7 +259,7 @@ export class AgentEngine implements SnapshotEngine {
       // Where the frame could not be lent the listener reader, a walk is handed the elements
       // with click listeners the frame's walker does not know yet.
       // Each such walk takes the key, so elements a late listing left there are not lost.
-      if (request.kind === 'walk' && !(await walker.lent)) {
+      if (request.kind === 'walk' && !(await this.#lent(frame, walker, registry))) {
         await listClickListeners(frame, walker.key, walker.handed);
         req = { ...request, listed: walker.key };
       }
@@ -311,31 +311,36 @@ export class AgentEngine implements SnapshotEngine {
   #registry(frame: Frame): FrameWalker {
     let walker = this.#registries.get(frame);
     if (!walker) {
-      // The walker's bundle is evaluated once per document, with its registry (and the frame's
-      // listener reader, lent under the document's key); a call after that sends Playwright only
-      // its request.
-      const key = `__clawd${randomBytes(8).toString('hex')}`;
-      const made = lendListenerReader(frame, key, () =>
-        frame.evaluateHandle(
-          `(() => { ${distAsset('in-page/walker.js')}; return { registry: __clawdWalker.createRegistry(${JSON.stringify(key)}), run: __clawdWalker.inPage }; })()`,
-        ),
+      // The walker's bundle is evaluated once per document, with its registry; a call after that
+      // sends Playwright only its request. The listener reader is lent at the first walk (#lent),
+      // not here: a load's messages and an action's watch read no listeners, and a lending takes
+      // a session of its own and four round trips (13 ms of a bare navigate's 100 on a pool).
+      const handle = frame.evaluateHandle(
+        `(() => { ${distAsset('in-page/walker.js')}; return { registry: __clawdWalker.createRegistry(), run: __clawdWalker.inPage }; })()`,
       );
-      const handle = made;
-      walker = {
-        handle,
-        // Whether this frame's own registry took the reader (another frame of the target, or a
-        // document that went meanwhile, may have had it instead).
-        lent: handle.then(
-          (registry) =>
-            registry.evaluate((w) => (w as { registry: { listenersOf?: unknown } }).registry.listenersOf !== undefined),
-          () => false,
-        ),
-        key,
-        handed: new Set(),
-      };
+      walker = { handle, key: `__clawd${randomBytes(8).toString('hex')}`, handed: new Set() };
       this.#registries.set(frame, walker);
       handle.catch(() => this.#registries.delete(frame));
     }
     return walker;
+  }
+
+  /**
+   * Whether the frame's walker reads click listeners itself: DevTools' `getEventListeners`, lent
+   * under the walker's key at its first walk (listener-reader.ts) and taken into its registry (and
+   * off the document) at once. Where it cannot be lent (a person's tab), each walk is handed them.
+   */
+  #lent(frame: Frame, walker: FrameWalker, registry: JSHandle): Promise<boolean> {
+    walker.lent ??= lendListenerReader(frame, walker.key, () =>
+      registry.evaluate((w, key) => {
+        const own = document as unknown as Record<string, unknown>;
+        const reader = own[key];
+        delete own[key];
+        const kept = (w as { registry: { listenersOf?: unknown } }).registry;
+        if (typeof reader === 'function') kept.listenersOf = reader;
+        return kept.listenersOf !== undefined;
+      }, walker.key),
+    ).catch(() => false);
+    return walker.lent;
   }
 }

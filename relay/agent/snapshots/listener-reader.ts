@@ -3,8 +3,9 @@
 // cannot either. Two ways, by what the browser lets our session do:
 // - lent (managed and remote profiles): DevTools' `getEventListeners` exists only in an evaluate
 //   that asks for it (`includeCommandLineAPI`); taken from one made over a CDP session of ours
-//   and left on the frame's `document` under a one-time key, the walker's bundle keeps it in its
-//   closure and deletes the key — it then reads any element's listeners live, at no round trip.
+//   and left on the frame's `document` under a one-time key at the walker's first walk, the
+//   walker keeps it in its registry and deletes the key — it then reads any element's listeners
+//   live, at no round trip.
 //   It reads only listeners of the world it was made in, so each frame's main world gets its own.
 // - listed (the person's tabs): Chrome gives an extension's debugger session no command-line API
 //   (measured, 150 and 156: `getEventListeners is not defined`), so before each walk the elements

@@ -12,8 +12,8 @@ import type { Frame, JSHandle } from 'playwright-core';
 /** A frame document's walker: its registry's handle, and how it learns of click listeners (listener-reader.ts). */
 export interface FrameWalker {
   handle: Promise<JSHandle<unknown>>;
-  /** Whether the frame's walker reads listeners itself; if not, each walk is handed them under `key`. */
-  lent: Promise<boolean>;
+  /** Whether the frame's walker reads listeners itself (asked at its first walk); if not, each walk is handed them under `key`. */
+  lent?: Promise<boolean>;
   key: string;
   /** The listening elements already handed to this document's walker (backend node ids). */
   handed: Set<number>;

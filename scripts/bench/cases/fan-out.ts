@@ -1,7 +1,7 @@
 // fan-out: ten CDP clients on one tab under a flood of 10,000 console events: every client gets
 // every event, and the relay process's peak resident memory stays small. The peak is this case's
 // own: the relay's recorded peak is reset first, so the cases run before it in the same process
-// (event-flood, pw-evaluate) do not count.
+// (event-flood, pw-evaluate) do not count. Target (#50): no event lost, peak ≤ 120 MB.
 import { writeFileSync } from 'node:fs';
 import { CdpClient } from '../../../test/helpers/cdp-client';
 import type { BenchTab } from '../fixture';
@@ -35,8 +35,8 @@ export async function fanOut(tab: BenchTab, quick: boolean): Promise<CaseResult>
       name: 'fan-out',
       unit: 'MB',
       value: round(peakMb, 1),
-      target: '0 lost, RSS ≤ 150 MB',
-      ok: lost === 0 && peakMb <= 150,
+      target: '0 lost, RSS ≤ 120 MB',
+      ok: lost === 0 && peakMb <= 120,
       details: { clients: clients.length, events: count, lost, slowestRoundMs: round(ms, 1) },
     };
   } finally {

@@ -7,7 +7,7 @@
 // the plan twice: looking at an unseen page whole, and (frugal) through a find and a snapshot
 // of the page's main landmark; the cheaper is the baseline. The tool list each server costs once
 // per session is the mcp-tools case, not counted here.
-// Target: clawd's characters over all five tasks ≤ 0.2× Playwright MCP's cheaper plan.
+// Target (#50): clawd's characters over all five tasks ≤ 0.15× Playwright MCP's cheaper plan.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -159,8 +159,8 @@ export async function mcpTasks(quick: boolean): Promise<CaseResult> {
       value: clawd.total.chars,
       baseline: best,
       ratio: round(ratio, 3),
-      target: '≤ 0.2× Playwright MCP',
-      ok: ratio <= 0.2,
+      target: '≤ 0.15× Playwright MCP',
+      ok: ratio <= 0.15,
       details: {
         calls: clawd.total.calls,
         wholePageLookChars: playwright ? playwright.total.chars : 'not run (quick)',
