@@ -78,6 +78,11 @@ export class PolicyRules {
   readonly #fresh = new Map<number, ReturnType<typeof setTimeout>>();
   // One update at a time, in order: the last one wins.
   #applying: Promise<void> = Promise.resolve();
+  // The update waiting behind the running one, if any: every change meanwhile joins it, since it
+  // reads the tabs and the policy only when it starts. Queued one per change, the 300 tabs a
+  // person hands over at once made 300 updates in a row, and a call that waited for its own
+  // (a rested tab's wake) waited for all of them.
+  #queued: Promise<void> | undefined;
 
   /** The relay's policy for the person's tabs. */
   set(config: PolicyConfig): Promise<void> {
@@ -230,8 +235,13 @@ export class PolicyRules {
         addRules: this.#rules(others, sites),
       });
     };
+    if (this.#queued) return this.#queued;
+    const started = () => {
+      this.#queued = undefined;
+      return update();
+    };
     // One failed update must not stop the ones after it.
-    this.#applying = this.#applying.then(update, update);
+    this.#applying = this.#queued = this.#applying.then(started, started);
     return this.#applying;
   }
 }
