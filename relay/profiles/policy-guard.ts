@@ -230,8 +230,12 @@ export class PolicyGuard {
       // session holds already: let it go there, walls once. Held twice, its interception on a
       // page's session went with the page's next navigation and left a frame of its scope that
       // was loading then never to load (a cross-site frame, once its worker had a request refused).
+      // Its word there waits for the walls' (any holder's word runs a new service worker).
       if (message.sessionId !== undefined && attached.targetInfo.type === 'service_worker') {
-        if (attached.waitingForDebugger) void this.#resume(attached.sessionId);
+        if (attached.waitingForDebugger)
+          void Promise.resolve(this.whenSetUp(attached.targetInfo.targetId)).then(() =>
+            this.#resume(attached.sessionId),
+          );
         return;
       }
       void this.#hold(attached);
@@ -242,8 +246,10 @@ export class PolicyGuard {
   /**
    * What a raw client's word to run `targetId` waits for: the guard's walls in it (its own word to
    * run goes once they are up). Any session's word starts a shared worker whose script has not
-   * arrived, whoever else holds it, so a client that let it run at once beat the rules (#45). A
-   * target the guard has not heard of yet is waited for, up to UNSEEN_MS; one it set up already,
+   * arrived, whoever else holds it, so a client that let it run at once beat the rules (#45); so
+   * does any session's word a brand-new service worker (measured on 150 and 156), whose walls are
+   * answered only once it runs: for it, the wait is until the guard has sent them and its own word.
+   * A target the guard has not heard of yet is waited for, up to UNSEEN_MS; one it set up already,
    * or never will (closed), waits for nothing.
    */
   whenSetUp(targetId: string): Promise<void> | undefined {
@@ -274,7 +280,7 @@ export class PolicyGuard {
     for (const told of this.#unseen.get(targetId) ?? []) told(setUp);
     this.#unseen.delete(targetId);
     try {
-      await this.#setUpTarget(attached);
+      await this.#setUpTarget(attached, done);
     } finally {
       this.#settingUp.delete(targetId);
       this.#setUp.add(targetId);
@@ -283,7 +289,8 @@ export class PolicyGuard {
     }
   }
 
-  async #setUpTarget(attached: Protocol.Target.AttachedToTargetEvent): Promise<void> {
+  /** `sent` is called once the walls and the word to run of a service worker are on their way. */
+  async #setUpTarget(attached: Protocol.Target.AttachedToTargetEvent, sent: () => void): Promise<void> {
     const since = performance.now();
     const { sessionId, targetInfo } = attached;
     const framed = targetInfo.type === 'page' || targetInfo.type === 'iframe';
@@ -329,12 +336,15 @@ export class PolicyGuard {
             )
         : undefined,
     ]);
-    // A new service worker's script is not fetched until every session that holds it lets it run,
-    // so what needs the worker itself (the evaluate, Network.enable) cannot be answered before:
-    // awaited, each took the whole SETUP_MS, and the worker started late. A session runs its
-    // commands in the order they came (measured on 156: the evaluate and the rules sent ahead of
-    // the word to run hold the script's first line), so they go first and the word right behind.
-    if (pipelined && attached.waitingForDebugger) void this.#resume(sessionId);
+    // What needs a new service worker itself (the evaluate, Network.enable) is answered only once
+    // it runs: awaited, each took the whole SETUP_MS, and the worker started late. A session runs
+    // its commands in the order they came (measured on 156: the evaluate and the rules sent ahead
+    // of the word to run hold the script's first line), so they go first and the word right
+    // behind; any other session's word waits for that (whenSetUp), as it alone runs the worker.
+    if (pipelined) {
+      if (attached.waitingForDebugger) void this.#resume(sessionId);
+      sent();
+    }
     for (const step of await steps)
       if (step.status === 'rejected')
         this.log.debug(`policy guard: ${targetInfo.type} ${targetInfo.url}: ${(step.reason as Error).message}`);

@@ -254,7 +254,7 @@ describe('the CDP mux', () => {
     expect(closed).toBe(1);
   });
 
-  it('holds a raw client’s word to run a new target until the policy’s walls are in it (any holder’s word starts a shared worker)', async () => {
+  it('holds a raw client’s word to run a new target until the policy’s walls are in it (any holder’s word starts a shared or a service worker)', async () => {
     const browser = scriptedBrowser();
     const mux = new CdpMux(browser.pipe, silentLogger);
     const raw = peer();
@@ -305,5 +305,20 @@ describe('the CDP mux', () => {
         message: expect.stringContaining('only flatten mode'),
       });
     expect(browser.sent.some((m) => m.method === 'Target.sendMessageToTarget')).toBe(false);
+    // A brand-new service worker the same: any holder's word runs it (measured on 150 and 156).
+    browser.say({
+      method: 'Target.attachedToTarget',
+      sessionId: 'S1',
+      params: { sessionId: 'W2', targetInfo: { targetId: 'SVC', type: 'service_worker' }, waitingForDebugger: true },
+    });
+    conn.receive(JSON.stringify({ id: 6, method: 'Runtime.runIfWaitingForDebugger', params: {}, sessionId: 'W2' }));
+    await settle();
+    expect(asked).toEqual(['SW', 'SVC']);
+    expect(browser.sent.some((m) => m.sessionId === 'W2')).toBe(false);
+    wallsUp();
+    await settle();
+    expect(browser.sent.filter((m) => m.sessionId === 'W2').map((m) => m.method)).toEqual([
+      'Runtime.runIfWaitingForDebugger',
+    ]);
   });
 });
