@@ -22,8 +22,13 @@ import type { AgentPage } from '../tabs/page-finder';
 const WATCH_MS = (call: OneAct): number =>
   Math.max(1, Math.min(MESSAGES_MS, call.request.timeoutMs - (Date.now() - call.began)));
 
-/** How much of an action's bound Playwright's own timeout leaves for its answer to come back. */
-const PLAYWRIGHT_RESERVE = (timeoutMs: number): number => Math.min(1_000, timeoutMs / 10);
+/**
+ * How much of an action's bound Playwright's own timeout leaves for its answer to come back (its
+ * error, then each ref looked up again to tell a stale one from a timeout). A tenth was not
+ * enough on a loaded machine: 400 ms of a 4 s bound ran out and the bound's 408 came instead of
+ * the covered element's 409 (a clean-clone CI run).
+ */
+const PLAYWRIGHT_RESERVE = (timeoutMs: number): number => Math.min(1_500, timeoutMs / 5);
 
 /** One act call, as its steps read it. */
 interface OneAct {
