@@ -3,7 +3,8 @@
 // toolbar click, and raw CDP sessions to that page through the relay and directly.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -35,9 +36,21 @@ const DIST = path.dirname(fileURLToPath(import.meta.url));
 /** The checkout the bench runs from (dist/bench.js is in its dist/). */
 export const ROOT = path.dirname(DIST);
 
-/** `env`: more of the server's environment (CLAWD_BENCH_SEE_ALL=1 for the snapshot cases' "before" side). */
-export async function startRelayProcess(env: Record<string, string> = {}): Promise<RelayProcess> {
+/**
+ * `env`: more of the server's environment (CLAWD_BENCH_SEE_ALL=1 for the snapshot cases' "before"
+ * side); `config`: config.json's keys besides a fresh token (many-tabs: `extension.idleDetachMs`).
+ */
+export async function startRelayProcess(
+  env: Record<string, string> = {},
+  config?: Record<string, unknown>,
+): Promise<RelayProcess> {
   const home = mkdtempSync(path.join(os.tmpdir(), 'clawd-bench-'));
+  if (config)
+    writeFileSync(
+      path.join(home, 'config.json'),
+      JSON.stringify({ token: randomBytes(24).toString('base64url'), ...config }),
+      { mode: 0o600 },
+    );
   const child = spawn(
     process.execPath,
     [path.join(DIST, 'clawd.js'), 'serve', '--relay-port', '0', '--control-port', '0', '--home', home],

@@ -2,6 +2,8 @@
 // group) while three CDP clients are connected to the relay's /cdp: how long attaching them takes, that
 // every client is told of every tab (and its view keeps CDP's rules), that 300 Runtime.evaluate
 // calls spread over the three clients each reach the right tab, and the relay's peak memory.
+// Its server rests a tab after MANY_TABS_REST_MS unused: the first tabs rest while the others are
+// attached, and every tab has rested before the evaluations, which wake them all at once.
 
 import { CdpClient } from '../../../test/helpers/cdp-client';
 import { TargetInvariants } from '../../../test/helpers/cdp-invariants';
@@ -13,6 +15,8 @@ import { descendants, pssMb } from '../process-memory';
 import { round, type CaseResult } from '../stats';
 
 const CLIENTS = 3;
+/** How long a tab of this case's server stays unused before it rests (config.json's `extension.idleDetachMs`). */
+export const MANY_TABS_REST_MS = 3_000;
 /** The URL of one of this case's tabs. */
 const OURS = /\/t\?i=\d+$/;
 
@@ -110,8 +114,10 @@ export async function manyTabs(relay: RelayProcess, quick: boolean): Promise<Cas
       }),
     );
 
-    // One evaluation in every tab, all at once, the k-th tab through client k mod 3: each must
-    // answer from the tab the client was told of (its URL's ?i=).
+    // Every tab rests (none has been used since it was attached), then one evaluation in every
+    // tab, all at once, the k-th tab through client k mod 3: each wakes its tab and must answer
+    // from the tab the client was told of (its URL's ?i=).
+    await new Promise((resolve) => setTimeout(resolve, MANY_TABS_REST_MS + 1_000));
     const told0 = (
       await clients[0]!.send<{ targetInfos: Array<{ targetId: string; url: string }> }>('Target.getTargets')
     ).targetInfos.filter((t) => wanted.has(t.targetId));
@@ -165,6 +171,7 @@ export async function manyTabs(relay: RelayProcess, quick: boolean): Promise<Cas
         ...(wrong.length ? { firstWrong: JSON.stringify(wrong[0]) } : {}),
         invariantBreaks: breaks.length,
         ...(breaks.length ? { firstBreak: JSON.stringify(breaks[0]!.slice(0, 200)) } : {}),
+        restAfterMs: MANY_TABS_REST_MS,
         evaluateAllMs: round(evalMs, 0),
         relayBeforeMb: round(before, 1),
         openTabsS: round(openMs / 1000, 1),
