@@ -105,6 +105,33 @@ describe("the worker's state", () => {
     expect((await new WorkerState(storage).loaded).handOvers).toHaveLength(10);
   });
 
+  it('writes a burst of saves as one write behind the one under way, each caller answered once its value or a later one is kept', async () => {
+    const { storage, areas } = fakeStorage();
+    let writes = 0;
+    const set = storage.local.set.bind(storage.local);
+    storage.local.set = async (items: Record<string, unknown>) => {
+      writes++;
+      await quiet(20); // a storage that takes its time
+      return set(items);
+    };
+    const state = new WorkerState(storage);
+    await state.loaded;
+    const tabs = (n: number) => Array.from({ length: n }, (_, i) => ({ tabId: i, targetId: `T${i}` }));
+    const first = state.save('attachedTabs', tabs(1));
+    await quiet(5); // its write under way
+    const burst = Array.from({ length: 300 }, (_, n) =>
+      state.save('attachedTabs', tabs(n + 2)).then(() => (areas.local.get('attachedTabs') as unknown[]).length),
+    );
+    await first;
+    // Every save of the burst is answered by the one write after the first: all 301 tabs are kept.
+    expect(await Promise.all(burst)).toEqual(Array(300).fill(301));
+    expect(writes).toBe(2);
+    // A save after that is a write of its own.
+    await state.save('attachedTabs', tabs(3));
+    expect(writes).toBe(3);
+    expect((await new WorkerState(storage).loaded).attachedTabs).toEqual(tabs(3));
+  });
+
   it('saves what was asked, not what the caller changed afterwards', async () => {
     const { storage } = fakeStorage(5);
     const state = new WorkerState(storage);
