@@ -6,7 +6,7 @@
 // Nothing is written into the DOM or onto the page's globals.
 //
 // The entry of the walker bundle: `npm run build` bundles it with its parts (walker-words,
-// box-shapes, unseen-rules, element-reading, ref-heirs, page-walk, change-watch) into dist/in-page/walker.js,
+// box-shapes, unseen-rules, element-reading, ref-heirs, page-walk, change-watch, walk-codec) into dist/in-page/walker.js,
 // which the agent engine puts into a frame once, with the frame's registry (agent-engine.ts);
 // page-content.ts bundles it too. These files are the relay's only ones that see DOM types (the
 // reference above); they run only in the page.
@@ -17,7 +17,8 @@ import { ElementReading } from './element-reading';
 import { RefHeirs } from './ref-heirs';
 import { PageWalk } from './page-walk';
 import { changedWords, endWatch, startWatch } from './change-watch';
-import type { InPageRequest, ListenersOf, Registry, WalkResult } from './walker-types';
+import { encodeWalk } from './walk-codec';
+import type { InPageRequest, ListenersOf, Registry } from './walker-types';
 
 /** What a person's click sets off: a listener for one of these makes an element a target. */
 const CLICK_EVENTS = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup'];
@@ -73,8 +74,7 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       return prune(req.from, req.copy);
     case 'walk': {
       const root = req.selector ? document.querySelector(req.selector) : (document.body ?? document.documentElement);
-      if (!root)
-        return JSON.stringify({ lines: [], nextRef: req.nextRef, refs: [], missing: true } satisfies WalkResult);
+      if (!root) return encodeWalk({ lines: [], nextRef: req.nextRef, refs: [], missing: true });
       // Refs whose element is gone: a rebuilt element the same to a person takes one (refFor);
       // the rest can only be stale now, and are forgotten.
       refs.beginWalk();
@@ -82,8 +82,9 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
         const result = walk(root, req.nextRef, req.textMax);
         refs.settleHeirs(result);
         // One string back: Playwright's structured serialisation of thousands of small objects
-        // costs several times the walk itself (measured on a long article: 50 ms against 15).
-        return JSON.stringify(result);
+        // costs several times the walk itself (measured on a long article: 50 ms against 15);
+        // tab-separated lines, not JSON, to travel inside CDP's JSON (walk-codec.ts).
+        return encodeWalk(result);
       } finally {
         refs.endWalk();
       }

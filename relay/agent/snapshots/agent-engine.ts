@@ -17,8 +17,9 @@ import type { Frame, JSHandle, Page } from 'playwright-core';
 import { ClawdError } from '../../errors';
 import { seconds, within } from '../../time-limit';
 import type { SnapshotRequest } from '../../operations/page-operations';
-import type { InPageRequest, WalkLine, WalkResult } from '../in-page/page-walker';
+import type { InPageRequest, WalkLine } from '../in-page/page-walker';
 import { distAsset } from '../../dist-assets';
+import { decodeWalk } from '../in-page/walk-codec';
 import { SNAPSHOT_TIMEOUT_MS } from '../../operations/page-operations';
 import { dropEmptyContainers, dropSaidTwice } from './walk-lines';
 import { lendListenerReader, listClickListeners } from './listener-reader';
@@ -144,7 +145,7 @@ export class AgentEngine implements SnapshotEngine {
     let finished = false;
     const abandoned = new Set<Frame>();
     const walkFrame = async (frame: Frame, selector: string | undefined): Promise<SnapshotLine[]> => {
-      const json = (await this.call(
+      const text = (await this.call(
         frame,
         {
           kind: 'walk',
@@ -157,7 +158,7 @@ export class AgentEngine implements SnapshotEngine {
         'snapshot',
       )) as string;
       if (finished || abandoned.has(frame)) return [];
-      const result = JSON.parse(json) as WalkResult;
+      const result = decodeWalk(text);
       if (result.missing)
         throw new ClawdError('bad_request', `selector ${JSON.stringify(selector)} matches nothing on the page`);
       nextRef = Math.max(nextRef, result.nextRef);
