@@ -1,8 +1,9 @@
 // One tab's screencast, shared by all its viewers: started (Page.startScreencast, JPEG) when the
 // first viewer joins, resized to the largest viewer's canvas, stopped when the last one leaves.
-// Each frame is acked to Chrome at once and fanned out with per-viewer flow control: a viewer
-// has at most IN_FLIGHT frames it has not acked; beyond that only its newest frame is kept, so
-// a viewer that stops reading costs one frame of memory, never a queue, and slows nobody else.
+// Each frame is acked to Chrome at once (and the screencast started again when none comes for a
+// while: STALL_MS) and fanned out with per-viewer flow control: a viewer has at most IN_FLIGHT
+// frames it has not acked; beyond that only its newest frame is kept, so a viewer that stops
+// reading costs one frame of memory, never a queue, and slows nobody else.
 
 import type { CDPSession } from 'playwright-core';
 import { encodeFrame, type FrameMetadata, type ViewUpdate } from '../../shared/view-protocol';
@@ -12,6 +13,14 @@ import type { Logger } from '../log';
 const IN_FLIGHT = 2;
 /** Without a first frame for this long, the tab is probably not painting (a background tab). */
 const FIRST_FRAME_MS = 3_000;
+/**
+ * Without a frame for this long while someone watches, the screencast is started again: Chrome
+ * sends the next frame only once the last is acked, and a lost ack or a stalled compositor left
+ * viewers on an old picture (in clean-clone CI runs: twice no frame for 20 s after the page
+ * changed, an extension tab and a Grid tab; once a picture 11.8 s late). A start sends the picture at once, so a
+ * still page costs one frame this often.
+ */
+const STALL_MS = 2_000;
 const MAX_SIDE = 1920;
 /** JPEG quality for a canvas this many device pixels wide: a small screen shows detail less, a large one costs more bytes. */
 export function qualityFor(width: number): number {
@@ -48,6 +57,7 @@ export class TabScreencast {
   };
   #running: { width: number; height: number } | undefined;
   #firstFrameTimer: NodeJS.Timeout | undefined;
+  #stallTimer: NodeJS.Timeout | undefined;
   #closed = false;
   /** Frames and bytes received, for the bench and the tests. */
   readonly stats = { frames: 0, bytes: 0 };
@@ -77,8 +87,9 @@ export class TabScreencast {
   join(viewer: ViewerSink): void {
     this.#viewers.set(viewer, { inFlight: 0, pending: undefined, size: undefined });
     viewer.update(this.#status);
-    if (!this.#running) void this.#start(this.#wantedSize());
-    else if (this.#last) this.#send(viewer, this.#viewers.get(viewer)!, this.#last);
+    if (!this.#running) return void this.#start(this.#wantedSize());
+    if (this.#last) this.#send(viewer, this.#viewers.get(viewer)!, this.#last);
+    this.#watchStall(); // unwatched, a stall was left alone
   }
 
   /** Removes a viewer; true when it was the last. */
@@ -121,6 +132,7 @@ export class TabScreencast {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#firstFrameTimer);
+    clearTimeout(this.#stallTimer);
     this.#viewers.clear();
     await this.session.send('Page.stopScreencast').catch(() => {});
     await this.session.detach().catch(() => {});
@@ -152,6 +164,8 @@ export class TabScreencast {
     } catch (error) {
       if (!this.#closed) this.log.debug(`screencast start: ${(error as Error).message}`);
       return;
+    } finally {
+      this.#watchStall();
     }
     if (first && !this.#last) {
       this.#firstFrameTimer = setTimeout(() => {
@@ -185,12 +199,25 @@ export class TabScreencast {
       },
       jpeg,
     );
+    this.#watchStall();
     this.stats.frames++;
     this.stats.bytes += jpeg.length;
     this.#last = bytes;
     clearTimeout(this.#firstFrameTimer);
     if (this.#status.state !== 'live') this.#setStatus({ t: 'status', state: 'live', message: '' });
     for (const [viewer, state] of this.#viewers) this.#send(viewer, state, bytes);
+  }
+
+  /** (Re)arms the restart of a screencast that sends nothing while it is watched (STALL_MS). */
+  #watchStall(): void {
+    clearTimeout(this.#stallTimer);
+    if (this.#closed) return;
+    this.#stallTimer = setTimeout(() => {
+      if (this.#closed || this.#viewers.size === 0 || !this.#running) return;
+      this.log.debug(`screencast: no frame for ${STALL_MS} ms, started again`);
+      void this.#start(this.#running);
+    }, STALL_MS);
+    this.#stallTimer.unref?.();
   }
 
   #send(viewer: ViewerSink, state: ViewerState, bytes: Uint8Array): void {

@@ -202,6 +202,37 @@ describe('TabScreencast', () => {
     expect(viewer.got).toEqual([4, 5]);
   });
 
+  it('starts the screencast again when no frame comes for 2 s while someone watches (a lost ack stalls it for good)', async () => {
+    vi.useFakeTimers();
+    try {
+      const session = new FakeSession();
+      const cast = new TabScreencast(session as unknown as CDPSession, silentLogger);
+      const viewer = sink();
+      cast.join(viewer.viewer);
+      await vi.advanceTimersByTimeAsync(0);
+      frame(session, 1);
+      const starts = () => session.sent.filter((m) => m.method === 'Page.startScreencast').length;
+      expect(starts()).toBe(1);
+      await vi.advanceTimersByTimeAsync(1_900);
+      frame(session, 2); // a frame puts it off
+      await vi.advanceTimersByTimeAsync(1_900);
+      expect(starts()).toBe(1);
+      await vi.advanceTimersByTimeAsync(200);
+      expect(session.sent.slice(-2).map((m) => m.method)).toEqual(['Page.stopScreencast', 'Page.startScreencast']);
+      expect(session.sent.at(-1)).toMatchObject({ params: { maxWidth: 1280, maxHeight: 800 } });
+      // Nobody watching: nothing is started again; closed: nothing at all.
+      cast.leave(viewer.viewer);
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(starts()).toBe(2);
+      cast.join(viewer.viewer);
+      await cast.close();
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(starts()).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('says when a tab shows no picture (no first frame, or hidden), and live again when it does', async () => {
     vi.useFakeTimers();
     try {
