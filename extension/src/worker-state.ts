@@ -1,9 +1,11 @@
 // What the extension's worker must still know after Chrome stops it (idle, an update, a crash),
 // as one model: which tabs are handed over and which of them are parked, the hand-overs to the
 // person, the permissions granted, and the link's own state ("another browser took over: step
-// aside"). The slots keep the storage keys earlier versions used, so an update finds them. Read once, from both storage areas, before any listener acts (`loaded`); each part
-// written whole, in the order asked (saves made while one is written share the next write). `local` outlives an extension reload or update (the tabs are
-// attached again; grants must still be taken back); `session` lives while the browser runs.
+// aside"). The slots keep the storage keys earlier versions used, so an update finds them. Read
+// once, from both storage areas, before any listener acts (`loaded`); each part written whole, in
+// the order asked (saves made while one is written share the next write). `local` outlives an
+// extension reload or update (the tabs are attached again; grants must still be taken back);
+// `session` lives while the browser runs.
 // What is drawn from it (the toolbar badge) is a function of it: badge.ts `badgeLook`.
 
 import type { PolicyConfig } from '../../shared/origin-policy';

@@ -17,8 +17,8 @@ const FIRST_FRAME_MS = 3_000;
  * Without a frame for this long while someone watches, the screencast is started again: Chrome
  * sends the next frame only once the last is acked, and a lost ack or a stalled compositor left
  * viewers on an old picture (in clean-clone CI runs: twice no frame for 20 s after the page
- * changed, an extension tab and a Grid tab; once a picture 11.8 s late). A start sends the picture at once, so a
- * still page costs one frame this often.
+ * changed, an extension tab and a Grid tab; once a picture 11.8 s late). A start sends the
+ * picture at once, so a still page costs one frame this often.
  */
 const STALL_MS = 2_000;
 const MAX_SIDE = 1920;
