@@ -3,16 +3,18 @@
 // (a browser someone else started, attached by its CDP URL) and a grid profile (a browser from a
 // Selenium Grid on loopback, driven over its se:cdp). Each gives the same handle:
 // the control API scoped to its profile, and an independent way for the test to read the page
-// back (its own CDP session, not the API under test).
+// back (its own CDP session, not the API under test). The extension and remote drivers' browsers
+// are their test worker's kept ones (worker-browsers.ts): leased at the start, given back reset.
 
 import { afterAll, beforeAll } from 'vitest';
 import type { Logger } from '../../relay/log';
 import { CdpClient } from './cdp-client';
-import { TestBrowser } from './chromium';
+import type { TestBrowser } from './chromium';
 import { until } from './waits';
 import { startPageServer, type PageServer } from './pages';
 import { sharedGrid } from './shared-grid';
 import { startTestServer, type TestServer } from './server';
+import { giveBack, leaseBrowser } from './worker-browsers';
 
 export interface AgentDriver {
   /** managed, extension, remote, grid, or a kind of the tests' own (launched-kind/). */
@@ -100,7 +102,7 @@ export async function extensionDriver(
     ...(options.evaluateEnabled ? { evaluateEnabled: true } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
-  const browser = await TestBrowser.launch();
+  const browser = await leaseBrowser({ extension: true });
   await browser.configureExtension(server.server.relay.port, server.extensionKey);
   await until('the extension to connect', () => server.server.relay.switchboard.extensionConnected, 15_000);
   const tab = await browser.openTab(pages.url('/'));
@@ -120,7 +122,7 @@ export async function extensionDriver(
     ...(await harness(browser.cdp, tab.pageTargetId)),
     async close() {
       await server.close();
-      await browser.close();
+      await giveBack(browser, { extension: true });
     },
   };
 }
@@ -128,7 +130,7 @@ export async function extensionDriver(
 /** A remote profile: a Chromium this test starts itself, which clawd only attaches to by its CDP URL. */
 export async function remoteDriver(pages: PageServer): Promise<AgentDriver> {
   const server = await startTestServer();
-  const browser = await TestBrowser.launch({ extension: false });
+  const browser = await leaseBrowser({ extension: false });
   const cdpUrl = `http://${new URL(browser.wsEndpoint).host}`;
   const created = await server.api('POST', '/profiles/create', {
     person: true,
@@ -148,7 +150,7 @@ export async function remoteDriver(pages: PageServer): Promise<AgentDriver> {
     ...(await harness(browser.cdp, opened.body.targetId)),
     async close() {
       await server.close();
-      await browser.close();
+      await giveBack(browser, { extension: false });
     },
   };
 }

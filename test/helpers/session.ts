@@ -1,11 +1,13 @@
 // The usual e2e set-up: a relay on a free port, Chromium with the built extension configured for
-// that relay (as a user would on the options page), and local test pages.
+// that relay (as a user would on the options page), and local test pages. The browser is the
+// worker's kept one (worker-browsers.ts), given back reset when the file closes the set-up.
 
 import { CdpClient } from './cdp-client';
-import { TestBrowser } from './chromium';
+import type { TestBrowser } from './chromium';
 import { until } from './waits';
 import { startPageServer, type PageServer } from './pages';
 import { startTestRelay, type TestRelay } from './relay';
+import { giveBack, leaseBrowser } from './worker-browsers';
 
 export interface E2eSetup {
   relay: TestRelay;
@@ -21,7 +23,11 @@ export interface E2eSetup {
 }
 
 export async function startE2e(): Promise<E2eSetup> {
-  const [relay, browser, pages] = await Promise.all([startTestRelay(), TestBrowser.launch(), startPageServer()]);
+  const [relay, browser, pages] = await Promise.all([
+    startTestRelay(),
+    leaseBrowser({ extension: true }),
+    startPageServer(),
+  ]);
   await browser.configureExtension(relay.port, relay.extensionKey);
   await until('the extension to connect', () => relay.relay.switchboard.extensionConnected, 15_000);
   const json = async <T = any>(path: string, init?: RequestInit): Promise<T> => {
@@ -55,7 +61,8 @@ export async function startE2e(): Promise<E2eSetup> {
       return tab.pageTargetId;
     },
     async close() {
-      await Promise.all([browser.close(), relay.close(), pages.close()]);
+      await Promise.all([relay.close(), pages.close()]);
+      await giveBack(browser, { extension: true });
     },
   };
 }
