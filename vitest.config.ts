@@ -37,7 +37,7 @@ const env: Record<string, string> =
 
 export default defineConfig({
   test: {
-    // Two cores: two files at once, each e2e file owning one Chromium. A whole run keeps both
+    // Two cores: two files at once. A whole run keeps both
     // cores busy (measured from /proc/stat: the renderers Chromium forks are not children the
     // shell's `time` counts, which once made it look half idle); three at once made every file
     // slower and failed the bench smoke test and the contract suite on their bounds.
@@ -48,7 +48,8 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 10_000 } },
       // The socket, e2e and fuzz files share their worker's process, file after file (isolate:
-      // false): each file's servers and browsers are its own either way, and loading the relay's
+      // false): each file's servers are its own either way (its browsers too, but for the kept ones
+      // of test/helpers/worker-browsers.ts, reset between files), and loading the relay's
       // modules afresh for every file cost a third of a small file's CPU. The unit files, which
       // mock modules and timers, each get a fresh one.
       {
@@ -63,8 +64,9 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           isolate: false,
-          // One Selenium Grid for the run, started when a file first asks (shared-grid.ts).
-          globalSetup: ['test/helpers/shared-grid.ts'],
+          // One Selenium Grid for the run, started when a file first asks (shared-grid.ts); the
+          // browsers a worker kept between files ended, should a worker have been killed outright.
+          globalSetup: ['test/helpers/shared-grid.ts', 'test/helpers/kept-browsers-sweep.ts'],
         },
       },
       // The bench's quick run as a smoke test (every case runs and reports): real Chromium like

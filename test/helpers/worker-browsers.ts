@@ -1,14 +1,15 @@
 // Browsers kept between the files of one test worker, as Playwright's own tests share a browser:
-// the e2e files share their worker's process (isolate: false), and starting Chromium is the
-// largest fixed cost of a file (measured here: ~1.4 s of CPU with the extension, ~0.9 without,
-// ~150 launches in an e2e run). A file leases one and gives it back; the next file gets it reset —
-// one blank tab, no cookies, the extension reloaded with empty storage, no downloads — as a fresh
-// launch would be. Only the usual headless kinds are kept; a browser a reset fails on is closed.
+// the e2e files share their worker's process (isolate: false), and starting Chromium is a large
+// fixed cost of a file (measured here: ~1.4 s of CPU with the extension, ~0.9 without; an e2e run
+// launched 54 with the extension). A file leases one and gives it back; the next file gets it
+// reset (`reset` says what goes). Only the usual headless kinds are kept; a browser a reset fails
+// on is closed.
 
-import { readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { TestBrowser } from './chromium';
-import { until } from './waits';
+import { keptBrowsersFolder } from './kept-browsers-sweep';
+import { quiet, until, within } from './waits';
 
 /** What a kept browser may be: with the built extension (the person's Chrome) or without (a remote one). */
 export interface LeaseOptions {
@@ -18,6 +19,8 @@ export interface LeaseOptions {
 const spare = { withExtension: [] as TestBrowser[], without: [] as TestBrowser[] };
 /** Every browser this worker keeps or lent, for the worker's exit. */
 const kept = new Set<TestBrowser>();
+/** The ones a file holds now: given back once, never used by two files. */
+const leased = new Set<TestBrowser>();
 
 /** How long a reset may take before the browser is closed instead (a busy run's worker restart is seconds). */
 const RESET_MS = 20_000;
@@ -25,44 +28,73 @@ const RESET_MS = 20_000;
 /** A browser for this file: a kept one, reset, or a new one. Give it back with `giveBack`. */
 export async function leaseBrowser(options: LeaseOptions): Promise<TestBrowser> {
   const shelf = options.extension ? spare.withExtension : spare.without;
-  const reused = shelf.pop();
-  if (reused) return reused;
-  const browser = await TestBrowser.launch({ extension: options.extension });
+  const browser = shelf.pop() ?? (await TestBrowser.launch({ extension: options.extension }));
+  if (!kept.has(browser)) record(browser);
   kept.add(browser);
+  leased.add(browser);
   watchExit();
   return browser;
 }
 
 /** Takes a leased browser back for the next file, reset; closes it if the reset fails. */
 export async function giveBack(browser: TestBrowser, options: LeaseOptions): Promise<void> {
+  if (!leased.delete(browser)) throw new Error('giveBack: this browser is not leased (given back twice?)');
   try {
-    await withinBound(reset(browser, options), RESET_MS);
+    await within(RESET_MS, reset(browser, options), 'the reset');
     (options.extension ? spare.withExtension : spare.without).push(browser);
-  } catch {
+  } catch (error) {
+    // Said, so that a reset that fails every time (and costs a launch every file) is seen.
+    console.warn(`worker-browsers: a reset failed, the browser is closed: ${(error as Error).message}`);
     kept.delete(browser);
     await browser.close();
+    rmSync(recordOf(browser), { force: true });
   }
 }
 
+function recordOf(browser: TestBrowser): string {
+  return path.join(keptBrowsersFolder(process.ppid), String(browser.process.pid));
+}
+
+function record(browser: TestBrowser): void {
+  mkdirSync(keptBrowsersFolder(process.ppid), { recursive: true });
+  writeFileSync(recordOf(browser), browser.userDataDir);
+}
+
+/**
+ * What goes: every tab but one new blank one (popups and other windows too), every cookie, the
+ * storage of every origin a tab showed at the end or a service worker was registered for (its
+ * local storage, databases, caches and the worker itself), the downloads, and on the extension's
+ * kind its storage, alarms, content settings, session rules and download list, its worker started
+ * again from nothing. What an origin no tab showed at the end keeps in local storage stays: the
+ * next file's pages are on other ports, so other origins (only a port used again would meet it).
+ */
 async function reset(browser: TestBrowser, options: LeaseOptions): Promise<void> {
   if (browser.process.exitCode !== null || browser.process.signalCode !== null) throw new Error('exited');
   // A blank tab first: closing the others never leaves the browser without a window.
   const { targetId: blank } = await browser.cdp.send<{ targetId: string }>('Target.createTarget', {
     url: 'about:blank',
   });
-  for (const target of await browser.targets('page'))
-    if (target.targetId !== blank)
-      await browser.cdp.send('Target.closeTarget', { targetId: target.targetId }).catch(() => {});
+  const origins = new Set<string>();
+  for (const target of await browser.targets('page')) {
+    if (target.targetId === blank) continue;
+    if (/^https?:/.test(target.url)) origins.add(new URL(target.url).origin);
+    await browser.cdp.send('Target.closeTarget', { targetId: target.targetId }).catch(() => {});
+  }
   await browser.cdp.send('Storage.clearCookies', {});
-  await unregisterServiceWorkers(browser, blank);
+  await clearOrigins(browser, blank, origins);
   const downloads = path.join(browser.userDataDir, 'Downloads');
   for (const name of readdirSafe(downloads)) rmSync(path.join(downloads, name), { recursive: true, force: true });
   if (!options.extension) return;
   // The extension as installed: its storage empty (no relay, no key: the next file configures
-  // it), its content settings taken back, and its worker started again from nothing.
+  // it), its content settings, session rules (they outlive a reload) and downloads taken back,
+  // and its worker started again from nothing.
   const before = (await browser.workerTarget())?.targetId;
   await browser.swEval(
     `Promise.all([chrome.storage.local.clear(), chrome.storage.session.clear(), chrome.alarms.clearAll(),
+      chrome.declarativeNetRequest.getSessionRules().then((rules) =>
+        chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: rules.map((r) => r.id) })),
+      chrome.downloads.search({}).then((items) => Promise.all(items.map((item) =>
+        chrome.downloads.cancel(item.id).catch(() => {}).then(() => chrome.downloads.erase({ id: item.id }))))),
       ...['location', 'notifications', 'clipboard', 'camera', 'microphone'].map((t) => chrome.contentSettings[t].clear({}))])
       .then(() => { setTimeout(() => chrome.runtime.reload(), 0); return true; })`,
   );
@@ -77,24 +109,33 @@ async function reset(browser: TestBrowser, options: LeaseOptions): Promise<void>
 }
 
 /**
- * The pages' service workers go, registrations and all: a worker of the last file's page runs on
- * for up to 30 s after its page closed, and Playwright's context lists every running one.
+ * Clears the storage of those origins and of every origin a page's service worker is registered
+ * for (which unregisters it), and stops the running ones: a worker of the last file's page runs
+ * on for up to 30 s after its page closed, and Playwright's context lists every running one. The
+ * registrations come as events after `ServiceWorker.enable` answers: they are read until none has
+ * come for 100 ms (at most 2 s). Storage is cleared through a page's session (the browser's own
+ * answers an internal error).
  */
-async function unregisterServiceWorkers(browser: TestBrowser, blank: string): Promise<void> {
+async function clearOrigins(browser: TestBrowser, blank: string, origins: Set<string>): Promise<void> {
   const session = await browser.pageSession(blank);
   const scopes = new Set<string>();
+  let lastEvent = Date.now();
   const stop = browser.cdp.onMessage((m) => {
     if (m.sessionId !== session || m.method !== 'ServiceWorker.workerRegistrationUpdated') return;
+    lastEvent = Date.now();
     for (const registration of (m.params as { registrations: Array<{ scopeURL: string }> }).registrations)
-      if (!registration.scopeURL.startsWith('chrome-extension://')) scopes.add(registration.scopeURL);
+      if (/^https?:/.test(registration.scopeURL)) scopes.add(registration.scopeURL);
   });
   try {
-    // The registrations are sent as enable answers, all at once.
     await browser.cdp.send('ServiceWorker.enable', {}, session);
-    for (const scopeURL of scopes) await browser.cdp.send('ServiceWorker.unregister', { scopeURL }, session);
+    const started = Date.now();
+    while (Date.now() - lastEvent < 100 && Date.now() - started < 2_000) await quiet(25);
     for (const worker of await browser.targets('service_worker'))
       if (!worker.url.startsWith('chrome-extension://'))
         await browser.cdp.send('Target.closeTarget', { targetId: worker.targetId }).catch(() => {});
+    for (const scope of scopes) origins.add(new URL(scope).origin);
+    for (const origin of origins)
+      await browser.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' }, session);
   } finally {
     stop();
     await browser.cdp.send('Target.detachFromTarget', { sessionId: session }).catch(() => {});
@@ -109,40 +150,39 @@ function readdirSafe(dir: string): string[] {
   }
 }
 
-async function withinBound<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 let watching = false;
 /**
- * Kept browsers run detached (their own process group): vitest ends a worker with SIGTERM, which
- * would leave them running. So the worker kills them and removes their folders as it exits.
+ * Kept browsers run detached (their own process group): vitest ends a worker with SIGTERM (and
+ * SIGKILL 500 ms later), Ctrl-C sends it SIGINT, and either would leave them running. So the
+ * worker kills them all first, then removes their folders. A worker killed outright leaves them
+ * to the run's global teardown (`keptBrowsersFolder`).
  */
 function watchExit(): void {
   if (watching) return;
   watching = true;
   const killAll = () => {
-    for (const browser of kept) {
+    const browsers = [...kept];
+    kept.clear();
+    for (const browser of browsers) {
       try {
         if (browser.process.pid) process.kill(-browser.process.pid, 'SIGKILL');
       } catch {
         // already gone
       }
-      rmSync(browser.userDataDir, { recursive: true, force: true });
     }
-    kept.clear();
+    for (const browser of browsers) {
+      try {
+        rmSync(recordOf(browser), { force: true });
+        rmSync(browser.userDataDir, { recursive: true, force: true });
+      } catch {
+        // a folder the system still holds: the temp dir's own cleaning takes it
+      }
+    }
   };
   process.once('exit', killAll);
-  process.once('SIGTERM', () => {
-    killAll();
-    process.exit(0);
-  });
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
+    process.once(signal, () => {
+      killAll();
+      process.exit(signal === 'SIGTERM' ? 0 : 1);
+    });
 }
