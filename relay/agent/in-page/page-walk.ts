@@ -3,6 +3,8 @@
 // (open shadow roots included) that writes the snapshot's lines — actionable elements with refs,
 // headings, messages, rows and landmarks for orientation, visible text condensed — and the prune
 // of page-content.ts, which takes out of a clone what a person cannot see by the same rules.
+// A block's lines are kept for the next walk, which takes those nothing changed (walk-reuse.ts).
+// Kept whole (under the 400-line cap): one walk's order of lines, read in one place.
 
 import {
   ALWAYS_SHOWN,
@@ -20,7 +22,13 @@ import { takesFocus } from './box-shapes';
 import type { ElementReading } from './element-reading';
 import type { RefHeirs } from './ref-heirs';
 import type { UnseenRules } from './unseen-rules';
-import type { WalkLine, WalkResult } from './walker-types';
+import type { Segment, WalkLine, WalkResult } from './walker-types';
+import type { WalkReuse } from './walk-reuse';
+
+const isSegment = (item: WalkLine | Segment): item is Segment => 'items' in item;
+
+/** Form controls: their values are read again before a walk that reuses (a script sets one with no event). */
+const CONTROLS = new Set(['input', 'select', 'textarea']);
 
 /** The walk's root: inside no box at all. */
 const NONE_UNSEEN = () => false;
@@ -45,8 +53,9 @@ export class PageWalk {
     private readonly refs: RefHeirs,
   ) {}
 
-  readonly walk = (root: Node, nextRef: number, textMax: number): WalkResult => {
-    const walk = new Walk(this.judged, this.rules, this.reading, this.refs, nextRef, textMax);
+  /** `reuse`: the frame's kept parts and marks (walk-reuse.ts), begun by the caller for this walk. */
+  readonly walk = (root: Node, nextRef: number, textMax: number, reuse?: WalkReuse): WalkResult => {
+    const walk = new Walk(this.judged, this.rules, this.reading, this.refs, nextRef, textMax, reuse);
     walk.visit(root, 0, false);
     return walk.done();
   };
@@ -96,13 +105,20 @@ export class PageWalk {
   };
 }
 
-/** One walk: the lines written so far, the page's text read since the last of them, the refs shown. */
+/**
+ * One walk: the lines written so far (each block element's in a Segment of its own when the frame
+ * keeps parts), the page's text read since the last of them.
+ */
 class Walk {
-  private readonly lines: WalkLine[] = [];
-  private readonly shown: Array<[string, string, string]> = [];
+  private readonly top: Array<WalkLine | Segment> = [];
+  /** Where lines go now: the innermost block's segment, or the top. */
+  private out = this.top;
   private readonly counter: { next: number };
   private pending = '';
   private pendingDepth = 0;
+  /** Inside an element changed so that none of its blocks' kept parts hold (WalkReuse.isDeep). */
+  private whole = 0;
+  private broken = false;
 
   constructor(
     private readonly judged: boolean,
@@ -111,19 +127,32 @@ class Walk {
     private readonly refs: RefHeirs,
     nextRef: number,
     private readonly textMax: number,
+    private readonly reuse: WalkReuse | undefined,
   ) {
     this.counter = { next: nextRef };
   }
 
   done(): WalkResult {
     this.flush();
-    return { lines: this.lines, nextRef: this.counter.next, refs: this.shown };
+    const lines: WalkLine[] = [];
+    const shown: Array<[string, string, string]> = [];
+    const flat = (items: Array<WalkLine | Segment>) => {
+      for (const item of items) {
+        if (isSegment(item)) flat(item.items);
+        else {
+          lines.push(item);
+          if (item.r !== undefined && item.t) shown.push([item.r, item.t[0], item.t[1]]);
+        }
+      }
+    };
+    flat(this.top);
+    return { lines, nextRef: this.counter.next, refs: shown };
   }
 
   private flush(): void {
     const text = squash(this.pending);
     // A line of the page's text is its words in quotes, alone: every other line opens with a role.
-    if (text) this.lines.push({ d: this.pendingDepth, s: quote(cap(text, this.textMax)) });
+    if (text) this.out.push({ d: this.pendingDepth, s: quote(cap(text, this.textMax)) });
     this.pending = '';
   }
 
@@ -156,6 +185,18 @@ class Walk {
   }
 
   private visitElement(el: Element, depth: number, quiet: boolean, unseen: () => boolean): void {
+    const reuse = this.reuse;
+    if (reuse) {
+      // A block unchanged since the last walk, in the same place: its part as it was.
+      const kept = this.whole === 0 ? reuse.reusable(el, depth, quiet, unseen) : undefined;
+      if (kept) {
+        this.flush();
+        this.out.push(kept);
+        return;
+      }
+      if (CONTROLS.has(el.localName)) reuse.control(el);
+      if (el.shadowRoot) reuse.shadow(el.shadowRoot);
+    }
     if (SKIPPED.has(el.localName)) return;
     if (el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert')) return;
     const { style, boxUnseenNow, repeatsShownText } = this.rules;
@@ -164,19 +205,41 @@ class Walk {
     if (display === 'none') return;
     const block = display !== 'inline' && display !== 'contents';
     if (block) this.flush();
-    const visibility = st.visibility;
-    const visible = visibility !== 'hidden' && visibility !== 'collapse';
-    // Whether its box or one around it is unseen: judged once, when first asked.
-    let hiddenNow: boolean | undefined;
-    const hidden = () => (hiddenNow ??= unseen() || (boxUnseenNow(el, st, display) && !repeatsShownText(el)));
-    // Seen by a person; in an unseen box, still reachable by the keyboard when it takes focus.
-    const shown = () => visible && !hidden();
-    const reachable = () => visible && (takesFocus(el) || !hidden());
-    const below = this.lineOf(el, st, depth, quiet, hidden, shown, reachable);
-    if (below === NO_CHILDREN) return;
-    const childDepth = below === CHILDREN_AS_IS ? depth : depth + 1;
-    this.visitChildren(el, childDepth, below === CHILDREN_QUIET || quiet, hidden, shown);
-    if (block) this.flush();
+    // A block's lines are its segment, kept for the next walk; whether it asked about the boxes
+    // around it is kept too (a kept part holds only while their answer does).
+    const segment: Segment | undefined = reuse && block ? { items: [], depth, quiet } : undefined;
+    let asked = false;
+    const around = segment ? () => ((asked = true), unseen()) : unseen;
+    const outer = this.out;
+    if (segment) this.out = segment.items;
+    const whole = reuse?.isDeep(el) ?? false;
+    if (whole) this.whole++;
+    try {
+      const visibility = st.visibility;
+      const visible = visibility !== 'hidden' && visibility !== 'collapse';
+      // Whether its box or one around it is unseen: judged once, when first asked.
+      let hiddenNow: boolean | undefined;
+      const hidden = () => (hiddenNow ??= around() || (boxUnseenNow(el, st, display) && !repeatsShownText(el)));
+      // Seen by a person; in an unseen box, still reachable by the keyboard when it takes focus.
+      const shown = () => visible && !hidden();
+      const reachable = () => visible && (takesFocus(el) || !hidden());
+      const below = this.lineOf(el, st, depth, quiet, hidden, shown, reachable);
+      if (below === NO_CHILDREN) return;
+      const childDepth = below === CHILDREN_AS_IS ? depth : depth + 1;
+      this.visitChildren(el, childDepth, below === CHILDREN_QUIET || quiet, hidden, shown);
+      if (block) this.flush();
+    } catch (error) {
+      this.broken = true; // a part cut short is never kept
+      throw error;
+    } finally {
+      if (whole) this.whole--;
+      if (segment && !this.broken) {
+        this.out = outer;
+        if (asked) segment.unseen = unseen();
+        outer.push(segment);
+        reuse!.keep(el, segment);
+      }
+    }
   }
 
   /**
@@ -223,18 +286,19 @@ class Walk {
     this.flush();
     const name = nameOf(el, shownRole);
     const ref = this.refs.refFor(el, shownRole, name, this.counter);
-    this.shown.push([ref, shownRole, name]);
     const value = valueOf(el, shownRole);
     const attrs = states(el, shownRole);
     const head = `${shownRole}${name ? ` ${quote(name)}` : ''}${attrs ? ` ${attrs}` : ''} [${ref}]`;
     if (shownRole === 'iframe') {
-      this.lines.push({ d: depth, s: `${head}:`, r: ref, f: 1 });
+      this.out.push({ d: depth, s: `${head}:`, r: ref, f: 1, t: [shownRole, name], e: el });
       return NO_CHILDREN;
     }
-    this.lines.push({
+    this.out.push({
       d: depth,
       s: value !== undefined && value !== '' ? `${head}: ${quote(cap(value, 200))}` : head,
       r: ref,
+      t: [shownRole, name],
+      e: el,
     });
     if (editable || el.localName === 'select' || el.localName === 'textarea') return NO_CHILDREN;
     return CHILDREN_QUIET;
@@ -249,7 +313,7 @@ class Walk {
         ? nameOf(el, 'heading')
         : cap(textOf(el, 300, false, undefined, true) || textOf(el, 300, true, undefined, true), 150);
     const attrs = states(el, 'heading');
-    if (name) this.lines.push({ d: depth, s: `heading ${quote(name)}${attrs ? ` ${attrs}` : ''}` });
+    if (name) this.out.push({ d: depth, s: `heading ${quote(name)}${attrs ? ` ${attrs}` : ''}` });
     return CHILDREN_QUIET;
   }
 
@@ -262,11 +326,11 @@ class Walk {
     const said = this.reading.textOf(el, MESSAGE_MAX + 1, false, undefined, true);
     const kind = this.reading.messageRole(el, role)!;
     if (said && said.length <= MESSAGE_MAX) {
-      this.lines.push({ d: depth, s: `${kind} ${quote(said)}` });
+      this.out.push({ d: depth, s: `${kind} ${quote(said)}` });
       return CHILDREN_QUIET;
     }
     if (!said) return CHILDREN_AS_IS;
-    this.lines.push({ d: depth, s: `${kind}:`, c: 1 });
+    this.out.push({ d: depth, s: `${kind}:`, c: 1 });
     return CHILDREN_DEEPER;
   }
 
@@ -278,7 +342,7 @@ class Walk {
       .filter((c) => !isHiddenForAll(c))
       .map((c) => textOf(c, 60, false, undefined, true))
       .filter(Boolean);
-    this.lines.push({ d: depth, s: `row: ${quote(cap(cells.join(' | '), 120))}` });
+    this.out.push({ d: depth, s: `row: ${quote(cap(cells.join(' | '), 120))}` });
     return CHILDREN_QUIET;
   }
 
@@ -288,7 +352,7 @@ class Walk {
     const name = box.width > 2 || box.height > 2 ? this.reading.nameOf(el, 'img') : '';
     if (name && !quiet) {
       this.flush();
-      this.lines.push({ d: depth, s: `img ${quote(name)}` });
+      this.out.push({ d: depth, s: `img ${quote(name)}` });
     }
     return CHILDREN_AS_IS;
   }
@@ -297,7 +361,7 @@ class Walk {
     const name = this.reading.nameOf(el, role);
     if (!name && !ALWAYS_SHOWN.has(role)) return CHILDREN_AS_IS;
     this.flush();
-    this.lines.push({ d: depth, s: `${role}${name ? ` ${quote(name)}` : ''}:`, c: 1 });
+    this.out.push({ d: depth, s: `${role}${name ? ` ${quote(name)}` : ''}:`, c: 1 });
     return CHILDREN_DEEPER;
   }
 

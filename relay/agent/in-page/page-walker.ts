@@ -18,7 +18,11 @@ import { RefHeirs } from './ref-heirs';
 import { PageWalk } from './page-walk';
 import { changedWords, endWatch, startWatch } from './change-watch';
 import { encodeWalk } from './walk-codec';
+import { WalkReuse } from './walk-reuse';
 import type { InPageRequest, ListenersOf, Registry } from './walker-types';
+
+/** Each frame registry's kept parts and marks (walk-reuse.ts), from its first whole walk on. */
+const reuses = new WeakMap<Registry, WalkReuse>();
 
 /** What a person's click sets off: a listener for one of these makes an element a target. */
 const CLICK_EVENTS = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup'];
@@ -45,6 +49,11 @@ function taken(key: string): unknown {
   return value;
 }
 
+/** Whether the registry's last walk took parts of the one before (its tests ask: walk-reuse.test.ts). */
+export function walkReused(reg: Registry): boolean {
+  return reuses.get(reg)?.reused ?? false;
+}
+
 /** Whether an element has a click listener of its own, by what this frame's walker can know. */
 function clickListener(reg: Registry): (el: Element) => boolean {
   const { listenersOf, clickers } = reg;
@@ -62,7 +71,12 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   const rules = new UnseenRules(judged);
   if (req.kind === 'walk' && req.listed !== undefined) {
     const listed = taken(req.listed);
-    if (Array.isArray(listed)) for (const el of listed) if (el instanceof Element) reg.clickers.add(el);
+    if (Array.isArray(listed))
+      for (const el of listed)
+        if (el instanceof Element) {
+          reg.clickers.add(el);
+          reuses.get(reg)?.listened(el);
+        }
   }
   const reading = new ElementReading(rules, clickListener(reg));
   const refs = new RefHeirs(reg, rules, reading);
@@ -72,23 +86,8 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   switch (req.kind) {
     case 'prune':
       return prune(req.from, req.copy);
-    case 'walk': {
-      const root = req.selector ? document.querySelector(req.selector) : (document.body ?? document.documentElement);
-      if (!root) return encodeWalk({ lines: [], nextRef: req.nextRef, refs: [], missing: true });
-      // Refs whose element is gone: a rebuilt element the same to a person takes one (refFor);
-      // the rest can only be stale now, and are forgotten.
-      refs.beginWalk();
-      try {
-        const result = walk(root, req.nextRef, req.textMax);
-        refs.settleHeirs(result);
-        // One string back: Playwright's structured serialisation of thousands of small objects
-        // costs several times the walk itself (measured on a long article: 50 ms against 15);
-        // tab-separated lines, not JSON, to travel inside CDP's JSON (walk-codec.ts).
-        return encodeWalk(result);
-      } finally {
-        refs.endWalk();
-      }
-    }
+    case 'walk':
+      return walkRequest(reg, req, refs, walk);
     case 'resolve': {
       const entry = reg.byId.get(req.ref);
       if (!entry) return 'gone';
@@ -140,5 +139,41 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       }
       return boxes;
     }
+  }
+}
+
+/** A walk request: its lines, refs settled (RefHeirs), as one string (walk-codec.ts). */
+function walkRequest(
+  reg: Registry,
+  req: Extract<InPageRequest, { kind: 'walk' }>,
+  refs: RefHeirs,
+  walk: PageWalk['walk'],
+): string {
+  const root = req.selector ? document.querySelector(req.selector) : (document.body ?? document.documentElement);
+  if (!root) return encodeWalk({ lines: [], nextRef: req.nextRef, refs: [], missing: true });
+  // Refs whose element is gone: a rebuilt element the same to a person takes one (refFor);
+  // the rest can only be stale now, and are forgotten.
+  refs.beginWalk();
+  try {
+    // A walk of the whole frame keeps its parts for the next (and a diff's walk takes those
+    // nothing changed); a part's walk (a selector) does not.
+    let reuse = req.selector ? undefined : reuses.get(reg);
+    if (!reuse && !req.selector) reuses.set(reg, (reuse = new WalkReuse()));
+    reuse?.begin(req.reuse === true, `${req.textMax} ${req.seeAll ? 'all' : 'seen'}`);
+    let result = walk(root, req.nextRef, req.textMax, reuse);
+    // Never the wrong element: every ref shown still stands for the element its line was
+    // written for; were one not to, the walk is done again whole.
+    if (reuse?.reused && result.lines.some((l) => l.r !== undefined && reg.byId.get(l.r)?.el !== l.e)) {
+      reuse.forget();
+      result = walk(root, result.nextRef, req.textMax, reuse);
+    }
+    reuse?.end();
+    refs.settleHeirs(result);
+    // One string back: Playwright's structured serialisation of thousands of small objects
+    // costs several times the walk itself (measured on a long article: 50 ms against 15);
+    // tab-separated lines, not JSON, to travel inside CDP's JSON (walk-codec.ts).
+    return encodeWalk(result);
+  } finally {
+    refs.endWalk();
   }
 }

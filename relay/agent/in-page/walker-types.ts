@@ -42,6 +42,18 @@ export interface WalkLine {
   f?: 1;
   /** Shown for orientation only when something is below it (landmarks, rows, groups). */
   c?: 1;
+  /** In the page only (never sent): the role and name its ref was given, and its element. */
+  t?: [string, string];
+  e?: Element;
+}
+
+/** What one block element's visit wrote, in order: its lines and the blocks inside it (walk-reuse.ts keeps it). */
+export interface Segment {
+  items: Array<WalkLine | Segment>;
+  depth: number;
+  quiet: boolean;
+  /** Whether a box around it was unseen, when something inside asked (then it must still be so). */
+  unseen?: boolean;
 }
 
 export type InPageRequest =
@@ -58,6 +70,8 @@ export type InPageRequest =
       seeAll?: true;
       /** The key under which the relay left this walk the elements newly listed with click listeners. */
       listed?: string;
+      /** Take the parts of the last walk that nothing changed since (walk-reuse.ts): a diff asks. */
+      reuse?: true;
     }
   /** In the page only (page-content.ts): takes out of `copy`, a fresh deep clone of `from`, what a person cannot see of `from`; answers how many nodes went. */
   | { kind: 'prune'; from: Node; copy: Node }

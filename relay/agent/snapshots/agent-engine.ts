@@ -153,6 +153,8 @@ export class AgentEngine implements SnapshotEngine {
           textMax: TEXT_MAX,
           ...(selector ? { selector } : {}),
           ...(this.seeAll ? { seeAll: true as const } : {}),
+          // A diff reads what changed since: the page walks only that (walk-reuse.ts).
+          ...(request.since !== undefined && !selector ? { reuse: true as const } : {}),
         },
         'value',
         'snapshot',
