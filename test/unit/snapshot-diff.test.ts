@@ -10,6 +10,29 @@ const line = (text: string, ref?: string, depth = 0): SnapshotLine => ({
 });
 
 describe('snapshot diffs', () => {
+  it('says the same when the lines that did not change are the same objects (a diff walk sends them as copies)', () => {
+    const rows = Array.from({ length: 40 }, (_, i) => line(`button "Row ${i}"`, `e${i + 10}`, 1));
+    const shell = [line('main:'), line('status "Saved"', undefined, 1), line('textbox "Note"', 'e2', 1)];
+    const before = [...shell, line('list "Rows":', undefined, 1), ...rows, line('"Footer words"', undefined, 1)];
+    const cases: Array<(lines: SnapshotLine[]) => SnapshotLine[]> = [
+      // A value typed: one line between shared ones.
+      (l) => l.map((x) => (x.ref === 'e2' ? { ...x, text: 'textbox "Note" [e2]: "hi"' } : x)),
+      // Rows sorted in the middle, a row gone under the top, words added at the bottom.
+      (l) => [...l.slice(0, 14), l[20]!, ...l.slice(15, 20), l[14]!, ...l.slice(21)],
+      (l) => [...l.slice(0, 5), ...l.slice(6), line('"More words"', undefined, 1)],
+      // A list and all under it taken out, next to shared lines deeper than it.
+      (l) => [...l.slice(0, 3), ...l.slice(4)],
+      (l) => l,
+    ];
+    const copy = (lines: SnapshotLine[]) => lines.map((x) => ({ ...x }));
+    for (const change of cases) {
+      const after = change(before);
+      expect(diffSnapshots(before, after, isMessageLine)).toEqual(
+        diffSnapshots(copy(before), copy(after), isMessageLine),
+      );
+    }
+  });
+
   it('is empty for the same snapshot', () => {
     const lines = [line('heading "A"'), line('button "Go"', 'e1')];
     expect(diffSnapshots(lines, lines)).toEqual({ lines: [], added: 0, removed: 0, changed: 0, refs: [] });

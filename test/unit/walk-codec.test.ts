@@ -13,8 +13,8 @@ describe("a walk's result on its way to the relay", () => {
       nextRef: 42,
       lines: [
         { d: 0, s: 'main:', c: 1 },
-        { d: 1, s: `button ${JSON.stringify(odd)} [e7]`, r: 'e7' },
-        { d: 1, s: 'iframe "Pay" [e8]:', r: 'e8', f: 1 },
+        { d: 1, s: `button ${JSON.stringify(odd)} [e7]`, r: 'e7', t: ['button', odd] },
+        { d: 1, s: 'iframe "Pay" [e8]:', r: 'e8', f: 1, t: ['iframe', 'Pay'] },
         { d: 2, s: JSON.stringify(odd) },
         { d: 3, s: '' },
         { d: 1, s: 'x\\' },
@@ -28,6 +28,43 @@ describe("a walk's result on its way to the relay", () => {
     expect(decodeWalk(text)).toEqual(result);
     // Smaller than JSON where it travels: inside CDP's own JSON.
     expect(JSON.stringify(text).length).toBeLessThan(JSON.stringify(JSON.stringify(result)).length);
+  });
+
+  it("sends the lines the walk before wrote too as copies of their places, and reads them back from that walk's lines", () => {
+    const before: WalkResult = {
+      nextRef: 4,
+      lines: [
+        { d: 0, s: 'main:', c: 1 },
+        { d: 1, s: 'textbox "Note" [e1]', r: 'e1', t: ['textbox', 'Note'] },
+        { d: 1, s: 'button "One" [e2]', r: 'e2', t: ['button', 'One'] },
+        { d: 1, s: 'button "Two" [e3]', r: 'e3', t: ['button', 'Two'] },
+      ],
+      refs: [],
+    };
+    const first = encodeWalk(before, { id: 'w.1' });
+    const held = decodeWalk(first);
+    expect(held.id).toBe('w.1');
+    expect(held.refs).toEqual([
+      ['e1', 'textbox', 'Note'],
+      ['e2', 'button', 'One'],
+      ['e3', 'button', 'Two'],
+    ]);
+    // The page marks each line with the walk that wrote it and its place there.
+    before.lines.forEach((line, i) => Object.assign(line, { w: 'w.1', n: i }));
+    const typed = { d: 1, s: 'textbox "Note" [e1]: "hi"', r: 'e1', t: ['textbox', 'Note'] as [string, string] };
+    const next: WalkResult = {
+      nextRef: 4,
+      lines: [before.lines[0]!, typed, before.lines[2]!, before.lines[3]!],
+      refs: [],
+    };
+    const text = encodeWalk(next, { id: 'w.2', base: 'w.1' });
+    expect(text.split('\n').filter((row) => row.startsWith('C\t'))).toEqual(['C\t0\t1', 'C\t2\t2']);
+    const read = decodeWalk(text, { id: 'w.1', lines: held.lines });
+    expect(read.lines.map((l) => l.s)).toEqual(next.lines.map((l) => l.s));
+    // Copies are the held lines themselves: what was read of them once is read again for nothing.
+    expect(read.lines[2]).toBe(held.lines[2]);
+    expect(read.refs.map(([ref]) => ref)).toEqual(['e1', 'e2', 'e3']);
+    expect(() => decodeWalk(text)).toThrow(/does not hold/);
   });
 
   it('says a selector that matched nothing, and refuses a row it does not know', () => {

@@ -171,8 +171,16 @@ function walkRequest(
     refs.settleHeirs(result);
     // One string back: Playwright's structured serialisation of thousands of small objects
     // costs several times the walk itself (measured on a long article: 50 ms against 15);
-    // tab-separated lines, not JSON, to travel inside CDP's JSON (walk-codec.ts).
-    return encodeWalk(result);
+    // tab-separated lines, not JSON, to travel inside CDP's JSON (walk-codec.ts). Lines the
+    // walk before wrote too cross as copies, when the relay holds that walk's lines.
+    if (!reuse) return encodeWalk(result);
+    const ids = reuse.walked(req.base);
+    const text = encodeWalk(result, ids);
+    result.lines.forEach((line, i) => {
+      line.w = ids.id;
+      line.n = i;
+    });
+    return text;
   } finally {
     refs.endWalk();
   }

@@ -6,10 +6,10 @@
 
 import type { WalkLine, WalkResult } from './walker-types';
 
-/** Line kinds: the header, a line of the snapshot, a ref shown. */
+/** Line kinds: the header, a line of the snapshot, a run of lines copied from the walk before. */
 const HEAD = 'H';
 const LINE = 'L';
-const REF = 'R';
+const COPY = 'C';
 
 /** A field may hold anything a page wrote: its tabs, newlines and backslashes are escaped. */
 const SPECIAL = /[\\\t\n]/;
@@ -18,38 +18,80 @@ const escape = (text: string): string =>
 const unescape = (text: string): string =>
   text.includes('\\') ? text.replace(/\\(.)/g, (_, c: string) => (c === 't' ? '\t' : c === 'n' ? '\n' : c)) : text;
 
-export function encodeWalk(result: WalkResult): string {
-  const out = [`${HEAD}\t${result.nextRef}\t${result.missing ? 1 : 0}`];
-  for (const line of result.lines)
-    out.push(`${LINE}\t${line.d}\t${(line.f ? 1 : 0) | (line.c ? 2 : 0)}\t${line.r ?? ''}\t${escape(line.s)}`);
-  for (const [ref, role, name] of result.refs) out.push(`${REF}\t${ref}\t${escape(role)}\t${escape(name)}`);
+/**
+ * Which walk this is, and which one before it the other side holds (`base`): a line that walk
+ * wrote too (`w` its walk, `n` its place there) crosses as a copy of its place, runs of them as
+ * one row — a diff's walk that reused most of the page sends what changed and a few rows.
+ */
+export interface WalkIds {
+  id: string;
+  base?: string;
+}
+
+/** What a decoded walk says beside its result: its id, when it is a walk the next may copy from. */
+export type DecodedWalk = WalkResult & { id?: string };
+
+export function encodeWalk(result: WalkResult, ids?: WalkIds): string {
+  const base = ids?.base;
+  const out = [`${HEAD}\t${result.nextRef}\t${result.missing ? 1 : 0}\t${ids?.id ?? ''}`];
+  const lines = result.lines;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (base !== undefined && line.w === base) {
+      // A run: the lines after it that stood right after it in the walk before.
+      let count = 1;
+      while (i + count < lines.length && lines[i + count]!.w === base && lines[i + count]!.n === line.n! + count)
+        count++;
+      out.push(`${COPY}\t${line.n}\t${count}`);
+      i += count - 1;
+      continue;
+    }
+    const [role, name] = line.t ?? ['', ''];
+    out.push(
+      `${LINE}\t${line.d}\t${(line.f ? 1 : 0) | (line.c ? 2 : 0)}\t${line.r ?? ''}\t${escape(role)}\t${escape(name)}\t${escape(line.s)}`,
+    );
+  }
   return out.join('\n');
 }
 
-export function decodeWalk(text: string): WalkResult {
-  const result: WalkResult = { lines: [], nextRef: 0, refs: [] };
+/**
+ * The walk's result; `base`: the lines of the walk its copies are of (the last this side held
+ * of the frame), or none. The refs shown are those of its lines, in order.
+ */
+export function decodeWalk(text: string, base?: { id: string; lines: WalkLine[] }): DecodedWalk {
+  const result: DecodedWalk = { lines: [], nextRef: 0, refs: [] };
   for (const row of text.split('\n')) {
     const fields = row.split('\t');
     switch (fields[0]) {
       case HEAD:
         result.nextRef = Number(fields[1]);
         if (fields[2] === '1') result.missing = true;
+        if (fields[3]) result.id = fields[3];
         break;
       case LINE: {
         const flags = Number(fields[2]);
-        const line: WalkLine = { d: Number(fields[1]), s: unescape(fields[4]!) };
-        if (fields[3]) line.r = fields[3];
+        const line: WalkLine = { d: Number(fields[1]), s: unescape(fields[6]!) };
+        if (fields[3]) {
+          line.r = fields[3];
+          line.t = [unescape(fields[4]!), unescape(fields[5]!)];
+        }
         if (flags & 1) line.f = 1;
         if (flags & 2) line.c = 1;
         result.lines.push(line);
         break;
       }
-      case REF:
-        result.refs.push([fields[1]!, unescape(fields[2]!), unescape(fields[3]!)]);
+      case COPY: {
+        const [from, count] = [Number(fields[1]), Number(fields[2])];
+        if (!base || from + count > base.lines.length)
+          throw new Error(`a walk copied lines ${from}–${from + count} of a walk this side does not hold`);
+        for (let i = from; i < from + count; i++) result.lines.push(base.lines[i]!);
         break;
+      }
       default:
         throw new Error(`a walk's result has a line of no known kind: ${JSON.stringify(row.slice(0, 40))}`);
     }
   }
+  for (const line of result.lines)
+    if (line.r !== undefined) result.refs.push([line.r, line.t?.[0] ?? '', line.t?.[1] ?? '']);
   return result;
 }

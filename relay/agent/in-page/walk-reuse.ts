@@ -9,6 +9,7 @@
 
 import { parentOf } from './walker-words';
 import { readSheets, type SheetRules } from './sheet-rules';
+import type { WalkIds } from './walk-codec';
 import type { Segment } from './walker-types';
 
 const OBSERVED: MutationObserverInit = { subtree: true, childList: true, attributes: true, characterData: true };
@@ -71,6 +72,9 @@ export class WalkReuse {
   /** Whether this walk may take kept parts, and whether it took one. */
   private active = false;
   reused = false;
+  private readonly prefix = `${Math.random().toString(36).slice(2, 10)}.`;
+  private walks = 0;
+  private lastWalk: string | undefined;
 
   constructor() {
     this.observe();
@@ -133,6 +137,18 @@ export class WalkReuse {
     this.reused = false;
     this.fresh = true;
     this.segments = new Map();
+  }
+
+  /**
+   * A walk's id, and the walk before it whose lines it may send as copies: the one the relay
+   * holds (`held`), when that is this document's last. Ids are this registry's own (a prefix of
+   * its own): a relay holding another document's walk never matches.
+   */
+  walked(held: string | undefined): WalkIds {
+    const id = `${this.prefix}${++this.walks}`;
+    const base = held !== undefined && held === this.lastWalk ? held : undefined;
+    this.lastWalk = id;
+    return base === undefined ? { id } : { id, base };
   }
 
   /** An element the relay found a click listener on since the last walk: it may read as clickable now. */

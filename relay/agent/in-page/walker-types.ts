@@ -42,9 +42,12 @@ export interface WalkLine {
   f?: 1;
   /** Shown for orientation only when something is below it (landmarks, rows, groups). */
   c?: 1;
-  /** In the page only (never sent): the role and name its ref was given, and its element. */
+  /** The role and name its ref was given (the refs shown are read from the lines). */
   t?: [string, string];
+  /** In the page only (never sent): its element, the walk that wrote it last and its place there (walk-codec.ts). */
   e?: Element;
+  w?: string;
+  n?: number;
 }
 
 /** What one block element's visit wrote, in order: its lines and the blocks inside it (walk-reuse.ts keeps it). */
@@ -72,6 +75,8 @@ export type InPageRequest =
       listed?: string;
       /** Take the parts of the last walk that nothing changed since (walk-reuse.ts): a diff asks. */
       reuse?: true;
+      /** The walk of this frame the relay holds the lines of: lines that walk wrote too cross as copies (walk-codec.ts). */
+      base?: string;
     }
   /** In the page only (page-content.ts): takes out of `copy`, a fresh deep clone of `from`, what a person cannot see of `from`; answers how many nodes went. */
   | { kind: 'prune'; from: Node; copy: Node }

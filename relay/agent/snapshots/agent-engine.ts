@@ -42,6 +42,9 @@ interface InstalledWalker {
   run(registry: unknown, request: unknown): unknown;
 }
 
+/** Each walk line's snapshot line, made once: a diff's walk sends most lines as copies of the last walk's. */
+const SAID = new WeakMap<WalkLine, SnapshotLine>();
+
 /** Longest text line (a paragraph is cut to this, marked with …). */
 const TEXT_MAX = 100;
 /** Checking a ref takes milliseconds; a page that does not answer in this long is stuck. */
@@ -145,6 +148,8 @@ export class AgentEngine implements SnapshotEngine {
     let finished = false;
     const abandoned = new Set<Frame>();
     const walkFrame = async (frame: Frame, selector: string | undefined): Promise<SnapshotLine[]> => {
+      // The frame's last whole walk this side holds: the page sends the lines it wrote again as copies.
+      const held = selector ? undefined : this.#registries.get(frame)?.last;
       const text = (await this.call(
         frame,
         {
@@ -155,12 +160,15 @@ export class AgentEngine implements SnapshotEngine {
           ...(this.seeAll ? { seeAll: true as const } : {}),
           // A diff reads what changed since: the page walks only that (walk-reuse.ts).
           ...(request.since !== undefined && !selector ? { reuse: true as const } : {}),
+          ...(held ? { base: held.id } : {}),
         },
         'value',
         'snapshot',
       )) as string;
       if (finished || abandoned.has(frame)) return [];
-      const result = decodeWalk(text);
+      const result = decodeWalk(text, held);
+      const walker = this.#registries.get(frame);
+      if (walker && result.id !== undefined) walker.last = { id: result.id, lines: result.lines };
       if (result.missing)
         throw new ClawdError('bad_request', `selector ${JSON.stringify(selector)} matches nothing on the page`);
       nextRef = Math.max(nextRef, result.nextRef);
@@ -169,8 +177,13 @@ export class AgentEngine implements SnapshotEngine {
       const children = await this.#childFrames(frame, result.lines);
       const out: SnapshotLine[] = [];
       for (const line of dropSaidTwice(dropEmptyContainers(result.lines))) {
-        // A line that reads as an instruction to an AI is flagged (instruction-lines.ts): kept, said to be the page's.
-        out.push({ depth: line.d, text: flagged(line.s), ...(line.r ? { ref: line.r } : {}) });
+        // A line that reads as an instruction to an AI is flagged (instruction-lines.ts): kept,
+        // said to be the page's. A line the page sent as a copy is the same object as before:
+        // read once.
+        let said = SAID.get(line);
+        if (!said)
+          SAID.set(line, (said = { depth: line.d, text: flagged(line.s), ...(line.r ? { ref: line.r } : {}) }));
+        out.push(said);
         const child = line.f && line.r ? children.get(line.r) : undefined;
         if (!child) continue;
         frames.set(line.r!, child);

@@ -141,9 +141,17 @@ export function diffSnapshots(
   after: SnapshotLine[],
   sayAgain: (line: SnapshotLine) => boolean = () => false,
 ): SnapshotDiff {
+  // Lines both snapshots share as the same objects (a diff's walk sends what did not change as
+  // copies of the last walk's lines: walk-codec.ts) at their top and bottom did not change, nor
+  // move: only the lines between are compared, and the rest is only said again when it says how
+  // things went. A plain line alike in both is the same either way.
+  const { top, bottom } = shared(before, after);
+  const inBefore = { from: top, to: before.length - bottom };
+  const inAfter = { from: top, to: after.length - bottom };
   const oldByRef = new Map<string, string>();
   const oldPlain = new Map<string, number>();
-  for (const line of before) {
+  for (let i = inBefore.from; i < inBefore.to; i++) {
+    const line = before[i]!;
     const text = renderLine(line);
     if (line.ref) oldByRef.set(line.ref, text);
     else oldPlain.set(text, (oldPlain.get(text) ?? 0) + 1);
@@ -152,16 +160,18 @@ export function diffSnapshots(
   let added = 0;
   let changed = 0;
   const kept = new Set<string>();
-  const moved = reorders(before, after);
+  const moved = reordered(before, after, inBefore, inAfter) ? reorders(before, after) : new Map<number, never>();
   for (const [i, line] of after.entries()) {
-    const text = renderLine(line);
     // A reordered list is said at its own line, after that line's mark; the top's before its first child.
     const reordered = moved.get(i);
     if (reordered?.top) {
       marked.push({ mark: '~', line: reordered.line });
       changed++;
     }
-    if (line.ref) {
+    if (i < inAfter.from || i >= inAfter.to) {
+      if (sayAgain(line)) marked.push({ mark: '=', line });
+    } else if (line.ref) {
+      const text = renderLine(line);
       const was = oldByRef.get(line.ref);
       kept.add(line.ref);
       if (was === undefined) {
@@ -172,6 +182,7 @@ export function diffSnapshots(
         changed++;
       } else if (sayAgain(line)) marked.push({ mark: '=', line });
     } else {
+      const text = renderLine(line);
       const left = oldPlain.get(text) ?? 0;
       if (left > 0) {
         oldPlain.set(text, left - 1);
@@ -187,7 +198,8 @@ export function diffSnapshots(
     }
   }
   let removed = 0;
-  const gone: boolean[] = before.map((line) => {
+  const gone: boolean[] = before.map((line, i) => {
+    if (i < inBefore.from || i >= inBefore.to) return false;
     const text = renderLine(line);
     const went = line.ref ? !kept.has(line.ref) : (oldPlain.get(text) ?? 0) > 0;
     if (went && !line.ref) oldPlain.set(text, oldPlain.get(text)! - 1);
@@ -207,4 +219,37 @@ export function diffSnapshots(
     changed,
     refs,
   };
+}
+
+/** How many lines at the top and at the bottom both snapshots share as the same objects. */
+function shared(before: SnapshotLine[], after: SnapshotLine[]): { top: number; bottom: number } {
+  let top = 0;
+  while (top < before.length && top < after.length && before[top] === after[top]) top++;
+  let bottom = 0;
+  while (
+    bottom < before.length - top &&
+    bottom < after.length - top &&
+    before[before.length - 1 - bottom] === after[after.length - 1 - bottom]
+  )
+    bottom++;
+  return { top, bottom };
+}
+
+/**
+ * Whether any list can have been reordered: the refs kept in both between the shared top and
+ * bottom stand in another order (the shared lines stand where they stood, around them).
+ */
+function reordered(
+  before: SnapshotLine[],
+  after: SnapshotLine[],
+  was: { from: number; to: number },
+  now: { from: number; to: number },
+): boolean {
+  const refs = (lines: SnapshotLine[], { from, to }: { from: number; to: number }) =>
+    lines.slice(from, to).flatMap((l) => (l.ref ? [l.ref] : []));
+  const [old, current] = [refs(before, was), refs(after, now)];
+  const [oldSet, currentSet] = [new Set(old), new Set(current)];
+  const a = old.filter((ref) => currentSet.has(ref));
+  const b = current.filter((ref) => oldSet.has(ref));
+  return a.some((ref, i) => b[i] !== ref);
 }
