@@ -72,6 +72,7 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
       <div style="width:0;height:0;overflow:hidden">HIDDEN-zero-size</div>
       <p class="sr-only">HIDDEN-sr-only</p>
       <p style="position:absolute;left:-10000px;top:0">HIDDEN-offscreen</p>
+      <span><span class="sr-only">HIDDEN-twin-not-shown</span><span aria-hidden="true" style="display:none">HIDDEN-twin-not-shown</span></span>
       <p style="position:absolute;top:-5000px">HIDDEN-above</p>
       <p style="font-size:0">HIDDEN-font-size</p>
       <p style="color:transparent">HIDDEN-transparent</p>

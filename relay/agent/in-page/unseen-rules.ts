@@ -333,8 +333,12 @@ export class UnseenRules {
         sibling !== el &&
         sibling.getAttribute('aria-hidden') === 'true' &&
         squash(sibling.textContent ?? '') === said
-      )
-        return !this.boxUnseen(sibling, this.style(sibling));
+      ) {
+        // The twin must itself be seen: one not displayed or invisible says nothing a person reads.
+        const st = this.style(sibling);
+        if (st.display === 'none' || st.visibility === 'hidden' || st.visibility === 'collapse') return false;
+        return !this.boxUnseen(sibling, st);
+      }
     return false;
   };
 }
