@@ -40,10 +40,11 @@ afterAll(async () => {
   if (kept) await giveBack(kept, { extension: false });
 });
 
-/** The page with `html`, its walker put in, and walks of it that keep their refs' numbers going. */
-async function open(html: string) {
+/** The page with `html` (and `setup` run in it), its walker put in, and walks of it that keep their refs' numbers going. */
+async function open(html: string, setup?: () => void) {
   await page.setViewportSize({ width: 1000, height: 700 });
   await page.setContent(`<!doctype html><html><head><title>reuse</title></head><body>${html}</body></html>`);
+  if (setup) await page.evaluate(setup);
   const walker: JSHandle = await page.evaluateHandle(
     `(() => { ${WALKER}; return { registry: __clawdWalker.createRegistry(), run: __clawdWalker.inPage, reused: __clawdWalker.walkReused, next: 1 }; })()`,
   );
@@ -232,6 +233,92 @@ describe('a diff walk reuses what did not change, and says what a whole walk say
     );
     expect(walked.reused).toBe(true);
     expect(walked.text).toContain('New shadow words');
+  });
+
+  it("words of a slotted child, and a slot's nodes changed: the slot and what holds it are walked again", async () => {
+    const { after } = await open(`<main><x-slots><p>first words</p><p>second words</p></x-slots>${LIST}</main>`, () => {
+      const host = document.querySelector('x-slots')!;
+      host.attachShadow({ mode: 'open' }).innerHTML = '<div><slot></slot></div><div><slot name="b"></slot></div>';
+    });
+    let walked = await after(() =>
+      page.evaluate(() => {
+        document.querySelector('x-slots p')!.textContent = 'new first words';
+      }),
+    );
+    expect(walked.text).toContain('new first words');
+    walked = await after(() =>
+      page.evaluate(() => {
+        document.querySelectorAll('x-slots p')[1]!.setAttribute('slot', 'b');
+        document
+          .querySelector('x-slots')!
+          .prepend(Object.assign(document.createElement('p'), { textContent: 'zero words' }));
+      }),
+    );
+    expect(walked.text).toContain('zero words');
+  });
+
+  it('an element taken out, changed, and put back; one moved to another parent', async () => {
+    const { after } = await open(
+      `<main><section id="a"><div id="panel"><p>Panel words</p><label>Field <input></label></div></section><section id="b" style="visibility:hidden"></section>${LIST}</main>`,
+    );
+    const walked = await after(() =>
+      page.evaluate(() => {
+        const panel = document.getElementById('panel')!;
+        panel.remove();
+        panel.querySelector('p')!.textContent = 'Changed while out';
+        panel.querySelector('input')!.value = 'typed while out';
+        document.getElementById('a')!.append(panel);
+        document.getElementById('b')!.append(document.querySelector('li')!);
+      }),
+    );
+    expect(walked.text).toContain('Changed while out');
+    expect(walked.text).toContain('typed while out');
+    expect(walked.text).not.toContain('item 0"');
+  });
+
+  it('a :has() rule a change elsewhere turns on, a hidden child after a cover, spaces between words', async () => {
+    const { after } = await open(
+      `<style>.hint { display: none } .card:has(.err) .hint { display: block }</style><main><div class="card"><p class="hint">Hint words</p><div id="slot"></div></div><div style="position:relative;width:300px"><p>Covered words here</p><div style="position:absolute;inset:0;background:#fff"></div></div><p id="w"><b>Hello</b><b>World</b></p>${LIST}</main>`,
+    );
+    const walked = await after(() =>
+      page.evaluate(() => {
+        document.getElementById('slot')!.append(Object.assign(document.createElement('span'), { className: 'err' }));
+        const box = document.querySelector('main > div[style]')!;
+        box.append(Object.assign(document.createElement('span'), { hidden: true }));
+        const w = document.getElementById('w')!;
+        w.insertBefore(document.createTextNode(' '), w.lastChild);
+      }),
+    );
+    expect(walked.reused).toBe(false);
+    expect(walked.text).toContain('Hint words');
+  });
+
+  it('a label taken out, a popover shown inside a component, an element defined late', async () => {
+    const { after } = await open(
+      `<style>x-late:not(:defined) { display: none }</style><main><input id="a"><p><label for="a">Old label</label></p><x-pop></x-pop><x-late><p>Late words</p></x-late>${LIST}</main>`,
+      () => {
+        document.querySelector('x-pop')!.attachShadow({ mode: 'open' }).innerHTML =
+          '<div popover id="p"><button>In a component popover</button></div>';
+      },
+    );
+    const walked = await after(() =>
+      page.evaluate(() => {
+        document.querySelector('label')!.remove();
+        (document.querySelector('x-pop')!.shadowRoot!.getElementById('p') as HTMLElement).showPopover();
+        customElements.define('x-late', class extends HTMLElement {});
+      }),
+    );
+    expect(walked.text).not.toContain('Old label');
+    expect(walked.text).toContain('In a component popover');
+    expect(walked.text).toContain('Late words');
+  });
+
+  it('walks whole again after 25 diffs in a row, whatever marks say', async () => {
+    const { walk } = await open(`<main>${LIST}</main>`);
+    const reused: boolean[] = [];
+    for (let i = 0; i < 26; i++) reused.push((await walk(true)).reused);
+    expect(reused.slice(0, 25).every(Boolean)).toBe(true);
+    expect(reused[25]).toBe(false);
   });
 
   it('the window resized: walked whole', async () => {

@@ -162,11 +162,13 @@ function walkRequest(
     reuse?.begin(req.reuse === true, `${req.textMax} ${req.seeAll ? 'all' : 'seen'}`);
     let result = walk(root, req.nextRef, req.textMax, reuse);
     // Never the wrong element: every ref shown still stands for the element its line was
-    // written for; were one not to, the walk is done again whole.
+    // written for; were one not to, the walk is done again whole. (That the element's role and
+    // name are still those shown, an action checks again: `resolve`.)
     if (reuse?.reused && result.lines.some((l) => l.r !== undefined && reg.byId.get(l.r)?.el !== l.e)) {
       reuse.forget();
       result = walk(root, result.nextRef, req.textMax, reuse);
     }
+    // Not in a `finally`: a walk that threw leaves its marks for the next one.
     reuse?.end();
     refs.settleHeirs(result);
     // One string back: Playwright's structured serialisation of thousands of small objects

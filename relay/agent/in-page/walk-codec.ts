@@ -20,8 +20,9 @@ const unescape = (text: string): string =>
 
 /**
  * Which walk this is, and which one before it the other side holds (`base`): a line that walk
- * wrote too (`w` its walk, `n` its place there) crosses as a copy of its place, runs of them as
- * one row — a diff's walk that reused most of the page sends what changed and a few rows.
+ * wrote too (`w` its walk, `n` its place among that walk's lines as sent — before the relay
+ * drops any) crosses as a copy of its place, runs of them as one row — a diff's walk that reused
+ * most of the page sends what changed and a few rows.
  */
 export interface WalkIds {
   id: string;
@@ -82,6 +83,8 @@ export function decodeWalk(text: string, base?: { id: string; lines: WalkLine[] 
       }
       case COPY: {
         const [from, count] = [Number(fields[1]), Number(fields[2])];
+        if (!Number.isInteger(from) || !Number.isInteger(count) || from < 0 || count < 1)
+          throw new Error(`a walk's copy row is not two counts: ${JSON.stringify(row.slice(0, 40))}`);
         if (!base || from + count > base.lines.length)
           throw new Error(`a walk copied lines ${from}–${from + count} of a walk this side does not hold`);
         for (let i = from; i < from + count; i++) result.lines.push(base.lines[i]!);

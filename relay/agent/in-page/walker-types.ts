@@ -50,7 +50,12 @@ export interface WalkLine {
   n?: number;
 }
 
-/** What one block element's visit wrote, in order: its lines and the blocks inside it (walk-reuse.ts keeps it). */
+/**
+ * What one block element's visit wrote, in order: its lines and the blocks inside it
+ * (walk-reuse.ts keeps it). With the context they were written in: the depth, whether quiet
+ * (inside a control's name), and what the boxes around said; what else from outside the block
+ * its lines read (a label elsewhere, an aria-labelledby target) is marked when it changes.
+ */
 export interface Segment {
   items: Array<WalkLine | Segment>;
   depth: number;

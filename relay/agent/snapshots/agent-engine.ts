@@ -11,6 +11,10 @@
 // tab, and survives navigations). Resolving a ref hands back an ElementHandle of exactly that
 // element after checking its role and name again, or refuses it as stale: an action can land
 // on the element the snapshot showed or nowhere.
+//
+// A diff's walk reuses what did not change in the page (walk-reuse.ts), and the lines the last
+// walk wrote too come as copies of the lines held here per frame (walk-codec.ts). Kept whole
+// (under the 400-line cap): a walk, its frames and its refs read in one place.
 
 import { randomBytes } from 'node:crypto';
 import type { Frame, JSHandle, Page } from 'playwright-core';
@@ -19,7 +23,7 @@ import { seconds, within } from '../../time-limit';
 import type { SnapshotRequest } from '../../operations/page-operations';
 import type { InPageRequest, WalkLine } from '../in-page/page-walker';
 import { distAsset } from '../../dist-assets';
-import { decodeWalk } from '../in-page/walk-codec';
+import { decodeWalk, type DecodedWalk } from '../in-page/walk-codec';
 import { SNAPSHOT_TIMEOUT_MS } from '../../operations/page-operations';
 import { dropEmptyContainers, dropSaidTwice } from './walk-lines';
 import { lendListenerReader, listClickListeners } from './listener-reader';
@@ -42,8 +46,12 @@ interface InstalledWalker {
   run(registry: unknown, request: unknown): unknown;
 }
 
-/** Each walk line's snapshot line, made once: a diff's walk sends most lines as copies of the last walk's. */
-const SAID = new WeakMap<WalkLine, SnapshotLine>();
+/**
+ * A walk line as this side holds it, with its snapshot line, made once: a diff's walk sends most
+ * lines as copies of the last walk's (a property, not a WeakMap: a set per line costs a whole
+ * snapshot of a big page milliseconds).
+ */
+type HeldLine = WalkLine & { said?: SnapshotLine };
 
 /** Longest text line (a paragraph is cut to this, marked with …). */
 const TEXT_MAX = 100;
@@ -148,27 +156,8 @@ export class AgentEngine implements SnapshotEngine {
     let finished = false;
     const abandoned = new Set<Frame>();
     const walkFrame = async (frame: Frame, selector: string | undefined): Promise<SnapshotLine[]> => {
-      // The frame's last whole walk this side holds: the page sends the lines it wrote again as copies.
-      const held = selector ? undefined : this.#registries.get(frame)?.last;
-      const text = (await this.call(
-        frame,
-        {
-          kind: 'walk',
-          nextRef,
-          textMax: TEXT_MAX,
-          ...(selector ? { selector } : {}),
-          ...(this.seeAll ? { seeAll: true as const } : {}),
-          // A diff reads what changed since: the page walks only that (walk-reuse.ts).
-          ...(request.since !== undefined && !selector ? { reuse: true as const } : {}),
-          ...(held ? { base: held.id } : {}),
-        },
-        'value',
-        'snapshot',
-      )) as string;
+      const result = await this.#walk(frame, nextRef, selector, request.since !== undefined);
       if (finished || abandoned.has(frame)) return [];
-      const result = decodeWalk(text, held);
-      const walker = this.#registries.get(frame);
-      if (walker && result.id !== undefined) walker.last = { id: result.id, lines: result.lines };
       if (result.missing)
         throw new ClawdError('bad_request', `selector ${JSON.stringify(selector)} matches nothing on the page`);
       nextRef = Math.max(nextRef, result.nextRef);
@@ -180,10 +169,9 @@ export class AgentEngine implements SnapshotEngine {
         // A line that reads as an instruction to an AI is flagged (instruction-lines.ts): kept,
         // said to be the page's. A line the page sent as a copy is the same object as before:
         // read once.
-        let said = SAID.get(line);
-        if (!said)
-          SAID.set(line, (said = { depth: line.d, text: flagged(line.s), ...(line.r ? { ref: line.r } : {}) }));
-        out.push(said);
+        const held = line as HeldLine;
+        held.said ??= { depth: line.d, text: flagged(line.s), ...(line.r ? { ref: line.r } : {}) };
+        out.push(held.said);
         const child = line.f && line.r ? children.get(line.r) : undefined;
         if (!child) continue;
         frames.set(line.r!, child);
@@ -225,6 +213,52 @@ export class AgentEngine implements SnapshotEngine {
     }
     finished = true;
     return { text: '', lines, refs: new AgentRefs(this, refs, frames, nextRef) };
+  }
+
+  /**
+   * One walk of the frame, read: its lines that the frame's last whole walk this side holds wrote
+   * too come as copies (walk-codec.ts), and this one is held in its turn. `diff`: only what
+   * changed since is walked again (walk-reuse.ts).
+   */
+  async #walk(frame: Frame, nextRef: number, selector: string | undefined, diff: boolean): Promise<DecodedWalk> {
+    const held = selector ? undefined : this.#registries.get(frame)?.last;
+    const walk = (from: number, base?: string) =>
+      this.call(
+        frame,
+        {
+          kind: 'walk',
+          nextRef: from,
+          textMax: TEXT_MAX,
+          ...(selector ? { selector } : {}),
+          ...(this.seeAll ? { seeAll: true as const } : {}),
+          ...(diff && !selector ? { reuse: true as const } : {}),
+          ...(base ? { base } : {}),
+        },
+        'value',
+        'snapshot',
+      ) as Promise<string>;
+    const result = await this.#decode(await walk(nextRef, held?.id), held, (from) => walk(from));
+    const walker = this.#registries.get(frame);
+    if (walker && result.id !== undefined) walker.last = { id: result.id, lines: result.lines };
+    return result;
+  }
+
+  /**
+   * A walk's answer read; should its copies not be of the lines held (never expected: the page
+   * copies only from the walk the relay says it holds), the frame is walked again whole.
+   */
+  async #decode(
+    text: string,
+    held: FrameWalker['last'],
+    again: (nextRef: number) => Promise<unknown>,
+  ): Promise<DecodedWalk> {
+    try {
+      return decodeWalk(text, held);
+    } catch (error) {
+      if (!held) throw error;
+      // From the ref number that walk got to: refs it gave are never given twice.
+      return decodeWalk((await again(Number(text.split('\n', 1)[0]!.split('\t')[1]))) as string);
+    }
   }
 
   /**
