@@ -21,16 +21,9 @@ const INERT_TAGS = new Set(['script', 'noscript', 'template', 'base']);
 const INERT_LINKS = /^(preload|prefetch|modulepreload|dns-prefetch|preconnect)$/i;
 
 /** Attributes that say which element names which: changed, no mark can say whose name moved. */
-const NAMING = new Set([
-  'id',
-  'for',
-  'aria-labelledby',
-  'aria-describedby',
-  'aria-errormessage',
-  'aria-owns',
-  'aria-details',
-]);
-const READERS = '[aria-labelledby], [aria-describedby], [aria-errormessage], [aria-owns], [aria-details]';
+const READER_ATTRIBUTES = ['aria-labelledby', 'aria-describedby', 'aria-errormessage', 'aria-owns', 'aria-details'];
+const NAMING = new Set(['id', 'for', ...READER_ATTRIBUTES]);
+const READERS = READER_ATTRIBUTES.map((name) => `[${name}]`).join(', ');
 
 /**
  * Events that move a state a style rule may read, heard on the window; `invalid`: a form's submit
@@ -100,13 +93,7 @@ export class ChangeMarks {
     this.stateMoved = false;
     if (!this.watching) this.observe();
     this.shadows = this.shadows.filter((root) => root.host.isConnected);
-    this.readers = new Map();
-    for (const root of [document, ...this.shadows])
-      for (const reader of root.querySelectorAll(READERS))
-        for (const name of NAMING)
-          if (name.startsWith('aria-'))
-            for (const id of reader.getAttribute(name)?.split(/\s+/) ?? [])
-              if (id) this.readers.set(id, [...(this.readers.get(id) ?? []), reader]);
+    this.readers = readersById([document, ...this.shadows]);
     const undefinedEls = document.querySelectorAll(':not(:defined)');
     this.undefinedEls = undefinedEls.length <= UNDEFINED_MAX ? [...undefinedEls] : [];
     if (undefinedEls.length > UNDEFINED_MAX) this.everything = true;
@@ -301,6 +288,21 @@ export class ChangeMarks {
     if (el === parent.lastElementChild || el.getAttribute('aria-hidden') === 'true' || this.siblingRules())
       this.markDeep(parent);
   }
+}
+
+/** Who names itself by which id in these roots (aria-labelledby and the like). */
+function readersById(roots: Array<Document | ShadowRoot>): Map<string, Element[]> {
+  const readers = new Map<string, Element[]>();
+  for (const root of roots)
+    for (const reader of root.querySelectorAll(READERS))
+      for (const name of READER_ATTRIBUTES)
+        for (const id of reader.getAttribute(name)?.split(/\s+/) ?? []) {
+          if (!id) continue;
+          const list = readers.get(id);
+          if (list) list.push(reader);
+          else readers.set(id, [reader]);
+        }
+  return readers;
 }
 
 function positioned(el: Element | null): boolean {
