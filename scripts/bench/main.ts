@@ -31,6 +31,7 @@ import { targetFuzz } from './cases/target-fuzz';
 import { manyPage, snapshotScale } from './cases/snapshot-scale';
 import { browserVersion } from '../../relay/browser/browser-version';
 import { findExecutable } from '../../relay/browser/executable';
+import { within } from '../../relay/time-limit';
 import {
   openBenchTab,
   startBenchPages,
@@ -66,6 +67,13 @@ const ALL = [
   'target-fuzz',
 ] as const;
 const PENDING: Record<string, string> = {};
+/**
+ * How long one case may take: in a quick run each takes under 30 s alone on two cores (the
+ * longest, peer-relay and grid, about 20 s), so 2 minutes beside a test run is a hang, not a
+ * slow machine. A full run's longest (mcp-tasks with Playwright MCP's whole plan) takes minutes.
+ */
+const QUICK_CASE_MS = 120_000;
+const CASE_MS = 900_000;
 
 interface PendingCase {
   name: string;
@@ -85,11 +93,23 @@ async function main(): Promise<number> {
   const quick = values.quick ?? false;
   const only = values.only ? new Set(values.only.split(',')) : undefined;
   const wanted = (name: string) => !only || only.has(name);
-  const log = (line: string) => {
-    if (!values.json) process.stderr.write(`${line}\n`);
-  };
-
+  // Progress goes to stderr in --json runs too: a smoke run that fails or is killed says which
+  // case it was in and how long each before it took.
+  const began = performance.now();
+  const log = (line: string) =>
+    process.stderr.write(`${((performance.now() - began) / 1000).toFixed(1).padStart(6)} s  ${line}\n`);
   const cases: Array<CaseResult | PendingCase> = [];
+  const bound = quick ? QUICK_CASE_MS : CASE_MS;
+  /** One case, if wanted: logged, timed, and failed (the run with it) past its bound. */
+  const run = async (name: string, fn: () => Promise<CaseResult>) => {
+    if (!wanted(name)) return;
+    log(`running ${name}${quick ? ' (quick)' : ''} …`);
+    const start = performance.now();
+    cases.push(
+      await within(fn(), bound, () => new Error(`bench case ${name} did not finish within ${bound / 1000} s`)),
+    );
+    log(`${name} took ${((performance.now() - start) / 1000).toFixed(1)} s`);
+  };
   const relay = await startRelayProcess();
   const pages = await startBenchPages({
     '/': '<!doctype html><title>bench</title><p>bench</p>',
@@ -110,11 +130,6 @@ async function main(): Promise<number> {
         // No browser found: the managed case reports that itself.
       }
     }
-    const run = async (name: string, fn: () => Promise<CaseResult>) => {
-      if (!wanted(name)) return;
-      log(`running ${name}${quick ? ' (quick)' : ''} …`);
-      cases.push(await fn());
-    };
     if (tab) {
       const t = tab;
       await run('cdp-rtt', () => cdpRtt(t, quick));
@@ -158,61 +173,25 @@ async function main(): Promise<number> {
       Object.fromEntries([1_000, 5_000, 20_000].map((n) => [`/many${n}`, manyPage(n)])),
     );
     try {
-      if (wanted('managed-start')) {
-        log(`running managed-start${quick ? ' (quick)' : ''} …`);
-        cases.push(await managedStart(server, quick));
-      }
-      if (wanted('pool-ready')) {
-        log(`running pool-ready${quick ? ' (quick)' : ''} …`);
-        cases.push(await poolReady(server, quick));
-      }
-      if (wanted('snapshot-scale')) {
-        log(`running snapshot-scale${quick ? ' (quick)' : ''} …`);
-        cases.push(await snapshotScale(server, before!, (n) => many.url(`/many${n}`), quick));
-      }
-      if (wanted('snapshot-corpus')) {
-        log(`running snapshot-corpus${quick ? ' (quick)' : ''} …`);
-        cases.push(await snapshotCorpus(server, before!, quick));
-      }
-      if (wanted('injection')) {
-        log('running injection …');
-        cases.push(await injection(server));
-      }
-      if (wanted('live-view')) {
-        log(`running live-view${quick ? ' (quick)' : ''} …`);
-        cases.push(await liveView(server, quick));
-      }
-      if (wanted('cli')) {
-        log(`running cli${quick ? ' (quick)' : ''} …`);
-        cases.push(await cli(server, quick));
-      }
-      if (wanted('mcp-tools')) {
-        log('running mcp-tools …');
-        cases.push(await mcpTools(server));
-      }
-      if (wanted('network-flood')) {
-        log(`running network-flood${quick ? ' (quick)' : ''} …`);
-        cases.push(await networkFlood(server, quick));
-      }
+      await run('managed-start', () => managedStart(server, quick));
+      await run('pool-ready', () => poolReady(server, quick));
+      await run('snapshot-scale', () => snapshotScale(server, before!, (n) => many.url(`/many${n}`), quick));
+      await run('snapshot-corpus', () => snapshotCorpus(server, before!, quick));
+      await run('injection', () => injection(server));
+      await run('live-view', () => liveView(server, quick));
+      await run('cli', () => cli(server, quick));
+      await run('mcp-tools', () => mcpTools(server));
+      await run('network-flood', () => networkFlood(server, quick));
     } finally {
       await many.close();
       await server.close();
       await before?.close();
     }
   }
-  if (wanted('mcp-tasks')) {
-    // Its own servers: clawd mcp runs one on a fresh home, as an agent's host would.
-    log(`running mcp-tasks${quick ? ' (quick)' : ''} …`);
-    cases.push(await mcpTasks(quick));
-  }
-  if (wanted('spa-tasks')) {
-    log(`running spa-tasks${quick ? ' (quick)' : ''} …`);
-    cases.push(await spaTasks(quick));
-  }
-  if (wanted('relay-hop')) {
-    log(`running relay-hop${quick ? ' (quick)' : ''} …`);
-    cases.push(await relayHop(quick));
-  }
+  // Its own servers: clawd mcp runs one on a fresh home, as an agent's host would.
+  await run('mcp-tasks', () => mcpTasks(quick));
+  await run('spa-tasks', () => spaTasks(quick));
+  await run('relay-hop', () => relayHop(quick));
   const onGrid = values.grid !== undefined ? { url: values.grid, pool: values['grid-pool'] } : undefined;
   // The scale cases each on a server of their own: its peak memory is theirs alone.
   for (const [name, fn] of [
@@ -221,7 +200,6 @@ async function main(): Promise<number> {
     ['grid', (server: RelayProcess, q: boolean) => grid(server, q, onGrid)],
   ] as const) {
     if (!wanted(name)) continue;
-    log(`running ${name}${quick ? ' (quick)' : ''} …`);
     // many-tabs: its tabs rest after a few seconds unused, so the case meets rests every run
     // (the usual 30 s came only when attaching was slow, and a wake then was not answered once).
     const server = await startRelayProcess(
@@ -229,17 +207,16 @@ async function main(): Promise<number> {
       name === 'many-tabs' ? { extension: { idleDetachMs: MANY_TABS_REST_MS } } : undefined,
     );
     try {
-      cases.push(await fn(server, quick));
+      await run(name, () => fn(server, quick));
     } finally {
       await server.close();
     }
   }
   if (wanted('target-fuzz')) {
     // A server of its own: the fuzz's browsers and clients come and go on it alone.
-    log(`running target-fuzz${quick ? ' (quick)' : ''} …`);
     const server = await startRelayProcess();
     try {
-      cases.push(await targetFuzz(server, quick));
+      await run('target-fuzz', () => targetFuzz(server, quick));
     } finally {
       await server.close();
     }
