@@ -153,14 +153,15 @@ export const cap = (text: string, max: number) => (text.length <= max ? text : `
 
 /** The element's children as rendered: its shadow root's, a slot's assigned nodes. */
 export const childrenOf = (node: Node): ArrayLike<Node> => {
-  if (node instanceof Element) {
-    if (node.shadowRoot) return node.shadowRoot.childNodes;
-    if (node.localName === 'slot') {
-      const assigned = (node as HTMLSlotElement).assignedNodes({ flatten: true });
-      if (assigned.length > 0) return assigned;
-    }
-  }
-  return node.childNodes;
+  if (!(node instanceof Element)) return node.childNodes;
+  return node.shadowRoot?.childNodes ?? assignedTo(node) ?? node.childNodes;
+};
+
+/** A slot's assigned nodes, when it has any (otherwise its own children are what renders). */
+export const assignedTo = (el: Element): Node[] | undefined => {
+  if (el.localName !== 'slot' || el.shadowRoot) return undefined;
+  const assigned = (el as HTMLSlotElement).assignedNodes({ flatten: true });
+  return assigned.length > 0 ? assigned : undefined;
 };
 
 // Tags whose implicit role does not depend on attributes or context.
