@@ -30,8 +30,8 @@ export class CdpPipe {
 
   send(text: string): void {
     if (this.#closed) return;
-    this.toBrowser.write(text);
-    this.toBrowser.write('\0');
+    // One write, one system call: every CDP message of a managed profile crosses here.
+    this.toBrowser.write(`${text}\0`);
   }
 
   /** `listener` hears every message from the browser; the returned function stops it. */
@@ -60,9 +60,15 @@ export class CdpPipe {
   #read(chunk: Buffer): void {
     let start = 0;
     for (let end = chunk.indexOf(0, start); end !== -1; end = chunk.indexOf(0, start)) {
-      this.#partial.push(chunk.subarray(start, end));
-      const text = Buffer.concat(this.#partial).toString('utf8');
-      this.#partial = [];
+      // A message whole in this chunk is read where it lies; one begun in an earlier chunk is
+      // joined first (a character may be split between chunks).
+      let text: string;
+      if (this.#partial.length === 0) text = chunk.toString('utf8', start, end);
+      else {
+        this.#partial.push(chunk.subarray(start, end));
+        text = Buffer.concat(this.#partial).toString('utf8');
+        this.#partial = [];
+      }
       start = end + 1;
       for (const listener of this.#listeners) listener(text);
     }
