@@ -332,8 +332,8 @@ export class AgentService {
   }
 
   /** A browser made ahead of its calls is up (a pool's warm one): connected now, not on its first call. */
-  prepare(endpoint: BrowserEndpoint): void {
-    this.#pages.prepare(endpoint);
+  prepare(endpoint: BrowserEndpoint): Promise<void> {
+    return this.#pages.prepare(endpoint);
   }
 
   /** Whether an agent call is under way on the profile: a person's tab rests only when none is (cdp/tab-rest.ts). */

@@ -36,8 +36,9 @@ export interface DriverContext {
   /**
    * A browser of the profile is up before any call needs it (a pool's warm one): held to the
    * profile's policy, then connected by the agent layer — what its first call would do, done ahead.
+   * Settles once both are done or failed (never rejects: a call that needs them does them again).
    */
-  warmed(endpoint: BrowserEndpoint): void;
+  warmed(endpoint: BrowserEndpoint): Promise<void>;
 }
 
 /** A field of create-profile a kind takes, as the CLI's flag says it (`--grid-url URL` → gridUrl). */

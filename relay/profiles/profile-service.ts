@@ -45,7 +45,7 @@ export class ProfileService {
   /** A profile was started on an agent's first use of it (/events listens). */
   onStartedOnUse: (profile: string) => void = () => {};
   /** A browser made ahead of its calls is up and guarded: the agent layer connects to it (server.ts). */
-  onBrowserUp: (endpoint: BrowserEndpoint) => void = () => {};
+  onBrowserUp: (endpoint: BrowserEndpoint) => Promise<void> = async () => {};
   /** The gate a profile's raw CDP clients are held to, for its asks (the person's say: consent). */
   rawGate: (profile: string) => ClientGate | undefined = () => undefined;
   constructor(
@@ -109,7 +109,7 @@ export class ProfileService {
       rawGate: () => this.rawGate(name),
       targetSetUp: (targetId) => this.policies.whenSetUp(name, targetId),
       warmed: (endpoint) =>
-        void this.policies.guard(name, endpoint.url).then(
+        this.policies.guard(name, endpoint.url).then(
           () => this.onBrowserUp(endpoint),
           (error: Error) => this.log.warn(`profile ${name}: a browser made ahead is not guarded yet: ${error.message}`),
         ),

@@ -133,8 +133,12 @@ export class PageFinder {
   }
 
   /** Connects to a browser made ahead of its first call (a pool's warm one): that call finds it connected. */
-  prepare(endpoint: BrowserEndpoint): void {
-    this.#connections.browser(endpoint).catch(() => {}); // the call that needs it connects again, and says why
+  prepare(endpoint: BrowserEndpoint): Promise<void> {
+    // Failing, the call that needs it connects again, and says why.
+    return this.#connections.browser(endpoint).then(
+      () => {},
+      () => {},
+    );
   }
 
   /** The tab the profile last acted on, if any. */

@@ -41,6 +41,9 @@ interface Warm {
   ready: Promise<PooledBrowser>;
   /** Set once it is up: the guard may hold it before a session takes it. */
   up?: PooledBrowser;
+  /** Guarded and connected ahead of its first call (or tried): from then on it is counted warm. */
+  warming?: Promise<void>;
+  warmedUp?: boolean;
 }
 
 export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser> {
@@ -69,7 +72,7 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
     private readonly log: Logger,
     private readonly access: PooledBrowserOptions['access'],
     /** A warm browser is up: guarded and connected ahead of its first call (DriverContext.warmed). */
-    private readonly warmed: (endpoint: BrowserEndpoint) => void = () => {},
+    private readonly warmed: (endpoint: BrowserEndpoint) => Promise<void> = async () => {},
   ) {
     this.ownFolder = path.join(home, 'profiles', name);
     this.#choice = decideLaunch(settings);
@@ -166,7 +169,8 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
           warm.up = browser;
           // Still waiting in the pool: guarded and connected now, not on its session's first call.
           // (Taken while it started, its session's call does both; stopped meanwhile, stop ends it.)
-          if (this.#warm.includes(warm)) this.warmed(browser.endpoint);
+          if (this.#warm.includes(warm))
+            warm.warming = this.warmed(browser.endpoint).finally(() => (warm.warmedUp = true));
         },
         (error: Error) => {
           this.log.warn(`profile ${this.name}: a warm browser did not start: ${error.message}`);
@@ -284,9 +288,10 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
   }
 
   async status(enabled: boolean): Promise<ProfileStatus> {
-    const warm = this.#warm.filter((w) => w.up).length;
+    // Counted warm once guarded and connected: what is still being made ready is not yet.
+    const warm = this.#warm.filter((w) => w.up && w.warmedUp).length;
     const held = this.held();
-    const running = held.length + warm > 0;
+    const running = held.length + this.#warm.filter((w) => w.up).length > 0;
     return {
       enabled,
       profile: this.name,
@@ -325,6 +330,8 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
     this.#topUp();
     progress?.(`starting ${this.#warm.length} warm browser(s)`);
     const ready = await Promise.all(this.#warm.map((w) => w.ready));
+    // Warm once guarded and connected too: a first call then finds nothing left to do but its own.
+    await Promise.all(this.#warm.map((w) => w.warming));
     return ready[0]?.version;
   }
 
