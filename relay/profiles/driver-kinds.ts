@@ -36,7 +36,8 @@ export interface DriverContext {
   /**
    * A browser of the profile is up before any call needs it (a pool's warm one): held to the
    * profile's policy, then connected by the agent layer — what its first call would do, done ahead.
-   * Settles once both are done or failed (never rejects: a call that needs them does them again).
+   * Settles once both are done, or once one failed (a guard that failed leaves the connection
+   * untried); never rejects: a call that needs them does them again.
    */
   warmed(endpoint: BrowserEndpoint): Promise<void>;
 }

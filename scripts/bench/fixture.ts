@@ -32,6 +32,28 @@ export interface RelayProcess {
   close(): Promise<void>;
 }
 
+/**
+ * What the bench started that would outlive it, ended as the bench's process exits however it
+ * does (a case past its bound, SIGTERM from the smoke test): synchronous, as an exit hook must be.
+ */
+const leftOnExit = new Set<() => void>();
+process.on('exit', () => {
+  for (const end of leftOnExit) end();
+});
+
+/** `end` runs when the bench's process exits unless the returned function is called first. */
+export function endOnExit(end: () => void): () => void {
+  const once = () => {
+    leftOnExit.delete(once);
+    end();
+  };
+  leftOnExit.add(once);
+  return () => leftOnExit.delete(once);
+}
+
+/** How long a server has to stop before it is killed. */
+const RELAY_STOP_MS = 10_000;
+
 const DIST = path.dirname(fileURLToPath(import.meta.url));
 /** The checkout the bench runs from (dist/bench.js is in its dist/). */
 export const ROOT = path.dirname(DIST);
@@ -56,6 +78,10 @@ export async function startRelayProcess(
     [path.join(DIST, 'clawd.js'), 'serve', '--relay-port', '0', '--control-port', '0', '--home', home],
     { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CLAWD_LOG: 'warn', ...env } },
   );
+  const unlist = endOnExit(() => {
+    child.kill('SIGKILL'); // its browsers (over their pipes) end with it
+    rmSync(home, { recursive: true, force: true });
+  });
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`clawd serve did not start:\n${out}`)), 15_000);
@@ -89,9 +115,15 @@ export async function startRelayProcess(
       return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
     },
     async close() {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      unlist();
+      // Bounded: a server that died already (what makes a case hang) or does not stop is killed.
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), RELAY_STOP_MS);
+        await exited;
+        clearTimeout(killer);
+      }
       rmSync(home, { recursive: true, force: true });
     },
   };

@@ -105,9 +105,14 @@ async function main(): Promise<number> {
     if (!wanted(name)) return;
     log(`running ${name}${quick ? ' (quick)' : ''} …`);
     const start = performance.now();
-    cases.push(
-      await within(fn(), bound, () => new Error(`bench case ${name} did not finish within ${bound / 1000} s`)),
-    );
+    const result = await within(fn(), bound, () => new TimeoutError()).catch((error: unknown) => {
+      if (!(error instanceof TimeoutError)) throw error;
+      // Said now, and the run ends here: the case is still running, so closing its servers under
+      // it could hang too. What it started ends with the process (endOnExit, TestBrowser's hook).
+      log(`bench case ${name} did not finish within ${bound / 1000} s`);
+      process.exit(1);
+    });
+    cases.push(result);
     log(`${name} took ${((performance.now() - start) / 1000).toFixed(1)} s`);
   };
   const relay = await startRelayProcess();
@@ -270,6 +275,13 @@ async function main(): Promise<number> {
   );
   return 0;
 }
+
+/** A case past its bound (`within` rejects with it). */
+class TimeoutError extends Error {}
+
+// Stopped (the smoke test's bound, ^C): out through the exit hooks, which end what the run started.
+process.once('SIGTERM', () => process.exit(143));
+process.once('SIGINT', () => process.exit(130));
 
 main().then(
   (code) => process.exit(code),

@@ -10,7 +10,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { until } from '../../test/helpers/waits';
-import { freePort } from './fixture';
+import { endOnExit, freePort } from './fixture';
 
 /** The id its manifest's key gives its extension (the only id its relay takes an extension socket from). */
 export const PLAYWRITER_EXTENSION_ID = 'pebbngnfojnignonigcnkdilknapkgid';
@@ -60,9 +60,14 @@ export async function startPlaywriter(root: string): Promise<PeerRelay> {
   });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
+  const unlist = endOnExit(() => {
+    child.kill('SIGKILL');
+    rmSync(scratch, { recursive: true, force: true });
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   const close = async () => {
+    unlist();
     if (child.exitCode === null) child.kill('SIGTERM');
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3_000))]);
     if (child.exitCode === null) child.kill('SIGKILL');

@@ -67,6 +67,24 @@ export interface TargetInfo {
   attached: boolean;
 }
 
+/**
+ * The process groups of the browsers this process started and has not closed: killed when it
+ * exits however it does (a bench run past its bound, a test worker ended), since each browser is
+ * a group of its own that would outlive it.
+ */
+const running = new Map<number, string | undefined>();
+process.on('exit', () => {
+  for (const [pid, folder] of running) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    // Its user data folder too, when it was its own (best effort: the browser may still be dying).
+    if (folder) rmSync(folder, { recursive: true, force: true, maxRetries: 2 });
+  }
+});
+
 export class TestBrowser {
   private constructor(
     readonly process: ChildProcess,
@@ -124,6 +142,11 @@ export class TestBrowser {
     ];
     const env = options.display ? { ...process.env, DISPLAY: options.display } : process.env;
     const child = spawn(chromiumPath(), args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true, env });
+    const pid = child.pid;
+    if (pid !== undefined) {
+      running.set(pid, options.userDataDir === undefined ? userDataDir : undefined);
+      child.once('exit', () => running.delete(pid));
+    }
     let stderr = '';
     const wsEndpoint = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(

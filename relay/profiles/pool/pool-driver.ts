@@ -170,7 +170,10 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
           // Still waiting in the pool: guarded and connected now, not on its session's first call.
           // (Taken while it started, its session's call does both; stopped meanwhile, stop ends it.)
           if (this.#warm.includes(warm))
-            warm.warming = this.warmed(browser.endpoint).finally(() => (warm.warmedUp = true));
+            warm.warming = Promise.resolve()
+              .then(() => this.warmed(browser.endpoint))
+              .catch(() => {}) // said by the guard's own warning; the first call tries again
+              .finally(() => (warm.warmedUp = true));
         },
         (error: Error) => {
           this.log.warn(`profile ${this.name}: a warm browser did not start: ${error.message}`);
@@ -314,7 +317,9 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
         ...held.map(
           (b) => `browser of ${b.session || '(no session)'}: pid ${b.pid ?? '-'}, CDP port ${b.port} (served by clawd)`,
         ),
-        ...this.#warm.flatMap((w) => (w.up ? [`warm: pid ${w.up.pid ?? '-'}, CDP port ${w.up.port}`] : [])),
+        ...this.#warm.flatMap((w) =>
+          w.up ? [`${w.warmedUp ? 'warm' : 'warming'}: pid ${w.up.pid ?? '-'}, CDP port ${w.up.port}`] : [],
+        ),
       ],
     };
   }
