@@ -159,8 +159,8 @@ export class AgentService {
     const { page, targetId, tab } = found;
     const what = `snapshot of ${targetId}`;
     return this.#calls.bounded(found, what, request.timeoutMs, async () => {
-      const { format, ...rest } = await this.#snapshots.take(page, tab, request, what);
-      return { format, targetId, url: page.url(), title: await titleOf(page), ...rest };
+      const { format, title, ...rest } = await this.#snapshots.take(page, tab, request, what);
+      return { format, targetId, url: page.url(), title: title ?? (await titleOf(page)), ...rest };
     });
   }
 
@@ -170,8 +170,8 @@ export class AgentService {
     const { page, targetId, tab } = found;
     const what = `find ${JSON.stringify(request.q)} in ${targetId}`;
     return this.#calls.bounded(found, what, request.timeoutMs, async () => {
-      const result = await this.#snapshots.find(page, tab, request, what);
-      return { targetId, url: page.url(), title: await titleOf(page), ...result };
+      const { title, ...result } = await this.#snapshots.find(page, tab, request, what);
+      return { targetId, url: page.url(), title: title ?? (await titleOf(page)), ...result };
     });
   }
 

@@ -260,6 +260,9 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     const iframe = refOf(snap, 'iframe', '');
     const frameOnly = await snapshot(`&frame=${iframe}`);
     expect(frameOnly.snapshot).toContain('clicked in frame');
+    // The answer's title is the page's (read with the walk of the page), never the frame's.
+    expect(snap.title).toBe('outer');
+    expect(frameOnly.title).toBe('outer');
     expect(frameOnly.snapshot).not.toContain('heading "outer"');
     // The frame's contents keep the numbers of the whole page: the same ref, the same button.
     expect(refOf(frameOnly, 'button', 'inner button')).toBe(inner);

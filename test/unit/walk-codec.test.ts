@@ -23,9 +23,14 @@ describe("a walk's result on its way to the relay", () => {
         ['e7', 'button', odd],
         ['e8', 'iframe', 'Pay'],
       ],
+      title: `Title ${odd}`,
     };
     const text = encodeWalk(result);
     expect(decodeWalk(text)).toEqual(result);
+    // The title the page gave, even an empty one; none when the walk read none.
+    expect(decodeWalk(encodeWalk({ ...result, title: '' })).title).toBe('');
+    const { title: _, ...untitled } = result;
+    expect(decodeWalk(encodeWalk(untitled))).toEqual(untitled);
     // Smaller than JSON where it travels: inside CDP's own JSON.
     expect(JSON.stringify(text).length).toBeLessThan(JSON.stringify(JSON.stringify(result)).length);
   });

@@ -171,6 +171,7 @@ function walkRequest(
     // Not in a `finally`: a walk that threw leaves its marks for the next one.
     reuse?.end();
     refs.settleHeirs(result);
+    result.title = document.title;
     // One string back: Playwright's structured serialisation of thousands of small objects
     // costs several times the walk itself (measured on a long article: 50 ms against 15);
     // tab-separated lines, not JSON, to travel inside CDP's JSON (walk-codec.ts). Lines the

@@ -6,7 +6,10 @@
 
 import type { WalkLine, WalkResult } from './walker-types';
 
-/** Line kinds: the header, a line of the snapshot, a run of lines copied from the walk before. */
+/**
+ * Line kinds: the header (next ref, nothing matched, the walk's id, the document's title), a line
+ * of the snapshot, a run of lines copied from the walk before.
+ */
 const HEAD = 'H';
 const LINE = 'L';
 const COPY = 'C';
@@ -34,7 +37,8 @@ export type DecodedWalk = WalkResult & { id?: string };
 
 export function encodeWalk(result: WalkResult, ids?: WalkIds): string {
   const base = ids?.base;
-  const out = [`${HEAD}\t${result.nextRef}\t${result.missing ? 1 : 0}\t${ids?.id ?? ''}`];
+  const title = result.title !== undefined ? `\t${escape(result.title)}` : '';
+  const out = [`${HEAD}\t${result.nextRef}\t${result.missing ? 1 : 0}\t${ids?.id ?? ''}${title}`];
   const lines = result.lines;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -68,6 +72,7 @@ export function decodeWalk(text: string, base?: { id: string; lines: WalkLine[] 
         result.nextRef = Number(fields[1]);
         if (fields[2] === '1') result.missing = true;
         if (fields[3]) result.id = fields[3];
+        if (fields[4] !== undefined) result.title = unescape(fields[4]);
         break;
       case LINE: {
         const flags = Number(fields[2]);

@@ -100,4 +100,6 @@ export interface WalkResult {
   refs: Array<[string, string, string]>;
   /** With `selector`: nothing matched it. */
   missing?: true;
+  /** The document's title when the walk read it: the answer's page title, without a call of its own. */
+  title?: string;
 }

@@ -154,6 +154,7 @@ export class AgentEngine implements SnapshotEngine {
     // A child frame that answers after its 2 s is left behind: what it says then must not touch
     // this snapshot's refs or the tab's counter (a late, lower counter would give numbers twice).
     let finished = false;
+    let title: string | undefined;
     const abandoned = new Set<Frame>();
     const walkFrame = async (frame: Frame, selector: string | undefined): Promise<SnapshotLine[]> => {
       const result = await this.#walk(frame, nextRef, selector, request.since !== undefined);
@@ -162,6 +163,7 @@ export class AgentEngine implements SnapshotEngine {
         throw new ClawdError('bad_request', `selector ${JSON.stringify(selector)} matches nothing on the page`);
       nextRef = Math.max(nextRef, result.nextRef);
       this.#counters.set(context.tab, nextRef);
+      if (frame === page.mainFrame()) title = result.title;
       for (const [ref, role, name] of result.refs) refs.set(ref, { role, name, nth: 0, frame });
       const children = await this.#childFrames(frame, result.lines);
       const out: SnapshotLine[] = [];
@@ -212,7 +214,12 @@ export class AgentEngine implements SnapshotEngine {
       lines = await walkFrame(page.mainFrame(), request.selector);
     }
     finished = true;
-    return { text: '', lines, refs: new AgentRefs(this, refs, frames, nextRef) };
+    return {
+      text: '',
+      lines,
+      refs: new AgentRefs(this, refs, frames, nextRef),
+      ...(title !== undefined ? { title } : {}),
+    };
   }
 
   /**

@@ -53,6 +53,8 @@ export interface EngineSnapshot {
   lines?: SnapshotLine[];
   /** Undefined for an engine that hands out no refs (the tab's earlier refs stay valid). */
   refs: RefIndex | undefined;
+  /** The page's title, when the engine read it with the page (else the caller asks for it). */
+  title?: string;
 }
 
 export interface SnapshotContext {

@@ -41,9 +41,12 @@ const BRIEF_MAX_CHARS = 2_000;
 const KEPT_PER_TAB = 3;
 const KEPT_TABS = 10;
 
-/** A snapshot as this module answers it; the front adds the page's target id, URL and title. */
-export type SnapshotResult = Omit<SnapshotAnswer, 'targetId' | 'url' | 'title'>;
-export type Found = Omit<FindResult, 'targetId' | 'url' | 'title'>;
+/**
+ * A snapshot as this module answers it; the front adds the page's target id and URL, and its
+ * title when the walk did not read it with the page (`title` here: one call fewer).
+ */
+export type SnapshotResult = Omit<SnapshotAnswer, 'targetId' | 'url' | 'title'> & { title?: string };
+export type Found = Omit<FindResult, 'targetId' | 'url' | 'title'> & { title?: string };
 
 interface Kept {
   id: string;
@@ -175,6 +178,7 @@ export class Snapshots {
       ...(id ? { id } : {}),
       ...(diff ? { diff } : {}),
       ...(view === 'brief' && !diff ? { brief: true as const } : {}),
+      ...(taken.title !== undefined ? { title: taken.title } : {}),
     };
   }
 
@@ -184,14 +188,14 @@ export class Snapshots {
    * page's title when the answer says it already (a brief view then leaves out the heading that
    * repeats it).
    */
-  view(
+  async view(
     page: Page,
     tab: TabKey,
     view: Exclude<PageView, 'none'>,
     timeoutMs: number,
     what: string,
     title?: string,
-  ): Promise<SnapshotResult> {
+  ): Promise<Omit<SnapshotResult, 'title'>> {
     const since = view === 'diff' ? this.lastId(tab) : undefined;
     const request: SnapshotRequest = {
       format: 'agent',
@@ -200,7 +204,16 @@ export class Snapshots {
       timeoutMs,
       ...(since ? { since } : {}),
     };
-    return this.take(page, tab, request, what, view === 'brief' ? 'brief' : undefined, title);
+    // The answer says the page's title itself: the view inside it does not.
+    const { title: _read, ...snapshot } = await this.take(
+      page,
+      tab,
+      request,
+      what,
+      view === 'brief' ? 'brief' : undefined,
+      title,
+    );
+    return snapshot;
   }
 
   /** The lines of the page that hold the query, with their context (find-lines.ts). */
@@ -224,6 +237,7 @@ export class Snapshots {
       shown: found.shown,
       refs: refsShown(taken.refs, found.refs),
       id,
+      ...(taken.title !== undefined ? { title: taken.title } : {}),
     };
   }
 
