@@ -196,35 +196,32 @@ export class AgentService {
       try {
         const response = await page.goto(request.url, { timeout: request.timeoutMs, waitUntil: 'load' });
         this.events.emit({ type: 'tab', profile, targetId, state: 'navigated', url: page.url() });
-        const bare = !request.snapshot || request.snapshot === 'none';
-        // Without a view the page's messages are the rest of the answer: read beside the title
-        // (each a first evaluation in the new document).
-        const [title, messages] = await Promise.all([
-          titleOf(page),
-          bare ? this.#calls.messages(page, MESSAGES_MS) : undefined,
-        ]);
-        const loaded: NavigateResult = {
+        const loaded = (title: string): NavigateResult => ({
           ok: true,
           targetId,
           url: page.url(),
           title,
           status: response?.status() ?? null,
-        };
-        if (!request.snapshot || request.snapshot === 'none') return { ...loaded, ...messages };
-        // The answer's first line names the page: a brief view need not repeat its title as a heading.
-        // A diff against the page before is all of both (as after an action that loaded another page).
+        });
+        if (!request.snapshot || request.snapshot === 'none') {
+          // Without a view the page's messages are the rest of the answer: read beside the title
+          // (each a first evaluation in the new document).
+          const [title, messages] = await Promise.all([titleOf(page), this.#calls.messages(page, MESSAGES_MS)]);
+          return { ...loaded(title), ...messages };
+        }
+        // The answer's first line names the page (its title read with the view's walk): a brief
+        // view need not repeat it as a heading. A diff against the page before is all of both (as
+        // after an action that loaded another page).
         const view = request.snapshot === 'diff' ? 'brief' : request.snapshot;
-        return {
-          ...loaded,
-          snapshot: await this.#snapshots.view(
-            page,
-            tab,
-            view,
-            request.timeoutMs,
-            `snapshot of ${targetId}`,
-            loaded.title,
-          ),
-        };
+        const { title, snapshot } = await this.#snapshots.view(
+          page,
+          tab,
+          view,
+          request.timeoutMs,
+          `snapshot of ${targetId}`,
+          true,
+        );
+        return { ...loaded(title ?? (await titleOf(page))), snapshot };
       } catch (error) {
         throw found.state.crashed ? error : toAgentError(error, { what, timeoutMs: request.timeoutMs });
       }

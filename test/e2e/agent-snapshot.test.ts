@@ -9,6 +9,7 @@ import { until } from '../helpers/waits';
 
 interface Snapshot {
   id?: string;
+  title: string;
   diff?: { since: string; added: number; removed: number; changed: number };
   format: string;
   snapshot: string;
@@ -398,10 +399,18 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
       truncated: false,
     });
     expect(typed.body.snapshot.snapshot).toBe(`~ textbox "Search" [${field}]: "lobster"`);
+    expect(typed.body.snapshot).not.toHaveProperty('title'); // the answer says it, not its view
     await click(refOf(first, 'button', 'Go'));
+    // The title is read with each walk, a diff's too (which takes most lines from the walk before).
+    await ctx.d.inPage(`document.title = 'retitled'`);
     const since = await snapshot(`&since=${typed.body.snapshot.id}`);
+    expect(since.title).toBe('retitled');
     expect(since.snapshot.split('\n')).toEqual(['+ "searched lobster"', '- "idle"']);
     expect(since.diff).toMatchObject({ added: 1, removed: 1, changed: 0 });
+    // A script that broke document.title in the page's own world (where the walk runs) breaks no
+    // walk: the title is asked of the page, whose other world still reads it.
+    await ctx.d.inPage(`Object.defineProperty(document, 'title', { get() { throw new Error('no title') } })`);
+    expect((await snapshot()).title).toBe('retitled');
     const unknown = await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}&since=s999999`);
     expect(unknown).toMatchObject({ status: 400, body: { error: { code: 'snapshot_unknown' } } });
   });

@@ -225,16 +225,17 @@ export class ActCall {
     // read once its DOM is parsed (within the call's bound).
     const view = newDocument && asked === 'diff' ? 'brief' : asked;
     if (newDocument && left() > 0) await page.waitForLoadState('domcontentloaded', { timeout: left() }).catch(() => {});
-    // Where the action led, read before the view (which, on another page, need not repeat its title).
-    const title = await titleOf(page, Math.min(5_000, left()));
-    const snapshot = await this.snapshots.view(
+    // Where the action led, read with the view's walk (which, on another page, need not repeat
+    // the title the answer says); asked of the page only when the walk did not read it.
+    const { title: read, snapshot } = await this.snapshots.view(
       page,
       tab,
       view,
       request.timeoutMs,
       `snapshot of ${targetId}`,
-      newDocument ? title : undefined,
+      newDocument !== undefined,
     );
+    const title = read ?? (await titleOf(page, Math.min(5_000, left())));
     return {
       ...answer,
       url: page.url(),

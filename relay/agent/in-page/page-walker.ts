@@ -142,6 +142,19 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
   }
 }
 
+/**
+ * The document's title, or none (the relay then asks the page itself): read in the page's own
+ * world, where a script may have made `document.title` a getter that throws or answers anything.
+ */
+function titleNow(): string | undefined {
+  try {
+    const title: unknown = document.title;
+    return typeof title === 'string' ? title : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A walk request: its lines, refs settled (RefHeirs), as one string (walk-codec.ts). */
 function walkRequest(
   reg: Registry,
@@ -171,7 +184,7 @@ function walkRequest(
     // Not in a `finally`: a walk that threw leaves its marks for the next one.
     reuse?.end();
     refs.settleHeirs(result);
-    result.title = document.title;
+    result.title = titleNow();
     // One string back: Playwright's structured serialisation of thousands of small objects
     // costs several times the walk itself (measured on a long article: 50 ms against 15);
     // tab-separated lines, not JSON, to travel inside CDP's JSON (walk-codec.ts). Lines the

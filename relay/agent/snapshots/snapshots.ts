@@ -114,10 +114,13 @@ export class Snapshots {
     request: SnapshotRequest,
     what: string,
     view?: 'brief',
-    title?: string,
+    titled = false,
   ): Promise<SnapshotResult> {
     const previous = this.#refs.get(tab);
     const taken = await this.#read(page, tab, request, what);
+    // The page's title, as the walk read it, when the answer says it already: a brief view then
+    // leaves out the heading that repeats it.
+    const title = titled ? taken.title : undefined;
     let snapshot: string;
     let truncated: boolean;
     let next: string | undefined;
@@ -184,9 +187,9 @@ export class Snapshots {
 
   /**
    * The page as an action or a load left it, as the caller asked: a brief view, what changed
-   * since the tab's last snapshot (all of it when there is none), or the whole page. `title`: the
-   * page's title when the answer says it already (a brief view then leaves out the heading that
-   * repeats it).
+   * since the tab's last snapshot (all of it when there is none), or the whole page; with the
+   * page's title when the walk read it (the answer says it: `titled`, on another page, where a
+   * brief view then leaves out the heading that repeats it).
    */
   async view(
     page: Page,
@@ -194,8 +197,8 @@ export class Snapshots {
     view: Exclude<PageView, 'none'>,
     timeoutMs: number,
     what: string,
-    title?: string,
-  ): Promise<Omit<SnapshotResult, 'title'>> {
+    titled = false,
+  ): Promise<{ snapshot: Omit<SnapshotResult, 'title'>; title?: string }> {
     const since = view === 'diff' ? this.lastId(tab) : undefined;
     const request: SnapshotRequest = {
       format: 'agent',
@@ -204,16 +207,16 @@ export class Snapshots {
       timeoutMs,
       ...(since ? { since } : {}),
     };
-    // The answer says the page's title itself: the view inside it does not.
-    const { title: _read, ...snapshot } = await this.take(
+    // The title apart: the answer says it, the view inside it does not.
+    const { title, ...snapshot } = await this.take(
       page,
       tab,
       request,
       what,
       view === 'brief' ? 'brief' : undefined,
-      title,
+      titled,
     );
-    return snapshot;
+    return title !== undefined ? { snapshot, title } : { snapshot };
   }
 
   /** The lines of the page that hold the query, with their context (find-lines.ts). */
