@@ -3,6 +3,7 @@
 // own connection keeps service workers alive and would hide worker restarts). The harness talks
 // raw CDP to the browser for what a user does by hand: clicking the toolbar button
 // (Extensions.triggerAction on the tab target), typing settings into the options, closing tabs.
+// Kept whole (under the 400-line cap): one browser's launch, its extension and its end together.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';

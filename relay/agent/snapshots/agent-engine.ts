@@ -1,10 +1,9 @@
 // The `agent` snapshot, the default: one synchronous walk per frame (in-page/page-walker.ts, put
 // into the frame as its bundle) instead of Playwright's aria snapshot, a fraction of its time and
-// size. Each frame keeps its
-// ref registry in an object only our JSHandle reaches (nothing is written into the DOM or the
-// page's globals); the frames' lines are stitched below their iframes here. A handle dies with
-// its debugger session: across a rest of a person's tab the walker waits on its document
-// (walker-rest.ts), so the refs outlive the rest.
+// size. Each frame keeps its ref registry in an object only our JSHandle reaches (nothing is
+// written into the DOM or the page's globals); the frames' lines are stitched below their
+// iframes here. A handle dies with its debugger session: across a rest of a person's tab the
+// walker waits on its document (walker-rest.ts), so the refs outlive the rest.
 //
 // Refs: a ref stays the same while its element keeps its role and name, gets a new number when
 // either changes, and numbers are never reused within a tab's life (the counter lives here, per
@@ -214,12 +213,9 @@ export class AgentEngine implements SnapshotEngine {
       lines = await walkFrame(page.mainFrame(), request.selector);
     }
     finished = true;
-    return {
-      text: '',
-      lines,
-      refs: new AgentRefs(this, refs, frames, nextRef),
-      ...(title !== undefined ? { title } : {}),
-    };
+    const answer: EngineSnapshot = { text: '', lines, refs: new AgentRefs(this, refs, frames, nextRef) };
+    if (title !== undefined) answer.title = title;
+    return answer;
   }
 
   /**

@@ -4,6 +4,7 @@
 // `agent` snapshots get an id per tab (s1, s2, …); the last three of each recent tab are kept so
 // `since=<id>` can answer only what changed. The page as an action or a load left it (brief,
 // diff or full) and `find` read the page the same way: each is a snapshot the agent saw part of.
+// Kept whole (under the 400-line cap): every way an answer reads the page, shaped in one place.
 
 import type { Page } from 'playwright-core';
 import { ClawdError } from '../../errors';
