@@ -32,6 +32,7 @@ import { manyPage, snapshotScale } from './cases/snapshot-scale';
 import { browserVersion } from '../../relay/browser/browser-version';
 import { findExecutable } from '../../relay/browser/executable';
 import { within } from '../../relay/time-limit';
+import { takeStep } from './case-steps';
 import {
   openBenchTab,
   startBenchPages,
@@ -104,12 +105,14 @@ async function main(): Promise<number> {
   const run = async (name: string, fn: () => Promise<CaseResult>) => {
     if (!wanted(name)) return;
     log(`running ${name}${quick ? ' (quick)' : ''} …`);
+    takeStep();
     const start = performance.now();
     const result = await within(fn(), bound, () => new TimeoutError()).catch((error: unknown) => {
       if (!(error instanceof TimeoutError)) throw error;
       // Said now, and the run ends here: the case is still running, so closing its servers under
       // it could hang too. What it started ends with the process (endOnExit, TestBrowser's hook).
-      log(`bench case ${name} did not finish within ${bound / 1000} s`);
+      const last = takeStep();
+      log(`bench case ${name} did not finish within ${bound / 1000} s${last ? ` (its last step: ${last})` : ''}`);
       process.exit(1);
     });
     cases.push(result);

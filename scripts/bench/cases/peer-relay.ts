@@ -10,15 +10,18 @@ import { TestBrowser } from '../../../test/helpers/chromium';
 import { until } from '../../../test/helpers/waits';
 import { ROOT, pageAt, type BenchTab } from '../fixture';
 import { PLAYWRITER_EXTENSION_ID, startPlaywriter } from '../peer-playwriter';
+import { step } from '../case-steps';
 import { alternate, median, round, type CaseResult } from '../stats';
 
 const TARGET = 0.65;
 
 /** `url`: the page clawd's bench tab is on (the noisy canvas): the peer's tab loads it too. */
 export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Promise<CaseResult> {
+  step('starting Playwriter’s relay');
   const peer = await startPlaywriter(ROOT);
   const closers: Array<() => Promise<unknown>> = [() => peer.close()];
   try {
+    step('launching the browser with Playwriter’s extension');
     const browser = await TestBrowser.launch({
       extensionDir: peer.extensionDir,
       extensionId: PLAYWRITER_EXTENSION_ID,
@@ -26,11 +29,13 @@ export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Pr
     });
     closers.unshift(() => browser.close());
     await until('Playwriter’s extension to connect', () => peer.extensionConnected(), 20_000);
+    step('handing a tab to Playwriter');
     const tab = await browser.openTab(url);
     await browser.clickToolbar(tab);
     await until('the tab handed to Playwriter', () => peer.lists(tab.pageTargetId), 15_000);
 
     // A raw client through each relay.
+    step('a raw client through each relay');
     const client = await CdpClient.connect(peer.cdpUrl(`bench-raw-${process.pid}`));
     closers.unshift(() => client.close());
     const { sessionId } = await client.send('Target.attachToTarget', { targetId: tab.pageTargetId, flatten: true });
@@ -40,6 +45,7 @@ export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Pr
     const rtt = await alternate(quick ? 50 : 500, quick ? 5 : 50, evaluate(ours.viaRelay), evaluate(theirs));
 
     // Playwright through each relay.
+    step('Playwright connecting through each relay');
     const [pwOurs, pwTheirs] = await Promise.all([
       chromium.connectOverCDP(`${ours.relay.url}/?token=${ours.relay.token}`),
       chromium.connectOverCDP(peer.cdpUrl(`bench-pw-${process.pid}`)),
@@ -49,6 +55,7 @@ export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Pr
       () => pwTheirs.close(),
     );
     const [pageOurs, pageTheirs] = await Promise.all([pageAt(pwOurs, url), pageAt(pwTheirs, url)]);
+    step('Playwright’s evaluate through each relay');
     const pw = await alternate(
       quick ? 30 : 300,
       quick ? 5 : 30,
@@ -57,6 +64,7 @@ export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Pr
     );
 
     // A raw capture through each relay (the frames' sizes said: both must be the same picture).
+    step('a raw capture through each relay');
     const bytes = { ours: 0, theirs: 0 };
     const shoot = (side: BenchTab['direct'], key: keyof typeof bytes) => async () => {
       const { data } = await side.client.send('Page.captureScreenshot', { format: 'png' }, side.sessionId);
@@ -89,6 +97,7 @@ export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Pr
       },
     };
   } finally {
+    step('closing its browser, relay and clients');
     for (const close of closers) await close().catch(() => {});
   }
 }
