@@ -248,7 +248,8 @@ export class PolicyGuard {
    * run goes once they are up). Any session's word starts a shared worker whose script has not
    * arrived, whoever else holds it, so a client that let it run at once beat the rules (#45); so
    * does any session's word a brand-new service worker (measured on 150 and 156), whose walls are
-   * answered only once it runs: for it, the wait is until the guard has sent them and its own word.
+   * answered only once it runs: for it, the wait is until the browser has answered the guard's own
+   * word, sent right behind them.
    * A target the guard has not heard of yet is waited for, up to UNSEEN_MS; one it set up already,
    * or never will (closed), waits for nothing.
    */
@@ -289,7 +290,7 @@ export class PolicyGuard {
     }
   }
 
-  /** `sent` is called once the walls and the word to run of a service worker are on their way. */
+  /** `sent` is called once a service worker's walls are sent and the browser answered the guard's word to run it. */
   async #setUpTarget(attached: Protocol.Target.AttachedToTargetEvent, sent: () => void): Promise<void> {
     const since = performance.now();
     const { sessionId, targetInfo } = attached;
@@ -340,10 +341,14 @@ export class PolicyGuard {
     // it runs: awaited, each took the whole SETUP_MS, and the worker started late. A session runs
     // its commands in the order they came (measured on 156: the evaluate and the rules sent ahead
     // of the word to run hold the script's first line), so they go first and the word right
-    // behind; any other session's word waits for that (whenSetUp), as it alone runs the worker.
+    // behind; any other session's word waits for that (whenSetUp), as it alone runs the worker —
+    // until the browser has answered the guard's word, not only until it was written: a raw
+    // client's word comes over another connection than the guard's, and one released when the
+    // guard's were only written once reached the worker first under load (a blocked WebSocket
+    // from its first line went through, 1 of a few whole runs on two cores).
     if (pipelined) {
-      if (attached.waitingForDebugger) void this.#resume(sessionId);
-      sent();
+      if (attached.waitingForDebugger) void this.#resume(sessionId).then(sent);
+      else sent();
     }
     for (const step of await steps)
       if (step.status === 'rejected')

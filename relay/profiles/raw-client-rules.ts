@@ -40,8 +40,8 @@ export interface RawClientHolds {
  * Targets a client may hold paused and let run: its word waits for the guard's walls in them. A
  * service worker's too: any holder's word runs a brand-new one, whoever else holds it (measured on
  * 150 and 156; a client's word that came first let its first line past the policy under load), and
- * for it the guard's wait ends once its walls and its own word are sent (they are answered only
- * once the worker runs).
+ * for it the guard's wait ends once its walls are sent and the browser answered the guard's own
+ * word (the walls are answered only once the worker runs).
  */
 const HELD_TYPES = new Set(['page', 'iframe', 'worker', 'shared_worker', 'service_worker']);
 

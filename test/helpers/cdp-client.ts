@@ -26,6 +26,7 @@ export class CdpError extends Error {
 
 /** Under the e2e tests' 60 s limit, so a stuck harness call names itself; over every bound the tests give the relay. */
 const SEND_BOUND_MS = 45_000;
+const CONNECT_BOUND_MS = 20_000;
 
 export class CdpClient {
   #nextId = 1;
@@ -58,7 +59,13 @@ export class CdpClient {
   }
 
   static connect(url: string, options: { headers?: Record<string, string>; origin?: string } = {}): Promise<CdpClient> {
-    const ws = new WebSocket(url, { headers: options.headers, origin: options.origin, perMessageDeflate: false });
+    // A server that takes the connection and never answers its upgrade fails by name too.
+    const ws = new WebSocket(url, {
+      headers: options.headers,
+      origin: options.origin,
+      perMessageDeflate: false,
+      handshakeTimeout: CONNECT_BOUND_MS,
+    });
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new CdpClient(ws)));
       ws.once('unexpected-response', (_req, res) =>

@@ -5,6 +5,7 @@
 // median ≤ 0.65× the peer's on each.
 
 import { chromium } from 'playwright-core';
+import { within } from '../../../relay/time-limit';
 import { CdpClient } from '../../../test/helpers/cdp-client';
 import { TestBrowser } from '../../../test/helpers/chromium';
 import { until } from '../../../test/helpers/waits';
@@ -14,6 +15,8 @@ import { step } from '../case-steps';
 import { alternate, median, round, type CaseResult } from '../stats';
 
 const TARGET = 0.65;
+/** One call through either relay (its median is a few milliseconds). */
+const CALL_MS = 20_000;
 
 /** `url`: the page clawd's bench tab is on (the noisy canvas): the peer's tab loads it too. */
 export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Promise<CaseResult> {
@@ -56,11 +59,19 @@ export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Pr
     );
     const [pageOurs, pageTheirs] = await Promise.all([pageAt(pwOurs, url), pageAt(pwTheirs, url)]);
     step('Playwright’s evaluate through each relay');
+    // Playwright's evaluate has no bound of its own: each side's call is given one, the same, so
+    // a side that never answers says which it is rather than holding the case to its bound.
+    const bounded = (page: typeof pageOurs, side: string) => () =>
+      within(
+        page.evaluate(() => 1),
+        CALL_MS,
+        () => new Error(`Playwright's evaluate through ${side} did not answer within ${CALL_MS / 1000} s`),
+      );
     const pw = await alternate(
       quick ? 30 : 300,
       quick ? 5 : 30,
-      () => pageOurs.evaluate(() => 1),
-      () => pageTheirs.evaluate(() => 1),
+      bounded(pageOurs, 'clawd’s relay'),
+      bounded(pageTheirs, 'Playwriter’s relay'),
     );
 
     // A raw capture through each relay (the frames' sizes said: both must be the same picture).
