@@ -230,7 +230,7 @@ export class PolicyGuard {
       // session holds already: let it go there, walls once. Held twice, its interception on a
       // page's session went with the page's next navigation and left a frame of its scope that
       // was loading then never to load (a cross-site frame, once its worker had a request refused).
-      // Its word there waits for the walls' (any holder's word runs a new service worker).
+      // Its word there waits for whenSetUp (any holder's word runs a new service worker).
       if (message.sessionId !== undefined && attached.targetInfo.type === 'service_worker') {
         if (attached.waitingForDebugger)
           void Promise.resolve(this.whenSetUp(attached.targetInfo.targetId)).then(() =>
@@ -345,14 +345,14 @@ export class PolicyGuard {
     // until the browser has answered the guard's word, not only until it was written: a raw
     // client's word comes over another connection than the guard's, and one released when the
     // guard's were only written once reached the worker first under load (a blocked WebSocket
-    // from its first line went through, 1 of a few whole runs on two cores).
-    if (pipelined) {
-      if (attached.waitingForDebugger) void this.#resume(sessionId).then(sent);
-      else sent();
-    }
+    // from its first line went through, 1 of a few whole runs on two cores). Awaited below too,
+    // so that #hold's end (which settles the same wait) never comes before that answer.
+    const resumed = pipelined && attached.waitingForDebugger ? this.#resume(sessionId).then(sent) : undefined;
+    if (pipelined && !attached.waitingForDebugger) sent();
     for (const step of await steps)
       if (step.status === 'rejected')
         this.log.debug(`policy guard: ${targetInfo.type} ${targetInfo.url}: ${(step.reason as Error).message}`);
+    await resumed;
     // What a worker's first line met: whether it waited for the guard, and how long that took.
     if (!framed)
       this.log.debug(

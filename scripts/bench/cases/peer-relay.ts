@@ -65,7 +65,7 @@ export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Pr
       within(
         page.evaluate(() => 1),
         CALL_MS,
-        () => new Error(`Playwright's evaluate through ${side} did not answer within ${CALL_MS / 1000} s`),
+        () => new Error(`Playwright’s evaluate through ${side} did not answer within ${CALL_MS / 1000} s`),
       );
     const pw = await alternate(
       quick ? 30 : 300,
