@@ -50,6 +50,15 @@ export interface MuxRules {
     tab: MuxTab | undefined,
     target?: { targetId: string; type: string | undefined },
   ): Promise<void> | undefined;
+  /**
+   * Commands the mux sends on a command's own session right before it, their answers dropped:
+   * what must come first in its target (the policy's walls ahead of a word that runs a new
+   * service worker: a session runs its commands in order, and nothing else is sure to).
+   */
+  ahead?(
+    method: string,
+    target: { targetId: string; type: string | undefined } | undefined,
+  ): Array<{ method: string; params: Record<string, unknown> }> | undefined;
   /** The client went. */
   closed?(): void;
   /** A page target went (the questions about it have nobody left to answer for). */
@@ -245,6 +254,9 @@ export class CdpMux {
     }
     if (method === 'Browser.setDownloadBehavior')
       client.downloads.set(String(params.browserContextId ?? ''), { params, at: ++this.#downloadClock });
+    if (sessionId !== undefined)
+      for (const wall of client.rules?.ahead?.(method, this.#targets.targetOf(sessionId)) ?? [])
+        this.pipe.send(JSON.stringify({ id: this.#next++, ...wall, sessionId }));
     const muxId = this.#next++;
     this.#routes.set(muxId, {
       client,

@@ -213,6 +213,6 @@ export const managedKind: DriverKind = {
       token: relay.token,
       agentKey: relay.agentKey,
       rules: (client) => rawClientRules({ policy, profile: name, gate: rawGate(), identity: client, targetSetUp }),
-      ownRules: () => guardWaits(targetSetUp),
+      ownRules: () => guardWaits(targetSetUp, policy),
     }),
 };

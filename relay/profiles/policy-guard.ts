@@ -19,8 +19,9 @@
 import WebSocket from 'ws';
 import type { Protocol } from 'devtools-protocol';
 import { blockedPageHtml } from '../../shared/blocked-page';
-import { patternRegex, socketConditions, type OriginPolicy } from '../../shared/origin-policy';
+import type { OriginPolicy } from '../../shared/origin-policy';
 import type { Logger } from '../log';
+import { CONDITIONS_BY_RULE, conditions, webSocketGuard, workerWalls } from './policy-walls';
 
 /** A request the guard refused, for the action log. */
 export interface GuardBlock {
@@ -52,44 +53,6 @@ const LOOPBACK_PATTERNS = ['*://*127.0.0.1*', '*://*localhost*', '*://*0.0.0.0*'
   urlPattern,
   requestStage: 'Request',
 }));
-
-/**
- * A script that holds a realm's WebSocket constructor to the policy: the same rules as regexes
- * (the ones Chrome's own rules use on a person's tab), checked before a socket opens.
- */
-export function webSocketGuard(policy: OriginPolicy): string {
-  const { allow } = policy.config;
-  const block = [...(policy.config.block ?? []), ...(policy.config.own ?? [])];
-  const regexes = (list: string[] | undefined) =>
-    list ? `[${list.map((p) => `new RegExp(${JSON.stringify(patternRegex(p))})`).join(',')}]` : 'null';
-  return `(() => {
-  const Native = globalThis.WebSocket;
-  if (!Native || Native.__clawdGuarded) return;
-  const allow = ${regexes(allow)}, block = ${regexes(block)};
-  const Guarded = function WebSocket(url, protocols) {
-    const href = new URL(url, globalThis.location && location.href).href;
-    if (block.some((r) => r.test(href)) || (allow && !allow.some((r) => r.test(href)))) throw new DOMException('blocked by the clawd origin policy: ' + href, 'SecurityError');
-    return protocols === undefined ? new Native(url) : new Native(url, protocols);
-  };
-  Guarded.prototype = Native.prototype;
-  // new WebSocket.prototype.constructor(url) reaches the guard, not the native constructor.
-  Object.defineProperty(Native.prototype, 'constructor', { value: Guarded, writable: true, configurable: true });
-  Object.assign(Guarded, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3, __clawdGuarded: true });
-  globalThis.WebSocket = Guarded;
-})();`;
-}
-
-const CONDITIONS_BY_RULE = 'Network.emulateNetworkConditionsByRule';
-
-/** The rules that take a blocked WebSocket offline, as Chrome's network conditions. */
-const conditions = (policy: OriginPolicy) => ({
-  matchedNetworkConditions: socketConditions(policy.config).map((rule) => ({
-    ...rule,
-    latency: 0,
-    downloadThroughput: -1,
-    uploadThroughput: -1,
-  })),
-});
 
 export class PolicyGuard {
   #nextId = 1;
@@ -230,12 +193,15 @@ export class PolicyGuard {
       // session holds already: let it go there, walls once. Held twice, its interception on a
       // page's session went with the page's next navigation and left a frame of its scope that
       // was loading then never to load (a cross-site frame, once its worker had a request refused).
-      // Its word there waits for whenSetUp (any holder's word runs a new service worker).
+      // Its word there (that copy's word is what starts it) waits for whenSetUp, behind the
+      // constructor's wall on that session too (raw-client-rules.ts says why).
       if (message.sessionId !== undefined && attached.targetInfo.type === 'service_worker') {
         if (attached.waitingForDebugger)
-          void Promise.resolve(this.whenSetUp(attached.targetInfo.targetId)).then(() =>
-            this.#resume(attached.sessionId),
-          );
+          void Promise.resolve(this.whenSetUp(attached.targetInfo.targetId)).then(() => {
+            const walls = workerWalls(this.policy());
+            for (const wall of walls) this.#send(wall.method, wall.params, attached.sessionId).catch(() => {});
+            return this.#resume(attached.sessionId);
+          });
         return;
       }
       void this.#hold(attached);
@@ -247,9 +213,9 @@ export class PolicyGuard {
    * What a raw client's word to run `targetId` waits for: the guard's walls in it (its own word to
    * run goes once they are up). Any session's word starts a shared worker whose script has not
    * arrived, whoever else holds it, so a client that let it run at once beat the rules (#45); so
-   * does any session's word a brand-new service worker (measured on 150 and 156), whose walls are
-   * answered only once it runs: for it, the wait is until the browser has answered the guard's own
-   * word, sent right behind them.
+   * does a brand-new service worker's, whose walls in it are answered only once it runs: for it, the
+   * wait is until the browser has answered what it answers at once (Fetch, the network rules), sent
+   * behind those walls; each word that ends it goes behind the walls on its own session as well.
    * A target the guard has not heard of yet is waited for, up to UNSEEN_MS; one it set up already,
    * or never will (closed), waits for nothing.
    */
@@ -290,7 +256,7 @@ export class PolicyGuard {
     }
   }
 
-  /** `sent` is called once a service worker's walls are sent and the browser answered the guard's word to run it. */
+  /** `sent` is called once a service worker's walls are in the browser (whenSetUp's wait for it). */
   async #setUpTarget(attached: Protocol.Target.AttachedToTargetEvent, sent: () => void): Promise<void> {
     const since = performance.now();
     const { sessionId, targetInfo } = attached;
@@ -301,12 +267,14 @@ export class PolicyGuard {
     const sockets = ownOnly ? undefined : webSocketGuard(policy);
     // Each on its own: a dedicated worker has no Fetch domain (its requests are its page's), and
     // that must not keep its WebSocket guard from being in place before it runs.
+    const fetching = this.#send(
+      'Fetch.enable',
+      { patterns: ownOnly ? LOOPBACK_PATTERNS : [{ urlPattern: '*', requestStage: 'Request' }] },
+      sessionId,
+    );
+    let rules: Promise<unknown> | undefined;
     const steps = Promise.allSettled([
-      this.#send(
-        'Fetch.enable',
-        { patterns: ownOnly ? LOOPBACK_PATTERNS : [{ urlPattern: '*', requestStage: 'Request' }] },
-        sessionId,
-      ),
+      fetching,
       // Out-of-process iframes and dedicated workers are the page's children, not the browser's.
       framed
         ? this.#send(
@@ -330,7 +298,7 @@ export class PolicyGuard {
         ? pipelined
           ? Promise.all([
               this.#send('Network.enable', {}, sessionId),
-              this.#send(CONDITIONS_BY_RULE, conditions(policy), sessionId),
+              (rules = this.#send(CONDITIONS_BY_RULE, conditions(policy), sessionId)),
             ])
           : this.#send('Network.enable', {}, sessionId).then(() =>
               this.#send(CONDITIONS_BY_RULE, conditions(policy), sessionId),
@@ -338,17 +306,17 @@ export class PolicyGuard {
         : undefined,
     ]);
     // What needs a new service worker itself (the evaluate, Network.enable) is answered only once
-    // it runs: awaited, each took the whole SETUP_MS, and the worker started late. A session runs
-    // its commands in the order they came (measured on 156: the evaluate and the rules sent ahead
-    // of the word to run hold the script's first line), so they go first and the word right
-    // behind; any other session's word waits for that (whenSetUp), as it alone runs the worker —
-    // until the browser has answered the guard's word, not only until it was written: a raw
-    // client's word comes over another connection than the guard's, and one released when the
-    // guard's were only written once reached the worker first under load (a blocked WebSocket
-    // from its first line went through, 1 of a few whole runs on two cores). Awaited below too,
-    // so that #hold's end (which settles the same wait) never comes before that answer.
-    const resumed = pipelined && attached.waitingForDebugger ? this.#resume(sessionId).then(sent) : undefined;
-    if (pipelined && !attached.waitingForDebugger) sent();
+    // it runs, and that takes its page's copy's word: awaited, each took the whole SETUP_MS. A
+    // session runs its commands in order, so they go first and the guard's word right behind; any
+    // other word waits (whenSetUp) until the browser answered Fetch and the rules, sent behind the
+    // walls (measured: both answered within ms while the worker is paused) — so the walls
+    // are in the browser, not only written (a raw client's word comes over another connection;
+    // released at the write, one reached the worker first under load) — and goes behind the
+    // constructor's wall on its own session (raw-client-rules.ts: what came on another session is
+    // not sure to run first). Waiting for the guard's word's answer instead deadlocked: Chrome
+    // answers it only once the worker runs, which takes the page copy's word (measured, 156).
+    const resumed = pipelined && attached.waitingForDebugger ? this.#resume(sessionId) : undefined;
+    if (pipelined) void Promise.allSettled([fetching, rules]).then(() => sent());
     for (const step of await steps)
       if (step.status === 'rejected')
         this.log.debug(`policy guard: ${targetInfo.type} ${targetInfo.url}: ${(step.reason as Error).message}`);

@@ -15,6 +15,7 @@ import { carriesCookies, cookieDomain, cookieEventShown, cookiesToSet, readsCook
 import { touchRefused } from '../cdp/site-touches';
 import type { ClientGate, GateClient } from '../cdp/client-gate';
 import { ClawdError } from '../errors';
+import { workerWalls, type Wall } from './policy-walls';
 
 const LOADS = new Set(['Page.navigate', 'Target.createTarget']);
 
@@ -38,10 +39,10 @@ export interface RawClientHolds {
 
 /**
  * Targets a client may hold paused and let run: its word waits for the guard's walls in them. A
- * service worker's too: any holder's word runs a brand-new one, whoever else holds it (measured on
- * 150 and 156; a client's word that came first let its first line past the policy under load), and
- * for it the guard's wait ends once its walls are sent and the browser answered the guard's own
- * word (the walls are answered only once the worker runs).
+ * service worker's too: another holder's word can start a brand-new one (measured on 150 and 156;
+ * a client's word that came first let its first line past the policy under load): for it the wait
+ * ends once the guard's walls are in the browser (PolicyGuard.whenSetUp), and the word goes behind
+ * the constructor's wall on its own session (workerWalls).
  */
 const HELD_TYPES = new Set(['page', 'iframe', 'worker', 'shared_worker', 'service_worker']);
 
@@ -61,15 +62,30 @@ function setUpFor(
     : undefined;
 }
 
+/** The walls a command goes behind on its own session: a word that runs a new service worker. */
+function wallsAhead(
+  policy: () => OriginPolicy,
+  method: string,
+  target: { type: string | undefined } | undefined,
+): Wall[] | undefined {
+  return method === 'Runtime.runIfWaitingForDebugger' && target?.type === 'service_worker'
+    ? workerWalls(policy())
+    : undefined;
+}
+
 /** clawd's own agent connection: its word to run a new target waits for the guard's walls too, nothing else. */
-export function guardWaits(targetSetUp: RawClientHolds['targetSetUp']): MuxRules {
-  return { before: (method, _params, _tab, target) => setUpFor(method, target, targetSetUp) };
+export function guardWaits(targetSetUp: RawClientHolds['targetSetUp'], policy: () => OriginPolicy): MuxRules {
+  return {
+    before: (method, _params, _tab, target) => setUpFor(method, target, targetSetUp),
+    ahead: (method, target) => wallsAhead(policy, method, target),
+  };
 }
 
 export function rawClientRules({ policy, profile, gate, identity = {}, targetSetUp }: RawClientHolds): MuxRules {
   const id = nextClientId++;
   const client: GateClient = { id, name: identity.name ?? `cdp-${id}`, internal: false };
   return {
+    ahead: (method, target) => wallsAhead(policy, method, target),
     before(method, params, tab, target) {
       const setUp = setUpFor(method, target, targetSetUp);
       const asked = gate?.before(client, tab, method, params);

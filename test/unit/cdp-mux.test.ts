@@ -305,7 +305,9 @@ describe('the CDP mux', () => {
         message: expect.stringContaining('only flatten mode'),
       });
     expect(browser.sent.some((m) => m.method === 'Target.sendMessageToTarget')).toBe(false);
-    // A brand-new service worker the same: any holder's word runs it (measured on 150 and 156).
+    // A brand-new service worker the same: another holder's word can run it (measured on 150 and
+    // 156), and what the guard queued on its own session is not sure to run first then: the word
+    // goes behind the constructor's wall on the client's own session, whose answer it never sees.
     browser.say({
       method: 'Target.attachedToTarget',
       sessionId: 'S1',
@@ -317,7 +319,37 @@ describe('the CDP mux', () => {
     expect(browser.sent.some((m) => m.sessionId === 'W2')).toBe(false);
     wallsUp();
     await settle();
-    expect(browser.sent.filter((m) => m.sessionId === 'W2').map((m) => m.method)).toEqual([
+    const toService = browser.sent.filter((m) => m.sessionId === 'W2');
+    expect(toService.map((m) => m.method)).toEqual(['Runtime.evaluate', 'Runtime.runIfWaitingForDebugger']);
+    expect(toService[0]!.params!.expression).toContain('blocked by the clawd origin policy');
+    expect(toService[0]!.params!.expression).toContain('bank');
+    const got = raw.got.length;
+    browser.say({ id: toService[0]!.id, result: { result: { type: 'undefined' } }, sessionId: 'W2' });
+    browser.say({ id: toService[1]!.id, result: {}, sessionId: 'W2' });
+    await settle();
+    expect(raw.got.slice(got)).toEqual([{ id: 6, result: {}, sessionId: 'W2' }]);
+    // A shared worker's word has nothing ahead of it (its walls are in before any word goes).
+    expect(browser.sent.filter((m) => m.sessionId === 'W1').map((m) => m.method)).toEqual([
+      'Runtime.runIfWaitingForDebugger',
+      'Runtime.evaluate',
+    ]);
+  });
+
+  it('sends nothing ahead of a service worker’s word while only clawd’s own addresses are kept out', async () => {
+    const browser = scriptedBrowser();
+    const mux = new CdpMux(browser.pipe, silentLogger);
+    const conn = mux.connect(peer().peer, {
+      rules: rawClientRules({ policy: () => new OriginPolicy({}), profile: 'clawd', targetSetUp: () => undefined }),
+    });
+    await settle();
+    browser.say({
+      method: 'Target.attachedToTarget',
+      sessionId: 'S1',
+      params: { sessionId: 'W1', targetInfo: { targetId: 'SVC', type: 'service_worker' }, waitingForDebugger: true },
+    });
+    conn.receive(JSON.stringify({ id: 1, method: 'Runtime.runIfWaitingForDebugger', params: {}, sessionId: 'W1' }));
+    await settle();
+    expect(browser.sent.filter((m) => m.sessionId === 'W1').map((m) => m.method)).toEqual([
       'Runtime.runIfWaitingForDebugger',
     ]);
   });

@@ -82,7 +82,7 @@ export const poolKind: DriverKind = {
         token: relay.token,
         agentKey: relay.agentKey,
         rules: (client) => rawClientRules({ policy, profile: name, gate: rawGate(), identity: client, targetSetUp }),
-        ownRules: () => guardWaits(targetSetUp),
+        ownRules: () => guardWaits(targetSetUp, policy),
       },
       warmed,
     ),
