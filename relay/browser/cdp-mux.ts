@@ -22,7 +22,7 @@ import { ClawdError, cdpErrorOf } from '../errors';
 import type { Logger } from '../log';
 import { HeldCommands } from './held-commands';
 import type { CdpPipe } from './cdp-pipe';
-import { MuxTargets, type MuxTab } from './mux-targets';
+import { MuxTargets, type MuxTab, type SessionTarget } from './mux-targets';
 
 export type { MuxTab } from './mux-targets';
 
@@ -48,17 +48,13 @@ export interface MuxRules {
     method: string,
     params: Record<string, unknown>,
     tab: MuxTab | undefined,
-    target?: { targetId: string; type: string | undefined },
+    target?: SessionTarget,
   ): Promise<void> | undefined;
   /**
-   * Commands the mux sends on a command's own session right before it, their answers dropped:
-   * what must come first in its target (the policy's walls ahead of a word that runs a new
-   * service worker: a session runs its commands in order, and nothing else is sure to).
+   * Commands sent on a command's own session right before it, answers dropped: what must come first
+   * in its target (the policy's walls in a new service worker: a session runs its commands in order).
    */
-  ahead?(
-    method: string,
-    target: { targetId: string; type: string | undefined } | undefined,
-  ): Array<{ method: string; params: Record<string, unknown> }> | undefined;
+  ahead?(method: string, target: SessionTarget | undefined): Array<{ method: string; params: object }> | undefined;
   /** The client went. */
   closed?(): void;
   /** A page target went (the questions about it have nobody left to answer for). */
@@ -176,7 +172,8 @@ export class CdpMux {
         if (client.closed) return void this.call('Target.detachFromTarget', { sessionId }).catch(() => {});
         client.root = sessionId;
         this.#ownSession(client, sessionId);
-        if (options.page) this.#targets.place(sessionId, options.page, 'page');
+        // Of the type the browser says (a worker's own id is a page's socket too).
+        if (options.page) this.#targets.place(sessionId, options.page, undefined);
         for (const text of client.queue.splice(0)) this.#fromClient(client, text);
       },
       (error: Error) => {
@@ -231,7 +228,7 @@ export class CdpMux {
     this.#held.run(
       client,
       sessionId ?? '',
-      () => before(method, params, tab, this.#targets.targetOf(sessionId)),
+      () => before(method, params, tab, this.#targets.targetOf(sessionId ?? client.root)),
       () => {
         if (client.closed) return;
         // Its session may have gone while it waited.
@@ -254,9 +251,9 @@ export class CdpMux {
     }
     if (method === 'Browser.setDownloadBehavior')
       client.downloads.set(String(params.browserContextId ?? ''), { params, at: ++this.#downloadClock });
-    if (sessionId !== undefined)
-      for (const wall of client.rules?.ahead?.(method, this.#targets.targetOf(sessionId)) ?? [])
-        this.pipe.send(JSON.stringify({ id: this.#next++, ...wall, sessionId }));
+    const on = sessionId ?? client.root;
+    for (const wall of client.rules?.ahead?.(method, this.#targets.targetOf(on)) ?? [])
+      this.pipe.send(JSON.stringify({ id: this.#next++, ...wall, sessionId: on }));
     const muxId = this.#next++;
     this.#routes.set(muxId, {
       client,
@@ -288,11 +285,19 @@ export class CdpMux {
     const client = this.#sessions.get(sessionId);
     if (!client || client.closed) return;
     if (method === 'Target.attachedToTarget') {
-      const attached = params as { sessionId?: string; targetInfo?: { targetId: string; type: string } } | undefined;
+      const attached = params as
+        | { sessionId?: string; targetInfo?: { targetId: string; type: string }; waitingForDebugger?: boolean }
+        | undefined;
       if (attached?.sessionId) {
         this.#ownSession(client, attached.sessionId);
         if (attached.targetInfo)
-          this.#targets.place(attached.sessionId, attached.targetInfo.targetId, attached.targetInfo.type, sessionId);
+          this.#targets.place(
+            attached.sessionId,
+            attached.targetInfo.targetId,
+            attached.targetInfo.type,
+            sessionId,
+            attached.waitingForDebugger === true,
+          );
       }
     }
     if (sessionId === client.root) delete message.sessionId;

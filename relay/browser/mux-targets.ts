@@ -11,13 +11,21 @@ export interface MuxTab {
   readonly info: { readonly url: string };
 }
 
+/** What the mux's rules are told of the session a command goes on. */
+export interface SessionTarget {
+  sessionId: string;
+  targetId: string;
+  type: string | undefined;
+  paused: boolean;
+}
+
 type Call = <T>(method: string, params?: Record<string, unknown>) => Promise<T>;
 
 export class MuxTargets {
   /** Session id → the tab (page target id) its commands act in. */
   readonly #sessionTabs = new Map<string, string>();
-  /** Session id → the target it is attached to, whatever its type (a worker's session too). */
-  readonly #sessionTargets = new Map<string, { targetId: string; type: string | undefined }>();
+  /** Session id → the target it is attached to, whatever its type (a worker's session too), and whether it may be paused. */
+  readonly #sessionTargets = new Map<string, { targetId: string; type: string | undefined; paused: boolean }>();
   /** Every target's type and address, once followed. */
   readonly #targets = new Map<string, { type: string; url: string }>();
   #following = false;
@@ -73,19 +81,28 @@ export class MuxTargets {
    * A new session: the tab it acts in, when it acts in one — a page (or a target of a type not
    * known yet), or a frame of a page whose session is `parent`.
    */
-  place(sessionId: string, targetId: string, type: string | undefined, parent?: string): void {
+  place(sessionId: string, targetId: string, type: string | undefined, parent?: string, paused = true): void {
     type ??= this.#targets.get(targetId)?.type;
-    this.#sessionTargets.set(sessionId, { targetId, type });
+    this.#sessionTargets.set(sessionId, { targetId, type, paused });
     if (type === 'page' || type === undefined) this.#sessionTabs.set(sessionId, targetId);
     else if (type === 'iframe' && parent !== undefined && this.#sessionTabs.has(parent))
       this.#sessionTabs.set(sessionId, this.#sessionTabs.get(parent)!);
   }
 
-  /** The target a session is attached to, and its type (read at each use: it may be learnt later). */
-  targetOf(sessionId: string | undefined): { targetId: string; type: string | undefined } | undefined {
+  /**
+   * The target a session is attached to, and its type (read at each use: it may be learnt later);
+   * `paused`: attached while it waited for its debugger, or not known not to (a session a client
+   * attached by target, or a page's socket).
+   */
+  targetOf(sessionId: string | undefined): SessionTarget | undefined {
     const placed = sessionId === undefined ? undefined : this.#sessionTargets.get(sessionId);
     if (!placed) return undefined;
-    return { targetId: placed.targetId, type: placed.type ?? this.#targets.get(placed.targetId)?.type };
+    return {
+      sessionId: sessionId!,
+      targetId: placed.targetId,
+      type: placed.type ?? this.#targets.get(placed.targetId)?.type,
+      paused: placed.paused,
+    };
   }
 
   /** A session went. */

@@ -193,12 +193,19 @@ export class PolicyGuard {
       // session holds already: let it go there, walls once. Held twice, its interception on a
       // page's session went with the page's next navigation and left a frame of its scope that
       // was loading then never to load (a cross-site frame, once its worker had a request refused).
-      // Its word there (that copy's word is what starts it) waits for whenSetUp, behind the
-      // constructor's wall on that session too (raw-client-rules.ts says why).
+      // Its word there (that copy's word is what starts it) waits for whenSetUp, behind the walls
+      // on that session too (workerWalls says why), the network rules among them: nobody is shown
+      // that session's events.
       if (message.sessionId !== undefined && attached.targetInfo.type === 'service_worker') {
         if (attached.waitingForDebugger)
           void Promise.resolve(this.whenSetUp(attached.targetInfo.targetId)).then(() => {
-            const walls = workerWalls(this.policy());
+            const policy = this.policy();
+            const walls = workerWalls(policy);
+            if (walls.length > 0)
+              walls.push(
+                { method: 'Network.enable', params: {} },
+                { method: CONDITIONS_BY_RULE, params: conditions(policy) },
+              );
             for (const wall of walls) this.#send(wall.method, wall.params, attached.sessionId).catch(() => {});
             return this.#resume(attached.sessionId);
           });
@@ -211,11 +218,12 @@ export class PolicyGuard {
 
   /**
    * What a raw client's word to run `targetId` waits for: the guard's walls in it (its own word to
-   * run goes once they are up). Any session's word starts a shared worker whose script has not
-   * arrived, whoever else holds it, so a client that let it run at once beat the rules (#45); so
-   * does a brand-new service worker's, whose walls in it are answered only once it runs: for it, the
-   * wait is until the browser has answered what it answers at once (Fetch, the network rules), sent
-   * behind those walls; each word that ends it goes behind the walls on its own session as well.
+   * run goes once they are up; a service worker's at once, right behind them). Any session's word
+   * starts a shared worker whose script has not arrived, whoever else holds it, so a client that
+   * let it run at once beat the rules (#45); another holder's word can start a brand-new service
+   * worker too, whose walls in it are answered only once it runs: for it, the wait is until the
+   * browser has answered the network rules, sent behind the other walls (and Fetch) — queued there,
+   * not yet run — and each word that ends it goes behind the walls on its own session as well.
    * A target the guard has not heard of yet is waited for, up to UNSEEN_MS; one it set up already,
    * or never will (closed), waits for nothing.
    */
@@ -256,7 +264,7 @@ export class PolicyGuard {
     }
   }
 
-  /** `sent` is called once a service worker's walls are in the browser (whenSetUp's wait for it). */
+  /** `sent` is called once a service worker's walls are queued in the browser (whenSetUp's wait for it). */
   async #setUpTarget(attached: Protocol.Target.AttachedToTargetEvent, sent: () => void): Promise<void> {
     const since = performance.now();
     const { sessionId, targetInfo } = attached;
@@ -308,11 +316,11 @@ export class PolicyGuard {
     // What needs a new service worker itself (the evaluate, Network.enable) is answered only once
     // it runs, and that takes its page's copy's word: awaited, each took the whole SETUP_MS. A
     // session runs its commands in order, so they go first and the guard's word right behind; any
-    // other word waits (whenSetUp) until the browser answered Fetch and the rules, sent behind the
-    // walls (measured: both answered within ms while the worker is paused) — so the walls
-    // are in the browser, not only written (a raw client's word comes over another connection;
-    // released at the write, one reached the worker first under load) — and goes behind the
-    // constructor's wall on its own session (raw-client-rules.ts: what came on another session is
+    // other word waits (whenSetUp) until the browser answered Fetch and the rules, the rules sent
+    // behind the other walls (both answered within ms while the worker is paused) — so the walls
+    // are queued in the browser, not only written (a raw client's word comes over another
+    // connection; released at the write, one reached the worker first under load) — and goes
+    // behind the constructor's wall on its own session (workerWalls: queued on another session is
     // not sure to run first). Waiting for the guard's word's answer instead deadlocked: Chrome
     // answers it only once the worker runs, which takes the page copy's word (measured, 156).
     const resumed = pipelined && attached.waitingForDebugger ? this.#resume(sessionId) : undefined;

@@ -51,12 +51,14 @@ export interface Wall {
 
 /**
  * What a word to run a brand-new service worker goes behind, on the word's own session: the
- * constructor's wall (nothing while only clawd's own addresses are kept out: Fetch holds those,
- * browser-side). Chrome starts such a worker on another holder's word too, and what the guard's
- * session queued is not sure to run before its first line then (measured on 150 and 156: every
- * time when that word came first, 3 in 60 even after the guard's commands were answered when the
- * other client had attached first); a session's own commands run in the order they came, always.
- * Network.enable is not among them: it would send the client events it did not ask for.
+ * constructor's wall (nothing while only clawd's own addresses are kept out: Fetch holds their
+ * requests browser-side, and clawd refuses a WebSocket by its Origin). Chrome starts such a worker
+ * on another holder's word too, and what the guard's session queued is not sure to run before its
+ * first line then (measured on 150 and 156: every time when that word came first, 3 in 60 even
+ * after the guard's commands were answered when the other client had attached first); a
+ * session's own commands run in the order they came, always. On a client's session
+ * Network.enable is not among them: it would send the client events it did not ask for (the
+ * guard's own page copy takes it, and the rules, too).
  */
 export function workerWalls(policy: OriginPolicy): Wall[] {
   return policy.ownOnly ? [] : [{ method: 'Runtime.evaluate', params: { expression: webSocketGuard(policy) } }];

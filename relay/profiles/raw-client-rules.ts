@@ -15,7 +15,7 @@ import { carriesCookies, cookieDomain, cookieEventShown, cookiesToSet, readsCook
 import { touchRefused } from '../cdp/site-touches';
 import type { ClientGate, GateClient } from '../cdp/client-gate';
 import { ClawdError } from '../errors';
-import { workerWalls, type Wall } from './policy-walls';
+import { workerWalls } from './policy-walls';
 
 const LOADS = new Set(['Page.navigate', 'Target.createTarget']);
 
@@ -41,53 +41,61 @@ export interface RawClientHolds {
  * Targets a client may hold paused and let run: its word waits for the guard's walls in them. A
  * service worker's too: another holder's word can start a brand-new one (measured on 150 and 156;
  * a client's word that came first let its first line past the policy under load): for it the wait
- * ends once the guard's walls are in the browser (PolicyGuard.whenSetUp), and the word goes behind
- * the constructor's wall on its own session (workerWalls).
+ * ends once the guard's walls are in the browser (PolicyGuard.whenSetUp).
  */
 const HELD_TYPES = new Set(['page', 'iframe', 'worker', 'shared_worker', 'service_worker']);
+/** Sessions a client's rules remember as waited for (or walled), the oldest forgotten past it. */
+const SESSIONS_KEPT = 2_000;
+
+function remember(sessions: Set<string>, sessionId: string): void {
+  sessions.add(sessionId);
+  if (sessions.size > SESSIONS_KEPT) sessions.delete(sessions.values().next().value!);
+}
 
 /**
- * A new target a client let run the moment it was shown must not start before the policy's walls
- * are in it (any holder's word starts a shared worker: origin-policy e2e): what its word waits for.
+ * What one client's commands on a new target wait for and go behind. On a session that may be
+ * paused (attached so, or by target), every command until the guard's set-up is over waits for it,
+ * not only the word to run: a paused service worker answers an evaluate before its script runs,
+ * which would run the client's code before the guard's walls. And on such a session of a service
+ * worker the constructor's wall goes first, ahead of the client's first command there
+ * (workerWalls: what the guard queued on its own session is not sure to come first). A running
+ * target (attached not paused) was set up already: nothing waits.
  */
-function setUpFor(
-  method: string,
-  target: { targetId: string; type: string | undefined } | undefined,
-  targetSetUp: RawClientHolds['targetSetUp'],
-): Promise<void> | undefined {
-  return method === 'Runtime.runIfWaitingForDebugger' &&
-    target &&
-    (target.type === undefined || HELD_TYPES.has(target.type))
-    ? targetSetUp?.(target.targetId)
-    : undefined;
-}
-
-/** The walls a command goes behind on its own session: a word that runs a new service worker. */
-function wallsAhead(
-  policy: () => OriginPolicy,
-  method: string,
-  target: { type: string | undefined } | undefined,
-): Wall[] | undefined {
-  return method === 'Runtime.runIfWaitingForDebugger' && target?.type === 'service_worker'
-    ? workerWalls(policy())
-    : undefined;
-}
-
-/** clawd's own agent connection: its word to run a new target waits for the guard's walls too, nothing else. */
-export function guardWaits(targetSetUp: RawClientHolds['targetSetUp'], policy: () => OriginPolicy): MuxRules {
+function newTargetHolds(targetSetUp: RawClientHolds['targetSetUp'], policy: () => OriginPolicy): MuxRules {
+  const cleared = new Set<string>();
+  const walled = new Set<string>();
   return {
-    before: (method, _params, _tab, target) => setUpFor(method, target, targetSetUp),
-    ahead: (method, target) => wallsAhead(policy, method, target),
+    before(method, _params, _tab, target) {
+      if (!target || (target.type !== undefined && !HELD_TYPES.has(target.type))) return undefined;
+      const word = method === 'Runtime.runIfWaitingForDebugger';
+      if (!word && (!target.paused || cleared.has(target.sessionId))) return undefined;
+      const setUp = targetSetUp?.(target.targetId);
+      if (!setUp) return void remember(cleared, target.sessionId);
+      return setUp.then(() => remember(cleared, target.sessionId));
+    },
+    ahead(method, target) {
+      if (!target || (target.type !== undefined && target.type !== 'service_worker')) return undefined;
+      if (walled.has(target.sessionId) || (!target.paused && method !== 'Runtime.runIfWaitingForDebugger'))
+        return undefined;
+      remember(walled, target.sessionId);
+      return workerWalls(policy());
+    },
   };
+}
+
+/** clawd's own agent connection: its commands on a new target wait for the guard's walls too, nothing else. */
+export function guardWaits(targetSetUp: RawClientHolds['targetSetUp'], policy: () => OriginPolicy): MuxRules {
+  return newTargetHolds(targetSetUp, policy);
 }
 
 export function rawClientRules({ policy, profile, gate, identity = {}, targetSetUp }: RawClientHolds): MuxRules {
   const id = nextClientId++;
   const client: GateClient = { id, name: identity.name ?? `cdp-${id}`, internal: false };
+  const holds = newTargetHolds(targetSetUp, policy);
   return {
-    ahead: (method, target) => wallsAhead(policy, method, target),
+    ahead: holds.ahead,
     before(method, params, tab, target) {
-      const setUp = setUpFor(method, target, targetSetUp);
+      const setUp = holds.before!(method, params, tab, target);
       const asked = gate?.before(client, tab, method, params);
       if (!setUp) return asked;
       return asked ? Promise.all([setUp, asked]).then(() => {}) : setUp;

@@ -328,29 +328,115 @@ describe('the CDP mux', () => {
     browser.say({ id: toService[1]!.id, result: {}, sessionId: 'W2' });
     await settle();
     expect(raw.got.slice(got)).toEqual([{ id: 6, result: {}, sessionId: 'W2' }]);
-    // A shared worker's word has nothing ahead of it (its walls are in before any word goes).
-    expect(browser.sent.filter((m) => m.sessionId === 'W1').map((m) => m.method)).toEqual([
-      'Runtime.runIfWaitingForDebugger',
+  });
+
+  /** A raw client of a browser whose guard says when each target is set up (`up(targetId)`). */
+  async function heldClient(policy = new OriginPolicy({ block: ['https://bank.test'] }), page?: string) {
+    const browser = scriptedBrowser();
+    const mux = new CdpMux(browser.pipe, silentLogger);
+    const raw = peer();
+    const waits = new Map<string, () => void>();
+    const done = new Set<string>();
+    const conn = mux.connect(raw.peer, {
+      ...(page ? { page } : {}),
+      rules: rawClientRules({
+        policy: () => policy,
+        profile: 'clawd',
+        // As the guard's whenSetUp: nothing to wait for once a target is set up.
+        targetSetUp: (targetId) =>
+          done.has(targetId) ? undefined : new Promise<void>((resolve) => waits.set(targetId, resolve)),
+      }),
+    });
+    await settle();
+    const on = (session: string) => browser.sent.filter((m) => m.sessionId === session).map((m) => m.method);
+    const up = (targetId: string) => {
+      done.add(targetId);
+      waits.get(targetId)!();
+    };
+    return { browser, raw, conn, waits, on, up };
+  }
+  const paused = (sessionId: string, targetId: string, type: string) => ({
+    method: 'Target.attachedToTarget',
+    sessionId: 'S1',
+    params: { sessionId, targetInfo: { targetId, type }, waitingForDebugger: true },
+  });
+
+  it('holds every command on a paused new service worker until the guard set it up, the wall ahead of the first', async () => {
+    const c = await heldClient();
+    c.browser.say(paused('W1', 'SVC', 'service_worker'));
+    // A paused service worker answers an evaluate before its script runs: the client's code would
+    // run before the guard's walls (and could disarm the wall's own script).
+    c.conn.receive(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: '1' }, sessionId: 'W1' }));
+    c.conn.receive(JSON.stringify({ id: 2, method: 'Runtime.runIfWaitingForDebugger', params: {}, sessionId: 'W1' }));
+    await settle();
+    expect([...c.waits.keys()]).toEqual(['SVC']);
+    expect(c.on('W1')).toEqual([]);
+    c.up('SVC');
+    await settle();
+    const sent = c.browser.sent.filter((m) => m.sessionId === 'W1');
+    expect(sent.map((m) => m.method)).toEqual([
       'Runtime.evaluate',
+      'Runtime.evaluate',
+      'Runtime.runIfWaitingForDebugger',
+    ]);
+    expect(sent[0]!.params!.expression).toContain('blocked by the clawd origin policy');
+    expect(sent[1]!.params!.expression).toBe('1');
+    // Once set up, the session's commands go as they come, with nothing more ahead of them.
+    c.conn.receive(JSON.stringify({ id: 3, method: 'Runtime.evaluate', params: { expression: '2' }, sessionId: 'W1' }));
+    await settle();
+    expect(c.on('W1')).toHaveLength(4);
+    // A running worker's session (attached not paused) waits for nothing and gets nothing ahead.
+    c.browser.say({
+      method: 'Target.attachedToTarget',
+      sessionId: 'S1',
+      params: { sessionId: 'W2', targetInfo: { targetId: 'OLD', type: 'service_worker' }, waitingForDebugger: false },
+    });
+    c.conn.receive(JSON.stringify({ id: 4, method: 'Runtime.evaluate', params: {}, sessionId: 'W2' }));
+    await settle();
+    expect(c.on('W2')).toEqual(['Runtime.evaluate']);
+    expect(c.waits.has('OLD')).toBe(false);
+  });
+
+  it('holds a word sent at the root of a worker’s page socket like one on its session', async () => {
+    const browser = scriptedBrowser();
+    const mux = new CdpMux(browser.pipe, silentLogger);
+    const waits: string[] = [];
+    let up!: () => void;
+    const conn = mux.connect(peer().peer, {
+      page: 'SVC',
+      rules: rawClientRules({
+        policy: () => new OriginPolicy({ block: ['https://bank.test'] }),
+        profile: 'clawd',
+        targetSetUp: (targetId) => (waits.push(targetId), new Promise<void>((resolve) => (up = resolve))),
+      }),
+    });
+    // The browser tells its targets' types (a worker's id is a page's socket too).
+    browser.say({
+      method: 'Target.targetCreated',
+      params: { targetInfo: { targetId: 'SVC', type: 'service_worker', url: '' } },
+    });
+    browser.say({ id: browser.last('Target.attachToTarget').id, result: { sessionId: 'P1' } });
+    await settle();
+    conn.receive(JSON.stringify({ id: 1, method: 'Runtime.runIfWaitingForDebugger', params: {} }));
+    await settle();
+    expect(waits).toEqual(['SVC']);
+    expect(browser.sent.filter((m) => m.sessionId === 'P1')).toEqual([]);
+    up();
+    await settle();
+    expect(browser.sent.filter((m) => m.sessionId === 'P1').map((m) => m.method)).toEqual([
+      'Runtime.evaluate',
+      'Runtime.runIfWaitingForDebugger',
     ]);
   });
 
-  it('sends nothing ahead of a service worker’s word while only clawd’s own addresses are kept out', async () => {
-    const browser = scriptedBrowser();
-    const mux = new CdpMux(browser.pipe, silentLogger);
-    const conn = mux.connect(peer().peer, {
-      rules: rawClientRules({ policy: () => new OriginPolicy({}), profile: 'clawd', targetSetUp: () => undefined }),
-    });
+  it('sends nothing ahead while only clawd’s own addresses are kept out, and waits all the same', async () => {
+    const c = await heldClient(new OriginPolicy({}));
+    c.browser.say(paused('W1', 'SVC', 'service_worker'));
+    c.conn.receive(JSON.stringify({ id: 1, method: 'Runtime.runIfWaitingForDebugger', params: {}, sessionId: 'W1' }));
     await settle();
-    browser.say({
-      method: 'Target.attachedToTarget',
-      sessionId: 'S1',
-      params: { sessionId: 'W1', targetInfo: { targetId: 'SVC', type: 'service_worker' }, waitingForDebugger: true },
-    });
-    conn.receive(JSON.stringify({ id: 1, method: 'Runtime.runIfWaitingForDebugger', params: {}, sessionId: 'W1' }));
+    expect(c.on('W1')).toEqual([]);
+    c.up('SVC');
     await settle();
-    expect(browser.sent.filter((m) => m.sessionId === 'W1').map((m) => m.method)).toEqual([
-      'Runtime.runIfWaitingForDebugger',
-    ]);
+    expect(c.on('W1')).toEqual(['Runtime.runIfWaitingForDebugger']);
   });
 });
