@@ -285,19 +285,11 @@ export class CdpMux {
     const client = this.#sessions.get(sessionId);
     if (!client || client.closed) return;
     if (method === 'Target.attachedToTarget') {
-      const attached = params as
-        | { sessionId?: string; targetInfo?: { targetId: string; type: string }; waitingForDebugger?: boolean }
-        | undefined;
+      const attached = params as { sessionId?: string; targetInfo?: { targetId: string; type: string } } | undefined;
       if (attached?.sessionId) {
         this.#ownSession(client, attached.sessionId);
         if (attached.targetInfo)
-          this.#targets.place(
-            attached.sessionId,
-            attached.targetInfo.targetId,
-            attached.targetInfo.type,
-            sessionId,
-            attached.waitingForDebugger === true,
-          );
+          this.#targets.place(attached.sessionId, attached.targetInfo.targetId, attached.targetInfo.type, sessionId);
       }
     }
     if (sessionId === client.root) delete message.sessionId;

@@ -16,7 +16,6 @@ export interface SessionTarget {
   sessionId: string;
   targetId: string;
   type: string | undefined;
-  paused: boolean;
 }
 
 type Call = <T>(method: string, params?: Record<string, unknown>) => Promise<T>;
@@ -24,8 +23,8 @@ type Call = <T>(method: string, params?: Record<string, unknown>) => Promise<T>;
 export class MuxTargets {
   /** Session id → the tab (page target id) its commands act in. */
   readonly #sessionTabs = new Map<string, string>();
-  /** Session id → the target it is attached to, whatever its type (a worker's session too), and whether it may be paused. */
-  readonly #sessionTargets = new Map<string, { targetId: string; type: string | undefined; paused: boolean }>();
+  /** Session id → the target it is attached to, whatever its type (a worker's session too). */
+  readonly #sessionTargets = new Map<string, { targetId: string; type: string | undefined }>();
   /** Every target's type and address, once followed. */
   readonly #targets = new Map<string, { type: string; url: string }>();
   #following = false;
@@ -39,12 +38,15 @@ export class MuxTargets {
   follow(): void {
     if (this.#following) return;
     this.#following = true;
-    this.call<{ targetInfos: Array<{ targetId: string; type: string; url: string }> }>('Target.getTargets')
+    // Every type, tabs too (Chrome's default leaves them out): a session's type is known, not guessed.
+    this.call<{ targetInfos: Array<{ targetId: string; type: string; url: string }> }>('Target.getTargets', {
+      filter: [{}],
+    })
       .then(({ targetInfos }) => {
         for (const t of targetInfos) if (!this.#targets.has(t.targetId)) this.#targets.set(t.targetId, t);
       })
       .catch((error: Error) => this.log.debug(`cdp mux: targets: ${error.message}`));
-    void this.call('Target.setDiscoverTargets', { discover: true }).catch((error: Error) =>
+    void this.call('Target.setDiscoverTargets', { discover: true, filter: [{}] }).catch((error: Error) =>
       this.log.debug(`cdp mux: target discovery: ${error.message}`),
     );
   }
@@ -81,19 +83,15 @@ export class MuxTargets {
    * A new session: the tab it acts in, when it acts in one — a page (or a target of a type not
    * known yet), or a frame of a page whose session is `parent`.
    */
-  place(sessionId: string, targetId: string, type: string | undefined, parent?: string, paused = true): void {
+  place(sessionId: string, targetId: string, type: string | undefined, parent?: string): void {
     type ??= this.#targets.get(targetId)?.type;
-    this.#sessionTargets.set(sessionId, { targetId, type, paused });
+    this.#sessionTargets.set(sessionId, { targetId, type });
     if (type === 'page' || type === undefined) this.#sessionTabs.set(sessionId, targetId);
     else if (type === 'iframe' && parent !== undefined && this.#sessionTabs.has(parent))
       this.#sessionTabs.set(sessionId, this.#sessionTabs.get(parent)!);
   }
 
-  /**
-   * The target a session is attached to, and its type (read at each use: it may be learnt later);
-   * `paused`: attached while it waited for its debugger, or not known not to (a session a client
-   * attached by target, or a page's socket).
-   */
+  /** The session's target, and its type (read at each use: it may be learnt later). */
   targetOf(sessionId: string | undefined): SessionTarget | undefined {
     const placed = sessionId === undefined ? undefined : this.#sessionTargets.get(sessionId);
     if (!placed) return undefined;
@@ -101,7 +99,6 @@ export class MuxTargets {
       sessionId: sessionId!,
       targetId: placed.targetId,
       type: placed.type ?? this.#targets.get(placed.targetId)?.type,
-      paused: placed.paused,
     };
   }
 

@@ -33,14 +33,15 @@ export interface GuardBlock {
 /** How long a target may take to be set up before it is let run anyway. */
 const SETUP_MS = 5_000;
 /**
- * How long a raw client's word to run a target the guard has not heard of yet waits for it to:
- * the guard's connection may hear of a new target a moment after the client's — more than a
+ * How long a raw client's first command on a target the guard has not heard of yet waits for it
+ * to: the guard's connection may hear of a new target a moment after the client's — more than a
  * second on a loaded machine (a new service worker ran unruled once in a clean-clone CI with
- * other browsers busy). The guard hears of every target, so the bound costs nothing otherwise.
+ * other browsers busy). The guard hears of every target a page or the browser starts; one it
+ * never attaches to (a worker's own worker) costs its client's first command there this bound.
  */
 const UNSEEN_MS = 3_000;
-/** Targets remembered as set up, for a client's word to run that comes after the guard's. */
-const SET_UP_KEPT = 500;
+/** Targets kept as set up while they live (detached, they go): a bound should detaches be missed. */
+const SET_UP_KEPT = 5_000;
 /** How long the guard's connection may take when the call gave no bound of its own. */
 export const GUARD_START_MS = 5_000;
 
@@ -58,8 +59,9 @@ export class PolicyGuard {
   #nextId = 1;
   /** Targets being set up, each done when its walls are up (or it was let run anyway). */
   readonly #settingUp = new Map<string, Promise<void>>();
-  /** Targets set up lately (oldest first, at most SET_UP_KEPT). */
+  /** Targets set up and still attached (oldest first, at most SET_UP_KEPT), by the guard's session. */
   readonly #setUp = new Set<string>();
+  readonly #sessionTargets = new Map<string, string>();
   /** Words to run that came before the guard heard of their target: told when it does. */
   readonly #unseen = new Map<string, Array<(setUp: Promise<void>) => void>>();
   readonly #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
@@ -212,19 +214,25 @@ export class PolicyGuard {
         return;
       }
       void this.#hold(attached);
+    } else if (message.method === 'Target.detachedFromTarget') {
+      const gone = this.#sessionTargets.get(message.params?.sessionId);
+      if (gone === undefined) return;
+      this.#sessionTargets.delete(message.params.sessionId);
+      this.#setUp.delete(gone);
     } else if (message.method === 'Fetch.requestPaused' && message.sessionId)
       void this.#judge(message.params as Protocol.Fetch.RequestPausedEvent, message.sessionId);
   }
 
   /**
-   * What a raw client's word to run `targetId` waits for: the guard's walls in it (its own word to
-   * run goes once they are up; a service worker's at once, right behind them). Any session's word
+   * What a raw client's word to run `targetId` waits for: the guard's walls in it (answered, and
+   * its own word sent; a service worker's word goes at once, right behind them). Any session's word
    * starts a shared worker whose script has not arrived, whoever else holds it, so a client that
    * let it run at once beat the rules (#45); another holder's word can start a brand-new service
    * worker too, whose walls in it are answered only once it runs: for it, the wait is until the
    * browser has answered the network rules, sent behind the other walls (and Fetch) — queued there,
    * not yet run — and each word that ends it goes behind the walls on its own session as well.
-   * A target the guard has not heard of yet is waited for, up to UNSEEN_MS; one it set up already,
+   * A raw client's other commands on a new target wait for it too (raw-client-rules.ts). A target
+   * the guard has not heard of yet is waited for, up to UNSEEN_MS; one it set up and still holds,
    * or never will (closed), waits for nothing.
    */
   whenSetUp(targetId: string): Promise<void> | undefined {
@@ -259,12 +267,13 @@ export class PolicyGuard {
     } finally {
       this.#settingUp.delete(targetId);
       this.#setUp.add(targetId);
+      this.#sessionTargets.set(attached.sessionId, targetId);
       if (this.#setUp.size > SET_UP_KEPT) this.#setUp.delete(this.#setUp.values().next().value!);
       done();
     }
   }
 
-  /** `sent` is called once a service worker's walls are queued in the browser (whenSetUp's wait for it). */
+  /** `sent` ends whenSetUp's wait: a service worker's walls queued in the browser, another's answered and its word sent. */
   async #setUpTarget(attached: Protocol.Target.AttachedToTargetEvent, sent: () => void): Promise<void> {
     const since = performance.now();
     const { sessionId, targetInfo } = attached;
@@ -273,13 +282,17 @@ export class PolicyGuard {
     const policy = this.policy();
     const ownOnly = policy.ownOnly;
     const sockets = ownOnly ? undefined : webSocketGuard(policy);
-    // Each on its own: a dedicated worker has no Fetch domain (its requests are its page's), and
-    // that must not keep its WebSocket guard from being in place before it runs.
-    const fetching = this.#send(
-      'Fetch.enable',
-      { patterns: ownOnly ? LOOPBACK_PATTERNS : [{ urlPattern: '*', requestStage: 'Request' }] },
-      sessionId,
-    );
+    // Each on its own. A dedicated worker has no Fetch domain (its requests are its page's): not
+    // asked, as now and then its session answered nothing until the worker ran, which waits for
+    // the guard (measured: the target fuzz's popups' workers each took the whole SETUP_MS).
+    const fetching =
+      targetInfo.type === 'worker'
+        ? undefined
+        : this.#send(
+            'Fetch.enable',
+            { patterns: ownOnly ? LOOPBACK_PATTERNS : [{ urlPattern: '*', requestStage: 'Request' }] },
+            sessionId,
+          );
     let rules: Promise<unknown> | undefined;
     const steps = Promise.allSettled([
       fetching,
@@ -334,7 +347,14 @@ export class PolicyGuard {
       this.log.debug(
         `policy guard: ${targetInfo.type} ${targetInfo.url} ${attached.waitingForDebugger ? 'held' : 'already running'} (${Math.round(performance.now() - since)} ms)`,
       );
-    if (!pipelined && attached.waitingForDebugger) await this.#resume(sessionId);
+    // The walls answered are in place: the others' words go with the guard's, not after its
+    // answer, which Chrome gives a new popup only once it runs — once every holder said so
+    // (measured: each popup of the target fuzz took the whole SETUP_MS with a client holding it).
+    if (!pipelined && attached.waitingForDebugger) {
+      const resumed = this.#resume(sessionId);
+      sent();
+      await resumed;
+    }
   }
 
   #resume(sessionId: string): Promise<unknown> {

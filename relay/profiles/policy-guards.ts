@@ -62,13 +62,21 @@ export class PolicyGuards {
   }
 
   /**
-   * What a raw client's word to run a new target of the profile's (one) browser waits for: its
-   * guard's walls in it (PolicyGuard.whenSetUp); nothing while no guard holds the browser.
+   * What a raw client's first command on a new target of the profile's browsers, and its word to
+   * run it, wait for: the guard's walls in it (PolicyGuard.whenSetUp); nothing while no guard holds
+   * them. A pool's browsers have a guard each, and only the target's own hears of it: the first
+   * to say it is set up ends the wait, or every one past its bound for a target none heard of.
    */
   whenSetUp(name: string, targetId: string): Promise<void> | undefined {
-    const guard = this.#guards.get(name);
-    if (!guard) return undefined;
-    return guard.then((g) => g?.whenSetUp(targetId)).catch(() => undefined);
+    const guards = [...this.#guards].filter(([key]) => key === name || key.startsWith(`${name}\n`));
+    if (guards.length === 0) return undefined;
+    return Promise.all(guards.map(([, guard]) => guard.catch(() => undefined))).then((found) => {
+      const open = found.filter((g): g is PolicyGuard => g?.open === true);
+      if (open.length === 0) return;
+      // One that set it up and holds it answers at once (undefined); the others wait for a target
+      // they will never see, up to their bound.
+      return Promise.race(open.map((g) => g.whenSetUp(targetId) ?? Promise.resolve()));
+    });
   }
 
   async #guardOne(

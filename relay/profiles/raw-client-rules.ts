@@ -33,15 +33,16 @@ export interface RawClientHolds {
   /** The person's asks (once their say is wired). */
   gate?: ClientGate | undefined;
   identity?: RawClientIdentity;
-  /** What a word to run a new target waits for: the guard's walls in it (policy-guard.ts). */
+  /** What a first command on a new target, and a word to run it, wait for: the guard's walls in it (policy-guard.ts). */
   targetSetUp?: (targetId: string) => Promise<void> | undefined;
 }
 
 /**
- * Targets a client may hold paused and let run: its word waits for the guard's walls in them. A
- * service worker's too: another holder's word can start a brand-new one (measured on 150 and 156;
- * a client's word that came first let its first line past the policy under load): for it the wait
- * ends once the guard's walls are in the browser (PolicyGuard.whenSetUp).
+ * Targets a client may hold paused and let run: its first command on each and its word to run wait
+ * for the guard's walls in them. A service worker's too: another holder's word can start a
+ * brand-new one (measured on 150 and 156; a client's word that came first let its first line past
+ * the policy under load): for it the wait ends once the guard's walls are queued in the browser
+ * (PolicyGuard.whenSetUp).
  */
 const HELD_TYPES = new Set(['page', 'iframe', 'worker', 'shared_worker', 'service_worker']);
 /** Sessions a client's rules remember as waited for (or walled), the oldest forgotten past it. */
@@ -53,13 +54,15 @@ function remember(sessions: Set<string>, sessionId: string): void {
 }
 
 /**
- * What one client's commands on a new target wait for and go behind. On a session that may be
- * paused (attached so, or by target), every command until the guard's set-up is over waits for it,
- * not only the word to run: a paused service worker answers an evaluate before its script runs,
- * which would run the client's code before the guard's walls. And on such a session of a service
- * worker the constructor's wall goes first, ahead of the client's first command there
- * (workerWalls: what the guard queued on its own session is not sure to come first). A running
- * target (attached not paused) was set up already: nothing waits.
+ * What one client's commands on a new target wait for and go behind. On each session of a held
+ * type (or one not known yet) the first command waits for the guard's set-up of its target —
+ * nothing for one the guard set up and still holds — and the word to run always does: a paused
+ * service worker answers an evaluate before its script runs, which would run the client's code
+ * before the guard's walls (and could mark the realm guarded so the wall's script stood down);
+ * whether a target is paused is not the client's to say (`waitingForDebugger` is its own
+ * session's ask, false for a target another session holds). On a service worker's session the
+ * constructor's wall goes ahead of the first command (workerWalls: what the guard queued on its
+ * own session is not sure to come first).
  */
 function newTargetHolds(targetSetUp: RawClientHolds['targetSetUp'], policy: () => OriginPolicy): MuxRules {
   const cleared = new Set<string>();
@@ -67,18 +70,19 @@ function newTargetHolds(targetSetUp: RawClientHolds['targetSetUp'], policy: () =
   return {
     before(method, _params, _tab, target) {
       if (!target || (target.type !== undefined && !HELD_TYPES.has(target.type))) return undefined;
-      const word = method === 'Runtime.runIfWaitingForDebugger';
-      if (!word && (!target.paused || cleared.has(target.sessionId))) return undefined;
+      if (method !== 'Runtime.runIfWaitingForDebugger' && cleared.has(target.sessionId)) return undefined;
       const setUp = targetSetUp?.(target.targetId);
       if (!setUp) return void remember(cleared, target.sessionId);
       return setUp.then(() => remember(cleared, target.sessionId));
     },
-    ahead(method, target) {
+    ahead(_method, target) {
       if (!target || (target.type !== undefined && target.type !== 'service_worker')) return undefined;
-      if (walled.has(target.sessionId) || (!target.paused && method !== 'Runtime.runIfWaitingForDebugger'))
-        return undefined;
-      remember(walled, target.sessionId);
-      return workerWalls(policy());
+      if (walled.has(target.sessionId)) return undefined;
+      const walls = workerWalls(policy());
+      // Marked once walls went: a policy that had none (clawd's own addresses only) and has now
+      // gives the next command its wall.
+      if (walls.length > 0) remember(walled, target.sessionId);
+      return walls;
     },
   };
 }

@@ -331,16 +331,17 @@ describe('the CDP mux', () => {
   });
 
   /** A raw client of a browser whose guard says when each target is set up (`up(targetId)`). */
-  async function heldClient(policy = new OriginPolicy({ block: ['https://bank.test'] }), page?: string) {
+  async function heldClient(
+    policy: { get(): OriginPolicy } = { get: () => new OriginPolicy({ block: ['https://bank.test'] }) },
+  ) {
     const browser = scriptedBrowser();
     const mux = new CdpMux(browser.pipe, silentLogger);
     const raw = peer();
     const waits = new Map<string, () => void>();
     const done = new Set<string>();
     const conn = mux.connect(raw.peer, {
-      ...(page ? { page } : {}),
       rules: rawClientRules({
-        policy: () => policy,
+        policy: () => policy.get(),
         profile: 'clawd',
         // As the guard's whenSetUp: nothing to wait for once a target is set up.
         targetSetUp: (targetId) =>
@@ -385,16 +386,35 @@ describe('the CDP mux', () => {
     c.conn.receive(JSON.stringify({ id: 3, method: 'Runtime.evaluate', params: { expression: '2' }, sessionId: 'W1' }));
     await settle();
     expect(c.on('W1')).toHaveLength(4);
-    // A running worker's session (attached not paused) waits for nothing and gets nothing ahead.
+    // Whether a target is paused is not the client's to say: a session it attached without asking
+    // to pause (a target another session holds) is held all the same, its wall ahead.
     c.browser.say({
       method: 'Target.attachedToTarget',
       sessionId: 'S1',
-      params: { sessionId: 'W2', targetInfo: { targetId: 'OLD', type: 'service_worker' }, waitingForDebugger: false },
+      params: { sessionId: 'W2', targetInfo: { targetId: 'NEW', type: 'service_worker' }, waitingForDebugger: false },
     });
-    c.conn.receive(JSON.stringify({ id: 4, method: 'Runtime.evaluate', params: {}, sessionId: 'W2' }));
+    c.conn.receive(JSON.stringify({ id: 4, method: 'Runtime.evaluate', params: { expression: '3' }, sessionId: 'W2' }));
     await settle();
-    expect(c.on('W2')).toEqual(['Runtime.evaluate']);
-    expect(c.waits.has('OLD')).toBe(false);
+    expect(c.on('W2')).toEqual([]);
+    c.up('NEW');
+    await settle();
+    expect(c.on('W2')).toEqual(['Runtime.evaluate', 'Runtime.evaluate']);
+    // A target the guard set up already: a new session's first command waits for nothing; a
+    // shared worker's gets no wall ahead (the guard's walls are in before any word runs it).
+    c.browser.say({
+      method: 'Target.attachedToTarget',
+      sessionId: 'S1',
+      params: { sessionId: 'W3', targetInfo: { targetId: 'SVC', type: 'service_worker' }, waitingForDebugger: false },
+    });
+    c.browser.say(paused('W4', 'SHARED', 'shared_worker'));
+    c.conn.receive(JSON.stringify({ id: 5, method: 'Runtime.evaluate', params: {}, sessionId: 'W3' }));
+    c.conn.receive(JSON.stringify({ id: 6, method: 'Runtime.runIfWaitingForDebugger', params: {}, sessionId: 'W4' }));
+    await settle();
+    expect(c.on('W3')).toEqual(['Runtime.evaluate', 'Runtime.evaluate']);
+    expect(c.on('W4')).toEqual([]);
+    c.up('SHARED');
+    await settle();
+    expect(c.on('W4')).toEqual(['Runtime.runIfWaitingForDebugger']);
   });
 
   it('holds a word sent at the root of a worker’s page socket like one on its session', async () => {
@@ -429,14 +449,25 @@ describe('the CDP mux', () => {
     ]);
   });
 
-  it('sends nothing ahead while only clawd’s own addresses are kept out, and waits all the same', async () => {
-    const c = await heldClient(new OriginPolicy({}));
+  it('sends nothing ahead while only clawd’s own addresses are kept out, and the wall once the person sets a rule', async () => {
+    let policy = new OriginPolicy({});
+    const c = await heldClient({ get: () => policy });
     c.browser.say(paused('W1', 'SVC', 'service_worker'));
-    c.conn.receive(JSON.stringify({ id: 1, method: 'Runtime.runIfWaitingForDebugger', params: {}, sessionId: 'W1' }));
+    c.conn.receive(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: {}, sessionId: 'W1' }));
     await settle();
     expect(c.on('W1')).toEqual([]);
     c.up('SVC');
     await settle();
-    expect(c.on('W1')).toEqual(['Runtime.runIfWaitingForDebugger']);
+    expect(c.on('W1')).toEqual(['Runtime.evaluate']);
+    policy = new OriginPolicy({ block: ['https://bank.test'] });
+    c.conn.receive(JSON.stringify({ id: 2, method: 'Runtime.runIfWaitingForDebugger', params: {}, sessionId: 'W1' }));
+    await settle();
+    const sent = c.browser.sent.filter((m) => m.sessionId === 'W1');
+    expect(sent.map((m) => m.method)).toEqual([
+      'Runtime.evaluate',
+      'Runtime.evaluate',
+      'Runtime.runIfWaitingForDebugger',
+    ]);
+    expect(sent[1]!.params!.expression).toContain('bank');
   });
 });
