@@ -14,6 +14,19 @@ import type { BrowserEndpoint, ProfileDriver } from './profile-driver';
 /** How long a profile's browser may take to answer before its guard is started (a loaded machine is slow). */
 const GUARD_READY_MS = 5_000;
 
+/**
+ * The guard's connection to a browser. Said to clawd's own CDP port (a managed or pool browser's:
+ * its key is in the headers) as the guard's, so its own commands in a new target are not held for
+ * its own walls (held, each new target's set-up waited its whole bound: a pool's every new browser
+ * took 5 s more); a remote browser's port is Chrome's, asked as it is.
+ */
+export function asTheGuard(browser: BrowserEndpoint): BrowserEndpoint {
+  if (browser.headers?.[AGENT_KEY_HEADER] === undefined) return browser;
+  const said = new URL(browser.url);
+  said.searchParams.set('clawd', 'guard');
+  return { ...browser, url: said.toString() };
+}
+
 export class PolicyGuards {
   readonly #guards = new Map<string, Promise<PolicyGuard | undefined>>();
 
@@ -45,17 +58,12 @@ export class PolicyGuards {
         const url = (await driver.cdp.isReady(GUARD_READY_MS))?.webSocketDebuggerUrl;
         if (url === undefined) throw new Error(`it did not answer within ${GUARD_READY_MS} ms`);
         const headers = driver.playwright.headers;
-        // Said to clawd's own CDP port (a managed profile's: its key is in the headers), so the guard's
-        // words to run are not held for its own walls; a remote browser's port is Chrome's, asked as it is.
-        if (headers?.[AGENT_KEY_HEADER] === undefined) return { url, ...(headers ? { headers } : {}) };
-        const said = new URL(url);
-        said.searchParams.set('clawd', 'guard');
-        return { url: said.toString(), headers };
+        return asTheGuard({ url, ...(headers ? { headers } : {}) });
       });
     // Each browser's guard on its own: one that cannot be guarded refuses only its own calls.
     await Promise.all(
       browsers.map((browser) => {
-        const guarding = this.#guardOne(name, `${name}\n${browser.url}`, startMs, async () => browser);
+        const guarding = this.#guardOne(name, `${name}\n${browser.url}`, startMs, async () => asTheGuard(browser));
         return browser.url === browserUrl ? guarding : guarding.catch(() => {});
       }),
     );
