@@ -32,7 +32,7 @@ export interface DriverContext {
   /** The gate its raw CDP clients are held to for the person's asks, once the person's say is wired. */
   rawGate(): ClientGate | undefined;
   /** What a raw client's word to run a new target waits for: the policy's walls in it (policy-guard.ts). */
-  targetSetUp(targetId: string): Promise<void> | undefined;
+  targetSetUp(targetId: string, type?: string): Promise<void> | undefined;
   /**
    * A browser of the profile is up before any call needs it (a pool's warm one): held to the
    * profile's policy, then connected by the agent layer — what its first call would do, done ahead.

@@ -1,8 +1,7 @@
 // A managed or remote browser held to its profile's origin policy by the relay itself: one CDP
 // connection of its own, auto-attached (flat, paused on start) to every target — pages, popups,
 // iframes, workers, service workers — each target's requests paused (Fetch) and judged before
-// they go out. A blocked document (a page or a frame) is answered with a page naming the rule;
-// any other blocked request fails as blocked by the client. Redirects pause again, so a redirect
+// they go out (the verdicts: policy-judge.ts). Redirects pause again, so a redirect
 // to a blocked site is caught too. WebSockets are not requests Fetch sees (measured, and
 // Network.setBlockedURLs lets them through too), so every target also gets the browser's own
 // network conditions taking a blocked WebSocket offline (Network.emulateNetworkConditionsByRule,
@@ -13,22 +12,17 @@
 // no rule of their own, only loopback requests are paused and judged, and no script is put in
 // pages (a page's WebSocket to clawd is refused by clawd itself: it carries the page's Origin).
 // A new policy is a new guard; a target that cannot be set up is let run rather than left paused.
-// Kept whole (under the 400-line cap): holding a target and judging its requests share one table of
-// targets and their sessions; apart, each half would reach into the other's.
+// Kept whole (under the 400-line cap): holding a target, its stand-in session and whenSetUp share
+// one table of targets and their sessions; apart, each would reach into the others'.
 
 import WebSocket from 'ws';
 import type { Protocol } from 'devtools-protocol';
-import { blockedPageHtml } from '../../shared/blocked-page';
 import type { OriginPolicy } from '../../shared/origin-policy';
 import type { Logger } from '../log';
+import { judge, LOOPBACK_PATTERNS, type GuardBlock, type Judge } from './policy-judge';
 import { CONDITIONS_BY_RULE, conditions, webSocketGuard, workerWalls } from './policy-walls';
 
-/** A request the guard refused, for the action log. */
-export interface GuardBlock {
-  url: string;
-  reason: string;
-  resourceType: string;
-}
+export type { GuardBlock } from './policy-judge';
 
 /** How long a target may take to be set up before it is let run anyway. */
 const SETUP_MS = 5_000;
@@ -45,16 +39,6 @@ const SET_UP_KEPT = 5_000;
 /** How long the guard's connection may take when the call gave no bound of its own. */
 export const GUARD_START_MS = 5_000;
 
-/**
- * What is paused while only clawd's own addresses are kept out: loopback requests (every port),
- * in every spelling a URL can carry (a user before the host, a trailing dot, a.localhost, 0.0.0.0,
- * [::], [::ffff:7f00:1]; shared/host-spelling.ts). Wider than needed: what is paused is judged.
- */
-const LOOPBACK_PATTERNS = ['*://*127.0.0.1*', '*://*localhost*', '*://*0.0.0.0*', '*://*[::*'].map((urlPattern) => ({
-  urlPattern,
-  requestStage: 'Request',
-}));
-
 export class PolicyGuard {
   #nextId = 1;
   /** Targets being set up, each done when its walls are up (or it was let run anyway). */
@@ -64,8 +48,12 @@ export class PolicyGuard {
   readonly #sessionTargets = new Map<string, string>();
   /** Words to run that came before the guard heard of their target: told when it does. */
   readonly #unseen = new Map<string, Array<(setUp: Promise<void>) => void>>();
+  /** Frames the guard attached to itself (whenSetUp): the session walled, undefined until attached. */
+  readonly #standIns = new Map<string, string | undefined>();
   readonly #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
   #closed = false;
+  /** What a paused request's verdict needs of the guard (policy-judge.ts). */
+  readonly #judge: Judge;
   /** Settles when its connection has closed (the browser went, or close()). */
   readonly gone: Promise<void>;
 
@@ -73,8 +61,9 @@ export class PolicyGuard {
     private readonly ws: WebSocket,
     private readonly policy: () => OriginPolicy,
     private readonly log: Logger,
-    private readonly blocked: (block: GuardBlock) => void,
+    blocked: (block: GuardBlock) => void,
   ) {
+    this.#judge = { send: (method, params, sessionId) => this.#send(method, params, sessionId), policy, blocked, log };
     ws.on('message', (data) =>
       this.#onMessage(
         JSON.parse(data.toString()) as {
@@ -191,6 +180,7 @@ export class PolicyGuard {
     }
     if (message.method === 'Target.attachedToTarget') {
       const attached = message.params as Protocol.Target.AttachedToTargetEvent;
+      if (this.#standIn(attached, message.sessionId === undefined)) return;
       // A service worker is shown to its pages' sessions too, and it is the one the browser-level
       // session holds already: let it go there, walls once. Held twice, its interception on a
       // page's session went with the page's next navigation and left a frame of its scope that
@@ -218,9 +208,10 @@ export class PolicyGuard {
       const gone = this.#sessionTargets.get(message.params?.sessionId);
       if (gone === undefined) return;
       this.#sessionTargets.delete(message.params.sessionId);
+      this.#standIns.delete(gone);
       this.#setUp.delete(gone);
     } else if (message.method === 'Fetch.requestPaused' && message.sessionId)
-      void this.#judge(message.params as Protocol.Fetch.RequestPausedEvent, message.sessionId);
+      void judge(this.#judge, message.params as Protocol.Fetch.RequestPausedEvent, message.sessionId);
   }
 
   /**
@@ -233,17 +224,25 @@ export class PolicyGuard {
    * not yet run — and each word that ends it goes behind the walls on its own session as well.
    * A raw client's other commands on a new target wait for it too (raw-client-rules.ts). A target
    * the guard has not heard of yet is waited for, up to UNSEEN_MS; one it set up and still holds,
-   * or never will (closed), waits for nothing.
+   * or never will (closed), waits for nothing. An out-of-process frame it has not heard of it
+   * attaches to itself (#standIn says why).
    */
-  whenSetUp(targetId: string): Promise<void> | undefined {
+  whenSetUp(targetId: string, type?: string): Promise<void> | undefined {
     const pending = this.#settingUp.get(targetId);
     if (pending) return pending;
     if (this.#setUp.has(targetId) || !this.open) return undefined;
+    if (type === 'iframe' && !this.#standIns.has(targetId)) {
+      this.#standIns.set(targetId, undefined);
+      this.#send('Target.attachToTarget', { targetId, flatten: true }).catch(() => {
+        if (this.#standIns.get(targetId) === undefined) this.#standIns.delete(targetId);
+      });
+    }
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         const left = (this.#unseen.get(targetId) ?? []).filter((w) => w !== told);
         if (left.length > 0) this.#unseen.set(targetId, left);
         else this.#unseen.delete(targetId);
+        this.log.debug(`policy guard: ${type ?? 'target'} ${targetId} not heard of within ${UNSEEN_MS} ms: let go`);
         resolve();
       }, UNSEEN_MS);
       const told = (setUp: Promise<void>) => {
@@ -252,6 +251,35 @@ export class PolicyGuard {
       };
       this.#unseen.set(targetId, [...(this.#unseen.get(targetId) ?? []), told]);
     });
+  }
+
+  /**
+   * Chrome tells a page's sessions of a new out-of-process frame one at a time, in the order they
+   * asked to auto-attach there, each holding the frame until its word (measured, 156): behind a
+   * client that asked before this guard (clawd's own connection, once a new policy made a new
+   * guard), the guard hears of it only once that client's word is sent, which waits for the guard
+   * (whenSetUp): each such frame took two UNSEEN_MS. So a frame a client asks about first, the guard
+   * attaches to itself and walls; Chrome's own attach to it (still paused, after the client's word)
+   * is then only let run. Either that comes second is not set up twice: a stand-in of a frame
+   * already held is let go. True when `attached` is done with here.
+   */
+  #standIn(attached: Protocol.Target.AttachedToTargetEvent, atRoot: boolean): boolean {
+    const { targetId } = attached.targetInfo;
+    if (!this.#standIns.has(targetId)) return false;
+    const walled = this.#standIns.get(targetId);
+    if (walled === undefined && atRoot) {
+      if (!this.#settingUp.has(targetId) && !this.#setUp.has(targetId)) {
+        this.#standIns.set(targetId, attached.sessionId);
+        return false;
+      }
+      this.#standIns.delete(targetId);
+      this.#send('Target.detachFromTarget', { sessionId: attached.sessionId }).catch(() => {});
+      return true;
+    }
+    if (walled === undefined) return false;
+    if (attached.waitingForDebugger)
+      void Promise.resolve(this.whenSetUp(targetId)).then(() => this.#resume(attached.sessionId));
+    return true;
   }
 
   /** A new target: its requests paused for judgement, its own children held too, then let run. */
@@ -359,35 +387,5 @@ export class PolicyGuard {
 
   #resume(sessionId: string): Promise<unknown> {
     return this.#send('Runtime.runIfWaitingForDebugger', {}, sessionId).catch(() => {});
-  }
-
-  async #judge(paused: Protocol.Fetch.RequestPausedEvent, sessionId: string): Promise<void> {
-    const { requestId, request, resourceType } = paused;
-    const verdict = this.policy().check(request.url);
-    try {
-      if (verdict.allowed) {
-        await this.#send('Fetch.continueRequest', { requestId }, sessionId);
-        return;
-      }
-      this.blocked({ url: request.url, reason: verdict.reason, resourceType });
-      if (resourceType === 'Document') {
-        const body = Buffer.from(blockedPageHtml(request.url, verdict.reason)).toString('base64');
-        await this.#send(
-          'Fetch.fulfillRequest',
-          {
-            requestId,
-            responseCode: 403,
-            responseHeaders: [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }],
-            body,
-          },
-          sessionId,
-        );
-      } else {
-        await this.#send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' }, sessionId);
-      }
-    } catch (error) {
-      // The target went away mid-request: nothing to answer.
-      this.log.debug(`policy guard: ${request.url}: ${(error as Error).message}`);
-    }
   }
 }

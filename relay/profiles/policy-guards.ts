@@ -75,7 +75,7 @@ export class PolicyGuards {
    * them. A pool's browsers have a guard each, and only the target's own hears of it: the first
    * to say it is set up ends the wait, or every one past its bound for a target none heard of.
    */
-  whenSetUp(name: string, targetId: string): Promise<void> | undefined {
+  whenSetUp(name: string, targetId: string, type?: string): Promise<void> | undefined {
     const guards = [...this.#guards].filter(([key]) => key === name || key.startsWith(`${name}\n`));
     if (guards.length === 0) return undefined;
     return Promise.all(guards.map(([, guard]) => guard.catch(() => undefined))).then((found) => {
@@ -83,7 +83,7 @@ export class PolicyGuards {
       if (open.length === 0) return;
       // One that set it up and holds it answers at once (undefined); the others wait for a target
       // they will never see, up to their bound.
-      return Promise.race(open.map((g) => g.whenSetUp(targetId) ?? Promise.resolve()));
+      return Promise.race(open.map((g) => g.whenSetUp(targetId, type) ?? Promise.resolve()));
     });
   }
 

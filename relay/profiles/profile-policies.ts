@@ -156,8 +156,8 @@ export class ProfilePolicies {
   }
 
   /** What a raw client's word to run a new target of the profile's browser waits for (PolicyGuards.whenSetUp). */
-  whenSetUp(name: string, targetId: string): Promise<void> | undefined {
-    return this.#guards.whenSetUp(name, targetId);
+  whenSetUp(name: string, targetId: string, type?: string): Promise<void> | undefined {
+    return this.#guards.whenSetUp(name, targetId, type);
   }
 
   /** The profile's browsers stopped: their guards go. */

@@ -107,7 +107,7 @@ export class ProfileService {
       log: this.log,
       policy: () => this.policies.policy(name),
       rawGate: () => this.rawGate(name),
-      targetSetUp: (targetId) => this.policies.whenSetUp(name, targetId),
+      targetSetUp: (targetId, type) => this.policies.whenSetUp(name, targetId, type),
       warmed: (endpoint) =>
         this.policies.guard(name, endpoint.url).then(
           () => this.onBrowserUp(endpoint),

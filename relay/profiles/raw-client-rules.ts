@@ -34,7 +34,7 @@ export interface RawClientHolds {
   gate?: ClientGate | undefined;
   identity?: RawClientIdentity;
   /** What a first command on a new target, and a word to run it, wait for: the guard's walls in it (policy-guard.ts). */
-  targetSetUp?: (targetId: string) => Promise<void> | undefined;
+  targetSetUp?: (targetId: string, type?: string) => Promise<void> | undefined;
 }
 
 /**
@@ -71,7 +71,7 @@ function newTargetHolds(targetSetUp: RawClientHolds['targetSetUp'], policy: () =
     before(method, _params, _tab, target) {
       if (!target || (target.type !== undefined && !HELD_TYPES.has(target.type))) return undefined;
       if (method !== 'Runtime.runIfWaitingForDebugger' && cleared.has(target.sessionId)) return undefined;
-      const setUp = targetSetUp?.(target.targetId);
+      const setUp = targetSetUp?.(target.targetId, target.type);
       if (!setUp) return void remember(cleared, target.sessionId);
       return setUp.then(() => remember(cleared, target.sessionId));
     },

@@ -1,0 +1,121 @@
+// The policy guard and an out-of-process frame it has not heard of when a client asks about it
+// (Chrome tells a page's sessions of a new frame one at a time, in the order they asked to
+// auto-attach, so a guard made after a client hears of it only after that client's word): the
+// guard attaches to the frame itself and walls it; Chrome's own attach to it, when it comes, is
+// only let run, not walled twice. Against a scripted browser, so each step is seen.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { silentLogger } from '../../relay/log';
+import { PolicyGuard } from '../../relay/profiles/policy-guard';
+import { OriginPolicy } from '../../shared/origin-policy';
+
+interface Sent {
+  method: string;
+  params: Record<string, unknown>;
+  sessionId?: string;
+}
+
+/** A browser socket answering every command with an empty result, but `Target.attachToTarget` as Chrome does. */
+async function scriptedBrowser() {
+  const sent: Sent[] = [];
+  let socket: WebSocket | undefined;
+  let held = false;
+  let heldBack: (() => void) | undefined;
+  const server = http.createServer((_req, res) => res.writeHead(404).end());
+  const sockets = new WebSocketServer({ server });
+  sockets.on('connection', (ws) => {
+    socket = ws;
+    ws.on('message', (data) => {
+      const { id, method, params = {}, sessionId } = JSON.parse(data.toString()) as Sent & { id: number };
+      sent.push({ method, params, ...(sessionId ? { sessionId } : {}) });
+      if (method === 'Target.attachToTarget') {
+        // The event first, then the answer, as Chrome sends them; held back when the test says so.
+        const answer = () => {
+          ws.send(JSON.stringify(attached('stand-in', params.targetId as string, false)));
+          ws.send(JSON.stringify({ id, result: { sessionId: 'stand-in' } }));
+        };
+        return held ? void (heldBack = answer) : answer();
+      }
+      ws.send(JSON.stringify({ id, result: {} }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/devtools/browser/b`,
+    sent,
+    /** Holds the next attachToTarget's answer back until `answerHeld`. */
+    holdAttach: () => void (held = true),
+    answerHeld: () => heldBack?.(),
+    event: (message: object) => socket!.send(JSON.stringify(message)),
+    close: () => {
+      for (const client of sockets.clients) client.terminate();
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Chrome's attachedToTarget for a frame, at the root or on a page's session (`on`). */
+function attached(sessionId: string, targetId: string, waiting: boolean, on?: string) {
+  return {
+    method: 'Target.attachedToTarget',
+    params: { sessionId, targetInfo: { targetId, type: 'iframe', url: '' }, waitingForDebugger: waiting },
+    ...(on ? { sessionId: on } : {}),
+  };
+}
+
+describe('the policy guard and a frame a client asks about first', () => {
+  let browser: Awaited<ReturnType<typeof scriptedBrowser>> | undefined;
+  let guard: PolicyGuard | undefined;
+  afterEach(async () => {
+    guard?.close();
+    await browser?.close();
+    browser = guard = undefined;
+  });
+  const start = async () => {
+    browser = await scriptedBrowser();
+    const policy = new OriginPolicy({ allow: ['http://127.0.0.1:*'] });
+    guard = await PolicyGuard.start({ url: browser.url }, () => policy, silentLogger);
+    return { browser, guard };
+  };
+  const on = (sent: Sent[], sessionId: string) => sent.filter((s) => s.sessionId === sessionId).map((s) => s.method);
+
+  it('attaches to it, walls it, and only lets Chrome’s own attach to it run', async () => {
+    const { browser, guard } = await start();
+    await guard.whenSetUp('F1', 'iframe');
+    expect(browser.sent).toContainEqual({ method: 'Target.attachToTarget', params: { targetId: 'F1', flatten: true } });
+    expect(on(browser.sent, 'stand-in')).toEqual(expect.arrayContaining(['Fetch.enable', 'Target.setAutoAttach']));
+    // Chrome's own attach, once the client's word let the frame go on: let run, not walled again.
+    browser.event(attached('page-copy', 'F1', true, 'page'));
+    await expect.poll(() => on(browser.sent, 'page-copy')).toEqual(['Runtime.runIfWaitingForDebugger']);
+    expect(guard.whenSetUp('F1', 'iframe')).toBeUndefined();
+  });
+
+  it('lets its stand-in go when Chrome’s own attach came first, and walls the frame once', async () => {
+    const { browser, guard } = await start();
+    browser.holdAttach();
+    const asked = guard.whenSetUp('F2', 'iframe');
+    await expect.poll(() => browser.sent.map((s) => s.method)).toContain('Target.attachToTarget');
+    // Chrome's attach reaches the guard before the stand-in's.
+    browser.event(attached('page-copy', 'F2', true, 'page'));
+    await asked;
+    browser.answerHeld();
+    await expect
+      .poll(() => browser.sent.filter((s) => s.method === 'Target.detachFromTarget').map((s) => s.params.sessionId))
+      .toEqual(['stand-in']);
+    expect(on(browser.sent, 'stand-in')).toEqual([]);
+    expect(on(browser.sent, 'page-copy')).toEqual(
+      expect.arrayContaining(['Fetch.enable', 'Runtime.runIfWaitingForDebugger']),
+    );
+  });
+
+  it('waits for a worker it has not heard of rather than attaching to it', async () => {
+    const { browser, guard } = await start();
+    const asked = guard.whenSetUp('W1', 'worker');
+    expect(asked).toBeInstanceOf(Promise);
+    expect(browser.sent.map((s) => s.method)).not.toContain('Target.attachToTarget');
+  });
+});
