@@ -1,13 +1,12 @@
 // A managed or remote browser held to its profile's origin policy by the relay itself: one CDP
 // connection of its own, auto-attached (flat, paused on start) to every target — pages, popups,
 // iframes, workers, service workers — each target's requests paused (Fetch) and judged before
-// they go out (the verdicts: policy-judge.ts). Redirects pause again, so a redirect
-// to a blocked site is caught too. WebSockets are not requests Fetch sees (measured, and
-// Network.setBlockedURLs lets them through too), so every target also gets the browser's own
-// network conditions taking a blocked WebSocket offline (Network.emulateNetworkConditionsByRule,
-// outside the page: measured on 150 and 156 for pages, dedicated, shared and service workers),
-// and, as a second wall, every page, frame and worker the WebSocket constructor held to the policy
-// before its own scripts run. clawd's own addresses are
+// they go out (the verdicts: policy-judge.ts); redirects pause again. WebSockets are not requests
+// Fetch sees (measured, and Network.setBlockedURLs lets them through too), so every target also
+// gets the browser's own network conditions taking a blocked WebSocket offline
+// (Network.emulateNetworkConditionsByRule, outside the page: measured on 150 and 156 for pages,
+// dedicated, shared and service workers), and, as a second wall, every page, frame and worker the
+// WebSocket constructor held to the policy before its own scripts run. clawd's own addresses are
 // always among its rules (no agent's page loads them, shared/own-origins.ts); while the person set
 // no rule of their own, only loopback requests are paused and judged, and no script is put in
 // pages (a page's WebSocket to clawd is refused by clawd itself: it carries the page's Origin).
@@ -205,10 +204,11 @@ export class PolicyGuard {
       }
       void this.#hold(attached);
     } else if (message.method === 'Target.detachedFromTarget') {
-      const gone = this.#sessionTargets.get(message.params?.sessionId);
+      const session = message.params?.sessionId as string;
+      const gone = this.#sessionTargets.get(session);
       if (gone === undefined) return;
-      this.#sessionTargets.delete(message.params.sessionId);
-      this.#standIns.delete(gone);
+      this.#sessionTargets.delete(session);
+      if (this.#standIns.get(gone) === session) this.#standIns.delete(gone);
       this.#setUp.delete(gone);
     } else if (message.method === 'Fetch.requestPaused' && message.sessionId)
       void judge(this.#judge, message.params as Protocol.Fetch.RequestPausedEvent, message.sessionId);
@@ -260,7 +260,7 @@ export class PolicyGuard {
    * guard), the guard hears of it only once that client's word is sent, which waits for the guard
    * (whenSetUp): each such frame took two UNSEEN_MS. So a frame a client asks about first, the guard
    * attaches to itself and walls; Chrome's own attach to it (still paused, after the client's word)
-   * is then only let run. Either that comes second is not set up twice: a stand-in of a frame
+   * is then only let run. Whichever comes second is not set up twice: a stand-in of a frame
    * already held is let go. True when `attached` is done with here.
    */
   #standIn(attached: Protocol.Target.AttachedToTargetEvent, atRoot: boolean): boolean {
@@ -277,6 +277,12 @@ export class PolicyGuard {
       return true;
     }
     if (walled === undefined) return false;
+    // A stand-in whose session went walls nothing now (the frame went back into its parent's
+    // process, and out again under the same id): this attach is walled as a new one.
+    if (this.#sessionTargets.get(walled) !== targetId) {
+      this.#standIns.delete(targetId);
+      return false;
+    }
     if (attached.waitingForDebugger)
       void Promise.resolve(this.whenSetUp(targetId)).then(() => this.#resume(attached.sessionId));
     return true;
@@ -288,14 +294,16 @@ export class PolicyGuard {
     let done!: () => void;
     const setUp = new Promise<void>((resolve) => (done = resolve));
     this.#settingUp.set(targetId, setUp);
+    // Its session known from the start: one detached during the set-up is heard, and the target
+    // is then not taken as set up (a later attach of the same id is walled anew).
+    this.#sessionTargets.set(attached.sessionId, targetId);
     for (const told of this.#unseen.get(targetId) ?? []) told(setUp);
     this.#unseen.delete(targetId);
     try {
       await this.#setUpTarget(attached, done);
     } finally {
-      this.#settingUp.delete(targetId);
-      this.#setUp.add(targetId);
-      this.#sessionTargets.set(attached.sessionId, targetId);
+      if (this.#settingUp.get(targetId) === setUp) this.#settingUp.delete(targetId);
+      if (this.#sessionTargets.get(attached.sessionId) === targetId) this.#setUp.add(targetId);
       if (this.#setUp.size > SET_UP_KEPT) this.#setUp.delete(this.#setUp.values().next().value!);
       done();
     }

@@ -81,7 +81,7 @@ describe('a cross-site frame of an agent’s tab on a managed profile, under a r
         await until('the frame to say how its image went', () => d.inPage<string | undefined>('window.said')),
       ).toBe('failed');
       // Before, both waits for the frame gave up (the guard had not heard of it yet).
-      expect(guardLines.filter((line) => /not heard of within/.test(line))).toEqual([]);
+      expect(guardLines.filter((line) => /iframe \S+ not heard of within/.test(line))).toEqual([]);
       await quiet(300); // anything that slipped through would have reached the server by now
       expect(blockedHits).toEqual([]);
     },

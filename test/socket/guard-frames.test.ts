@@ -23,13 +23,15 @@ async function scriptedBrowser() {
   const sent: Sent[] = [];
   let socket: WebSocket | undefined;
   let held = false;
+  /** Answers held back, by method and session, until the test lets them go. */
+  const holds = new Map<string, Array<() => void>>();
   let heldBack: (() => void) | undefined;
   const server = http.createServer((_req, res) => res.writeHead(404).end());
   const sockets = new WebSocketServer({ server });
   sockets.on('connection', (ws) => {
     socket = ws;
     ws.on('message', (data) => {
-      const { id, method, params = {}, sessionId } = JSON.parse(data.toString()) as Sent & { id: number };
+      const { id, method, params, sessionId } = JSON.parse(data.toString()) as Sent & { id: number };
       sent.push({ method, params, ...(sessionId ? { sessionId } : {}) });
       if (method === 'Target.attachToTarget') {
         // The event first, then the answer, as Chrome sends them; held back when the test says so.
@@ -39,7 +41,10 @@ async function scriptedBrowser() {
         };
         return held ? void (heldBack = answer) : answer();
       }
-      ws.send(JSON.stringify({ id, result: {} }));
+      const answer = () => ws.send(JSON.stringify({ id, result: {} }));
+      const hold = holds.get(`${method} ${sessionId ?? ''}`);
+      if (hold) hold.push(answer);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -49,6 +54,15 @@ async function scriptedBrowser() {
     /** Holds the next attachToTarget's answer back until `answerHeld`. */
     holdAttach: () => void (held = true),
     answerHeld: () => heldBack?.(),
+    /** Holds back the answers to `method` on `sessionId`; the returned function sends them. */
+    holdAnswers: (method: string, sessionId: string) => {
+      const held: Array<() => void> = [];
+      holds.set(`${method} ${sessionId}`, held);
+      return () => {
+        holds.delete(`${method} ${sessionId}`);
+        for (const answer of held) answer();
+      };
+    },
     event: (message: object) => socket!.send(JSON.stringify(message)),
     close: () => {
       for (const client of sockets.clients) client.terminate();
@@ -110,6 +124,22 @@ describe('the policy guard and a frame a client asks about first', () => {
     expect(on(browser.sent, 'page-copy')).toEqual(
       expect.arrayContaining(['Fetch.enable', 'Runtime.runIfWaitingForDebugger']),
     );
+  });
+
+  it('walls the frame anew when its stand-in went during its set-up and it comes back under the same id', async () => {
+    const { browser, guard } = await start();
+    // The stand-in's set-up waits on the frame; meanwhile the frame goes back into its parent's
+    // process (every session on it detached), and out again: the same id, a new attach.
+    const release = browser.holdAnswers('Fetch.enable', 'stand-in');
+    const asked = guard.whenSetUp('F3', 'iframe');
+    await expect.poll(() => on(browser.sent, 'stand-in')).toContain('Fetch.enable');
+    browser.event({ method: 'Target.detachedFromTarget', params: { sessionId: 'stand-in', targetId: 'F3' } });
+    release();
+    await asked;
+    browser.event(attached('page-copy-2', 'F3', true, 'page'));
+    await expect
+      .poll(() => on(browser.sent, 'page-copy-2'))
+      .toEqual(expect.arrayContaining(['Fetch.enable', 'Target.setAutoAttach', 'Runtime.runIfWaitingForDebugger']));
   });
 
   it('waits for a worker it has not heard of rather than attaching to it', async () => {
