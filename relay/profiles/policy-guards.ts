@@ -139,11 +139,20 @@ export class PolicyGuards {
     }
   }
 
-  /** A policy changed: every guard goes (the next call, or guard() at once, makes it anew). */
-  async renew(): Promise<void> {
-    for (const [key, guard] of this.#guards) {
-      (await guard)?.close();
-      this.#guards.delete(key);
+  /**
+   * A policy changed: every guard is made anew by `remake` (what the old ones put in pages was made
+   * from the old rules), and the old ones close only once it is done. Closed first, there was a
+   * moment with no guard: a target started then ran unheld (the old guard's holds go with its
+   * connection), and a client's word to run one waited for nothing. Both judge by the policy in
+   * force meanwhile (a guard reads it at each request).
+   */
+  async renew(remake: () => Promise<void>): Promise<void> {
+    const old = [...this.#guards.values()];
+    this.#guards.clear();
+    try {
+      await remake();
+    } finally {
+      await Promise.all(old.map((guard) => guard.then((g) => g?.close())));
     }
   }
 

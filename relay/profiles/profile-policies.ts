@@ -120,9 +120,12 @@ export class ProfilePolicies {
     // Answered once every enforcer has the new rules in force: the guards are made anew (what they
     // put in pages was made from the old rules, and goes with their connection).
     await Promise.all([...this.#listeners].map((listener) => listener()));
-    await this.#guards.renew();
     // A browser that cannot be guarded now refuses its next call (guard() again, from PageFinder).
-    await Promise.all(Object.keys(this.host.settings().profiles).map((profile) => this.guard(profile).catch(() => {})));
+    await this.#guards.renew(async () => {
+      await Promise.all(
+        Object.keys(this.host.settings().profiles).map((profile) => this.guard(profile).catch(() => {})),
+      );
+    });
     return this.policyInForce(name);
   }
 

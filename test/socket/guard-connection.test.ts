@@ -2,7 +2,8 @@
 // with clawd's key), on a one-browser profile and on each browser of a pool alike: the port holds
 // clawd's other connections' first commands in a new target until the guard has set it up, and
 // held there too, the guard's own set-up waited for itself (a pool's every new browser took 5 s
-// more). A browser whose port is Chrome's (no key: remote, Grid) is asked as it is.
+// more). A browser whose port is Chrome's (no key: remote, Grid) is asked as it is. A policy
+// change makes a new guard that holds new targets before the old one goes.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,21 +16,37 @@ import type { BrowserEndpoint, ProfileDriver } from '../../relay/profiles/profil
 import { OriginPolicy } from '../../shared/origin-policy';
 
 /** A browser socket that answers every command with an empty result; `opened` lists each upgrade's path and query. */
-async function answeringBrowser(): Promise<{ ws(name: string): string; opened: string[]; close(): Promise<void> }> {
+async function answeringBrowser(): Promise<{
+  ws(name: string): string;
+  opened: string[];
+  steps: string[];
+  close(): Promise<void>;
+}> {
   const opened: string[] = [];
+  /** Each connection's auto-attach at the root and its close, in order. */
+  const steps: string[] = [];
   const server = http.createServer((_req, res) => res.writeHead(404).end());
   const sockets = new WebSocketServer({ server });
   sockets.on('connection', (ws, req) => {
     opened.push(req.url ?? '');
-    ws.on('message', (data) =>
-      ws.send(JSON.stringify({ id: (JSON.parse(data.toString()) as { id: number }).id, result: {} })),
-    );
+    const n = opened.length;
+    ws.on('message', (data) => {
+      const { id, method, sessionId } = JSON.parse(data.toString()) as {
+        id: number;
+        method: string;
+        sessionId?: string;
+      };
+      if (method === 'Target.setAutoAttach' && sessionId === undefined) steps.push(`guard ${n} holds new targets`);
+      ws.send(JSON.stringify({ id, result: {} }));
+    });
+    ws.on('close', () => steps.push(`guard ${n} closed`));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     ws: (name) => `ws://127.0.0.1:${port}/devtools/browser/${name}`,
     opened,
+    steps,
     close: () => {
       for (const client of sockets.clients) client.terminate();
       server.closeAllConnections();
@@ -39,6 +56,15 @@ async function answeringBrowser(): Promise<{ ws(name: string): string; opened: s
 }
 
 const OWN = { [AGENT_KEY_HEADER]: 'clawd-own-key' };
+
+/** A one-browser profile on clawd's own port (a managed profile's: its key in the headers). */
+function oneBrowser(url: string): ProfileDriver {
+  return {
+    policyEnforcement: 'interception',
+    playwright: { url: 'http://127.0.0.1:1', headers: OWN },
+    cdp: { isReady: async () => ({ webSocketDebuggerUrl: url }) },
+  } as unknown as ProfileDriver;
+}
 
 describe("the policy guard's own connection", () => {
   let browser: Awaited<ReturnType<typeof answeringBrowser>> | undefined;
@@ -77,12 +103,18 @@ describe("the policy guard's own connection", () => {
 
   it("says it on a one-browser profile's port too", async () => {
     const { browser, guards } = await start();
-    const driver = {
-      policyEnforcement: 'interception',
-      playwright: { url: 'http://127.0.0.1:1', headers: OWN },
-      cdp: { isReady: async () => ({ webSocketDebuggerUrl: browser.ws('one') }) },
-    } as unknown as ProfileDriver;
+    const driver = oneBrowser(browser.ws('one'));
     await guards.hold('clawd', driver);
     expect(browser.opened).toEqual(['/devtools/browser/one?clawd=guard']);
+  });
+
+  it('makes the new guard hold new targets before the old one goes, when a policy changes', async () => {
+    const { browser, guards } = await start();
+    const driver = oneBrowser(browser.ws('one'));
+    await guards.hold('clawd', driver);
+    await guards.renew(() => guards.hold('clawd', driver));
+    await expect
+      .poll(() => browser.steps)
+      .toEqual(['guard 1 holds new targets', 'guard 2 holds new targets', 'guard 1 closed']);
   });
 });
