@@ -39,8 +39,8 @@ export async function judge(
   sessionId: string,
 ): Promise<void> {
   const { requestId, request, resourceType } = paused;
-  const verdict = policy().check(request.url);
   try {
+    const verdict = policy().check(request.url);
     if (verdict.allowed) {
       await send('Fetch.continueRequest', { requestId }, sessionId);
       return;
@@ -62,7 +62,9 @@ export async function judge(
       await send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' }, sessionId);
     }
   } catch (error) {
-    // The target went away mid-request: nothing to answer.
+    // The target went away mid-request (nothing to answer), or no verdict could be had (the
+    // policy not readable): refused rather than left paused for ever.
     log.debug(`policy guard: ${request.url}: ${(error as Error).message}`);
+    await send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' }, sessionId).catch(() => {});
   }
 }

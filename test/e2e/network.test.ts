@@ -58,9 +58,12 @@ describe.each(driversToRun(EVERY_DRIVER))('the network of a tab on a %s profile'
         10_000,
       );
       await until(
-        'every request to be settled',
+        'every request of the page to be settled',
         async () => {
-          const pending = (await list()).requests.filter((r) => r.pending);
+          // Not Chromium's own ask for the site's icon: twice in clean CI runs (2026-11-30, once on
+          // 150, once on 156, never in a local run) it stayed pending past this bound with every
+          // request of the page settled; the page's requests are what this test reads.
+          const pending = (await list()).requests.filter((r) => r.pending && path(r) !== '/favicon.ico');
           // Said if it times out: which request the log still waits on.
           if (pending.length > 0)
             throw new Error(`pending: ${pending.map((r) => `${r.method} ${path(r)}`).join(', ')}`);
