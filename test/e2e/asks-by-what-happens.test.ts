@@ -4,7 +4,9 @@
 // a submit button's label, a click on a page that overrides Element.prototype.closest (the
 // element probe runs in the page's world), a link to another site, a redirect to one, a script's
 // navigation, a click on a download link. Deny: the server never sees the form or the other
-// site, the download stops, and the call answers person_declined; Allow: it happens once.
+// site, the download stops, and the call answers person_declined; Allow: it happens once. What a
+// call leaves running is asked about too, after it answered and let the tab go: a click's script
+// that loads another site once its own request comes back, a timer that sends a form.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,6 +42,15 @@ async function startSite(): Promise<Site> {
           <a href="${other()}/linked">Other site</a>
           <a href="/redirect">Redirected</a>
           <a href="/file">Report</a>`);
+      case '/later':
+        // A payment button's way: the other site loads once the page's own request answers; and
+        // a form sent by a timer the click set.
+        return html(`<title>later</title>
+          <button onclick="fetch('/slow').then(() => { location.href = '${other()}/paid'; })">Pay</button>
+          <form method="post" action="/sent"><input name="q" aria-label="Search"></form>
+          <button onclick="setTimeout(() => document.forms[0].submit(), 400)">Send later</button>`);
+      case '/slow':
+        return void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 400);
       case '/redirect':
         return void res.writeHead(302, { location: `${other()}/redirected` }).end();
       case '/file':
@@ -201,6 +212,36 @@ describe.each([
           );
           expect(again.asked).toEqual([]);
         }
+      } finally {
+        await release(ref.session);
+      }
+    }
+  });
+
+  it.each([
+    ['a click’s script loads another site once its request answers', 'Pay', 'new-site', 'GET localhost /paid'],
+    ['a timer a click set sends a form', 'Send later', 'submit', 'POST 127.0.0.1 /sent'],
+  ])('asks when %s after the call answered: Deny, it never happens; Allow, once', async (_how, name, kind, hit) => {
+    for (const allow of [false, true]) {
+      const ref = await open('/later', true);
+      current = ref.session;
+      site.hits.length = 0;
+      const reached = () => site.hits.filter((h) => h === hit);
+      try {
+        const { answer, asked } = await answering(allow, async (asked) => {
+          const clicked = await act({ kind: 'click', ref: ref(name) });
+          // The call is done before the load or the form goes: the tab's watch stays on after it,
+          // even once the session lets the tab go.
+          expect(asked).toEqual([]);
+          expect((await release(ref.session)).status).toBe(200);
+          await until(`the person asked about ${kind}`, () => asked.includes(kind), 10_000);
+          return clicked;
+        });
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+        expect(asked).toEqual([kind]);
+        if (allow) await until(`${hit} reached the site`, () => reached().length > 0);
+        else await quiet(300);
+        expect(reached()).toEqual(allow ? [hit] : []);
       } finally {
         await release(ref.session);
       }

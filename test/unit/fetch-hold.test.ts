@@ -10,10 +10,12 @@ import { FetchHold, type PausedRequest } from '../../relay/agent/actions/fetch-h
 function standIn() {
   const sent: string[] = [];
   const listeners: Array<(e: PausedRequest) => void> = [];
+  const others = new Map<string, (e: { frameId: string; disposition?: string }) => void>();
   let sessions = 0;
   let disabling: (() => void) | undefined;
   const session = {
-    on: (_event: string, listener: (e: PausedRequest) => void) => void listeners.push(listener),
+    on: (event: string, listener: (e: any) => void) =>
+      void (event === 'Fetch.requestPaused' ? listeners.push(listener) : others.set(event, listener)),
     send: async (method: string, params: { requestId?: string } = {}) => {
       sent.push(params.requestId ? `${method} ${params.requestId}` : method);
       if (method === 'Page.getFrameTree') return { frameTree: { frame: { id: 'MAIN' } } };
@@ -33,8 +35,12 @@ function standIn() {
   } as unknown as Page;
   const pause = (requestId: string) =>
     listeners.at(-1)!({ requestId, request: { url: 'http://a/', method: 'POST' }, frameId: 'MAIN' } as PausedRequest);
-  return { page, sent, pause, sessions: () => sessions, answerDisable: () => disabling?.() };
+  const tell = (event: string, frameId: string) => others.get(event)!({ frameId, disposition: 'currentTab' });
+  return { page, sent, pause, tell, sessions: () => sessions, answerDisable: () => disabling?.() };
 }
+
+/** A watch that does not follow the frames' loads. */
+const heedless = { requested: () => {}, stopped: () => {} };
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -46,6 +52,7 @@ describe('the hold a tab’s watches share', () => {
     const letsGo = await FetchHold.join(tab.page, {
       judge: () => undefined,
       failed: (paused, error) => void told.push(`${paused.requestId}: ${error.message}`),
+      ...heedless,
     });
     const asks = await FetchHold.join(tab.page, {
       judge: () =>
@@ -53,6 +60,7 @@ describe('the hold a tab’s watches share', () => {
           answer = { allow: resolve, deny: () => reject(new Error('no')) };
         }),
       failed: () => {},
+      ...heedless,
     });
     expect(letsGo.mainFrame).toBe('MAIN');
     expect(tab.sessions()).toBe(1);
@@ -77,7 +85,7 @@ describe('the hold a tab’s watches share', () => {
     const leaving = asks.leave();
     await settle();
     let joined = false;
-    const next = FetchHold.join(tab.page, { judge: () => undefined, failed: () => {} }).then((member) => {
+    const next = FetchHold.join(tab.page, { judge: () => undefined, failed: () => {}, ...heedless }).then((member) => {
       joined = true;
       return member;
     });
@@ -92,5 +100,23 @@ describe('the hold a tab’s watches share', () => {
       'detach',
       'Fetch.enable',
     ]);
+  });
+
+  it('tells every watch when a frame asks to load a page in the tab, and when it stops loading', async () => {
+    const tab = standIn();
+    const heard: string[] = [];
+    const member = await FetchHold.join(tab.page, {
+      judge: () => undefined,
+      failed: () => {},
+      requested: (frame) => void heard.push(`requested ${frame}`),
+      stopped: (frame) => void heard.push(`stopped ${frame}`),
+    });
+    expect(tab.sent).toContain('Page.enable');
+    tab.tell('Page.frameRequestedNavigation', 'MAIN');
+    tab.tell('Page.frameStoppedLoading', 'MAIN');
+    tab.tell('Page.navigatedWithinDocument', 'SUB');
+    expect(heard).toEqual(['requested MAIN', 'stopped MAIN', 'stopped SUB']);
+    await member.caughtUp(1_000);
+    expect(tab.sent).toContain('Runtime.evaluate');
   });
 });

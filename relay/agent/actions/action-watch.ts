@@ -7,7 +7,9 @@
 // browser's request, not the page's word. The gate (tab-gate.ts) still asks before the call where
 // the call itself tells (a submit button, navigate's URL); what it asked is not asked again.
 // A question waits within the call's bound; Deny fails the request (the server never sees a
-// form, the browser saves no file) and the call answers person_declined.
+// form, the browser saves no file) and the call answers person_declined. After the call the
+// watch can stay on with other options (`use`): what a script the call left does later is
+// judged too (tab-gate.ts keeps it while the session holds the tab).
 
 import type { Page } from 'playwright-core';
 import type { AskKind } from '../../../shared/ask-kinds';
@@ -27,10 +29,20 @@ export interface WatchOptions {
   ask: WatchAsk;
   /** What is left of the call's bound (ms): waiting for its loads never goes past it. */
   left(): number;
+  /** Whether the watch judges now (a request it does not judge goes on): always, unless said. */
+  active?(): boolean;
+  /**
+   * Only loads the page itself asked for (a link, a form, a script; told by the frame before its
+   * request): not one the browser starts (the address bar, a bookmark, a reload), which is the
+   * person's, or a call's that its own watch judges.
+   */
+  pageLoadsOnly?: boolean;
 }
 
-/** After the call's work: how long a navigation it started (a script's, a redirect's next hop) may take to show. */
-const GRACE_MS = 250;
+/** After the call's work: the most the page may take to run what was due at once (a load it asks for then is waited for). */
+const CATCH_UP_MS = 250;
+/** How long a frame's asked-for load may take to reach the network before the call stops waiting for it. */
+const REQUESTED_MS = 2_000;
 /** The most the call waits after its work for the loads it started to answer (their next hop judged). */
 const SETTLE_MS = 10_000;
 
@@ -38,13 +50,19 @@ export class ActionWatch {
   /** The first refusal (Deny, no answer): the call answers it. */
   #refused: Error | undefined;
   /** Questions still open: the call waits for them before it answers. */
-  readonly #pending = new Set<Promise<void>>();
+  // Each `use` starts a new set: a question asked under other options (what a call left, bounded
+  // by the question's life) is not the next call's to wait for, nor its refusal that call's answer.
+  #pending = new Set<Promise<void>>();
   #hold: HoldMember | undefined;
   #closed = false;
-  /** Document loads started and not answered yet (by network id: a redirect's hops share it). */
-  readonly #loading = new Set<string>();
+  /** Document loads started and not answered yet (network id → frame: a redirect's hops share it). */
+  readonly #loading = new Map<string, string>();
+  /** Frames that asked to load a page whose request has not shown yet (frame → when asked). */
+  readonly #requested = new Map<string, number>();
+  /** The loads among them that the page asked for (by network id). */
+  readonly #pageLoads = new Set<string>();
 
-  private constructor(private readonly options: WatchOptions) {}
+  private constructor(private options: WatchOptions) {}
 
   /**
    * Holds the page's document requests until stop() (with the tab's other watches: fetch-hold.ts);
@@ -58,45 +76,94 @@ export class ActionWatch {
       failed: (paused, error) => {
         if (watch.#loading.delete(paused.networkId ?? paused.requestId)) watch.#refused ??= error;
       },
+      requested: (frameId) => void watch.#requested.set(frameId, Date.now()),
+      stopped: (frameId) => {
+        watch.#requested.delete(frameId);
+        for (const [load, frame] of watch.#loading) if (frame === frameId) watch.#loading.delete(load);
+      },
     });
     return watch;
   }
 
+  /** Judges from now on with other options (the next call's, or what a call left): a refusal before is forgotten. */
+  use(options: WatchOptions): void {
+    this.options = options;
+    this.#refused = undefined;
+    this.#pending = new Set();
+  }
+
   /**
-   * Waits for what the call started: a load that shows within GRACE_MS, the loads in flight until
-   * they answer (a redirect's next hop is judged on the way), the questions still open. Then stops
-   * watching and throws the first refusal.
+   * Waits for what the call started: the page caught up with what was due at once, a load a
+   * frame asked for until its request shows, the loads in flight until they answer (a
+   * redirect's next hop is judged on the way), the questions still open. Throws the first
+   * refusal; the watch stays on.
    */
-  async stop(): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, GRACE_MS));
+  async settle(): Promise<void> {
+    await this.#hold?.caughtUp(Math.min(CATCH_UP_MS, this.options.left()));
     const until = Date.now() + Math.min(SETTLE_MS, this.options.left());
-    while ((this.#loading.size > 0 || this.#pending.size > 0) && Date.now() < until && !this.#refused) {
+    while (this.#waiting() && Date.now() < until && !this.#refused) {
       if (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
       else await new Promise((resolve) => setTimeout(resolve, 20));
     }
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+    const refused = this.#refused;
+    this.#refused = undefined;
+    if (refused) throw refused;
+  }
+
+  /** settle(), then the watch ends (its share of the tab's hold with it). */
+  async stop(): Promise<void> {
+    try {
+      await this.settle();
+    } finally {
+      await this.leave();
+    }
+  }
+
+  /** Ends the watch at once: what it holds goes on unjudged by it. */
+  async leave(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
     await this.#hold?.leave();
-    if (this.#refused) throw this.#refused;
+  }
+
+  #waiting(): boolean {
+    const now = Date.now();
+    for (const [frame, at] of this.#requested) if (now - at > REQUESTED_MS) this.#requested.delete(frame);
+    return this.#loading.size > 0 || this.#requested.size > 0 || this.#pending.size > 0;
   }
 
   /** Every paused request of the tab: undefined lets it go (for this watch), else the person's answer. */
   #judge(e: PausedRequest): Promise<void> | undefined {
     const atResponse = e.responseStatusCode !== undefined || e.responseErrorReason !== undefined;
     const load = e.networkId ?? e.requestId;
-    if (atResponse) this.#loading.delete(load);
-    else this.#loading.add(load);
+    // A redirect's answer is not the end of the load: its next hop comes under the same id.
+    if (atResponse && !isRedirect(e)) this.#loading.delete(load);
+    else if (!atResponse) {
+      this.#loading.set(load, e.frameId);
+      // A redirect's next hop is the load its first request was (the page's, or not).
+      const hopOf = e.redirectedRequestId;
+      if (this.#requested.delete(e.frameId) || (hopOf !== undefined && this.#pageLoads.has(hopOf)))
+        this.#pageLoads.add(load);
+      else if (hopOf === undefined) this.#pageLoads.delete(load);
+      if (hopOf !== undefined && hopOf !== load) this.#pageLoads.delete(hopOf);
+    }
+    const fromPage = this.#pageLoads.has(load);
+    if (atResponse && !isRedirect(e)) this.#pageLoads.delete(load);
     const kinds = atResponse ? this.#responseKinds(e) : this.#requestKinds(e);
-    if (kinds.length === 0 || this.#closed) return undefined;
+    if (kinds.length === 0 || this.#closed || this.options.active?.() === false) return undefined;
+    if (this.options.pageLoadsOnly && !fromPage) return undefined;
     const what = `${kinds.includes('submit') ? `${e.request.method} ` : ''}${e.request.url}`;
+    const pending = this.#pending;
+    const { visited } = this.options;
     const judged = this.options.ask(kinds, e.request.url, what).then(
       () => {
         const origin = originOf(e.request.url);
-        if (origin && kinds.includes('new-site')) this.options.visited.add(origin);
+        if (origin && kinds.includes('new-site')) visited.add(origin);
       },
       (error: unknown) => {
         this.#loading.delete(load);
-        this.#refused ??= error instanceof Error ? error : new Error(String(error));
+        if (pending === this.#pending) this.#refused ??= error instanceof Error ? error : new Error(String(error));
         throw error;
       },
     );
@@ -105,8 +172,8 @@ export class ActionWatch {
         () => undefined,
         () => undefined,
       )
-      .finally(() => this.#pending.delete(settled));
-    this.#pending.add(settled);
+      .finally(() => pending.delete(settled));
+    pending.add(settled);
     return judged;
   }
 
@@ -126,4 +193,9 @@ export class ActionWatch {
     const disposition = e.responseHeaders?.find((h) => h.name.toLowerCase() === 'content-disposition')?.value ?? '';
     return /^\s*attachment/i.test(disposition) ? ['download'] : [];
   }
+}
+
+function isRedirect(e: PausedRequest): boolean {
+  const status = e.responseStatusCode ?? 0;
+  return status >= 300 && status < 400 && (e.responseHeaders ?? []).some((h) => h.name.toLowerCase() === 'location');
 }

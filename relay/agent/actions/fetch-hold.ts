@@ -3,7 +3,9 @@
 // interception is one: each is shown every paused request, and the first to answer would let go
 // one the other asks about. So a tab's watches share one CDP session and one Fetch.enable; a
 // request goes only once every watch lets it, fails as soon as one refuses, and interception ends
-// with the last watch (a new one waits for that end, which would otherwise end it too).
+// with the last watch (a new one waits for that end, which would otherwise end it too). The same
+// session tells the watches when a frame asks to load a page (its request follows) and when it
+// stops loading, so a watch waits for what an action started without a fixed grace.
 
 import type { CDPSession, Page } from 'playwright-core';
 import type { Protocol } from 'devtools-protocol';
@@ -17,12 +19,21 @@ export interface Judge {
   judge(paused: PausedRequest): Promise<void> | undefined;
   /** The request failed on another watch's refusal (`error`): it will not be answered. */
   failed(paused: PausedRequest, error: Error): void;
+  /** A frame of the tab asked to load a page in itself (a link, a form, a script): its request comes next. */
+  requested(frameId: string): void;
+  /** A frame stopped loading or moved within its document: nothing more comes of what it asked. */
+  stopped(frameId: string): void;
 }
 
 /** A watch's place in the hold. */
 export interface HoldMember {
   /** The page's main frame (a load of it is a new page). */
   readonly mainFrame: string;
+  /**
+   * Resolves once the page has run what was due at once when asked (its zero-delay timers, a
+   * form's submission task), within `ms`: a load those ask for has been told by then.
+   */
+  caughtUp(ms: number): Promise<void>;
   /** The watch is done: interception ends with the last one. */
   leave(): Promise<void>;
 }
@@ -63,7 +74,7 @@ export class FetchHold {
         if (holds.get(page) === joined) holds.delete(page);
         throw error;
       }
-      return { mainFrame, leave: () => joined.#leave(page, judge) };
+      return { mainFrame, caughtUp: (ms) => joined.#caughtUp(ms), leave: () => joined.#leave(page, judge) };
     }
   }
 
@@ -71,10 +82,20 @@ export class FetchHold {
     const session = await page.context().newCDPSession(page);
     this.#session = session;
     session.on('Fetch.requestPaused', (paused) => this.#paused(paused));
+    // Only a load in the tab itself: one in a new tab or window is that target's, not held here.
+    session.on('Page.frameRequestedNavigation', (e) => {
+      if (e.disposition === 'currentTab') for (const judge of this.#judges) judge.requested(e.frameId);
+    });
+    const stopped = (e: { frameId: string }) => {
+      for (const judge of this.#judges) judge.stopped(e.frameId);
+    };
+    session.on('Page.frameStoppedLoading', stopped);
+    session.on('Page.navigatedWithinDocument', stopped);
     try {
       return await within(
         (async () => {
           const { frameTree } = await session.send('Page.getFrameTree');
+          await session.send('Page.enable');
           // Both stages: a load is judged when it goes (and at each redirect's hop), and known
           // answered (or a download) when its headers come.
           await session.send('Fetch.enable', {
@@ -110,6 +131,16 @@ export class FetchHold {
       const refusal = error instanceof Error ? error : new Error(String(error));
       for (const judge of this.#judges) judge.failed(paused, refusal);
     });
+  }
+
+  async #caughtUp(ms: number): Promise<void> {
+    // On the session the page's events come on: an event it sent before answering comes first.
+    // The page's own setTimeout: a page that broke it only shortens the wait (the watch stays on).
+    const asked = this.#session!.send('Runtime.evaluate', {
+      expression: 'new Promise((resolve) => setTimeout(resolve, 0))',
+      awaitPromise: true,
+    });
+    await within(asked, ms, () => new Error('not caught up')).catch(() => {});
   }
 
   async #leave(page: Page, judge: Judge): Promise<void> {

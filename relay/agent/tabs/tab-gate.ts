@@ -4,9 +4,9 @@
 // asked about (browser.profiles.<name>.ask) waits for their Allow; then the call's session takes
 // the tab. Everything waits within the call's own bound, and the caller hears at once that it
 // is waiting for the person. A new ask kind is a line in shared/ask-kinds.ts and what here
-// tells that a call is one.
+// tells that a call is one. What only the requests tell is watched during the call, and what the
+// call left running after it (lingering-watches.ts).
 
-import type { Page } from 'playwright-core';
 import { WATCHED_ASK_KINDS, type AskKind } from '../../../shared/ask-kinds';
 import { originOf } from '../../../shared/origin-policy';
 import { callerSignal, noteForCaller } from '../../call-notes';
@@ -16,6 +16,7 @@ import type { GateSpec, Touches } from '../../operations/operation';
 import { within } from '../../time-limit';
 import { ActionWatch, type WatchOptions } from '../actions/action-watch';
 import type { AgentCall } from '../agent-calls';
+import { LingeringWatches } from './lingering-watches';
 import type { AgentPage } from './page-finder';
 import type { ActTarget } from '../snapshots/snapshot-engine';
 import type { TabControl } from './tab-control';
@@ -90,8 +91,11 @@ export class TabGate {
   // `${profile} ${session}` → the origins that session has been on (loaded, or acted on a page of):
   // what `new-site` compares with. Grows with the sessions' work; dropped with close().
   readonly #visited = new Map<string, Set<string>>();
+  readonly #lingering: LingeringWatches;
 
-  constructor(private readonly deps: GateDeps) {}
+  constructor(private readonly deps: GateDeps) {
+    this.#lingering = new LingeringWatches(deps);
+  }
 
   /**
    * Lets the call through, or throws why not. Answers how long it waited for the person (the
@@ -205,7 +209,7 @@ export class TabGate {
     const watching = new Set(WATCHED_ASK_KINDS.filter((kind) => asked.has(kind)));
     if (!found || watching.size === 0 || found.page.isClosed()) return undefined;
     return <T>(work: () => Promise<T>) =>
-      this.#watched(found.page, work, {
+      this.#watched(p, found, work, {
         kinds: watching,
         visited,
         asked: new Set(kinds),
@@ -216,29 +220,43 @@ export class TabGate {
 
   close(): void {
     this.#visited.clear();
+    this.#lingering.close();
   }
 
   /** Runs `work` with the page's requests watched; a refusal there is the call's answer. */
-  async #watched<T>(page: Page, work: () => Promise<T>, options: WatchOptions): Promise<T> {
-    let watch: ActionWatch;
-    try {
-      watch = await ActionWatch.start(page, options);
-    } catch (error) {
-      // Not watched, not let through unasked: the person is asked before, about all of it.
-      const asking = [...options.kinds].filter((kind) => !options.asked.has(kind));
-      if (asking.length > 0)
-        await options.ask(asking, page.url(), `clawd cannot watch this tab's requests (${(error as Error).message})`);
-      return work();
+  async #watched<T>(p: Passing, found: AgentPage, work: () => Promise<T>, options: WatchOptions): Promise<T> {
+    const { page, tab } = found;
+    let watch = this.#lingering.take(tab, page);
+    if (watch) watch.use(options);
+    else {
+      try {
+        watch = await ActionWatch.start(page, options);
+      } catch (error) {
+        // Not watched, not let through unasked: the person is asked before, about all of it.
+        const asking = [...options.kinds].filter((kind) => !options.asked.has(kind));
+        if (asking.length > 0)
+          await options.ask(asking, page.url(), `clawd cannot watch this tab's requests (${(error as Error).message})`);
+        return work();
+      }
     }
     let result: T;
     try {
       result = await work();
     } catch (error) {
-      await watch.stop(); // a refused request is why the call failed: that is its answer
+      await this.#settled(p, found, watch, options); // a refused request is why the call failed: that is its answer
       throw error;
     }
-    await watch.stop();
+    await this.#settled(p, found, watch, options);
     return result;
+  }
+
+  /** Waits for what the call started (a refusal is thrown), then leaves the watch on the tab for what it left. */
+  async #settled(p: Passing, found: AgentPage, watch: ActionWatch, during: WatchOptions): Promise<void> {
+    try {
+      await watch.settle();
+    } finally {
+      this.#lingering.stay(p, found, watch, during.visited);
+    }
   }
 
   #visitedBy(profile: string, session: string | undefined): Set<string> {

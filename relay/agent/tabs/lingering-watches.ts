@@ -1,0 +1,109 @@
+// The watches agent calls leave on their tabs (action-watch.ts): a call's watch stays on after it
+// answers, so what it left running — a click's handler that loads another site once its request
+// comes back, a timer that sends a form — is judged as the call itself would be. Releasing or
+// handing over the tab ends nothing (an agent could do either right after its click): what the
+// page asks to load stays the session's until the tab's next watched call takes the watch over,
+// its page closes, or clawd stops. What the browser starts (the address bar, a bookmark) and what
+// the person's hands do are theirs, never judged here. One per tab.
+
+import type { Page } from 'playwright-core';
+import { WATCHED_ASK_KINDS, type AskKind } from '../../../shared/ask-kinds';
+import type { PersonActivity } from '../../consent/person-activity';
+import { QUESTION_LIFE_MS, type PersonQuestions } from '../../consent/person-questions';
+import type { ActionWatch } from '../actions/action-watch';
+import type { AgentPage } from './page-finder';
+import type { TabKey } from './tab-key';
+
+/** What judging after the call needs: the person's hands and answers, and their asks now. */
+export interface LingeringDeps {
+  activity: PersonActivity;
+  questions: PersonQuestions;
+  askOf(profile: string): readonly AskKind[];
+}
+
+/** The call that leaves the watch: its profile, session and label (the person's question names it). */
+interface LeavingCall {
+  profile: string;
+  session: string | undefined;
+  label: string;
+}
+
+interface Lingering {
+  watch: ActionWatch;
+  page: Page;
+  /** Ends it when the page closes (the hold's session went with it). */
+  offClose: () => void;
+}
+
+export class LingeringWatches {
+  readonly #byTab = new Map<TabKey, Lingering>();
+
+  constructor(private readonly deps: LingeringDeps) {}
+
+  /**
+   * After a call settled: its watch stays on the tab, judging what the page asks to load by the
+   * person's asks as they are then, against the sites the session has been on.
+   */
+  stay(call: LeavingCall, found: AgentPage, watch: ActionWatch, visited: Set<string>): void {
+    const { profile, session, label } = call;
+    const { tab, targetId, page } = found;
+    const deps = this.deps;
+    watch.use({
+      // The person's asks as they are now: one they drop is no longer judged.
+      get kinds() {
+        return new Set(WATCHED_ASK_KINDS.filter((kind) => deps.askOf(profile).includes(kind)));
+      },
+      visited,
+      asked: new Set(),
+      pageLoadsOnly: true,
+      // Not while the person's own hands are on the tab (a link they click is theirs).
+      active: () => deps.activity.busyFor(targetId) === 0,
+      ask: (kinds, url, what) =>
+        deps.questions.ask(
+          { profile, targetId, kinds, ...(session ? { session } : {}), what: `after ${label}: ${what}`, url },
+          QUESTION_LIFE_MS,
+        ),
+      left: () => QUESTION_LIFE_MS,
+    });
+    this.keep(tab, page, watch);
+  }
+
+  /** The tab's watch, for a call that goes on with it on the same page; taken out of the list. */
+  take(tab: TabKey, page: Page): ActionWatch | undefined {
+    const lingering = this.#byTab.get(tab);
+    if (!lingering) return undefined;
+    this.#forget(tab, lingering);
+    if (lingering.page === page && !page.isClosed()) return lingering.watch;
+    void lingering.watch.leave();
+    return undefined;
+  }
+
+  /** Keeps a call's watch on its tab (one the tab had already ends: a call beside it left it). */
+  keep(tab: TabKey, page: Page, watch: ActionWatch): void {
+    this.end(tab);
+    if (page.isClosed()) {
+      void watch.leave();
+      return;
+    }
+    const closed = () => this.end(tab);
+    page.once('close', closed);
+    this.#byTab.set(tab, { watch, page, offClose: () => page.off('close', closed) });
+  }
+
+  /** The tab's watch ends: what happens there now is not the call's. */
+  end(tab: TabKey): void {
+    const lingering = this.#byTab.get(tab);
+    if (!lingering) return;
+    this.#forget(tab, lingering);
+    void lingering.watch.leave();
+  }
+
+  close(): void {
+    for (const tab of [...this.#byTab.keys()]) this.end(tab);
+  }
+
+  #forget(tab: TabKey, lingering: Lingering): void {
+    this.#byTab.delete(tab);
+    lingering.offClose();
+  }
+}

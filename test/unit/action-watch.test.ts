@@ -1,0 +1,130 @@
+// A call's watch on its tab's document requests (relay/agent/actions/action-watch.ts), against a
+// stand-in CDP session: after the call's work it waits for what the call started — a load a frame
+// asked for until its request shows and is judged, a redirect until its next hop — with no fixed
+// grace, and once settled it judges on with the options it is given (what the call left running).
+
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { ActionWatch, type WatchOptions } from '../../relay/agent/actions/action-watch';
+import type { PausedRequest } from '../../relay/agent/actions/fetch-hold';
+import { quiet } from '../helpers/waits';
+
+function standIn() {
+  const sent: string[] = [];
+  const on = new Map<string, (e: any) => void>();
+  const session = {
+    on: (event: string, listener: (e: any) => void) => void on.set(event, listener),
+    send: async (method: string, params: { requestId?: string } = {}) => {
+      sent.push(params.requestId ? `${method} ${params.requestId}` : method);
+      if (method === 'Page.getFrameTree') return { frameTree: { frame: { id: 'MAIN' } } };
+      return {};
+    },
+    detach: async () => {},
+  };
+  const page = { context: () => ({ newCDPSession: async () => session }) } as unknown as Page;
+  const pause = (e: Partial<PausedRequest> & { requestId: string; url: string }) =>
+    on.get('Fetch.requestPaused')!({
+      frameId: 'MAIN',
+      networkId: e.requestId,
+      request: { url: e.url, method: 'GET' },
+      ...e,
+    } as PausedRequest);
+  const requested = (frameId = 'MAIN') =>
+    on.get('Page.frameRequestedNavigation')!({ frameId, disposition: 'currentTab' });
+  return { page, sent, pause, requested };
+}
+
+function options(asked: string[], allow = true): WatchOptions {
+  return {
+    kinds: new Set(['new-site']),
+    visited: new Set(['http://here']),
+    asked: new Set(),
+    ask: async (kinds, url) => {
+      asked.push(`${kinds.join()} ${url}`);
+      if (!allow) throw new Error('declined');
+    },
+    left: () => 5_000,
+  };
+}
+
+/** A few event-loop turns: what the watch does next has happened by then. */
+const turn = () => quiet(30);
+
+describe('a call’s watch on its tab', () => {
+  it('waits for a load a frame asked for until its request is judged, and throws a refusal', async () => {
+    const tab = standIn();
+    const asked: string[] = [];
+    const watch = await ActionWatch.start(tab.page, options(asked, false));
+    tab.requested();
+    let done = false;
+    const settled = watch.settle().finally(() => (done = true));
+    await turn();
+    expect(done).toBe(false);
+    tab.pause({ requestId: 'N1', url: 'http://there/' });
+    await expect(settled).rejects.toThrow('declined');
+    expect(asked).toEqual(['new-site http://there/']);
+    expect(tab.sent).toContain('Fetch.failRequest N1');
+  });
+
+  it('keeps a redirect’s load until its next hop, which is judged too', async () => {
+    const tab = standIn();
+    const asked: string[] = [];
+    const watch = await ActionWatch.start(tab.page, options(asked));
+    tab.pause({ requestId: 'N1', url: 'http://here/go' });
+    tab.pause({
+      requestId: 'N1',
+      url: 'http://here/go',
+      responseStatusCode: 302,
+      responseHeaders: [{ name: 'Location', value: 'http://there/' }],
+    });
+    let done = false;
+    const settled = watch.settle().finally(() => (done = true));
+    await turn();
+    expect(done).toBe(false);
+    tab.pause({ requestId: 'N1', url: 'http://there/' });
+    await turn();
+    tab.pause({ requestId: 'N1', url: 'http://there/', responseStatusCode: 200, responseHeaders: [] });
+    await settled;
+    expect(asked).toEqual(['new-site http://there/']);
+  });
+
+  it('settles at once when the call started nothing, and judges on with what it is given after', async () => {
+    const tab = standIn();
+    const during: string[] = [];
+    const after: string[] = [];
+    const watch = await ActionWatch.start(tab.page, options(during));
+    await watch.settle();
+    watch.use(options(after, false));
+    tab.pause({ requestId: 'N2', url: 'http://elsewhere/' });
+    await turn();
+    expect(during).toEqual([]);
+    expect(after).toEqual(['new-site http://elsewhere/']);
+    expect(tab.sent).toContain('Fetch.failRequest N2');
+    // Judging only what the page asks for: a load the browser starts (the address bar) goes on,
+    // one the page asked for is judged, and so is its redirect's next hop.
+    watch.use({ ...options(after, false), pageLoadsOnly: true });
+    tab.pause({ requestId: 'B1', url: 'http://typed/' });
+    await turn();
+    expect(tab.sent).toContain('Fetch.continueRequest B1');
+    tab.requested();
+    tab.pause({ requestId: 'P1', url: 'http://here/go' });
+    tab.pause({
+      requestId: 'P1',
+      url: 'http://here/go',
+      responseStatusCode: 302,
+      responseHeaders: [{ name: 'location', value: 'http://asked/' }],
+    });
+    tab.pause({ requestId: 'P2', networkId: 'P1', redirectedRequestId: 'P1', url: 'http://asked/' });
+    await turn();
+    expect(after).toEqual(['new-site http://elsewhere/', 'new-site http://asked/']);
+    expect(tab.sent).toContain('Fetch.failRequest P2');
+    // Not the call's any more: what it does not judge goes on.
+    watch.use({ ...options(after), active: () => false });
+    tab.pause({ requestId: 'N3', url: 'http://far/' });
+    await turn();
+    expect(after).toHaveLength(2);
+    expect(tab.sent).toContain('Fetch.continueRequest N3');
+    await watch.leave();
+    expect(tab.sent).toContain('Fetch.disable');
+  });
+});
