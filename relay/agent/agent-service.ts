@@ -136,7 +136,14 @@ export class AgentService {
     this.#act = new ActCall(this.#calls, this.#snapshots, this.#secretPages);
     this.hooks = new HookCalls(this.#calls, this.#snapshots, new Hooks(), this.#downloads, home, log);
     this.storage = new StorageCalls(this.#calls, profiles, home);
-    this.control = new ControlCalls(this.#calls, this.#tabControl, consent.questions, this.#secretPages, profiles);
+    this.control = new ControlCalls(
+      this.#calls,
+      this.#tabControl,
+      consent.questions,
+      this.#secretPages,
+      profiles,
+      (found, watch, visited) => this.#gate.leftByClient(found, watch, visited),
+    );
     this.#gate = new TabGate({
       find: (profile, targetId, session, timeoutMs) => this.#pages.find(profile, targetId, true, session, timeoutMs),
       tabId: async (profile, idOrPrefix) => (await profiles.findTab(profile, idOrPrefix)).targetId,

@@ -10,6 +10,7 @@ import { within } from '../time-limit';
 import { ActionWatch } from './actions/action-watch';
 import { titleOf, type AgentCall, type AgentCalls } from './agent-calls';
 import type { SecretPages } from './secret-pages';
+import type { AgentPage } from './tabs/page-finder';
 import type { TabControl } from './tabs/tab-control';
 import { tabKey, tabOfKey, type TabKey } from './tabs/tab-key';
 
@@ -23,6 +24,9 @@ export class ControlCalls {
     private readonly questions: PersonQuestions,
     private readonly secretPages: SecretPages,
     private readonly profiles: ProfileService,
+    /** Keeps a gone client's watch on its tab (tab-gate.ts: what it left running is judged on there). */
+    private readonly leftByClient: (found: AgentPage, watch: ActionWatch, visited: Set<string>) => void = (_f, w) =>
+      void w.leave(),
   ) {}
 
   /**
@@ -36,7 +40,18 @@ export class ControlCalls {
       WATCH_FIND_MS,
       () => new Error(`tab ${targetId} was not found within ${WATCH_FIND_MS / 1000} s`),
     );
-    return ActionWatch.start(found.page, { ...options, asked: new Set() });
+    const watch = await ActionWatch.start(found.page, { ...options, asked: new Set() });
+    // The client went: what it holds is answered first, then its watch stays on the tab, as a
+    // call's does, for what a script it left does later.
+    return {
+      stop: async () => {
+        try {
+          await watch.settle();
+        } finally {
+          this.leftByClient(found, watch, options.visited);
+        }
+      },
+    };
   }
 
   /** After a tab is closed: nobody holds it any more. */

@@ -1,7 +1,8 @@
 // A call's watch on its tab's document requests (relay/agent/actions/action-watch.ts), against a
 // stand-in CDP session: after the call's work it waits for what the call started — a load a frame
 // asked for until its request shows and is judged, a redirect until its next hop — with no fixed
-// grace, and once settled it judges on with the options it is given (what the call left running).
+// grace, and once settled it judges on with the options it is given (what the call left running),
+// each `use` apart: what an earlier one holds is neither waited for by the next call nor its answer.
 
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -100,29 +101,26 @@ describe('a call’s watch on its tab', () => {
     expect(during).toEqual([]);
     expect(after).toEqual(['new-site http://elsewhere/']);
     expect(tab.sent).toContain('Fetch.failRequest N2');
-    // Judging only what the page asks for: a load the browser starts (the address bar) goes on,
-    // one the page asked for is judged, and so is its redirect's next hop.
-    watch.use({ ...options(after, false), pageLoadsOnly: true });
-    tab.pause({ requestId: 'B1', url: 'http://typed/' });
-    await turn();
-    expect(tab.sent).toContain('Fetch.continueRequest B1');
-    tab.requested();
-    tab.pause({ requestId: 'P1', url: 'http://here/go' });
-    tab.pause({
-      requestId: 'P1',
-      url: 'http://here/go',
-      responseStatusCode: 302,
-      responseHeaders: [{ name: 'location', value: 'http://asked/' }],
+    // A question of that time still open, its load held: the next call neither waits for it
+    // nor answers its refusal.
+    let refuse: (() => void) | undefined;
+    watch.use({
+      ...options(after),
+      ask: () => new Promise<void>((_, reject) => (refuse = () => reject(new Error('declined later')))),
     });
-    tab.pause({ requestId: 'P2', networkId: 'P1', redirectedRequestId: 'P1', url: 'http://asked/' });
+    tab.pause({ requestId: 'L1', url: 'http://later/' });
     await turn();
-    expect(after).toEqual(['new-site http://elsewhere/', 'new-site http://asked/']);
-    expect(tab.sent).toContain('Fetch.failRequest P2');
+    watch.use(options(during));
+    await watch.settle();
+    refuse!();
+    await turn();
+    expect(tab.sent).toContain('Fetch.failRequest L1');
+    await watch.settle();
     // Not the call's any more: what it does not judge goes on.
     watch.use({ ...options(after), active: () => false });
     tab.pause({ requestId: 'N3', url: 'http://far/' });
     await turn();
-    expect(after).toHaveLength(2);
+    expect(after).toHaveLength(1);
     expect(tab.sent).toContain('Fetch.continueRequest N3');
     await watch.leave();
     expect(tab.sent).toContain('Fetch.disable');

@@ -8,8 +8,9 @@
 // the call itself tells (a submit button, navigate's URL); what it asked is not asked again.
 // A question waits within the call's bound; Deny fails the request (the server never sees a
 // form, the browser saves no file) and the call answers person_declined. After the call the
-// watch can stay on with other options (`use`): what a script the call left does later is
-// judged too (tab-gate.ts keeps it while the session holds the tab).
+// watch stays on with other options (`use`): what the call left running is judged when it comes
+// (lingering-watches.ts); each `use` is a new generation, so what an earlier one holds is neither
+// waited for by the next call nor its answer.
 
 import type { Page } from 'playwright-core';
 import type { AskKind } from '../../../shared/ask-kinds';
@@ -31,12 +32,12 @@ export interface WatchOptions {
   left(): number;
   /** Whether the watch judges now (a request it does not judge goes on): always, unless said. */
   active?(): boolean;
-  /**
-   * Only loads the page itself asked for (a link, a form, a script; told by the frame before its
-   * request): not one the browser starts (the address bar, a bookmark, a reload), which is the
-   * person's, or a call's that its own watch judges.
-   */
-  pageLoadsOnly?: boolean;
+}
+
+/** A document load in flight: its frame, and the generation (`use`) it started in. */
+interface Load {
+  frame: string;
+  generation: number;
 }
 
 /** After the call's work: the most the page may take to run what was due at once (a load it asks for then is waited for). */
@@ -49,18 +50,15 @@ const SETTLE_MS = 10_000;
 export class ActionWatch {
   /** The first refusal (Deny, no answer): the call answers it. */
   #refused: Error | undefined;
-  /** Questions still open: the call waits for them before it answers. */
-  // Each `use` starts a new set: a question asked under other options (what a call left, bounded
-  // by the question's life) is not the next call's to wait for, nor its refusal that call's answer.
+  /** Questions still open of this generation: the call waits for them before it answers. */
   #pending = new Set<Promise<void>>();
+  #generation = 0;
   #hold: HoldMember | undefined;
   #closed = false;
-  /** Document loads started and not answered yet (network id → frame: a redirect's hops share it). */
-  readonly #loading = new Map<string, string>();
+  /** Document loads started and not answered yet (by network id: a redirect's hops share it). */
+  readonly #loading = new Map<string, Load>();
   /** Frames that asked to load a page whose request has not shown yet (frame → when asked). */
   readonly #requested = new Map<string, number>();
-  /** The loads among them that the page asked for (by network id). */
-  readonly #pageLoads = new Set<string>();
 
   private constructor(private options: WatchOptions) {}
 
@@ -74,12 +72,14 @@ export class ActionWatch {
       judge: (paused) => watch.#judge(paused),
       // Another watch's refusal stopped a load: if this call started it, it answers that refusal too.
       failed: (paused, error) => {
-        if (watch.#loading.delete(paused.networkId ?? paused.requestId)) watch.#refused ??= error;
+        const load = paused.networkId ?? paused.requestId;
+        if (watch.#loading.get(load)?.generation === watch.#generation) watch.#refused ??= error;
+        watch.#loading.delete(load);
       },
       requested: (frameId) => void watch.#requested.set(frameId, Date.now()),
       stopped: (frameId) => {
         watch.#requested.delete(frameId);
-        for (const [load, frame] of watch.#loading) if (frame === frameId) watch.#loading.delete(load);
+        for (const [load, { frame }] of watch.#loading) if (frame === frameId) watch.#loading.delete(load);
       },
     });
     return watch;
@@ -90,6 +90,8 @@ export class ActionWatch {
     this.options = options;
     this.#refused = undefined;
     this.#pending = new Set();
+    this.#requested.clear();
+    this.#generation++;
   }
 
   /**
@@ -130,29 +132,26 @@ export class ActionWatch {
   #waiting(): boolean {
     const now = Date.now();
     for (const [frame, at] of this.#requested) if (now - at > REQUESTED_MS) this.#requested.delete(frame);
-    return this.#loading.size > 0 || this.#requested.size > 0 || this.#pending.size > 0;
+    const ours = [...this.#loading.values()].some((load) => load.generation === this.#generation);
+    return ours || this.#requested.size > 0 || this.#pending.size > 0;
   }
 
   /** Every paused request of the tab: undefined lets it go (for this watch), else the person's answer. */
   #judge(e: PausedRequest): Promise<void> | undefined {
     const atResponse = e.responseStatusCode !== undefined || e.responseErrorReason !== undefined;
     const load = e.networkId ?? e.requestId;
-    // A redirect's answer is not the end of the load: its next hop comes under the same id.
+    // A redirect's answer is not the end of the load: its next hop comes under the same id (and
+    // stays of the generation it started in).
     if (atResponse && !isRedirect(e)) this.#loading.delete(load);
     else if (!atResponse) {
-      this.#loading.set(load, e.frameId);
-      // A redirect's next hop is the load its first request was (the page's, or not).
-      const hopOf = e.redirectedRequestId;
-      if (this.#requested.delete(e.frameId) || (hopOf !== undefined && this.#pageLoads.has(hopOf)))
-        this.#pageLoads.add(load);
-      else if (hopOf === undefined) this.#pageLoads.delete(load);
-      if (hopOf !== undefined && hopOf !== load) this.#pageLoads.delete(hopOf);
+      this.#loading.set(load, {
+        frame: e.frameId,
+        generation: this.#loading.get(load)?.generation ?? this.#generation,
+      });
+      this.#requested.delete(e.frameId);
     }
-    const fromPage = this.#pageLoads.has(load);
-    if (atResponse && !isRedirect(e)) this.#pageLoads.delete(load);
     const kinds = atResponse ? this.#responseKinds(e) : this.#requestKinds(e);
     if (kinds.length === 0 || this.#closed || this.options.active?.() === false) return undefined;
-    if (this.options.pageLoadsOnly && !fromPage) return undefined;
     const what = `${kinds.includes('submit') ? `${e.request.method} ` : ''}${e.request.url}`;
     const pending = this.#pending;
     const { visited } = this.options;

@@ -1,10 +1,10 @@
 // The watches agent calls leave on their tabs (action-watch.ts): a call's watch stays on after it
 // answers, so what it left running — a click's handler that loads another site once its request
 // comes back, a timer that sends a form — is judged as the call itself would be. Releasing or
-// handing over the tab ends nothing (an agent could do either right after its click): what the
-// page asks to load stays the session's until the tab's next watched call takes the watch over,
-// its page closes, or clawd stops. What the browser starts (the address bar, a bookmark) and what
-// the person's hands do are theirs, never judged here. One per tab.
+// handing over the tab ends nothing (an agent could do either right after its click): every load
+// of the tab stays judged until the tab's next watched call takes the watch over, the person is
+// back on it (their hands on a tab no agent session holds: it is theirs again), its page closes,
+// or clawd stops. One per tab.
 
 import type { Page } from 'playwright-core';
 import { WATCHED_ASK_KINDS, type AskKind } from '../../../shared/ask-kinds';
@@ -12,10 +12,12 @@ import type { PersonActivity } from '../../consent/person-activity';
 import { QUESTION_LIFE_MS, type PersonQuestions } from '../../consent/person-questions';
 import type { ActionWatch } from '../actions/action-watch';
 import type { AgentPage } from './page-finder';
+import type { TabControl } from './tab-control';
 import type { TabKey } from './tab-key';
 
-/** What judging after the call needs: the person's hands and answers, and their asks now. */
+/** What judging after the call needs: who holds the tab, the person's hands and answers, their asks now. */
 export interface LingeringDeps {
+  control: TabControl;
   activity: PersonActivity;
   questions: PersonQuestions;
   askOf(profile: string): readonly AskKind[];
@@ -37,12 +39,13 @@ interface Lingering {
 
 export class LingeringWatches {
   readonly #byTab = new Map<TabKey, Lingering>();
+  #closed = false;
 
   constructor(private readonly deps: LingeringDeps) {}
 
   /**
-   * After a call settled: its watch stays on the tab, judging what the page asks to load by the
-   * person's asks as they are then, against the sites the session has been on.
+   * After a call settled: its watch stays on the tab, judging its loads by the person's asks as
+   * they are then, against the sites the session has been on.
    */
   stay(call: LeavingCall, found: AgentPage, watch: ActionWatch, visited: Set<string>): void {
     const { profile, session, label } = call;
@@ -55,9 +58,13 @@ export class LingeringWatches {
       },
       visited,
       asked: new Set(),
-      pageLoadsOnly: true,
-      // Not while the person's own hands are on the tab (a link they click is theirs).
-      active: () => deps.activity.busyFor(targetId) === 0,
+      // The person's hands on a tab an agent session holds do not end it (the session's work goes
+      // on there); on one nobody holds, the tab is theirs again: it ends, and what they do is theirs.
+      active: () => {
+        if (deps.activity.busyFor(targetId) === 0 || deps.control.holder(tab)?.kind === 'agent') return true;
+        this.end(tab);
+        return false;
+      },
       ask: (kinds, url, what) =>
         deps.questions.ask(
           { profile, targetId, kinds, ...(session ? { session } : {}), what: `after ${label}: ${what}`, url },
@@ -81,7 +88,7 @@ export class LingeringWatches {
   /** Keeps a call's watch on its tab (one the tab had already ends: a call beside it left it). */
   keep(tab: TabKey, page: Page, watch: ActionWatch): void {
     this.end(tab);
-    if (page.isClosed()) {
+    if (page.isClosed() || this.#closed) {
       void watch.leave();
       return;
     }
@@ -99,6 +106,7 @@ export class LingeringWatches {
   }
 
   close(): void {
+    this.#closed = true;
     for (const tab of [...this.#byTab.keys()]) this.end(tab);
   }
 

@@ -20,7 +20,7 @@ import { LingeringWatches } from './lingering-watches';
 import type { AgentPage } from './page-finder';
 import type { ActTarget } from '../snapshots/snapshot-engine';
 import type { TabControl } from './tab-control';
-import { tabKey } from './tab-key';
+import { tabKey, tabOfKey } from './tab-key';
 
 /** How long a call without a `timeoutMs` of its own (a new tab, a storage export) waits for the person. */
 /** How long the page a question names may take to say where it is now (a rested tab wakes first). */
@@ -216,6 +216,12 @@ export class TabGate {
         ask: (asking, url, what) => this.#question(p, `${p.label}: ${what}`, url, asking),
         left: p.left,
       });
+  }
+
+  /** A raw client's watch on a tab, once the client has gone: what it left running is judged on there. */
+  leftByClient(found: AgentPage, watch: ActionWatch, visited: Set<string>): void {
+    const { profile } = tabOfKey(found.tab);
+    this.#lingering.stay({ profile, session: undefined, label: 'a raw CDP client' }, found, watch, visited);
   }
 
   close(): void {

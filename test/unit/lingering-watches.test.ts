@@ -1,0 +1,87 @@
+// The watches calls leave on their tabs (relay/agent/tabs/lingering-watches.ts), with stand-in
+// watches and pages: a call's watch stays past the session letting the tab go, the next call on
+// the same page takes it over, and it ends when the person is back on a tab no session holds,
+// when the page closes, or with clawd.
+
+import { EventEmitter } from 'node:events';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { ActionWatch, WatchOptions } from '../../relay/agent/actions/action-watch';
+import { LingeringWatches, type LingeringDeps } from '../../relay/agent/tabs/lingering-watches';
+import type { AgentPage } from '../../relay/agent/tabs/page-finder';
+import { tabKey } from '../../relay/agent/tabs/tab-key';
+
+function standIns() {
+  const state = { holder: undefined as { kind: 'agent' | 'person' } | undefined, busy: 0 };
+  const deps = {
+    control: { holder: () => state.holder },
+    activity: { busyFor: () => state.busy },
+    questions: { ask: async () => {} },
+    askOf: () => ['new-site'],
+  } as unknown as LingeringDeps;
+  const page = Object.assign(new EventEmitter(), { closed: false, isClosed: () => page.closed });
+  const tab = tabKey('clawd', 'T1');
+  const found = { tab, targetId: 'T1', page: page as unknown as Page } as AgentPage;
+  const watch = () => {
+    const w = { options: undefined as WatchOptions | undefined, left: false };
+    const asWatch = {
+      use: (o: WatchOptions) => void (w.options = o),
+      leave: async () => void (w.left = true),
+    } as unknown as ActionWatch;
+    return Object.assign(w, { asWatch });
+  };
+  return { state, deps, page, tab, found, watch };
+}
+
+const call = { profile: 'clawd', session: 's1', label: 'click "Pay"' };
+
+describe('the watches calls leave on their tabs', () => {
+  it('stays past the session letting the tab go, and the next call on the page takes it over', () => {
+    const { deps, tab, found, watch, state } = standIns();
+    const lingering = new LingeringWatches(deps);
+    const w = watch();
+    lingering.stay(call, found, w.asWatch, new Set());
+    expect([...w.options!.kinds]).toEqual(['new-site']);
+    // Released: nobody holds the tab, the person's hands are elsewhere.
+    state.holder = undefined;
+    expect(w.options!.active!()).toBe(true);
+    expect(lingering.take(tab, found.page)).toBe(w.asWatch);
+    expect(lingering.take(tab, found.page)).toBeUndefined();
+    expect(w.left).toBe(false);
+  });
+
+  it('ends once the person is back on a tab no session holds, not while a session holds it', () => {
+    const { deps, tab, found, watch, state } = standIns();
+    const lingering = new LingeringWatches(deps);
+    const w = watch();
+    lingering.stay(call, found, w.asWatch, new Set());
+    state.busy = 2_000;
+    state.holder = { kind: 'agent' };
+    expect(w.options!.active!()).toBe(true);
+    // Handed over (or released) and the person's hands on it: theirs again.
+    state.holder = { kind: 'person' };
+    expect(w.options!.active!()).toBe(false);
+    expect(w.left).toBe(true);
+    expect(lingering.take(tab, found.page)).toBeUndefined();
+  });
+
+  it('ends with its page, and a page that is not the one it watched is not taken over', () => {
+    const { deps, tab, found, watch, page } = standIns();
+    const lingering = new LingeringWatches(deps);
+    const first = watch();
+    lingering.stay(call, found, first.asWatch, new Set());
+    expect(lingering.take(tab, new EventEmitter() as unknown as Page)).toBeUndefined();
+    expect(first.left).toBe(true);
+    const second = watch();
+    lingering.stay(call, found, second.asWatch, new Set());
+    page.closed = true;
+    page.emit('close');
+    expect(second.left).toBe(true);
+    expect(page.listenerCount('close')).toBe(0);
+    const third = watch();
+    page.closed = false;
+    lingering.stay(call, found, third.asWatch, new Set());
+    lingering.close();
+    expect(third.left).toBe(true);
+  });
+});
