@@ -199,6 +199,21 @@ export class TestBrowser {
    * A worker target is listed a moment before its extension APIs exist, so wait for `chrome` first.
    */
   async swEval<T = unknown>(expression: string): Promise<T> {
+    // A worker that stops under the evaluation (a kept browser's reset starts it again from
+    // nothing; the extension's API then answers "No SW") is attached afresh, within a bound.
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      try {
+        return await this.#swEvalOnce<T>(expression);
+      } catch (error) {
+        if (!/No SW|Target closed|No target with given id|Session with given id not found/.test(String(error)))
+          throw error;
+        if (Date.now() > deadline) throw error;
+      }
+    }
+  }
+
+  async #swEvalOnce<T>(expression: string): Promise<T> {
     const worker = await until('the extension service worker', () => this.workerTarget());
     const { sessionId } = await this.cdp.send('Target.attachToTarget', { targetId: worker.targetId, flatten: true });
     const evaluate = async (code: string) => {
