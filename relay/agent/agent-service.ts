@@ -143,6 +143,7 @@ export class AgentService {
       this.#secretPages,
       profiles,
       (found, watch, visited) => this.#gate.leftByClient(found, watch, visited),
+      (profile) => this.#gate.stopped(profile),
     );
     this.#gate = new TabGate({
       find: (profile, targetId, session, timeoutMs) => this.#pages.find(profile, targetId, true, session, timeoutMs),

@@ -27,6 +27,8 @@ export class ControlCalls {
     /** Keeps a gone client's watch on its tab (tab-gate.ts: what it left running is judged on there). */
     private readonly leftByClient: (found: AgentPage, watch: ActionWatch, visited: Set<string>) => void = (_f, w) =>
       void w.leave(),
+    /** After the person's Stop: what agents left running on the profile's tabs is no longer watched. */
+    private readonly stopped: (profile: string) => void = () => {},
   ) {}
 
   /**
@@ -68,6 +70,7 @@ export class ControlCalls {
   /** The person pressed Stop: no session holds any tab of the profile, no hand-over goes on. */
   releaseAll(profile: string): void {
     this.control.releaseProfile(profile);
+    this.stopped(profile);
   }
 
   /** The tabs agents handed to the person, on every profile (the side panel offers to open each). */

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID } from '../../shared/defaults';
 import { removeSingletonLeftovers } from '../../relay/browser/shutdown';
 import { CdpClient } from './cdp-client';
-import { until } from './waits';
+import { quiet, until } from './waits';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The built extension: beside this file's bundle (dist/bench.js) or from the sources (test/helpers). */
@@ -206,9 +206,10 @@ export class TestBrowser {
       try {
         return await this.#swEvalOnce<T>(expression);
       } catch (error) {
-        if (!/No SW|Target closed|No target with given id|Session with given id not found/.test(String(error)))
-          throw error;
+        // Only errors that say the expression did not run (it is not run twice).
+        if (!/No SW|No target with given id|Session with given id not found/.test(String(error))) throw error;
         if (Date.now() > deadline) throw error;
+        await quiet(100);
       }
     }
   }

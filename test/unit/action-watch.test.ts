@@ -125,4 +125,43 @@ describe('a call’s watch on its tab', () => {
     await watch.leave();
     expect(tab.sent).toContain('Fetch.disable');
   });
+
+  it('judges a hop of what an earlier use left without making it the next call’s wait or answer', async () => {
+    const tab = standIn();
+    const asked: string[] = [];
+    const watch = await ActionWatch.start(tab.page, options(asked));
+    await watch.settle();
+    watch.use(options(asked));
+    // What the call left: a load that redirects once the next call runs.
+    tab.pause({ requestId: 'L1', url: 'http://here/later' });
+    watch.use(options(asked, false));
+    tab.pause({
+      requestId: 'L1',
+      url: 'http://here/later',
+      responseStatusCode: 302,
+      responseHeaders: [{ name: 'Location', value: 'http://away/' }],
+    });
+    tab.pause({ requestId: 'L1', url: 'http://away/' });
+    await watch.settle();
+    expect(asked).toEqual(['new-site http://away/']);
+    expect(tab.sent).toContain('Fetch.failRequest L1');
+  });
+
+  it('answers another watch’s refusal of its own download, told after the answer was judged', async () => {
+    const tab = standIn();
+    const call = await ActionWatch.start(tab.page, options([]));
+    const other = await ActionWatch.start(tab.page, {
+      ...options([], false),
+      kinds: new Set(['download']),
+    });
+    tab.pause({ requestId: 'D1', url: 'http://here/file' });
+    tab.pause({
+      requestId: 'D1',
+      url: 'http://here/file',
+      responseStatusCode: 200,
+      responseHeaders: [{ name: 'Content-Disposition', value: 'attachment; filename="a.txt"' }],
+    });
+    await expect(call.settle()).rejects.toThrow('declined');
+    await other.leave();
+  });
 });

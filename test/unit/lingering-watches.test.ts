@@ -1,7 +1,7 @@
 // The watches calls leave on their tabs (relay/agent/tabs/lingering-watches.ts), with stand-in
 // watches and pages: a call's watch stays past the session letting the tab go, the next call on
-// the same page takes it over, and it ends when the person is back on a tab no session holds,
-// when the page closes, or with clawd.
+// the same page takes it over, and it ends with the person's Stop, when the page closes, or with
+// clawd — nothing else an agent can bring about.
 
 import { EventEmitter } from 'node:events';
 import type { Page } from 'playwright-core';
@@ -12,10 +12,7 @@ import type { AgentPage } from '../../relay/agent/tabs/page-finder';
 import { tabKey } from '../../relay/agent/tabs/tab-key';
 
 function standIns() {
-  const state = { holder: undefined as { kind: 'agent' | 'person' } | undefined, busy: 0 };
   const deps = {
-    control: { holder: () => state.holder },
-    activity: { busyFor: () => state.busy },
     questions: { ask: async () => {} },
     askOf: () => ['new-site'],
   } as unknown as LingeringDeps;
@@ -30,37 +27,33 @@ function standIns() {
     } as unknown as ActionWatch;
     return Object.assign(w, { asWatch });
   };
-  return { state, deps, page, tab, found, watch };
+  return { deps, page, tab, found, watch };
 }
 
 const call = { profile: 'clawd', session: 's1', label: 'click "Pay"' };
 
 describe('the watches calls leave on their tabs', () => {
-  it('stays past the session letting the tab go, and the next call on the page takes it over', () => {
-    const { deps, tab, found, watch, state } = standIns();
+  it('stays past the call, and the next call on the page takes it over', () => {
+    const { deps, tab, found, watch } = standIns();
     const lingering = new LingeringWatches(deps);
     const w = watch();
     lingering.stay(call, found, w.asWatch, new Set());
     expect([...w.options!.kinds]).toEqual(['new-site']);
-    // Released: nobody holds the tab, the person's hands are elsewhere.
-    state.holder = undefined;
-    expect(w.options!.active!()).toBe(true);
     expect(lingering.take(tab, found.page)).toBe(w.asWatch);
     expect(lingering.take(tab, found.page)).toBeUndefined();
     expect(w.left).toBe(false);
   });
 
-  it('ends once the person is back on a tab no session holds, not while a session holds it', () => {
-    const { deps, tab, found, watch, state } = standIns();
+  it('is ended by nothing an agent does but another watched call: the person’s Stop ends it', () => {
+    const { deps, tab, found, watch } = standIns();
     const lingering = new LingeringWatches(deps);
     const w = watch();
     lingering.stay(call, found, w.asWatch, new Set());
-    state.busy = 2_000;
-    state.holder = { kind: 'agent' };
-    expect(w.options!.active!()).toBe(true);
-    // Handed over (or released) and the person's hands on it: theirs again.
-    state.holder = { kind: 'person' };
-    expect(w.options!.active!()).toBe(false);
+    // No rule of its own that input could switch off: it judges whatever the tab does.
+    expect(w.options!.active).toBeUndefined();
+    lingering.endProfile('other');
+    expect(w.left).toBe(false);
+    lingering.endProfile('clawd');
     expect(w.left).toBe(true);
     expect(lingering.take(tab, found.page)).toBeUndefined();
   });

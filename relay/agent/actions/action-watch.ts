@@ -46,6 +46,8 @@ const CATCH_UP_MS = 250;
 const REQUESTED_MS = 2_000;
 /** The most the call waits after its work for the loads it started to answer (their next hop judged). */
 const SETTLE_MS = 10_000;
+/** How many answered loads' generations are kept (a refusal of one by another watch comes soon after). */
+const ANSWERED_KEPT = 64;
 
 export class ActionWatch {
   /** The first refusal (Deny, no answer): the call answers it. */
@@ -59,6 +61,8 @@ export class ActionWatch {
   readonly #loading = new Map<string, Load>();
   /** Frames that asked to load a page whose request has not shown yet (frame → when asked). */
   readonly #requested = new Map<string, number>();
+  /** The generation of loads answered lately, for a refusal another watch makes after their answer (a download's). */
+  readonly #answered = new Map<string, number>();
 
   private constructor(private options: WatchOptions) {}
 
@@ -73,13 +77,15 @@ export class ActionWatch {
       // Another watch's refusal stopped a load: if this call started it, it answers that refusal too.
       failed: (paused, error) => {
         const load = paused.networkId ?? paused.requestId;
-        if (watch.#loading.get(load)?.generation === watch.#generation) watch.#refused ??= error;
+        const generation = watch.#loading.get(load)?.generation ?? watch.#answered.get(load);
+        if (generation === watch.#generation) watch.#refused ??= error;
         watch.#loading.delete(load);
       },
       requested: (frameId) => void watch.#requested.set(frameId, Date.now()),
-      stopped: (frameId) => {
+      // A move within the document answers a frame's ask; only a frame that stopped loading ends its loads.
+      stopped: (frameId, loads) => {
         watch.#requested.delete(frameId);
-        for (const [load, { frame }] of watch.#loading) if (frame === frameId) watch.#loading.delete(load);
+        if (loads) for (const [load, { frame }] of watch.#loading) if (frame === frameId) watch.#loading.delete(load);
       },
     });
     return watch;
@@ -142,18 +148,18 @@ export class ActionWatch {
     const load = e.networkId ?? e.requestId;
     // A redirect's answer is not the end of the load: its next hop comes under the same id (and
     // stays of the generation it started in).
-    if (atResponse && !isRedirect(e)) this.#loading.delete(load);
+    const generation = this.#loading.get(load)?.generation ?? this.#generation;
+    if (atResponse && !isRedirect(e)) this.#answer(load);
     else if (!atResponse) {
-      this.#loading.set(load, {
-        frame: e.frameId,
-        generation: this.#loading.get(load)?.generation ?? this.#generation,
-      });
+      this.#loading.set(load, { frame: e.frameId, generation });
       this.#requested.delete(e.frameId);
     }
     const kinds = atResponse ? this.#responseKinds(e) : this.#requestKinds(e);
     if (kinds.length === 0 || this.#closed || this.options.active?.() === false) return undefined;
     const what = `${kinds.includes('submit') ? `${e.request.method} ` : ''}${e.request.url}`;
-    const pending = this.#pending;
+    // A load an earlier generation started (a hop of what a call left) is judged, but is not this
+    // call's to wait for or to answer: its question goes in a set of its own.
+    const pending = generation === this.#generation ? this.#pending : new Set<Promise<void>>();
     const { visited } = this.options;
     const judged = this.options.ask(kinds, e.request.url, what).then(
       () => {
@@ -174,6 +180,15 @@ export class ActionWatch {
       .finally(() => pending.delete(settled));
     pending.add(settled);
     return judged;
+  }
+
+  /** The load answered: kept a while by its generation, for a refusal of it that comes after. */
+  #answer(load: string): void {
+    const ended = this.#loading.get(load);
+    this.#loading.delete(load);
+    if (!ended) return;
+    this.#answered.set(load, ended.generation);
+    if (this.#answered.size > ANSWERED_KEPT) this.#answered.delete(this.#answered.keys().next().value!);
   }
 
   #requestKinds(e: PausedRequest): AskKind[] {

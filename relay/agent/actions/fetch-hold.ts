@@ -21,8 +21,11 @@ export interface Judge {
   failed(paused: PausedRequest, error: Error): void;
   /** A frame of the tab asked to load a page in itself (a link, a form, a script): its request comes next. */
   requested(frameId: string): void;
-  /** A frame stopped loading or moved within its document: nothing more comes of what it asked. */
-  stopped(frameId: string): void;
+  /**
+   * A frame moved within its document (its ask answered) or stopped loading (`loads`: nothing
+   * more comes of the loads it had in flight either).
+   */
+  stopped(frameId: string, loads: boolean): void;
 }
 
 /** A watch's place in the hold. */
@@ -86,11 +89,11 @@ export class FetchHold {
     session.on('Page.frameRequestedNavigation', (e) => {
       if (e.disposition === 'currentTab') for (const judge of this.#judges) judge.requested(e.frameId);
     });
-    const stopped = (e: { frameId: string }) => {
-      for (const judge of this.#judges) judge.stopped(e.frameId);
+    const stopped = (frameId: string, loads: boolean) => {
+      for (const judge of this.#judges) judge.stopped(frameId, loads);
     };
-    session.on('Page.frameStoppedLoading', stopped);
-    session.on('Page.navigatedWithinDocument', stopped);
+    session.on('Page.frameStoppedLoading', (e) => stopped(e.frameId, true));
+    session.on('Page.navigatedWithinDocument', (e) => stopped(e.frameId, false));
     try {
       return await within(
         (async () => {

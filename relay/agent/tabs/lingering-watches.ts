@@ -1,24 +1,21 @@
 // The watches agent calls leave on their tabs (action-watch.ts): a call's watch stays on after it
 // answers, so what it left running — a click's handler that loads another site once its request
-// comes back, a timer that sends a form — is judged as the call itself would be. Releasing or
-// handing over the tab ends nothing (an agent could do either right after its click): every load
-// of the tab stays judged until the tab's next watched call takes the watch over, the person is
-// back on it (their hands on a tab no agent session holds: it is theirs again), its page closes,
-// or clawd stops. One per tab.
+// comes back, a timer that sends a form — is judged as the call itself would be. Nothing an agent
+// can do ends it but another watched call on the tab, which judges with its own options: not
+// releasing or handing over the tab, not input the person's hands are told apart from by a guess
+// (cdp/agent-inputs.ts). Every load of the tab stays judged until then, the person's Stop, its
+// page closing, or clawd stopping — the person's own loads in it too, asked about as "after …".
+// One per tab.
 
 import type { Page } from 'playwright-core';
 import { WATCHED_ASK_KINDS, type AskKind } from '../../../shared/ask-kinds';
-import type { PersonActivity } from '../../consent/person-activity';
 import { QUESTION_LIFE_MS, type PersonQuestions } from '../../consent/person-questions';
 import type { ActionWatch } from '../actions/action-watch';
 import type { AgentPage } from './page-finder';
-import type { TabControl } from './tab-control';
-import type { TabKey } from './tab-key';
+import { tabOfKey, type TabKey } from './tab-key';
 
-/** What judging after the call needs: who holds the tab, the person's hands and answers, their asks now. */
+/** What judging after the call needs: the person's answers and their asks now. */
 export interface LingeringDeps {
-  control: TabControl;
-  activity: PersonActivity;
   questions: PersonQuestions;
   askOf(profile: string): readonly AskKind[];
 }
@@ -58,13 +55,6 @@ export class LingeringWatches {
       },
       visited,
       asked: new Set(),
-      // The person's hands on a tab an agent session holds do not end it (the session's work goes
-      // on there); on one nobody holds, the tab is theirs again: it ends, and what they do is theirs.
-      active: () => {
-        if (deps.activity.busyFor(targetId) === 0 || deps.control.holder(tab)?.kind === 'agent') return true;
-        this.end(tab);
-        return false;
-      },
       ask: (kinds, url, what) =>
         deps.questions.ask(
           { profile, targetId, kinds, ...(session ? { session } : {}), what: `after ${label}: ${what}`, url },
@@ -103,6 +93,11 @@ export class LingeringWatches {
     if (!lingering) return;
     this.#forget(tab, lingering);
     void lingering.watch.leave();
+  }
+
+  /** Every watch on the profile's tabs ends (the person's Stop: what agents left there is theirs now). */
+  endProfile(profile: string): void {
+    for (const tab of [...this.#byTab.keys()]) if (tabOfKey(tab).profile === profile) this.end(tab);
   }
 
   close(): void {

@@ -218,6 +218,11 @@ export class TabGate {
       });
   }
 
+  /** The person pressed Stop: what agents' calls left running on the profile's tabs is theirs now. */
+  stopped(profile: string): void {
+    this.#lingering.endProfile(profile);
+  }
+
   /** A raw client's watch on a tab, once the client has gone: what it left running is judged on there. */
   leftByClient(found: AgentPage, watch: ActionWatch, visited: Set<string>): void {
     const { profile } = tabOfKey(found.tab);
