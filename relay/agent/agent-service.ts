@@ -142,7 +142,10 @@ export class AgentService {
       consent.questions,
       this.#secretPages,
       profiles,
-      (found, watch, visited) => this.#gate.leftByClient(found, watch, visited),
+      {
+        take: (found) => this.#gate.leftWatches.take(found),
+        stay: (found, watch, visited) => this.#gate.leftWatches.stay(found, watch, visited),
+      },
       (profile) => this.#gate.stopped(profile),
     );
     this.#gate = new TabGate({

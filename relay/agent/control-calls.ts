@@ -10,7 +10,8 @@ import { within } from '../time-limit';
 import { ActionWatch } from './actions/action-watch';
 import { titleOf, type AgentCall, type AgentCalls } from './agent-calls';
 import type { SecretPages } from './secret-pages';
-import type { AgentPage } from './tabs/page-finder';
+import type { AskKind } from '../../shared/ask-kinds';
+import type { LeftWatches } from './tabs/lingering-watches';
 import type { TabControl } from './tabs/tab-control';
 import { tabKey, tabOfKey, type TabKey } from './tabs/tab-key';
 
@@ -24,9 +25,11 @@ export class ControlCalls {
     private readonly questions: PersonQuestions,
     private readonly secretPages: SecretPages,
     private readonly profiles: ProfileService,
-    /** Keeps a gone client's watch on its tab (tab-gate.ts: what it left running is judged on there). */
-    private readonly leftByClient: (found: AgentPage, watch: ActionWatch, visited: Set<string>) => void = (_f, w) =>
-      void w.leave(),
+    /** The tab's watches left by calls and clients (tab-gate.ts): a client's takes the tab's over, and stays after it. */
+    private readonly left: LeftWatches = {
+      take: () => undefined,
+      stay: (_found, watch) => void watch.leave(),
+    },
     /** After the person's Stop: what agents left running on the profile's tabs is no longer watched. */
     private readonly stopped: (profile: string) => void = () => {},
   ) {}
@@ -42,7 +45,11 @@ export class ControlCalls {
       WATCH_FIND_MS,
       () => new Error(`tab ${targetId} was not found within ${WATCH_FIND_MS / 1000} s`),
     );
-    const watch = await ActionWatch.start(found.page, { ...options, asked: new Set() });
+    // The watch a call or client left on the tab goes on as this client's (one judge a request, not two).
+    const during = { ...options, asked: new Set<AskKind>() };
+    const taken = this.left.take(found);
+    if (taken) taken.use(during);
+    const watch = taken ?? (await ActionWatch.start(found.page, during));
     // The client went: what it holds is answered first, then its watch stays on the tab, as a
     // call's does, for what a script it left does later.
     return {
@@ -50,7 +57,7 @@ export class ControlCalls {
         try {
           await watch.settle();
         } finally {
-          this.leftByClient(found, watch, options.visited);
+          this.left.stay(found, watch, options.visited);
         }
       },
     };

@@ -116,12 +116,6 @@ describe('a call’s watch on its tab', () => {
     await turn();
     expect(tab.sent).toContain('Fetch.failRequest L1');
     await watch.settle();
-    // Not the call's any more: what it does not judge goes on.
-    watch.use({ ...options(after), active: () => false });
-    tab.pause({ requestId: 'N3', url: 'http://far/' });
-    await turn();
-    expect(after).toHaveLength(1);
-    expect(tab.sent).toContain('Fetch.continueRequest N3');
     await watch.leave();
     expect(tab.sent).toContain('Fetch.disable');
   });

@@ -12,7 +12,7 @@ import type { AgentPage } from '../../relay/agent/tabs/page-finder';
 import { tabKey } from '../../relay/agent/tabs/tab-key';
 
 describe('a raw client’s watch on a tab', () => {
-  it('is handed on when the client goes, not ended', async () => {
+  it('is handed on when the client goes, not ended, and the next client goes on with it', async () => {
     const sent: string[] = [];
     const session = {
       on: () => {},
@@ -26,9 +26,18 @@ describe('a raw client’s watch on a tab', () => {
     const found = { page, targetId: 'T1', tab: tabKey('chrome', 'T1') } as AgentPage;
     const calls = { pages: { find: async () => found } } as unknown as AgentCalls;
     const handed: Array<{ found: AgentPage; watch: ActionWatch; visited: Set<string> }> = [];
-    const control = new ControlCalls(calls, {} as never, {} as never, {} as never, {} as never, (f, watch, visited) =>
-      handed.push({ found: f, watch, visited }),
-    );
+    let left: ActionWatch | undefined;
+    const control = new ControlCalls(calls, {} as never, {} as never, {} as never, {} as never, {
+      take: () => {
+        const taken = left;
+        left = undefined;
+        return taken;
+      },
+      stay: (f, watch, visited) => {
+        handed.push({ found: f, watch, visited });
+        left = watch;
+      },
+    });
     const visited = new Set(['http://here']);
     const watch = await control.watchTab('chrome', {
       targetId: 'T1',
@@ -44,6 +53,18 @@ describe('a raw client’s watch on a tab', () => {
     expect(handed[0]!.visited).toBe(visited);
     // Still holding the tab's requests: its interception was not ended.
     expect(sent).not.toContain('Fetch.disable');
+    // The next client on the tab goes on with that watch: one judge of each request, not two.
+    const enabled = sent.filter((m) => m === 'Fetch.enable').length;
+    const next = await control.watchTab('chrome', {
+      targetId: 'T1',
+      kinds: new Set(['submit']),
+      visited: new Set(),
+      ask: async () => {},
+      left: () => 1_000,
+    });
+    expect(sent.filter((m) => m === 'Fetch.enable')).toHaveLength(enabled);
+    await next.stop();
+    expect(handed.map((h) => h.watch)).toEqual([handed[0]!.watch, handed[0]!.watch]);
     await handed[0]!.watch.leave();
     expect(sent).toContain('Fetch.disable');
   });

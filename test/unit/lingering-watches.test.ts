@@ -49,8 +49,6 @@ describe('the watches calls leave on their tabs', () => {
     const lingering = new LingeringWatches(deps);
     const w = watch();
     lingering.stay(call, found, w.asWatch, new Set());
-    // No rule of its own that input could switch off: it judges whatever the tab does.
-    expect(w.options!.active).toBeUndefined();
     lingering.endProfile('other');
     expect(w.left).toBe(false);
     lingering.endProfile('clawd');

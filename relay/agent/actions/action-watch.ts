@@ -30,8 +30,6 @@ export interface WatchOptions {
   ask: WatchAsk;
   /** What is left of the call's bound (ms): waiting for its loads never goes past it. */
   left(): number;
-  /** Whether the watch judges now (a request it does not judge goes on): always, unless said. */
-  active?(): boolean;
 }
 
 /** A document load in flight: its frame, and the generation (`use`) it started in. */
@@ -155,7 +153,7 @@ export class ActionWatch {
       this.#requested.delete(e.frameId);
     }
     const kinds = atResponse ? this.#responseKinds(e) : this.#requestKinds(e);
-    if (kinds.length === 0 || this.#closed || this.options.active?.() === false) return undefined;
+    if (kinds.length === 0 || this.#closed) return undefined;
     const what = `${kinds.includes('submit') ? `${e.request.method} ` : ''}${e.request.url}`;
     // A load an earlier generation started (a hop of what a call left) is judged, but is not this
     // call's to wait for or to answer: its question goes in a set of its own.

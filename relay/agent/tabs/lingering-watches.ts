@@ -20,6 +20,14 @@ export interface LingeringDeps {
   askOf(profile: string): readonly AskKind[];
 }
 
+/** The watches calls and clients leave on tabs, as a raw client's watch meets them (control-calls.ts `watchTab`). */
+export interface LeftWatches {
+  /** The tab's watch, taken over (out of the list), if one was left on that page. */
+  take(found: AgentPage): ActionWatch | undefined;
+  /** Leaves a gone client's watch on its tab. */
+  stay(found: AgentPage, watch: ActionWatch, visited: Set<string>): void;
+}
+
 /** The call that leaves the watch: its profile, session and label (the person's question names it). */
 interface LeavingCall {
   profile: string;

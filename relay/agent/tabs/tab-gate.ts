@@ -16,7 +16,7 @@ import type { GateSpec, Touches } from '../../operations/operation';
 import { within } from '../../time-limit';
 import { ActionWatch, type WatchOptions } from '../actions/action-watch';
 import type { AgentCall } from '../agent-calls';
-import { LingeringWatches } from './lingering-watches';
+import { LingeringWatches, type LeftWatches } from './lingering-watches';
 import type { AgentPage } from './page-finder';
 import type { ActTarget } from '../snapshots/snapshot-engine';
 import type { TabControl } from './tab-control';
@@ -223,11 +223,15 @@ export class TabGate {
     this.#lingering.endProfile(profile);
   }
 
-  /** A raw client's watch on a tab, once the client has gone: what it left running is judged on there. */
-  leftByClient(found: AgentPage, watch: ActionWatch, visited: Set<string>): void {
-    const { profile } = tabOfKey(found.tab);
-    this.#lingering.stay({ profile, session: undefined, label: 'a raw CDP client' }, found, watch, visited);
-  }
+  /** The watches left on tabs, as raw clients' watches meet them (control-calls.ts `watchTab`). */
+  readonly leftWatches: LeftWatches = {
+    take: (found) => this.#lingering.take(found.tab, found.page),
+    // Once the client has gone, what it left running is judged on there.
+    stay: (found, watch, visited) => {
+      const { profile } = tabOfKey(found.tab);
+      this.#lingering.stay({ profile, session: undefined, label: 'a raw CDP client' }, found, watch, visited);
+    },
+  };
 
   close(): void {
     this.#visited.clear();
