@@ -30,9 +30,12 @@ function standIn() {
       request: { url: e.url, method: 'GET' },
       ...e,
     } as PausedRequest);
+  /** The load's answer, at the response stage. */
+  const answer = (requestId: string, url: string, status: number, header: [string, string]) =>
+    pause({ requestId, url, responseStatusCode: status, responseHeaders: [{ name: header[0], value: header[1] }] });
   const requested = (frameId = 'MAIN') =>
     on.get('Page.frameRequestedNavigation')!({ frameId, disposition: 'currentTab' });
-  return { page, sent, pause, requested };
+  return { page, sent, pause, answer, requested };
 }
 
 function options(asked: string[], allow = true): WatchOptions {
@@ -72,12 +75,7 @@ describe('a call’s watch on its tab', () => {
     const asked: string[] = [];
     const watch = await ActionWatch.start(tab.page, options(asked));
     tab.pause({ requestId: 'N1', url: 'http://here/go' });
-    tab.pause({
-      requestId: 'N1',
-      url: 'http://here/go',
-      responseStatusCode: 302,
-      responseHeaders: [{ name: 'Location', value: 'http://there/' }],
-    });
+    tab.answer('N1', 'http://here/go', 302, ['Location', 'http://there/']);
     let done = false;
     const settled = watch.settle().finally(() => (done = true));
     await turn();
@@ -129,12 +127,7 @@ describe('a call’s watch on its tab', () => {
     // What the call left: a load that redirects once the next call runs.
     tab.pause({ requestId: 'L1', url: 'http://here/later' });
     watch.use(options(asked, false));
-    tab.pause({
-      requestId: 'L1',
-      url: 'http://here/later',
-      responseStatusCode: 302,
-      responseHeaders: [{ name: 'Location', value: 'http://away/' }],
-    });
+    tab.answer('L1', 'http://here/later', 302, ['Location', 'http://away/']);
     tab.pause({ requestId: 'L1', url: 'http://away/' });
     await watch.settle();
     expect(asked).toEqual(['new-site http://away/']);
@@ -149,12 +142,7 @@ describe('a call’s watch on its tab', () => {
       kinds: new Set(['download']),
     });
     tab.pause({ requestId: 'D1', url: 'http://here/file' });
-    tab.pause({
-      requestId: 'D1',
-      url: 'http://here/file',
-      responseStatusCode: 200,
-      responseHeaders: [{ name: 'Content-Disposition', value: 'attachment; filename="a.txt"' }],
-    });
+    tab.answer('D1', 'http://here/file', 200, ['Content-Disposition', 'attachment; filename="a.txt"']);
     await expect(call.settle()).rejects.toThrow('declined');
     await other.leave();
   });
