@@ -399,6 +399,8 @@ export class TestBrowser {
     }
     // A signalled Chromium leaves its singleton folder in the temp dir; the product's cleanup removes it.
     await removeSingletonLeftovers(this.userDataDir);
-    if (this.ownsUserData) rmSync(this.userDataDir, { recursive: true, force: true });
+    // Chromium's network process can still be writing into the profile when the browser process
+    // has exited (seen once in CI as ENOTEMPTY): the removal is tried again for a short while.
+    if (this.ownsUserData) rmSync(this.userDataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
 }

@@ -173,7 +173,7 @@ function watchExit(): void {
     for (const browser of browsers) {
       try {
         rmSync(recordOf(browser), { force: true });
-        rmSync(browser.userDataDir, { recursive: true, force: true });
+        rmSync(browser.userDataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
       } catch {
         // a folder the system still holds: the temp dir's own cleaning takes it
       }

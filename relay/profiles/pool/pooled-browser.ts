@@ -23,6 +23,10 @@ export interface PooledBrowserOptions extends Omit<ManagedBrowserOptions, 'name'
   taken: () => Set<number>;
 }
 
+// Chromium's network process can still be writing into the profile just after the browser
+// process has exited (ENOTEMPTY): the removal is tried again for a short while.
+const REMOVE_PROFILE = { recursive: true, force: true, maxRetries: 5, retryDelay: 100 } as const;
+
 // The ports pools' browsers hold in this process, and the claim under way.
 const claimedPorts = new Set<number>();
 let claiming: Promise<unknown> = Promise.resolve();
@@ -97,7 +101,7 @@ export class PooledBrowser implements SessionBrowser {
     try {
       ({ version } = await browser.start(executable));
     } catch (error) {
-      await rm(dir, { recursive: true, force: true });
+      await rm(dir, REMOVE_PROFILE);
       throw error;
     }
     made = new PooledBrowser(browser, port, dir, version);
@@ -134,7 +138,7 @@ export class PooledBrowser implements SessionBrowser {
     this.#ended ??= this.browser
       .stop()
       .catch(() => false)
-      .then(() => rm(this.dir, { recursive: true, force: true }))
+      .then(() => rm(this.dir, REMOVE_PROFILE))
       .finally(() => PooledBrowser.release(this.port));
     return this.#ended;
   }
