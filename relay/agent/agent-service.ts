@@ -157,6 +157,7 @@ export class AgentService {
       questions: consent.questions,
       askOf: (profile) => profiles.policies.askOf(profile),
       checkUrl: (profile, url) => profiles.policies.checkUrl(profile, url),
+      holdPopups: (found) => this.#pages.holdPopups(found),
     });
   }
 

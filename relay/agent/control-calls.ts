@@ -49,7 +49,13 @@ export class ControlCalls {
     const during = { ...options, asked: new Set<AskKind>() };
     const taken = this.left.take(found);
     if (taken) taken.use(during);
-    const watch = taken ?? (await ActionWatch.start(found.page, during));
+    try {
+      await this.calls.pages.holdPopups(found);
+    } catch (error) {
+      if (taken) this.left.stay(found, taken, options.visited);
+      throw error;
+    }
+    const watch = taken ?? (await ActionWatch.start(found.page, found.targetId, during));
     // The client went: what it holds is answered first, then its watch stays on the tab, as a
     // call's does, for what a script it left does later.
     return {

@@ -14,8 +14,8 @@
 // Kept whole (under the 400-line cap): holding a target, its stand-in session and whenSetUp share
 // one table of targets and their sessions; apart, each would reach into the others'.
 
-import WebSocket from 'ws';
 import type { Protocol } from 'devtools-protocol';
+import { CdpSocket, type CdpEvent } from '../browser/cdp-socket';
 import type { OriginPolicy } from '../../shared/origin-policy';
 import type { Logger } from '../log';
 import { judge, LOOPBACK_PATTERNS, type GuardBlock, type Judge } from './policy-judge';
@@ -39,7 +39,6 @@ const SET_UP_KEPT = 5_000;
 export const GUARD_START_MS = 5_000;
 
 export class PolicyGuard {
-  #nextId = 1;
   /** Targets being set up, each done when its walls are up (or it was let run anyway). */
   readonly #settingUp = new Map<string, Promise<void>>();
   /** Targets set up and still attached (oldest first, at most SET_UP_KEPT), by the guard's session. */
@@ -49,7 +48,6 @@ export class PolicyGuard {
   readonly #unseen = new Map<string, Array<(setUp: Promise<void>) => void>>();
   /** Frames the guard attached to itself (whenSetUp): the session walled, undefined until attached. */
   readonly #standIns = new Map<string, string | undefined>();
-  readonly #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
   #closed = false;
   /** What a paused request's verdict needs of the guard (policy-judge.ts). */
   readonly #judge: Judge;
@@ -57,32 +55,14 @@ export class PolicyGuard {
   readonly gone: Promise<void>;
 
   private constructor(
-    private readonly ws: WebSocket,
+    private readonly socket: CdpSocket,
     private readonly policy: () => OriginPolicy,
     private readonly log: Logger,
     blocked: (block: GuardBlock) => void,
   ) {
     this.#judge = { send: (method, params, sessionId) => this.#send(method, params, sessionId), policy, blocked, log };
-    ws.on('message', (data) =>
-      this.#onMessage(
-        JSON.parse(data.toString()) as {
-          id?: number;
-          method?: string;
-          params?: any;
-          result?: unknown;
-          error?: { message: string };
-          sessionId?: string;
-        },
-      ),
-    );
-    this.gone = new Promise((resolve) =>
-      ws.on('close', (code) => {
-        if (!this.#closed) log.debug(`policy guard: the browser closed the guard's connection (${code})`);
-        this.#fail('the browser closed the connection');
-        resolve();
-      }),
-    );
-    ws.on('error', (error) => log.debug(`policy guard: ${error.message}`));
+    socket.onEvent((event) => this.#onEvent(event));
+    this.gone = socket.gone;
   }
 
   /** Connects to the browser's WebSocket and holds every target, present and future, to the policy. */
@@ -95,17 +75,8 @@ export class PolicyGuard {
   ): Promise<PolicyGuard> {
     // The endpoint's own headers (a Grid's basic auth) on the guard's socket too. A Grid's browser
     // is reached through its hub (and maybe a proxy): under load that takes the call's own bound.
-    const ws = new WebSocket(browser.url, {
-      perMessageDeflate: false,
-      handshakeTimeout: startMs,
-      headers: browser.headers,
-    });
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      // A refused upgrade is an error too ("Unexpected server response: 401").
-      ws.once('error', reject);
-    });
-    const guard = new PolicyGuard(ws, policy, log, blocked);
+    const socket = await CdpSocket.open(browser, startMs, SETUP_MS, (said) => log.debug(`policy guard: ${said}`));
+    const guard = new PolicyGuard(socket, policy, log, blocked);
     const filter = [{ type: 'browser', exclude: true }, { type: 'tab', exclude: true }, {}];
     try {
       await guard.#send(
@@ -123,14 +94,13 @@ export class PolicyGuard {
 
   /** Still connected to its browser. */
   get open(): boolean {
-    return !this.#closed && this.ws.readyState === WebSocket.OPEN;
+    return !this.#closed && this.socket.open;
   }
 
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.ws.close();
-    this.#fail('closed');
+    this.socket.close();
   }
 
   #send(
@@ -139,44 +109,11 @@ export class PolicyGuard {
     sessionId?: string,
     boundMs = SETUP_MS,
   ): Promise<unknown> {
-    if (this.#closed || this.ws.readyState !== WebSocket.OPEN)
-      return Promise.reject(new Error('the policy guard is closed'));
-    const id = this.#nextId++;
-    this.ws.send(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }));
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        reject(new Error(`${method} got no answer within ${boundMs} ms`));
-      }, boundMs);
-      this.#pending.set(id, { resolve, reject, timer });
-    });
+    if (this.#closed) return Promise.reject(new Error('the policy guard is closed'));
+    return this.socket.send(method, params, sessionId, boundMs);
   }
 
-  #fail(reason: string): void {
-    for (const call of this.#pending.values()) {
-      clearTimeout(call.timer);
-      call.reject(new Error(reason));
-    }
-    this.#pending.clear();
-  }
-
-  #onMessage(message: {
-    id?: number;
-    method?: string;
-    params?: any;
-    result?: unknown;
-    error?: { message: string };
-    sessionId?: string;
-  }): void {
-    if (message.id !== undefined) {
-      const call = this.#pending.get(message.id);
-      if (!call) return;
-      this.#pending.delete(message.id);
-      clearTimeout(call.timer);
-      if (message.error) call.reject(new Error(message.error.message));
-      else call.resolve(message.result);
-      return;
-    }
+  #onEvent(message: CdpEvent): void {
     if (message.method === 'Target.attachedToTarget') {
       const attached = message.params as Protocol.Target.AttachedToTargetEvent;
       if (this.#standIn(attached, message.sessionId === undefined)) return;

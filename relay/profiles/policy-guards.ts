@@ -8,6 +8,7 @@ import type { OriginPolicy } from '../../shared/origin-policy';
 import { ClawdError } from '../errors';
 import { AGENT_KEY_HEADER } from '../browser/cdp-endpoint';
 import type { Logger } from '../log';
+import { browserSocket } from './browser-socket';
 import { GUARD_START_MS, PolicyGuard, type GuardBlock } from './policy-guard';
 import type { BrowserEndpoint, ProfileDriver } from './profile-driver';
 
@@ -54,12 +55,9 @@ export class PolicyGuards {
     }
     const browsers = driver.guardedBrowsers?.();
     if (browsers === undefined)
-      return this.#guardOne(name, name, startMs, async () => {
-        const url = (await driver.cdp.isReady(GUARD_READY_MS))?.webSocketDebuggerUrl;
-        if (url === undefined) throw new Error(`it did not answer within ${GUARD_READY_MS} ms`);
-        const headers = driver.playwright.headers;
-        return asTheGuard({ url, ...(headers ? { headers } : {}) });
-      });
+      return this.#guardOne(name, name, startMs, async () =>
+        asTheGuard(await browserSocket(driver, undefined, GUARD_READY_MS)),
+      );
     // Each browser's guard on its own: one that cannot be guarded refuses only its own calls.
     await Promise.all(
       browsers.map((browser) => {

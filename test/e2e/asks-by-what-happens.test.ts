@@ -49,6 +49,13 @@ async function startSite(): Promise<Site> {
           <button onclick="fetch('/slow').then(() => { location.href = '${other()}/paid'; })">Pay</button>
           <form method="post" action="/sent"><input name="q" aria-label="Search"></form>
           <button onclick="setTimeout(() => document.forms[0].submit(), 400)">Send later</button>`);
+      case '/popups':
+        // What opens a new tab: a link to another site, a form sent there by a script.
+        return html(`<title>popups</title>
+          <a href="${other()}/popped" target="_blank">New tab on another site</a>
+          <form method="post" action="/sent" target="_blank"><input name="q" aria-label="Search"></form>
+          <button onclick="document.forms[0].submit()">Send in a new tab</button>
+          <button onclick="window.open('${other()}/opened')">Open a window</button>`);
       case '/slow':
         return void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 400);
       case '/redirect':
@@ -214,6 +221,36 @@ describe.each([
         }
       } finally {
         await release(ref.session);
+      }
+    }
+  });
+
+  // On a managed profile: the person's own tabs' pop-ups are not held yet (page-finder.ts `holdPopups`).
+  it.runIf(kind === 'managed').each([
+    ['a link opens another site in a new tab', 'New tab on another site', 'new-site', 'GET localhost /popped'],
+    ['a script sends a form to a new tab', 'Send in a new tab', 'submit', 'POST 127.0.0.1 /sent'],
+    ['a script opens another site in a window', 'Open a window', 'new-site', 'GET localhost /opened'],
+  ])('asks when %s: Deny, the site sees nothing; Allow, once', async (_how, name, kind, hit) => {
+    const tabs = async () =>
+      (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
+    for (const allow of [false, true]) {
+      const ref = await open('/popups', true);
+      current = ref.session;
+      const before = await tabs();
+      site.hits.length = 0;
+      const reached = () => site.hits.filter((h) => h === hit);
+      try {
+        const { answer, asked } = await answering(allow, () => act({ kind: 'click', ref: ref(name) }));
+        expect(asked, JSON.stringify(answer.body)).toEqual([kind]);
+        if (allow) await until(`${hit} reached the site`, () => reached().length > 0);
+        else await quiet(300);
+        expect(reached()).toEqual(allow ? [hit] : []);
+        expect(answer.status, JSON.stringify(answer.body)).toBe(allow ? 200 : 403);
+        if (!allow) expect(answer.body.error.code).toBe('person_declined');
+      } finally {
+        await release(ref.session);
+        for (const opened of (await tabs()).filter((id) => !before.includes(id)))
+          await api('DELETE', `/tabs/${opened}`);
       }
     }
   });

@@ -10,6 +10,8 @@ import { ActionWatch, type WatchOptions } from '../../relay/agent/actions/action
 import type { PausedRequest } from '../../relay/agent/actions/fetch-hold';
 import { quiet } from '../helpers/waits';
 
+let ids = 0;
+
 function standIn() {
   const sent: string[] = [];
   const on = new Map<string, (e: any) => void>();
@@ -35,7 +37,8 @@ function standIn() {
     pause({ requestId, url, responseStatusCode: status, responseHeaders: [{ name: header[0], value: header[1] }] });
   const requested = (frameId = 'MAIN') =>
     on.get('Page.frameRequestedNavigation')!({ frameId, disposition: 'currentTab' });
-  return { page, sent, pause, answer, requested };
+  // Each stand-in its own target: holds are kept by target id.
+  return { page, id: `T${++ids}`, sent, pause, answer, requested };
 }
 
 function options(asked: string[], allow = true): WatchOptions {
@@ -58,7 +61,7 @@ describe('a call’s watch on its tab', () => {
   it('waits for a load a frame asked for until its request is judged, and throws a refusal', async () => {
     const tab = standIn();
     const asked: string[] = [];
-    const watch = await ActionWatch.start(tab.page, options(asked, false));
+    const watch = await ActionWatch.start(tab.page, tab.id, options(asked, false));
     tab.requested();
     let done = false;
     const settled = watch.settle().finally(() => (done = true));
@@ -73,7 +76,7 @@ describe('a call’s watch on its tab', () => {
   it('keeps a redirect’s load until its next hop, which is judged too', async () => {
     const tab = standIn();
     const asked: string[] = [];
-    const watch = await ActionWatch.start(tab.page, options(asked));
+    const watch = await ActionWatch.start(tab.page, tab.id, options(asked));
     tab.pause({ requestId: 'N1', url: 'http://here/go' });
     tab.answer('N1', 'http://here/go', 302, ['Location', 'http://there/']);
     let done = false;
@@ -91,7 +94,7 @@ describe('a call’s watch on its tab', () => {
     const tab = standIn();
     const during: string[] = [];
     const after: string[] = [];
-    const watch = await ActionWatch.start(tab.page, options(during));
+    const watch = await ActionWatch.start(tab.page, tab.id, options(during));
     await watch.settle();
     watch.use(options(after, false));
     tab.pause({ requestId: 'N2', url: 'http://elsewhere/' });
@@ -121,7 +124,7 @@ describe('a call’s watch on its tab', () => {
   it('judges a hop of what an earlier use left without making it the next call’s wait or answer', async () => {
     const tab = standIn();
     const asked: string[] = [];
-    const watch = await ActionWatch.start(tab.page, options(asked));
+    const watch = await ActionWatch.start(tab.page, tab.id, options(asked));
     await watch.settle();
     watch.use(options(asked));
     // What the call left: a load that redirects once the next call runs.
@@ -136,8 +139,8 @@ describe('a call’s watch on its tab', () => {
 
   it('answers another watch’s refusal of its own download, told after the answer was judged', async () => {
     const tab = standIn();
-    const call = await ActionWatch.start(tab.page, options([]));
-    const other = await ActionWatch.start(tab.page, {
+    const call = await ActionWatch.start(tab.page, tab.id, options([]));
+    const other = await ActionWatch.start(tab.page, tab.id, {
       ...options([], false),
       kinds: new Set(['download']),
     });

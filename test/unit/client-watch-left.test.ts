@@ -24,7 +24,7 @@ describe('a raw client’s watch on a tab', () => {
     };
     const page = { context: () => ({ newCDPSession: async () => session }) } as unknown as Page;
     const found = { page, targetId: 'T1', tab: tabKey('chrome', 'T1') } as AgentPage;
-    const calls = { pages: { find: async () => found } } as unknown as AgentCalls;
+    const calls = { pages: { find: async () => found, holdPopups: async () => {} } } as unknown as AgentCalls;
     const handed: Array<{ found: AgentPage; watch: ActionWatch; visited: Set<string> }> = [];
     let left: ActionWatch | undefined;
     const control = new ControlCalls(calls, {} as never, {} as never, {} as never, {} as never, {

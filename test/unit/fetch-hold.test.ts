@@ -5,9 +5,9 @@
 
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { FetchHold, type PausedRequest } from '../../relay/agent/actions/fetch-hold';
+import { FetchHold, type HoldMember, type PausedRequest, type Place } from '../../relay/agent/actions/fetch-hold';
 
-function standIn() {
+function standIn(mainFrame = 'MAIN') {
   const sent: string[] = [];
   const listeners: Array<(e: PausedRequest) => void> = [];
   const others = new Map<string, (e: { frameId: string; disposition?: string }) => void>();
@@ -18,7 +18,7 @@ function standIn() {
       void (event === 'Fetch.requestPaused' ? listeners.push(listener) : others.set(event, listener)),
     send: async (method: string, params: { requestId?: string } = {}) => {
       sent.push(params.requestId ? `${method} ${params.requestId}` : method);
-      if (method === 'Page.getFrameTree') return { frameTree: { frame: { id: 'MAIN' } } };
+      if (method === 'Page.getFrameTree') return { frameTree: { frame: { id: mainFrame } } };
       // The test decides when a Fetch.disable is answered.
       if (method === 'Fetch.disable') await new Promise<void>((resolve) => (disabling = resolve));
       return {};
@@ -34,13 +34,17 @@ function standIn() {
     }),
   } as unknown as Page;
   const pause = (requestId: string) =>
-    listeners.at(-1)!({ requestId, request: { url: 'http://a/', method: 'POST' }, frameId: 'MAIN' } as PausedRequest);
+    listeners.at(-1)!({
+      requestId,
+      request: { url: 'http://a/', method: 'POST' },
+      frameId: mainFrame,
+    } as PausedRequest);
   const tell = (event: string, frameId: string) => others.get(event)!({ frameId, disposition: 'currentTab' });
-  return { page, sent, pause, tell, sessions: () => sessions, answerDisable: () => disabling?.() };
+  return { page, session, sent, pause, tell, sessions: () => sessions, answerDisable: () => disabling?.() };
 }
 
 /** A watch that does not follow the frames' loads. */
-const heedless = { requested: () => {}, stopped: () => {} };
+const heedless = { requested: () => {}, stopped: () => {}, opening: () => {}, adopted: () => {} };
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -49,12 +53,13 @@ describe('the hold a tab’s watches share', () => {
     const tab = standIn();
     let answer: { allow(): void; deny(): void } | undefined;
     const told: string[] = [];
-    const letsGo = await FetchHold.join(tab.page, {
-      judge: () => undefined,
+    const places: Place[] = [];
+    const letsGo = await FetchHold.join(tab.page, 'T1', {
+      judge: (_paused, place) => void places.push(place),
       failed: (paused, error) => void told.push(`${paused.requestId}: ${error.message}`),
       ...heedless,
     });
-    const asks = await FetchHold.join(tab.page, {
+    const asks = await FetchHold.join(tab.page, 'T1', {
       judge: () =>
         new Promise<void>((resolve, reject) => {
           answer = { allow: resolve, deny: () => reject(new Error('no')) };
@@ -62,11 +67,11 @@ describe('the hold a tab’s watches share', () => {
       failed: () => {},
       ...heedless,
     });
-    expect(letsGo.mainFrame).toBe('MAIN');
     expect(tab.sessions()).toBe(1);
     expect(tab.sent.filter((m) => m === 'Fetch.enable')).toHaveLength(1);
     tab.pause('R1');
     await settle();
+    expect(places).toEqual([{ mainFrame: true, popup: false }]);
     // One watch let it go; the other asks: it waits.
     expect(tab.sent.filter((m) => m.endsWith('R1'))).toEqual([]);
     answer!.allow();
@@ -85,10 +90,12 @@ describe('the hold a tab’s watches share', () => {
     const leaving = asks.leave();
     await settle();
     let joined = false;
-    const next = FetchHold.join(tab.page, { judge: () => undefined, failed: () => {}, ...heedless }).then((member) => {
-      joined = true;
-      return member;
-    });
+    const next = FetchHold.join(tab.page, 'T1', { judge: () => undefined, failed: () => {}, ...heedless }).then(
+      (member) => {
+        joined = true;
+        return member;
+      },
+    );
     await settle();
     expect(joined).toBe(false);
     tab.answerDisable();
@@ -105,18 +112,64 @@ describe('the hold a tab’s watches share', () => {
   it('tells every watch when a frame asks to load a page in the tab, and when it stops loading', async () => {
     const tab = standIn();
     const heard: string[] = [];
-    const member = await FetchHold.join(tab.page, {
+    const member = await FetchHold.join(tab.page, 'T2', {
       judge: () => undefined,
       failed: () => {},
       requested: (frame) => void heard.push(`requested ${frame}`),
       stopped: (frame) => void heard.push(`stopped ${frame}`),
+      opening: () => void heard.push('opening'),
+      adopted: () => {},
     });
     expect(tab.sent).toContain('Page.enable');
     tab.tell('Page.frameRequestedNavigation', 'MAIN');
     tab.tell('Page.frameStoppedLoading', 'MAIN');
     tab.tell('Page.navigatedWithinDocument', 'SUB');
-    expect(heard).toEqual(['requested MAIN', 'stopped MAIN', 'stopped SUB']);
+    tab.tell('Page.windowOpen', 'MAIN');
+    expect(heard).toEqual(['requested MAIN', 'stopped MAIN', 'stopped SUB', 'opening']);
     await member.caughtUp(1_000);
     expect(tab.sent).toContain('Runtime.evaluate');
+  });
+
+  it('holds a pop-up of a held tab for the tab’s watches: judged as the tab’s, left with them; none of an unheld tab', async () => {
+    const tab = standIn();
+    const popup = standIn('POPUP1');
+    const places: Place[] = [];
+    const adopted: string[] = [];
+    let inPopup: HoldMember | undefined;
+    const member = await FetchHold.join(tab.page, 'OPENER', {
+      judge: (_paused, place) => void places.push(place),
+      failed: () => {},
+      ...heedless,
+      adopted: (held, mainFrame) => {
+        adopted.push(mainFrame);
+        inPopup = held;
+      },
+    });
+    expect(await FetchHold.adopt('NOBODY', 'POPUP0', popup.session)).toBe(false);
+    expect(popup.sent).toEqual([]);
+    expect(await FetchHold.adopt('OPENER', 'POPUP1', popup.session)).toBe(true);
+    // Its interception was on before it was said adopted (the pop-up runs after that); nothing
+    // its paused page would answer only once it runs is waited for.
+    expect(popup.sent).toEqual(['Fetch.enable', 'Page.enable']);
+    expect(adopted).toEqual(['POPUP1']);
+    popup.pause('P1');
+    await settle();
+    expect(places).toEqual([{ mainFrame: true, popup: true }]);
+    expect(popup.sent).toContain('Fetch.continueRequest P1');
+    // A watch of the pop-up itself later joins that hold, not a new one.
+    const own = await FetchHold.join(popup.page, 'POPUP1', { judge: () => undefined, failed: () => {}, ...heedless });
+    expect(popup.sessions()).toBe(0);
+    await own.leave();
+    const tabLeaving = member.leave();
+    await settle();
+    tab.answerDisable();
+    await tabLeaving;
+    expect(tab.sent).toContain('Fetch.disable');
+    expect(popup.sent).not.toContain('Fetch.disable');
+    const leaving = inPopup!.leave();
+    await settle();
+    popup.answerDisable();
+    await leaving;
+    expect(popup.sent.slice(-2)).toEqual(['Fetch.disable', 'detach']);
   });
 });

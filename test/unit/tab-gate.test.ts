@@ -35,6 +35,7 @@ function gateOn(url: string, asked: AskKind[], sendsForm = false, readAt = url) 
     checkUrl: (_profile: string, url: string) => {
       if (url.includes('blocked.test')) throw Object.assign(new Error(`${url} is blocked`), { code: 'origin_blocked' });
     },
+    holdPopups: async () => {},
   });
   // The call's record as the invoker makes it (control/operation-handlers.ts).
   const pass = (spec: GateSpec<any>, input: Record<string, unknown>, label = 'click e1 button "Go"') => {

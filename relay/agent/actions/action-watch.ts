@@ -10,12 +10,14 @@
 // form, the browser saves no file) and the call answers person_declined. After the call the
 // watch stays on with other options (`use`): what the call left running is judged when it comes
 // (lingering-watches.ts); each `use` is a new generation, so what an earlier one holds is neither
-// waited for by the next call nor its answer.
+// waited for by the next call nor its answer. A pop-up the tab opens is held for the watch as
+// well before it runs (popup-holds.ts), and its loads are judged as the tab's: the person's say
+// does not end at a target=_blank.
 
 import type { Page } from 'playwright-core';
 import type { AskKind } from '../../../shared/ask-kinds';
 import { originOf } from '../../../shared/origin-policy';
-import { FetchHold, type HoldMember, type PausedRequest } from './fetch-hold';
+import { FetchHold, type HoldMember, type PausedRequest, type Place } from './fetch-hold';
 
 /** Asks the person (resolves on Allow; rejects with person_declined or person_no_answer). */
 export type WatchAsk = (kinds: AskKind[], url: string, what: string) => Promise<void>;
@@ -54,6 +56,10 @@ export class ActionWatch {
   #pending = new Set<Promise<void>>();
   #generation = 0;
   #hold: HoldMember | undefined;
+  /** The holds of pop-ups the tab opened, left with the tab's. */
+  readonly #popups: HoldMember[] = [];
+  /** Windows the tab is opening whose hold has not come yet (when each was said). */
+  readonly #opening: number[] = [];
   #closed = false;
   /** Document loads started and not answered yet (by network id: a redirect's hops share it). */
   readonly #loading = new Map<string, Load>();
@@ -68,10 +74,10 @@ export class ActionWatch {
    * Holds the page's document requests until stop() (with the tab's other watches: fetch-hold.ts);
    * refuses (throws) when it cannot watch.
    */
-  static async start(page: Page, options: WatchOptions): Promise<ActionWatch> {
+  static async start(page: Page, targetId: string, options: WatchOptions): Promise<ActionWatch> {
     const watch = new ActionWatch(options);
-    watch.#hold = await FetchHold.join(page, {
-      judge: (paused) => watch.#judge(paused),
+    watch.#hold = await FetchHold.join(page, targetId, {
+      judge: (paused, place) => watch.#judge(paused, place),
       // Another watch's refusal stopped a load: if this call started it, it answers that refusal too.
       failed: (paused, error) => {
         const load = paused.networkId ?? paused.requestId;
@@ -85,6 +91,14 @@ export class ActionWatch {
         watch.#requested.delete(frameId);
         if (loads) for (const [load, { frame }] of watch.#loading) if (frame === frameId) watch.#loading.delete(load);
       },
+      opening: () => void watch.#opening.push(Date.now()),
+      // Its first load is asked for now (the pop-up runs once its hold is on).
+      adopted: (member, mainFrame) => {
+        watch.#opening.shift();
+        if (watch.#closed) return void member.leave();
+        watch.#popups.push(member);
+        watch.#requested.set(mainFrame, Date.now());
+      },
     });
     return watch;
   }
@@ -95,6 +109,7 @@ export class ActionWatch {
     this.#refused = undefined;
     this.#pending = new Set();
     this.#requested.clear();
+    this.#opening.length = 0;
     this.#generation++;
   }
 
@@ -130,18 +145,19 @@ export class ActionWatch {
   async leave(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#hold?.leave();
+    await Promise.all([this.#hold?.leave(), ...this.#popups.map((popup) => popup.leave())]);
   }
 
   #waiting(): boolean {
     const now = Date.now();
     for (const [frame, at] of this.#requested) if (now - at > REQUESTED_MS) this.#requested.delete(frame);
+    while (this.#opening.length > 0 && now - this.#opening[0]! > REQUESTED_MS) this.#opening.shift();
     const ours = [...this.#loading.values()].some((load) => load.generation === this.#generation);
-    return ours || this.#requested.size > 0 || this.#pending.size > 0;
+    return ours || this.#requested.size > 0 || this.#opening.length > 0 || this.#pending.size > 0;
   }
 
   /** Every paused request of the tab: undefined lets it go (for this watch), else the person's answer. */
-  #judge(e: PausedRequest): Promise<void> | undefined {
+  #judge(e: PausedRequest, place: Place): Promise<void> | undefined {
     const atResponse = e.responseStatusCode !== undefined || e.responseErrorReason !== undefined;
     const load = e.networkId ?? e.requestId;
     // A redirect's answer is not the end of the load: its next hop comes under the same id (and
@@ -152,9 +168,9 @@ export class ActionWatch {
       this.#loading.set(load, { frame: e.frameId, generation });
       this.#requested.delete(e.frameId);
     }
-    const kinds = atResponse ? this.#responseKinds(e) : this.#requestKinds(e);
+    const kinds = atResponse ? this.#responseKinds(e) : this.#requestKinds(e, place.mainFrame);
     if (kinds.length === 0 || this.#closed) return undefined;
-    const what = `${kinds.includes('submit') ? `${e.request.method} ` : ''}${e.request.url}`;
+    const what = `${place.popup ? 'in a new tab it opened: ' : ''}${kinds.includes('submit') ? `${e.request.method} ` : ''}${e.request.url}`;
     // A load an earlier generation started (a hop of what a call left) is judged, but is not this
     // call's to wait for or to answer: its question goes in a set of its own.
     const pending = generation === this.#generation ? this.#pending : new Set<Promise<void>>();
@@ -189,13 +205,12 @@ export class ActionWatch {
     if (this.#answered.size > ANSWERED_KEPT) this.#answered.delete(this.#answered.keys().next().value!);
   }
 
-  #requestKinds(e: PausedRequest): AskKind[] {
+  #requestKinds(e: PausedRequest, mainFrame: boolean): AskKind[] {
     const { kinds, asked, visited } = this.options;
     const out: AskKind[] = [];
     if (kinds.has('submit') && !asked.has('submit') && e.request.method === 'POST') out.push('submit');
     const origin = originOf(e.request.url);
-    if (kinds.has('new-site') && e.frameId === this.#hold?.mainFrame && origin && !visited.has(origin))
-      out.push('new-site');
+    if (kinds.has('new-site') && mainFrame && origin && !visited.has(origin)) out.push('new-site');
     return out;
   }
 

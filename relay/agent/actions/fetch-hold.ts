@@ -5,18 +5,33 @@
 // request goes only once every watch lets it, fails as soon as one refuses, and interception ends
 // with the last watch (a new one waits for that end, which would otherwise end it too). The same
 // session tells the watches when a frame asks to load a page (its request follows) and when it
-// stops loading, so a watch waits for what an action started without a fixed grace.
+// stops loading, so a watch waits for what an action started without a fixed grace. A pop-up
+// the tab opens is held too before it runs (popup-holds.ts): its hold is `adopt`ed by the tab's
+// watches, on a session of clawd's browser-level connection, and judged as the tab's own loads.
 
-import type { CDPSession, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Protocol } from 'devtools-protocol';
 import { within } from '../../time-limit';
 
 export type PausedRequest = Protocol.Fetch.RequestPausedEvent;
 
+/** Where a paused request is: in the main frame of its page (a load of it is a new page), in a pop-up of the watched tab. */
+export interface Place {
+  mainFrame: boolean;
+  popup: boolean;
+}
+
+/** The CDP session a hold works on (Playwright's on the tab, or the pop-up hold's own). */
+export interface HoldSession {
+  send(method: string, params?: object): Promise<any>;
+  on(event: string, listener: (params: any) => void): void;
+  detach(): Promise<void>;
+}
+
 /** A watch in the hold: it sees every paused request of the tab, in order. */
 export interface Judge {
   /** Its verdict: undefined lets the request go; a promise lets it go when it resolves, fails it when it rejects. */
-  judge(paused: PausedRequest): Promise<void> | undefined;
+  judge(paused: PausedRequest, place: Place): Promise<void> | undefined;
   /** The request failed on another watch's refusal (`error`): it will not be answered. */
   failed(paused: PausedRequest, error: Error): void;
   /** A frame of the tab asked to load a page in itself (a link, a form, a script): its request comes next. */
@@ -26,12 +41,14 @@ export interface Judge {
    * more comes of the loads it had in flight either).
    */
   stopped(frameId: string, loads: boolean): void;
+  /** The tab is opening a new window (a pop-up's hold comes next: `adopted`). */
+  opening(): void;
+  /** A pop-up of the tab is held for it now too (its main frame `mainFrame` loads next): it leaves it with the rest. */
+  adopted(member: HoldMember, mainFrame: string): void;
 }
 
 /** A watch's place in the hold. */
 export interface HoldMember {
-  /** The page's main frame (a load of it is a new page). */
-  readonly mainFrame: string;
   /**
    * Resolves once the page has run what was due at once when asked (its zero-delay timers, a
    * form's submission task), within `ms`: a load those ask for has been told by then.
@@ -44,70 +61,118 @@ export interface HoldMember {
 /** How long setting the hold up may take. */
 const SETUP_MS = 5_000;
 
-const holds = new WeakMap<Page, FetchHold>();
+// By target id: a pop-up's hold is found by its opener's, and by a watch on the pop-up later.
+const holds = new Map<string, FetchHold>();
 
 export class FetchHold {
   readonly #judges = new Set<Judge>();
   readonly #ready: Promise<string>;
-  #session: CDPSession | undefined;
+  #session: HoldSession | undefined;
   #closing: Promise<void> | undefined;
 
-  private constructor(page: Page) {
-    this.#ready = this.#setUp(page);
+  private constructor(
+    private readonly targetId: string,
+    session: () => Promise<HoldSession>,
+    /** A pop-up of a watched tab: its requests are asked about as the tab's. */
+    private readonly popup: boolean,
+  ) {
+    this.#ready = this.#setUp(session);
   }
 
   /** Joins the page's hold (set up by the first watch); rejects when the tab cannot be held. */
-  static async join(page: Page, judge: Judge): Promise<HoldMember> {
+  static async join(page: Page, targetId: string, judge: Judge): Promise<HoldMember> {
     for (;;) {
-      let hold = holds.get(page);
+      let hold = holds.get(targetId);
       // The last watch is leaving: its Fetch.disable would end a new interception too.
       const closing = hold ? hold.#closing : undefined;
       if (closing) {
         await closing;
         continue;
       }
-      if (!hold) holds.set(page, (hold = new FetchHold(page)));
+      if (!hold) holds.set(targetId, (hold = new FetchHold(targetId, () => playwrightSession(page), false)));
       const joined = hold;
       joined.#judges.add(judge);
-      let mainFrame: string;
       try {
-        mainFrame = await joined.#ready;
+        await joined.#ready;
       } catch (error) {
         joined.#judges.delete(judge);
-        if (holds.get(page) === joined) holds.delete(page);
+        if (holds.get(targetId) === joined) holds.delete(targetId);
         throw error;
       }
-      return { mainFrame, caughtUp: (ms) => joined.#caughtUp(ms), leave: () => joined.#leave(page, judge) };
+      return joined.#member(judge);
     }
   }
 
-  async #setUp(page: Page): Promise<string> {
-    const session = await page.context().newCDPSession(page);
+  /**
+   * A new page `targetId` opened by `openerId`, paused before it runs: when the opener is held,
+   * the opener's watches hold it too, on `session` (true once its interception is on; false: not
+   * the pop-up of a watched tab). Rejects when it cannot be held.
+   */
+  static async adopt(openerId: string, targetId: string, session: HoldSession): Promise<boolean> {
+    const opener = holds.get(openerId);
+    if (!opener || opener.#closing || opener.#judges.size === 0 || holds.has(targetId)) return false;
+    const hold = new FetchHold(targetId, async () => session, true);
+    holds.set(targetId, hold);
+    const judges = [...opener.#judges];
+    for (const judge of judges) hold.#judges.add(judge);
+    try {
+      const mainFrame = await hold.#ready;
+      for (const judge of judges) judge.adopted(hold.#member(judge), mainFrame);
+    } catch (error) {
+      if (holds.get(targetId) === hold) holds.delete(targetId);
+      throw error;
+    }
+    return true;
+  }
+
+  #member(judge: Judge): HoldMember {
+    return { caughtUp: (ms) => this.#caughtUp(ms), leave: () => this.#leave(judge) };
+  }
+
+  async #setUp(open: () => Promise<HoldSession>): Promise<string> {
+    const session = await open();
     this.#session = session;
-    session.on('Fetch.requestPaused', (paused) => this.#paused(paused));
-    // Only a load in the tab itself: one in a new tab or window is that target's, not held here.
-    session.on('Page.frameRequestedNavigation', (e) => {
+    let mainFrame = this.targetId;
+    session.on('Fetch.requestPaused', (paused: PausedRequest) =>
+      this.#paused(paused, { mainFrame: paused.frameId === mainFrame, popup: this.popup }),
+    );
+    // Only a load in the tab itself: one in a new tab or window is that target's, held as a pop-up.
+    session.on('Page.frameRequestedNavigation', (e: Protocol.Page.FrameRequestedNavigationEvent) => {
       if (e.disposition === 'currentTab') for (const judge of this.#judges) judge.requested(e.frameId);
+    });
+    session.on('Page.windowOpen', () => {
+      for (const judge of this.#judges) judge.opening();
     });
     const stopped = (frameId: string, loads: boolean) => {
       for (const judge of this.#judges) judge.stopped(frameId, loads);
     };
-    session.on('Page.frameStoppedLoading', (e) => stopped(e.frameId, true));
-    session.on('Page.navigatedWithinDocument', (e) => stopped(e.frameId, false));
+    // A pop-up's hold is forgotten when its page goes (its watches leave it with the tab's).
+    session.on('Target.detachedFromTarget', () => {
+      if (holds.get(this.targetId) === this) holds.delete(this.targetId);
+    });
+    session.on('Page.frameStoppedLoading', (e: { frameId: string }) => stopped(e.frameId, true));
+    session.on('Page.navigatedWithinDocument', (e: { frameId: string }) => stopped(e.frameId, false));
     try {
       return await within(
         (async () => {
-          const { frameTree } = await session.send('Page.getFrameTree');
-          await session.send('Page.enable');
           // Both stages: a load is judged when it goes (and at each redirect's hop), and known
-          // answered (or a download) when its headers come.
+          // answered (or a download) when its headers come. The browser answers it at once, for
+          // a pop-up still paused before it runs too.
           await session.send('Fetch.enable', {
             patterns: [
               { resourceType: 'Document', requestStage: 'Request' },
               { resourceType: 'Document', requestStage: 'Response' },
             ],
           });
-          return frameTree.frame.id;
+          // A paused pop-up's page answers only once it runs (which waits for this): its main
+          // frame is its target's id, and its frames' events are asked for on the way.
+          if (this.popup) {
+            session.send('Page.enable').catch(() => {});
+            return mainFrame;
+          }
+          const { frameTree } = await session.send('Page.getFrameTree');
+          await session.send('Page.enable');
+          return (mainFrame = frameTree.frame.id);
         })(),
         SETUP_MS,
         () => new Error('the browser did not let clawd watch the tab'),
@@ -118,10 +183,10 @@ export class FetchHold {
     }
   }
 
-  #paused(paused: PausedRequest): void {
+  #paused(paused: PausedRequest, place: Place): void {
     const verdicts: Array<Promise<void>> = [];
     for (const judge of this.#judges) {
-      const verdict = judge.judge(paused);
+      const verdict = judge.judge(paused, place);
       if (verdict) verdicts.push(verdict);
     }
     const session = this.#session!;
@@ -139,7 +204,7 @@ export class FetchHold {
   async #caughtUp(ms: number): Promise<void> {
     // On the session the page's events come on: an event it sent before answering comes first.
     // The page's own setTimeout: a page that broke it only shortens the wait (the watch stays on).
-    const asked = this.#session!.send('Runtime.evaluate', {
+    const asked: Promise<unknown> = this.#session!.send('Runtime.evaluate', {
       expression: 'new Promise((resolve) => setTimeout(resolve, 0))',
       awaitPromise: true,
     });
@@ -154,7 +219,7 @@ export class FetchHold {
       );
   }
 
-  async #leave(page: Page, judge: Judge): Promise<void> {
+  async #leave(judge: Judge): Promise<void> {
     if (!this.#judges.delete(judge) || this.#judges.size > 0) return;
     const session = this.#session!;
     this.#closing = (async () => {
@@ -162,6 +227,15 @@ export class FetchHold {
       await session.detach().catch(() => {});
     })();
     await this.#closing;
-    if (holds.get(page) === this) holds.delete(page);
+    if (holds.get(this.targetId) === this) holds.delete(this.targetId);
   }
+}
+
+async function playwrightSession(page: Page): Promise<HoldSession> {
+  const session = await page.context().newCDPSession(page);
+  return {
+    send: (method, params) => session.send(method as 'Runtime.evaluate', params as Protocol.Runtime.EvaluateRequest),
+    on: (event, listener) => void session.on(event as 'Fetch.requestPaused', listener),
+    detach: () => session.detach(),
+  };
 }

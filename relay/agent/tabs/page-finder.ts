@@ -10,6 +10,8 @@ import { ClawdError } from '../../errors';
 import type { Logger } from '../../log';
 import type { BrowserEndpoint, ProfileDriver } from '../../profiles/profile-driver';
 import type { ProfileService } from '../../profiles/profile-service';
+import { browserSocket } from '../../profiles/browser-socket';
+import { PopupHolds } from '../actions/popup-holds';
 import { PageTracker, type PageState } from './page-tracker';
 import { PlaywrightConnections } from './pw-connections';
 import { tabKey, type TabKey } from './tab-key';
@@ -46,9 +48,13 @@ export function crashed(targetId: string): ClawdError {
   );
 }
 
+/** How long a browser may take to say where its socket is (for the pop-up hold's connection). */
+const SOCKET_READY_MS = 5_000;
+
 export class PageFinder {
   readonly #connections: PlaywrightConnections;
   readonly #tracker: PageTracker;
+  readonly #popups: PopupHolds;
   /** The tab each profile last acted on: the default when a request names none. */
   readonly #lastTarget = new Map<string, string>();
 
@@ -60,6 +66,7 @@ export class PageFinder {
   ) {
     this.#connections = new PlaywrightConnections(log);
     this.#tracker = new PageTracker(log);
+    this.#popups = new PopupHolds(log);
   }
 
   /**
@@ -141,12 +148,22 @@ export class PageFinder {
     );
   }
 
+  /** From now on the pop-ups the found page's browser opens are held until their opener's watch says (popup-holds.ts). */
+  holdPopups(found: AgentPage): Promise<void> {
+    // Not on the person's own tabs: chrome.debugger cannot pause a new tab before it loads, and
+    // the relay shows a pop-up once the extension has attached it, its first request gone
+    // (measured on 156: shown already on its page). The extension's way to hold one is next.
+    if (found.driver.policyEnforcement !== 'interception') return Promise.resolve();
+    return this.#popups.hold(found.endpoint, () => browserSocket(found.driver, found.endpoint, SOCKET_READY_MS));
+  }
+
   /** The tab the profile last acted on, if any. */
   lastTarget(profile: string): string | undefined {
     return this.#lastTarget.get(profile);
   }
 
   close(): Promise<void> {
+    this.#popups.close();
     return this.#connections.close();
   }
 }

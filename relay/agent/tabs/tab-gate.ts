@@ -48,6 +48,8 @@ export interface GateDeps {
   askOf(profile: string): readonly AskKind[];
   /** Refuses a URL the profile's origin policy blocks (so nobody is asked about a load that cannot happen). */
   checkUrl(profile: string, url: string): void;
+  /** Holds the pop-ups of the page's browser for their opener's watch (page-finder.ts). */
+  holdPopups(found: AgentPage): Promise<void>;
 }
 
 /** One call at the gate: the call's record, its operation's spec, its checked input, and its label as the action log says it. */
@@ -242,17 +244,18 @@ export class TabGate {
   async #watched<T>(p: Passing, found: AgentPage, work: () => Promise<T>, options: WatchOptions): Promise<T> {
     const { page, tab } = found;
     let watch = this.#lingering.take(tab, page);
-    if (watch) watch.use(options);
-    else {
-      try {
-        watch = await ActionWatch.start(page, options);
-      } catch (error) {
-        // Not watched, not let through unasked: the person is asked before, about all of it.
-        const asking = [...options.kinds].filter((kind) => !options.asked.has(kind));
-        if (asking.length > 0)
-          await options.ask(asking, page.url(), `clawd cannot watch this tab's requests (${(error as Error).message})`);
-        return work();
-      }
+    watch?.use(options);
+    try {
+      // Every call: the browser's pop-up hold may have dropped since the watch began.
+      await this.deps.holdPopups(found);
+      watch ??= await ActionWatch.start(page, found.targetId, options);
+    } catch (error) {
+      void watch?.leave();
+      // Not watched, not let through unasked: the person is asked before, about all of it.
+      const asking = [...options.kinds].filter((kind) => !options.asked.has(kind));
+      if (asking.length > 0)
+        await options.ask(asking, page.url(), `clawd cannot watch this tab's requests (${(error as Error).message})`);
+      return work();
     }
     let result: T;
     try {

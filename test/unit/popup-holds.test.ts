@@ -1,0 +1,108 @@
+// The pop-up hold (relay/agent/actions/popup-holds.ts) against a stand-in browser socket: a new page
+// opened by a watched tab is held for that tab's watches — its interception on before the word to
+// run it — and any other new page is let run at once and let go; one that cannot be held is closed.
+
+import type { AddressInfo } from 'node:net';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { FetchHold } from '../../relay/agent/actions/fetch-hold';
+import { PopupHolds } from '../../relay/agent/actions/popup-holds';
+import { silentLogger } from '../../relay/log';
+import { until } from '../helpers/waits';
+
+/** A browser socket that answers every command and records them (`method sessionId`). */
+async function standInBrowser(refuse: (method: string) => boolean = () => false) {
+  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await new Promise((resolve) => server.once('listening', resolve));
+  const got: string[] = [];
+  let socket: WebSocket | undefined;
+  server.on('connection', (ws) => {
+    socket = ws;
+    ws.on('message', (data) => {
+      const { id, method, sessionId } = JSON.parse(data.toString());
+      got.push(sessionId ? `${method} ${sessionId}` : method);
+      ws.send(JSON.stringify(refuse(method) ? { id, error: { message: 'no' } } : { id, result: {} }));
+    });
+  });
+  const attach = (targetId: string, openerId?: string) =>
+    socket!.send(
+      JSON.stringify({
+        method: 'Target.attachedToTarget',
+        params: {
+          sessionId: `S-${targetId}`,
+          targetInfo: { targetId, type: 'page', url: '', ...(openerId ? { openerId } : {}) },
+          waitingForDebugger: true,
+        },
+      }),
+    );
+  const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, got, attach, close: () => server.close() };
+}
+
+/** A tab with a watch's hold on it (fetch-hold.ts), so its pop-ups are adopted. */
+async function heldTab(targetId: string) {
+  const session = {
+    on: () => {},
+    send: async () => ({ frameTree: { frame: { id: targetId } } }),
+    detach: async () => {},
+  };
+  const page = { context: () => ({ newCDPSession: async () => session }) } as unknown as Page;
+  const judge = { judge: () => undefined, failed: () => {}, requested: () => {}, stopped: () => {}, opening: () => {} };
+  const adopted: string[] = [];
+  const member = await FetchHold.join(page, targetId, { ...judge, adopted: (_m, frame) => void adopted.push(frame) });
+  return { adopted, leave: () => member.leave() };
+}
+
+describe('the pop-up hold', () => {
+  const closing: Array<() => void> = [];
+  afterEach(() => {
+    for (const close of closing.splice(0)) close();
+  });
+
+  it('holds a watched tab’s pop-up for its watch before it runs, and lets any other page run and go', async () => {
+    const browser = await standInBrowser();
+    const holds = new PopupHolds(silentLogger);
+    closing.push(browser.close, () => holds.close());
+    const tab = await heldTab('OPENER-1');
+    await holds.hold('B1', async () => ({ url: browser.url }));
+    expect(browser.got).toEqual(['Target.setAutoAttach']);
+    // Connected once: asked again, it does not connect again.
+    await holds.hold('B1', async () => {
+      throw new Error('not asked');
+    });
+
+    browser.attach('OTHER', 'SOMEONE');
+    await until('the other page let go', () => browser.got.includes('Target.detachFromTarget'));
+    expect(browser.got.slice(1)).toEqual(['Runtime.runIfWaitingForDebugger S-OTHER', 'Target.detachFromTarget']);
+
+    browser.got.length = 0;
+    browser.attach('POPUP-1', 'OPENER-1');
+    await until('the pop-up let run', () => browser.got.includes('Runtime.runIfWaitingForDebugger S-POPUP-1'));
+    expect(browser.got).toEqual([
+      'Fetch.enable S-POPUP-1',
+      'Page.enable S-POPUP-1',
+      'Runtime.runIfWaitingForDebugger S-POPUP-1',
+    ]);
+    expect(tab.adopted).toEqual(['POPUP-1']);
+    await tab.leave();
+  });
+
+  it('closes a watched tab’s pop-up that cannot be held rather than let it run unjudged', async () => {
+    const browser = await standInBrowser((method) => method === 'Fetch.enable');
+    const holds = new PopupHolds(silentLogger);
+    closing.push(browser.close, () => holds.close());
+    const tab = await heldTab('OPENER-2');
+    await holds.hold('B2', async () => ({ url: browser.url }));
+    browser.attach('POPUP-2', 'OPENER-2');
+    await until('the pop-up closed', () => browser.got.includes('Target.closeTarget'));
+    expect(tab.adopted).toEqual([]);
+    await tab.leave();
+  });
+
+  it('says so when the browser’s socket cannot be reached', async () => {
+    const holds = new PopupHolds(silentLogger);
+    closing.push(() => holds.close());
+    await expect(holds.hold('B3', async () => ({ url: 'ws://127.0.0.1:9/' }))).rejects.toThrow();
+  });
+});
