@@ -45,17 +45,15 @@ export class ControlCalls {
       WATCH_FIND_MS,
       () => new Error(`tab ${targetId} was not found within ${WATCH_FIND_MS / 1000} s`),
     );
+    // New pages of its browser held first: failing, the watch left on the tab stays as it was.
+    await this.calls.pages.holdPopups(found);
     // The watch a call or client left on the tab goes on as this client's (one judge a request, not two).
     const during = { ...options, asked: new Set<AskKind>() };
     const taken = this.left.take(found);
     if (taken) taken.use(during);
-    try {
-      await this.calls.pages.holdPopups(found);
-    } catch (error) {
-      if (taken) this.left.stay(found, taken, options.visited);
-      throw error;
-    }
-    const watch = taken ?? (await ActionWatch.start(found.page, found.targetId, during));
+    const watch =
+      taken ??
+      (await ActionWatch.start({ page: found.page, targetId: found.targetId, browser: found.endpoint }, during));
     // The client went: what it holds is answered first, then its watch stays on the tab, as a
     // call's does, for what a script it left does later.
     return {

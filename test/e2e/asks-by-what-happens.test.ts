@@ -55,7 +55,14 @@ async function startSite(): Promise<Site> {
           <a href="${other()}/popped" target="_blank">New tab on another site</a>
           <form method="post" action="/sent" target="_blank"><input name="q" aria-label="Search"></form>
           <button onclick="document.forms[0].submit()">Send in a new tab</button>
-          <button onclick="window.open('${other()}/opened')">Open a window</button>`);
+          <button onclick="window.open('${other()}/opened')">Open a window</button>
+          <a href="${other()}/held">Plain link</a>
+          <button onclick="const w = window.open(); w.document.write('<form method=post action=' + location.origin + '/written></form>'); w.document.forms[0].submit()">Write a form in a new window</button>
+          <button onclick="window.open('/popped-later')">Open a page that sends later</button>`);
+      case '/popped-later':
+        // A new tab that sends a form a while after it opened (its opener may be gone by then).
+        return html(`<title>later</title><form method="post" action="${other()}/sent-later"></form>
+          <script>setTimeout(() => document.forms[0].submit(), 1500)</script>`);
       case '/slow':
         return void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 400);
       case '/redirect':
@@ -225,12 +232,31 @@ describe.each([
     }
   });
 
-  // On a managed profile: the person's own tabs' pop-ups are not held yet (page-finder.ts `holdPopups`).
-  it.runIf(kind === 'managed').each([
-    ['a link opens another site in a new tab', 'New tab on another site', 'new-site', 'GET localhost /popped'],
-    ['a script sends a form to a new tab', 'Send in a new tab', 'submit', 'POST 127.0.0.1 /sent'],
-    ['a script opens another site in a window', 'Open a window', 'new-site', 'GET localhost /opened'],
-  ])('asks when %s: Deny, the site sees nothing; Allow, once', async (_how, name, kind, hit) => {
+  // A held key's tab is asked before on both doors; the others on a managed profile: the person's
+  // own tabs' pop-ups are not held yet (page-finder.ts `holdPopups`).
+  it.each(
+    (
+      [
+        ['a link opens another site in a new tab', 'New tab on another site', 'new-site', 'GET localhost /popped'],
+        ['a script sends a form to a new tab', 'Send in a new tab', 'submit', 'POST 127.0.0.1 /sent'],
+        ['a script opens another site in a window', 'Open a window', 'new-site', 'GET localhost /opened'],
+        // Chrome loads a tab it opens for a held key before any debugger may pause it: asked before, each kind.
+        [
+          'a Ctrl-click opens a link in a new tab',
+          'Plain link',
+          'submit,new-site,download',
+          'GET localhost /held',
+          ['Control'],
+        ],
+        [
+          'a script writes a form into a new window and sends it',
+          'Write a form in a new window',
+          'submit',
+          'POST 127.0.0.1 /written',
+        ],
+      ] as Array<[string, string, string, string, string[]?]>
+    ).filter((row) => kind === 'managed' || row[4] !== undefined),
+  )('asks when %s: Deny, the site sees nothing; Allow, once', async (_how, name, kind, hit, modifiers?: string[]) => {
     const tabs = async () =>
       (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
     for (const allow of [false, true]) {
@@ -240,8 +266,10 @@ describe.each([
       site.hits.length = 0;
       const reached = () => site.hits.filter((h) => h === hit);
       try {
-        const { answer, asked } = await answering(allow, () => act({ kind: 'click', ref: ref(name) }));
-        expect(asked, JSON.stringify(answer.body)).toEqual([kind]);
+        const { answer, asked } = await answering(allow, () =>
+          act({ kind: 'click', ref: ref(name), ...(modifiers ? { modifiers } : {}) }),
+        );
+        expect(asked, JSON.stringify(answer.body)).toEqual(kind.split(','));
         if (allow) await until(`${hit} reached the site`, () => reached().length > 0);
         else await quiet(300);
         expect(reached()).toEqual(allow ? [hit] : []);
@@ -254,6 +282,46 @@ describe.each([
       }
     }
   });
+
+  it.runIf(kind === 'managed')(
+    'asks when a new tab sends a form after its opener was closed: Deny, the site sees nothing',
+    async () => {
+      const tabs = async () =>
+        (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
+      // A tab of its own: the agent closes it.
+      const session = `s${++sessions}`;
+      const { answer: made } = await answering(true, () =>
+        api<{ targetId: string }>('POST', '/tabs/open', { url: site.url('/start'), session }),
+      );
+      expect(made.status, JSON.stringify(made.body)).toBe(200);
+      const opener = made.body.targetId;
+      const { answer: loaded } = await answering(true, () =>
+        api('POST', '/navigate', { targetId: opener, url: site.url('/popups'), snapshot: 'full', session }),
+      );
+      expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
+      const [ref] = Object.entries(loaded.body.snapshot.refs as Record<string, { name: string }>).find(
+        ([, r]) => r.name === 'Open a page that sends later',
+      )!;
+      const before = await tabs();
+      site.hits.length = 0;
+      const { answer, asked } = await answering(false, async (asked) => {
+        const clicked = await api('POST', '/act', { targetId: opener, kind: 'click', ref, session, timeoutMs: 20_000 });
+        const opened = (await tabs()).filter((id) => !before.includes(id));
+        expect(opened).toHaveLength(1);
+        // The agent closes the tab that opened it: what it opened is still judged.
+        await api('DELETE', `/tabs/${opener}/hold?session=${session}`);
+        const closed = await api('DELETE', `/tabs/${opener}`);
+        expect(closed.status, JSON.stringify(closed.body)).toBe(200);
+        await until('the person asked about the form', () => asked.includes('submit'), 10_000);
+        await api('DELETE', `/tabs/${opened[0]}`);
+        return clicked;
+      });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(asked).toEqual(['submit', 'new-site']);
+      await quiet(300);
+      expect(site.hits.filter((h) => h.startsWith('POST'))).toEqual([]);
+    },
+  );
 
   it.each([
     ['a click’s script loads another site once its request answers', 'Pay', 'new-site', 'GET localhost /paid'],
@@ -401,6 +469,33 @@ describe.each([
         expect(asked).toContain('new-site');
         if (allow) await until('the other site to be loaded', () => otherHits().length > 0);
         else await quiet(200);
+        expect(otherHits()).toEqual(allow ? ['GET localhost /linked'] : []);
+      }
+    });
+
+    it('asks before its Ctrl-click opens a link in a tab of the browser’s own: Deny, the other site sees nothing; Allow, once', async () => {
+      const tabs = async () =>
+        (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
+      for (const allow of [false, true]) {
+        const ref = await open('/links', true);
+        await release(ref.session);
+        const before = await tabs();
+        site.hits.length = 0;
+        // One press and release with Control held (a locator's click would try again on a refusal).
+        const box = (await page.getByText('Other site').boundingBox())!;
+        const { asked } = await answering(allow, async (asked) => {
+          await page.keyboard.down('Control');
+          await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2).catch(() => {});
+          await page.keyboard.up('Control');
+          await until('the person to be asked', () => asked.length > 0);
+          if (allow) await until('the other site to be loaded', () => otherHits().length > 0);
+          // The new tab closed while the person still answers: the client acts on it as it goes.
+          for (const opened of (await tabs()).filter((id) => !before.includes(id)))
+            await api('DELETE', `/tabs/${opened}`);
+          await quiet(300);
+        });
+        expect(asked[0]).toBe('submit');
+        expect(asked).toContain('new-site');
         expect(otherHits()).toEqual(allow ? ['GET localhost /linked'] : []);
       }
     });

@@ -61,7 +61,7 @@ describe('a call’s watch on its tab', () => {
   it('waits for a load a frame asked for until its request is judged, and throws a refusal', async () => {
     const tab = standIn();
     const asked: string[] = [];
-    const watch = await ActionWatch.start(tab.page, tab.id, options(asked, false));
+    const watch = await ActionWatch.start({ page: tab.page, targetId: tab.id, browser: 'B' }, options(asked, false));
     tab.requested();
     let done = false;
     const settled = watch.settle().finally(() => (done = true));
@@ -76,7 +76,7 @@ describe('a call’s watch on its tab', () => {
   it('keeps a redirect’s load until its next hop, which is judged too', async () => {
     const tab = standIn();
     const asked: string[] = [];
-    const watch = await ActionWatch.start(tab.page, tab.id, options(asked));
+    const watch = await ActionWatch.start({ page: tab.page, targetId: tab.id, browser: 'B' }, options(asked));
     tab.pause({ requestId: 'N1', url: 'http://here/go' });
     tab.answer('N1', 'http://here/go', 302, ['Location', 'http://there/']);
     let done = false;
@@ -94,7 +94,7 @@ describe('a call’s watch on its tab', () => {
     const tab = standIn();
     const during: string[] = [];
     const after: string[] = [];
-    const watch = await ActionWatch.start(tab.page, tab.id, options(during));
+    const watch = await ActionWatch.start({ page: tab.page, targetId: tab.id, browser: 'B' }, options(during));
     await watch.settle();
     watch.use(options(after, false));
     tab.pause({ requestId: 'N2', url: 'http://elsewhere/' });
@@ -124,7 +124,7 @@ describe('a call’s watch on its tab', () => {
   it('judges a hop of what an earlier use left without making it the next call’s wait or answer', async () => {
     const tab = standIn();
     const asked: string[] = [];
-    const watch = await ActionWatch.start(tab.page, tab.id, options(asked));
+    const watch = await ActionWatch.start({ page: tab.page, targetId: tab.id, browser: 'B' }, options(asked));
     await watch.settle();
     watch.use(options(asked));
     // What the call left: a load that redirects once the next call runs.
@@ -139,11 +139,14 @@ describe('a call’s watch on its tab', () => {
 
   it('answers another watch’s refusal of its own download, told after the answer was judged', async () => {
     const tab = standIn();
-    const call = await ActionWatch.start(tab.page, tab.id, options([]));
-    const other = await ActionWatch.start(tab.page, tab.id, {
-      ...options([], false),
-      kinds: new Set(['download']),
-    });
+    const call = await ActionWatch.start({ page: tab.page, targetId: tab.id, browser: 'B' }, options([]));
+    const other = await ActionWatch.start(
+      { page: tab.page, targetId: tab.id, browser: 'B' },
+      {
+        ...options([], false),
+        kinds: new Set(['download']),
+      },
+    );
     tab.pause({ requestId: 'D1', url: 'http://here/file' });
     tab.answer('D1', 'http://here/file', 200, ['Content-Disposition', 'attachment; filename="a.txt"']);
     await expect(call.settle()).rejects.toThrow('declined');

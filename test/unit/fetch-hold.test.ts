@@ -54,19 +54,25 @@ describe('the hold a tab’s watches share', () => {
     let answer: { allow(): void; deny(): void } | undefined;
     const told: string[] = [];
     const places: Place[] = [];
-    const letsGo = await FetchHold.join(tab.page, 'T1', {
-      judge: (_paused, place) => void places.push(place),
-      failed: (paused, error) => void told.push(`${paused.requestId}: ${error.message}`),
-      ...heedless,
-    });
-    const asks = await FetchHold.join(tab.page, 'T1', {
-      judge: () =>
-        new Promise<void>((resolve, reject) => {
-          answer = { allow: resolve, deny: () => reject(new Error('no')) };
-        }),
-      failed: () => {},
-      ...heedless,
-    });
+    const letsGo = await FetchHold.join(
+      { page: tab.page, targetId: 'T1', browser: 'B' },
+      {
+        judge: (_paused, place) => void places.push(place),
+        failed: (paused, error) => void told.push(`${paused.requestId}: ${error.message}`),
+        ...heedless,
+      },
+    );
+    const asks = await FetchHold.join(
+      { page: tab.page, targetId: 'T1', browser: 'B' },
+      {
+        judge: () =>
+          new Promise<void>((resolve, reject) => {
+            answer = { allow: resolve, deny: () => reject(new Error('no')) };
+          }),
+        failed: () => {},
+        ...heedless,
+      },
+    );
     expect(tab.sessions()).toBe(1);
     expect(tab.sent.filter((m) => m === 'Fetch.enable')).toHaveLength(1);
     tab.pause('R1');
@@ -90,12 +96,13 @@ describe('the hold a tab’s watches share', () => {
     const leaving = asks.leave();
     await settle();
     let joined = false;
-    const next = FetchHold.join(tab.page, 'T1', { judge: () => undefined, failed: () => {}, ...heedless }).then(
-      (member) => {
-        joined = true;
-        return member;
-      },
-    );
+    const next = FetchHold.join(
+      { page: tab.page, targetId: 'T1', browser: 'B' },
+      { judge: () => undefined, failed: () => {}, ...heedless },
+    ).then((member) => {
+      joined = true;
+      return member;
+    });
     await settle();
     expect(joined).toBe(false);
     tab.answerDisable();
@@ -112,14 +119,17 @@ describe('the hold a tab’s watches share', () => {
   it('tells every watch when a frame asks to load a page in the tab, and when it stops loading', async () => {
     const tab = standIn();
     const heard: string[] = [];
-    const member = await FetchHold.join(tab.page, 'T2', {
-      judge: () => undefined,
-      failed: () => {},
-      requested: (frame) => void heard.push(`requested ${frame}`),
-      stopped: (frame) => void heard.push(`stopped ${frame}`),
-      opening: () => void heard.push('opening'),
-      adopted: () => {},
-    });
+    const member = await FetchHold.join(
+      { page: tab.page, targetId: 'T2', browser: 'B' },
+      {
+        judge: () => undefined,
+        failed: () => {},
+        requested: (frame) => void heard.push(`requested ${frame}`),
+        stopped: (frame) => void heard.push(`stopped ${frame}`),
+        opening: () => void heard.push('opening'),
+        adopted: () => {},
+      },
+    );
     expect(tab.sent).toContain('Page.enable');
     tab.tell('Page.frameRequestedNavigation', 'MAIN');
     tab.tell('Page.frameStoppedLoading', 'MAIN');
@@ -136,15 +146,18 @@ describe('the hold a tab’s watches share', () => {
     const places: Place[] = [];
     const adopted: string[] = [];
     let inPopup: HoldMember | undefined;
-    const member = await FetchHold.join(tab.page, 'OPENER', {
-      judge: (_paused, place) => void places.push(place),
-      failed: () => {},
-      ...heedless,
-      adopted: (held, mainFrame) => {
-        adopted.push(mainFrame);
-        inPopup = held;
+    const member = await FetchHold.join(
+      { page: tab.page, targetId: 'OPENER', browser: 'B' },
+      {
+        judge: (_paused, place) => void places.push(place),
+        failed: () => {},
+        ...heedless,
+        adopted: (held, mainFrame) => {
+          adopted.push(mainFrame);
+          inPopup = held;
+        },
       },
-    });
+    );
     expect(await FetchHold.adopt('NOBODY', 'POPUP0', popup.session)).toBe(false);
     expect(popup.sent).toEqual([]);
     expect(await FetchHold.adopt('OPENER', 'POPUP1', popup.session)).toBe(true);
@@ -156,17 +169,29 @@ describe('the hold a tab’s watches share', () => {
     await settle();
     expect(places).toEqual([{ mainFrame: true, popup: true }]);
     expect(popup.sent).toContain('Fetch.continueRequest P1');
-    // A watch of the pop-up itself later joins that hold, not a new one.
-    const own = await FetchHold.join(popup.page, 'POPUP1', { judge: () => undefined, failed: () => {}, ...heedless });
-    expect(popup.sessions()).toBe(0);
-    await own.leave();
+    // The opener's watch leaving its tab does not let the pop-up go: it still judges it.
     const tabLeaving = member.leave();
     await settle();
     tab.answerDisable();
     await tabLeaving;
     expect(tab.sent).toContain('Fetch.disable');
     expect(popup.sent).not.toContain('Fetch.disable');
-    const leaving = inPopup!.leave();
+    expect(inPopup!.gone).toBe(false);
+    // A watch of the pop-up's own later joins that hold, not a new one, and takes it over: the
+    // person is not asked twice (as the pop-up's, and as the opener's).
+    const own = await FetchHold.join(
+      { page: popup.page, targetId: 'POPUP1', browser: 'B' },
+      { judge: (_paused, place) => void places.push(place), failed: () => {}, ...heedless },
+    );
+    expect(popup.sessions()).toBe(0);
+    expect(inPopup!.gone).toBe(true);
+    places.length = 0;
+    popup.pause('P2');
+    await settle();
+    expect(places).toEqual([{ mainFrame: true, popup: false }]);
+    await inPopup!.leave();
+    expect(popup.sent).not.toContain('Fetch.disable');
+    const leaving = own.leave();
     await settle();
     popup.answerDisable();
     await leaving;

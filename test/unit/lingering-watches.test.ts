@@ -1,7 +1,7 @@
 // The watches calls leave on their tabs (relay/agent/tabs/lingering-watches.ts), with stand-in
 // watches and pages: a call's watch stays past the session letting the tab go, the next call on
 // the same page takes it over, and it ends with the person's Stop, when the page closes, or with
-// clawd — nothing else an agent can bring about.
+// clawd — nothing else an agent can bring about; a new tab it holds is judged on past its tab.
 
 import { EventEmitter } from 'node:events';
 import type { Page } from 'playwright-core';
@@ -20,10 +20,17 @@ function standIns() {
   const tab = tabKey('clawd', 'T1');
   const found = { tab, targetId: 'T1', page: page as unknown as Page } as AgentPage;
   const watch = () => {
-    const w = { options: undefined as WatchOptions | undefined, left: false };
+    const w = { options: undefined as WatchOptions | undefined, left: false, tabLeft: false, newTabs: false };
     const asWatch = {
       use: (o: WatchOptions) => void (w.options = o),
       leave: async () => void (w.left = true),
+      leaveTab: async () => {
+        if (w.newTabs) w.tabLeft = true;
+        else w.left = true;
+      },
+      get holdsNewTabs() {
+        return w.newTabs && !w.left;
+      },
     } as unknown as ActionWatch;
     return Object.assign(w, { asWatch });
   };
@@ -74,5 +81,31 @@ describe('the watches calls leave on their tabs', () => {
     lingering.stay(call, found, third.asWatch, new Set());
     lingering.close();
     expect(third.left).toBe(true);
+  });
+
+  it('judges on a new tab it holds when its tab goes or another watch stays there, until the person’s Stop', () => {
+    const { deps, found, watch, page } = standIns();
+    const lingering = new LingeringWatches(deps);
+    const first = watch();
+    first.newTabs = true;
+    lingering.stay(call, found, first.asWatch, new Set());
+    // A second call's watch stays on the tab (calls beside each other): the first keeps its new tab.
+    const second = watch();
+    second.newTabs = true;
+    lingering.stay(call, found, second.asWatch, new Set());
+    expect(first).toMatchObject({ tabLeft: true, left: false });
+    // Its page closes (an agent may close it): the new tab is still judged.
+    page.closed = true;
+    page.emit('close');
+    expect(second).toMatchObject({ tabLeft: true, left: false });
+    // One whose new tabs went is let go when the next is kept.
+    first.newTabs = false;
+    const third = watch();
+    page.closed = false;
+    lingering.stay(call, found, third.asWatch, new Set());
+    lingering.endProfile('other');
+    expect(second.left).toBe(false);
+    lingering.endProfile('clawd');
+    expect([first.left, second.left, third.left]).toEqual([true, true, true]);
   });
 });

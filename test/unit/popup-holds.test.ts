@@ -9,7 +9,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { FetchHold } from '../../relay/agent/actions/fetch-hold';
 import { PopupHolds } from '../../relay/agent/actions/popup-holds';
 import { silentLogger } from '../../relay/log';
-import { until } from '../helpers/waits';
+import { quiet, until } from '../helpers/waits';
 
 /** A browser socket that answers every command and records them (`method sessionId`). */
 async function standInBrowser(refuse: (method: string) => boolean = () => false) {
@@ -42,16 +42,23 @@ async function standInBrowser(refuse: (method: string) => boolean = () => false)
 
 /** A tab with a watch's hold on it (fetch-hold.ts), so its pop-ups are adopted. */
 async function heldTab(targetId: string) {
+  const listeners = new Map<string, (e: unknown) => void>();
   const session = {
-    on: () => {},
+    on: (event: string, listener: (e: unknown) => void) => void listeners.set(event, listener),
     send: async () => ({ frameTree: { frame: { id: targetId } } }),
     detach: async () => {},
   };
   const page = { context: () => ({ newCDPSession: async () => session }) } as unknown as Page;
   const judge = { judge: () => undefined, failed: () => {}, requested: () => {}, stopped: () => {}, opening: () => {} };
   const adopted: string[] = [];
-  const member = await FetchHold.join(page, targetId, { ...judge, adopted: (_m, frame) => void adopted.push(frame) });
-  return { adopted, leave: () => member.leave() };
+  const member = await FetchHold.join(
+    { page, targetId, browser: 'B1' },
+    { ...judge, adopted: (_m, frame) => void adopted.push(frame) },
+  );
+  /** Its page asks for a link to open in a new tab with no opener link (a Ctrl or middle click). */
+  const asksNewTab = () =>
+    listeners.get('Page.frameRequestedNavigation')!({ frameId: targetId, disposition: 'newTab', url: 'http://x/' });
+  return { adopted, asksNewTab, leave: () => member.leave() };
 }
 
 describe('the pop-up hold', () => {
@@ -96,7 +103,34 @@ describe('the pop-up hold', () => {
     await holds.hold('B2', async () => ({ url: browser.url }));
     browser.attach('POPUP-2', 'OPENER-2');
     await until('the pop-up closed', () => browser.got.includes('Target.closeTarget'));
+    await quiet(50);
+    // Neither let run nor let go (a detach would let it run): closed while paused.
+    expect(browser.got.slice(1)).toEqual(['Fetch.enable S-POPUP-2', 'Target.closeTarget']);
     expect(tab.adopted).toEqual([]);
+    await tab.leave();
+  });
+
+  it('holds a new tab with no opener named for the held tab that asked for one (a Ctrl or middle click)', async () => {
+    const browser = await standInBrowser();
+    const holds = new PopupHolds(silentLogger);
+    closing.push(browser.close, () => holds.close());
+    const tab = await heldTab('OPENER-3');
+    await holds.hold('B1', async () => ({ url: browser.url }));
+    // Asked for by nobody: let run.
+    browser.attach('TYPED');
+    await until('the page let go', () => browser.got.includes('Target.detachFromTarget'));
+    tab.asksNewTab();
+    browser.got.length = 0;
+    browser.attach('CTRL-CLICKED');
+    await until('the new tab let run', () => browser.got.includes('Runtime.runIfWaitingForDebugger S-CTRL-CLICKED'));
+    expect(browser.got).toContain('Fetch.enable S-CTRL-CLICKED');
+    expect(browser.got).not.toContain('Target.detachFromTarget');
+    expect(tab.adopted).toEqual(['CTRL-CLICKED']);
+    // One ask, one new tab: the next unnamed page is not the tab's.
+    browser.got.length = 0;
+    browser.attach('NEXT');
+    await until('the page let go', () => browser.got.includes('Target.detachFromTarget'));
+    expect(tab.adopted).toEqual(['CTRL-CLICKED']);
     await tab.leave();
   });
 

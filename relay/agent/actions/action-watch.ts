@@ -14,10 +14,9 @@
 // well before it runs (popup-holds.ts), and its loads are judged as the tab's: the person's say
 // does not end at a target=_blank.
 
-import type { Page } from 'playwright-core';
 import type { AskKind } from '../../../shared/ask-kinds';
 import { originOf } from '../../../shared/origin-policy';
-import { FetchHold, type HoldMember, type PausedRequest, type Place } from './fetch-hold';
+import { FetchHold, type HeldTab, type HoldMember, type PausedRequest, type Place } from './fetch-hold';
 
 /** Asks the person (resolves on Allow; rejects with person_declined or person_no_answer). */
 export type WatchAsk = (kinds: AskKind[], url: string, what: string) => Promise<void>;
@@ -56,11 +55,15 @@ export class ActionWatch {
   #pending = new Set<Promise<void>>();
   #generation = 0;
   #hold: HoldMember | undefined;
-  /** The holds of pop-ups the tab opened, left with the tab's. */
-  readonly #popups: HoldMember[] = [];
-  /** Windows the tab is opening whose hold has not come yet (when each was said). */
+  /** The holds of new tabs the tab opened (judged on after the tab's own hold is left). */
+  #popups: HoldMember[] = [];
+  /** New tabs the tab is opening whose hold has not come yet (when each was said). */
   readonly #opening: number[] = [];
+  /** Holds that came before their tab's word that it opens one (two connections: either comes first). */
+  #early = 0;
   #closed = false;
+  /** Its tab's own hold is left; it judges only the new tabs it holds. */
+  #tabLeft = false;
   /** Document loads started and not answered yet (by network id: a redirect's hops share it). */
   readonly #loading = new Map<string, Load>();
   /** Frames that asked to load a page whose request has not shown yet (frame → when asked). */
@@ -74,9 +77,9 @@ export class ActionWatch {
    * Holds the page's document requests until stop() (with the tab's other watches: fetch-hold.ts);
    * refuses (throws) when it cannot watch.
    */
-  static async start(page: Page, targetId: string, options: WatchOptions): Promise<ActionWatch> {
+  static async start(tab: HeldTab, options: WatchOptions): Promise<ActionWatch> {
     const watch = new ActionWatch(options);
-    watch.#hold = await FetchHold.join(page, targetId, {
+    watch.#hold = await FetchHold.join(tab, {
       judge: (paused, place) => watch.#judge(paused, place),
       // Another watch's refusal stopped a load: if this call started it, it answers that refusal too.
       failed: (paused, error) => {
@@ -91,12 +94,16 @@ export class ActionWatch {
         watch.#requested.delete(frameId);
         if (loads) for (const [load, { frame }] of watch.#loading) if (frame === frameId) watch.#loading.delete(load);
       },
-      opening: () => void watch.#opening.push(Date.now()),
-      // Its first load is asked for now (the pop-up runs once its hold is on).
+      opening: () => {
+        if (watch.#early > 0) watch.#early--;
+        else watch.#opening.push(Date.now());
+      },
+      // Its first load is asked for now (the new tab runs once its hold is on).
       adopted: (member, mainFrame) => {
-        watch.#opening.shift();
+        if (watch.#opening.length > 0) watch.#opening.shift();
+        else watch.#early++;
         if (watch.#closed) return void member.leave();
-        watch.#popups.push(member);
+        watch.#popups = [...watch.#popups.filter((popup) => !popup.gone), member];
         watch.#requested.set(mainFrame, Date.now());
       },
     });
@@ -110,6 +117,7 @@ export class ActionWatch {
     this.#pending = new Set();
     this.#requested.clear();
     this.#opening.length = 0;
+    this.#early = 0;
     this.#generation++;
   }
 
@@ -146,6 +154,24 @@ export class ActionWatch {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.all([this.#hold?.leave(), ...this.#popups.map((popup) => popup.leave())]);
+  }
+
+  /** Whether it still holds a new tab its tab opened (whose page is there, not taken over by a watch of its own). */
+  get holdsNewTabs(): boolean {
+    this.#popups = this.#popups.filter((popup) => !popup.gone);
+    return !this.#closed && this.#popups.length > 0;
+  }
+
+  /**
+   * Its tab is no longer its (the page closed, or another watch stays there): its tab's hold is
+   * left, and it judges on the new tabs it holds (each until its page goes or a watch of its
+   * own takes it over) — or ends, when it holds none.
+   */
+  async leaveTab(): Promise<void> {
+    if (!this.holdsNewTabs) return this.leave();
+    if (this.#tabLeft) return;
+    this.#tabLeft = true;
+    await this.#hold?.leave();
   }
 
   #waiting(): boolean {

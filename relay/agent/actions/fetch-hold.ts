@@ -1,13 +1,13 @@
-// One hold on a tab's document requests, shared by every watch on the tab (action-watch.ts: an
-// agent call's, a raw client's). Through the relay a tab has one debugger session, so two watches'
-// interception is one: each is shown every paused request, and the first to answer would let go
-// one the other asks about. So a tab's watches share one CDP session and one Fetch.enable; a
-// request goes only once every watch lets it, fails as soon as one refuses, and interception ends
-// with the last watch (a new one waits for that end, which would otherwise end it too). The same
-// session tells the watches when a frame asks to load a page (its request follows) and when it
-// stops loading, so a watch waits for what an action started without a fixed grace. A pop-up
-// the tab opens is held too before it runs (popup-holds.ts): its hold is `adopt`ed by the tab's
-// watches, on a session of clawd's browser-level connection, and judged as the tab's own loads.
+// One hold on a tab's document requests, shared by every watch on the tab (action-watch.ts): a
+// request goes once every watch lets it, fails when one refuses; a new tab the tab opens is held
+// too, adopted by its watches (popup-holds.ts says how it is caught before it runs).
+//
+// Through the relay a tab has one debugger session, so two watches' interception is one: each is
+// shown every paused request, and the first to answer would let go one the other asks about. So
+// a tab's watches share one CDP session and one Fetch.enable, and interception ends with the last
+// watch (a new one waits for that end, which would otherwise end it too). The same session tells
+// the watches when a frame asks to load a page and when it stops loading, so a watch waits for
+// what an action started without a fixed grace.
 
 import type { Page } from 'playwright-core';
 import type { Protocol } from 'devtools-protocol';
@@ -41,9 +41,9 @@ export interface Judge {
    * more comes of the loads it had in flight either).
    */
   stopped(frameId: string, loads: boolean): void;
-  /** The tab is opening a new window (a pop-up's hold comes next: `adopted`). */
+  /** The tab is opening a new tab or window (its hold comes next: `adopted`). */
   opening(): void;
-  /** A pop-up of the tab is held for it now too (its main frame `mainFrame` loads next): it leaves it with the rest. */
+  /** A new tab the tab opened is held for it now too (its main frame `mainFrame` loads next). */
   adopted(member: HoldMember, mainFrame: string): void;
 }
 
@@ -56,49 +56,77 @@ export interface HoldMember {
   caughtUp(ms: number): Promise<void>;
   /** The watch is done: interception ends with the last one. */
   leave(): Promise<void>;
+  /** It no longer holds for the watch: its page went, or a watch of the pop-up's own took it over. */
+  readonly gone: boolean;
+}
+
+/** The tab a watch holds: its page, its target, and the browser it is in (its endpoint). */
+export interface HeldTab {
+  page: Page;
+  targetId: string;
+  browser: string;
 }
 
 /** How long setting the hold up may take. */
 const SETUP_MS = 5_000;
+/** How long a new tab the page asked for may take to show; how long its tab's catch-up may take. */
+const NEW_TAB_MS = 2_000;
+const CATCH_UP_MS = 250;
 
-// By target id: a pop-up's hold is found by its opener's, and by a watch on the pop-up later.
+// By target id, across browsers (ids are unique): a pop-up's hold is found by its opener's, and
+// by a watch on the pop-up later. An entry goes with its last watch or its page.
 const holds = new Map<string, FetchHold>();
 
 export class FetchHold {
   readonly #judges = new Set<Judge>();
+  /** A pop-up's: the opener's watches that hold it, until a watch of its own joins. */
+  readonly #adopters = new Set<Judge>();
+  /** When the tab asked for a new tab with no opener link (a Ctrl or middle click): its page comes unnamed. */
+  readonly #asked: number[] = [];
   readonly #ready: Promise<string>;
   #session: HoldSession | undefined;
   #closing: Promise<void> | undefined;
+  #gone = false;
 
   private constructor(
     private readonly targetId: string,
+    private readonly browser: string,
     session: () => Promise<HoldSession>,
-    /** A pop-up of a watched tab: its requests are asked about as the tab's. */
-    private readonly popup: boolean,
+    /** A pop-up paused before it runs: nothing its page answers only once it runs is waited for. */
+    private readonly paused: boolean,
   ) {
     this.#ready = this.#setUp(session);
   }
 
-  /** Joins the page's hold (set up by the first watch); rejects when the tab cannot be held. */
-  static async join(page: Page, targetId: string, judge: Judge): Promise<HoldMember> {
+  /**
+   * Joins the tab's hold (set up by the first watch); rejects when the tab cannot be held. A
+   * pop-up's own watch takes it over from the opener's watches that held it.
+   */
+  static async join(tab: HeldTab, judge: Judge): Promise<HoldMember> {
     for (;;) {
-      let hold = holds.get(targetId);
+      let hold = holds.get(tab.targetId);
       // The last watch is leaving: its Fetch.disable would end a new interception too.
       const closing = hold ? hold.#closing : undefined;
       if (closing) {
         await closing;
         continue;
       }
-      if (!hold) holds.set(targetId, (hold = new FetchHold(targetId, () => playwrightSession(page), false)));
+      if (!hold) {
+        hold = new FetchHold(tab.targetId, tab.browser, () => playwrightSession(tab.page), false);
+        holds.set(tab.targetId, hold);
+      }
       const joined = hold;
       joined.#judges.add(judge);
       try {
         await joined.#ready;
       } catch (error) {
         joined.#judges.delete(judge);
-        if (holds.get(targetId) === joined) holds.delete(targetId);
+        if (holds.get(tab.targetId) === joined) holds.delete(tab.targetId);
         throw error;
       }
+      // One judge of each request: the person is not asked twice, as the tab's and as the opener's.
+      for (const adopter of joined.#adopters) if (adopter !== judge) joined.#judges.delete(adopter);
+      joined.#adopters.clear();
       return joined.#member(judge);
     }
   }
@@ -106,15 +134,20 @@ export class FetchHold {
   /**
    * A new page `targetId` opened by `openerId`, paused before it runs: when the opener is held,
    * the opener's watches hold it too, on `session` (true once its interception is on; false: not
-   * the pop-up of a watched tab). Rejects when it cannot be held.
+   * a new tab of a held tab). Rejects when it cannot be held; the session is then still attached,
+   * the page still paused.
    */
   static async adopt(openerId: string, targetId: string, session: HoldSession): Promise<boolean> {
     const opener = holds.get(openerId);
     if (!opener || opener.#closing || opener.#judges.size === 0 || holds.has(targetId)) return false;
-    const hold = new FetchHold(targetId, async () => session, true);
+    opener.#asked.shift();
+    const hold = new FetchHold(targetId, opener.browser, async () => session, true);
     holds.set(targetId, hold);
     const judges = [...opener.#judges];
-    for (const judge of judges) hold.#judges.add(judge);
+    for (const judge of judges) {
+      hold.#judges.add(judge);
+      hold.#adopters.add(judge);
+    }
     try {
       const mainFrame = await hold.#ready;
       for (const judge of judges) judge.adopted(hold.#member(judge), mainFrame);
@@ -125,20 +158,50 @@ export class FetchHold {
     return true;
   }
 
+  /**
+   * Which held tab of `browser` a new page with no opener is (a Ctrl, Shift or middle click on a
+   * link or a form's button opens one so, measured on 156): the one that asked for a new tab
+   * first and has not had it, once every held tab there has caught up (the ask comes from its
+   * page, the new page from the browser). Undefined at once while none of the browser's tabs is held.
+   */
+  static async expected(browser: string): Promise<string | undefined> {
+    const held = [...holds.values()].filter((h) => h.browser === browser && !h.#closing && h.#judges.size > 0);
+    if (held.length === 0) return undefined;
+    await Promise.all(held.map((hold) => hold.#roundTrip(CATCH_UP_MS)));
+    const now = Date.now();
+    let first: FetchHold | undefined;
+    for (const hold of held) {
+      while (hold.#asked.length > 0 && now - hold.#asked[0]! > NEW_TAB_MS) hold.#asked.shift();
+      if (hold.#asked.length > 0 && (!first || hold.#asked[0]! < first.#asked[0]!)) first = hold;
+    }
+    if (!first) return undefined;
+    first.#asked.shift();
+    return first.targetId;
+  }
+
   #member(judge: Judge): HoldMember {
-    return { caughtUp: (ms) => this.#caughtUp(ms), leave: () => this.#leave(judge) };
+    const gone = () => this.#gone || !this.#judges.has(judge);
+    return {
+      caughtUp: (ms) => this.#caughtUp(ms),
+      leave: () => this.#leave(judge),
+      get gone() {
+        return gone();
+      },
+    };
   }
 
   async #setUp(open: () => Promise<HoldSession>): Promise<string> {
     const session = await open();
     this.#session = session;
     let mainFrame = this.targetId;
-    session.on('Fetch.requestPaused', (paused: PausedRequest) =>
-      this.#paused(paused, { mainFrame: paused.frameId === mainFrame, popup: this.popup }),
-    );
-    // Only a load in the tab itself: one in a new tab or window is that target's, held as a pop-up.
+    session.on('Fetch.requestPaused', (paused: PausedRequest) => this.#paused(paused, paused.frameId === mainFrame));
+    // A load in the tab itself is waited for; a new tab asked for with no opener link is expected
+    // as this tab's (`expected`); one with an opener (window.open, target=_blank) is named so.
     session.on('Page.frameRequestedNavigation', (e: Protocol.Page.FrameRequestedNavigationEvent) => {
       if (e.disposition === 'currentTab') for (const judge of this.#judges) judge.requested(e.frameId);
+      if (e.disposition !== 'newTab' && e.disposition !== 'newWindow') return;
+      this.#asked.push(Date.now());
+      for (const judge of this.#judges) judge.opening();
     });
     session.on('Page.windowOpen', () => {
       for (const judge of this.#judges) judge.opening();
@@ -146,8 +209,9 @@ export class FetchHold {
     const stopped = (frameId: string, loads: boolean) => {
       for (const judge of this.#judges) judge.stopped(frameId, loads);
     };
-    // A pop-up's hold is forgotten when its page goes (its watches leave it with the tab's).
+    // A pop-up's hold goes with its page, or with the connection that held it.
     session.on('Target.detachedFromTarget', () => {
+      this.#gone = true;
       if (holds.get(this.targetId) === this) holds.delete(this.targetId);
     });
     session.on('Page.frameStoppedLoading', (e: { frameId: string }) => stopped(e.frameId, true));
@@ -166,7 +230,7 @@ export class FetchHold {
           });
           // A paused pop-up's page answers only once it runs (which waits for this): its main
           // frame is its target's id, and its frames' events are asked for on the way.
-          if (this.popup) {
+          if (this.paused) {
             session.send('Page.enable').catch(() => {});
             return mainFrame;
           }
@@ -178,15 +242,16 @@ export class FetchHold {
         () => new Error('the browser did not let clawd watch the tab'),
       );
     } catch (error) {
-      await session.detach().catch(() => {});
+      // A paused pop-up's session stays: detached, its page would run before it is closed.
+      if (!this.paused) await session.detach().catch(() => {});
       throw error;
     }
   }
 
-  #paused(paused: PausedRequest, place: Place): void {
+  #paused(paused: PausedRequest, mainFrame: boolean): void {
     const verdicts: Array<Promise<void>> = [];
     for (const judge of this.#judges) {
-      const verdict = judge.judge(paused, place);
+      const verdict = judge.judge(paused, { mainFrame, popup: this.#adopters.has(judge) });
       if (verdict) verdicts.push(verdict);
     }
     const session = this.#session!;
@@ -213,13 +278,17 @@ export class FetchHold {
     // Through the relay an event may be held until the command in flight when it came has
     // answered (cdp/event-fence.ts): one more round trip puts any such event before its answer.
     const left = ms - (Date.now() - from);
-    if (left > 0)
-      await within(this.#session!.send('Runtime.evaluate', { expression: '0' }), left, () => new Error('late')).catch(
-        () => {},
-      );
+    if (left > 0) await this.#roundTrip(left);
+  }
+
+  /** One round trip to the page, within `ms`: what it said before has come. */
+  async #roundTrip(ms: number): Promise<void> {
+    const trip: Promise<unknown> = this.#session!.send('Runtime.evaluate', { expression: '0' });
+    await within(trip, ms, () => new Error('late')).catch(() => {});
   }
 
   async #leave(judge: Judge): Promise<void> {
+    this.#adopters.delete(judge);
     if (!this.#judges.delete(judge) || this.#judges.size > 0) return;
     const session = this.#session!;
     this.#closing = (async () => {

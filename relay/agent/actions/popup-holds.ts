@@ -1,10 +1,12 @@
-// Pop-ups of watched tabs held for their watch (action-watch.ts). A tab's own CDP session never
-// hears of a new tab its page opens (a link's target=_blank, a form sent to one, window.open: no
-// auto-attach of a page reaches them, measured on 156), and clawd's Playwright is told of one only
-// once its first load has gone. So clawd keeps one browser-level connection of its own per browser
-// a watch is on, auto-attached to every new page and holding it (waitForDebuggerOnStart) until
-// asked whose it is: a page opened by a watched tab is adopted by that tab's watches
-// (fetch-hold.ts `adopt`) before it runs, any other is let run at once and let go.
+// New tabs of watched tabs held for their watches (action-watch.ts) before they run: one
+// browser-level connection of clawd's own per watched browser, auto-attached to every new page.
+//
+// Why: a tab's own CDP session never hears of a new tab its page opens (a target=_blank link, a
+// form sent to one, window.open, a Ctrl or middle click: measured on 156), and clawd's
+// Playwright is told of one only once its first load has gone. Every new page of the browser
+// waits (waitForDebuggerOnStart) until asked whose it is: one a watched tab opened is adopted
+// by that tab's watches (fetch-hold.ts), any other is let run at once and let go. The cost:
+// every new page there waits one round trip, and the connection stays while its browser does.
 
 import type { Protocol } from 'devtools-protocol';
 import { CdpSocket, type CdpEvent } from '../../browser/cdp-socket';
@@ -23,9 +25,15 @@ class BrowserHold {
 
   constructor(
     readonly socket: CdpSocket,
+    /** The browser, as the page finder names it (its holds are told apart by it). */
+    private readonly browser: string,
     private readonly log: Logger,
   ) {
     socket.onEvent((event) => this.#event(event));
+    // The connection gone, the new tabs it held are no longer held: their holds are forgotten.
+    void socket.gone.then(() => {
+      for (const sessionId of [...this.#sessions.keys()]) this.#detached(sessionId);
+    });
   }
 
   /** A session of a target the connection is attached to, as a hold uses one. */
@@ -49,29 +57,36 @@ class BrowserHold {
   #event(event: CdpEvent): void {
     if (event.method === 'Target.attachedToTarget' && event.sessionId === undefined)
       return void this.#attached(event.params as Protocol.Target.AttachedToTargetEvent);
-    if (event.method === 'Target.detachedFromTarget') {
-      // The target went (a pop-up closed): its hold hears it from its own session's listeners.
-      const sessionId = event.params?.sessionId as string;
-      for (const listener of this.#sessions.get(sessionId)?.get('Target.detachedFromTarget') ?? []) listener({});
-      this.#sessions.delete(sessionId);
-      return;
-    }
+    if (event.method === 'Target.detachedFromTarget') return this.#detached(event.params?.sessionId as string);
     if (event.sessionId === undefined) return;
     for (const listener of this.#sessions.get(event.sessionId)?.get(event.method) ?? []) listener(event.params);
   }
 
-  /** A new page: adopted by its opener's watches before it runs, else let run and let go. */
+  /** The target went (a new tab closed), or the connection: its hold hears it from its session's listeners. */
+  #detached(sessionId: string): void {
+    for (const listener of this.#sessions.get(sessionId)?.get('Target.detachedFromTarget') ?? []) listener({});
+    this.#sessions.delete(sessionId);
+  }
+
+  /**
+   * A new page: adopted by the watches of the held tab that opened it before it runs — named as
+   * its opener, or, with none named (a Ctrl or middle click), the held tab that asked for a new
+   * tab — else let run and let go. One that cannot be held is closed before it runs.
+   */
   async #attached(attached: Protocol.Target.AttachedToTargetEvent): Promise<void> {
     const { sessionId, targetInfo, waitingForDebugger } = attached;
     const session = this.session(sessionId);
-    let adopted = false;
-    if (waitingForDebugger && targetInfo.openerId !== undefined)
-      adopted = await FetchHold.adopt(targetInfo.openerId, targetInfo.targetId, session).catch((error: unknown) => {
-        this.log.warn(`a pop-up of a watched tab could not be watched: ${(error as Error).message}; it is closed`);
-        void this.socket.send('Target.closeTarget', { targetId: targetInfo.targetId }).catch(() => {});
-        return true;
-      });
-    if (waitingForDebugger) await this.socket.send('Runtime.runIfWaitingForDebugger', {}, sessionId).catch(() => {});
+    if (!waitingForDebugger) return session.detach(); // there before the hold: not new
+    let adopted: boolean;
+    try {
+      const opener = targetInfo.openerId ?? (await FetchHold.expected(this.browser));
+      adopted = opener !== undefined && (await FetchHold.adopt(opener, targetInfo.targetId, session));
+    } catch (error) {
+      this.log.warn(`a new tab a watched tab opened could not be watched (${(error as Error).message}): it is closed`);
+      await this.socket.send('Target.closeTarget', { targetId: targetInfo.targetId }).catch(() => {});
+      return;
+    }
+    await this.socket.send('Runtime.runIfWaitingForDebugger', {}, sessionId).catch(() => {});
     if (!adopted) await session.detach();
   }
 }
@@ -92,7 +107,7 @@ export class PopupHolds {
     const held = this.#browsers.get(key);
     if (held && (await held.catch(() => undefined))?.socket.open) return;
     if (this.#browsers.get(key) !== held) return this.hold(key, socket); // another call started one meanwhile
-    const starting = socket().then((endpoint) => this.#start(endpoint));
+    const starting = socket().then((endpoint) => this.#start(key, endpoint));
     this.#browsers.set(key, starting);
     try {
       const browser = await starting;
@@ -115,12 +130,12 @@ export class PopupHolds {
     this.#browsers.clear();
   }
 
-  async #start(endpoint: BrowserEndpoint): Promise<BrowserHold> {
+  async #start(key: string, endpoint: BrowserEndpoint): Promise<BrowserHold> {
     const socket = await CdpSocket.open(endpoint, COMMAND_MS, COMMAND_MS, (said) =>
       this.log.debug(`pop-up hold: ${said}`),
     );
     // Listening before it asks: a page attached right after must not go unheard (it would stay paused).
-    const browser = new BrowserHold(socket, this.log);
+    const browser = new BrowserHold(socket, key, this.log);
     try {
       // Pages only: a pop-up is one; their frames and workers are their own watches' business.
       await socket.send('Target.setAutoAttach', {

@@ -5,7 +5,8 @@
 // releasing or handing over the tab, not input the person's hands are told apart from by a guess
 // (cdp/agent-inputs.ts). Every load of the tab stays judged until then, the person's Stop, its
 // page closing, or clawd stopping — the person's own loads in it too, asked about as "after …".
-// One per tab.
+// One per tab. A new tab it holds (action-watch.ts) outlives it: judged on until its own page
+// goes, a watch of its own takes it over, or the person's Stop.
 
 import type { Page } from 'playwright-core';
 import { WATCHED_ASK_KINDS, type AskKind } from '../../../shared/ask-kinds';
@@ -44,6 +45,8 @@ interface Lingering {
 
 export class LingeringWatches {
   readonly #byTab = new Map<TabKey, Lingering>();
+  /** Watches whose tab is no longer theirs that still judge new tabs they hold, by profile. */
+  readonly #newTabsOnly = new Map<ActionWatch, string>();
   #closed = false;
 
   constructor(private readonly deps: LingeringDeps) {}
@@ -79,17 +82,15 @@ export class LingeringWatches {
     if (!lingering) return undefined;
     this.#forget(tab, lingering);
     if (lingering.page === page && !page.isClosed()) return lingering.watch;
-    void lingering.watch.leave();
+    this.#letGo(tab, lingering.watch);
     return undefined;
   }
 
   /** Keeps a call's watch on its tab (one the tab had already ends: a call beside it left it). */
   keep(tab: TabKey, page: Page, watch: ActionWatch): void {
     this.end(tab);
-    if (page.isClosed() || this.#closed) {
-      void watch.leave();
-      return;
-    }
+    if (this.#closed) return void watch.leave();
+    if (page.isClosed()) return this.#letGo(tab, watch);
     const closed = () => this.end(tab);
     page.once('close', closed);
     this.#byTab.set(tab, { watch, page, offClose: () => page.off('close', closed) });
@@ -100,17 +101,42 @@ export class LingeringWatches {
     const lingering = this.#byTab.get(tab);
     if (!lingering) return;
     this.#forget(tab, lingering);
-    void lingering.watch.leave();
+    this.#letGo(tab, lingering.watch);
   }
 
-  /** Every watch on the profile's tabs ends (the person's Stop: what agents left there is theirs now). */
+  /** Every watch on the profile's tabs ends, new tabs they hold too (the person's Stop: what agents left there is theirs now). */
   endProfile(profile: string): void {
-    for (const tab of [...this.#byTab.keys()]) if (tabOfKey(tab).profile === profile) this.end(tab);
+    for (const [tab, lingering] of [...this.#byTab])
+      if (tabOfKey(tab).profile === profile) {
+        this.#forget(tab, lingering);
+        void lingering.watch.leave();
+      }
+    for (const [watch, of] of [...this.#newTabsOnly])
+      if (of === profile) {
+        this.#newTabsOnly.delete(watch);
+        void watch.leave();
+      }
   }
 
   close(): void {
     this.#closed = true;
-    for (const tab of [...this.#byTab.keys()]) this.end(tab);
+    for (const [tab, lingering] of [...this.#byTab]) {
+      this.#forget(tab, lingering);
+      void lingering.watch.leave();
+    }
+    for (const watch of this.#newTabsOnly.keys()) void watch.leave();
+    this.#newTabsOnly.clear();
+  }
+
+  /** A watch's tab is no longer its: it judges on the new tabs it holds, kept until they go. */
+  #letGo(tab: TabKey, watch: ActionWatch): void {
+    for (const [kept] of this.#newTabsOnly)
+      if (!kept.holdsNewTabs) {
+        this.#newTabsOnly.delete(kept);
+        void kept.leave();
+      }
+    if (watch.holdsNewTabs && !this.#closed) this.#newTabsOnly.set(watch, tabOfKey(tab).profile);
+    void watch.leaveTab();
   }
 
   #forget(tab: TabKey, lingering: Lingering): void {

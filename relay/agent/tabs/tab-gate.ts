@@ -140,13 +140,17 @@ export class TabGate {
       kinds.push('submit');
     const destination = touches.url !== undefined ? originOf(touches.url) : undefined;
     if (asked.has('new-site') && destination && !visited.has(destination)) kinds.push('new-site');
+    // A tab the browser opens on its own for a held key or a middle click loads before any watch.
+    if (touches.unheldTab && found)
+      for (const kind of WATCHED_ASK_KINDS) if (asked.has(kind) && !kinds.includes(kind)) kinds.push(kind);
     if (kinds.length > 0) {
       // A person's tab that rested may have moved meanwhile, unseen: it is read (and so woken, its
       // address told) before the person is asked about it.
       if (found && !found.page.isClosed())
         await within(found.page.title(), NAMED_MS, () => new Error('no title')).catch(() => {});
       const url = touches.url ?? (found && !found.page.isClosed() ? found.page.url() : undefined);
-      await this.#waitFor(p, this.#question(p, label, url, kinds));
+      const unheld = touches.unheldTab ? ' (with a key held: it may open a new tab clawd cannot watch)' : '';
+      await this.#waitFor(p, this.#question(p, `${label}${unheld}`, url, kinds));
     }
     // Looked at again: while the person was asked, they may have put their hands on the tab, and
     // another session or a hand-over may have come. Only then is the tab taken.
@@ -243,14 +247,15 @@ export class TabGate {
   /** Runs `work` with the page's requests watched; a refusal there is the call's answer. */
   async #watched<T>(p: Passing, found: AgentPage, work: () => Promise<T>, options: WatchOptions): Promise<T> {
     const { page, tab } = found;
-    let watch = this.#lingering.take(tab, page);
-    watch?.use(options);
+    let watch: ActionWatch;
     try {
-      // Every call: the browser's pop-up hold may have dropped since the watch began.
+      // Every call, before the tab's watch is taken: the browser's hold on new pages may have
+      // dropped since the watch began (failing, the watch left on the tab stays as it was).
       await this.deps.holdPopups(found);
-      watch ??= await ActionWatch.start(page, found.targetId, options);
+      const taken = this.#lingering.take(tab, page);
+      taken?.use(options);
+      watch = taken ?? (await ActionWatch.start({ page, targetId: found.targetId, browser: found.endpoint }, options));
     } catch (error) {
-      void watch?.leave();
       // Not watched, not let through unasked: the person is asked before, about all of it.
       const asking = [...options.kinds].filter((kind) => !options.asked.has(kind));
       if (asking.length > 0)
