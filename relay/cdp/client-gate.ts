@@ -170,8 +170,6 @@ export class ClientGate {
       kinds.push('new-site');
     if (asked.includes('raw-cookies') && readsCookies(method)) kinds.push('raw-cookies');
     if (asked.includes('upload') && method === 'DOM.setFileInputFiles') kinds.push('upload');
-    // A tab the browser opens on its own for a held key or a middle click loads before any watch.
-    if (opensUnheldTab(method, params)) for (const kind of watching) if (!kinds.includes(kind)) kinds.push(kind);
     if (kinds.length === 0) {
       if (destination) visited.add(destination);
       return watched?.();
@@ -265,23 +263,4 @@ export class ClientGate {
     if (!set) this.#visited.set(client, (set = new Set()));
     return set;
   }
-}
-
-/**
- * Input that may make the browser open a link or a form in a tab of its own — a click (its
- * release: the click takes the keys held then) or Enter with Alt, Ctrl, Meta or Shift held, a
- * middle click — whose first load Chrome starts before any debugger may pause the tab (measured
- * on 156): no watch can hold it, so it is asked before.
- */
-function opensUnheldTab(method: string, params: Record<string, unknown>): boolean {
-  const held = (Number(params.modifiers) & 15) !== 0;
-  if (method === 'Input.dispatchMouseEvent')
-    return params.type === 'mouseReleased' && (params.button === 'middle' || (held && params.button === 'left'));
-  if (method === 'Input.dispatchKeyEvent')
-    return (
-      (params.type === 'keyDown' || params.type === 'rawKeyDown') &&
-      held &&
-      (params.key === 'Enter' || params.windowsVirtualKeyCode === 13)
-    );
-  return false;
 }

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { answer, on, type ActResult } from './act-result';
 import { bad, ref, text } from './fields';
-import { operation, type Operation, type Touches } from './operation';
+import { operation, type Operation } from './operation';
 import { close, evaluate, resize, scroll, wait } from './page-act-operations';
 import { actFields } from './shared-fields';
 
@@ -17,15 +17,10 @@ const BUTTONS = ['left', 'right', 'middle'] as const;
 const MODIFIERS = ['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift'] as const;
 
 /** How a key may send a form: Enter in a field (with modifiers too), Space on a submit button (as a click). */
-function keySends(key: string): Touches {
-  const parts = key.split('+');
-  const last = parts.pop() ?? key;
-  // Enter or Space with a key held may open the focused link in a tab of its own.
-  const held = parts.some((part) => (MODIFIERS as readonly string[]).includes(part))
-    ? { unheldTab: true as const }
-    : {};
-  if (last === 'Enter' || last === 'NumpadEnter') return { sends: 'enter', ...held };
-  if (last === ' ' || last === 'Space') return { sends: 'click', ...held };
+function keySends(key: string): { sends?: 'click' | 'enter' } {
+  const last = key.split('+').pop() ?? key;
+  if (last === 'Enter' || last === 'NumpadEnter') return { sends: 'enter' };
+  if (last === ' ' || last === 'Space') return { sends: 'click' };
   return {};
 }
 
@@ -42,10 +37,7 @@ export const click = operation<ActResult>()({
   }),
   http: { method: 'POST', path: '/act', kind: 'click' },
   logged: true,
-  gate: {
-    changes: true,
-    touches: (i) => ({ sends: 'click', ...(i.button === 'middle' || i.modifiers?.length ? { unheldTab: true } : {}) }),
-  },
+  gate: { changes: true, touches: () => ({ sends: 'click' }) },
   cli: {
     group: 'agent',
     args: [on('ref')],

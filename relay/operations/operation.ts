@@ -76,12 +76,6 @@ export interface Touches {
   sends?: 'click' | 'enter';
   /** The address it loads (a navigation, a new tab). */
   url?: string;
-  /**
-   * It may make the browser open a link or a form in a tab of its own — a click or Enter with
-   * Ctrl, Shift, Meta or Alt held, a middle click — whose first load no watch can hold (Chrome
-   * starts it before any debugger may pause the tab, measured on 156): asked before, each kind.
-   */
-  unheldTab?: true;
 }
 
 /**

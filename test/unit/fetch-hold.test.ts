@@ -153,7 +153,7 @@ describe('the hold a tab’s watches share', () => {
         failed: () => {},
         ...heedless,
         adopted: (held, mainFrame) => {
-          adopted.push(mainFrame);
+          adopted.push(mainFrame ?? 'loaded');
           inPopup = held;
         },
       },

@@ -12,7 +12,7 @@ import { silentLogger } from '../../relay/log';
 import { quiet, until } from '../helpers/waits';
 
 /** A browser socket that answers every command and records them (`method sessionId`). */
-async function standInBrowser(refuse: (method: string) => boolean = () => false) {
+async function standInBrowser(refuse: (method: string, sessionId?: string) => boolean = () => false) {
   const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise((resolve) => server.once('listening', resolve));
   const got: string[] = [];
@@ -22,17 +22,17 @@ async function standInBrowser(refuse: (method: string) => boolean = () => false)
     ws.on('message', (data) => {
       const { id, method, sessionId } = JSON.parse(data.toString());
       got.push(sessionId ? `${method} ${sessionId}` : method);
-      ws.send(JSON.stringify(refuse(method) ? { id, error: { message: 'no' } } : { id, result: {} }));
+      ws.send(JSON.stringify(refuse(method, sessionId) ? { id, error: { message: 'no' } } : { id, result: {} }));
     });
   });
-  const attach = (targetId: string, openerId?: string) =>
+  const attach = (targetId: string, openerId?: string, waiting = true) =>
     socket!.send(
       JSON.stringify({
         method: 'Target.attachedToTarget',
         params: {
           sessionId: `S-${targetId}`,
           targetInfo: { targetId, type: 'page', url: '', ...(openerId ? { openerId } : {}) },
-          waitingForDebugger: true,
+          waitingForDebugger: waiting,
         },
       }),
     );
@@ -53,7 +53,7 @@ async function heldTab(targetId: string) {
   const adopted: string[] = [];
   const member = await FetchHold.join(
     { page, targetId, browser: 'B1' },
-    { ...judge, adopted: (_m, frame) => void adopted.push(frame) },
+    { ...judge, adopted: (_m, frame) => void adopted.push(frame ?? 'loaded') },
   );
   /** Its page asks for a link to open in a new tab with no opener link (a Ctrl or middle click). */
   const asksNewTab = () =>
@@ -73,7 +73,8 @@ describe('the pop-up hold', () => {
     closing.push(browser.close, () => holds.close());
     const tab = await heldTab('OPENER-1');
     await holds.hold('B1', async () => ({ url: browser.url }));
-    expect(browser.got).toEqual(['Target.setAutoAttach']);
+    // New pages held before they run, and document requests at the browser (a tab Chrome opens on its own).
+    expect(browser.got).toEqual(['Target.setAutoAttach', 'Fetch.enable']);
     // Connected once: asked again, it does not connect again.
     await holds.hold('B1', async () => {
       throw new Error('not asked');
@@ -81,7 +82,7 @@ describe('the pop-up hold', () => {
 
     browser.attach('OTHER', 'SOMEONE');
     await until('the other page let go', () => browser.got.includes('Target.detachFromTarget'));
-    expect(browser.got.slice(1)).toEqual(['Runtime.runIfWaitingForDebugger S-OTHER', 'Target.detachFromTarget']);
+    expect(browser.got.slice(2)).toEqual(['Runtime.runIfWaitingForDebugger S-OTHER', 'Target.detachFromTarget']);
 
     browser.got.length = 0;
     browser.attach('POPUP-1', 'OPENER-1');
@@ -96,7 +97,7 @@ describe('the pop-up hold', () => {
   });
 
   it('closes a watched tab’s pop-up that cannot be held rather than let it run unjudged', async () => {
-    const browser = await standInBrowser((method) => method === 'Fetch.enable');
+    const browser = await standInBrowser((method, sessionId) => method === 'Fetch.enable' && sessionId !== undefined);
     const holds = new PopupHolds(silentLogger);
     closing.push(browser.close, () => holds.close());
     const tab = await heldTab('OPENER-2');
@@ -105,7 +106,7 @@ describe('the pop-up hold', () => {
     await until('the pop-up closed', () => browser.got.includes('Target.closeTarget'));
     await quiet(50);
     // Neither let run nor let go (a detach would let it run): closed while paused.
-    expect(browser.got.slice(1)).toEqual(['Fetch.enable S-POPUP-2', 'Target.closeTarget']);
+    expect(browser.got.slice(2)).toEqual(['Fetch.enable S-POPUP-2', 'Target.closeTarget']);
     expect(tab.adopted).toEqual([]);
     await tab.leave();
   });
@@ -131,6 +132,23 @@ describe('the pop-up hold', () => {
     browser.attach('NEXT');
     await until('the page let go', () => browser.got.includes('Target.detachFromTarget'));
     expect(tab.adopted).toEqual(['CTRL-CLICKED']);
+    await tab.leave();
+  });
+
+  it('adopts a new tab of a held tab as it comes where the browser shows one only once it runs (the relay)', async () => {
+    const browser = await standInBrowser();
+    const holds = new PopupHolds(silentLogger);
+    closing.push(browser.close, () => holds.close());
+    const tab = await heldTab('OPENER-4');
+    await holds.hold('B4', async () => ({ url: browser.url }), true);
+    browser.attach('RUNNING', 'OPENER-4', false);
+    await until('the new tab held', () => browser.got.includes('Fetch.enable S-RUNNING'));
+    // Running already: its first load is not waited for.
+    expect(tab.adopted).toEqual(['loaded']);
+    // A page there before with no opener is let go; nothing running is told to run.
+    browser.attach('OLD', undefined, false);
+    await until('the old page let go', () => browser.got.includes('Target.detachFromTarget'));
+    expect(browser.got.filter((m) => m.startsWith('Runtime.runIfWaitingForDebugger'))).toEqual([]);
     await tab.leave();
   });
 

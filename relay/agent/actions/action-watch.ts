@@ -104,7 +104,7 @@ export class ActionWatch {
         else watch.#early++;
         if (watch.#closed) return void member.leave();
         watch.#popups = [...watch.#popups.filter((popup) => !popup.gone), member];
-        watch.#requested.set(mainFrame, Date.now());
+        if (mainFrame !== undefined) watch.#requested.set(mainFrame, Date.now());
       },
     });
     return watch;

@@ -43,8 +43,8 @@ export interface Judge {
   stopped(frameId: string, loads: boolean): void;
   /** The tab is opening a new tab or window (its hold comes next: `adopted`). */
   opening(): void;
-  /** A new tab the tab opened is held for it now too (its main frame `mainFrame` loads next). */
-  adopted(member: HoldMember, mainFrame: string): void;
+  /** A new tab the tab opened is held for it now too (its main frame `mainFrame` loads next, unless undefined: it is loaded). */
+  adopted(member: HoldMember, mainFrame: string | undefined): void;
 }
 
 /** A watch's place in the hold. */
@@ -72,6 +72,8 @@ const SETUP_MS = 5_000;
 /** How long a new tab the page asked for may take to show; how long its tab's catch-up may take. */
 const NEW_TAB_MS = 2_000;
 const CATCH_UP_MS = 250;
+/** How many asks for a new tab a tab keeps (a page asking for many is not kept). */
+const ASKED_KEPT = 8;
 
 // By target id, across browsers (ids are unique): a pop-up's hold is found by its opener's, and
 // by a watch on the pop-up later. An entry goes with its last watch or its page.
@@ -87,6 +89,13 @@ export class FetchHold {
   #session: HoldSession | undefined;
   #closing: Promise<void> | undefined;
   #gone = false;
+  /**
+   * A tab Chrome opened on its own (a Ctrl or middle click, a script's Ctrl-click): its first
+   * load went before its own interception could, so it is judged at the browser (`judgeFirst`),
+   * that load's network id kept here, and not judged twice.
+   */
+  #early = false;
+  #firstLoad: string | undefined;
 
   private constructor(
     private readonly targetId: string,
@@ -137,11 +146,17 @@ export class FetchHold {
    * a new tab of a held tab). Rejects when it cannot be held; the session is then still attached,
    * the page still paused.
    */
-  static async adopt(openerId: string, targetId: string, session: HoldSession): Promise<boolean> {
+  static async adopt(
+    openerId: string,
+    targetId: string,
+    session: HoldSession,
+    /** `paused` before it runs; `early`: Chrome opened it on its own, its first load held at the browser; `late`: it runs, loaded. */
+    how: 'paused' | 'early' | 'late' = 'paused',
+  ): Promise<boolean> {
     const opener = holds.get(openerId);
     if (!opener || opener.#closing || opener.#judges.size === 0 || holds.has(targetId)) return false;
-    opener.#asked.shift();
     const hold = new FetchHold(targetId, opener.browser, async () => session, true);
+    hold.#early = how === 'early';
     holds.set(targetId, hold);
     const judges = [...opener.#judges];
     for (const judge of judges) {
@@ -150,7 +165,9 @@ export class FetchHold {
     }
     try {
       const mainFrame = await hold.#ready;
-      for (const judge of judges) judge.adopted(hold.#member(judge), mainFrame);
+      // Its watches went meanwhile: nobody would judge it.
+      if (hold.#judges.size === 0) throw new Error('the watch that opened it ended');
+      for (const judge of judges) judge.adopted(hold.#member(judge), how === 'late' ? undefined : mainFrame);
     } catch (error) {
       if (holds.get(targetId) === hold) holds.delete(targetId);
       throw error;
@@ -165,7 +182,9 @@ export class FetchHold {
    * page, the new page from the browser). Undefined at once while none of the browser's tabs is held.
    */
   static async expected(browser: string): Promise<string | undefined> {
-    const held = [...holds.values()].filter((h) => h.browser === browser && !h.#closing && h.#judges.size > 0);
+    const held = [...holds.values()].filter(
+      (h) => h.browser === browser && !h.#closing && h.#judges.size > 0 && h.#session !== undefined,
+    );
     if (held.length === 0) return undefined;
     await Promise.all(held.map((hold) => hold.#roundTrip(CATCH_UP_MS)));
     const now = Date.now();
@@ -177,6 +196,20 @@ export class FetchHold {
     if (!first) return undefined;
     first.#asked.shift();
     return first.targetId;
+  }
+
+  /**
+   * The first load of a tab Chrome opened on its own, paused at the browser (popup-holds.ts):
+   * judged by its hold's watches, answered by `go` or `fail`; false when it is not that load.
+   */
+  static judgeFirst(paused: PausedRequest, go: () => void, fail: () => void): boolean {
+    const hold = holds.get(paused.frameId);
+    const load = paused.networkId ?? paused.requestId;
+    if (!hold || !hold.#early || hold.#judges.size === 0) return false;
+    hold.#firstLoad ??= load;
+    if (hold.#firstLoad !== load) return false;
+    hold.#judged(paused, true, go, fail);
+    return true;
   }
 
   #member(judge: Judge): HoldMember {
@@ -200,7 +233,9 @@ export class FetchHold {
     session.on('Page.frameRequestedNavigation', (e: Protocol.Page.FrameRequestedNavigationEvent) => {
       if (e.disposition === 'currentTab') for (const judge of this.#judges) judge.requested(e.frameId);
       if (e.disposition !== 'newTab' && e.disposition !== 'newWindow') return;
+      // A page asking for many is not kept asking: the newest few count.
       this.#asked.push(Date.now());
+      if (this.#asked.length > ASKED_KEPT) this.#asked.shift();
       for (const judge of this.#judges) judge.opening();
     });
     session.on('Page.windowOpen', () => {
@@ -249,18 +284,26 @@ export class FetchHold {
   }
 
   #paused(paused: PausedRequest, mainFrame: boolean): void {
+    const session = this.#session!;
+    const go = () => void session.send('Fetch.continueRequest', { requestId: paused.requestId }).catch(() => {});
+    // Judged at the browser already (its first load, if Chrome opened the tab on its own).
+    if (this.#firstLoad !== undefined && (paused.networkId ?? paused.requestId) === this.#firstLoad) return go();
+    const fail = () =>
+      void session
+        .send('Fetch.failRequest', { requestId: paused.requestId, errorReason: 'BlockedByClient' })
+        .catch(() => {});
+    this.#judged(paused, mainFrame, go, fail);
+  }
+
+  #judged(paused: PausedRequest, mainFrame: boolean, go: () => void, fail: () => void): void {
     const verdicts: Array<Promise<void>> = [];
     for (const judge of this.#judges) {
       const verdict = judge.judge(paused, { mainFrame, popup: this.#adopters.has(judge) });
       if (verdict) verdicts.push(verdict);
     }
-    const session = this.#session!;
-    const go = () => void session.send('Fetch.continueRequest', { requestId: paused.requestId }).catch(() => {});
     if (verdicts.length === 0) return go();
     Promise.all(verdicts).then(go, (error: unknown) => {
-      void session
-        .send('Fetch.failRequest', { requestId: paused.requestId, errorReason: 'BlockedByClient' })
-        .catch(() => {});
+      fail();
       const refusal = error instanceof Error ? error : new Error(String(error));
       for (const judge of this.#judges) judge.failed(paused, refusal);
     });

@@ -1,18 +1,20 @@
-// New tabs of watched tabs held for their watches (action-watch.ts) before they run: one
+// New tabs of watched tabs held for their watches (action-watch.ts) before their first load: one
 // browser-level connection of clawd's own per watched browser, auto-attached to every new page.
 //
 // Why: a tab's own CDP session never hears of a new tab its page opens (a target=_blank link, a
 // form sent to one, window.open, a Ctrl or middle click: measured on 156), and clawd's
 // Playwright is told of one only once its first load has gone. Every new page of the browser
 // waits (waitForDebuggerOnStart) until asked whose it is: one a watched tab opened is adopted
-// by that tab's watches (fetch-hold.ts), any other is let run at once and let go. The cost:
-// every new page there waits one round trip, and the connection stays while its browser does.
+// by that tab's watches (fetch-hold.ts), any other is let run at once and let go. A tab Chrome
+// opens on its own loads even while it waits, so document requests are paused at the browser
+// too, and its first load waits there. The cost: each new page and document request there
+// waits one round trip; the connection stays while its browser does.
 
 import type { Protocol } from 'devtools-protocol';
 import { CdpSocket, type CdpEvent } from '../../browser/cdp-socket';
 import type { Logger } from '../../log';
 import type { BrowserEndpoint } from '../../profiles/profile-driver';
-import { FetchHold, type HoldSession } from './fetch-hold';
+import { FetchHold, type HoldSession, type PausedRequest } from './fetch-hold';
 
 /** How long the connection may take to open and to answer a command. */
 const COMMAND_MS = 5_000;
@@ -22,11 +24,15 @@ type Listener = (params: any) => void;
 /** One browser's connection: new pages held, and each adopted pop-up's session's events. */
 class BrowserHold {
   readonly #sessions = new Map<string, Map<string, Set<Listener>>>();
+  /** New pages with no opener named, by target id: whether a held tab's watches took them (their first load waits for it). */
+  readonly #unnamed = new Map<string, { sessionId: string; adopted: Promise<boolean> }>();
 
   constructor(
     readonly socket: CdpSocket,
     /** The browser, as the page finder names it (its holds are told apart by it). */
     private readonly browser: string,
+    /** It shows a new tab only once it runs (the relay): one is adopted as it comes, for its later loads. */
+    private readonly late: boolean,
     private readonly log: Logger,
   ) {
     socket.onEvent((event) => this.#event(event));
@@ -58,12 +64,16 @@ class BrowserHold {
     if (event.method === 'Target.attachedToTarget' && event.sessionId === undefined)
       return void this.#attached(event.params as Protocol.Target.AttachedToTargetEvent);
     if (event.method === 'Target.detachedFromTarget') return this.#detached(event.params?.sessionId as string);
+    if (event.method === 'Fetch.requestPaused' && event.sessionId === undefined)
+      return this.#pausedAtBrowser(event.params as PausedRequest);
     if (event.sessionId === undefined) return;
     for (const listener of this.#sessions.get(event.sessionId)?.get(event.method) ?? []) listener(event.params);
   }
 
   /** The target went (a new tab closed), or the connection: its hold hears it from its session's listeners. */
   #detached(sessionId: string): void {
+    for (const [targetId, unnamed] of this.#unnamed)
+      if (unnamed.sessionId === sessionId) this.#unnamed.delete(targetId);
     for (const listener of this.#sessions.get(sessionId)?.get('Target.detachedFromTarget') ?? []) listener({});
     this.#sessions.delete(sessionId);
   }
@@ -76,18 +86,43 @@ class BrowserHold {
   async #attached(attached: Protocol.Target.AttachedToTargetEvent): Promise<void> {
     const { sessionId, targetInfo, waitingForDebugger } = attached;
     const session = this.session(sessionId);
-    if (!waitingForDebugger) return session.detach(); // there before the hold: not new
+    // Not paused: there before the hold — or, shown late, a new tab already running.
+    if (!waitingForDebugger && !(this.late && targetInfo.openerId !== undefined)) return session.detach();
     let adopted: boolean;
+    const adopting = targetInfo.openerId
+      ? FetchHold.adopt(targetInfo.openerId, targetInfo.targetId, session, waitingForDebugger ? 'paused' : 'late')
+      : // Chrome opened it on its own, and its first load is on its way already (held at the browser).
+        FetchHold.expected(this.browser).then((opener) =>
+          opener ? FetchHold.adopt(opener, targetInfo.targetId, session, 'early') : false,
+        );
+    if (!targetInfo.openerId)
+      this.#unnamed.set(targetInfo.targetId, { sessionId, adopted: adopting.catch(() => false) });
     try {
-      const opener = targetInfo.openerId ?? (await FetchHold.expected(this.browser));
-      adopted = opener !== undefined && (await FetchHold.adopt(opener, targetInfo.targetId, session));
+      adopted = await adopting;
     } catch (error) {
       this.log.warn(`a new tab a watched tab opened could not be watched (${(error as Error).message}): it is closed`);
       await this.socket.send('Target.closeTarget', { targetId: targetInfo.targetId }).catch(() => {});
       return;
     }
-    await this.socket.send('Runtime.runIfWaitingForDebugger', {}, sessionId).catch(() => {});
+    if (waitingForDebugger) await this.socket.send('Runtime.runIfWaitingForDebugger', {}, sessionId).catch(() => {});
     if (!adopted) await session.detach();
+  }
+
+  /**
+   * A document request paused at the browser: the first load of a page Chrome opened on its own
+   * waits for whose it is and is judged by that tab's watches (fetch-hold.ts `judgeFirst`); any
+   * other goes at once (a held tab's own interception judges its loads).
+   */
+  #pausedAtBrowser(paused: PausedRequest): void {
+    const { requestId } = paused;
+    const go = () => void this.socket.send('Fetch.continueRequest', { requestId }).catch(() => {});
+    const fail = () =>
+      void this.socket.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' }).catch(() => {});
+    const unnamed = this.#unnamed.get(paused.frameId);
+    if (!unnamed) return go();
+    void unnamed.adopted.then((adopted) => {
+      if (!adopted || !FetchHold.judgeFirst(paused, go, fail)) go();
+    });
   }
 }
 
@@ -102,12 +137,12 @@ export class PopupHolds {
    * Holds the new pages of the browser `key` from now on: connects once to its socket (asked of
    * `socket` then), again after it dropped. Throws when it cannot.
    */
-  async hold(key: string, socket: () => Promise<BrowserEndpoint>): Promise<void> {
+  async hold(key: string, socket: () => Promise<BrowserEndpoint>, late = false): Promise<void> {
     if (this.#closed) throw new Error('clawd is stopping');
     const held = this.#browsers.get(key);
     if (held && (await held.catch(() => undefined))?.socket.open) return;
-    if (this.#browsers.get(key) !== held) return this.hold(key, socket); // another call started one meanwhile
-    const starting = socket().then((endpoint) => this.#start(key, endpoint));
+    if (this.#browsers.get(key) !== held) return this.hold(key, socket, late); // another call started one meanwhile
+    const starting = socket().then((endpoint) => this.#start(key, endpoint, late));
     this.#browsers.set(key, starting);
     try {
       const browser = await starting;
@@ -130,12 +165,12 @@ export class PopupHolds {
     this.#browsers.clear();
   }
 
-  async #start(key: string, endpoint: BrowserEndpoint): Promise<BrowserHold> {
+  async #start(key: string, endpoint: BrowserEndpoint, late: boolean): Promise<BrowserHold> {
     const socket = await CdpSocket.open(endpoint, COMMAND_MS, COMMAND_MS, (said) =>
       this.log.debug(`pop-up hold: ${said}`),
     );
     // Listening before it asks: a page attached right after must not go unheard (it would stay paused).
-    const browser = new BrowserHold(socket, key, this.log);
+    const browser = new BrowserHold(socket, key, late, this.log);
     try {
       // Pages only: a pop-up is one; their frames and workers are their own watches' business.
       await socket.send('Target.setAutoAttach', {
@@ -144,6 +179,16 @@ export class PopupHolds {
         flatten: true,
         filter: [{ type: 'page' }, { exclude: true }],
       });
+      // Chrome starts the first load of a tab it opens on its own (a Ctrl or middle click, a
+      // script's Ctrl-click) before any debugger may pause the tab; the browser's own
+      // interception still holds it (measured on 156). Not where the browser is the relay.
+      if (!late)
+        await socket.send('Fetch.enable', {
+          patterns: [
+            { resourceType: 'Document', requestStage: 'Request' },
+            { resourceType: 'Document', requestStage: 'Response' },
+          ],
+        });
     } catch (error) {
       socket.close();
       throw error;

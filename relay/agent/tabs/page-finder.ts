@@ -150,11 +150,11 @@ export class PageFinder {
 
   /** From now on the pop-ups the found page's browser opens are held until their opener's watch says (popup-holds.ts). */
   holdPopups(found: AgentPage): Promise<void> {
-    // Not on the person's own tabs: chrome.debugger cannot pause a new tab before it loads, and
-    // the relay shows a pop-up once the extension has attached it, its first request gone
-    // (measured on 156: shown already on its page). The extension's way to hold one is next.
-    if (found.driver.policyEnforcement !== 'interception') return Promise.resolve();
-    return this.#popups.hold(found.endpoint, () => browserSocket(found.driver, found.endpoint, SOCKET_READY_MS));
+    // On the person's own tabs a new tab is held late: chrome.debugger cannot pause one before it
+    // loads, and the relay shows it once the extension has attached it, its first request gone
+    // (measured on 156: shown already on its page). Its later loads are judged.
+    const late = found.driver.policyEnforcement !== 'interception';
+    return this.#popups.hold(found.endpoint, () => browserSocket(found.driver, found.endpoint, SOCKET_READY_MS), late);
   }
 
   /** The tab the profile last acted on, if any. */

@@ -140,17 +140,13 @@ export class TabGate {
       kinds.push('submit');
     const destination = touches.url !== undefined ? originOf(touches.url) : undefined;
     if (asked.has('new-site') && destination && !visited.has(destination)) kinds.push('new-site');
-    // A tab the browser opens on its own for a held key or a middle click loads before any watch.
-    if (touches.unheldTab && found)
-      for (const kind of WATCHED_ASK_KINDS) if (asked.has(kind) && !kinds.includes(kind)) kinds.push(kind);
     if (kinds.length > 0) {
       // A person's tab that rested may have moved meanwhile, unseen: it is read (and so woken, its
       // address told) before the person is asked about it.
       if (found && !found.page.isClosed())
         await within(found.page.title(), NAMED_MS, () => new Error('no title')).catch(() => {});
       const url = touches.url ?? (found && !found.page.isClosed() ? found.page.url() : undefined);
-      const unheld = touches.unheldTab ? ' (with a key held: it may open a new tab clawd cannot watch)' : '';
-      await this.#waitFor(p, this.#question(p, `${label}${unheld}`, url, kinds));
+      await this.#waitFor(p, this.#question(p, label, url, kinds));
     }
     // Looked at again: while the person was asked, they may have put their hands on the tab, and
     // another session or a hand-over may have come. Only then is the tab taken.
