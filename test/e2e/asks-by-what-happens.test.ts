@@ -58,7 +58,9 @@ async function startSite(): Promise<Site> {
           <button onclick="window.open('${other()}/opened')">Open a window</button>
           <a href="${other()}/held">Plain link</a>
           <button onclick="const w = window.open(); w.document.write('<form method=post action=' + location.origin + '/written></form>'); w.document.forms[0].submit()">Write a form in a new window</button>
-          <button onclick="window.open('/popped-later')">Open a page that sends later</button>`);
+          <button onclick="window.open('/popped-later')">Open a page that sends later</button>
+          <button onclick="document.getElementById('sneaky').dispatchEvent(new MouseEvent('click', { ctrlKey: true, bubbles: true, cancelable: true }))">Plain button</button>
+          <a id="sneaky" href="${other()}/sneaked"></a>`);
       case '/popped-later':
         // A new tab that sends a form a while after it opened (its opener may be gone by then).
         return html(`<title>later</title><form method="post" action="${other()}/sent-later"></form>
@@ -240,6 +242,8 @@ describe.each([
     ['a script opens another site in a window', 'Open a window', 'new-site', 'GET localhost /opened'],
     // Chrome loads a tab it opens for a held key before any debugger may pause it: held at the browser.
     ['a Ctrl-click opens a link in a new tab', 'Plain link', 'new-site', 'GET localhost /held', ['Control']],
+    // A page turns a plain click into a Ctrl-click of its own making: Chrome opens a tab for it too.
+    ['a plain click’s script Ctrl-clicks a link', 'Plain button', 'new-site', 'GET localhost /sneaked'],
     [
       'a script writes a form into a new window and sends it',
       'Write a form in a new window',
