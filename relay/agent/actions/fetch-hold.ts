@@ -8,6 +8,8 @@
 // watch (a new one waits for that end, which would otherwise end it too). The same session tells
 // the watches when a frame asks to load a page and when it stops loading, so a watch waits for
 // what an action started without a fixed grace.
+// Kept whole (under the 400-line cap): a tab's hold, the holds of the new tabs it opens and the
+// table that finds one from the other are one piece; split, each would reach into the others'.
 
 import type { Page } from 'playwright-core';
 import type { Protocol } from 'devtools-protocol';
