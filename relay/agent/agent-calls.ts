@@ -43,6 +43,11 @@ export interface AgentCall {
   /** The page the gate found for the call (a call that changes a tab). */
   readonly found?: AgentPage | undefined;
   /**
+   * For a call that opens a tab, when the person asks about what only the requests tell: runs
+   * `work` (its load) on the new tab with its requests watched (tab-gate.ts `opened`).
+   */
+  readonly watchNew?: (<T>(targetId: string, work: (found: AgentPage) => Promise<T>) => Promise<T>) | undefined;
+  /**
    * How a script finds each element the call acted on (by ref), read by the action before it ran
    * (actions/locate-element.ts); the action log keeps them for the session export.
    */

@@ -38,6 +38,7 @@ import {
   withSecrets,
 } from '../operations/secret-use';
 import { callLabel, recordCall, type RecorderDeps } from './action-recorder';
+import { loadOpened } from '../agent/tabs/opened-tab';
 
 /** How long a call with no bound of its own waits for the person to type a code. */
 const CODE_WAIT_MS = 60_000;
@@ -130,8 +131,12 @@ export const HANDLERS: Handlers = {
     const elsewhere = named ? [] : await s.profiles.handedOver(profile);
     return { profile, tabs, ...(elsewhere.length > 0 ? { elsewhere } : {}) };
   },
-  tabOpen: async (s, { profile }, input) => {
-    const tab = await s.profiles.openTab(profile, input.url, input.session);
+  tabOpen: async (s, { profile, watchNew }, input) => {
+    // Watched (tab-gate.ts `opened`): opened blank, then loaded under the watch.
+    const blank = watchNew ? await s.profiles.openTab(profile, 'about:blank', input.session) : undefined;
+    const tab = blank
+      ? { ...blank, url: await watchNew!(blank.targetId, (found) => loadOpened(found, input.url)) }
+      : await s.profiles.openTab(profile, input.url, input.session);
     s.events.emit({ type: 'tab', profile, targetId: tab.targetId, state: 'opened', url: tab.url });
     return tab;
   },
@@ -334,6 +339,7 @@ export class LocalInvoker implements Invoker {
       ...call,
       ...(passed.targetId !== undefined ? { targetId: passed.targetId } : {}),
       ...(passed.found ? { found: passed.found } : {}),
+      ...(passed.opened ? { watchNew: passed.opened } : {}),
       timeoutMs,
     };
     passedAs(through);

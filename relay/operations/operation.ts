@@ -94,6 +94,12 @@ export interface GateSpec<I> {
   asksFor?(input: I): readonly AskKind[];
   /** What it touches (submit and new-site questions depend on it). */
   touches?(input: I): Touches;
+  /**
+   * It opens a new tab on `touches.url`: when the person asks about what only the requests tell,
+   * the tab opens blank and loads under a watch, as a navigation does (a redirect to another
+   * site, a form its page sends at once).
+   */
+  opens?: true;
 }
 
 export interface Operation<S extends z.AnyZodObject = z.AnyZodObject, R = any> {

@@ -143,7 +143,7 @@ export const tabOpen = operation<Tab>()({
   input: z.object({ url: openUrl().describe('the address to open'), session: tabFields.session }),
   http: { method: 'POST', path: '/tabs/open' },
   logged: true,
-  gate: { changes: false, touches: (i) => ({ url: i.url }) },
+  gate: { changes: false, opens: true, touches: (i) => ({ url: i.url }) },
   cli: { group: 'profiles', name: 'open', args: [{ field: 'url', value: 'URL' }] },
   mcp: { tool: 'tabs', as: 'open' },
   example: { url: 'https://example.com' },

@@ -234,6 +234,30 @@ describe.each([
     }
   });
 
+  it('asks before a tab it opens on a site it has been on redirects to another: Deny, the other site sees nothing; Allow, once', async () => {
+    for (const allow of [false, true]) {
+      const ref = await open('/links', true);
+      site.hits.length = 0;
+      const opened: string[] = [];
+      try {
+        // Its own site: nothing to ask before it opens; the redirect is asked about as it comes.
+        const { answer, asked } = await answering(allow, () =>
+          api('POST', '/tabs/open', { url: site.url('/redirect'), session: ref.session }),
+        );
+        const tabs = (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs;
+        opened.push(...tabs.map((t) => t.targetId).filter((id) => id !== ctx.d.targetId));
+        expect(asked, JSON.stringify(answer.body)).toEqual(['new-site']);
+        await quiet(200);
+        expect(otherHits()).toEqual(allow ? ['GET localhost /redirected'] : []);
+        if (allow) expect(answer.body.url, JSON.stringify(answer.body)).toBe(site.url('/redirected', true));
+        else expect(answer.body.error?.code, JSON.stringify(answer.body)).toBe('person_declined');
+      } finally {
+        await release(ref.session);
+        for (const targetId of opened) await api('DELETE', `/tabs/${targetId}`);
+      }
+    }
+  });
+
   // On a managed profile: on the person's own tabs a new tab is held only once its first load has
   // gone (page-finder.ts `holdPopups`).
   it.runIf(kind === 'managed').each([

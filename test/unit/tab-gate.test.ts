@@ -127,6 +127,25 @@ describe('the gate', () => {
     g.close();
   });
 
+  it('watches the load of a tab a call opens, when the person asks about what only the requests tell', async () => {
+    const open: GateSpec<{ url: string }> = { changes: false, opens: true, touches: (i) => ({ url: i.url }) };
+    const none = gateOn('https://shop.test/', ['evaluate']);
+    expect(await none.pass(open, { url: 'https://shop.test/a' })).toEqual({ waited: 0 });
+    none.close();
+    const g = gateOn('https://shop.test/', ['submit']);
+    const passed = await g.pass(open, { url: 'https://shop.test/a', session: 'a' }, 'open https://shop.test/a');
+    expect(g.finds.count).toBe(0); // nothing is found before the tab is there
+    const opening = passed.opened!('T1', async (found) => found.targetId);
+    // This stand-in page cannot be watched: the person is asked before, about all of it, on the new tab.
+    const question = await until('the question', () => g.questions.pending()[0], 2_000);
+    expect(question).toMatchObject({ kinds: ['submit'], targetId: 'T1' });
+    expect(question!.what).toMatch(/^open https:\/\/shop\.test\/a: clawd cannot watch/);
+    g.questions.answer(question!.id, true, 'side panel');
+    expect(await opening).toBe('T1');
+    expect(g.finds.count).toBe(1);
+    g.close();
+  });
+
   it('refuses a load the policy blocks before it asks the person anything, or finds (or makes) a browser', async () => {
     const g = gateOn('https://shop.test/', ['new-site']);
     await expect(g.pass(navigate, { url: 'https://blocked.test/', timeoutMs: 5_000 })).rejects.toMatchObject({

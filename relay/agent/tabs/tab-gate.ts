@@ -72,6 +72,8 @@ export interface GatePassed {
    * person asks about something only the requests tell (a form sent, a new site, a download).
    */
   watched?<T>(work: () => Promise<T>): Promise<T>;
+  /** A call that opens a tab (`opens`): runs its load on the new tab with the tab's requests watched. */
+  opened?<T>(targetId: string, work: (found: AgentPage) => Promise<T>): Promise<T>;
 }
 
 /** One call on its way through the gate. */
@@ -155,12 +157,14 @@ export class TabGate {
     if (tabOnly !== undefined) this.deps.control.check(tabKey(profile, tabOnly), session);
     if (destination) visited.add(destination);
     const watched = this.#watchedFor(p, asked, visited, kinds);
+    const opened = spec.opens && destination ? this.#openedFor(p, asked, visited, kinds) : undefined;
     const { changed, waited } = p;
     return {
       waited,
       ...(changed !== undefined ? { targetId: changed } : {}),
       ...(found ? { found } : {}),
       ...(watched ? { watched } : {}),
+      ...(opened ? { opened } : {}),
     };
   }
 
@@ -208,16 +212,36 @@ export class TabGate {
    */
   #watchedFor(p: Passing, asked: Set<AskKind>, visited: Set<string>, kinds: AskKind[]): GatePassed['watched'] {
     const { found } = p;
+    const options = this.#watchOptions(p, asked, visited, kinds);
+    if (!found || !options || found.page.isClosed()) return undefined;
+    return <T>(work: () => Promise<T>) => this.#watched(p, found, work, options);
+  }
+
+  /**
+   * A new tab's load is watched as a navigation's: without it, a tab opened on a site the session
+   * has been on could go on to another site (a redirect) or send a form unasked.
+   */
+  #openedFor(p: Passing, asked: Set<AskKind>, visited: Set<string>, kinds: AskKind[]): GatePassed['opened'] {
+    if (!this.#watchOptions(p, asked, visited, kinds)) return undefined;
+    return async <T>(targetId: string, work: (found: AgentPage) => Promise<T>) => {
+      const found = await this.deps.find(p.profile, targetId, p.session, p.left());
+      const onTab: Passing = { ...p, found, changed: targetId };
+      const options = this.#watchOptions(onTab, asked, visited, kinds)!;
+      return this.#watched(onTab, found, () => work(found), options);
+    };
+  }
+
+  /** What the call's watch judges (the person's asks the gate did not already answer), or undefined when nothing. */
+  #watchOptions(p: Passing, asked: Set<AskKind>, visited: Set<string>, kinds: AskKind[]): WatchOptions | undefined {
     const watching = new Set(WATCHED_ASK_KINDS.filter((kind) => asked.has(kind)));
-    if (!found || watching.size === 0 || found.page.isClosed()) return undefined;
-    return <T>(work: () => Promise<T>) =>
-      this.#watched(p, found, work, {
-        kinds: watching,
-        visited,
-        asked: new Set(kinds),
-        ask: (asking, url, what) => this.#question(p, `${p.label}: ${what}`, url, asking),
-        left: p.left,
-      });
+    if (watching.size === 0) return undefined;
+    return {
+      kinds: watching,
+      visited,
+      asked: new Set(kinds),
+      ask: (asking, url, what) => this.#question(p, `${p.label}: ${what}`, url, asking),
+      left: p.left,
+    };
   }
 
   /** The person pressed Stop: what agents' calls left running on the profile's tabs is theirs now. */
