@@ -42,7 +42,8 @@ function isAnnouncedTab(v: unknown): v is AnnouncedTab {
     optStr(v.sessionId) &&
     isTargetInfo(v.targetInfo) &&
     (v.reattached === undefined || typeof v.reattached === 'boolean') &&
-    optStr(v.session)
+    optStr(v.session) &&
+    (v.held === undefined || typeof v.held === 'boolean')
   );
 }
 function personSayProblem(v: unknown): string | null {
@@ -188,7 +189,10 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
       case 'resetTab':
       case 'restTab':
       case 'wakeTab':
+      case 'releaseTab':
         return isInt(f.tabId) ? null : `${f.op} needs tabId`;
+      case 'holdNewTabs':
+        return typeof f.on === 'boolean' ? null : 'holdNewTabs needs on (true or false)';
       case 'showHandoff':
         return isInt(f.tabId) && optStr(f.reason) ? null : 'showHandoff needs tabId and reason?';
       case 'downloadedFile':

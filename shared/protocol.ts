@@ -61,6 +61,11 @@ export interface AnnouncedTab {
   reattached?: boolean;
   /** The person dragged it into the clawd tab group of this agent session: attached, and that session's. */
   session?: string;
+  /**
+   * A pop-up of an attached tab while the relay holds new tabs (holdNewTabs): its page loads wait
+   * (declarativeNetRequest) for the relay's releaseTab, and the one they refused is made again then.
+   */
+  held?: boolean;
 }
 
 /** Codes the extension answers a request with when the person's own settings refuse it; the relay passes them on as they are. */
@@ -236,7 +241,14 @@ export type RequestOp =
   /** The origin policy Chrome enforces on the attached tabs (declarativeNetRequest), replacing the last one; `own`: clawd's own addresses, always blocked. */
   | { op: 'setPolicy'; allow?: string[]; block?: string[]; own?: string[] }
   /** Opens the person's own live view in a new tab of theirs (they asked for it in the side panel). */
-  | { op: 'openView'; url: string };
+  | { op: 'openView'; url: string }
+  /**
+   * Hold new tabs (on) or not: every new tab's page loads wait until it is known to be the
+   * person's, or, an attached tab's pop-up, until releaseTab (a watch judges its loads by then).
+   */
+  | { op: 'holdNewTabs'; on: boolean }
+  /** A held pop-up's loads go (its watch is on); the one the hold refused is made again. */
+  | { op: 'releaseTab'; tabId: number };
 export type RequestFrame = { type: 'request'; id: number } & RequestOp;
 /** The consent state for the side panel, sent while one is open and whenever it changes. */
 export interface ConsentFrame {
@@ -280,4 +292,6 @@ export interface RequestResults {
   resetPermissions: Record<string, never>;
   setPolicy: Record<string, never>;
   openView: Record<string, never>;
+  holdNewTabs: Record<string, never>;
+  releaseTab: Record<string, never>;
 }

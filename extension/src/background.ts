@@ -22,15 +22,16 @@ import { Holds } from './holds';
 import { HostLookups } from './native-host';
 import { PermissionGrants } from './permission-grants';
 import { PolicyRules } from './policy-rules';
-import { PersonRefusal, RelayConnection } from './relay-connection';
+import { RelayConnection } from './relay-connection';
 import { WorkerSockets } from './worker-sockets';
 import { WorkerState } from './worker-state';
-import { agentsMayOpenTabs, loadSettings, saveSettings, setAgentsMayOpenTabs } from './settings';
+import { loadSettings, saveSettings, setAgentsMayOpenTabs } from './settings';
 import { toFront } from './tab-focus';
 import { TabSessions } from './tab-sessions';
 import { TabGroups } from './tab-groups';
 import { TabAttachments } from './tab-attachments';
 import { PersonTabs } from './person-tabs';
+import { NewTabs } from './new-tabs';
 import { browserInfo } from './browser-info';
 
 const WAKE_ALARM = 'clawd-wake';
@@ -55,6 +56,7 @@ const connection: RelayConnection = new RelayConnection({
   request: (frame) => execute(frame),
   status: (status, detail) => {
     paintAll();
+    if (status !== 'connected') void newTabs.relayGone();
     // Not reachable (or not configured): the native host, if installed, knows or starts the server.
     // Not when stepped aside for another browser: its answer must not take the relay back.
     if ((status === 'error' && !connection.aside) || status === 'unconfigured') void hosts.ask();
@@ -130,6 +132,7 @@ const policyRules = new PolicyRules(
   },
   (tabId) => attachments.isResting(tabId),
 );
+const newTabs = new NewTabs(policyRules, attachments, groups);
 
 // The relay's last policy holds the attached tabs from the worker's first moment (worker-state.ts
 // `policy`): Chrome keeps the rules across a worker restart, and the held tabs are not told again
@@ -176,21 +179,13 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       // A tab in front takes the person's keys: the person's option decides, as for activateTab.
       if (frame.method === 'Page.bringToFront') return toFront(frame.tabId); // on a frame's session too
       return tabSessions.command(frame.tabId, frame.sessionId, frame.method, frame.params);
-    case 'createTab': {
-      if (!(await agentsMayOpenTabs())) {
-        throw new PersonRefusal(
-          'tab_open_refused',
-          'the person does not let agents open tabs in their browser (the clawd extension\'s option "Agents may open tabs in my browser" is off: they turned it off, or pressed Stop): use a tab they hand over',
-        );
-      }
-      const tab = await chrome.tabs.create({ url: frame.url, active: frame.active });
-      if (tab.id === undefined) throw new Error('Chrome created a tab without an id');
-      const announced = await attachments.attach(tab.id);
-      // In the opening session's own group, where the person sees whose it is (a tab of a pop-up
-      // window cannot be grouped: it is the agent's all the same).
-      await groups.join(tab.id, frame.session).catch(() => {});
-      return { tab: announced };
-    }
+    case 'createTab':
+      return newTabs.open(frame.url, frame.active, frame.session);
+    // New tabs held while an agent's watch judges what its tabs' pages do (new-tabs.ts).
+    case 'holdNewTabs':
+      return policyRules.holdNewTabs(frame.on).then(() => ({}));
+    case 'releaseTab':
+      return newTabs.release(frame.tabId).then(() => ({}));
     case 'closeTab':
       await attachments.release(frame.tabId, 'target_closed');
       await chrome.tabs.remove(frame.tabId);
@@ -258,6 +253,7 @@ const personTabs = new PersonTabs({
   connection,
   groups,
   policyRules,
+  newTabs,
   paintTab,
 });
 chrome.action.onClicked.addListener((tab) => void personTabs.toggle(tab));

@@ -6,6 +6,7 @@
 
 import { badge } from './badge';
 import type { HandOvers } from './hand-overs';
+import type { NewTabs } from './new-tabs';
 import type { PolicyRules } from './policy-rules';
 import type { RelayConnection } from './relay-connection';
 import type { TabGroups } from './tab-groups';
@@ -19,6 +20,7 @@ export interface PersonTabsParts {
   connection: RelayConnection;
   groups: TabGroups;
   policyRules: PolicyRules;
+  newTabs: NewTabs;
   paintTab(tabId: number): void;
 }
 
@@ -144,11 +146,15 @@ export class PersonTabs {
     await this.d.started();
     if (this.d.attachments.has(tabId)) return;
     if (!this.d.attachments.followsOpener(openerTabId)) return void this.d.policyRules.letGo(tabId);
+    // While the relay holds new tabs, its loads wait for the relay's word (its opener's watch on it).
+    this.d.policyRules.holdNew(tabId);
     await this.d.policyRules.holdTabs([...this.d.attachments.tabIds, tabId]);
     const blocked = this.d.policyRules.blockedPage(url);
     if (blocked) void chrome.tabs.update(tabId, { url: blocked });
     try {
-      this.d.connection.send({ type: 'tabAttached', tab: await this.d.attachments.attach(tabId, openerTabId) });
+      const announced = await this.d.attachments.attach(tabId, openerTabId);
+      const held = this.d.policyRules.isHeldNew(tabId);
+      this.d.connection.send({ type: 'tabAttached', tab: { ...announced, ...(held ? { held } : {}) } });
       // Its address may have changed while it was being attached (its update went unheard then).
       const now = await chrome.tabs.get(tabId).catch(() => undefined);
       if (now?.url)
@@ -156,6 +162,8 @@ export class PersonTabs {
       await this.d.groups.joinWith(tabId, openerTabId).catch(() => {}); // in its opener's group
     } catch (error) {
       void badge.error(tabId, (error as Error).message);
+      // Not the agent's after all: not held either, and what the hold refused is not made again.
+      void this.d.policyRules.releaseNew(tabId);
     }
   }
 
@@ -163,7 +171,8 @@ export class PersonTabs {
     if (details.frameId !== 0 || !details.error.includes('ERR_BLOCKED_BY_CLIENT')) return;
     await this.d.started(); // the attached tabs are read from storage first
     const blocked = this.d.policyRules.blockedPage(details.url);
-    if (!blocked) return; // another extension's rule, or none of ours
+    // The new-tab hold's, made again once the tab is let go; else another extension's rule, or none of ours.
+    if (!blocked) return void this.d.newTabs.refused(details.tabId, details.url);
     if (this.d.attachments.has(details.tabId)) return void chrome.tabs.update(details.tabId, { url: blocked });
     const once = `${details.tabId} ${details.url}`;
     if (this.#reloaded.has(once)) return;

@@ -17,6 +17,12 @@
 // from the moment it exists until it is known not to be the agent's — opened from a tab that is
 // not attached, or still unclaimed after FRESH_MS. A person's tab caught in that moment is
 // loaded again once it is let go (background.ts).
+//
+// While the relay holds new tabs (a watch on an attached tab judges what its loads do, and a new
+// tab its page opens is one of them), every new tab's page loads are held the same way, whatever
+// the policy: a pop-up of an attached tab until the relay says its watch is on (`releaseNew`, its
+// held load then made again under the watch), any other until it is known to be the person's. A
+// form sent into a new tab cannot be made again: it is not sent (the relay's /blocked page says so).
 
 import { blockedPageUrl } from '../../shared/blocked-page';
 import { hostOfUrl } from '../../shared/host-spelling';
@@ -76,6 +82,10 @@ export class PolicyRules {
   #sites = new Set<string>();
   /** New tabs not yet known to be the agent's or the person's: held meanwhile. */
   readonly #fresh = new Map<number, ReturnType<typeof setTimeout>>();
+  /** Whether the relay holds new tabs (holdNewTabs). */
+  #holdingNew = false;
+  /** Pop-ups of attached tabs whose page loads wait for the relay's word (releaseNew). */
+  readonly #heldNew = new Set<number>();
   // One update at a time, in order: the last one wins.
   #applying: Promise<void> = Promise.resolve();
   // The update waiting behind the running one, if any: every change meanwhile joins it, since it
@@ -111,6 +121,33 @@ export class PolicyRules {
     return this.#apply();
   }
 
+  /** The relay holds new tabs (on), or no longer (off: the held pop-ups go too). */
+  holdNewTabs(on: boolean): Promise<void> {
+    if (on === this.#holdingNew) return this.#applying;
+    this.#holdingNew = on;
+    if (!on) this.#heldNew.clear();
+    return this.#apply();
+  }
+
+  get holdingNew(): boolean {
+    return this.#holdingNew;
+  }
+
+  /** A pop-up of an attached tab, about to be attached: its loads wait for the relay's word. */
+  holdNew(tabId: number): void {
+    if (this.#holdingNew) this.#heldNew.add(tabId);
+  }
+
+  isHeldNew(tabId: number): boolean {
+    return this.#heldNew.has(tabId);
+  }
+
+  /** The relay's word: the pop-up's watch is on, its loads go (and are judged there). */
+  releaseNew(tabId: number): Promise<void> {
+    if (!this.#heldNew.delete(tabId)) return this.#applying;
+    return this.#apply();
+  }
+
   /** A tab was created: held until it is claimed, or let go after FRESH_MS. */
   tabCreated(tabId: number): void {
     this.#fresh.set(
@@ -123,7 +160,7 @@ export class PolicyRules {
   letGo(tabId: number): Promise<void> {
     clearTimeout(this.#fresh.get(tabId));
     this.#fresh.delete(tabId);
-    if (this.#policy.empty || this.#tabIds.length === 0) return this.#applying;
+    if ((this.#policy.empty || this.#tabIds.length === 0) && !this.#holdingNew) return this.#applying;
     return this.#apply();
   }
 
@@ -171,6 +208,68 @@ export class PolicyRules {
    * worker. However many sites, the rules are as many (the sites are one condition's list).
    */
   #rules(others: number[], sites: string[]): chrome.declarativeNetRequest.Rule[] {
+    const rules = [...this.#policyRules(others, sites), ...this.#newTabRules(others)];
+    return rules.slice(0, LAST_ID - FIRST_ID + 1).map((rule, i) => ({ ...rule, id: FIRST_ID + i }));
+  }
+
+  /**
+   * While the relay holds new tabs: the page loads of every tab not known to be the person's, and
+   * of the pop-ups waiting for the relay's word (not the other attached tabs: their loads are the
+   * relay's watches' to judge). A load is refused (made again once let go); a form sent is not.
+   */
+  #newTabRules(others: number[]): chrome.declarativeNetRequest.Rule[] {
+    if (!this.#holdingNew) return [];
+    const excludedTabIds = [
+      chrome.tabs.TAB_ID_NONE,
+      ...others,
+      ...this.#tabIds.filter((tabId) => !this.#heldNew.has(tabId)),
+    ];
+    const page = ['main_frame'] as chrome.declarativeNetRequest.ResourceType[];
+    const relay = this.relayOrigin();
+    const sent = relay
+      ? {
+          type: 'redirect' as chrome.declarativeNetRequest.RuleActionType,
+          redirect: {
+            url: blockedPageUrl(
+              relay,
+              'a form sent into a new tab',
+              "a new tab an agent's tab opens is held until clawd can ask you about its loads, and a form sent into one cannot be held and sent again, so it was not sent",
+            ),
+          },
+        }
+      : { type: 'block' as chrome.declarativeNetRequest.RuleActionType };
+    return [
+      {
+        id: 0,
+        priority: 5,
+        action: { type: 'block' as chrome.declarativeNetRequest.RuleActionType },
+        condition: { resourceTypes: page, requestMethods: ['get'] as never, excludedTabIds },
+      },
+      {
+        id: 0,
+        priority: 5,
+        action: sent,
+        condition: { resourceTypes: page, excludedRequestMethods: ['get'] as never, excludedTabIds },
+      },
+      // The relay's page that says what was held (below).
+      ...(relay
+        ? [
+            {
+              id: 0,
+              priority: 6,
+              action: { type: 'allow' as chrome.declarativeNetRequest.RuleActionType },
+              condition: {
+                regexFilter: `^${relay.replace(/[.]/g, '\\.')}/blocked\\?`,
+                resourceTypes: page,
+                excludedTabIds: [chrome.tabs.TAB_ID_NONE, ...others],
+              },
+            },
+          ]
+        : []),
+    ];
+  }
+
+  #policyRules(others: number[], sites: string[]): chrome.declarativeNetRequest.Rule[] {
     if (this.#policy.empty || this.#tabIds.length === 0) return [];
     // Requests of no tab (TAB_ID_NONE: service workers, other extensions) are held only when a
     // held tab's site started them (their initiator); the rest are the person's.
@@ -182,11 +281,10 @@ export class PolicyRules {
         : []),
     ];
     const rules: chrome.declarativeNetRequest.Rule[] = [];
-    let id = FIRST_ID;
     const rule = (priority: number, type: 'block' | 'allow', regexFilter: string) => {
       for (const condition of conditions(regexFilter))
         rules.push({
-          id: id++,
+          id: 0, // numbered with the rest (#rules)
           priority,
           action: { type: type as chrome.declarativeNetRequest.RuleActionType },
           condition,
@@ -203,7 +301,7 @@ export class PolicyRules {
     // shows only its own escaped query, runs nothing, takes no token and carries no cookie of ours).
     const relay = this.relayOrigin();
     if (relay) rule(4, 'allow', `^${relay.replace(/[.]/g, '\\.')}/blocked\\?`);
-    return rules.slice(0, LAST_ID - FIRST_ID);
+    return rules;
   }
 
   #apply(): Promise<void> {
@@ -212,7 +310,8 @@ export class PolicyRules {
         .map((r) => r.id)
         .filter((id) => id >= FIRST_ID && id <= LAST_ID);
       const held = new Set([...this.#tabIds, ...this.#fresh.keys()]);
-      const tabs = this.#policy.empty || this.#tabIds.length === 0 ? [] : await chrome.tabs.query({});
+      const tabs =
+        (this.#policy.empty || this.#tabIds.length === 0) && !this.#holdingNew ? [] : await chrome.tabs.query({});
       const others = tabs.flatMap((tab) => (tab.id !== undefined && !held.has(tab.id) ? [tab.id] : []));
       // Every frame of each held tab (a frame gone since then leaves its site held until the next
       // update), and the page a held tab is on its way to.

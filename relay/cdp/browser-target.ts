@@ -42,6 +42,8 @@ export interface BrowserHub {
   readonly downloads: DownloadRelay;
   /** The person's origin policy: the cookies it hides are never shown, nor set. */
   readonly policy: RelayPolicy;
+  /** clawd's pop-up hold asks for new targets paused: the person's new tabs are held (held-tabs.ts). */
+  holdNewTabs?(client: ClientSession): Promise<void>;
 }
 
 const notConnected = () =>
@@ -116,8 +118,12 @@ export class BrowserTarget {
         return {};
       case 'Target.setDiscoverTargets':
         return this.#setDiscoverTargets(client, root, cmd);
-      case 'Target.setAutoAttach':
-        return this.#setAutoAttach(client, cmd);
+      case 'Target.setAutoAttach': {
+        const result = this.#setAutoAttach(client, cmd);
+        // Answered once the person's new tabs are held: a pop-up opened right after is held too.
+        if (client.holdsPopups && this.table.root(client).pauses) await this.hub.holdNewTabs?.(client);
+        return result;
+      }
       case 'Target.getTargets': {
         const p = paramsOf(cmd, 'Target.getTargets');
         const filter = filterParam(p.filter) ?? root.discover ?? DEFAULT_FILTER;

@@ -34,6 +34,8 @@ export interface ClientSessionOptions {
   internal?: boolean;
   /** The agent session the client says it is (`?session=` or X-Clawd-Session on its upgrade). */
   name?: string;
+  /** clawd's own pop-up hold (`?clawd=popups` with clawd's key): shown held pop-ups paused (held-tabs.ts). */
+  holdsPopups?: boolean;
 }
 
 /** A session name a client may give itself: what the agent API's `session` takes. */
@@ -93,6 +95,10 @@ export class ClientSession {
 
   get internal(): boolean {
     return this.options.internal === true;
+  }
+
+  get holdsPopups(): boolean {
+    return this.options.holdsPopups === true;
   }
 
   /** An agent session of its own: named after the client when it says, else `cdp-N`. */

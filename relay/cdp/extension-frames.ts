@@ -6,6 +6,7 @@ import type { HelloFrame, PersonFrame, TabSession } from '../../shared/protocol'
 import type { Logger } from '../log';
 import type { ClientGate } from './client-gate';
 import type { DownloadRelay } from './download-relay';
+import type { HeldTabs } from './held-tabs';
 import { UNFENCED_EVENTS } from './event-fence';
 import type { PresenceHandlers } from './extension-presence';
 import type { SessionReplay } from './session-replay';
@@ -46,6 +47,7 @@ export interface FrameParts {
   link(): TabLink;
   roster(): TabRoster;
   downloads(): DownloadRelay;
+  heldTabs: HeldTabs;
 }
 
 export function extensionFrames(parts: FrameParts): PresenceHandlers {
@@ -63,6 +65,7 @@ export function extensionFrames(parts: FrameParts): PresenceHandlers {
     },
     tabAttached: (link, frame) => {
       const record = parts.roster().register(link, frame.tab);
+      parts.heldTabs.registered(record);
       if (frame.tab.session) options.consent?.handedTo(record.targetId, frame.tab.session);
     },
     personInput: (_link, frame) => {

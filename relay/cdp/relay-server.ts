@@ -227,5 +227,8 @@ function upgradeClient(
   const said = url.searchParams.get('session') ?? req.headers['x-clawd-session'];
   const name = typeof said === 'string' && CLIENT_NAME.test(said) ? said : undefined;
   const internal = req.headers['x-clawd-agent'] === doors.agentKey;
-  doors.clientWss.handleUpgrade(req, socket, head, (ws) => switchboard.addClient(ws, page, internal, name));
+  const holdsPopups = internal && url.searchParams.get('clawd') === 'popups';
+  doors.clientWss.handleUpgrade(req, socket, head, (ws) =>
+    switchboard.addClient(ws, page, internal, name, holdsPopups),
+  );
 }

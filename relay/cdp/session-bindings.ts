@@ -95,6 +95,8 @@ export interface SessionTableEvents {
   unclaimed(tab: TabRecord, childId: string): void;
   /** A child the tab had before its rest is attached again (under `child.chromeId`): what its clients set up goes on it. */
   rebound(tab: TabRecord, child: ChildTarget): void;
+  /** Whether the client is shown the tab waiting for the debugger (a held pop-up, for the pop-up hold: held-tabs.ts). */
+  waits?(client: ClientSession, tab: TabRecord): boolean;
 }
 
 export const RANK = { child: 0, page: 1, tab: 2, browser: 3 } as const;

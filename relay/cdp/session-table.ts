@@ -266,7 +266,7 @@ export class SessionTable {
     say(client, parent, 'Target.attachedToTarget', {
       sessionId,
       targetInfo: pageTargetInfo(tab),
-      waitingForDebugger: false,
+      waitingForDebugger: this.events.waits?.(client, tab) ?? false,
     });
     return sessionId;
   }

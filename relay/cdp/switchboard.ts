@@ -31,6 +31,7 @@ import { TabRest } from './tab-rest';
 import { TargetRegistry, mintId, type TabRecord } from './target-registry';
 import type { PolicyConfig } from '../../shared/origin-policy';
 import { RelayPolicy } from './relay-policy';
+import { HeldTabs } from './held-tabs';
 
 export type { TabChange } from './tab-roster';
 export type { RelayConsent } from './extension-frames';
@@ -65,6 +66,8 @@ export class Switchboard implements BrowserHub {
   readonly #browserTarget: BrowserTarget;
   readonly #roster: TabRoster;
   readonly #replay: SessionReplay;
+  /** Pop-ups held before they load, for clawd's pop-up hold. */
+  readonly #heldTabs: HeldTabs;
   /** Tabs at rest: unused, let go of by the debugger until the next command (tab-rest.ts). */
   readonly rest: TabRest;
   // A raw client's commands behind one that waits for the person, so they keep their order; removed once they went.
@@ -76,6 +79,7 @@ export class Switchboard implements BrowserHub {
 
   constructor(private readonly options: SwitchboardOptions) {
     this.#log = options.log;
+    this.#heldTabs = new HeldTabs(() => this.#presence.ready, options.log);
     this.#presence = new ExtensionPresence(
       extensionFrames({
         registry: this.#registry,
@@ -87,6 +91,7 @@ export class Switchboard implements BrowserHub {
         link: () => this.#link,
         roster: () => this.#roster,
         downloads: () => this.downloads,
+        heldTabs: this.#heldTabs,
       }),
       { relayVersion: options.relayVersion, log: options.log, timeouts: options.timeouts },
     );
@@ -97,6 +102,7 @@ export class Switchboard implements BrowserHub {
       rebound: (tab, child) => this.#replay.child(tab, child),
       unclaimed: (tab, childId) =>
         void this.#link.request(tab, childId, 'Runtime.runIfWaitingForDebugger').catch(() => {}),
+      waits: (client, tab) => this.#heldTabs.waits(client, tab),
     });
     this.policy = new RelayPolicy((config) => this.#sendPolicy(config), options.onPolicyRefusal);
     this.#commands = new TabCommands(
@@ -108,6 +114,7 @@ export class Switchboard implements BrowserHub {
         if (!sub.client.internal) options.onClientNavigate?.(sub.tab.targetId, url);
       },
       (client) => options.consent?.gate.asksBeforeCookies(client) ?? false,
+      (client, tab) => this.#heldTabs.run(client, tab),
     );
     this.downloads = new DownloadRelay(
       async (url) => {
@@ -187,6 +194,10 @@ export class Switchboard implements BrowserHub {
     return this.#registry.byTargetId(targetId);
   }
 
+  holdNewTabs(client: ClientSession): Promise<void> {
+    return this.#heldTabs.hold(client);
+  }
+
   // ---- the extension side ------------------------------------------------------------------
 
   /** A new `/extension` socket passed the guards; it must prove the extension key before it is the extension. */
@@ -198,6 +209,7 @@ export class Switchboard implements BrowserHub {
     // After the welcome this answer makes: the extension (a fresh worker too) gets the rules to enforce.
     setImmediate(() => {
       void this.#sendPolicy(this.policy.config);
+      this.#heldTabs.connected();
       this.options.consent?.connected?.();
     });
     return this.#roster.hello(frame);
@@ -278,13 +290,14 @@ export class Switchboard implements BrowserHub {
   // ---- CDP clients --------------------------------------------------------------------------
 
   /** A new client passed the guards. `page` scopes it to one tab (`/devtools/page/<id>`). */
-  addClient(ws: WebSocket, page?: TabRecord, internal = false, name?: string): ClientSession {
+  addClient(ws: WebSocket, page?: TabRecord, internal = false, name?: string, holdsPopups = false): ClientSession {
     const client = new ClientSession(
       ws,
       {
         command: (c, cmd) => this.#onCommand(c, cmd),
         closed: (c) => {
           this.#table.dropClient(c);
+          this.#heldTabs.dropped(c);
           this.downloads.forget(c);
           this.options.consent?.gate.forget(c);
           this.#log.debug(`client ${c.id} disconnected`);
@@ -295,6 +308,7 @@ export class Switchboard implements BrowserHub {
         notReadingCutMs: this.options.timeouts.notReadingCutMs,
         log: this.#log,
         internal,
+        holdsPopups,
         ...(name ? { name } : {}),
       },
     );

@@ -71,6 +71,8 @@ export class TabCommands {
     private readonly navigated: (sub: Subscription, url: string) => void = () => {},
     /** Whether a client is shown no cookie in events (the person asks before raw clients read them). */
     private readonly cookiesAskedOf: (client: Subscription['client']) => boolean = () => false,
+    /** A client's word to run a tab's page: true when it let a held pop-up go (held-tabs.ts), nothing to forward. */
+    private readonly run: (client: Subscription['client'], tab: TabRecord) => boolean = () => false,
   ) {}
 
   /** Runs a client's command on a page or child session and answers it through `respond`. */
@@ -91,6 +93,9 @@ export class TabCommands {
       }
       case 'Target.setAutoAttach':
         return this.#setAutoAttach(sub, state, cmd.params, forward, respond);
+      case 'Runtime.runIfWaitingForDebugger':
+        if (sub.kind === 'page' && this.run(sub.client, sub.tab)) return respond(undefined, {});
+        return forward(cmd.method, cmd.params);
       case 'Target.detachFromTarget':
         return this.#detachChild(sub, paramsOf(cmd, 'Target.detachFromTarget'), respond);
       case 'Page.addScriptToEvaluateOnNewDocument':

@@ -28,6 +28,8 @@ export interface TabRecord {
    * were shown to clients then, and a fresh session's Runtime.enable and Log.enable say them again.
    */
   seenUpTo?: number;
+  /** A pop-up whose page loads the extension holds until the pop-up hold runs it (held-tabs.ts). */
+  held?: boolean;
 }
 
 export function mintId(): string {
@@ -67,6 +69,7 @@ export class TargetRegistry {
       sessionId,
       info: { ...tab.targetInfo, attached: true },
       fence: fence(),
+      ...(tab.held ? { held: true } : {}),
     };
     this.#byTabId.set(record.tabId, record);
     this.#byTargetId.set(record.targetId, record);

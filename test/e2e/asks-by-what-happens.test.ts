@@ -258,9 +258,10 @@ describe.each([
     }
   });
 
-  // On a managed profile: on the person's own tabs a new tab is held only once its first load has
-  // gone (page-finder.ts `holdPopups`).
-  it.runIf(kind === 'managed').each([
+  // On the person's own tabs (the extension) a new tab's loads are held by the extension's rules
+  // until its opener's watch is on it (relay/cdp/held-tabs.ts), and its first load is made again
+  // then: a form sent into one cannot be, so it is not sent at all, nor asked about.
+  it.each([
     ['a link opens another site in a new tab', 'New tab on another site', 'new-site', 'GET localhost /popped'],
     ['a script sends a form to a new tab', 'Send in a new tab', 'submit', 'POST 127.0.0.1 /sent'],
     ['a script opens another site in a window', 'Open a window', 'new-site', 'GET localhost /opened'],
@@ -276,7 +277,10 @@ describe.each([
     ],
   ] as Array<[string, string, string, string, string[]?]>)(
     'asks when %s: Deny, the site sees nothing; Allow, once',
-    async (_how, name, kind, hit, modifiers?: string[]) => {
+    async (_how, name, askKind, hit, modifiers?: string[]) => {
+      // On the person's own tabs a form sent into a new tab before its watch is on is not sent at
+      // all (the hold cannot send it again), nor asked about; one sent once it is on is asked.
+      const heldForm = kind === 'extension' && askKind === 'submit';
       const tabs = async () =>
         (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
       for (const allow of [false, true]) {
@@ -289,12 +293,16 @@ describe.each([
           const { answer, asked } = await answering(allow, () =>
             act({ kind: 'click', ref: ref(name), ...(modifiers ? { modifiers } : {}) }),
           );
-          expect(asked, JSON.stringify(answer.body)).toEqual(kind.split(','));
-          if (allow) await until(`${hit} reached the site`, () => reached().length > 0);
+          const neverSent = heldForm && asked.length === 0;
+          // (one sent as its watch came on and then refused by the hold goes to clawd's page, a new site too)
+          if (heldForm && !neverSent) expect(asked, JSON.stringify(answer.body)).toContain('submit');
+          else expect(asked, JSON.stringify(answer.body)).toEqual(neverSent ? [] : askKind.split(','));
+          if (allow && !heldForm) await until(`${hit} reached the site`, () => reached().length > 0);
           else await quiet(300);
-          expect(reached()).toEqual(allow ? [hit] : []);
-          expect(answer.status, JSON.stringify(answer.body)).toBe(allow ? 200 : 403);
-          if (!allow) expect(answer.body.error.code).toBe('person_declined');
+          // Allowed, a held form sent as its watch came on may still be refused by the hold: never sent unasked.
+          if (!(allow && heldForm)) expect(reached()).toEqual(allow ? [hit] : []);
+          expect(answer.status, JSON.stringify(answer.body)).toBe(allow || neverSent ? 200 : 403);
+          if (!allow && !neverSent) expect(answer.body.error.code).toBe('person_declined');
         } finally {
           await release(ref.session);
           for (const opened of (await tabs()).filter((id) => !before.includes(id)))
@@ -303,6 +311,22 @@ describe.each([
       }
     },
   );
+
+  // While new tabs are held (a watched call ran), a tab the person opens themselves is theirs: its
+  // first load, refused until Chrome says whose it is, is made again, once.
+  it.runIf(kind === 'extension')('lets a tab the person opens load while new tabs are held', async () => {
+    const ref = await open('/popups', true);
+    await release(ref.session);
+    site.hits.length = 0;
+    const mine = await ctx.d.browser!.openTab(site.url('/mine', true));
+    try {
+      expect(site.hits).toEqual(['GET localhost /mine']);
+      const tabs = (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs;
+      expect(tabs.map((t) => t.targetId)).not.toContain(mine.pageTargetId);
+    } finally {
+      await ctx.d.browser!.cdp.send('Target.closeTarget', { targetId: mine.pageTargetId });
+    }
+  });
 
   // On a managed profile: on the person's own tabs a pop-up is let go with its opener (the extension's rule).
   it.runIf(kind === 'managed')(

@@ -4,7 +4,7 @@
 
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FetchHold } from '../../relay/agent/actions/fetch-hold';
 import { PopupHolds } from '../../relay/agent/actions/popup-holds';
@@ -17,8 +17,10 @@ async function standInBrowser(refuse: (method: string, sessionId?: string) => bo
   await new Promise((resolve) => server.once('listening', resolve));
   const got: string[] = [];
   let socket: WebSocket | undefined;
+  const state = { closed: false };
   server.on('connection', (ws) => {
     socket = ws;
+    ws.on('close', () => (state.closed = true));
     ws.on('message', (data) => {
       const { id, method, sessionId } = JSON.parse(data.toString());
       got.push(sessionId ? `${method} ${sessionId}` : method);
@@ -37,7 +39,7 @@ async function standInBrowser(refuse: (method: string, sessionId?: string) => bo
       }),
     );
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, got, attach, close: () => server.close() };
+  return { url, got, attach, state, close: () => server.close() };
 }
 
 /** A tab with a watch's hold on it (fetch-hold.ts), so its pop-ups are adopted. */
@@ -53,7 +55,10 @@ async function heldTab(targetId: string) {
   const adopted: string[] = [];
   const member = await FetchHold.join(
     { page, targetId, browser: 'B1' },
-    { ...judge, adopted: (_m, frame) => void adopted.push(frame ?? 'loaded') },
+    {
+      ...judge,
+      adopted: (_m, frame, madeAgain) => void adopted.push(`${frame ?? 'loaded'}${madeAgain ? ' made again' : ''}`),
+    },
   );
   /** Its page asks for a link to open in a new tab with no opener link (a Ctrl or middle click). */
   const asksNewTab = () =>
@@ -150,6 +155,41 @@ describe('the pop-up hold', () => {
     await until('the old page let go', () => browser.got.includes('Target.detachFromTarget'));
     expect(browser.got.filter((m) => m.startsWith('Runtime.runIfWaitingForDebugger'))).toEqual([]);
     await tab.leave();
+  });
+
+  it('adopts a new tab the extension holds as paused where the browser is the relay: its first load is made again', async () => {
+    const browser = await standInBrowser();
+    const holds = new PopupHolds(silentLogger);
+    closing.push(browser.close, () => holds.close());
+    const tab = await heldTab('OPENER-6');
+    await holds.hold('B6', async () => ({ url: browser.url }), true);
+    browser.attach('HELD', 'OPENER-6', true);
+    await until('the held tab let run', () => browser.got.includes('Runtime.runIfWaitingForDebugger S-HELD'));
+    // Its interception on before the word to run it (the relay's word to the extension to let it load).
+    expect(browser.got.indexOf('Fetch.enable S-HELD')).toBeLessThan(
+      browser.got.indexOf('Runtime.runIfWaitingForDebugger S-HELD'),
+    );
+    expect(tab.adopted).toEqual(['HELD made again']);
+    await tab.leave();
+  });
+
+  it('ends a browser’s connection once nothing there has been held for a while, not before', async () => {
+    const browser = await standInBrowser();
+    const holds = new PopupHolds(silentLogger);
+    closing.push(browser.close, () => holds.close());
+    const tab = await heldTab('OPENER-5');
+    await holds.hold('B1', async () => ({ url: browser.url }));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      vi.advanceTimersByTime(60_000);
+      await tab.leave();
+      vi.advanceTimersByTime(9_000);
+      expect(browser.state.closed).toBe(false);
+      vi.advanceTimersByTime(1_100);
+    } finally {
+      vi.useRealTimers();
+    }
+    await until('the connection ended', () => browser.state.closed);
   });
 
   it('says so when the browser’s socket cannot be reached', async () => {

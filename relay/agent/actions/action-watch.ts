@@ -61,6 +61,8 @@ export class ActionWatch {
   readonly #opening: number[] = [];
   /** Holds that came before their tab's word that it opens one (two connections: either comes first). */
   #early = 0;
+  /** New tabs' main frames whose first load is made again (held by the extension): their loads before it end no wait. */
+  readonly #madeAgain = new Set<string>();
   #closed = false;
   /** Its tab's own hold is left; it judges only the new tabs it holds. */
   #tabLeft = false;
@@ -91,7 +93,7 @@ export class ActionWatch {
       requested: (frameId) => void watch.#requested.set(frameId, Date.now()),
       // A move within the document answers a frame's ask; only a frame that stopped loading ends its loads.
       stopped: (frameId, loads) => {
-        watch.#requested.delete(frameId);
+        if (!watch.#madeAgain.has(frameId)) watch.#requested.delete(frameId);
         if (loads) for (const [load, { frame }] of watch.#loading) if (frame === frameId) watch.#loading.delete(load);
       },
       opening: () => {
@@ -99,12 +101,13 @@ export class ActionWatch {
         else watch.#opening.push(Date.now());
       },
       // Its first load is asked for now (the new tab runs once its hold is on).
-      adopted: (member, mainFrame) => {
+      adopted: (member, mainFrame, madeAgain) => {
         if (watch.#opening.length > 0) watch.#opening.shift();
         else watch.#early++;
         if (watch.#closed) return void member.leave();
         watch.#popups = [...watch.#popups.filter((popup) => !popup.gone), member];
         if (mainFrame !== undefined) watch.#requested.set(mainFrame, Date.now());
+        if (mainFrame !== undefined && madeAgain) watch.#madeAgain.add(mainFrame);
       },
     });
     return watch;
@@ -116,6 +119,7 @@ export class ActionWatch {
     this.#refused = undefined;
     this.#pending = new Set();
     this.#requested.clear();
+    this.#madeAgain.clear();
     this.#opening.length = 0;
     this.#early = 0;
     this.#generation++;
@@ -176,7 +180,11 @@ export class ActionWatch {
 
   #waiting(): boolean {
     const now = Date.now();
-    for (const [frame, at] of this.#requested) if (now - at > REQUESTED_MS) this.#requested.delete(frame);
+    for (const [frame, at] of this.#requested)
+      if (now - at > REQUESTED_MS) {
+        this.#requested.delete(frame);
+        this.#madeAgain.delete(frame);
+      }
     while (this.#opening.length > 0 && now - this.#opening[0]! > REQUESTED_MS) this.#opening.shift();
     const ours = [...this.#loading.values()].some((load) => load.generation === this.#generation);
     return ours || this.#requested.size > 0 || this.#opening.length > 0 || this.#pending.size > 0;
@@ -193,6 +201,7 @@ export class ActionWatch {
     else if (!atResponse) {
       this.#loading.set(load, { frame: e.frameId, generation });
       this.#requested.delete(e.frameId);
+      this.#madeAgain.delete(e.frameId);
     }
     const kinds = atResponse ? this.#responseKinds(e) : this.#requestKinds(e, place.mainFrame);
     if (kinds.length === 0 || this.#closed) return undefined;

@@ -45,8 +45,12 @@ export interface Judge {
   stopped(frameId: string, loads: boolean): void;
   /** The tab is opening a new tab or window (its hold comes next: `adopted`). */
   opening(): void;
-  /** A new tab the tab opened is held for it now too (its main frame `mainFrame` loads next, unless undefined: it is loaded). */
-  adopted(member: HoldMember, mainFrame: string | undefined): void;
+  /**
+   * A new tab the tab opened is held for it now too (its main frame `mainFrame` loads next, unless
+   * undefined: it is loaded; `madeAgain`: the load the extension held is made again, and what its
+   * page showed meanwhile ends no wait).
+   */
+  adopted(member: HoldMember, mainFrame: string | undefined, madeAgain: boolean): void;
 }
 
 /** A watch's place in the hold. */
@@ -80,6 +84,8 @@ const ASKED_KEPT = 8;
 // By target id, across browsers (ids are unique): a pop-up's hold is found by its opener's, and
 // by a watch on the pop-up later. An entry goes with its last watch or its page.
 const holds = new Map<string, FetchHold>();
+/** Told when a browser has no hold left (popup-holds.ts ends its connection there a while later). */
+const idle = new Set<(browser: string) => void>();
 
 export class FetchHold {
   readonly #judges = new Set<Judge>();
@@ -132,7 +138,7 @@ export class FetchHold {
         await joined.#ready;
       } catch (error) {
         joined.#judges.delete(judge);
-        if (holds.get(tab.targetId) === joined) holds.delete(tab.targetId);
+        FetchHold.#forget(joined);
         throw error;
       }
       // One judge of each request: the person is not asked twice, as the tab's and as the opener's.
@@ -152,8 +158,12 @@ export class FetchHold {
     openerId: string,
     targetId: string,
     session: HoldSession,
-    /** `paused` before it runs; `early`: Chrome opened it on its own, its first load held at the browser; `late`: it runs, loaded. */
-    how: 'paused' | 'early' | 'late' = 'paused',
+    /**
+     * `paused` before it runs; `early`: Chrome opened it on its own, its first load held at the
+     * browser; `held`: the extension holds its loads (relay/cdp/held-tabs.ts), the first one made
+     * again once it is let run; `late`: it runs, loaded.
+     */
+    how: 'paused' | 'early' | 'held' | 'late' = 'paused',
   ): Promise<boolean> {
     const opener = holds.get(openerId);
     if (!opener || opener.#closing || opener.#judges.size === 0 || holds.has(targetId)) return false;
@@ -169,9 +179,10 @@ export class FetchHold {
       const mainFrame = await hold.#ready;
       // Its watches went meanwhile: nobody would judge it.
       if (hold.#judges.size === 0) throw new Error('the watch that opened it ended');
-      for (const judge of judges) judge.adopted(hold.#member(judge), how === 'late' ? undefined : mainFrame);
+      for (const judge of judges)
+        judge.adopted(hold.#member(judge), how === 'late' ? undefined : mainFrame, how === 'held');
     } catch (error) {
-      if (holds.get(targetId) === hold) holds.delete(targetId);
+      FetchHold.#forget(hold);
       throw error;
     }
     return true;
@@ -249,7 +260,7 @@ export class FetchHold {
     // A pop-up's hold goes with its page, or with the connection that held it.
     session.on('Target.detachedFromTarget', () => {
       this.#gone = true;
-      if (holds.get(this.targetId) === this) holds.delete(this.targetId);
+      FetchHold.#forget(this);
     });
     session.on('Page.frameStoppedLoading', (e: { frameId: string }) => stopped(e.frameId, true));
     session.on('Page.navigatedWithinDocument', (e: { frameId: string }) => stopped(e.frameId, false));
@@ -341,7 +352,24 @@ export class FetchHold {
       await session.detach().catch(() => {});
     })();
     await this.#closing;
-    if (holds.get(this.targetId) === this) holds.delete(this.targetId);
+    FetchHold.#forget(this);
+  }
+
+  /** Whether any tab of `browser` is held. */
+  static holding(browser: string): boolean {
+    return [...holds.values()].some((hold) => hold.browser === browser);
+  }
+
+  /** Calls `listener` whenever a browser's last hold goes; answers how to stop. */
+  static whenIdle(listener: (browser: string) => void): () => void {
+    idle.add(listener);
+    return () => idle.delete(listener);
+  }
+
+  static #forget(hold: FetchHold): void {
+    if (holds.get(hold.targetId) !== hold) return;
+    holds.delete(hold.targetId);
+    if (!FetchHold.holding(hold.browser)) for (const listener of idle) listener(hold.browser);
   }
 }
 

@@ -18,6 +18,12 @@ import { FetchHold, type HoldSession, type PausedRequest } from './fetch-hold';
 
 /** How long the connection may take to open and to answer a command. */
 const COMMAND_MS = 5_000;
+/**
+ * How long a browser's connection stays once no tab there is held: the next call's watch comes
+ * soon in a task; ended, the browser's new tabs and loads wait for nothing (and, the person's
+ * own, are no longer held by the extension).
+ */
+const IDLE_MS = 10_000;
 
 type Listener = (params: any) => void;
 
@@ -89,11 +95,14 @@ class BrowserHold {
     // Not paused: there before the hold — or, shown late, a new tab already running.
     if (!waitingForDebugger && !(this.late && targetInfo.openerId !== undefined)) return session.detach();
     let adopted: boolean;
+    // Where the browser is the relay, a new tab the extension holds comes paused, its first load
+    // made again once it runs; one it does not, running.
+    const how = this.late ? (waitingForDebugger ? 'held' : 'late') : targetInfo.openerId ? 'paused' : 'early';
     const adopting = targetInfo.openerId
-      ? FetchHold.adopt(targetInfo.openerId, targetInfo.targetId, session, waitingForDebugger ? 'paused' : 'late')
+      ? FetchHold.adopt(targetInfo.openerId, targetInfo.targetId, session, how)
       : // Chrome opened it on its own, and its first load is on its way already (held at the browser).
         FetchHold.expected(this.browser).then((opener) =>
-          opener ? FetchHold.adopt(opener, targetInfo.targetId, session, 'early') : false,
+          opener ? FetchHold.adopt(opener, targetInfo.targetId, session, how) : false,
         );
     if (!targetInfo.openerId)
       this.#unnamed.set(targetInfo.targetId, { sessionId, adopted: adopting.catch(() => false) });
@@ -129,9 +138,14 @@ class BrowserHold {
 export class PopupHolds {
   /** By the browser's endpoint (as the page finder names it). */
   readonly #browsers = new Map<string, Promise<BrowserHold>>();
+  /** When each browser's connection was last asked for, and its idle timer. */
+  readonly #used = new Map<string, { at: number; timer?: NodeJS.Timeout }>();
+  readonly #stopListening: () => void;
   #closed = false;
 
-  constructor(private readonly log: Logger) {}
+  constructor(private readonly log: Logger) {
+    this.#stopListening = FetchHold.whenIdle((key) => this.#idle(key));
+  }
 
   /**
    * Holds the new pages of the browser `key` from now on: connects once to its socket (asked of
@@ -139,6 +153,9 @@ export class PopupHolds {
    */
   async hold(key: string, socket: () => Promise<BrowserEndpoint>, late = false): Promise<void> {
     if (this.#closed) throw new Error('clawd is stopping');
+    const used = this.#used.get(key);
+    clearTimeout(used?.timer);
+    this.#used.set(key, { at: Date.now() });
     const held = this.#browsers.get(key);
     if (held && (await held.catch(() => undefined))?.socket.open) return;
     if (this.#browsers.get(key) !== held) return this.hold(key, socket, late); // another call started one meanwhile
@@ -155,8 +172,33 @@ export class PopupHolds {
     }
   }
 
+  /** The browser's last hold went: its connection ends once nothing held it for IDLE_MS. */
+  #idle(key: string): void {
+    const used = this.#used.get(key);
+    if (!used || this.#closed) return;
+    clearTimeout(used.timer);
+    used.timer = setTimeout(
+      () => {
+        if (this.#used.get(key) !== used || FetchHold.holding(key)) return;
+        if (Date.now() - used.at < IDLE_MS) return this.#idle(key);
+        this.#used.delete(key);
+        const browser = this.#browsers.get(key);
+        this.#browsers.delete(key);
+        void browser?.then(
+          (b) => b.socket.close(),
+          () => {},
+        );
+      },
+      Math.max(0, IDLE_MS - (Date.now() - used.at)),
+    );
+    used.timer.unref?.();
+  }
+
   close(): void {
     this.#closed = true;
+    this.#stopListening();
+    for (const { timer } of this.#used.values()) clearTimeout(timer);
+    this.#used.clear();
     for (const browser of this.#browsers.values())
       void browser.then(
         (b) => b.socket.close(),

@@ -150,11 +150,19 @@ export class PageFinder {
 
   /** From now on the pop-ups the found page's browser opens are held until their opener's watch says (popup-holds.ts). */
   holdPopups(found: AgentPage): Promise<void> {
-    // On the person's own tabs a new tab is held late: chrome.debugger cannot pause one before it
-    // loads, and the relay shows it once the extension has attached it, its first request gone
-    // (measured on 156: shown already on its page). Its later loads are judged.
+    // On the person's own tabs chrome.debugger cannot pause a new tab before it loads: the
+    // extension holds its loads instead, for the relay's connection that says it is the pop-up
+    // hold (relay/cdp/held-tabs.ts), which is shown a held pop-up paused. An extension that does
+    // not hold them shows a pop-up only once attached, its first request gone: adopted late.
     const late = found.driver.policyEnforcement !== 'interception';
-    return this.#popups.hold(found.endpoint, () => browserSocket(found.driver, found.endpoint, SOCKET_READY_MS), late);
+    const socket = async () => {
+      const endpoint = await browserSocket(found.driver, found.endpoint, SOCKET_READY_MS);
+      if (!late) return endpoint;
+      const said = new URL(endpoint.url);
+      said.searchParams.set('clawd', 'popups');
+      return { ...endpoint, url: said.toString() };
+    };
+    return this.#popups.hold(found.endpoint, socket, late);
   }
 
   /** The tab the profile last acted on, if any. */
