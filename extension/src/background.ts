@@ -56,7 +56,7 @@ const connection: RelayConnection = new RelayConnection({
   request: (frame) => execute(frame),
   status: (status, detail) => {
     paintAll();
-    if (status !== 'connected') void newTabs.relayGone();
+    if (status !== 'connected') void newTabs.hold(false);
     // Not reachable (or not configured): the native host, if installed, knows or starts the server.
     // Not when stepped aside for another browser: its answer must not take the relay back.
     if ((status === 'error' && !connection.aside) || status === 'unconfigured') void hosts.ask();
@@ -183,7 +183,7 @@ async function execute(frame: RequestFrame): Promise<unknown> {
       return newTabs.open(frame.url, frame.active, frame.session);
     // New tabs held while an agent's watch judges what its tabs' pages do (new-tabs.ts).
     case 'holdNewTabs':
-      return policyRules.holdNewTabs(frame.on).then(() => ({}));
+      return newTabs.hold(frame.on).then(() => ({}));
     case 'releaseTab':
       return newTabs.release(frame.tabId).then(() => ({}));
     case 'closeTab':

@@ -69,10 +69,17 @@ export class NewTabs {
     this.#go(tabId);
   }
 
-  /** The relay is gone: nothing held goes unjudged (a held pop-up stays on its error page). */
-  relayGone(): Promise<void> {
-    this.#refused.clear();
-    return this.rules.holdNewTabs(false);
+  /** The relay holds new tabs, or no longer (then, or with the relay gone, nothing held goes unjudged: a held pop-up stays on its error page). */
+  hold(on: boolean): Promise<void> {
+    if (!on) this.#refused.clear();
+    return this.rules.holdNewTabs(on);
+  }
+
+  /** A tab closed. */
+  forget(tabId: number): void {
+    this.#refused.delete(tabId);
+    clearTimeout(this.#letGo.get(tabId)?.timer);
+    this.#letGo.delete(tabId);
   }
 
   /** A tab for an agent (the relay's createTab), attached before it loads anything while new tabs are held. */
@@ -87,11 +94,10 @@ export class NewTabs {
     const tab = await chrome.tabs.create({ url: later ? 'about:blank' : url, active });
     if (tab.id === undefined) throw new Error('Chrome created a tab without an id');
     const announced = await this.attachments.attach(tab.id);
-    if (later) {
-      // Sent on once the rules know it is attached (an attached tab's loads are its watches').
-      await this.rules.holdTabs(this.attachments.tabIds);
-      await chrome.tabs.update(tab.id, { url });
-    }
+    // The rules know it is attached before it loads anything, sent on here or by the relay (an
+    // attached tab's loads are its watches' to judge, not the hold's).
+    if (this.rules.holdingNew) await this.rules.holdTabs(this.attachments.tabIds);
+    if (later) await chrome.tabs.update(tab.id, { url });
     // In the opening session's own group, where the person sees whose it is (a tab of a pop-up
     // window cannot be grouped: it is the agent's all the same).
     await this.groups.join(tab.id, session).catch(() => {});

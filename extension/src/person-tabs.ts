@@ -24,11 +24,16 @@ export interface PersonTabsParts {
   paintTab(tabId: number): void;
 }
 
+/** How long a closed attached tab's new tabs are known as its (a pop-up's creation is told within ~20 ms). */
+const CLOSED_KEPT_MS = 3_000;
+
 export class PersonTabs {
   /** Tabs a page just opened, until the popup listener has decided on them (Chrome may group them with their opener meanwhile). */
   readonly #opening = new Set<number>();
   /** Person's tabs let go and loaded again after our rules refused their load: once each. */
   readonly #reloaded = new Set<string>();
+  /** Attached tabs closed a moment ago, and when (a page may open a tab and close itself at once). */
+  readonly #closed = new Map<number, number>();
 
   constructor(private readonly d: PersonTabsParts) {}
 
@@ -145,7 +150,15 @@ export class PersonTabs {
   async #adoptPopup(tabId: number, openerTabId: number, url: string): Promise<void> {
     await this.d.started();
     if (this.d.attachments.has(tabId)) return;
-    if (!this.d.attachments.followsOpener(openerTabId)) return void this.d.policyRules.letGo(tabId);
+    const opener = this.d.attachments.targetIdOf(openerTabId);
+    if (!this.d.attachments.followsOpener(openerTabId)) {
+      // Opened by an attached tab's page as it closed itself while new tabs are held: no watch is
+      // left to judge it, so it is closed rather than let load.
+      const closedAt = this.#closed.get(openerTabId);
+      if (this.d.policyRules.holdingNew && closedAt !== undefined && Date.now() - closedAt < CLOSED_KEPT_MS)
+        return void chrome.tabs.remove(tabId).catch(() => {});
+      return void this.d.policyRules.letGo(tabId);
+    }
     // While the relay holds new tabs, its loads wait for the relay's word (its opener's watch on it).
     this.d.policyRules.holdNew(tabId);
     await this.d.policyRules.holdTabs([...this.d.attachments.tabIds, tabId]);
@@ -154,7 +167,12 @@ export class PersonTabs {
     try {
       const announced = await this.d.attachments.attach(tabId, openerTabId);
       const held = this.d.policyRules.isHeldNew(tabId);
-      this.d.connection.send({ type: 'tabAttached', tab: { ...announced, ...(held ? { held } : {}) } });
+      // Held, it is named after its opener even when Chrome names none (a Ctrl-click): the relay's
+      // watches know it by it, even once the opener is gone.
+      const targetInfo = held
+        ? { ...announced.targetInfo, openerId: announced.targetInfo.openerId ?? opener }
+        : announced.targetInfo;
+      this.d.connection.send({ type: 'tabAttached', tab: { ...announced, targetInfo, ...(held ? { held } : {}) } });
       // Its address may have changed while it was being attached (its update went unheard then).
       const now = await chrome.tabs.get(tabId).catch(() => undefined);
       if (now?.url)
@@ -162,7 +180,9 @@ export class PersonTabs {
       await this.d.groups.joinWith(tabId, openerTabId).catch(() => {}); // in its opener's group
     } catch (error) {
       void badge.error(tabId, (error as Error).message);
-      // Not the agent's after all: not held either, and what the hold refused is not made again.
+      // Held for a watch that cannot watch it (a page no debugger may attach to, the Web Store):
+      // closed, never let load unjudged.
+      if (this.d.policyRules.isHeldNew(tabId)) await chrome.tabs.remove(tabId).catch(() => {});
       void this.d.policyRules.releaseNew(tabId);
     }
   }
@@ -183,6 +203,9 @@ export class PersonTabs {
 
   async removed(tabId: number): Promise<void> {
     await this.d.started(); // a worker woken by the close reads the attached tabs first
+    this.d.newTabs.forget(tabId);
+    if (this.d.attachments.has(tabId)) this.#closed.set(tabId, Date.now());
+    for (const [closed, at] of this.#closed) if (Date.now() - at >= CLOSED_KEPT_MS) this.#closed.delete(closed);
     void this.d.handOvers.end(tabId);
     if (this.d.attachments.has(tabId)) void this.d.attachments.forget(tabId, 'target_closed');
   }

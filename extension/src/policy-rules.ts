@@ -185,7 +185,7 @@ export class PolicyRules {
 
   /** A held tab is on another page: the sites whose workers are held may have changed. */
   tabMoved(tabId: number): Promise<void> {
-    if (this.#policy.empty || !this.#tabIds.includes(tabId)) return this.#applying;
+    if ((this.#policy.empty && !this.#holdingNew) || !this.#tabIds.includes(tabId)) return this.#applying;
     return this.#apply();
   }
 
@@ -195,7 +195,12 @@ export class PolicyRules {
    */
   frameCommitted(tabId: number, url: string): Promise<void> {
     const site = siteOf(url);
-    if (this.#policy.empty || !this.#tabIds.includes(tabId) || site === undefined || this.#sites.has(site))
+    if (
+      (this.#policy.empty && !this.#holdingNew) ||
+      !this.#tabIds.includes(tabId) ||
+      site === undefined ||
+      this.#sites.has(site)
+    )
       return this.#applying;
     this.#sites.add(site); // one update, however many of the site's frames commit meanwhile
     return this.#apply();
@@ -208,22 +213,27 @@ export class PolicyRules {
    * worker. However many sites, the rules are as many (the sites are one condition's list).
    */
   #rules(others: number[], sites: string[]): chrome.declarativeNetRequest.Rule[] {
-    const rules = [...this.#policyRules(others, sites), ...this.#newTabRules(others)];
+    // The new-tab hold first: a policy too large for the rules' room must not crowd it out.
+    const rules = [...this.#newTabRules(others, sites), ...this.#policyRules(others, sites)];
     return rules.slice(0, LAST_ID - FIRST_ID + 1).map((rule, i) => ({ ...rule, id: FIRST_ID + i }));
   }
 
   /**
-   * While the relay holds new tabs: the page loads of every tab not known to be the person's, and
-   * of the pop-ups waiting for the relay's word (not the other attached tabs: their loads are the
-   * relay's watches' to judge). A load is refused (made again once let go); a form sent is not.
+   * While the relay holds new tabs: the page loads of the pop-ups waiting for the relay's word, and
+   * of every tab not yet known to be the person's that a site of the attached tabs' frames asked
+   * for (a pop-up's first request can come before its tab is known: policy-rules' FRESH_MS) — not
+   * a tab the person opens themselves (typed, restored, from a site no agent's tab shows), nor
+   * the other attached tabs (their loads are the relay's watches' to judge). A load is refused
+   * (made again once let go); a form sent is not.
    */
-  #newTabRules(others: number[]): chrome.declarativeNetRequest.Rule[] {
+  #newTabRules(others: number[], sites: string[]): chrome.declarativeNetRequest.Rule[] {
     if (!this.#holdingNew) return [];
-    const excludedTabIds = [
-      chrome.tabs.TAB_ID_NONE,
-      ...others,
-      ...this.#tabIds.filter((tabId) => !this.#heldNew.has(tabId)),
-    ];
+    const unknown: chrome.declarativeNetRequest.RuleCondition = {
+      excludedTabIds: [chrome.tabs.TAB_ID_NONE, ...others, ...this.#tabIds],
+      initiatorDomains: sites,
+    };
+    const held: chrome.declarativeNetRequest.RuleCondition = { tabIds: [...this.#heldNew] };
+    const holds = [...(sites.length > 0 ? [unknown] : []), ...(this.#heldNew.size > 0 ? [held] : [])];
     const page = ['main_frame'] as chrome.declarativeNetRequest.ResourceType[];
     const relay = this.relayOrigin();
     const sent = relay
@@ -239,18 +249,20 @@ export class PolicyRules {
         }
       : { type: 'block' as chrome.declarativeNetRequest.RuleActionType };
     return [
-      {
-        id: 0,
-        priority: 5,
-        action: { type: 'block' as chrome.declarativeNetRequest.RuleActionType },
-        condition: { resourceTypes: page, requestMethods: ['get'] as never, excludedTabIds },
-      },
-      {
-        id: 0,
-        priority: 5,
-        action: sent,
-        condition: { resourceTypes: page, excludedRequestMethods: ['get'] as never, excludedTabIds },
-      },
+      ...holds.flatMap((which) => [
+        {
+          id: 0,
+          priority: 5,
+          action: { type: 'block' as chrome.declarativeNetRequest.RuleActionType },
+          condition: { ...which, resourceTypes: page, requestMethods: ['get'] as never },
+        },
+        {
+          id: 0,
+          priority: 5,
+          action: sent,
+          condition: { ...which, resourceTypes: page, excludedRequestMethods: ['get'] as never },
+        },
+      ]),
       // The relay's page that says what was held (below).
       ...(relay
         ? [

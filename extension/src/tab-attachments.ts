@@ -4,11 +4,10 @@
 // simply re-announced), but not an extension reload, after which each tab is attached again and
 // announced as `reattached`. Stored tabs are checked against Chrome's own target ids, so after
 // a browser restart (new ids) nothing is attached that the person did not choose in this run.
-// A tab that goes to a page the debugger cannot attach to (chrome://…) is parked, not
-// forgotten: it is attached again when it is back on the web. A tab an attached tab opens (a
-// popup, a target=_blank link) is attached with it and released with it. A tab nobody used for a
-// while rests: detached (Chrome's "started debugging" bar goes with the last attachment), still
-// handed over, attached again when the relay has a command for it.
+// A tab on a page the debugger cannot attach to (chrome://…) is parked, not forgotten: attached
+// again when back on the web. A tab an attached tab opens (a popup, a target=_blank link) is
+// attached and released with it. A tab nobody used for a while rests (detached, still handed
+// over) until the relay has a command for it; Chrome's "started debugging" bar goes with the last.
 // Kept whole (under the 400-line cap): attach, park, rest and release all change one table of
 // stored tabs and its persisted copy, and each must see the others' changes at once.
 
@@ -254,6 +253,10 @@ export class TabAttachments {
   /** Whether a tab that `openerTabId`'s page just opened follows it: its opener is attached and on the web. */
   followsOpener(openerTabId: number): boolean {
     return this.#tabs.has(openerTabId) && !this.isParked(openerTabId);
+  }
+
+  targetIdOf(tabId: number): string | undefined {
+    return this.#tabs.get(tabId)?.targetId;
   }
 
   /** Whether an attach of the tab is under way. */

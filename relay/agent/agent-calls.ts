@@ -29,6 +29,9 @@ export const titleOf = (page: Page, ms = 5_000): Promise<string> =>
  * and the person's question. Made once per call at the door's invoker; the gate adds the page it
  * found (and the whole id of the tab it checked), so nothing finds the page twice.
  */
+/** Runs `work` (a new tab's load, within `leftMs`) on the tab `targetId` with its requests watched. */
+export type WatchNew = <T>(targetId: string, work: (found: AgentPage, leftMs: number) => Promise<T>) => Promise<T>;
+
 export interface AgentCall {
   readonly profile: string;
   /** Whether the caller named the profile (else it is the configured default). */
@@ -46,7 +49,7 @@ export interface AgentCall {
    * For a call that opens a tab, when the person asks about what only the requests tell: runs
    * `work` (its load) on the new tab with its requests watched (tab-gate.ts `opened`).
    */
-  readonly watchNew?: (<T>(targetId: string, work: (found: AgentPage) => Promise<T>) => Promise<T>) | undefined;
+  readonly watchNew?: WatchNew | undefined;
   /**
    * How a script finds each element the call acted on (by ref), read by the action before it ran
    * (actions/locate-element.ts); the action log keeps them for the session export.

@@ -18,6 +18,8 @@ export class HeldTabs {
 
   constructor(
     private readonly link: () => ExtensionLink | undefined,
+    /** The attached tabs (a held one is no longer held once no hold is there). */
+    private readonly tabs: () => TabRecord[],
     private readonly log: Logger,
   ) {}
 
@@ -39,6 +41,8 @@ export class HeldTabs {
   /** A client went: with the last hold's connection, new tabs are held no longer. */
   dropped(client: ClientSession): void {
     if (!this.#holders.delete(client) || this.#holders.size > 0) return;
+    // The extension lets go of what it held, without making a refused load again.
+    for (const tab of this.tabs()) tab.held = false;
     void this.#say(false);
   }
 

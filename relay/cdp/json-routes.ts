@@ -81,8 +81,9 @@ function registerOpenRoutes(app: Hono, options: RelayAppOptions): void {
 
   // The page a person's tab shows when the origin policy blocked its load (the extension sends it
   // here: Chrome will not let an extension navigate a tab to a data: page). No token: it shows
-  // only what its own query says, escaped, and runs nothing.
-  app.get('/blocked', (c) => {
+  // only what its own query says, escaped, and runs nothing. A form the extension's hold sent here
+  // (a redirect keeps its method) is shown the page too; its body is not read.
+  app.on(['GET', 'POST'], '/blocked', (c) => {
     const html = blockedPageHtml(c.req.query('url') ?? '', c.req.query('reason') ?? 'blocked by the origin policy');
     return c.html(html, 200, {
       'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",

@@ -79,7 +79,8 @@ export class Switchboard implements BrowserHub {
 
   constructor(private readonly options: SwitchboardOptions) {
     this.#log = options.log;
-    this.#heldTabs = new HeldTabs(() => this.#presence.ready, options.log);
+    const [presence, registry] = [() => this.#presence.ready, () => this.#registry.list()];
+    this.#heldTabs = new HeldTabs(presence, registry, options.log);
     this.#presence = new ExtensionPresence(
       extensionFrames({
         registry: this.#registry,

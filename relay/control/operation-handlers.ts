@@ -38,7 +38,7 @@ import {
   withSecrets,
 } from '../operations/secret-use';
 import { callLabel, recordCall, type RecorderDeps } from './action-recorder';
-import { loadOpened } from '../agent/tabs/opened-tab';
+import { openWatched } from '../agent/tabs/opened-tab';
 
 /** How long a call with no bound of its own waits for the person to type a code. */
 const CODE_WAIT_MS = 60_000;
@@ -133,9 +133,11 @@ export const HANDLERS: Handlers = {
   },
   tabOpen: async (s, { profile, watchNew }, input) => {
     // Watched (tab-gate.ts `opened`): opened blank, then loaded under the watch.
-    const blank = watchNew ? await s.profiles.openTab(profile, 'about:blank', input.session) : undefined;
-    const tab = blank
-      ? { ...blank, url: await watchNew!(blank.targetId, (found) => loadOpened(found, input.url)) }
+    const tab = watchNew
+      ? await openWatched(watchNew, input.url, {
+          open: () => s.profiles.openTab(profile, 'about:blank', input.session),
+          close: (targetId) => s.profiles.closeTab(profile, targetId),
+        })
       : await s.profiles.openTab(profile, input.url, input.session);
     s.events.emit({ type: 'tab', profile, targetId: tab.targetId, state: 'opened', url: tab.url });
     return tab;

@@ -59,8 +59,13 @@ async function startSite(): Promise<Site> {
           <a href="${other()}/held">Plain link</a>
           <button onclick="const w = window.open(); w.document.write('<form method=post action=' + location.origin + '/written></form>'); w.document.forms[0].submit()">Write a form in a new window</button>
           <button onclick="window.open('/popped-later')">Open a page that sends later</button>
+          <button onclick="window.open('/flee')">Open a page that leaves</button>
           <button onclick="document.getElementById('sneaky').dispatchEvent(new MouseEvent('click', { ctrlKey: true, bubbles: true, cancelable: true }))">Plain button</button>
           <a id="sneaky" href="${other()}/sneaked"></a>`);
+      case '/flee':
+        // A page that opens another site in a new tab and closes itself at once.
+        return html(`<title>flee</title>
+          <button onclick="window.open('${other()}/fled'); window.close()">Open and leave</button>`);
       case '/popped-later':
         // A new tab that sends a form a while after it opened (its opener may be gone by then).
         return html(`<title>later</title><form method="post" action="${other()}/sent-later"></form>
@@ -239,18 +244,25 @@ describe.each([
       const ref = await open('/links', true);
       site.hits.length = 0;
       const opened: string[] = [];
+      const list = async () =>
+        (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
+      const before = await list();
+      const others = async () => (await list()).filter((id) => !before.includes(id));
       try {
         // Its own site: nothing to ask before it opens; the redirect is asked about as it comes.
         const { answer, asked } = await answering(allow, () =>
           api('POST', '/tabs/open', { url: site.url('/redirect'), session: ref.session }),
         );
-        const tabs = (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs;
-        opened.push(...tabs.map((t) => t.targetId).filter((id) => id !== ctx.d.targetId));
+        // Refused, the call leaves no tab behind (closed as it answers: gone from the list a moment later).
+        if (!allow) await until('the refused tab closed', async () => (await others()).length === 0).catch(() => {});
+        opened.push(...(await others()));
         expect(asked, JSON.stringify(answer.body)).toEqual(['new-site']);
         await quiet(200);
         expect(otherHits()).toEqual(allow ? ['GET localhost /redirected'] : []);
         if (allow) expect(answer.body.url, JSON.stringify(answer.body)).toBe(site.url('/redirected', true));
         else expect(answer.body.error?.code, JSON.stringify(answer.body)).toBe('person_declined');
+        // Allowed, the tab it answers is the one opened.
+        expect(opened).toEqual(allow ? [answer.body.targetId] : []);
       } finally {
         await release(ref.session);
         for (const targetId of opened) await api('DELETE', `/tabs/${targetId}`);
@@ -295,8 +307,10 @@ describe.each([
           );
           const neverSent = heldForm && asked.length === 0;
           // (one sent as its watch came on and then refused by the hold goes to clawd's page, a new site too)
-          if (heldForm && !neverSent) expect(asked, JSON.stringify(answer.body)).toContain('submit');
-          else expect(asked, JSON.stringify(answer.body)).toEqual(neverSent ? [] : askKind.split(','));
+          // (what reached the site said too: a failure tells a load let through from one never made)
+          const said = JSON.stringify({ answer: answer.body, hits: site.hits });
+          if (heldForm && !neverSent) expect(asked, said).toContain('submit');
+          else expect(asked, said).toEqual(neverSent ? [] : askKind.split(','));
           if (allow && !heldForm) await until(`${hit} reached the site`, () => reached().length > 0);
           else await quiet(300);
           // Allowed, a held form sent as its watch came on may still be refused by the hold: never sent unasked.
@@ -325,6 +339,37 @@ describe.each([
       expect(tabs.map((t) => t.targetId)).not.toContain(mine.pageTargetId);
     } finally {
       await ctx.d.browser!.cdp.send('Target.closeTarget', { targetId: mine.pageTargetId });
+    }
+  });
+
+  it('never lets a new tab load unasked when the page that opened it closes itself at once', async () => {
+    // A page a script opened may close itself: the agent's tab opens one, then acts in it.
+    const ref = await open('/popups', true);
+    current = ref.session;
+    const tabs = async () =>
+      (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
+    const before = await tabs();
+    try {
+      const { answer: clicked } = await answering(true, () =>
+        act({ kind: 'click', ref: ref('Open a page that leaves') }),
+      );
+      expect(clicked.status, JSON.stringify(clicked.body)).toBe(200);
+      const [fleeing] = (await tabs()).filter((id) => !before.includes(id));
+      const snap = await api('GET', `/snapshot?targetId=${fleeing}&session=${ref.session}`);
+      const [leave] = Object.entries(snap.body.refs as Record<string, { name: string }>).find(
+        ([, r]) => r.name === 'Open and leave',
+      )!;
+      site.hits.length = 0;
+      const { asked } = await answering(false, () =>
+        api('POST', '/act', { targetId: fleeing, kind: 'click', ref: leave, session: ref.session, timeoutMs: 20_000 }),
+      );
+      await until('the page that opened it closed', async () => !(await tabs()).includes(fleeing!));
+      await quiet(1_000);
+      // Asked (and refused), or closed with no watch left to ask: never loaded unasked.
+      expect(otherHits(), JSON.stringify(asked)).toEqual([]);
+    } finally {
+      await release(ref.session);
+      for (const id of (await tabs()).filter((id) => !before.includes(id))) await api('DELETE', `/tabs/${id}`);
     }
   });
 

@@ -86,6 +86,9 @@ const ASKED_KEPT = 8;
 const holds = new Map<string, FetchHold>();
 /** Told when a browser has no hold left (popup-holds.ts ends its connection there a while later). */
 const idle = new Set<(browser: string) => void>();
+/** Held tabs whose page went while watched, and when: a new tab one opened as it went is no one else's. */
+const gone = new Map<string, number>();
+const GONE_KEPT_MS = 5_000;
 
 export class FetchHold {
   readonly #judges = new Set<Judge>();
@@ -366,9 +369,19 @@ export class FetchHold {
     return () => idle.delete(listener);
   }
 
+  /** Whether `targetId`'s page went a moment ago while it was watched. */
+  static wentWatched(targetId: string): boolean {
+    const at = gone.get(targetId);
+    return at !== undefined && Date.now() - at < GONE_KEPT_MS;
+  }
+
   static #forget(hold: FetchHold): void {
     if (holds.get(hold.targetId) !== hold) return;
     holds.delete(hold.targetId);
+    if (hold.#gone && hold.#judges.size > 0) {
+      gone.set(hold.targetId, Date.now());
+      for (const [targetId, at] of gone) if (Date.now() - at >= GONE_KEPT_MS) gone.delete(targetId);
+    }
     if (!FetchHold.holding(hold.browser)) for (const listener of idle) listener(hold.browser);
   }
 }

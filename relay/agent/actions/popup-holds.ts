@@ -106,13 +106,18 @@ class BrowserHold {
         );
     if (!targetInfo.openerId)
       this.#unnamed.set(targetInfo.targetId, { sessionId, adopted: adopting.catch(() => false) });
+    const close = async (why: string) => {
+      this.log.warn(`a new tab a watched tab opened could not be watched (${why}): it is closed`);
+      await this.socket.send('Target.closeTarget', { targetId: targetInfo.targetId }).catch(() => {});
+    };
     try {
       adopted = await adopting;
     } catch (error) {
-      this.log.warn(`a new tab a watched tab opened could not be watched (${(error as Error).message}): it is closed`);
-      await this.socket.send('Target.closeTarget', { targetId: targetInfo.targetId }).catch(() => {});
-      return;
+      return close((error as Error).message);
     }
+    // Its opener's page went as it opened it (`open(url); close()`): no watch is left to judge it.
+    if (!adopted && waitingForDebugger && targetInfo.openerId && FetchHold.wentWatched(targetInfo.openerId))
+      return close('the watched tab that opened it went as it did');
     if (waitingForDebugger) await this.socket.send('Runtime.runIfWaitingForDebugger', {}, sessionId).catch(() => {});
     if (!adopted) await session.detach();
   }

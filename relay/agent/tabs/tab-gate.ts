@@ -73,7 +73,7 @@ export interface GatePassed {
    */
   watched?<T>(work: () => Promise<T>): Promise<T>;
   /** A call that opens a tab (`opens`): runs its load on the new tab with the tab's requests watched. */
-  opened?<T>(targetId: string, work: (found: AgentPage) => Promise<T>): Promise<T>;
+  opened?<T>(targetId: string, work: (found: AgentPage, leftMs: number) => Promise<T>): Promise<T>;
 }
 
 /** One call on its way through the gate. */
@@ -223,11 +223,11 @@ export class TabGate {
    */
   #openedFor(p: Passing, asked: Set<AskKind>, visited: Set<string>, kinds: AskKind[]): GatePassed['opened'] {
     if (!this.#watchOptions(p, asked, visited, kinds)) return undefined;
-    return async <T>(targetId: string, work: (found: AgentPage) => Promise<T>) => {
+    return async <T>(targetId: string, work: (found: AgentPage, leftMs: number) => Promise<T>) => {
       const found = await this.deps.find(p.profile, targetId, p.session, p.left());
       const onTab: Passing = { ...p, found, changed: targetId };
       const options = this.#watchOptions(onTab, asked, visited, kinds)!;
-      return this.#watched(onTab, found, () => work(found), options);
+      return this.#watched(onTab, found, () => work(found, p.left()), options);
     };
   }
 
