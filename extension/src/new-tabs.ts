@@ -13,7 +13,8 @@ import type { TabGroups } from './tab-groups';
 
 /**
  * How long after its tab is let go a refusal still on its way is made again (the hold refuses a
- * load as it starts: its word comes within milliseconds). Once: a refusal after that is a watch's.
+ * load as it starts: its word comes within milliseconds). A watch's refusal is another error
+ * (fetch-hold.ts `REFUSED`); another extension's rule's is made again once at most (`#madeAgain`).
  */
 const LATE_MS = 1_000;
 /** When a tab not yet known to be an agent's or the person's is looked at again (policy-rules.ts FRESH_MS, and a little). */

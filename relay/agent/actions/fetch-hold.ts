@@ -89,6 +89,8 @@ const idle = new Set<(browser: string) => void>();
 /** Held tabs whose page went while watched, and when: a new tab one opened as it went is no one else's. */
 const gone = new Map<string, number>();
 const GONE_KEPT_MS = 5_000;
+/** How a refused request fails: not BlockedByClient, which the extension reads as its own hold's (new-tabs.ts). */
+export const REFUSED = 'AccessDenied';
 
 export class FetchHold {
   readonly #judges = new Set<Judge>();
@@ -305,9 +307,7 @@ export class FetchHold {
     // Judged at the browser already (its first load, if Chrome opened the tab on its own).
     if (this.#firstLoad !== undefined && (paused.networkId ?? paused.requestId) === this.#firstLoad) return go();
     const fail = () =>
-      void session
-        .send('Fetch.failRequest', { requestId: paused.requestId, errorReason: 'BlockedByClient' })
-        .catch(() => {});
+      void session.send('Fetch.failRequest', { requestId: paused.requestId, errorReason: REFUSED }).catch(() => {});
     this.#judged(paused, mainFrame, go, fail);
   }
 

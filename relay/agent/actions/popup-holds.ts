@@ -14,7 +14,7 @@ import type { Protocol } from 'devtools-protocol';
 import { CdpSocket, type CdpEvent } from '../../browser/cdp-socket';
 import type { Logger } from '../../log';
 import type { BrowserEndpoint } from '../../profiles/profile-driver';
-import { FetchHold, type HoldSession, type PausedRequest } from './fetch-hold';
+import { FetchHold, REFUSED, type HoldSession, type PausedRequest } from './fetch-hold';
 
 /** How long the connection may take to open and to answer a command. */
 const COMMAND_MS = 5_000;
@@ -130,8 +130,7 @@ class BrowserHold {
   #pausedAtBrowser(paused: PausedRequest): void {
     const { requestId } = paused;
     const go = () => void this.socket.send('Fetch.continueRequest', { requestId }).catch(() => {});
-    const fail = () =>
-      void this.socket.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' }).catch(() => {});
+    const fail = () => void this.socket.send('Fetch.failRequest', { requestId, errorReason: REFUSED }).catch(() => {});
     const unnamed = this.#unnamed.get(paused.frameId);
     if (!unnamed) return go();
     void unnamed.adopted.then((adopted) => {
