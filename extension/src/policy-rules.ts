@@ -23,6 +23,8 @@
 // the policy: a pop-up of an attached tab until the relay says its watch is on (`releaseNew`, its
 // held load then made again under the watch), any other until it is known to be the person's. A
 // form sent into a new tab cannot be made again: it is not sent (the relay's /blocked page says so).
+// Kept whole (under the 400-line cap): the policy's rules and the new-tab hold's are one rule set,
+// replaced at once with one id range; apart, one update could take the other's rules off.
 
 import { blockedPageUrl } from '../../shared/blocked-page';
 import { hostOfUrl } from '../../shared/host-spelling';

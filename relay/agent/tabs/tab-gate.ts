@@ -6,6 +6,8 @@
 // is waiting for the person. A new ask kind is a line in shared/ask-kinds.ts and what here
 // tells that a call is one. What only the requests tell is watched during the call, and what the
 // call left running after it (lingering-watches.ts).
+// Kept whole (under the 400-line cap): every check a call passes (holds, hands, asks, the watch
+// it runs under, a new tab's load) is one ordered pass; apart, a call could skip one.
 
 import { WATCHED_ASK_KINDS, type AskKind } from '../../../shared/ask-kinds';
 import { originOf } from '../../../shared/origin-policy';
