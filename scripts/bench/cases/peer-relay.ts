@@ -4,19 +4,21 @@
 // Page.captureScreenshot of the noisy canvas, each through either relay. Target (#50): clawd's
 // median ≤ 0.65× the peer's on each.
 
-import { chromium } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { within } from '../../../relay/time-limit';
 import { CdpClient } from '../../../test/helpers/cdp-client';
 import { TestBrowser } from '../../../test/helpers/chromium';
 import { until } from '../../../test/helpers/waits';
 import { ROOT, pageAt, type BenchTab } from '../fixture';
-import { PLAYWRITER_EXTENSION_ID, startPlaywriter } from '../peer-playwriter';
+import { PLAYWRITER_EXTENSION_ID, startPlaywriter, type PeerRelay } from '../peer-playwriter';
 import { step } from '../case-steps';
 import { alternate, median, round, type CaseResult } from '../stats';
 
 const TARGET = 0.65;
 /** One call through either relay (its median is a few milliseconds). */
 const CALL_MS = 20_000;
+/** The peer's first evaluate on a fresh connection (see peerPlaywright). */
+const FIRST_CALL_MS = 10_000;
 
 /** `url`: the page clawd's bench tab is on (the noisy canvas): the peer's tab loads it too. */
 export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Promise<CaseResult> {
@@ -49,29 +51,16 @@ export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Pr
 
     // Playwright through each relay.
     step('Playwright connecting through each relay');
-    const [pwOurs, pwTheirs] = await Promise.all([
-      chromium.connectOverCDP(`${ours.relay.url}/?token=${ours.relay.token}`),
-      chromium.connectOverCDP(peer.cdpUrl(`bench-pw-${process.pid}`)),
-    ]);
-    closers.unshift(
-      () => pwOurs.close(),
-      () => pwTheirs.close(),
-    );
-    const [pageOurs, pageTheirs] = await Promise.all([pageAt(pwOurs, url), pageAt(pwTheirs, url)]);
+    const pwOurs = await chromium.connectOverCDP(`${ours.relay.url}/?token=${ours.relay.token}`);
+    closers.unshift(() => pwOurs.close());
+    const pageOurs = await pageAt(pwOurs, url);
+    const peerPage = await peerPlaywright(peer, url, closers);
     step('Playwright’s evaluate through each relay');
-    // Playwright's evaluate has no bound of its own: each side's call is given one, the same, so
-    // a side that never answers says which it is rather than holding the case to its bound.
-    const bounded = (page: typeof pageOurs, side: string) => () =>
-      within(
-        page.evaluate(() => 1),
-        CALL_MS,
-        () => new Error(`Playwright’s evaluate through ${side} did not answer within ${CALL_MS / 1000} s`),
-      );
     const pw = await alternate(
       quick ? 30 : 300,
       quick ? 5 : 30,
-      bounded(pageOurs, 'clawd’s relay'),
-      bounded(pageTheirs, 'Playwriter’s relay'),
+      bounded(pageOurs, 'clawd’s relay', CALL_MS),
+      bounded(peerPage.page, 'Playwriter’s relay', CALL_MS),
     );
 
     // A raw capture through each relay (the frames' sizes said: both must be the same picture).
@@ -100,6 +89,7 @@ export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Pr
         pwEvaluateRatio: round(ratios.pwEvaluate, 2),
         pwEvaluateMs: round(median(pw.a)),
         playwriterPwEvaluateMs: round(median(pw.b)),
+        playwriterPwConnects: peerPage.connects,
         screenshotRatio: round(ratios.screenshot, 2),
         screenshotMs: round(median(shots.a), 1),
         playwriterScreenshotMs: round(median(shots.b), 1),
@@ -110,5 +100,42 @@ export async function peerRelay(ours: BenchTab, url: string, quick: boolean): Pr
   } finally {
     step('closing its browser, relay and clients');
     for (const close of closers) await close().catch(() => {});
+  }
+}
+
+// Playwright's evaluate has no bound of its own: each side's call is given one, the same, so a
+// side that never answers says which it is rather than holding the case to its bound.
+const bounded = (page: Page, side: string, ms: number) => () =>
+  within(
+    page.evaluate(() => 1),
+    ms,
+    () => new Error(`Playwright’s evaluate through ${side} did not answer within ${ms / 1000} s`),
+  );
+
+/**
+ * Playwright connected through the peer's relay, its page answering. Once, in a clean-clone CI run
+ * beside the other test files, the peer's page never answered Playwright's first evaluate: a page whose
+ * execution context Playwright was never told of through the peer's relay waits for ever (it did
+ * not happen in 8 runs of this case alone). That is the peer's, not what the case measures, so
+ * such a connection is dropped and made again (at most three times; the count is reported);
+ * clawd's side gets no second try.
+ */
+async function peerPlaywright(
+  peer: PeerRelay,
+  url: string,
+  closers: Array<() => Promise<unknown>>,
+): Promise<{ page: Page; connects: number }> {
+  for (let connects = 1; ; connects++) {
+    const browser = await chromium.connectOverCDP(peer.cdpUrl(`bench-pw-${process.pid}-${connects}`));
+    closers.unshift(() => browser.close());
+    try {
+      const page = await pageAt(browser, url);
+      await bounded(page, 'Playwriter’s relay', FIRST_CALL_MS)();
+      return { page, connects };
+    } catch (error) {
+      if (connects === 3) throw error;
+      step(`Playwright through Playwriter’s relay: ${(error as Error).message}; connecting again`);
+      await browser.close().catch(() => {});
+    }
   }
 }
