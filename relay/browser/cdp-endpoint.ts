@@ -18,6 +18,7 @@ import { closerOf, listen } from '../http/listen';
 import type { ServerToken } from '../http/server-token';
 import type { Logger } from '../log';
 import type { CdpMux, MuxRules } from './cdp-mux';
+import { managedOpener, openForClient, ownCalls } from './client-new-tabs';
 
 export interface CdpEndpointOptions {
   port: number;
@@ -213,18 +214,22 @@ async function newTarget(endpoint: Endpoint, req: IncomingMessage, url: URL) {
   );
   const target = raw === '' ? 'about:blank' : raw;
   const params = { url: target };
-  if (!isInternal(endpoint, req)) {
-    // A client of one request: its rules as a socket's first command's (a new site is asked).
-    const rules = endpoint.options.rules({ name: nameOf(req, url) });
-    try {
-      const refusedLoad = rules.refuse?.('Target.createTarget', params);
-      if (refusedLoad) throw refusedLoad;
-      await rules.before?.('Target.createTarget', params, undefined);
-    } finally {
-      rules.closed?.();
-    }
+  // A client of one request: its rules as a socket's first command's (a new site is asked), its
+  // tab loaded once its watch is on it (client-new-tabs.ts); the watch outlives it, as a gone
+  // socket client's does.
+  const rules = isInternal(endpoint, req) ? undefined : endpoint.options.rules({ name: nameOf(req, url) });
+  let targetId: string;
+  try {
+    const refusedLoad = rules?.refuse?.('Target.createTarget', params);
+    if (refusedLoad) throw refusedLoad;
+    await rules?.before?.('Target.createTarget', params, undefined);
+    const watched = rules?.opens?.(params);
+    ({ targetId } = watched
+      ? await openForClient(managedOpener(ownCalls(mux), params), target, watched)
+      : await mux.call<{ targetId: string }>('Target.createTarget', params));
+  } finally {
+    rules?.closed?.();
   }
-  const { targetId } = await mux.call<{ targetId: string }>('Target.createTarget', params);
   const { targetInfo } = await mux.call<{ targetInfo: TargetInfo }>('Target.getTargetInfo', { targetId });
   return describe(req, url, targetInfo);
 }

@@ -12,15 +12,15 @@
 // put back to the one the newest remaining client set (Chrome resets a context's when the session
 // that set it last detaches). A client leaving detaches its browser session, which lets go what it
 // paused. The browser gone, every client is closed (1011). A raw client's command may wait (its
-// rules' `before`: the person's answer, a watch on the tab) — the mux knows which tab each of its
-// sessions acts in and where that tab is (mux-targets.ts) — and its later commands on that
-// session wait behind it, in order (held-commands.ts).
+// rules' `before`: the person's answer, a watch on the tab; mux-targets.ts knows each session's
+// tab), its later commands on that session behind it, in order (held-commands.ts).
 // Kept whole (under the 400-line cap): the ids rewritten on the way in and on the way back are the
 // one session table; split, each direction would reach into the other's.
 
 import { ClawdError, cdpErrorOf } from '../errors';
 import type { Logger } from '../log';
 import { HeldCommands } from './held-commands';
+import { openedWatched, ownCalls } from './client-new-tabs';
 import type { CdpPipe } from './cdp-pipe';
 import { MuxTargets, type MuxTab, type SessionTarget } from './mux-targets';
 
@@ -39,6 +39,8 @@ export interface MuxPeer {
 export interface MuxRules {
   /** Refuses a command before it reaches the browser (its error), or lets it go. */
   refuse?(method: string, params: Record<string, unknown>): Error | undefined;
+  /** A new tab opened blank and loaded once what this answers resolves (client-new-tabs.ts); undefined: as asked. */
+  opens?(params: Record<string, unknown>): ((targetId: string) => Promise<void>) | undefined;
   /**
    * What a command waits for before it goes (undefined: nothing); a rejection is its error. The
    * client's later commands on the same session wait behind it. `target`: the one the command's
@@ -129,21 +131,23 @@ export class CdpMux {
     this.#targets = new MuxTargets((method, params) => this.call(method, params), log);
   }
 
+  readonly #ownCall = ownCalls(this);
+
   get clients(): number {
     return this.#clients.size;
   }
 
-  /** A command of the mux's own, at the browser's root (the /json routes, readiness, stop). */
-  call<T = any>(method: string, params: Record<string, unknown> = {}, timeoutMs = OWN_CALL_MS): Promise<T> {
+  /** A command of the mux's own, at the browser's root (the /json routes, readiness, stop) or on a session it attached. */
+  call<T = any>(method: string, params: Record<string, unknown> = {}, ms = OWN_CALL_MS, on?: string): Promise<T> {
     if (this.pipe.closed) return Promise.reject(new ClawdError('browser_gone', 'the browser is gone'));
     const id = this.#next++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#own.delete(id);
-        reject(new ClawdError('command_timeout', `the browser did not answer ${method} within ${timeoutMs / 1000} s`));
-      }, timeoutMs);
+        reject(new ClawdError('command_timeout', `the browser did not answer ${method} within ${ms / 1000} s`));
+      }, ms);
       this.#own.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
-      this.pipe.send(JSON.stringify({ id, method, params }));
+      this.pipe.send(JSON.stringify({ id, method, params, ...(on !== undefined ? { sessionId: on } : {}) }));
     });
   }
 
@@ -251,6 +255,8 @@ export class CdpMux {
     }
     if (method === 'Browser.setDownloadBehavior')
       client.downloads.set(String(params.browserContextId ?? ''), { params, at: ++this.#downloadClock });
+    const watched = method === 'Target.createTarget' ? client.rules?.opens?.(params) : undefined;
+    if (watched) return openedWatched(this.#ownCall, params, watched, answer);
     const on = sessionId ?? client.root;
     for (const wall of client.rules?.ahead?.(method, this.#targets.targetOf(on)) ?? [])
       this.pipe.send(JSON.stringify({ id: this.#next++, ...wall, sessionId: on }));

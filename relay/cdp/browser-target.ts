@@ -22,6 +22,8 @@ import type { TabRecord } from './target-registry';
 import type { DownloadRelay } from './download-relay';
 import { cookiesToSet, visibleCookieResult } from './cookie-rules';
 import type { RelayPolicy } from './relay-policy';
+import type { ClientGate } from './client-gate';
+import { openPersonsTab } from './client-opens';
 
 /** The tabs, and what the extension does for them: what Browser.* and Target.* need besides the session table. */
 export interface BrowserHub {
@@ -33,6 +35,10 @@ export interface BrowserHub {
   /** `session`: the agent session whose clawd tab group it joins ('' for the plain `clawd` group). */
   createTab(url: string, active: boolean, session: string): Promise<TabRecord>;
   closeTab(tab: TabRecord): Promise<void>;
+  /** A command of the relay's own on an attached tab's page. */
+  tabCommand(tab: TabRecord, method: string, params: Record<string, unknown>): Promise<unknown>;
+  /** The gate raw clients pass (the person's asks), once the person's say is wired. */
+  readonly gate: ClientGate | undefined;
   activateTab(tab: TabRecord): Promise<void>;
   /** A command for the person's whole browser that any attached tab's session answers (cookies). */
   onAnyTab(method: string, params: Record<string, unknown>): Promise<unknown>;
@@ -257,8 +263,8 @@ export class BrowserTarget {
     const p = paramsOf(cmd, 'Target.createTarget');
     const url = typeof p.url === 'string' && p.url !== '' ? p.url : 'about:blank';
     // A raw client is an agent session of its own: its tabs join a group named after it, in the
-    // background whatever it asks — a tab in front would take the keys the person types into theirs.
-    return this.hub.createTab(url, false, client.name);
+    // background whatever it asks (client-opens.ts).
+    return openPersonsTab(this.hub, client, url, client.name);
   }
 
   /** Storage.*Cookies' params for a tab's session, once the policy let them through. */

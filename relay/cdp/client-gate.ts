@@ -65,9 +65,12 @@ const CHANGES_WHILE_PERSONS = /^(Input\.\w+|Page\.(navigate|reload|navigateToHis
 export class ClientGate {
   // Each client's origins: those of the tabs it worked in and the addresses it loaded.
   readonly #visited = new WeakMap<GateClient, Set<string>>();
-  // Each client's sites the person refused: a tab left on one shows its error page, under its
-  // address, and that is no visit.
-  readonly #refused = new WeakMap<GateClient, Set<string>>();
+  // The sites the person refused going to (on this profile, whoever asked: a client, an agent's
+  // call, a watch): a tab left on one shows its error page under its address, and that is no
+  // visit for a client working in it — a second connection of the same agent sees that tab too.
+  // An Allow there forgets it.
+  readonly #refused = new Set<string>();
+  readonly #offAnswers: () => void;
   readonly #watches: RawWatches;
   // Each client's tabs where it ran code or changed the page (any command but a read or input),
   // by `${client.id}\n${targetId}`: a listener it left could turn the person's own key into its
@@ -78,9 +81,16 @@ export class ClientGate {
 
   constructor(private readonly deps: ClientGateDeps) {
     this.#watches = new RawWatches(deps.warn);
+    this.#offAnswers = deps.questions.onChange(({ state, question }) => {
+      const site = question.kinds.includes('new-site') && question.url ? originOf(question.url) : undefined;
+      if (!site || state === 'asked' || question.profile !== deps.profile()) return;
+      if (state === 'allowed') this.#refused.delete(site);
+      else if (state === 'declined' || state === 'unanswered') this.#refused.add(site);
+    });
   }
 
   close(): void {
+    this.#offAnswers();
     this.#watches.close();
     for (const tab of this.#tabs.values()) tab.abort();
     this.#tabs.clear();
@@ -160,7 +170,7 @@ export class ClientGate {
     const visited = this.#visitedBy(client);
     // The sites of the tabs it works in count as visited (only while new-site is asked: then it is read).
     const here = newSite && tab ? originOf(tab.info.url) : undefined;
-    if (here && !this.#refused.get(client)?.has(here)) visited.add(here);
+    if (here && !this.#refused.has(here)) visited.add(here);
     const kinds: AskKind[] = [];
     const destination = typeof url === 'string' ? originOf(url) : undefined;
     if (newSite && destination && !visited.has(destination)) kinds.push('new-site');
@@ -175,8 +185,8 @@ export class ClientGate {
       return watched?.();
     }
     const what = `${method}${typeof url === 'string' ? ` ${url}` : ''}`;
-    const answered = this.#asked(client, destination, () =>
-      this.deps.questions.ask(
+    const answered = this.deps.questions
+      .ask(
         {
           profile,
           ...(tab ? { targetId: tab.targetId } : {}),
@@ -187,11 +197,27 @@ export class ClientGate {
         },
         RAW_ASK_WAIT_MS,
         tab ? this.#goneSignal(tab.targetId) : undefined,
-      ),
-    ).then(() => {
-      if (destination) visited.add(destination);
-    });
+      )
+      .then(() => {
+        if (destination) visited.add(destination);
+      });
     return watched ? answered.then(watched) : answered;
+  }
+
+  /**
+   * A raw client's new tab at `url` (Target.createTarget, /json/new) while the person asks about
+   * what only requests tell: the door opens it blank and loads `url` once what this answers has
+   * resolved — the client's watch on the new tab — so a redirect to another site or a form its
+   * page sends at once is judged as after the client's navigation. Undefined: open it as asked
+   * (nothing is watched, or nothing is loaded).
+   */
+  opensWatched(client: GateClient, url: string): ((targetId: string) => Promise<void>) | undefined {
+    const profile = this.deps.profile();
+    if (client.internal || profile === undefined || url === '' || /^about:blank\b/i.test(url.trim())) return undefined;
+    const asked = this.deps.asked();
+    const watching = new Set(WATCHED_ASK_KINDS.filter((kind) => asked.includes(kind)));
+    if (watching.size === 0) return undefined;
+    return (targetId) => this.#watched(client, { targetId, info: { url } }, profile, watching);
   }
 
   /** Resolves once the tab's requests are watched for the client (raw-watches.ts). */
@@ -202,12 +228,10 @@ export class ClientGate {
       // the client ran code there, which could have made their key its load.
       this.deps.activity.busyFor(tab.targetId) > 0 && !this.#meddled.has(key)
         ? Promise.resolve()
-        : this.#asked(client, asking.includes('new-site') ? originOf(url) : undefined, () =>
-            this.deps.questions.ask(
-              { profile, targetId: tab.targetId, kinds: asking, session: client.name, what, url },
-              RAW_ASK_WAIT_MS,
-              this.#goneSignal(tab.targetId),
-            ),
+        : this.deps.questions.ask(
+            { profile, targetId: tab.targetId, kinds: asking, session: client.name, what, url },
+            RAW_ASK_WAIT_MS,
+            this.#goneSignal(tab.targetId),
           );
     const open = this.deps.watch();
     const visited = this.#visitedBy(client);
@@ -238,23 +262,6 @@ export class ClientGate {
     return this.deps.questions.ask(
       { profile, kinds: ['download'], session: client.name, what: `download ${url}`, url },
       RAW_ASK_WAIT_MS,
-    );
-  }
-
-  /** A question about going to `site` (if it is one): a refusal is remembered, an Allow forgets it. */
-  #asked(client: GateClient, site: string | undefined, question: () => Promise<void>): Promise<void> {
-    return question().then(
-      () => {
-        if (site) this.#refused.get(client)?.delete(site);
-      },
-      (error: unknown) => {
-        if (site) {
-          let set = this.#refused.get(client);
-          if (!set) this.#refused.set(client, (set = new Set()));
-          set.add(site);
-        }
-        throw error;
-      },
     );
   }
 

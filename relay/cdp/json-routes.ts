@@ -12,6 +12,7 @@ import { ClawdError, httpErrorBody, httpStatusOf } from '../errors';
 import { accessGuard, classifyOrigin, hostGuard, type GuardPolicy } from '../http/guards';
 import type { ServerToken } from '../http/server-token';
 import type { Switchboard } from './switchboard';
+import { openPersonsTab } from './client-opens';
 import type { TabRecord } from './target-registry';
 
 export interface RelayAppOptions {
@@ -167,9 +168,11 @@ function registerTabRoutes(app: Hono, options: RelayAppOptions): void {
 
   app.put('/json/new', async (c) => {
     const url = newTabUrl(new URL(c.req.url));
-    await switchboard.beforeClientOpens(url);
-    // In the background: a client's new tab never takes the keyboard from the person's.
-    const tab = await switchboard.createTab(url, false, '');
+    // A client of one request: asked what a socket's Target.createTarget is (a new site, when the
+    // person asks before one), and its tab watched as a socket client's (client-opens.ts).
+    const client = { id: 0, name: 'json-new', internal: false };
+    await switchboard.gate?.before(client, undefined, 'Target.createTarget', { url });
+    const tab = await openPersonsTab(switchboard, client, url, '');
     return c.json(describe(options, c, tab));
   });
   app.get('/json/new', () => {

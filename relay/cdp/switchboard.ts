@@ -32,6 +32,7 @@ import { TargetRegistry, mintId, type TabRecord } from './target-registry';
 import type { PolicyConfig } from '../../shared/origin-policy';
 import { RelayPolicy } from './relay-policy';
 import { HeldTabs } from './held-tabs';
+import type { ClientGate } from './client-gate';
 
 export type { TabChange } from './tab-roster';
 export type { RelayConsent } from './extension-frames';
@@ -218,19 +219,9 @@ export class Switchboard implements BrowserHub {
 
   // ---- BrowserHub: what the extension does for Target.* ------------------------------------
 
-  /**
-   * A tab a raw client opens over HTTP (`/json/new`): a client of one request, asked what a
-   * socket's `Target.createTarget` is (a new site, when the person asks before one).
-   */
-  beforeClientOpens(url: string): Promise<void> | undefined {
-    return this.options.consent?.gate.before(
-      { id: 0, name: 'json-new', internal: false },
-      undefined,
-      'Target.createTarget',
-      {
-        url,
-      },
-    );
+  /** The gate raw clients' commands pass (the person's asks), once the person's say is wired. */
+  get gate(): ClientGate | undefined {
+    return this.options.consent?.gate;
   }
 
   /** Opens a tab in the person's browser; it joins the clawd tab group of agent session `session` ('' for the plain `clawd` group). */
@@ -261,6 +252,11 @@ export class Switchboard implements BrowserHub {
       });
   }
 
+  /** A command of the relay's own on an attached tab's page (a raw client's new tab loaded, client-opens.ts). */
+  tabCommand(tab: TabRecord, method: string, params: Record<string, unknown>): Promise<unknown> {
+    return this.#link.request(tab, undefined, method, params);
+  }
+
   onAnyTab(method: string, params: Record<string, unknown>): Promise<unknown> {
     const tab = this.#registry.list().find((t) => t.parked === undefined);
     if (!tab)
@@ -270,7 +266,7 @@ export class Switchboard implements BrowserHub {
           `${method}: no tab is attached to answer it; click the clawd toolbar button on a tab first`,
         ),
       );
-    return this.#link.request(tab, undefined, method, params);
+    return this.tabCommand(tab, method, params);
   }
 
   async grantPermissions(origins: string[], permissions: string[]): Promise<void> {

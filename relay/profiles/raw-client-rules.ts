@@ -104,6 +104,8 @@ export function rawClientRules({ policy, profile, gate, identity = {}, targetSet
       if (!setUp) return asked;
       return asked ? Promise.all([setUp, asked]).then(() => {}) : setUp;
     },
+    // Its new tab loads once its watch is on it, while the person asks about what requests tell.
+    opens: (params) => (typeof params.url === 'string' ? gate?.opensWatched(client, params.url) : undefined),
     closed: () => gate?.forget(client),
     tabGone: (targetId) => gate?.tabGone(targetId),
     refuse(method, params) {

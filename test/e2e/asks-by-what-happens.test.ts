@@ -620,6 +620,61 @@ describe.each([
       }
     });
 
+    it.each(['Target.createTarget', '/json/new'])(
+      'asks when a tab it opens with %s redirects to another site: Deny, the other site sees nothing; Allow, once',
+      async (how) => {
+        await release(traveller.session);
+        // A new client is shown every tab, and a tab's site counts as one it has been on: the
+        // tabs earlier cases left on the other site are closed first. The refused tab of the
+        // first round stays for the second: its error page is no visit there.
+        for (const opened of leftOpen.splice(0)) await api('DELETE', `/tabs/${opened}`);
+        const rawUrl = `${door}/?token=${ctx.d.server.token}`;
+        const questions = ctx.d.server.server.consent.questions;
+        const tabs = async () =>
+          (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
+        for (const allow of [false, true]) {
+          const ref = await open('/links', true);
+          await release(ref.session);
+          const before = await tabs();
+          site.hits.length = 0;
+          const asked: string[] = [];
+          const decide = (q: Question) => {
+            if (q.terminal) return undefined;
+            asked.push(`${q.kinds.join(',')} ${new URL(q.url ?? 'about:blank').hostname}`);
+            return q.url?.startsWith(site.url('/')) ? true : allow;
+          };
+          // A client of its own (this one has been on the other site already): the site it opens
+          // is one it is asked about, or has been on (its tab's) — yes there; then the redirect.
+          const fresh = how === 'Target.createTarget' ? await chromium.connectOverCDP(rawUrl) : undefined;
+          try {
+            const opening = fresh
+              ? fresh
+                  .newBrowserCDPSession()
+                  .then((cdp) => cdp.send('Target.createTarget', { url: site.url('/redirect') }))
+              : fetch(`${door}/json/new?${site.url('/redirect')}`, {
+                  method: 'PUT',
+                  headers: { authorization: `Bearer ${ctx.d.server.token}` },
+                }).then((r) => r.json());
+            await answeringWhile(questions, decide, opening);
+            // The new target is answered before its page loads: the question comes after.
+            const redirectAsked = until('the person to be asked about the other site', () =>
+              asked.some((a) => a.endsWith(' localhost')),
+            ).catch((e: Error) => {
+              throw new Error(`${e.message} (asked: ${asked.join('; ')}; the site saw: ${site.hits.join('; ')})`);
+            });
+            await answeringWhile(questions, decide, redirectAsked);
+            if (allow) await until('the other site to be loaded', () => otherHits().length > 0);
+            else await quiet(300);
+          } finally {
+            await fresh?.close();
+            leftOpen.push(...(await tabs()).filter((id) => !before.includes(id)));
+          }
+          expect(asked.filter((a) => a.endsWith(' localhost'))).toEqual(['new-site localhost']);
+          expect(otherHits()).toEqual(allow ? ['GET localhost /redirected'] : []);
+        }
+      },
+    );
+
     it('refuses its own request interception while the tab’s requests are held for the person’s answer', async () => {
       const error = await page
         .route('**/*', (route) => route.continue())

@@ -178,6 +178,34 @@ describe("the relay and the person's say", () => {
     expect(questions.pending()).toEqual([]);
   });
 
+  it('counts a tab left on a site the person refused, whoever asked, as no visit: its error page shows that address', async () => {
+    asked = ['new-site'];
+    // An agent's call (or another connection of the same agent) was refused going to the site the
+    // tab now shows its error page under.
+    const refused = questions
+      .ask(
+        { profile: 'chrome', kinds: ['new-site'], session: 'agent', what: 'navigate', url: TAB.targetInfo.url },
+        5_000,
+      )
+      .catch((error: Error) => error.message);
+    const [first] = await until('the question', () => questions.pending()[0] && questions.pending());
+    questions.answer(first!.id, false, 'side panel');
+    expect(await refused).toMatch(/declined/);
+    // A client working in that tab is asked before it loads the site.
+    const { c, sessionId } = await pageClient('&session=second');
+    const going = c.send('Page.navigate', { url: `${TAB.targetInfo.url}/again` }, sessionId).then(
+      () => 'went',
+      (error: Error) => error.message,
+    );
+    const [second] = await until('the client asked', () => questions.pending()[0] && questions.pending());
+    expect(second).toMatchObject({ kinds: ['new-site'], session: 'second' });
+    questions.answer(second!.id, true, 'side panel');
+    expect(await going).toBe('went');
+    // Allowed there, the tab's site is one it has been on.
+    await c.send('Page.navigate', { url: TAB.targetInfo.url }, sessionId);
+    expect(questions.pending()).toEqual([]);
+  });
+
   it('holds a raw client’s commands until its tab’s requests are watched, for its stay, and refuses its own interception then', async () => {
     asked = ['submit', 'new-site'];
     const opened: WatchRequest[] = [];
