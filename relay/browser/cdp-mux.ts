@@ -256,7 +256,7 @@ export class CdpMux {
     if (method === 'Browser.setDownloadBehavior')
       client.downloads.set(String(params.browserContextId ?? ''), { params, at: ++this.#downloadClock });
     const watched = method === 'Target.createTarget' ? client.rules?.opens?.(params) : undefined;
-    if (watched) return openedWatched(this.#ownCall, params, watched, answer);
+    if (watched) return openedWatched(this.#ownCall, params, watched, answer, sessionId ?? client.root);
     const on = sessionId ?? client.root;
     for (const wall of client.rules?.ahead?.(method, this.#targets.targetOf(on)) ?? [])
       this.pipe.send(JSON.stringify({ id: this.#next++, ...wall, sessionId: on }));

@@ -59,11 +59,17 @@ const LOAD_MS = 90_000;
 
 /**
  * A tab a raw client of a managed browser opens: created with its own params (its context, its
- * window), loaded on a session of the mux's own, detached once the load has answered.
+ * window) on its own session `on` (a hidden one lives as long as that session), loaded on a
+ * session of the mux's own, detached once the load has answered.
  */
-export function managedOpener(call: OwnCall, params: Record<string, unknown>): TabOpener<{ targetId: string }> {
+export function managedOpener(
+  call: OwnCall,
+  params: Record<string, unknown>,
+  on?: string,
+): TabOpener<{ targetId: string }> {
   return {
-    create: (url) => call<{ targetId: string }>('Target.createTarget', { ...params, url }),
+    create: (url) =>
+      call<{ targetId: string }>('Target.createTarget', { ...params, url }, on !== undefined ? { sessionId: on } : {}),
     close: ({ targetId }) => call('Target.closeTarget', { targetId }),
     load: async ({ targetId }, url) => {
       const { sessionId } = await call<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
@@ -82,8 +88,9 @@ export function openedWatched(
   params: Record<string, unknown>,
   watched: (targetId: string) => Promise<void>,
   answer: (body: { result?: unknown; error?: unknown }) => void,
+  on: string | undefined,
 ): void {
-  openForClient(managedOpener(call, params), String(params.url), watched).then(
+  openForClient(managedOpener(call, params, on), String(params.url), watched).then(
     ({ targetId }) => answer({ result: { targetId } }),
     (error: unknown) => answer({ error: cdpErrorOf(error) }),
   );

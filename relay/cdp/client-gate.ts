@@ -59,17 +59,36 @@ export interface ClientGateDeps {
   warn(message: string): void;
 }
 
+/** Tabs whose unvisited sites are kept (a tab that closed unseen is dropped past it, the oldest first). */
+const TABS_KEPT = 1_000;
+
+/**
+ * What no raw client may send, asked or not: the page's own channel to the browser's protocol,
+ * which would reach past every rule here, and a DevTools window.
+ */
+const NEVER = /^Target\.(exposeDevToolsProtocol|openDevTools)$/;
+
+/** A raw client's command refused whatever the person asks (both doors), or undefined. */
+export function refusedOutright(method: string): ClawdError | undefined {
+  return NEVER.test(method)
+    ? new ClawdError(
+        'unsupported',
+        `${method} is not available to CDP clients of clawd: it would reach past the person's rules`,
+      )
+    : undefined;
+}
+
 /** What a raw client may not do to a tab the person has: their input, and loads. */
 const CHANGES_WHILE_PERSONS = /^(Input\.\w+|Page\.(navigate|reload|navigateToHistoryEntry|resetNavigationHistory))$/;
 
 export class ClientGate {
   // Each client's origins: those of the tabs it worked in and the addresses it loaded.
   readonly #visited = new WeakMap<GateClient, Set<string>>();
-  // The sites the person refused going to (on this profile, whoever asked: a client, an agent's
-  // call, a watch): a tab left on one shows its error page under its address, and that is no
-  // visit for a client working in it — a second connection of the same agent sees that tab too.
-  // An Allow there forgets it.
-  readonly #refused = new Set<string>();
+  // By tab, the sites the person was asked about going to there (whoever asked: a client, an
+  // agent's call, a watch) and has not allowed there since: a tab whose load of one was refused,
+  // or still waits, shows its error page under that address, and that is no visit for a client
+  // working in it — a second connection of the same agent is shown that tab too.
+  readonly #unvisited = new Map<string, Set<string>>();
   readonly #offAnswers: () => void;
   readonly #watches: RawWatches;
   // Each client's tabs where it ran code or changed the page (any command but a read or input),
@@ -82,10 +101,16 @@ export class ClientGate {
   constructor(private readonly deps: ClientGateDeps) {
     this.#watches = new RawWatches(deps.warn);
     this.#offAnswers = deps.questions.onChange(({ state, question }) => {
-      const site = question.kinds.includes('new-site') && question.url ? originOf(question.url) : undefined;
-      if (!site || state === 'asked' || question.profile !== deps.profile()) return;
-      if (state === 'allowed') this.#refused.delete(site);
-      else if (state === 'declined' || state === 'unanswered') this.#refused.add(site);
+      const { targetId, url, kinds, profile } = question;
+      const site = kinds.includes('new-site') && url ? originOf(url) : undefined;
+      if (!site || targetId === undefined || profile !== deps.profile()) return;
+      if (state === 'allowed') return void this.#unvisited.get(targetId)?.delete(site);
+      if (state !== 'asked') return;
+      let sites = this.#unvisited.get(targetId);
+      if (!sites) this.#unvisited.set(targetId, (sites = new Set()));
+      sites.add(site);
+      // Tabs that closed unseen (no client was there to hear it) go, the oldest first.
+      if (this.#unvisited.size > TABS_KEPT) this.#unvisited.delete(this.#unvisited.keys().next().value!);
     });
   }
 
@@ -100,6 +125,7 @@ export class ClientGate {
   tabGone(targetId: string): void {
     this.#tabs.get(targetId)?.abort();
     this.#tabs.delete(targetId);
+    this.#unvisited.delete(targetId);
     this.#watches.endTab(targetId);
     for (const key of this.#meddled) if (key.endsWith(`\n${targetId}`)) this.#meddled.delete(key);
   }
@@ -126,6 +152,8 @@ export class ClientGate {
   ): Promise<void> | undefined {
     // Every command of every raw client passes here: what most of them need is two lookups.
     if (client.internal) return undefined;
+    const never = refusedOutright(method);
+    if (never) return Promise.reject(never);
     // The person has the tab: as the agent API answers 423, a raw client's input and loads are refused.
     const persons = tab && CHANGES_WHILE_PERSONS.test(method) ? this.deps.personHas?.(tab.targetId) : undefined;
     if (persons !== undefined)
@@ -152,16 +180,18 @@ export class ClientGate {
     const asked = this.deps.asked();
     const profile = this.deps.profile();
     if (asked.length === 0 || profile === undefined) return undefined;
-    const watching = tab ? new Set(WATCHED_ASK_KINDS.filter((kind) => asked.includes(kind))) : new Set<AskKind>();
-    // The watch holds the tab's requests on the browser's one debugger session: a client's own
-    // interception there would be shown them too and could let them go unanswered.
-    if (watching.size > 0 && method.startsWith('Fetch.') && method !== 'Fetch.disable')
+    const watchedKinds = WATCHED_ASK_KINDS.filter((kind) => asked.includes(kind));
+    // The watch holds a tab's requests (on the person's browser, on the tab's one debugger
+    // session): a client's own interception, there or browser-wide, would be shown them too and
+    // could let them go unanswered, or change them once judged.
+    if (watchedKinds.length > 0 && method.startsWith('Fetch.') && method !== 'Fetch.disable')
       return Promise.reject(
         new ClawdError(
           'unsupported',
-          `${method}: the person asks before ${[...watching].join(', ')} on their tabs, so clawd holds this tab's requests for their answer; a client's own request interception is refused there`,
+          `${method}: the person asks before ${watchedKinds.join(', ')}, so clawd holds the tabs' requests for their answer; a client's own request interception is refused meanwhile`,
         ),
       );
+    const watching = new Set(tab ? watchedKinds : []);
     const acts = watching.size > 0 && !READS.test(method);
     if (acts && !method.startsWith('Input.')) this.#meddled.add(`${client.id}\n${tab!.targetId}`);
     const watched = acts ? () => this.#watched(client, tab!, profile, watching) : undefined;
@@ -170,7 +200,7 @@ export class ClientGate {
     const visited = this.#visitedBy(client);
     // The sites of the tabs it works in count as visited (only while new-site is asked: then it is read).
     const here = newSite && tab ? originOf(tab.info.url) : undefined;
-    if (here && !this.#refused.has(here)) visited.add(here);
+    if (here && !this.#unvisited.get(tab!.targetId)?.has(here)) visited.add(here);
     const kinds: AskKind[] = [];
     const destination = typeof url === 'string' ? originOf(url) : undefined;
     if (newSite && destination && !visited.has(destination)) kinds.push('new-site');
@@ -217,7 +247,11 @@ export class ClientGate {
     const asked = this.deps.asked();
     const watching = new Set(WATCHED_ASK_KINDS.filter((kind) => asked.includes(kind)));
     if (watching.size === 0) return undefined;
-    return (targetId) => this.#watched(client, { targetId, info: { url } }, profile, watching);
+    return (targetId) => {
+      // The client made the tab: what loads in it is the client's, the person's hands on it or not.
+      this.#meddled.add(`${client.id}\n${targetId}`);
+      return this.#watched(client, { targetId, info: { url } }, profile, watching);
+    };
   }
 
   /** Resolves once the tab's requests are watched for the client (raw-watches.ts). */

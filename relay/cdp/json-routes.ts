@@ -166,14 +166,20 @@ function registerTabRoutes(app: Hono, options: RelayAppOptions): void {
     return c.text('Target is closing');
   });
 
+  let oneRequestClients = 0;
   app.put('/json/new', async (c) => {
     const url = newTabUrl(new URL(c.req.url));
     // A client of one request: asked what a socket's Target.createTarget is (a new site, when the
-    // person asks before one), and its tab watched as a socket client's (client-opens.ts).
-    const client = { id: 0, name: 'json-new', internal: false };
-    await switchboard.gate?.before(client, undefined, 'Target.createTarget', { url });
-    const tab = await openPersonsTab(switchboard, client, url, '');
-    return c.json(describe(options, c, tab));
+    // person asks before one), its tab watched as a socket client's (client-opens.ts), and then
+    // gone — its watch stays on the tab, as a gone socket client's does. Its id is none of theirs.
+    const client = { id: -++oneRequestClients, name: 'json-new', internal: false };
+    try {
+      await switchboard.gate?.before(client, undefined, 'Target.createTarget', { url });
+      const tab = await openPersonsTab(switchboard, client, url, '');
+      return c.json(describe(options, c, tab));
+    } finally {
+      switchboard.gate?.forget(client);
+    }
   });
   app.get('/json/new', () => {
     throw new ClawdError(

@@ -377,9 +377,12 @@ export class Switchboard implements BrowserHub {
     cmd: CdpCommand,
     respond: (error: unknown, result?: unknown) => void,
   ): void {
-    if (binding.kind === 'page' || binding.kind === 'child') return this.#commands.command(binding, cmd, respond);
+    // A new tab asked for on a page's session is the browser's to open (client-opens.ts): sent to
+    // chrome.debugger it would open one nobody attaches, watches or holds to the policy.
+    if ((binding.kind === 'page' || binding.kind === 'child') && cmd.method !== 'Target.createTarget')
+      return this.#commands.command(binding, cmd, respond);
     const work =
-      binding.kind === 'browser'
+      binding.kind !== 'tab'
         ? this.#browserTarget.browserCommand(client, cmd)
         : this.#browserTarget.tabCommand(client, binding, cmd);
     work.then((result) => respond(undefined, result), respond);

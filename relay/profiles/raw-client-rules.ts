@@ -13,7 +13,7 @@ import type { OriginPolicy } from '../../shared/origin-policy';
 import type { MuxRules } from '../browser/cdp-mux';
 import { carriesCookies, cookieDomain, cookieEventShown, cookiesToSet, readsCookies } from '../cdp/cookie-rules';
 import { touchRefused } from '../cdp/site-touches';
-import type { ClientGate, GateClient } from '../cdp/client-gate';
+import { refusedOutright, type ClientGate, type GateClient } from '../cdp/client-gate';
 import { ClawdError } from '../errors';
 import { workerWalls } from './policy-walls';
 
@@ -105,12 +105,26 @@ export function rawClientRules({ policy, profile, gate, identity = {}, targetSet
       return asked ? Promise.all([setUp, asked]).then(() => {}) : setUp;
     },
     // Its new tab loads once its watch is on it, while the person asks about what requests tell.
-    opens: (params) => (typeof params.url === 'string' ? gate?.opensWatched(client, params.url) : undefined),
+    opens(params) {
+      const watched = typeof params.url === 'string' ? gate?.opensWatched(client, params.url) : undefined;
+      // A tab target's id answered: its page, which the load and the watch need, is not named.
+      if (watched && params.forTab === true)
+        return () =>
+          Promise.reject(
+            new ClawdError(
+              'unsupported',
+              'Target.createTarget with forTab and a URL while the person asks about what pages do: open it at about:blank, then navigate its page',
+            ),
+          );
+      return watched;
+    },
     closed: () => gate?.forget(client),
     tabGone: (targetId) => gate?.tabGone(targetId),
     refuse(method, params) {
       // Sessions only as flat ones: a message carried inside another (the old non-flat mode)
       // would pass every rule here unread, as the relay refuses it on the person's tabs.
+      const never = refusedOutright(method);
+      if (never) return never;
       const flat = (what: string) => new ClawdError('unsupported', `${what}: only flatten mode is supported here`);
       if (method === 'Target.sendMessageToTarget') return flat(method);
       if (method === 'Target.attachToTarget' && params.flatten !== true) return flat(method);

@@ -178,33 +178,68 @@ describe("the relay and the person's say", () => {
     expect(questions.pending()).toEqual([]);
   });
 
-  it('counts a tab left on a site the person refused, whoever asked, as no visit: its error page shows that address', async () => {
-    asked = ['new-site'];
-    // An agent's call (or another connection of the same agent) was refused going to the site the
-    // tab now shows its error page under.
-    const refused = questions
-      .ask(
-        { profile: 'chrome', kinds: ['new-site'], session: 'agent', what: 'navigate', url: TAB.targetInfo.url },
-        5_000,
-      )
-      .catch((error: Error) => error.message);
-    const [first] = await until('the question', () => questions.pending()[0] && questions.pending());
-    questions.answer(first!.id, false, 'side panel');
-    expect(await refused).toMatch(/declined/);
-    // A client working in that tab is asked before it loads the site.
-    const { c, sessionId } = await pageClient('&session=second');
-    const going = c.send('Page.navigate', { url: `${TAB.targetInfo.url}/again` }, sessionId).then(
-      () => 'went',
-      (error: Error) => error.message,
+  it('opens a raw client’s new tab blank and loads it once watched, even asked for on a page’s session; refuses what reaches past the rules', async () => {
+    asked = ['submit'];
+    const opened: WatchRequest[] = [];
+    watch = async (request) => {
+      opened.push(request);
+      return { stop: async () => {} };
+    };
+    const NEW = fakeTab(9);
+    ext.handler = (request) => (request.op === 'createTab' ? { tab: fakeTab(9, { url: request.url }) } : {});
+    const { c, sessionId } = await pageClient('&session=opener');
+    // On a page's session, sent to chrome.debugger, it would open a tab nobody attaches or watches.
+    const { targetId } = await c.send('Target.createTarget', { url: 'https://new.test/' }, sessionId);
+    expect(targetId).toBe(NEW.targetInfo.targetId);
+    expect(ext.requests.find((r) => r.op === 'createTab')).toMatchObject({ url: 'about:blank', active: false });
+    expect(opened.map((r) => r.targetId)).toEqual([NEW.targetInfo.targetId]);
+    await until('the new tab loaded', () =>
+      ext.requests.find((r) => r.op === 'cdp' && r.method === 'Page.navigate' && r.tabId === NEW.tabId),
     );
-    const [second] = await until('the client asked', () => questions.pending()[0] && questions.pending());
-    expect(second).toMatchObject({ kinds: ['new-site'], session: 'second' });
-    questions.answer(second!.id, true, 'side panel');
-    expect(await going).toBe('went');
-    // Allowed there, the tab's site is one it has been on.
-    await c.send('Page.navigate', { url: TAB.targetInfo.url }, sessionId);
-    expect(questions.pending()).toEqual([]);
+    expect(ext.requests.find((r) => r.op === 'cdp' && r.method === 'Page.navigate')).toMatchObject({
+      params: { url: 'https://new.test/' },
+    });
+    expect(ext.requests.some((r) => r.op === 'cdp' && r.method === 'Target.createTarget')).toBe(false);
+    // The client's own interception, browser-wide too, and the page's own channel to the protocol.
+    await expect(c.send('Fetch.enable', {})).rejects.toThrow(/request interception is refused/);
+    await expect(c.send('Target.exposeDevToolsProtocol', { targetId }, sessionId)).rejects.toThrow(
+      /not available to CDP clients/,
+    );
   });
+
+  it.each([true, false])(
+    'counts a tab left on a site the person was asked about, whoever asked, as no visit until they allow it there (refused: %s)',
+    async (refuse) => {
+      asked = ['new-site'];
+      // An agent's call (or another connection of the same agent) was refused going to the site
+      // the tab now shows its error page under — or gave up waiting while the question stays open.
+      const question = {
+        profile: 'chrome',
+        kinds: ['new-site' as const],
+        session: 'agent',
+        what: 'navigate',
+        url: TAB.targetInfo.url,
+        targetId: TAB.targetInfo.targetId,
+      };
+      const first = questions.ask(question, refuse ? 5_000 : 50).catch((error: Error) => error.message);
+      const [open] = await until('the question', () => questions.pending()[0] && questions.pending());
+      if (refuse) questions.answer(open!.id, false, 'side panel');
+      expect(await first).toMatch(refuse ? /declined/ : /waiting|answer/);
+      // A client working in that tab is asked before it loads the site.
+      const { c, sessionId } = await pageClient('&session=second');
+      const going = c.send('Page.navigate', { url: `${TAB.targetInfo.url}/again` }, sessionId).then(
+        () => 'went',
+        (error: Error) => error.message,
+      );
+      const second = await until('the client asked', () => questions.pending().find((q) => q.session === 'second'));
+      expect(second).toMatchObject({ kinds: ['new-site'] });
+      questions.answer(second.id, true, 'side panel');
+      expect(await going).toBe('went');
+      // Allowed there, the tab's site is one it has been on.
+      await c.send('Page.navigate', { url: TAB.targetInfo.url }, sessionId);
+      expect(questions.pending().filter((q) => q.session === 'second')).toEqual([]);
+    },
+  );
 
   it('holds a raw client’s commands until its tab’s requests are watched, for its stay, and refuses its own interception then', async () => {
     asked = ['submit', 'new-site'];
