@@ -620,7 +620,7 @@ describe.each([
       }
     });
 
-    it.each(['Target.createTarget', '/json/new'])(
+    it.each(['Target.createTarget', 'Target.createTarget on a page’s session', '/json/new'])(
       'asks when a tab it opens with %s redirects to another site: Deny, the other site sees nothing; Allow, once',
       async (how) => {
         await release(traveller.session);
@@ -638,22 +638,30 @@ describe.each([
           const before = await tabs();
           site.hits.length = 0;
           const asked: string[] = [];
+          // Its questions (the connection shared by the other cases may be asked too: it is
+          // shown the new tab, and has not been on the other site when this case runs alone).
+          const client = how === '/json/new' ? 'json-new' : `opener-${allow}-${how.length}`;
           const decide = (q: Question) => {
             if (q.terminal) return undefined;
-            asked.push(`${q.kinds.join(',')} ${new URL(q.url ?? 'about:blank').hostname}`);
+            if (q.session === client) asked.push(`${q.kinds.join(',')} ${new URL(q.url ?? 'about:blank').hostname}`);
             return q.url?.startsWith(site.url('/')) ? true : allow;
           };
           // A client of its own (this one has been on the other site already): the site it opens
           // is one it is asked about, or has been on (its tab's) — yes there; then the redirect.
-          const fresh = how === 'Target.createTarget' ? await chromium.connectOverCDP(rawUrl) : undefined;
+          const named = { 'X-Clawd-Session': client };
+          const fresh = how.startsWith('Target.')
+            ? await chromium.connectOverCDP(rawUrl, { headers: named })
+            : undefined;
           try {
+            const session = async (browser: Browser) =>
+              how === 'Target.createTarget'
+                ? browser.newBrowserCDPSession()
+                : browser.contexts()[0]!.newCDPSession(browser.contexts()[0]!.pages()[0]!);
             const opening = fresh
-              ? fresh
-                  .newBrowserCDPSession()
-                  .then((cdp) => cdp.send('Target.createTarget', { url: site.url('/redirect') }))
+              ? session(fresh).then((cdp) => cdp.send('Target.createTarget', { url: site.url('/redirect') }))
               : fetch(`${door}/json/new?${site.url('/redirect')}`, {
                   method: 'PUT',
-                  headers: { authorization: `Bearer ${ctx.d.server.token}` },
+                  headers: { authorization: `Bearer ${ctx.d.server.token}`, ...named },
                 }).then((r) => r.json());
             await answeringWhile(questions, decide, opening);
             // The new target is answered before its page loads: the question comes after.
