@@ -26,6 +26,7 @@ import type { ProfileService } from './profiles/profile-service';
 import type { RecipeStore } from './agent/export/recipe-store';
 import { PersonRecording } from './consent/person-recording';
 import { askNotice } from './consent/ask-notices';
+import { UnallowedSites } from './consent/unallowed-sites';
 
 interface World {
   profiles: ProfileService;
@@ -43,6 +44,8 @@ export class PersonConsent {
   #world: World | undefined;
   #recording: PersonRecording | undefined;
   readonly #rawGates = new Map<string, ClientGate>();
+  /** Sites asked about and not allowed since, heard from the start (a raw client's gate comes later). */
+  readonly #unallowed: UnallowedSites;
   readonly #unsubscribe: () => void;
   #unsubscribePolicy: () => void = () => {};
 
@@ -57,6 +60,7 @@ export class PersonConsent {
     this.questions = new PersonQuestions({
       looking: (named) => (named === profile() && this.feed.isOpen) || this.viewsAnswering?.(named) === true,
     });
+    this.#unallowed = new UnallowedSites(this.questions);
     this.activity = new PersonActivity(
       () => this.#world?.profiles.settings.personIdleMs ?? DEFAULT_PERSON_IDLE_MS,
       (targetId, state) => {
@@ -116,6 +120,7 @@ export class PersonConsent {
           const named = profile();
           return named ? this.#world?.agent.control.personHas(named, targetId) : undefined;
         },
+        unallowed: (profile, site) => this.#unallowed.has(profile, site),
         warn: (message) => log.warn(message),
       }),
       personInput: (targetId) => this.activity.input(targetId),
@@ -156,6 +161,7 @@ export class PersonConsent {
             return agent ? (request) => agent.control.watchTab(named, request) : undefined;
           },
           personHas: (targetId) => this.#world?.agent.control.personHas(named, targetId),
+          unallowed: (profile, site) => this.#unallowed.has(profile, site),
           warn: (message) => this.log.warn(message),
         })),
       );
@@ -187,6 +193,7 @@ export class PersonConsent {
     this.feed.close();
     this.relay.gate.close();
     for (const gate of this.#rawGates.values()) gate.close();
+    this.#unallowed.close();
     this.questions.close();
     this.activity.close();
   }

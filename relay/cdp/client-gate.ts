@@ -54,13 +54,12 @@ export interface ClientGateDeps {
   asked(): readonly AskKind[];
   /** Opens a watch on a tab's requests (the agent layer's, once it exists). */
   watch(): OpenWatch | undefined;
+  /** Whether the person was asked about going to a site on the profile and has not allowed it since (consent/unallowed-sites.ts). */
+  unallowed(profile: string, site: string): boolean;
   /** Why the person has the tab (handed over, taken over, being recorded), if they have it. */
   personHas?(targetId: string): string | undefined;
   warn(message: string): void;
 }
-
-/** Tabs whose unvisited sites are kept (a tab that closed unseen is dropped past it, the oldest first). */
-const TABS_KEPT = 1_000;
 
 /**
  * What no raw client may send, asked or not: the page's own channel to the browser's protocol,
@@ -78,18 +77,24 @@ export function refusedOutright(method: string): ClawdError | undefined {
     : undefined;
 }
 
+/**
+ * A client's own request interception that starts or changes what it holds (a request's address,
+ * method, body or headers; an answer made up): once a watch has judged a request, a change would
+ * send what the person was not asked about. Letting go of one (plain, failed, with auth) and
+ * stopping are not refused: an interception started before the person's asks must not hang.
+ */
+function interceptsOwn(method: string, params: Record<string, unknown>): boolean {
+  if (method === 'Fetch.continueRequest')
+    return ['url', 'method', 'postData', 'headers', 'interceptResponse'].some((key) => params[key] !== undefined);
+  return /^Fetch\.(enable|fulfillRequest|continueResponse)$/.test(method);
+}
+
 /** What a raw client may not do to a tab the person has: their input, and loads. */
 const CHANGES_WHILE_PERSONS = /^(Input\.\w+|Page\.(navigate|reload|navigateToHistoryEntry|resetNavigationHistory))$/;
 
 export class ClientGate {
   // Each client's origins: those of the tabs it worked in and the addresses it loaded.
   readonly #visited = new WeakMap<GateClient, Set<string>>();
-  // By tab, the sites the person was asked about going to there (whoever asked: a client, an
-  // agent's call, a watch) and has not allowed there since: a tab whose load of one was refused,
-  // or still waits, shows its error page under that address, and that is no visit for a client
-  // working in it — a second connection of the same agent is shown that tab too.
-  readonly #unvisited = new Map<string, Set<string>>();
-  readonly #offAnswers: () => void;
   readonly #watches: RawWatches;
   // Each client's tabs where it ran code or changed the page (any command but a read or input),
   // by `${client.id}\n${targetId}`: a listener it left could turn the person's own key into its
@@ -100,22 +105,9 @@ export class ClientGate {
 
   constructor(private readonly deps: ClientGateDeps) {
     this.#watches = new RawWatches(deps.warn);
-    this.#offAnswers = deps.questions.onChange(({ state, question }) => {
-      const { targetId, url, kinds, profile } = question;
-      const site = kinds.includes('new-site') && url ? originOf(url) : undefined;
-      if (!site || targetId === undefined || profile !== deps.profile()) return;
-      if (state === 'allowed') return void this.#unvisited.get(targetId)?.delete(site);
-      if (state !== 'asked') return;
-      let sites = this.#unvisited.get(targetId);
-      if (!sites) this.#unvisited.set(targetId, (sites = new Set()));
-      sites.add(site);
-      // Tabs that closed unseen (no client was there to hear it) go, the oldest first.
-      if (this.#unvisited.size > TABS_KEPT) this.#unvisited.delete(this.#unvisited.keys().next().value!);
-    });
   }
 
   close(): void {
-    this.#offAnswers();
     this.#watches.close();
     for (const tab of this.#tabs.values()) tab.abort();
     this.#tabs.clear();
@@ -125,7 +117,6 @@ export class ClientGate {
   tabGone(targetId: string): void {
     this.#tabs.get(targetId)?.abort();
     this.#tabs.delete(targetId);
-    this.#unvisited.delete(targetId);
     this.#watches.endTab(targetId);
     for (const key of this.#meddled) if (key.endsWith(`\n${targetId}`)) this.#meddled.delete(key);
   }
@@ -154,6 +145,8 @@ export class ClientGate {
     if (client.internal) return undefined;
     const never = refusedOutright(method);
     if (never) return Promise.reject(never);
+    // A new tab is the browser's, whichever session asked for it: no question of it is the tab's.
+    if (method === 'Target.createTarget') tab = undefined;
     // The person has the tab: as the agent API answers 423, a raw client's input and loads are refused.
     const persons = tab && CHANGES_WHILE_PERSONS.test(method) ? this.deps.personHas?.(tab.targetId) : undefined;
     if (persons !== undefined)
@@ -184,7 +177,7 @@ export class ClientGate {
     // The watch holds a tab's requests (on the person's browser, on the tab's one debugger
     // session): a client's own interception, there or browser-wide, would be shown them too and
     // could let them go unanswered, or change them once judged.
-    if (watchedKinds.length > 0 && method.startsWith('Fetch.') && method !== 'Fetch.disable')
+    if (watchedKinds.length > 0 && interceptsOwn(method, params))
       return Promise.reject(
         new ClawdError(
           'unsupported',
@@ -200,7 +193,8 @@ export class ClientGate {
     const visited = this.#visitedBy(client);
     // The sites of the tabs it works in count as visited (only while new-site is asked: then it is read).
     const here = newSite && tab ? originOf(tab.info.url) : undefined;
-    if (here && !this.#unvisited.get(tab!.targetId)?.has(here)) visited.add(here);
+    // Not a site the person was asked about and has not allowed: a tab shows its error page there.
+    if (here && !this.deps.unallowed(profile, here)) visited.add(here);
     const kinds: AskKind[] = [];
     const destination = typeof url === 'string' ? originOf(url) : undefined;
     if (newSite && destination && !visited.has(destination)) kinds.push('new-site');

@@ -96,6 +96,8 @@ export function rawClientRules({ policy, profile, gate, identity = {}, targetSet
   const id = nextClientId++;
   const client: GateClient = { id, name: identity.name ?? `cdp-${id}`, internal: false };
   const holds = newTargetHolds(targetSetUp, policy);
+  const opens = (params: Record<string, unknown>) =>
+    typeof params.url === 'string' ? gate?.opensWatched(client, params.url) : undefined;
   return {
     ahead: holds.ahead,
     before(method, params, tab, target) {
@@ -105,26 +107,21 @@ export function rawClientRules({ policy, profile, gate, identity = {}, targetSet
       return asked ? Promise.all([setUp, asked]).then(() => {}) : setUp;
     },
     // Its new tab loads once its watch is on it, while the person asks about what requests tell.
-    opens(params) {
-      const watched = typeof params.url === 'string' ? gate?.opensWatched(client, params.url) : undefined;
-      // A tab target's id answered: its page, which the load and the watch need, is not named.
-      if (watched && params.forTab === true)
-        return () =>
-          Promise.reject(
-            new ClawdError(
-              'unsupported',
-              'Target.createTarget with forTab and a URL while the person asks about what pages do: open it at about:blank, then navigate its page',
-            ),
-          );
-      return watched;
-    },
+    opens,
     closed: () => gate?.forget(client),
     tabGone: (targetId) => gate?.tabGone(targetId),
     refuse(method, params) {
-      // Sessions only as flat ones: a message carried inside another (the old non-flat mode)
-      // would pass every rule here unread, as the relay refuses it on the person's tabs.
       const never = refusedOutright(method);
       if (never) return never;
+      // Watched, a new tab opens blank and its page loads: with forTab, what is answered is the
+      // tab target, whose page the load and the watch would have to find.
+      if (method === 'Target.createTarget' && params.forTab === true && opens(params))
+        return new ClawdError(
+          'unsupported',
+          'Target.createTarget with forTab and a URL while the person asks about what pages do: open it at about:blank, then navigate its page',
+        );
+      // Sessions only as flat ones: a message carried inside another (the old non-flat mode)
+      // would pass every rule here unread, as the relay refuses it on the person's tabs.
       const flat = (what: string) => new ClawdError('unsupported', `${what}: only flatten mode is supported here`);
       if (method === 'Target.sendMessageToTarget') return flat(method);
       if (method === 'Target.attachToTarget' && params.flatten !== true) return flat(method);

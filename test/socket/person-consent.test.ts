@@ -12,6 +12,7 @@ import { ClientGate } from '../../relay/cdp/client-gate';
 import type { OpenWatch, WatchRequest } from '../../relay/cdp/raw-watches';
 import { PersonActivity } from '../../relay/consent/person-activity';
 import { PersonQuestions } from '../../relay/consent/person-questions';
+import { UnallowedSites } from '../../relay/consent/unallowed-sites';
 import { CdpClient } from '../helpers/cdp-client';
 import { FakeExtension, fakeTab } from '../helpers/fake-extension';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
@@ -24,6 +25,7 @@ describe("the relay and the person's say", () => {
   let ext: FakeExtension;
   let activity: PersonActivity;
   let questions: PersonQuestions;
+  let unallowed: UnallowedSites;
   let asked: AskKind[];
   /** The agent layer's watch on a tab's requests, scripted: what each open was asked for. */
   let watch: OpenWatch;
@@ -44,6 +46,7 @@ describe("the relay and the person's say", () => {
     watch = async () => ({ stop: async () => {} });
     activity = new PersonActivity(() => 400);
     questions = new PersonQuestions();
+    unallowed = new UnallowedSites(questions);
     t = await startTestRelay({
       consent: {
         gate: new ClientGate({
@@ -52,6 +55,7 @@ describe("the relay and the person's say", () => {
           profile: () => 'chrome',
           asked: () => asked,
           watch: () => watch,
+          unallowed: (profile, site) => unallowed.has(profile, site),
           warn: () => {},
         }),
         personInput: (targetId) => {
@@ -80,6 +84,7 @@ describe("the relay and the person's say", () => {
     await ext.close();
     await t.close();
     activity.close();
+    unallowed.close();
     questions.close();
   });
 
@@ -202,6 +207,12 @@ describe("the relay and the person's say", () => {
     expect(ext.requests.some((r) => r.op === 'cdp' && r.method === 'Target.createTarget')).toBe(false);
     // The client's own interception, browser-wide too, and the page's own channel to the protocol.
     await expect(c.send('Fetch.enable', {})).rejects.toThrow(/request interception is refused/);
+    // One started before the asks may still let what it holds go, unchanged (it must not hang).
+    await c.send('Fetch.failRequest', { requestId: 'r1', errorReason: 'Failed' }, sessionId);
+    await c.send('Fetch.continueRequest', { requestId: 'r2' }, sessionId);
+    await expect(
+      c.send('Fetch.continueRequest', { requestId: 'r3', url: 'https://else.test/' }, sessionId),
+    ).rejects.toThrow(/request interception is refused/);
     await expect(c.send('Target.exposeDevToolsProtocol', { targetId }, sessionId)).rejects.toThrow(
       /not available to CDP clients/,
     );
