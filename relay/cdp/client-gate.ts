@@ -63,9 +63,11 @@ export interface ClientGateDeps {
 
 /**
  * What no raw client may send, asked or not: the page's own channel to the browser's protocol,
- * which would reach past every rule here, and a DevTools window.
+ * which would reach past every rule here; a DevTools window; and DevTools' own fetch of any
+ * address (with the browser's cookies if asked), which is no page's request: no policy, no
+ * question and no watch sees it.
  */
-const NEVER = /^Target\.(exposeDevToolsProtocol|openDevTools)$/;
+const NEVER = /^(Target\.(exposeDevToolsProtocol|openDevTools)|Network\.loadNetworkResource)$/;
 
 /** A raw client's command refused whatever the person asks (both doors), or undefined. */
 export function refusedOutright(method: string): ClawdError | undefined {

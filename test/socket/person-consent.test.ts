@@ -213,6 +213,9 @@ describe("the relay and the person's say", () => {
     await expect(
       c.send('Fetch.continueRequest', { requestId: 'r3', url: 'https://else.test/' }, sessionId),
     ).rejects.toThrow(/request interception is refused/);
+    await expect(
+      c.send('Network.loadNetworkResource', { url: 'https://else.test/', options: {} }, sessionId),
+    ).rejects.toThrow(/not available to CDP clients/);
     await expect(c.send('Target.exposeDevToolsProtocol', { targetId }, sessionId)).rejects.toThrow(
       /not available to CDP clients/,
     );
