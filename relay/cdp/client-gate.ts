@@ -91,6 +91,13 @@ function interceptsOwn(method: string, params: Record<string, unknown>): boolean
   return /^Fetch\.(enable|fulfillRequest|continueResponse)$/.test(method);
 }
 
+/** A command that hands the page files of this machine: a file input's, or a drag's drop (its `data.files`). */
+function givesFiles(method: string, params: Record<string, unknown>): boolean {
+  if (method === 'DOM.setFileInputFiles') return true;
+  const files = (params.data as { files?: unknown } | undefined)?.files;
+  return method === 'Input.dispatchDragEvent' && Array.isArray(files) && files.length > 0;
+}
+
 /** What a raw client may not do to a tab the person has: their input, and loads. */
 const CHANGES_WHILE_PERSONS = /^(Input\.\w+|Page\.(navigate|reload|navigateToHistoryEntry|resetNavigationHistory))$/;
 
@@ -205,7 +212,7 @@ export class ClientGate {
     else if (newSite && typeof url === 'string' && !destination && !/^about:blank\b/i.test(url.trim()))
       kinds.push('new-site');
     if (asked.includes('raw-cookies') && readsCookies(method)) kinds.push('raw-cookies');
-    if (asked.includes('upload') && method === 'DOM.setFileInputFiles') kinds.push('upload');
+    if (asked.includes('upload') && givesFiles(method, params)) kinds.push('upload');
     if (kinds.length === 0) {
       if (destination) visited.add(destination);
       return watched?.();

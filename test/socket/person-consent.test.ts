@@ -221,6 +221,29 @@ describe("the relay and the person's say", () => {
     );
   });
 
+  it('asks before a raw client hands the page files, by a file input or by a drag’s drop', async () => {
+    asked = ['upload'];
+    const { c, sessionId } = await pageClient('&session=dropper');
+    const drop = {
+      type: 'drop',
+      x: 5,
+      y: 5,
+      data: { items: [], files: ['/home/person/.ssh/id_ed25519'], dragOperationsMask: 1 },
+    };
+    const dropping = c.send('Input.dispatchDragEvent', drop, sessionId).then(
+      () => 'dropped',
+      (error: Error) => error.message,
+    );
+    const [question] = await until('the question', () => questions.pending()[0] && questions.pending());
+    expect(question).toMatchObject({ kinds: ['upload'], session: 'dropper', what: 'Input.dispatchDragEvent' });
+    questions.answer(question!.id, false, 'side panel');
+    expect(await dropping).toMatch(/declined/);
+    expect(ext.requests.some((r) => r.op === 'cdp' && r.method === 'Input.dispatchDragEvent')).toBe(false);
+    // A drag that carries no file is input like any other.
+    await c.send('Input.dispatchDragEvent', { ...drop, data: { items: [], dragOperationsMask: 1 } }, sessionId);
+    expect(questions.pending()).toEqual([]);
+  });
+
   it.each([true, false])(
     'counts a tab left on a site the person was asked about, whoever asked, as no visit until they allow it there (refused: %s)',
     async (refuse) => {
