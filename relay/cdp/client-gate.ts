@@ -15,6 +15,7 @@ import { ClawdError } from '../errors';
 import type { PersonActivity } from '../consent/person-activity';
 import type { PersonQuestions } from '../consent/person-questions';
 import { readsCookies } from './cookie-rules';
+import { downloadPlaceRefused } from './client-loads';
 import { RawWatches, type OpenWatch } from './raw-watches';
 
 /** A raw client as the gate knows it: the relay's ClientSession, or a managed port's connection. */
@@ -63,32 +64,23 @@ export interface ClientGateDeps {
 
 /**
  * What no raw client may send, asked or not: the page's own channel to the browser's protocol,
- * which would reach past every rule here; a DevTools window; and DevTools' own fetch of any
- * address (with the browser's cookies if asked), which is no page's request: no policy, no
- * question and no watch sees it.
+ * which would reach past every rule here; a DevTools window; DevTools' own fetch of any address
+ * (with the browser's cookies if asked), which is no page's request: no policy, no question and
+ * no watch sees it; a virtual authenticator (a passkey the person makes in a tab handed to them
+ * would be the client's); web apps installed, launched or handed files of this machine, in
+ * windows no watch holds; extensions loaded.
  */
-const NEVER = /^(Target\.(exposeDevToolsProtocol|openDevTools)|Network\.loadNetworkResource)$/;
+const NEVER =
+  /^(Target\.(exposeDevToolsProtocol|openDevTools)|Network\.loadNetworkResource|WebAuthn\.\w+|PWA\.\w+|Extensions\.\w+)$/;
 
 /** A raw client's command refused whatever the person asks (both doors), or undefined. */
-export function refusedOutright(method: string): ClawdError | undefined {
-  return NEVER.test(method)
-    ? new ClawdError(
-        'unsupported',
-        `${method} is not available to CDP clients of clawd: it would reach past the person's rules`,
-      )
-    : undefined;
-}
-
-/**
- * A client's own request interception that starts or changes what it holds (a request's address,
- * method, body or headers; an answer made up): once a watch has judged a request, a change would
- * send what the person was not asked about. Letting go of one (plain, failed, with auth) and
- * stopping are not refused: an interception started before the person's asks must not hang.
- */
-function interceptsOwn(method: string, params: Record<string, unknown>): boolean {
-  if (method === 'Fetch.continueRequest')
-    return ['url', 'method', 'postData', 'headers', 'interceptResponse'].some((key) => params[key] !== undefined);
-  return /^Fetch\.(enable|fulfillRequest|continueResponse)$/.test(method);
+export function refusedOutright(method: string, params: Record<string, unknown>): ClawdError | undefined {
+  if (NEVER.test(method))
+    return new ClawdError(
+      'unsupported',
+      `${method} is not available to CDP clients of clawd: it would reach past the person's rules`,
+    );
+  return downloadPlaceRefused(method, params);
 }
 
 /** A command that hands the page files of this machine: a file input's, or a drag's drop (its `data.files`). */
@@ -98,8 +90,13 @@ function givesFiles(method: string, params: Record<string, unknown>): boolean {
   return method === 'Input.dispatchDragEvent' && Array.isArray(files) && files.length > 0;
 }
 
-/** What a raw client may not do to a tab the person has: their input, and loads. */
-const CHANGES_WHILE_PERSONS = /^(Input\.\w+|Page\.(navigate|reload|navigateToHistoryEntry|resetNavigationHistory))$/;
+/**
+ * What a raw client may not do to a tab the person has: their input, loads, closing it, answering
+ * its dialogs (their "confirm transfer?"), changing its document. A script is not among them:
+ * clients read pages with scripts too (what one does is judged by the watch, when asked).
+ */
+const CHANGES_WHILE_PERSONS =
+  /^(Input\.\w+|Page\.(navigate|reload|navigateToHistoryEntry|resetNavigationHistory|close|crash|setDocumentContent|handleJavaScriptDialog)|DOM\.(set\w+|remove\w+|moveTo|copyTo|undo|redo)|Target\.(closeTarget|activateTarget))$/;
 
 export class ClientGate {
   // Each client's origins: those of the tabs it worked in and the addresses it loaded.
@@ -152,12 +149,15 @@ export class ClientGate {
   ): Promise<void> | undefined {
     // Every command of every raw client passes here: what most of them need is two lookups.
     if (client.internal) return undefined;
-    const never = refusedOutright(method);
+    const never = refusedOutright(method, params);
     if (never) return Promise.reject(never);
     // A new tab is the browser's, whichever session asked for it: no question of it is the tab's.
     if (method === 'Target.createTarget') tab = undefined;
     // The person has the tab: as the agent API answers 423, a raw client's input and loads are refused.
-    const persons = tab && CHANGES_WHILE_PERSONS.test(method) ? this.deps.personHas?.(tab.targetId) : undefined;
+    // A tab closed or brought to the front from the browser's session is named in the command.
+    const named = method.startsWith('Target.') && typeof params.targetId === 'string' ? params.targetId : tab?.targetId;
+    const persons =
+      named !== undefined && CHANGES_WHILE_PERSONS.test(method) ? this.deps.personHas?.(named) : undefined;
     if (persons !== undefined)
       return Promise.reject(
         new ClawdError(
@@ -184,9 +184,10 @@ export class ClientGate {
     if (asked.length === 0 || profile === undefined) return undefined;
     const watchedKinds = WATCHED_ASK_KINDS.filter((kind) => asked.includes(kind));
     // The watch holds a tab's requests (on the person's browser, on the tab's one debugger
-    // session): a client's own interception, there or browser-wide, would be shown them too and
-    // could let them go unanswered, or change them once judged.
-    if (watchedKinds.length > 0 && interceptsOwn(method, params))
+    // session, where any client's continue lets one go, its id guessed or shown): a client's own
+    // interception, there or browser-wide, could let them go unanswered, or change them once
+    // judged. One a client started before the person's asks stops with the client.
+    if (watchedKinds.length > 0 && method.startsWith('Fetch.') && method !== 'Fetch.disable')
       return Promise.reject(
         new ClawdError(
           'unsupported',

@@ -4,6 +4,7 @@
 
 import { openForClient, type TabOpener } from '../browser/client-new-tabs';
 import type { ClientGate, GateClient } from './client-gate';
+import { clientLoadRefused } from './client-loads';
 import type { RelayPolicy } from './relay-policy';
 import type { TabRecord } from './target-registry';
 
@@ -20,7 +21,14 @@ export interface PersonsBrowser {
  * A raw client's new tab in the person's browser: in the background (a tab in front would take
  * the keys the person types into theirs), in tab group `session` ('' for the plain `clawd` one).
  */
-export function openPersonsTab(browser: PersonsBrowser, client: GateClient, url: string, session: string) {
+export async function openPersonsTab(
+  browser: PersonsBrowser,
+  client: GateClient,
+  url: string,
+  session: string,
+): Promise<TabRecord> {
+  const scheme = clientLoadRefused('opening a tab', url);
+  if (scheme) throw scheme;
   browser.policy.check(url, 'opening a tab');
   const opener: TabOpener<TabRecord> = {
     create: (at) => browser.createTab(at, false, session),

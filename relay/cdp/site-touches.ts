@@ -1,5 +1,5 @@
 // What CDP commands do to a site without loading it — a permission granted to it, its cookies,
-// storage or data cleared — judged by the origin policy: nothing is done to a site the policy
+// storage or data cleared, its service worker woken or sent an event — judged by the origin policy: nothing is done to a site the policy
 // keeps agents off (its cookies are not theirs to delete, its permissions not theirs to grant).
 // A command that names no site reaches every one, blocked ones too: refused while the person has
 // rules (with none, only clawd's own addresses are kept out, and those hold nothing of an agent's).
@@ -15,18 +15,34 @@ const BY_ORIGIN: Record<string, string> = {
   'Storage.clearDataForOrigin': 'origin',
   'Storage.overrideQuotaForOrigin': 'origin',
   'Storage.clearDataForStorageKey': 'storageKey',
-  'Storage.deleteStorageBucket': 'storageKey',
+  'Storage.deleteStorageBucket': 'bucket',
   'IndexedDB.clearObjectStore': 'securityOrigin',
   'IndexedDB.deleteDatabase': 'securityOrigin',
   'IndexedDB.deleteObjectStoreEntries': 'securityOrigin',
   'CacheStorage.deleteCache': 'cacheId',
+  'CacheStorage.deleteEntry': 'cacheId',
+  'ServiceWorker.deliverPushMessage': 'origin',
+  'ServiceWorker.dispatchSyncEvent': 'origin',
+  'ServiceWorker.dispatchPeriodicSyncEvent': 'origin',
+  'ServiceWorker.startWorker': 'scopeURL',
+  'ServiceWorker.unregister': 'scopeURL',
+  'ServiceWorker.updateRegistration': 'scopeURL',
+  'ServiceWorker.skipWaiting': 'scopeURL',
   'DOMStorage.clear': 'storageId',
   'DOMStorage.removeDOMStorageItem': 'storageId',
   'DOMStorage.setDOMStorageItem': 'storageId',
 };
 
 /** Commands that reach every site's data at once. */
-const EVERY_SITE = new Set(['Storage.clearCookies', 'Network.clearBrowserCookies']);
+const EVERY_SITE = new Set([
+  'Storage.clearCookies',
+  'Network.clearBrowserCookies',
+  'Network.clearBrowserCache',
+  'Storage.runBounceTrackingMitigations',
+  'Storage.clearTrustTokens',
+  'Storage.clearPrivateVerificationTokens',
+  'Network.setCookieControls',
+]);
 
 /** The URL a command names its site by, or undefined when it names none. */
 function siteOf(method: string, params: Record<string, unknown>): string | undefined {
@@ -42,6 +58,9 @@ function siteOf(method: string, params: Record<string, unknown>): string | undef
     const named = id.securityOrigin ?? id.storageKey;
     if (typeof named === 'string') return named;
   }
+  // IndexedDB's commands may name the site by its storage bucket alone.
+  const bucket = (params.storageBucket as { storageKey?: unknown } | undefined)?.storageKey;
+  if (key === 'securityOrigin' && typeof bucket === 'string') return bucket;
   if (method === 'Browser.grantPermissions' || method === 'Browser.setPermission') return '';
   return key === 'securityOrigin' && typeof params.storageKey === 'string' ? params.storageKey : undefined;
 }
@@ -72,8 +91,11 @@ export function touchRefused(
     const verdict = policy.cookieVerdict({ ...cookie, domain });
     return verdict.allowed ? undefined : `${method}: ${verdict.reason}`;
   }
-  const site = siteOf(method, params);
-  if (site === undefined) return undefined;
-  const verdict = policy.check(site);
-  return verdict.allowed ? undefined : `${method}: ${verdict.reason}`;
+  // A permission for a site embedded in another is that site's too.
+  for (const site of [siteOf(method, params), method === 'Browser.setPermission' ? params.embeddedOrigin : undefined]) {
+    if (typeof site !== 'string') continue;
+    const verdict = policy.check(site);
+    if (!verdict.allowed) return `${method}: ${verdict.reason}`;
+  }
+  return undefined;
 }

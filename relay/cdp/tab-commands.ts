@@ -21,6 +21,7 @@ import type { SessionTable, Subscription } from './session-table';
 import type { TabLink } from './tab-link';
 import type { TabRecord } from './target-registry';
 import type { RelayPolicy } from './relay-policy';
+import { clientLoadRefused } from './client-loads';
 
 /** Answers a client's command: an error, or the result. */
 export type Respond = (error: unknown, result?: unknown) => void;
@@ -81,14 +82,19 @@ export class TabCommands {
     const forward = this.#forwarder(sub, state, respond);
     if (this.#domainOrStream(sub, state, cmd, forward, respond)) return;
     switch (cmd.method) {
-      case 'Page.navigate': {
-        const { url } = paramsOf(cmd, 'Page.navigate');
+      case 'Page.navigate':
+      case 'Fetch.continueRequest': {
+        // A request an interception sends on to another address loads that address.
+        const { url } = cmd.params;
         try {
-          if (typeof url === 'string') this.policy.check(url, 'Page.navigate');
+          const scheme =
+            typeof url === 'string' && !sub.client.internal ? clientLoadRefused(cmd.method, url) : undefined;
+          if (scheme) throw scheme;
+          if (typeof url === 'string') this.policy.check(url, cmd.method);
         } catch (error) {
           return respond(error);
         }
-        if (typeof url === 'string' && sub.kind === 'page') this.navigated(sub, url);
+        if (typeof url === 'string' && sub.kind === 'page' && cmd.method === 'Page.navigate') this.navigated(sub, url);
         return forward(cmd.method, cmd.params);
       }
       case 'Target.setAutoAttach':

@@ -13,11 +13,13 @@ import type { OriginPolicy } from '../../shared/origin-policy';
 import type { MuxRules } from '../browser/cdp-mux';
 import { carriesCookies, cookieDomain, cookieEventShown, cookiesToSet, readsCookies } from '../cdp/cookie-rules';
 import { touchRefused } from '../cdp/site-touches';
+import { clientLoadRefused } from '../cdp/client-loads';
 import { refusedOutright, type ClientGate, type GateClient } from '../cdp/client-gate';
 import { ClawdError } from '../errors';
 import { workerWalls } from './policy-walls';
 
-const LOADS = new Set(['Page.navigate', 'Target.createTarget']);
+/** Commands that load the address they name (an intercepted request sent on to another is one). */
+const LOADS = new Set(['Page.navigate', 'Target.createTarget', 'Fetch.continueRequest']);
 
 /** Who a raw client is: the name it gave itself (`?session=`), else `cdp-N`. */
 export interface RawClientIdentity {
@@ -111,7 +113,7 @@ export function rawClientRules({ policy, profile, gate, identity = {}, targetSet
     closed: () => gate?.forget(client),
     tabGone: (targetId) => gate?.tabGone(targetId),
     refuse(method, params) {
-      const never = refusedOutright(method);
+      const never = refusedOutright(method, params);
       if (never) return never;
       // Watched, a new tab opens blank and its page loads: with forTab, what is answered is the
       // tab target, whose page the load and the watch would have to find.
@@ -128,6 +130,8 @@ export function rawClientRules({ policy, profile, gate, identity = {}, targetSet
       if (method === 'Target.setAutoAttach' && params.autoAttach === true && params.flatten !== true)
         return flat(method);
       if (LOADS.has(method) && typeof params.url === 'string') {
+        const scheme = clientLoadRefused(method, params.url);
+        if (scheme) return scheme;
         const verdict = policy().check(params.url);
         if (!verdict.allowed)
           return new ClawdError(

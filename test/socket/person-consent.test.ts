@@ -26,6 +26,8 @@ describe("the relay and the person's say", () => {
   let activity: PersonActivity;
   let questions: PersonQuestions;
   let unallowed: UnallowedSites;
+  /** The tabs the person has (handed over to them), with why. */
+  const persons = new Map<string, string>();
   let asked: AskKind[];
   /** The agent layer's watch on a tab's requests, scripted: what each open was asked for. */
   let watch: OpenWatch;
@@ -42,6 +44,7 @@ describe("the relay and the person's say", () => {
 
   beforeEach(async () => {
     touched.length = said.length = panels.length = 0;
+    persons.clear();
     asked = [];
     watch = async () => ({ stop: async () => {} });
     activity = new PersonActivity(() => 400);
@@ -56,6 +59,7 @@ describe("the relay and the person's say", () => {
           asked: () => asked,
           watch: () => watch,
           unallowed: (profile, site) => unallowed.has(profile, site),
+          personHas: (targetId) => persons.get(targetId),
           warn: () => {},
         }),
         personInput: (targetId) => {
@@ -207,18 +211,43 @@ describe("the relay and the person's say", () => {
     expect(ext.requests.some((r) => r.op === 'cdp' && r.method === 'Target.createTarget')).toBe(false);
     // The client's own interception, browser-wide too, and the page's own channel to the protocol.
     await expect(c.send('Fetch.enable', {})).rejects.toThrow(/request interception is refused/);
-    // One started before the asks may still let what it holds go, unchanged (it must not hang).
-    await c.send('Fetch.failRequest', { requestId: 'r1', errorReason: 'Failed' }, sessionId);
-    await c.send('Fetch.continueRequest', { requestId: 'r2' }, sessionId);
-    await expect(
-      c.send('Fetch.continueRequest', { requestId: 'r3', url: 'https://else.test/' }, sessionId),
-    ).rejects.toThrow(/request interception is refused/);
+    // Nor may it let go of a request: on the person's tab one continue lets a held request go,
+    // whichever client sent it (its id shown, or guessed).
+    await expect(c.send('Fetch.continueRequest', { requestId: 'interception-job-1.0' }, sessionId)).rejects.toThrow(
+      /request interception is refused/,
+    );
+    // A file of this machine, the browser's own pages: no page for a client, whatever the policy.
+    await expect(c.send('Page.navigate', { url: 'file:///etc/passwd' }, sessionId)).rejects.toThrow(
+      /not pages for CDP clients/,
+    );
+    await expect(c.send('Target.createTarget', { url: 'view-source:file:///etc/passwd' })).rejects.toThrow(
+      /not pages for CDP clients/,
+    );
+    for (const method of ['WebAuthn.enable', 'PWA.launchFilesInApp', 'Extensions.loadUnpacked'])
+      await expect(c.send(method, {}, sessionId)).rejects.toThrow(/not available to CDP clients/);
     await expect(
       c.send('Network.loadNetworkResource', { url: 'https://else.test/', options: {} }, sessionId),
     ).rejects.toThrow(/not available to CDP clients/);
     await expect(c.send('Target.exposeDevToolsProtocol', { targetId }, sessionId)).rejects.toThrow(
       /not available to CDP clients/,
     );
+  });
+
+  it('refuses a raw client’s changes to a tab the person has, from its session or the browser’s; its reads go', async () => {
+    const { c, sessionId } = await pageClient('&session=meddler');
+    persons.set(TAB.targetInfo.targetId, 'log in');
+    for (const [method, params] of [
+      ['Page.handleJavaScriptDialog', { accept: true }],
+      ['Page.close', {}],
+      ['DOM.setOuterHTML', { nodeId: 1, outerHTML: '<p>' }],
+      ['Input.insertText', { text: 'x' }],
+    ] as const)
+      await expect(c.send(method, params, sessionId)).rejects.toThrow(/the person has this tab \("log in"\)/);
+    await expect(c.send('Target.closeTarget', { targetId: TAB.targetInfo.targetId })).rejects.toThrow(
+      /the person has this tab/,
+    );
+    await c.send('DOM.getDocument', {}, sessionId);
+    expect(ext.requests.some((r) => r.op === 'closeTab')).toBe(false);
   });
 
   it('asks before a raw client hands the page files, by a file input or by a drag’s drop', async () => {

@@ -2,6 +2,8 @@
 // each client gets a browser session of its own and its ids back, reaches only its own sessions,
 // closes only itself with Browser.close, and leaves nothing of its own behind when it goes.
 
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CdpMux, type MuxPipe } from '../../relay/browser/cdp-mux';
 import { silentLogger } from '../../relay/log';
@@ -469,5 +471,34 @@ describe('the CDP mux', () => {
       'Runtime.runIfWaitingForDebugger',
     ]);
     expect(sent[1]!.params!.expression).toContain('bank');
+  });
+});
+
+describe("a managed port's raw client rules", () => {
+  const rules = rawClientRules({ policy: () => new OriginPolicy({}), profile: 'clawd' });
+  it.each([
+    ['Page.navigate', { url: 'file:///home/person/.clawd/secrets.json' }, /not pages for CDP clients/],
+    ['Target.createTarget', { url: 'view-source:file:///etc/passwd' }, /not pages for CDP clients/],
+    ['Target.createTarget', { url: 'chrome://settings' }, /not pages for CDP clients/],
+    ['Fetch.continueRequest', { requestId: '1', url: 'file:///etc/passwd' }, /not pages for CDP clients/],
+    ['Target.exposeDevToolsProtocol', { targetId: 'T' }, /not available to CDP clients/],
+    ['PWA.launch', { manifestId: 'x' }, /not available to CDP clients/],
+  ])('refuses %s %j whatever the policy', (method, params, message) => {
+    expect(rules.refuse!(method, params)?.message).toMatch(message);
+  });
+  it('keeps downloads named by the page to a folder of the temporary one', () => {
+    const set = (behavior: string, downloadPath: string) =>
+      rules.refuse!('Browser.setDownloadBehavior', { behavior, downloadPath })?.message;
+    expect(set('allow', '/home/person/.ssh')).toMatch(/files named by the page/);
+    expect(
+      rules.refuse!('Page.setDownloadBehavior', { behavior: 'allow', downloadPath: `${os.tmpdir()}/../etc` })?.message,
+    ).toMatch(/files named by the page/);
+    expect(set('allow', path.join(os.tmpdir(), 'downloads'))).toBeUndefined();
+    expect(set('allowAndName', '/home/person/.ssh')).toBeUndefined();
+  });
+
+  it('lets the web and pages made of their address go', () => {
+    for (const url of ['https://example.test/', 'about:blank', 'data:text/html,hi'])
+      expect(rules.refuse!('Page.navigate', { url })).toBeUndefined();
   });
 });
