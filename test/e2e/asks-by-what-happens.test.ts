@@ -164,6 +164,9 @@ describe.each([
     api('POST', '/act', { targetId: ctx.d.targetId, timeoutMs: 20_000, snapshot: 'none', session: current, ...body });
   const posts = () => site.hits.filter((h) => h.startsWith('POST'));
   const otherHits = () => site.hits.filter((h) => h.includes(' localhost '));
+  /** The profile's tabs, by target id. */
+  const tabs = async () =>
+    (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
 
   it.each([
     ['press "\\r" in a field', (ref: (n: string) => string) => act({ kind: 'press', ref: ref('Search'), key: '\r' })],
@@ -244,10 +247,8 @@ describe.each([
       const ref = await open('/links', true);
       site.hits.length = 0;
       const opened: string[] = [];
-      const list = async () =>
-        (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
-      const before = await list();
-      const others = async () => (await list()).filter((id) => !before.includes(id));
+      const before = await tabs();
+      const others = async () => (await tabs()).filter((id) => !before.includes(id));
       try {
         // Its own site: nothing to ask before it opens; the redirect is asked about as it comes.
         const { answer, asked } = await answering(allow, () =>
@@ -293,8 +294,6 @@ describe.each([
       // On the person's own tabs a form sent into a new tab before its watch is on is not sent at
       // all (the hold cannot send it again), nor asked about; one sent once it is on is asked.
       const heldForm = kind === 'extension' && askKind === 'submit';
-      const tabs = async () =>
-        (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
       for (const allow of [false, true]) {
         const ref = await open('/popups', true);
         current = ref.session;
@@ -346,8 +345,6 @@ describe.each([
     // A page a script opened may close itself: the agent's tab opens one, then acts in it.
     const ref = await open('/popups', true);
     current = ref.session;
-    const tabs = async () =>
-      (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
     const before = await tabs();
     try {
       const { answer: clicked } = await answering(true, () =>
@@ -377,8 +374,6 @@ describe.each([
   it.runIf(kind === 'managed')(
     'asks when a new tab sends a form after its opener was closed: Deny, the site sees nothing',
     async () => {
-      const tabs = async () =>
-        (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
       // A tab of its own: the agent closes it.
       const session = `s${++sessions}`;
       const { answer: made } = await answering(true, () =>
@@ -572,8 +567,6 @@ describe.each([
     it.runIf(kind === 'managed')(
       'asks when its Ctrl-click opens a link in a tab of the browser’s own: Deny, the other site sees nothing; Allow, once',
       async () => {
-        const tabs = async () =>
-          (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
         for (const allow of [false, true]) {
           const ref = await open('/links', true);
           await release(ref.session);
@@ -630,8 +623,6 @@ describe.each([
         for (const opened of leftOpen.splice(0)) await api('DELETE', `/tabs/${opened}`);
         const rawUrl = `${door}/?token=${ctx.d.server.token}`;
         const questions = ctx.d.server.server.consent.questions;
-        const tabs = async () =>
-          (await api<{ tabs: Array<{ targetId: string }> }>('GET', '/tabs')).body.tabs.map((t) => t.targetId);
         for (const allow of [false, true]) {
           const ref = await open('/links', true);
           await release(ref.session);

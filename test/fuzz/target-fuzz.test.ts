@@ -87,7 +87,11 @@ describe('the target fuzz on a managed profile', () => {
       const { webSocketDebuggerUrl } = (await (await fetch(`${cdpUrl}/json/version?token=${token}`)).json()) as {
         webSocketDebuggerUrl: string;
       };
-      harness = await CdpClient.connect(webSocketDebuggerUrl);
+      // The harness is clawd's own connection (its key): it takes the tab through a chrome://
+      // page, which no raw client may load; the clients the fuzz judges are raw ones.
+      harness = await CdpClient.connect(webSocketDebuggerUrl, {
+        headers: { 'x-clawd-agent': d.server.server.relay.agentKey },
+      });
       const target: FuzzTarget = {
         name: 'managed',
         playwrightUrl: `${cdpUrl}/?token=${token}`,
