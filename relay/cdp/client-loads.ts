@@ -1,19 +1,19 @@
 // What a raw CDP client may load and where its downloads may go, on either door, before the
-// origin policy is asked. A page of the web, or one made of what its address carries: a file of
-// this machine (`file:`, or its source through `view-source:`), the browser's own pages
-// (`chrome:`: its settings, its data) and extensions' pages are none — the browser runs as the
-// person, and clawd's home (its secrets, its keys) is a file like any other; clawd's agent API
-// refuses them the same way (profiles/tabs.ts `openableUrl`). A download named by the page
-// (behaviour `allow`) goes to a folder of the system's temporary one only: a page could name a
-// file that matters in any other (`~/.ssh/authorized_keys`, clawd's config).
+// origin policy is asked. A page of the web, a blank one, or one made of what its address
+// carries: a file of this machine (`file:`, or its source through `view-source:`), the browser's
+// own pages (`chrome:`, `about:settings`: its settings, its data) and extensions' pages are none —
+// the browser runs as the person, and clawd's home (its secrets, its keys) is a file like any
+// other; clawd's agent API refuses them the same way (profiles/tabs.ts `openableUrl`). A download
+// named by the page (behaviour `allow`) goes to a folder of the system's temporary one only: a
+// page could name a file that matters in any other (`~/.ssh/authorized_keys`, clawd's config).
 
 import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ClawdError } from '../errors';
 
-/** The schemes a raw client's load may name. */
-const LOADABLE = new Set(['http:', 'https:', 'about:', 'data:', 'blob:', 'javascript:']);
+/** The schemes a raw client's load may name (of `about:`, only the blank page: Chrome turns `about:settings` into `chrome://settings`). */
+const LOADABLE = new Set(['http:', 'https:', 'data:', 'blob:', 'javascript:']);
 
 /** Why a raw client may not load `url` (`method` names the command), or undefined when the policy decides. */
 export function clientLoadRefused(method: string, url: string): ClawdError | undefined {
@@ -23,7 +23,7 @@ export function clientLoadRefused(method: string, url: string): ClawdError | und
   } catch {
     return undefined; // not a URL: the policy says so in its own words
   }
-  if (LOADABLE.has(scheme)) return undefined;
+  if (LOADABLE.has(scheme) || /^about:blank([?#]|$)/i.test(url.trim())) return undefined;
   return new ClawdError(
     'origin_blocked',
     `${method}: ${scheme} addresses are not pages for CDP clients of clawd (a file of this machine, the browser's own pages); nothing was loaded`,

@@ -480,6 +480,7 @@ describe("a managed port's raw client rules", () => {
     ['Page.navigate', { url: 'file:///home/person/.clawd/secrets.json' }, /not pages for CDP clients/],
     ['Target.createTarget', { url: 'view-source:file:///etc/passwd' }, /not pages for CDP clients/],
     ['Target.createTarget', { url: 'chrome://settings' }, /not pages for CDP clients/],
+    ['Page.navigate', { url: 'about:settings' }, /not pages for CDP clients/],
     ['Fetch.continueRequest', { requestId: '1', url: 'file:///etc/passwd' }, /not pages for CDP clients/],
     ['Target.exposeDevToolsProtocol', { targetId: 'T' }, /not available to CDP clients/],
     ['PWA.launch', { manifestId: 'x' }, /not available to CDP clients/],
