@@ -1,7 +1,7 @@
 // What a raw CDP client may load and where its downloads may go, on either door, before the
 // origin policy is asked. A page of the web, a blank one, or one made of what its address
 // carries: a file of this machine (`file:`, or its source through `view-source:`), the browser's
-// own pages (`chrome:`, `about:settings`: its settings, its data) and extensions' pages are none —
+// own pages (`chrome:`: its settings, its data) and extensions' pages are none —
 // the browser runs as the person, and clawd's home (its secrets, its keys) is a file like any
 // other; clawd's agent API refuses them the same way (profiles/tabs.ts `openableUrl`). A download
 // named by the page (behaviour `allow`) goes to a folder of the system's temporary one only: a
@@ -12,7 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { ClawdError } from '../errors';
 
-/** The schemes a raw client's load may name (of `about:`, only the blank page: Chrome turns `about:settings` into `chrome://settings`). */
+/**
+ * The schemes a raw client's load may name; of `about:`, only the blank page (Chrome 156 ends
+ * `about:settings` on `about:blank#blocked`, measured: refused here rather than left to that).
+ */
 const LOADABLE = new Set(['http:', 'https:', 'data:', 'blob:', 'javascript:']);
 
 /** Why a raw client may not load `url` (`method` names the command), or undefined when the policy decides. */
