@@ -4,7 +4,8 @@
 // client's script and Page.navigate on the person's tab, the hand-over's link opened in its own
 // managed browser (by navigate and by a page's script), a link to the relay, and the cookie itself.
 // Nothing reaches the view: the question it asked stays pending, and the person's tab with the
-// view is never handed over.
+// view is never handed over. Nor does a raw client load clawd's home (its secrets) or any file of
+// this machine, on either door.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extensionDriver, type AgentDriver } from '../helpers/agent-drivers';
@@ -83,6 +84,37 @@ describe("clawd's own doors, tried by an agent", () => {
     } finally {
       await raw.close();
     }
+  });
+
+  it("keeps clawd's home and the machine's files from every raw client, on the person's tab and on a profile's port", async () => {
+    const secrets = `file://${d.server.home}/secrets.json`;
+    const refusedTo = async (wsUrl: string, targetId: string) => {
+      const raw = await CdpClient.connect(wsUrl);
+      try {
+        const { sessionId } = await raw.send('Target.attachToTarget', { targetId, flatten: true });
+        for (const url of [secrets, 'view-source:file:///etc/hostname', 'chrome://settings'])
+          await expect(raw.send('Page.navigate', { url }, sessionId), url).rejects.toThrow(/not pages for CDP clients/);
+        await expect(raw.send('Target.createTarget', { url: secrets })).rejects.toThrow(/not pages for CDP clients/);
+        const { targetInfo } = await raw.send('Target.getTargetInfo', {}, sessionId);
+        expect(targetInfo.url).toMatch(/^http/);
+      } finally {
+        await raw.close();
+      }
+    };
+    const relayVersion = await (
+      await fetch(`${d.server.server.relay.url}/json/version?token=${d.server.token}`)
+    ).json();
+    await refusedTo(relayVersion.webSocketDebuggerUrl, d.targetId);
+    // The agent's own managed profile, on its port.
+    const { cdpUrl } = (await api<{ cdpUrl: string }>('POST', '/start', undefined, 'clawd')).body;
+    const { targetId } = (await api<{ targetId: string }>('POST', '/tabs/open', { url: pages.url('/') }, 'clawd')).body;
+    const portVersion = await (await fetch(`${cdpUrl}/json/version?token=${d.server.token}`)).json();
+    await refusedTo(portVersion.webSocketDebuggerUrl, targetId);
+    const opened = await fetch(`${cdpUrl}/json/new?${secrets}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${d.server.token}` },
+    });
+    expect(opened.status).toBe(403);
   });
 
   it("gives the hand-over's link nothing in the agent's own managed browser", async () => {
