@@ -88,7 +88,9 @@ async function reset(browser: TestBrowser, options: LeaseOptions): Promise<void>
   // The extension as installed: its storage empty (no relay, no key: the next file configures
   // it), its content settings, session rules (they outlive a reload) and downloads taken back,
   // and its worker started again from nothing.
-  const before = (await browser.workerTarget())?.targetId;
+  // Every worker listed before: a stopped one may linger beside the running one, and the new
+  // worker is none of them.
+  const before = new Set((await browser.workerTargets()).map((t) => t.targetId));
   await browser.swEval(
     `Promise.all([chrome.storage.local.clear(), chrome.storage.session.clear(), chrome.alarms.clearAll(),
       chrome.declarativeNetRequest.getSessionRules().then((rules) =>
@@ -101,11 +103,13 @@ async function reset(browser: TestBrowser, options: LeaseOptions): Promise<void>
   await until(
     'the extension to start again',
     async () => {
-      const worker = await browser.workerTarget();
-      return worker && worker.targetId !== before ? worker : undefined;
+      const workers = await browser.workerTargets();
+      return workers.find((w) => !before.has(w.targetId));
     },
     RESET_MS,
   );
+  // Its extension APIs there, so the next file's first call finds the worker ready.
+  await browser.swEval('true');
 }
 
 /**
