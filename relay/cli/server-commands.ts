@@ -13,6 +13,7 @@ import { generateToken, loadConfig, updateConfig } from '../home/config-store';
 import { readServeState } from '../home/serve-state';
 import { rotateExtensionKey } from '../home/home-keys';
 import { createLogger, logLevelFromEnv, silentLogger, type Logger } from '../log';
+import type { ClientUse } from '../control/client-activity';
 import { runningServer } from '../operations/local-server';
 import { VERSION } from '../version';
 import { noArguments, parsePort, stringFlag, type CliCommand } from './cli-command';
@@ -126,17 +127,18 @@ async function serve(
 }
 
 /** Resolves once nobody has used the server for a few seconds, after its first client came (or none came at all). */
-async function whenUnused(clients: () => number, log: Logger): Promise<void> {
+async function whenUnused(use: () => ClientUse, log: Logger): Promise<void> {
   const started = Date.now();
-  let seen = false;
-  let quietSince = Date.now();
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 200));
-    if (clients() > 0) {
-      seen = true;
-      quietSince = Date.now();
-    } else if (seen ? Date.now() - quietSince >= LAST_CLIENT_GRACE_MS : Date.now() - started >= FIRST_CLIENT_MS) {
-      log.info(seen ? 'no client left' : `no client came within ${FIRST_CLIENT_MS / 1000} s`);
+    const { count, lastLeftAt } = use();
+    if (count > 0) continue;
+    if (
+      lastLeftAt !== undefined
+        ? Date.now() - lastLeftAt >= LAST_CLIENT_GRACE_MS
+        : Date.now() - started >= FIRST_CLIENT_MS
+    ) {
+      log.info(lastLeftAt !== undefined ? 'no client left' : `no client came within ${FIRST_CLIENT_MS / 1000} s`);
       return;
     }
   }

@@ -94,7 +94,12 @@ export function createControlApp(options: ControlAppOptions): { app: Hono; mcp: 
 function registerFront(app: Hono, options: ControlAppOptions): void {
   const { token } = options;
   app.onError((error, c) => c.json(httpErrorBody(error), httpStatusOf(error) as 500));
-  app.use('*', async function countRequest(_c, next) {
+  app.use('*', async function countRequest(c, next) {
+    // Asking who answers (the health check, the proof, with no credential) is not using the
+    // server: a program that polls it must not keep a `clawd mcp`'s server from stopping.
+    const url = new URL(c.req.url);
+    if ((url.pathname === '/' || url.pathname === '/proof') && !requestToken(c.req.header('authorization'), url))
+      return next();
     const end = options.activity.begin();
     try {
       await next();

@@ -19,15 +19,15 @@ import { LiveViews } from '../view/live-views';
 import { PERSONS_VIEW, ViewAuth, WATCH_ONLY } from '../view/view-auth';
 import type { Pairing } from '../pairing/pairing';
 import { attachViewSocket, viewLink } from '../view/view-routes';
-import { ClientActivity } from './client-activity';
+import { ClientActivity, type ClientUse } from './client-activity';
 import type { Invoker } from '../operations/control-client';
 import { LocalInvoker, type OperationServices } from './operation-handlers';
 
 export interface ControlServer {
   readonly port: number;
   readonly url: string;
-  /** How many are using the server now: requests in flight, /events streams, live view sockets. */
-  clients(): number;
+  /** Who is using the server now (requests in flight, /events streams, live view sockets), and when the last left. */
+  clients(): ClientUse;
   /** The live view's sockets and screencasts. */
   readonly views: LiveViews;
   /** The operations of the table, carried out in this process (for MCP served here). */
@@ -112,7 +112,7 @@ export async function startControlServer(options: {
     invoker,
     personsViewLink: (tab) =>
       viewLink({ token: options.token, port: () => port, auth: viewAuth }, { ...PERSONS_VIEW, tab }).url,
-    clients: () => activity.count,
+    clients: () => activity.use,
     close: async () => {
       await views.close();
       await closeServer();

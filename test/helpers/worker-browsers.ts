@@ -22,8 +22,13 @@ const kept = new Set<TestBrowser>();
 /** The ones a file holds now: given back once, never used by two files. */
 const leased = new Set<TestBrowser>();
 
-/** How long a reset may take before the browser is closed instead (a busy run's worker restart is seconds). */
-const RESET_MS = 20_000;
+/**
+ * How long a reset may take before the browser is closed instead: a busy run's worker restart is
+ * seconds, and a new browser for the next file costs one or two. Once in a clean-clone CI run (on
+ * Chromium 150, after agent-faults' stuck page) a reset hung; with a bound of 20 s it cost more
+ * than the launch it saves.
+ */
+const RESET_MS = 8_000;
 
 /** A browser for this file: a kept one, reset, or a new one. Give it back with `giveBack`. */
 export async function leaseBrowser(options: LeaseOptions): Promise<TestBrowser> {
@@ -40,7 +45,10 @@ export async function leaseBrowser(options: LeaseOptions): Promise<TestBrowser> 
 export async function giveBack(browser: TestBrowser, options: LeaseOptions): Promise<void> {
   if (!leased.delete(browser)) throw new Error('giveBack: this browser is not leased (given back twice?)');
   try {
-    await within(RESET_MS, reset(browser, options), 'the reset');
+    const step = { now: 'starting' };
+    await within(RESET_MS, reset(browser, options, step), 'the reset').catch((error: Error) => {
+      throw new Error(`${error.message} (at: ${step.now})`);
+    });
     (options.extension ? spare.withExtension : spare.without).push(browser);
   } catch (error) {
     // Said, so that a reset that fails every time (and costs a launch every file) is seen.
@@ -68,7 +76,7 @@ function record(browser: TestBrowser): void {
  * again from nothing. What an origin no tab showed at the end keeps in local storage stays: the
  * next file's pages are on other ports, so other origins (only a port used again would meet it).
  */
-async function reset(browser: TestBrowser, options: LeaseOptions): Promise<void> {
+async function reset(browser: TestBrowser, options: LeaseOptions, step: { now: string }): Promise<void> {
   if (browser.process.exitCode !== null || browser.process.signalCode !== null) throw new Error('exited');
   // A blank tab first: closing the others never leaves the browser without a window.
   const { targetId: blank } = await browser.cdp.send<{ targetId: string }>('Target.createTarget', {
@@ -77,10 +85,13 @@ async function reset(browser: TestBrowser, options: LeaseOptions): Promise<void>
   const origins = new Set<string>();
   for (const target of await browser.targets('page')) {
     if (target.targetId === blank) continue;
+    step.now = `closing ${target.url}`;
     if (/^https?:/.test(target.url)) origins.add(new URL(target.url).origin);
     await browser.cdp.send('Target.closeTarget', { targetId: target.targetId }).catch(() => {});
   }
+  step.now = 'clearing cookies';
   await browser.cdp.send('Storage.clearCookies', {});
+  step.now = `clearing ${[...origins].join(', ') || 'no origin'}`;
   await clearOrigins(browser, blank, origins);
   const downloads = path.join(browser.userDataDir, 'Downloads');
   for (const name of readdirSafe(downloads)) rmSync(path.join(downloads, name), { recursive: true, force: true });
@@ -88,6 +99,7 @@ async function reset(browser: TestBrowser, options: LeaseOptions): Promise<void>
   // The extension as installed: its storage empty (no relay, no key: the next file configures
   // it), its content settings, session rules (they outlive a reload) and downloads taken back,
   // and its worker started again from nothing.
+  step.now = "clearing the extension's state";
   // Every worker listed before: a stopped one may linger beside the running one, and the new
   // worker is none of them.
   const before = new Set((await browser.workerTargets()).map((t) => t.targetId));
@@ -100,6 +112,7 @@ async function reset(browser: TestBrowser, options: LeaseOptions): Promise<void>
       ...['location', 'notifications', 'clipboard', 'camera', 'microphone'].map((t) => chrome.contentSettings[t].clear({}))])
       .then(() => { setTimeout(() => chrome.runtime.reload(), 0); return true; })`,
   );
+  step.now = 'waiting for the extension to start again';
   await until(
     'the extension to start again',
     async () => {
@@ -109,6 +122,7 @@ async function reset(browser: TestBrowser, options: LeaseOptions): Promise<void>
     RESET_MS,
   );
   // Its extension APIs there, so the next file's first call finds the worker ready.
+  step.now = "waiting for the new worker's extension APIs";
   await browser.swEval('true');
 }
 
