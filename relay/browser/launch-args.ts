@@ -53,6 +53,9 @@ export function launchArgs(options: {
     '--disable-session-crashed-bubble',
     '--hide-crash-restore-bubble',
     '--password-store=basic',
+    // Chrome loads a page that failed again by itself after 1 s, 5 s, 30 s … while its tab shows:
+    // a load the person refused (a watch's refusal, fetch-hold.ts) would ask them again each time.
+    '--disable-auto-reload',
   ];
   const platform = options.platform ?? process.platform;
   if (platform === 'linux') args.push('--disable-dev-shm-usage');
