@@ -255,7 +255,7 @@ export const screenshot = operation<ScreenshotResult>()({
   name: 'screenshot',
   summary: 'a picture of the viewport, the full page or one element, saved under the home',
   details:
-    "Saved under the home's screenshots/. Headless Chromium cannot capture a tab behind another one: clawd's own browser brings the tab to the front first. A person's tab is captured behind theirs; one whose capture stalls for 3 s is brought forward only if they let agents (then broughtToFront: true), else 403 focus_refused.",
+    "Saved under the home's screenshots/. Headless Chromium cannot capture a tab behind another one: clawd's own browser brings the tab to the front first. A person's tab is captured behind theirs; one whose capture stalls for 3 s with no frame painted is brought forward only if they let agents (then broughtToFront: true), else 403 focus_refused; one that paints but is slow (a long page) has the rest of the 20 s bound.",
   input: z.object({
     ...tabFields,
     fullPage: z.boolean().default(false).describe('the whole page, not just the viewport'),

@@ -281,14 +281,14 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     expect(statSync(plain.path).size).toBe(plain.bytes);
     const full = (await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, fullPage: true, type: 'jpeg' }))
       .body;
-    expect(full.type).toBe('jpeg');
+    expect(full.type, JSON.stringify(full)).toBe('jpeg');
     expect(full.width).toBeGreaterThan(750); // the page's width (without a scrollbar)
     expect(full.height).toBeGreaterThan(3000);
     expect(png(full)[0]).toBe(0xff);
     const rough = (
       await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, fullPage: true, type: 'jpeg', quality: 10 })
     ).body;
-    expect(rough.bytes).toBeLessThan(full.bytes);
+    expect(rough.bytes, JSON.stringify(rough)).toBeLessThan(full.bytes);
     const snap = await snapshot('&format=role');
     const element = (
       await ctx.d.api('POST', '/screenshot', { targetId: ctx.d.targetId, ref: refOf(snap, 'heading', 'Top') })

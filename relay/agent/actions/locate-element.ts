@@ -8,8 +8,12 @@ import { readElementFacts, type ElementFacts } from '../../../shared/element-fac
 import { locatorOf, type ElementLocator, type LocatedElement } from '../../../shared/element-locator';
 import type { ActTarget } from '../snapshots/snapshot-engine';
 
-/** How long reading an element for its locator may take: an action does not wait longer for it. */
-const LOCATE_MS = 1_000;
+/**
+ * How long reading an element for its locator may take: an action does not wait longer for it
+ * (within its own bound). 1 s was too short on a slow machine: a session's first read of a page
+ * (Playwright's utility world made there) took longer, and its export lost that step.
+ */
+const LOCATE_MS = 3_000;
 
 /**
  * The element's locator, or undefined when it cannot be read within LOCATE_MS. `shown`: the role

@@ -4,12 +4,15 @@
 // (managed-browser.ts: over its pipe, its CDP port served by clawd, token-checked), on a port
 // of the profile range that no profile holds.
 
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import type { CdpVersion } from '../../browser/cdp-http';
 import { type Executable } from '../../browser/executable';
 import { ManagedBrowser, type ManagedBrowserOptions } from '../../browser/managed-browser';
 import { firstFreePort } from '../../browser/ports';
+import { processesUsing } from '../../browser/processes';
 import { ClawdError } from '../../errors';
 import { RESERVED_PORTS } from '../../home/config-schema';
 import type { SessionBrowser } from '../session-tabs';
@@ -26,6 +29,12 @@ export interface PooledBrowserOptions extends Omit<ManagedBrowserOptions, 'name'
 // Chromium's network process can still be writing into the profile just after the browser
 // process has exited (ENOTEMPTY): the removal is tried again for a short while.
 const REMOVE_PROFILE = { recursive: true, force: true, maxRetries: 5, retryDelay: 100 } as const;
+/**
+ * How long an ended browser's folder is tried again while a process of it still runs: a browser
+ * slow to stop (on a slow machine it outlived stop's signals once) wrote into the folder after it
+ * was removed.
+ */
+const REMOVE_MS = 10_000;
 
 // The ports pools' browsers hold in this process, and the claim under way.
 const claimedPorts = new Set<number>();
@@ -138,8 +147,21 @@ export class PooledBrowser implements SessionBrowser {
     this.#ended ??= this.browser
       .stop()
       .catch(() => false)
-      .then(() => rm(this.dir, REMOVE_PROFILE))
+      .then(() => removeFolder(this.dir))
       .finally(() => PooledBrowser.release(this.port));
     return this.#ended;
+  }
+}
+
+/** Removes a browser's folder once no process runs with it (tried again within REMOVE_MS). */
+async function removeFolder(dir: string): Promise<void> {
+  for (const end = Date.now() + REMOVE_MS; ; await sleep(250)) {
+    const running = await processesUsing(dir);
+    await rm(dir, REMOVE_PROFILE);
+    if (running.length === 0 && !existsSync(dir)) return;
+    if (Date.now() > end)
+      throw new Error(
+        `${dir} still ${running.length > 0 ? `used by pid ${running[0]!.pid}` : 'there'} after ${REMOVE_MS} ms`,
+      );
   }
 }
