@@ -11,8 +11,15 @@ const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../
  * (mcp-tasks and spa-tasks fail the run if a task's end state is wrong). No thresholds. Its grid case runs on
  * the run's Grid.
  */
-/** The bench's own bound: below the test's, so that a run that hangs is killed and says where. */
-const BENCH_MS = 400_000;
+/**
+ * The bench's own bound: below the test's, so that a run that hangs is killed and says where.
+ * About 155 s alone on a fast two-core machine; on one whose every kernel entry is dear (a
+ * paravirtualized VM: Chromium's start costs 4 s of CPU there, 1.4 s on the first) it passed
+ * 400 s beside two other files with seven cases to go. It starts first (the longest file), so
+ * its bound is not the run's end.
+ */
+const BENCH_MS = 900_000;
+const TEST_MS = BENCH_MS + 20_000;
 
 describe('npm run bench -- --quick --json', () => {
   // The run's Grid may take two minutes to come up beside the other files (shared-grid.ts): waited
@@ -22,7 +29,7 @@ describe('npm run bench -- --quick --json', () => {
     grid = await sharedGrid();
   }, 160_000);
 
-  it('runs every case against real Chromium and prints one JSON document', async () => {
+  it('runs every case against real Chromium and prints one JSON document', { timeout: TEST_MS }, async () => {
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
       (resolve) => {
         const child = spawn(process.execPath, [
@@ -122,5 +129,5 @@ describe('npm run bench -- --quick --json', () => {
       listedPerClient: '10/10/10',
       evaluations: 10,
     });
-  }, 420_000); // about 155 s alone, 200 s beside another e2e file on two cores
+  });
 });
