@@ -19,6 +19,7 @@ import type { ServerToken } from '../http/server-token';
 import type { Logger } from '../log';
 import type { CdpMux, MuxRules } from './cdp-mux';
 import { managedOpener, openForClient, ownCalls } from './client-new-tabs';
+import { closeTab } from './tab-close';
 
 export interface CdpEndpointOptions {
   port: number;
@@ -166,7 +167,8 @@ async function routes(endpoint: Endpoint, req: IncomingMessage, url: URL, res: S
   if (acting) {
     const targetId = decodeURIComponent(acting[2]!);
     try {
-      await mux.call(acting[1] === 'activate' ? 'Target.activateTarget' : 'Target.closeTarget', { targetId });
+      if (acting[1] === 'activate') await mux.call('Target.activateTarget', { targetId });
+      else await closeTab(ownCalls(mux), targetId);
     } catch {
       throw new ClawdError('target_not_found', `No such target id: ${targetId}`);
     }

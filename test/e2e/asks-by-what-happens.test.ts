@@ -118,6 +118,8 @@ describe.each([
   let sessions = 0;
   /** A new agent session (its own sites visited) on the page: its first load is allowed. */
   const open = async (path: string, fresh = false, session = `s${++sessions}`) => {
+    // What reached the site from here on: a failed setup says it (a load made twice shows twice).
+    const hitsFrom = site.hits.length;
     // The tab's current site counts as visited by a session that works there: for a new-site
     // case, start on this one (the last case may have left the tab on the other).
     if (fresh)
@@ -137,7 +139,8 @@ describe.each([
       ({ answer: loaded } = await load());
     // A setup that fails lets the tab go: the next cases fail for their own reasons, not tab_held.
     if (loaded.status !== 200) await release(session);
-    expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
+    const reached = site.hits.slice(hitsFrom).join('; ');
+    expect(loaded.status, `${JSON.stringify(loaded.body)} (the site saw: ${reached})`).toBe(200);
     const refs = loaded.body.snapshot.refs as Record<string, { name: string }>;
     const ref = (name: string) => {
       const found = Object.entries(refs).find(([, r]) => r.name === name);
