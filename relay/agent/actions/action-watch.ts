@@ -43,6 +43,14 @@ interface Load {
 const CATCH_UP_MS = 250;
 /** How long a frame's asked-for load may take to reach the network before the call stops waiting for it. */
 const REQUESTED_MS = 2_000;
+/**
+ * How long a new tab the page asked for may take to be held for the watch before the call stops
+ * waiting for it. On the person's own tabs it is held only once Chrome runs it (the extension's
+ * word comes through its worker): on a loaded two-core VM that took over 2 s, and the call
+ * answered before the person was asked about the new tab's load (asked after, by the watch left
+ * on the tab): a Deny then failed no call. A page that asks for no new tab costs nothing of it.
+ */
+const OPENING_MS = 6_000;
 /** The most the call waits after its work for the loads it started to answer (their next hop judged). */
 const SETTLE_MS = 10_000;
 /** How many answered loads' generations are kept (a refusal of one by another watch comes soon after). */
@@ -185,7 +193,7 @@ export class ActionWatch {
         this.#requested.delete(frame);
         this.#madeAgain.delete(frame);
       }
-    while (this.#opening.length > 0 && now - this.#opening[0]! > REQUESTED_MS) this.#opening.shift();
+    while (this.#opening.length > 0 && now - this.#opening[0]! > OPENING_MS) this.#opening.shift();
     const ours = [...this.#loading.values()].some((load) => load.generation === this.#generation);
     return ours || this.#requested.size > 0 || this.#opening.length > 0 || this.#pending.size > 0;
   }
