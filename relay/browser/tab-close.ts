@@ -14,9 +14,11 @@ const POLL_MS = 50;
 /** Closes `targetId` and answers once the browser no longer lists it, or once Page.close was said. */
 export async function closeTab(call: OwnCall, targetId: string): Promise<void> {
   await call('Target.closeTarget', { targetId });
-  const listed = async () =>
-    (await call<{ targetInfos: Array<{ targetId: string }> }>('Target.getTargets', {})).targetInfos.some(
-      (t) => t.targetId === targetId,
+  // A list that fails says nothing either way: the close was said and answered, so it stands.
+  const listed = () =>
+    call<{ targetInfos: Array<{ targetId: string }> }>('Target.getTargets', {}).then(
+      ({ targetInfos }) => targetInfos.some((t) => t.targetId === targetId),
+      () => false,
     );
   const until = Date.now() + CLOSE_TAKES_MS;
   while (Date.now() < until) {

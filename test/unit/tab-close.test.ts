@@ -31,4 +31,14 @@ describe('closeTab', () => {
     expect(b.listed()).toBe(false);
     expect(b.said.slice(-3)).toEqual(['Target.attachToTarget', 'Page.close on S', 'Target.detachFromTarget']);
   });
+
+  it('answers a close Chrome took even when the list that checks it fails', async () => {
+    const b = browser(true);
+    const failing = (async (method: string, params: Record<string, unknown>, options?: { sessionId?: string }) => {
+      if (method === 'Target.getTargets') throw new Error('the browser went');
+      return b.call(method, params, options);
+    }) as OwnCall;
+    await expect(closeTab(failing, 'T')).resolves.toBeUndefined();
+    expect(b.said).toEqual(['Target.closeTarget']);
+  });
 });
