@@ -14,6 +14,7 @@ import type { Snapshots } from './snapshots/snapshots';
 import type { ActTarget } from './snapshots/snapshot-engine';
 import { locatorTarget } from './actions/locator-target';
 import { tabOfKey } from './tabs/tab-key';
+import { refusedLoadsEnded } from './actions/refused-loads';
 
 /** How far past its `timeoutMs` a call may run before the outer bound answers for Playwright's own. */
 const BOUND_GRACE_MS = 300;
@@ -89,7 +90,8 @@ export class AgentCalls {
   async bounded<T>(found: AgentPage, what: string, timeoutMs: number, work: () => Promise<T>): Promise<T> {
     try {
       return await within(
-        work(),
+        // A load the person refused may still be ending in its error page: the call waits for it.
+        refusedLoadsEnded(found.page).then(work),
         timeoutMs + BOUND_GRACE_MS,
         () =>
           new ClawdError(

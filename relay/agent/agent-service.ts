@@ -51,6 +51,7 @@ import { Downloads } from './capture/downloads';
 import { HookCalls } from './hook-calls';
 import { Hooks } from './hooks';
 import { pageContent } from './capture/page-content';
+import { gotoPast } from './tabs/page-goto';
 import { PageFinder } from './tabs/page-finder';
 import { takeScreenshot } from './capture/screenshots';
 import { Snapshots } from './snapshots/snapshots';
@@ -206,7 +207,7 @@ export class AgentService {
     const what = `navigate to ${request.url}`;
     return this.#calls.bounded(found, what, request.timeoutMs, async () => {
       try {
-        const response = await page.goto(request.url, { timeout: request.timeoutMs, waitUntil: 'load' });
+        const response = await gotoPast(page, request.url, request.timeoutMs);
         this.events.emit({ type: 'tab', profile, targetId, state: 'navigated', url: page.url() });
         const loaded = (title: string): NavigateResult => ({
           ok: true,

@@ -1,11 +1,13 @@
 // Answers that say how an action ended, so an agent need not look again: an "Added to your cart"
 // after a POST and redirect (with a view and without one), a form the browser's own validation
-// refuses (the field and why), and an alert that appears on the same document after a click.
+// refuses (the field and why), an alert that appears on the same document after a click, and a
+// navigate that lands where it was sent while the page was committing a load of its own.
 // On a managed profile and on a person's attached tab, through the control API and the CLI.
 
 import { describe, expect, it } from 'vitest';
 import { extensionDriver, managedDriver, useAgentDriver } from '../helpers/agent-drivers';
 import { unfenced } from '../helpers/fence';
+import { until } from '../helpers/waits';
 
 interface Answer {
   navigated?: true;
@@ -132,5 +134,16 @@ describe.each([
     expect(diffed.snapshot!.snapshot).toBe('+ alert "Wrong password"');
     const brief = await act({ kind: 'click', ref: signIn, snapshot: 'brief' });
     expect(brief.snapshot!.snapshot.split('\n')).toContain('alert "Wrong password"');
+  });
+
+  it('a navigate while the page commits a load of its own ends on the address it was given', async () => {
+    ctx.pages.requests.length = 0;
+    const moving = await api('POST', '/navigate', { url: ctx.pages.url('/moving'), targetId: ctx.d.targetId });
+    expect(moving.status, JSON.stringify(moving.body)).toBe(200);
+    // The page's own load has gone out; its commit waits for the page's busy script.
+    await until('the page to load another by itself', () => ctx.pages.requests.includes('/sign-in?moved'));
+    const res = await api('POST', '/navigate', { url: ctx.pages.url('/cart'), targetId: ctx.d.targetId });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ url: ctx.pages.url('/cart'), title: 'Cart' });
   });
 });

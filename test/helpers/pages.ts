@@ -11,6 +11,8 @@ export interface PageServer {
   url(path: string): string;
   /** `http://localhost:<port><path>` */
   otherSiteUrl(path: string): string;
+  /** Every request's path and query, in order (a test clears it as it likes). */
+  requests: string[];
   close(): Promise<void>;
 }
 
@@ -20,6 +22,14 @@ const PAGES: Record<string, (port: number) => string> = {
   // error appears in an alert on the same document after the click.
   '/signup': () => `<!doctype html><title>Sign up</title><main><h1>Sign up</h1>
 <form action="/"><label>Email <input type="email" name="email" required></label> <button>Create account</button></form></main>`,
+  // A page that goes on to another by itself a moment after it loads, and then keeps
+  // its renderer busy for 2 s: the new document's commit waits for that (a navigation under way).
+  '/moving': () => `<!doctype html><title>Moving</title><h1>Moving on</h1><script>
+    addEventListener('load', () => setTimeout(() => {
+      location.href = '/sign-in?moved';
+      const until = Date.now() + 2000;
+      while (Date.now() < until);
+    }, 700));</script>`,
   '/sign-in': () => `<!doctype html><title>Sign in</title><main><h1>Sign in</h1><div role="alert" id="error"></div>
 <label>Password <input type="password" id="pw"></label> <button onclick="document.getElementById('error').textContent = 'Wrong password'">Sign in</button></main>`,
   // A cart whose Update writes the header's badge, rebuilds its rows (the same words) and writes
@@ -235,8 +245,10 @@ function manyPage(n: number): string {
 }
 
 export async function startPageServer(): Promise<PageServer> {
+  const requests: string[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
+    requests.push(url.pathname + url.search);
     const path = url.pathname;
     if (path === '/many') {
       res
@@ -288,6 +300,7 @@ export async function startPageServer(): Promise<PageServer> {
     port,
     url: (path) => `http://127.0.0.1:${port}${path}`,
     otherSiteUrl: (path) => `http://localhost:${port}${path}`,
+    requests,
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());

@@ -123,8 +123,10 @@ export function describeRun(report: Pick<FuzzReport, 'seed' | 'rounds' | 'trail'
  */
 export async function startFuzzPages(): Promise<PageServer> {
   let documents = 0;
+  const requests: string[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
+    requests.push(url.pathname + url.search);
     const html = (body: string) =>
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>${body}`);
     const script = (body: string) => res.writeHead(200, { 'content-type': 'text/javascript' }).end(body);
@@ -163,6 +165,7 @@ export async function startFuzzPages(): Promise<PageServer> {
     port,
     url: (path) => `http://127.0.0.1:${port}${path}`,
     otherSiteUrl: (path) => `http://localhost:${port}${path}`,
+    requests,
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());

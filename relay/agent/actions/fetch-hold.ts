@@ -14,6 +14,7 @@
 import type { Page } from 'playwright-core';
 import type { Protocol } from 'devtools-protocol';
 import { within } from '../../time-limit';
+import { loadRefused } from './refused-loads';
 
 export type PausedRequest = Protocol.Fetch.RequestPausedEvent;
 
@@ -116,6 +117,8 @@ export class FetchHold {
     session: () => Promise<HoldSession>,
     /** A pop-up paused before it runs: nothing its page answers only once it runs is waited for. */
     private readonly paused: boolean,
+    /** The tab's page (a pop-up's hold has none): a refusal in its main frame is waited out by its next call. */
+    private readonly page?: Page,
   ) {
     this.#ready = this.#setUp(session);
   }
@@ -134,7 +137,7 @@ export class FetchHold {
         continue;
       }
       if (!hold) {
-        hold = new FetchHold(tab.targetId, tab.browser, () => playwrightSession(tab.page), false);
+        hold = new FetchHold(tab.targetId, tab.browser, () => playwrightSession(tab.page), false, tab.page);
         holds.set(tab.targetId, hold);
       }
       const joined = hold;
@@ -320,6 +323,7 @@ export class FetchHold {
     if (verdicts.length === 0) return go();
     Promise.all(verdicts).then(go, (error: unknown) => {
       fail();
+      if (mainFrame && this.page) loadRefused(this.page);
       const refusal = error instanceof Error ? error : new Error(String(error));
       for (const judge of this.#judges) judge.failed(paused, refusal);
     });

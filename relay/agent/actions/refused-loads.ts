@@ -1,0 +1,42 @@
+// A tab whose page load the person refused shows Chrome's error page only a while later: the
+// refusal fails the request, and Chrome then commits an error document (120–410 ms on a loaded
+// two-core VM, more when its process must start). A call on the tab meanwhile raced it: a
+// navigate sent then was "interrupted by another navigation to chrome-error://", and one sent
+// again was interrupted by the first. So the tab's next call waits for that commit, bounded.
+
+import type { Frame, Page } from 'playwright-core';
+
+/** The most a call waits for a refused load's error page (a load that commits nothing ends no sooner). */
+export const REFUSED_LOAD_MS = 3_000;
+
+/** By page: the refused load whose error page has not committed yet. */
+const ending = new WeakMap<Page, Promise<void>>();
+
+/**
+ * The main frame of `page` had its load refused: until the frame commits a document (the error
+ * page, or whatever the page loads next), the page closes or `ms` pass, the tab's calls wait.
+ * The wait owns its listener and timer, and ends them itself within `ms`.
+ */
+export function loadRefused(page: Page, ms = REFUSED_LOAD_MS): void {
+  const ended = new Promise<void>((resolve) => {
+    const committed = (frame: Frame) => {
+      if (frame === page.mainFrame()) end();
+    };
+    const timer = setTimeout(() => end(), ms);
+    function end() {
+      clearTimeout(timer);
+      page.off('framenavigated', committed);
+      page.off('close', end);
+      if (ending.get(page) === ended) ending.delete(page);
+      resolve();
+    }
+    page.on('framenavigated', committed);
+    page.on('close', end);
+  });
+  ending.set(page, ended);
+}
+
+/** Resolves once no refused load of `page` is still ending (at once, mostly). */
+export function refusedLoadsEnded(page: Page): Promise<void> {
+  return ending.get(page) ?? Promise.resolve();
+}
