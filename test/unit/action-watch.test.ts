@@ -4,10 +4,12 @@
 // grace, and once settled it judges on with the options it is given (what the call left running),
 // each `use` apart: what an earlier one holds is neither waited for by the next call nor its answer.
 
+import { EventEmitter } from 'node:events';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { ActionWatch, type WatchOptions } from '../../relay/agent/actions/action-watch';
 import type { PausedRequest } from '../../relay/agent/actions/fetch-hold';
+import { refusedLoadsEnded } from '../../relay/agent/actions/refused-loads';
 import { quiet } from '../helpers/waits';
 
 let ids = 0;
@@ -24,7 +26,12 @@ function standIn() {
     },
     detach: async () => {},
   };
-  const page = { context: () => ({ newCDPSession: async () => session }) } as unknown as Page;
+  // The tab's page: its events are the test's to send (a refused load's error page commits on it).
+  const mainFrame = {};
+  const page = Object.assign(new EventEmitter(), {
+    context: () => ({ newCDPSession: async () => session }),
+    mainFrame: () => mainFrame,
+  }) as unknown as Page & EventEmitter;
   const pause = (e: Partial<PausedRequest> & { requestId: string; url: string }) =>
     on.get('Fetch.requestPaused')!({
       frameId: 'MAIN',
@@ -38,7 +45,7 @@ function standIn() {
   const requested = (frameId = 'MAIN') =>
     on.get('Page.frameRequestedNavigation')!({ frameId, disposition: 'currentTab' });
   // Each stand-in its own target: holds are kept by target id.
-  return { page, id: `T${++ids}`, sent, pause, answer, requested };
+  return { page, mainFrame, id: `T${++ids}`, sent, pause, answer, requested };
 }
 
 function options(asked: string[], allow = true): WatchOptions {
@@ -71,6 +78,14 @@ describe('a call’s watch on its tab', () => {
     await expect(settled).rejects.toThrow('declined');
     expect(asked).toEqual(['new-site http://there/']);
     expect(tab.sent).toContain('Fetch.failRequest N1');
+    // The tab's next call waits for the refused load's error page to commit in the main frame.
+    let next = false;
+    void refusedLoadsEnded(tab.page).then(() => (next = true));
+    await turn();
+    expect(next).toBe(false);
+    tab.page.emit('framenavigated', tab.mainFrame);
+    await turn();
+    expect(next).toBe(true);
   });
 
   it('keeps a redirect’s load until its next hop, which is judged too', async () => {

@@ -3,6 +3,7 @@
 // lets it, fail when one refuses, and interception must end with the last watch — never under a
 // watch that joined while it was ending.
 
+import { EventEmitter } from 'node:events';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { FetchHold, type HoldMember, type PausedRequest, type Place } from '../../relay/agent/actions/fetch-hold';
@@ -25,14 +26,15 @@ function standIn(mainFrame = 'MAIN') {
     },
     detach: async () => void sent.push('detach'),
   };
-  const page = {
+  const page = Object.assign(new EventEmitter(), {
     context: () => ({
       newCDPSession: async () => {
         sessions++;
         return session;
       },
     }),
-  } as unknown as Page;
+    mainFrame: () => ({}),
+  }) as unknown as Page;
   const pause = (requestId: string) =>
     listeners.at(-1)!({
       requestId,
