@@ -3,7 +3,8 @@
 // the agent's call brings it about — Enter written "\r" or "\n", a slow type with "\r", a click on
 // a submit button's label, a click on a page that overrides Element.prototype.closest (the
 // element probe runs in the page's world), a link to another site, a redirect to one, a script's
-// navigation, a click on a download link. Deny: the server never sees the form or the other
+// navigation, a click on a download link (an attachment, or a type the browser cannot show that
+// says no disposition). Deny: the server never sees the form or the other
 // site, the download stops, and the call answers person_declined; Allow: it happens once. What a
 // call leaves running is asked about too, after it answered and let the tab go: a click's script
 // that loads another site once its own request comes back, a timer that sends a form.
@@ -41,7 +42,8 @@ async function startSite(): Promise<Site> {
         return html(`<title>links</title>
           <a href="${other()}/linked">Other site</a>
           <a href="/redirect">Redirected</a>
-          <a href="/file">Report</a>`);
+          <a href="/file">Report</a>
+          <a href="/archive">Archive</a>`);
       case '/later':
         // A payment button's way: the other site loads once the page's own request answers; and
         // a form sent by a timer the click set.
@@ -78,6 +80,9 @@ async function startSite(): Promise<Site> {
         return void res
           .writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' })
           .end('the report');
+      case '/archive':
+        // A file Chrome saves because it cannot show its type: no disposition says so.
+        return void res.writeHead(200, { 'content-type': 'application/zip' }).end('PK\x03\x04 not really a zip');
       default:
         return html(`<title>${url.pathname}</title><p>reached</p>`);
     }
@@ -461,19 +466,25 @@ describe.each([
     }
   });
 
-  it('asks before a download a click starts: Deny refuses the call and stops it; Allow lets it go', async () => {
-    for (const allow of [false, true]) {
-      site.hits.length = 0;
-      const ref = await open('/links');
-      current = ref.session;
-      const { answer, asked } = await answering(allow, () => act({ kind: 'click', ref: ref('Report') })).finally(() =>
-        release(ref.session),
-      );
-      expect(asked, JSON.stringify(answer.body)).toContain('download');
-      expect(answer.status, JSON.stringify(answer.body)).toBe(allow ? 200 : 403);
-      if (!allow) expect(answer.body.error.code).toBe('person_declined');
-    }
-  });
+  it.each([
+    ['an attachment', 'Report'],
+    ['a file of a type the browser cannot show, which says no disposition', 'Archive'],
+  ])(
+    'asks before a download a click starts (%s): Deny refuses the call and stops it; Allow lets it go',
+    async (_what, link) => {
+      for (const allow of [false, true]) {
+        site.hits.length = 0;
+        const ref = await open('/links');
+        current = ref.session;
+        const { answer, asked } = await answering(allow, () => act({ kind: 'click', ref: ref(link) })).finally(() =>
+          release(ref.session),
+        );
+        expect(asked, JSON.stringify(answer.body)).toContain('download');
+        expect(answer.status, JSON.stringify(answer.body)).toBe(allow ? 200 : 403);
+        if (!allow) expect(answer.body.error.code).toBe('person_declined');
+      }
+    },
+  );
 
   // A raw CDP client — Playwright through the relay on the person's tab, or on the managed
   // profile's own port: what its input brings about is judged at the request as an agent call's

@@ -16,6 +16,7 @@
 
 import type { AskKind } from '../../../shared/ask-kinds';
 import { originOf } from '../../../shared/origin-policy';
+import { isDownload } from './download-response';
 import { FetchHold, type HeldTab, type HoldMember, type PausedRequest, type Place } from './fetch-hold';
 
 /** Asks the person (resolves on Allow; rejects with person_declined or person_no_answer). */
@@ -263,8 +264,9 @@ export class ActionWatch {
   #responseKinds(e: PausedRequest): AskKind[] {
     const { kinds, asked } = this.options;
     if (!kinds.has('download') || asked.has('download')) return [];
-    const disposition = e.responseHeaders?.find((h) => h.name.toLowerCase() === 'content-disposition')?.value ?? '';
-    return /^\s*attachment/i.test(disposition) ? ['download'] : [];
+    // A load that failed before its answer saves nothing.
+    if (e.responseStatusCode === undefined) return [];
+    return isDownload({ status: e.responseStatusCode, headers: e.responseHeaders ?? [] }) ? ['download'] : [];
   }
 }
 
