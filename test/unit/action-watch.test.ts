@@ -27,7 +27,7 @@ function standIn() {
     detach: async () => {},
   };
   // The tab's page: its events are the test's to send (a refused load's error page commits on it).
-  const mainFrame = {};
+  const mainFrame = { url: () => 'chrome-error://chromewebdata/' };
   const page = Object.assign(new EventEmitter(), {
     context: () => ({ newCDPSession: async () => session }),
     mainFrame: () => mainFrame,
@@ -78,7 +78,7 @@ describe('a call’s watch on its tab', () => {
     await expect(settled).rejects.toThrow('declined');
     expect(asked).toEqual(['new-site http://there/']);
     expect(tab.sent).toContain('Fetch.failRequest N1');
-    // The tab's next call waits for the refused load's error page to commit in the main frame.
+    // The tab's next call waits for the refused load's error page to commit in the main frame …
     let next = false;
     void refusedLoadsEnded(tab.page).then(() => (next = true));
     await turn();
@@ -86,6 +86,8 @@ describe('a call’s watch on its tab', () => {
     tab.page.emit('framenavigated', tab.mainFrame);
     await turn();
     expect(next).toBe(true);
+    // … and its page is stopped there: Chrome's own reload of the error page is called off.
+    expect(tab.sent).toContain('Page.stopLoading');
   });
 
   it('keeps a redirect’s load until its next hop, which is judged too', async () => {

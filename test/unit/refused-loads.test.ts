@@ -7,10 +7,11 @@ import { loadRefused, refusedLoadsEnded } from '../../relay/agent/actions/refuse
 /** A page with a main frame and a child frame, whose events the test emits. */
 function fakePage() {
   const events = new EventEmitter();
-  const main = { name: 'main' };
-  const child = { name: 'child' };
+  let mainUrl = 'chrome-error://chromewebdata/';
+  const main = { name: 'main', url: () => mainUrl };
+  const child = { name: 'child', url: () => 'http://a/' };
   const page = Object.assign(events, { mainFrame: () => main }) as unknown as Page & EventEmitter;
-  return { page, main, child };
+  return { page, main, child, goesTo: (url: string) => (mainUrl = url) };
 }
 
 /** Whether the promise has settled after the pending microtasks ran. */
@@ -28,7 +29,7 @@ describe('refused loads', () => {
 
   it('waits until the main frame commits a document, not a child frame', async () => {
     const { page, main, child } = fakePage();
-    loadRefused(page, 10_000);
+    loadRefused(page, undefined, 10_000);
     const waited = refusedLoadsEnded(page);
     page.emit('framenavigated', child);
     expect(await settled(waited)).toBe(false);
@@ -42,7 +43,7 @@ describe('refused loads', () => {
 
   it('ends when the page closes', async () => {
     const { page } = fakePage();
-    loadRefused(page, 10_000);
+    loadRefused(page, undefined, 10_000);
     const waited = refusedLoadsEnded(page);
     expect(await settled(waited)).toBe(false);
     page.emit('close');
@@ -51,7 +52,7 @@ describe('refused loads', () => {
 
   it('ends within its bound when nothing commits', async () => {
     const { page } = fakePage();
-    loadRefused(page, 30);
+    loadRefused(page, undefined, 30);
     const from = Date.now();
     await refusedLoadsEnded(page);
     expect(Date.now() - from).toBeGreaterThanOrEqual(25);
@@ -60,12 +61,40 @@ describe('refused loads', () => {
 
   it('two refusals in a row: the next commit ends the wait, and nothing is left listening', async () => {
     const { page, main } = fakePage();
-    loadRefused(page, 10_000);
-    loadRefused(page, 10_000);
+    loadRefused(page, undefined, 10_000);
+    loadRefused(page, undefined, 10_000);
     const second = refusedLoadsEnded(page);
     page.emit('framenavigated', main);
     expect(await settled(second)).toBe(true);
     expect(await settled(refusedLoadsEnded(page))).toBe(true);
     expect(page.listenerCount('framenavigated')).toBe(0);
+  });
+
+  it('stops the page once its error page is in, and the wait ends only when the stop has answered', async () => {
+    const { page, main } = fakePage();
+    let stopped: (() => void) | undefined;
+    const stops: string[] = [];
+    loadRefused(page, () => {
+      stops.push('stop');
+      return new Promise<void>((resolve) => (stopped = resolve));
+    });
+    const waited = refusedLoadsEnded(page);
+    expect(stops).toEqual([]);
+    page.emit('framenavigated', main);
+    expect(stops).toEqual(['stop']);
+    expect(await settled(waited)).toBe(false);
+    stopped!();
+    expect(await settled(waited)).toBe(true);
+    expect(page.listenerCount('framenavigated')).toBe(0);
+  });
+
+  it('does not stop another document that came instead of the error page', async () => {
+    const { page, main, goesTo } = fakePage();
+    const stops: string[] = [];
+    loadRefused(page, async () => void stops.push('stop'));
+    goesTo('http://b/');
+    page.emit('framenavigated', main);
+    expect(await settled(refusedLoadsEnded(page))).toBe(true);
+    expect(stops).toEqual([]);
   });
 });

@@ -323,7 +323,7 @@ export class FetchHold {
     if (verdicts.length === 0) return go();
     Promise.all(verdicts).then(go, (error: unknown) => {
       fail();
-      if (mainFrame && this.page) loadRefused(this.page);
+      if (mainFrame && this.page) loadRefused(this.page, () => this.#session!.send('Page.stopLoading'));
       const refusal = error instanceof Error ? error : new Error(String(error));
       for (const judge of this.#judges) judge.failed(paused, refusal);
     });

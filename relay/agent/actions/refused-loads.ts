@@ -3,24 +3,38 @@
 // two-core VM, more when its process must start). A call on the tab meanwhile raced it: a
 // navigate sent then was "interrupted by another navigation to chrome-error://", and one sent
 // again was interrupted by the first. So the tab's next call waits for that commit, bounded.
+// Chrome then loads an error page again by itself (after 1 s, 5 s, 30 s … while the tab shows),
+// which asked the person again about what they had refused (measured on the person's tabs, where
+// no launch flag turns it off): the page is stopped once the error page is in, which ends that.
 
 import type { Frame, Page } from 'playwright-core';
+import { within } from '../../time-limit';
 
 /** The most a call waits for a refused load's error page (a load that commits nothing ends no sooner). */
 export const REFUSED_LOAD_MS = 3_000;
+/** The most the stop after it may take (it is one command). */
+const STOP_MS = 1_000;
 
 /** By page: the refused load whose error page has not committed yet. */
 const ending = new WeakMap<Page, Promise<void>>();
 
 /**
  * The main frame of `page` had its load refused: until the frame commits a document (the error
- * page, or whatever the page loads next), the page closes or `ms` pass, the tab's calls wait.
- * The wait owns its listener and timer, and ends them itself within `ms`.
+ * page, or whatever the page loads next) and, an error page, `stop` (Page.stopLoading: Chrome's
+ * own reload of an error page is called off by a stop) has answered, the page closes or `ms` pass, the tab's
+ * calls wait — so no call's navigation can be the one the stop ends. The wait owns its listener
+ * and timer, and ends them itself within `ms` and the stop's bound.
  */
-export function loadRefused(page: Page, ms = REFUSED_LOAD_MS): void {
+export function loadRefused(page: Page, stop?: () => Promise<unknown>, ms = REFUSED_LOAD_MS): void {
   const ended = new Promise<void>((resolve) => {
     const committed = (frame: Frame) => {
-      if (frame === page.mainFrame()) end();
+      if (frame !== page.mainFrame()) return;
+      // Another document came instead (the page went on elsewhere): its loads are not stopped.
+      if (!stop || !frame.url().startsWith('chrome-error:')) return end();
+      page.off('framenavigated', committed);
+      void within(stop(), STOP_MS, () => new Error('no stop'))
+        .catch(() => {})
+        .finally(end);
     };
     const timer = setTimeout(() => end(), ms);
     function end() {
