@@ -20,10 +20,10 @@ const ending = new WeakMap<Page, Promise<void>>();
 
 /**
  * The main frame of `page` had its load refused: until the frame commits a document (the error
- * page, or whatever the page loads next) and, an error page, `stop` (Page.stopLoading: Chrome's
- * own reload of an error page is called off by a stop) has answered, the page closes or `ms` pass, the tab's
- * calls wait — so no call's navigation can be the one the stop ends. The wait owns its listener
- * and timer, and ends them itself within `ms` and the stop's bound.
+ * page, or whatever the page loads next) and, an error page, `stop` has answered (Page.stopLoading:
+ * a stop calls off Chrome's own reload of an error page), the page closes or `ms` pass, the
+ * tab's calls wait — so no call's navigation can be the one the stop ends. The wait owns its
+ * listener and timer, and ends them itself within `ms` and the stop's bound.
  */
 export function loadRefused(page: Page, stop?: () => Promise<unknown>, ms = REFUSED_LOAD_MS): void {
   const ended = new Promise<void>((resolve) => {
