@@ -197,6 +197,10 @@ const relayChecks: Record<RelayFrame['type'], (f: Obj) => string | null> = {
         return isInt(f.tabId) && optStr(f.reason) ? null : 'showHandoff needs tabId and reason?';
       case 'downloadedFile':
         return isStr(f.url) ? null : 'downloadedFile needs url';
+      case 'cancelDownload':
+        return isStr(f.url) && typeof f.since === 'number' && typeof f.removeFile === 'boolean'
+          ? null
+          : 'cancelDownload needs url, since and removeFile';
       case 'grantPermissions':
         return Array.isArray(f.origins) &&
           f.origins.every(isStr) &&

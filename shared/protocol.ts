@@ -234,6 +234,12 @@ export type RequestOp =
   | { op: 'showHandoff'; tabId: number; reason?: string }
   /** Where the browser saved the newest download of `url` (chrome.downloads), for a client that asked for its downloads. */
   | { op: 'downloadedFile'; url: string }
+  /**
+   * Browser.cancelDownload of a download an attached tab began at `since` (ms since the epoch):
+   * the newest of `url` started since then is cancelled; finished already, its file is removed
+   * when `removeFile` (the person refused it), else it stays.
+   */
+  | { op: 'cancelDownload'; url: string; since: number; removeFile: boolean }
   /** Browser.grantPermissions for these origins (chrome.contentSettings), undone when the last attached tab is released. */
   | { op: 'grantPermissions'; origins: string[]; permissions: string[] }
   /** Browser.resetPermissions: the person's own settings back. */
@@ -288,6 +294,8 @@ export interface RequestResults {
   wakeTab: { targetInfo: TargetInfo };
   showHandoff: Record<string, never>;
   downloadedFile: { filename: string; bytes: number; state: string } | { filename: null };
+  /** `found`: whether there was such a download to cancel. */
+  cancelDownload: { found: boolean };
   grantPermissions: Record<string, never>;
   resetPermissions: Record<string, never>;
   setPolicy: Record<string, never>;

@@ -33,6 +33,7 @@ import { TabAttachments } from './tab-attachments';
 import { PersonTabs } from './person-tabs';
 import { NewTabs } from './new-tabs';
 import { browserInfo } from './browser-info';
+import { cancelDownload, downloadedFile } from './tab-downloads';
 
 const WAKE_ALARM = 'clawd-wake';
 
@@ -209,11 +210,11 @@ async function execute(frame: RequestFrame): Promise<unknown> {
     case 'showHandoff':
       await handOvers.show(frame.tabId, frame.reason);
       return {};
-    case 'downloadedFile': {
+    case 'downloadedFile':
       // Only the newest download of that URL, which the relay saw an attached tab start.
-      const [item] = await chrome.downloads.search({ url: frame.url, orderBy: ['-startTime'], limit: 1 });
-      return item ? { filename: item.filename, bytes: item.bytesReceived, state: item.state } : { filename: null };
-    }
+      return downloadedFile(frame.url);
+    case 'cancelDownload':
+      return cancelDownload(frame);
     case 'grantPermissions':
       await grants.grant(frame.origins, frame.permissions);
       return {};

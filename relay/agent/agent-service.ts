@@ -47,6 +47,7 @@ import { toAgentError } from './agent-errors';
 import { imageSize, saveCapture } from './capture/capture';
 import { ControlCalls } from './control-calls';
 import { harOf } from './network/har';
+import { ActionWatch } from './actions/action-watch';
 import { Downloads } from './capture/downloads';
 import { HookCalls } from './hook-calls';
 import { Hooks } from './hooks';
@@ -118,7 +119,12 @@ export class AgentService {
     snapshotOptions: { seeAll: boolean } = { seeAll: false },
   ) {
     this.#snapshots = new Snapshots(snapshotOptions);
-    this.#downloads = new Downloads(home, () => profiles.settings.downloadLimitMb * 1024 * 1024, log);
+    this.#downloads = new Downloads(
+      home,
+      () => profiles.settings.downloadLimitMb * 1024 * 1024,
+      log,
+      (page, url) => ActionWatch.judgeDownload(page, url),
+    );
     this.#traces = new Traces(path.join(home, 'traces'));
     // Every page the agent finds has its downloads saved (on a person's tab, copies: the relay
     // leaves their own file where their browser put it).

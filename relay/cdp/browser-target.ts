@@ -60,7 +60,15 @@ const notConnected = () =>
 
 /** What the browser session answers, by domain: named in the refusal of anything else. */
 const BROWSER_SESSION_METHODS: Record<string, string[]> = {
-  Browser: ['getVersion', 'setDownloadBehavior', 'grantPermissions', 'setPermission', 'resetPermissions', 'close'],
+  Browser: [
+    'getVersion',
+    'setDownloadBehavior',
+    'cancelDownload',
+    'grantPermissions',
+    'setPermission',
+    'resetPermissions',
+    'close',
+  ],
   Storage: ['getCookies', 'setCookies', 'clearCookies'],
   Target: [
     'setDiscoverTargets',
@@ -109,6 +117,9 @@ export class BrowserTarget {
         // The person's browser keeps its download settings; the client gets its downloads copied (download-relay.ts).
         hub.downloads.setBehavior(client, paramsOf(cmd, 'Browser.setDownloadBehavior'));
         return {};
+      case 'Browser.cancelDownload':
+        // The person's Chrome cancels it (or removes its file): a download the person refused leaves none.
+        return hub.downloads.cancel(client, paramsOf(cmd, 'Browser.cancelDownload').guid);
       case 'Browser.grantPermissions':
         await this.#grantPermissions(cmd);
         return {};

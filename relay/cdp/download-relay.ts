@@ -6,7 +6,10 @@
 // chrome.downloads — is copied to `<its folder>/<guid>`, as `allowAndName` would have named it.
 // The person's own file stays where it is; a client that did not ask sees nothing. When the
 // person asked to be asked before downloads, a raw client's copy waits for their Allow from the
-// moment the download begins; denied (or unanswered), it gets `canceled` and no file.
+// moment the download begins; denied (or unanswered), it gets `canceled` and no file, and the
+// person's Chrome cancels the download (or removes its file). Browser.cancelDownload of a
+// download the relay saw begin has their Chrome cancel it too (chrome.downloads): clawd's agent
+// layer says it when the person refuses a download an agent's call began (agent/capture/downloads.ts).
 
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,6 +17,10 @@ import type { Logger } from '../log';
 import type { CommandParams, EventParams } from './cdp-types';
 import { say } from './client-events';
 import type { ClientSession } from './client-session';
+import type { ExtensionLink } from './extension-link';
+
+/** The extension's requests downloads need. */
+export type DownloadsLink = Pick<ExtensionLink, 'request'>;
 
 export interface DownloadBehavior {
   behavior: string;
@@ -23,23 +30,59 @@ export interface DownloadBehavior {
 
 interface Begun {
   url: string;
+  /** When the relay heard it begin (ms since the epoch). */
+  at: number;
   /** Per client: may it have the file (the person's answer, when they asked to be asked). */
   allowed: Map<ClientSession, Promise<boolean>>;
 }
+
+/** How many downloads' guids are kept for Browser.cancelDownload (a refusal comes soon after). */
+const HEARD_KEPT = 64;
 
 export class DownloadRelay {
   // Clients that set a download behavior; removed when they leave.
   readonly #clients = new Map<ClientSession, DownloadBehavior>();
   // Download guid → what began, until it ends.
   readonly #begun = new Map<string, Begun>();
+  /** Downloads heard of lately, ended or not (guid → URL, when): what Browser.cancelDownload can name. */
+  readonly #heard = new Map<string, { url: string; at: number }>();
 
   constructor(
-    /** Where the browser saved the newest download of a URL (the extension asks chrome.downloads). */
-    private readonly locate: (url: string) => Promise<string | null>,
+    /** The extension, when it is connected: it finds and cancels downloads (chrome.downloads). */
+    private readonly extension: () => DownloadsLink | undefined,
     private readonly log: Logger,
     /** What a client must wait for before it has a download (the person's answer), or undefined. */
     private readonly ask: (client: ClientSession, url: string) => Promise<void> | undefined = () => undefined,
   ) {}
+
+  /** Where the browser saved the newest download of a URL. */
+  async #locate(url: string): Promise<string | null> {
+    const link = this.extension();
+    if (!link) return null;
+    return (await link.request({ op: 'downloadedFile', url }, 'locating a download')).filename;
+  }
+
+  /**
+   * Has the person's Chrome cancel the newest download of a URL begun since then; `removeFile`:
+   * finished already, its file goes too (only on the person's refusal).
+   */
+  async #cancelAt(url: string, since: number, removeFile: boolean): Promise<boolean> {
+    const link = this.extension();
+    if (!link) return false;
+    return (await link.request({ op: 'cancelDownload', url, since, removeFile }, 'cancelling a download')).found;
+  }
+
+  /**
+   * Browser.cancelDownload: the person's Chrome cancels a download an attached tab began. A
+   * finished one's file is removed only for clawd's own connection, which says it when the person
+   * refused the download: a raw client cancels as on any Chrome, and never takes a file away.
+   */
+  async cancel(client: ClientSession, guid: unknown): Promise<Record<string, never>> {
+    const heard = typeof guid === 'string' ? this.#heard.get(guid) : undefined;
+    if (!heard) throw new Error(`No download with guid ${String(guid)} began on an attached tab`);
+    await this.#cancelAt(heard.url, heard.at, client.internal);
+    return {};
+  }
 
   /** Browser.setDownloadBehavior from a client. */
   setBehavior(client: ClientSession, params: Partial<CommandParams<'Browser.setDownloadBehavior'>>): void {
@@ -65,6 +108,9 @@ export class DownloadRelay {
     const guid = String(params.guid ?? '');
     if (method === 'Page.downloadWillBegin') {
       const url = String(params.url ?? '');
+      const at = Date.now();
+      this.#heard.set(guid, { url, at });
+      if (this.#heard.size > HEARD_KEPT) this.#heard.delete(this.#heard.keys().next().value!);
       const allowed = new Map<ClientSession, Promise<boolean>>();
       for (const client of this.#clients.keys()) {
         const asked = this.ask(client, url);
@@ -73,11 +119,17 @@ export class DownloadRelay {
             client,
             asked.then(
               () => true,
-              () => false,
+              () => {
+                // The person refused it: their Chrome keeps no file of it either.
+                void this.#cancelAt(url, at, true).catch((error: Error) =>
+                  this.log.debug(`cancel ${guid}: ${error.message}`),
+                );
+                return false;
+              },
             ),
           );
       }
-      this.#begun.set(guid, { url, allowed });
+      this.#begun.set(guid, { url, at, allowed });
       this.#tell('Browser.downloadWillBegin', params);
       return;
     }
@@ -95,7 +147,7 @@ export class DownloadRelay {
       [...this.#clients].map(async ([client, behavior]) => {
         const allowed = (await begun?.allowed.get(client)) ?? true;
         if (allowed && begun && behavior.downloadPath !== undefined) {
-          file ??= this.locate(begun.url).catch((error: Error) => {
+          file ??= this.#locate(begun.url).catch((error: Error) => {
             this.log.debug(`download ${guid}: ${error.message}`);
             return null;
           });

@@ -119,12 +119,7 @@ export class Switchboard implements BrowserHub {
       (client, tab) => this.#heldTabs.run(client, tab),
     );
     this.downloads = new DownloadRelay(
-      async (url) => {
-        const link = this.#presence.ready;
-        if (!link) return null;
-        const found = await link.request({ op: 'downloadedFile', url }, 'locating a download');
-        return found.filename;
-      },
+      () => this.#presence.ready,
       this.#log,
       (client, url) => options.consent?.gate.download(client, url),
     );

@@ -18,7 +18,7 @@ export class ExtensionDriver implements ProfileDriver {
   readonly perSession = false;
   readonly cdp: CdpHttp;
   // The person's own, logged-in browser: their dialogs stay theirs, their window is not rearranged
-  // unless a capture stalls, their downloads are not cancelled, and evaluate needs their say-so.
+  // unless a capture stalls, their downloads are not cancelled (but for one they refused), and evaluate needs their say-so.
   readonly pages: PagePolicy = {
     unarmedDialogs: 'leave',
     captureFront: 'when-stalled',

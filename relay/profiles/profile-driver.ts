@@ -57,7 +57,10 @@ export interface PagePolicy {
   readonly unarmedDialogs: 'dismiss' | 'leave';
   /** Bring a tab to the front for a screenshot: always (our own browser), or only when its capture stalls (someone's own). */
   readonly captureFront: 'always' | 'when-stalled';
-  /** Can the browser be told to cancel a download (a person's browser refuses; there only our copy is dropped)? */
+  /**
+   * Is a download past the size limit cancelled in the browser (not in the person's own: there
+   * only our copy is dropped)? One the person refused is cancelled on every driver.
+   */
   readonly cancelsDownloads: boolean;
   /** Why evaluate is refused on this profile, when it is. */
   evaluateRefusal(): ClawdError | undefined;

@@ -4,11 +4,12 @@
 // a submit button's label, a click on a page that overrides Element.prototype.closest (the
 // element probe runs in the page's world), a link to another site, a redirect to one, a script's
 // navigation, a click on a download link (an attachment, or a type the browser cannot show that
-// says no disposition). Deny: the server never sees the form or the other
+// says no disposition, a link's `download` attribute, a file the page makes). Deny: the server never sees the form or the other
 // site, the download stops, and the call answers person_declined; Allow: it happens once. What a
 // call leaves running is asked about too, after it answered and let the tab go: a click's script
 // that loads another site once its own request comes back, a timer that sends a form.
 
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -43,7 +44,9 @@ async function startSite(): Promise<Site> {
           <a href="${other()}/linked">Other site</a>
           <a href="/redirect">Redirected</a>
           <a href="/file">Report</a>
-          <a href="/archive">Archive</a>`);
+          <a href="/archive">Archive</a>
+          <a href="/note" download>Saved copy</a>
+          <button onclick="const a = document.createElement('a'); a.href = window.URL.createObjectURL(new Blob(['made here'])); a.download = 'made.txt'; a.click()">Make a file</button>`);
       case '/later':
         // A payment button's way: the other site loads once the page's own request answers; and
         // a form sent by a timer the click set.
@@ -80,6 +83,9 @@ async function startSite(): Promise<Site> {
         return void res
           .writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' })
           .end('the report');
+      case '/note':
+        // A page the browser shows, saved only because the link says `download`.
+        return void res.writeHead(200, { 'content-type': 'text/plain' }).end('a note');
       case '/archive':
         // A file Chrome saves because it cannot show its type: no disposition says so.
         return void res.writeHead(200, { 'content-type': 'application/zip' }).end('PK\x03\x04 not really a zip');
@@ -482,6 +488,54 @@ describe.each([
         expect(asked, JSON.stringify(answer.body)).toContain('download');
         expect(answer.status, JSON.stringify(answer.body)).toBe(allow ? 200 : 403);
         if (!allow) expect(answer.body.error.code).toBe('person_declined');
+      }
+    },
+  );
+
+  // No document answer says these are downloads: the browser's word that one begins is judged
+  // (relay/agent/actions/action-watch.ts `judgeDownload`), and Deny has Chrome cancel it.
+  it.each([
+    ['a link’s download attribute, to a page the browser would show', 'Saved copy', '/note'],
+    ['a file the page makes itself (blob:)', 'Make a file', 'blob:'],
+  ])(
+    'asks before a download no answer says is one (%s): Deny, no file kept; Allow, saved',
+    async (_what, name, url) => {
+      const listed = async () =>
+        (
+          await api<{ downloads: Array<{ url: string; state: string; path: string | null }> }>(
+            'GET',
+            `/downloads?targetId=${ctx.d.targetId}`,
+          )
+        ).body.downloads.filter((d) => d.url.includes(url));
+      const inChrome = () =>
+        ctx.d.browser!.swEval<Array<{ state: string; exists: boolean }>>(
+          `chrome.downloads.search({}).then((items) => items.filter((i) => i.url.includes(${JSON.stringify(url)})).map((i) => ({ state: i.state, exists: i.exists })))`,
+        );
+      for (const allow of [false, true]) {
+        const before = (await listed()).length;
+        const ref = await open('/links');
+        current = ref.session;
+        const { answer, asked } = await answering(allow, () => act({ kind: 'click', ref: ref(name) })).finally(() =>
+          release(ref.session),
+        );
+        expect(asked, JSON.stringify(answer.body)).toEqual(['download']);
+        expect(answer.status, JSON.stringify(answer.body)).toBe(allow ? 200 : 403);
+        if (!allow) expect(answer.body.error.code).toBe('person_declined');
+        await until(
+          `the download ${allow ? 'saved' : 'cancelled'}`,
+          async () => (await listed())[before]?.state !== 'in_progress' && (await listed()).length > before,
+        );
+        const entry = (await listed())[before]!;
+        expect(entry.state).toBe(allow ? 'complete' : 'cancelled');
+        if (allow) expect(existsSync(entry.path!)).toBe(true);
+        else expect(entry.path).toBeNull();
+        // The person's own browser keeps no file of a download they refused.
+        if (kind === 'extension' && !allow)
+          await until('Chrome cancelled it', async () =>
+            (await inChrome()).every((d) => d.state !== 'complete' || !d.exists),
+          ).catch(async (e: Error) => {
+            throw new Error(`${e.message}: ${JSON.stringify(await inChrome())}`);
+          });
       }
     },
   );

@@ -102,7 +102,7 @@ describe('CDP through the relay', () => {
         /'Page.navigate' wasn't found.*send Page commands on a page session/,
       );
       await expect(c.send('Browser.getWindowForTarget', {})).rejects.toThrow(
-        /'Browser.getWindowForTarget' wasn't found: of the Browser domain .* answers getVersion, setDownloadBehavior, grantPermissions, setPermission, resetPermissions, close/,
+        /'Browser.getWindowForTarget' wasn't found: of the Browser domain .* answers getVersion, setDownloadBehavior, cancelDownload, grantPermissions, setPermission, resetPermissions, close/,
       );
     });
 

@@ -84,9 +84,10 @@ describe('a call’s watch on its tab', () => {
     await turn();
     expect(next).toBe(false);
     tab.page.emit('framenavigated', tab.mainFrame);
+    tab.page.emit('domcontentloaded', tab.page);
     await turn();
     expect(next).toBe(true);
-    // … and its page is stopped there: Chrome's own reload of the error page is called off.
+    // … and its page is stopped there, once parsed: Chrome's own reload of the error page is called off.
     expect(tab.sent).toContain('Page.stopLoading');
   });
 
@@ -168,5 +169,56 @@ describe('a call’s watch on its tab', () => {
     tab.answer('D1', 'http://here/file', 200, ['Content-Disposition', 'attachment; filename="a.txt"']);
     await expect(call.settle()).rejects.toThrow('declined');
     await other.leave();
+  });
+
+  it('asks about a download no answer asked about as it begins; a refusal is the call’s, one allowed at its answer is not asked again', async () => {
+    const tab = standIn();
+    const asked: string[] = [];
+    const downloads = (allow: boolean) => ({ ...options(asked, allow), kinds: new Set(['download'] as const) });
+    const watch = await ActionWatch.start({ page: tab.page, targetId: tab.id, browser: 'B' }, downloads(false));
+    const refused = ActionWatch.judgeDownload(tab.page, 'blob:http://here/1');
+    await expect(refused).rejects.toThrow('declined');
+    await expect(watch.settle()).rejects.toThrow('declined');
+    // Allowed at its document answer: its beginning is not asked about again (the next one is).
+    watch.use(downloads(true));
+    tab.pause({ requestId: 'D2', url: 'http://here/file' });
+    tab.answer('D2', 'http://here/file', 200, ['Content-Disposition', 'attachment']);
+    await watch.settle();
+    expect(ActionWatch.judgeDownload(tab.page, 'http://here/file')).toBeUndefined();
+    await ActionWatch.judgeDownload(tab.page, 'http://here/file');
+    expect(asked).toEqual(['download blob:http://here/1', 'download http://here/file', 'download http://here/file']);
+    // Its call asked first (a download hook): not asked again; and no watch, no question.
+    watch.use({ ...downloads(true), asked: new Set(['download']) });
+    expect(ActionWatch.judgeDownload(tab.page, 'blob:http://here/2')).toBeUndefined();
+    await watch.leave();
+    expect(ActionWatch.judgeDownload(tab.page, 'blob:http://here/3')).toBeUndefined();
+  });
+
+  it('waits after a document answer no navigation made (a download attribute’s) until it begins as a download', async () => {
+    const tab = standIn();
+    const asked: string[] = [];
+    const watch = await ActionWatch.start(
+      { page: tab.page, targetId: tab.id, browser: 'B' },
+      { ...options(asked, false), kinds: new Set(['download']) },
+    );
+    tab.pause({ requestId: 'R1', url: 'http://here/note', networkId: undefined });
+    tab.pause({
+      requestId: 'R1',
+      url: 'http://here/note',
+      networkId: undefined,
+      responseStatusCode: 200,
+      responseHeaders: [{ name: 'Content-Type', value: 'text/plain' }],
+    });
+    let done = false;
+    const settled = watch.settle().catch((error: Error) => {
+      done = true;
+      throw error;
+    });
+    await turn();
+    expect(done).toBe(false);
+    void ActionWatch.judgeDownload(tab.page, 'http://here/note')?.catch(() => {});
+    await expect(settled).rejects.toThrow('declined');
+    expect(asked).toEqual(['download http://here/note']);
+    await watch.leave();
   });
 });

@@ -70,7 +70,7 @@ describe('refused loads', () => {
     expect(page.listenerCount('framenavigated')).toBe(0);
   });
 
-  it('stops the page once its error page is in, and the wait ends only when the stop has answered', async () => {
+  it('stops the page once its error page is in and parsed, and the wait ends only when the stop has answered', async () => {
     const { page, main } = fakePage();
     let stopped: (() => void) | undefined;
     const stops: string[] = [];
@@ -81,6 +81,11 @@ describe('refused loads', () => {
     const waited = refusedLoadsEnded(page);
     expect(stops).toEqual([]);
     page.emit('framenavigated', main);
+    // Not before its DOM is parsed: stopped sooner, it never says so, and a wait for it hangs.
+    expect(await settled(waited)).toBe(false);
+    expect(stops).toEqual([]);
+    page.emit('domcontentloaded', page);
+    await settled(waited);
     expect(stops).toEqual(['stop']);
     expect(await settled(waited)).toBe(false);
     stopped!();
@@ -96,5 +101,17 @@ describe('refused loads', () => {
     page.emit('framenavigated', main);
     expect(await settled(refusedLoadsEnded(page))).toBe(true);
     expect(stops).toEqual([]);
+  });
+
+  it('sends no stop once its bound has passed: the next call may be loading by then', async () => {
+    const { page, main } = fakePage();
+    const stops: string[] = [];
+    loadRefused(page, async () => void stops.push('stop'), 30);
+    page.emit('framenavigated', main);
+    await refusedLoadsEnded(page);
+    page.emit('domcontentloaded', page);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stops).toEqual([]);
+    expect(page.listenerCount('domcontentloaded')).toBe(0);
   });
 });

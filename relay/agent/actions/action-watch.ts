@@ -12,7 +12,9 @@
 // (lingering-watches.ts); each `use` is a new generation, so what an earlier one holds is neither
 // waited for by the next call nor its answer. A pop-up the tab opens is held for the watch as
 // well before it runs (popup-holds.ts), and its loads are judged as the tab's: the person's say
-// does not end at a target=_blank.
+// does not end at a target=_blank. A download that is no document's answer — a link's `download`
+// attribute, a `blob:` a script made — is judged as it begins (`judgeDownload`, from the tab's
+// downloads: capture/downloads.ts); Deny cancels it.
 
 import type { AskKind } from '../../../shared/ask-kinds';
 import { originOf } from '../../../shared/origin-policy';
@@ -57,6 +59,17 @@ const OPENING_MS = 6_000;
 const SETTLE_MS = 10_000;
 /** How many answered loads' generations are kept (a refusal of one by another watch comes soon after). */
 const ANSWERED_KEPT = 64;
+/**
+ * How long a document answer that no navigation made (no network id: a link's `download`
+ * attribute) is waited for to begin as a download once it has gone on: the browser says so only
+ * after, and the call must not answer before the person is asked about it.
+ */
+const DOWNLOAD_DUE_MS = 1_000;
+/** How many downloads the person allowed at their answer are kept, until each begins (not asked twice). */
+const ALLOWED_KEPT = 16;
+
+/** The watch judging each page (its tab's, the newest): a download that begins there is its to judge. */
+const watching = new WeakMap<object, ActionWatch>();
 
 export class ActionWatch {
   /** The first refusal (Deny, no answer): the call answers it. */
@@ -82,8 +95,22 @@ export class ActionWatch {
   readonly #requested = new Map<string, number>();
   /** The generation of loads answered lately, for a refusal another watch makes after their answer (a download's). */
   readonly #answered = new Map<string, number>();
+  /** Downloads the person allowed at their answer (by URL): their beginning is not asked about again. */
+  readonly #allowedDownloads: string[] = [];
+  /** Answers that may begin as downloads (URL → until when that is waited for). */
+  readonly #downloadsDue = new Map<string, number>();
+  #page: object | undefined;
 
   private constructor(private options: WatchOptions) {}
+
+  /**
+   * A download beginning on the page: undefined lets it go, else the person's answer (a refusal
+   * rejects; the caller cancels it). Judged by the page's watch, if one is on; its call waits for it.
+   */
+  static judgeDownload(page: object, url: string): Promise<void> | undefined {
+    const watch = watching.get(page);
+    return watch ? watch.#judgeDownload(url) : undefined;
+  }
 
   /**
    * Holds the page's document requests until stop() (with the tab's other watches: fetch-hold.ts);
@@ -91,37 +118,44 @@ export class ActionWatch {
    */
   static async start(tab: HeldTab, options: WatchOptions): Promise<ActionWatch> {
     const watch = new ActionWatch(options);
-    watch.#hold = await FetchHold.join(tab, {
-      judge: (paused, place) => watch.#judge(paused, place),
-      // Another watch's refusal stopped a load: if this call started it, it answers that refusal too.
-      failed: (paused, error) => {
-        const load = paused.networkId ?? paused.requestId;
-        const generation = watch.#loading.get(load)?.generation ?? watch.#answered.get(load);
-        if (generation === watch.#generation) watch.#refused ??= error;
-        watch.#loading.delete(load);
-      },
-      requested: (frameId) => void watch.#requested.set(frameId, Date.now() + REQUESTED_MS),
-      // A move within the document answers a frame's ask; only a frame that stopped loading ends its loads.
-      stopped: (frameId, loads) => {
-        if (!watch.#madeAgain.has(frameId)) watch.#requested.delete(frameId);
-        if (loads) for (const [load, { frame }] of watch.#loading) if (frame === frameId) watch.#loading.delete(load);
-      },
-      opening: () => {
-        if (watch.#early > 0) watch.#early--;
-        else watch.#opening.push(Date.now());
-      },
-      // Its first load is asked for now (the new tab runs once its hold is on).
-      adopted: (member, mainFrame, madeAgain) => {
-        if (watch.#opening.length > 0) watch.#opening.shift();
-        else watch.#early++;
-        if (watch.#closed) return void member.leave();
-        watch.#popups = [...watch.#popups.filter((popup) => !popup.gone), member];
-        // A new tab's first load comes once it runs — on the person's tabs the extension makes it
-        // again, through its worker: as long as its word that the tab opened may take.
-        if (mainFrame !== undefined) watch.#requested.set(mainFrame, Date.now() + OPENING_MS);
-        if (mainFrame !== undefined && madeAgain) watch.#madeAgain.add(mainFrame);
-      },
-    });
+    watch.#page = tab.page;
+    watching.set(tab.page, watch);
+    try {
+      watch.#hold = await FetchHold.join(tab, {
+        judge: (paused, place) => watch.#judge(paused, place),
+        // Another watch's refusal stopped a load: if this call started it, it answers that refusal too.
+        failed: (paused, error) => {
+          const load = paused.networkId ?? paused.requestId;
+          const generation = watch.#loading.get(load)?.generation ?? watch.#answered.get(load);
+          if (generation === watch.#generation) watch.#refused ??= error;
+          watch.#loading.delete(load);
+        },
+        requested: (frameId) => void watch.#requested.set(frameId, Date.now() + REQUESTED_MS),
+        // A move within the document answers a frame's ask; only a frame that stopped loading ends its loads.
+        stopped: (frameId, loads) => {
+          if (!watch.#madeAgain.has(frameId)) watch.#requested.delete(frameId);
+          if (loads) for (const [load, { frame }] of watch.#loading) if (frame === frameId) watch.#loading.delete(load);
+        },
+        opening: () => {
+          if (watch.#early > 0) watch.#early--;
+          else watch.#opening.push(Date.now());
+        },
+        // Its first load is asked for now (the new tab runs once its hold is on).
+        adopted: (member, mainFrame, madeAgain) => {
+          if (watch.#opening.length > 0) watch.#opening.shift();
+          else watch.#early++;
+          if (watch.#closed) return void member.leave();
+          watch.#popups = [...watch.#popups.filter((popup) => !popup.gone), member];
+          // A new tab's first load comes once it runs — on the person's tabs the extension makes it
+          // again, through its worker: as long as its word that the tab opened may take.
+          if (mainFrame !== undefined) watch.#requested.set(mainFrame, Date.now() + OPENING_MS);
+          if (mainFrame !== undefined && madeAgain) watch.#madeAgain.add(mainFrame);
+        },
+      });
+    } catch (error) {
+      watch.#unwatchPage();
+      throw error;
+    }
     return watch;
   }
 
@@ -134,6 +168,7 @@ export class ActionWatch {
     this.#madeAgain.clear();
     this.#opening.length = 0;
     this.#early = 0;
+    this.#downloadsDue.clear();
     this.#generation++;
   }
 
@@ -169,6 +204,7 @@ export class ActionWatch {
   async leave(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#unwatchPage();
     await Promise.all([this.#hold?.leave(), ...this.#popups.map((popup) => popup.leave())]);
   }
 
@@ -187,6 +223,7 @@ export class ActionWatch {
     if (!this.holdsNewTabs) return this.leave();
     if (this.#tabLeft) return;
     this.#tabLeft = true;
+    this.#unwatchPage();
     await this.#hold?.leave();
   }
 
@@ -198,8 +235,15 @@ export class ActionWatch {
         this.#madeAgain.delete(frame);
       }
     while (this.#opening.length > 0 && now - this.#opening[0]! > OPENING_MS) this.#opening.shift();
+    for (const [url, until] of this.#downloadsDue) if (now > until) this.#downloadsDue.delete(url);
     const ours = [...this.#loading.values()].some((load) => load.generation === this.#generation);
-    return ours || this.#requested.size > 0 || this.#opening.length > 0 || this.#pending.size > 0;
+    return (
+      ours ||
+      this.#requested.size > 0 ||
+      this.#opening.length > 0 ||
+      this.#pending.size > 0 ||
+      this.#downloadsDue.size > 0
+    );
   }
 
   /** Every paused request of the tab: undefined lets it go (for this watch), else the person's answer. */
@@ -209,8 +253,12 @@ export class ActionWatch {
     // A redirect's answer is not the end of the load: its next hop comes under the same id (and
     // stays of the generation it started in).
     const generation = this.#loading.get(load)?.generation ?? this.#generation;
-    if (atResponse && !isRedirect(e)) this.#answer(load);
-    else if (!atResponse) {
+    if (atResponse && !isRedirect(e)) {
+      this.#answer(load);
+      // No navigation made it (a download attribute's request): it begins as a download, soon.
+      if (e.networkId === undefined && e.responseStatusCode !== undefined && generation === this.#generation)
+        this.#downloadsDue.set(e.request.url, Date.now() + DOWNLOAD_DUE_MS);
+    } else if (!atResponse) {
       this.#loading.set(load, { frame: e.frameId, generation });
       this.#requested.delete(e.frameId);
       this.#madeAgain.delete(e.frameId);
@@ -226,13 +274,34 @@ export class ActionWatch {
       () => {
         const origin = originOf(e.request.url);
         if (origin && kinds.includes('new-site')) visited.add(origin);
+        if (kinds.includes('download')) this.#allowed(e.request.url);
       },
       (error: unknown) => {
         this.#loading.delete(load);
-        if (pending === this.#pending) this.#refused ??= error instanceof Error ? error : new Error(String(error));
         throw error;
       },
     );
+    return this.#pend(judged, pending);
+  }
+
+  /** A download begins on the page (no document answer asked about it). */
+  #judgeDownload(url: string): Promise<void> | undefined {
+    this.#downloadsDue.delete(url);
+    const { kinds, asked } = this.options;
+    const allowed = this.#allowedDownloads.indexOf(url);
+    if (allowed >= 0) return void this.#allowedDownloads.splice(allowed, 1);
+    if (this.#closed || !kinds.has('download') || asked.has('download')) return undefined;
+    const what =
+      url.startsWith('blob:') || url.startsWith('data:') ? `a file the page made (${url.slice(0, 80)})` : url;
+    return this.#pend(this.options.ask(['download'], url, `download ${what}`), this.#pending);
+  }
+
+  /** A question of this generation's (`pending`) the call waits for; its refusal is the call's answer. */
+  #pend(judged: Promise<void>, pending: Set<Promise<void>>): Promise<void> {
+    judged = judged.catch((error: unknown) => {
+      if (pending === this.#pending) this.#refused ??= error instanceof Error ? error : new Error(String(error));
+      throw error;
+    });
     const settled: Promise<void> = judged
       .then(
         () => undefined,
@@ -241,6 +310,15 @@ export class ActionWatch {
       .finally(() => pending.delete(settled));
     pending.add(settled);
     return judged;
+  }
+
+  #allowed(url: string): void {
+    this.#allowedDownloads.push(url);
+    if (this.#allowedDownloads.length > ALLOWED_KEPT) this.#allowedDownloads.shift();
+  }
+
+  #unwatchPage(): void {
+    if (this.#page !== undefined && watching.get(this.#page) === this) watching.delete(this.#page);
   }
 
   /** The load answered: kept a while by its generation, for a refusal of it that comes after. */

@@ -1,9 +1,13 @@
 // Downloads an agent's pages cause, on every driver (Playwright's download events; on a
 // person's tab the relay delivers them, see relay/cdp/download-relay.ts): each is saved under the
 // home (downloads/<profile>/, a safe and unique name) and listed per tab (the last 100). Past
-// the size limit, watched through the page's own Page.downloadProgress, Chrome cancels it; where
-// the driver says it cannot (a person's browser refuses Browser.cancelDownload) only our copy is
-// dropped.
+// the size limit, watched through the page's own Page.downloadProgress, Chrome cancels it; on the
+// person's own browser (the driver says not to: a download there is theirs, whatever its size)
+// only our copy is dropped. Where the person asked to be asked before downloads, one no document answer asked
+// about (a link's `download` attribute, a `blob:` a script made) is judged as it begins, by the
+// tab's watch (`judge`: actions/action-watch.ts): until the person allows it nothing is saved;
+// refused, Chrome cancels it and nothing is kept (on the person's browser too: the relay has it
+// cancelled, its file removed if it had finished).
 // `next(page)` is what the download hook waits on.
 
 import { chmod, mkdir, rm, stat } from 'node:fs/promises';
@@ -43,6 +47,8 @@ export class Downloads {
     private readonly home: string,
     private readonly limitBytes: () => number,
     private readonly log: Logger,
+    /** The person's say on a download beginning on the page: undefined lets it go, a rejection refuses it. */
+    private readonly judge: (page: Page, url: string) => Promise<void> | undefined = () => undefined,
   ) {}
 
   /** Starts saving the page's downloads (once per page). */
@@ -82,7 +88,9 @@ export class Downloads {
     state.entries.push(entry);
     if (state.entries.length > KEEP) state.entries.splice(0, state.entries.length - KEEP);
     await this.#watchSizes(page, state);
+    const refused = await this.#judged(page, state, download, entry);
     try {
+      if (refused) throw refused;
       const dir = path.join(this.home, 'downloads', profile);
       // The person's: no one else on the machine reads what agents downloaded (0700, 0600).
       await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -108,6 +116,27 @@ export class Downloads {
     }
     for (const resolve of [...state.waiting]) resolve(entry);
     state.waiting.clear();
+  }
+
+  /** The person's answer about the download, when they are asked: a refusal cancels it (said in the entry). */
+  async #judged(
+    page: Page,
+    state: PageDownloads,
+    download: Download,
+    entry: DownloadEntry,
+  ): Promise<Error | undefined> {
+    const judged = this.judge(page, entry.url);
+    if (!judged) return undefined;
+    try {
+      await judged;
+      return undefined;
+    } catch (error) {
+      entry.state = 'cancelled';
+      entry.error = `cancelled: ${(error as Error).message.split('\n')[0]}`;
+      // On the person's own browser too: the relay has their Chrome cancel it (download-relay.ts).
+      await download.cancel().catch((e: Error) => this.log.debug(`cancelling a refused download: ${e.message}`));
+      return error as Error;
+    }
   }
 
   /** Watches the page's downloads' sizes (once per page): past the limit, Chrome cancels it. */
