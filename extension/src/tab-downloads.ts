@@ -1,7 +1,8 @@
 // Downloads an attached tab began, as the relay asks about them (relay/cdp/download-relay.ts):
 // where the browser saved one (a client gets a copy), and one cancelled — the person refused it,
-// or a client said Browser.cancelDownload. Each is found by its URL among those begun since the
-// relay heard of it, so the person's own earlier download of the same URL is never touched.
+// or a client said Browser.cancelDownload. Each is found by its URL (the one asked for, or where
+// its redirects led) among those begun since the relay heard of it, so the person's own earlier
+// download of the same URL is never touched; one of theirs begun meanwhile may be.
 
 import type { RequestOp, RequestResults } from '../../shared/protocol';
 
@@ -17,12 +18,15 @@ export async function downloadedFile(url: string): Promise<RequestResults['downl
 export async function cancelDownload(
   op: Extract<RequestOp, { op: 'cancelDownload' }>,
 ): Promise<RequestResults['cancelDownload']> {
-  const [item] = await chrome.downloads.search({
-    url: op.url,
+  const since: chrome.downloads.DownloadQuery = {
     startedAfter: new Date(op.since - 1_000).toISOString(),
     orderBy: ['-startTime'],
     limit: 1,
-  });
+  };
+  const [item] = [
+    ...(await chrome.downloads.search({ url: op.url, ...since })),
+    ...(await chrome.downloads.search({ finalUrl: op.url, ...since })),
+  ];
   if (!item) return { found: false };
   if (item.state === 'in_progress') await chrome.downloads.cancel(item.id);
   const ended = await endOf(item.id);

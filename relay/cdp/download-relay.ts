@@ -6,13 +6,15 @@
 // chrome.downloads — is copied to `<its folder>/<guid>`, as `allowAndName` would have named it.
 // The person's own file stays where it is; a client that did not ask sees nothing. When the
 // person asked to be asked before downloads, a raw client's copy waits for their Allow from the
-// moment the download begins; denied (or unanswered), it gets `canceled` and no file, and the
-// person's Chrome cancels the download (or removes its file). Browser.cancelDownload of a
-// download the relay saw begin has their Chrome cancel it too (chrome.downloads): clawd's agent
-// layer says it when the person refuses a download an agent's call began (agent/capture/downloads.ts).
+// moment the download begins; refused (or unanswered), it gets `canceled` and no file — and on
+// the person's own Deny their Chrome cancels the download too, or removes its file (no other end
+// does: an agent can bring those about). Browser.cancelDownload of a download the relay saw
+// begin has their Chrome cancel it (chrome.downloads); a finished one's file is removed only for
+// clawd's own connection, which says it only on the person's Deny (agent/capture/downloads.ts).
 
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { deniedByPerson } from '../consent/question-words';
 import type { Logger } from '../log';
 import type { CommandParams, EventParams } from './cdp-types';
 import { say } from './client-events';
@@ -74,8 +76,8 @@ export class DownloadRelay {
 
   /**
    * Browser.cancelDownload: the person's Chrome cancels a download an attached tab began. A
-   * finished one's file is removed only for clawd's own connection, which says it when the person
-   * refused the download: a raw client cancels as on any Chrome, and never takes a file away.
+   * finished one's file is removed only for clawd's own connection, which says it only on the
+   * person's own Deny: a raw client cancels as on any Chrome, and never takes a file away.
    */
   async cancel(client: ClientSession, guid: unknown): Promise<Record<string, never>> {
     const heard = typeof guid === 'string' ? this.#heard.get(guid) : undefined;
@@ -119,11 +121,13 @@ export class DownloadRelay {
             client,
             asked.then(
               () => true,
-              () => {
-                // The person refused it: their Chrome keeps no file of it either.
-                void this.#cancelAt(url, at, true).catch((error: Error) =>
-                  this.log.debug(`cancel ${guid}: ${error.message}`),
-                );
+              (error: unknown) => {
+                // The person's own Deny: their Chrome keeps no file of it either. Unanswered, or a
+                // question the client could not ask, it stays theirs.
+                if (deniedByPerson(error))
+                  void this.#cancelAt(url, at, true).catch((error: Error) =>
+                    this.log.debug(`cancel ${guid}: ${error.message}`),
+                  );
                 return false;
               },
             ),

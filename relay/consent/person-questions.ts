@@ -66,7 +66,7 @@ export type QuestionAnswer = QuestionEnd | 'waiting';
 interface Waiter {
   /** A call waiting (a yes it hears is used), or ask-wait (it only listens). */
   call: boolean;
-  settle(end: QuestionEnd, value?: string): void;
+  settle(end: QuestionEnd, value?: string, denied?: boolean): void;
 }
 
 interface Open {
@@ -198,7 +198,7 @@ export class PersonQuestions {
       open.value = value;
       this.#codes.add(open.question.profile, value);
     } else if (allow && standing && !open.question.terminal) this.approvals.add(standing, open.question);
-    this.#settle(open, allow ? 'allowed' : 'declined', by);
+    this.#settle(open, allow ? 'allowed' : 'declined', by, !allow);
     return true;
   }
 
@@ -309,10 +309,10 @@ export class PersonQuestions {
       };
       const waiter: Waiter = {
         call: true,
-        settle: (end, value) => {
+        settle: (end, value, denied) => {
           leave();
           if (end === 'allowed') resolve(value);
-          else reject(endError(end, question));
+          else reject(endError(end, question, denied));
         },
       };
       const timer = setTimeout(() => {
@@ -331,12 +331,12 @@ export class PersonQuestions {
     });
   }
 
-  #settle(open: Open, end: QuestionEnd, by?: string): void {
+  #settle(open: Open, end: QuestionEnd, by?: string, denied = false): void {
     if (this.#open.get(open.question.id) !== open) return;
     this.#open.delete(open.question.id);
     clearTimeout(open.timer);
     const calls = [...open.waiters].some((w) => w.call);
-    for (const waiter of [...open.waiters]) waiter.settle(end, open.value);
+    for (const waiter of [...open.waiters]) waiter.settle(end, open.value, denied);
     open.waiters.clear();
     // A yes a waiting call took is used; one that came after every call had gone waits for the same call again.
     this.#ended.set(open.question.id, {

@@ -29,18 +29,34 @@ export function about(question: Asked): string {
       : `${kindsText(question.kinds)}: ${question.what}`;
 }
 
-export function endError(end: Ended, question: Asked): ClawdError {
-  return end === 'declined'
-    ? new ClawdError('person_declined', `the person declined ${about(question)}; nothing was done`)
-    : end === 'withdrawn'
-      ? new ClawdError(
-          'person_no_answer',
-          `the call that asked whether to allow ${about(question)} was given up before the person answered; nothing was done`,
-        )
-      : new ClawdError(
-          'person_no_answer',
-          `the person did not answer whether to allow ${about(question)} by ${new Date(question.expires).toLocaleTimeString()}; nothing was done. Ask them, or try again`,
-        );
+/** The refusals that are the person's own Deny of the question asked: not their Stop, nor an earlier answer. */
+const denials = new WeakSet<Error>();
+
+/**
+ * Whether a refusal is the person's own Deny of that very question: what may undo something of
+ * theirs (a refused download's file in their Downloads folder) — never a Stop, an earlier answer,
+ * a question that could not be asked (an agent can bring those about) or one unanswered.
+ */
+export function deniedByPerson(error: unknown): boolean {
+  return error instanceof Error && denials.has(error);
+}
+
+/** `denied`: the person pressed Deny on this question (deniedByPerson). */
+export function endError(end: Ended, question: Asked, denied = false): ClawdError {
+  if (end === 'declined') {
+    const error = new ClawdError('person_declined', `the person declined ${about(question)}; nothing was done`);
+    if (denied) denials.add(error);
+    return error;
+  }
+  return end === 'withdrawn'
+    ? new ClawdError(
+        'person_no_answer',
+        `the call that asked whether to allow ${about(question)} was given up before the person answered; nothing was done`,
+      )
+    : new ClawdError(
+        'person_no_answer',
+        `the person did not answer whether to allow ${about(question)} by ${new Date(question.expires).toLocaleTimeString()}; nothing was done. Ask them, or try again`,
+      );
 }
 
 export function standingWords(approval: Approval): string {

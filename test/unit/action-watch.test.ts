@@ -221,4 +221,22 @@ describe('a call’s watch on its tab', () => {
     expect(asked).toEqual(['download http://here/note']);
     await watch.leave();
   });
+
+  it('judges a download by the newest watch on the page, and by the one still on after the newest left', async () => {
+    const tab = standIn();
+    const asked: string[] = [];
+    const judging = (who: string) => ({
+      ...options(asked),
+      kinds: new Set(['download'] as const),
+      ask: async (_kinds: unknown, url: string) => void asked.push(`${who} ${url}`),
+    });
+    const older = await ActionWatch.start({ page: tab.page, targetId: tab.id, browser: 'B' }, judging('older'));
+    const newer = await ActionWatch.start({ page: tab.page, targetId: tab.id, browser: 'B' }, judging('newer'));
+    await ActionWatch.judgeDownload(tab.page, 'blob:1');
+    await newer.leave();
+    await ActionWatch.judgeDownload(tab.page, 'blob:2');
+    await older.leave();
+    expect(ActionWatch.judgeDownload(tab.page, 'blob:3')).toBeUndefined();
+    expect(asked).toEqual(['newer blob:1', 'older blob:2']);
+  });
 });

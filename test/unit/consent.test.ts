@@ -9,6 +9,7 @@ import {
   UNSEEN_WAIT_MS,
   type QuestionChange,
 } from '../../relay/consent/person-questions';
+import { deniedByPerson } from '../../relay/consent/question-words';
 
 afterEach(() => void vi.useRealTimers());
 
@@ -234,6 +235,31 @@ describe('questions for the person', () => {
     expect(questions.pending().map((q) => q.profile)).toEqual(['work']);
     questions.close();
     await expect(other).rejects.toMatchObject({ code: 'person_no_answer' });
+  });
+
+  it('tell the person’s own Deny of the question from every other refusal (what may undo something of theirs)', async () => {
+    const questions = new PersonQuestions();
+    const refusal = (promise: Promise<unknown>) =>
+      promise.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    const denied = refusal(questions.ask(input, 5_000));
+    questions.answer(questions.pending()[0]!.id, false, 'side panel');
+    expect(deniedByPerson(await denied)).toBe(true);
+    // The same question again, refused from the earlier answer: not a Deny of this one.
+    expect(deniedByPerson(await refusal(questions.ask(input, 5_000)))).toBe(false);
+    // Stop, no answer, too many questions open: none is the person's Deny.
+    const stopped = refusal(questions.ask({ ...input, what: 'another' }, 5_000));
+    questions.declineAll('chrome', 'stop');
+    expect(deniedByPerson(await stopped)).toBe(false);
+    expect(deniedByPerson(await refusal(questions.ask({ ...input, what: 'unanswered' }, 10)))).toBe(false);
+    const open = [1, 2, 3].map((n) => refusal(questions.ask({ ...input, what: `open ${n}` }, 5_000)));
+    const crowded = await refusal(questions.ask({ ...input, what: 'one more' }, 5_000));
+    expect(crowded).toMatchObject({ code: 'too_many_questions' });
+    expect(deniedByPerson(crowded)).toBe(false);
+    questions.close();
+    for (const error of await Promise.all(open)) expect(deniedByPerson(error)).toBe(false);
   });
 });
 

@@ -1,11 +1,13 @@
 // Browser.cancelDownload on the person's tabs (relay/cdp/download-relay.ts): a download an
 // attached tab began is cancelled in their Chrome; a finished one's file is removed only when
 // clawd's own connection says it (the person refused it), never for a raw client; a guid the relay
-// did not see begin is refused.
+// did not see begin is refused; a raw client's download the person denied is cancelled there too,
+// and one refused any other way is left theirs.
 
 import { describe, expect, it } from 'vitest';
 import type { ClientSession } from '../../relay/cdp/client-session';
 import { DownloadRelay, type DownloadsLink } from '../../relay/cdp/download-relay';
+import { PersonQuestions } from '../../relay/consent/person-questions';
 import { silentLogger } from '../../relay/log';
 
 const client = (internal: boolean) => ({ internal }) as unknown as ClientSession;
@@ -38,12 +40,22 @@ describe('the relay’s Browser.cancelDownload', () => {
     await expect(relay.cancel(client(true), 42)).rejects.toThrow(/No download with guid 42/);
   });
 
-  it('has the person’s Chrome cancel a download they refused a raw client, its file too', async () => {
+  it('has the person’s Chrome cancel a download they denied a raw client, its file too; no other refusal does', async () => {
     const { cancelled, link } = extension();
-    const relay = new DownloadRelay(link, silentLogger, () => Promise.reject(new Error('declined')));
+    const questions = new PersonQuestions();
+    const relay = new DownloadRelay(link, silentLogger, (_client, url) =>
+      questions.ask({ profile: 'chrome', kinds: ['download'], session: 'cdp-1', what: `download ${url}`, url }, 5_000),
+    );
     relay.setBehavior(client(false), { behavior: 'allow', downloadPath: '/tmp/x', eventsEnabled: false });
-    relay.tabEvent('Page.downloadWillBegin', { guid: 'g2', url: 'http://here/other' });
+    relay.tabEvent('Page.downloadWillBegin', { guid: 'g2', url: 'http://here/denied' });
+    relay.tabEvent('Page.downloadWillBegin', { guid: 'g3', url: 'http://here/stopped' });
+    const [denied, stopped] = questions.pending();
+    questions.answer(denied!.id, false, 'side panel');
+    // The person's Stop declines every question: an agent can bring that about, so nothing of theirs goes.
+    questions.declineAll('chrome', 'stop');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(cancelled).toEqual([['http://here/other', true]]);
+    expect(stopped).toBeDefined();
+    expect(cancelled).toEqual([['http://here/denied', true]]);
+    questions.close();
   });
 });

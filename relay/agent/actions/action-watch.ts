@@ -65,11 +65,17 @@ const ANSWERED_KEPT = 64;
  * after, and the call must not answer before the person is asked about it.
  */
 const DOWNLOAD_DUE_MS = 1_000;
-/** How many downloads the person allowed at their answer are kept, until each begins (not asked twice). */
+/** How many downloads the person allowed at their answer are kept, and how long: it begins at once. */
 const ALLOWED_KEPT = 16;
+const ALLOWED_MS = 10_000;
+/** How many answers that may begin as downloads a call waits for at most (a page making many is not waited for). */
+const DUE_KEPT = 8;
 
-/** The watch judging each page (its tab's, the newest): a download that begins there is its to judge. */
-const watching = new WeakMap<object, ActionWatch>();
+/**
+ * The watches on each page, oldest first: a download that begins there is the newest one's to
+ * judge (two may be on a tab a while: a call beside another, a raw client's beside a call's).
+ */
+const watching = new WeakMap<object, ActionWatch[]>();
 
 export class ActionWatch {
   /** The first refusal (Deny, no answer): the call answers it. */
@@ -95,8 +101,8 @@ export class ActionWatch {
   readonly #requested = new Map<string, number>();
   /** The generation of loads answered lately, for a refusal another watch makes after their answer (a download's). */
   readonly #answered = new Map<string, number>();
-  /** Downloads the person allowed at their answer (by URL): their beginning is not asked about again. */
-  readonly #allowedDownloads: string[] = [];
+  /** Downloads the person allowed at their answer (URL → until when): their beginning is not asked about again. */
+  readonly #allowedDownloads = new Map<string, number>();
   /** Answers that may begin as downloads (URL → until when that is waited for). */
   readonly #downloadsDue = new Map<string, number>();
   #page: object | undefined;
@@ -108,7 +114,7 @@ export class ActionWatch {
    * rejects; the caller cancels it). Judged by the page's watch, if one is on; its call waits for it.
    */
   static judgeDownload(page: object, url: string): Promise<void> | undefined {
-    const watch = watching.get(page);
+    const watch = watching.get(page)?.at(-1);
     return watch ? watch.#judgeDownload(url) : undefined;
   }
 
@@ -119,7 +125,7 @@ export class ActionWatch {
   static async start(tab: HeldTab, options: WatchOptions): Promise<ActionWatch> {
     const watch = new ActionWatch(options);
     watch.#page = tab.page;
-    watching.set(tab.page, watch);
+    watching.set(tab.page, [...(watching.get(tab.page) ?? []), watch]);
     try {
       watch.#hold = await FetchHold.join(tab, {
         judge: (paused, place) => watch.#judge(paused, place),
@@ -256,7 +262,14 @@ export class ActionWatch {
     if (atResponse && !isRedirect(e)) {
       this.#answer(load);
       // No navigation made it (a download attribute's request): it begins as a download, soon.
-      if (e.networkId === undefined && e.responseStatusCode !== undefined && generation === this.#generation)
+      if (
+        e.networkId === undefined &&
+        e.responseStatusCode !== undefined &&
+        generation === this.#generation &&
+        this.options.kinds.has('download') &&
+        !this.options.asked.has('download') &&
+        this.#downloadsDue.size < DUE_KEPT
+      )
         this.#downloadsDue.set(e.request.url, Date.now() + DOWNLOAD_DUE_MS);
     } else if (!atResponse) {
       this.#loading.set(load, { frame: e.frameId, generation });
@@ -288,8 +301,9 @@ export class ActionWatch {
   #judgeDownload(url: string): Promise<void> | undefined {
     this.#downloadsDue.delete(url);
     const { kinds, asked } = this.options;
-    const allowed = this.#allowedDownloads.indexOf(url);
-    if (allowed >= 0) return void this.#allowedDownloads.splice(allowed, 1);
+    const allowed = this.#allowedDownloads.get(url);
+    this.#allowedDownloads.delete(url);
+    if (allowed !== undefined && allowed > Date.now()) return undefined;
     if (this.#closed || !kinds.has('download') || asked.has('download')) return undefined;
     const what =
       url.startsWith('blob:') || url.startsWith('data:') ? `a file the page made (${url.slice(0, 80)})` : url;
@@ -313,12 +327,16 @@ export class ActionWatch {
   }
 
   #allowed(url: string): void {
-    this.#allowedDownloads.push(url);
-    if (this.#allowedDownloads.length > ALLOWED_KEPT) this.#allowedDownloads.shift();
+    this.#allowedDownloads.set(url, Date.now() + ALLOWED_MS);
+    if (this.#allowedDownloads.size > ALLOWED_KEPT)
+      this.#allowedDownloads.delete(this.#allowedDownloads.keys().next().value!);
   }
 
   #unwatchPage(): void {
-    if (this.#page !== undefined && watching.get(this.#page) === this) watching.delete(this.#page);
+    if (this.#page === undefined) return;
+    const others = (watching.get(this.#page) ?? []).filter((watch) => watch !== this);
+    if (others.length > 0) watching.set(this.#page, others);
+    else watching.delete(this.#page);
   }
 
   /** The load answered: kept a while by its generation, for a refusal of it that comes after. */

@@ -38,8 +38,13 @@ export function loadRefused(page: Page, stop?: () => Promise<unknown>, ms = REFU
       if (!stop || !frame.url().startsWith('chrome-error:')) return end();
       page.off('framenavigated', committed);
       void parsed(page, PARSED_MS)
-        // Past the wait's bound the next call may be navigating: the stop would end its load.
-        .then(() => (done ? undefined : within(stop(), STOP_MS, () => new Error('no stop'))))
+        // Past the wait's bound the next call may be navigating, and another document may have
+        // come meanwhile (the person's): a stop would end their load.
+        .then(() =>
+          done || !page.mainFrame().url().startsWith('chrome-error:')
+            ? undefined
+            : within(stop(), STOP_MS, () => new Error('no stop')),
+        )
         .catch(() => {})
         .finally(end);
     };

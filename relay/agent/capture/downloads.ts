@@ -6,13 +6,14 @@
 // only our copy is dropped. Where the person asked to be asked before downloads, one no document answer asked
 // about (a link's `download` attribute, a `blob:` a script made) is judged as it begins, by the
 // tab's watch (`judge`: actions/action-watch.ts): until the person allows it nothing is saved;
-// refused, Chrome cancels it and nothing is kept (on the person's browser too: the relay has it
-// cancelled, its file removed if it had finished).
+// refused, Chrome cancels it and nothing is kept (on the person's browser on their own Deny: the
+// relay has it cancelled, its file removed if it had finished; else their browser's file stays).
 // `next(page)` is what the download hook waits on.
 
 import { chmod, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CDPSession, Download, Page } from 'playwright-core';
+import { deniedByPerson } from '../../consent/question-words';
 import type { Logger } from '../../log';
 import type { DownloadEntry } from '../../operations/hook-operations';
 
@@ -125,16 +126,19 @@ export class Downloads {
     download: Download,
     entry: DownloadEntry,
   ): Promise<Error | undefined> {
-    const judged = this.judge(page, entry.url);
-    if (!judged) return undefined;
     try {
+      const judged = this.judge(page, entry.url);
+      if (!judged) return undefined;
       await judged;
       return undefined;
     } catch (error) {
       entry.state = 'cancelled';
       entry.error = `cancelled: ${(error as Error).message.split('\n')[0]}`;
-      // On the person's own browser too: the relay has their Chrome cancel it (download-relay.ts).
-      await download.cancel().catch((e: Error) => this.log.debug(`cancelling a refused download: ${e.message}`));
+      // On the person's own browser only on their own Deny (the relay then has their Chrome cancel
+      // it, its file removed: download-relay.ts): an agent can bring about any other refusal
+      // (questions it leaves open), and the download may be one the person started themselves.
+      if (state.cancels || deniedByPerson(error))
+        await download.cancel().catch((e: Error) => this.log.debug(`cancelling a refused download: ${e.message}`));
       return error as Error;
     }
   }
