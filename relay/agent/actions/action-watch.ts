@@ -15,6 +15,9 @@
 // does not end at a target=_blank. A download that is no document's answer — a link's `download`
 // attribute, a `blob:` a script made — is judged as it begins (`judgeDownload`, from the tab's
 // downloads: capture/downloads.ts); Deny cancels it.
+// Kept whole (under the 400-line cap): what a call waits for (its loads, a frame's ask, a new tab,
+// a download due, the open questions) is one state that settle() reads at once; apart, a wait
+// could be missed.
 
 import type { AskKind } from '../../../shared/ask-kinds';
 import { originOf } from '../../../shared/origin-policy';

@@ -3,9 +3,9 @@
 // home (downloads/<profile>/, a safe and unique name) and listed per tab (the last 100). Past
 // the size limit, watched through the page's own Page.downloadProgress, Chrome cancels it; on the
 // person's own browser (the driver says not to: a download there is theirs, whatever its size)
-// only our copy is dropped. Where the person asked to be asked before downloads, one no document answer asked
-// about (a link's `download` attribute, a `blob:` a script made) is judged as it begins, by the
-// tab's watch (`judge`: actions/action-watch.ts): until the person allows it nothing is saved;
+// only our copy is dropped. Where the person asked to be asked before downloads, one no
+// document answer asked about (a link's `download` attribute, a `blob:` a script made) is judged
+// as it begins, by the tab's watch (`judge`: actions/action-watch.ts): until the person allows it nothing is saved;
 // refused, Chrome cancels it and nothing is kept (on the person's browser on their own Deny: the
 // relay has it cancelled, its file removed if it had finished; else their browser's file stays).
 // `next(page)` is what the download hook waits on.
