@@ -13,7 +13,8 @@
 // that set it last detaches). A client leaving detaches its browser session, which lets go what it
 // paused. The browser gone, every client is closed (1011). A raw client's command may wait (its
 // rules' `before`: the person's answer, a watch on the tab; mux-targets.ts knows each session's
-// tab), its later commands on that session behind it, in order (held-commands.ts).
+// tab), its later commands on that session behind it, in order (held-commands.ts). What the mux
+// only routes (a flood's events, a screenshot's answer) goes on as Chrome wrote it (cdp-text.ts).
 // Kept whole (under the 400-line cap): the ids rewritten on the way in and on the way back are the
 // one session table; split, each direction would reach into the other's.
 
@@ -22,50 +23,15 @@ import type { Logger } from '../log';
 import { HeldCommands } from './held-commands';
 import { openedWatched, ownCalls } from './client-new-tabs';
 import type { CdpPipe } from './cdp-pipe';
-import { MuxTargets, type MuxTab, type SessionTarget } from './mux-targets';
+import { MuxTargets } from './mux-targets';
+import { newClient, type Client, type Message, type MuxPeer, type MuxRules, type Route } from './mux-client';
+import { answerText, routingOf } from './cdp-text';
 
 export type { MuxTab } from './mux-targets';
+export type { MuxPeer, MuxRules } from './mux-client';
 
 /** What the mux needs of the pipe (a test stands in for the browser with this). */
 export type MuxPipe = Pick<CdpPipe, 'send' | 'onMessage' | 'onClose' | 'closed'>;
-
-/** One client of the mux: where its messages go, and how it is closed. */
-export interface MuxPeer {
-  send(text: string): void;
-  close(code: number, reason: string): void;
-}
-
-/** What a client is held to (raw clients; clawd's own connections passed its gates already). */
-export interface MuxRules {
-  /** Refuses a command before it reaches the browser (its error), or lets it go. */
-  refuse?(method: string, params: Record<string, unknown>): Error | undefined;
-  /** A new tab opened blank and loaded once what this answers resolves (client-new-tabs.ts); undefined: as asked. */
-  opens?(params: Record<string, unknown>): ((targetId: string) => Promise<void>) | undefined;
-  /**
-   * What a command waits for before it goes (undefined: nothing); a rejection is its error. The
-   * client's later commands on the same session wait behind it. `target`: the one the command's
-   * session is attached to (a worker's too), when known.
-   */
-  before?(
-    method: string,
-    params: Record<string, unknown>,
-    tab: MuxTab | undefined,
-    target?: SessionTarget,
-  ): Promise<void> | undefined;
-  /**
-   * Commands sent on a command's own session right before it, answers dropped: what must come first
-   * in its target (the policy's walls in a new service worker: a session runs its commands in order).
-   */
-  ahead?(method: string, target: SessionTarget | undefined): Array<{ method: string; params: object }> | undefined;
-  /** The client went. */
-  closed?(): void;
-  /** A page target went (the questions about it have nobody left to answer for). */
-  tabGone?(targetId: string): void;
-  /** What the client is shown of a command's result. */
-  shown?(method: string, result: unknown): unknown;
-  /** What the client is shown of an event's params (the same object when all of it). */
-  event?(method: string, params: Record<string, unknown>): Record<string, unknown>;
-}
 
 /** A client's end of the mux. */
 export interface MuxConnection {
@@ -73,39 +39,6 @@ export interface MuxConnection {
   receive(text: string): void;
   /** The client went: its browser session is detached, what it created disposed. */
   close(): void;
-}
-
-interface Message {
-  id?: number;
-  method?: string;
-  params?: Record<string, unknown>;
-  sessionId?: string;
-  result?: unknown;
-  error?: unknown;
-}
-
-interface Client {
-  peer: MuxPeer;
-  rules: MuxRules | undefined;
-  /** The session its messages without a session id go to: a browser session, or a page's (`/devtools/page/<id>`). */
-  root: string | undefined;
-  /** Messages that came before its root session existed. */
-  queue: string[];
-  sessions: Set<string>;
-  contexts: Set<string>;
-  /** The download behaviour it last set, per browser context ('' for the default), with when. */
-  downloads: Map<string, { params: Record<string, unknown>; at: number }>;
-  closed: boolean;
-}
-
-interface Route {
-  client: Client;
-  id: number;
-  method: string;
-  /** The client sent it without a session id: the answer goes back without one. */
-  atRoot: boolean;
-  /** The target it attaches to (Target.attachToTarget). */
-  targetId?: string;
 }
 
 const OWN_CALL_MS = 10_000;
@@ -156,16 +89,7 @@ export class CdpMux {
    * Chrome's `/devtools/page/<id>` is). Its messages wait until the session exists.
    */
   connect(peer: MuxPeer, options: { rules?: MuxRules; page?: string } = {}): MuxConnection {
-    const client: Client = {
-      peer,
-      rules: options.rules,
-      root: undefined,
-      queue: [],
-      sessions: new Set(),
-      contexts: new Set(),
-      downloads: new Map(),
-      closed: false,
-    };
+    const client = newClient(peer, options.rules);
     this.#clients.add(client);
     if (options.rules?.before) this.#targets.follow();
     const attached = options.page
@@ -274,6 +198,8 @@ export class CdpMux {
   }
 
   #fromBrowser(text: string): void {
+    // Most of a flood (network events, a screenshot's answer) is passed on as Chrome wrote it.
+    if (this.#passedOn(text)) return;
     let message: Message;
     try {
       message = JSON.parse(text) as Message;
@@ -309,6 +235,27 @@ export class CdpMux {
         client.sessions.delete(child);
       }
     }
+  }
+
+  /** A message only routed, passed on as Chrome wrote it (cdp-text.ts); false: it is read in full. */
+  #passedOn(text: string): boolean {
+    const routing = routingOf(text);
+    if (routing?.kind === 'event') {
+      const client = this.#sessions.get(routing.sessionId);
+      // Read in full: a root session's events (named otherwise to the client), events a client's
+      // rules may rewrite, and Target events (they change the session table).
+      if (!client || client.rules?.event || routing.sessionId === client.root || routing.method.startsWith('Target.'))
+        return false;
+      if (!client.closed) client.peer.send(text);
+      return true;
+    }
+    if (routing?.kind !== 'answer' || this.#own.has(routing.id)) return false;
+    const route = this.#routes.get(routing.id);
+    // Read in full: answers the mux learns from (a session, a context) or a client's rules rewrite.
+    if (!route || route.client.rules?.shown || route.method.startsWith('Target.')) return false;
+    this.#routes.delete(routing.id);
+    if (!route.client.closed) route.client.peer.send(answerText(text, routing, route.id, route.atRoot));
+    return true;
   }
 
   #answer(message: Message): void {

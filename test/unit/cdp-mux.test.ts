@@ -48,7 +48,17 @@ function scriptedBrowser() {
     pipe.closed = true;
     for (const closer of closers) closer();
   };
-  return { pipe, sent, say, gone, last: (method: string) => [...sent].reverse().find((m) => m.method === method)! };
+  const sayText = (text: string) => {
+    for (const listener of listeners) listener(text);
+  };
+  return {
+    pipe,
+    sent,
+    say,
+    sayText,
+    gone,
+    last: (method: string) => [...sent].reverse().find((m) => m.method === method)!,
+  };
 }
 
 function peer() {
@@ -147,6 +157,53 @@ describe('the CDP mux', () => {
       ['Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: '/ours' }],
     ]);
     expect(mux.clients).toBe(1);
+  });
+
+  it('passes on what it only routes as Chrome wrote it, and still reads what it must', async () => {
+    const browser = scriptedBrowser();
+    const mux = new CdpMux(browser.pipe, silentLogger);
+    const texts: string[] = [];
+    const conn = mux.connect({ send: (text) => void texts.push(text), close: () => {} });
+    const raw = peer();
+    const rawConn = mux.connect(raw.peer, { rules: { event: (method, params) => ({ ...params, seenBy: method }) } });
+    conn.receive(JSON.stringify({ id: 1, method: 'Target.attachToTarget', params: { targetId: 'P', flatten: true } }));
+    rawConn.receive(
+      JSON.stringify({ id: 1, method: 'Target.attachToTarget', params: { targetId: 'P', flatten: true } }),
+    );
+    await settle();
+    // Chrome's key order: a Target answer is read (the session it gives becomes the client's).
+    browser.sayText(
+      `{"id":${browser.sent.filter((m) => m.method === 'Target.attachToTarget')[0]!.id},"result":{"sessionId":"C1"},"sessionId":"S1"}`,
+    );
+    browser.sayText(
+      `{"id":${browser.sent.filter((m) => m.method === 'Target.attachToTarget')[1]!.id},"result":{"sessionId":"C2"},"sessionId":"S2"}`,
+    );
+    // An event on the child session, with Chrome's escapes: the same text reaches clawd's client.
+    const event = '{"method":"Network.requestWillBeSent","params":{"url":"http://a/\\u2028\\"x"},"sessionId":"C1"}';
+    browser.sayText(event);
+    // The raw client's rules see its events; its root session's events lose the session id.
+    browser.sayText('{"method":"Network.requestWillBeSent","params":{"url":"http://b/"},"sessionId":"C2"}');
+    browser.sayText('{"method":"Browser.downloadProgress","params":{"guid":"g"},"sessionId":"S1"}');
+    // An answer to a command sent at the root: its client's id, no session.
+    conn.receive(JSON.stringify({ id: 7, method: 'Browser.getVersion' }));
+    await settle();
+    browser.sayText(
+      `{"id":${browser.last('Browser.getVersion').id},"result":{"product":"Chrome/156"},"sessionId":"S1"}`,
+    );
+    expect(texts.slice(1)).toEqual([
+      event,
+      '{"method":"Browser.downloadProgress","params":{"guid":"g"}}',
+      '{"id":7,"result":{"product":"Chrome/156"}}',
+    ]);
+    expect(JSON.parse(texts[0]!)).toEqual({ id: 1, result: { sessionId: 'C1' } });
+    expect(raw.got).toEqual([
+      { id: 1, result: { sessionId: 'C2' } },
+      {
+        method: 'Network.requestWillBeSent',
+        params: { url: 'http://b/', seenBy: 'Network.requestWillBeSent' },
+        sessionId: 'C2',
+      },
+    ]);
   });
 
   it('holds raw clients to its rules, and closes every client when the browser goes', async () => {

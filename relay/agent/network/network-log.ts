@@ -45,12 +45,10 @@ interface Kept {
   /** Which main-frame navigation of the tab it came after (1 = the first seen). */
   nav: number;
   startedAt: number;
-  // Headers are kept as the event's own object (no copy per request in a flood) and made into
-  // a list only when a request is read.
-  requestHeaders: Protocol.Network.Headers;
-  responseHeaders?: Protocol.Network.Headers;
-  /** As the network stack sent and got them (cookies included), when Chrome said: preferred. */
-  raw: { requestHeaders?: Protocol.Network.Headers; responseHeaders?: Protocol.Network.Headers };
+  requestHeaders: Packed;
+  responseHeaders?: Packed;
+  /** Which sides' headers are as the network stack sent and got them (cookies included): preferred. */
+  raw: { requestHeaders?: true; responseHeaders?: true };
   postData?: string;
   hasPostData: boolean;
 }
@@ -69,8 +67,25 @@ export interface HarSource {
 const TEXTUAL =
   /^(text\/|application\/(json|[\w.+-]*\+json|javascript|ecmascript|xml|[\w.+-]*\+xml|x-www-form-urlencoded|graphql))|^image\/svg\+xml/;
 
-const pairs = (headers: Protocol.Network.Headers | undefined): HeaderList =>
-  Object.entries(headers ?? {}).map(([name, value]) => ({ name, value: String(value) }));
+/**
+ * Headers packed into one string, each name and value followed by a NUL (no header holds one):
+ * every kept request outlives many young collections, so what it holds is what a flood leaves
+ * for the old generation to collect — one string a side, not an object and two strings a header.
+ */
+type Packed = string;
+
+export function pack(headers: Protocol.Network.Headers | undefined): Packed {
+  const parts: string[] = [];
+  for (const name in headers) parts.push(name, String(headers[name]), '');
+  return parts.join('\0');
+}
+
+export function pairs(packed: Packed | undefined): HeaderList {
+  const parts = (packed ?? '').split('\0');
+  const list: HeaderList = [];
+  for (let i = 0; i + 1 < parts.length; i += 3) list.push({ name: parts[i]!, value: parts[i + 1]! });
+  return list;
+}
 
 /** A status filter: "404", or a class as "4xx". */
 function statusMatches(status: number | undefined, wanted: string): boolean {
@@ -109,20 +124,20 @@ export function credentialShown(name: string, value: string): string | undefined
   }
 }
 
-const shownPairs = (headers: Protocol.Network.Headers | undefined): HeaderList =>
+const shownPairs = (headers: Packed | undefined): HeaderList =>
   pairs(headers).map(({ name, value }) => ({ name, value: credentialShown(name, value) ?? value }));
 
 /** Both sides' headers, the network stack's own where Chrome gave them, credentials hidden. */
 const headersOf = (kept: Kept) => ({
-  requestHeaders: shownPairs(kept.raw.requestHeaders ?? kept.requestHeaders),
-  responseHeaders: shownPairs(kept.raw.responseHeaders ?? kept.responseHeaders),
+  requestHeaders: shownPairs(kept.requestHeaders),
+  responseHeaders: shownPairs(kept.responseHeaders),
 });
 
 export class NetworkLog {
   readonly #kept: Kept[] = [];
   /** The latest entry of each request id still in the ring. */
   readonly #live = new Map<string, Kept>();
-  readonly #early = new Map<string, Kept['raw']>();
+  readonly #early = new Map<string, { requestHeaders?: Packed; responseHeaders?: Packed }>();
   #count = 0;
   #nav = 0;
   #session: CDPSession | undefined;
@@ -173,11 +188,12 @@ export class NetworkLog {
   #extra(requestId: string, side: 'requestHeaders' | 'responseHeaders', headers: Protocol.Network.Headers): void {
     const kept = this.#live.get(requestId);
     if (kept) {
-      kept.raw[side] = headers;
+      kept[side] = pack(headers);
+      kept.raw[side] = true;
       return;
     }
     const early = this.#early.get(requestId) ?? {};
-    early[side] = headers;
+    early[side] = pack(headers);
     this.#early.set(requestId, early);
     if (this.#early.size > EARLY_KEPT) this.#early.delete(this.#early.keys().next().value!);
   }
@@ -203,6 +219,7 @@ export class NetworkLog {
     // A new document in the tab's main frame starts a new page's list (its redirects do not).
     if (e.type === 'Document' && e.frameId === mainFrame && !e.redirectResponse) this.#nav++;
     const type = (e.type ?? 'Other').toLowerCase();
+    const early = this.#early.get(e.requestId);
     const kept: Kept = {
       entry: {
         id: `n${++this.#count}`,
@@ -216,8 +233,12 @@ export class NetworkLog {
       requestId: e.requestId,
       nav: this.#nav,
       startedAt: Date.now(),
-      requestHeaders: e.request.headers,
-      raw: this.#early.get(e.requestId) ?? {},
+      requestHeaders: early?.requestHeaders ?? pack(e.request.headers),
+      ...(early?.responseHeaders !== undefined ? { responseHeaders: early.responseHeaders } : {}),
+      raw: {
+        ...(early?.requestHeaders !== undefined ? { requestHeaders: true as const } : {}),
+        ...(early?.responseHeaders !== undefined ? { responseHeaders: true as const } : {}),
+      },
       hasPostData: e.request.hasPostData === true,
       ...(e.request.postData !== undefined && e.request.postData.length <= KEPT_POST_DATA
         ? { postData: e.request.postData }
@@ -243,7 +264,7 @@ export class NetworkLog {
     if (response.fromDiskCache || response.fromPrefetchCache) entry.fromCache = true;
     if (response.fromServiceWorker) entry.fromServiceWorker = true;
     if (response.protocol) entry.protocol = response.protocol;
-    kept.responseHeaders = response.headers;
+    if (!kept.raw.responseHeaders) kept.responseHeaders = pack(response.headers);
   }
 
   #finished(e: Protocol.Network.LoadingFinishedEvent): void {
