@@ -1,9 +1,9 @@
 // What the mux routes a browser message by, read from its text without parsing it. Nearly all of
 // a managed browser's traffic is only routed: a flood's network events go to the client whose
-// session they are on as Chrome wrote them, and a screenshot's answer gets back its client's id.
-// Parsing and writing each again was most of the server's garbage in a flood (bench
-// `network-flood`). Chrome writes `{"method":…,"params":…,"sessionId":"…"}` and
-// `{"id":N,"result"|"error":…,"sessionId":"…"}`, no spaces; any other shape is parsed in full.
+// session they are on as Chrome wrote them, and a screenshot's answer only gets back its client's
+// id, not a parse and a write of its megabytes. Chrome writes
+// `{"method":…,"params":…,"sessionId":"…"}` and `{"id":N,"result"|"error":…,"sessionId":"…"}`,
+// no spaces, the session id last; any other shape is parsed in full.
 
 /** A browser message's routing fields, as found in its text. */
 export type Routing =
@@ -39,6 +39,8 @@ export function routingOf(text: string): Routing | undefined {
   const answer = ANSWER_HEAD.exec(head);
   if (!answer || !text.endsWith('}')) return undefined;
   const tail = sessionTail(text);
+  // Ending in a string member that is not a session id this reads: not a shape to pass on.
+  if (!tail && text.endsWith('"}')) return undefined;
   return { kind: 'answer', id: Number(answer[1]), sessionId: tail?.sessionId, sessionAt: tail?.at ?? text.length - 1 };
 }
 

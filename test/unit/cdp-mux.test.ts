@@ -184,16 +184,29 @@ describe('the CDP mux', () => {
     // The raw client's rules see its events; its root session's events lose the session id.
     browser.sayText('{"method":"Network.requestWillBeSent","params":{"url":"http://b/"},"sessionId":"C2"}');
     browser.sayText('{"method":"Browser.downloadProgress","params":{"guid":"g"},"sessionId":"S1"}');
-    // An answer to a command sent at the root: its client's id, no session.
+    // A Target event on a child session is read: the grandchild it gives is the client's, and
+    // its events reach the client as written.
+    browser.sayText(
+      '{"method":"Target.attachedToTarget","params":{"sessionId":"G1","targetInfo":{"targetId":"F","type":"iframe"}},"sessionId":"C1"}',
+    );
+    const grandchild = '{"method":"Runtime.consoleAPICalled","params":{"type":"log"},"sessionId":"G1"}';
+    browser.sayText(grandchild);
+    // An answer to a command sent at the root: its client's id, no session, its escapes kept.
     conn.receive(JSON.stringify({ id: 7, method: 'Browser.getVersion' }));
+    // One sent on a child session keeps it.
+    conn.receive(JSON.stringify({ id: 8, method: 'Runtime.evaluate', params: {}, sessionId: 'C1' }));
     await settle();
     browser.sayText(
-      `{"id":${browser.last('Browser.getVersion').id},"result":{"product":"Chrome/156"},"sessionId":"S1"}`,
+      `{"id":${browser.last('Browser.getVersion').id},"result":{"product":"Chrome/156 \\u2028"},"sessionId":"S1"}`,
     );
+    browser.sayText(`{"id":${browser.last('Runtime.evaluate').id},"result":{"v":1},"sessionId":"C1"}`);
     expect(texts.slice(1)).toEqual([
       event,
       '{"method":"Browser.downloadProgress","params":{"guid":"g"}}',
-      '{"id":7,"result":{"product":"Chrome/156"}}',
+      expect.stringContaining('"Target.attachedToTarget"'),
+      grandchild,
+      '{"id":7,"result":{"product":"Chrome/156 \\u2028"}}',
+      '{"id":8,"result":{"v":1},"sessionId":"C1"}',
     ]);
     expect(JSON.parse(texts[0]!)).toEqual({ id: 1, result: { sessionId: 'C1' } });
     expect(raw.got).toEqual([

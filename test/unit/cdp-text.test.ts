@@ -39,6 +39,10 @@ describe('a browser message read at its ends', () => {
       `{"method":"Target.detachedFromTarget","params":{"sessionId":"${SESSION}"}}`,
       // A string value that ends with what looks like a session member (escaped, as JSON is).
       `{"method":"Runtime.consoleAPICalled","params":{"text":"x\\",\\"sessionId\\":\\"${SESSION}"}}`,
+      // A session id with escaped quotes in it: the member found last is not all letters and digits.
+      `{"method":"Page.loadEventFired","params":{},"sessionId":"A\\",\\"sessionId\\":\\"${SESSION}"}`,
+      // An answer ending in a string member that is not a session id it can read.
+      '{"id":3,"result":{},"sessionId":"not one"}',
       // Spaces, another key order, an id past what a double holds exactly.
       `{ "method":"Page.loadEventFired","params":{},"sessionId":"${SESSION}"}`,
       `{"sessionId":"${SESSION}","id":1,"result":{}}`,

@@ -13,6 +13,11 @@ describe('packed headers', () => {
       { name: 'Set-Cookie', value: 'a=1\nb=2' },
       { name: 'Accept', value: '*/*' },
     ]);
+    // A NUL (no header may hold one) cannot shift a value into a name's place.
+    expect(pairs(pack({ 'X-Odd': 'a\0Cookie', Cookie: 'sid=1' }))).toEqual([
+      { name: 'X-Odd', value: 'a\uFFFDCookie' },
+      { name: 'Cookie', value: 'sid=1' },
+    ]);
     expect(pairs(pack({}))).toEqual([]);
     expect(pairs(pack(undefined))).toEqual([]);
     expect(pairs(undefined)).toEqual([]);

@@ -68,15 +68,18 @@ const TEXTUAL =
   /^(text\/|application\/(json|[\w.+-]*\+json|javascript|ecmascript|xml|[\w.+-]*\+xml|x-www-form-urlencoded|graphql))|^image\/svg\+xml/;
 
 /**
- * Headers packed into one string, each name and value followed by a NUL (no header holds one):
- * every kept request outlives many young collections, so what it holds is what a flood leaves
- * for the old generation to collect — one string a side, not an object and two strings a header.
+ * Headers packed into one string, each name and value followed by a NUL: every kept request
+ * outlives many young collections, so what it holds is what a flood leaves for the old
+ * generation to collect — one string a side, not an object and two strings a header.
  */
 type Packed = string;
 
+/** A NUL inside a name or value (HTTP allows none) would shift the pairs: it is replaced. */
+const noNul = (text: string) => (text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text);
+
 export function pack(headers: Protocol.Network.Headers | undefined): Packed {
   const parts: string[] = [];
-  for (const name in headers) parts.push(name, String(headers[name]), '');
+  for (const name in headers) parts.push(noNul(name), noNul(String(headers[name])), '');
   return parts.join('\0');
 }
 
