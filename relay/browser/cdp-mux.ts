@@ -15,8 +15,8 @@
 // rules' `before`: the person's answer, a watch on the tab; mux-targets.ts knows each session's
 // tab), its later commands on that session behind it, in order (held-commands.ts). What the mux
 // only routes (a flood's events, a screenshot's answer) goes on as Chrome wrote it (cdp-text.ts).
-// Kept whole (under the 400-line cap): the ids rewritten on the way in and on the way back are the
-// one session table; split, each direction would reach into the other's.
+// The ids rewritten on the way in and on the way back are the one session table, so both
+// directions stay in this file; what it keeps per client is in mux-client.ts.
 
 import { ClawdError, cdpErrorOf } from '../errors';
 import type { Logger } from '../log';
