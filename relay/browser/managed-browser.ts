@@ -97,6 +97,16 @@ export class ManagedBrowser {
     return child?.pid !== undefined && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
   }
 
+  /**
+   * The browser socket clawd serves for it, while it runs: known without asking. A `/json/version`
+   * round trip goes over the pipe (Browser.getVersion), and with eight browsers starting on two
+   * cores it outlasted its bound: a policy guard refused to start, so calls failed (bench `many-profiles`).
+   */
+  get ownSocket(): { url: string; headers: Record<string, string> } | undefined {
+    if (this.pid === undefined || !this.#running?.endpoint) return undefined;
+    return { url: `ws://127.0.0.1:${this.options.cdpPort}/cdp`, headers: this.ownHeaders };
+  }
+
   get starting(): boolean {
     return this.#starting !== undefined;
   }

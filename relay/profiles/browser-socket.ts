@@ -19,6 +19,8 @@ export async function browserSocket(
     if (!one) throw new Error(`no browser of the profile at ${browserUrl}`);
     return one;
   }
+  const own = driver.ownSocket?.();
+  if (own) return own;
   const url = (await driver.cdp.isReady(readyMs))?.webSocketDebuggerUrl;
   if (url === undefined) throw new Error(`it did not answer within ${readyMs} ms`);
   const headers = driver.playwright.headers;

@@ -92,6 +92,11 @@ export class ManagedDriver implements ProfileDriver {
     return findExecutable(this.settings.executablePath);
   }
 
+  /** Served by clawd itself unless attached to a browser's own port (attachOnly). */
+  ownSocket(): BrowserEndpoint | undefined {
+    return this.settings.attachOnly ? undefined : this.#browser.ownSocket;
+  }
+
   /** One browser: every call works in it. */
   browserFor(): Promise<BrowserEndpoint> {
     return Promise.resolve(this.playwright);

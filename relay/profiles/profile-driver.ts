@@ -110,6 +110,11 @@ export interface ProfileDriver {
    * opened in its browser, guarded first.
    */
   readonly perSession: boolean;
+  /**
+   * The browser's socket when clawd serves it itself (a managed browser over its pipe, running):
+   * known without asking the endpoint. Absent or undefined: ask `cdp` (browser-socket.ts).
+   */
+  ownSocket?(): BrowserEndpoint | undefined;
   /** The browsers the origin policy guards, when there are several (else the endpoint's own). */
   guardedBrowsers?(): BrowserEndpoint[];
   /** Which of its browsers is at `url`, in words for an error ("Grid session 8e98… on node http://…"). */

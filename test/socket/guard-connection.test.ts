@@ -3,7 +3,8 @@
 // clawd's other connections' first commands in a new target until the guard has set it up, and
 // held there too, the guard's own set-up waited for itself (a pool's every new browser took 5 s
 // more). A browser whose port is Chrome's (no key: remote, Grid) is asked as it is. A policy
-// change makes a new guard that holds new targets before the old one goes.
+// change makes a new guard that holds new targets before the old one goes. A browser clawd serves
+// itself is reached on its known socket, without a readiness ask first.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -106,6 +107,19 @@ describe("the policy guard's own connection", () => {
     const driver = oneBrowser(browser.ws('one'));
     await guards.hold('clawd', driver);
     expect(browser.opened).toEqual(['/devtools/browser/one?clawd=guard']);
+  });
+
+  it('goes straight to the socket clawd serves for its own browser, never asking the endpoint first', async () => {
+    // The endpoint's readiness ask is a round trip over the browser's pipe; with eight browsers
+    // starting it outlasted its bound and the guard refused to start (bench many-profiles).
+    const { browser, guards } = await start();
+    const driver = {
+      ...oneBrowser(browser.ws('unused')),
+      cdp: { isReady: async () => undefined },
+      ownSocket: () => ({ url: browser.ws('own'), headers: OWN }),
+    } as unknown as ProfileDriver;
+    await guards.hold('clawd', driver);
+    expect(browser.opened).toEqual(['/devtools/browser/own?clawd=guard']);
   });
 
   it('makes the new guard hold new targets before the old one goes, when a policy changes', async () => {
