@@ -34,11 +34,13 @@ export interface ActResult {
    * page (a total with its label, a count, a status line), each with its block's words, up to three.
    */
   changed?: string[];
-  /**
-   * How many more texts appeared than `changed` says; without `changed`, so many appeared that
-   * the action switched the view (look at it to see what it shows).
-   */
+  /** How many more texts appeared than `changed` says. */
   changedMore?: number;
+  /**
+   * The action switched the view (so many texts appeared, or one view went for another): none of
+   * its words is said but what the page announced (a status, an alert); look to see what it shows.
+   */
+  changedView?: true;
   /** The bound the action ran under (after clamping). */
   timeoutMs: number;
   /** With `snapshot`: the page as the action left it. */
@@ -65,11 +67,11 @@ export const answer =
     // What appeared, said as a diff says text that came.
     // A line that reads as an instruction to an AI is flagged, as a snapshot's is (instruction-lines.ts).
     const changed = (result.changed ?? []).map((words) => flagged(`+ ${JSON.stringify(words)}`));
-    if (result.changedMore)
-      changed.push(
-        changed.length ? `+ … and ${result.changedMore} more` : `~ ${result.changedMore} texts changed: another view`,
-      );
+    if (result.changedMore && !result.changedView) changed.push(`+ … and ${result.changedMore} more`);
     if (changed.length) said.push(pageWords(changed.join('\n')));
+    // Our own words, no page's: outside the fence.
+    if (result.changedMore && result.changedView)
+      said.push(`~ ${result.changedMore}${changed.length ? ' more' : ''} texts changed: another view`);
     if (result.snapshot) said.push(snapshotText(result.snapshot, false));
     return said.join('\n');
   };

@@ -1,7 +1,8 @@
 // Answers that say how an action ended, so an agent need not look again: an "Added to your cart"
 // after a POST and redirect (with a view and without one), a form the browser's own validation
-// refuses (the field and why), an alert that appears on the same document after a click, and a
-// navigate that lands where it was sent while the page was committing a load of its own.
+// refuses (the field and why), a view swapped for another (a count, not its first words), an
+// alert that appears on the same document after a click, and a navigate that lands where it was
+// sent while the page was committing a load of its own.
 // On a managed profile and on a person's attached tab, through the control API and the CLI.
 
 import { describe, expect, it } from 'vitest';
@@ -15,6 +16,8 @@ interface Answer {
   title?: string;
   messages?: string[];
   changed?: string[];
+  changedMore?: number;
+  changedView?: true;
   snapshot?: { snapshot: string; brief?: true; diff?: unknown };
 }
 
@@ -123,6 +126,20 @@ describe.each([
     await act({ kind: 'type', ref: qty, text: '5' });
     const said = await ctx.d.server.cli(['click', update, '--target', ctx.d.targetId, '--profile', ctx.d.profile]);
     expect(unfenced(said.stdout)).toBe(`clicked ${update}\n+ "Cart (5)"\n+ "Total: £50.00"\n`);
+  });
+
+  it('an action that swaps one view for another says so with a count, and only what the page announced', async () => {
+    // Seven places appeared (the five rows, the count, the status line) as the mail's view went:
+    // the first few words of the inbox in page order would tell nothing.
+    const archived = await act({ kind: 'click', ref: refOf(await navigate('/mail-view'), 'button', 'Archive') });
+    expect([archived.changed, archived.changedMore, archived.changedView]).toEqual([
+      ['Conversation archived'],
+      6,
+      true,
+    ]);
+    const back = refOf(await navigate('/mail-view'), 'button', 'Back to inbox');
+    const said = await ctx.d.server.cli(['click', back, '--target', ctx.d.targetId, '--profile', ctx.d.profile]);
+    expect(said.stdout).toBe(`clicked ${back}\n~ 5 texts changed: another view\n`);
   });
 
   it('an alert that appears after a click on the same document is in the diff and in a brief view', async () => {

@@ -53,6 +53,22 @@ const PAGES: Record<string, (port: number) => string> = {
       }
       rows();
     </script>`,
+  // A mail client's mail view: Archive swaps it for the inbox (five rows, the count one less) and
+  // announces it in a status line; Back to inbox swaps it without a word.
+  '/mail-view': () => `<!doctype html><title>Mail</title><nav><a href="#">Inbox <span id="count">24</span></a></nav>
+    <div role="status" id="toast"></div><main id="main"><h2>Invoice 2291</h2><p>From: Acme Billing</p>
+    <p>Hello, a few words about invoice 2291.</p><p>Labels: none</p>
+    <button onclick="inbox(true)">Archive</button> <button onclick="inbox(false)">Back to inbox</button></main>
+    <script>
+      const senders = ['Grace Hopper', 'Alan Turing', 'Ada Byron', 'Edsger Dijkstra', 'Barbara Liskov'];
+      function inbox(archived) {
+        document.getElementById('count').textContent = archived ? '23' : '24';
+        if (archived) document.getElementById('toast').textContent = 'Conversation archived';
+        document.getElementById('main').innerHTML = '<table>' +
+          senders.map((who, i) => '<tr><td>' + who + '</td><td>Plans, part ' + i + '</td><td>Nov ' + (i + 2) + '</td></tr>').join('') +
+          '</table>';
+      }
+    </script>`,
   '/form': () => `<!doctype html><title>form</title>
     <label>Name <input id="name" name="name"></label>
     <label><input id="agree" type="checkbox"> I agree</label>

@@ -21,7 +21,7 @@ import { callTool, toolDefinitions } from '../../relay/mcp/mcp-tools';
 import { httpRequest, type ControlClient, type Invoker } from '../../relay/operations/control-client';
 import { fieldKind } from '../../relay/operations/fields';
 import type { Operation } from '../../relay/operations/operation';
-import { unmarked } from '../../relay/operations/page-fence';
+import { pageWords, unmarked } from '../../relay/operations/page-fence';
 import {
   isFixedField,
   OPERATION_LIST,
@@ -227,7 +227,18 @@ describe('answers as an agent reads them', () => {
     expect(text({ ...clicked, changed: ['Inbox 23'], changedMore: 4 })).toBe(
       'clicked e4\n+ "Inbox 23"\n+ … and 4 more',
     );
-    expect(text({ ...clicked, changedMore: 15 })).toBe('clicked e4\n~ 15 texts changed: another view');
+    expect(text({ ...clicked, changedMore: 15, changedView: true })).toBe(
+      'clicked e4\n~ 15 texts changed: another view',
+    );
+    // What the page announced is said even then, in the page's fence; the count is ours, outside it.
+    expect(text({ ...clicked, changed: ['Archived'], changedMore: 5, changedView: true })).toBe(
+      'clicked e4\n+ "Archived"\n~ 5 more texts changed: another view',
+    );
+    const raw = (OPERATIONS.click.text as (r: object, i: object) => string)(
+      { ...clicked, changed: ['Archived'], changedMore: 5, changedView: true },
+      { ref: 'e4' },
+    );
+    expect(raw).toBe(`clicked e4\n${pageWords('+ "Archived"')}\n~ 5 more texts changed: another view`);
   });
 
   const view = { format: 'agent' as const, refs: {}, stats: { chars: 9, lines: 1, refs: 1 }, truncated: false };

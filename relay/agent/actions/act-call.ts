@@ -94,6 +94,7 @@ export class ActCall {
       const changed = watched !== undefined ? await this.snapshots.changes(page, watched, WATCH_MS(call)) : undefined;
       if (changed?.words.length) answer.changed = changed.words;
       if (changed?.more) answer.changedMore = changed.more;
+      if (changed?.view) answer.changedView = true;
       return view === 'none' ? answer : this.viewed(call, answer, view, undefined);
     });
   }

@@ -29,6 +29,12 @@ const BLOCKS_MAX = 3;
 const WORDS_MAX = 100;
 /** More texts appeared than this: the view changed, and none of them is said (their count is). */
 const VIEW_MIN = 8;
+/**
+ * As many places appeared and as many texts went for good as this: the action swapped one view
+ * for another (a mail's page for the inbox, one tab's panel for the next); the first few words of
+ * the new view in page order would be arbitrary, so a count says it, and a look shows it.
+ */
+const SWAP_MIN = 4;
 /** How far up a changed text's block is looked for (a text in a long inline run says itself). */
 const BLOCK_DEPTH = 6;
 
@@ -85,7 +91,7 @@ function eachText(node: Node, seen: (text: Text) => void): void {
  * same words again).
  */
 export function changedWords(watch: ChangeWatch, rules: UnseenRules): ChangedWords {
-  if (watch.seen > RECORDS_MAX) return { words: [], more: watch.seen };
+  if (watch.seen > RECORDS_MAX) return { words: [], more: watch.seen, view: true };
   const went = new Map<string, number>();
   const gone = (text: string | null) => {
     const words = squash(text ?? '');
@@ -114,7 +120,8 @@ export function changedWords(watch: ChangeWatch, rules: UnseenRules): ChangedWor
       went.set(words, again - 1);
       continue;
     }
-    if (out.length >= BLOCKS_MAX) {
+    // What the page announces is said past the bound too (a toast after the rows that came).
+    if (out.length >= BLOCKS_MAX && !text.parentElement?.closest(ANNOUNCED)) {
       const at = text.parentElement;
       if (at && !blocks.some((b) => b.contains(text)) && !at.closest(DOES) && shownText(at, rules))
         more.add(at.closest(LINE) ?? at);
@@ -126,15 +133,22 @@ export function changedWords(watch: ChangeWatch, rules: UnseenRules): ChangedWor
     blocks.push(block.el);
     out.push(block.words);
   }
-  // That many: the action switched the view (an inbox back, another tab's panel): a look says it, not a few of its words.
+  // That many, or a view that went for the one that came: the action switched the view (an inbox
+  // back, another tab's panel): a look says it, not a few of its words — only what the page
+  // announced (a status, an alert: "Archived") is said even then.
   const places = out.length + more.size;
-  return places > VIEW_MIN ? { words: [], more: places } : { words: out, more: more.size };
+  let wentForGood = 0;
+  for (const left of went.values()) wentForGood += left;
+  if (places <= VIEW_MIN && (places < SWAP_MIN || wentForGood < SWAP_MIN)) return { words: out, more: more.size };
+  const told = out.filter((_, i) => blocks[i]!.closest(ANNOUNCED));
+  return { words: told, more: places - told.length, view: true };
 }
 
-/** What `changes` answers: the words said, and how many more texts appeared. */
+/** What `changes` answers: the words said, how many more texts appeared, and whether the view changed whole. */
 export interface ChangedWords {
   words: string[];
   more: number;
+  view?: true;
 }
 
 /**
@@ -196,6 +210,8 @@ function wordsAround(el: Element, text: Text, rules: UnseenRules): string | unde
 const shownText = (el: Element, rules: UnseenRules): boolean =>
   el.checkVisibility({ visibilityProperty: true }) && !rules.textUnseen(el);
 
+/** What a page announces to a person who cannot see it: a status line, an alert, a live region. */
+const ANNOUNCED = '[role="status"], [role="alert"], [aria-live]:not([aria-live="off"]), output';
 const CELL = 'td, th, [role="cell"], [role="gridcell"]';
 /** A line of a list or a table: what appeared in it is counted once. */
 const LINE = 'tr, li, [role="row"], [role="listitem"]';
