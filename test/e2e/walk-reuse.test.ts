@@ -313,6 +313,35 @@ describe('a diff walk reuses what did not change, and says what a whole walk say
     expect(walked.text).toContain('Late words');
   });
 
+  it('what a walk that reused saw added is watched after it as after a whole walk: a reader of an id, an element defined late', async () => {
+    const { walk, after } = await open(`<main><p><span id="t">Old title</span></p>${LIST}</main>`);
+    await page.evaluate(() => {
+      const section = document.createElement('section');
+      section.innerHTML = '<input aria-labelledby="t"><div><x-later></x-later></div>';
+      document.querySelector('main')!.prepend(section);
+    });
+    const added = await walk(true);
+    expect([added.reused, lineOf(added, 'Old title')]).toEqual([true, expect.stringContaining('textbox')]);
+    // Neither change touches the reader or the element: only what the walk after the addition found marks them.
+    const walked = await after(() =>
+      page.evaluate(() => {
+        document.getElementById('t')!.textContent = 'New title';
+        customElements.define(
+          'x-later',
+          class extends HTMLElement {
+            constructor() {
+              super();
+              this.attachShadow({ mode: 'open' }).innerHTML = '<button>Defined later</button>';
+            }
+          },
+        );
+      }),
+    );
+    expect(walked.reused).toBe(true);
+    expect(lineOf(walked, 'New title')).toContain('textbox');
+    expect(walked.text).toContain('Defined later');
+  });
+
   it('walks whole again after 25 diffs in a row, whatever marks say', async () => {
     const { walk } = await open(`<main>${LIST}</main>`);
     const reused: boolean[] = [];

@@ -101,7 +101,7 @@ export class WalkReuse {
       this.wholeAt = performance.now();
       this.sinceWhole = 0;
     } else this.sinceWhole++;
-    this.marks.clear();
+    this.marks.clear(this.fresh);
     this.active = false;
     clearTimeout(this.sleeper);
     this.sleeper = setTimeout(() => {
