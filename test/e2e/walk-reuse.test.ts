@@ -215,13 +215,18 @@ describe('a diff walk reuses what did not change, and says what a whole walk say
 
   it("words in a shadow root, and a rebuilt list's refs", async () => {
     const { after, walk } = await open(
-      `<main><x-card></x-card><ol id="o">${'<li><button>Buy</button></li>'.repeat(3)}</ol>${LIST}</main>`,
+      `<main><x-card></x-card><ol id="o">${[1, 2, 3].map((n) => `<li><button>Buy ${n}</button></li>`).join('')}</ol>${LIST}</main>`,
     );
     await page.evaluate(() => {
       const host = document.querySelector('x-card')!;
       host.attachShadow({ mode: 'open' }).innerHTML = '<p>Shadow words</p><button>Shadow button</button>';
     });
-    await walk(false);
+    const buys = (walked: Walked) =>
+      walked.text
+        .split('\n')
+        .filter((row) => row.startsWith('L\t') && row.split('\t')[5]!.startsWith('Buy '))
+        .map((row) => row.split('\t')[3]);
+    const before = buys(await walk(false));
     const walked = await after(() =>
       page.evaluate(() => {
         document.querySelector('x-card')!.shadowRoot!.querySelector('p')!.textContent = 'New shadow words';
@@ -233,6 +238,7 @@ describe('a diff walk reuses what did not change, and says what a whole walk say
     );
     expect(walked.reused).toBe(true);
     expect(walked.text).toContain('New shadow words');
+    expect([before.length, buys(walked)]).toEqual([3, before]);
   });
 
   it("words of a slotted child, and a slot's nodes changed: the slot and what holds it are walked again", async () => {

@@ -32,8 +32,12 @@ export interface WalkIds {
   base?: string;
 }
 
-/** What a decoded walk says beside its result: its id, when it is a walk the next may copy from. */
-export type DecodedWalk = WalkResult & { id?: string };
+/**
+ * What a decoded walk says: its lines (the refs shown are those of its lines, read from them:
+ * a tuple a ref would cost a diff of a big page milliseconds), and its id, when it is a walk the
+ * next may copy from.
+ */
+export type DecodedWalk = Omit<WalkResult, 'refs'> & { id?: string };
 
 export function encodeWalk(result: WalkResult, ids?: WalkIds): string {
   const base = ids?.base;
@@ -61,10 +65,10 @@ export function encodeWalk(result: WalkResult, ids?: WalkIds): string {
 
 /**
  * The walk's result; `base`: the lines of the walk its copies are of (the last this side held
- * of the frame), or none. The refs shown are those of its lines, in order.
+ * of the frame), or none.
  */
 export function decodeWalk(text: string, base?: { id: string; lines: WalkLine[] }): DecodedWalk {
-  const result: DecodedWalk = { lines: [], nextRef: 0, refs: [] };
+  const result: DecodedWalk = { lines: [], nextRef: 0 };
   for (const row of text.split('\n')) {
     const fields = row.split('\t');
     switch (fields[0]) {
@@ -99,7 +103,5 @@ export function decodeWalk(text: string, base?: { id: string; lines: WalkLine[] 
         throw new Error(`a walk's result has a line of no known kind: ${JSON.stringify(row.slice(0, 40))}`);
     }
   }
-  for (const line of result.lines)
-    if (line.r !== undefined) result.refs.push([line.r, line.t?.[0] ?? '', line.t?.[1] ?? '']);
   return result;
 }

@@ -46,6 +46,8 @@ export class ChangeMarks {
   everything = false;
   /** A state a style rule may read moved (hover, focus, a value, a toggle). */
   stateMoved = false;
+  /** Nodes were taken out (an element a ref stands for may be gone). */
+  removed = false;
   /** Whether a style rule reads siblings or places (sheet-rules.ts): a change reaches its parent's other children. */
   siblingRules = () => false;
 
@@ -101,6 +103,7 @@ export class ChangeMarks {
     this.children = [];
     this.everything = false;
     this.stateMoved = false;
+    this.removed = false;
     if (!this.watching) this.observe();
     this.shadows = this.shadows.filter((root) => root.host.isConnected);
     const added = this.added.filter((el) => el.isConnected);
@@ -227,6 +230,7 @@ export class ChangeMarks {
   private read(records: MutationRecord[]): void {
     if (this.everything) return;
     for (const record of records) {
+      if (record.removedNodes.length > 0) this.removed = true;
       const target = record.target;
       const el = target instanceof ShadowRoot ? target.host : target instanceof Element ? target : target.parentElement;
       if (!el) return this.giveUp(); // the document itself

@@ -46,11 +46,11 @@ interface InstalledWalker {
 }
 
 /**
- * A walk line as this side holds it, with its snapshot line, made once: a diff's walk sends most
- * lines as copies of the last walk's (a property, not a WeakMap: a set per line costs a whole
- * snapshot of a big page milliseconds).
+ * A walk line as this side holds it, with its snapshot line and its ref's entry, made once: a
+ * diff's walk sends most lines as copies of the last walk's (a property, not a WeakMap: a set per
+ * line costs a whole snapshot of a big page milliseconds).
  */
-type HeldLine = WalkLine & { said?: SnapshotLine };
+type HeldLine = WalkLine & { said?: SnapshotLine; ref?: AgentRef };
 
 /** Longest text line (a paragraph is cut to this, marked with …). */
 const TEXT_MAX = 100;
@@ -163,7 +163,12 @@ export class AgentEngine implements SnapshotEngine {
       nextRef = Math.max(nextRef, result.nextRef);
       this.#counters.set(context.tab, nextRef);
       if (frame === page.mainFrame()) title = result.title;
-      for (const [ref, role, name] of result.refs) refs.set(ref, { role, name, nth: 0, frame });
+      for (const line of result.lines) {
+        if (line.r === undefined) continue;
+        const held = line as HeldLine;
+        if (held.ref?.frame !== frame) held.ref = { role: line.t?.[0] ?? '', name: line.t?.[1] ?? '', nth: 0, frame };
+        refs.set(line.r, held.ref);
+      }
       const children = await this.#childFrames(frame, result.lines);
       const out: SnapshotLine[] = [];
       for (const line of dropSaidTwice(dropEmptyContainers(result.lines))) {

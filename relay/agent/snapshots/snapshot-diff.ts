@@ -29,12 +29,13 @@ const GONE_SHOWN = 6;
  * What went, said briefly: a line that went with everything under it is shown alone, with a count
  * of what went under it (a list the page replaced by a message view is one line, not every row);
  * past GONE_SHOWN lines, the rest is a count and the refs' range. A gone ref is refused as stale
- * either way: the agent needs to know that it went, not every line of it.
+ * either way: the agent needs to know that it went, not every line of it. `within`: where lines
+ * can have gone (between the lines both snapshots share).
  */
-function foldGone(before: SnapshotLine[], gone: boolean[]): SnapshotLine[] {
+function foldGone(before: SnapshotLine[], gone: boolean[], within: { from: number; to: number }): SnapshotLine[] {
   const shown: SnapshotLine[] = [];
   const rest: SnapshotLine[] = [];
-  for (let i = 0; i < before.length; i++) {
+  for (let i = within.from; i < within.to; i++) {
     if (!gone[i]) continue;
     const line = before[i]!;
     let end = i + 1;
@@ -161,7 +162,8 @@ export function diffSnapshots(
   let changed = 0;
   const kept = new Set<string>();
   const moved = reordered(before, after, inBefore, inAfter) ? reorders(before, after) : new Map<number, never>();
-  for (const [i, line] of after.entries()) {
+  for (let i = 0; i < after.length; i++) {
+    const line = after[i]!;
     // A reordered list is said at its own line, after that line's mark; the top's before its first child.
     const reordered = moved.get(i);
     if (reordered?.top) {
@@ -197,16 +199,9 @@ export function diffSnapshots(
       changed++;
     }
   }
-  let removed = 0;
-  const gone: boolean[] = before.map((line, i) => {
-    if (i < inBefore.from || i >= inBefore.to) return false;
-    const text = renderLine(line);
-    const went = line.ref ? !kept.has(line.ref) : (oldPlain.get(text) ?? 0) > 0;
-    if (went && !line.ref) oldPlain.set(text, oldPlain.get(text)! - 1);
-    if (went) removed++;
-    return went;
-  });
-  const shownGone = foldGone(before, gone);
+  const gone = wentOf(before, inBefore, kept, oldPlain);
+  const removed = gone.filter(Boolean).length;
+  const shownGone = foldGone(before, gone, inBefore);
   const base = [...marked.map((m) => m.line), ...shownGone].reduce((least, l) => Math.min(least, l.depth), Infinity);
   const refs = marked.flatMap((m) => (m.mark !== '-' && m.line.ref ? [m.line.ref] : []));
   return {
@@ -219,6 +214,27 @@ export function diffSnapshots(
     changed,
     refs,
   };
+}
+
+/**
+ * Which lines of `before` went: only those between the shared top and bottom can have (a ref
+ * no longer shown; a plain line more times than it is now). `oldPlain` is counted down.
+ */
+function wentOf(
+  before: SnapshotLine[],
+  within: { from: number; to: number },
+  kept: Set<string>,
+  oldPlain: Map<string, number>,
+): boolean[] {
+  const gone: boolean[] = [];
+  for (let i = within.from; i < within.to; i++) {
+    const line = before[i]!;
+    const text = renderLine(line);
+    const went = line.ref ? !kept.has(line.ref) : (oldPlain.get(text) ?? 0) > 0;
+    if (went && !line.ref) oldPlain.set(text, oldPlain.get(text)! - 1);
+    gone[i] = went;
+  }
+  return gone;
 }
 
 /** How many lines at the top and at the bottom both snapshots share as the same objects. */
