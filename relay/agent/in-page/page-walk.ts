@@ -136,18 +136,14 @@ class Walk {
   done(): WalkResult {
     this.flush();
     const lines: WalkLine[] = [];
-    const shown: Array<[string, string, string]> = [];
     const flat = (items: Array<WalkLine | Segment>) => {
       for (const item of items) {
         if (isSegment(item)) flat(item.items);
-        else {
-          lines.push(item);
-          if (item.r !== undefined && item.t) shown.push([item.r, item.t[0], item.t[1]]);
-        }
+        else lines.push(item);
       }
     };
     flat(this.top);
-    return { lines, nextRef: this.counter.next, refs: shown };
+    return { lines, nextRef: this.counter.next };
   }
 
   private flush(): void {

@@ -163,7 +163,7 @@ function walkRequest(
   walk: PageWalk['walk'],
 ): string {
   const root = req.selector ? document.querySelector(req.selector) : (document.body ?? document.documentElement);
-  if (!root) return encodeWalk({ lines: [], nextRef: req.nextRef, refs: [], missing: true });
+  if (!root) return encodeWalk({ lines: [], nextRef: req.nextRef, missing: true });
   // A walk of the whole frame keeps its parts for the next (and a diff's walk takes those
   // nothing changed); a part's walk (a selector) does not.
   let reuse = req.selector ? undefined : reuses.get(reg);

@@ -284,7 +284,6 @@ export class RefHeirs {
       line.s = line.s.replace(`[${line.r}]`, `[${old}]`);
       line.r = old;
     }
-    for (const shown of result.refs) shown[0] = taken.get(shown[0]) ?? shown[0];
   };
 
   /**

@@ -32,12 +32,8 @@ export interface WalkIds {
   base?: string;
 }
 
-/**
- * What a decoded walk says: its lines (the refs shown are those of its lines, read from them:
- * a tuple a ref would cost a diff of a big page milliseconds), and its id, when it is a walk the
- * next may copy from.
- */
-export type DecodedWalk = Omit<WalkResult, 'refs'> & { id?: string };
+/** What a decoded walk says beside its result: its id, when it is a walk the next may copy from. */
+export type DecodedWalk = WalkResult & { id?: string };
 
 export function encodeWalk(result: WalkResult, ids?: WalkIds): string {
   const base = ids?.base;

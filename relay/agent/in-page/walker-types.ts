@@ -95,9 +95,8 @@ export type InPageRequest =
 /** What a walk answers (as a JSON string). */
 export interface WalkResult {
   lines: WalkLine[];
+  /** The next ref number. The refs shown are those of the lines (each with its role and name: `t`). */
   nextRef: number;
-  /** The refs shown, with their role and name (the fingerprint a later action checks). */
-  refs: Array<[string, string, string]>;
   /** With `selector`: nothing matched it. */
   missing?: true;
   /** The document's title when the walk read it: the answer's page title, without a call of its own. */
