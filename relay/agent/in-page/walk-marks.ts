@@ -112,7 +112,7 @@ export class ChangeMarks {
     this.newShadows = [];
     if (whole) {
       this.readers = readersById([document, ...this.shadows]);
-      this.undefinedEls = [...document.querySelectorAll(':not(:defined)')];
+      this.undefinedEls = [...document.querySelectorAll(UNDEFINED)];
     } else {
       readersById([...added, ...newShadows], this.readers);
       const since = added.flatMap((el) => [...(el.matches(UNDEFINED) ? [el] : []), ...el.querySelectorAll(UNDEFINED)]);
