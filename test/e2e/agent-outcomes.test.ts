@@ -142,6 +142,22 @@ describe.each([
     expect(said.stdout).toBe(`clicked ${back}\n~ 5 texts changed: another view\n`);
   });
 
+  it('values written again in place are said, however many; a live list says a few of what it announced', async () => {
+    const loaded = await navigate('/totals');
+    const recalculated = await act({ kind: 'click', ref: refOf(loaded, 'button', 'Recalculate') });
+    expect([recalculated.changed, recalculated.changedMore, recalculated.changedView]).toEqual([
+      ['Subtotal: £20.00', 'Tax: £4.00', 'Shipping: £3.00'],
+      1,
+      undefined,
+    ]);
+    const found = await act({ kind: 'click', ref: refOf(loaded, 'button', 'Search') });
+    expect([found.changed, found.changedMore, found.changedView]).toEqual([
+      ['Result 0', 'Result 1', 'Result 2'],
+      9,
+      true,
+    ]);
+  });
+
   it('an alert that appears after a click on the same document is in the diff and in a brief view', async () => {
     const loaded = await navigate('/sign-in');
     expect(loaded.snapshot.snapshot).not.toContain('alert');

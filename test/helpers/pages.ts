@@ -69,6 +69,21 @@ const PAGES: Record<string, (port: number) => string> = {
           '</table>';
       }
     </script>`,
+  // Four values a button writes again in place (no view taken out), and a live list a button
+  // fills with twelve results.
+  '/totals': () => `<!doctype html><title>Totals</title><main><h1>Your order</h1>
+    <p>Subtotal: <span>£10.00</span></p><p>Tax: <span>£2.00</span></p><p>Shipping: <span>£1.00</span></p>
+    <p>Total: <span>£13.00</span></p><button onclick="more()">Recalculate</button>
+    <button onclick="search()">Search</button><ul aria-live="polite" id="results"></ul></main>
+    <script>
+      function more() {
+        const values = ['£20.00', '£4.00', '£3.00', '£27.00'];
+        document.querySelectorAll('p span').forEach((span, i) => (span.textContent = values[i]));
+      }
+      function search() {
+        document.getElementById('results').innerHTML = Array.from({ length: 12 }, (_, i) => '<li>Result ' + i + '</li>').join('');
+      }
+    </script>`,
   '/form': () => `<!doctype html><title>form</title>
     <label>Name <input id="name" name="name"></label>
     <label><input id="agree" type="checkbox"> I agree</label>

@@ -30,8 +30,9 @@ const WORDS_MAX = 100;
 /** More texts appeared than this: the view changed, and none of them is said (their count is). */
 const VIEW_MIN = 8;
 /**
- * As many places appeared and as many texts went for good as this: the action swapped one view
- * for another (a mail's page for the inbox, one tab's panel for the next); the first few words of
+ * As many places appeared in elements put in, and as many texts went for good with elements
+ * taken out: the action swapped one view for
+ * another (a mail's page for the inbox, one tab's panel for the next); the first few words of
  * the new view in page order would be arbitrary, so a count says it, and a look shows it.
  */
 const SWAP_MIN = 4;
@@ -85,46 +86,92 @@ function eachText(node: Node, seen: (text: Text) => void): void {
   for (let c = node.firstChild; c; c = c.nextSibling) eachText(c, seen);
 }
 
+/** What the records say: the texts that went (by words) and those that came. */
+interface Traffic {
+  went: Map<string, number>;
+  came: Set<Text>;
+  /** Of those, the texts that went inside an element taken out (a view's), by words. */
+  wentWithElements: Map<string, number>;
+  /** The texts that came inside an element put in (a new view's, not a value written in place). */
+  cameWithElements: Set<Text>;
+}
+
+function trafficOf(watch: ChangeWatch): Traffic {
+  const t: Traffic = {
+    went: new Map(),
+    came: new Set(),
+    wentWithElements: new Map(),
+    cameWithElements: new Set(),
+  };
+  const gone = (text: string | null, withElement: boolean) => {
+    const words = squash(text ?? '');
+    if (!words) return;
+    t.went.set(words, (t.went.get(words) ?? 0) + 1);
+    if (!withElement) return;
+    t.wentWithElements.set(words, (t.wentWithElements.get(words) ?? 0) + 1);
+  };
+  for (const record of watch.records) {
+    if (record.type === 'characterData') {
+      gone(record.oldValue, false);
+      if (record.target.nodeType === Node.TEXT_NODE) t.came.add(record.target as Text);
+      continue;
+    }
+    record.removedNodes.forEach((node) => {
+      const withElement = node.nodeType === Node.ELEMENT_NODE;
+      eachText(node, (text) => gone(text.nodeValue, withElement));
+    });
+    record.addedNodes.forEach((node) => {
+      const withElement = node.nodeType === Node.ELEMENT_NODE;
+      eachText(node, (text) => {
+        t.came.add(text);
+        if (withElement) t.cameWithElements.add(text);
+      });
+    });
+  }
+  return t;
+}
+
+/** A count's step down in a map of counts; whether there was one to take. */
+function takeOne(counts: Map<string, number>, words: string): boolean {
+  const left = counts.get(words);
+  if (!left) return false;
+  counts.set(words, left - 1);
+  return true;
+}
+
 /**
  * Ends the watch and says what appeared: the words of each block (up to BLOCKS_MAX) holding a
  * text that is in the page now, shown, and not one of the texts that went (a re-render writes the
- * same words again).
+ * same words again); what the page announces (a status, an alert) up to BLOCKS_MAX more.
  */
 export function changedWords(watch: ChangeWatch, rules: UnseenRules): ChangedWords {
   if (watch.seen > RECORDS_MAX) return { words: [], more: watch.seen, view: true };
-  const went = new Map<string, number>();
-  const gone = (text: string | null) => {
-    const words = squash(text ?? '');
-    if (words) went.set(words, (went.get(words) ?? 0) + 1);
-  };
-  const came = new Set<Text>();
-  for (const record of watch.records) {
-    if (record.type === 'characterData') {
-      gone(record.oldValue);
-      if (record.target.nodeType === Node.TEXT_NODE) came.add(record.target as Text);
-      continue;
-    }
-    record.removedNodes.forEach((node) => eachText(node, (text) => gone(text.nodeValue)));
-    record.addedNodes.forEach((node) => eachText(node, (text) => came.add(text)));
-  }
+  const { went, came, wentWithElements, cameWithElements } = trafficOf(watch);
   const out: string[] = [];
   const blocks: Element[] = [];
+  /** Whether each block said was announced by the page, and whether it came in an element put in. */
+  const announced: boolean[] = [];
+  let told = 0;
+  let newPlaces = 0;
   // Lines that appeared past the blocks said (a row once, whatever its cells): the answer counts
   // them, so an agent knows it did not see all.
   const more = new Set<Element>();
   for (const text of came) {
     const words = squash(text.nodeValue ?? '');
     if (!words || !text.isConnected) continue;
-    const again = went.get(words);
-    if (again) {
-      went.set(words, again - 1);
+    if (takeOne(went, words)) {
+      takeOne(wentWithElements, words);
       continue;
     }
-    // What the page announces is said past the bound too (a toast after the rows that came).
-    if (out.length >= BLOCKS_MAX && !text.parentElement?.closest(ANNOUNCED)) {
+    const said = !!text.parentElement?.closest(ANNOUNCED);
+    // What the page announces is said past the bound too (a toast after the rows that came), up to a bound of its own.
+    if (out.length >= BLOCKS_MAX && !(said && told < BLOCKS_MAX)) {
       const at = text.parentElement;
-      if (at && !blocks.some((b) => b.contains(text)) && !at.closest(DOES) && shownText(at, rules))
-        more.add(at.closest(LINE) ?? at);
+      if (at && !blocks.some((b) => b.contains(text)) && !at.closest(DOES) && shownText(at, rules)) {
+        const line = at.closest(LINE) ?? at;
+        if (!more.has(line) && cameWithElements.has(text)) newPlaces++;
+        more.add(line);
+      }
       continue;
     }
     const block = blockOf(text, rules);
@@ -132,16 +179,20 @@ export function changedWords(watch: ChangeWatch, rules: UnseenRules): ChangedWor
     if (!block.el.checkVisibility({ visibilityProperty: true })) continue;
     blocks.push(block.el);
     out.push(block.words);
+    announced.push(said);
+    if (said) told++;
+    if (cameWithElements.has(text)) newPlaces++;
   }
-  // That many, or a view that went for the one that came: the action switched the view (an inbox
-  // back, another tab's panel): a look says it, not a few of its words — only what the page
-  // announced (a status, an alert: "Archived") is said even then.
+  // That many, or a view taken out for one put in (an inbox back, another tab's panel): the action
+  // switched the view, and a look says it, not a few of its words — only what the page announced
+  // (a status, an alert: "Archived") is said even then. Values written in place are no new view.
   const places = out.length + more.size;
-  let wentForGood = 0;
-  for (const left of went.values()) wentForGood += left;
-  if (places <= VIEW_MIN && (places < SWAP_MIN || wentForGood < SWAP_MIN)) return { words: out, more: more.size };
-  const told = out.filter((_, i) => blocks[i]!.closest(ANNOUNCED));
-  return { words: told, more: places - told.length, view: true };
+  let goneForGood = 0;
+  for (const left of wentWithElements.values()) goneForGood += left;
+  const swapped = newPlaces >= SWAP_MIN && goneForGood >= SWAP_MIN;
+  if (places <= VIEW_MIN && !swapped) return { words: out, more: more.size };
+  const words = out.filter((_, i) => announced[i]);
+  return { words, more: places - words.length, view: true };
 }
 
 /** What `changes` answers: the words said, how many more texts appeared, and whether the view changed whole. */

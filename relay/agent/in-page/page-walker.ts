@@ -164,22 +164,21 @@ function walkRequest(
 ): string {
   const root = req.selector ? document.querySelector(req.selector) : (document.body ?? document.documentElement);
   if (!root) return encodeWalk({ lines: [], nextRef: req.nextRef, missing: true });
-  // A walk of the whole frame keeps its parts for the next (and a diff's walk takes those
-  // nothing changed); a part's walk (a selector) does not.
-  let reuse = req.selector ? undefined : reuses.get(reg);
-  if (!reuse && !req.selector) reuses.set(reg, (reuse = new WalkReuse()));
-  reuse?.begin(req.reuse === true, `${req.textMax} ${req.seeAll ? 'all' : 'seen'}`);
   // Refs whose element is gone: a rebuilt element the same to a person takes one (refFor);
   // the rest can only be stale now, and are forgotten.
-  refs.beginWalk(reuse?.noneGone ?? false);
+  refs.beginWalk();
   try {
+    // A walk of the whole frame keeps its parts for the next (and a diff's walk takes those
+    // nothing changed); a part's walk (a selector) does not.
+    let reuse = req.selector ? undefined : reuses.get(reg);
+    if (!reuse && !req.selector) reuses.set(reg, (reuse = new WalkReuse()));
+    reuse?.begin(req.reuse === true, `${req.textMax} ${req.seeAll ? 'all' : 'seen'}`);
     let result = walk(root, req.nextRef, req.textMax, reuse);
     // Never the wrong element: every ref shown still stands for the element its line was
     // written for; were one not to, the walk is done again whole. (That the element's role and
     // name are still those shown, an action checks again: `resolve`.)
     if (reuse?.reused && result.lines.some((l) => l.r !== undefined && reg.byId.get(l.r)?.el !== l.e)) {
       reuse.forget();
-      refs.beginWalk();
       result = walk(root, result.nextRef, req.textMax, reuse);
     }
     // Not in a `finally`: a walk that threw leaves its marks for the next one.

@@ -338,13 +338,9 @@ export class RefHeirs {
     return heir;
   }
 
-  /**
-   * A walk begins: refs whose element is gone may go to a rebuilt element the same to a person
-   * (refFor); the rest are forgotten. `noneGone`: the page took out nothing since the last walk
-   * (its marks say so): no ref's element can be gone, and the registry is not looked through.
-   */
-  readonly beginWalk = (noneGone = false): void => {
-    const orphans: Orphans = noneGone ? new Map() : this.takeOrphans();
+  /** A walk begins: refs whose element is gone may go to a rebuilt element the same to a person (refFor); the rest are forgotten. */
+  readonly beginWalk = (): void => {
+    const orphans = this.takeOrphans();
     this.heirs = orphans.size > 0 ? { orphans, groups: new Map(), fresh: new Map() } : undefined;
     this.places = new Map();
   };

@@ -46,8 +46,6 @@ export class ChangeMarks {
   everything = false;
   /** A state a style rule may read moved (hover, focus, a value, a toggle). */
   stateMoved = false;
-  /** Nodes were taken out (an element a ref stands for may be gone). */
-  removed = false;
   /** Whether a style rule reads siblings or places (sheet-rules.ts): a change reaches its parent's other children. */
   siblingRules = () => false;
 
@@ -57,7 +55,7 @@ export class ChangeMarks {
   private children: MutationRecord[] = [];
   private readonly controls = new Map<Element, string>();
   private shadows: ShadowRoot[] = [];
-  private readonly observed = new WeakSet<ShadowRoot>();
+  private observed = new WeakSet<ShadowRoot>();
   /** Who names itself by which id (aria-labelledby and the like), read once per walk. */
   private readers = new Map<string, Element[]>();
   private undefinedEls: Element[] = [];
@@ -103,8 +101,9 @@ export class ChangeMarks {
     this.children = [];
     this.everything = false;
     this.stateMoved = false;
-    this.removed = false;
     if (!this.watching) this.observe();
+    // A root dropped here is watched again when a walk goes into it again.
+    for (const root of this.shadows) if (!root.host.isConnected) this.observed.delete(root);
     this.shadows = this.shadows.filter((root) => root.host.isConnected);
     const added = this.added.filter((el) => el.isConnected);
     const newShadows = this.newShadows.filter((root) => root.host.isConnected);
@@ -158,6 +157,7 @@ export class ChangeMarks {
     this.listening.abort();
     this.controls.clear();
     this.shadows = [];
+    this.observed = new WeakSet();
     this.readers = new Map();
     this.undefinedEls = [];
     this.added = [];
@@ -230,7 +230,6 @@ export class ChangeMarks {
   private read(records: MutationRecord[]): void {
     if (this.everything) return;
     for (const record of records) {
-      if (record.removedNodes.length > 0) this.removed = true;
       const target = record.target;
       const el = target instanceof ShadowRoot ? target.host : target instanceof Element ? target : target.parentElement;
       if (!el) return this.giveUp(); // the document itself

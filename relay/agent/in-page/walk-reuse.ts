@@ -83,14 +83,6 @@ export class WalkReuse {
     this.params = params;
   }
 
-  /**
-   * Whether this walk reuses and the page took nothing out since the last walk: every element
-   * a ref stood for then is in the page still (each is in the document or a shadow root marks watch).
-   */
-  get noneGone(): boolean {
-    return this.active && !this.marks.removed;
-  }
-
   /** The walk is to be done again whole (a ref shown no longer stood for its line's element). */
   forget(): void {
     this.active = false;
