@@ -12,8 +12,8 @@
 // on the element the snapshot showed or nowhere.
 //
 // A diff's walk reuses what did not change in the page (walk-reuse.ts), and the lines the last
-// walk wrote too come as copies of the lines held here per frame (walk-codec.ts). Kept whole
-// (under the 400-line cap): a walk, its frames and its refs read in one place.
+// walk wrote too come as copies of the lines held here per frame (walk-codec.ts). A snapshot's
+// refs and how one is resolved: agent-refs.ts.
 
 import { randomBytes } from 'node:crypto';
 import type { Frame, JSHandle, Page } from 'playwright-core';
@@ -28,16 +28,8 @@ import { dropEmptyContainers, dropSaidTwice } from './walk-lines';
 import { lendListenerReader, listClickListeners } from './listener-reader';
 import { keepWalker, takeWalkerBack, unkeepWalker, type FrameWalker } from './walker-rest';
 import { flagged } from '../../operations/instruction-lines';
-import type {
-  ActTarget,
-  EngineSnapshot,
-  LabelBox,
-  RefIndex,
-  RefInfo,
-  SnapshotContext,
-  SnapshotEngine,
-  SnapshotLine,
-} from './snapshot-engine';
+import type { EngineSnapshot, SnapshotContext, SnapshotEngine, SnapshotLine } from './snapshot-engine';
+import { AgentRefs, GONE, type AgentRef } from './agent-refs';
 
 /** A frame's walker (dist/in-page/walker.js, from in-page/page-walker.ts) with its ref registry, as the page holds it. */
 interface InstalledWalker {
@@ -63,76 +55,8 @@ const REF_CHECK_MS = 10_000;
  */
 const CHILD_FRAME_MS = 2_000;
 
-interface AgentRef extends RefInfo {
-  frame: Frame;
-}
-
-/** Errors that mean the frame's document (and with it our registry) is gone. */
-const GONE =
-  /Execution context was destroyed|Cannot find context|JSHandle is disposed|Target (page, context or browser )?(has been )?closed|frame (was|got) detached|has been detached/i;
 /** Errors of a handle whose debugger session went (a rest), its document still there. */
 const SESSION_GONE = /Could not find object with given id|Execution context was destroyed|Cannot find context/i;
-
-class AgentRefs implements RefIndex {
-  constructor(
-    private readonly engine: AgentEngine,
-    readonly refs: Map<string, AgentRef>,
-    /** iframe ref → the frame inside it, for `frame=`. */
-    readonly frames: Map<string, Frame>,
-    /** Every ref below this number was handed out in this tab before. */
-    readonly nextRef: number,
-  ) {}
-
-  get size(): number {
-    return this.refs.size;
-  }
-
-  get(ref: string): RefInfo | undefined {
-    const entry = this.refs.get(ref);
-    return entry && { role: entry.role, name: entry.name, nth: 0 };
-  }
-
-  *entries(): IterableIterator<[string, RefInfo]> {
-    for (const [ref, { role, name }] of this.refs) yield [ref, { role, name, nth: 0 }];
-  }
-
-  async resolve(_page: Page, ref: string): Promise<ActTarget> {
-    const entry = this.refs.get(ref);
-    if (!entry) {
-      const number = Number(ref.slice(1));
-      if (number < this.nextRef) throw new ClawdError('ref_stale', `ref ${ref} is stale: take a new snapshot`);
-      throw new ClawdError(
-        'ref_unknown',
-        `unknown ref ${ref}: the last snapshot of this tab has ${this.refs.size} refs; use one of them, or take a new snapshot`,
-      );
-    }
-    const found = await this.engine
-      .call(entry.frame, { kind: 'resolve', ref }, 'handle', `ref ${ref}`)
-      .catch((error: unknown) => {
-        if (error instanceof Error && GONE.test(error.message)) return undefined;
-        throw error;
-      });
-    const element = found?.asElement();
-    if (!element) {
-      await found?.dispose();
-      throw new ClawdError('ref_stale', `ref ${ref} is stale: take a new snapshot`);
-    }
-    return element;
-  }
-
-  keep(): Promise<void> {
-    return this.engine.keep(new Set([...this.refs.values()].map((entry) => entry.frame)));
-  }
-
-  async labelBoxes(page: Page): Promise<LabelBox[]> {
-    const main = page.mainFrame();
-    const refs = [...this.refs].filter(([, e]) => e.frame === main).map(([ref]) => ref);
-    const boxes = (await this.engine.call(main, { kind: 'boxes', refs }, 'value', 'labels')) as Array<
-      [string, number, number, number, number]
-    >;
-    return boxes.map(([label, x, y, width, height]) => ({ label, box: { x, y, width, height } }));
-  }
-}
 
 export class AgentEngine implements SnapshotEngine {
   // One registry per frame document; replaced when the frame navigates (the old one is gone).
@@ -163,12 +87,10 @@ export class AgentEngine implements SnapshotEngine {
       nextRef = Math.max(nextRef, result.nextRef);
       this.#counters.set(context.tab, nextRef);
       if (frame === page.mainFrame()) title = result.title;
-      for (const line of result.lines) {
-        if (line.r === undefined) continue;
-        const held = line as HeldLine;
-        if (held.ref?.frame !== frame) held.ref = { role: line.t?.[0] ?? '', name: line.t?.[1] ?? '', nth: 0, frame };
-        refs.set(line.r, held.ref);
-      }
+      // A held line's walk is of this frame's document (a registry is one document's): its entry is made once.
+      for (const line of result.lines as HeldLine[])
+        if (line.r)
+          refs.set(line.r, (line.ref ??= { role: line.t?.[0] ?? '', name: line.t?.[1] ?? '', nth: 0, frame }));
       const children = await this.#childFrames(frame, result.lines);
       const out: SnapshotLine[] = [];
       for (const line of dropSaidTwice(dropEmptyContainers(result.lines))) {
