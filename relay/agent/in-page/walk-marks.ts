@@ -115,7 +115,10 @@ export class ChangeMarks {
     } else {
       readersById([...added, ...newShadows], this.readers);
       const since = added.flatMap((el) => [...(el.matches(UNDEFINED) ? [el] : []), ...el.querySelectorAll(UNDEFINED)]);
-      this.undefinedEls = [...this.undefinedEls.filter((el) => el.isConnected && el.matches(UNDEFINED)), ...since];
+      // A Set: an element moved, or added inside one added, is found twice.
+      this.undefinedEls = [
+        ...new Set([...this.undefinedEls.filter((el) => el.isConnected && el.matches(UNDEFINED)), ...since]),
+      ];
     }
     if (this.undefinedEls.length > UNDEFINED_MAX) {
       this.undefinedEls = [];
