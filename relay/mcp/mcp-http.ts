@@ -2,14 +2,15 @@
 // initialize request without a session id opens a session (its own McpServer and transport), the
 // `Mcp-Session-Id` header carries it after that, DELETE ends it. The route sits behind the same
 // Host, Origin and token guards as every other route of the control API; its tools run the
-// operations in this process (no loopback HTTP to itself).
+// operations in this process (no loopback HTTP to itself). The MCP SDK is loaded at the first
+// session, not with the server: it is ~25 MB of resident memory (the SDK, its JSON-schema
+// validator) that a `clawd serve` nobody speaks MCP to never needs.
 
 import { randomUUID } from 'node:crypto';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ClawdError } from '../errors';
 import type { Invoker } from '../operations/control-client';
-import { createMcpServer } from './mcp-server';
 
 interface Session {
   server: Server;
@@ -37,8 +38,12 @@ export class McpHttpSessions {
     }
     if (this.#sessions.size >= MAX_SESSIONS)
       throw new ClawdError('too_many_clients', `already ${MAX_SESSIONS} MCP sessions; end one (DELETE /mcp) first`);
+    const [{ WebStandardStreamableHTTPServerTransport: Transport }, { createMcpServer }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+      import('./mcp-server'),
+    ]);
     const server = createMcpServer(this.invoker, profile);
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+    const transport: WebStandardStreamableHTTPServerTransport = new Transport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,
       onsessioninitialized: (sessionId) => void this.#sessions.set(sessionId, { server, transport }),

@@ -22,6 +22,8 @@ interface Specifier {
   name: string;
   /** `import type …`: gone after the build, so a package it names need not ship. */
   typeOnly: boolean;
+  /** `import('…')`: loaded when that line runs, not with the module. */
+  dynamic?: boolean;
 }
 
 /** What a module's text imports: static imports and re-exports, and `import('…')` with a literal. */
@@ -30,7 +32,11 @@ export function specifiersIn(text: string): Specifier[] {
     name: m[2]!,
     typeOnly: /^\s*type\b/.test(m[1]!),
   }));
-  const dynamic = [...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map((m) => ({ name: m[1]!, typeOnly: false }));
+  const dynamic = [...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map((m) => ({
+    name: m[1]!,
+    typeOnly: false,
+    dynamic: true,
+  }));
   return [...statics, ...dynamic];
 }
 
@@ -206,5 +212,25 @@ describe('the import graph', () => {
         : [],
     );
     expect(crossing).toEqual([]);
+  });
+
+  it('loads the MCP SDK only when an MCP session opens, not with `clawd serve`', () => {
+    // ~25 MB of resident memory (the SDK and its JSON-schema validator) a server nobody speaks MCP to never needs.
+    const loaded = new Set<string>();
+    const load = (file: string): void => {
+      if (loaded.has(file) || !texts.has(file)) return;
+      loaded.add(file);
+      for (const s of specifiersIn(texts.get(file)!))
+        if (!s.typeOnly && !s.dynamic && s.name.startsWith('.'))
+          load(path.join(path.dirname(file), /\.(ts|json)$/.test(s.name) ? s.name : `${s.name}.ts`));
+    };
+    load('relay/server.ts');
+    expect(loaded.has('relay/control/control-app.ts')).toBe(true);
+    const sdk = [...loaded].filter((file) =>
+      specifiersIn(texts.get(file)!).some(
+        (s) => !s.typeOnly && !s.dynamic && s.name.startsWith('@modelcontextprotocol/'),
+      ),
+    );
+    expect(sdk).toEqual([]);
   });
 });
