@@ -59,9 +59,10 @@ export function extensionFrames(parts: FrameParts): PresenceHandlers {
       if (!tab) return;
       if (frame.method.startsWith('Page.download') && frame.sessionId === undefined)
         parts.downloads().tabEvent(frame.method, frame.params ?? {});
-      const arrival = parts.commands().arrived(tab, frame);
-      if (UNFENCED_EVENTS.has(frame.method)) parts.commands().deliver(tab, frame, arrival);
-      else tab.fence.push(() => parts.commands().deliver(tab, frame, arrival));
+      const events = parts.commands().events;
+      const arrival = events.arrived(tab, frame);
+      if (UNFENCED_EVENTS.has(frame.method)) events.deliver(tab, frame, arrival);
+      else tab.fence.push(() => events.deliver(tab, frame, arrival));
     },
     tabAttached: (link, frame) => {
       const record = parts.roster().register(link, frame.tab);

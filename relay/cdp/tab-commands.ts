@@ -1,4 +1,4 @@
-// Commands on a page or child session, and the events coming back from the tab. Most commands
+// Commands on a page or child session (the events coming back are tab-events.ts'). Most commands
 // go straight to the tab link; the few that change per-client state are recorded in the
 // debuggee's state so each client sees what it would see alone on a real Chrome: its own
 // Runtime contexts and child targets (replayed for a late-comer), events only for the domains
@@ -8,15 +8,15 @@
 // debuggee state; the state itself is debuggee-state.ts.
 
 import type { Protocol } from 'devtools-protocol';
-import type { EventFrame } from '../../shared/protocol';
 import { ClawdError } from '../errors';
 import type { Logger } from '../log';
 import { paramsOf, type CommandParams } from './cdp-types';
-import { forward, say } from './client-events';
-import { carriesCookies, cookieEventShown, cookiesToSet, readsCookies, visibleCookieResult } from './cookie-rules';
+import { say } from './client-events';
+import { cookiesToSet, readsCookies, visibleCookieResult } from './cookie-rules';
 import type { CdpCommand } from './client-session';
 import { streamCommand, type DebuggeeState, type Released } from './debuggee-state';
 import { isSetup } from './setup-log';
+import { TabEvents } from './tab-events';
 import type { SessionTable, Subscription } from './session-table';
 import type { TabLink } from './tab-link';
 import type { TabRecord } from './target-registry';
@@ -42,19 +42,6 @@ export function autoAttachParams(
   return { ...latest, waitForDebuggerOnStart: state.pausesNewTargets() };
 }
 
-/** Messages Chrome keeps and says again to a fresh session (after a rest), by where their time is. */
-const KEPT_MESSAGES: Readonly<Record<string, (params: Record<string, unknown>) => unknown>> = {
-  'Runtime.consoleAPICalled': (p) => p.timestamp,
-  'Runtime.exceptionThrown': (p) => p.timestamp,
-  'Log.entryAdded': (p) => (p.entry as { timestamp?: unknown } | undefined)?.timestamp,
-};
-
-/** Whether an event is a message clients were shown before the tab's rest, said again by its fresh session. */
-function saidAgain(tab: TabRecord, frame: EventFrame): boolean {
-  const time = tab.seenUpTo !== undefined ? KEPT_MESSAGES[frame.method]?.(frame.params ?? {}) : undefined;
-  return typeof time === 'number' && time <= (tab.seenUpTo ?? 0);
-}
-
 /** Sends a command to the tab for one subscription; `then` sees the result before the answer goes out. */
 type Forward = (method: string, params: Record<string, unknown>, then?: (result: unknown) => void) => void;
 
@@ -71,10 +58,15 @@ export class TabCommands {
     /** A client's navigation went to the tab (the action log). */
     private readonly navigated: (sub: Subscription, url: string) => void = () => {},
     /** Whether a client is shown no cookie in events (the person asks before raw clients read them). */
-    private readonly cookiesAskedOf: (client: Subscription['client']) => boolean = () => false,
+    cookiesAskedOf: (client: Subscription['client']) => boolean = () => false,
     /** A client's word to run a tab's page: true when it let a held pop-up go (held-tabs.ts), nothing to forward. */
     private readonly run: (client: Subscription['client'], tab: TabRecord) => boolean = () => false,
-  ) {}
+  ) {
+    this.events = new TabEvents(table, log, policy, cookiesAskedOf);
+  }
+
+  /** The events coming back from the tabs (tab-events.ts). */
+  readonly events: TabEvents;
 
   /** Runs a client's command on a page or child session and answers it through `respond`. */
   command(sub: Subscription, cmd: CdpCommand, respond: Respond): void {
@@ -270,61 +262,6 @@ export class TabCommands {
       this.link.request(sub.tab, undefined, 'Target.detachFromTarget', { sessionId }).catch(() => {});
     }
     respond(undefined, {});
-  }
-
-  /** A tab event arrived, before the fence may hold it: returns its number among context events (see DebuggeeState.arrive). */
-  arrived(tab: TabRecord, frame: EventFrame): number | undefined {
-    // Every event of every tab passes here: only context events look up their debuggee.
-    if (!frame.method.startsWith('Runtime.executionContext')) return undefined;
-    const childId = frame.sessionId === undefined ? undefined : this.table.knownAs(tab, frame.sessionId);
-    return this.table.debuggee(tab, childId)?.arrive(frame.method, frame.params);
-  }
-
-  /** Delivers one tab event (already ordered by the fence) to the client sessions that want it. */
-  deliver(tab: TabRecord, frame: EventFrame, arrival?: number): void {
-    // Chrome's session ids of children attached again after a rest are not the ones clients know.
-    const childId = frame.sessionId === undefined ? undefined : this.table.knownAs(tab, frame.sessionId);
-    const state = this.table.debuggee(tab, childId);
-    if (!state) {
-      this.log.debug(`dropped ${frame.method} for unknown session ${frame.sessionId ?? ''} of tab ${tab.tabId}`);
-      // A child under a session nobody holds any more waits for no one: let it run.
-      if (frame.method === 'Target.attachedToTarget' && frame.params?.waitingForDebugger === true)
-        this.table.letRun(tab, frame.params.sessionId as string);
-      return;
-    }
-    const params = frame.params ?? {};
-    if (frame.method === 'Target.attachedToTarget')
-      return this.table.addChild(tab, childId, params as unknown as Protocol.Target.AttachedToTargetEvent);
-    if (frame.method === 'Target.detachedFromTarget')
-      return this.table.childDetached(tab, this.table.knownAs(tab, params.sessionId as string));
-    if (frame.method === 'Target.targetInfoChanged' && params.targetInfo)
-      this.table.updateChild(tab, params.targetInfo as Protocol.Target.TargetInfo);
-    state.observe(frame.method);
-    if (state.subscribers.size === 0 || saidAgain(tab, frame)) return;
-    if (carriesCookies(frame.method)) return this.#deliverCookies(state, frame.method, params, arrival);
-    const json = JSON.stringify(params);
-    for (const sub of state.subscribers) {
-      if (state.wants(sub, frame.method) && state.shows(sub, arrival))
-        forward(sub.client, sub.sessionId, frame.method, json);
-    }
-  }
-
-  /** An event that may carry cookies: each client is shown what the policy and the person's asks let it see. */
-  #deliverCookies(
-    state: DebuggeeState<Subscription>,
-    method: string,
-    params: Record<string, unknown>,
-    arrival: number | undefined,
-  ): void {
-    const shown = new Map<boolean, string>();
-    for (const sub of state.subscribers) {
-      if (!state.wants(sub, method) || !state.shows(sub, arrival)) continue;
-      const none = this.cookiesAskedOf(sub.client);
-      let json = shown.get(none);
-      if (json === undefined)
-        shown.set(none, (json = JSON.stringify(cookieEventShown(method, params, this.policy.cookieJudge(none)))));
-      forward(sub.client, sub.sessionId, method, json);
-    }
   }
 
   /** Tells the tab what nobody needs any more: drop init scripts, stop auto-attach and streams, disable domains. */

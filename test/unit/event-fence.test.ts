@@ -1,4 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { EventFence } from '../../relay/cdp/event-fence';
 
 describe('EventFence', () => {
@@ -65,3 +67,60 @@ describe('EventFence', () => {
     expect(seen).toEqual(['held']);
   });
 });
+
+describe('EventFence under a flood', () => {
+  it('lets the oldest go once more than its count wait, the rest still in order', () => {
+    const fence = new EventFence(60_000, () => 0, 2);
+    const seen: string[] = [];
+    const a = fence.begin(); // an evaluate whose console lines flood in before it answers
+    for (const name of ['e1', 'e2', 'e3']) fence.push(() => seen.push(name));
+    expect(seen).toEqual(['e1']);
+    fence.push(() => seen.push('e4'));
+    expect(seen).toEqual(['e1', 'e2']);
+    fence.end(a);
+    expect(seen).toEqual(['e1', 'e2', 'e3', 'e4']);
+    fence.close();
+  });
+
+  it('lets go of an event once delivered, while later ones are still held', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const fence = new EventFence(60_000, () => 0, 1);
+    fence.begin();
+    const seen: string[] = [];
+    const first = pushHolding(fence, seen);
+    fence.push(() => seen.push('e2')); // past the count: the first is delivered, this one stays held
+    expect(seen).toEqual(['delivered']);
+    await new Promise((resolve) => setImmediate(resolve)); // a WeakRef keeps its target to the job's end
+    gc();
+    expect(first.deref()).toBeUndefined();
+    fence.close();
+    expect(seen).toEqual(['delivered', 'e2']);
+  });
+
+  it('arms its timer again when it fires before the clock reaches the deadline', () => {
+    vi.useFakeTimers();
+    try {
+      let now = 0;
+      const fence = new EventFence(100, () => now);
+      const seen: string[] = [];
+      fence.begin(); // never answers
+      fence.push(() => seen.push('e1'));
+      now = 90; // the timer fires, the clock says 90
+      vi.advanceTimersByTime(100);
+      expect(seen).toEqual([]);
+      now = 100;
+      vi.advanceTimersByTime(10);
+      expect(seen).toEqual(['e1']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+/** Pushes an event whose delivery holds a payload; the WeakRef tells whether anything still reaches it. */
+function pushHolding(fence: EventFence, seen: string[]): WeakRef<object> {
+  const payload = { lines: Array.from({ length: 1000 }, () => 0) };
+  fence.push(() => seen.push(payload.lines.length > 0 ? 'delivered' : 'empty'));
+  return new WeakRef(payload);
+}
