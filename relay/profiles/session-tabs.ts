@@ -32,6 +32,8 @@ export interface SessionBrowsers<B extends SessionBrowser> {
   isReady(handshakeMs?: number): Promise<CdpVersion | undefined>;
   /** Tab `id` of `browser` was closed (a pool gives a browser back with its last tab). */
   tabClosed?(browser: B, id: string): Promise<void>;
+  /** Before a tab is closed: true when the driver gave its browser back instead (it was the session's last tab). */
+  givesBack?(browser: B, id: string): Promise<boolean>;
 }
 
 /**
@@ -86,6 +88,7 @@ export class SessionTabs<B extends SessionBrowser> implements TabEndpoint {
 
   async close(id: string): Promise<void> {
     const holder = await this.#holder(id);
+    if (await this.driver.givesBack?.(holder, id)) return void holder.tabIds.delete(id);
     await holder.tabs.close(id);
     holder.tabIds.delete(id);
     await this.driver.tabClosed?.(holder, id);

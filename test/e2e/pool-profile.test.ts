@@ -148,6 +148,13 @@ describe('a pool profile: a fresh browser per agent session, kept warm', () => {
       );
       expect(JSON.stringify((await api('GET', `/content?targetId=${grace}&session=grace`)).body)).not.toContain('kept');
 
+      // One tab of two closed: the browser stays the session's, its other tab with it.
+      const second = await api<{ targetId: string }>('POST', '/tabs/open', { url: site.url('/show'), session: 'ada' });
+      expect(second.status, JSON.stringify(second.body)).toBe(200);
+      expect((await api('DELETE', `/tabs/${second.body.targetId}?session=ada`)).status).toBe(200);
+      expect(pidOf(await status(), 'ada')).toBe(pidOf(both, 'ada'));
+      expect((await api('GET', `/content?targetId=${ada}&session=ada`)).status).toBe(200);
+
       // Its last tab closed, the browser is given back: stopped, its folder gone.
       const oldPid = pidOf(both, 'ada')!;
       expect((await api('DELETE', `/tabs/${ada}?session=ada`)).status).toBe(200);

@@ -113,6 +113,10 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
       if (holder) return this.#use(holder);
     }
     const key = session ?? '';
+    // The session's browser while it holds one: taking another for it left the first running,
+    // known to nothing (a session's second tab, opened by /tabs/open, did that).
+    const given = this.#given.get(key);
+    if (given) return this.#use(given);
     let pending = this.#asked.get(key);
     if (!pending) {
       if (this.#given.size + this.#asked.size >= this.config.maxBrowsers)
@@ -213,6 +217,19 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
   /** The browser whose tabs include `targetId`, if one does. */
   holderOf(targetId: string): Promise<PooledBrowser | undefined> {
     return holderAmong(this.held(), targetId);
+  }
+
+  /**
+   * Closing a session's last tab gives its browser back at once, without the close: Chrome took
+   * 25–80 ms to answer a `Target.closeTarget` (the pool-ready cycle's release), and the browser
+   * and its folder go with the session anyway (the page's unload handlers do not run, as for
+   * any other giving back).
+   */
+  async givesBack(browser: PooledBrowser, id: string): Promise<boolean> {
+    const tabs = await browser.tabs.list().catch(() => undefined);
+    if (tabs === undefined || tabs.some((t) => t.id !== id) || !tabs.some((t) => t.id === id)) return false;
+    void this.#end(browser, 'its last tab was closed');
+    return true;
   }
 
   /** A session's last tab closed: its browser is given back (a browser is one session's, once). */
