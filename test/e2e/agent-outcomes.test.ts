@@ -70,6 +70,20 @@ describe.each([
     expect(unfenced(said.stdout)).toContain(
       'now on: Blue mug | Shop — /product?added=1\nstatus "Added to your cart: Blue mug"',
     );
+
+    // A load without a view in a tab no walk has looked at yet says the page's messages too (its
+    // walker is put in for them); a page with nothing to say them from answers none.
+    const fresh = (await api('POST', '/tabs/open', { url: ctx.pages.url('/') })).body as { targetId: string };
+    try {
+      const load = (route: string) =>
+        api<Answer>('POST', '/navigate', { url: ctx.pages.url(route), targetId: fresh.targetId, snapshot: 'none' });
+      const plain = await load('/');
+      expect(plain.status, JSON.stringify(plain.body)).toBe(200);
+      expect(plain.body.messages).toBeUndefined();
+      expect((await load('/product?added=1')).body.messages).toEqual(['status "Added to your cart: Blue mug"']);
+    } finally {
+      await api('DELETE', `/tabs/${fresh.targetId}`);
+    }
   });
 
   it("a form the browser's own validation refuses: nothing sent, the field and the browser's reason in the answer", async () => {

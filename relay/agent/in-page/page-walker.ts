@@ -11,7 +11,7 @@
 // page-content.ts bundles it too. These files are the relay's only ones that see DOM types (the
 // reference above); they run only in the page.
 
-import { PLAIN, MESSAGE_MAX, cap, quote } from './walker-words';
+import { PLAIN, MESSAGE_MAX, MESSAGE_SOURCES, REFUSED_SOURCES, cap, quote } from './walker-words';
 import { UnseenRules } from './unseen-rules';
 import { ElementReading } from './element-reading';
 import { RefHeirs } from './ref-heirs';
@@ -105,14 +105,14 @@ export function inPage(reg: Registry, req: InPageRequest): unknown {
       // (outermost only) and the fields it refuses, as the snapshot's lines say them.
       const out: string[] = [];
       const taken: Element[] = [];
-      for (const el of document.querySelectorAll('[role], [aria-live], output')) {
+      for (const el of document.querySelectorAll(MESSAGE_SOURCES)) {
         const kind = messageRole(el, roleOf(el));
         if (!kind || taken.some((t) => t.contains(el)) || !el.checkVisibility({ visibilityProperty: true })) continue;
         taken.push(el);
         const said = textOf(el, MESSAGE_MAX, false, undefined, true);
         if (said) out.push(`${kind} ${quote(cap(said, MESSAGE_MAX))}`);
       }
-      for (const el of document.querySelectorAll('input, select, textarea, [aria-invalid]')) {
+      for (const el of document.querySelectorAll(REFUSED_SOURCES)) {
         const invalid = invalidMessage(el);
         if (invalid === undefined || !el.checkVisibility()) continue;
         const role = roleOf(el);

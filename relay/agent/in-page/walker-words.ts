@@ -149,6 +149,10 @@ export const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
 export const quote = (text: string) => JSON.stringify(text);
 /** A status or alert message longer than this is a region of the page, walked as one. */
 export const MESSAGE_MAX = 300;
+
+/** Where a page's messages come from (the `messages` request): status and alert messages, then refused fields. */
+export const MESSAGE_SOURCES = '[role], [aria-live], output';
+export const REFUSED_SOURCES = 'input, select, textarea, [aria-invalid]';
 export const cap = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`);
 
 /** The element's children as rendered: its shadow root's, a slot's assigned nodes. */

@@ -11,6 +11,7 @@ import { ClawdError } from '../../errors';
 import { within } from '../../time-limit';
 import { AgentEngine } from './agent-engine';
 import type { ChangedWords } from '../in-page/change-watch';
+import { MESSAGE_SOURCES, REFUSED_SOURCES } from '../in-page/walker-words';
 import type { InPageRequest } from '../in-page/page-walker';
 import { toAgentError } from '../agent-errors';
 import type {
@@ -74,7 +75,19 @@ export class Snapshots {
    * What the page says about how things went, as the snapshot's lines would (status and alert
    * messages, refused fields), read without a walk: for answers that show no view of the page.
    */
-  messages(page: Page, timeoutMs: number): Promise<string[]> {
+  async messages(page: Page, timeoutMs: number): Promise<string[]> {
+    // A document without the walker yet, and with no element a message could come from, is not
+    // given one for nothing: putting it in is the load's slowest step (30–70 ms on a pool's
+    // fresh page, for an answer without a view).
+    if (!this.#agent.installed(page.mainFrame())) {
+      const sources = `${MESSAGE_SOURCES}, ${REFUSED_SOURCES}`;
+      const none = await within(
+        page.evaluate((selector) => document.querySelector(selector) === null, sources),
+        timeoutMs,
+        () => new Error('late'),
+      ).catch(() => false);
+      if (none) return [];
+    }
     return this.#extra(page, { kind: 'messages' }, timeoutMs, []);
   }
 
