@@ -5,9 +5,9 @@
 //
 // Instead of sending one command at a time (which deadlocks when a command waits on an event,
 // e.g. a click that opens an alert), commands are pipelined and each event is held until every
-// command that was in flight when it arrived has answered, or `windowMs` has passed, or more
-// than `maxHeld` events wait behind it, whichever comes first. Events keep their order among
-// themselves. The count bounds what a flood costs: 10,000 console lines from one evaluate came
+// command that was in flight when it arrived has answered, or `windowMs` has passed, whichever
+// comes first; a message or network event (`mayHurry`) at the head also goes once `maxHeld` wait
+// behind it. Events keep their order among themselves. The count bounds what a flood costs: 10,000 console lines from one evaluate came
 // in faster than the window let them go, and the relay held 4,000 at once; held that long they
 // outlived V8's young generation and filled the old one (fan-out, the relay's peak resident
 // memory: 118 MB with no count, 106 MB at 256, 88 MB at 64; 256 keeps the order for 2,500
@@ -39,11 +39,23 @@ export const UNFENCED_EVENTS: ReadonlySet<string> = new Set([
 /** Delivered slots at the front of the queue past which it is copied down (and only when they are half of it). */
 const COMPACT_AT = 1024;
 
-/** Events a tab's fence holds at most: more and the oldest goes (see above). */
+/** Events held behind a message or network event at the head before it goes (see above). */
 export const MAX_HELD = 256;
+
+/**
+ * Events that may go ahead of an answer when many wait: what floods (console lines, log entries,
+ * network traffic), whose order against an answer no client waits on (a navigation's requests
+ * come before its answer on a real pipe too). Targets, contexts and frames keep the window.
+ */
+export function mayHurry(method: string): boolean {
+  return method.startsWith('Network.') || HURRIED.has(method);
+}
+const HURRIED = new Set(['Runtime.consoleAPICalled', 'Runtime.exceptionThrown', 'Log.entryAdded']);
 
 interface Held {
   deliver(): void;
+  /** It may go once `maxHeld` wait behind it (mayHurry). */
+  hurries: boolean;
   /** The last command sequence number issued when the event arrived. */
   after: number;
   deadline: number;
@@ -63,6 +75,8 @@ export class EventFence {
     private readonly windowMs: number,
     private readonly now: () => number = () => performance.now(),
     private readonly maxHeld = MAX_HELD,
+    /** A delivery threw: told, and the rest still delivered. */
+    private readonly failed: (error: unknown) => void = () => {},
   ) {}
 
   /** A command was sent to the tab; returns the token to pass to end(). */
@@ -78,17 +92,17 @@ export class EventFence {
     if (this.#inFlight.delete(seq) && this.#head < this.#queue.length) this.#flush();
   }
 
-  /** An event arrived: deliver it now if nothing is in flight and nothing is held. */
-  push(deliver: () => void): void {
+  /** An event arrived: deliver it now if nothing is in flight and nothing is held. `hurries`: see mayHurry. */
+  push(deliver: () => void, hurries = false): void {
     if (this.#closed) return;
     if (this.#inFlight.size === 0 && this.#head === this.#queue.length) {
       deliver();
       return;
     }
-    this.#queue.push({ deliver, after: this.#lastSeq, deadline: this.now() + this.windowMs });
-    // Past the count the oldest goes as if its window had run out (it is the likeliest to belong
-    // before the answer anyway: it arrived first).
-    if (this.#queue.length - this.#head > this.maxHeld) this.#queue[this.#head]!.deadline = -Infinity;
+    this.#queue.push({ deliver, hurries, after: this.#lastSeq, deadline: this.now() + this.windowMs });
+    // With `maxHeld` behind it, a head that may hurry goes as if its window had run out.
+    const head = this.#queue[this.#head]!;
+    if (head.hurries && this.#queue.length - this.#head > this.maxHeld) head.deadline = -Infinity;
     this.#flush();
   }
 
@@ -115,7 +129,11 @@ export class EventFence {
       // Delivered: its slot lets go of it now, not when the queue next runs empty (under a flood
       // it never does, and every event delivered stayed reachable until the flood ended).
       this.#queue[this.#head++] = undefined;
-      held.deliver();
+      try {
+        held.deliver();
+      } catch (error) {
+        this.failed(error);
+      }
     }
     if (this.#head === this.#queue.length) {
       this.#queue = [];
@@ -130,8 +148,13 @@ export class EventFence {
     this.#arm(this.#queue[this.#head]!.deadline);
   }
 
-  /** One timer, for the deadline of the oldest held event (kept while that is still the one). */
+  /**
+   * One timer, for the deadline of the oldest held event. One armed for an earlier deadline is
+   * kept (deadlines only grow along the queue: it fires early and the flush arms it again), so a
+   * flood that moves the head at every event does not make a timer per event.
+   */
   #arm(deadline: number | undefined): void {
+    if (deadline !== undefined && this.#timerDeadline !== undefined && this.#timerDeadline <= deadline) return;
     if (deadline === this.#timerDeadline) return;
     clearTimeout(this.#timer);
     this.#timerDeadline = deadline;

@@ -7,7 +7,7 @@ import type { Logger } from '../log';
 import type { ClientGate } from './client-gate';
 import type { DownloadRelay } from './download-relay';
 import type { HeldTabs } from './held-tabs';
-import { UNFENCED_EVENTS } from './event-fence';
+import { UNFENCED_EVENTS, mayHurry } from './event-fence';
 import type { PresenceHandlers } from './extension-presence';
 import type { SessionReplay } from './session-replay';
 import type { TabCommands } from './tab-commands';
@@ -62,7 +62,7 @@ export function extensionFrames(parts: FrameParts): PresenceHandlers {
       const events = parts.commands().events;
       const arrival = events.arrived(tab, frame);
       if (UNFENCED_EVENTS.has(frame.method)) events.deliver(tab, frame, arrival);
-      else tab.fence.push(() => events.deliver(tab, frame, arrival));
+      else tab.fence.push(() => events.deliver(tab, frame, arrival), mayHurry(frame.method));
     },
     tabAttached: (link, frame) => {
       const record = parts.roster().register(link, frame.tab);

@@ -95,7 +95,13 @@ export class TabRoster {
     const { registry, table, log } = this.parts;
     const known = registry.byTabId(announced.tabId);
     if (known && known.targetId !== announced.targetInfo.targetId) this.remove(known, 'replaced by another page');
-    const result = registry.add(announced, () => new EventFence(this.parts.eventFenceMs));
+    const result = registry.add(
+      announced,
+      () =>
+        new EventFence(this.parts.eventFenceMs, undefined, undefined, (error) =>
+          log.warn(`tab ${announced.tabId}: delivering an event failed: ${String(error)}`),
+        ),
+    );
     if (!result.added && announced.reattached) {
       // The same tab on a fresh debugger session: its clients carry on under the same session id.
       result.record.parked = undefined;

@@ -3,7 +3,7 @@
 // `Mcp-Session-Id` header carries it after that, DELETE ends it. The route sits behind the same
 // Host, Origin and token guards as every other route of the control API; its tools run the
 // operations in this process (no loopback HTTP to itself). The MCP SDK is loaded at the first
-// session, not with the server: it is ~25 MB of resident memory (the SDK, its JSON-schema
+// session, not with the server: it is ~15 MB of resident memory (the SDK, its JSON-schema
 // validator) that a `clawd serve` nobody speaks MCP to never needs.
 
 import { randomUUID } from 'node:crypto';

@@ -210,7 +210,7 @@ export class TestBrowser {
     // answered "No SW" for 20 s after a kept browser's reset reloaded the extension.
     // A worker stopped under a test (faults.test.ts stops it) stayed listed and answered "No SW"
     // for the whole 20 s once, in a clean-clone CI run: after a few tries, an event it listens to
-    // (a new tab) starts it again.
+    // (a new tab, and every other time its options page, which messages it) starts it again.
     const deadline = Date.now() + 20_000;
     for (let round = 1; ; round++) {
       const workers = await this.#listedWorkers();

@@ -69,16 +69,50 @@ describe('EventFence', () => {
 });
 
 describe('EventFence under a flood', () => {
-  it('lets the oldest go once more than its count wait, the rest still in order', () => {
+  it('lets a console line at the head go once its count wait behind it, the rest still in order', () => {
     const fence = new EventFence(60_000, () => 0, 2);
     const seen: string[] = [];
     const a = fence.begin(); // an evaluate whose console lines flood in before it answers
-    for (const name of ['e1', 'e2', 'e3']) fence.push(() => seen.push(name));
+    for (const name of ['e1', 'e2', 'e3']) fence.push(() => seen.push(name), true);
     expect(seen).toEqual(['e1']);
-    fence.push(() => seen.push('e4'));
+    fence.push(() => seen.push('e4'), true);
     expect(seen).toEqual(['e1', 'e2']);
     fence.end(a);
     expect(seen).toEqual(['e1', 'e2', 'e3', 'e4']);
+    fence.close();
+  });
+
+  it('keeps a target or context event at the head for its window, however many wait behind it', () => {
+    const fence = new EventFence(60_000, () => 0, 2);
+    const seen: string[] = [];
+    const a = fence.begin();
+    fence.push(() => seen.push('attached'), false);
+    for (const name of ['c1', 'c2', 'c3', 'c4']) fence.push(() => seen.push(name), true);
+    expect(seen).toEqual([]);
+    fence.end(a);
+    expect(seen).toEqual(['attached', 'c1', 'c2', 'c3', 'c4']);
+    fence.close();
+  });
+
+  it('delivers thousands in order through a queue that never runs empty, and the rest after one that throws', () => {
+    const failures: unknown[] = [];
+    const fence = new EventFence(
+      60_000,
+      () => 0,
+      1,
+      (error) => failures.push(error),
+    );
+    const seen: number[] = [];
+    const a = fence.begin();
+    for (let i = 0; i < 3_000; i++)
+      fence.push(() => {
+        if (i === 1_500) throw new Error('a client went away');
+        seen.push(i);
+      }, true);
+    expect(seen).toHaveLength(2_998); // all but the last, held, and the one that threw
+    fence.end(a);
+    expect(seen).toEqual(Array.from({ length: 3_000 }, (_, i) => i).filter((i) => i !== 1_500));
+    expect(failures).toHaveLength(1);
     fence.close();
   });
 
@@ -89,7 +123,7 @@ describe('EventFence under a flood', () => {
     fence.begin();
     const seen: string[] = [];
     const first = pushHolding(fence, seen);
-    fence.push(() => seen.push('e2')); // past the count: the first is delivered, this one stays held
+    fence.push(() => seen.push('e2'), true); // past the count: the first is delivered, this one stays held
     expect(seen).toEqual(['delivered']);
     await new Promise((resolve) => setImmediate(resolve)); // a WeakRef keeps its target to the job's end
     gc();
@@ -121,6 +155,6 @@ describe('EventFence under a flood', () => {
 /** Pushes an event whose delivery holds a payload; the WeakRef tells whether anything still reaches it. */
 function pushHolding(fence: EventFence, seen: string[]): WeakRef<object> {
   const payload = { lines: Array.from({ length: 1000 }, () => 0) };
-  fence.push(() => seen.push(payload.lines.length > 0 ? 'delivered' : 'empty'));
+  fence.push(() => seen.push(payload.lines.length > 0 ? 'delivered' : 'empty'), true);
   return new WeakRef(payload);
 }

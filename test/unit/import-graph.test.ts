@@ -215,7 +215,7 @@ describe('the import graph', () => {
   });
 
   it('loads the MCP SDK only when an MCP session opens, not with `clawd serve`', () => {
-    // ~25 MB of resident memory (the SDK and its JSON-schema validator) a server nobody speaks MCP to never needs.
+    // ~15 MB of resident memory (the SDK and its JSON-schema validator) a server nobody speaks MCP to never needs.
     const loaded = new Set<string>();
     const load = (file: string): void => {
       if (loaded.has(file) || !texts.has(file)) return;
@@ -224,7 +224,8 @@ describe('the import graph', () => {
         if (!s.typeOnly && !s.dynamic && s.name.startsWith('.'))
           load(path.join(path.dirname(file), /\.(ts|json)$/.test(s.name) ? s.name : `${s.name}.ts`));
     };
-    load('relay/server.ts');
+    // What `clawd serve` loads: the command line's entry, its commands' table, the server.
+    for (const root of ['relay/cli/bin.ts', 'relay/cli/main.ts', 'relay/server.ts']) load(root);
     expect(loaded.has('relay/control/control-app.ts')).toBe(true);
     const sdk = [...loaded].filter((file) =>
       specifiersIn(texts.get(file)!).some(

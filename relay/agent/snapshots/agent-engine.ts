@@ -273,7 +273,7 @@ export class AgentEngine implements SnapshotEngine {
     }
   }
 
-  /** Whether the frame's document has its walker already (put in by a walk, a brief view, a load's messages). */
+  /** Whether the frame has had a walker (put in by a walk, a brief view, a load's messages, an action's watch). */
   installed(frame: Frame): boolean {
     return this.#registries.has(frame);
   }

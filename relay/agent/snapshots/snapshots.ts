@@ -6,7 +6,7 @@
 // diff or full) and `find` read the page the same way: each is a snapshot the agent saw part of.
 // Kept whole (under the 400-line cap): every way an answer reads the page, shaped in one place.
 
-import type { Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { ClawdError } from '../../errors';
 import { within } from '../../time-limit';
 import { AgentEngine } from './agent-engine';
@@ -63,6 +63,8 @@ export class Snapshots {
   readonly #ids = new Map<TabKey, number>();
   readonly #engines: Record<SnapshotFormat, SnapshotEngine>;
   readonly #agent: AgentEngine;
+  /** Main frames whose load's messages skipped putting the walker in (`messages`): an action's watch puts it in, as the load would have. */
+  readonly #unwalked = new WeakSet<Frame>();
 
   /** `seeAll`: the bench's walk without the rules of what a person cannot see (server.ts `benchSeeAll`). */
   constructor({ seeAll }: { seeAll: boolean } = { seeAll: false }) {
@@ -76,17 +78,23 @@ export class Snapshots {
    * messages, refused fields), read without a walk: for answers that show no view of the page.
    */
   async messages(page: Page, timeoutMs: number): Promise<string[]> {
-    // A document without the walker yet, and with no element a message could come from, is not
-    // given one for nothing: putting it in is the load's slowest step (30–70 ms on a pool's
-    // fresh page, for an answer without a view).
-    if (!this.#agent.installed(page.mainFrame())) {
+    // A tab's first document is not given the walker for nothing (no element a message could
+    // come from): putting it in is a fresh page's slowest step (30–70 ms of a pool session's first
+    // navigate). An action's watch puts it in then (#unwalked). A page too busy to answer the
+    // look would not answer the walker either: no messages, within the one bound.
+    const frame = page.mainFrame();
+    if (!this.#agent.installed(frame)) {
       const sources = `${MESSAGE_SOURCES}, ${REFUSED_SOURCES}`;
       const none = await within(
         page.evaluate((selector) => document.querySelector(selector) === null, sources),
         timeoutMs,
         () => new Error('late'),
-      ).catch(() => false);
-      if (none) return [];
+      ).catch(() => undefined);
+      if (none === undefined) return [];
+      if (none) {
+        this.#unwalked.add(frame);
+        return [];
+      }
     }
     return this.#extra(page, { kind: 'messages' }, timeoutMs, []);
   }
@@ -97,9 +105,9 @@ export class Snapshots {
    * nobody asks for ends by itself in the page).
    */
   async watchChanges(page: Page, timeoutMs: number): Promise<number | undefined> {
-    // Only where the walker is in the document already: an action does not put it in (a call on
-    // refs of another format, or of a recipe's locators, answers as it did).
-    if (!this.#agent.installed(page.mainFrame())) return undefined;
+    // Only where the walker is in the document already, or a load's messages left it out: an
+    // action does not put it in otherwise (a call on refs of another format answers as it did).
+    if (!this.#agent.installed(page.mainFrame()) && !this.#unwalked.has(page.mainFrame())) return undefined;
     return this.#extra<number | undefined>(page, { kind: 'watch' }, timeoutMs, undefined);
   }
 

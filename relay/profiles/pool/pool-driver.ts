@@ -153,7 +153,7 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
     });
     browser.session = session;
     this.#given.set(session, browser);
-    this.#sweep ??= setInterval(() => void this.#giveBackIdle(), SWEEP_MS).unref();
+    this.#sweep ??= setInterval(() => this.#giveBackIdle(), SWEEP_MS).unref();
     this.log.info(
       `profile ${this.name}: browser pid ${browser.pid} for ${session ? `agent session ${session}` : 'calls without a session'}`,
     );
@@ -220,15 +220,16 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
   }
 
   /**
-   * Closing a session's last tab gives its browser back at once, without the close: Chrome took
-   * 25–80 ms to answer a `Target.closeTarget` (the pool-ready cycle's release), and the browser
-   * and its folder go with the session anyway (the page's unload handlers do not run, as for
-   * any other giving back).
+   * Closing a session's last tab gives its browser back, without the close Chrome took 25–80 ms
+   * to answer (pool-ready's release): the browser goes with the session anyway (unload handlers
+   * do not run, as for any giving back). Not while a tab is being opened in it.
    */
   async givesBack(browser: PooledBrowser, id: string): Promise<boolean> {
+    if (browser.opening > 0) return false;
     const tabs = await browser.tabs.list().catch(() => undefined);
-    if (tabs === undefined || tabs.some((t) => t.id !== id) || !tabs.some((t) => t.id === id)) return false;
-    void this.#end(browser, 'its last tab was closed');
+    if (browser.opening > 0 || tabs === undefined || tabs.some((t) => t.id !== id) || !tabs.some((t) => t.id === id))
+      return false;
+    this.#endBehind(browser, 'its last tab was closed');
     return true;
   }
 
@@ -237,12 +238,19 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
     // Chrome answers the close while the page is still closing (and may list it a while): the
     // other tabs are what count. Given back behind the answer: stopping takes a while.
     const left = await browser.tabs.list().catch(() => undefined);
-    if (left !== undefined && !left.some((t) => t.id !== id)) void this.#end(browser, 'its last tab was closed');
+    if (left !== undefined && browser.opening === 0 && !left.some((t) => t.id !== id))
+      this.#endBehind(browser, 'its last tab was closed');
   }
 
-  async #giveBackIdle(): Promise<void> {
-    const idle = this.held().filter((b) => Date.now() - b.lastUsed >= this.config.idleMs);
-    await Promise.all(idle.map((b) => this.#end(b, 'idle')));
+  #giveBackIdle(): void {
+    for (const b of this.held()) if (Date.now() - b.lastUsed >= this.config.idleMs) this.#endBehind(b, 'idle');
+  }
+
+  /** Gives a browser back behind the answer; what goes wrong in its stop is logged, not thrown. */
+  #endBehind(browser: PooledBrowser, why: string): void {
+    this.#end(browser, why).catch((error: Error) =>
+      this.log.warn(`profile ${this.name}: giving a browser back (${why}): ${error.message}`),
+    );
   }
 
   async #end(browser: PooledBrowser, why: string): Promise<void> {
@@ -277,7 +285,7 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
   /** It exited by itself (a crash, a kill): forgotten, so the session's next call gets a new one. */
   browserLost(url: string): void {
     const browser = this.held().find((b) => b.endpoint.url === url);
-    if (browser) void this.#end(browser, 'gone');
+    if (browser) this.#endBehind(browser, 'gone');
   }
 
   /** Every browser, warm ones too: held to the policy before a session takes it. */
@@ -377,9 +385,16 @@ export class PoolDriver implements ProfileDriver, SessionBrowsers<PooledBrowser>
   /** A tab in the agent session's own browser. */
   async openTab(url: string, session: string | undefined): Promise<CdpTarget> {
     await this.browserFor(session);
-    const browser = this.#given.get(session ?? '')!;
-    const tab = await browser.tabs.open(url);
-    browser.tabIds.add(tab.id);
-    return tab;
+    const browser = this.#given.get(session ?? '');
+    if (!browser)
+      throw new ClawdError('browser_gone', 'the browser was given back as the tab was opened (its last tab closed)');
+    browser.opening++;
+    try {
+      const tab = await browser.tabs.open(url);
+      browser.tabIds.add(tab.id);
+      return tab;
+    } finally {
+      browser.opening--;
+    }
   }
 }

@@ -44,6 +44,8 @@ export class PooledBrowser implements SessionBrowser {
   /** The agent session it is given to ('' for calls without one); undefined while it waits warm. */
   session: string | undefined;
   lastUsed = Date.now();
+  /** Tabs being opened in it now: closing its last tab then is no giving back (pool-driver.ts `givesBack`). */
+  opening = 0;
   readonly tabIds = new Set<string>();
   #ended: Promise<void> | undefined;
 
