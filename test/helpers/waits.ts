@@ -5,12 +5,16 @@
 
 import { SIDE_PANEL, type PersonQuestions, type Question } from '../../relay/consent/person-questions';
 
-/** Polls `probe` until it returns something other than undefined or false; fails after `timeoutMs`. */
+/**
+ * Polls `probe` until it returns something other than undefined or false; fails after `timeoutMs`.
+ * A probe's error is kept for the failure's message, or thrown at once where `stopsOn` says so.
+ */
 export async function until<T>(
   what: string,
   probe: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 10_000,
   everyMs = 50,
+  stopsOn: (error: unknown) => boolean = () => false,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -19,6 +23,7 @@ export async function until<T>(
       const value = await probe();
       if (value !== undefined && value !== false) return value as T;
     } catch (error) {
+      if (stopsOn(error)) throw error;
       lastError = error;
     }
     if (Date.now() > deadline)
