@@ -414,4 +414,31 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     const unknown = await ctx.d.api('GET', `/snapshot?targetId=${ctx.d.targetId}&since=s999999`);
     expect(unknown).toMatchObject({ status: 400, body: { error: { code: 'snapshot_unknown' } } });
   });
+
+  it("holds a diff's refs as the whole page's: one it copied acts, one taken out is stale, one put in acts", async () => {
+    await open('/snap/big-form');
+    const first = await snapshot('&maxChars=1000000');
+    const [kept, gone] = [refOf(first, 'link', 'result 2000'), refOf(first, 'link', 'result 10')];
+    await ctx.d.inPage(
+      `document.querySelector('a[href="#r10"]').parentElement.remove();
+       document.querySelector('ul').insertAdjacentHTML('beforeend', '<li><a href="#new">result new</a></li>')`,
+    );
+    // The diff's walk copies the other 3,000 lines from the one before (walk-codec.ts); its refs
+    // are that walk's without the one taken out, with the one put in (ref-table.ts).
+    const since = await snapshot(`&since=${first.id}`);
+    expect(since.diff).toMatchObject({ added: 1, removed: 1, changed: 0 });
+    const added = refOf(since, 'link', 'result new');
+    await click(kept);
+    expect(await ctx.d.inPage('location.hash')).toBe('#r2000');
+    const stale = await ctx.d.api('POST', '/act', { kind: 'click', ref: gone, targetId: ctx.d.targetId });
+    expect(stale).toMatchObject({ status: 409, body: { error: { code: 'ref_stale' } } });
+    await click(added);
+    expect(await ctx.d.inPage('location.hash')).toBe('#new');
+    // Another diff on top of that one: still the page's refs.
+    await ctx.d.inPage(`document.querySelector('a[href="#r20"]').parentElement.remove()`);
+    const again = await snapshot(`&since=${since.id}`);
+    expect(again.diff).toMatchObject({ added: 0, removed: 1, changed: 0 });
+    await click(refOf(first, 'link', 'result 2999'));
+    expect(await ctx.d.inPage('location.hash')).toBe('#r2999');
+  });
 });

@@ -227,7 +227,10 @@ export class TestBrowser {
           return await this.#swEvalOn<T>(worker, expression);
         } catch (error) {
           // Only errors that say the expression did not run (it is not run twice).
-          if (!(error instanceof WorkerSilent) && !/No SW|No target with given id|Session with given id not found/.test(String(error)))
+          if (
+            !(error instanceof WorkerSilent) &&
+            !/No SW|No target with given id|Session with given id not found/.test(String(error))
+          )
             throw error;
           failed = error;
           if (error instanceof WorkerSilent) await this.#wakeWorker(round);

@@ -64,6 +64,13 @@ describe("a walk's result on its way to the relay", () => {
     // Copies are the held lines themselves: what was read of them once is read again for nothing.
     expect(read.lines[2]).toBe(held.lines[2]);
     expect(read.lines.map((l) => l.r)).toEqual([undefined, 'e1', 'e2', 'e3']);
+    // What changed, for what the relay keeps per walk: the runs copied, the lines sent anew.
+    expect(read.copied).toEqual([
+      [0, 1],
+      [2, 2],
+    ]);
+    expect(read.made?.map((l) => l.s)).toEqual(['textbox "Note" [e1]: "hi"']);
+    expect(held.copied).toBeUndefined();
     expect(() => decodeWalk(text)).toThrow(/does not hold/);
   });
 

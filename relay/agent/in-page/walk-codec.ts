@@ -32,8 +32,12 @@ export interface WalkIds {
   base?: string;
 }
 
-/** What a decoded walk says beside its result: its id, when it is a walk the next may copy from. */
-export type DecodedWalk = WalkResult & { id?: string };
+/**
+ * What a decoded walk says beside its result: its id, when it is a walk the next may copy from;
+ * and, when it copied from one, which of that walk's lines it copied (runs of `[from, count]`)
+ * and the lines it sent anew: what changed, for what this side keeps per walk (ref-table.ts).
+ */
+export type DecodedWalk = WalkResult & { id?: string; copied?: Array<[number, number]>; made?: WalkLine[] };
 
 export function encodeWalk(result: WalkResult, ids?: WalkIds): string {
   const base = ids?.base;
@@ -64,7 +68,7 @@ export function encodeWalk(result: WalkResult, ids?: WalkIds): string {
  * of the frame), or none.
  */
 export function decodeWalk(text: string, base?: { id: string; lines: WalkLine[] }): DecodedWalk {
-  const result: DecodedWalk = { lines: [], nextRef: 0 };
+  const result: DecodedWalk = base ? { lines: [], nextRef: 0, copied: [], made: [] } : { lines: [], nextRef: 0 };
   for (const row of text.split('\n')) {
     const fields = row.split('\t');
     switch (fields[0]) {
@@ -84,6 +88,7 @@ export function decodeWalk(text: string, base?: { id: string; lines: WalkLine[] 
         if (flags & 1) line.f = 1;
         if (flags & 2) line.c = 1;
         result.lines.push(line);
+        result.made?.push(line);
         break;
       }
       case COPY: {
@@ -93,6 +98,7 @@ export function decodeWalk(text: string, base?: { id: string; lines: WalkLine[] 
         if (!base || from + count > base.lines.length)
           throw new Error(`a walk copied lines ${from}–${from + count} of a walk this side does not hold`);
         for (let i = from; i < from + count; i++) result.lines.push(base.lines[i]!);
+        result.copied!.push([from, count]);
         break;
       }
       default:

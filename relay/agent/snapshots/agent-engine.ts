@@ -30,6 +30,7 @@ import { keepWalker, takeWalkerBack, unkeepWalker, type FrameWalker } from './wa
 import { flagged } from '../../operations/instruction-lines';
 import type { EngineSnapshot, SnapshotContext, SnapshotEngine, SnapshotLine } from './snapshot-engine';
 import { AgentRefs, GONE, type AgentRef } from './agent-refs';
+import { RefTable } from './ref-table';
 
 /** A frame's walker (dist/in-page/walker.js, from in-page/page-walker.ts) with its ref registry, as the page holds it. */
 interface InstalledWalker {
@@ -58,6 +59,38 @@ const CHILD_FRAME_MS = 2_000;
 /** Errors of a handle whose debugger session went (a rest), its document still there. */
 const SESSION_GONE = /Could not find object with given id|Execution context was destroyed|Cannot find context/i;
 
+/**
+ * A frame walk's refs. A walk that copied lines from the one before has that walk's refs without
+ * the lines it did not copy, with those it sent anew: what changed, not the page (ref-table.ts).
+ * A held line's walk is of this frame's document (a registry is one document's): its entry is
+ * made once, when the line is first read.
+ */
+function refsOf(frame: Frame, result: DecodedWalk, held: FrameWalker['last']): RefTable<AgentRef> {
+  const entries = (lines: WalkLine[]) => {
+    const map = new Map<string, AgentRef>();
+    for (const line of lines as HeldLine[])
+      if (line.r) map.set(line.r, (line.ref ??= { role: line.t?.[0] ?? '', name: line.t?.[1] ?? '', nth: 0, frame }));
+    return map;
+  };
+  if (!held || !result.copied?.length || !result.made) return RefTable.owning(entries(result.lines));
+  // The held walk's lines no run copied: their refs are not this walk's (unless sent anew).
+  const runs = [...result.copied].sort((a, b) => a[0] - b[0]);
+  const gone: string[] = [];
+  const notCopied = (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const ref = held.lines[i]!.r;
+      if (ref !== undefined) gone.push(ref);
+    }
+  };
+  let at = 0;
+  for (const [from, count] of runs) {
+    notCopied(at, from);
+    at = Math.max(at, from + count);
+  }
+  notCopied(at, held.lines.length);
+  return held.refs.changed(gone, entries(result.made));
+}
+
 export class AgentEngine implements SnapshotEngine {
   // One registry per frame document; replaced when the frame navigates (the old one is gone).
   readonly #registries = new WeakMap<Frame, FrameWalker>();
@@ -72,7 +105,8 @@ export class AgentEngine implements SnapshotEngine {
     const previous = context.previous instanceof AgentRefs ? context.previous : undefined;
     // A snapshot of part of the page (one frame, one selector) keeps the refs of the rest valid.
     const partial = request.frame !== undefined || request.selector !== undefined;
-    const refs = new Map<string, AgentRef>(partial && previous ? previous.refs : []);
+    // Each frame's refs, in the order walked (a later frame's entry for a ref wins, as in a Map).
+    const tables: Array<RefTable<AgentRef>> = partial && previous ? [previous.refs] : [];
     const frames = new Map<string, Frame>(partial && previous ? previous.frames : []);
     // A child frame that answers after its 2 s is left behind: what it says then must not touch
     // this snapshot's refs or the tab's counter (a late, lower counter would give numbers twice).
@@ -87,10 +121,7 @@ export class AgentEngine implements SnapshotEngine {
       nextRef = Math.max(nextRef, result.nextRef);
       this.#counters.set(context.tab, nextRef);
       if (frame === page.mainFrame()) title = result.title;
-      // A held line's walk is of this frame's document (a registry is one document's): its entry is made once.
-      for (const line of result.lines as HeldLine[])
-        if (line.r)
-          refs.set(line.r, (line.ref ??= { role: line.t?.[0] ?? '', name: line.t?.[1] ?? '', nth: 0, frame }));
+      tables.push(result.refs);
       const children = await this.#childFrames(frame, result.lines);
       const out: SnapshotLine[] = [];
       for (const line of dropSaidTwice(dropEmptyContainers(result.lines))) {
@@ -140,6 +171,8 @@ export class AgentEngine implements SnapshotEngine {
       lines = await walkFrame(page.mainFrame(), request.selector);
     }
     finished = true;
+    // One frame walked whole: its table is the snapshot's (made from the last walk's in what changed).
+    const refs = tables.length === 1 ? tables[0]! : RefTable.of(tables.flatMap((table) => [...table.entries()]));
     const answer: EngineSnapshot = { text: '', lines, refs: new AgentRefs(this, refs, frames, nextRef) };
     if (title !== undefined) answer.title = title;
     return answer;
@@ -150,7 +183,12 @@ export class AgentEngine implements SnapshotEngine {
    * too come as copies (walk-codec.ts), and this one is held in its turn. `diff`: only what
    * changed since is walked again (walk-reuse.ts).
    */
-  async #walk(frame: Frame, nextRef: number, selector: string | undefined, diff: boolean): Promise<DecodedWalk> {
+  async #walk(
+    frame: Frame,
+    nextRef: number,
+    selector: string | undefined,
+    diff: boolean,
+  ): Promise<DecodedWalk & { refs: RefTable<AgentRef> }> {
     const held = selector ? undefined : this.#registries.get(frame)?.last;
     const walk = (from: number, base?: string) =>
       this.call(
@@ -168,9 +206,10 @@ export class AgentEngine implements SnapshotEngine {
         'snapshot',
       ) as Promise<string>;
     const result = await this.#decode(await walk(nextRef, held?.id), held, (from) => walk(from));
+    const refs = refsOf(frame, result, held);
     const walker = this.#registries.get(frame);
-    if (walker && result.id !== undefined) walker.last = { id: result.id, lines: result.lines };
-    return result;
+    if (walker && result.id !== undefined) walker.last = { id: result.id, lines: result.lines, refs };
+    return { ...result, refs };
   }
 
   /**

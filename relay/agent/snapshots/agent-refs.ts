@@ -6,6 +6,7 @@ import type { Frame, JSHandle, Page } from 'playwright-core';
 import { ClawdError } from '../../errors';
 import type { InPageRequest } from '../in-page/page-walker';
 import type { ActTarget, LabelBox, RefIndex, RefInfo } from './snapshot-engine';
+import type { RefTable } from './ref-table';
 
 /** What the refs ask of the engine that made them (agent-engine.ts): its frames' walkers, and keeping them across a rest. */
 export interface RefEngine {
@@ -25,7 +26,7 @@ export const GONE =
 export class AgentRefs implements RefIndex {
   constructor(
     private readonly engine: RefEngine,
-    readonly refs: Map<string, AgentRef>,
+    readonly refs: RefTable<AgentRef>,
     /** iframe ref → the frame inside it, for `frame=`. */
     readonly frames: Map<string, Frame>,
     /** Every ref below this number was handed out in this tab before. */
@@ -75,7 +76,7 @@ export class AgentRefs implements RefIndex {
 
   async labelBoxes(page: Page): Promise<LabelBox[]> {
     const main = page.mainFrame();
-    const refs = [...this.refs].filter(([, e]) => e.frame === main).map(([ref]) => ref);
+    const refs = [...this.refs.entries()].filter(([, e]) => e.frame === main).map(([ref]) => ref);
     const boxes = (await this.engine.call(main, { kind: 'boxes', refs }, 'value', 'labels')) as Array<
       [string, number, number, number, number]
     >;

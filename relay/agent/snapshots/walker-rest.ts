@@ -7,6 +7,8 @@
 // origin or question (asks judge what happens, not which element; a secret stays the field's site's).
 
 import type { WalkLine } from '../in-page/walker-types';
+import type { AgentRef } from './agent-refs';
+import type { RefTable } from './ref-table';
 import { randomBytes } from 'node:crypto';
 import type { Frame, JSHandle } from 'playwright-core';
 
@@ -20,8 +22,11 @@ export interface FrameWalker {
   handed: Set<number>;
   /** The key it was left on the document under before a rest (`keepWalker`), until taken back. */
   kept?: string | undefined;
-  /** The lines of its last whole walk, by that walk's id: the next walk's copies are of them (walk-codec.ts). */
-  last?: { id: string; lines: WalkLine[] };
+  /**
+   * The lines of its last whole walk, by that walk's id: the next walk's copies are of them
+   * (walk-codec.ts); and their refs, which the next walk's are made from (ref-table.ts).
+   */
+  last?: { id: string; lines: WalkLine[]; refs: RefTable<AgentRef> };
 }
 
 /** Leaves the walker on its frame's `document` under a one-time key (one at a time: a rest that did not come goes). */
