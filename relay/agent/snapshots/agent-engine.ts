@@ -171,8 +171,10 @@ export class AgentEngine implements SnapshotEngine {
       lines = await walkFrame(page.mainFrame(), request.selector);
     }
     finished = true;
-    // One frame walked whole: its table is the snapshot's (made from the last walk's in what changed).
-    const refs = tables.length === 1 ? tables[0]! : RefTable.of(tables.flatMap((table) => [...table.entries()]));
+    // The first table with each later one's refs put in (a child frame's few on the main frame's
+    // many: a small table on top, not a new map of every ref).
+    const [first = RefTable.of<AgentRef>([]), ...later] = tables;
+    const refs = later.reduce((all, table) => all.changed([], table.entries()), first);
     const answer: EngineSnapshot = { text: '', lines, refs: new AgentRefs(this, refs, frames, nextRef) };
     if (title !== undefined) answer.title = title;
     return answer;
