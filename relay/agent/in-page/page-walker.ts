@@ -6,7 +6,8 @@
 // Nothing is written into the DOM or onto the page's globals.
 //
 // The entry of the walker bundle: `npm run build` bundles it with its parts (walker-words,
-// box-shapes, unseen-rules, element-reading, ref-heirs, page-walk, change-watch, walk-codec) into dist/in-page/walker.js,
+// box-shapes, unseen-rules, element-reading, ref-heirs, removal-watch, page-walk, change-watch,
+// walk-codec) into dist/in-page/walker.js,
 // which the agent engine puts into a frame once, with the frame's registry (agent-engine.ts);
 // page-content.ts bundles it too. These files are the relay's only ones that see DOM types (the
 // reference above); they run only in the page.

@@ -11,6 +11,7 @@ import { PLAIN, SKIPPED, parentOf, squash } from './walker-words';
 import type { ElementReading } from './element-reading';
 import type { UnseenRules } from './unseen-rules';
 import type { Registry, RegistryEntry, WalkResult } from './walker-types';
+import { RemovalWatch } from './removal-watch';
 
 /** Refs whose element is gone, by role and name: what a walk may give to their rebuilt elements. */
 export type Orphans = Map<string, Array<[string, Element]>>;
@@ -169,6 +170,9 @@ export class RefHeirs {
   private takeOrphans(): Orphans {
     const { reg } = this;
     const out: Orphans = new Map();
+    // Nothing taken out of the document since the last walk: every element held is still there.
+    if (reg.removals === undefined) reg.removals = new RemovalWatch(document);
+    else if (!reg.removals.looked()) return out;
     for (const [ref, entry] of reg.byId) {
       const { el } = entry;
       if (el.isConnected) continue;
@@ -228,6 +232,7 @@ export class RefHeirs {
     reg.idOf.set(el, ref);
     reg.byId.set(ref, { el: el, role, name });
     reg.prevOf.set(el, el.previousElementSibling);
+    reg.removals?.holds(el);
     // Maybe heir to a gone one: its ref is settled once the walk has seen every one alike.
     const key = `${role}\u0000${name}`;
     if (heirs) heirs.fresh.set(key, [...(heirs.fresh.get(key) ?? []), el]);
@@ -335,6 +340,7 @@ export class RefHeirs {
     reg.idOf.set(heir, ref);
     reg.byId.set(ref, { el: heir, role: entry.role, name: entry.name });
     reg.prevOf.set(heir, heir.previousElementSibling);
+    reg.removals?.holds(heir);
     return heir;
   }
 

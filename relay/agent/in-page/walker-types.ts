@@ -3,6 +3,7 @@
 // lines a walk writes.
 
 import type { ChangeWatch } from './change-watch';
+import type { RemovalWatch } from './removal-watch';
 
 /**
  * What a ref stood for when it was given: the element, and its role and name then. The element
@@ -28,6 +29,8 @@ export interface Registry {
   clickers: WeakSet<Element>;
   /** What the page changes while actions run (change-watch.ts), by watch id: from `watch` to `changes`. */
   watches?: Map<number, ChangeWatch>;
+  /** Whether an element may have been taken out since the last walk (made at the first walk: removal-watch.ts). */
+  removals?: RemovalWatch;
 }
 
 /** An element's own listeners by event type (what DevTools' `getEventListeners` answers). */
