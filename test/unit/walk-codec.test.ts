@@ -78,5 +78,10 @@ describe("a walk's result on its way to the relay", () => {
     const missing: WalkResult = { lines: [], nextRef: 3, missing: true };
     expect(decodeWalk(encodeWalk(missing))).toEqual(missing);
     expect(() => decodeWalk('H\t1\t0\n{"lines":[]}')).toThrow(/no known kind/);
+    expect(() => decodeWalk('H\t1\t0\nLX\t0\t0\t\t\t\t"a"')).toThrow(/no known kind/);
+    const held = { id: 'w.1', lines: [{ d: 0, s: '"a"' }] };
+    for (const row of ['C\t\t1', 'C\t0\t0', 'C\t0\t1\t1', 'C\t-1\t1', 'C\t0'])
+      expect(() => decodeWalk(`H\t1\t0\n${row}`, held), row).toThrow(/not two counts/);
+    expect(() => decodeWalk('H\t1\t0\nC\t0\t2', held)).toThrow(/does not hold/);
   });
 });

@@ -65,45 +65,85 @@ export function encodeWalk(result: WalkResult, ids?: WalkIds): string {
 
 /**
  * The walk's result; `base`: the lines of the walk its copies are of (the last this side held
- * of the frame), or none.
+ * of the frame), or none. Read in place, row by row and field by field, not split: a 20k page's
+ * whole walk is 20,000 rows, and splitting each into its fields made eleven strings and an array
+ * per row where four strings are kept (what the garbage collector then took from the diff after it).
  */
 export function decodeWalk(text: string, base?: { id: string; lines: WalkLine[] }): DecodedWalk {
   const result: DecodedWalk = base ? { lines: [], nextRef: 0, copied: [], made: [] } : { lines: [], nextRef: 0 };
-  for (const row of text.split('\n')) {
-    const fields = row.split('\t');
-    switch (fields[0]) {
-      case HEAD:
-        result.nextRef = Number(fields[1]);
-        if (fields[2] === '1') result.missing = true;
-        if (fields[3]) result.id = fields[3];
-        if (fields[4] !== undefined) result.title = unescape(fields[4]);
-        break;
-      case LINE: {
-        const flags = Number(fields[2]);
-        const line: WalkLine = { d: Number(fields[1]), s: unescape(fields[6]!) };
-        if (fields[3]) {
-          line.r = fields[3];
-          line.t = [unescape(fields[4]!), unescape(fields[5]!)];
-        }
-        if (flags & 1) line.f = 1;
-        if (flags & 2) line.c = 1;
-        result.lines.push(line);
-        result.made?.push(line);
-        break;
-      }
-      case COPY: {
-        const [from, count] = [Number(fields[1]), Number(fields[2])];
-        if (!Number.isInteger(from) || !Number.isInteger(count) || from < 0 || count < 1)
-          throw new Error(`a walk's copy row is not two counts: ${JSON.stringify(row.slice(0, 40))}`);
-        if (!base || from + count > base.lines.length)
-          throw new Error(`a walk copied lines ${from}–${from + count} of a walk this side does not hold`);
-        for (let i = from; i < from + count; i++) result.lines.push(base.lines[i]!);
-        result.copied!.push([from, count]);
-        break;
-      }
-      default:
-        throw new Error(`a walk's result has a line of no known kind: ${JSON.stringify(row.slice(0, 40))}`);
-    }
+  for (let at = 0; at <= text.length;) {
+    const newline = text.indexOf('\n', at);
+    const end = newline < 0 ? text.length : newline;
+    readRow(text, at, end, result, base);
+    at = end + 1;
   }
   return result;
+}
+
+/** The row of `text` from `from` to `end` (its newline), read into `result`. */
+function readRow(
+  text: string,
+  from: number,
+  end: number,
+  result: DecodedWalk,
+  base: { lines: WalkLine[] } | undefined,
+): void {
+  const endOf = (i: number) => fieldEnd(text, i, end);
+  const kindEnd = endOf(from);
+  const kind = kindEnd - from === 1 ? text[from] : undefined;
+  if (kind === LINE) {
+    const depthEnd = endOf(kindEnd + 1);
+    const flagsEnd = endOf(depthEnd + 1);
+    const refEnd = endOf(flagsEnd + 1);
+    const roleEnd = endOf(refEnd + 1);
+    const nameEnd = endOf(roleEnd + 1);
+    const flags = countAt(text, depthEnd + 1, flagsEnd);
+    const line: WalkLine = { d: countAt(text, kindEnd + 1, depthEnd), s: unescape(text.slice(nameEnd + 1, end)) };
+    if (refEnd > flagsEnd + 1) {
+      line.r = text.slice(flagsEnd + 1, refEnd);
+      line.t = [unescape(text.slice(refEnd + 1, roleEnd)), unescape(text.slice(roleEnd + 1, nameEnd))];
+    }
+    if (flags & 1) line.f = 1;
+    if (flags & 2) line.c = 1;
+    result.lines.push(line);
+    result.made?.push(line);
+    return;
+  }
+  const row = text.slice(from, end);
+  const fields = row.split('\t');
+  if (kind === HEAD) {
+    result.nextRef = Number(fields[1]);
+    if (fields[2] === '1') result.missing = true;
+    if (fields[3]) result.id = fields[3];
+    if (fields[4] !== undefined) result.title = unescape(fields[4]);
+    return;
+  }
+  if (kind !== COPY)
+    throw new Error(`a walk's result has a line of no known kind: ${JSON.stringify(row.slice(0, 40))}`);
+  const count = (field = '') => countAt(field, 0, field.length);
+  const [start, many] = [count(fields[1]), count(fields[2])];
+  if (fields.length !== 3 || Number.isNaN(start) || Number.isNaN(many) || many < 1)
+    throw new Error(`a walk's copy row is not two counts: ${JSON.stringify(row.slice(0, 40))}`);
+  if (!base || start + many > base.lines.length)
+    throw new Error(`a walk copied lines ${start}–${start + many} of a walk this side does not hold`);
+  for (let i = start; i < start + many; i++) result.lines.push(base.lines[i]!);
+  result.copied!.push([start, many]);
+}
+
+/** Where the field from `i` ends: its tab, or the row's end at `end` (the last field runs to it). */
+function fieldEnd(text: string, i: number, end: number): number {
+  const tab = text.indexOf('\t', i);
+  return tab < 0 || tab > end ? end : tab;
+}
+
+/** The count written from `from` to `to` (digits only; a walk writes no other), NaN if none. */
+function countAt(text: string, from: number, to: number): number {
+  if (from >= to) return NaN;
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return NaN;
+    n = n * 10 + digit;
+  }
+  return n;
 }
