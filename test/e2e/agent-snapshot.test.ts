@@ -102,6 +102,28 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     const other = await snapshot(`&frame=${refOf(after, 'iframe', 'Other')}`);
     expect(shape(other)).toEqual(['button "Pressed" [ref]']);
     expect(Object.keys(other.refs)).toEqual([refOf(after, 'button', 'Pressed', 1)]);
+    // The frame found in an iframe is kept for its ref while it stays there: an iframe rebuilt
+    // alike (it keeps its ref: the same to a person) holds a new frame, which the next snapshot
+    // shows, and one navigated shows its new page.
+    const same = refOf(after, 'iframe', 'Same');
+    await ctx.d.inPage(`(() => { const old = document.querySelector('iframe[title=Same]');
+      const copy = document.createElement('iframe');
+      for (const name of ['title', 'width', 'height']) copy.setAttribute(name, old.getAttribute(name));
+      copy.srcdoc = '<button>Rebuilt</button>';
+      old.replaceWith(copy); })()`);
+    const rebuilt = await until('the rebuilt frame in the snapshot', async () => {
+      const s = await snapshot();
+      return s.snapshot.includes('Rebuilt') ? s : undefined;
+    });
+    expect(refOf(rebuilt, 'iframe', 'Same')).toBe(same);
+    expect(shape(rebuilt).slice(1, 3)).toEqual(['iframe "Same" [ref]:', '  button "Rebuilt" [ref]']);
+    await click(refOf(rebuilt, 'button', 'Rebuilt'));
+    await ctx.d.inPage(`document.querySelector('iframe[title=Other]').src = '/snap/inner?again'`);
+    const navigated = await until('the navigated frame in the snapshot', async () => {
+      const s = await snapshot();
+      return s.snapshot.split('button "Inner"').length === 2 ? s : undefined;
+    });
+    expect(shape(navigated).slice(3)).toEqual(['iframe "Other" [ref]:', '  button "Inner" [ref]']);
   });
 
   it('leaves out what is hidden (closed menus, display, visibility, aria-hidden, templates) and shows it once open', async () => {

@@ -20,6 +20,8 @@ export interface FrameWalker {
   key: string;
   /** The listening elements already handed to this document's walker (backend node ids). */
   handed: Set<number>;
+  /** The frame found in each iframe ref's element (agent-engine.ts `#childFrames`), while it stays attached there. */
+  frames: Map<string, Frame>;
   /** The key it was left on the document under before a rest (`keepWalker`), until taken back. */
   kept?: string | undefined;
   /**
