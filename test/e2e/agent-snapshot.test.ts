@@ -78,6 +78,22 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     await click(ref);
   });
 
+  it('keeps the ref of a button moved into a shadow root when it is re-rendered there', async () => {
+    await open('/snap/inner');
+    await ctx.d.inPage(`document.body.insertAdjacentHTML('beforeend', '<div id="later"><button>Moved</button></div>')`);
+    const ref = refOf(await snapshot(), 'button', 'Moved');
+    // A component takes its light children into its shadow root: the ref stays the element's.
+    await ctx.d.inPage(`(() => { const host = document.getElementById('later');
+      host.attachShadow({ mode: 'open' }).append(...host.childNodes); })()`);
+    expect(refOf(await snapshot(), 'button', 'Moved')).toBe(ref);
+    // Re-rendered there, where the document's watch of what is taken out does not see
+    // (removal-watch.ts): the button the same to a person still keeps it.
+    await ctx.d.inPage(`(() => { const root = document.getElementById('later').shadowRoot;
+      root.replaceChild(root.querySelector('button').cloneNode(true), root.querySelector('button')); })()`);
+    expect(refOf(await snapshot(), 'button', 'Moved')).toBe(ref);
+    await click(ref);
+  });
+
   it('nests same- and cross-origin frames below their iframes, and acts inside both', async () => {
     await open('/snap/frames');
     const snap = await until('both frames in the snapshot', async () => {

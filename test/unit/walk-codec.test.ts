@@ -79,6 +79,8 @@ describe("a walk's result on its way to the relay", () => {
     expect(decodeWalk(encodeWalk(missing))).toEqual(missing);
     expect(() => decodeWalk('H\t1\t0\n{"lines":[]}')).toThrow(/no known kind/);
     expect(() => decodeWalk('H\t1\t0\nLX\t0\t0\t\t\t\t"a"')).toThrow(/no known kind/);
+    for (const row of ['L', 'L\t0\t0', 'L\t0\t0\t\t\t', 'L\t\t0\t\t\t\t"a"', 'L\tx\t0\t\t\t\t"a"', 'L\t0\t\t\t\t\t"a"'])
+      expect(() => decodeWalk(`H\t1\t0\n${row}`), row).toThrow(/not seven fields/);
     const held = { id: 'w.1', lines: [{ d: 0, s: '"a"' }] };
     for (const row of ['C\t\t1', 'C\t0\t0', 'C\t0\t1\t1', 'C\t-1\t1', 'C\t0'])
       expect(() => decodeWalk(`H\t1\t0\n${row}`, held), row).toThrow(/not two counts/);

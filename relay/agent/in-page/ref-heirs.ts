@@ -171,11 +171,15 @@ export class RefHeirs {
     const { reg } = this;
     const out: Orphans = new Map();
     // Nothing taken out of the document since the last walk: every element held is still there.
-    if (reg.removals === undefined) reg.removals = new RemovalWatch(document);
-    else if (!reg.removals.looked()) return out;
+    reg.removals ??= new RemovalWatch();
+    if (!reg.removals.looked()) return out;
     for (const [ref, entry] of reg.byId) {
       const { el } = entry;
-      if (el.isConnected) continue;
+      if (el.isConnected) {
+        // Moved into a shadow tree since it was given its ref (a removal made this look).
+        reg.removals.holds(el);
+        continue;
+      }
       reg.byId.delete(ref);
       const key = `${entry.role}\u0000${entry.name}`;
       const list = out.get(key);

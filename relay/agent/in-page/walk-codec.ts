@@ -97,8 +97,13 @@ function readRow(
     const refEnd = endOf(flagsEnd + 1);
     const roleEnd = endOf(refEnd + 1);
     const nameEnd = endOf(roleEnd + 1);
-    const flags = countAt(text, depthEnd + 1, flagsEnd);
-    const line: WalkLine = { d: countAt(text, kindEnd + 1, depthEnd), s: unescape(text.slice(nameEnd + 1, end)) };
+    const [depth, flags] = [countAt(text, kindEnd + 1, depthEnd), countAt(text, depthEnd + 1, flagsEnd)];
+    // Seven fields, the last the line's text (which may be empty); the counts digits.
+    if (nameEnd >= end || Number.isNaN(depth) || Number.isNaN(flags))
+      throw new Error(
+        `a walk's line row is not seven fields: ${JSON.stringify(text.slice(from, Math.min(end, from + 40)))}`,
+      );
+    const line: WalkLine = { d: depth, s: unescape(text.slice(nameEnd + 1, end)) };
     if (refEnd > flagsEnd + 1) {
       line.r = text.slice(flagsEnd + 1, refEnd);
       line.t = [unescape(text.slice(refEnd + 1, roleEnd)), unescape(text.slice(roleEnd + 1, nameEnd))];

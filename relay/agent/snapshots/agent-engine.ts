@@ -243,6 +243,12 @@ export class AgentEngine implements SnapshotEngine {
   async #childFrames(frame: Frame, lines: WalkLine[]): Promise<Map<string, Frame>> {
     const found = new Map<string, Frame>();
     const known = this.#registries.get(frame)?.frames;
+    const iframes = lines.filter((line) => line.f && line.r);
+    // Refs no iframe line shows any more let their frames go (a page rotating its ad slots).
+    if (known && known.size > 0) {
+      const shown = new Set(iframes.map((line) => line.r));
+      for (const ref of known.keys()) if (!shown.has(ref)) known.delete(ref);
+    }
     const add = (ref: string, child: Frame) => {
       // A frame with no document yet has nothing to show (and would never answer).
       if (child.url() === '' || child.isDetached()) return;
@@ -250,28 +256,27 @@ export class AgentEngine implements SnapshotEngine {
       void this.#registry(child).handle.catch(() => {}); // made now, side by side, not as each frame is walked
     };
     await Promise.all(
-      lines
-        .filter((line) => line.f && line.r)
-        .map(async ({ r: ref }) => {
-          const held = known?.get(ref!);
-          if (held && !held.isDetached() && held.parentFrame() === frame) return add(ref!, held);
-          const handle = await this.call(frame, { kind: 'resolve', ref: ref! }, 'handle', 'snapshot').catch(
-            () => undefined,
-          );
-          const element = handle?.asElement();
-          try {
-            const child = element
-              ? await within(element.contentFrame(), CHILD_FRAME_MS, () => new Error('no content frame')).catch(
-                  () => null,
-                )
-              : null;
-            if (!child) return;
-            known?.set(ref!, child);
-            add(ref!, child);
-          } finally {
-            await handle?.dispose().catch(() => {});
-          }
-        }),
+      iframes.map(async ({ r: ref }) => {
+        const held = known?.get(ref!);
+        if (held && !held.isDetached() && held.parentFrame() === frame) return add(ref!, held);
+        known?.delete(ref!);
+        const handle = await this.call(frame, { kind: 'resolve', ref: ref! }, 'handle', 'snapshot').catch(
+          () => undefined,
+        );
+        const element = handle?.asElement();
+        try {
+          const child = element
+            ? await within(element.contentFrame(), CHILD_FRAME_MS, () => new Error('no content frame')).catch(
+                () => null,
+              )
+            : null;
+          if (!child) return;
+          known?.set(ref!, child);
+          add(ref!, child);
+        } finally {
+          await handle?.dispose().catch(() => {});
+        }
+      }),
     );
     return found;
   }
