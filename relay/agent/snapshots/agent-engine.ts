@@ -29,7 +29,7 @@ import { lendListenerReader, listClickListeners } from './listener-reader';
 import { keepWalker, takeWalkerBack, unkeepWalker, type FrameWalker } from './walker-rest';
 import { flagged } from '../../operations/instruction-lines';
 import type { EngineSnapshot, SnapshotContext, SnapshotEngine, SnapshotLine } from './snapshot-engine';
-import { AgentRefs, GONE, type AgentRef } from './agent-refs';
+import { AgentRefs, GONE, walkRefs, type AgentRef } from './agent-refs';
 import { RefTable } from './ref-table';
 
 /** A frame's walker (dist/in-page/walker.js, from in-page/page-walker.ts) with its ref registry, as the page holds it. */
@@ -58,38 +58,6 @@ const CHILD_FRAME_MS = 2_000;
 
 /** Errors of a handle whose debugger session went (a rest), its document still there. */
 const SESSION_GONE = /Could not find object with given id|Execution context was destroyed|Cannot find context/i;
-
-/**
- * A frame walk's refs. A walk that copied lines from the one before has that walk's refs without
- * the lines it did not copy, with those it sent anew: what changed, not the page (ref-table.ts).
- * A held line's walk is of this frame's document (a registry is one document's): its entry is
- * made once, when the line is first read.
- */
-function refsOf(frame: Frame, result: DecodedWalk, held: FrameWalker['last']): RefTable<AgentRef> {
-  const entries = (lines: WalkLine[]) => {
-    const map = new Map<string, AgentRef>();
-    for (const line of lines as HeldLine[])
-      if (line.r) map.set(line.r, (line.ref ??= { role: line.t?.[0] ?? '', name: line.t?.[1] ?? '', nth: 0, frame }));
-    return map;
-  };
-  if (!held || !result.copied?.length || !result.made) return RefTable.owning(entries(result.lines));
-  // The held walk's lines no run copied: their refs are not this walk's (unless sent anew).
-  const runs = [...result.copied].sort((a, b) => a[0] - b[0]);
-  const gone: string[] = [];
-  const notCopied = (from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      const ref = held.lines[i]!.r;
-      if (ref !== undefined) gone.push(ref);
-    }
-  };
-  let at = 0;
-  for (const [from, count] of runs) {
-    notCopied(at, from);
-    at = Math.max(at, from + count);
-  }
-  notCopied(at, held.lines.length);
-  return held.refs.changed(gone, entries(result.made));
-}
 
 export class AgentEngine implements SnapshotEngine {
   // One registry per frame document; replaced when the frame navigates (the old one is gone).
@@ -208,7 +176,7 @@ export class AgentEngine implements SnapshotEngine {
         'snapshot',
       ) as Promise<string>;
     const result = await this.#decode(await walk(nextRef, held?.id), held, (from) => walk(from));
-    const refs = refsOf(frame, result, held);
+    const refs = walkRefs(frame, result, held);
     const walker = this.#registries.get(frame);
     if (walker && result.id !== undefined) walker.last = { id: result.id, lines: result.lines, refs };
     return { ...result, refs };

@@ -1,12 +1,15 @@
 // The refs of one `agent` snapshot (agent-engine.ts makes them): each ref's role, name and
 // frame, and how a ref becomes the element it stood for — asked of its frame's walker, which
-// checks the role and name again — or a clear refusal (stale, unknown).
+// checks the role and name again — or a clear refusal (stale, unknown); and a frame walk's refs,
+// made from the walk before it in what changed (walkRefs).
 
 import type { Frame, JSHandle, Page } from 'playwright-core';
 import { ClawdError } from '../../errors';
 import type { InPageRequest } from '../in-page/page-walker';
 import type { ActTarget, LabelBox, RefIndex, RefInfo } from './snapshot-engine';
-import type { RefTable } from './ref-table';
+import { RefTable } from './ref-table';
+import type { WalkLine } from '../in-page/walker-types';
+import type { DecodedWalk } from '../in-page/walk-codec';
 
 /** What the refs ask of the engine that made them (agent-engine.ts): its frames' walkers, and keeping them across a rest. */
 export interface RefEngine {
@@ -82,4 +85,40 @@ export class AgentRefs implements RefIndex {
     >;
     return boxes.map(([label, x, y, width, height]) => ({ label, box: { x, y, width, height } }));
   }
+}
+
+/**
+ * A frame walk's refs. A walk that copied lines from the one before has that walk's refs without
+ * the lines it did not copy, with those it sent anew: what changed, not the page (ref-table.ts).
+ * A held line's walk is of this frame's document (a registry is one document's): its entry is
+ * made once, when the line is first read.
+ */
+export function walkRefs(
+  frame: Frame,
+  result: DecodedWalk,
+  held: { lines: WalkLine[]; refs: RefTable<AgentRef> } | undefined,
+): RefTable<AgentRef> {
+  const entries = (lines: WalkLine[]) => {
+    const map = new Map<string, AgentRef>();
+    for (const line of lines as Array<WalkLine & { ref?: AgentRef }>)
+      if (line.r) map.set(line.r, (line.ref ??= { role: line.t?.[0] ?? '', name: line.t?.[1] ?? '', nth: 0, frame }));
+    return map;
+  };
+  if (!held || !result.copied?.length || !result.made) return RefTable.owning(entries(result.lines));
+  // The held walk's lines no run copied: their refs are not this walk's (unless sent anew).
+  const runs = [...result.copied].sort((a, b) => a[0] - b[0]);
+  const gone: string[] = [];
+  const notCopied = (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const ref = held.lines[i]!.r;
+      if (ref !== undefined) gone.push(ref);
+    }
+  };
+  let at = 0;
+  for (const [from, count] of runs) {
+    notCopied(at, from);
+    at = Math.max(at, from + count);
+  }
+  notCopied(at, held.lines.length);
+  return held.refs.changed(gone, entries(result.made));
 }
