@@ -56,6 +56,12 @@ export class DebuggeeState<S> {
   readonly subscribers = new Set<S>();
   // domain → subscriptions that sent X.enable without a later X.disable.
   readonly domains = new Map<string, Set<S>>();
+  // domain → subscriptions whose enable Chrome has not answered yet, where the answer is awaited
+  // before they are shown the domain's events (a newcomer's Runtime.enable). They hold the
+  // domain on the tab all the same: found by the quick bench in a clean-clone run, a Playwright
+  // leaving while a raw client's Runtime.enable was in flight made the relay disable Runtime
+  // after it, and the client saw none of its console events.
+  readonly #joining = new Map<string, Set<S>>();
   // stream start command → subscriptions that started it without stopping it.
   readonly streams = new Map<string, Set<S>>();
   // Execution contexts as Chrome last said, counting events the tab's fence still holds back
@@ -95,9 +101,27 @@ export class DebuggeeState<S> {
     return addTo(this.domains, domain, sub);
   }
 
+  /** Records an enable sent for `sub` whose answer `joined` waits for: it holds the domain meanwhile. */
+  join(domain: string, sub: S): void {
+    addTo(this.#joining, domain, sub);
+  }
+
+  /** The enable `join` recorded has answered (or failed: `enabled` false). */
+  joined(domain: string, sub: S, enabled: boolean): void {
+    this.#joining.get(domain)?.delete(sub);
+    if (enabled) this.enable(domain, sub);
+  }
+
+  /** Whether anyone has the domain enabled, or an enable of it in flight. */
+  held(domain: string): boolean {
+    return (this.domains.get(domain)?.size ?? 0) + (this.#joining.get(domain)?.size ?? 0) > 0;
+  }
+
   /** Records a disable; true when it was the last enable, so the tab should really disable it. */
   disable(domain: string, sub: S): boolean {
-    const last = removeFrom(this.domains, domain, sub);
+    removeFrom(this.domains, domain, sub);
+    this.#joining.get(domain)?.delete(sub);
+    const last = !this.held(domain);
     if (last && domain === 'Runtime') this.contexts.clear();
     return last;
   }
@@ -122,8 +146,8 @@ export class DebuggeeState<S> {
       const owners = this.streams.get(stream);
       if (owners && owners.size > 0) return owners.has(sub);
     }
-    const set = this.domains.get(method.slice(0, method.indexOf('.')));
-    return !set || set.size === 0 || set.has(sub);
+    const domain = method.slice(0, method.indexOf('.'));
+    return !this.held(domain) || (this.domains.get(domain)?.has(sub) ?? false);
   }
 
   addScript(sub: S, identifier: string): void {
@@ -149,7 +173,7 @@ export class DebuggeeState<S> {
   arrive(method: string, params: Record<string, unknown> | undefined): number | undefined {
     if (!method.startsWith('Runtime.executionContext')) return undefined;
     const arrival = ++this.#arrivals;
-    if (!this.domains.get('Runtime')?.size) return arrival; // only what a client with Runtime on would see
+    if (!this.held('Runtime')) return arrival; // only what a client with Runtime on would see
     if (method === 'Runtime.executionContextCreated') {
       const context = params?.context as Protocol.Runtime.ExecutionContextDescription | undefined;
       if (context) this.contexts.set(context.id, context);
@@ -174,6 +198,7 @@ export class DebuggeeState<S> {
   /** The debugger session was replaced by a fresh one: nothing is enabled or running. Subscribers stay. */
   resetSession(): void {
     this.domains.clear();
+    this.#joining.clear();
     this.streams.clear();
     this.contexts.clear();
     this.autoAttach.clear();
@@ -189,11 +214,13 @@ export class DebuggeeState<S> {
     const released: Released = { domains: [], scripts, autoAttach: false, unpause: false, stops: [] };
     this.scripts.delete(sub);
     this.setup.forget(sub);
-    for (const [domain, set] of this.domains) {
-      if (set.delete(sub) && set.size === 0) {
-        released.domains.push(domain);
-        if (domain === 'Runtime') this.contexts.clear();
-      }
+    // A domain goes when the leaving subscription held it (enabled, or its enable in flight) and nobody else does.
+    const held = new Set<string>();
+    for (const [domain, set] of [...this.domains, ...this.#joining]) if (set.delete(sub)) held.add(domain);
+    for (const domain of held) {
+      if (this.held(domain)) continue;
+      released.domains.push(domain);
+      if (domain === 'Runtime') this.contexts.clear();
     }
     for (const [start, set] of this.streams) {
       if (set.delete(sub) && set.size === 0) released.stops.push(STREAMS[start]!.stop);

@@ -43,7 +43,13 @@ export function autoAttachParams(
 }
 
 /** Sends a command to the tab for one subscription; `then` sees the result before the answer goes out. */
-type Forward = (method: string, params: Record<string, unknown>, then?: (result: unknown) => void) => void;
+/** Sends a command to the tab and answers the client; `then` on success, `failed` on an error, while the subscription stays. */
+type Forward = (
+  method: string,
+  params: Record<string, unknown>,
+  then?: (result: unknown) => void,
+  failed?: () => void,
+) => void;
 
 /** Chrome's session id of the debuggee a subscription is on (undefined: the page itself). */
 const childIdOf = (sub: Subscription): string | undefined => (sub.kind === 'child' ? sub.child.chromeId : undefined);
@@ -120,14 +126,17 @@ export class TabCommands {
    * Without a `then` nothing here reads the result: a large one passes through unparsed.
    */
   #forwarder(sub: Subscription, state: DebuggeeState<Subscription>, respond: Respond): Forward {
-    return (method, params, then) =>
+    return (method, params, then, failed) =>
       this.link.send(
         sub.tab,
         childIdOf(sub),
         method,
         params,
         (error, result) => {
-          if (error) return respond(error);
+          if (error) {
+            if (state.subscribers.has(sub)) failed?.();
+            return respond(error);
+          }
           // A subscription gone meanwhile (its client left before the answer) leaves nothing
           // behind: no setup recorded, no auto-attach kept for it.
           if (state.subscribers.has(sub)) then?.(result);
@@ -149,19 +158,26 @@ export class TabCommands {
     const domain = cmd.method.slice(0, dot);
     const action = cmd.method.slice(dot + 1);
     const record = () => state.setup.record(sub, cmd.method, cmd.params);
-    if (action === 'enable' && domain === 'Runtime' && state.domains.get('Runtime')?.size) {
+    if (action === 'enable' && domain === 'Runtime' && state.held('Runtime')) {
       // Chrome replays nothing for a second Runtime.enable on the same debugger session, so the
       // newcomer is shown the contexts the others already have, once its enable has answered
-      // (after its earlier commands, e.g. Page.getFrameTree, as Playwright expects).
-      forward(cmd.method, cmd.params, () => {
-        state.enable(domain, sub);
-        record();
-        state.shownAll(sub);
-        for (const context of state.contexts.values())
-          say(sub.client, sub.sessionId, 'Runtime.executionContextCreated', {
-            context: context as Protocol.Runtime.ExecutionContextDescription,
-          });
-      });
+      // (after its earlier commands, e.g. Page.getFrameTree, as Playwright expects). Until then
+      // it holds Runtime on the tab: another client leaving meanwhile does not disable it.
+      state.join(domain, sub);
+      forward(
+        cmd.method,
+        cmd.params,
+        () => {
+          state.joined(domain, sub, true);
+          record();
+          state.shownAll(sub);
+          for (const context of state.contexts.values())
+            say(sub.client, sub.sessionId, 'Runtime.executionContextCreated', {
+              context: context as Protocol.Runtime.ExecutionContextDescription,
+            });
+        },
+        () => state.joined(domain, sub, false),
+      );
       return true;
     }
     if (action === 'enable') {

@@ -84,4 +84,28 @@ describe('the contexts shown to a client enabling Runtime after others', () => {
     ext.event(1, 'Runtime.executionContextCreated', context(3));
     await until('both to see the next context', () => a.said.at(-1) === 'created 3' && b.said.at(-1) === 'created 3');
   });
+
+  it('keeps Runtime on for a newcomer whose enable is in flight when the last client with it on leaves', async () => {
+    const a = await onPage();
+    await a.c.send('Runtime.enable');
+    let answer: () => void = () => {};
+    ext.handler = (r: RequestFrame) =>
+      r.op === 'cdp' && r.method === 'Runtime.enable' ? new Promise((resolve) => (answer = () => resolve({}))) : {};
+    const b = await onPage();
+    const enabling = b.c.send('Runtime.enable');
+    await until(
+      "the newcomer's enable to reach the extension",
+      () => ext.requests.filter((r) => r.op === 'cdp' && r.method === 'Runtime.enable').length === 2,
+    );
+    await a.c.close();
+    await until('the relay to have let the first client go', () => t.relay.switchboard.clientCount === 1);
+    answer();
+    await enabling;
+    await quiet(100);
+    expect(ext.requests.filter((r) => r.op === 'cdp' && r.method === 'Runtime.disable')).toEqual([]);
+    const logged: unknown[] = [];
+    b.c.onMessage((m: CdpMessage) => m.method === 'Runtime.consoleAPICalled' && logged.push(m.params.args[0].value));
+    ext.event(1, 'Runtime.consoleAPICalled', { type: 'log', args: [{ type: 'string', value: 'after' }] });
+    await until('the newcomer to see the console event', () => logged.length === 1);
+  });
 });

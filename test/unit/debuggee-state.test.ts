@@ -62,6 +62,36 @@ describe('DebuggeeState', () => {
     expect(state.remove(b)).toEqual({ domains: ['Page'], scripts: [], autoAttach: false, unpause: false, stops: [] });
   });
 
+  it('counts an enable in flight as holding the domain: the last holder leaving then does not disable it', () => {
+    const state = new DebuggeeState<Sub>();
+    const [holder, newcomer, other] = [sub(1), sub(2), sub(3)];
+    for (const s of [holder, newcomer, other]) state.subscribers.add(s);
+    state.enable('Runtime', holder);
+    state.join('Runtime', newcomer);
+    expect(state.remove(holder).domains).toEqual([]);
+    expect(state.held('Runtime')).toBe(true);
+    // Its events wait for its answer (the relay shows it the contexts then), and reach nobody else.
+    expect(state.wants(newcomer, 'Runtime.consoleAPICalled')).toBe(false);
+    expect(state.wants(other, 'Runtime.consoleAPICalled')).toBe(false);
+    // The contexts Chrome says meanwhile are kept, for the newcomer's replay.
+    state.arrive('Runtime.executionContextCreated', { context: { id: 4, origin: '', name: '', uniqueId: 'U4' } });
+    expect([...state.contexts.keys()]).toEqual([4]);
+    state.joined('Runtime', newcomer, true);
+    expect(state.wants(newcomer, 'Runtime.consoleAPICalled')).toBe(true);
+    expect(state.remove(newcomer).domains).toEqual(['Runtime']);
+  });
+
+  it('lets the domain go when the only enable in flight fails, or its subscription leaves', () => {
+    const state = new DebuggeeState<Sub>();
+    const [a, b] = [sub(1), sub(2)];
+    for (const s of [a, b]) state.subscribers.add(s);
+    state.join('Runtime', a);
+    state.joined('Runtime', a, false);
+    expect(state.held('Runtime')).toBe(false);
+    state.join('Runtime', b);
+    expect(state.remove(b).domains).toEqual(['Runtime']); // its enable reached the tab: disabled after it
+  });
+
   it('pauses new targets while any auto-attaching subscription asked, and says when the last that asked leaves', () => {
     const state = new DebuggeeState<Sub>();
     const [pausing, plain] = [sub(1), sub(2)];
