@@ -43,9 +43,27 @@ const PATTERNS: RegExp[] = [
   /(?:以前|これまで|上記)?の?(?:指示|命令|プロンプト)を(?:無視|忘れ)/,
 ];
 
+/**
+ * Words a line needs for any pattern above to match it (each pattern needs one of them, as said
+ * beside each): a line with none is not tried against the patterns. Most page text has none: on
+ * the corpus's longest page (1,700 lines) the patterns alone took about 2 ms of every snapshot,
+ * this look first about 0.5. A pattern added says here which of its words it cannot match without.
+ */
+const NEEDS = new RegExp(
+  [
+    String.raw`\b(?:ignor|disregard|forget|override|vergiss|missachte|oubli|olvida)`, // "ignore…", other languages'
+    'instruction|directive|system prompt|developer|jailbreak|prompt injection', // "new instructions:", "system prompt"
+    String.raw`\b${ADDRESSEE}\b`, // "you are now…", "AI agents:", "if you are an AI"
+    String.raw`\b(?:reveal|print|output|repeat|leak|expose|dump|paste)\b`, // reveal the prompt or secrets
+    "without|do not|don't", // on the person's behalf
+    '忽略|无视|忘记|忽视|無視|忘れ',
+  ].join('|'),
+  'i',
+);
+
 /** Whether a line of page text reads as an instruction to an AI agent. */
 export function readsAsInstruction(text: string): boolean {
-  return PATTERNS.some((pattern) => pattern.test(text));
+  return NEEDS.test(text) && PATTERNS.some((pattern) => pattern.test(text));
 }
 
 /** The line, with the flag when it reads as one. */
