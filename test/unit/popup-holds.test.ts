@@ -27,13 +27,13 @@ async function standInBrowser(refuse: (method: string, sessionId?: string) => bo
       ws.send(JSON.stringify(refuse(method, sessionId) ? { id, error: { message: 'no' } } : { id, result: {} }));
     });
   });
-  const attach = (targetId: string, openerId?: string, waiting = true) =>
+  const attach = (targetId: string, openerId?: string, waiting = true, url = '') =>
     socket!.send(
       JSON.stringify({
         method: 'Target.attachedToTarget',
         params: {
           sessionId: `S-${targetId}`,
-          targetInfo: { targetId, type: 'page', url: '', ...(openerId ? { openerId } : {}) },
+          targetInfo: { targetId, type: 'page', url, ...(openerId ? { openerId } : {}) },
           waitingForDebugger: waiting,
         },
       }),
@@ -170,6 +170,26 @@ describe('the pop-up hold', () => {
       browser.got.indexOf('Runtime.runIfWaitingForDebugger S-HELD'),
     );
     expect(tab.adopted).toEqual(['HELD made again']);
+    await tab.leave();
+  });
+
+  it('adopts a held new tab that shows the relay’s /blocked page as loaded: nothing is made again there', async () => {
+    // A form sent into a held pop-up cannot be sent again: the extension sends its tab to the
+    // relay's /blocked page, before the relay is shown it. Waiting for its first load, the call
+    // that opened it answered only at the bound (6 s).
+    const browser = await standInBrowser();
+    const holds = new PopupHolds(silentLogger);
+    closing.push(browser.close, () => holds.close());
+    const tab = await heldTab('OPENER-7');
+    await holds.hold('B7', async () => ({ url: `${browser.url}/cdp?clawd=popups` }), true);
+    const port = new URL(browser.url).port;
+    browser.attach('SENT', 'OPENER-7', true, `http://127.0.0.1:${port}/blocked?url=a+form&reason=held`);
+    // Another site's page of that name, or the relay's on another port, is a load like any other.
+    browser.attach('ELSEWHERE', 'OPENER-7', true, `http://127.0.0.1:${Number(port) + 1}/blocked?url=x`);
+    await until('both let run', () =>
+      ['SENT', 'ELSEWHERE'].every((t) => browser.got.includes(`Runtime.runIfWaitingForDebugger S-${t}`)),
+    );
+    expect(tab.adopted.sort()).toEqual(['ELSEWHERE made again', 'loaded']);
     await tab.leave();
   });
 

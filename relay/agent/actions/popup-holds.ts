@@ -40,6 +40,8 @@ class BrowserHold {
     /** It shows a new tab only once it runs (the relay): one is adopted as it comes, for its later loads. */
     private readonly late: boolean,
     private readonly log: Logger,
+    /** Where the browser is the relay: its address (a held tab may already show its /blocked page). */
+    private readonly relayUrl?: string,
   ) {
     socket.onEvent((event) => this.#event(event));
     // The connection gone, the new tabs it held are no longer held: their holds are forgotten.
@@ -96,8 +98,17 @@ class BrowserHold {
     if (!waitingForDebugger && !(this.late && targetInfo.openerId !== undefined)) return session.detach();
     let adopted: boolean;
     // Where the browser is the relay, a new tab the extension holds comes paused, its first load
-    // made again once it runs; one it does not, running.
-    const how = this.late ? (waitingForDebugger ? 'held' : 'late') : targetInfo.openerId ? 'paused' : 'early';
+    // made again once it runs; one it does not, running. One held that shows the relay's /blocked
+    // page already (a form sent into it, which cannot be sent again; a site the policy blocks)
+    // has no load coming: adopted as loaded, or the call waited 6 s for a load that never came.
+    const nothingComes = this.relayUrl !== undefined && isBlockedPageOf(this.relayUrl, targetInfo.url);
+    const how = this.late
+      ? waitingForDebugger && !nothingComes
+        ? 'held'
+        : 'late'
+      : targetInfo.openerId
+        ? 'paused'
+        : 'early';
     const adopting = targetInfo.openerId
       ? FetchHold.adopt(targetInfo.openerId, targetInfo.targetId, session, how)
       : // Chrome opened it on its own, and its first load is on its way already (held at the browser).
@@ -136,6 +147,23 @@ class BrowserHold {
     void unnamed.adopted.then((adopted) => {
       if (!adopted || !FetchHold.judgeFirst(paused, go, fail)) go();
     });
+  }
+}
+
+/** Whether `url` is the /blocked page of the relay at `relayUrl` (its CDP address: the same port, on loopback). */
+export function isBlockedPageOf(relayUrl: string, url: string): boolean {
+  try {
+    const [relay, page] = [new URL(relayUrl), new URL(url)];
+    const loopback = (host: string) => host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
+    return (
+      page.protocol === 'http:' &&
+      page.pathname === '/blocked' &&
+      page.port === relay.port &&
+      loopback(page.hostname) &&
+      loopback(relay.hostname)
+    );
+  } catch {
+    return false;
   }
 }
 
@@ -216,7 +244,7 @@ export class PopupHolds {
       this.log.debug(`pop-up hold: ${said}`),
     );
     // Listening before it asks: a page attached right after must not go unheard (it would stay paused).
-    const browser = new BrowserHold(socket, key, late, this.log);
+    const browser = new BrowserHold(socket, key, late, this.log, late ? endpoint.url : undefined);
     try {
       // Pages only: a pop-up is one; their frames and workers are their own watches' business.
       await socket.send('Target.setAutoAttach', {
