@@ -484,6 +484,13 @@ export class TestBrowser {
       return await work(inOptions);
     } finally {
       await this.cdp.send('Target.closeTarget', { targetId: options.pageTargetId }).catch(() => {});
+      // Chrome answers the close while the page is still closing, and lists it a while: gone
+      // before the caller goes on (optionsStatus would find it, and its evaluate never answers).
+      await until(
+        'the options page to close',
+        async () => !(await this.targets('page')).some((t) => t.targetId === options.pageTargetId),
+        5_000,
+      ).catch(() => {});
     }
   }
 
