@@ -370,13 +370,22 @@ describe.each([
         ([, r]) => r.name === 'Open and leave',
       )!;
       site.hits.length = 0;
-      const { asked } = await answering(false, () =>
-        api('POST', '/act', { targetId: fleeing, kind: 'click', ref: leave, session: ref.session, timeoutMs: 20_000 }),
-      );
-      await until('the page that opened it closed', async () => !(await tabs()).includes(fleeing!));
-      await quiet(1_000);
-      // Asked (and refused), or closed with no watch left to ask: never loaded unasked.
+      // The person's answers heard past the call: Chrome loads a refused load's error page again
+      // by itself after 1 s (on the person's tabs no flag turns that off), which asked again.
+      const { asked } = await answering(false, async () => {
+        await api('POST', '/act', {
+          targetId: fleeing,
+          kind: 'click',
+          ref: leave,
+          session: ref.session,
+          timeoutMs: 20_000,
+        });
+        await until('the page that opened it closed', async () => !(await tabs()).includes(fleeing!));
+        await quiet(2_000);
+      });
+      // Asked (and refused), or closed with no watch left to ask: never loaded unasked; asked once.
       expect(otherHits(), JSON.stringify(asked)).toEqual([]);
+      expect(asked.length, JSON.stringify(asked)).toBeLessThanOrEqual(1);
     } finally {
       await release(ref.session);
       for (const id of (await tabs()).filter((id) => !before.includes(id))) await api('DELETE', `/tabs/${id}`);

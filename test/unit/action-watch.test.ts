@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { ActionWatch, type WatchOptions } from '../../relay/agent/actions/action-watch';
-import type { PausedRequest } from '../../relay/agent/actions/fetch-hold';
+import { FetchHold, type PausedRequest } from '../../relay/agent/actions/fetch-hold';
 import { refusedLoadsEnded } from '../../relay/agent/actions/refused-loads';
 import { quiet } from '../helpers/waits';
 
@@ -31,7 +31,9 @@ function standIn() {
   const page = Object.assign(new EventEmitter(), {
     context: () => ({ newCDPSession: async () => session }),
     mainFrame: () => mainFrame,
+    isClosed: () => closed.now,
   }) as unknown as Page & EventEmitter;
+  const closed = { now: false };
   const pause = (e: Partial<PausedRequest> & { requestId: string; url: string }) =>
     on.get('Fetch.requestPaused')!({
       frameId: 'MAIN',
@@ -45,7 +47,9 @@ function standIn() {
   const requested = (frameId = 'MAIN') =>
     on.get('Page.frameRequestedNavigation')!({ frameId, disposition: 'currentTab' });
   // Each stand-in its own target: holds are kept by target id.
-  return { page, mainFrame, id: `T${++ids}`, sent, pause, answer, requested };
+  /** The page opens a window (window.open): its hold's adoption of the new tab is waited for. */
+  const opensWindow = () => on.get('Page.windowOpen')!({});
+  return { page, mainFrame, id: `T${++ids}`, sent, pause, answer, requested, opensWindow, closed };
 }
 
 function options(asked: string[], allow = true): WatchOptions {
@@ -65,6 +69,44 @@ function options(asked: string[], allow = true): WatchOptions {
 const turn = () => quiet(30);
 
 describe('a call’s watch on its tab', () => {
+  it('stops waiting for a window its page opened once the page has closed (Chrome may name another opener)', async () => {
+    const tab = standIn();
+    const watch = await ActionWatch.start({ page: tab.page, targetId: tab.id, browser: 'B' }, options([]));
+    tab.opensWindow();
+    let done = false;
+    const settled = watch.settle().finally(() => (done = true));
+    await turn();
+    expect(done).toBe(false); // the new tab's hold is waited for
+    tab.closed.now = true; // window.open(…); window.close()
+    await turn();
+    expect(done).toBe(true);
+    await settled;
+    await watch.leave();
+  });
+
+  it('stops waiting for a held new tab’s load made again once its page is the relay’s /blocked page', async () => {
+    const tab = standIn();
+    const watch = await ActionWatch.start({ page: tab.page, targetId: tab.id, browser: 'B' }, options([]));
+    // A new tab the extension holds, shown paused (fetch-hold.ts `held`): its first load is made again.
+    const on = new Map<string, (e: any) => void>();
+    const popup = {
+      on: (event: string, listener: (e: any) => void) => void on.set(event, listener),
+      send: async () => ({}),
+      detach: async () => {},
+      blockedPage: (url: string) => url.startsWith('http://relay/blocked?'),
+    };
+    expect(await FetchHold.adopt(tab.id, `${tab.id}-POPUP`, popup, 'held')).toBe(true);
+    let done = false;
+    const settled = watch.settle().finally(() => (done = true));
+    await turn();
+    expect(done).toBe(false); // the load made again is waited for
+    on.get('Page.frameNavigated')!({ frame: { id: `${tab.id}-POPUP`, url: 'http://relay/blocked?url=a+form' } });
+    await turn();
+    expect(done).toBe(true); // at once, not at the bound
+    await settled;
+    await watch.leave();
+  });
+
   it('waits for a load a frame asked for until its request is judged, and throws a refusal', async () => {
     const tab = standIn();
     const asked: string[] = [];

@@ -12,7 +12,10 @@ import { silentLogger } from '../../relay/log';
 import { quiet, until } from '../helpers/waits';
 
 /** A browser socket that answers every command and records them (`method sessionId`). */
-async function standInBrowser(refuse: (method: string, sessionId?: string) => boolean = () => false) {
+async function standInBrowser(
+  refuse: (method: string, sessionId?: string) => boolean = () => false,
+  results: (method: string, sessionId?: string) => object = () => ({}),
+) {
   const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise((resolve) => server.once('listening', resolve));
   const got: string[] = [];
@@ -24,7 +27,11 @@ async function standInBrowser(refuse: (method: string, sessionId?: string) => bo
     ws.on('message', (data) => {
       const { id, method, sessionId } = JSON.parse(data.toString());
       got.push(sessionId ? `${method} ${sessionId}` : method);
-      ws.send(JSON.stringify(refuse(method, sessionId) ? { id, error: { message: 'no' } } : { id, result: {} }));
+      ws.send(
+        JSON.stringify(
+          refuse(method, sessionId) ? { id, error: { message: 'no' } } : { id, result: results(method, sessionId) },
+        ),
+      );
     });
   });
   const attach = (targetId: string, openerId?: string, waiting = true, url = '') =>
@@ -38,8 +45,11 @@ async function standInBrowser(refuse: (method: string, sessionId?: string) => bo
         },
       }),
     );
+  /** An event of an attached target's session. */
+  const event = (sessionId: string, method: string, params: object) =>
+    socket!.send(JSON.stringify({ method, params, sessionId }));
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, got, attach, state, close: () => server.close() };
+  return { url, got, attach, event, state, close: () => server.close() };
 }
 
 /** A tab with a watch's hold on it (fetch-hold.ts), so its pop-ups are adopted. */
@@ -53,17 +63,19 @@ async function heldTab(targetId: string) {
   const page = { context: () => ({ newCDPSession: async () => session }) } as unknown as Page;
   const judge = { judge: () => undefined, failed: () => {}, requested: () => {}, stopped: () => {}, opening: () => {} };
   const adopted: string[] = [];
+  const blocked: string[] = [];
   const member = await FetchHold.join(
     { page, targetId, browser: 'B1' },
     {
       ...judge,
       adopted: (_m, frame, madeAgain) => void adopted.push(`${frame ?? 'loaded'}${madeAgain ? ' made again' : ''}`),
+      blocked: (frame) => void blocked.push(frame),
     },
   );
   /** Its page asks for a link to open in a new tab with no opener link (a Ctrl or middle click). */
   const asksNewTab = () =>
     listeners.get('Page.frameRequestedNavigation')!({ frameId: targetId, disposition: 'newTab', url: 'http://x/' });
-  return { adopted, asksNewTab, leave: () => member.leave() };
+  return { adopted, blocked, asksNewTab, leave: () => member.leave() };
 }
 
 describe('the pop-up hold', () => {
@@ -190,6 +202,57 @@ describe('the pop-up hold', () => {
       ['SENT', 'ELSEWHERE'].every((t) => browser.got.includes(`Runtime.runIfWaitingForDebugger S-${t}`)),
     );
     expect(tab.adopted.sort()).toEqual(['ELSEWHERE made again', 'loaded']);
+    await tab.leave();
+  });
+
+  it('reads a held new tab’s address once its interception is on: shown blank, it may be on the /blocked page by then', async () => {
+    // window.open(), then a form written into it and sent: shown blank, it ran on the while.
+    let port = '';
+    const browser = await standInBrowser(
+      () => false,
+      (method, sessionId) =>
+        method === 'Runtime.evaluate' && sessionId === 'S-WRITTEN'
+          ? { result: { type: 'string', value: `http://127.0.0.1:${port}/blocked?url=a+form+sent` } }
+          : {},
+    );
+    port = new URL(browser.url).port;
+    const holds = new PopupHolds(silentLogger);
+    closing.push(browser.close, () => holds.close());
+    const tab = await heldTab('OPENER-9');
+    await holds.hold('B9', async () => ({ url: `${browser.url}/cdp?clawd=popups` }), true);
+    browser.attach('WRITTEN', 'OPENER-9', true, 'about:blank');
+    browser.attach('BLANK', 'OPENER-9', true, 'about:blank');
+    await until('both let run', () =>
+      ['WRITTEN', 'BLANK'].every((t) => browser.got.includes(`Runtime.runIfWaitingForDebugger S-${t}`)),
+    );
+    // Read after its interception is on (a load after that is the hold's to see).
+    expect(browser.got.indexOf('Runtime.evaluate S-WRITTEN')).toBeGreaterThan(
+      browser.got.indexOf('Fetch.enable S-WRITTEN'),
+    );
+    expect(tab.adopted.sort()).toEqual(['BLANK made again', 'loaded']);
+    await tab.leave();
+  });
+
+  it('tells the watch when a held new tab’s page turns to the relay’s /blocked page after it was adopted', async () => {
+    // window.open(), then a form written into it and sent: the tab was blank when shown, and the
+    // form goes to the /blocked page after. The watch waited for the load made again until its bound.
+    const browser = await standInBrowser();
+    const holds = new PopupHolds(silentLogger);
+    closing.push(browser.close, () => holds.close());
+    const tab = await heldTab('OPENER-8');
+    await holds.hold('B8', async () => ({ url: `${browser.url}/cdp?clawd=popups` }), true);
+    browser.attach('WRITTEN', 'OPENER-8', true, 'about:blank');
+    await until('it let run', () => browser.got.includes('Runtime.runIfWaitingForDebugger S-WRITTEN'));
+    expect(tab.adopted).toEqual(['WRITTEN made again']);
+    const port = new URL(browser.url).port;
+    const navigated = (frame: object) =>
+      browser.event('S-WRITTEN', 'Page.frameNavigated', { frame, type: 'Navigation' });
+    // A frame inside it, or another page, is not its page's end.
+    navigated({ id: 'CHILD', parentId: 'WRITTEN', url: `http://127.0.0.1:${port}/blocked?url=x` });
+    navigated({ id: 'WRITTEN', url: 'http://localhost:1/elsewhere' });
+    navigated({ id: 'WRITTEN', url: `http://127.0.0.1:${port}/blocked?url=a+form+sent` });
+    await until('the watch told', () => tab.blocked.length > 0);
+    expect(tab.blocked).toEqual(['WRITTEN']);
     await tab.leave();
   });
 

@@ -109,6 +109,7 @@ export class ActionWatch {
   /** Answers that may begin as downloads (URL → until when that is waited for). */
   readonly #downloadsDue = new Map<string, number>();
   #page: object | undefined;
+  #pageClosed: () => boolean = () => false;
 
   private constructor(private options: WatchOptions) {}
 
@@ -128,6 +129,7 @@ export class ActionWatch {
   static async start(tab: HeldTab, options: WatchOptions): Promise<ActionWatch> {
     const watch = new ActionWatch(options);
     watch.#page = tab.page;
+    watch.#pageClosed = () => tab.page.isClosed();
     watching.set(tab.page, [...(watching.get(tab.page) ?? []), watch]);
     try {
       watch.#hold = await FetchHold.join(tab, {
@@ -148,6 +150,10 @@ export class ActionWatch {
         opening: () => {
           if (watch.#early > 0) watch.#early--;
           else watch.#opening.push(Date.now());
+        },
+        blocked: (frameId) => {
+          watch.#requested.delete(frameId);
+          watch.#madeAgain.delete(frameId);
         },
         // Its first load is asked for now (the new tab runs once its hold is on).
         adopted: (member, mainFrame, madeAgain) => {
@@ -244,6 +250,10 @@ export class ActionWatch {
         this.#madeAgain.delete(frame);
       }
     while (this.#opening.length > 0 && now - this.#opening[0]! > OPENING_MS) this.#opening.shift();
+    // Its page closed: a new tab it asked for was adopted by now, or Chrome names it after another
+    // opener (on the person's tabs, the closed tab's own) and that tab's watches judge it: waiting
+    // for it here ran to the bound (6 s, a page that opens a window and closes itself at once).
+    if (this.#pageClosed()) this.#opening.length = 0;
     for (const [url, until] of this.#downloadsDue) if (now > until) this.#downloadsDue.delete(url);
     const ours = [...this.#loading.values()].some((load) => load.generation === this.#generation);
     return (

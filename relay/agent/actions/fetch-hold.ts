@@ -14,65 +14,11 @@
 import type { Page } from 'playwright-core';
 import type { Protocol } from 'devtools-protocol';
 import { within } from '../../time-limit';
+import type { HeldTab, HoldMember, HoldSession, Judge, PausedRequest } from './hold-types';
+import { PopupPage, showsBlockedPage } from './popup-page';
 import { loadRefused } from './refused-loads';
 
-export type PausedRequest = Protocol.Fetch.RequestPausedEvent;
-
-/** Where a paused request is: in the main frame of its page (a load of it is a new page), in a pop-up of the watched tab. */
-export interface Place {
-  mainFrame: boolean;
-  popup: boolean;
-}
-
-/** The CDP session a hold works on (Playwright's on the tab, or the pop-up hold's own). */
-export interface HoldSession {
-  send(method: string, params?: object): Promise<any>;
-  on(event: string, listener: (params: any) => void): void;
-  detach(): Promise<void>;
-}
-
-/** A watch in the hold: it sees every paused request of the tab, in order. */
-export interface Judge {
-  /** Its verdict: undefined lets the request go; a promise lets it go when it resolves, fails it when it rejects. */
-  judge(paused: PausedRequest, place: Place): Promise<void> | undefined;
-  /** The request failed on another watch's refusal (`error`): it will not be answered. */
-  failed(paused: PausedRequest, error: Error): void;
-  /** A frame of the tab asked to load a page in itself (a link, a form, a script): its request comes next. */
-  requested(frameId: string): void;
-  /**
-   * A frame moved within its document (its ask answered) or stopped loading (`loads`: nothing
-   * more comes of the loads it had in flight either).
-   */
-  stopped(frameId: string, loads: boolean): void;
-  /** The tab is opening a new tab or window (its hold comes next: `adopted`). */
-  opening(): void;
-  /**
-   * A new tab the tab opened is held for it now too (its main frame `mainFrame` loads next, unless
-   * undefined: it is loaded; `madeAgain`: the load the extension held is made again, and what its
-   * page showed meanwhile ends no wait).
-   */
-  adopted(member: HoldMember, mainFrame: string | undefined, madeAgain: boolean): void;
-}
-
-/** A watch's place in the hold. */
-export interface HoldMember {
-  /**
-   * Resolves once the page has run what was due at once when asked (its zero-delay timers, a
-   * form's submission task), within `ms`: a load those ask for has been told by then.
-   */
-  caughtUp(ms: number): Promise<void>;
-  /** The watch is done: interception ends with the last one. */
-  leave(): Promise<void>;
-  /** It no longer holds for the watch: its page went, or a watch of the pop-up's own took it over. */
-  readonly gone: boolean;
-}
-
-/** The tab a watch holds: its page, its target, and the browser it is in (its endpoint). */
-export interface HeldTab {
-  page: Page;
-  targetId: string;
-  browser: string;
-}
+export type { HeldTab, HoldMember, HoldSession, Judge, PausedRequest, Place } from './hold-types';
 
 /** How long setting the hold up may take. */
 const SETUP_MS = 5_000;
@@ -110,6 +56,8 @@ export class FetchHold {
    */
   #early = false;
   #firstLoad: string | undefined;
+  /** A pop-up's page (a tab's is its Playwright page). */
+  #popupPage: PopupPage | undefined;
 
   private constructor(
     private readonly targetId: string,
@@ -185,10 +133,13 @@ export class FetchHold {
     }
     try {
       const mainFrame = await hold.#ready;
+      // Held by the extension, it runs already: shown blank, it may be on the relay's /blocked
+      // page by now (a form written into a new window and sent), with no load made again to come.
+      const loaded = how === 'late' || (how === 'held' && (await showsBlockedPage(session)));
       // Its watches went meanwhile: nobody would judge it.
       if (hold.#judges.size === 0) throw new Error('the watch that opened it ended');
       for (const judge of judges)
-        judge.adopted(hold.#member(judge), how === 'late' ? undefined : mainFrame, how === 'held');
+        judge.adopted(hold.#member(judge), loaded ? undefined : mainFrame, how === 'held' && !loaded);
     } catch (error) {
       FetchHold.#forget(hold);
       throw error;
@@ -271,6 +222,10 @@ export class FetchHold {
       FetchHold.#forget(this);
     });
     session.on('Page.frameStoppedLoading', (e: { frameId: string }) => stopped(e.frameId, true));
+    if (!this.page)
+      this.#popupPage = new PopupPage(session, (frameId) => {
+        for (const judge of this.#judges) judge.blocked?.(frameId);
+      });
     session.on('Page.navigatedWithinDocument', (e: { frameId: string }) => stopped(e.frameId, false));
     try {
       return await within(
@@ -322,6 +277,7 @@ export class FetchHold {
     }
     if (verdicts.length === 0) return go();
     Promise.all(verdicts).then(go, (error: unknown) => {
+      if (mainFrame) this.#popupPage?.refused();
       fail();
       if (mainFrame && this.page) loadRefused(this.page, () => this.#session!.send('Page.stopLoading'));
       const refusal = error instanceof Error ? error : new Error(String(error));

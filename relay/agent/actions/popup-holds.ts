@@ -65,6 +65,7 @@ class BrowserHold {
         this.#sessions.delete(sessionId);
         await this.socket.send('Target.detachFromTarget', { sessionId }).catch(() => {});
       },
+      ...(this.relayUrl !== undefined ? { blockedPage: (url: string) => isBlockedPageOf(this.relayUrl!, url) } : {}),
     };
   }
 
