@@ -106,10 +106,21 @@ export class DebuggeeState<S> {
     addTo(this.#joining, domain, sub);
   }
 
-  /** The enable `join` recorded has answered (or failed: `enabled` false). */
-  joined(domain: string, sub: S, enabled: boolean): void {
-    this.#joining.get(domain)?.delete(sub);
-    if (enabled) this.enable(domain, sub);
+  /** The enable `join` recorded has answered: true when `sub` has the domain on now (not when it disabled it meanwhile). */
+  joined(domain: string, sub: S): boolean {
+    if (!this.#joining.get(domain)?.delete(sub)) return false;
+    this.enable(domain, sub);
+    return true;
+  }
+
+  /**
+   * The enable `join` recorded failed: true when nobody holds the domain now (the one that held it
+   * left meanwhile: Chrome still has it on, and the tab should disable it).
+   */
+  joinFailed(domain: string, sub: S): boolean {
+    if (!this.#joining.get(domain)?.delete(sub) || this.held(domain)) return false;
+    if (domain === 'Runtime') this.contexts.clear();
+    return true;
   }
 
   /** Whether anyone has the domain enabled, or an enable of it in flight. */

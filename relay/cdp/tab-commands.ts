@@ -42,8 +42,10 @@ export function autoAttachParams(
   return { ...latest, waitForDebuggerOnStart: state.pausesNewTargets() };
 }
 
-/** Sends a command to the tab for one subscription; `then` sees the result before the answer goes out. */
-/** Sends a command to the tab and answers the client; `then` on success, `failed` on an error, while the subscription stays. */
+/**
+ * Sends a command to the tab for one subscription and answers the client: `then` sees the result
+ * before the answer goes out, `failed` is told of an error (both only while the subscription stays).
+ */
 type Forward = (
   method: string,
   params: Record<string, unknown>,
@@ -53,6 +55,9 @@ type Forward = (
 
 /** Chrome's session id of the debuggee a subscription is on (undefined: the page itself). */
 const childIdOf = (sub: Subscription): string | undefined => (sub.kind === 'child' ? sub.child.chromeId : undefined);
+
+/** A clean-up that lets nothing go (one field set on it says what does). */
+const NOTHING_RELEASED: Released = { domains: [], scripts: [], autoAttach: false, unpause: false, stops: [] };
 
 export class TabCommands {
   constructor(
@@ -168,7 +173,7 @@ export class TabCommands {
         cmd.method,
         cmd.params,
         () => {
-          state.joined(domain, sub, true);
+          if (!state.joined(domain, sub)) return; // it disabled the domain meanwhile
           record();
           state.shownAll(sub);
           for (const context of state.contexts.values())
@@ -176,7 +181,9 @@ export class TabCommands {
               context: context as Protocol.Runtime.ExecutionContextDescription,
             });
         },
-        () => state.joined(domain, sub, false),
+        () => {
+          if (state.joinFailed(domain, sub)) this.cleanUp(sub, { ...NOTHING_RELEASED, domains: [domain] });
+        },
       );
       return true;
     }

@@ -248,6 +248,8 @@ export class TestBrowser {
       }
       if (onlyNoSw && !reloaded && Date.now() - started > 6_000) {
         reloaded = true;
+        // Said: the reload ends the extension's attachments and connection under the calling test.
+        console.warn('swEval: the worker answered only "No SW" for 6 s: the extension is reloaded');
         await this.#reloadExtension(workers);
         continue;
       }

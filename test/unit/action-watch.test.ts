@@ -31,9 +31,7 @@ function standIn() {
   const page = Object.assign(new EventEmitter(), {
     context: () => ({ newCDPSession: async () => session }),
     mainFrame: () => mainFrame,
-    isClosed: () => closed.now,
   }) as unknown as Page & EventEmitter;
-  const closed = { now: false };
   const pause = (e: Partial<PausedRequest> & { requestId: string; url: string }) =>
     on.get('Fetch.requestPaused')!({
       frameId: 'MAIN',
@@ -47,9 +45,7 @@ function standIn() {
   const requested = (frameId = 'MAIN') =>
     on.get('Page.frameRequestedNavigation')!({ frameId, disposition: 'currentTab' });
   // Each stand-in its own target: holds are kept by target id.
-  /** The page opens a window (window.open): its hold's adoption of the new tab is waited for. */
-  const opensWindow = () => on.get('Page.windowOpen')!({});
-  return { page, mainFrame, id: `T${++ids}`, sent, pause, answer, requested, opensWindow, closed };
+  return { page, mainFrame, id: `T${++ids}`, sent, pause, answer, requested };
 }
 
 function options(asked: string[], allow = true): WatchOptions {
@@ -69,19 +65,26 @@ function options(asked: string[], allow = true): WatchOptions {
 const turn = () => quiet(30);
 
 describe('a call’s watch on its tab', () => {
-  it('stops waiting for a window its page opened once the page has closed (Chrome may name another opener)', async () => {
+  it('declines a new tab whose hold comes on only after the watch ended: it is closed, never let run unjudged', async () => {
     const tab = standIn();
     const watch = await ActionWatch.start({ page: tab.page, targetId: tab.id, browser: 'B' }, options([]));
-    tab.opensWindow();
-    let done = false;
-    const settled = watch.settle().finally(() => (done = true));
+    let interceptionOn: () => void = () => {};
+    const popupSent: string[] = [];
+    const popup = {
+      on: () => {},
+      send: async (method: string) => {
+        popupSent.push(method);
+        if (method === 'Fetch.enable') await new Promise<void>((resolve) => (interceptionOn = resolve));
+        return {};
+      },
+      detach: async () => void popupSent.push('detach'),
+    };
+    const adopting = FetchHold.adopt(tab.id, `${tab.id}-LATE`, popup);
     await turn();
-    expect(done).toBe(false); // the new tab's hold is waited for
-    tab.closed.now = true; // window.open(…); window.close()
-    await turn();
-    expect(done).toBe(true);
-    await settled;
-    await watch.leave();
+    await watch.leave(); // window.open(…); window.close(): the call answered, its watch ended
+    interceptionOn();
+    await expect(adopting).rejects.toThrow('the watch that opened it ended');
+    expect(popupSent).not.toContain('detach'); // detached, a paused page runs
   });
 
   it('stops waiting for a held new tab’s load made again once its page is the relay’s /blocked page', async () => {

@@ -22,7 +22,7 @@ describe('a raw client’s watch on a tab', () => {
       },
       detach: async () => {},
     };
-    const page = { context: () => ({ newCDPSession: async () => session }), isClosed: () => false } as unknown as Page;
+    const page = { context: () => ({ newCDPSession: async () => session }) } as unknown as Page;
     const found = { page, targetId: 'T1', tab: tabKey('chrome', 'T1') } as AgentPage;
     const calls = { pages: { find: async () => found, holdPopups: async () => {} } } as unknown as AgentCalls;
     const handed: Array<{ found: AgentPage; watch: ActionWatch; visited: Set<string> }> = [];

@@ -76,20 +76,36 @@ describe('DebuggeeState', () => {
     // The contexts Chrome says meanwhile are kept, for the newcomer's replay.
     state.arrive('Runtime.executionContextCreated', { context: { id: 4, origin: '', name: '', uniqueId: 'U4' } });
     expect([...state.contexts.keys()]).toEqual([4]);
-    state.joined('Runtime', newcomer, true);
+    expect(state.joined('Runtime', newcomer)).toBe(true);
     expect(state.wants(newcomer, 'Runtime.consoleAPICalled')).toBe(true);
     expect(state.remove(newcomer).domains).toEqual(['Runtime']);
   });
 
   it('lets the domain go when the only enable in flight fails, or its subscription leaves', () => {
     const state = new DebuggeeState<Sub>();
-    const [a, b] = [sub(1), sub(2)];
-    for (const s of [a, b]) state.subscribers.add(s);
+    const [a, b, holder] = [sub(1), sub(2), sub(3)];
+    for (const s of [a, b, holder]) state.subscribers.add(s);
+    // The one that had it on left while a's enable was in flight, which then failed: Chrome still
+    // has it on from before, and nobody holds it — the tab disables it.
+    state.enable('Runtime', holder);
     state.join('Runtime', a);
-    state.joined('Runtime', a, false);
+    expect(state.remove(holder).domains).toEqual([]);
+    expect(state.joinFailed('Runtime', a)).toBe(true);
     expect(state.held('Runtime')).toBe(false);
     state.join('Runtime', b);
     expect(state.remove(b).domains).toEqual(['Runtime']); // its enable reached the tab: disabled after it
+  });
+
+  it('does not count an enable that answers after its subscription disabled the domain', () => {
+    const state = new DebuggeeState<Sub>();
+    const [holder, a] = [sub(1), sub(2)];
+    for (const s of [holder, a]) state.subscribers.add(s);
+    state.enable('Runtime', holder);
+    state.join('Runtime', a);
+    expect(state.disable('Runtime', a)).toBe(false); // the holder has it still
+    expect(state.joined('Runtime', a)).toBe(false);
+    expect(state.wants(a, 'Runtime.consoleAPICalled')).toBe(false);
+    expect(state.disable('Runtime', holder)).toBe(true);
   });
 
   it('pauses new targets while any auto-attaching subscription asked, and says when the last that asked leaves', () => {

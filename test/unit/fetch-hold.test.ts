@@ -142,6 +142,20 @@ describe('the hold a tab’s watches share', () => {
     expect(tab.sent).toContain('Runtime.evaluate');
   });
 
+  it('refuses a pop-up whose only watch ended while it was being held, leaving it paused and its session attached', async () => {
+    // window.open(…); window.close(): the call's watch may end (its page gone) before the new tab's
+    // hold is on. Left through the hold, its session would be detached and the page run unjudged.
+    const tab = standIn();
+    const popup = standIn('POPUP9');
+    await FetchHold.join(
+      { page: tab.page, targetId: 'OPENER9', browser: 'B' },
+      { judge: () => undefined, failed: () => {}, ...heedless, adopted: () => false },
+    );
+    await expect(FetchHold.adopt('OPENER9', 'POPUP9', popup.session)).rejects.toThrow('the watch that opened it ended');
+    expect(popup.sent).not.toContain('Fetch.disable');
+    expect(popup.sent).not.toContain('detach');
+  });
+
   it('holds a pop-up of a held tab for the tab’s watches: judged as the tab’s, left with them; none of an unheld tab', async () => {
     const tab = standIn();
     const popup = standIn('POPUP1');

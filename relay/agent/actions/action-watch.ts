@@ -109,7 +109,6 @@ export class ActionWatch {
   /** Answers that may begin as downloads (URL → until when that is waited for). */
   readonly #downloadsDue = new Map<string, number>();
   #page: object | undefined;
-  #pageClosed: () => boolean = () => false;
 
   private constructor(private options: WatchOptions) {}
 
@@ -129,7 +128,6 @@ export class ActionWatch {
   static async start(tab: HeldTab, options: WatchOptions): Promise<ActionWatch> {
     const watch = new ActionWatch(options);
     watch.#page = tab.page;
-    watch.#pageClosed = () => tab.page.isClosed();
     watching.set(tab.page, [...(watching.get(tab.page) ?? []), watch]);
     try {
       watch.#hold = await FetchHold.join(tab, {
@@ -159,12 +157,13 @@ export class ActionWatch {
         adopted: (member, mainFrame, madeAgain) => {
           if (watch.#opening.length > 0) watch.#opening.shift();
           else watch.#early++;
-          if (watch.#closed) return void member.leave();
+          if (watch.#closed) return false; // the hold takes it out (fetch-hold.ts `adopt`)
           watch.#popups = [...watch.#popups.filter((popup) => !popup.gone), member];
           // A new tab's first load comes once it runs — on the person's tabs the extension makes it
           // again, through its worker: as long as its word that the tab opened may take.
           if (mainFrame !== undefined) watch.#requested.set(mainFrame, Date.now() + OPENING_MS);
           if (mainFrame !== undefined && madeAgain) watch.#madeAgain.add(mainFrame);
+          return true;
         },
       });
     } catch (error) {
@@ -250,10 +249,6 @@ export class ActionWatch {
         this.#madeAgain.delete(frame);
       }
     while (this.#opening.length > 0 && now - this.#opening[0]! > OPENING_MS) this.#opening.shift();
-    // Its page closed: a new tab it asked for was adopted by now, or Chrome names it after another
-    // opener (on the person's tabs, the closed tab's own) and that tab's watches judge it: waiting
-    // for it here ran to the bound (6 s, a page that opens a window and closes itself at once).
-    if (this.#pageClosed()) this.#opening.length = 0;
     for (const [url, until] of this.#downloadsDue) if (now > until) this.#downloadsDue.delete(url);
     const ours = [...this.#loading.values()].some((load) => load.generation === this.#generation);
     return (

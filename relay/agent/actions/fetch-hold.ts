@@ -136,10 +136,17 @@ export class FetchHold {
       // Held by the extension, it runs already: shown blank, it may be on the relay's /blocked
       // page by now (a form written into a new window and sent), with no load made again to come.
       const loaded = how === 'late' || (how === 'held' && (await showsBlockedPage(session)));
-      // Its watches went meanwhile: nobody would judge it.
+      // A watch that ended meanwhile (its call answered, its page closed) declines it, and is
+      // taken out here: left through the hold, the last one would detach the session, and a
+      // pop-up still paused would run unjudged. With none left it is closed, still paused.
+      for (const judge of judges) {
+        const member = hold.#member(judge);
+        if (judge.adopted(member, loaded ? undefined : mainFrame, how === 'held' && !loaded) === false) {
+          hold.#judges.delete(judge);
+          hold.#adopters.delete(judge);
+        }
+      }
       if (hold.#judges.size === 0) throw new Error('the watch that opened it ended');
-      for (const judge of judges)
-        judge.adopted(hold.#member(judge), loaded ? undefined : mainFrame, how === 'held' && !loaded);
     } catch (error) {
       FetchHold.#forget(hold);
       throw error;

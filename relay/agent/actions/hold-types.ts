@@ -37,9 +37,9 @@ export interface Judge {
   /**
    * A new tab the tab opened is held for it now too (its main frame `mainFrame` loads next, unless
    * undefined: it is loaded; `madeAgain`: the load the extension held is made again, and what its
-   * page showed meanwhile ends no wait).
+   * page showed meanwhile ends no wait). False: the watch has ended and does not hold it.
    */
-  adopted(member: HoldMember, mainFrame: string | undefined, madeAgain: boolean): void;
+  adopted(member: HoldMember, mainFrame: string | undefined, madeAgain: boolean): boolean | void;
   /**
    * A held new tab's main frame shows the relay's /blocked page (a form sent into it, which is
    * not sent again; a site the policy blocks): the load made again that was waited for never comes.

@@ -1,11 +1,10 @@
 // A held new tab's own page, read on its hold's session (fetch-hold.ts): whether it shows the
-// relay's /blocked page — a form sent into it, which is not sent again, or a site the policy
-// blocks: no load made again is coming — and a refused load's error page, stopped once parsed
-// (Chrome loads an error page again by itself after 1 s, 5 s …, and the person was asked again
-// each time; refused-loads.ts does the same for a tab, through its Playwright page).
+// relay's /blocked page (no load made again is coming), and a refused load's error page stopped
+// once parsed — Chrome loads it again by itself after 1 s, 5 s …, and the person was asked again.
 
 import type { Protocol } from 'devtools-protocol';
 import { within } from '../../time-limit';
+import { REFUSED_LOAD_MS } from './refused-loads';
 
 /** What of a pop-up's session this reads. */
 export interface PopupSession {
@@ -35,26 +34,27 @@ export async function showsBlockedPage(session: PopupSession): Promise<boolean> 
 export class PopupPage {
   /** The page its main frame last committed. */
   #shown = '';
-  #errorPageDue = false;
+  /** Until when the error page of a refused load is looked for (a later one, the person's own, is theirs). */
+  #errorPageDue = 0;
 
   /** `blocked`: its main frame turned to the relay's /blocked page. */
   constructor(session: PopupSession, blocked: (frameId: string) => void) {
     session.on('Page.frameNavigated', (e: Protocol.Page.FrameNavigatedEvent) => {
       if (e.frame.parentId !== undefined) return;
       this.#shown = e.frame.url;
-      if (!this.#shown.startsWith('chrome-error:')) this.#errorPageDue = false; // another document came instead
+      if (!this.#shown.startsWith('chrome-error:')) this.#errorPageDue = 0; // another document came instead
       if (session.blockedPage?.(this.#shown)) blocked(e.frame.id);
     });
     // Stopped before its DOM is parsed, an error page never says it is (refused-loads.ts).
     session.on('Page.domContentEventFired', () => {
-      if (!this.#errorPageDue || !this.#shown.startsWith('chrome-error:')) return;
-      this.#errorPageDue = false;
+      if (Date.now() > this.#errorPageDue || !this.#shown.startsWith('chrome-error:')) return;
+      this.#errorPageDue = 0;
       void within(session.send('Page.stopLoading'), STOP_MS, () => new Error('no stop')).catch(() => {});
     });
   }
 
   /** Its main frame's load was refused: the error page that comes is stopped once parsed. */
   refused(): void {
-    this.#errorPageDue = true;
+    this.#errorPageDue = Date.now() + REFUSED_LOAD_MS;
   }
 }
