@@ -157,8 +157,11 @@ export class DebuggeeState<S> {
       const owners = this.streams.get(stream);
       if (owners && owners.size > 0) return owners.has(sub);
     }
+    // Every event of the tab asks this per client: one lookup when a client has the domain on.
     const domain = method.slice(0, method.indexOf('.'));
-    return !this.held(domain) || (this.domains.get(domain)?.has(sub) ?? false);
+    const set = this.domains.get(domain);
+    if (set !== undefined && set.size > 0) return set.has(sub);
+    return !this.#joining.get(domain)?.size; // an enable in flight: its events wait for its answer
   }
 
   addScript(sub: S, identifier: string): void {
