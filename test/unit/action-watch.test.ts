@@ -267,6 +267,31 @@ describe('a call’s watch on its tab', () => {
     await watch.leave();
   });
 
+  it('waits after a click on a link that says download until a download begins (its request may come after the call), whatever its address', async () => {
+    const tab = standIn();
+    const asked: string[] = [];
+    const watch = await ActionWatch.start(
+      { page: tab.page, targetId: tab.id, browser: 'B' },
+      { ...options(asked, false), kinds: new Set(['download']) },
+    );
+    watch.expectDownload();
+    let done = false;
+    const settled = watch.settle().catch((error: Error) => {
+      done = true;
+      throw error;
+    });
+    await turn();
+    expect(done).toBe(false);
+    void ActionWatch.judgeDownload(tab.page, 'http://here/moved-note')?.catch(() => {});
+    await expect(settled).rejects.toThrow('declined');
+    expect(asked).toEqual(['download http://here/moved-note']);
+    // Asked before the call already: nothing is waited for.
+    watch.use({ ...options(asked), kinds: new Set(['download']), asked: new Set(['download']) });
+    watch.expectDownload();
+    await watch.settle();
+    await watch.leave();
+  });
+
   it('judges a download by the newest watch on the page, and by the one still on after the newest left', async () => {
     const tab = standIn();
     const asked: string[] = [];

@@ -27,7 +27,7 @@ function gateOn(url: string, asked: AskKind[], sendsForm = false, readAt = url) 
   const gate = new TabGate({
     find: async () => (finds.count++, found),
     tabId: async () => 'T1',
-    resolve: async () => ({ evaluate: async () => sendsForm }) as never,
+    resolve: async () => ({ evaluate: async () => ({ sends: sendsForm, downloads: false }) }) as never,
     control,
     activity,
     questions,

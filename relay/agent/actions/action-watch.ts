@@ -68,6 +68,14 @@ const ANSWERED_KEPT = 64;
  * after, and the call must not answer before the person is asked about it.
  */
 const DOWNLOAD_DUE_MS = 1_000;
+/**
+ * How long a click on a link that says `download` may take to begin its download: the browser
+ * makes its request only after the page has run the click (on a loaded two-core VM, after the
+ * call had answered), and the call must not answer before the person is asked about it.
+ */
+const CLICKED_DOWNLOAD_MS = 2_000;
+/** The due entry of a download the call's click asked for, whatever its address turns out to be. */
+const CLICKED = '';
 /** How many downloads the person allowed at their answer are kept, and how long: it begins at once. */
 const ALLOWED_KEPT = 16;
 const ALLOWED_MS = 10_000;
@@ -305,9 +313,20 @@ export class ActionWatch {
     return this.#pend(judged, pending);
   }
 
+  /**
+   * The call's work was a click on a link that says `download` (tab-gate.ts read it in the page):
+   * the call waits for a download to begin, within CLICKED_DOWNLOAD_MS, before it answers.
+   */
+  expectDownload(): void {
+    const { kinds, asked } = this.options;
+    if (kinds.has('download') && !asked.has('download'))
+      this.#downloadsDue.set(CLICKED, Date.now() + CLICKED_DOWNLOAD_MS);
+  }
+
   /** A download begins on the page (no document answer asked about it). */
   #judgeDownload(url: string): Promise<void> | undefined {
     this.#downloadsDue.delete(url);
+    this.#downloadsDue.delete(CLICKED);
     const { kinds, asked } = this.options;
     const allowed = this.#allowedDownloads.get(url);
     this.#allowedDownloads.delete(url);

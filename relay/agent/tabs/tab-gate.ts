@@ -140,8 +140,11 @@ export class TabGate {
     if (here) visited.add(here);
 
     const kinds: AskKind[] = [...(spec.asks ?? []), ...(spec.asksFor?.(input) ?? [])].filter((kind) => asked.has(kind));
-    if (asked.has('submit') && touches.sends && found && (await this.#sendsForm(call.call, found, touches.sends)))
-      kinds.push('submit');
+    const clicked =
+      touches.sends && found && (asked.has('submit') || asked.has('download'))
+        ? await this.#clickDoes(call.call, found, touches.sends)
+        : undefined;
+    if (asked.has('submit') && clicked?.sends) kinds.push('submit');
     const destination = touches.url !== undefined ? originOf(touches.url) : undefined;
     if (asked.has('new-site') && destination && !visited.has(destination)) kinds.push('new-site');
     if (kinds.length > 0) {
@@ -158,7 +161,7 @@ export class TabGate {
     if (found) this.deps.control.change(found.tab, session);
     if (tabOnly !== undefined) this.deps.control.check(tabKey(profile, tabOnly), session);
     if (destination) visited.add(destination);
-    const watched = this.#watchedFor(p, asked, visited, kinds);
+    const watched = this.#watchedFor(p, asked, visited, kinds, clicked?.downloads === true);
     const opened = spec.opens && destination ? this.#openedFor(p, asked, visited, kinds) : undefined;
     const { changed, waited } = p;
     return {
@@ -211,12 +214,19 @@ export class TabGate {
   /**
    * What only the requests tell is judged while the call runs (the person's asks that the call
    * did not already answer here: a click that was not on a submit button may still send a form).
+   * `downloads`: the call clicks a link that says `download`; once it has, its download is waited for.
    */
-  #watchedFor(p: Passing, asked: Set<AskKind>, visited: Set<string>, kinds: AskKind[]): GatePassed['watched'] {
+  #watchedFor(
+    p: Passing,
+    asked: Set<AskKind>,
+    visited: Set<string>,
+    kinds: AskKind[],
+    downloads: boolean,
+  ): GatePassed['watched'] {
     const { found } = p;
     const options = this.#watchOptions(p, asked, visited, kinds);
     if (!found || !options || found.page.isClosed()) return undefined;
-    return <T>(work: () => Promise<T>) => this.#watched(p, found, work, options);
+    return <T>(work: () => Promise<T>) => this.#watched(p, found, work, options, downloads);
   }
 
   /**
@@ -267,7 +277,13 @@ export class TabGate {
   }
 
   /** Runs `work` with the page's requests watched; a refusal there is the call's answer. */
-  async #watched<T>(p: Passing, found: AgentPage, work: () => Promise<T>, options: WatchOptions): Promise<T> {
+  async #watched<T>(
+    p: Passing,
+    found: AgentPage,
+    work: () => Promise<T>,
+    options: WatchOptions,
+    downloads = false,
+  ): Promise<T> {
     const { page, tab } = found;
     let watch: ActionWatch;
     try {
@@ -291,6 +307,7 @@ export class TabGate {
       await this.#settled(p, found, watch, options); // a refused request is why the call failed: that is its answer
       throw error;
     }
+    if (downloads) watch.expectDownload();
     await this.#settled(p, found, watch, options);
     return result;
   }
@@ -312,50 +329,64 @@ export class TabGate {
   }
 
   /**
-   * Whether the call would send a form: a click on a submit button, Enter in a form's field.
-   * Read in the page, so it is the page's word: a ref that no longer resolves counts as no (the
-   * action fails on its own), a page that does not say (stuck, or its DOM patched to throw) as yes.
-   * A recipe step's element not there yet counts as yes: the step waits longer for it than this.
+   * What a click on the call's element (or Enter in it, or in the focused field) would do: send
+   * a form (a submit button, Enter in a form's field), start a download (a link that says
+   * `download`). Read in the page, so it is the page's word: a ref that no longer resolves does
+   * neither (the action fails on its own), a page that does not say (stuck, or its DOM patched to
+   * throw) may do both. A recipe step's element not there yet may too: the step waits longer for it than this.
    */
-  async #sendsForm(call: AgentCall, found: AgentPage, mode: 'click' | 'enter'): Promise<boolean> {
+  async #clickDoes(call: AgentCall, found: AgentPage, mode: 'click' | 'enter'): Promise<ClickDoes> {
+    const unsure: ClickDoes = { sends: true, downloads: true };
     const ref = call.refs[0]?.ref;
     let target: ActTarget | undefined;
     if (ref !== undefined) {
       try {
         target = await this.deps.resolve(call, found, ref);
       } catch {
-        return call.recipeElements?.has(ref) === true;
+        return call.recipeElements?.has(ref) === true ? unsure : { sends: false, downloads: false };
       }
     }
     try {
-      const asked = target
-        ? (target as { evaluate(fn: typeof sendsForm, mode: 'click' | 'enter'): Promise<boolean> }).evaluate(
-            sendsForm,
+      const read = target
+        ? (target as { evaluate(fn: typeof clickDoes, mode: 'click' | 'enter'): Promise<unknown> }).evaluate(
+            clickDoes,
             mode,
           )
-        : (found.page.evaluate(`(${sendsForm.toString()})(null, ${JSON.stringify(mode)})`) as Promise<boolean>);
-      return (await within(asked, PROBE_MS, () => new Error('no answer'))) !== false;
+        : found.page.evaluate(`(${clickDoes.toString()})(null, ${JSON.stringify(mode)})`);
+      const does = (await within(read, PROBE_MS, () => new Error('no answer'))) as Partial<ClickDoes> | null;
+      if (typeof does !== 'object' || does === null) return unsure;
+      return { sends: does.sends !== false, downloads: does.downloads !== false };
     } catch {
-      return true;
+      return unsure;
     }
   }
 }
 
+/** What a click would do, by the page's word. */
+interface ClickDoes {
+  sends: boolean;
+  downloads: boolean;
+}
+
 /**
  * Runs in the page: does a click on `el` (or Enter in it, or in the focused field when there is
- * no `el`) send a form? A submit button (or something inside one) of a form; Enter in a form's
- * text field (implicit submission).
+ * no `el`) send a form — a submit button (or something inside one) of a form; Enter in a form's
+ * text field (implicit submission) — or start a download (a link that says `download`)?
  */
-function sendsForm(el: any, mode: 'click' | 'enter'): boolean {
+function clickDoes(el: any, mode: 'click' | 'enter'): ClickDoes {
   const node = el ?? (globalThis as any).document?.activeElement;
-  if (!node || typeof node.closest !== 'function') return false;
+  if (!node || typeof node.closest !== 'function') return { sends: false, downloads: false };
+  const downloads = !!node.closest('a[download][href], area[download][href]');
   const submitter = node.closest('button, input[type=submit], input[type=image]');
   if (
     submitter?.form &&
     (submitter.tagName !== 'BUTTON' || (submitter.getAttribute('type') ?? 'submit').toLowerCase() === 'submit')
   )
-    return true;
-  if (mode !== 'enter') return false;
+    return { sends: true, downloads };
+  if (mode !== 'enter') return { sends: false, downloads };
   const noSubmit = ['button', 'checkbox', 'radio', 'reset', 'file', 'color', 'range', 'hidden', 'image', 'submit'];
-  return node.tagName === 'INPUT' && !!node.form && !noSubmit.includes(String(node.type).toLowerCase());
+  return {
+    sends: node.tagName === 'INPUT' && !!node.form && !noSubmit.includes(String(node.type).toLowerCase()),
+    downloads,
+  };
 }
