@@ -15,7 +15,7 @@ import type { AskKind } from './ask-kinds';
 import type { AskNotice, ConsentState, StandingScope } from './consent-state';
 import type { Recipe } from './recipe';
 
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 
 /** Close codes on `/extension`, shown by the extension and the relay's logs. */
 export const CLOSE = {

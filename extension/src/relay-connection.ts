@@ -6,6 +6,7 @@
 // kept (bounded) and flushed after the next welcome, so an event that woke a sleeping worker is
 // not lost while the socket is still opening.
 
+import { binaryReply } from '../../shared/binary-reply';
 import { LIMITS, TIMEOUTS } from '../../shared/defaults';
 import { PERSON_CODES } from '../../shared/protocol';
 import { parseRelayFrame } from '../../shared/protocol-parse';
@@ -183,6 +184,13 @@ export class RelayConnection {
     }
   }
 
+  /** A request's answer: a large base64 one as its bytes (shared/binary-reply.ts), any other as text. */
+  #reply(frame: RequestFrame, result: unknown): void {
+    const bytes = frame.op === 'cdp' ? binaryReply(frame.id, frame.method, result) : undefined;
+    if (bytes && this.#welcomed && this.#ws?.readyState === WebSocket.OPEN) this.#ws.send(bytes);
+    else this.send({ type: 'reply', id: frame.id, result });
+  }
+
   #setStatus(status: LinkStatus, detail: string): void {
     this.status = status;
     this.detail = detail;
@@ -273,7 +281,7 @@ export class RelayConnection {
         return this.hooks.asks(frame);
       case 'request':
         this.hooks.request(frame).then(
-          (result) => this.send({ type: 'reply', id: frame.id, result: result ?? {} }),
+          (result) => this.#reply(frame, result ?? {}),
           (error: unknown) => this.send({ type: 'reply', id: frame.id, error: toWireError(error) }),
         );
         return;

@@ -27,12 +27,13 @@ import {
   type TabParkedFrame,
   type TabUpdatedFrame,
 } from '../../shared/protocol';
+import { readBinaryReply } from '../../shared/binary-reply';
 import { parseExtensionFrame } from '../../shared/protocol-parse';
 import { ClawdError } from '../errors';
 import { keyProofSync, proofMatches } from '../http/key-proofs';
 import type { Logger } from '../log';
 import { PendingCalls, type Settle } from './pending-calls';
-import { RawJson, peekReply } from './raw-json';
+import { RawJson, binaryResult, peekReply } from './raw-json';
 
 /**
  * What the link needs of its socket: the subset of a `ws` WebSocket it uses, so an in-memory
@@ -41,10 +42,11 @@ import { RawJson, peekReply } from './raw-json';
 export interface LinkSocket {
   send(data: string): void;
   close(code?: number, reason?: string): void;
-  on(event: 'message', listener: (data: RawData) => void): unknown;
+  /** `isBinary`: a binary frame (a base64 answer sent as its bytes); a socket that never has one may leave it out. */
+  on(event: 'message', listener: (data: RawData, isBinary: boolean) => void): unknown;
   on(event: 'close', listener: (code: number, reason: Buffer) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
-  off(event: 'message', listener: (data: RawData) => void): unknown;
+  off(event: 'message', listener: (data: RawData, isBinary: boolean) => void): unknown;
 }
 
 export interface ExtensionLinkHandlers {
@@ -159,8 +161,24 @@ export class ExtensionLink {
     this.#finish(code, reason);
   }
 
-  readonly #onMessage = (data: RawData) => {
+  /** A base64 answer sent as its bytes (shared/binary-reply.ts): the only binary frame there is. */
+  #onBinary(data: RawData): void {
+    const frame = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    const read = this.#hello
+      ? readBinaryReply(frame)
+      : { ok: false as const, error: 'expected hello, got a binary frame' };
+    if (!read.ok) {
+      this.options.log.warn(`extension sent an invalid frame: ${read.error}`);
+      this.close(this.#hello ? CLOSE.invalidFrame : CLOSE.helloRequired, read.error);
+      return;
+    }
+    const { head, bytes } = read;
+    this.#pending.resolve(head.id, binaryResult(head, bytes, this.#pending.passesThrough(head.id)));
+  }
+
+  readonly #onMessage = (data: RawData, isBinary: boolean) => {
     this.#armIdle();
+    if (isBinary) return this.#onBinary(data);
     // A large answer for a caller that forwards it: routed by its id, its result left as it came.
     const reply = this.#hello && Buffer.isBuffer(data) ? peekReply(data) : undefined;
     if (reply && this.#pending.passesThrough(reply.id)) {

@@ -2,6 +2,10 @@
 // its id alone, so a screenshot's megabytes need not be decoded, parsed and serialised again on
 // their way to the client (measured on a 6.7 MB PNG: that was most of the relay's own work per shot).
 // Only answers nobody in the relay reads take this path; every other frame is parsed in full.
+// A base64 answer the extension sent as its bytes (shared/binary-reply.ts) is written as base64
+// once, straight into the client's text.
+
+import type { BinaryReplyHead } from '../../shared/binary-reply';
 
 /** UTF-8 JSON text (an object) the relay forwards without reading it. */
 export class RawJson {
@@ -31,4 +35,25 @@ export function peekReply(data: Buffer): { id: number; result: Buffer } | undefi
   const head = REPLY_HEAD.exec(data.toString('latin1', 0, 48));
   if (!head) return undefined;
   return { id: Number(head[1]), result: data.subarray(head[0].length - 1, data.length - 1) };
+}
+
+/**
+ * The result of a binary reply (shared/binary-reply.ts): its bytes as base64 in their field —
+ * for a caller that forwards it, the JSON text around the base64 with no copy of it as a string.
+ */
+export function binaryResult(
+  head: BinaryReplyHead,
+  bytes: Uint8Array,
+  raw: boolean,
+): RawJson | Record<string, unknown> {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (!raw) return { ...head.result, [head.bytes]: buffer.toString('base64') };
+  const rest = JSON.stringify(head.result);
+  return new RawJson(
+    Buffer.concat([
+      Buffer.from(`{${JSON.stringify(head.bytes)}:"`),
+      Buffer.from(buffer.toString('base64'), 'latin1'),
+      Buffer.from(rest === '{}' ? '"}' : `",${rest.slice(1)}`),
+    ]),
+  );
 }

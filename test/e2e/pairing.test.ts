@@ -11,6 +11,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { EXTENSION_ORIGIN } from '../../shared/defaults';
+import { PROTOCOL_VERSION } from '../../shared/protocol';
 import { TestBrowser } from '../helpers/chromium';
 import { rawRequest } from '../helpers/http';
 import { startPageServer, type PageServer } from '../helpers/pages';
@@ -228,7 +229,7 @@ describe('pairing the extension', () => {
           const path = new URL(req.url ?? '/', 'http://x').pathname;
           const body =
             path === '/'
-              ? { ok: true, name: 'clawd-browser', version: '0.1.0', protocol: 5, home: server.home }
+              ? { ok: true, name: 'clawd-browser', version: '0.1.0', protocol: PROTOCOL_VERSION, home: server.home }
               : path === '/proof'
                 ? { port, agent: 'A'.repeat(43), person: 'B'.repeat(43) }
                 : { fine: true };

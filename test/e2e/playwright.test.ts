@@ -1,5 +1,7 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BINARY_REPLY_MIN } from '../../shared/binary-reply';
+import { CdpClient } from '../helpers/cdp-client';
 import { until } from '../helpers/waits';
 import { pngSize } from '../helpers/png';
 import { startE2e, type E2eSetup } from '../helpers/session';
@@ -51,6 +53,31 @@ describe('Playwright drives an extension tab through the relay', () => {
     const size = pngSize(shot);
     expect(size.width).toBeGreaterThan(100);
     expect(size.height).toBeGreaterThan(100);
+  });
+
+  // The worker sends such an answer as its bytes (shared/binary-reply.ts); the relay writes the
+  // base64 again: the client gets what the browser's own port gives.
+  it('takes a large capture through the relay exactly as the browser’s own port gives it', async () => {
+    await page.goto(e2e.pages.url('/noise'));
+    const targetId = (await e2e.browser.targets('page')).find((t) => t.url === e2e.pages.url('/noise'))!.targetId;
+    const session = await page.context().newCDPSession(page);
+    const direct = await CdpClient.connect(e2e.browser.wsEndpoint);
+    try {
+      const { sessionId } = await direct.send<{ sessionId: string }>('Target.attachToTarget', {
+        targetId,
+        flatten: true,
+      });
+      const clip = { x: 0, y: 0, width: 480, height: 360, scale: 1 };
+      const relayed = (await session.send('Page.captureScreenshot', { format: 'png', clip })).data;
+      const own = (await direct.send<{ data: string }>('Page.captureScreenshot', { format: 'png', clip }, sessionId))
+        .data;
+      expect(relayed.length).toBeGreaterThan(BINARY_REPLY_MIN);
+      expect(pngSize(Buffer.from(relayed, 'base64'))).toEqual({ width: 480, height: 360 });
+      expect(relayed).toBe(own);
+    } finally {
+      await session.detach();
+      await direct.close();
+    }
   });
 
   it('reads the aria snapshot', async () => {

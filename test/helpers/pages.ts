@@ -18,6 +18,12 @@ export interface PageServer {
 
 const PAGES: Record<string, (port: number) => string> = {
   '/': () => '<!doctype html><title>home</title><h1>home</h1>',
+  // A canvas of noise, drawn once: its PNG does not compress (a capture of several hundred KB).
+  '/noise':
+    () => `<!doctype html><title>noise</title><style>body{margin:0}</style><canvas id=c width=480 height=360></canvas><script>
+    const c = document.getElementById('c').getContext('2d'); const img = c.createImageData(480, 360);
+    for (let i = 0; i < img.data.length; i++) img.data[i] = i % 4 === 3 ? 255 : (Math.random() * 256) | 0;
+    c.putImageData(img, 0, 0);</script>`,
   // A form the browser refuses by its own validation (nothing is sent), and a sign-in whose
   // error appears in an alert on the same document after the click.
   '/signup': () => `<!doctype html><title>Sign up</title><main><h1>Sign up</h1>

@@ -35,6 +35,14 @@ function nextText(ws: WebSocket, test: (text: string) => boolean): Promise<strin
   );
 }
 
+/** A binary reply as the extension sends one (shared/binary-reply.ts): length, JSON head, bytes. */
+function binaryFrame(head: unknown, bytes: Buffer): Buffer {
+  const text = Buffer.from(JSON.stringify(head));
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(text.length);
+  return Buffer.concat([length, text, bytes]);
+}
+
 describe('large results through the relay', () => {
   let t: TestRelay;
   let ext: FakeExtension;
@@ -92,6 +100,39 @@ describe('large results through the relay', () => {
     const { cookies: seen } = await c.send('Network.getAllCookies', {}, sessionId);
     expect(seen.length).toBeLessThan(cookies.length);
     expect(seen.every((k: { domain: string }) => k.domain === 'example.test')).toBe(true);
+  });
+
+  it('gives the client a base64 answer the extension sent as its bytes as the text a JSON answer makes', async () => {
+    ext.handler = () => new Promise(() => {}); // the test answers by hand
+    const bytes = Buffer.from(Array.from({ length: 100_000 }, (_, i) => (i * 7919) % 256));
+    for (const rest of [{ note: 'quote " é ✓' }, {}]) {
+      const frame = nextText(c.ws, (text) => text.startsWith('{"id":'));
+      const asked = ext.next((f) => f.type === 'request');
+      const pending = c.send('Page.captureScreenshot', { format: 'png' }, sessionId);
+      const request = (await asked) as { id: number };
+      ext.sendRaw(binaryFrame({ type: 'reply', id: request.id, result: rest, bytes: 'data' }, bytes));
+      const result = { data: bytes.toString('base64'), ...rest };
+      expect(await pending).toEqual(result);
+      const text = await frame;
+      expect(text).toBe(JSON.stringify({ id: JSON.parse(text).id, result, sessionId }));
+    }
+  });
+
+  it.each([
+    ['a head past the frame', () => Buffer.from([0, 0, 1, 0, 123])],
+    ['a head that is not JSON', () => Buffer.concat([Buffer.from([0, 0, 0, 3]), Buffer.from('{"t')])],
+    [
+      'a field no base64 answer has',
+      (id: number) => binaryFrame({ type: 'reply', id, result: {}, bytes: 'value' }, Buffer.from('x')),
+    ],
+  ])('closes the link with 1007 on a binary frame with %s, and the command fails clearly', async (_what, make) => {
+    ext.handler = () => new Promise(() => {});
+    const pending = c.send('Page.captureScreenshot', {}, sessionId);
+    const request = (ext.requests.at(-1) ?? (await ext.next((f) => f.type === 'request'))) as { id: number };
+    const failed = expect(pending).rejects.toThrow(/extension disconnected before answering/);
+    ext.sendRaw(make(request.id));
+    expect((await ext.closed).code).toBe(CLOSE.invalidFrame);
+    await failed;
   });
 
   it('closes the link with 1007 on a large frame that is not a well-formed reply, and the command fails clearly', async () => {
