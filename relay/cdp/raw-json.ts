@@ -38,22 +38,30 @@ export function peekReply(data: Buffer): { id: number; result: Buffer } | undefi
 }
 
 /**
- * The result of a binary reply (shared/binary-reply.ts): its bytes as base64 in their field —
- * for a caller that forwards it, the JSON text around the base64 with no copy of it as a string.
+ * The result of a binary reply (shared/binary-reply.ts): its bytes as base64 in their field's
+ * place — for a caller that forwards it, the JSON text a JSON reply would have been, written
+ * around the base64 (the only copies are the base64's string and its bytes in the frame).
  */
 export function binaryResult(
   head: BinaryReplyHead,
   bytes: Uint8Array,
   raw: boolean,
 ): RawJson | Record<string, unknown> {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (!raw) return { ...head.result, [head.bytes]: buffer.toString('base64') };
-  const rest = JSON.stringify(head.result);
-  return new RawJson(
-    Buffer.concat([
-      Buffer.from(`{${JSON.stringify(head.bytes)}:"`),
-      Buffer.from(buffer.toString('base64'), 'latin1'),
-      Buffer.from(rest === '{}' ? '"}' : `",${rest.slice(1)}`),
-    ]),
-  );
+  const base64 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  if (!raw) return { ...head.result, [head.bytes]: base64 };
+  // JSON.stringify's own text, key by key (a key whose value is undefined it leaves out), the field's value written in.
+  const parts: Buffer[] = [];
+  let text = '{';
+  for (const [key, value] of Object.entries(head.result)) {
+    if (value === undefined) continue;
+    text += `${text === '{' ? '' : ','}${JSON.stringify(key)}:`;
+    if (key !== head.bytes) {
+      text += JSON.stringify(value);
+      continue;
+    }
+    parts.push(Buffer.from(`${text}"`), Buffer.from(base64, 'latin1'));
+    text = '"';
+  }
+  parts.push(Buffer.from(`${text}}`));
+  return new RawJson(Buffer.concat(parts));
 }

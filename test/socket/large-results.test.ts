@@ -105,13 +105,13 @@ describe('large results through the relay', () => {
   it('gives the client a base64 answer the extension sent as its bytes as the text a JSON answer makes', async () => {
     ext.handler = () => new Promise(() => {}); // the test answers by hand
     const bytes = Buffer.from(Array.from({ length: 100_000 }, (_, i) => (i * 7919) % 256));
-    for (const rest of [{ note: 'quote " é ✓' }, {}]) {
+    for (const rest of [{ note: 'quote " é ✓', data: null, more: [1, null] }, { data: null }]) {
       const frame = nextText(c.ws, (text) => text.startsWith('{"id":'));
       const asked = ext.next((f) => f.type === 'request');
       const pending = c.send('Page.captureScreenshot', { format: 'png' }, sessionId);
       const request = (await asked) as { id: number };
       ext.sendRaw(binaryFrame({ type: 'reply', id: request.id, result: rest, bytes: 'data' }, bytes));
-      const result = { data: bytes.toString('base64'), ...rest };
+      const result = { ...rest, data: bytes.toString('base64') }; // in its place
       expect(await pending).toEqual(result);
       const text = await frame;
       expect(text).toBe(JSON.stringify({ id: JSON.parse(text).id, result, sessionId }));
@@ -123,7 +123,7 @@ describe('large results through the relay', () => {
     ['a head that is not JSON', () => Buffer.concat([Buffer.from([0, 0, 0, 3]), Buffer.from('{"t')])],
     [
       'a field no base64 answer has',
-      (id: number) => binaryFrame({ type: 'reply', id, result: {}, bytes: 'value' }, Buffer.from('x')),
+      (id: number) => binaryFrame({ type: 'reply', id, result: { value: null }, bytes: 'value' }, Buffer.from('x')),
     ],
   ])('closes the link with 1007 on a binary frame with %s, and the command fails clearly', async (_what, make) => {
     ext.handler = () => new Promise(() => {});

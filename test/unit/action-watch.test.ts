@@ -285,10 +285,16 @@ describe('a call’s watch on its tab', () => {
     void ActionWatch.judgeDownload(tab.page, 'http://here/moved-note')?.catch(() => {});
     await expect(settled).rejects.toThrow('declined');
     expect(asked).toEqual(['download http://here/moved-note']);
+    // Begun while the call's work ran (a `blob:` one before the click answers): not waited for again.
+    watch.use({ ...options(asked), kinds: new Set(['download']) });
+    await ActionWatch.judgeDownload(tab.page, 'blob:http://here/made');
+    watch.expectDownload();
+    const first = (work: Promise<void>) => Promise.race([work.then(() => 'settled'), quiet(500).then(() => 'waiting')]);
+    expect(await first(watch.settle())).toBe('settled');
     // Asked before the call already: nothing is waited for.
     watch.use({ ...options(asked), kinds: new Set(['download']), asked: new Set(['download']) });
     watch.expectDownload();
-    await watch.settle();
+    expect(await first(watch.settle())).toBe('settled');
     await watch.leave();
   });
 

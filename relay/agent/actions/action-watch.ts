@@ -69,12 +69,10 @@ const ANSWERED_KEPT = 64;
  */
 const DOWNLOAD_DUE_MS = 1_000;
 /**
- * How long a click on a link that says `download` may take to begin its download: the browser
- * makes its request only after the page has run the click (on a loaded two-core VM, after the
- * call had answered), and the call must not answer before the person is asked about it.
+ * How long a click on a link that says `download` may take to begin its download (its request
+ * may come after the call caught up with the page), and its due entry, whatever its address.
  */
 const CLICKED_DOWNLOAD_MS = 2_000;
-/** The due entry of a download the call's click asked for, whatever its address turns out to be. */
 const CLICKED = '';
 /** How many downloads the person allowed at their answer are kept, and how long: it begins at once. */
 const ALLOWED_KEPT = 16;
@@ -116,6 +114,8 @@ export class ActionWatch {
   readonly #allowedDownloads = new Map<string, number>();
   /** Answers that may begin as downloads (URL → until when that is waited for). */
   readonly #downloadsDue = new Map<string, number>();
+  /** A download began in this generation (one may begin before the call's work is done: a `blob:` one). */
+  #downloadBegan = false;
   #page: object | undefined;
 
   private constructor(private options: WatchOptions) {}
@@ -191,6 +191,7 @@ export class ActionWatch {
     this.#opening.length = 0;
     this.#early = 0;
     this.#downloadsDue.clear();
+    this.#downloadBegan = false;
     this.#generation++;
   }
 
@@ -313,13 +314,10 @@ export class ActionWatch {
     return this.#pend(judged, pending);
   }
 
-  /**
-   * The call's work was a click on a link that says `download` (tab-gate.ts read it in the page):
-   * the call waits for a download to begin, within CLICKED_DOWNLOAD_MS, before it answers.
-   */
+  /** The call's work was a click on a link that says `download` (tab-gate.ts): it waits for a download to begin. */
   expectDownload(): void {
     const { kinds, asked } = this.options;
-    if (kinds.has('download') && !asked.has('download'))
+    if (kinds.has('download') && !asked.has('download') && !this.#downloadBegan)
       this.#downloadsDue.set(CLICKED, Date.now() + CLICKED_DOWNLOAD_MS);
   }
 
@@ -327,6 +325,7 @@ export class ActionWatch {
   #judgeDownload(url: string): Promise<void> | undefined {
     this.#downloadsDue.delete(url);
     this.#downloadsDue.delete(CLICKED);
+    this.#downloadBegan = true;
     const { kinds, asked } = this.options;
     const allowed = this.#allowedDownloads.get(url);
     this.#allowedDownloads.delete(url);

@@ -142,7 +142,7 @@ export class TabGate {
     const kinds: AskKind[] = [...(spec.asks ?? []), ...(spec.asksFor?.(input) ?? [])].filter((kind) => asked.has(kind));
     const clicked =
       touches.sends && found && (asked.has('submit') || asked.has('download'))
-        ? await this.#clickDoes(call.call, found, touches.sends)
+        ? await this.#clickDoes(call.call, found, touches.sends, left())
         : undefined;
     if (asked.has('submit') && clicked?.sends) kinds.push('submit');
     const destination = touches.url !== undefined ? originOf(touches.url) : undefined;
@@ -335,7 +335,7 @@ export class TabGate {
    * neither (the action fails on its own), a page that does not say (stuck, or its DOM patched to
    * throw) may do both. A recipe step's element not there yet may too: the step waits longer for it than this.
    */
-  async #clickDoes(call: AgentCall, found: AgentPage, mode: 'click' | 'enter'): Promise<ClickDoes> {
+  async #clickDoes(call: AgentCall, found: AgentPage, mode: 'click' | 'enter', leftMs: number): Promise<ClickDoes> {
     const unsure: ClickDoes = { sends: true, downloads: true };
     const ref = call.refs[0]?.ref;
     let target: ActTarget | undefined;
@@ -353,7 +353,11 @@ export class TabGate {
             mode,
           )
         : found.page.evaluate(`(${clickDoes.toString()})(null, ${JSON.stringify(mode)})`);
-      const does = (await within(read, PROBE_MS, () => new Error('no answer'))) as Partial<ClickDoes> | null;
+      const does = (await within(
+        read,
+        Math.min(PROBE_MS, leftMs),
+        () => new Error('no answer'),
+      )) as Partial<ClickDoes> | null;
       if (typeof does !== 'object' || does === null) return unsure;
       return { sends: does.sends !== false, downloads: does.downloads !== false };
     } catch {
@@ -376,7 +380,10 @@ interface ClickDoes {
 function clickDoes(el: any, mode: 'click' | 'enter'): ClickDoes {
   const node = el ?? (globalThis as any).document?.activeElement;
   if (!node || typeof node.closest !== 'function') return { sends: false, downloads: false };
-  const downloads = !!node.closest('a[download][href], area[download][href]');
+  // A link around it, in its own tree or a shadow host's (a custom element inside the link).
+  let downloads = false;
+  for (let at = node; at && !downloads; at = at.getRootNode?.()?.host)
+    downloads = !!at.closest?.('a[download][href], area[download][href]');
   const submitter = node.closest('button, input[type=submit], input[type=image]');
   if (
     submitter?.form &&
