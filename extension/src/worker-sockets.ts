@@ -16,6 +16,8 @@ import type { HeldPause } from './worker-state';
 const SCAN_MS = 1_000;
 /** How long a restarted worker waits for its rules before it runs anyway. */
 const SEND_MS = 2_000;
+/** How often a worker that refused its rules is sent them again (at each look). */
+const SEND_TRIES = 5;
 
 /** The policy's WebSocket conditions as a debugger session takes them: offline or not, nothing slowed. */
 export function socketRules(conditions: ReturnType<typeof socketConditions>): Array<Record<string, unknown>> {
@@ -33,7 +35,7 @@ export class WorkerSockets {
   #conditions: ReturnType<typeof socketConditions> = [];
   #sites: string[] = [];
   /** The workers we are attached to (target id), their script and the conditions last sent (JSON). */
-  readonly #attached = new Map<string, { url: string; sent: string }>();
+  readonly #attached = new Map<string, { url: string; sent: string; failures?: number }>();
   /** Workers caught before their first line, stopping there (`starting`). */
   readonly #firstLine = new Set<string>();
   /** Workers another session holds: not asked again every scan. */
@@ -286,12 +288,19 @@ export class WorkerSockets {
     const target = { targetId };
     // The rules do nothing without the Network domain on (measured); not awaited before them, as
     // a worker waiting for a debugger never answers it.
-    void chrome.debugger.sendCommand(target, 'Network.enable').catch(() => {});
-    await chrome.debugger
-      .sendCommand(target, 'Network.emulateNetworkConditionsByRule', {
+    const [on, rules] = await Promise.allSettled([
+      chrome.debugger.sendCommand(target, 'Network.enable'),
+      chrome.debugger.sendCommand(target, 'Network.emulateNetworkConditionsByRule', {
         matchedNetworkConditions: socketRules(this.#conditions),
-      })
-      .catch((error: Error) => console.warn(`clawd: a worker's WebSocket rules: ${error.message}`));
+      }),
+    ]);
+    const failed = [on, rules].find((result) => result.status === 'rejected');
+    if (!failed) return;
+    // Sent again at the next look, a few times (a worker just starting may refuse them; once,
+    // under a whole test run's load, a shared worker went on without them).
+    worker.failures = (worker.failures ?? 0) + 1;
+    if (this.#attached.get(targetId) === worker && worker.failures < SEND_TRIES) worker.sent = '';
+    console.warn(`clawd: a worker's WebSocket rules: ${(failed.reason as Error)?.message ?? failed.reason}`);
   }
 
   /** A worker we stayed attached to started again, paused until we say: the rules first, if it is held. */

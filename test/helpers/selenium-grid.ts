@@ -175,7 +175,7 @@ export async function startSeleniumGrid(
   try {
     // Nodes are checked every 5 s: a killed one is known to be down soon after.
     if (!options.hub) java('hub', ['--port', String(hubPort), ...bus, '--healthcheck-interval', '5']);
-    for (let i = 0; i < (options.nodes ?? 2); i++) {
+    const startNode = async (): Promise<GridNode> => {
       const port = await freePort();
       const node = java('node', [
         '--port',
@@ -196,14 +196,23 @@ export async function startSeleniumGrid(
         '--override-max-sessions',
         'true',
       ]);
-      nodes.push({ url: `http://127.0.0.1:${port}`, process: node, kill: () => groupKill(node, 'SIGKILL') });
-    }
+      return { url: `http://127.0.0.1:${port}`, process: node, kill: () => groupKill(node, 'SIGKILL') };
+    };
+    for (let i = 0; i < (options.nodes ?? 2); i++) nodes.push(await startNode());
+    // A node that exits as it starts (its free port taken meanwhile by another file's server, on
+    // a whole run's two cores) is started again on another, twice at most.
+    let restarts = 2 * nodes.length;
+    const restartExited = async () => {
+      for (let i = 0; i < nodes.length; i++)
+        if (nodes[i]!.process.exitCode !== null && restarts-- > 0) nodes[i] = await startNode();
+    };
     // A JVM each, on two cores beside a whole test run: the Grid is ready once every node of
     // this start has registered and is up.
     let seen = 'no answer';
     await until(
       'the Selenium Grid and its nodes',
       async () => {
+        await restartExited();
         const now = await status().catch((error: Error) => error);
         if (now instanceof Error) return false;
         seen = `ready ${now.ready}, nodes ${now.nodes.map((n) => n.availability).join(', ') || 'none'}`;
