@@ -111,6 +111,13 @@ export class NewTabs {
     if (!url || this.#madeAgain.has(once)) return;
     if (this.#madeAgain.size > 100) this.#madeAgain.clear();
     this.#madeAgain.add(once);
-    void chrome.tabs.update(tabId, { url }).catch(() => {});
+    void (async () => {
+      // A tab its opener sent on to the relay's /blocked page since (a page can load that page)
+      // keeps that later load: the refused one made after it would come when the call that
+      // opened the tab has answered (it was told the tab loaded), judged by no call.
+      const tab = await chrome.tabs.get(tabId);
+      if (this.rules.isBlockedPage(tab.pendingUrl ?? tab.url ?? '')) return;
+      await chrome.tabs.update(tabId, { url });
+    })().catch(() => {});
   }
 }

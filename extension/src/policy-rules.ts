@@ -172,10 +172,15 @@ export class PolicyRules {
    * holds nothing and may stay.
    */
   clawdsOwn(url: string): string | undefined {
-    const relay = this.relayOrigin();
-    if (relay && url.startsWith(`${relay}/blocked?`)) return undefined;
+    if (this.isBlockedPage(url)) return undefined;
     const own = new OriginPolicy({ own: this.#config.own ?? [] });
     return own.check(url).allowed ? undefined : "clawd's own pages (the live view) are never handed to agents";
+  }
+
+  /** Whether `url` is the relay's /blocked page. */
+  isBlockedPage(url: string): boolean {
+    const relay = this.relayOrigin();
+    return relay !== undefined && url.startsWith(`${relay}/blocked?`);
   }
 
   /** Where a tab that may not load `url` goes instead, or undefined when it may (or the relay is unknown). */
