@@ -116,7 +116,8 @@ export class NewTabs {
       // keeps that later load: the refused one made after it would come when the call that
       // opened the tab has answered (it was told the tab loaded), judged by no call.
       const tab = await chrome.tabs.get(tabId);
-      if (this.rules.isBlockedPage(tab.pendingUrl ?? tab.url ?? '')) return;
+      // What the tab shows, as the relay reads it (a load still on its way may never come).
+      if (this.rules.isBlockedPage(tab.url ?? '')) return;
       await chrome.tabs.update(tabId, { url });
     })().catch(() => {});
   }

@@ -35,7 +35,7 @@ export class WorkerSockets {
   #conditions: ReturnType<typeof socketConditions> = [];
   #sites: string[] = [];
   /** The workers we are attached to (target id), their script and the conditions last sent (JSON). */
-  readonly #attached = new Map<string, { url: string; sent: string; failures?: number }>();
+  readonly #attached = new Map<string, { url: string; sent: string; tried?: string; failures?: number }>();
   /** Workers caught before their first line, stopping there (`starting`). */
   readonly #firstLine = new Set<string>();
   /** Workers another session holds: not asked again every scan. */
@@ -286,21 +286,23 @@ export class WorkerSockets {
     if (!worker || worker.sent === sent) return;
     worker.sent = sent;
     const target = { targetId };
-    // The rules do nothing without the Network domain on (measured); not awaited before them, as
-    // a worker waiting for a debugger never answers it.
-    const [on, rules] = await Promise.allSettled([
-      chrome.debugger.sendCommand(target, 'Network.enable'),
-      chrome.debugger.sendCommand(target, 'Network.emulateNetworkConditionsByRule', {
+    // Sent again at the next look, a few times for the same rules (a worker just starting may
+    // refuse them; once, under a whole test run's load, a shared worker went on without them).
+    if (worker.tried !== sent) worker.failures = 0;
+    worker.tried = sent;
+    const refused = (error: Error) => {
+      worker.failures = (worker.failures ?? 0) + 1;
+      if (this.#attached.get(targetId) === worker && worker.failures < SEND_TRIES) worker.sent = '';
+      console.warn(`clawd: a worker's WebSocket rules: ${error.message}`);
+    };
+    // The rules do nothing without the Network domain on (measured); not awaited, as a worker
+    // waiting for a debugger never answers it (its refusal is watched all the same).
+    chrome.debugger.sendCommand(target, 'Network.enable').catch(refused);
+    await chrome.debugger
+      .sendCommand(target, 'Network.emulateNetworkConditionsByRule', {
         matchedNetworkConditions: socketRules(this.#conditions),
-      }),
-    ]);
-    const failed = [on, rules].find((result) => result.status === 'rejected');
-    if (!failed) return;
-    // Sent again at the next look, a few times (a worker just starting may refuse them; once,
-    // under a whole test run's load, a shared worker went on without them).
-    worker.failures = (worker.failures ?? 0) + 1;
-    if (this.#attached.get(targetId) === worker && worker.failures < SEND_TRIES) worker.sent = '';
-    console.warn(`clawd: a worker's WebSocket rules: ${(failed.reason as Error)?.message ?? failed.reason}`);
+      })
+      .catch(refused);
   }
 
   /** A worker we stayed attached to started again, paused until we say: the rules first, if it is held. */

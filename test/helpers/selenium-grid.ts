@@ -96,6 +96,9 @@ export function chromiumCapabilities(pool: string | undefined): Record<string, u
   };
 }
 
+/** A Grid start given up before its bound (a node that keeps exiting). */
+class GaveUp extends Error {}
+
 export async function startSeleniumGrid(
   options: { nodes?: number; slots?: number; /** A hub to join instead of starting one. */ hub?: GridHub } = {},
 ): Promise<SeleniumGrid> {
@@ -201,10 +204,14 @@ export async function startSeleniumGrid(
     for (let i = 0; i < (options.nodes ?? 2); i++) nodes.push(await startNode());
     // A node that exits as it starts (its free port taken meanwhile by another file's server, on
     // a whole run's two cores) is started again on another, twice at most.
-    let restarts = 2 * nodes.length;
+    const restarts = nodes.map(() => 0);
     const restartExited = async () => {
-      for (let i = 0; i < nodes.length; i++)
-        if (nodes[i]!.process.exitCode !== null && restarts-- > 0) nodes[i] = await startNode();
+      for (let i = 0; i < nodes.length; i++) {
+        const { exitCode, signalCode } = nodes[i]!.process;
+        if (exitCode === null && signalCode === null) continue;
+        if (restarts[i]!++ >= 2) throw new GaveUp(`a Selenium node exited three times as it started\n${tails()}`);
+        nodes[i] = await startNode();
+      }
     };
     // A JVM each, on two cores beside a whole test run: the Grid is ready once every node of
     // this start has registered and is up.
@@ -219,7 +226,10 @@ export async function startSeleniumGrid(
         return now.ready && now.nodes.length === nodes.length && now.nodes.every((n) => n.availability === 'UP');
       },
       120_000,
+      50,
+      (error) => error instanceof GaveUp,
     ).catch((error: Error) => {
+      if (error instanceof GaveUp) throw error;
       throw new Error(`${error.message}; the Grid said: ${seen}\n${tails()}`);
     });
     return {

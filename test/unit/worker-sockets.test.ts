@@ -23,8 +23,10 @@ function standIn(refusals: number) {
 }
 
 describe('the WebSocket rules of a held site’s workers', () => {
+  let sockets: WorkerSockets | undefined;
   beforeEach(() => vi.spyOn(console, 'warn').mockImplementation(() => {}));
-  afterEach(() => {
+  afterEach(async () => {
+    await sockets?.close(); // its look every second stops
     vi.unstubAllGlobals();
     vi.restoreAllMocks();
   });
@@ -33,22 +35,23 @@ describe('the WebSocket rules of a held site’s workers', () => {
   it('sends the rules again at the next look when the worker refused them, and once taken, not again', async () => {
     const fake = standIn(1);
     vi.stubGlobal('chrome', fake.chrome);
-    const sockets = new WorkerSockets();
+    sockets = new WorkerSockets();
     await sockets.hold(policy, ['127.0.0.1']);
     expect(fake.rules()).toBe(1);
     await sockets.hold(policy, ['127.0.0.1']); // the next look
     expect(fake.rules()).toBe(2);
     await sockets.hold(policy, ['127.0.0.1']);
     expect(fake.rules()).toBe(2);
-    await sockets.close();
   });
 
   it('stops sending them to a worker that refuses them every time', async () => {
     const fake = standIn(Infinity);
     vi.stubGlobal('chrome', fake.chrome);
-    const sockets = new WorkerSockets();
+    sockets = new WorkerSockets();
     for (let look = 0; look < 8; look++) await sockets.hold(policy, ['127.0.0.1']);
     expect(fake.rules()).toBe(5);
-    await sockets.close();
+    // Other rules are sent, whatever the old ones met.
+    await sockets.hold({ block: ['http://localhost:*', 'http://other.test'] }, ['127.0.0.1']);
+    expect(fake.rules()).toBe(6);
   });
 });
