@@ -64,6 +64,19 @@ function options(asked: string[], allow = true): WatchOptions {
 /** A few event-loop turns: what the watch does next has happened by then. */
 const turn = () => quiet(30);
 
+/** The call's settle waits until a download begins at `url`, and throws the person's refusal of it. */
+async function waitsForDownload(watch: ActionWatch, page: object, url: string): Promise<void> {
+  let done = false;
+  const settled = watch.settle().catch((error: Error) => {
+    done = true;
+    throw error;
+  });
+  await turn();
+  expect(done).toBe(false);
+  void ActionWatch.judgeDownload(page, url)?.catch(() => {});
+  await expect(settled).rejects.toThrow('declined');
+}
+
 describe('a call’s watch on its tab', () => {
   it('declines a new tab whose hold comes on only after the watch ended: it is closed, never let run unjudged', async () => {
     const tab = standIn();
@@ -254,15 +267,7 @@ describe('a call’s watch on its tab', () => {
       responseStatusCode: 200,
       responseHeaders: [{ name: 'Content-Type', value: 'text/plain' }],
     });
-    let done = false;
-    const settled = watch.settle().catch((error: Error) => {
-      done = true;
-      throw error;
-    });
-    await turn();
-    expect(done).toBe(false);
-    void ActionWatch.judgeDownload(tab.page, 'http://here/note')?.catch(() => {});
-    await expect(settled).rejects.toThrow('declined');
+    await waitsForDownload(watch, tab.page, 'http://here/note');
     expect(asked).toEqual(['download http://here/note']);
     await watch.leave();
   });
@@ -275,15 +280,7 @@ describe('a call’s watch on its tab', () => {
       { ...options(asked, false), kinds: new Set(['download']) },
     );
     watch.expectDownload();
-    let done = false;
-    const settled = watch.settle().catch((error: Error) => {
-      done = true;
-      throw error;
-    });
-    await turn();
-    expect(done).toBe(false);
-    void ActionWatch.judgeDownload(tab.page, 'http://here/moved-note')?.catch(() => {});
-    await expect(settled).rejects.toThrow('declined');
+    await waitsForDownload(watch, tab.page, 'http://here/moved-note');
     expect(asked).toEqual(['download http://here/moved-note']);
     // Begun while the call's work ran (a `blob:` one before the click answers): not waited for again.
     watch.use({ ...options(asked), kinds: new Set(['download']) });
