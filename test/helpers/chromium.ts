@@ -366,6 +366,10 @@ export class TestBrowser {
     );
     if (written !== true)
       throw new Error(`the extension's settings were not written from its options page: ${String(written)}`);
+    // A worker that runs reads them and connects: one that answers only "No SW" (seen after a
+    // kept browser's reset) never did — a 150 run waited 15 s for the connection — and swEval
+    // brings it back (the extension reloaded from its options page keeps its storage).
+    await this.swEval('true');
   }
 
   /** Opens a tab as a user would, waiting until it has loaded; returns its tab and page target ids. */
