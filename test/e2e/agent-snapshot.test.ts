@@ -142,6 +142,43 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
     expect(shape(navigated).slice(3)).toEqual(['iframe "Other" [ref]:', '  button "Inner" [ref]']);
   });
 
+  it('walks child frames side by side and never gives one ref twice, however many controls a frame adds', async () => {
+    await open('/snap/many-frames');
+    const unique = (snap: Snapshot) => {
+      const shown = [...snap.snapshot.matchAll(/\[(e\d+)\]/g)].map((m) => m[1]);
+      expect(new Set(shown).size).toBe(shown.length);
+      expect(Object.keys(snap.refs).sort()).toEqual([...shown].sort());
+      return snap;
+    };
+    const first = unique(
+      await until('both frames walked', async () => {
+        const s = await snapshot('&maxChars=1000000');
+        return s.snapshot.includes('button "A 99"') && s.snapshot.includes('button "B 99"') ? s : undefined;
+      }),
+    );
+    expect(first.stats.refs).toBe(202);
+    await click(refOf(first, 'button', 'B 57'));
+    // Frame A grows past the numbers its block had room for: it is walked again, afresh.
+    await ctx.d.inPage(`document.querySelector('iframe[title=A]').contentWindow.more(300)`);
+    const grown = unique(await snapshot('&maxChars=1000000'));
+    expect(grown.stats.refs).toBe(502);
+    expect(refOf(grown, 'button', 'B 3')).toBe(refOf(first, 'button', 'B 3'));
+    await click(refOf(grown, 'button', 'A 350'));
+    // A ref of A's from before acts on its own element or is refused: never on another.
+    const old = await ctx.d.api('POST', '/act', {
+      kind: 'click',
+      ref: refOf(first, 'button', 'A 5'),
+      targetId: ctx.d.targetId,
+    });
+    if (old.status !== 200) expect(old.body.error?.code, JSON.stringify(old.body)).toBe('ref_stale');
+    const pressed = (await snapshot('&maxChars=1000000')).snapshot.split('\n').filter((l) => l.includes('pressed'));
+    expect(pressed.map((l) => l.replace(/ \[e\d+\]/, '').trim())).toEqual([
+      ...(old.status === 200 ? ['button "A 5 pressed"'] : []),
+      'button "A 350 pressed"',
+      'button "B 57 pressed"',
+    ]);
+  });
+
   it('leaves out what is hidden (closed menus, display, visibility, aria-hidden, templates) and shows it once open', async () => {
     await open('/snap/hidden');
     const snap = await snapshot();

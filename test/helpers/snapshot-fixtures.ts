@@ -44,6 +44,12 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
     <h1>Frames</h1>
     <iframe title="Same" src="/snap/inner" width="300" height="100"></iframe>
     <iframe title="Other" src="http://localhost:${port}/snap/inner" width="300" height="100"></iframe>`,
+  // Two frames of many buttons each, walked side by side; `more(n)` adds n to a frame.
+  '/snap/many-frames': () => `<!doctype html><title>many frames</title>
+    <iframe title="A" src="/snap/frame-a" width="300" height="100"></iframe>
+    <iframe title="B" src="/snap/frame-b" width="300" height="100"></iframe>`,
+  '/snap/frame-a': () => buttonList('A', 100),
+  '/snap/frame-b': () => buttonList('B', 100),
   '/snap/inner': () =>
     `<!doctype html><title>inner</title><button onclick="this.textContent = 'Pressed'">Inner</button>`,
   '/snap/hidden': () => `<!doctype html><title>hidden</title>
@@ -276,3 +282,20 @@ export const SNAPSHOT_PAGES: Record<string, (port: number) => string> = {
       render();
     </script>`,
 };
+
+/** A frame's page of `n` buttons named "<name> <i>", each renamed "… pressed" when clicked. */
+function buttonList(name: string, n: number): string {
+  return `<!doctype html><title>${name}</title><div id="list"></div>
+    <script>
+      window.more = (count) => {
+        const list = document.getElementById('list');
+        for (let i = 0; i < count; i++) {
+          const button = document.createElement('button');
+          button.textContent = '${name} ' + list.children.length;
+          button.onclick = () => (button.textContent += ' pressed');
+          list.append(button);
+        }
+      };
+      more(${n});
+    </script>`;
+}

@@ -70,6 +70,7 @@ const LAYERS: Array<[string, string[]]> = [
       'relay/caller-authority.ts',
       'relay/log.ts',
       'relay/time-limit.ts',
+      'relay/at-once.ts',
       'relay/version.ts',
       'relay/dist-assets.ts',
       'shared/',

@@ -1,9 +1,10 @@
 // The `agent` snapshot, the default: one synchronous walk per frame (in-page/page-walker.ts, put
 // into the frame as its bundle) instead of Playwright's aria snapshot, a fraction of its time and
 // size. Each frame keeps its ref registry in an object only our JSHandle reaches (nothing is
-// written into the DOM or the page's globals); the frames' lines are stitched below their
-// iframes here. A handle dies with its debugger session: across a rest of a person's tab the
-// walker waits on its document (walker-rest.ts), so the refs outlive the rest.
+// written into the DOM or the page's globals); frame-walks.ts walks the child frames side by
+// side and stitches their lines below their iframes. A handle dies with its debugger session:
+// across a rest of a person's tab the walker waits on its document (walker-rest.ts), so the refs
+// outlive the rest.
 //
 // Refs: a ref stays the same while its element keeps its role and name, gets a new number when
 // either changes, and numbers are never reused within a tab's life (the counter lives here, per
@@ -24,11 +25,10 @@ import type { InPageRequest, WalkLine } from '../in-page/page-walker';
 import { distAsset } from '../../dist-assets';
 import { decodeWalk, type DecodedWalk } from '../in-page/walk-codec';
 import { SNAPSHOT_TIMEOUT_MS } from '../../operations/page-operations';
-import { dropEmptyContainers, dropSaidTwice } from './walk-lines';
 import { lendListenerReader, listClickListeners } from './listener-reader';
 import { keepWalker, takeWalkerBack, unkeepWalker, type FrameWalker } from './walker-rest';
-import { flagged } from '../../operations/instruction-lines';
 import type { EngineSnapshot, SnapshotContext, SnapshotEngine, SnapshotLine } from './snapshot-engine';
+import { CHILD_FRAME_MS, FrameWalks } from './frame-walks';
 import { AgentRefs, GONE, walkRefs, type AgentRef } from './agent-refs';
 import { RefTable } from './ref-table';
 
@@ -38,24 +38,10 @@ interface InstalledWalker {
   run(registry: unknown, request: unknown): unknown;
 }
 
-/**
- * A walk line as this side holds it, with its snapshot line and its ref's entry, made once: a
- * diff's walk sends most lines as copies of the last walk's (a property, not a WeakMap: a set per
- * line costs a whole snapshot of a big page milliseconds).
- */
-type HeldLine = WalkLine & { said?: SnapshotLine; ref?: AgentRef };
-
 /** Longest text line (a paragraph is cut to this, marked with …). */
 const TEXT_MAX = 100;
 /** Checking a ref takes milliseconds; a page that does not answer in this long is stuck. */
 const REF_CHECK_MS = 10_000;
-/**
- * How long a child frame may take to answer. Measured: a frame that never committed a document
- * (URL '') never gets an execution context, and an evaluate in it waits forever; such a frame is
- * shown as an iframe with nothing below it rather than holding up the whole snapshot.
- */
-const CHILD_FRAME_MS = 2_000;
-
 /** Errors of a handle whose debugger session went (a rest), its document still there. */
 const SESSION_GONE = /Could not find object with given id|Execution context was destroyed|Cannot find context/i;
 
@@ -69,61 +55,26 @@ export class AgentEngine implements SnapshotEngine {
   constructor(private readonly seeAll = false) {}
 
   async take(page: Page, request: SnapshotRequest, context: SnapshotContext): Promise<EngineSnapshot> {
-    let nextRef = this.#counters.get(context.tab) ?? 1;
     const previous = context.previous instanceof AgentRefs ? context.previous : undefined;
     // A snapshot of part of the page (one frame, one selector) keeps the refs of the rest valid.
     const partial = request.frame !== undefined || request.selector !== undefined;
-    // Each frame's refs, in the order walked (a later frame's entry for a ref wins, as in a Map).
-    const tables: Array<RefTable<AgentRef>> = partial && previous ? [previous.refs] : [];
     const frames = new Map<string, Frame>(partial && previous ? previous.frames : []);
-    // A child frame that answers after its 2 s is left behind: what it says then must not touch
-    // this snapshot's refs or the tab's counter (a late, lower counter would give numbers twice).
-    let finished = false;
-    let title: string | undefined;
-    const abandoned = new Set<Frame>();
-    const walkFrame = async (frame: Frame, selector: string | undefined): Promise<SnapshotLine[]> => {
-      const result = await this.#walk(frame, nextRef, selector, request.since !== undefined);
-      if (finished || abandoned.has(frame)) return [];
-      if (result.missing)
-        throw new ClawdError('bad_request', `selector ${JSON.stringify(selector)} matches nothing on the page`);
-      nextRef = Math.max(nextRef, result.nextRef);
-      this.#counters.set(context.tab, nextRef);
-      if (frame === page.mainFrame()) title = result.title;
-      tables.push(result.refs);
-      const children = await this.#childFrames(frame, result.lines);
-      const out: SnapshotLine[] = [];
-      for (const line of dropSaidTwice(dropEmptyContainers(result.lines))) {
-        // A line that reads as an instruction to an AI is flagged (instruction-lines.ts): kept,
-        // said to be the page's. A line the page sent as a copy is the same object as before:
-        // read once.
-        const held = line as HeldLine;
-        held.said ??= { depth: line.d, text: flagged(line.s), ...(line.r ? { ref: line.r } : {}) };
-        out.push(held.said);
-        const child = line.f && line.r ? children.get(line.r) : undefined;
-        if (!child) continue;
-        frames.set(line.r!, child);
-        const inner = await within(
-          walkFrame(child, undefined),
-          CHILD_FRAME_MS,
-          () => new Error('frame did not answer'),
-        ).catch((error: unknown) => {
-          if (!(error instanceof Error) || !(GONE.test(error.message) || error.message === 'frame did not answer'))
-            throw error;
-          // Its registry may have numbered elements this snapshot never shows: a fresh one next time.
-          abandoned.add(child);
-          // Its handle let go, so the elements its registry holds go with it (they are held, not weakly).
-          void this.#registries
-            .get(child)
-            ?.handle.then((handle) => handle.dispose())
-            .catch(() => {});
-          this.#registries.delete(child);
-          return [];
-        });
-        for (const l of inner) out.push({ ...l, depth: l.depth + line.d + 1 });
-      }
-      return out;
-    };
-
+    const diff = request.since !== undefined;
+    const walks = new FrameWalks(
+      {
+        walk: (frame, nextRef, selector) => this.#walk(frame, nextRef, selector, diff),
+        childFrames: (frame, lines) => this.#childFrames(frame, lines),
+        forget: (frame) => this.#forget(frame),
+        heldRefs: (frame) => this.#registries.get(frame)?.last?.refs.size ?? 0,
+      },
+      page.mainFrame(),
+      {
+        get: () => this.#counters.get(context.tab) ?? 1,
+        set: (next) => void this.#counters.set(context.tab, next),
+      },
+      partial && previous ? [previous.refs] : [],
+      frames,
+    );
     let lines: SnapshotLine[];
     if (request.frame !== undefined) {
       const frame = previous?.frames.get(request.frame);
@@ -134,17 +85,16 @@ export class AgentEngine implements SnapshotEngine {
         );
       if (frame.isDetached())
         throw new ClawdError('ref_stale', `frame ${request.frame} is stale: that iframe is gone; take a new snapshot`);
-      lines = await walkFrame(frame, undefined);
+      lines = await walks.lines(frame, undefined);
     } else {
-      lines = await walkFrame(page.mainFrame(), request.selector);
+      lines = await walks.lines(page.mainFrame(), request.selector);
     }
-    finished = true;
     // The first table with each later one's refs put in (a child frame's few on the main frame's
     // many: a small table on top, not a new map of every ref).
-    const [first = RefTable.of<AgentRef>([]), ...later] = tables;
+    const [first = RefTable.of<AgentRef>([]), ...later] = walks.tables;
     const refs = later.reduce((all, table) => all.changed([], table.entries()), first);
-    const answer: EngineSnapshot = { text: '', lines, refs: new AgentRefs(this, refs, frames, nextRef) };
-    if (title !== undefined) answer.title = title;
+    const answer: EngineSnapshot = { text: '', lines, refs: new AgentRefs(this, refs, frames, walks.nextRef) };
+    if (walks.title !== undefined) answer.title = walks.title;
     return answer;
   }
 
@@ -297,6 +247,15 @@ export class AgentEngine implements SnapshotEngine {
       this.#registries.delete(frame);
       return bounded(run());
     }
+  }
+
+  /** Lets the frame's registry go, and the elements it holds with its handle (they are held, not weakly). */
+  #forget(frame: Frame): void {
+    void this.#registries
+      .get(frame)
+      ?.handle.then((handle) => handle.dispose())
+      .catch(() => {});
+    this.#registries.delete(frame);
   }
 
   /** Whether the frame has had a walker (put in by a walk, a brief view, a load's messages, an action's watch). */
