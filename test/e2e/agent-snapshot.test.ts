@@ -171,11 +171,40 @@ describe.each(drivers)('the agent snapshot on a %s profile', (_kind, makeDriver)
       targetId: ctx.d.targetId,
     });
     if (old.status !== 200) expect(old.body.error?.code, JSON.stringify(old.body)).toBe('ref_stale');
-    const pressed = (await snapshot('&maxChars=1000000')).snapshot.split('\n').filter((l) => l.includes('pressed'));
+    const last = (await snapshot('&maxChars=1000000')).snapshot;
+    const lastShown = [...last.matchAll(/\[(e\d+)\]/g)].map((m) => m[1]);
+    expect(new Set(lastShown).size).toBe(lastShown.length);
+    const pressed = last.split('\n').filter((l) => l.includes('pressed'));
     expect(pressed.map((l) => l.replace(/ \[e\d+\]/, '').trim())).toEqual([
       ...(old.status === 200 ? ['button "A 5 pressed"'] : []),
       'button "A 350 pressed"',
       'button "B 57 pressed"',
+    ]);
+  });
+
+  it('numbers two snapshots of a tab taken at once in turn: no ref stands for two elements', async () => {
+    await open('/snap/many-frames');
+    await until('both frames loaded', () =>
+      ctx.d.inPage<boolean>(
+        `[...document.querySelectorAll('iframe')].every((f) => f.contentDocument?.querySelectorAll('button').length === 100)`,
+      ),
+    );
+    const both = await Promise.all([snapshot('&maxChars=1000000'), snapshot('&maxChars=1000000')]);
+    const after = await snapshot('&maxChars=1000000');
+    for (const snap of [...both, after]) {
+      const shown = [...snap.snapshot.matchAll(/\[(e\d+)\]/g)].map((m) => m[1]);
+      expect(new Set(shown).size).toBe(shown.length);
+      expect(snap.stats.refs).toBe(202);
+    }
+    await click(refOf(after, 'button', 'B 12'));
+    await click(refOf(after, 'button', 'A 77'));
+    const last = (await snapshot('&maxChars=1000000')).snapshot;
+    const lastShown = [...last.matchAll(/\[(e\d+)\]/g)].map((m) => m[1]);
+    expect(new Set(lastShown).size).toBe(lastShown.length);
+    const pressed = last.split('\n').filter((l) => l.includes('pressed'));
+    expect(pressed.map((l) => l.replace(/ \[e\d+\]/, '').trim())).toEqual([
+      'button "A 77 pressed"',
+      'button "B 12 pressed"',
     ]);
   });
 

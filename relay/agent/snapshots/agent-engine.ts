@@ -7,8 +7,9 @@
 // outlive the rest.
 //
 // Refs: a ref stays the same while its element keeps its role and name, gets a new number when
-// either changes, and numbers are never reused within a tab's life (the counter lives here, per
-// tab, and survives navigations). Resolving a ref hands back an ElementHandle of exactly that
+// either changes, and a number stands for one element in a tab's life (the counter lives here,
+// per tab, and survives navigations; snapshots of a tab take turns; numbers only a registry let
+// go gave, or none, are given again). Resolving a ref hands back an ElementHandle of exactly that
 // element after checking its role and name again, or refuses it as stale: an action can land
 // on the element the snapshot showed or nowhere.
 //
@@ -50,11 +51,31 @@ export class AgentEngine implements SnapshotEngine {
   readonly #registries = new WeakMap<Frame, FrameWalker>();
   // The next ref number of each tab: refs are never reused within a tab's life.
   readonly #counters = new Map<string, number>();
+  // Each tab's snapshot under way, settled (the next one waits for it).
+  readonly #turns = new Map<string, Promise<void>>();
 
   /** `seeAll`: walk without the rules of what a person cannot see (the bench's "before"; never for agents). */
   constructor(private readonly seeAll = false) {}
 
-  async take(page: Page, request: SnapshotRequest, context: SnapshotContext): Promise<EngineSnapshot> {
+  /**
+   * Snapshots of one tab take turns: each numbers refs from the tab's counter as the one before
+   * left it (a caller that stopped waiting does not stop its snapshot).
+   */
+  take(page: Page, request: SnapshotRequest, context: SnapshotContext): Promise<EngineSnapshot> {
+    const before = this.#turns.get(context.tab);
+    const taken = before ? before.then(() => this.#take(page, request, context)) : this.#take(page, request, context);
+    const turn = taken.then(
+      () => {},
+      () => {},
+    );
+    this.#turns.set(context.tab, turn);
+    void turn.then(() => {
+      if (this.#turns.get(context.tab) === turn) this.#turns.delete(context.tab);
+    });
+    return taken;
+  }
+
+  async #take(page: Page, request: SnapshotRequest, context: SnapshotContext): Promise<EngineSnapshot> {
     const previous = context.previous instanceof AgentRefs ? context.previous : undefined;
     // A snapshot of part of the page (one frame, one selector) keeps the refs of the rest valid.
     const partial = request.frame !== undefined || request.selector !== undefined;
@@ -251,11 +272,15 @@ export class AgentEngine implements SnapshotEngine {
 
   /** Lets the frame's registry go, and the elements it holds with its handle (they are held, not weakly). */
   #forget(frame: Frame): void {
-    void this.#registries
-      .get(frame)
-      ?.handle.then((handle) => handle.dispose())
-      .catch(() => {});
+    const walker = this.#registries.get(frame);
     this.#registries.delete(frame);
+    if (!walker) return;
+    // One left on its document for a rest is taken off it first (it holds its elements too).
+    const unkept = walker.kept !== undefined ? unkeepWalker(walker) : Promise.resolve();
+    void unkept
+      .then(() => walker.handle)
+      .then((handle) => handle.dispose())
+      .catch(() => {});
   }
 
   /** Whether the frame has had a walker (put in by a walk, a brief view, a load's messages, an action's watch). */

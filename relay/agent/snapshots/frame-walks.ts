@@ -4,8 +4,9 @@
 //
 // Why blocks: refs are numbered by one counter per tab, and walked in turn a page's child frames
 // cost a snapshot a round trip each (cnet's six: 10–15 ms of it). A walk that gave numbers past
-// its block lets its registry go and walks afresh in a bigger block: no number stands for two
-// elements.
+// its block lets its registry go and walks afresh in a bigger block, and the counter ends past
+// every block a walk may still be numbering in: no number stands for two elements. (Snapshots
+// of one tab take turns: agent-engine.ts.)
 
 import type { Frame } from 'playwright-core';
 import { ClawdError } from '../../errors';
@@ -86,8 +87,9 @@ export class FrameWalks {
     try {
       const lines = await this.#frame(frame, selector);
       this.#finished = true;
-      // Blocks no walk reached are given again next time: refs stay short.
-      this.counter.set(this.#used);
+      // Blocks no walk reached are given again next time (refs stay short), unless a frame was
+      // left behind: its walk (and those below it) may still be numbering in theirs.
+      this.counter.set(this.#abandoned.size > 0 ? Math.max(this.#free, this.#used) : this.#used);
       return lines;
     } catch (error) {
       // Blocks given stay given: walks beside the one that threw may still be numbering.
