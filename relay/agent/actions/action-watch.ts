@@ -258,6 +258,8 @@ export class ActionWatch {
         this.#madeAgain.delete(frame);
       }
     while (this.#opening.length > 0 && now - this.#opening[0]! > OPENING_MS) this.#opening.shift();
+    // Its tab's hold gone (`open(url); close()`), no watch of it adopts a new tab (`adopt`): none is waited for.
+    if (this.#hold?.gone) this.#opening.length = 0;
     for (const [url, until] of this.#downloadsDue) if (now > until) this.#downloadsDue.delete(url);
     const ours = [...this.#loading.values()].some((load) => load.generation === this.#generation);
     return (
