@@ -28,8 +28,7 @@ export async function startE2e(): Promise<E2eSetup> {
     leaseBrowser({ extension: true }),
     startPageServer(),
   ]);
-  await browser.configureExtension(relay.port, relay.extensionKey);
-  await until('the extension to connect', () => relay.relay.switchboard.extensionConnected, 15_000);
+  await connectExtension(browser, relay);
   const json = async <T = any>(path: string, init?: RequestInit): Promise<T> => {
     const res = await fetch(`${relay.relay.url}${path}`, {
       ...init,
@@ -65,4 +64,30 @@ export async function startE2e(): Promise<E2eSetup> {
       await giveBack(browser, { extension: true });
     },
   };
+}
+
+/**
+ * The extension configured for the relay, and connected. Once, in a clean-clone run on a slow
+ * host, a kept browser's extension did not connect within 15 s of its settings being written
+ * (multi-client's set-up; the cause not yet found): what its worker says then is printed, and
+ * the settings are written once more (the change its worker listens to) before the set-up fails.
+ */
+async function connectExtension(browser: TestBrowser, relay: TestRelay): Promise<void> {
+  const connected = () => relay.relay.switchboard.extensionConnected;
+  await browser.configureExtension(relay.port, relay.extensionKey);
+  try {
+    await until('the extension to connect', connected, 15_000);
+    return;
+  } catch {
+    const said = await browser
+      .withOptionsPage((inOptions) =>
+        inOptions(
+          `Promise.all([chrome.runtime.sendMessage({ type: 'status' }), chrome.storage.local.get('relayPort')]).then(JSON.stringify)`,
+        ),
+      )
+      .catch((error: Error) => `unread: ${error.message}`);
+    console.warn(`startE2e: the extension did not connect to port ${relay.port} in 15 s; it says ${String(said)}`);
+  }
+  await browser.configureExtension(relay.port, relay.extensionKey);
+  await until('the extension to connect (its settings written again)', connected, 15_000);
 }
