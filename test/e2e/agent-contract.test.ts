@@ -555,13 +555,24 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
     // A person's browser asks them before an export by default (side-panel.test.ts answers it); here they said not to.
     if (ctx.d.name === 'extension') expect((await ctx.d.loosen({ ask: [] })).body.ask).toEqual([]);
     await ctx.d.inPage(`document.cookie = 'login=ada; path=/'; localStorage.setItem('token', 'abc123'); 1`);
-    const exported = await ctx.d.api('GET', `/storage-state?targetId=${ctx.d.targetId}`);
-    expect(exported.status, JSON.stringify(exported.body)).toBe(200);
+    // A cookie a script writes reaches the browser's cookie store a moment later (the renderer
+    // sends it on): on a loaded host one export came before it. Exported again until it shows.
+    const { exported, saved } = await until(
+      'the cookie the page wrote in the export',
+      async () => {
+        const exported = await ctx.d.api('GET', `/storage-state?targetId=${ctx.d.targetId}`);
+        expect(exported.status, JSON.stringify(exported.body)).toBe(200);
+        const saved = JSON.parse(readFileSync(exported.body.path, 'utf8'));
+        expect(saved.cookies).toEqual(
+          expect.arrayContaining([expect.objectContaining({ name: 'login', value: 'ada' })]),
+        );
+        return { exported, saved };
+      },
+      5_000,
+    );
     const origin = new URL(ctx.pages.url('/')).origin;
     expect(exported.body.origins).toContain(origin);
     expect(statSync(exported.body.path).mode & 0o777).toBe(0o600);
-    const saved = JSON.parse(readFileSync(exported.body.path, 'utf8'));
-    expect(saved.cookies).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'login', value: 'ada' })]));
     expect(saved.origins).toEqual(
       expect.arrayContaining([{ origin, localStorage: [{ name: 'token', value: 'abc123' }] }]),
     );
