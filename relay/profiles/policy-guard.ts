@@ -89,7 +89,26 @@ export class PolicyGuard {
       guard.close(); // its socket is not left open behind a guard nobody holds
       throw error;
     }
+    await guard.#allSetUp(SETUP_MS);
     return guard;
+  }
+
+  /**
+   * Until every target heard of has its walls up, or `boundMs`: Chrome tells of the targets already
+   * there (and a page's of its children) before it answers the auto-attach, and they run on
+   * meanwhile — nothing holds them. Answered before, a policy change let the agent's next call load
+   * a page there unwalled (a clean-clone CI: its WebSockets reached the blocked origin).
+   */
+  async #allSetUp(boundMs: number): Promise<void> {
+    const deadline = performance.now() + boundMs;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs)));
+    try {
+      while (this.#settingUp.size > 0 && performance.now() < deadline)
+        await Promise.race([Promise.all(this.#settingUp.values()), bound]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Still connected to its browser. */
@@ -315,8 +334,8 @@ export class PolicyGuard {
       if (step.status === 'rejected')
         this.log.debug(`policy guard: ${targetInfo.type} ${targetInfo.url}: ${(step.reason as Error).message}`);
     await resumed;
-    // What a worker's first line met: whether it waited for the guard, and how long that took.
-    if (!framed)
+    // What a target's first line met: whether it waited for the guard, and how long that took.
+    if (!framed || !attached.waitingForDebugger)
       this.log.debug(
         `policy guard: ${targetInfo.type} ${targetInfo.url} ${attached.waitingForDebugger ? 'held' : 'already running'} (${Math.round(performance.now() - since)} ms)`,
       );

@@ -4,82 +4,11 @@
 // guard attaches to the frame itself and walls it; Chrome's own attach to it, when it comes, is
 // only let run, not walled twice. Against a scripted browser, so each step is seen.
 
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebSocketServer, type WebSocket } from 'ws';
 import { silentLogger } from '../../relay/log';
 import { PolicyGuard } from '../../relay/profiles/policy-guard';
 import { OriginPolicy } from '../../shared/origin-policy';
-
-interface Sent {
-  method: string;
-  params: Record<string, unknown>;
-  sessionId?: string;
-}
-
-/** A browser socket answering every command with an empty result, but `Target.attachToTarget` as Chrome does. */
-async function scriptedBrowser() {
-  const sent: Sent[] = [];
-  let socket: WebSocket | undefined;
-  let held = false;
-  /** Answers held back, by method and session, until the test lets them go. */
-  const holds = new Map<string, Array<() => void>>();
-  let heldBack: (() => void) | undefined;
-  const server = http.createServer((_req, res) => res.writeHead(404).end());
-  const sockets = new WebSocketServer({ server });
-  sockets.on('connection', (ws) => {
-    socket = ws;
-    ws.on('message', (data) => {
-      const { id, method, params, sessionId } = JSON.parse(data.toString()) as Sent & { id: number };
-      sent.push({ method, params, ...(sessionId ? { sessionId } : {}) });
-      if (method === 'Target.attachToTarget') {
-        // The event first, then the answer, as Chrome sends them; held back when the test says so.
-        const answer = () => {
-          ws.send(JSON.stringify(attached('stand-in', params.targetId as string, false)));
-          ws.send(JSON.stringify({ id, result: { sessionId: 'stand-in' } }));
-        };
-        return held ? void (heldBack = answer) : answer();
-      }
-      const answer = () => ws.send(JSON.stringify({ id, result: {} }));
-      const hold = holds.get(`${method} ${sessionId ?? ''}`);
-      if (hold) hold.push(answer);
-      else answer();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/devtools/browser/b`,
-    sent,
-    /** Holds the next attachToTarget's answer back until `answerHeld`. */
-    holdAttach: () => void (held = true),
-    answerHeld: () => heldBack?.(),
-    /** Holds back the answers to `method` on `sessionId`; the returned function sends them. */
-    holdAnswers: (method: string, sessionId: string) => {
-      const held: Array<() => void> = [];
-      holds.set(`${method} ${sessionId}`, held);
-      return () => {
-        holds.delete(`${method} ${sessionId}`);
-        for (const answer of held) answer();
-      };
-    },
-    event: (message: object) => socket!.send(JSON.stringify(message)),
-    close: () => {
-      for (const client of sockets.clients) client.terminate();
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-/** Chrome's attachedToTarget for a frame, at the root or on a page's session (`on`). */
-function attached(sessionId: string, targetId: string, waiting: boolean, on?: string) {
-  return {
-    method: 'Target.attachedToTarget',
-    params: { sessionId, targetInfo: { targetId, type: 'iframe', url: '' }, waitingForDebugger: waiting },
-    ...(on ? { sessionId: on } : {}),
-  };
-}
+import { attached, scriptedBrowser, type Sent } from '../helpers/scripted-browser';
 
 describe('the policy guard and a frame a client asks about first', () => {
   let browser: Awaited<ReturnType<typeof scriptedBrowser>> | undefined;
