@@ -49,6 +49,7 @@ export class PolicyGuard {
   /** Frames the guard attached to itself (whenSetUp): the session walled, undefined until attached. */
   readonly #standIns = new Map<string, string | undefined>();
   #closed = false;
+  #ready: Promise<void> = Promise.resolve();
   /** What a paused request's verdict needs of the guard (policy-judge.ts). */
   readonly #judge: Judge;
   /** Settles when its connection has closed (the browser went, or close()). */
@@ -89,16 +90,11 @@ export class PolicyGuard {
       guard.close(); // its socket is not left open behind a guard nobody holds
       throw error;
     }
-    await guard.#allSetUp(SETUP_MS);
+    guard.#ready = guard.#allSetUp(SETUP_MS);
     return guard;
   }
 
-  /**
-   * Until every target heard of has its walls up, or `boundMs`: Chrome tells of the targets already
-   * there (and a page's of its children) before it answers the auto-attach, and they run on
-   * meanwhile — nothing holds them. Answered before, a policy change let the agent's next call load
-   * a page there unwalled (a clean-clone CI: its WebSockets reached the blocked origin).
-   */
+  /** Until every target heard of has its walls up, or `boundMs`. */
   async #allSetUp(boundMs: number): Promise<void> {
     const deadline = performance.now() + boundMs;
     let timer: NodeJS.Timeout | undefined;
@@ -109,6 +105,19 @@ export class PolicyGuard {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Settles once the targets already open when the guard started have their walls up (or past
+   * SETUP_MS): Chrome tells of them before it answers the auto-attach, and they run on meanwhile,
+   * nothing holding them. What an agent's call in the browser waits for (PolicyGuards.hold): not
+   * waited for, a policy change let the agent's next call load a page there unwalled (a clean-clone
+   * CI: its WebSockets reached the blocked origin). Not part of start(): a raw client's word to run
+   * a new target waits for the guard's start (whenSetUp), and an open target can be one such
+   * client's to let run, whose walls are answered only then.
+   */
+  get ready(): Promise<void> {
+    return this.#ready;
   }
 
   /** Still connected to its browser. */

@@ -54,15 +54,19 @@ export class PolicyGuards {
       return;
     }
     const browsers = driver.guardedBrowsers?.();
-    if (browsers === undefined)
-      return this.#guardOne(name, name, startMs, async () =>
+    // The call goes on once its browser's guard has walled what was open when it started (ready).
+    if (browsers === undefined) {
+      const guard = await this.#guardOne(name, name, startMs, async () =>
         asTheGuard(await browserSocket(driver, undefined, GUARD_READY_MS)),
       );
-    // Each browser's guard on its own: one that cannot be guarded refuses only its own calls.
+      return guard.ready;
+    }
+    // Each browser's guard on its own: one that cannot be guarded refuses only its own calls, and
+    // only the call's own browser's set-up is waited for.
     await Promise.all(
       browsers.map((browser) => {
         const guarding = this.#guardOne(name, `${name}\n${browser.url}`, startMs, async () => asTheGuard(browser));
-        return browser.url === browserUrl ? guarding : guarding.catch(() => {});
+        return browser.url === browserUrl ? guarding.then((guard) => guard.ready) : guarding.catch(() => {});
       }),
     );
   }
@@ -90,7 +94,7 @@ export class PolicyGuards {
     key: string,
     startMs: number | undefined,
     browser: () => Promise<BrowserEndpoint>,
-  ): Promise<void> {
+  ): Promise<PolicyGuard> {
     // The guard in force, or the one being started by another call, is used; a closed or failed
     // one is replaced. No await between looking and setting: two calls never start two guards
     // for one browser (a second one, unclosed, would keep the old rules in force).
@@ -99,7 +103,7 @@ export class PolicyGuards {
       if (!existing) break;
       const guard = await existing;
       if (this.#guards.get(key) !== existing) continue;
-      if (guard?.open) return;
+      if (guard?.open) return guard;
       break;
     }
     const starting = (async () =>
@@ -114,10 +118,12 @@ export class PolicyGuards {
     const kept = starting.catch(() => undefined);
     this.#guards.set(key, kept);
     try {
+      const guard = await starting;
       // Forgotten once its browser is gone (a pool's browsers come and go: one entry each otherwise).
-      void (await starting).gone.then(() => {
+      void guard.gone.then(() => {
         if (this.#guards.get(key) === kept) this.#guards.delete(key);
       });
+      return guard;
     } catch (error) {
       if (this.#guards.get(key) === kept) this.#guards.delete(key);
       this.log.warn(`the origin policy of ${name} cannot be enforced in its browser: ${(error as Error).message}`);
