@@ -502,10 +502,11 @@ describe.each(drivers)('the agent API on a %s profile', (kind, makeDriver) => {
         expect(onRef.body).toMatchObject({ ok: true, result: 'BUTTON' });
         expect(waitFn.status).toBe(200);
         // An agent's function that never settles is bounded by the action's timeout, and the tab
-        // stays usable.
-        const stuck = await act({ kind: 'evaluate', fn: '() => new Promise(() => {})', timeoutMs: 600 });
+        // stays usable. The bound leaves room for the page to take the function first (a loaded
+        // run once spent 0.6 s there, and the answer rightly said the page had not answered).
+        const stuck = await act({ kind: 'evaluate', fn: '() => new Promise(() => {})', timeoutMs: 2_000 });
         expect(stuck.status).toBe(408);
-        expect(stuck.body.error.message).toBe("evaluate: timed out after 0.6 s waiting for the function's result");
+        expect(stuck.body.error.message).toBe("evaluate: timed out after 2 s waiting for the function's result");
         const stuckOnRef = await act({
           kind: 'evaluate',
           fn: '(el) => new Promise(() => {})',

@@ -14,13 +14,15 @@ import { quiet } from '../helpers/waits';
 
 let ids = 0;
 
-function standIn() {
+/** `evaluate`: what the page does before it answers a round trip (a slow page's answer, an event it sends first). */
+function standIn(evaluate?: (emit: (event: string, e: unknown) => void) => Promise<void>) {
   const sent: string[] = [];
   const on = new Map<string, (e: any) => void>();
   const session = {
     on: (event: string, listener: (e: any) => void) => void on.set(event, listener),
     send: async (method: string, params: { requestId?: string } = {}) => {
       sent.push(params.requestId ? `${method} ${params.requestId}` : method);
+      if (method === 'Runtime.evaluate' && evaluate) await evaluate((event, e) => on.get(event)?.(e));
       if (method === 'Page.getFrameTree') return { frameTree: { frame: { id: 'MAIN' } } };
       return {};
     },
@@ -164,6 +166,24 @@ describe('a call’s watch on its tab', () => {
     tab.pause({ requestId: 'N1', url: 'http://there/', responseStatusCode: 200, responseHeaders: [] });
     await settled;
     expect(asked).toEqual(['new-site http://there/']);
+  });
+
+  it('waits for a new tab its page asked for before a slow catch-up answered (a loaded extension worker)', async () => {
+    // Each round trip answers after 400 ms, the first with the page's ask for a new tab (a
+    // script's Ctrl-click) sent just before: the call waits for that tab, not only 250 ms.
+    let first = true;
+    const tab = standIn(async (emit) => {
+      await quiet(400);
+      if (first) emit('Page.frameRequestedNavigation', { frameId: 'MAIN', disposition: 'newTab' });
+      first = false;
+    });
+    const watch = await ActionWatch.start({ page: tab.page, targetId: tab.id, browser: 'B' }, options([]));
+    let done = false;
+    const settled = watch.settle().finally(() => (done = true));
+    await quiet(700);
+    expect(done).toBe(false);
+    await watch.leave(); // its hold gone, no new tab is waited for
+    await settled;
   });
 
   it('settles at once when the call started nothing, and judges on with what it is given after', async () => {

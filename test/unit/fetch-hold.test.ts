@@ -7,8 +7,10 @@ import { EventEmitter } from 'node:events';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { FetchHold, type HoldMember, type PausedRequest, type Place } from '../../relay/agent/actions/fetch-hold';
+import { quiet } from '../helpers/waits';
 
-function standIn(mainFrame = 'MAIN') {
+/** `evaluate`: what the page does before it answers a round trip (a slow answer, an event sent first). */
+function standIn(mainFrame = 'MAIN', evaluate?: (emit: (event: string, e: object) => void) => Promise<void>) {
   const sent: string[] = [];
   const listeners: Array<(e: PausedRequest) => void> = [];
   const others = new Map<string, (e: { frameId: string; disposition?: string }) => void>();
@@ -19,6 +21,7 @@ function standIn(mainFrame = 'MAIN') {
       void (event === 'Fetch.requestPaused' ? listeners.push(listener) : others.set(event, listener)),
     send: async (method: string, params: { requestId?: string } = {}) => {
       sent.push(params.requestId ? `${method} ${params.requestId}` : method);
+      if (method === 'Runtime.evaluate' && evaluate) await evaluate((event, e) => others.get(event)?.(e as any));
       if (method === 'Page.getFrameTree') return { frameTree: { frame: { id: mainFrame } } };
       // The test decides when a Fetch.disable is answered.
       if (method === 'Fetch.disable') await new Promise<void>((resolve) => (disabling = resolve));
@@ -140,6 +143,22 @@ describe('the hold a tab’s watches share', () => {
     expect(heard).toEqual(['requested MAIN', 'stopped MAIN', 'stopped SUB', 'opening']);
     await member.caughtUp(1_000);
     expect(tab.sent).toContain('Runtime.evaluate');
+  });
+
+  it('names a held tab whose slow answer came after its ask for a new tab as that tab’s opener', async () => {
+    // The page's round trip answers in 400 ms (a loaded extension worker), its ask for a new tab
+    // (a script's Ctrl-click: no opener on the new page) sent just before: the hold waits for it.
+    let asks = 1;
+    const tab = standIn('MAIN', async (emit) => {
+      await quiet(400);
+      if (asks-- > 0) emit('Page.frameRequestedNavigation', { frameId: 'MAIN', disposition: 'newTab' });
+    });
+    const member = await FetchHold.join({ page: tab.page, targetId: 'T-SLOW', browser: 'SLOW' }, heedless as never);
+    expect(await FetchHold.expected('SLOW')).toBe('T-SLOW');
+    const leaving = member.leave();
+    await settle();
+    tab.answerDisable();
+    await leaving;
   });
 
   it('refuses a pop-up whose only watch ended while it was being held, leaving it paused and its session attached', async () => {

@@ -45,8 +45,8 @@ interface Load {
   generation: number;
 }
 
-/** After the call's work: the most the page may take to run what was due at once (a load it asks for then is waited for). */
-const CATCH_UP_MS = 250;
+/** After the call's work: the most the page may take to run what was due at once (docs/architecture.md says why 1 s). */
+const CATCH_UP_MS = 1_000;
 /** How long a frame's asked-for load may take to reach the network before the call stops waiting for it. */
 const REQUESTED_MS = 2_000;
 /**

@@ -22,9 +22,13 @@ export type { HeldTab, HoldMember, HoldSession, Judge, PausedRequest, Place } fr
 
 /** How long setting the hold up may take. */
 const SETUP_MS = 5_000;
-/** How long a new tab the page asked for may take to show; how long its tab's catch-up may take. */
+/**
+ * How long a new tab the page asked for may take to show; how long its tab's catch-up may take
+ * (a few milliseconds but on a stuck page, or one reached through a loaded extension worker:
+ * docs/architecture.md says why not 250 ms).
+ */
 const NEW_TAB_MS = 2_000;
-const CATCH_UP_MS = 250;
+const CATCH_UP_MS = 1_000;
 /** How many asks for a new tab a tab keeps (a page asking for many is not kept). */
 const ASKED_KEPT = 8;
 
