@@ -197,8 +197,10 @@ class Walk {
     }
     if (SKIPPED.has(el.localName)) return;
     if (el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert')) return;
-    const { style, boxUnseenNow, repeatsShownText } = this.rules;
-    const st = style(el);
+    const { boxUnseenNow, repeatsShownText } = this.rules;
+    // Read here without the rules' cache: most elements' style is read once, by this walk, and
+    // a map entry per element costs as much as the read (the rules cache what they read again).
+    const st = getComputedStyle(el);
     const display = st.display;
     if (display === 'none') return;
     const block = display !== 'inline' && display !== 'contents';
@@ -213,18 +215,25 @@ class Walk {
     const whole = reuse?.isDeep(el) ?? false;
     if (whole) this.whole++;
     try {
-      const visibility = st.visibility;
-      const visible = visibility !== 'hidden' && visibility !== 'collapse';
-      // Whether its box or one around it is unseen: judged once, when first asked.
+      // Whether it is visible, and whether its box or one around it is unseen: each read once,
+      // when first asked (a wrapper that holds only controls is never asked either).
+      let visibleNow: boolean | undefined;
+      const visible = (): boolean => {
+        if (visibleNow === undefined) {
+          const visibility = st.visibility;
+          visibleNow = visibility !== 'hidden' && visibility !== 'collapse';
+        }
+        return visibleNow;
+      };
       let hiddenNow: boolean | undefined;
       const hidden = () => (hiddenNow ??= around() || (boxUnseenNow(el, st, display) && !repeatsShownText(el)));
       // Seen by a person; in an unseen box, still reachable by the keyboard when it takes focus.
-      const shown = () => visible && !hidden();
-      const reachable = () => visible && (takesFocus(el) || !hidden());
+      const shown = () => visible() && !hidden();
+      const reachable = () => visible() && (takesFocus(el) || !hidden());
       const below = this.lineOf(el, st, depth, quiet, hidden, shown, reachable);
       if (below === NO_CHILDREN) return;
       const childDepth = below === CHILDREN_AS_IS ? depth : depth + 1;
-      this.visitChildren(el, childDepth, below === CHILDREN_QUIET || quiet, hidden, shown);
+      this.visitChildren(el, st, childDepth, below === CHILDREN_QUIET || quiet, hidden, shown);
       if (block) this.flush();
     } catch (error) {
       this.broken = true; // a part cut short is never kept
@@ -363,8 +372,15 @@ class Walk {
     return CHILDREN_DEEPER;
   }
 
-  /** What is below an element: at `depth`, `quiet` as its line leaves them; `hidden` and `shown` its own. */
-  private visitChildren(el: Element, depth: number, quiet: boolean, hidden: () => boolean, shown: () => boolean): void {
+  /** What is below an element (`st` its style): at `depth`, `quiet` as its line leaves them; `hidden` and `shown` its own. */
+  private visitChildren(
+    el: Element,
+    st: CSSStyleDeclaration,
+    depth: number,
+    quiet: boolean,
+    hidden: () => boolean,
+    shown: () => boolean,
+  ): void {
     // A label's text is its control's name, a legend's its group's: said once is enough.
     const labelOfControl =
       (el.localName === 'label' && (el as HTMLLabelElement).control !== null) ||
@@ -383,7 +399,7 @@ class Walk {
       if (kid.nodeType === Node.TEXT_NODE) {
         if (textQuiet || !shown()) continue;
         // Spaces between words stay; words are asked whether they can be read.
-        if (/\S/.test(kid.nodeValue ?? '') && (ownText ??= !this.rules.textUnseen(el)) === false) continue;
+        if (/\S/.test(kid.nodeValue ?? '') && (ownText ??= !this.rules.textUnseen(el, st)) === false) continue;
         this.visit(kid, depth, false);
       } else this.visit(kid, depth, quiet || labelOfControl, hidden);
     }

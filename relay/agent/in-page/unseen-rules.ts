@@ -81,11 +81,18 @@ export class UnseenRules {
 
   private readonly unseenTexts = new Map<Element, boolean>();
 
-  /** Whether text directly in `el` cannot be read (the text's own style; children may differ). */
-  readonly textUnseen = (el: Element): boolean => {
+  /**
+   * Whether text directly in `el` cannot be read (the text's own style; children may differ).
+   * `st`: the element's style, when the caller read it already (the walk reads it uncached): kept
+   * for the rules' further reads.
+   */
+  readonly textUnseen = (el: Element, st?: CSSStyleDeclaration): boolean => {
     if (!this.judged) return false;
     let unseen = this.unseenTexts.get(el);
-    if (unseen === undefined) this.unseenTexts.set(el, (unseen = this.textUnseenNow(el)));
+    if (unseen === undefined) {
+      if (st && !this.styles.has(el)) this.styles.set(el, st);
+      this.unseenTexts.set(el, (unseen = this.textUnseenNow(el)));
+    }
     return unseen;
   };
 
