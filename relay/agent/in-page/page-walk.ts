@@ -4,7 +4,8 @@
 // headings, messages, rows and landmarks for orientation, visible text condensed — and the prune
 // of page-content.ts, which takes out of a clone what a person cannot see by the same rules.
 // A block's lines are kept for the next walk, which takes those nothing changed (walk-reuse.ts).
-// Kept whole (under the 400-line cap): one walk's order of lines, read in one place.
+// Kept whole (a few lines over the 400-line cap): one walk's order of lines, read in one place; the prune
+// (PageWalk.prune) is what would move out next.
 
 import {
   ALWAYS_SHOWN,
@@ -27,6 +28,9 @@ import type { Segment, WalkLine, WalkResult } from './walker-types';
 import type { WalkReuse } from './walk-reuse';
 
 const isSegment = (item: WalkLine | Segment): item is Segment => 'items' in item;
+
+/** Whether a computed `visibility` lets an element be seen. */
+const seen = (visibility: string): boolean => visibility !== 'hidden' && visibility !== 'collapse';
 
 /** Form controls: their values are read again before a walk that reuses (a script sets one with no event). */
 const CONTROLS = new Set(['input', 'select', 'textarea']);
@@ -218,13 +222,7 @@ class Walk {
       // Whether it is visible, and whether its box or one around it is unseen: each read once,
       // when first asked (a wrapper that holds only controls is never asked either).
       let visibleNow: boolean | undefined;
-      const visible = (): boolean => {
-        if (visibleNow === undefined) {
-          const visibility = st.visibility;
-          visibleNow = visibility !== 'hidden' && visibility !== 'collapse';
-        }
-        return visibleNow;
-      };
+      const visible = () => (visibleNow ??= seen(st.visibility));
       let hiddenNow: boolean | undefined;
       const hidden = () => (hiddenNow ??= around() || (boxUnseenNow(el, st, display) && !repeatsShownText(el)));
       // Seen by a person; in an unseen box, still reachable by the keyboard when it takes focus.
